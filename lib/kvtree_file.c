@@ -1,0 +1,244 @@
+/* kvtree_file.c — hash files: header, CRC, atomic writes and fcntl locking. */
+#include "kvtree_file.h"
+#include "kvtree_pack.h"
+#include "scr_err.h"
+#include "util_crc.h"
+#include "util_io.h"
+#include "util_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void put_be(unsigned char *p, uint64_t v, int bytes)
+{
+    for (int i = bytes - 1; i >= 0; i--) {
+        p[i] = (unsigned char)v;
+        v >>= 8;
+    }
+}
+
+static uint64_t get_be(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+int scr_kvtree_file_image(const scr_kvtree *tree, void **out_buf, size_t *out_len)
+{
+    size_t packed = scr_kvtree_pack_size(tree);
+    size_t total = SCR_KVTREE_FILE_HEADER_SIZE + packed + 4;
+    unsigned char *buf = malloc(total);
+    if (buf == NULL) {
+        scr_err("kvtree: out of memory for a file image of %zu bytes", total);
+        return SCR_ERR_NOMEM;
+    }
+    put_be(buf + 0, SCR_KVTREE_FILE_MAGIC, 4);
+    put_be(buf + 4, SCR_KVTREE_FILE_TYPE, 2);
+    put_be(buf + 6, SCR_KVTREE_FILE_VERSION, 2);
+    put_be(buf + 8, total, 8);
+    put_be(buf + 16, SCR_KVTREE_FILE_FLAG_CRC32, 4);
+    if (scr_kvtree_pack(buf + SCR_KVTREE_FILE_HEADER_SIZE, packed, tree) != packed) {
+        free(buf);
+        scr_err("kvtree: packing a tree gave an unexpected size");
+        return SCR_FAILURE;
+    }
+    uint32_t crc = scr_crc32(0, buf, total - 4);
+    put_be(buf + total - 4, crc, 4);
+    *out_buf = buf;
+    *out_len = total;
+    return SCR_SUCCESS;
+}
+
+int scr_kvtree_parse_image(const void *image, size_t len, scr_kvtree *tree, const char *origin)
+{
+    const unsigned char *buf = image;
+    if (len < SCR_KVTREE_FILE_HEADER_SIZE) {
+        scr_err("%s: truncated hash file: %zu bytes, shorter than the %d-byte header",
+                origin, len, SCR_KVTREE_FILE_HEADER_SIZE);
+        return SCR_ERR_FORMAT;
+    }
+    uint32_t magic = (uint32_t)get_be(buf, 4);
+    if (magic != SCR_KVTREE_FILE_MAGIC) {
+        scr_err("%s: not a hash file: magic number 0x%08x, expected 0x%08x",
+                origin, magic, SCR_KVTREE_FILE_MAGIC);
+        return SCR_ERR_FORMAT;
+    }
+    unsigned type = (unsigned)get_be(buf + 4, 2);
+    unsigned version = (unsigned)get_be(buf + 6, 2);
+    if (type != SCR_KVTREE_FILE_TYPE) {
+        scr_err("%s: unknown file type %u (a hash file has type %d)", origin, type,
+                SCR_KVTREE_FILE_TYPE);
+        return SCR_ERR_FORMAT;
+    }
+    if (version != SCR_KVTREE_FILE_VERSION) {
+        scr_err("%s: unsupported hash file version %u (this build reads version %d)",
+                origin, version, SCR_KVTREE_FILE_VERSION);
+        return SCR_ERR_FORMAT;
+    }
+    uint64_t size = get_be(buf + 8, 8);
+    if (size != len) {
+        scr_err("%s: size field says %llu bytes but the file has %zu (%s)", origin,
+                (unsigned long long)size, len, size > len ? "truncated" : "trailing bytes");
+        return SCR_ERR_FORMAT;
+    }
+    uint32_t flags = (uint32_t)get_be(buf + 16, 4);
+    if (flags & ~SCR_KVTREE_FILE_FLAG_CRC32) {
+        scr_err("%s: unknown flags 0x%08x in hash file header", origin, flags);
+        return SCR_ERR_FORMAT;
+    }
+    size_t data_end = len;
+    if (flags & SCR_KVTREE_FILE_FLAG_CRC32) {
+        if (len < SCR_KVTREE_FILE_HEADER_SIZE + 4) {
+            scr_err("%s: truncated hash file: no room for its CRC32", origin);
+            return SCR_ERR_FORMAT;
+        }
+        data_end = len - 4;
+        uint32_t stored = (uint32_t)get_be(buf + data_end, 4);
+        uint32_t computed = scr_crc32(0, buf, data_end);
+        if (stored != computed) {
+            scr_err("%s: CRC32 mismatch: file says 0x%08x, contents give 0x%08x (file is damaged)",
+                    origin, stored, computed);
+            return SCR_ERR_FORMAT;
+        }
+    }
+    size_t used = 0;
+    size_t data_len = data_end - SCR_KVTREE_FILE_HEADER_SIZE;
+    scr_kvtree *fresh = scr_kvtree_new();
+    if (fresh == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_kvtree_unpack(buf + SCR_KVTREE_FILE_HEADER_SIZE, data_len, fresh, &used, origin);
+    if (rc == SCR_SUCCESS && used != data_len) {
+        scr_err("%s: %zu unexpected bytes after the hash data", origin, data_len - used);
+        rc = SCR_ERR_FORMAT;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_merge(tree, fresh);
+    scr_kvtree_delete(fresh);
+    return rc;
+}
+
+int scr_kvtree_write_file(const char *path, const scr_kvtree *tree)
+{
+    void *buf;
+    size_t len;
+    int rc = scr_kvtree_file_image(tree, &buf, &len);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_write_atomic(path, buf, len);
+    free(buf);
+    return rc;
+}
+
+int scr_kvtree_read_file(const char *path, scr_kvtree *tree)
+{
+    void *buf;
+    size_t len;
+    if (tree == NULL) return SCR_ERR_ARG;
+    int rc = scr_read_file(path, SCR_KVTREE_FILE_MAX_BYTES, &buf, &len);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_parse_image(buf, len, tree, path);
+    free(buf);
+    return rc;
+}
+
+/* Parse what fd holds; an empty file is an empty tree (it was just created). */
+static int read_locked_fd(int fd, const char *path, scr_kvtree *tree)
+{
+    void *buf;
+    size_t len;
+    int rc = scr_read_fd(fd, path, SCR_KVTREE_FILE_MAX_BYTES, &buf, &len);
+    if (rc != SCR_SUCCESS) return rc;
+    if (len > 0) rc = scr_kvtree_parse_image(buf, len, tree, path);
+    free(buf);
+    return rc;
+}
+
+static int lock_fd(int fd, short type, const char *path)
+{
+    struct flock fl;
+    memset(&fl, 0, sizeof(fl));
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    while (fcntl(fd, F_SETLKW, &fl) != 0) {
+        if (errno == EINTR) continue;
+        scr_err("fcntl lock of %s failed: %s", path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    return SCR_SUCCESS;
+}
+
+/* After waiting for a lock, does fd still name the file at path? A writer
+ * may have replaced the file meanwhile; then the lock protects nothing. */
+static int still_current(int fd, const char *path)
+{
+    struct stat a, b;
+    if (fstat(fd, &a) != 0 || stat(path, &b) != 0) return 0;
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Open path with flags, lock it with type, retrying while it gets replaced. */
+static int open_locked(const char *path, int flags, short type, int *out_fd)
+{
+    for (;;) {
+        int fd = open(path, flags | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            if (errno == EINTR) continue;
+            if (errno == ENOENT) return SCR_ERR_NOTFOUND;
+            scr_err("open of %s failed: %s", path, strerror(errno));
+            return SCR_ERR_IO;
+        }
+        int rc = lock_fd(fd, type, path);
+        if (rc != SCR_SUCCESS) {
+            close(fd);
+            return rc;
+        }
+        if (still_current(fd, path)) {
+            *out_fd = fd;
+            return SCR_SUCCESS;
+        }
+        close(fd); /* closing drops the lock; try the new file */
+    }
+}
+
+int scr_kvtree_read_with_lock(const char *path, scr_kvtree *tree)
+{
+    int fd;
+    if (tree == NULL) return SCR_ERR_ARG;
+    int rc = open_locked(path, O_RDONLY, F_RDLCK, &fd);
+    if (rc == SCR_ERR_NOTFOUND) return SCR_SUCCESS;
+    if (rc != SCR_SUCCESS) return rc;
+    rc = read_locked_fd(fd, path, tree);
+    close(fd);
+    return rc;
+}
+
+int scr_kvtree_lock_open_read(const char *path, int *out_fd, scr_kvtree *tree)
+{
+    int fd;
+    if (tree == NULL || out_fd == NULL) return SCR_ERR_ARG;
+    int rc = open_locked(path, O_RDWR | O_CREAT, F_WRLCK, &fd);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = read_locked_fd(fd, path, tree);
+    if (rc != SCR_SUCCESS) {
+        close(fd);
+        return rc;
+    }
+    *out_fd = fd;
+    return SCR_SUCCESS;
+}
+
+int scr_kvtree_write_close_unlock(const char *path, int *fd, const scr_kvtree *tree)
+{
+    int rc = scr_kvtree_write_file(path, tree);
+    scr_kvtree_close_unlock(fd);
+    return rc;
+}
+
+void scr_kvtree_close_unlock(int *fd)
+{
+    if (fd == NULL || *fd < 0) return;
+    close(*fd); /* closing releases every fcntl lock this process holds on it */
+    *fd = -1;
+}

@@ -1,0 +1,63 @@
+/* kvtree_file.h — trees stored in files, in SCR's hash file format.
+ *
+ * Layout (all integers big-endian):
+ *   u32 magic 0x951fc3f5 | u16 file type 1 | u16 version 1 |
+ *   u64 size of the whole file | u32 flags | packed tree | [u32 CRC-32]
+ * Flag 0x1 means a CRC-32 (zlib's) of every byte before it ends the file. We
+ * always write the CRC and accept files with or without it.
+ *
+ * Every write replaces the file atomically (util_io.h). Reading checks the
+ * header, the size field against the real length, the CRC, and the packed
+ * tree (kvtree_pack.h); any fault is logged with the file name and returns
+ * SCR_ERR_FORMAT, leaving the caller's tree as it was.
+ *
+ * Files several processes update use the locked calls: fcntl() record locks,
+ * which NFS honours too. Because a write replaces the file, a process that
+ * waited for a lock re-checks that its descriptor still names the file and
+ * retries on the new one if not. */
+#ifndef SCR_KVTREE_FILE_H
+#define SCR_KVTREE_FILE_H
+
+#include "kvtree.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCR_KVTREE_FILE_MAGIC 0x951fc3f5u
+#define SCR_KVTREE_FILE_TYPE 1
+#define SCR_KVTREE_FILE_VERSION 1
+#define SCR_KVTREE_FILE_FLAG_CRC32 0x1u
+#define SCR_KVTREE_FILE_HEADER_SIZE 20
+
+/* Largest hash file we agree to read (guards against absurd allocations). */
+#define SCR_KVTREE_FILE_MAX_BYTES ((size_t)1 << 31)
+
+/* Write tree to path (atomic replace, with CRC). */
+int scr_kvtree_write_file(const char *path, const scr_kvtree *tree);
+
+/* Read path and merge its tree into tree. A missing file returns
+ * SCR_ERR_NOTFOUND without logging; anything else that fails is logged. */
+int scr_kvtree_read_file(const char *path, scr_kvtree *tree);
+
+/* The file image of tree (header, packed tree, CRC) in a new buffer. */
+int scr_kvtree_file_image(const scr_kvtree *tree, void **out_buf, size_t *out_len);
+
+/* Parse a complete file image of len bytes; origin names it in messages. */
+int scr_kvtree_parse_image(const void *buf, size_t len, scr_kvtree *tree, const char *origin);
+
+/* Read under a shared lock. A missing or empty file reads as an empty tree. */
+int scr_kvtree_read_with_lock(const char *path, scr_kvtree *tree);
+
+/* Create path if needed, take an exclusive lock and read it (an empty file
+ * reads as an empty tree). On success *out_fd holds the lock; finish with
+ * scr_kvtree_write_close_unlock (or scr_kvtree_close_unlock to abandon). */
+int scr_kvtree_lock_open_read(const char *path, int *out_fd, scr_kvtree *tree);
+
+/* Atomically replace path with tree, then release the lock and close *fd
+ * (set to -1). The lock is released even if the write fails. */
+int scr_kvtree_write_close_unlock(const char *path, int *fd, const scr_kvtree *tree);
+
+/* Release the lock without writing. */
+void scr_kvtree_close_unlock(int *fd);
+
+#endif

@@ -1,0 +1,116 @@
+/* kvtree_pack.c — serialise trees to the packed-hash byte format and back. */
+#include "kvtree_pack.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Smallest packed element: an empty key (its NUL) and an empty tree (count). */
+#define MIN_ELEM_BYTES 5
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+size_t scr_kvtree_pack_size(const scr_kvtree *tree)
+{
+    size_t size = 4;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e))
+        size += strlen(scr_kvtree_elem_key(e)) + 1 + scr_kvtree_pack_size(scr_kvtree_elem_hash(e));
+    return size;
+}
+
+static size_t pack_level(unsigned char *buf, size_t size, const scr_kvtree *tree)
+{
+    if (size < 4) return 0;
+    put_u32(buf, (uint32_t)scr_kvtree_size(tree));
+    size_t off = 4;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        size_t klen = strlen(key) + 1;
+        if (size - off < klen) return 0;
+        memcpy(buf + off, key, klen);
+        off += klen;
+        size_t n = pack_level(buf + off, size - off, scr_kvtree_elem_hash(e));
+        if (n == 0) return 0;
+        off += n;
+    }
+    return off;
+}
+
+size_t scr_kvtree_pack(void *buf, size_t size, const scr_kvtree *tree)
+{
+    if (buf == NULL) return 0;
+    return pack_level(buf, size, tree);
+}
+
+struct reader {
+    const unsigned char *buf;
+    size_t len;
+    size_t off;
+    const char *origin;
+};
+
+static int damaged(const struct reader *r, const char *fault)
+{
+    scr_err("%s: damaged hash at byte %zu: %s", r->origin, r->off, fault);
+    return SCR_ERR_FORMAT;
+}
+
+static int unpack_level(struct reader *r, scr_kvtree *tree, int depth)
+{
+    if (depth > SCR_KVTREE_MAX_DEPTH)
+        return damaged(r, "nesting deeper than 64 levels");
+    if (r->len - r->off < 4)
+        return damaged(r, "element count cut off (truncated)");
+    uint32_t count = get_u32(r->buf + r->off);
+    size_t remaining = r->len - r->off - 4;
+    if (count > remaining / MIN_ELEM_BYTES) {
+        char fault[128];
+        snprintf(fault, sizeof(fault), "count of %u elements exceeds the %zu bytes that remain",
+                 count, remaining);
+        return damaged(r, fault);
+    }
+    r->off += 4;
+    for (uint32_t i = 0; i < count; i++) {
+        const unsigned char *key = r->buf + r->off;
+        const unsigned char *nul = memchr(key, '\0', r->len - r->off);
+        if (nul == NULL) return damaged(r, "key without terminating NUL (truncated)");
+        if (scr_kvtree_get(tree, (const char *)key) != NULL) {
+            char fault[160];
+            snprintf(fault, sizeof(fault), "key '%.64s' repeats within one level", key);
+            return damaged(r, fault);
+        }
+        scr_kvtree *child = scr_kvtree_set(tree, (const char *)key, NULL);
+        if (child == NULL) return SCR_ERR_NOMEM;
+        r->off += (size_t)(nul - key) + 1;
+        int rc = unpack_level(r, child, depth + 1);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_kvtree_unpack(const void *buf, size_t len, scr_kvtree *tree,
+                      size_t *out_used, const char *origin)
+{
+    struct reader r = { buf, len, 0, origin ? origin : "packed hash" };
+    if (tree == NULL || (buf == NULL && len > 0)) return SCR_ERR_ARG;
+    /* unpack into a fresh tree so that damaged input leaves tree untouched */
+    scr_kvtree *fresh = scr_kvtree_new();
+    if (fresh == NULL) return SCR_ERR_NOMEM;
+    int rc = unpack_level(&r, fresh, 1);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_merge(tree, fresh);
+    scr_kvtree_delete(fresh);
+    if (rc == SCR_SUCCESS && out_used) *out_used = r.off;
+    return rc;
+}

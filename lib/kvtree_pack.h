@@ -1,0 +1,33 @@
+/* kvtree_pack.h — a tree as bytes: the packed-hash format of SCR.
+ *
+ * A packed tree is a big-endian u32 element count followed by that many
+ * elements, each a NUL-terminated key and then the packed value tree. Packing
+ * writes elements in iteration order, so pack(unpack(b)) == b.
+ *
+ * Unpacking trusts nothing in its input: every count is checked against the
+ * bytes that remain before anything is allocated, keys must end in a NUL
+ * inside the buffer, nesting deeper than SCR_KVTREE_MAX_DEPTH and a key that
+ * repeats within one level are rejected. A failure logs the origin (a file
+ * name, "message from rank 3", ...), the byte offset and the fault. */
+#ifndef SCR_KVTREE_PACK_H
+#define SCR_KVTREE_PACK_H
+
+#include "kvtree.h"
+
+#include <stddef.h>
+
+/* Bytes scr_kvtree_pack needs for tree (4 for NULL or empty). */
+size_t scr_kvtree_pack_size(const scr_kvtree *tree);
+
+/* Pack tree into buf, which has room for size bytes. Returns the bytes
+ * written, or 0 if buf is too small (nothing useful was written then). */
+size_t scr_kvtree_pack(void *buf, size_t size, const scr_kvtree *tree);
+
+/* Unpack one packed tree from the first len bytes of buf and merge it into
+ * tree. *out_used (if not NULL) receives the bytes consumed. On error tree is
+ * left as it was, an error naming origin and the fault is logged, and
+ * SCR_ERR_FORMAT (damaged input) or SCR_ERR_NOMEM is returned. */
+int scr_kvtree_unpack(const void *buf, size_t len, scr_kvtree *tree,
+                      size_t *out_used, const char *origin);
+
+#endif

@@ -1,0 +1,53 @@
+/* util_crc.c — CRC-32 through ISA-L when present, zlib otherwise. */
+#include "config.h"
+#include "util_crc.h"
+
+#include <limits.h>
+#include <zlib.h>
+#ifdef HAVE_ISAL
+#include <isa-l/crc.h>
+#endif
+
+uint32_t scr_crc32_zlib(uint32_t crc, const void *buf, size_t len)
+{
+    const unsigned char *p = buf;
+    uLong c = crc;
+    /* zlib takes a uInt length; feed huge buffers in pieces */
+    while (len > 0) {
+        uInt n = len > UINT_MAX ? UINT_MAX : (uInt)len;
+        c = crc32(c, p, n);
+        p += n;
+        len -= n;
+    }
+    return (uint32_t)c;
+}
+
+uint32_t scr_crc32_isal(uint32_t crc, const void *buf, size_t len)
+{
+#ifdef HAVE_ISAL
+    const unsigned char *p = buf;
+    while (len > 0) {
+        uint64_t n = len > (1ull << 30) ? (1ull << 30) : len;
+        crc = crc32_gzip_refl(crc, p, n);
+        p += n;
+        len -= n;
+    }
+    return crc;
+#else
+    return scr_crc32_zlib(crc, buf, len);
+#endif
+}
+
+uint32_t scr_crc32(uint32_t crc, const void *buf, size_t len)
+{
+    return scr_crc32_isal(crc, buf, len);
+}
+
+int scr_crc32_uses_isal(void)
+{
+#ifdef HAVE_ISAL
+    return 1;
+#else
+    return 0;
+#endif
+}

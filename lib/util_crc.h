@@ -1,0 +1,23 @@
+/* util_crc.h — CRC-32 as zlib defines it (the gzip/PNG polynomial, reflected).
+ *
+ * scr_crc32 uses ISA-L's SIMD kernel when the build has it and zlib
+ * otherwise; both give identical values and chain the same way:
+ * scr_crc32(scr_crc32(0, a, n), b, m) is the CRC of a followed by b.
+ * Start a new checksum with crc = 0. */
+#ifndef SCR_UTIL_CRC_H
+#define SCR_UTIL_CRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint32_t scr_crc32(uint32_t crc, const void *buf, size_t len);
+
+/* Each implementation on its own, for tests and benchmarks. The ISA-L one
+ * returns the zlib value when the build has no ISA-L. */
+uint32_t scr_crc32_zlib(uint32_t crc, const void *buf, size_t len);
+uint32_t scr_crc32_isal(uint32_t crc, const void *buf, size_t len);
+
+/* 1 if scr_crc32 runs on ISA-L. */
+int scr_crc32_uses_isal(void);
+
+#endif

@@ -1,0 +1,223 @@
+/* util_io.c — full reads and writes, whole-file reads, atomic replacement. */
+#include "util_io.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int scr_read_full(int fd, void *buf, size_t len, size_t *out_got, const char *path)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, (char *)buf + got, len - got);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            scr_err("read of %s failed: %s", path, strerror(errno));
+            return SCR_ERR_IO;
+        }
+        if (n == 0) break;
+        got += (size_t)n;
+    }
+    if (out_got) *out_got = got;
+    return SCR_SUCCESS;
+}
+
+int scr_write_full(int fd, const void *buf, size_t len, const char *path)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, (const char *)buf + done, len - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            scr_err("write to %s failed: %s", path, strerror(errno));
+            return SCR_ERR_IO;
+        }
+        if (n == 0) { /* should not happen for regular files; do not spin */
+            scr_err("write to %s made no progress", path);
+            return SCR_ERR_IO;
+        }
+        done += (size_t)n;
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size_t *out_len)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        scr_err("stat of %s failed: %s", path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    if (st.st_size < 0 || (uint64_t)st.st_size > max_bytes) {
+        scr_err("%s: file of %lld bytes is larger than the %zu bytes accepted",
+                path, (long long)st.st_size, max_bytes);
+        return SCR_ERR_FORMAT;
+    }
+    size_t size = (size_t)st.st_size;
+    /* one spare byte lets us notice a file that grew since fstat */
+    char *buf = malloc(size + 1);
+    if (buf == NULL) {
+        scr_err("%s: out of memory reading %zu bytes", path, size);
+        return SCR_ERR_NOMEM;
+    }
+    size_t got = 0;
+    int rc = SCR_SUCCESS;
+    if (lseek(fd, 0, SEEK_SET) != 0) {
+        scr_err("seek in %s failed: %s", path, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_read_full(fd, buf, size + 1, &got, path);
+    if (rc == SCR_SUCCESS && got != size) {
+        scr_err("%s changed size while being read (%zu bytes, expected %zu)", path, got, size);
+        rc = SCR_ERR_IO;
+    }
+    if (rc != SCR_SUCCESS) {
+        free(buf);
+        return rc;
+    }
+    *out_buf = buf;
+    *out_len = size;
+    return SCR_SUCCESS;
+}
+
+int scr_read_file(const char *path, size_t max_bytes, void **out_buf, size_t *out_len)
+{
+    int fd;
+    do {
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        if (errno == ENOENT) return SCR_ERR_NOTFOUND;
+        scr_err("open of %s failed: %s", path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    int rc = scr_read_fd(fd, path, max_bytes, out_buf, out_len);
+    close(fd);
+    return rc;
+}
+
+/* Directory part of path ("." when it has none), in a new string. */
+static char *parent_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL) return strdup(".");
+    if (slash == path) return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+int scr_fsync_parent(const char *path)
+{
+    char *dir = parent_of(path);
+    if (dir == NULL) {
+        scr_err("out of memory syncing the directory of %s", path);
+        return SCR_ERR_NOMEM;
+    }
+    int rc = SCR_SUCCESS;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        scr_err("open of directory %s failed: %s", dir, strerror(errno));
+        rc = SCR_ERR_IO;
+    } else {
+        /* some file systems cannot fsync a directory; their renames are durable anyway */
+        if (fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP) {
+            scr_err("fsync of directory %s failed: %s", dir, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+        close(fd);
+    }
+    free(dir);
+    return rc;
+}
+
+/* Create a temporary file next to path, honouring the umask. */
+static int open_temp(const char *path, char *tmp, size_t tmplen)
+{
+    static unsigned counter;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned r = (unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL) ^ (++counter * 40503u);
+        int n = snprintf(tmp, tmplen, "%s.tmp.%d.%08x", path, (int)getpid(), r);
+        if (n < 0 || (size_t)n >= tmplen) {
+            scr_err("path too long for a temporary file: %s", path);
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) {
+            if (fd < 0) scr_err("create of %s failed: %s", tmp, strerror(errno));
+            return fd;
+        }
+    }
+    scr_err("could not create a unique temporary file next to %s", path);
+    return -1;
+}
+
+int scr_write_atomic(const char *path, const void *buf, size_t len)
+{
+    char tmp[4096 + 64];
+    int fd = open_temp(path, tmp, sizeof(tmp));
+    if (fd < 0) return SCR_ERR_IO;
+
+    int rc = SCR_SUCCESS;
+    struct stat st;
+    if (stat(path, &st) == 0 && fchmod(fd, st.st_mode & 07777) != 0) {
+        scr_err("chmod of %s failed: %s", tmp, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_write_full(fd, buf, len, tmp);
+    if (rc == SCR_SUCCESS && fsync(fd) != 0) {
+        scr_err("fsync of %s failed: %s", tmp, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (close(fd) != 0 && rc == SCR_SUCCESS) {
+        scr_err("close of %s failed: %s", tmp, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_SUCCESS && rename(tmp, path) != 0) {
+        scr_err("rename of %s to %s failed: %s", tmp, path, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (rc != SCR_SUCCESS) {
+        unlink(tmp);
+        return rc;
+    }
+    return scr_fsync_parent(path);
+}
+
+int scr_mkdir_p(const char *path, mode_t mode)
+{
+    char *copy = strdup(path);
+    if (copy == NULL) {
+        scr_err("out of memory creating directory %s", path);
+        return SCR_ERR_NOMEM;
+    }
+    int rc = SCR_SUCCESS;
+    for (char *p = copy + 1; ; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char saved = *p;
+        *p = '\0';
+        if (mkdir(copy, mode) != 0 && errno != EEXIST) {
+            scr_err("mkdir of %s failed: %s", copy, strerror(errno));
+            rc = SCR_ERR_IO;
+            break;
+        }
+        *p = saved;
+        if (saved == '\0') break;
+    }
+    if (rc == SCR_SUCCESS) {
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            scr_err("%s exists but is not a directory", path);
+            rc = SCR_ERR_IO;
+        }
+    }
+    free(copy);
+    return rc;
+}

@@ -1,0 +1,40 @@
+/* util_io.h — file I/O that does not lose data quietly.
+ *
+ * Reads and writes retry on EINTR and continue after short transfers; every
+ * failure is logged once with the operation, the path and strerror(errno).
+ * scr_write_atomic replaces a file so that a crash at any instant leaves
+ * either the old contents or the new ones, never a mixture: it writes a
+ * temporary file in the same directory, fsyncs it, renames it over the
+ * target and fsyncs the directory. */
+#ifndef SCR_UTIL_IO_H
+#define SCR_UTIL_IO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Read up to len bytes; stops early only at end of file. *out_got receives
+ * the bytes read. path is used in messages. */
+int scr_read_full(int fd, void *buf, size_t len, size_t *out_got, const char *path);
+
+/* Write all len bytes or fail. */
+int scr_write_full(int fd, const void *buf, size_t len, const char *path);
+
+/* Read a whole file into a new buffer (caller frees *out_buf). Files larger
+ * than max_bytes are refused with SCR_ERR_FORMAT. A missing file gives
+ * SCR_ERR_NOTFOUND without logging, so callers decide whether that is normal. */
+int scr_read_file(const char *path, size_t max_bytes, void **out_buf, size_t *out_len);
+
+/* Same, from an open descriptor positioned anywhere (reads from offset 0). */
+int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size_t *out_len);
+
+/* Replace path atomically with len bytes of buf. A new file gets mode 0666
+ * less the umask; an existing file keeps its mode. */
+int scr_write_atomic(const char *path, const void *buf, size_t len);
+
+/* fsync the directory that holds path, so a rename or create in it is durable. */
+int scr_fsync_parent(const char *path);
+
+/* mkdir -p with the given mode for directories it creates. */
+int scr_mkdir_p(const char *path, mode_t mode);
+
+#endif
