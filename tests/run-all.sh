@@ -1,0 +1,99 @@
+#!/bin/sh
+# run-all.sh — the whole test suite, from a source checkout.
+#
+# 1. build in the source tree and run `make check`;
+# 2. `make distcheck`: the release tarball builds and passes its tests;
+# 3. the same tests built with AddressSanitizer and UBSan (from that tarball);
+# 4. the kvtree fuzzer for FUZZ_SECONDS (default 60).
+# Ends with one line "N passed, N failed" over everything it ran and exits
+# non-zero if anything failed. Logs: _build/*.log.
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+cd "$src" || exit 1
+logs="$src/_build"
+mkdir -p "$logs"
+passed=0
+failed=0
+
+# Add the counts of an Automake test-suite summary found in log $1.
+count_suite() {
+    p=$(sed -n 's/^# PASS: *\([0-9]*\)$/\1/p' "$1" | tail -1)
+    f=$(sed -n 's/^# FAIL: *\([0-9]*\)$/\1/p' "$1" | tail -1)
+    e=$(sed -n 's/^# ERROR: *\([0-9]*\)$/\1/p' "$1" | tail -1)
+    x=$(sed -n 's/^# XPASS: *\([0-9]*\)$/\1/p' "$1" | tail -1)
+    if [ -z "$p" ]; then
+        echo "no test summary in $1"
+        failed=$((failed + 1))
+        return
+    fi
+    passed=$((passed + p))
+    failed=$((failed + ${f:-0} + ${e:-0} + ${x:-0}))
+}
+
+# step NAME LOG CMD...: run a build step; a failure counts as one failed test.
+step() {
+    name=$1 log=$2
+    shift 2
+    echo "== $name"
+    if "$@" >> "$log" 2>&1; then
+        return 0
+    fi
+    echo "FAILED: $name (see $log)"
+    tail -30 "$log"
+    failed=$((failed + 1))
+    return 1
+}
+
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+
+: > "$logs/build.log"
+if [ ! -x configure ]; then
+    step "autogen" "$logs/build.log" ./autogen.sh || finish
+fi
+if [ ! -f Makefile ]; then
+    step "configure" "$logs/build.log" ./configure || finish
+fi
+step "make" "$logs/build.log" make -j2 || finish
+
+echo "== make check"
+make -j2 check > "$logs/check.log" 2>&1
+grep -E '^(FAIL|ERROR|XPASS):' "$logs/check.log"
+count_suite "$logs/check.log"
+
+: > "$logs/distcheck.log"
+if step "make distcheck" "$logs/distcheck.log" make -j2 distcheck; then
+    passed=$((passed + 1))
+fi
+
+echo "== ASan/UBSan build and tests"
+tarball=$(ls -t scr-*.tar.gz 2>/dev/null | head -1)
+rm -rf "$logs/asan"
+mkdir -p "$logs/asan"
+: > "$logs/asan.log"
+if [ -n "$tarball" ] && tar -xzf "$tarball" -C "$logs/asan" --strip-components=1 &&
+   step "asan configure" "$logs/asan.log" sh -c "cd '$logs/asan' && ./configure \
+        CC=clang CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined' \
+        LDFLAGS='-fsanitize=address,undefined'" &&
+   step "asan make" "$logs/asan.log" make -C "$logs/asan" -j2; then
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        make -C "$logs/asan" -j2 check > "$logs/asan-check.log" 2>&1
+    grep -E '^(FAIL|ERROR|XPASS):' "$logs/asan-check.log"
+    count_suite "$logs/asan-check.log"
+elif [ -z "$tarball" ]; then
+    echo "no release tarball to build the sanitizer tests from"
+    failed=$((failed + 1))
+fi
+
+echo "== fuzz (${FUZZ_SECONDS:-60} s)"
+if sh tests/fuzz/run-fuzz.sh "$src" "${FUZZ_SECONDS:-60}" > "$logs/fuzz.log" 2>&1; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
+cat "$logs/fuzz.log" | head -20
+
+finish
