@@ -93,7 +93,8 @@ static int print_json_files(char **paths, int count)
             status = 1;
         }
     }
-    const char *text = json_object_to_json_string_ext(all, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+    const char *text = json_object_to_json_string_ext(all, JSON_C_TO_STRING_PRETTY |
+                                                              JSON_C_TO_STRING_SPACED |
                                                               JSON_C_TO_STRING_NOSLASHESCAPE);
     if (text == NULL || printf("%s\n", text) < 0) status = 1;
     json_object_put(all);

@@ -392,6 +392,42 @@ int scr_kvtree_merge(scr_kvtree *dst, const scr_kvtree *src)
     return SCR_SUCCESS;
 }
 
+int scr_kvtree_absorb(scr_kvtree *dst, scr_kvtree *src)
+{
+    if (src == NULL || dst == src) return SCR_SUCCESS;
+    if (dst == NULL) {
+        scr_kvtree_delete(src);
+        return SCR_ERR_ARG;
+    }
+    if (dst->count == 0) { /* take over src's elements and index wholesale */
+        free(dst->buckets);
+        *dst = *src;
+        free(src);
+        return SCR_SUCCESS;
+    }
+    int rc = SCR_SUCCESS;
+    scr_kvtree_elem *e = src->head;
+    while (e != NULL && rc == SCR_SUCCESS) {
+        scr_kvtree_elem *next = e->next;
+        scr_kvtree_elem *d = find(dst, e->key, e->hashval);
+        if (d != NULL) {
+            rc = scr_kvtree_absorb(d->hash, e->hash);
+        } else if (append(dst, e->key, e->hashval, e->hash) == NULL) {
+            rc = SCR_ERR_NOMEM; /* append freed the subtree */
+        }
+        free(e); /* its subtree now belongs to dst (or was freed) */
+        e = next;
+    }
+    while (e != NULL) { /* after a failure, free what was not moved */
+        scr_kvtree_elem *next = e->next;
+        elem_free(e);
+        e = next;
+    }
+    free(src->buckets);
+    free(src);
+    return rc;
+}
+
 int scr_kvtree_copy(scr_kvtree *dst, const scr_kvtree *src)
 {
     return scr_kvtree_merge(dst, src);

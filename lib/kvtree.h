@@ -91,6 +91,10 @@ scr_kvtree *scr_kvtree_setf(scr_kvtree *tree, scr_kvtree *value, const char *fmt
  * keys present in both are merged level by level. Returns SCR_SUCCESS. */
 int scr_kvtree_merge(scr_kvtree *dst, const scr_kvtree *src);
 
+/* Like merge, but consumes src: subtrees dst lacks are moved, not copied,
+ * and src is freed (also on error). Cheap when dst is empty. */
+int scr_kvtree_absorb(scr_kvtree *dst, scr_kvtree *src);
+
 /* Deep copy of src appended into dst (equivalent to merge into an empty dst). */
 int scr_kvtree_copy(scr_kvtree *dst, const scr_kvtree *src);
 

@@ -115,9 +115,11 @@ int scr_kvtree_parse_image(const void *image, size_t len, scr_kvtree *tree, cons
         scr_err("%s: %zu unexpected bytes after the hash data", origin, data_len - used);
         rc = SCR_ERR_FORMAT;
     }
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_merge(tree, fresh);
-    scr_kvtree_delete(fresh);
-    return rc;
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(fresh);
+        return rc;
+    }
+    return scr_kvtree_absorb(tree, fresh);
 }
 
 int scr_kvtree_write_file(const char *path, const scr_kvtree *tree)

@@ -109,8 +109,11 @@ int scr_kvtree_unpack(const void *buf, size_t len, scr_kvtree *tree,
     scr_kvtree *fresh = scr_kvtree_new();
     if (fresh == NULL) return SCR_ERR_NOMEM;
     int rc = unpack_level(&r, fresh, 1);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_merge(tree, fresh);
-    scr_kvtree_delete(fresh);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(fresh);
+        return rc;
+    }
+    rc = scr_kvtree_absorb(tree, fresh);
     if (rc == SCR_SUCCESS && out_used) *out_used = r.off;
     return rc;
 }

@@ -122,6 +122,30 @@ static void test_merge_combines_levels_and_copy_is_deep(void)
     scr_kvtree_delete(a); scr_kvtree_delete(b); scr_kvtree_delete(c); scr_kvtree_delete(d);
 }
 
+static void test_absorb_moves_subtrees_and_frees_source(void)
+{
+    scr_kvtree *src = scr_kvtree_new();
+    char key[16];
+    for (int i = 0; i < 100; i++) {
+        snprintf(key, sizeof(key), "%d", i);
+        scr_kvtree_set_kv(src, "R", key);
+    }
+    scr_kvtree_setf(src, NULL, "S 1");
+    scr_kvtree *empty = scr_kvtree_new();
+    CHECK(scr_kvtree_absorb(empty, src) == SCR_SUCCESS, "absorb into empty");
+    CHECK(scr_kvtree_size(scr_kvtree_get(empty, "R")) == 100, "all keys moved");
+    CHECK(scr_kvtree_get_kv(empty, "R", "57") != NULL, "indexed lookup after the move");
+
+    scr_kvtree *more = scr_kvtree_new();
+    scr_kvtree_setf(more, NULL, "S 2");
+    scr_kvtree_setf(more, NULL, "T x");
+    CHECK(scr_kvtree_absorb(empty, more) == SCR_SUCCESS, "absorb into non-empty");
+    CHECK(scr_kvtree_getf(empty, "S 1") && scr_kvtree_getf(empty, "S 2") &&
+          scr_kvtree_getf(empty, "T x"), "levels merged");
+    CHECK(scr_kvtree_size(empty) == 3, "size %d", scr_kvtree_size(empty));
+    scr_kvtree_delete(empty); /* src and more were consumed; valgrind checks for leaks */
+}
+
 static void keys_of(const scr_kvtree *t, char *out, size_t len)
 {
     out[0] = '\0';
@@ -203,6 +227,7 @@ int main(void)
     RUN(test_kv_helpers_create_get_and_prune);
     RUN(test_setf_getf_convert_each_format);
     RUN(test_merge_combines_levels_and_copy_is_deep);
+    RUN(test_absorb_moves_subtrees_and_frees_source);
     RUN(test_sort_by_string_and_by_integer);
     RUN(test_print_indents_each_level);
     RUN(test_util_values_are_typed);
