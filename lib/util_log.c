@@ -4,11 +4,12 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static char log_prefix[128] = "SCR";
-static int log_level = 0;
+static int log_level = -1; /* -1: not yet read from SCR_DEBUG */
 static int log_quiet = 0;
 static __thread char last_error[1024];
 
@@ -17,8 +18,18 @@ void scr_log_set_prefix(const char *prefix)
     snprintf(log_prefix, sizeof(log_prefix), "%s", prefix ? prefix : "SCR");
 }
 
-void scr_log_set_level(int level) { log_level = level; }
-int scr_log_level(void) { return log_level; }
+void scr_log_set_level(int level) { log_level = level < 0 ? 0 : level; }
+
+int scr_log_level(void)
+{
+    if (log_level < 0) {
+        const char *env = getenv("SCR_DEBUG");
+        char *end = NULL;
+        long v = env ? strtol(env, &end, 10) : 0;
+        log_level = (env && *env && *end == '\0' && v > 0 && v < 100) ? (int)v : 0;
+    }
+    return log_level;
+}
 void scr_log_set_quiet(int quiet) { log_quiet = quiet; }
 
 const char *scr_last_error(void) { return last_error; }
@@ -59,7 +70,7 @@ void scr_warn(const char *fmt, ...)
 
 void scr_dbg(int level, const char *fmt, ...)
 {
-    if (log_quiet || level > log_level) return;
+    if (log_quiet || level > scr_log_level()) return;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);

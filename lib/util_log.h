@@ -13,7 +13,9 @@
 /* Prefix of every line, e.g. "scr-print" or "SCR 0@node3" (copied; default "SCR"). */
 void scr_log_set_prefix(const char *prefix);
 
-/* Verbosity: 0 errors and warnings only, 1-2 more detail. */
+/* Verbosity: 0 errors and warnings only, 1-2 more detail. Until set, the
+ * level is read from the SCR_DEBUG environment variable (0 if unset or not a
+ * number); the library sets it from its resolved configuration. */
 void scr_log_set_level(int level);
 int scr_log_level(void);
 

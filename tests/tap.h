@@ -93,10 +93,10 @@ static const char *tap_tmpdir(void)
 static const char *tap_path(const char *name) __attribute__((unused));
 static const char *tap_path(const char *name)
 {
-    static char bufs[8][4096];
+    static char bufs[8][8192];
     static int next;
     char *b = bufs[next++ % 8];
-    snprintf(b, 4096, "%s/%s", tap_tmpdir(), name);
+    snprintf(b, 8192, "%s/%s", tap_tmpdir(), name);
     return b;
 }
 
