@@ -1,0 +1,403 @@
+/* flush_file.c — the flush file: locations, names and kinds of cached datasets. */
+#include "flush_file.h"
+#include "kvtree_file.h"
+#include "kvtree_util.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY_VERSION "VERSION"
+#define KEY_DSET "DSET"
+#define KEY_LOCATION "LOCATION"
+#define KEY_NAME "NAME"
+#define KEY_CKPT "CKPT"
+#define KEY_OUTPUT "OUTPUT"
+
+static const char *const location_names[] = { "CACHE", "PFS", "FLUSHING" };
+#define NLOCATIONS ((int)(sizeof(location_names) / sizeof(location_names[0])))
+
+const char *scr_flush_location_name(enum scr_flush_location loc)
+{
+    if ((int)loc < 0 || (int)loc >= NLOCATIONS) return NULL;
+    return location_names[loc];
+}
+
+static int is_location_name(const char *name)
+{
+    for (int i = 0; i < NLOCATIONS; i++)
+        if (strcmp(name, location_names[i]) == 0) return 1;
+    return 0;
+}
+
+/* A dataset or checkpoint id: a positive int in plain decimal. Only the
+ * form the setters write is accepted ("7", not "07"), since lookups by id
+ * search for exactly that key. */
+static int parse_id(const char *text, int *out)
+{
+    int64_t v;
+    char canonical[32];
+    if (scr_parse_int64(text, &v) != 0 || v < 1 || v > INT_MAX) return -1;
+    snprintf(canonical, sizeof(canonical), "%d", (int)v);
+    if (strcmp(canonical, text) != 0) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* --- checks shared by read and write ------------------------------------ */
+
+/* "a, b": the values under a key, for messages. */
+static const char *values_text(const scr_kvtree *value, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(value); e; e = scr_kvtree_elem_next(e)) {
+        int w = snprintf(buf + n, len - n, "%s%s", e != scr_kvtree_elem_first(value) ? ", " : "",
+                         scr_kvtree_elem_key(e));
+        if (w < 0 || (size_t)w >= len - n) break;
+        n += (size_t)w;
+    }
+    return buf;
+}
+
+static int bad_value(const char *file, const char *key, const char *text, const char *expected)
+{
+    scr_err("%s: key %s holds '%s', expected %s", file, key, text, expected);
+    return SCR_ERR_FORMAT;
+}
+
+/* Accept a VERSION this build understands and drop it from tree. */
+static int take_version(const char *file, scr_kvtree *tree)
+{
+    scr_kvtree *value = scr_kvtree_get(tree, KEY_VERSION);
+    if (value == NULL) return SCR_SUCCESS; /* written before VERSION existed: version 1 */
+    int64_t version;
+    char text[256];
+    if (scr_kvtree_util_get_int64(tree, KEY_VERSION, &version) != SCR_SUCCESS || version < 1)
+        return bad_value(file, KEY_VERSION, values_text(value, text, sizeof(text)),
+                         "a version number");
+    if (version > SCR_FLUSH_FILE_VERSION) {
+        scr_err("%s: flush file version %lld is newer than this build reads (up to %d)", file,
+                (long long)version, SCR_FLUSH_FILE_VERSION);
+        return SCR_ERR_FORMAT;
+    }
+    scr_kvtree_unset(tree, KEY_VERSION);
+    return SCR_SUCCESS;
+}
+
+/* A new tree: the current VERSION, then every other key of tree in order. */
+static scr_kvtree *with_version(const scr_kvtree *tree)
+{
+    scr_kvtree *out = scr_kvtree_new();
+    if (out == NULL || scr_kvtree_util_set_int(out, KEY_VERSION, SCR_FLUSH_FILE_VERSION) != 0) {
+        scr_kvtree_delete(out);
+        return NULL;
+    }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
+        if (strcmp(scr_kvtree_elem_key(e), KEY_VERSION) == 0) continue;
+        scr_kvtree *copy = scr_kvtree_dup(scr_kvtree_elem_hash(e));
+        if (copy == NULL || scr_kvtree_set(out, scr_kvtree_elem_key(e), copy) == NULL) {
+            scr_kvtree_delete(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+/* --- single values of a dataset ------------------------------------------- */
+
+static int get_ckpt(const scr_kvtree *dset, int *out)
+{
+    const char *text;
+    int rc = scr_kvtree_util_get_str(dset, KEY_CKPT, &text);
+    if (rc != SCR_SUCCESS) return rc;
+    return parse_id(text, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+}
+
+static int get_output(const scr_kvtree *dset, int *out)
+{
+    int v;
+    int rc = scr_kvtree_util_get_int(dset, KEY_OUTPUT, &v);
+    if (rc != SCR_SUCCESS) return rc;
+    if (v != 0 && v != 1) return SCR_ERR_TYPE;
+    *out = v;
+    return SCR_SUCCESS;
+}
+
+/* Check one dataset entry as read from file. */
+static int validate_dataset(const char *file, const char *id, const scr_kvtree *dset)
+{
+    char key[128], text[256];
+    const scr_kvtree *locs = scr_kvtree_get(dset, KEY_LOCATION);
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(locs); e; e = scr_kvtree_elem_next(e)) {
+        if (!is_location_name(scr_kvtree_elem_key(e))) {
+            snprintf(key, sizeof(key), "%s %s %s", KEY_DSET, id, KEY_LOCATION);
+            return bad_value(file, key, scr_kvtree_elem_key(e), "CACHE, PFS or FLUSHING");
+        }
+    }
+    const char *name;
+    int v;
+    if (scr_kvtree_util_get_str(dset, KEY_NAME, &name) == SCR_ERR_TYPE) {
+        snprintf(key, sizeof(key), "%s %s %s", KEY_DSET, id, KEY_NAME);
+        return bad_value(file, key, values_text(scr_kvtree_get(dset, KEY_NAME), text, sizeof(text)),
+                         "a single dataset name");
+    }
+    if (get_ckpt(dset, &v) == SCR_ERR_TYPE) {
+        snprintf(key, sizeof(key), "%s %s %s", KEY_DSET, id, KEY_CKPT);
+        return bad_value(file, key, values_text(scr_kvtree_get(dset, KEY_CKPT), text, sizeof(text)),
+                         "a checkpoint id (a positive integer)");
+    }
+    if (get_output(dset, &v) == SCR_ERR_TYPE) {
+        snprintf(key, sizeof(key), "%s %s %s", KEY_DSET, id, KEY_OUTPUT);
+        return bad_value(file, key,
+                         values_text(scr_kvtree_get(dset, KEY_OUTPUT), text, sizeof(text)),
+                         "0 or 1");
+    }
+    return SCR_SUCCESS;
+}
+
+static int validate(const char *file, const scr_kvtree *tree)
+{
+    const scr_kvtree *dsets = scr_kvtree_get(tree, KEY_DSET);
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); e; e = scr_kvtree_elem_next(e)) {
+        int id;
+        if (parse_id(scr_kvtree_elem_key(e), &id) != 0)
+            return bad_value(file, KEY_DSET, scr_kvtree_elem_key(e),
+                             "dataset ids (positive integers)");
+        int rc = validate_dataset(file, scr_kvtree_elem_key(e), scr_kvtree_elem_hash(e));
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
+/* --- files ---------------------------------------------------------------- */
+
+int scr_flush_file_read(const char *path, scr_kvtree *flush)
+{
+    if (path == NULL || flush == NULL) {
+        scr_err("flush file: read called without a path or a tree");
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree *fresh = scr_kvtree_new();
+    if (fresh == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_kvtree_read_file(path, fresh);
+    if (rc == SCR_SUCCESS) rc = take_version(path, fresh);
+    if (rc == SCR_SUCCESS) rc = validate(path, fresh);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(fresh);
+        return rc;
+    }
+    return scr_kvtree_absorb(flush, fresh);
+}
+
+int scr_flush_file_write(const char *path, const scr_kvtree *flush)
+{
+    if (path == NULL) {
+        scr_err("flush file: write called without a path");
+        return SCR_ERR_ARG;
+    }
+    /* never store what a reader would refuse */
+    char origin[4096 + 32];
+    snprintf(origin, sizeof(origin), "%s (not written)", path);
+    if (validate(origin, flush) != SCR_SUCCESS) return SCR_ERR_TYPE;
+    scr_kvtree *out = with_version(flush);
+    if (out == NULL) {
+        scr_err("%s: out of memory preparing the flush file", path);
+        return SCR_ERR_NOMEM;
+    }
+    int rc = scr_kvtree_write_file(path, out);
+    scr_kvtree_delete(out);
+    return rc;
+}
+
+/* --- setters and getters --------------------------------------------------- */
+
+static int check_args(const char *what, const scr_kvtree *flush, int id)
+{
+    if (flush == NULL) {
+        scr_err("flush file: %s without a tree", what);
+        return SCR_ERR_ARG;
+    }
+    if (id < 1) {
+        scr_err("flush file: %s for dataset id %d (ids start at 1)", what, id);
+        return SCR_ERR_ARG;
+    }
+    return SCR_SUCCESS;
+}
+
+/* The dataset's entry, created when missing; NULL only when out of memory. */
+static scr_kvtree *dataset_entry(scr_kvtree *flush, int id)
+{
+    return scr_kvtree_set_kv_int(flush, KEY_DSET, id);
+}
+
+int scr_flush_file_set_location(scr_kvtree *flush, int id, enum scr_flush_location loc)
+{
+    int rc = check_args("setting a location", flush, id);
+    if (rc != SCR_SUCCESS) return rc;
+    const char *name = scr_flush_location_name(loc);
+    if (name == NULL) {
+        scr_err("flush file: unknown location %d for dataset %d", (int)loc, id);
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree *dset = dataset_entry(flush, id);
+    if (dset == NULL || scr_kvtree_set_kv(dset, KEY_LOCATION, name) == NULL) return SCR_ERR_NOMEM;
+    return SCR_SUCCESS;
+}
+
+int scr_flush_file_unset_location(scr_kvtree *flush, int id, enum scr_flush_location loc)
+{
+    int rc = check_args("clearing a location", flush, id);
+    if (rc != SCR_SUCCESS) return rc;
+    const char *name = scr_flush_location_name(loc);
+    if (name == NULL) {
+        scr_err("flush file: unknown location %d for dataset %d", (int)loc, id);
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree_unset_kv(scr_kvtree_get_kv_int(flush, KEY_DSET, id), KEY_LOCATION, name);
+    return SCR_SUCCESS;
+}
+
+int scr_flush_file_has_location(const scr_kvtree *flush, int id, enum scr_flush_location loc,
+                                int *out_flag)
+{
+    const char *name = scr_flush_location_name(loc);
+    if (name == NULL || out_flag == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *dset = scr_kvtree_get_kv_int(flush, KEY_DSET, id);
+    if (dset == NULL) return SCR_ERR_NOTFOUND;
+    *out_flag = scr_kvtree_get_kv(dset, KEY_LOCATION, name) != NULL;
+    return SCR_SUCCESS;
+}
+
+int scr_flush_file_set_name(scr_kvtree *flush, int id, const char *name)
+{
+    int rc = check_args("setting a name", flush, id);
+    if (rc != SCR_SUCCESS) return rc;
+    if (name == NULL || name[0] == '\0') {
+        scr_err("flush file: empty name for dataset %d", id);
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree *dset = dataset_entry(flush, id);
+    if (dset == NULL) return SCR_ERR_NOMEM;
+    return scr_kvtree_util_set_str(dset, KEY_NAME, name);
+}
+
+int scr_flush_file_get_name(const scr_kvtree *flush, int id, const char **out_name)
+{
+    if (out_name == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *dset = scr_kvtree_get_kv_int(flush, KEY_DSET, id);
+    if (dset == NULL) return SCR_ERR_NOTFOUND;
+    return scr_kvtree_util_get_str(dset, KEY_NAME, out_name);
+}
+
+int scr_flush_file_set_checkpoint_id(scr_kvtree *flush, int id, int ckpt_id)
+{
+    int rc = check_args("setting a checkpoint id", flush, id);
+    if (rc != SCR_SUCCESS) return rc;
+    if (ckpt_id < 1) {
+        scr_err("flush file: checkpoint id %d for dataset %d (ids start at 1)", ckpt_id, id);
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree *dset = dataset_entry(flush, id);
+    if (dset == NULL) return SCR_ERR_NOMEM;
+    return scr_kvtree_util_set_int(dset, KEY_CKPT, ckpt_id);
+}
+
+int scr_flush_file_get_checkpoint_id(const scr_kvtree *flush, int id, int *out_ckpt_id)
+{
+    if (out_ckpt_id == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *dset = scr_kvtree_get_kv_int(flush, KEY_DSET, id);
+    if (dset == NULL) return SCR_ERR_NOTFOUND;
+    return get_ckpt(dset, out_ckpt_id);
+}
+
+int scr_flush_file_set_output(scr_kvtree *flush, int id, int is_output)
+{
+    int rc = check_args("marking an output dataset", flush, id);
+    if (rc != SCR_SUCCESS) return rc;
+    if (!is_output) {
+        scr_kvtree_unset(scr_kvtree_get_kv_int(flush, KEY_DSET, id), KEY_OUTPUT);
+        return SCR_SUCCESS;
+    }
+    scr_kvtree *dset = dataset_entry(flush, id);
+    if (dset == NULL) return SCR_ERR_NOMEM;
+    return scr_kvtree_util_set_int(dset, KEY_OUTPUT, 1);
+}
+
+int scr_flush_file_is_output(const scr_kvtree *flush, int id, int *out_flag)
+{
+    if (out_flag == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *dset = scr_kvtree_get_kv_int(flush, KEY_DSET, id);
+    if (dset == NULL) return SCR_ERR_NOTFOUND;
+    int rc = get_output(dset, out_flag);
+    if (rc == SCR_ERR_NOTFOUND) {
+        *out_flag = 0;
+        return SCR_SUCCESS;
+    }
+    return rc;
+}
+
+int scr_flush_file_remove_dataset(scr_kvtree *flush, int id)
+{
+    int rc = check_args("removing a dataset", flush, id);
+    if (rc != SCR_SUCCESS) return rc;
+    scr_kvtree_unset_kv_int(flush, KEY_DSET, id);
+    return SCR_SUCCESS;
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int scr_flush_file_list_datasets(const scr_kvtree *flush, int **out_ids, int *out_count)
+{
+    if (out_ids == NULL || out_count == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *dsets = scr_kvtree_get(flush, KEY_DSET);
+    int count = scr_kvtree_size(dsets);
+    int *ids = NULL;
+    if (count > 0) {
+        ids = malloc(sizeof(int) * (size_t)count);
+        if (ids == NULL) {
+            scr_err("flush file: out of memory listing %d datasets", count);
+            return SCR_ERR_NOMEM;
+        }
+    }
+    int n = 0;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); e; e = scr_kvtree_elem_next(e)) {
+        if (parse_id(scr_kvtree_elem_key(e), &ids[n]) != 0) {
+            free(ids);
+            return SCR_ERR_TYPE;
+        }
+        n++;
+    }
+    if (n > 1) qsort(ids, (size_t)n, sizeof(int), compare_ints);
+    *out_ids = ids;
+    *out_count = n;
+    return SCR_SUCCESS;
+}
+
+int scr_flush_file_newest_cached_is_flushed(const scr_kvtree *flush, int *out_id,
+                                            int *out_flushed)
+{
+    if (out_id == NULL || out_flushed == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *dsets = scr_kvtree_get(flush, KEY_DSET);
+    int newest = 0, flushed = 0;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); e; e = scr_kvtree_elem_next(e)) {
+        int id;
+        if (parse_id(scr_kvtree_elem_key(e), &id) != 0) return SCR_ERR_TYPE;
+        const scr_kvtree *dset = scr_kvtree_elem_hash(e);
+        if (id > newest && scr_kvtree_get_kv(dset, KEY_LOCATION, "CACHE") != NULL) {
+            newest = id;
+            flushed = scr_kvtree_get_kv(dset, KEY_LOCATION, "PFS") != NULL;
+        }
+    }
+    if (newest == 0) return SCR_ERR_NOTFOUND;
+    *out_id = newest;
+    *out_flushed = flushed;
+    return SCR_SUCCESS;
+}

@@ -1,0 +1,417 @@
+/* halt_file.c — halt conditions, their locked updates and the halt decision. */
+#include "halt_file.h"
+#include "kvtree_file.h"
+#include "kvtree_util.h"
+#include "scr_err.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define KEY_VERSION "VERSION"
+#define KEY_CHECKPOINTS_LEFT "CheckpointsLeft"
+#define KEY_EXIT_AFTER "ExitAfter"
+#define KEY_EXIT_BEFORE "ExitBefore"
+#define KEY_HALT_SECONDS "HaltSeconds"
+#define KEY_EXIT_REASON "ExitReason"
+
+int scr_halt_file_path(const char *prefix, char **out_path)
+{
+    if (prefix == NULL || prefix[0] == '\0') {
+        scr_err("halt file: no prefix directory given");
+        return SCR_ERR_ARG;
+    }
+    return scr_path_join(prefix, ".scr/halt.scr", out_path);
+}
+
+/* --- typed values ----------------------------------------------------------- */
+
+/* The keys with a number, their range and how a message describes them. */
+static const struct {
+    const char *key;
+    int64_t max;
+    const char *expected;
+} number_keys[] = {
+    { KEY_CHECKPOINTS_LEFT, INT_MAX, "a count of checkpoints (0 or more)" },
+    { KEY_EXIT_AFTER, INT64_MAX, "a time in seconds since the epoch" },
+    { KEY_EXIT_BEFORE, INT64_MAX, "a time in seconds since the epoch" },
+    { KEY_HALT_SECONDS, INT64_MAX, "a number of seconds (0 or more)" },
+};
+#define NNUMBER_KEYS (sizeof(number_keys) / sizeof(number_keys[0]))
+
+static int get_number(const scr_kvtree *halt, const char *key, int64_t max, int64_t *out)
+{
+    int64_t v;
+    int rc = scr_kvtree_util_get_int64(halt, key, &v);
+    if (rc != SCR_SUCCESS) return rc;
+    if (v < 0 || v > max) return SCR_ERR_TYPE;
+    *out = v;
+    return SCR_SUCCESS;
+}
+
+static int set_number(scr_kvtree *halt, const char *key, int64_t max, int64_t value)
+{
+    if (halt == NULL) {
+        scr_err("halt file: setting %s without a tree", key);
+        return SCR_ERR_ARG;
+    }
+    if (value < 0 || value > max) {
+        scr_err("halt file: %s cannot be %lld", key, (long long)value);
+        return SCR_ERR_ARG;
+    }
+    return scr_kvtree_util_set_int64(halt, key, value);
+}
+
+static int unset_key(scr_kvtree *halt, const char *key)
+{
+    if (halt == NULL) {
+        scr_err("halt file: clearing %s without a tree", key);
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree_unset(halt, key);
+    return SCR_SUCCESS;
+}
+
+static int get_reason(const scr_kvtree *halt, const char **out)
+{
+    const char *reason;
+    int rc = scr_kvtree_util_get_str(halt, KEY_EXIT_REASON, &reason);
+    if (rc != SCR_SUCCESS) return rc;
+    if (reason[0] == '\0') return SCR_ERR_TYPE;
+    *out = reason;
+    return SCR_SUCCESS;
+}
+
+int scr_halt_file_set_checkpoints_left(scr_kvtree *halt, int count)
+{
+    return set_number(halt, KEY_CHECKPOINTS_LEFT, INT_MAX, count);
+}
+
+int scr_halt_file_get_checkpoints_left(const scr_kvtree *halt, int *out_count)
+{
+    int64_t v;
+    if (out_count == NULL) return SCR_ERR_ARG;
+    int rc = get_number(halt, KEY_CHECKPOINTS_LEFT, INT_MAX, &v);
+    if (rc == SCR_SUCCESS) *out_count = (int)v;
+    return rc;
+}
+
+int scr_halt_file_unset_checkpoints_left(scr_kvtree *halt)
+{
+    return unset_key(halt, KEY_CHECKPOINTS_LEFT);
+}
+
+#define DEFINE_SECONDS(name, key)                                                   \
+    int scr_halt_file_set_##name(scr_kvtree *halt, int64_t seconds)                 \
+    {                                                                               \
+        return set_number(halt, key, INT64_MAX, seconds);                           \
+    }                                                                               \
+    int scr_halt_file_get_##name(const scr_kvtree *halt, int64_t *out_seconds)      \
+    {                                                                               \
+        if (out_seconds == NULL) return SCR_ERR_ARG;                                \
+        return get_number(halt, key, INT64_MAX, out_seconds);                       \
+    }                                                                               \
+    int scr_halt_file_unset_##name(scr_kvtree *halt) { return unset_key(halt, key); }
+
+DEFINE_SECONDS(exit_after, KEY_EXIT_AFTER)
+DEFINE_SECONDS(exit_before, KEY_EXIT_BEFORE)
+DEFINE_SECONDS(halt_seconds, KEY_HALT_SECONDS)
+
+int scr_halt_file_set_exit_reason(scr_kvtree *halt, const char *reason)
+{
+    if (halt == NULL || reason == NULL || reason[0] == '\0') {
+        scr_err("halt file: an exit reason must be a non-empty text");
+        return SCR_ERR_ARG;
+    }
+    return scr_kvtree_util_set_str(halt, KEY_EXIT_REASON, reason);
+}
+
+int scr_halt_file_get_exit_reason(const scr_kvtree *halt, const char **out_reason)
+{
+    if (out_reason == NULL) return SCR_ERR_ARG;
+    return get_reason(halt, out_reason);
+}
+
+int scr_halt_file_unset_exit_reason(scr_kvtree *halt)
+{
+    return unset_key(halt, KEY_EXIT_REASON);
+}
+
+/* --- checks shared by reading and writing ---------------------------------- */
+
+/* "a, b": the values under a key, for messages. */
+static const char *values_text(const scr_kvtree *value, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(value); e; e = scr_kvtree_elem_next(e)) {
+        int w = snprintf(buf + n, len - n, "%s%s", e != scr_kvtree_elem_first(value) ? ", " : "",
+                         scr_kvtree_elem_key(e));
+        if (w < 0 || (size_t)w >= len - n) break;
+        n += (size_t)w;
+    }
+    return buf;
+}
+
+/* Log that key of halt does not hold what it should; origin names the file. */
+static void report_bad(const char *origin, const scr_kvtree *halt, const char *key,
+                       const char *expected)
+{
+    char text[256];
+    scr_err("%s: key %s holds '%s', expected %s", origin, key,
+            values_text(scr_kvtree_get(halt, key), text, sizeof(text)), expected);
+}
+
+/* Every key we know holds a value of its type; origin names the file. */
+static int validate(const char *origin, const scr_kvtree *halt, int code)
+{
+    for (size_t i = 0; i < NNUMBER_KEYS; i++) {
+        int64_t v;
+        if (get_number(halt, number_keys[i].key, number_keys[i].max, &v) == SCR_ERR_TYPE) {
+            report_bad(origin, halt, number_keys[i].key, number_keys[i].expected);
+            return code;
+        }
+    }
+    const char *reason;
+    if (get_reason(halt, &reason) == SCR_ERR_TYPE) {
+        report_bad(origin, halt, KEY_EXIT_REASON, "a single non-empty reason");
+        return code;
+    }
+    return SCR_SUCCESS;
+}
+
+/* Accept a VERSION this build understands and drop it from tree. */
+static int take_version(const char *file, scr_kvtree *tree)
+{
+    if (scr_kvtree_get(tree, KEY_VERSION) == NULL) return SCR_SUCCESS; /* version 1 */
+    int64_t version;
+    if (scr_kvtree_util_get_int64(tree, KEY_VERSION, &version) != SCR_SUCCESS || version < 1) {
+        report_bad(file, tree, KEY_VERSION, "a version number");
+        return SCR_ERR_FORMAT;
+    }
+    if (version > SCR_HALT_FILE_VERSION) {
+        scr_err("%s: halt file version %lld is newer than this build reads (up to %d)", file,
+                (long long)version, SCR_HALT_FILE_VERSION);
+        return SCR_ERR_FORMAT;
+    }
+    scr_kvtree_unset(tree, KEY_VERSION);
+    return SCR_SUCCESS;
+}
+
+/* A new tree: the current VERSION, then every other key of tree in order. */
+static scr_kvtree *with_version(const scr_kvtree *tree)
+{
+    scr_kvtree *out = scr_kvtree_new();
+    if (out == NULL || scr_kvtree_util_set_int(out, KEY_VERSION, SCR_HALT_FILE_VERSION) != 0) {
+        scr_kvtree_delete(out);
+        return NULL;
+    }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
+        if (strcmp(scr_kvtree_elem_key(e), KEY_VERSION) == 0) continue;
+        scr_kvtree *copy = scr_kvtree_dup(scr_kvtree_elem_hash(e));
+        if (copy == NULL || scr_kvtree_set(out, scr_kvtree_elem_key(e), copy) == NULL) {
+            scr_kvtree_delete(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+/* Check what was read into fresh and move it into halt. */
+static int accept(const char *path, scr_kvtree *fresh, scr_kvtree *halt)
+{
+    int rc = take_version(path, fresh);
+    if (rc == SCR_SUCCESS) rc = validate(path, fresh, SCR_ERR_FORMAT);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(fresh);
+        return rc;
+    }
+    return scr_kvtree_absorb(halt, fresh);
+}
+
+/* --- the file ----------------------------------------------------------------- */
+
+int scr_halt_file_read(const char *path, scr_kvtree *halt)
+{
+    if (path == NULL || halt == NULL) {
+        scr_err("halt file: read called without a path or a tree");
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree *fresh = scr_kvtree_new();
+    if (fresh == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_kvtree_read_with_lock(path, fresh);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(fresh);
+        return rc;
+    }
+    return accept(path, fresh, halt);
+}
+
+int scr_halt_file_lock_read(const char *path, int *out_fd, scr_kvtree *halt)
+{
+    if (path == NULL || out_fd == NULL || halt == NULL) {
+        scr_err("halt file: lock called without a path, a descriptor or a tree");
+        return SCR_ERR_ARG;
+    }
+    char *dir;
+    int rc = scr_path_dirname(path, &dir);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mkdir_p(dir, 0700);
+    free(dir);
+    if (rc != SCR_SUCCESS) return rc;
+
+    scr_kvtree *fresh = scr_kvtree_new();
+    if (fresh == NULL) return SCR_ERR_NOMEM;
+    int fd = -1;
+    rc = scr_kvtree_lock_open_read(path, &fd, fresh);
+    if (rc == SCR_ERR_NOTFOUND) {
+        /* the directory vanished between mkdir and open */
+        scr_err("halt file: cannot create %s: its directory disappeared", path);
+        rc = SCR_ERR_IO;
+    }
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(fresh);
+        return rc;
+    }
+    rc = accept(path, fresh, halt);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_close_unlock(&fd);
+        return rc;
+    }
+    *out_fd = fd;
+    return SCR_SUCCESS;
+}
+
+int scr_halt_file_write_unlock(const char *path, int *fd, const scr_kvtree *halt)
+{
+    if (path == NULL || fd == NULL) {
+        scr_err("halt file: write called without a path or a descriptor");
+        scr_kvtree_close_unlock(fd);
+        return SCR_ERR_ARG;
+    }
+    /* never store what a reader would refuse */
+    char origin[4096 + 32];
+    snprintf(origin, sizeof(origin), "%s (not written)", path);
+    int rc = validate(origin, halt, SCR_ERR_TYPE);
+    scr_kvtree *out = NULL;
+    if (rc == SCR_SUCCESS) {
+        out = with_version(halt);
+        if (out == NULL) {
+            scr_err("%s: out of memory preparing the halt file", path);
+            rc = SCR_ERR_NOMEM;
+        }
+    }
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_close_unlock(fd);
+        return rc;
+    }
+    rc = scr_kvtree_write_close_unlock(path, fd, out);
+    scr_kvtree_delete(out);
+    return rc;
+}
+
+void scr_halt_file_unlock(int *fd)
+{
+    scr_kvtree_close_unlock(fd);
+}
+
+int scr_halt_file_decrement_checkpoints_left(const char *path, int *out_left)
+{
+    if (path == NULL || out_left == NULL) {
+        scr_err("halt file: decrement called without a path or a result");
+        return SCR_ERR_ARG;
+    }
+    /* no file, no count: do not create one just to find that out */
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT) {
+            *out_left = -1;
+            return SCR_SUCCESS;
+        }
+        scr_err("stat of %s failed: %s", path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    scr_kvtree *halt = scr_kvtree_new();
+    if (halt == NULL) return SCR_ERR_NOMEM;
+    int fd = -1;
+    int rc = scr_halt_file_lock_read(path, &fd, halt);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(halt);
+        return rc;
+    }
+    int left;
+    if (scr_halt_file_get_checkpoints_left(halt, &left) != SCR_SUCCESS) {
+        /* validated on reading, so the count is simply absent */
+        scr_halt_file_unlock(&fd);
+        scr_kvtree_delete(halt);
+        *out_left = -1;
+        return SCR_SUCCESS;
+    }
+    if (left > 0) left--;
+    rc = scr_halt_file_set_checkpoints_left(halt, left);
+    if (rc == SCR_SUCCESS) {
+        rc = scr_halt_file_write_unlock(path, &fd, halt);
+    } else {
+        scr_halt_file_unlock(&fd);
+    }
+    scr_kvtree_delete(halt);
+    if (rc == SCR_SUCCESS) *out_left = left;
+    return rc;
+}
+
+/* --- decisions ------------------------------------------------------------- */
+
+const char *scr_halt_cause_text(enum scr_halt_cause cause)
+{
+    switch (cause) {
+    case SCR_HALT_NONE: return "no halt condition holds";
+    case SCR_HALT_EXIT_REASON: return "an exit reason is set";
+    case SCR_HALT_CHECKPOINTS: return "no checkpoints left";
+    case SCR_HALT_EXIT_AFTER: return "ExitAfter time reached";
+    case SCR_HALT_EXIT_BEFORE: return "within HaltSeconds of the ExitBefore time";
+    }
+    return "unknown halt cause";
+}
+
+int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt_cause *out_cause)
+{
+    if (out_cause == NULL) return SCR_ERR_ARG;
+    int rc = validate("halt conditions", halt, SCR_ERR_TYPE);
+    if (rc != SCR_SUCCESS) return rc;
+
+    const char *reason;
+    int left;
+    int64_t after, before, margin = 0;
+    enum scr_halt_cause cause = SCR_HALT_NONE;
+    if (get_reason(halt, &reason) == SCR_SUCCESS && strcmp(reason, SCR_HALT_REASON_FINALIZE) != 0)
+        cause = SCR_HALT_EXIT_REASON;
+    else if (scr_halt_file_get_checkpoints_left(halt, &left) == SCR_SUCCESS && left == 0)
+        cause = SCR_HALT_CHECKPOINTS;
+    else if (scr_halt_file_get_exit_after(halt, &after) == SCR_SUCCESS && now >= after)
+        cause = SCR_HALT_EXIT_AFTER;
+    else if (scr_halt_file_get_exit_before(halt, &before) == SCR_SUCCESS) {
+        scr_halt_file_get_halt_seconds(halt, &margin); /* absent: no margin */
+        if (now >= before - margin) cause = SCR_HALT_EXIT_BEFORE;
+    }
+    *out_cause = cause;
+    return SCR_SUCCESS;
+}
+
+int scr_halt_file_finalize_called(const scr_kvtree *halt, int *out_flag)
+{
+    if (out_flag == NULL) return SCR_ERR_ARG;
+    const char *reason;
+    int rc = get_reason(halt, &reason);
+    if (rc == SCR_ERR_TYPE) {
+        report_bad("halt conditions", halt, KEY_EXIT_REASON, "a single non-empty reason");
+        return rc;
+    }
+    *out_flag = rc == SCR_SUCCESS && strcmp(reason, SCR_HALT_REASON_FINALIZE) == 0;
+    return SCR_SUCCESS;
+}
