@@ -2,6 +2,7 @@
 #include "flush_file.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
+#include "record.h"
 #include "scr_err.h"
 #include "util_log.h"
 
@@ -49,64 +50,6 @@ static int parse_id(const char *text, int *out)
 
 /* --- checks shared by read and write ------------------------------------ */
 
-/* "a, b": the values under a key, for messages. */
-static const char *values_text(const scr_kvtree *value, char *buf, size_t len)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(value); e; e = scr_kvtree_elem_next(e)) {
-        int w = snprintf(buf + n, len - n, "%s%s", e != scr_kvtree_elem_first(value) ? ", " : "",
-                         scr_kvtree_elem_key(e));
-        if (w < 0 || (size_t)w >= len - n) break;
-        n += (size_t)w;
-    }
-    return buf;
-}
-
-static int bad_value(const char *file, const char *key, const char *text, const char *expected)
-{
-    scr_err("%s: key %s holds '%s', expected %s", file, key, text, expected);
-    return SCR_ERR_FORMAT;
-}
-
-/* Accept a VERSION this build understands and drop it from tree. */
-static int take_version(const char *file, scr_kvtree *tree)
-{
-    scr_kvtree *value = scr_kvtree_get(tree, KEY_VERSION);
-    if (value == NULL) return SCR_SUCCESS; /* written before VERSION existed: version 1 */
-    int64_t version;
-    char text[256];
-    if (scr_kvtree_util_get_int64(tree, KEY_VERSION, &version) != SCR_SUCCESS || version < 1)
-        return bad_value(file, KEY_VERSION, values_text(value, text, sizeof(text)),
-                         "a version number");
-    if (version > SCR_FLUSH_FILE_VERSION) {
-        scr_err("%s: flush file version %lld is newer than this build reads (up to %d)", file,
-                (long long)version, SCR_FLUSH_FILE_VERSION);
-        return SCR_ERR_FORMAT;
-    }
-    scr_kvtree_unset(tree, KEY_VERSION);
-    return SCR_SUCCESS;
-}
-
-/* A new tree: the current VERSION, then every other key of tree in order. */
-static scr_kvtree *with_version(const scr_kvtree *tree)
-{
-    scr_kvtree *out = scr_kvtree_new();
-    if (out == NULL || scr_kvtree_util_set_int(out, KEY_VERSION, SCR_FLUSH_FILE_VERSION) != 0) {
-        scr_kvtree_delete(out);
-        return NULL;
-    }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
-        if (strcmp(scr_kvtree_elem_key(e), KEY_VERSION) == 0) continue;
-        scr_kvtree *copy = scr_kvtree_dup(scr_kvtree_elem_hash(e));
-        if (copy == NULL || scr_kvtree_set(out, scr_kvtree_elem_key(e), copy) == NULL) {
-            scr_kvtree_delete(out);
-            return NULL;
-        }
-    }
-    return out;
-}
-
 /* --- single values of a dataset ------------------------------------------- */
 
 static int get_ckpt(const scr_kvtree *dset, int *out)
@@ -127,34 +70,39 @@ static int get_output(const scr_kvtree *dset, int *out)
     return SCR_SUCCESS;
 }
 
+/* Log that one key among several (a location, a dataset id) is wrong. */
+static int bad_key(const char *file, const char *key, const char *text, const char *expected)
+{
+    scr_err("%s: key %s holds '%s', expected %s", file, key, text, expected);
+    return SCR_ERR_FORMAT;
+}
+
 /* Check one dataset entry as read from file. */
 static int validate_dataset(const char *file, const char *id, const scr_kvtree *dset)
 {
-    char key[128], text[256];
+    char key[128];
     const scr_kvtree *locs = scr_kvtree_get(dset, KEY_LOCATION);
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(locs); e; e = scr_kvtree_elem_next(e)) {
         if (!is_location_name(scr_kvtree_elem_key(e))) {
             snprintf(key, sizeof(key), "%s %s %s", KEY_DSET, id, KEY_LOCATION);
-            return bad_value(file, key, scr_kvtree_elem_key(e), "CACHE, PFS or FLUSHING");
+            return bad_key(file, key, scr_kvtree_elem_key(e), "CACHE, PFS or FLUSHING");
         }
     }
     const char *name;
     int v;
     if (scr_kvtree_util_get_str(dset, KEY_NAME, &name) == SCR_ERR_TYPE) {
         snprintf(key, sizeof(key), "%s %s %s", KEY_DSET, id, KEY_NAME);
-        return bad_value(file, key, values_text(scr_kvtree_get(dset, KEY_NAME), text, sizeof(text)),
-                         "a single dataset name");
+        return scr_record_bad_value(file, key, scr_kvtree_get(dset, KEY_NAME),
+                                    "a single dataset name");
     }
     if (get_ckpt(dset, &v) == SCR_ERR_TYPE) {
         snprintf(key, sizeof(key), "%s %s %s", KEY_DSET, id, KEY_CKPT);
-        return bad_value(file, key, values_text(scr_kvtree_get(dset, KEY_CKPT), text, sizeof(text)),
-                         "a checkpoint id (a positive integer)");
+        return scr_record_bad_value(file, key, scr_kvtree_get(dset, KEY_CKPT),
+                                    "a checkpoint id (a positive integer)");
     }
     if (get_output(dset, &v) == SCR_ERR_TYPE) {
         snprintf(key, sizeof(key), "%s %s %s", KEY_DSET, id, KEY_OUTPUT);
-        return bad_value(file, key,
-                         values_text(scr_kvtree_get(dset, KEY_OUTPUT), text, sizeof(text)),
-                         "0 or 1");
+        return scr_record_bad_value(file, key, scr_kvtree_get(dset, KEY_OUTPUT), "0 or 1");
     }
     return SCR_SUCCESS;
 }
@@ -165,8 +113,8 @@ static int validate(const char *file, const scr_kvtree *tree)
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); e; e = scr_kvtree_elem_next(e)) {
         int id;
         if (parse_id(scr_kvtree_elem_key(e), &id) != 0)
-            return bad_value(file, KEY_DSET, scr_kvtree_elem_key(e),
-                             "dataset ids (positive integers)");
+            return bad_key(file, KEY_DSET, scr_kvtree_elem_key(e),
+                           "dataset ids (positive integers)");
         int rc = validate_dataset(file, scr_kvtree_elem_key(e), scr_kvtree_elem_hash(e));
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -184,7 +132,8 @@ int scr_flush_file_read(const char *path, scr_kvtree *flush)
     scr_kvtree *fresh = scr_kvtree_new();
     if (fresh == NULL) return SCR_ERR_NOMEM;
     int rc = scr_kvtree_read_file(path, fresh);
-    if (rc == SCR_SUCCESS) rc = take_version(path, fresh);
+    if (rc == SCR_SUCCESS) rc = scr_record_take_version(path, "flush file", SCR_FLUSH_FILE_VERSION,
+                                                    fresh);
     if (rc == SCR_SUCCESS) rc = validate(path, fresh);
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(fresh);
@@ -203,7 +152,7 @@ int scr_flush_file_write(const char *path, const scr_kvtree *flush)
     char origin[4096 + 32];
     snprintf(origin, sizeof(origin), "%s (not written)", path);
     if (validate(origin, flush) != SCR_SUCCESS) return SCR_ERR_TYPE;
-    scr_kvtree *out = with_version(flush);
+    scr_kvtree *out = scr_record_with_version(flush, SCR_FLUSH_FILE_VERSION);
     if (out == NULL) {
         scr_err("%s: out of memory preparing the flush file", path);
         return SCR_ERR_NOMEM;

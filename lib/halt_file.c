@@ -2,6 +2,7 @@
 #include "halt_file.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
+#include "record.h"
 #include "scr_err.h"
 #include "util_io.h"
 #include "util_log.h"
@@ -145,88 +146,31 @@ int scr_halt_file_unset_exit_reason(scr_kvtree *halt)
 
 /* --- checks shared by reading and writing ---------------------------------- */
 
-/* "a, b": the values under a key, for messages. */
-static const char *values_text(const scr_kvtree *value, char *buf, size_t len)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(value); e; e = scr_kvtree_elem_next(e)) {
-        int w = snprintf(buf + n, len - n, "%s%s", e != scr_kvtree_elem_first(value) ? ", " : "",
-                         scr_kvtree_elem_key(e));
-        if (w < 0 || (size_t)w >= len - n) break;
-        n += (size_t)w;
-    }
-    return buf;
-}
-
-/* Log that key of halt does not hold what it should; origin names the file. */
-static void report_bad(const char *origin, const scr_kvtree *halt, const char *key,
-                       const char *expected)
-{
-    char text[256];
-    scr_err("%s: key %s holds '%s', expected %s", origin, key,
-            values_text(scr_kvtree_get(halt, key), text, sizeof(text)), expected);
-}
-
 /* Every key we know holds a value of its type; origin names the file. */
 static int validate(const char *origin, const scr_kvtree *halt, int code)
 {
     for (size_t i = 0; i < NNUMBER_KEYS; i++) {
         int64_t v;
         if (get_number(halt, number_keys[i].key, number_keys[i].max, &v) == SCR_ERR_TYPE) {
-            report_bad(origin, halt, number_keys[i].key, number_keys[i].expected);
+            scr_record_bad_value(origin, number_keys[i].key,
+                                 scr_kvtree_get(halt, number_keys[i].key),
+                                 number_keys[i].expected);
             return code;
         }
     }
     const char *reason;
     if (get_reason(halt, &reason) == SCR_ERR_TYPE) {
-        report_bad(origin, halt, KEY_EXIT_REASON, "a single non-empty reason");
+        scr_record_bad_value(origin, KEY_EXIT_REASON, scr_kvtree_get(halt, KEY_EXIT_REASON),
+                             "a single non-empty reason");
         return code;
     }
     return SCR_SUCCESS;
 }
 
-/* Accept a VERSION this build understands and drop it from tree. */
-static int take_version(const char *file, scr_kvtree *tree)
-{
-    if (scr_kvtree_get(tree, KEY_VERSION) == NULL) return SCR_SUCCESS; /* version 1 */
-    int64_t version;
-    if (scr_kvtree_util_get_int64(tree, KEY_VERSION, &version) != SCR_SUCCESS || version < 1) {
-        report_bad(file, tree, KEY_VERSION, "a version number");
-        return SCR_ERR_FORMAT;
-    }
-    if (version > SCR_HALT_FILE_VERSION) {
-        scr_err("%s: halt file version %lld is newer than this build reads (up to %d)", file,
-                (long long)version, SCR_HALT_FILE_VERSION);
-        return SCR_ERR_FORMAT;
-    }
-    scr_kvtree_unset(tree, KEY_VERSION);
-    return SCR_SUCCESS;
-}
-
-/* A new tree: the current VERSION, then every other key of tree in order. */
-static scr_kvtree *with_version(const scr_kvtree *tree)
-{
-    scr_kvtree *out = scr_kvtree_new();
-    if (out == NULL || scr_kvtree_util_set_int(out, KEY_VERSION, SCR_HALT_FILE_VERSION) != 0) {
-        scr_kvtree_delete(out);
-        return NULL;
-    }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
-        if (strcmp(scr_kvtree_elem_key(e), KEY_VERSION) == 0) continue;
-        scr_kvtree *copy = scr_kvtree_dup(scr_kvtree_elem_hash(e));
-        if (copy == NULL || scr_kvtree_set(out, scr_kvtree_elem_key(e), copy) == NULL) {
-            scr_kvtree_delete(out);
-            return NULL;
-        }
-    }
-    return out;
-}
-
 /* Check what was read into fresh and move it into halt. */
 static int accept(const char *path, scr_kvtree *fresh, scr_kvtree *halt)
 {
-    int rc = take_version(path, fresh);
+    int rc = scr_record_take_version(path, "halt file", SCR_HALT_FILE_VERSION, fresh);
     if (rc == SCR_SUCCESS) rc = validate(path, fresh, SCR_ERR_FORMAT);
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(fresh);
@@ -301,7 +245,7 @@ int scr_halt_file_write_unlock(const char *path, int *fd, const scr_kvtree *halt
     int rc = validate(origin, halt, SCR_ERR_TYPE);
     scr_kvtree *out = NULL;
     if (rc == SCR_SUCCESS) {
-        out = with_version(halt);
+        out = scr_record_with_version(halt, SCR_HALT_FILE_VERSION);
         if (out == NULL) {
             scr_err("%s: out of memory preparing the halt file", path);
             rc = SCR_ERR_NOMEM;
@@ -409,7 +353,8 @@ int scr_halt_file_finalize_called(const scr_kvtree *halt, int *out_flag)
     const char *reason;
     int rc = get_reason(halt, &reason);
     if (rc == SCR_ERR_TYPE) {
-        report_bad("halt conditions", halt, KEY_EXIT_REASON, "a single non-empty reason");
+        scr_record_bad_value("halt conditions", KEY_EXIT_REASON,
+                             scr_kvtree_get(halt, KEY_EXIT_REASON), "a single non-empty reason");
         return rc;
     }
     *out_flag = rc == SCR_SUCCESS && strcmp(reason, SCR_HALT_REASON_FINALIZE) == 0;

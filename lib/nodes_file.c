@@ -2,6 +2,7 @@
 #include "nodes_file.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
+#include "record.h"
 #include "scr_err.h"
 #include "util_log.h"
 
@@ -31,51 +32,12 @@ int scr_nodes_file_get_nodes(const scr_kvtree *nodes, int *out_count)
     return SCR_SUCCESS;
 }
 
-/* "a, b": the values under a key, for messages. */
-static const char *values_text(const scr_kvtree *value, char *buf, size_t len)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(value); e; e = scr_kvtree_elem_next(e)) {
-        int w = snprintf(buf + n, len - n, "%s%s", e != scr_kvtree_elem_first(value) ? ", " : "",
-                         scr_kvtree_elem_key(e));
-        if (w < 0 || (size_t)w >= len - n) break;
-        n += (size_t)w;
-    }
-    return buf;
-}
-
-static void report_bad(const char *origin, const scr_kvtree *tree, const char *key,
-                       const char *expected)
-{
-    char text[256];
-    scr_err("%s: key %s holds '%s', expected %s", origin, key,
-            values_text(scr_kvtree_get(tree, key), text, sizeof(text)), expected);
-}
-
-/* Accept a VERSION this build understands and drop it from tree. */
-static int take_version(const char *file, scr_kvtree *tree)
-{
-    if (scr_kvtree_get(tree, KEY_VERSION) == NULL) return SCR_SUCCESS; /* version 1 */
-    int64_t version;
-    if (scr_kvtree_util_get_int64(tree, KEY_VERSION, &version) != SCR_SUCCESS || version < 1) {
-        report_bad(file, tree, KEY_VERSION, "a version number");
-        return SCR_ERR_FORMAT;
-    }
-    if (version > SCR_NODES_FILE_VERSION) {
-        scr_err("%s: nodes file version %lld is newer than this build reads (up to %d)", file,
-                (long long)version, SCR_NODES_FILE_VERSION);
-        return SCR_ERR_FORMAT;
-    }
-    scr_kvtree_unset(tree, KEY_VERSION);
-    return SCR_SUCCESS;
-}
-
 static int validate(const char *origin, const scr_kvtree *tree)
 {
     int count;
     if (scr_nodes_file_get_nodes(tree, &count) == SCR_ERR_TYPE) {
-        report_bad(origin, tree, KEY_NODES, "a number of nodes (1 or more)");
+        scr_record_bad_value(origin, KEY_NODES, scr_kvtree_get(tree, KEY_NODES),
+                             "a number of nodes (1 or more)");
         return SCR_ERR_FORMAT;
     }
     return SCR_SUCCESS;
@@ -90,7 +52,8 @@ int scr_nodes_file_read(const char *path, scr_kvtree *nodes)
     scr_kvtree *fresh = scr_kvtree_new();
     if (fresh == NULL) return SCR_ERR_NOMEM;
     int rc = scr_kvtree_read_file(path, fresh);
-    if (rc == SCR_SUCCESS) rc = take_version(path, fresh);
+    if (rc == SCR_SUCCESS) rc = scr_record_take_version(path, "nodes file", SCR_NODES_FILE_VERSION,
+                                                    fresh);
     if (rc == SCR_SUCCESS) rc = validate(path, fresh);
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(fresh);

@@ -2,6 +2,7 @@
 #include "transfer_file.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
+#include "record.h"
 #include "scr_err.h"
 #include "util_log.h"
 
@@ -293,30 +294,6 @@ int scr_transfer_file_is_done(const scr_kvtree *transfer, int *out_flag)
 
 /* --- checks shared by reading and writing ------------------------------------ */
 
-/* "a, b": the values under a key, for messages. */
-static const char *values_text(const scr_kvtree *value, char *buf, size_t len)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(value); e; e = scr_kvtree_elem_next(e)) {
-        int w = snprintf(buf + n, len - n, "%s%s", e != scr_kvtree_elem_first(value) ? ", " : "",
-                         scr_kvtree_elem_key(e));
-        if (w < 0 || (size_t)w >= len - n) break;
-        n += (size_t)w;
-    }
-    return buf;
-}
-
-/* Log that key (a path of keys for messages) holds value, not what it should. */
-static int bad_value(const char *origin, const char *key, const scr_kvtree *value,
-                     const char *expected)
-{
-    char text[256];
-    scr_err("%s: key %s holds '%s', expected %s", origin, key,
-            values_text(value, text, sizeof(text)), expected);
-    return SCR_ERR_FORMAT;
-}
-
 static int validate_entry(const char *origin, const scr_kvtree *transfer, const char *source)
 {
     const scr_kvtree *entry = file_entry(transfer, source);
@@ -325,17 +302,17 @@ static int validate_entry(const char *origin, const scr_kvtree *transfer, const 
     uint64_t size, written;
     if (scr_transfer_file_get_destination(transfer, source, &dest) != SCR_SUCCESS) {
         snprintf(key, sizeof(key), "%s %s %s", KEY_FILES, source, KEY_DESTINATION);
-        return bad_value(origin, key, scr_kvtree_get(entry, KEY_DESTINATION),
+        return scr_record_bad_value(origin, key, scr_kvtree_get(entry, KEY_DESTINATION),
                          "an absolute path");
     }
     if (scr_transfer_file_get_size(transfer, source, &size) != SCR_SUCCESS) {
         snprintf(key, sizeof(key), "%s %s %s", KEY_FILES, source, KEY_SIZE);
-        return bad_value(origin, key, scr_kvtree_get(entry, KEY_SIZE), "a size in bytes");
+        return scr_record_bad_value(origin, key, scr_kvtree_get(entry, KEY_SIZE), "a size in bytes");
     }
     int rc = scr_transfer_file_get_written(transfer, source, &written);
     if (rc == SCR_ERR_TYPE || (rc == SCR_SUCCESS && written > size)) {
         snprintf(key, sizeof(key), "%s %s %s", KEY_FILES, source, KEY_WRITTEN);
-        return bad_value(origin, key, scr_kvtree_get(entry, KEY_WRITTEN),
+        return scr_record_bad_value(origin, key, scr_kvtree_get(entry, KEY_WRITTEN),
                          "a byte count no larger than SIZE");
     }
     return SCR_SUCCESS;
@@ -356,61 +333,26 @@ static int validate(const char *origin, const scr_kvtree *transfer)
     }
     double limit;
     if (get_limit(transfer, KEY_PERCENT, 100.0, &limit) == SCR_ERR_TYPE)
-        return bad_value(origin, KEY_PERCENT, scr_kvtree_get(transfer, KEY_PERCENT),
+        return scr_record_bad_value(origin, KEY_PERCENT, scr_kvtree_get(transfer, KEY_PERCENT),
                          "a percentage from 0 to 100");
     if (get_limit(transfer, KEY_BW, HUGE_VAL, &limit) == SCR_ERR_TYPE)
-        return bad_value(origin, KEY_BW, scr_kvtree_get(transfer, KEY_BW),
+        return scr_record_bad_value(origin, KEY_BW, scr_kvtree_get(transfer, KEY_BW),
                          "bytes per second (0 or more)");
     int i;
     if (get_enum(transfer, KEY_COMMAND, command_names, NCOMMANDS, &i) == SCR_ERR_TYPE)
-        return bad_value(origin, KEY_COMMAND, scr_kvtree_get(transfer, KEY_COMMAND),
+        return scr_record_bad_value(origin, KEY_COMMAND, scr_kvtree_get(transfer, KEY_COMMAND),
                          "one of RUN, STOP, EXIT");
     if (get_enum(transfer, KEY_STATE, state_names, NSTATES, &i) == SCR_ERR_TYPE)
-        return bad_value(origin, KEY_STATE, scr_kvtree_get(transfer, KEY_STATE),
+        return scr_record_bad_value(origin, KEY_STATE, scr_kvtree_get(transfer, KEY_STATE),
                          "one of RUNNING, STOPPED");
     if (scr_transfer_file_is_done(transfer, &i) == SCR_ERR_TYPE)
-        return bad_value(origin, KEY_FLAG, scr_kvtree_get(transfer, KEY_FLAG), "DONE");
+        return scr_record_bad_value(origin, KEY_FLAG, scr_kvtree_get(transfer, KEY_FLAG), "DONE");
     return SCR_SUCCESS;
-}
-
-/* Accept a VERSION this build understands and drop it from tree. */
-static int take_version(const char *file, scr_kvtree *tree)
-{
-    if (scr_kvtree_get(tree, KEY_VERSION) == NULL) return SCR_SUCCESS; /* version 1 */
-    int64_t version;
-    if (scr_kvtree_util_get_int64(tree, KEY_VERSION, &version) != SCR_SUCCESS || version < 1)
-        return bad_value(file, KEY_VERSION, scr_kvtree_get(tree, KEY_VERSION), "a version number");
-    if (version > SCR_TRANSFER_FILE_VERSION) {
-        scr_err("%s: transfer file version %lld is newer than this build reads (up to %d)", file,
-                (long long)version, SCR_TRANSFER_FILE_VERSION);
-        return SCR_ERR_FORMAT;
-    }
-    scr_kvtree_unset(tree, KEY_VERSION);
-    return SCR_SUCCESS;
-}
-
-/* A new tree: the current VERSION, then every other key of tree in order. */
-static scr_kvtree *with_version(const scr_kvtree *tree)
-{
-    scr_kvtree *out = scr_kvtree_new();
-    if (out == NULL || scr_kvtree_util_set_int(out, KEY_VERSION, SCR_TRANSFER_FILE_VERSION) != 0) {
-        scr_kvtree_delete(out);
-        return NULL;
-    }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
-        if (strcmp(scr_kvtree_elem_key(e), KEY_VERSION) == 0) continue;
-        scr_kvtree *copy = scr_kvtree_dup(scr_kvtree_elem_hash(e));
-        if (copy == NULL || scr_kvtree_set(out, scr_kvtree_elem_key(e), copy) == NULL) {
-            scr_kvtree_delete(out);
-            return NULL;
-        }
-    }
-    return out;
 }
 
 static int accept(const char *path, scr_kvtree *fresh, scr_kvtree *transfer)
 {
-    int rc = take_version(path, fresh);
+    int rc = scr_record_take_version(path, "transfer file", SCR_TRANSFER_FILE_VERSION, fresh);
     if (rc == SCR_SUCCESS) rc = validate(path, fresh);
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(fresh);
@@ -474,7 +416,7 @@ int scr_transfer_file_write_unlock(const char *path, int *fd, const scr_kvtree *
     int rc = validate(origin, transfer) == SCR_SUCCESS ? SCR_SUCCESS : SCR_ERR_TYPE;
     scr_kvtree *out = NULL;
     if (rc == SCR_SUCCESS) {
-        out = with_version(transfer);
+        out = scr_record_with_version(transfer, SCR_TRANSFER_FILE_VERSION);
         if (out == NULL) {
             scr_err("%s: out of memory preparing the transfer file", path);
             rc = SCR_ERR_NOMEM;
