@@ -1,0 +1,619 @@
+/* summary.c — the summary of a dataset directory, versions 5 and 6. */
+#include "summary.h"
+#include "kvtree_file.h"
+#include "kvtree_util.h"
+#include "record.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY_DSET "DSET"
+#define KEY_RANK2FILE "RANK2FILE"
+#define KEY_RANKS "RANKS"
+#define KEY_RANK "RANK"
+#define KEY_FILES "FILES"
+#define KEY_FILE "FILE"
+#define KEY_SIZE "SIZE"
+#define KEY_CRC "CRC"
+#define KEY_NOFETCH "NOFETCH"
+#define KEY_CKPT "CKPT"         /* version 5 */
+#define KEY_COMPLETE "COMPLETE" /* version 5 */
+
+#define WHERE_MAX 4400
+
+/* A key path for a message. A path too long for buf is cut short, which
+ * only shortens the message. */
+static void key_path(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void key_path(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+/* A rank or id used as a key: plain decimal only, as the setters write it. */
+static int key_int(const char *text, int min, int *out)
+{
+    int64_t v;
+    char canonical[32];
+    if (scr_parse_int64(text, &v) != 0 || v < min || v > INT_MAX) return -1;
+    snprintf(canonical, sizeof(canonical), "%d", (int)v);
+    if (strcmp(canonical, text) != 0) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int name_ok(const char *name) { return name != NULL && name[0] != '\0' && name[0] != '/'; }
+
+static scr_kvtree *rank_of(const scr_kvtree *summary, int rank)
+{
+    return scr_kvtree_get_kv_int(scr_kvtree_get(summary, KEY_RANK2FILE), KEY_RANK, rank);
+}
+
+static scr_kvtree *file_of(const scr_kvtree *summary, int rank, const char *name)
+{
+    return name ? scr_kvtree_get_kv(rank_of(summary, rank), KEY_FILE, name) : NULL;
+}
+
+static int check_args(const char *what, const scr_kvtree *summary, int rank, const char *name,
+                      int need_name)
+{
+    if (summary == NULL || rank < 0 || (need_name && !name_ok(name))) {
+        scr_err("summary: %s for rank %d, file '%s' (needs a tree, a rank >= 0 and a relative "
+                "name)", what, rank, name ? name : "(null)");
+        return SCR_ERR_ARG;
+    }
+    return SCR_SUCCESS;
+}
+
+/* RANK2FILE, created when missing; NULL only when out of memory. */
+static scr_kvtree *r2f_make(scr_kvtree *summary)
+{
+    scr_kvtree *r2f = scr_kvtree_get(summary, KEY_RANK2FILE);
+    return r2f ? r2f : scr_kvtree_set(summary, KEY_RANK2FILE, NULL);
+}
+
+/* --- dataset and ranks ---------------------------------------------------------- */
+
+int scr_summary_set_dataset(scr_kvtree *summary, const scr_dataset *desc)
+{
+    if (summary == NULL || desc == NULL) {
+        scr_err("summary: setting the dataset without a tree or a descriptor");
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree *copy = scr_kvtree_dup(desc);
+    if (copy == NULL) return SCR_ERR_NOMEM;
+    return scr_kvtree_set(summary, KEY_DSET, copy) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+}
+
+int scr_summary_get_dataset(const scr_kvtree *summary, const scr_dataset **out_desc)
+{
+    if (out_desc == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *desc = scr_kvtree_get(summary, KEY_DSET);
+    if (desc == NULL) return SCR_ERR_NOTFOUND;
+    *out_desc = desc;
+    return SCR_SUCCESS;
+}
+
+int scr_summary_set_ranks(scr_kvtree *summary, int ranks)
+{
+    if (summary == NULL || ranks < 1) {
+        scr_err("summary: %d ranks (a run has at least one)", ranks);
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree *r2f = r2f_make(summary);
+    if (r2f == NULL) return SCR_ERR_NOMEM;
+    return scr_kvtree_util_set_int(r2f, KEY_RANKS, ranks);
+}
+
+/* The value of an integer key, SCR_ERR_TYPE when below min. */
+static int get_int_min(const scr_kvtree *tree, const char *key, int min, int *out)
+{
+    int v;
+    if (out == NULL) return SCR_ERR_ARG;
+    int rc = scr_kvtree_util_get_int(tree, key, &v);
+    if (rc != SCR_SUCCESS) return rc;
+    if (v < min) return SCR_ERR_TYPE;
+    *out = v;
+    return SCR_SUCCESS;
+}
+
+int scr_summary_get_ranks(const scr_kvtree *summary, int *out_ranks)
+{
+    return get_int_min(scr_kvtree_get(summary, KEY_RANK2FILE), KEY_RANKS, 1, out_ranks);
+}
+
+/* The entry of rank, created when missing; NULL only when out of memory. */
+static scr_kvtree *rank_make(scr_kvtree *summary, int rank)
+{
+    scr_kvtree *r2f = r2f_make(summary);
+    return r2f ? scr_kvtree_set_kv_int(r2f, KEY_RANK, rank) : NULL;
+}
+
+int scr_summary_set_expected_files(scr_kvtree *summary, int rank, int count)
+{
+    int rc = check_args("setting the expected files", summary, rank, NULL, 0);
+    if (rc != SCR_SUCCESS) return rc;
+    if (count < 0) {
+        scr_err("summary: %d expected files for rank %d", count, rank);
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree *entry = rank_make(summary, rank);
+    if (entry == NULL) return SCR_ERR_NOMEM;
+    return scr_kvtree_util_set_int(entry, KEY_FILES, count);
+}
+
+int scr_summary_get_expected_files(const scr_kvtree *summary, int rank, int *out_count)
+{
+    return get_int_min(rank_of(summary, rank), KEY_FILES, 0, out_count);
+}
+
+/* --- files ---------------------------------------------------------------------------- */
+
+int scr_summary_set_file(scr_kvtree *summary, int rank, const char *name, uint64_t size)
+{
+    int rc = check_args("listing a file", summary, rank, name, 1);
+    if (rc != SCR_SUCCESS) return rc;
+    scr_kvtree *entry = rank_make(summary, rank);
+    scr_kvtree *file = entry ? scr_kvtree_set_kv(entry, KEY_FILE, name) : NULL;
+    if (file == NULL) return SCR_ERR_NOMEM;
+    return scr_kvtree_util_set_uint64(file, KEY_SIZE, size);
+}
+
+/* A listed file, for a setter; logs when it is not listed. */
+static int listed_file(scr_kvtree *summary, int rank, const char *name, const char *what,
+                       scr_kvtree **out_file)
+{
+    int rc = check_args(what, summary, rank, name, 1);
+    if (rc != SCR_SUCCESS) return rc;
+    *out_file = file_of(summary, rank, name);
+    if (*out_file == NULL) {
+        scr_err("summary: %s: rank %d has no file %s", what, rank, name);
+        return SCR_ERR_NOTFOUND;
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_summary_set_file_crc(scr_kvtree *summary, int rank, const char *name, uint32_t crc)
+{
+    scr_kvtree *file;
+    int rc = listed_file(summary, rank, name, "setting a CRC", &file);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_kvtree_util_set_crc32(file, KEY_CRC, crc);
+}
+
+int scr_summary_set_file_nofetch(scr_kvtree *summary, int rank, const char *name, int nofetch)
+{
+    scr_kvtree *file;
+    int rc = listed_file(summary, rank, name, "setting NOFETCH", &file);
+    if (rc != SCR_SUCCESS) return rc;
+    if (!nofetch) {
+        scr_kvtree_unset(file, KEY_NOFETCH);
+        return SCR_SUCCESS;
+    }
+    return scr_kvtree_set(file, KEY_NOFETCH, NULL) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+}
+
+int scr_summary_get_file_size(const scr_kvtree *summary, int rank, const char *name,
+                              uint64_t *out_size)
+{
+    if (out_size == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *file = file_of(summary, rank, name);
+    if (file == NULL) return SCR_ERR_NOTFOUND;
+    return scr_kvtree_util_get_uint64(file, KEY_SIZE, out_size);
+}
+
+int scr_summary_get_file_crc(const scr_kvtree *summary, int rank, const char *name,
+                             uint32_t *out_crc)
+{
+    if (out_crc == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *file = file_of(summary, rank, name);
+    if (file == NULL) return SCR_ERR_NOTFOUND;
+    return scr_kvtree_util_get_crc32(file, KEY_CRC, out_crc);
+}
+
+/* NOFETCH is a flag: the key with nothing under it. */
+static int nofetch_of(const scr_kvtree *file, int *out_flag)
+{
+    const scr_kvtree *flag = scr_kvtree_get(file, KEY_NOFETCH);
+    if (flag != NULL && scr_kvtree_size(flag) != 0) return SCR_ERR_TYPE;
+    *out_flag = flag != NULL;
+    return SCR_SUCCESS;
+}
+
+int scr_summary_get_file_nofetch(const scr_kvtree *summary, int rank, const char *name,
+                                 int *out_flag)
+{
+    if (out_flag == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *file = file_of(summary, rank, name);
+    if (file == NULL) return SCR_ERR_NOTFOUND;
+    return nofetch_of(file, out_flag);
+}
+
+int scr_summary_remove_file(scr_kvtree *summary, int rank, const char *name)
+{
+    int rc = check_args("removing a file", summary, rank, name, 1);
+    if (rc != SCR_SUCCESS) return rc;
+    scr_kvtree_unset_kv(rank_of(summary, rank), KEY_FILE, name);
+    return SCR_SUCCESS;
+}
+
+/* --- lists ------------------------------------------------------------------------------ */
+
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int compare_strs(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int scr_summary_list_ranks(const scr_kvtree *summary, int **out_ranks, int *out_count)
+{
+    if (out_ranks == NULL || out_count == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *ranks = scr_kvtree_get(scr_kvtree_get(summary, KEY_RANK2FILE), KEY_RANK);
+    int count = scr_kvtree_size(ranks), n = 0;
+    int *list = NULL;
+    if (count > 0 && (list = malloc(sizeof(int) * (size_t)count)) == NULL) {
+        scr_err("summary: out of memory listing %d ranks", count);
+        return SCR_ERR_NOMEM;
+    }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(ranks); e; e = scr_kvtree_elem_next(e)) {
+        if (key_int(scr_kvtree_elem_key(e), 0, &list[n]) != 0) {
+            free(list);
+            return SCR_ERR_TYPE;
+        }
+        n++;
+    }
+    if (n > 1) qsort(list, (size_t)n, sizeof(int), compare_ints);
+    *out_ranks = list;
+    *out_count = n;
+    return SCR_SUCCESS;
+}
+
+int scr_summary_list_files(const scr_kvtree *summary, int rank, const char ***out_names,
+                           int *out_count)
+{
+    if (out_names == NULL || out_count == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *files = scr_kvtree_get(rank_of(summary, rank), KEY_FILE);
+    int count = scr_kvtree_size(files), n = 0;
+    const char **list = NULL;
+    if (count > 0 && (list = malloc(sizeof(char *) * (size_t)count)) == NULL) {
+        scr_err("summary: out of memory listing %d files", count);
+        return SCR_ERR_NOMEM;
+    }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(files); e; e = scr_kvtree_elem_next(e))
+        list[n++] = scr_kvtree_elem_key(e);
+    if (n > 1) qsort(list, (size_t)n, sizeof(char *), compare_strs);
+    *out_names = list;
+    *out_count = n;
+    return SCR_SUCCESS;
+}
+
+/* --- checking a summary as a reader ---------------------------------------------------------- */
+
+static int bad_key(const char *file, const char *where, const char *key, const char *expected)
+{
+    scr_err("%s: key %s holds '%s', expected %s", file, where, key, expected);
+    return SCR_ERR_FORMAT;
+}
+
+static int validate_file(const char *path, const char *where, const scr_kvtree *file)
+{
+    char here[WHERE_MAX];
+    uint64_t size;
+    uint32_t crc;
+    int flag;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(file); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        const scr_kvtree *value = scr_kvtree_elem_hash(e);
+        key_path(here, sizeof(here), "%s %s", where, key);
+        if (strcmp(key, KEY_SIZE) == 0) {
+            if (scr_kvtree_util_get_uint64(file, key, &size) != SCR_SUCCESS)
+                return scr_record_bad_value(path, here, value, "a size in bytes");
+        } else if (strcmp(key, KEY_CRC) == 0) {
+            if (scr_kvtree_util_get_crc32(file, key, &crc) != SCR_SUCCESS)
+                return scr_record_bad_value(path, here, value,
+                                            "a CRC-32 written as 0x and hex digits");
+        } else if (strcmp(key, KEY_NOFETCH) == 0) {
+            if (nofetch_of(file, &flag) != SCR_SUCCESS)
+                return scr_record_bad_value(path, here, value, "nothing (NOFETCH is a flag)");
+        } else {
+            return bad_key(path, where, key, "SIZE, CRC or NOFETCH");
+        }
+    }
+    if (scr_kvtree_get(file, KEY_SIZE) == NULL) {
+        scr_err("%s: key %s has no SIZE", path, where);
+        return SCR_ERR_FORMAT;
+    }
+    return SCR_SUCCESS;
+}
+
+static int validate_rank(const char *path, int rank, const scr_kvtree *entry)
+{
+    char where[WHERE_MAX], here[WHERE_MAX];
+    key_path(where, sizeof(where), "%s %s %d", KEY_RANK2FILE, KEY_RANK, rank);
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(entry); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        if (strcmp(key, KEY_FILES) == 0) {
+            int n;
+            if (get_int_min(entry, key, 0, &n) != SCR_SUCCESS) {
+                key_path(here, sizeof(here), "%s %s", where, key);
+                return scr_record_bad_value(path, here, scr_kvtree_elem_hash(e),
+                                            "a number of files (>= 0)");
+            }
+        } else if (strcmp(key, KEY_FILE) != 0) {
+            return bad_key(path, where, key, "FILES or FILE");
+        }
+    }
+    key_path(where, sizeof(where), "%s %s %d %s", KEY_RANK2FILE, KEY_RANK, rank, KEY_FILE);
+    for (scr_kvtree_elem *f = scr_kvtree_elem_first(scr_kvtree_get(entry, KEY_FILE)); f;
+         f = scr_kvtree_elem_next(f)) {
+        const char *name = scr_kvtree_elem_key(f);
+        if (!name_ok(name))
+            return bad_key(path, where, name, "names relative to the dataset directory");
+        key_path(here, sizeof(here), "%s %s", where, name);
+        int rc = validate_file(path, here, scr_kvtree_elem_hash(f));
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
+static int validate_rank2file(const char *path, const scr_kvtree *r2f)
+{
+    int ranks = INT_MAX;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(r2f); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        if (strcmp(key, KEY_RANKS) == 0) {
+            if (get_int_min(r2f, key, 1, &ranks) != SCR_SUCCESS)
+                return scr_record_bad_value(path, KEY_RANK2FILE " " KEY_RANKS,
+                                            scr_kvtree_elem_hash(e),
+                                            "a number of ranks (>= 1)");
+        } else if (strcmp(key, KEY_RANK) != 0) {
+            return bad_key(path, KEY_RANK2FILE, key, "RANKS or RANK");
+        }
+    }
+    for (scr_kvtree_elem *r = scr_kvtree_elem_first(scr_kvtree_get(r2f, KEY_RANK)); r;
+         r = scr_kvtree_elem_next(r)) {
+        int rank;
+        if (key_int(scr_kvtree_elem_key(r), 0, &rank) != 0)
+            return bad_key(path, KEY_RANK2FILE " " KEY_RANK, scr_kvtree_elem_key(r),
+                           "ranks (integers >= 0)");
+        if (rank >= ranks) {
+            char expected[64];
+            snprintf(expected, sizeof(expected), "ranks below RANKS (%d)", ranks);
+            return bad_key(path, KEY_RANK2FILE " " KEY_RANK, scr_kvtree_elem_key(r), expected);
+        }
+        int rc = validate_rank(path, rank, scr_kvtree_elem_hash(r));
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
+static int validate(const char *path, const scr_kvtree *summary)
+{
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(summary); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        int rc = SCR_SUCCESS;
+        if (strcmp(key, KEY_DSET) == 0) {
+            rc = scr_dataset_validate(scr_kvtree_elem_hash(e), path, KEY_DSET);
+        } else if (strcmp(key, KEY_RANK2FILE) == 0) {
+            rc = validate_rank2file(path, scr_kvtree_elem_hash(e));
+        } else if (strcmp(key, SCR_RECORD_KEY_VERSION) != 0) {
+            scr_err("%s: unexpected key '%s' at the top of a summary, expected %s and %s", path,
+                    key, KEY_DSET, KEY_RANK2FILE);
+            rc = SCR_ERR_FORMAT;
+        }
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
+/* --- version 5 ---------------------------------------------------------------------------- */
+
+/* One rank of a version 5 summary into out. */
+static int convert_v5_rank(const char *path, const char *where, int rank, const scr_kvtree *in,
+                           scr_kvtree *out)
+{
+    char here[WHERE_MAX];
+    int files = 0;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(in); e; e = scr_kvtree_elem_next(e))
+        if (strcmp(scr_kvtree_elem_key(e), KEY_FILE) != 0)
+            return bad_key(path, where, scr_kvtree_elem_key(e), "FILE");
+    for (scr_kvtree_elem *f = scr_kvtree_elem_first(scr_kvtree_get(in, KEY_FILE)); f;
+         f = scr_kvtree_elem_next(f), files++) {
+        const char *name = scr_kvtree_elem_key(f);
+        const scr_kvtree *file = scr_kvtree_elem_hash(f);
+        uint64_t size;
+        uint32_t crc;
+        key_path(here, sizeof(here), "%s %s", where, KEY_FILE);
+        if (!name_ok(name))
+            return bad_key(path, here, name, "names relative to the checkpoint directory");
+        key_path(here, sizeof(here), "%s %s %s", where, KEY_FILE, name);
+        for (scr_kvtree_elem *e = scr_kvtree_elem_first(file); e; e = scr_kvtree_elem_next(e))
+            if (strcmp(scr_kvtree_elem_key(e), KEY_SIZE) != 0 &&
+                strcmp(scr_kvtree_elem_key(e), KEY_CRC) != 0)
+                return bad_key(path, here, scr_kvtree_elem_key(e), "SIZE or CRC");
+        key_path(here, sizeof(here), "%s %s %s %s", where, KEY_FILE, name, KEY_SIZE);
+        if (scr_kvtree_util_get_uint64(file, KEY_SIZE, &size) != SCR_SUCCESS)
+            return scr_record_bad_value(path, here, scr_kvtree_get(file, KEY_SIZE),
+                                        "a size in bytes");
+        int rc = scr_summary_set_file(out, rank, name, size);
+        if (rc != SCR_SUCCESS) return rc;
+        if (scr_kvtree_get(file, KEY_CRC) == NULL) continue;
+        key_path(here, sizeof(here), "%s %s %s %s", where, KEY_FILE, name, KEY_CRC);
+        if (scr_kvtree_util_get_crc32(file, KEY_CRC, &crc) != SCR_SUCCESS)
+            return scr_record_bad_value(path, here, scr_kvtree_get(file, KEY_CRC),
+                                        "a CRC-32 written as 0x and hex digits");
+        rc = scr_summary_set_file_crc(out, rank, name, crc);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return scr_summary_set_expected_files(out, rank, files);
+}
+
+/* The checkpoint of a version 5 summary into out, in the version 6 form. */
+static int convert_v5(const char *path, const scr_kvtree *in, scr_kvtree *out)
+{
+    char where[WHERE_MAX];
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(in); e; e = scr_kvtree_elem_next(e))
+        if (strcmp(scr_kvtree_elem_key(e), KEY_CKPT) != 0) {
+            scr_err("%s: unexpected key '%s' at the top of a version 5 summary, expected %s",
+                    path, scr_kvtree_elem_key(e), KEY_CKPT);
+            return SCR_ERR_FORMAT;
+        }
+    const scr_kvtree *ckpts = scr_kvtree_get(in, KEY_CKPT);
+    int id;
+    if (scr_kvtree_size(ckpts) != 1 || key_int(scr_kvtree_first_key(ckpts), 1, &id) != 0)
+        return scr_record_bad_value(path, KEY_CKPT, ckpts, "one checkpoint id (>= 1)");
+    const scr_kvtree *ckpt = scr_kvtree_get(ckpts, scr_kvtree_first_key(ckpts));
+    key_path(where, sizeof(where), "%s %d", KEY_CKPT, id);
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(ckpt); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        if (strcmp(key, KEY_COMPLETE) != 0 && strcmp(key, KEY_RANKS) != 0 &&
+            strcmp(key, KEY_RANK) != 0)
+            return bad_key(path, where, key, "COMPLETE, RANKS or RANK");
+    }
+
+    scr_dataset *desc = scr_dataset_new();
+    if (desc == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_dataset_set_id(desc, id);
+    if (rc == SCR_SUCCESS) rc = scr_dataset_set_ckpt(desc, id);
+    if (rc == SCR_SUCCESS) rc = scr_dataset_set_flags(desc, SCR_DATASET_FLAG_CHECKPOINT);
+    int complete, ranks;
+    if (rc == SCR_SUCCESS && scr_kvtree_get(ckpt, KEY_COMPLETE) != NULL) {
+        if (scr_kvtree_util_get_int(ckpt, KEY_COMPLETE, &complete) != SCR_SUCCESS ||
+            (complete != 0 && complete != 1)) {
+            key_path(where, sizeof(where), "%s %d %s", KEY_CKPT, id, KEY_COMPLETE);
+            rc = scr_record_bad_value(path, where, scr_kvtree_get(ckpt, KEY_COMPLETE), "0 or 1");
+        } else {
+            rc = scr_dataset_set_complete(desc, complete);
+        }
+    }
+    if (rc == SCR_SUCCESS) rc = scr_summary_set_dataset(out, desc);
+    scr_dataset_delete(desc);
+    if (rc != SCR_SUCCESS) return rc;
+
+    if (scr_kvtree_get(ckpt, KEY_RANKS) != NULL) {
+        if (get_int_min(ckpt, KEY_RANKS, 1, &ranks) != SCR_SUCCESS) {
+            key_path(where, sizeof(where), "%s %d %s", KEY_CKPT, id, KEY_RANKS);
+            return scr_record_bad_value(path, where, scr_kvtree_get(ckpt, KEY_RANKS),
+                                        "a number of ranks (>= 1)");
+        }
+        rc = scr_summary_set_ranks(out, ranks);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    key_path(where, sizeof(where), "%s %d %s", KEY_CKPT, id, KEY_RANK);
+    for (scr_kvtree_elem *r = scr_kvtree_elem_first(scr_kvtree_get(ckpt, KEY_RANK)); r;
+         r = scr_kvtree_elem_next(r)) {
+        int rank;
+        char here[WHERE_MAX];
+        if (key_int(scr_kvtree_elem_key(r), 0, &rank) != 0)
+            return bad_key(path, where, scr_kvtree_elem_key(r), "ranks (integers >= 0)");
+        key_path(here, sizeof(here), "%s %d", where, rank);
+        rc = convert_v5_rank(path, here, rank, scr_kvtree_elem_hash(r), out);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
+/* --- files -------------------------------------------------------------------------------- */
+
+/* Which layout tree is in, checking and removing its VERSION. */
+static int take_version(const char *path, scr_kvtree *tree, int *out_version)
+{
+    int64_t v = 0;
+    if (scr_kvtree_get(tree, SCR_RECORD_KEY_VERSION) == NULL) {
+        *out_version = scr_kvtree_get(tree, KEY_CKPT) ? 5 : SCR_SUMMARY_VERSION;
+        return SCR_SUCCESS;
+    }
+    if (scr_kvtree_util_get_int64(tree, SCR_RECORD_KEY_VERSION, &v) == SCR_SUCCESS && v >= 1 &&
+        v < SCR_SUMMARY_OLDEST_VERSION) {
+        scr_err("%s: summary version %lld is older than this build reads (%d to %d)", path,
+                (long long)v, SCR_SUMMARY_OLDEST_VERSION, SCR_SUMMARY_VERSION);
+        return SCR_ERR_FORMAT;
+    }
+    int rc = scr_record_take_version(path, "summary", SCR_SUMMARY_VERSION, tree);
+    if (rc != SCR_SUCCESS) return rc;
+    *out_version = (int)v;
+    return SCR_SUCCESS;
+}
+
+int scr_summary_read(const char *path, scr_kvtree *summary)
+{
+    if (path == NULL || summary == NULL) {
+        scr_err("summary: read called without a path or a tree");
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree *raw = scr_kvtree_new();
+    if (raw == NULL) return SCR_ERR_NOMEM;
+    int version = SCR_SUMMARY_VERSION;
+    int rc = scr_kvtree_read_file(path, raw);
+    if (rc == SCR_SUCCESS) rc = take_version(path, raw, &version);
+    if (rc == SCR_SUCCESS && version == 5) {
+        scr_kvtree *converted = scr_kvtree_new();
+        rc = converted ? convert_v5(path, raw, converted) : SCR_ERR_NOMEM;
+        scr_kvtree_delete(raw);
+        raw = converted;
+    }
+    if (rc == SCR_SUCCESS) rc = validate(path, raw);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(raw);
+        return rc;
+    }
+    return scr_kvtree_absorb(summary, raw);
+}
+
+/* Every level in canonical order: integer keys numerically, then others by bytes. */
+static int sort_deep(scr_kvtree *tree)
+{
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
+        int rc = sort_deep(scr_kvtree_elem_hash(e));
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return scr_kvtree_sort_int(tree, SCR_KVTREE_SORT_ASCENDING);
+}
+
+int scr_summary_write(const char *path, const scr_kvtree *summary)
+{
+    if (path == NULL) {
+        scr_err("summary: write called without a path");
+        return SCR_ERR_ARG;
+    }
+    char origin[4096 + 32];
+    snprintf(origin, sizeof(origin), "%s (not written)", path);
+    if (validate(origin, summary) != SCR_SUCCESS) return SCR_ERR_TYPE;
+
+    static const char *const keys[] = { KEY_DSET, KEY_RANK2FILE };
+    scr_kvtree *out = scr_kvtree_new();
+    if (out == NULL ||
+        scr_kvtree_util_set_int(out, SCR_RECORD_KEY_VERSION, SCR_SUMMARY_VERSION) != SCR_SUCCESS)
+        goto nomem;
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        const scr_kvtree *level = scr_kvtree_get(summary, keys[i]);
+        if (level == NULL) continue;
+        scr_kvtree *copy = scr_kvtree_dup(level);
+        if (copy == NULL || sort_deep(copy) != SCR_SUCCESS) {
+            scr_kvtree_delete(copy);
+            goto nomem;
+        }
+        if (scr_kvtree_set(out, keys[i], copy) == NULL) goto nomem;
+    }
+    int rc = scr_kvtree_write_file(path, out);
+    scr_kvtree_delete(out);
+    return rc;
+nomem:
+    scr_err("%s: out of memory preparing the summary", path);
+    scr_kvtree_delete(out);
+    return SCR_ERR_NOMEM;
+}

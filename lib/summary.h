@@ -1,0 +1,98 @@
+/* summary.h — summary.scr: what a dataset on the prefix consists of.
+ *
+ * The summary lives in the dataset directory (<prefix>/.scr/scr.dataset.<id>/)
+ * and is written once the dataset's files have been copied and checked. A
+ * fetch reads it to learn which files each rank needs back and what size and
+ * CRC each should have:
+ *
+ *   VERSION 6
+ *   DSET {dataset descriptor}                    dataset.h
+ *   RANK2FILE
+ *     RANKS <ranks in the run that wrote it>
+ *     RANK <rank>
+ *       FILES <files the rank wrote>
+ *       FILE <name relative to the dataset directory>
+ *         SIZE <bytes>
+ *         CRC <0x...>                            when known
+ *         NOFETCH                                flag: redundancy data, not
+ *                                                fetched on restart
+ *
+ * Older writers used version 5, keyed by checkpoint id:
+ *   VERSION 5
+ *   CKPT <id>  COMPLETE 0/1  RANKS <n>  RANK <rank> FILE <name> {SIZE, CRC}
+ * Reading turns it into the form above: a checkpoint descriptor with ID and
+ * CKPT set to the id and COMPLETE copied, FILES the number of files listed.
+ * A summary without VERSION is read by its layout (a CKPT key means version
+ * 5); versions before 5 and after 6 are refused with a message naming the
+ * file and the version.
+ *
+ * The record is a scr_kvtree the caller owns. Setters check their arguments
+ * (SCR_ERR_ARG, logged); getters never log: SCR_ERR_NOTFOUND for an absent
+ * rank, file or key, SCR_ERR_TYPE for a damaged value. Reading checks every
+ * value, ranks below RANKS and that each file has a SIZE, and reports a bad
+ * one as "<file>: key <KEY...> holds '<text>', expected <what>" with
+ * SCR_ERR_FORMAT, leaving the caller's tree as it was; the VERSION key is
+ * not kept in the tree. Writing checks the same, puts VERSION first and
+ * sorts every level (ranks numerically). Not thread-safe. */
+#ifndef SCR_SUMMARY_H
+#define SCR_SUMMARY_H
+
+#include "dataset.h"
+#include "kvtree.h"
+
+#include <stdint.h>
+
+/* Format version this build writes, and the oldest it reads. */
+#define SCR_SUMMARY_VERSION 6
+#define SCR_SUMMARY_OLDEST_VERSION 5
+
+/* Name of the file in the dataset directory. */
+#define SCR_SUMMARY_FILE_NAME "summary.scr"
+
+/* The dataset descriptor: set stores a copy, get points into summary. */
+int scr_summary_set_dataset(scr_kvtree *summary, const scr_dataset *desc);
+int scr_summary_get_dataset(const scr_kvtree *summary, const scr_dataset **out_desc);
+
+/* Number of ranks in the run that wrote the dataset (>= 1). */
+int scr_summary_set_ranks(scr_kvtree *summary, int ranks);
+int scr_summary_get_ranks(const scr_kvtree *summary, int *out_ranks);
+
+/* Number of files rank wrote (>= 0); setting it lists the rank. */
+int scr_summary_set_expected_files(scr_kvtree *summary, int rank, int count);
+int scr_summary_get_expected_files(const scr_kvtree *summary, int rank, int *out_count);
+
+/* List file name (relative) for rank with its size, keeping its CRC and
+ * NOFETCH flag if it was listed already. */
+int scr_summary_set_file(scr_kvtree *summary, int rank, const char *name, uint64_t size);
+
+/* CRC and NOFETCH of a listed file (SCR_ERR_NOTFOUND, logged, when it is
+ * not listed). nofetch 0 clears the flag. */
+int scr_summary_set_file_crc(scr_kvtree *summary, int rank, const char *name, uint32_t crc);
+int scr_summary_set_file_nofetch(scr_kvtree *summary, int rank, const char *name, int nofetch);
+
+int scr_summary_get_file_size(const scr_kvtree *summary, int rank, const char *name,
+                              uint64_t *out_size);
+int scr_summary_get_file_crc(const scr_kvtree *summary, int rank, const char *name,
+                             uint32_t *out_crc);
+/* *out_flag is 1 for a NOFETCH file, 0 otherwise; SCR_ERR_NOTFOUND when the
+ * file is not listed. */
+int scr_summary_get_file_nofetch(const scr_kvtree *summary, int rank, const char *name,
+                                 int *out_flag);
+
+/* Unlist a file (no-op when absent); the rank stays listed. */
+int scr_summary_remove_file(scr_kvtree *summary, int rank, const char *name);
+
+/* Ranks listed, ascending; files of rank in byte order, pointing into
+ * summary. New arrays the caller frees (NULL when empty). */
+int scr_summary_list_ranks(const scr_kvtree *summary, int **out_ranks, int *out_count);
+int scr_summary_list_files(const scr_kvtree *summary, int rank, const char ***out_names,
+                           int *out_count);
+
+/* Read path (version 5 or 6) and merge it into summary. A missing file
+ * returns SCR_ERR_NOTFOUND without logging. */
+int scr_summary_read(const char *path, scr_kvtree *summary);
+
+/* Replace path with summary as version 6. */
+int scr_summary_write(const char *path, const scr_kvtree *summary);
+
+#endif
