@@ -3,7 +3,7 @@
  * Reads each FILE in turn. A file that is missing or damaged gets one line on
  * stderr naming the file and the fault; the others are still printed and the
  * exit status is 1. Links only libscr-core (no MPI). */
-#include "config.h"
+#include "build_config.h"
 #include "kvtree.h"
 #include "kvtree_file.h"
 #include "kvtree_json.h"

@@ -1,5 +1,5 @@
 /* util_crc.c — CRC-32 through ISA-L when present, zlib otherwise. */
-#include "config.h"
+#include "build_config.h"
 #include "util_crc.h"
 
 #include <limits.h>

@@ -1,0 +1,122 @@
+/* config.h — SCR parameters resolved from every place they can be set.
+ *
+ * A parameter's value is the first one found, in SCR's order:
+ *   1. the environment;
+ *   2. the user configuration file: $SCR_CONF_FILE, else <prefix>/.scrconf
+ *      where prefix is $SCR_PREFIX or the current directory;
+ *   3. values the application set with SCR_Config (kept in the prefix's
+ *      .scr/app.conf between runs);
+ *   4. the system configuration file (<sysconfdir>/scr.conf unless the
+ *      loader is told otherwise);
+ *   5. the built-in default (config_params.h).
+ * A descriptor table (GROUPS, STORE, CKPT) comes whole from the first of
+ * the user file, SCR_Config and the system file that defines it: tables are
+ * not mixed across layers, so a user's CKPT list replaces the site's.
+ *
+ * Loading checks everything before anything is used, and names the place:
+ *   - a malformed line or an unterminated "${" is an error
+ *     ("<file>:<line>: ...", SCR_ERR_FORMAT) and the load fails;
+ *   - a known parameter with a bad value is an error naming the parameter,
+ *     the value, what was expected and where it was set (environment,
+ *     file:line or SCR_Config);
+ *   - an unknown key is a warning (a newer version may know it) and is kept;
+ *   - a system-only parameter (SCR_CNTL_BASE) set by the environment, the user
+ *     file or SCR_Config is ignored with a warning.
+ * Getters never log and never fail on a loaded configuration for a known
+ * parameter of the type asked; SCR_ERR_NOTFOUND when no layer sets it and it
+ * has no default. Strings returned point into the configuration and live
+ * until it is deleted or changed. Not thread-safe. */
+#ifndef SCR_CONFIG_H
+#define SCR_CONFIG_H
+
+#include "config_params.h"
+#include "kvtree.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct scr_config scr_config;
+
+enum scr_config_layer {
+    SCR_CONFIG_LAYER_ENV = 0,
+    SCR_CONFIG_LAYER_USER = 1,
+    SCR_CONFIG_LAYER_APP = 2,
+    SCR_CONFIG_LAYER_SYSTEM = 3,
+    SCR_CONFIG_LAYER_DEFAULT = 4,
+};
+
+/* Where to look. NULL fields take the standard places described above. */
+struct scr_config_sources {
+    const char *system_file; /* default: the file chosen at configure time */
+    const char *user_file;   /* default: $SCR_CONF_FILE, else <prefix>/.scrconf */
+    const char *app_file;    /* default: <prefix>/.scr/app.conf */
+    int skip_app_file;       /* 1: do not read SCR_Config values saved by a previous run */
+};
+
+/* The system configuration file compiled in (configure --with-scr-config-file). */
+const char *scr_config_system_file(void);
+
+/* A configuration holding only the built-in defaults (free with
+ * scr_config_delete); NULL if out of memory. */
+scr_config *scr_config_new(void);
+void scr_config_delete(scr_config *cfg);
+
+/* Read the environment and the files. sources may be NULL. Values already
+ * set with scr_config_apply are kept (a saved app.conf fills in only what
+ * they leave unset). A missing system, user or app file is normal, except
+ * a $SCR_CONF_FILE or explicit user_file that does not exist, which is an
+ * error naming it. On failure the configuration is left as it was. */
+int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources);
+
+/* --- single parameters --------------------------------------------------- */
+
+int scr_config_get(const scr_config *cfg, const char *name, const char **out_value);
+int scr_config_get_int(const scr_config *cfg, const char *name, long long *out_value);
+int scr_config_get_bool(const scr_config *cfg, const char *name, int *out_value);
+int scr_config_get_bytes(const scr_config *cfg, const char *name, uint64_t *out_value);
+int scr_config_get_double(const scr_config *cfg, const char *name, double *out_value);
+
+/* Where the value of name comes from: "environment", "<file>:<line>",
+ * "SCR_Config", "built-in default"; NULL when unset. Static or owned by cfg. */
+const char *scr_config_origin(const scr_config *cfg, const char *name);
+
+/* The layer that provides name; SCR_ERR_NOTFOUND when none. */
+int scr_config_layer_of(const scr_config *cfg, const char *name, enum scr_config_layer *out_layer);
+
+/* --- descriptor tables -------------------------------------------------- */
+
+/* The table (e.g. "CKPT") as a tree ENTRY -> ATTRIBUTE -> VALUE, from the
+ * first layer that defines it; NULL when none does. Owned by cfg. */
+const scr_kvtree *scr_config_table(const scr_config *cfg, const char *table);
+
+/* Where the table comes from (as scr_config_origin: the file of its first
+ * line), NULL when undefined. */
+const char *scr_config_table_origin(const scr_config *cfg, const char *table);
+
+/* --- SCR_Config --------------------------------------------------------- */
+
+/* Apply one SCR_Config string to the application layer:
+ *   "KEY=VALUE"            set (checked like a file line);
+ *   "KEY="                 unset;
+ *   "KEY"                  *out_value = the resolved value (new string, the
+ *                          caller frees; NULL when unset);
+ *   "TABLE=ENTRY A=v B=w"  set attributes of a descriptor entry;
+ *   "TABLE=ENTRY A="       unset attribute A;
+ *   "TABLE=ENTRY A"        *out_value = attribute A of that entry.
+ * out_value may be NULL for sets. A bad value, an unknown table attribute
+ * or a parameter SCR_Config may not set returns SCR_ERR_ARG with a message. */
+int scr_config_apply(scr_config *cfg, const char *text, char **out_value);
+
+/* The application layer as a tree (as app.conf holds it); owned by cfg. */
+const scr_kvtree *scr_config_app_tree(const scr_config *cfg);
+
+/* Write the application layer to path (a hash file, replaced atomically). */
+int scr_config_save_app(const scr_config *cfg, const char *path);
+
+/* --- listing ------------------------------------------------------------ */
+
+/* Every known parameter that has a value, then every set unknown key and
+ * every table, one line each with its origin: "SCR_FLUSH=4  # /p/.scrconf:3". */
+int scr_config_fprint(const scr_config *cfg, FILE *out);
+
+#endif

@@ -1,0 +1,260 @@
+/* config_params.c — the catalogue of parameters and descriptor tables, and value checks. */
+#include "build_config.h"
+#include "config_params.h"
+#include "kvtree_util.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Site defaults chosen at configure time (--with-scr-cntl-base, --with-scr-cache-base). */
+#ifndef SCR_CNTL_BASE_DEFAULT
+#define SCR_CNTL_BASE_DEFAULT "/dev/shm"
+#endif
+#ifndef SCR_CACHE_BASE_DEFAULT
+#define SCR_CACHE_BASE_DEFAULT "/dev/shm"
+#endif
+
+static const char *const copy_types[] = {"SINGLE", "PARTNER", "XOR", "RS", NULL};
+
+#define INT_P(name, def, lo, hi, flags, help) {name, SCR_CONFIG_INT, def, flags, lo, hi, NULL, help}
+#define BOOL_P(name, def, flags, help) {name, SCR_CONFIG_BOOL, def, flags, 0, 1, NULL, help}
+#define BYTES_P(name, def, flags, help) {name, SCR_CONFIG_BYTES, def, flags, 0, 0, NULL, help}
+#define DOUBLE_P(name, def, flags, help) {name, SCR_CONFIG_DOUBLE, def, flags, 0, 0, NULL, help}
+#define STR_P(name, def, flags, help) {name, SCR_CONFIG_STRING, def, flags, 0, 0, NULL, help}
+#define PATH_P(name, def, flags, help) {name, SCR_CONFIG_PATH, def, flags, 0, 0, NULL, help}
+#define ENUM_P(name, def, words, flags, help) {name, SCR_CONFIG_ENUM, def, flags, 0, 0, words, help}
+
+static const struct scr_config_param params[] = {
+    BOOL_P("SCR_ENABLE", "1", 0, "0 turns SCR off: calls succeed, files go to their own paths"),
+    INT_P("SCR_DEBUG", "0", 0, INT_MAX, 0, "verbosity of messages (0 quiet, 1-2 more)"),
+    PATH_P("SCR_PREFIX", NULL, 0, "prefix directory on the parallel file system (default: current directory)"),
+    INT_P("SCR_PREFIX_SIZE", "0", 0, INT_MAX, 0, "checkpoints kept in the prefix (0: all)"),
+    BOOL_P("SCR_PREFIX_PURGE", "0", 0, "delete every dataset in the prefix at start"),
+    PATH_P("SCR_CNTL_BASE", SCR_CNTL_BASE_DEFAULT, SCR_CONFIG_SYSTEM_ONLY | SCR_CONFIG_NOT_BY_APP,
+           "base of the node-local control directory"),
+    PATH_P("SCR_CACHE_BASE", SCR_CACHE_BASE_DEFAULT, SCR_CONFIG_NOT_BY_APP,
+           "base of the default cache store"),
+    INT_P("SCR_CACHE_SIZE", "1", 0, INT_MAX, SCR_CONFIG_NOT_BY_APP, "datasets kept in cache"),
+    BOOL_P("SCR_CACHE_BYPASS", "0", 0, "write datasets straight to the prefix, not to cache"),
+    BOOL_P("SCR_CACHE_PURGE", "0", 0, "delete the cache contents at start"),
+    ENUM_P("SCR_COPY_TYPE", "XOR", copy_types, 0, "redundancy scheme: SINGLE, PARTNER, XOR or RS"),
+    STR_P("SCR_GROUP", "NODE", 0, "failure group of the default redundancy descriptor"),
+    INT_P("SCR_SET_SIZE", "8", 1, INT_MAX, 0, "ranks per XOR or RS set"),
+    INT_P("SCR_SET_FAILURES", "2", 1, 255, 0, "lost members each RS set survives"),
+    INT_P("SCR_HOP_DISTANCE", "1", 1, INT_MAX, 0, "distance between partners in the failure-group ring"),
+    INT_P("SCR_FLUSH", "10", 0, INT_MAX, 0, "copy every Nth checkpoint to the prefix (0: never)"),
+    BOOL_P("SCR_FLUSH_ASYNC", "0", 0, "flush in the background"),
+    BYTES_P("SCR_FLUSH_ASYNC_BW", "200MB", 0, "bandwidth limit of a background flush, per second"),
+    DOUBLE_P("SCR_FLUSH_ASYNC_PERCENT", "0", 0, "CPU share limit of a background flush, percent (0: none)"),
+    INT_P("SCR_FLUSH_WIDTH", "256", 1, INT_MAX, 0, "ranks writing to the prefix at once"),
+    BOOL_P("SCR_FLUSH_ON_RESTART", "0", 0, "flush the rebuilt dataset at start"),
+    BOOL_P("SCR_FETCH", "1", 0, "fetch from the prefix when the cache has nothing"),
+    BOOL_P("SCR_FETCH_BYPASS", "0", 0, "read restart files straight from the prefix"),
+    INT_P("SCR_FETCH_WIDTH", "256", 1, INT_MAX, 0, "ranks reading from the prefix at once"),
+    BOOL_P("SCR_DISTRIBUTE", "1", 0, "rebuild cached datasets at start"),
+    BOOL_P("SCR_GLOBAL_RESTART", "0", 0, "flush at start, then restart from the prefix"),
+    STR_P("SCR_CURRENT", NULL, 0, "name of the checkpoint to restart from"),
+    INT_P("SCR_CHECKPOINT_INTERVAL", "0", 0, INT_MAX, 0, "Need_checkpoint says yes every N calls (0: off)"),
+    INT_P("SCR_CHECKPOINT_SECONDS", "0", 0, INT_MAX, 0, "... or after N seconds since the last checkpoint"),
+    DOUBLE_P("SCR_CHECKPOINT_OVERHEAD", "0", 0, "... or while checkpoint time stays under this percent"),
+    INT_P("SCR_HALT_SECONDS", "0", 0, INT_MAX, 0, "stop this many seconds before the allocation ends"),
+    BOOL_P("SCR_HALT_ENABLED", "1", 0, "act on halt conditions at all"),
+    BOOL_P("SCR_HALT_EXIT", "0", 0, "exit() on a halt condition instead of telling Should_exit"),
+    BOOL_P("SCR_CRC_ON_FLUSH", "1", 0, "compute CRC32 while flushing and fetching"),
+    BOOL_P("SCR_CRC_ON_COPY", "0", 0, "compute CRC32 while copying redundancy data"),
+    BOOL_P("SCR_CRC_ON_DELETE", "0", 0, "check CRC32 before deleting from cache"),
+    BYTES_P("SCR_MPI_BUF_SIZE", "1MB", 0, "size of the pieces sent between ranks"),
+    BYTES_P("SCR_FILE_BUF_SIZE", "32MB", 0, "size of the file I/O buffer"),
+    BOOL_P("SCR_LOG_ENABLE", "0", SCR_CONFIG_NOT_BY_APP, "record events in a log"),
+    BOOL_P("SCR_LOG_TXT_ENABLE", "1", SCR_CONFIG_NOT_BY_APP, "... in a text file in the prefix"),
+    BOOL_P("SCR_LOG_SYSLOG_ENABLE", "1", SCR_CONFIG_NOT_BY_APP, "... through syslog"),
+    STR_P("SCR_USER_NAME", NULL, 0, "user name (default: from the password database)"),
+    STR_P("SCR_JOB_ID", NULL, 0, "job id (default: SLURM_JOB_ID)"),
+    STR_P("SCR_JOB_NAME", NULL, 0, "job name (default: SLURM_JOB_NAME)"),
+    STR_P("SCR_CLUSTER_NAME", NULL, 0, "cluster name (default: SLURM_CLUSTER_NAME)"),
+    STR_P("SCR_NODE_NAME", NULL, 0, "this node's name (default: SLURMD_NODENAME, then the host name)"),
+    PATH_P("SCR_CONF_FILE", NULL, SCR_CONFIG_NOT_BY_APP, "user configuration file (default: PREFIX/.scrconf)"),
+    INT_P("SCR_RUNS", "1", -1, INT_MAX, 0, "runs to attempt in one allocation (-1: no limit)"),
+    INT_P("SCR_MIN_NODES", NULL, 1, INT_MAX, 0, "stop relaunching below this many nodes (default: the job's)"),
+    STR_P("SCR_EXCLUDE_NODES", NULL, 0, "nodes never to use (a host list)"),
+    INT_P("SCR_END_TIME", NULL, 0, LLONG_MAX, 0, "allocation end, seconds since the epoch"),
+    {NULL, SCR_CONFIG_STRING, NULL, 0, 0, 0, NULL, NULL},
+};
+
+static const struct scr_config_param ckpt_attributes[] = {
+    INT_P("INTERVAL", "1", 1, INT_MAX, 0, "applies to datasets whose id this divides"),
+    STR_P("GROUP", "NODE", 0, "failure group"),
+    PATH_P("STORE", NULL, 0, "store the dataset is cached in"),
+    ENUM_P("TYPE", "XOR", copy_types, 0, "redundancy scheme"),
+    INT_P("SET_SIZE", "8", 1, INT_MAX, 0, "ranks per XOR or RS set"),
+    INT_P("SET_FAILURES", "2", 1, 255, 0, "lost members each RS set survives"),
+    INT_P("HOP_DISTANCE", "1", 1, INT_MAX, 0, "distance between partners"),
+    BOOL_P("OUTPUT", "0", 0, "use this descriptor for output datasets"),
+    BOOL_P("BYPASS", "0", 0, "write straight to the prefix"),
+    BOOL_P("ENABLED", "1", 0, "0 disables this descriptor"),
+    {NULL, SCR_CONFIG_STRING, NULL, 0, 0, 0, NULL, NULL},
+};
+
+static const struct scr_config_param store_attributes[] = {
+    STR_P("GROUP", "NODE", 0, "processes that share the store"),
+    INT_P("COUNT", "1", 0, INT_MAX, 0, "datasets kept in the store"),
+    BOOL_P("ENABLED", "1", 0, "0 disables this store"),
+    BYTES_P("BYTES", NULL, 0, "capacity the node health check expects"),
+    {NULL, SCR_CONFIG_STRING, NULL, 0, 0, 0, NULL, NULL},
+};
+
+static const struct scr_config_param no_attributes[] = {
+    {NULL, SCR_CONFIG_STRING, NULL, 0, 0, 0, NULL, NULL},
+};
+
+static const struct scr_config_table tables[] = {
+    {"GROUPS", SCR_CONFIG_STRING, 0, 0, 1, no_attributes,
+     "failure groups of a host: GROUPS=<host> <GROUP>=<value> ..."},
+    {"STORE", SCR_CONFIG_PATH, 0, 0, 0, store_attributes,
+     "a storage location: STORE=<path> GROUP=... COUNT=..."},
+    {"CKPT", SCR_CONFIG_INT, 0, INT_MAX, 0, ckpt_attributes,
+     "a redundancy descriptor: CKPT=<n> INTERVAL=... TYPE=... SET_SIZE=..."},
+    {NULL, SCR_CONFIG_STRING, 0, 0, 0, NULL, NULL},
+};
+
+const struct scr_config_param *scr_config_params(void) { return params; }
+
+static const struct scr_config_param *find_in(const struct scr_config_param *list, const char *name)
+{
+    if (name == NULL) return NULL;
+    for (const struct scr_config_param *p = list; p->name != NULL; p++)
+        if (strcmp(p->name, name) == 0) return p;
+    return NULL;
+}
+
+const struct scr_config_param *scr_config_param_find(const char *name)
+{
+    return find_in(params, name);
+}
+
+const struct scr_config_table *scr_config_table_find(const char *name)
+{
+    if (name == NULL) return NULL;
+    for (const struct scr_config_table *t = tables; t->name != NULL; t++)
+        if (strcmp(t->name, name) == 0) return t;
+    return NULL;
+}
+
+const struct scr_config_param *scr_config_table_attribute(const struct scr_config_table *table,
+                                                          const char *attr)
+{
+    return table ? find_in(table->attributes, attr) : NULL;
+}
+
+int scr_config_parse_bool(const char *text, int *out)
+{
+    if (text == NULL) return -1;
+    if (strcmp(text, "0") == 0) *out = 0;
+    else if (strcmp(text, "1") == 0) *out = 1;
+    else return -1;
+    return 0;
+}
+
+/* The multiplier of a unit suffix ("", "K", "KB", "KiB", ...), 0 if unknown. */
+static uint64_t unit_factor(const char *unit)
+{
+    static const char letters[] = "KMGTP";
+    if (*unit == '\0' || strcasecmp(unit, "B") == 0) return 1;
+    const char *at = strchr(letters, toupper((unsigned char)unit[0]));
+    if (at == NULL) return 0;
+    const char *rest = unit + 1;
+    if (*rest != '\0' && strcasecmp(rest, "B") != 0 && strcasecmp(rest, "iB") != 0) return 0;
+    uint64_t f = 1;
+    for (const char *l = letters; l <= at; l++) f *= 1024;
+    return f;
+}
+
+int scr_config_parse_bytes(const char *text, uint64_t *out)
+{
+    if (text == NULL || !isdigit((unsigned char)text[0])) return -1;
+    const char *p = text;
+    while (isdigit((unsigned char)*p)) p++;
+    int has_fraction = 0;
+    if (*p == '.') {
+        has_fraction = 1;
+        p++;
+        if (!isdigit((unsigned char)*p)) return -1;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    uint64_t factor = unit_factor(p);
+    if (factor == 0) return -1;
+    char number[64];
+    size_t n = (size_t)(p - text);
+    if (n >= sizeof(number)) return -1;
+    memcpy(number, text, n);
+    number[n] = '\0';
+    if (!has_fraction) {
+        uint64_t v;
+        if (scr_parse_uint64(number, &v) != 0 || v > UINT64_MAX / factor) return -1;
+        *out = v * factor;
+        return 0;
+    }
+    double d;
+    if (scr_parse_double(number, &d) != 0) return -1;
+    double bytes = d * (double)factor;
+    if (!isfinite(bytes) || bytes >= 18446744073709551616.0) return -1;
+    *out = (uint64_t)bytes;
+    return 0;
+}
+
+int scr_config_param_check(const struct scr_config_param *param, const char *text, char *why,
+                           size_t why_len)
+{
+    if (text == NULL || text[0] == '\0') {
+        snprintf(why, why_len, "a value");
+        return -1;
+    }
+    switch (param->type) {
+    case SCR_CONFIG_STRING:
+    case SCR_CONFIG_PATH:
+        return 0;
+    case SCR_CONFIG_INT: {
+        int64_t v;
+        if (scr_parse_int64(text, &v) == 0 && v >= param->min && v <= param->max) return 0;
+        if (param->max == INT_MAX || param->max == LLONG_MAX)
+            snprintf(why, why_len, "a whole number of at least %lld", param->min);
+        else
+            snprintf(why, why_len, "a whole number from %lld to %lld", param->min, param->max);
+        return -1;
+    }
+    case SCR_CONFIG_BOOL: {
+        int b;
+        if (scr_config_parse_bool(text, &b) == 0) return 0;
+        snprintf(why, why_len, "0 or 1");
+        return -1;
+    }
+    case SCR_CONFIG_BYTES: {
+        uint64_t v;
+        if (scr_config_parse_bytes(text, &v) == 0) return 0;
+        snprintf(why, why_len, "a size such as 4096, 64KB or 1.5GB");
+        return -1;
+    }
+    case SCR_CONFIG_DOUBLE: {
+        double d;
+        if (scr_parse_double(text, &d) == 0 && isfinite(d) && d >= 0) return 0;
+        snprintf(why, why_len, "a number of at least 0");
+        return -1;
+    }
+    case SCR_CONFIG_ENUM: {
+        size_t used = 0;
+        for (const char *const *w = param->words; *w != NULL; w++)
+            if (strcasecmp(*w, text) == 0) return 0;
+        used += (size_t)snprintf(why, why_len, "one of");
+        for (const char *const *w = param->words; *w != NULL && used < why_len; w++)
+            used += (size_t)snprintf(why + used, why_len - used, "%s %s", w == param->words ? "" : ",", *w);
+        return -1;
+    }
+    }
+    snprintf(why, why_len, "a value of a known type");
+    return -1;
+}

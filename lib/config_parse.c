@@ -1,0 +1,241 @@
+/* config_parse.c — lexing SCR configuration lines into KEY=VALUE pairs. */
+#include "config_parse.h"
+#include "scr_err.h"
+#include "util_io.h"
+#include "util_log.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONFIG_FILE_MAX (1u << 20)
+
+/* A growable string; every append checks its allocation. */
+struct strbuf {
+    char *s;
+    size_t len, cap;
+};
+
+static int sb_append(struct strbuf *b, const char *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (s == NULL) {
+            scr_err("out of memory reading configuration");
+            return SCR_ERR_NOMEM;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+    return SCR_SUCCESS;
+}
+
+static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+static int is_key_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-'; }
+static int is_name_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
+static int is_name_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* Where the lexer is: the rest of the current line, for messages. */
+struct lexer {
+    const char *p, *end; /* the line, without its newline */
+    const char *source;
+    int line;
+};
+
+/* Expand $NAME and ${NAME} in the raw value [v, v+n) into out. */
+static int expand_value(const struct lexer *lx, const char *v, size_t n, struct strbuf *out)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (v[i] != '$') {
+            size_t j = i;
+            while (j < n && v[j] != '$') j++;
+            int rc = sb_append(out, v + i, j - i);
+            if (rc != SCR_SUCCESS) return rc;
+            i = j;
+            continue;
+        }
+        size_t name_start, name_len, next;
+        if (i + 1 < n && v[i + 1] == '{') {
+            name_start = i + 2;
+            size_t j = name_start;
+            while (j < n && v[j] != '}') j++;
+            if (j == n) {
+                scr_err("%s:%d: unterminated '${' in value '%.*s'", lx->source, lx->line,
+                        (int)n, v);
+                return SCR_ERR_FORMAT;
+            }
+            name_len = j - name_start;
+            next = j + 1;
+            int ok = name_len > 0 && is_name_start(v[name_start]);
+            for (size_t k = name_start; ok && k < j; k++) ok = is_name_char(v[k]);
+            if (!ok) {
+                scr_err("%s:%d: '${%.*s}' is not a variable name", lx->source, lx->line,
+                        (int)name_len, v + name_start);
+                return SCR_ERR_FORMAT;
+            }
+        } else if (i + 1 < n && is_name_start(v[i + 1])) {
+            name_start = i + 1;
+            size_t j = name_start;
+            while (j < n && is_name_char(v[j])) j++;
+            name_len = j - name_start;
+            next = j;
+        } else {
+            /* a lone '$' (e.g. at the end) is literal */
+            int rc = sb_append(out, "$", 1);
+            if (rc != SCR_SUCCESS) return rc;
+            i++;
+            continue;
+        }
+        char name[256];
+        if (name_len >= sizeof(name)) {
+            scr_err("%s:%d: variable name '%.*s' is too long", lx->source, lx->line,
+                    (int)name_len, v + name_start);
+            return SCR_ERR_FORMAT;
+        }
+        memcpy(name, v + name_start, name_len);
+        name[name_len] = '\0';
+        const char *val = getenv(name);
+        if (val == NULL) {
+            scr_warn("%s:%d: environment variable %s is not set; it expands to nothing",
+                     lx->source, lx->line, name);
+            val = "";
+        }
+        int rc = sb_append(out, val, strlen(val));
+        if (rc != SCR_SUCCESS) return rc;
+        i = next;
+    }
+    if (out->s == NULL) return sb_append(out, "", 0);
+    return SCR_SUCCESS;
+}
+
+static void free_pairs(struct scr_config_pair *pairs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(pairs[i].key);
+        free(pairs[i].value);
+    }
+    free(pairs);
+}
+
+/* Read one KEY=VALUE at lx->p (blanks already skipped) into *pair. */
+static int lex_pair(struct lexer *lx, struct scr_config_pair *pair)
+{
+    const char *k = lx->p;
+    while (lx->p < lx->end && is_key_char(*lx->p)) lx->p++;
+    size_t klen = (size_t)(lx->p - k);
+    if (klen == 0) {
+        if (*lx->p == '=')
+            scr_err("%s:%d: '=' without a key before it", lx->source, lx->line);
+        else
+            scr_err("%s:%d: '%c' cannot start a key (keys are letters, digits, '_', '.', '-')",
+                    lx->source, lx->line, *lx->p);
+        return SCR_ERR_FORMAT;
+    }
+    while (lx->p < lx->end && is_blank(*lx->p)) lx->p++;
+    if (lx->p == lx->end || *lx->p != '=') {
+        if (lx->p < lx->end && !is_blank(*lx->p) && *lx->p != '#' && lx->p == k + klen)
+            scr_err("%s:%d: '%c' is not allowed in key '%.*s'", lx->source, lx->line, *lx->p,
+                    (int)klen, k);
+        else
+            scr_err("%s:%d: key '%.*s' has no '=VALUE'", lx->source, lx->line, (int)klen, k);
+        return SCR_ERR_FORMAT;
+    }
+    lx->p++; /* '=' */
+    while (lx->p < lx->end && is_blank(*lx->p)) lx->p++;
+    const char *v = lx->p;
+    while (lx->p < lx->end && !is_blank(*lx->p)) lx->p++;
+    size_t vlen = (size_t)(lx->p - v);
+    if (vlen == 0 || *v == '#') {
+        scr_err("%s:%d: key '%.*s' has an empty value", lx->source, lx->line, (int)klen, k);
+        return SCR_ERR_FORMAT;
+    }
+
+    pair->key = strndup(k, klen);
+    if (pair->key == NULL) {
+        scr_err("out of memory reading configuration");
+        return SCR_ERR_NOMEM;
+    }
+    for (char *c = pair->key; *c; c++) *c = (char)toupper((unsigned char)*c);
+    struct strbuf val = {0};
+    int rc = expand_value(lx, v, vlen, &val);
+    if (rc != SCR_SUCCESS) {
+        free(val.s);
+        free(pair->key);
+        pair->key = NULL;
+        return rc;
+    }
+    pair->value = val.s;
+    return SCR_SUCCESS;
+}
+
+/* Lex the line [p, end) and hand its pairs to fn. */
+static int parse_line(struct lexer *lx, scr_config_line_fn fn, void *ctx)
+{
+    struct scr_config_pair *pairs = NULL;
+    int n = 0, cap = 0, rc = SCR_SUCCESS;
+    for (;;) {
+        while (lx->p < lx->end && is_blank(*lx->p)) lx->p++;
+        if (lx->p == lx->end || *lx->p == '#') break;
+        if (n == cap) {
+            int ncap = cap ? 2 * cap : 4;
+            struct scr_config_pair *np = realloc(pairs, (size_t)ncap * sizeof(*np));
+            if (np == NULL) {
+                scr_err("out of memory reading configuration");
+                rc = SCR_ERR_NOMEM;
+                break;
+            }
+            pairs = np;
+            cap = ncap;
+        }
+        pairs[n].key = pairs[n].value = NULL;
+        rc = lex_pair(lx, &pairs[n]);
+        if (rc != SCR_SUCCESS) break;
+        n++;
+    }
+    if (rc == SCR_SUCCESS && n > 0) rc = fn(ctx, lx->source, lx->line, pairs, n);
+    free_pairs(pairs, n);
+    return rc;
+}
+
+int scr_config_parse_text(const char *text, size_t len, const char *source,
+                          scr_config_line_fn fn, void *ctx)
+{
+    if ((text == NULL && len > 0) || source == NULL || fn == NULL) {
+        scr_err("configuration parse called without text, source or callback");
+        return SCR_ERR_ARG;
+    }
+    struct lexer lx = {.source = source, .line = 0};
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *eol = nl ? nl : end;
+        lx.line++;
+        if (memchr(p, '\0', (size_t)(eol - p)) != NULL) {
+            scr_err("%s:%d: NUL byte in a configuration line (binary file?)", source, lx.line);
+            return SCR_ERR_FORMAT;
+        }
+        lx.p = p;
+        lx.end = eol;
+        int rc = parse_line(&lx, fn, ctx);
+        if (rc != SCR_SUCCESS) return rc;
+        p = nl ? nl + 1 : end;
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_config_parse_file(const char *path, scr_config_line_fn fn, void *ctx)
+{
+    void *buf = NULL;
+    size_t len = 0;
+    int rc = scr_read_file(path, CONFIG_FILE_MAX, &buf, &len);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_config_parse_text(buf, len, path, fn, ctx);
+    free(buf);
+    return rc;
+}

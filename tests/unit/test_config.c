@@ -1,0 +1,557 @@
+/* test_config.c — parameters resolved from environment, files, SCR_Config and defaults. */
+#include "tap.h"
+
+#include "config.h"
+#include "kvtree_file.h"
+#include "kvtree_util.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <fcntl.h>
+
+/* --- helpers ----------------------------------------------------------------- */
+
+/* stderr of the code between capture_begin and capture_end (static buffer). */
+static int saved_stderr = -1;
+
+static void capture_begin(void)
+{
+    fflush(stderr);
+    saved_stderr = dup(STDERR_FILENO);
+    int fd = open(tap_path("stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+}
+
+static const char *capture_end(void)
+{
+    static char text[8192];
+    fflush(stderr);
+    dup2(saved_stderr, STDERR_FILENO);
+    close(saved_stderr);
+    FILE *f = fopen(tap_path("stderr.txt"), "r");
+    size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+    text[n] = '\0';
+    if (f) fclose(f);
+    return text;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        perror(path);
+        exit(99);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Start every test from a clean environment: no SCR_* parameter set, the
+ * prefix (and so the default .scrconf) in a directory of the test's own. */
+static const char *fresh_prefix(const char *name)
+{
+    for (const struct scr_config_param *p = scr_config_params(); p->name != NULL; p++)
+        unsetenv(p->name);
+    const char *dir = tap_path(name);
+    mkdir(dir, 0700);
+    setenv("SCR_PREFIX", dir, 1);
+    return dir;
+}
+
+static const char *in_dir(const char *dir, const char *name)
+{
+    static char bufs[4][4200];
+    static int next;
+    char *b = bufs[next++ % 4];
+    snprintf(b, 4200, "%s/%s", dir, name);
+    return b;
+}
+
+/* Load with a system file of the given text (NULL: none) and no saved app.conf. */
+static int load(scr_config *cfg, const char *dir, const char *system_text)
+{
+    struct scr_config_sources src = {0};
+    src.system_file = in_dir(dir, "system.conf");
+    if (system_text) write_text(src.system_file, system_text);
+    src.skip_app_file = 1;
+    return scr_config_load(cfg, &src);
+}
+
+static const char *value_of(const scr_config *cfg, const char *name)
+{
+    const char *v = NULL;
+    return scr_config_get(cfg, name, &v) == SCR_SUCCESS ? v : "(unset)";
+}
+
+/* --- defaults and precedence -------------------------------------------------- */
+
+static void test_defaults_come_from_the_catalogue(void)
+{
+    const char *dir = fresh_prefix("defaults");
+    scr_config *cfg = scr_config_new();
+    REQUIRE(cfg != NULL, "new");
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
+    long long flush = 0;
+    CHECK(scr_config_get_int(cfg, "SCR_FLUSH", &flush) == SCR_SUCCESS && flush == 10, "flush %lld",
+          flush);
+    CHECK(strcmp(value_of(cfg, "SCR_COPY_TYPE"), "XOR") == 0, "copy type %s",
+          value_of(cfg, "SCR_COPY_TYPE"));
+    CHECK(strcmp(scr_config_origin(cfg, "SCR_FLUSH"), "built-in default") == 0, "origin %s",
+          scr_config_origin(cfg, "SCR_FLUSH"));
+    uint64_t buf = 0;
+    CHECK(scr_config_get_bytes(cfg, "SCR_MPI_BUF_SIZE", &buf) == SCR_SUCCESS && buf == 1048576,
+          "mpi buf %llu", (unsigned long long)buf);
+    const char *v;
+    CHECK(scr_config_get(cfg, "SCR_CURRENT", &v) == SCR_ERR_NOTFOUND, "SCR_CURRENT has a value");
+    CHECK(scr_config_origin(cfg, "SCR_CURRENT") == NULL, "unset has an origin");
+    scr_config_delete(cfg);
+}
+
+static void test_environment_beats_user_file_beats_scr_config_beats_system_file(void)
+{
+    const char *dir = fresh_prefix("precedence");
+    write_text(in_dir(dir, ".scrconf"), "SCR_FLUSH=3\nSCR_CACHE_SIZE=5\n");
+    scr_config *cfg = scr_config_new();
+    REQUIRE(cfg != NULL, "new");
+    REQUIRE(scr_config_apply(cfg, "SCR_FLUSH=7", NULL) == SCR_SUCCESS, "apply");
+    REQUIRE(scr_config_apply(cfg, "SCR_SET_SIZE=6", NULL) == SCR_SUCCESS, "apply");
+    REQUIRE(scr_config_apply(cfg, "SCR_HALT_SECONDS=30", NULL) == SCR_SUCCESS, "apply");
+    setenv("SCR_FLUSH", "2", 1);
+    REQUIRE(load(cfg, dir, "SCR_FLUSH=9\nSCR_CACHE_SIZE=8\nSCR_SET_SIZE=9\nSCR_HALT_SECONDS=60\n"
+                           "SCR_FETCH=0\n") == SCR_SUCCESS,
+            "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "2") == 0, "env lost: %s", value_of(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(scr_config_origin(cfg, "SCR_FLUSH"), "environment") == 0, "origin %s",
+          scr_config_origin(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(cfg, "SCR_CACHE_SIZE"), "5") == 0, "user file lost: %s",
+          value_of(cfg, "SCR_CACHE_SIZE"));
+    char want[4200];
+    snprintf(want, sizeof(want), "%s:2", in_dir(dir, ".scrconf"));
+    CHECK(strcmp(scr_config_origin(cfg, "SCR_CACHE_SIZE"), want) == 0, "origin %s, want %s",
+          scr_config_origin(cfg, "SCR_CACHE_SIZE"), want);
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "6") == 0, "SCR_Config lost: %s",
+          value_of(cfg, "SCR_SET_SIZE"));
+    CHECK(strcmp(scr_config_origin(cfg, "SCR_SET_SIZE"), "SCR_Config") == 0, "origin %s",
+          scr_config_origin(cfg, "SCR_SET_SIZE"));
+    CHECK(strcmp(value_of(cfg, "SCR_FETCH"), "0") == 0, "system file lost: %s",
+          value_of(cfg, "SCR_FETCH"));
+    enum scr_config_layer layer;
+    CHECK(scr_config_layer_of(cfg, "SCR_FETCH", &layer) == SCR_SUCCESS &&
+              layer == SCR_CONFIG_LAYER_SYSTEM, "layer %d", (int)layer);
+    CHECK(scr_config_layer_of(cfg, "SCR_DEBUG", &layer) == SCR_SUCCESS &&
+              layer == SCR_CONFIG_LAYER_DEFAULT, "layer %d", (int)layer);
+    unsetenv("SCR_FLUSH");
+    scr_config_delete(cfg);
+}
+
+static void test_scr_conf_file_names_the_user_file_instead_of_the_prefix_one(void)
+{
+    const char *dir = fresh_prefix("conffile");
+    write_text(in_dir(dir, ".scrconf"), "SCR_FLUSH=3\n");
+    write_text(in_dir(dir, "mine.conf"), "SCR_FLUSH=4\n");
+    setenv("SCR_CONF_FILE", in_dir(dir, "mine.conf"), 1);
+    scr_config *cfg = scr_config_new();
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "4") == 0, "got %s", value_of(cfg, "SCR_FLUSH"));
+    unsetenv("SCR_CONF_FILE");
+    scr_config_delete(cfg);
+}
+
+static void test_a_missing_scr_conf_file_is_an_error_naming_it(void)
+{
+    const char *dir = fresh_prefix("conffile-missing");
+    setenv("SCR_CONF_FILE", in_dir(dir, "gone.conf"), 1);
+    scr_config *cfg = scr_config_new();
+    scr_log_set_quiet(1);
+    int rc = load(cfg, dir, NULL);
+    scr_log_set_quiet(0);
+    char want[4300];
+    snprintf(want, sizeof(want), "SCR_CONF_FILE names %s, which does not exist",
+             in_dir(dir, "gone.conf"));
+    CHECK(rc == SCR_ERR_NOTFOUND, "rc %d", rc);
+    CHECK(strcmp(scr_last_error(), want) == 0, "message '%s'", scr_last_error());
+    unsetenv("SCR_CONF_FILE");
+    scr_config_delete(cfg);
+}
+
+/* --- who may set what ----------------------------------------------------------- */
+
+static void test_system_only_parameter_is_ignored_from_user_levels_with_a_warning(void)
+{
+    const char *dir = fresh_prefix("systemonly");
+    write_text(in_dir(dir, ".scrconf"), "SCR_CNTL_BASE=/user/file\n");
+    setenv("SCR_CNTL_BASE", "/user/env", 1);
+    scr_config *cfg = scr_config_new();
+    capture_begin();
+    int rc_apply = scr_config_apply(cfg, "SCR_CNTL_BASE=/user/app", NULL);
+    int rc = load(cfg, dir, "SCR_CNTL_BASE=/site/shm\n");
+    const char *err = capture_end();
+    CHECK(rc_apply == SCR_ERR_ARG, "SCR_Config accepted SCR_CNTL_BASE (rc %d)", rc_apply);
+    CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_CNTL_BASE"), "/site/shm") == 0, "got %s",
+          value_of(cfg, "SCR_CNTL_BASE"));
+    CHECK(strstr(err, "environment: SCR_CNTL_BASE may only be set by the system configuration; ignored"),
+          "no warning for the environment in '%s'", err);
+    CHECK(strstr(err, ".scrconf:1: SCR_CNTL_BASE may only be set by the system configuration"),
+          "no warning for the user file in '%s'", err);
+    CHECK(strstr(err, "SCR_Config: SCR_CNTL_BASE may only be set by the system configuration"),
+          "no warning for SCR_Config in '%s'", err);
+    unsetenv("SCR_CNTL_BASE");
+    scr_config_delete(cfg);
+}
+
+static void test_scr_config_may_not_set_cache_size_or_bases(void)
+{
+    const char *dir = fresh_prefix("notbyapp");
+    scr_config *cfg = scr_config_new();
+    capture_begin();
+    int rc1 = scr_config_apply(cfg, "SCR_CACHE_SIZE=4", NULL);
+    int rc2 = scr_config_apply(cfg, "SCR_CACHE_BASE=/ssd", NULL);
+    const char *err = capture_end();
+    CHECK(rc1 == SCR_ERR_ARG && rc2 == SCR_ERR_ARG, "accepted: %d %d", rc1, rc2);
+    CHECK(strstr(err, "SCR_Config: SCR_CACHE_SIZE cannot be set through SCR_Config; ignored"),
+          "warning '%s'", err);
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load");
+    CHECK(strcmp(value_of(cfg, "SCR_CACHE_SIZE"), "1") == 0, "got %s",
+          value_of(cfg, "SCR_CACHE_SIZE"));
+    scr_config_delete(cfg);
+}
+
+static void test_unknown_key_is_a_warning_naming_file_and_line_and_is_kept(void)
+{
+    const char *dir = fresh_prefix("unknown");
+    write_text(in_dir(dir, ".scrconf"), "# new\nSCR_FLUSH=2\nSCR_SHINY_NEW=yes\n");
+    scr_config *cfg = scr_config_new();
+    capture_begin();
+    int rc = load(cfg, dir, NULL);
+    const char *err = capture_end();
+    CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strstr(err, ".scrconf:3: unknown parameter SCR_SHINY_NEW (kept; a newer version may use it)"),
+          "warning '%s'", err);
+    CHECK(strcmp(value_of(cfg, "SCR_SHINY_NEW"), "yes") == 0, "not kept");
+    scr_config_delete(cfg);
+}
+
+/* --- bad values --------------------------------------------------------------------- */
+
+static void expect_load_error(const char *user_text, const char *env_name, const char *env_value,
+                              const char *want_suffix)
+{
+    const char *dir = fresh_prefix("badvalue");
+    write_text(in_dir(dir, ".scrconf"), user_text ? user_text : "");
+    if (env_name) setenv(env_name, env_value, 1);
+    scr_config *cfg = scr_config_new();
+    REQUIRE(scr_config_apply(cfg, "SCR_FLUSH=5", NULL) == SCR_SUCCESS, "apply");
+    scr_log_set_quiet(1);
+    int rc = load(cfg, dir, NULL);
+    scr_log_set_quiet(0);
+    const char *msg = scr_last_error();
+    size_t ml = strlen(msg), wl = strlen(want_suffix);
+    CHECK(rc == SCR_ERR_FORMAT, "'%s' accepted (rc %d)", user_text ? user_text : env_value, rc);
+    CHECK(ml >= wl && strcmp(msg + ml - wl, want_suffix) == 0, "message '%s', want '...%s'", msg,
+          want_suffix);
+    /* a failed load leaves the configuration as it was */
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "5") == 0, "changed by a failed load: %s",
+          value_of(cfg, "SCR_FLUSH"));
+    if (env_name) unsetenv(env_name);
+    scr_config_delete(cfg);
+}
+
+static void test_a_bad_value_is_an_error_naming_parameter_value_expectation_and_place(void)
+{
+    expect_load_error("SCR_FLUSH=often\n", NULL, NULL,
+                      ".scrconf:1: SCR_FLUSH=often: expected a whole number of at least 0");
+    expect_load_error("\nSCR_SET_FAILURES=300\n", NULL, NULL,
+                      ".scrconf:2: SCR_SET_FAILURES=300: expected a whole number from 1 to 255");
+    expect_load_error("SCR_CRC_ON_COPY=yes\n", NULL, NULL,
+                      ".scrconf:1: SCR_CRC_ON_COPY=yes: expected 0 or 1");
+    expect_load_error("SCR_COPY_TYPE=RAID5\n", NULL, NULL,
+                      ".scrconf:1: SCR_COPY_TYPE=RAID5: expected one of SINGLE, PARTNER, XOR, RS");
+    expect_load_error("SCR_FILE_BUF_SIZE=12 MB\n", NULL, NULL,
+                      ".scrconf:1: key 'MB' has no '=VALUE'");
+    expect_load_error(NULL, "SCR_MPI_BUF_SIZE", "1QB",
+                      "environment: SCR_MPI_BUF_SIZE=1QB: expected a size such as 4096, 64KB or 1.5GB");
+    expect_load_error("SCR_CHECKPOINT_OVERHEAD=-3\n", NULL, NULL,
+                      ".scrconf:1: SCR_CHECKPOINT_OVERHEAD=-3: expected a number of at least 0");
+    expect_load_error("SCR_PREFIX=/p/${WHERE\n", NULL, NULL,
+                      ".scrconf:1: unterminated '${' in value '/p/${WHERE'");
+}
+
+/* --- descriptor tables ------------------------------------------------------------- */
+
+static void test_descriptor_lines_become_tables_and_the_first_layer_defining_one_wins(void)
+{
+    const char *dir = fresh_prefix("tables");
+    write_text(in_dir(dir, ".scrconf"),
+               "CKPT=0 INTERVAL=1 GROUP=NODE STORE=/dev/shm TYPE=xor SET_SIZE=4\n"
+               "CKPT=1 INTERVAL=4 TYPE=RS SET_SIZE=8 SET_FAILURES=3 OUTPUT=1\n");
+    scr_config *cfg = scr_config_new();
+    REQUIRE(load(cfg, dir,
+                 "GROUPS=host1 POWER=psu1 SWITCH=0\nGROUPS=host2 POWER=psu1 SWITCH=1\n"
+                 "STORE=/dev/shm GROUP=NODE COUNT=1\nSTORE=/ssd GROUP=NODE COUNT=3 ENABLED=1\n"
+                 "CKPT=0 TYPE=SINGLE\n") == SCR_SUCCESS,
+            "load: %s", scr_last_error());
+    const scr_kvtree *ckpt = scr_config_table(cfg, "CKPT");
+    CHECK(scr_kvtree_size(ckpt) == 2, "%d CKPT entries", scr_kvtree_size(ckpt));
+    const char *v = NULL;
+    scr_kvtree_util_get_str(scr_kvtree_get(ckpt, "0"), "TYPE", &v);
+    CHECK(v && strcmp(v, "XOR") == 0, "CKPT 0 TYPE %s (user file should win, in upper case)", v);
+    scr_kvtree_util_get_str(scr_kvtree_get(ckpt, "1"), "SET_FAILURES", &v);
+    CHECK(v && strcmp(v, "3") == 0, "CKPT 1 SET_FAILURES %s", v);
+    const scr_kvtree *groups = scr_config_table(cfg, "GROUPS");
+    scr_kvtree_util_get_str(scr_kvtree_get(groups, "host2"), "SWITCH", &v);
+    CHECK(v && strcmp(v, "1") == 0, "host2 SWITCH %s", v);
+    const scr_kvtree *stores = scr_config_table(cfg, "STORE");
+    scr_kvtree_util_get_str(scr_kvtree_get(stores, "/ssd"), "COUNT", &v);
+    CHECK(v && strcmp(v, "3") == 0, "/ssd COUNT %s", v);
+    char want[4200];
+    snprintf(want, sizeof(want), "%s:1", in_dir(dir, ".scrconf"));
+    CHECK(strcmp(scr_config_table_origin(cfg, "CKPT"), want) == 0, "origin %s",
+          scr_config_table_origin(cfg, "CKPT"));
+    CHECK(scr_config_table(cfg, "NOPE") == NULL, "undefined table found");
+    scr_config_delete(cfg);
+}
+
+static void test_bad_descriptor_entries_and_attributes_are_errors_or_warnings(void)
+{
+    expect_load_error("CKPT=first TYPE=XOR\n", NULL, NULL,
+                      ".scrconf:1: CKPT=first: expected a whole number of at least 0");
+    expect_load_error("CKPT=0 SET_SIZE=0\n", NULL, NULL,
+                      ".scrconf:1: SET_SIZE=0: expected a whole number of at least 1");
+    expect_load_error("STORE=/ssd COUNT=many\n", NULL, NULL,
+                      ".scrconf:1: COUNT=many: expected a whole number of at least 0");
+
+    const char *dir = fresh_prefix("table-warn");
+    write_text(in_dir(dir, ".scrconf"), "STORE=/ssd GROUP=NODE SPEED=fast\n");
+    scr_config *cfg = scr_config_new();
+    capture_begin();
+    int rc = load(cfg, dir, NULL);
+    const char *err = capture_end();
+    CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strstr(err, ".scrconf:1: STORE descriptors have no attribute SPEED"), "warning '%s'", err);
+    scr_config_delete(cfg);
+}
+
+/* --- typed values ----------------------------------------------------------------- */
+
+static void test_sizes_accept_units_as_powers_of_1024(void)
+{
+    struct { const char *text; uint64_t bytes; } ok[] = {
+        {"0", 0}, {"4096", 4096}, {"64KB", 65536}, {"64k", 65536}, {"2MiB", 2097152},
+        {"1.5GB", 1610612736ull}, {"1T", 1099511627776ull}, {"3b", 3},
+        {"18446744073709551615", 18446744073709551615ull},
+    };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        uint64_t v = 1;
+        CHECK(scr_config_parse_bytes(ok[i].text, &v) == 0 && v == ok[i].bytes, "%s gave %llu",
+              ok[i].text, (unsigned long long)v);
+    }
+    const char *bad[] = {"", "MB", "-1", "1.", ".5", "1 MB", "1XB", "1KBB", "16EB",
+                         "18446744073709551616", "20000000P", "1e3"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        uint64_t v;
+        CHECK(scr_config_parse_bytes(bad[i], &v) != 0, "'%s' accepted as %llu", bad[i],
+              (unsigned long long)v);
+    }
+}
+
+static void test_typed_getters_read_what_the_layers_hold(void)
+{
+    const char *dir = fresh_prefix("typed");
+    write_text(in_dir(dir, ".scrconf"),
+               "SCR_FLUSH_ASYNC_BW=1.5MB\nSCR_CRC_ON_COPY=1\nSCR_CHECKPOINT_OVERHEAD=2.5\n"
+               "SCR_RUNS=-1\nSCR_COPY_TYPE=partner\n");
+    scr_config *cfg = scr_config_new();
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
+    uint64_t bw = 0;
+    int crc = 0;
+    double ovh = 0;
+    long long runs = 0;
+    CHECK(scr_config_get_bytes(cfg, "SCR_FLUSH_ASYNC_BW", &bw) == SCR_SUCCESS && bw == 1572864,
+          "bw %llu", (unsigned long long)bw);
+    CHECK(scr_config_get_bool(cfg, "SCR_CRC_ON_COPY", &crc) == SCR_SUCCESS && crc == 1, "crc");
+    CHECK(scr_config_get_double(cfg, "SCR_CHECKPOINT_OVERHEAD", &ovh) == SCR_SUCCESS && ovh == 2.5,
+          "overhead %f", ovh);
+    CHECK(scr_config_get_int(cfg, "SCR_RUNS", &runs) == SCR_SUCCESS && runs == -1, "runs %lld",
+          runs);
+    CHECK(strcmp(value_of(cfg, "SCR_COPY_TYPE"), "PARTNER") == 0, "copy type %s",
+          value_of(cfg, "SCR_COPY_TYPE"));
+    scr_log_set_quiet(1);
+    CHECK(scr_config_get_int(cfg, "SCR_CRC_ON_COPY", &runs) == SCR_ERR_ARG,
+          "a bool read as an int");
+    scr_log_set_quiet(0);
+    scr_config_delete(cfg);
+}
+
+/* --- SCR_Config ------------------------------------------------------------------- */
+
+static void test_scr_config_sets_gets_and_unsets_parameters(void)
+{
+    const char *dir = fresh_prefix("apply");
+    scr_config *cfg = scr_config_new();
+    REQUIRE(load(cfg, dir, "SCR_FLUSH=9\n") == SCR_SUCCESS, "load");
+    char *out = NULL;
+    CHECK(scr_config_apply(cfg, "SCR_FLUSH", &out) == SCR_SUCCESS && out && strcmp(out, "9") == 0,
+          "get before set: %s", out ? out : "NULL");
+    free(out);
+    CHECK(scr_config_apply(cfg, "scr_flush=3", NULL) == SCR_SUCCESS, "set");
+    CHECK(scr_config_apply(cfg, "SCR_FLUSH", &out) == SCR_SUCCESS && out && strcmp(out, "3") == 0,
+          "get after set: %s", out ? out : "NULL");
+    free(out);
+    CHECK(scr_config_apply(cfg, "SCR_FLUSH=", NULL) == SCR_SUCCESS, "unset");
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "9") == 0, "after unset %s",
+          value_of(cfg, "SCR_FLUSH"));
+    CHECK(scr_config_apply(cfg, "SCR_CURRENT", &out) == SCR_SUCCESS && out == NULL,
+          "unset parameter gave %s", out ? out : "NULL");
+    scr_log_set_quiet(1);
+    CHECK(scr_config_apply(cfg, "SCR_FLUSH=sometimes", NULL) == SCR_ERR_ARG, "bad value taken");
+    CHECK(strcmp(scr_last_error(),
+                 "SCR_Config: SCR_FLUSH=sometimes: expected a whole number of at least 0") == 0,
+          "message '%s'", scr_last_error());
+    CHECK(scr_config_apply(cfg, "", NULL) == SCR_ERR_ARG, "empty string taken");
+    CHECK(scr_config_apply(cfg, "=3", NULL) == SCR_ERR_ARG, "no key taken");
+    scr_log_set_quiet(0);
+    scr_config_delete(cfg);
+}
+
+static void test_scr_config_descriptor_form_sets_gets_and_unsets_attributes(void)
+{
+    const char *dir = fresh_prefix("apply-desc");
+    scr_config *cfg = scr_config_new();
+    REQUIRE(scr_config_apply(cfg, "CKPT=0 TYPE=XOR SET_SIZE=4", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_apply(cfg, "CKPT=0 SET_SIZE=", NULL) == SCR_SUCCESS, "unset attr");
+    REQUIRE(scr_config_apply(cfg, "CKPT=1 INTERVAL=2 TYPE=rs", NULL) == SCR_SUCCESS, "set 1");
+    REQUIRE(load(cfg, dir, "CKPT=0 TYPE=SINGLE\n") == SCR_SUCCESS, "load: %s", scr_last_error());
+    char *out = NULL;
+    CHECK(scr_config_apply(cfg, "CKPT=1 TYPE", &out) == SCR_SUCCESS && out &&
+              strcmp(out, "RS") == 0, "CKPT 1 TYPE %s", out ? out : "NULL");
+    free(out);
+    out = (char *)"x";
+    CHECK(scr_config_apply(cfg, "CKPT=0 SET_SIZE", &out) == SCR_SUCCESS && out == NULL,
+          "unset attribute gave %s", out ? out : "NULL");
+    CHECK(strcmp(scr_config_table_origin(cfg, "CKPT"), "SCR_Config") == 0, "origin %s",
+          scr_config_table_origin(cfg, "CKPT"));
+    scr_log_set_quiet(1);
+    CHECK(scr_config_apply(cfg, "CKPT=0 TYPE=MIRROR", NULL) == SCR_ERR_ARG, "bad TYPE taken");
+    CHECK(scr_config_apply(cfg, "CKPT= TYPE=XOR", NULL) == SCR_ERR_ARG, "no entry name taken");
+    CHECK(scr_config_apply(cfg, "CKPT=0 TYPE SET_SIZE=2", NULL) == SCR_ERR_ARG, "mixed get/set");
+    scr_log_set_quiet(0);
+    scr_config_delete(cfg);
+}
+
+static void test_scr_config_values_survive_in_app_conf_and_newer_sets_win(void)
+{
+    const char *dir = fresh_prefix("appconf");
+    const char *app = in_dir(dir, "app.conf");
+    scr_config *cfg = scr_config_new();
+    REQUIRE(scr_config_apply(cfg, "SCR_FLUSH=4", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_apply(cfg, "SCR_SET_SIZE=2", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_apply(cfg, "CKPT=0 TYPE=PARTNER", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_save_app(cfg, app) == SCR_SUCCESS, "save: %s", scr_last_error());
+    scr_config_delete(cfg);
+
+    cfg = scr_config_new();
+    REQUIRE(scr_config_apply(cfg, "SCR_FLUSH=6", NULL) == SCR_SUCCESS, "set");
+    struct scr_config_sources src = {.system_file = in_dir(dir, "none.conf"), .app_file = app};
+    REQUIRE(scr_config_load(cfg, &src) == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "6") == 0, "newer set lost: %s",
+          value_of(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "2") == 0, "saved value lost: %s",
+          value_of(cfg, "SCR_SET_SIZE"));
+    CHECK(strcmp(scr_config_origin(cfg, "SCR_SET_SIZE"), app) == 0, "origin %s",
+          scr_config_origin(cfg, "SCR_SET_SIZE"));
+    const char *v = NULL;
+    scr_kvtree_util_get_str(scr_kvtree_get(scr_config_table(cfg, "CKPT"), "0"), "TYPE", &v);
+    CHECK(v && strcmp(v, "PARTNER") == 0, "saved descriptor lost: %s", v);
+    scr_config_delete(cfg);
+}
+
+static void test_a_damaged_app_conf_is_an_error_naming_it(void)
+{
+    const char *dir = fresh_prefix("appconf-bad");
+    const char *app = in_dir(dir, "app.conf");
+    scr_kvtree *t = scr_kvtree_new();
+    scr_kvtree_util_set_str(t, "SCR_FLUSH", "lots");
+    REQUIRE(scr_kvtree_write_file(app, t) == SCR_SUCCESS, "write");
+    scr_kvtree_delete(t);
+    scr_config *cfg = scr_config_new();
+    struct scr_config_sources src = {.system_file = in_dir(dir, "none.conf"), .app_file = app};
+    scr_log_set_quiet(1);
+    int rc = scr_config_load(cfg, &src);
+    scr_log_set_quiet(0);
+    char want[4300];
+    snprintf(want, sizeof(want), "%s: SCR_FLUSH=lots: expected a whole number of at least 0", app);
+    CHECK(rc == SCR_ERR_FORMAT, "rc %d", rc);
+    CHECK(strcmp(scr_last_error(), want) == 0, "message '%s'", scr_last_error());
+    scr_config_delete(cfg);
+}
+
+static void test_listing_shows_every_value_with_its_origin(void)
+{
+    const char *dir = fresh_prefix("listing");
+    write_text(in_dir(dir, ".scrconf"), "SCR_FLUSH=2\nCKPT=0 TYPE=XOR SET_SIZE=4\nSCR_X=1\n");
+    scr_config *cfg = scr_config_new();
+    scr_log_set_quiet(1);
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load");
+    scr_log_set_quiet(0);
+    const char *path = tap_path("listing.txt");
+    FILE *f = fopen(path, "w");
+    REQUIRE(f != NULL, "open");
+    CHECK(scr_config_fprint(cfg, f) == SCR_SUCCESS, "print");
+    fclose(f);
+    char text[16384];
+    f = fopen(path, "r");
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    char want[4300];
+    snprintf(want, sizeof(want), "SCR_FLUSH=2  # %s:1\n", in_dir(dir, ".scrconf"));
+    CHECK(strstr(text, want), "no '%s' in\n%s", want, text);
+    CHECK(strstr(text, "SCR_COPY_TYPE=XOR  # built-in default\n"), "no default line in\n%s", text);
+    snprintf(want, sizeof(want), "CKPT=0 TYPE=XOR SET_SIZE=4  # %s:2\n", in_dir(dir, ".scrconf"));
+    CHECK(strstr(text, want), "no '%s' in\n%s", want, text);
+    snprintf(want, sizeof(want), "SCR_X=1  # %s:3\n", in_dir(dir, ".scrconf"));
+    CHECK(strstr(text, want), "no '%s' in\n%s", want, text);
+    scr_config_delete(cfg);
+}
+
+static void test_the_example_system_file_loads_without_a_warning(void)
+{
+    const char *dir = fresh_prefix("example");
+    scr_config *cfg = scr_config_new();
+    struct scr_config_sources src = {.system_file = tap_data("../../etc/scr.conf"),
+                                     .skip_app_file = 1};
+    capture_begin();
+    int rc = scr_config_load(cfg, &src);
+    const char *err = capture_end();
+    CHECK(rc == SCR_SUCCESS, "load of %s: %s", src.system_file, scr_last_error());
+    CHECK(err[0] == '\0', "messages: %s", err);
+    CHECK(scr_kvtree_size(scr_config_table(cfg, "CKPT")) == 2, "CKPT entries");
+    CHECK(strcmp(value_of(cfg, "SCR_HALT_SECONDS"), "300") == 0, "halt seconds");
+    (void)dir;
+    scr_config_delete(cfg);
+}
+
+int main(void)
+{
+    RUN(test_defaults_come_from_the_catalogue);
+    RUN(test_environment_beats_user_file_beats_scr_config_beats_system_file);
+    RUN(test_scr_conf_file_names_the_user_file_instead_of_the_prefix_one);
+    RUN(test_a_missing_scr_conf_file_is_an_error_naming_it);
+    RUN(test_system_only_parameter_is_ignored_from_user_levels_with_a_warning);
+    RUN(test_scr_config_may_not_set_cache_size_or_bases);
+    RUN(test_unknown_key_is_a_warning_naming_file_and_line_and_is_kept);
+    RUN(test_a_bad_value_is_an_error_naming_parameter_value_expectation_and_place);
+    RUN(test_descriptor_lines_become_tables_and_the_first_layer_defining_one_wins);
+    RUN(test_bad_descriptor_entries_and_attributes_are_errors_or_warnings);
+    RUN(test_sizes_accept_units_as_powers_of_1024);
+    RUN(test_typed_getters_read_what_the_layers_hold);
+    RUN(test_scr_config_sets_gets_and_unsets_parameters);
+    RUN(test_scr_config_descriptor_form_sets_gets_and_unsets_attributes);
+    RUN(test_scr_config_values_survive_in_app_conf_and_newer_sets_win);
+    RUN(test_a_damaged_app_conf_is_an_error_naming_it);
+    RUN(test_listing_shows_every_value_with_its_origin);
+    RUN(test_the_example_system_file_loads_without_a_warning);
+    return tap_done();
+}
