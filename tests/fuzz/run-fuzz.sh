@@ -3,7 +3,7 @@
 #
 #   tests/fuzz/run-fuzz.sh BUILD_DIR [SECONDS]
 #
-# BUILD_DIR is a configured build tree (for config.h). The seed corpus is
+# BUILD_DIR is a configured build tree (for build_config.h). The seed corpus is
 # tests/data/fuzz/ plus the golden hash files. A crash leaves its input in
 # BUILD_DIR/fuzz-artifacts/; copy it into tests/data/fuzz/ so that `make check`
 # replays it from then on. Prints one TAP line and exits non-zero on a crash.
@@ -18,7 +18,7 @@ cp "$src"/tests/data/fuzz/* "$src"/tests/data/kvtree/*.scr "$work/corpus/" 2>/de
 
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 libs="-lz $(pkg-config --libs json-c)"
-grep -q '^#define HAVE_ISAL 1' "$build/config.h" && libs="$libs -lisal"
+grep -q '^#define HAVE_ISAL 1' "$build/build_config.h" && libs="$libs -lisal"
 if ! $cc $flags -I"$build" -I"$src/lib" $(pkg-config --cflags json-c) \
         -o "$work/fuzz_kvtree" "$src/tests/fuzz/fuzz_kvtree.c" \
         "$src"/lib/kvtree.c "$src"/lib/kvtree_pack.c "$src"/lib/kvtree_file.c \
