@@ -1,15 +1,11 @@
 /* filemap.c — files by rank and dataset, with the DSET index kept in step. */
 #include "filemap.h"
-#include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "record.h"
 #include "scr_err.h"
 #include "util_log.h"
 
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define KEY_DSET SCR_FILEMAP_KEY_DSET
@@ -22,33 +18,6 @@
 
 /* Room for a key path in messages: a file path and a few keys. */
 #define WHERE_MAX 4400
-
-/* A key path for a message. A path too long for buf is cut short, which
- * only shortens the message. */
-static void key_path(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void key_path(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
-
-/* A rank or dataset id used as a key: only the plain decimal form the
- * setters write ("7", not "07" or "+7"), since lookups search for exactly
- * that text. */
-static int key_int(const char *text, int min, int *out)
-{
-    int64_t v;
-    char canonical[32];
-    if (scr_parse_int64(text, &v) != 0 || v < min || v > INT_MAX) return -1;
-    snprintf(canonical, sizeof(canonical), "%d", (int)v);
-    if (strcmp(canonical, text) != 0) return -1;
-    *out = (int)v;
-    return 0;
-}
 
 /* --- entries ------------------------------------------------------------------ */
 
@@ -201,7 +170,7 @@ int scr_filemap_extract_rank(scr_filemap *map, int rank, scr_filemap **out_map)
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(data, KEY_DSET)); e;
          e = scr_kvtree_elem_next(e)) {
         int id;
-        if (key_int(scr_kvtree_elem_key(e), 1, &id) != 0) {
+        if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS) {
             scr_filemap_delete(out);
             return SCR_ERR_TYPE;
         }
@@ -246,7 +215,7 @@ static int extreme_dataset(const scr_filemap *map, int sign, int *out_id)
     int found = 0, best = 0;
     for (scr_kvtree_elem *e = scr_filemap_first_dataset(map); e; e = scr_kvtree_elem_next(e)) {
         int id;
-        if (key_int(scr_kvtree_elem_key(e), 1, &id) != 0) return SCR_ERR_TYPE;
+        if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS) return SCR_ERR_TYPE;
         if (!found || (sign > 0 ? id > best : id < best)) best = id;
         found = 1;
     }
@@ -315,38 +284,10 @@ int scr_filemap_unset_expected_files(scr_filemap *map, int id, int rank)
 
 /* --- lists ---------------------------------------------------------------------- */
 
-static int compare_ints(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-static int compare_strs(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The keys of level as integers >= min, ascending, in a new array. */
 static int list_ints(const scr_kvtree *level, int min, int **out, int *out_count)
 {
-    if (out == NULL || out_count == NULL) return SCR_ERR_ARG;
-    int count = scr_kvtree_size(level), n = 0;
-    int *list = NULL;
-    if (count > 0 && (list = malloc(sizeof(int) * (size_t)count)) == NULL) {
-        scr_err("filemap: out of memory listing %d keys", count);
-        return SCR_ERR_NOMEM;
-    }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(level); e; e = scr_kvtree_elem_next(e)) {
-        if (key_int(scr_kvtree_elem_key(e), min, &list[n]) != 0) {
-            free(list);
-            return SCR_ERR_TYPE;
-        }
-        n++;
-    }
-    if (n > 1) qsort(list, (size_t)n, sizeof(int), compare_ints);
-    *out = list;
-    *out_count = n;
-    return SCR_SUCCESS;
+    return scr_record_list_int_keys(level, min, "filemap", "keys", out, out_count);
 }
 
 int scr_filemap_list_datasets(const scr_filemap *map, int **out_ids, int *out_count)
@@ -369,20 +310,8 @@ int scr_filemap_list_ranks_by_dataset(const scr_filemap *map, int id, int **out_
 int scr_filemap_list_files(const scr_filemap *map, int id, int rank, const char ***out_files,
                            int *out_count)
 {
-    if (out_files == NULL || out_count == NULL) return SCR_ERR_ARG;
-    const scr_kvtree *files = scr_kvtree_get(entry_of(map, id, rank), KEY_FILE);
-    int count = scr_kvtree_size(files), n = 0;
-    const char **list = NULL;
-    if (count > 0 && (list = malloc(sizeof(char *) * (size_t)count)) == NULL) {
-        scr_err("filemap: out of memory listing %d files", count);
-        return SCR_ERR_NOMEM;
-    }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(files); e; e = scr_kvtree_elem_next(e))
-        list[n++] = scr_kvtree_elem_key(e);
-    if (n > 1) qsort(list, (size_t)n, sizeof(char *), compare_strs);
-    *out_files = list;
-    *out_count = n;
-    return SCR_SUCCESS;
+    return scr_record_list_keys(scr_kvtree_get(entry_of(map, id, rank), KEY_FILE), "filemap",
+                                "files", out_files, out_count);
 }
 
 /* --- iterators -------------------------------------------------------------------- */
@@ -579,26 +508,20 @@ static const char *kind_name(enum scr_filemap_kind kind)
     return kind == SCR_FILEMAP_RANK ? "rank filemap" : "filemap";
 }
 
-static int bad_key(const char *file, const char *where, const char *key, const char *expected)
-{
-    scr_err("%s: key %s holds '%s', expected %s", file, where, key, expected);
-    return SCR_ERR_FORMAT;
-}
-
 static int validate_file_entry(const char *file, const char *where, const char *path,
                                const scr_kvtree *entry, enum scr_filemap_kind kind)
 {
     char here[WHERE_MAX];
-    key_path(here, sizeof(here), "%s %s", where, KEY_FILE);
+    scr_record_key_path(here, sizeof(here), "%s %s", where, KEY_FILE);
     if (kind == SCR_FILEMAP_CACHE && path[0] != '/')
-        return bad_key(file, here, path, "absolute file paths");
+        return scr_record_bad_key(file, here, path, "absolute file paths");
     if (kind == SCR_FILEMAP_RANK && (path[0] == '/' || path[0] == '\0'))
-        return bad_key(file, here, path, "paths relative to the dataset directory");
-    key_path(here, sizeof(here), "%s %s %s", where, KEY_FILE, path);
+        return scr_record_bad_key(file, here, path, "paths relative to the dataset directory");
+    scr_record_key_path(here, sizeof(here), "%s %s %s", where, KEY_FILE, path);
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(entry); e; e = scr_kvtree_elem_next(e))
         if (strcmp(scr_kvtree_elem_key(e), KEY_META) != 0)
-            return bad_key(file, here, scr_kvtree_elem_key(e), KEY_META);
-    key_path(here, sizeof(here), "%s %s %s %s", where, KEY_FILE, path, KEY_META);
+            return scr_record_bad_key(file, here, scr_kvtree_elem_key(e), KEY_META);
+    scr_record_key_path(here, sizeof(here), "%s %s %s %s", where, KEY_FILE, path, KEY_META);
     return scr_meta_validate(scr_kvtree_get(entry, KEY_META), file, here);
 }
 
@@ -606,11 +529,11 @@ static int validate_entry(const char *file, int id, int rank, const scr_kvtree *
                           enum scr_filemap_kind kind)
 {
     char where[WHERE_MAX], here[WHERE_MAX];
-    key_path(where, sizeof(where), "%s %d %s %d", KEY_RANK, rank, KEY_DSET, id);
+    scr_record_key_path(where, sizeof(where), "%s %d %s %d", KEY_RANK, rank, KEY_DSET, id);
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(entry); e; e = scr_kvtree_elem_next(e)) {
         const char *key = scr_kvtree_elem_key(e);
         const scr_kvtree *value = scr_kvtree_elem_hash(e);
-        key_path(here, sizeof(here), "%s %s", where, key);
+        scr_record_key_path(here, sizeof(here), "%s %s", where, key);
         int rc = SCR_SUCCESS;
         if (strcmp(key, KEY_DSETDESC) == 0) {
             int desc_id;
@@ -619,7 +542,7 @@ static int validate_entry(const char *file, int id, int rank, const scr_kvtree *
                 desc_id != id) {
                 char expected[64];
                 snprintf(expected, sizeof(expected), "%d, the id of its entry", id);
-                key_path(here, sizeof(here), "%s %s ID", where, key);
+                scr_record_key_path(here, sizeof(here), "%s %s ID", where, key);
                 rc = scr_record_bad_value(file, here, scr_kvtree_get(value, "ID"), expected);
             }
         } else if (strcmp(key, KEY_REDDESC) == 0 && kind == SCR_FILEMAP_CACHE) {
@@ -634,8 +557,9 @@ static int validate_entry(const char *file, int id, int rank, const scr_kvtree *
                 rc = validate_file_entry(file, where, scr_kvtree_elem_key(f),
                                          scr_kvtree_elem_hash(f), kind);
         } else if (kind == SCR_FILEMAP_RANK) {
-            rc = bad_key(file, where, key, "DSETDESC, FILES or FILE (a rank filemap has no "
-                                           "redundancy descriptor or tags)");
+            rc = scr_record_bad_key(file, where, key,
+                                    "DSETDESC, FILES or FILE (a rank filemap has no "
+                                    "redundancy descriptor or tags)");
         } else {
             const char *tag;
             if (scr_kvtree_util_get_str(entry, key, &tag) != SCR_SUCCESS)
@@ -652,24 +576,26 @@ static int validate_index(const char *file, const scr_filemap *map)
     char where[WHERE_MAX];
     for (scr_kvtree_elem *d = scr_filemap_first_dataset(map); d; d = scr_kvtree_elem_next(d)) {
         int id;
-        if (key_int(scr_kvtree_elem_key(d), 1, &id) != 0)
-            return bad_key(file, KEY_DSET, scr_kvtree_elem_key(d), "dataset ids (integers >= 1)");
-        key_path(where, sizeof(where), "%s %d", KEY_DSET, id);
+        if (scr_record_key_int(scr_kvtree_elem_key(d), 1, &id) != SCR_SUCCESS)
+            return scr_record_bad_key(file, KEY_DSET, scr_kvtree_elem_key(d),
+                                      "dataset ids (integers >= 1)");
+        scr_record_key_path(where, sizeof(where), "%s %d", KEY_DSET, id);
         const scr_kvtree *dset = scr_kvtree_elem_hash(d);
         for (scr_kvtree_elem *e = scr_kvtree_elem_first(dset); e; e = scr_kvtree_elem_next(e))
             if (strcmp(scr_kvtree_elem_key(e), KEY_RANK) != 0)
-                return bad_key(file, where, scr_kvtree_elem_key(e), KEY_RANK);
-        key_path(where, sizeof(where), "%s %d %s", KEY_DSET, id, KEY_RANK);
+                return scr_record_bad_key(file, where, scr_kvtree_elem_key(e), KEY_RANK);
+        scr_record_key_path(where, sizeof(where), "%s %d %s", KEY_DSET, id, KEY_RANK);
         for (scr_kvtree_elem *r = scr_kvtree_elem_first(scr_kvtree_get(dset, KEY_RANK)); r;
              r = scr_kvtree_elem_next(r)) {
             int rank;
-            if (key_int(scr_kvtree_elem_key(r), 0, &rank) != 0)
-                return bad_key(file, where, scr_kvtree_elem_key(r), "ranks (integers >= 0)");
+            if (scr_record_key_int(scr_kvtree_elem_key(r), 0, &rank) != SCR_SUCCESS)
+                return scr_record_bad_key(file, where, scr_kvtree_elem_key(r),
+                                          "ranks (integers >= 0)");
             if (scr_kvtree_size(scr_kvtree_elem_hash(r)) != 0) {
                 char here[WHERE_MAX];
-                key_path(here, sizeof(here), "%s %d", where, rank);
-                return bad_key(file, here, scr_kvtree_first_key(scr_kvtree_elem_hash(r)),
-                               "nothing (the index only names ranks)");
+                scr_record_key_path(here, sizeof(here), "%s %d", where, rank);
+                return scr_record_bad_key(file, here, scr_kvtree_first_key(scr_kvtree_elem_hash(r)),
+                                          "nothing (the index only names ranks)");
             }
             if (entry_of(map, id, rank) == NULL) {
                 scr_err("%s: index entry %s %d %s %d has no data under %s %d %s %d", file,
@@ -686,19 +612,21 @@ static int validate_data(const char *file, const scr_filemap *map, enum scr_file
     char where[WHERE_MAX];
     for (scr_kvtree_elem *r = scr_filemap_first_rank(map); r; r = scr_kvtree_elem_next(r)) {
         int rank;
-        if (key_int(scr_kvtree_elem_key(r), 0, &rank) != 0)
-            return bad_key(file, KEY_RANK, scr_kvtree_elem_key(r), "ranks (integers >= 0)");
-        key_path(where, sizeof(where), "%s %d", KEY_RANK, rank);
+        if (scr_record_key_int(scr_kvtree_elem_key(r), 0, &rank) != SCR_SUCCESS)
+            return scr_record_bad_key(file, KEY_RANK, scr_kvtree_elem_key(r),
+                                      "ranks (integers >= 0)");
+        scr_record_key_path(where, sizeof(where), "%s %d", KEY_RANK, rank);
         const scr_kvtree *data = scr_kvtree_elem_hash(r);
         for (scr_kvtree_elem *e = scr_kvtree_elem_first(data); e; e = scr_kvtree_elem_next(e))
             if (strcmp(scr_kvtree_elem_key(e), KEY_DSET) != 0)
-                return bad_key(file, where, scr_kvtree_elem_key(e), KEY_DSET);
-        key_path(where, sizeof(where), "%s %d %s", KEY_RANK, rank, KEY_DSET);
+                return scr_record_bad_key(file, where, scr_kvtree_elem_key(e), KEY_DSET);
+        scr_record_key_path(where, sizeof(where), "%s %d %s", KEY_RANK, rank, KEY_DSET);
         for (scr_kvtree_elem *d = scr_kvtree_elem_first(scr_kvtree_get(data, KEY_DSET)); d;
              d = scr_kvtree_elem_next(d)) {
             int id;
-            if (key_int(scr_kvtree_elem_key(d), 1, &id) != 0)
-                return bad_key(file, where, scr_kvtree_elem_key(d), "dataset ids (integers >= 1)");
+            if (scr_record_key_int(scr_kvtree_elem_key(d), 1, &id) != SCR_SUCCESS)
+                return scr_record_bad_key(file, where, scr_kvtree_elem_key(d),
+                                          "dataset ids (integers >= 1)");
             if (scr_kvtree_get_kv_int(scr_kvtree_get_kv_int(map, KEY_DSET, id), KEY_RANK, rank) ==
                 NULL) {
                 scr_err("%s: %s %d %s %d is missing from the index %s %d %s %d", file, KEY_RANK,
@@ -730,38 +658,39 @@ static int validate(const char *file, const scr_filemap *map, enum scr_filemap_k
 
 /* --- files ---------------------------------------------------------------------------------- */
 
-/* Every level in canonical order: integer keys numerically, then others by bytes. */
-static int sort_deep(scr_kvtree *tree)
+static int validate_cache(const char *file, const scr_kvtree *map)
 {
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
-        int rc = sort_deep(scr_kvtree_elem_hash(e));
-        if (rc != SCR_SUCCESS) return rc;
-    }
-    return scr_kvtree_sort_int(tree, SCR_KVTREE_SORT_ASCENDING);
+    return validate(file, map, SCR_FILEMAP_CACHE);
+}
+
+static int validate_rank(const char *file, const scr_kvtree *map)
+{
+    return validate(file, map, SCR_FILEMAP_RANK);
 }
 
 /* What the file holds: VERSION, then DSET and RANK, each sorted. */
-static scr_kvtree *file_image(const scr_filemap *map)
+static const char *const file_keys[] = { KEY_DSET, KEY_RANK };
+#define NFILE_KEYS (sizeof(file_keys) / sizeof(file_keys[0]))
+
+static const struct scr_record_kind cache_kind = {
+    .name = "filemap",
+    .version = SCR_FILEMAP_VERSION,
+    .validate = validate_cache,
+    .keys = file_keys,
+    .nkeys = NFILE_KEYS,
+};
+
+static const struct scr_record_kind rank_kind = {
+    .name = "rank filemap",
+    .version = SCR_FILEMAP_VERSION,
+    .validate = validate_rank,
+    .keys = file_keys,
+    .nkeys = NFILE_KEYS,
+};
+
+static const struct scr_record_kind *record_kind(enum scr_filemap_kind kind)
 {
-    static const char *const keys[] = { KEY_DSET, KEY_RANK };
-    scr_kvtree *out = scr_kvtree_new();
-    if (out == NULL || scr_kvtree_util_set_int(out, SCR_RECORD_KEY_VERSION,
-                                               SCR_FILEMAP_VERSION) != SCR_SUCCESS)
-        goto fail;
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        const scr_kvtree *level = scr_kvtree_get(map, keys[i]);
-        if (level == NULL) continue;
-        scr_kvtree *copy = scr_kvtree_dup(level);
-        if (copy == NULL || sort_deep(copy) != SCR_SUCCESS) {
-            scr_kvtree_delete(copy);
-            goto fail;
-        }
-        if (scr_kvtree_set(out, keys[i], copy) == NULL) goto fail;
-    }
-    return out;
-fail:
-    scr_kvtree_delete(out);
-    return NULL;
+    return kind == SCR_FILEMAP_RANK ? &rank_kind : &cache_kind;
 }
 
 int scr_filemap_read_kind(const char *path, enum scr_filemap_kind kind, scr_filemap *map)
@@ -770,17 +699,7 @@ int scr_filemap_read_kind(const char *path, enum scr_filemap_kind kind, scr_file
         scr_err("%s: read called without a path or a map", kind_name(kind));
         return SCR_ERR_ARG;
     }
-    scr_kvtree *fresh = scr_kvtree_new();
-    if (fresh == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_kvtree_read_file(path, fresh);
-    if (rc == SCR_SUCCESS)
-        rc = scr_record_take_version(path, kind_name(kind), SCR_FILEMAP_VERSION, fresh);
-    if (rc == SCR_SUCCESS) rc = validate(path, fresh, kind);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    return scr_kvtree_absorb(map, fresh);
+    return scr_record_read(record_kind(kind), path, map);
 }
 
 int scr_filemap_write_kind(const char *path, enum scr_filemap_kind kind, const scr_filemap *map)
@@ -789,18 +708,7 @@ int scr_filemap_write_kind(const char *path, enum scr_filemap_kind kind, const s
         scr_err("%s: write called without a path", kind_name(kind));
         return SCR_ERR_ARG;
     }
-    /* never store what a reader would refuse */
-    char origin[4096 + 32];
-    snprintf(origin, sizeof(origin), "%s (not written)", path);
-    if (validate(origin, map, kind) != SCR_SUCCESS) return SCR_ERR_TYPE;
-    scr_kvtree *out = file_image(map);
-    if (out == NULL) {
-        scr_err("%s: out of memory preparing the %s", path, kind_name(kind));
-        return SCR_ERR_NOMEM;
-    }
-    int rc = scr_kvtree_write_file(path, out);
-    scr_kvtree_delete(out);
-    return rc;
+    return scr_record_write(record_kind(kind), path, map);
 }
 
 int scr_filemap_read(const char *path, scr_filemap *map)

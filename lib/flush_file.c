@@ -1,17 +1,13 @@
 /* flush_file.c — the flush file: locations, names and kinds of cached datasets. */
 #include "flush_file.h"
-#include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "record.h"
 #include "scr_err.h"
 #include "util_log.h"
 
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define KEY_VERSION "VERSION"
 #define KEY_DSET "DSET"
 #define KEY_LOCATION "LOCATION"
 #define KEY_NAME "NAME"
@@ -34,22 +30,6 @@ static int is_location_name(const char *name)
     return 0;
 }
 
-/* A dataset or checkpoint id: a positive int in plain decimal. Only the
- * form the setters write is accepted ("7", not "07"), since lookups by id
- * search for exactly that key. */
-static int parse_id(const char *text, int *out)
-{
-    int64_t v;
-    char canonical[32];
-    if (scr_parse_int64(text, &v) != 0 || v < 1 || v > INT_MAX) return -1;
-    snprintf(canonical, sizeof(canonical), "%d", (int)v);
-    if (strcmp(canonical, text) != 0) return -1;
-    *out = (int)v;
-    return 0;
-}
-
-/* --- checks shared by read and write ------------------------------------ */
-
 /* --- single values of a dataset ------------------------------------------- */
 
 static int get_ckpt(const scr_kvtree *dset, int *out)
@@ -57,7 +37,7 @@ static int get_ckpt(const scr_kvtree *dset, int *out)
     const char *text;
     int rc = scr_kvtree_util_get_str(dset, KEY_CKPT, &text);
     if (rc != SCR_SUCCESS) return rc;
-    return parse_id(text, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+    return scr_record_key_int(text, 1, out);
 }
 
 static int get_output(const scr_kvtree *dset, int *out)
@@ -70,12 +50,7 @@ static int get_output(const scr_kvtree *dset, int *out)
     return SCR_SUCCESS;
 }
 
-/* Log that one key among several (a location, a dataset id) is wrong. */
-static int bad_key(const char *file, const char *key, const char *text, const char *expected)
-{
-    scr_err("%s: key %s holds '%s', expected %s", file, key, text, expected);
-    return SCR_ERR_FORMAT;
-}
+/* --- checks shared by read and write ------------------------------------ */
 
 /* Check one dataset entry as read from file. */
 static int validate_dataset(const char *file, const char *id, const scr_kvtree *dset)
@@ -85,7 +60,8 @@ static int validate_dataset(const char *file, const char *id, const scr_kvtree *
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(locs); e; e = scr_kvtree_elem_next(e)) {
         if (!is_location_name(scr_kvtree_elem_key(e))) {
             snprintf(key, sizeof(key), "%s %s %s", KEY_DSET, id, KEY_LOCATION);
-            return bad_key(file, key, scr_kvtree_elem_key(e), "CACHE, PFS or FLUSHING");
+            return scr_record_bad_key(file, key, scr_kvtree_elem_key(e),
+                                      "CACHE, PFS or FLUSHING");
         }
     }
     const char *name;
@@ -112,9 +88,9 @@ static int validate(const char *file, const scr_kvtree *tree)
     const scr_kvtree *dsets = scr_kvtree_get(tree, KEY_DSET);
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); e; e = scr_kvtree_elem_next(e)) {
         int id;
-        if (parse_id(scr_kvtree_elem_key(e), &id) != 0)
-            return bad_key(file, KEY_DSET, scr_kvtree_elem_key(e),
-                           "dataset ids (positive integers)");
+        if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS)
+            return scr_record_bad_key(file, KEY_DSET, scr_kvtree_elem_key(e),
+                                      "dataset ids (positive integers)");
         int rc = validate_dataset(file, scr_kvtree_elem_key(e), scr_kvtree_elem_hash(e));
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -123,23 +99,19 @@ static int validate(const char *file, const scr_kvtree *tree)
 
 /* --- files ---------------------------------------------------------------- */
 
+static const struct scr_record_kind flush_kind = {
+    .name = "flush file",
+    .version = SCR_FLUSH_FILE_VERSION,
+    .validate = validate,
+};
+
 int scr_flush_file_read(const char *path, scr_kvtree *flush)
 {
     if (path == NULL || flush == NULL) {
         scr_err("flush file: read called without a path or a tree");
         return SCR_ERR_ARG;
     }
-    scr_kvtree *fresh = scr_kvtree_new();
-    if (fresh == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_kvtree_read_file(path, fresh);
-    if (rc == SCR_SUCCESS) rc = scr_record_take_version(path, "flush file", SCR_FLUSH_FILE_VERSION,
-                                                    fresh);
-    if (rc == SCR_SUCCESS) rc = validate(path, fresh);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    return scr_kvtree_absorb(flush, fresh);
+    return scr_record_read(&flush_kind, path, flush);
 }
 
 int scr_flush_file_write(const char *path, const scr_kvtree *flush)
@@ -148,18 +120,7 @@ int scr_flush_file_write(const char *path, const scr_kvtree *flush)
         scr_err("flush file: write called without a path");
         return SCR_ERR_ARG;
     }
-    /* never store what a reader would refuse */
-    char origin[4096 + 32];
-    snprintf(origin, sizeof(origin), "%s (not written)", path);
-    if (validate(origin, flush) != SCR_SUCCESS) return SCR_ERR_TYPE;
-    scr_kvtree *out = scr_record_with_version(flush, SCR_FLUSH_FILE_VERSION);
-    if (out == NULL) {
-        scr_err("%s: out of memory preparing the flush file", path);
-        return SCR_ERR_NOMEM;
-    }
-    int rc = scr_kvtree_write_file(path, out);
-    scr_kvtree_delete(out);
-    return rc;
+    return scr_record_write(&flush_kind, path, flush);
 }
 
 /* --- setters and getters --------------------------------------------------- */
@@ -297,37 +258,10 @@ int scr_flush_file_remove_dataset(scr_kvtree *flush, int id)
     return SCR_SUCCESS;
 }
 
-static int compare_ints(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 int scr_flush_file_list_datasets(const scr_kvtree *flush, int **out_ids, int *out_count)
 {
-    if (out_ids == NULL || out_count == NULL) return SCR_ERR_ARG;
-    const scr_kvtree *dsets = scr_kvtree_get(flush, KEY_DSET);
-    int count = scr_kvtree_size(dsets);
-    int *ids = NULL;
-    if (count > 0) {
-        ids = malloc(sizeof(int) * (size_t)count);
-        if (ids == NULL) {
-            scr_err("flush file: out of memory listing %d datasets", count);
-            return SCR_ERR_NOMEM;
-        }
-    }
-    int n = 0;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); e; e = scr_kvtree_elem_next(e)) {
-        if (parse_id(scr_kvtree_elem_key(e), &ids[n]) != 0) {
-            free(ids);
-            return SCR_ERR_TYPE;
-        }
-        n++;
-    }
-    if (n > 1) qsort(ids, (size_t)n, sizeof(int), compare_ints);
-    *out_ids = ids;
-    *out_count = n;
-    return SCR_SUCCESS;
+    return scr_record_list_int_keys(scr_kvtree_get(flush, KEY_DSET), 1, "flush file", "datasets",
+                                    out_ids, out_count);
 }
 
 int scr_flush_file_newest_cached_is_flushed(const scr_kvtree *flush, int *out_id,
@@ -338,7 +272,8 @@ int scr_flush_file_newest_cached_is_flushed(const scr_kvtree *flush, int *out_id
     int newest = 0, flushed = 0;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); e; e = scr_kvtree_elem_next(e)) {
         int id;
-        if (parse_id(scr_kvtree_elem_key(e), &id) != 0) return SCR_ERR_TYPE;
+        if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS)
+            return SCR_ERR_TYPE;
         const scr_kvtree *dset = scr_kvtree_elem_hash(e);
         if (id > newest && scr_kvtree_get_kv(dset, KEY_LOCATION, "CACHE") != NULL) {
             newest = id;

@@ -4,18 +4,15 @@
 #include "kvtree_util.h"
 #include "record.h"
 #include "scr_err.h"
-#include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define KEY_VERSION "VERSION"
 #define KEY_CHECKPOINTS_LEFT "CheckpointsLeft"
 #define KEY_EXIT_AFTER "ExitAfter"
 #define KEY_EXIT_BEFORE "ExitBefore"
@@ -167,17 +164,18 @@ static int validate(const char *origin, const scr_kvtree *halt, int code)
     return SCR_SUCCESS;
 }
 
-/* Check what was read into fresh and move it into halt. */
-static int accept(const char *path, scr_kvtree *fresh, scr_kvtree *halt)
+/* Reading refuses what validate flags as damaged input. */
+static int validate_read(const char *file, const scr_kvtree *halt)
 {
-    int rc = scr_record_take_version(path, "halt file", SCR_HALT_FILE_VERSION, fresh);
-    if (rc == SCR_SUCCESS) rc = validate(path, fresh, SCR_ERR_FORMAT);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    return scr_kvtree_absorb(halt, fresh);
+    return validate(file, halt, SCR_ERR_FORMAT);
 }
+
+static const struct scr_record_kind halt_kind = {
+    .name = "halt file",
+    .version = SCR_HALT_FILE_VERSION,
+    .validate = validate_read,
+    .lock_creates_dir = 1,
+};
 
 /* --- the file ----------------------------------------------------------------- */
 
@@ -187,14 +185,7 @@ int scr_halt_file_read(const char *path, scr_kvtree *halt)
         scr_err("halt file: read called without a path or a tree");
         return SCR_ERR_ARG;
     }
-    scr_kvtree *fresh = scr_kvtree_new();
-    if (fresh == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_kvtree_read_with_lock(path, fresh);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    return accept(path, fresh, halt);
+    return scr_record_read_locked(&halt_kind, path, halt);
 }
 
 int scr_halt_file_lock_read(const char *path, int *out_fd, scr_kvtree *halt)
@@ -203,33 +194,7 @@ int scr_halt_file_lock_read(const char *path, int *out_fd, scr_kvtree *halt)
         scr_err("halt file: lock called without a path, a descriptor or a tree");
         return SCR_ERR_ARG;
     }
-    char *dir;
-    int rc = scr_path_dirname(path, &dir);
-    if (rc != SCR_SUCCESS) return rc;
-    rc = scr_mkdir_p(dir, 0700);
-    free(dir);
-    if (rc != SCR_SUCCESS) return rc;
-
-    scr_kvtree *fresh = scr_kvtree_new();
-    if (fresh == NULL) return SCR_ERR_NOMEM;
-    int fd = -1;
-    rc = scr_kvtree_lock_open_read(path, &fd, fresh);
-    if (rc == SCR_ERR_NOTFOUND) {
-        /* the directory vanished between mkdir and open */
-        scr_err("halt file: cannot create %s: its directory disappeared", path);
-        rc = SCR_ERR_IO;
-    }
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    rc = accept(path, fresh, halt);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_close_unlock(&fd);
-        return rc;
-    }
-    *out_fd = fd;
-    return SCR_SUCCESS;
+    return scr_record_lock_read(&halt_kind, path, out_fd, halt);
 }
 
 int scr_halt_file_write_unlock(const char *path, int *fd, const scr_kvtree *halt)
@@ -239,25 +204,7 @@ int scr_halt_file_write_unlock(const char *path, int *fd, const scr_kvtree *halt
         scr_kvtree_close_unlock(fd);
         return SCR_ERR_ARG;
     }
-    /* never store what a reader would refuse */
-    char origin[4096 + 32];
-    snprintf(origin, sizeof(origin), "%s (not written)", path);
-    int rc = validate(origin, halt, SCR_ERR_TYPE);
-    scr_kvtree *out = NULL;
-    if (rc == SCR_SUCCESS) {
-        out = scr_record_with_version(halt, SCR_HALT_FILE_VERSION);
-        if (out == NULL) {
-            scr_err("%s: out of memory preparing the halt file", path);
-            rc = SCR_ERR_NOMEM;
-        }
-    }
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_close_unlock(fd);
-        return rc;
-    }
-    rc = scr_kvtree_write_close_unlock(path, fd, out);
-    scr_kvtree_delete(out);
-    return rc;
+    return scr_record_write_unlock(&halt_kind, path, fd, halt);
 }
 
 void scr_halt_file_unlock(int *fd)

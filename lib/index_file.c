@@ -4,15 +4,12 @@
 #include "kvtree_util.h"
 #include "record.h"
 #include "scr_err.h"
-#include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -28,31 +25,6 @@
 #define KEY_V1_CKPT "CKPT" /* version 1 */
 
 #define WHERE_MAX 512
-
-/* A key path for a message. A path too long for buf is cut short, which
- * only shortens the message. */
-static void key_path(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void key_path(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
-
-/* A dataset id used as a key: plain decimal only, as the setters write it. */
-static int key_id(const char *text, int *out)
-{
-    int64_t v;
-    char canonical[32];
-    if (scr_parse_int64(text, &v) != 0 || v < 1 || v > INT_MAX) return -1;
-    snprintf(canonical, sizeof(canonical), "%d", (int)v);
-    if (strcmp(canonical, text) != 0) return -1;
-    *out = (int)v;
-    return 0;
-}
 
 /* "YYYY-MM-DDTHH:MM:SS" */
 static int is_timestamp(const char *s)
@@ -116,7 +88,8 @@ int scr_index_file_lookup_id(const scr_kvtree *index, const char *name, int *out
         int id;
         if (scr_kvtree_util_get_str(scr_kvtree_elem_hash(e), KEY_NAME, &entry_name) ==
                 SCR_SUCCESS &&
-            strcmp(entry_name, name) == 0 && key_id(scr_kvtree_elem_key(e), &id) == 0) {
+            strcmp(entry_name, name) == 0 &&
+            scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) == SCR_SUCCESS) {
             *out_id = id;
             return SCR_SUCCESS;
         }
@@ -210,30 +183,18 @@ int scr_index_file_remove(scr_kvtree *index, int id)
     return SCR_SUCCESS;
 }
 
-static int compare_ids_newest_first(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x < y) - (x > y);
-}
-
 int scr_index_file_list_ids(const scr_kvtree *index, int **out_ids, int *out_count)
 {
+    int *ids, n;
     if (out_ids == NULL || out_count == NULL) return SCR_ERR_ARG;
-    const scr_kvtree *dsets = scr_kvtree_get(index, KEY_DSET);
-    int count = scr_kvtree_size(dsets), n = 0;
-    int *ids = NULL;
-    if (count > 0 && (ids = malloc(sizeof(int) * (size_t)count)) == NULL) {
-        scr_err("index: out of memory listing %d datasets", count);
-        return SCR_ERR_NOMEM;
+    int rc = scr_record_list_int_keys(scr_kvtree_get(index, KEY_DSET), 1, "index", "datasets",
+                                      &ids, &n);
+    if (rc != SCR_SUCCESS) return rc;
+    for (int i = 0, j = n - 1; i < j; i++, j--) { /* newest first */
+        int t = ids[i];
+        ids[i] = ids[j];
+        ids[j] = t;
     }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); e; e = scr_kvtree_elem_next(e)) {
-        if (key_id(scr_kvtree_elem_key(e), &ids[n]) != 0) {
-            free(ids);
-            return SCR_ERR_TYPE;
-        }
-        n++;
-    }
-    if (n > 1) qsort(ids, (size_t)n, sizeof(int), compare_ids_newest_first);
     *out_ids = ids;
     *out_count = n;
     return SCR_SUCCESS;
@@ -312,31 +273,14 @@ int scr_index_file_get_flushed(const scr_kvtree *index, int id, const char **out
     return SCR_SUCCESS;
 }
 
-static int compare_strs(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static int list_times(const scr_kvtree *index, int id, const char *key, const char ***out,
                       int *out_count)
 {
     if (out == NULL || out_count == NULL) return SCR_ERR_ARG;
     const scr_kvtree *entry = entry_of(index, id);
     if (entry == NULL) return SCR_ERR_NOTFOUND;
-    const scr_kvtree *times = scr_kvtree_get(entry, key);
-    int count = scr_kvtree_size(times), n = 0;
-    const char **list = NULL;
-    if (count > 0 && (list = malloc(sizeof(char *) * (size_t)count)) == NULL) {
-        scr_err("index: out of memory listing %d times", count);
-        return SCR_ERR_NOMEM;
-    }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(times); e; e = scr_kvtree_elem_next(e))
-        list[n++] = scr_kvtree_elem_key(e);
     /* timestamps of this form sort by bytes in time order */
-    if (n > 1) qsort(list, (size_t)n, sizeof(char *), compare_strs);
-    *out = list;
-    *out_count = n;
-    return SCR_SUCCESS;
+    return scr_record_list_keys(scr_kvtree_get(entry, key), "index", "times", out, out_count);
 }
 
 int scr_index_file_list_fetched(const scr_kvtree *index, int id, const char ***out_times,
@@ -369,7 +313,8 @@ int scr_index_file_restart_candidate(const scr_kvtree *index, int *out_id)
          e = scr_kvtree_elem_next(e)) {
         int id, complete;
         const scr_dataset *desc;
-        if (key_id(scr_kvtree_elem_key(e), &id) != 0 || id > newest_allowed || id <= best)
+        if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS ||
+            id > newest_allowed || id <= best)
             continue;
         if (scr_index_file_get_complete(index, id, &complete) != SCR_SUCCESS || !complete)
             continue;
@@ -386,32 +331,27 @@ int scr_index_file_restart_candidate(const scr_kvtree *index, int *out_id)
 
 /* --- checking an index as a reader ------------------------------------------------------ */
 
-static int bad_key(const char *file, const char *where, const char *key, const char *expected)
-{
-    scr_err("%s: key %s holds '%s', expected %s", file, where, key, expected);
-    return SCR_ERR_FORMAT;
-}
-
 /* A key holding a set of timestamps (FETCHED, FAILED). */
 static int validate_times(const char *file, const char *where, const scr_kvtree *times)
 {
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(times); e; e = scr_kvtree_elem_next(e))
         if (!is_timestamp(scr_kvtree_elem_key(e)) || scr_kvtree_size(scr_kvtree_elem_hash(e)))
-            return bad_key(file, where, scr_kvtree_elem_key(e), "times YYYY-MM-DDTHH:MM:SS");
+            return scr_record_bad_key(file, where, scr_kvtree_elem_key(e),
+                                      "times YYYY-MM-DDTHH:MM:SS");
     return SCR_SUCCESS;
 }
 
 static int validate_entry(const char *file, int id, const scr_kvtree *entry)
 {
     char where[WHERE_MAX], here[WHERE_MAX];
-    key_path(where, sizeof(where), "%s %d", KEY_DSET, id);
+    scr_record_key_path(where, sizeof(where), "%s %d", KEY_DSET, id);
     const char *name = NULL, *text;
     int v, rc = SCR_SUCCESS;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(entry); e && rc == SCR_SUCCESS;
          e = scr_kvtree_elem_next(e)) {
         const char *key = scr_kvtree_elem_key(e);
         const scr_kvtree *value = scr_kvtree_elem_hash(e);
-        key_path(here, sizeof(here), "%s %s", where, key);
+        scr_record_key_path(here, sizeof(here), "%s %s", where, key);
         if (strcmp(key, KEY_NAME) == 0) {
             if (scr_kvtree_util_get_str(entry, key, &name) != SCR_SUCCESS || name[0] == '\0')
                 rc = scr_record_bad_value(file, here, value, "one non-empty dataset name");
@@ -420,7 +360,7 @@ static int validate_entry(const char *file, int id, const scr_kvtree *entry)
             if (rc == SCR_SUCCESS && scr_dataset_get_id(value, &v) == SCR_SUCCESS && v != id) {
                 char expected[64];
                 snprintf(expected, sizeof(expected), "%d, the id of its entry", id);
-                key_path(here, sizeof(here), "%s %s ID", where, key);
+                scr_record_key_path(here, sizeof(here), "%s %s ID", where, key);
                 rc = scr_record_bad_value(file, here, scr_kvtree_get(value, "ID"), expected);
             }
         } else if (strcmp(key, KEY_COMPLETE) == 0) {
@@ -432,7 +372,8 @@ static int validate_entry(const char *file, int id, const scr_kvtree *entry)
         } else if (strcmp(key, KEY_FETCHED) == 0 || strcmp(key, KEY_FAILED) == 0) {
             rc = validate_times(file, here, value);
         } else {
-            rc = bad_key(file, where, key, "NAME, DSETDESC, COMPLETE, FLUSHED, FETCHED or FAILED");
+            rc = scr_record_bad_key(file, where, key,
+                                    "NAME, DSETDESC, COMPLETE, FLUSHED, FETCHED or FAILED");
         }
     }
     if (rc == SCR_SUCCESS && name == NULL) {
@@ -473,8 +414,9 @@ static int validate(const char *file, const scr_kvtree *index)
          e && rc == SCR_SUCCESS; e = scr_kvtree_elem_next(e)) {
         int id;
         const char *name;
-        if (key_id(scr_kvtree_elem_key(e), &id) != 0) {
-            rc = bad_key(file, KEY_DSET, scr_kvtree_elem_key(e), "dataset ids (integers >= 1)");
+        if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS) {
+            rc = scr_record_bad_key(file, KEY_DSET, scr_kvtree_elem_key(e),
+                                    "dataset ids (integers >= 1)");
             break;
         }
         rc = validate_entry(file, id, scr_kvtree_elem_hash(e));
@@ -494,17 +436,17 @@ static int validate(const char *file, const scr_kvtree *index)
 
 /* --- files ---------------------------------------------------------------------------- */
 
-/* Check what was read into fresh and merge it into index (fresh is consumed). */
-static int accept(const char *path, scr_kvtree *fresh, scr_kvtree *index)
-{
-    int rc = scr_record_take_version(path, "index", SCR_INDEX_FILE_VERSION, fresh);
-    if (rc == SCR_SUCCESS) rc = validate(path, fresh);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    return scr_kvtree_absorb(index, fresh);
-}
+/* What the file holds: VERSION, CURRENT, then the datasets, sorted. */
+static const char *const file_keys[] = { KEY_CURRENT, KEY_DSET };
+
+static const struct scr_record_kind index_kind = {
+    .name = "index",
+    .version = SCR_INDEX_FILE_VERSION,
+    .validate = validate,
+    .keys = file_keys,
+    .nkeys = sizeof(file_keys) / sizeof(file_keys[0]),
+    .lock_creates_dir = 1,
+};
 
 int scr_index_file_read(const char *path, scr_kvtree *index)
 {
@@ -515,14 +457,7 @@ int scr_index_file_read(const char *path, scr_kvtree *index)
     }
     /* the locked read takes a missing file for an empty one; say which it is */
     if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return SCR_ERR_NOTFOUND;
-    scr_kvtree *fresh = scr_kvtree_new();
-    if (fresh == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_kvtree_read_with_lock(path, fresh);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    return accept(path, fresh, index);
+    return scr_record_read_locked(&index_kind, path, index);
 }
 
 int scr_index_file_lock_read(const char *path, int *out_fd, scr_kvtree *index)
@@ -531,66 +466,7 @@ int scr_index_file_lock_read(const char *path, int *out_fd, scr_kvtree *index)
         scr_err("index: lock_read called without a path, a descriptor or a tree");
         return SCR_ERR_ARG;
     }
-    char *dir;
-    int rc = scr_path_dirname(path, &dir);
-    if (rc != SCR_SUCCESS) return rc;
-    rc = scr_mkdir_p(dir, 0700);
-    free(dir);
-    if (rc != SCR_SUCCESS) return rc;
-
-    scr_kvtree *fresh = scr_kvtree_new();
-    if (fresh == NULL) return SCR_ERR_NOMEM;
-    int fd = -1;
-    rc = scr_kvtree_lock_open_read(path, &fd, fresh);
-    if (rc == SCR_ERR_NOTFOUND) {
-        scr_err("index: cannot create %s: its directory disappeared", path);
-        rc = SCR_ERR_IO;
-    }
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    rc = accept(path, fresh, index);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_close_unlock(&fd);
-        return rc;
-    }
-    *out_fd = fd;
-    return SCR_SUCCESS;
-}
-
-/* Every level in canonical order: integer keys numerically, then others by bytes. */
-static int sort_deep(scr_kvtree *tree)
-{
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
-        int rc = sort_deep(scr_kvtree_elem_hash(e));
-        if (rc != SCR_SUCCESS) return rc;
-    }
-    return scr_kvtree_sort_int(tree, SCR_KVTREE_SORT_ASCENDING);
-}
-
-/* What the file holds: VERSION, CURRENT, then the datasets, sorted. */
-static scr_kvtree *file_image(const scr_kvtree *index)
-{
-    static const char *const keys[] = { KEY_CURRENT, KEY_DSET };
-    scr_kvtree *out = scr_kvtree_new();
-    if (out == NULL ||
-        scr_kvtree_util_set_int(out, SCR_RECORD_KEY_VERSION, SCR_INDEX_FILE_VERSION) != 0)
-        goto fail;
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        const scr_kvtree *level = scr_kvtree_get(index, keys[i]);
-        if (level == NULL) continue;
-        scr_kvtree *copy = scr_kvtree_dup(level);
-        if (copy == NULL || sort_deep(copy) != SCR_SUCCESS) {
-            scr_kvtree_delete(copy);
-            goto fail;
-        }
-        if (scr_kvtree_set(out, keys[i], copy) == NULL) goto fail;
-    }
-    return out;
-fail:
-    scr_kvtree_delete(out);
-    return NULL;
+    return scr_record_lock_read(&index_kind, path, out_fd, index);
 }
 
 int scr_index_file_write_unlock(const char *path, int *fd, const scr_kvtree *index)
@@ -600,22 +476,7 @@ int scr_index_file_write_unlock(const char *path, int *fd, const scr_kvtree *ind
         scr_kvtree_close_unlock(fd);
         return SCR_ERR_ARG;
     }
-    /* never store what a reader would refuse */
-    char origin[4096 + 32];
-    snprintf(origin, sizeof(origin), "%s (not written)", path);
-    if (validate(origin, index) != SCR_SUCCESS) {
-        scr_kvtree_close_unlock(fd);
-        return SCR_ERR_TYPE;
-    }
-    scr_kvtree *out = file_image(index);
-    if (out == NULL) {
-        scr_err("%s: out of memory preparing the index", path);
-        scr_kvtree_close_unlock(fd);
-        return SCR_ERR_NOMEM;
-    }
-    int rc = scr_kvtree_write_close_unlock(path, fd, out);
-    scr_kvtree_delete(out);
-    return rc;
+    return scr_record_write_unlock(&index_kind, path, fd, index);
 }
 
 void scr_index_file_unlock(int *fd) { scr_kvtree_close_unlock(fd); }

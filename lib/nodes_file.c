@@ -1,15 +1,10 @@
 /* nodes_file.c — the node count of the previous run. */
 #include "nodes_file.h"
-#include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "record.h"
 #include "scr_err.h"
 #include "util_log.h"
 
-#include <stdio.h>
-#include <string.h>
-
-#define KEY_VERSION "VERSION"
 #define KEY_NODES "NODES"
 
 int scr_nodes_file_set_nodes(scr_kvtree *nodes, int count)
@@ -43,23 +38,19 @@ static int validate(const char *origin, const scr_kvtree *tree)
     return SCR_SUCCESS;
 }
 
+static const struct scr_record_kind nodes_kind = {
+    .name = "nodes file",
+    .version = SCR_NODES_FILE_VERSION,
+    .validate = validate,
+};
+
 int scr_nodes_file_read(const char *path, scr_kvtree *nodes)
 {
     if (path == NULL || nodes == NULL) {
         scr_err("nodes file: read called without a path or a tree");
         return SCR_ERR_ARG;
     }
-    scr_kvtree *fresh = scr_kvtree_new();
-    if (fresh == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_kvtree_read_file(path, fresh);
-    if (rc == SCR_SUCCESS) rc = scr_record_take_version(path, "nodes file", SCR_NODES_FILE_VERSION,
-                                                    fresh);
-    if (rc == SCR_SUCCESS) rc = validate(path, fresh);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    return scr_kvtree_absorb(nodes, fresh);
+    return scr_record_read(&nodes_kind, path, nodes);
 }
 
 int scr_nodes_file_write(const char *path, const scr_kvtree *nodes)
@@ -68,22 +59,5 @@ int scr_nodes_file_write(const char *path, const scr_kvtree *nodes)
         scr_err("nodes file: write called without a path");
         return SCR_ERR_ARG;
     }
-    /* never store what a reader would refuse */
-    char origin[4096 + 32];
-    snprintf(origin, sizeof(origin), "%s (not written)", path);
-    if (validate(origin, nodes) != SCR_SUCCESS) return SCR_ERR_TYPE;
-
-    scr_kvtree *out = scr_kvtree_new();
-    int rc = out ? scr_kvtree_util_set_int(out, KEY_VERSION, SCR_NODES_FILE_VERSION) : SCR_ERR_NOMEM;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(nodes); e && rc == SCR_SUCCESS;
-         e = scr_kvtree_elem_next(e)) {
-        if (strcmp(scr_kvtree_elem_key(e), KEY_VERSION) == 0) continue;
-        scr_kvtree *copy = scr_kvtree_dup(scr_kvtree_elem_hash(e));
-        if (copy == NULL || scr_kvtree_set(out, scr_kvtree_elem_key(e), copy) == NULL)
-            rc = SCR_ERR_NOMEM;
-    }
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_write_file(path, out);
-    else scr_err("%s: out of memory preparing the nodes file", path);
-    scr_kvtree_delete(out);
-    return rc;
+    return scr_record_write(&nodes_kind, path, nodes);
 }

@@ -7,9 +7,7 @@
 #include "util_log.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define KEY_DSET "DSET"
@@ -25,31 +23,6 @@
 #define KEY_COMPLETE "COMPLETE" /* version 5 */
 
 #define WHERE_MAX 4400
-
-/* A key path for a message. A path too long for buf is cut short, which
- * only shortens the message. */
-static void key_path(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void key_path(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
-
-/* A rank or id used as a key: plain decimal only, as the setters write it. */
-static int key_int(const char *text, int min, int *out)
-{
-    int64_t v;
-    char canonical[32];
-    if (scr_parse_int64(text, &v) != 0 || v < min || v > INT_MAX) return -1;
-    snprintf(canonical, sizeof(canonical), "%d", (int)v);
-    if (strcmp(canonical, text) != 0) return -1;
-    *out = (int)v;
-    return 0;
-}
 
 static int name_ok(const char *name) { return name != NULL && name[0] != '\0' && name[0] != '/'; }
 
@@ -248,66 +221,20 @@ int scr_summary_remove_file(scr_kvtree *summary, int rank, const char *name)
 
 /* --- lists ------------------------------------------------------------------------------ */
 
-static int compare_ints(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-static int compare_strs(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 int scr_summary_list_ranks(const scr_kvtree *summary, int **out_ranks, int *out_count)
 {
-    if (out_ranks == NULL || out_count == NULL) return SCR_ERR_ARG;
     const scr_kvtree *ranks = scr_kvtree_get(scr_kvtree_get(summary, KEY_RANK2FILE), KEY_RANK);
-    int count = scr_kvtree_size(ranks), n = 0;
-    int *list = NULL;
-    if (count > 0 && (list = malloc(sizeof(int) * (size_t)count)) == NULL) {
-        scr_err("summary: out of memory listing %d ranks", count);
-        return SCR_ERR_NOMEM;
-    }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(ranks); e; e = scr_kvtree_elem_next(e)) {
-        if (key_int(scr_kvtree_elem_key(e), 0, &list[n]) != 0) {
-            free(list);
-            return SCR_ERR_TYPE;
-        }
-        n++;
-    }
-    if (n > 1) qsort(list, (size_t)n, sizeof(int), compare_ints);
-    *out_ranks = list;
-    *out_count = n;
-    return SCR_SUCCESS;
+    return scr_record_list_int_keys(ranks, 0, "summary", "ranks", out_ranks, out_count);
 }
 
 int scr_summary_list_files(const scr_kvtree *summary, int rank, const char ***out_names,
                            int *out_count)
 {
-    if (out_names == NULL || out_count == NULL) return SCR_ERR_ARG;
-    const scr_kvtree *files = scr_kvtree_get(rank_of(summary, rank), KEY_FILE);
-    int count = scr_kvtree_size(files), n = 0;
-    const char **list = NULL;
-    if (count > 0 && (list = malloc(sizeof(char *) * (size_t)count)) == NULL) {
-        scr_err("summary: out of memory listing %d files", count);
-        return SCR_ERR_NOMEM;
-    }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(files); e; e = scr_kvtree_elem_next(e))
-        list[n++] = scr_kvtree_elem_key(e);
-    if (n > 1) qsort(list, (size_t)n, sizeof(char *), compare_strs);
-    *out_names = list;
-    *out_count = n;
-    return SCR_SUCCESS;
+    return scr_record_list_keys(scr_kvtree_get(rank_of(summary, rank), KEY_FILE), "summary",
+                                "files", out_names, out_count);
 }
 
 /* --- checking a summary as a reader ---------------------------------------------------------- */
-
-static int bad_key(const char *file, const char *where, const char *key, const char *expected)
-{
-    scr_err("%s: key %s holds '%s', expected %s", file, where, key, expected);
-    return SCR_ERR_FORMAT;
-}
 
 static int validate_file(const char *path, const char *where, const scr_kvtree *file)
 {
@@ -318,7 +245,7 @@ static int validate_file(const char *path, const char *where, const scr_kvtree *
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(file); e; e = scr_kvtree_elem_next(e)) {
         const char *key = scr_kvtree_elem_key(e);
         const scr_kvtree *value = scr_kvtree_elem_hash(e);
-        key_path(here, sizeof(here), "%s %s", where, key);
+        scr_record_key_path(here, sizeof(here), "%s %s", where, key);
         if (strcmp(key, KEY_SIZE) == 0) {
             if (scr_kvtree_util_get_uint64(file, key, &size) != SCR_SUCCESS)
                 return scr_record_bad_value(path, here, value, "a size in bytes");
@@ -330,7 +257,7 @@ static int validate_file(const char *path, const char *where, const scr_kvtree *
             if (nofetch_of(file, &flag) != SCR_SUCCESS)
                 return scr_record_bad_value(path, here, value, "nothing (NOFETCH is a flag)");
         } else {
-            return bad_key(path, where, key, "SIZE, CRC or NOFETCH");
+            return scr_record_bad_key(path, where, key, "SIZE, CRC or NOFETCH");
         }
     }
     if (scr_kvtree_get(file, KEY_SIZE) == NULL) {
@@ -343,27 +270,28 @@ static int validate_file(const char *path, const char *where, const scr_kvtree *
 static int validate_rank(const char *path, int rank, const scr_kvtree *entry)
 {
     char where[WHERE_MAX], here[WHERE_MAX];
-    key_path(where, sizeof(where), "%s %s %d", KEY_RANK2FILE, KEY_RANK, rank);
+    scr_record_key_path(where, sizeof(where), "%s %s %d", KEY_RANK2FILE, KEY_RANK, rank);
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(entry); e; e = scr_kvtree_elem_next(e)) {
         const char *key = scr_kvtree_elem_key(e);
         if (strcmp(key, KEY_FILES) == 0) {
             int n;
             if (get_int_min(entry, key, 0, &n) != SCR_SUCCESS) {
-                key_path(here, sizeof(here), "%s %s", where, key);
+                scr_record_key_path(here, sizeof(here), "%s %s", where, key);
                 return scr_record_bad_value(path, here, scr_kvtree_elem_hash(e),
                                             "a number of files (>= 0)");
             }
         } else if (strcmp(key, KEY_FILE) != 0) {
-            return bad_key(path, where, key, "FILES or FILE");
+            return scr_record_bad_key(path, where, key, "FILES or FILE");
         }
     }
-    key_path(where, sizeof(where), "%s %s %d %s", KEY_RANK2FILE, KEY_RANK, rank, KEY_FILE);
+    scr_record_key_path(where, sizeof(where), "%s %s %d %s", KEY_RANK2FILE, KEY_RANK, rank,
+                        KEY_FILE);
     for (scr_kvtree_elem *f = scr_kvtree_elem_first(scr_kvtree_get(entry, KEY_FILE)); f;
          f = scr_kvtree_elem_next(f)) {
         const char *name = scr_kvtree_elem_key(f);
         if (!name_ok(name))
-            return bad_key(path, where, name, "names relative to the dataset directory");
-        key_path(here, sizeof(here), "%s %s", where, name);
+            return scr_record_bad_key(path, where, name, "names relative to the dataset directory");
+        scr_record_key_path(here, sizeof(here), "%s %s", where, name);
         int rc = validate_file(path, here, scr_kvtree_elem_hash(f));
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -381,19 +309,20 @@ static int validate_rank2file(const char *path, const scr_kvtree *r2f)
                                             scr_kvtree_elem_hash(e),
                                             "a number of ranks (>= 1)");
         } else if (strcmp(key, KEY_RANK) != 0) {
-            return bad_key(path, KEY_RANK2FILE, key, "RANKS or RANK");
+            return scr_record_bad_key(path, KEY_RANK2FILE, key, "RANKS or RANK");
         }
     }
     for (scr_kvtree_elem *r = scr_kvtree_elem_first(scr_kvtree_get(r2f, KEY_RANK)); r;
          r = scr_kvtree_elem_next(r)) {
         int rank;
-        if (key_int(scr_kvtree_elem_key(r), 0, &rank) != 0)
-            return bad_key(path, KEY_RANK2FILE " " KEY_RANK, scr_kvtree_elem_key(r),
-                           "ranks (integers >= 0)");
+        if (scr_record_key_int(scr_kvtree_elem_key(r), 0, &rank) != SCR_SUCCESS)
+            return scr_record_bad_key(path, KEY_RANK2FILE " " KEY_RANK, scr_kvtree_elem_key(r),
+                                      "ranks (integers >= 0)");
         if (rank >= ranks) {
             char expected[64];
             snprintf(expected, sizeof(expected), "ranks below RANKS (%d)", ranks);
-            return bad_key(path, KEY_RANK2FILE " " KEY_RANK, scr_kvtree_elem_key(r), expected);
+            return scr_record_bad_key(path, KEY_RANK2FILE " " KEY_RANK, scr_kvtree_elem_key(r),
+                                      expected);
         }
         int rc = validate_rank(path, rank, scr_kvtree_elem_hash(r));
         if (rc != SCR_SUCCESS) return rc;
@@ -430,29 +359,30 @@ static int convert_v5_rank(const char *path, const char *where, int rank, const 
     int files = 0;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(in); e; e = scr_kvtree_elem_next(e))
         if (strcmp(scr_kvtree_elem_key(e), KEY_FILE) != 0)
-            return bad_key(path, where, scr_kvtree_elem_key(e), "FILE");
+            return scr_record_bad_key(path, where, scr_kvtree_elem_key(e), "FILE");
     for (scr_kvtree_elem *f = scr_kvtree_elem_first(scr_kvtree_get(in, KEY_FILE)); f;
          f = scr_kvtree_elem_next(f), files++) {
         const char *name = scr_kvtree_elem_key(f);
         const scr_kvtree *file = scr_kvtree_elem_hash(f);
         uint64_t size;
         uint32_t crc;
-        key_path(here, sizeof(here), "%s %s", where, KEY_FILE);
+        scr_record_key_path(here, sizeof(here), "%s %s", where, KEY_FILE);
         if (!name_ok(name))
-            return bad_key(path, here, name, "names relative to the checkpoint directory");
-        key_path(here, sizeof(here), "%s %s %s", where, KEY_FILE, name);
+            return scr_record_bad_key(path, here, name,
+                                      "names relative to the checkpoint directory");
+        scr_record_key_path(here, sizeof(here), "%s %s %s", where, KEY_FILE, name);
         for (scr_kvtree_elem *e = scr_kvtree_elem_first(file); e; e = scr_kvtree_elem_next(e))
             if (strcmp(scr_kvtree_elem_key(e), KEY_SIZE) != 0 &&
                 strcmp(scr_kvtree_elem_key(e), KEY_CRC) != 0)
-                return bad_key(path, here, scr_kvtree_elem_key(e), "SIZE or CRC");
-        key_path(here, sizeof(here), "%s %s %s %s", where, KEY_FILE, name, KEY_SIZE);
+                return scr_record_bad_key(path, here, scr_kvtree_elem_key(e), "SIZE or CRC");
+        scr_record_key_path(here, sizeof(here), "%s %s %s %s", where, KEY_FILE, name, KEY_SIZE);
         if (scr_kvtree_util_get_uint64(file, KEY_SIZE, &size) != SCR_SUCCESS)
             return scr_record_bad_value(path, here, scr_kvtree_get(file, KEY_SIZE),
                                         "a size in bytes");
         int rc = scr_summary_set_file(out, rank, name, size);
         if (rc != SCR_SUCCESS) return rc;
         if (scr_kvtree_get(file, KEY_CRC) == NULL) continue;
-        key_path(here, sizeof(here), "%s %s %s %s", where, KEY_FILE, name, KEY_CRC);
+        scr_record_key_path(here, sizeof(here), "%s %s %s %s", where, KEY_FILE, name, KEY_CRC);
         if (scr_kvtree_util_get_crc32(file, KEY_CRC, &crc) != SCR_SUCCESS)
             return scr_record_bad_value(path, here, scr_kvtree_get(file, KEY_CRC),
                                         "a CRC-32 written as 0x and hex digits");
@@ -474,15 +404,16 @@ static int convert_v5(const char *path, const scr_kvtree *in, scr_kvtree *out)
         }
     const scr_kvtree *ckpts = scr_kvtree_get(in, KEY_CKPT);
     int id;
-    if (scr_kvtree_size(ckpts) != 1 || key_int(scr_kvtree_first_key(ckpts), 1, &id) != 0)
+    if (scr_kvtree_size(ckpts) != 1 ||
+        scr_record_key_int(scr_kvtree_first_key(ckpts), 1, &id) != SCR_SUCCESS)
         return scr_record_bad_value(path, KEY_CKPT, ckpts, "one checkpoint id (>= 1)");
     const scr_kvtree *ckpt = scr_kvtree_get(ckpts, scr_kvtree_first_key(ckpts));
-    key_path(where, sizeof(where), "%s %d", KEY_CKPT, id);
+    scr_record_key_path(where, sizeof(where), "%s %d", KEY_CKPT, id);
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(ckpt); e; e = scr_kvtree_elem_next(e)) {
         const char *key = scr_kvtree_elem_key(e);
         if (strcmp(key, KEY_COMPLETE) != 0 && strcmp(key, KEY_RANKS) != 0 &&
             strcmp(key, KEY_RANK) != 0)
-            return bad_key(path, where, key, "COMPLETE, RANKS or RANK");
+            return scr_record_bad_key(path, where, key, "COMPLETE, RANKS or RANK");
     }
 
     scr_dataset *desc = scr_dataset_new();
@@ -494,7 +425,7 @@ static int convert_v5(const char *path, const scr_kvtree *in, scr_kvtree *out)
     if (rc == SCR_SUCCESS && scr_kvtree_get(ckpt, KEY_COMPLETE) != NULL) {
         if (scr_kvtree_util_get_int(ckpt, KEY_COMPLETE, &complete) != SCR_SUCCESS ||
             (complete != 0 && complete != 1)) {
-            key_path(where, sizeof(where), "%s %d %s", KEY_CKPT, id, KEY_COMPLETE);
+            scr_record_key_path(where, sizeof(where), "%s %d %s", KEY_CKPT, id, KEY_COMPLETE);
             rc = scr_record_bad_value(path, where, scr_kvtree_get(ckpt, KEY_COMPLETE), "0 or 1");
         } else {
             rc = scr_dataset_set_complete(desc, complete);
@@ -506,21 +437,21 @@ static int convert_v5(const char *path, const scr_kvtree *in, scr_kvtree *out)
 
     if (scr_kvtree_get(ckpt, KEY_RANKS) != NULL) {
         if (get_int_min(ckpt, KEY_RANKS, 1, &ranks) != SCR_SUCCESS) {
-            key_path(where, sizeof(where), "%s %d %s", KEY_CKPT, id, KEY_RANKS);
+            scr_record_key_path(where, sizeof(where), "%s %d %s", KEY_CKPT, id, KEY_RANKS);
             return scr_record_bad_value(path, where, scr_kvtree_get(ckpt, KEY_RANKS),
                                         "a number of ranks (>= 1)");
         }
         rc = scr_summary_set_ranks(out, ranks);
         if (rc != SCR_SUCCESS) return rc;
     }
-    key_path(where, sizeof(where), "%s %d %s", KEY_CKPT, id, KEY_RANK);
+    scr_record_key_path(where, sizeof(where), "%s %d %s", KEY_CKPT, id, KEY_RANK);
     for (scr_kvtree_elem *r = scr_kvtree_elem_first(scr_kvtree_get(ckpt, KEY_RANK)); r;
          r = scr_kvtree_elem_next(r)) {
         int rank;
         char here[WHERE_MAX];
-        if (key_int(scr_kvtree_elem_key(r), 0, &rank) != 0)
-            return bad_key(path, where, scr_kvtree_elem_key(r), "ranks (integers >= 0)");
-        key_path(here, sizeof(here), "%s %d", where, rank);
+        if (scr_record_key_int(scr_kvtree_elem_key(r), 0, &rank) != SCR_SUCCESS)
+            return scr_record_bad_key(path, where, scr_kvtree_elem_key(r), "ranks (integers >= 0)");
+        scr_record_key_path(here, sizeof(here), "%s %d", where, rank);
         rc = convert_v5_rank(path, here, rank, scr_kvtree_elem_hash(r), out);
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -574,15 +505,17 @@ int scr_summary_read(const char *path, scr_kvtree *summary)
     return scr_kvtree_absorb(summary, raw);
 }
 
-/* Every level in canonical order: integer keys numerically, then others by bytes. */
-static int sort_deep(scr_kvtree *tree)
-{
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
-        int rc = sort_deep(scr_kvtree_elem_hash(e));
-        if (rc != SCR_SUCCESS) return rc;
-    }
-    return scr_kvtree_sort_int(tree, SCR_KVTREE_SORT_ASCENDING);
-}
+/* What the file holds: VERSION, then DSET and RANK2FILE, each sorted. */
+static const char *const file_keys[] = { KEY_DSET, KEY_RANK2FILE };
+
+/* Only writing goes through scr_record: reading also takes version 5. */
+static const struct scr_record_kind summary_kind = {
+    .name = "summary",
+    .version = SCR_SUMMARY_VERSION,
+    .validate = validate,
+    .keys = file_keys,
+    .nkeys = sizeof(file_keys) / sizeof(file_keys[0]),
+};
 
 int scr_summary_write(const char *path, const scr_kvtree *summary)
 {
@@ -590,30 +523,5 @@ int scr_summary_write(const char *path, const scr_kvtree *summary)
         scr_err("summary: write called without a path");
         return SCR_ERR_ARG;
     }
-    char origin[4096 + 32];
-    snprintf(origin, sizeof(origin), "%s (not written)", path);
-    if (validate(origin, summary) != SCR_SUCCESS) return SCR_ERR_TYPE;
-
-    static const char *const keys[] = { KEY_DSET, KEY_RANK2FILE };
-    scr_kvtree *out = scr_kvtree_new();
-    if (out == NULL ||
-        scr_kvtree_util_set_int(out, SCR_RECORD_KEY_VERSION, SCR_SUMMARY_VERSION) != SCR_SUCCESS)
-        goto nomem;
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        const scr_kvtree *level = scr_kvtree_get(summary, keys[i]);
-        if (level == NULL) continue;
-        scr_kvtree *copy = scr_kvtree_dup(level);
-        if (copy == NULL || sort_deep(copy) != SCR_SUCCESS) {
-            scr_kvtree_delete(copy);
-            goto nomem;
-        }
-        if (scr_kvtree_set(out, keys[i], copy) == NULL) goto nomem;
-    }
-    int rc = scr_kvtree_write_file(path, out);
-    scr_kvtree_delete(out);
-    return rc;
-nomem:
-    scr_err("%s: out of memory preparing the summary", path);
-    scr_kvtree_delete(out);
-    return SCR_ERR_NOMEM;
+    return scr_record_write(&summary_kind, path, summary);
 }

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KEY_VERSION "VERSION"
 #define KEY_FILES "FILES"
 #define KEY_DESTINATION "DESTINATION"
 #define KEY_SIZE "SIZE"
@@ -323,11 +322,8 @@ static int validate(const char *origin, const scr_kvtree *transfer)
     const scr_kvtree *files = scr_kvtree_get(transfer, KEY_FILES);
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(files); e; e = scr_kvtree_elem_next(e)) {
         const char *source = scr_kvtree_elem_key(e);
-        if (source[0] != '/') {
-            scr_err("%s: key %s holds '%s', expected absolute source paths", origin, KEY_FILES,
-                    source);
-            return SCR_ERR_FORMAT;
-        }
+        if (source[0] != '/')
+            return scr_record_bad_key(origin, KEY_FILES, source, "absolute source paths");
         int rc = validate_entry(origin, transfer, source);
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -350,16 +346,12 @@ static int validate(const char *origin, const scr_kvtree *transfer)
     return SCR_SUCCESS;
 }
 
-static int accept(const char *path, scr_kvtree *fresh, scr_kvtree *transfer)
-{
-    int rc = scr_record_take_version(path, "transfer file", SCR_TRANSFER_FILE_VERSION, fresh);
-    if (rc == SCR_SUCCESS) rc = validate(path, fresh);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    return scr_kvtree_absorb(transfer, fresh);
-}
+static const struct scr_record_kind transfer_kind = {
+    .name = "transfer file",
+    .version = SCR_TRANSFER_FILE_VERSION,
+    .validate = validate,
+    .lock_creates_dir = 0, /* the control directory exists before any flush */
+};
 
 /* --- the file ------------------------------------------------------------------- */
 
@@ -369,14 +361,7 @@ int scr_transfer_file_read(const char *path, scr_kvtree *transfer)
         scr_err("transfer file: read called without a path or a tree");
         return SCR_ERR_ARG;
     }
-    scr_kvtree *fresh = scr_kvtree_new();
-    if (fresh == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_kvtree_read_with_lock(path, fresh);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    return accept(path, fresh, transfer);
+    return scr_record_read_locked(&transfer_kind, path, transfer);
 }
 
 int scr_transfer_file_lock_read(const char *path, int *out_fd, scr_kvtree *transfer)
@@ -385,22 +370,7 @@ int scr_transfer_file_lock_read(const char *path, int *out_fd, scr_kvtree *trans
         scr_err("transfer file: lock called without a path, a descriptor or a tree");
         return SCR_ERR_ARG;
     }
-    scr_kvtree *fresh = scr_kvtree_new();
-    if (fresh == NULL) return SCR_ERR_NOMEM;
-    int fd = -1;
-    int rc = scr_kvtree_lock_open_read(path, &fd, fresh);
-    if (rc == SCR_ERR_NOTFOUND) scr_err("%s: cannot create the transfer file: no such directory", path);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(fresh);
-        return rc;
-    }
-    rc = accept(path, fresh, transfer);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_close_unlock(&fd);
-        return rc;
-    }
-    *out_fd = fd;
-    return SCR_SUCCESS;
+    return scr_record_lock_read(&transfer_kind, path, out_fd, transfer);
 }
 
 int scr_transfer_file_write_unlock(const char *path, int *fd, const scr_kvtree *transfer)
@@ -410,25 +380,7 @@ int scr_transfer_file_write_unlock(const char *path, int *fd, const scr_kvtree *
         scr_kvtree_close_unlock(fd);
         return SCR_ERR_ARG;
     }
-    /* never store what a reader would refuse */
-    char origin[4096 + 32];
-    snprintf(origin, sizeof(origin), "%s (not written)", path);
-    int rc = validate(origin, transfer) == SCR_SUCCESS ? SCR_SUCCESS : SCR_ERR_TYPE;
-    scr_kvtree *out = NULL;
-    if (rc == SCR_SUCCESS) {
-        out = scr_record_with_version(transfer, SCR_TRANSFER_FILE_VERSION);
-        if (out == NULL) {
-            scr_err("%s: out of memory preparing the transfer file", path);
-            rc = SCR_ERR_NOMEM;
-        }
-    }
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_close_unlock(fd);
-        return rc;
-    }
-    rc = scr_kvtree_write_close_unlock(path, fd, out);
-    scr_kvtree_delete(out);
-    return rc;
+    return scr_record_write_unlock(&transfer_kind, path, fd, transfer);
 }
 
 void scr_transfer_file_unlock(int *fd)

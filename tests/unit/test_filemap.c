@@ -1,5 +1,6 @@
 /* test_filemap.c — the cache filemap: golden bytes, index in step, queries, damage. */
 #include "tap.h"
+#include "record_test.h"
 
 #include "filemap.h"
 #include "kvtree.h"
@@ -11,27 +12,6 @@
 
 #define CACHE5 "/dev/shm/user1/scr.112573/scr.dataset.5/"
 #define CACHE6 "/dev/shm/user1/scr.112573/scr.dataset.6/"
-
-/* Compare the bytes of two files; report the first difference. */
-static void check_same_bytes(const char *ours_path, const char *gold_path)
-{
-    void *ours = NULL, *gold = NULL;
-    size_t ours_len = 0, gold_len = 0;
-    CHECK(scr_read_file(ours_path, 1 << 20, &ours, &ours_len) == SCR_SUCCESS, "read %s",
-          ours_path);
-    CHECK(scr_read_file(gold_path, 1 << 20, &gold, &gold_len) == SCR_SUCCESS, "read %s",
-          gold_path);
-    CHECK(ours_len == gold_len, "%s has %zu bytes, golden %s has %zu", ours_path, ours_len,
-          gold_path, gold_len);
-    for (size_t i = 0; ours && gold && i < ours_len && i < gold_len; i++) {
-        if (((unsigned char *)ours)[i] != ((unsigned char *)gold)[i]) {
-            CHECK(0, "%s differs from %s first at byte %zu", ours_path, gold_path, i);
-            break;
-        }
-    }
-    free(ours);
-    free(gold);
-}
 
 static scr_meta *meta_app(void)
 {
@@ -217,28 +197,15 @@ static void test_missing_file_is_notfound_without_a_message(void)
 static void expect_refused(const char *name, void (*edit)(scr_kvtree *), const char *want1,
                            const char *want2)
 {
-    scr_kvtree *raw = scr_kvtree_new();
-    REQUIRE(scr_kvtree_read_file(tap_data("records/filemap.scr"), raw) == SCR_SUCCESS, "golden");
-    edit(raw);
-    const char *path = tap_path(name);
-    REQUIRE(scr_kvtree_write_file(path, raw) == SCR_SUCCESS, "write %s", name);
-    scr_kvtree_delete(raw);
+    const char *path = write_edited_golden("records/filemap.scr", name, edit);
+    if (path == NULL) return;
 
     scr_filemap *map = scr_filemap_new();
     scr_filemap_add_file(map, 1, 0, "/keep/me");
     scr_kvtree *before = scr_kvtree_dup(map);
-    scr_log_set_quiet(1);
-    scr_clear_last_error();
-    int rc = scr_filemap_read(path, map);
-    scr_log_set_quiet(0);
-    CHECK(rc == SCR_ERR_FORMAT, "%s: rc %d", name, rc);
-    CHECK(strstr(scr_last_error(), path) != NULL, "%s: file not named in '%s'", name,
-          scr_last_error());
-    CHECK(strstr(scr_last_error(), want1) != NULL, "%s: '%s' not in '%s'", name, want1,
-          scr_last_error());
-    if (want2)
-        CHECK(strstr(scr_last_error(), want2) != NULL, "%s: '%s' not in '%s'", name, want2,
-              scr_last_error());
+    int rc = quiet_read(scr_filemap_read, path, map);
+    check_refused(name, rc, path, want1);
+    if (want2) check_error_has(name, want2);
     CHECK(scr_kvtree_equal(map, before), "%s: map changed", name);
     scr_kvtree_delete(before);
     scr_filemap_delete(map);

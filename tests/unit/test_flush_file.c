@@ -1,5 +1,6 @@
 /* test_flush_file.c — the flush file: golden bytes, values, damage, decisions. */
 #include "tap.h"
+#include "record_test.h"
 
 #include "flush_file.h"
 #include "kvtree.h"
@@ -8,27 +9,6 @@
 #include "scr_err.h"
 #include "util_io.h"
 #include "util_log.h"
-
-/* Compare the bytes of two files; report the first difference. */
-static void check_same_bytes(const char *ours_path, const char *gold_path)
-{
-    void *ours = NULL, *gold = NULL;
-    size_t ours_len = 0, gold_len = 0;
-    CHECK(scr_read_file(ours_path, 1 << 20, &ours, &ours_len) == SCR_SUCCESS, "read %s",
-          ours_path);
-    CHECK(scr_read_file(gold_path, 1 << 20, &gold, &gold_len) == SCR_SUCCESS, "read %s",
-          gold_path);
-    CHECK(ours_len == gold_len, "%s has %zu bytes, golden %s has %zu", ours_path, ours_len,
-          gold_path, gold_len);
-    for (size_t i = 0; ours && gold && i < ours_len && i < gold_len; i++) {
-        if (((unsigned char *)ours)[i] != ((unsigned char *)gold)[i]) {
-            CHECK(0, "%s differs from %s first at byte %zu", ours_path, gold_path, i);
-            break;
-        }
-    }
-    free(ours);
-    free(gold);
-}
 
 /* The record of tests/data/control/flush.json, built through the setters. */
 static scr_kvtree *sample_flush(void)
@@ -106,27 +86,14 @@ static void test_missing_file_is_notfound_without_a_message(void)
 static void expect_refused(const char *name, void (*edit)(scr_kvtree *), const char *want1,
                            const char *want2)
 {
-    scr_kvtree *raw = scr_kvtree_new();
-    REQUIRE(scr_kvtree_read_file(tap_data("control/flush.scr"), raw) == SCR_SUCCESS, "golden");
-    edit(raw);
-    const char *path = tap_path(name);
-    REQUIRE(scr_kvtree_write_file(path, raw) == SCR_SUCCESS, "write %s", name);
-    scr_kvtree_delete(raw);
+    const char *path = write_edited_golden("control/flush.scr", name, edit);
+    if (path == NULL) return;
 
     scr_kvtree *f = scr_kvtree_new();
     scr_kvtree_set_kv(f, "KEEP", "me");
-    scr_log_set_quiet(1);
-    scr_clear_last_error();
-    int rc = scr_flush_file_read(path, f);
-    scr_log_set_quiet(0);
-    CHECK(rc == SCR_ERR_FORMAT, "%s: rc %d", name, rc);
-    CHECK(strstr(scr_last_error(), path) != NULL, "%s: file not named in '%s'", name,
-          scr_last_error());
-    CHECK(strstr(scr_last_error(), want1) != NULL, "%s: '%s' not in '%s'", name, want1,
-          scr_last_error());
-    if (want2)
-        CHECK(strstr(scr_last_error(), want2) != NULL, "%s: '%s' not in '%s'", name, want2,
-              scr_last_error());
+    int rc = quiet_read(scr_flush_file_read, path, f);
+    check_refused(name, rc, path, want1);
+    if (want2) check_error_has(name, want2);
     CHECK(scr_kvtree_size(f) == 1 && scr_kvtree_get_kv(f, "KEEP", "me"), "%s: tree changed",
           name);
     scr_kvtree_delete(f);

@@ -1,5 +1,6 @@
 /* test_halt_file.c — halt conditions: golden bytes, locked updates, the decision. */
 #include "tap.h"
+#include "record_test.h"
 
 #include "halt_file.h"
 #include "kvtree.h"
@@ -9,29 +10,8 @@
 #include "util_io.h"
 #include "util_log.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-
-static void check_same_bytes(const char *ours_path, const char *gold_path)
-{
-    void *ours = NULL, *gold = NULL;
-    size_t ours_len = 0, gold_len = 0;
-    CHECK(scr_read_file(ours_path, 1 << 20, &ours, &ours_len) == SCR_SUCCESS, "read %s",
-          ours_path);
-    CHECK(scr_read_file(gold_path, 1 << 20, &gold, &gold_len) == SCR_SUCCESS, "read %s",
-          gold_path);
-    CHECK(ours_len == gold_len, "%s has %zu bytes, golden %s has %zu", ours_path, ours_len,
-          gold_path, gold_len);
-    for (size_t i = 0; ours && gold && i < ours_len && i < gold_len; i++) {
-        if (((unsigned char *)ours)[i] != ((unsigned char *)gold)[i]) {
-            CHECK(0, "%s differs from %s first at byte %zu", ours_path, gold_path, i);
-            break;
-        }
-    }
-    free(ours);
-    free(gold);
-}
 
 /* Values of tests/data/control/halt.json (the example of the format's description). */
 static int set_sample(scr_kvtree *h)
@@ -150,45 +130,17 @@ static void test_locking_fails_when_directory_cannot_be_made(void)
     scr_kvtree_delete(h);
 }
 
-/* Can another process take a write lock on path right now? */
-static int lock_is_free(const char *path)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(path, O_RDWR);
-        struct flock fl;
-        memset(&fl, 0, sizeof(fl));
-        fl.l_type = F_WRLCK;
-        fl.l_whence = SEEK_SET;
-        _exit(fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 ? 0 : 1);
-    }
-    int status;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 /* Write the golden tree with edit applied, then expect both reading and
  * locking to refuse it with the file and want in the message. */
 static void expect_refused(const char *name, void (*edit)(scr_kvtree *), const char *want)
 {
-    scr_kvtree *raw = scr_kvtree_new();
-    REQUIRE(scr_kvtree_read_file(tap_data("control/halt.scr"), raw) == SCR_SUCCESS, "golden");
-    edit(raw);
-    const char *path = tap_path(name);
-    REQUIRE(scr_kvtree_write_file(path, raw) == SCR_SUCCESS, "write %s", name);
-    scr_kvtree_delete(raw);
+    const char *path = write_edited_golden("control/halt.scr", name, edit);
+    if (path == NULL) return;
 
     scr_kvtree *h = scr_kvtree_new();
     scr_kvtree_set_kv(h, "KEEP", "me");
-    scr_log_set_quiet(1);
-    scr_clear_last_error();
-    int rc = scr_halt_file_read(path, h);
-    scr_log_set_quiet(0);
-    CHECK(rc == SCR_ERR_FORMAT, "%s: read rc %d", name, rc);
-    CHECK(strstr(scr_last_error(), path) != NULL, "%s: file not named in '%s'", name,
-          scr_last_error());
-    CHECK(strstr(scr_last_error(), want) != NULL, "%s: '%s' not in '%s'", name, want,
-          scr_last_error());
+    int rc = quiet_read(scr_halt_file_read, path, h);
+    check_refused(name, rc, path, want);
     int fd = -1;
     scr_log_set_quiet(1);
     rc = scr_halt_file_lock_read(path, &fd, h);

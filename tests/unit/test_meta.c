@@ -1,34 +1,13 @@
 /* test_meta.c — a file's meta record: golden bytes, typed fields, checks. */
 #include "tap.h"
+#include "record_test.h"
 
 #include "kvtree.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "meta.h"
 #include "scr_err.h"
-#include "util_io.h"
 #include "util_log.h"
-
-/* Compare the bytes of two files; report the first difference. */
-static void check_same_bytes(const char *ours_path, const char *gold_path)
-{
-    void *ours = NULL, *gold = NULL;
-    size_t ours_len = 0, gold_len = 0;
-    CHECK(scr_read_file(ours_path, 1 << 20, &ours, &ours_len) == SCR_SUCCESS, "read %s",
-          ours_path);
-    CHECK(scr_read_file(gold_path, 1 << 20, &gold, &gold_len) == SCR_SUCCESS, "read %s",
-          gold_path);
-    CHECK(ours_len == gold_len, "%s has %zu bytes, golden %s has %zu", ours_path, ours_len,
-          gold_path, gold_len);
-    for (size_t i = 0; ours && gold && i < ours_len && i < gold_len; i++) {
-        if (((unsigned char *)ours)[i] != ((unsigned char *)gold)[i]) {
-            CHECK(0, "%s differs from %s first at byte %zu", ours_path, gold_path, i);
-            break;
-        }
-    }
-    free(ours);
-    free(gold);
-}
 
 /* The record of tests/data/records/meta.json, built through the setters. */
 static scr_meta *sample_meta(void)

@@ -1,33 +1,13 @@
 /* test_nodes_file.c — the node count of the previous run: golden bytes and damage. */
 #include "tap.h"
+#include "record_test.h"
 
 #include "kvtree.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "nodes_file.h"
 #include "scr_err.h"
-#include "util_io.h"
 #include "util_log.h"
-
-static void check_same_bytes(const char *ours_path, const char *gold_path)
-{
-    void *ours = NULL, *gold = NULL;
-    size_t ours_len = 0, gold_len = 0;
-    CHECK(scr_read_file(ours_path, 1 << 20, &ours, &ours_len) == SCR_SUCCESS, "read %s",
-          ours_path);
-    CHECK(scr_read_file(gold_path, 1 << 20, &gold, &gold_len) == SCR_SUCCESS, "read %s",
-          gold_path);
-    CHECK(ours_len == gold_len, "%s has %zu bytes, golden %s has %zu", ours_path, ours_len,
-          gold_path, gold_len);
-    for (size_t i = 0; ours && gold && i < ours_len && i < gold_len; i++) {
-        if (((unsigned char *)ours)[i] != ((unsigned char *)gold)[i]) {
-            CHECK(0, "%s differs from %s first at byte %zu", ours_path, gold_path, i);
-            break;
-        }
-    }
-    free(ours);
-    free(gold);
-}
 
 static void test_written_file_matches_independent_golden(void)
 {
@@ -65,15 +45,8 @@ static void expect_refused(const char *name, scr_kvtree *raw, const char *want)
     const char *path = tap_path(name);
     REQUIRE(scr_kvtree_write_file(path, raw) == SCR_SUCCESS, "write %s", name);
     scr_kvtree *n = scr_kvtree_new();
-    scr_log_set_quiet(1);
-    scr_clear_last_error();
-    int rc = scr_nodes_file_read(path, n);
-    scr_log_set_quiet(0);
-    CHECK(rc == SCR_ERR_FORMAT, "%s: rc %d", name, rc);
-    CHECK(strstr(scr_last_error(), path) != NULL, "%s: file not named in '%s'", name,
-          scr_last_error());
-    CHECK(strstr(scr_last_error(), want) != NULL, "%s: '%s' not in '%s'", name, want,
-          scr_last_error());
+    int rc = quiet_read(scr_nodes_file_read, path, n);
+    check_refused(name, rc, path, want);
     CHECK(scr_kvtree_size(n) == 0, "%s: tree changed", name);
     scr_kvtree_delete(n);
 }

@@ -1,6 +1,7 @@
 /* test_rank_filemap.c — <rank>.scrfilemap: built from the cache filemap, golden
  * bytes, the scanner's view, older layout, damage. */
 #include "tap.h"
+#include "record_test.h"
 
 #include "filemap.h"
 #include "kvtree.h"
@@ -8,33 +9,11 @@
 #include "kvtree_util.h"
 #include "rank_filemap.h"
 #include "scr_err.h"
-#include "util_io.h"
 #include "util_log.h"
 
 #define DSETDIR "/p/lscratchb/user1/simulation123/.scr/scr.dataset.6"
 #define APP_REL "../../ckpt.6/rank_2.ckpt"
 #define XOR_REL "3_of_4_in_0.xor"
-
-/* Compare the bytes of two files; report the first difference. */
-static void check_same_bytes(const char *ours_path, const char *gold_path)
-{
-    void *ours = NULL, *gold = NULL;
-    size_t ours_len = 0, gold_len = 0;
-    CHECK(scr_read_file(ours_path, 1 << 20, &ours, &ours_len) == SCR_SUCCESS, "read %s",
-          ours_path);
-    CHECK(scr_read_file(gold_path, 1 << 20, &gold, &gold_len) == SCR_SUCCESS, "read %s",
-          gold_path);
-    CHECK(ours_len == gold_len, "%s has %zu bytes, golden %s has %zu", ours_path, ours_len,
-          gold_path, gold_len);
-    for (size_t i = 0; ours && gold && i < ours_len && i < gold_len; i++) {
-        if (((unsigned char *)ours)[i] != ((unsigned char *)gold)[i]) {
-            CHECK(0, "%s differs from %s first at byte %zu", ours_path, gold_path, i);
-            break;
-        }
-    }
-    free(ours);
-    free(gold);
-}
 
 /* The cache filemap of tests/data/records/filemap.scr. */
 static scr_filemap *cache_filemap(void)
@@ -129,23 +108,11 @@ static void test_missing_file_is_notfound_without_a_message(void)
  * message with the file and want. */
 static void expect_refused(const char *name, void (*edit)(scr_kvtree *), const char *want)
 {
-    scr_kvtree *raw = scr_kvtree_new();
-    REQUIRE(scr_kvtree_read_file(tap_data("records/rank_filemap.scr"), raw) == SCR_SUCCESS,
-            "golden");
-    edit(raw);
-    const char *path = tap_path(name);
-    REQUIRE(scr_kvtree_write_file(path, raw) == SCR_SUCCESS, "write %s", name);
-    scr_kvtree_delete(raw);
+    const char *path = write_edited_golden("records/rank_filemap.scr", name, edit);
+    if (path == NULL) return;
     scr_filemap *rmap = scr_filemap_new();
-    scr_log_set_quiet(1);
-    scr_clear_last_error();
-    int rc = scr_rank_filemap_read(path, rmap);
-    scr_log_set_quiet(0);
-    CHECK(rc == SCR_ERR_FORMAT, "%s: rc %d", name, rc);
-    CHECK(strstr(scr_last_error(), path) != NULL, "%s: file not named in '%s'", name,
-          scr_last_error());
-    CHECK(strstr(scr_last_error(), want) != NULL, "%s: '%s' not in '%s'", name, want,
-          scr_last_error());
+    int rc = quiet_read(scr_rank_filemap_read, path, rmap);
+    check_refused(name, rc, path, want);
     CHECK(scr_kvtree_size(rmap) == 0, "%s: map changed", name);
     scr_filemap_delete(rmap);
 }

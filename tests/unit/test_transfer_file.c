@@ -1,42 +1,21 @@
 /* test_transfer_file.c — the background flush's work list: golden bytes,
  * enumerations, damage and locked updates from two sides. */
 #include "tap.h"
+#include "record_test.h"
 
 #include "kvtree.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "scr_err.h"
 #include "transfer_file.h"
-#include "util_io.h"
 #include "util_log.h"
 
-#include <fcntl.h>
 #include <sys/wait.h>
 
 #define SRC0 "/tmp/user1/scr.1001186/index.0/checkpoint.1/rank_0.ckpt"
 #define DST0 "/p/lscratchb/user1/simulation123/scr.2010-06-02_17:35:13.1001186.1/rank_0.ckpt"
 #define SRC1 SRC0 ".scr"
 #define DST1 DST0 ".scr"
-
-static void check_same_bytes(const char *ours_path, const char *gold_path)
-{
-    void *ours = NULL, *gold = NULL;
-    size_t ours_len = 0, gold_len = 0;
-    CHECK(scr_read_file(ours_path, 1 << 20, &ours, &ours_len) == SCR_SUCCESS, "read %s",
-          ours_path);
-    CHECK(scr_read_file(gold_path, 1 << 20, &gold, &gold_len) == SCR_SUCCESS, "read %s",
-          gold_path);
-    CHECK(ours_len == gold_len, "%s has %zu bytes, golden %s has %zu", ours_path, ours_len,
-          gold_path, gold_len);
-    for (size_t i = 0; ours && gold && i < ours_len && i < gold_len; i++) {
-        if (((unsigned char *)ours)[i] != ((unsigned char *)gold)[i]) {
-            CHECK(0, "%s differs from %s first at byte %zu", ours_path, gold_path, i);
-            break;
-        }
-    }
-    free(ours);
-    free(gold);
-}
 
 /* Values of tests/data/control/transfer.json, through the setters. */
 static int set_sample(scr_kvtree *t)
@@ -134,42 +113,15 @@ static void test_missing_file_holds_nothing_but_missing_directory_cannot_be_lock
     scr_kvtree_delete(t);
 }
 
-static int lock_is_free(const char *path)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(path, O_RDWR);
-        struct flock fl;
-        memset(&fl, 0, sizeof(fl));
-        fl.l_type = F_WRLCK;
-        fl.l_whence = SEEK_SET;
-        _exit(fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 ? 0 : 1);
-    }
-    int status;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 /* Golden tree, edited, written raw; read and lock must both refuse it. */
 static void expect_refused(const char *name, void (*edit)(scr_kvtree *), const char *want)
 {
-    scr_kvtree *raw = scr_kvtree_new();
-    REQUIRE(scr_kvtree_read_file(tap_data("control/transfer.scr"), raw) == SCR_SUCCESS, "golden");
-    edit(raw);
-    const char *path = tap_path(name);
-    REQUIRE(scr_kvtree_write_file(path, raw) == SCR_SUCCESS, "write %s", name);
-    scr_kvtree_delete(raw);
+    const char *path = write_edited_golden("control/transfer.scr", name, edit);
+    if (path == NULL) return;
 
     scr_kvtree *t = scr_kvtree_new();
-    scr_log_set_quiet(1);
-    scr_clear_last_error();
-    int rc = scr_transfer_file_read(path, t);
-    scr_log_set_quiet(0);
-    CHECK(rc == SCR_ERR_FORMAT, "%s: rc %d", name, rc);
-    CHECK(strstr(scr_last_error(), path) != NULL, "%s: file not named in '%s'", name,
-          scr_last_error());
-    CHECK(strstr(scr_last_error(), want) != NULL, "%s: '%s' not in '%s'", name, want,
-          scr_last_error());
+    int rc = quiet_read(scr_transfer_file_read, path, t);
+    check_refused(name, rc, path, want);
     CHECK(scr_kvtree_size(t) == 0, "%s: tree changed", name);
     int fd = -1;
     scr_log_set_quiet(1);
