@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef SCR_CONFIG_FILE
@@ -285,6 +286,27 @@ static int load_app_file(struct reader *rd, const char *path)
     return rc;
 }
 
+/* The system file: the loader's choice, else $SCR_SYSTEM_CONF_FILE when it
+ * names a file that only root can change (so that it cannot be used to set
+ * system-only parameters), else the file compiled in. */
+static const char *system_file(const struct scr_config_sources *sources)
+{
+    if (sources->system_file != NULL) return sources->system_file;
+    const char *env = getenv("SCR_SYSTEM_CONF_FILE");
+    if (env == NULL || env[0] == '\0') return SCR_CONFIG_FILE;
+    struct stat st;
+    if (stat(env, &st) != 0) {
+        scr_warn("SCR_SYSTEM_CONF_FILE=%s: %s; using %s", env, strerror(errno), SCR_CONFIG_FILE);
+        return SCR_CONFIG_FILE;
+    }
+    if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        scr_warn("SCR_SYSTEM_CONF_FILE=%s is ignored: a system file must be owned by root and "
+                 "writable by no one else; using %s", env, SCR_CONFIG_FILE);
+        return SCR_CONFIG_FILE;
+    }
+    return env;
+}
+
 /* <prefix>/<name> where prefix is $SCR_PREFIX or the current directory. */
 static int prefix_path(const char *name, char **out_path)
 {
@@ -356,8 +378,7 @@ int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
     if (rc == SCR_SUCCESS) {
         rd.layer = &fresh[SCR_CONFIG_LAYER_SYSTEM];
         rd.kind = SCR_CONFIG_LAYER_SYSTEM;
-        const char *path = sources->system_file ? sources->system_file : SCR_CONFIG_FILE;
-        rc = load_file(&rd, path, 0, NULL);
+        rc = load_file(&rd, system_file(sources), 0, NULL);
     }
 
     if (rc != SCR_SUCCESS) {

@@ -6,8 +6,10 @@
  *      where prefix is $SCR_PREFIX or the current directory;
  *   3. values the application set with SCR_Config (kept in the prefix's
  *      .scr/app.conf between runs);
- *   4. the system configuration file (<sysconfdir>/scr.conf unless the
- *      loader is told otherwise);
+ *   4. the system configuration file: <sysconfdir>/scr.conf, or the file
+ *      $SCR_SYSTEM_CONF_FILE names when root owns it and no one else may
+ *      write it (test harnesses and the Slurm plugin use this; a user
+ *      cannot, so system-only parameters stay the site's);
  *   5. the built-in default (config_params.h).
  * A descriptor table (GROUPS, STORE, CKPT) comes whole from the first of
  * the user file, SCR_Config and the system file that defines it: tables are
@@ -47,7 +49,7 @@ enum scr_config_layer {
 
 /* Where to look. NULL fields take the standard places described above. */
 struct scr_config_sources {
-    const char *system_file; /* default: the file chosen at configure time */
+    const char *system_file; /* default: as in 4. above */
     const char *user_file;   /* default: $SCR_CONF_FILE, else <prefix>/.scrconf */
     const char *app_file;    /* default: <prefix>/.scr/app.conf */
     int skip_app_file;       /* 1: do not read SCR_Config values saved by a previous run */

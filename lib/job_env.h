@@ -1,0 +1,38 @@
+/* job_env.h — who and where a process is: node name, job id, user, allocation end.
+ *
+ * Every answer comes from the environment first so that the same code serves
+ * a real cluster and simulated nodes on one host:
+ *   node name  $SCR_NODE_NAME, else $SLURMD_NODENAME, else gethostname()
+ *   job id     $SLURM_JOB_ID, else $SCR_JOB_ID, else a per-user default
+ *              ("user-<uid>") that stays the same across runs, so a restart
+ *              outside any resource manager still finds its cache
+ *   user       $SCR_USER_NAME, else the password database
+ *   end time   $SCR_END_TIME (seconds since the epoch; set by the Slurm plugin)
+ * Paths may name these with patterns: %N node name, %u user, %j job id,
+ * %% a percent sign; so "/dev/shm/%N" keeps simulated nodes apart. */
+#ifndef SCR_JOB_ENV_H
+#define SCR_JOB_ENV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Node name into buf (len bytes); SCR_ERR_ARG when it does not fit. */
+int scr_job_env_node_name(char *buf, size_t len);
+
+/* Job id into buf. *out_defaulted is 1 when no resource manager or
+ * SCR_JOB_ID gave one (the caller warns once). */
+int scr_job_env_job_id(char *buf, size_t len, int *out_defaulted);
+
+/* User name into buf. */
+int scr_job_env_user_name(char *buf, size_t len);
+
+/* The allocation's end (seconds since the epoch) from $SCR_END_TIME;
+ * SCR_ERR_NOTFOUND when unknown, SCR_ERR_FORMAT (logged) when not a number. */
+int scr_job_env_end_time(int64_t *out_end);
+
+/* pattern with %N, %u, %j and %% replaced, in a new string the caller frees.
+ * An unknown %x is an error naming the pattern (SCR_ERR_ARG). */
+int scr_job_env_expand(const char *pattern, const char *node, const char *user,
+                       const char *jobid, char **out_path);
+
+#endif

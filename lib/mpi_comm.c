@@ -1,0 +1,286 @@
+/* mpi_comm.c — checked MPI calls, trees over messages, agreement, split by name. */
+#include "mpi_comm.h"
+#include "kvtree_pack.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int scr_mpi_check(int mpi_rc, const char *what)
+{
+    if (mpi_rc == MPI_SUCCESS) return SCR_SUCCESS;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS) snprintf(text, sizeof(text), "code %d", mpi_rc);
+    scr_err("%s failed: %s", what, text);
+    return SCR_FAILURE;
+}
+
+int scr_comm_all_true(int flag, MPI_Comm comm, int *out_all)
+{
+    int mine = flag ? 1 : 0, all = 0;
+    int rc = scr_mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm),
+                           "agreeing with the other ranks (MPI_Allreduce)");
+    if (rc == SCR_SUCCESS) *out_all = all;
+    return rc;
+}
+
+/* A packed copy of tree in a new buffer; its size must fit an MPI count. */
+static int pack_tree(const scr_kvtree *tree, char **out_buf, int *out_len)
+{
+    size_t size = scr_kvtree_pack_size(tree);
+    if (size > INT_MAX) {
+        scr_err("a record of %zu bytes is too large to send", size);
+        return SCR_ERR_ARG;
+    }
+    char *buf = malloc(size);
+    if (buf == NULL) {
+        scr_err("out of memory packing a record of %zu bytes", size);
+        return SCR_ERR_NOMEM;
+    }
+    if (scr_kvtree_pack(buf, size, tree) != size) {
+        free(buf);
+        scr_err("packing a record gave an unexpected size");
+        return SCR_FAILURE;
+    }
+    *out_buf = buf;
+    *out_len = (int)size;
+    return SCR_SUCCESS;
+}
+
+static int unpack_new(const char *buf, size_t len, const char *origin, scr_kvtree **out_tree)
+{
+    scr_kvtree *t = scr_kvtree_new();
+    if (t == NULL) return SCR_ERR_NOMEM;
+    size_t used = 0;
+    int rc = scr_kvtree_unpack(buf, len, t, &used, origin);
+    if (rc == SCR_SUCCESS && used != len) {
+        scr_err("%s: %zu bytes after the record", origin, len - used);
+        rc = SCR_ERR_FORMAT;
+    }
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(t);
+        return rc;
+    }
+    *out_tree = t;
+    return SCR_SUCCESS;
+}
+
+int scr_comm_bcast_kvtree(scr_kvtree **tree, int root, MPI_Comm comm)
+{
+    int me;
+    int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+    if (rc != SCR_SUCCESS) return rc;
+    char *buf = NULL;
+    int len = 0;
+    /* root packs; a failure there still has to reach the others, as len -1 */
+    if (me == root && pack_tree(*tree, &buf, &len) != SCR_SUCCESS) len = -1;
+    rc = scr_mpi_check(MPI_Bcast(&len, 1, MPI_INT, root, comm), "broadcasting a record size");
+    if (rc == SCR_SUCCESS && len < 0) rc = SCR_FAILURE;
+    if (rc == SCR_SUCCESS && me != root) {
+        buf = malloc(len > 0 ? (size_t)len : 1);
+        if (buf == NULL) {
+            scr_err("out of memory receiving a record of %d bytes", len);
+            rc = SCR_ERR_NOMEM; /* still take part in the broadcast below */
+        }
+    }
+    char dummy;
+    int brc = scr_mpi_check(MPI_Bcast(buf ? buf : &dummy, buf ? len : 0, MPI_BYTE, root, comm),
+                            "broadcasting a record");
+    if (rc == SCR_SUCCESS) rc = brc;
+    if (rc == SCR_SUCCESS && me != root) {
+        char origin[64];
+        snprintf(origin, sizeof(origin), "record broadcast by rank %d", root);
+        scr_kvtree *t = NULL;
+        rc = unpack_new(buf, (size_t)len, origin, &t);
+        if (rc == SCR_SUCCESS) {
+            scr_kvtree_delete(*tree);
+            *tree = t;
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+int scr_comm_send_kvtree(const scr_kvtree *tree, int dest, int tag, MPI_Comm comm)
+{
+    char *buf = NULL;
+    int len = 0;
+    int rc = pack_tree(tree, &buf, &len);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mpi_check(MPI_Send(buf, len, MPI_BYTE, dest, tag, comm), "sending a record");
+    free(buf);
+    return rc;
+}
+
+int scr_comm_recv_kvtree(int src, int tag, MPI_Comm comm, scr_kvtree **out_tree)
+{
+    MPI_Status st;
+    int rc = scr_mpi_check(MPI_Probe(src, tag, comm, &st), "waiting for a record");
+    int len = 0;
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Get_count(&st, MPI_BYTE, &len), "MPI_Get_count");
+    if (rc != SCR_SUCCESS) return rc;
+    char *buf = malloc(len > 0 ? (size_t)len : 1);
+    if (buf == NULL) {
+        scr_err("out of memory receiving a record of %d bytes", len);
+        return SCR_ERR_NOMEM;
+    }
+    rc = scr_mpi_check(MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE),
+                       "receiving a record");
+    if (rc == SCR_SUCCESS) {
+        char origin[64];
+        snprintf(origin, sizeof(origin), "record from rank %d", st.MPI_SOURCE);
+        rc = unpack_new(buf, (size_t)len, origin, out_tree);
+    }
+    free(buf);
+    return rc;
+}
+
+void scr_comm_free_trees(scr_kvtree **trees, int count)
+{
+    if (trees == NULL) return;
+    for (int i = 0; i < count; i++) scr_kvtree_delete(trees[i]);
+    free(trees);
+}
+
+int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm,
+                           scr_kvtree ***out_trees)
+{
+    *out_trees = NULL;
+    int me, nranks;
+    int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, &nranks), "MPI_Comm_size");
+    if (rc != SCR_SUCCESS) return rc;
+    char *buf = NULL;
+    int len = 0;
+    int prc = pack_tree(mine, &buf, &len);
+    if (prc != SCR_SUCCESS) len = 0; /* take part; the outcome is agreed below */
+
+    int *lens = NULL, *displs = NULL;
+    char *all = NULL;
+    long long total = 0;
+    int ok = 1;
+    if (me == root) {
+        lens = calloc((size_t)nranks, sizeof(int));
+        displs = calloc((size_t)nranks, sizeof(int));
+        ok = lens != NULL && displs != NULL;
+    }
+    rc = scr_mpi_check(MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, root, comm),
+                       "gathering record sizes");
+    if (rc == SCR_SUCCESS && me == root && ok) {
+        for (int i = 0; i < nranks; i++) {
+            displs[i] = (int)total;
+            total += lens[i];
+        }
+        if (total > INT_MAX) {
+            scr_err("gathered records of %lld bytes are too large", total);
+            ok = 0;
+        } else {
+            all = malloc(total > 0 ? (size_t)total : 1);
+            ok = all != NULL;
+        }
+        if (!ok) { /* receive nothing, but still take part */
+            memset(lens, 0, (size_t)nranks * sizeof(int));
+        }
+    }
+    char dummy;
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Gatherv(buf ? buf : &dummy, buf ? len : 0, MPI_BYTE,
+                                       all ? all : &dummy, lens, displs, MPI_BYTE, root, comm),
+                           "gathering records");
+    free(buf);
+    if (rc == SCR_SUCCESS && me == root) {
+        scr_kvtree **trees = ok ? calloc((size_t)nranks, sizeof(*trees)) : NULL;
+        if (trees == NULL) {
+            scr_err("out of memory gathering records of %d ranks", nranks);
+            rc = SCR_ERR_NOMEM;
+        }
+        for (int i = 0; rc == SCR_SUCCESS && i < nranks; i++) {
+            char origin[64];
+            snprintf(origin, sizeof(origin), "record from rank %d", i);
+            rc = unpack_new(all + displs[i], (size_t)lens[i], origin, &trees[i]);
+        }
+        if (rc == SCR_SUCCESS) *out_trees = trees;
+        else scr_comm_free_trees(trees, nranks);
+    }
+    free(all);
+    free(lens);
+    free(displs);
+    if (rc == SCR_SUCCESS && prc != SCR_SUCCESS) rc = prc;
+    return rc;
+}
+
+/* FNV-1a: spreads similar host names ("node1", "node2") across colours. */
+static int name_color(const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        h ^= *p;
+        h *= 16777619u;
+    }
+    return (int)(h & 0x7fffffff);
+}
+
+int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, int *out_groups)
+{
+    int me;
+    int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+    MPI_Comm hashed = MPI_COMM_NULL;
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Comm_split(comm, name_color(name), me, &hashed),
+                           "splitting ranks by node name");
+    if (rc != SCR_SUCCESS) return rc;
+
+    /* only ranks whose names hash alike compare the names themselves */
+    int hme = 0, hsize = 0;
+    rc = scr_mpi_check(MPI_Comm_rank(hashed, &hme), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(hashed, &hsize), "MPI_Comm_size");
+    int len = (int)strlen(name) + 1;
+    int *lens = NULL, *displs = NULL;
+    char *names = NULL;
+    if (rc == SCR_SUCCESS) {
+        lens = malloc((size_t)hsize * sizeof(int));
+        displs = malloc((size_t)hsize * sizeof(int));
+        if (lens == NULL || displs == NULL) rc = SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Allgather(&len, 1, MPI_INT, lens, 1, MPI_INT, hashed),
+                           "exchanging node name lengths");
+    if (rc == SCR_SUCCESS) {
+        long long total = 0;
+        for (int i = 0; i < hsize; i++) {
+            displs[i] = (int)total;
+            total += lens[i];
+        }
+        names = total <= INT_MAX ? malloc((size_t)total) : NULL;
+        if (names == NULL) rc = SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Allgatherv(name, len, MPI_CHAR, names, lens, displs, MPI_CHAR, hashed),
+                           "exchanging node names");
+    int first = hme;
+    for (int i = 0; rc == SCR_SUCCESS && i < hsize; i++) {
+        if (strcmp(names + displs[i], name) == 0) {
+            first = i;
+            break;
+        }
+    }
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Comm_split(hashed, first, me, out_comm), "splitting ranks by node name");
+    if (rc == SCR_SUCCESS && out_groups != NULL) {
+        int leader = first == hme, groups = 0;
+        rc = scr_mpi_check(MPI_Allreduce(&leader, &groups, 1, MPI_INT, MPI_SUM, comm),
+                           "counting nodes");
+        if (rc == SCR_SUCCESS) *out_groups = groups;
+    }
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory grouping ranks by node name");
+    free(lens);
+    free(displs);
+    free(names);
+    MPI_Comm_free(&hashed);
+    return rc;
+}

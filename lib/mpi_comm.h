@@ -1,0 +1,45 @@
+/* mpi_comm.h — the MPI helpers libscr builds on: checked calls, trees over
+ * messages, agreement, and communicators by name.
+ *
+ * Every function is collective over the communicator it is given unless it
+ * says otherwise, checks every MPI call, and logs a failure once with the
+ * operation and MPI's own error text. Trees travel in the packed-hash format
+ * (kvtree_pack.h), and a received tree is unpacked with every length
+ * checked, naming the sender in any message. */
+#ifndef SCR_MPI_COMM_H
+#define SCR_MPI_COMM_H
+
+#include "kvtree.h"
+
+#include <mpi.h>
+
+/* SCR_SUCCESS when mpi_rc is MPI_SUCCESS; otherwise logs "<what>: <MPI's
+ * message>" and returns SCR_FAILURE. */
+int scr_mpi_check(int mpi_rc, const char *what);
+
+/* *out_all = 1 on every rank when flag is non-zero on every rank. */
+int scr_comm_all_true(int flag, MPI_Comm comm, int *out_all);
+
+/* Replace *tree on every rank but root with a copy of root's tree. On
+ * non-root ranks *tree may be NULL on entry; it is a new tree on return. */
+int scr_comm_bcast_kvtree(scr_kvtree **tree, int root, MPI_Comm comm);
+
+/* Point to point (not collective): send tree to dest; receive a new tree
+ * from src (caller deletes *out_tree). */
+int scr_comm_send_kvtree(const scr_kvtree *tree, int dest, int tag, MPI_Comm comm);
+int scr_comm_recv_kvtree(int src, int tag, MPI_Comm comm, scr_kvtree **out_tree);
+
+/* Gather every rank's tree at root: there, *out_trees is a new array of
+ * `size of comm` new trees (free with scr_comm_free_trees); elsewhere NULL. */
+int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm,
+                           scr_kvtree ***out_trees);
+void scr_comm_free_trees(scr_kvtree **trees, int count);
+
+/* A new communicator of the ranks of comm that gave the same name, ranked
+ * in their order in comm. Scales with the ranks that share a name: names
+ * are hashed to split first, and only ranks whose names hash alike compare
+ * the names themselves. *out_groups (if not NULL) is the number of distinct
+ * names over comm. */
+int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, int *out_groups);
+
+#endif

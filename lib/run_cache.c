@@ -1,0 +1,410 @@
+/* run_cache.c — this node's cache: directories, filemaps, integrity, eviction. */
+#include "flush_file.h"
+#include "kvtree_file.h"
+#include "meta.h"
+#include "mpi_comm.h"
+#include "scr_err.h"
+#include "scr_run.h"
+#include "util_crc.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MASTER_KEY "Filemap"
+#define TAG_FILEMAP 4701
+
+double scr_run_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* mkdir -p dir with mode 0700, and refuse a directory others can enter. */
+static int make_private_dir(const char *dir)
+{
+    int rc = scr_mkdir_p(dir, 0700);
+    if (rc != SCR_SUCCESS) return rc;
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        scr_err("cannot use directory %s: %s", dir, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        scr_err("%s is not a directory", dir);
+        return SCR_ERR_IO;
+    }
+    if (st.st_uid != geteuid()) {
+        scr_err("directory %s belongs to uid %lu, not to this user", dir, (unsigned long)st.st_uid);
+        return SCR_ERR_IO;
+    }
+    if ((st.st_mode & 077) != 0 && chmod(dir, 0700) != 0) {
+        scr_err("cannot make %s private (chmod 0700): %s", dir, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_cache_create_dirs(struct scr_run *run)
+{
+    int rc = SCR_SUCCESS;
+    /* the node's first rank creates; everyone waits for every node */
+    if (run->node_rank == 0) {
+        rc = make_private_dir(run->cntl_dir);
+        if (rc == SCR_SUCCESS) rc = make_private_dir(run->cache_dir);
+    }
+    int all = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &all);
+    if (mrc != SCR_SUCCESS) return mrc;
+    if (!all) {
+        if (run->rank == 0 && rc == SCR_SUCCESS)
+            scr_err("another node could not create its control or cache directory");
+        return SCR_ERR_IO;
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_cache_dataset_dir(const struct scr_run *run, int id, char **out_dir)
+{
+    char name[64];
+    snprintf(name, sizeof(name), "scr.dataset.%d", id);
+    return scr_path_join(run->cache_dir, name, out_dir);
+}
+
+int scr_cache_save_filemap(struct scr_run *run)
+{
+    return scr_filemap_write(run->filemap_path, run->map);
+}
+
+/* Path of the filemap of node rank i. */
+static int filemap_path_of(const struct scr_run *run, int i, char **out_path)
+{
+    char name[64];
+    snprintf(name, sizeof(name), "filemap_%d.scrinfo", i);
+    return scr_path_join(run->cntl_dir, name, out_path);
+}
+
+/* The node's first rank: every filemap the master file lists, merged. */
+static int read_node_filemaps(struct scr_run *run, scr_filemap *all, scr_kvtree *old_list)
+{
+    int rc = scr_kvtree_read_file(run->master_filemap_path, old_list);
+    if (rc == SCR_ERR_NOTFOUND) return SCR_SUCCESS; /* a fresh node */
+    if (rc != SCR_SUCCESS) {
+        scr_warn("ignoring damaged %s: files it names stay until the cache is purged",
+                 run->master_filemap_path);
+        scr_kvtree_unset_all(old_list);
+        return SCR_SUCCESS;
+    }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(old_list, MASTER_KEY)); e;
+         e = scr_kvtree_elem_next(e)) {
+        const char *path = scr_kvtree_elem_key(e);
+        int frc = scr_filemap_read(path, all);
+        if (frc != SCR_SUCCESS && frc != SCR_ERR_NOTFOUND)
+            scr_warn("ignoring damaged filemap %s", path);
+    }
+    return SCR_SUCCESS;
+}
+
+/* The node's first rank: record the filemaps of this run, remove older ones. */
+static int write_master_list(struct scr_run *run, const scr_kvtree *old_list)
+{
+    scr_kvtree *list = scr_kvtree_new();
+    if (list == NULL) return SCR_ERR_NOMEM;
+    scr_kvtree *files = scr_kvtree_set(list, MASTER_KEY, scr_kvtree_new());
+    int rc = files ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    for (int i = 0; rc == SCR_SUCCESS && i < run->node_ranks; i++) {
+        char *path = NULL;
+        rc = filemap_path_of(run, i, &path);
+        if (rc == SCR_SUCCESS && scr_kvtree_set(files, path, scr_kvtree_new()) == NULL)
+            rc = SCR_ERR_NOMEM;
+        free(path);
+    }
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_write_file(run->master_filemap_path, list);
+    /* filemaps of a larger earlier run: their entries now live in ours */
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(old_list, MASTER_KEY));
+         rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e)) {
+        const char *path = scr_kvtree_elem_key(e);
+        if (scr_kvtree_get(files, path) == NULL && unlink(path) != 0 && errno != ENOENT)
+            scr_warn("cannot remove old filemap %s: %s", path, strerror(errno));
+    }
+    scr_kvtree_delete(list);
+    return rc;
+}
+
+int scr_cache_load_filemaps(struct scr_run *run)
+{
+    int rc = SCR_SUCCESS;
+    int *granks = NULL;
+    scr_filemap *all = NULL;
+    scr_kvtree *old_list = NULL;
+    if (run->node_rank == 0) {
+        granks = malloc((size_t)run->node_ranks * sizeof(int));
+        all = scr_filemap_new();
+        old_list = scr_kvtree_new();
+        if (granks == NULL || all == NULL || old_list == NULL) rc = SCR_ERR_NOMEM;
+        else rc = read_node_filemaps(run, all, old_list);
+    }
+    int grc = scr_mpi_check(MPI_Gather(&run->rank, 1, MPI_INT, granks, 1, MPI_INT, 0, run->node),
+                            "gathering the ranks of this node");
+    if (rc == SCR_SUCCESS) rc = grc;
+
+    /* the first rank hands each rank of the node its own entries */
+    int status = rc;
+    if (run->node_rank == 0) {
+        for (int i = 1; i < run->node_ranks; i++) {
+            scr_filemap *part = NULL;
+            if (status == SCR_SUCCESS) status = scr_filemap_extract_rank(all, granks[i], &part);
+            int src = scr_comm_send_kvtree(status == SCR_SUCCESS ? part : NULL, i, TAG_FILEMAP,
+                                           run->node);
+            scr_filemap_delete(part);
+            if (status == SCR_SUCCESS) status = src;
+        }
+        if (status == SCR_SUCCESS) {
+            scr_filemap_clear(run->map);
+            status = scr_filemap_merge(run->map, all); /* our own entries and leftovers */
+        }
+    } else {
+        scr_kvtree *part = NULL;
+        status = scr_comm_recv_kvtree(0, TAG_FILEMAP, run->node, &part);
+        if (status == SCR_SUCCESS) {
+            scr_filemap_clear(run->map);
+            status = scr_filemap_merge(run->map, part);
+        }
+        scr_kvtree_delete(part);
+    }
+    if (status == SCR_SUCCESS) status = scr_cache_save_filemap(run);
+    if (status == SCR_SUCCESS && run->node_rank == 0) status = write_master_list(run, old_list);
+    free(granks);
+    scr_filemap_delete(all);
+    scr_kvtree_delete(old_list);
+
+    int ok = 0;
+    rc = scr_comm_all_true(status == SCR_SUCCESS, run->world, &ok);
+    if (rc != SCR_SUCCESS) return rc;
+    return ok ? SCR_SUCCESS : SCR_FAILURE;
+}
+
+/* Remove the directories between path's directory and top that are now empty. */
+static void remove_empty_dirs(const char *path, const char *top)
+{
+    char *dir = NULL;
+    if (scr_path_dirname(path, &dir) != SCR_SUCCESS) return;
+    for (;;) {
+        int inside = 0;
+        if (scr_path_is_inside(top, dir, &inside) != SCR_SUCCESS || !inside) break;
+        if (rmdir(dir) != 0) break; /* not empty (another rank's files) or gone */
+        if (strcmp(dir, top) == 0) break;
+        char *up = NULL;
+        if (scr_path_dirname(dir, &up) != SCR_SUCCESS) break;
+        free(dir);
+        dir = up;
+    }
+    free(dir);
+}
+
+int scr_cache_delete_dataset(struct scr_run *run, int id)
+{
+    char *dsdir = NULL;
+    int rc = scr_cache_dataset_dir(run, id, &dsdir);
+    if (rc != SCR_SUCCESS) return rc;
+    int *ranks = NULL, nranks = 0;
+    rc = scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &nranks);
+    for (int r = 0; rc == SCR_SUCCESS && r < nranks; r++) {
+        const char **files = NULL;
+        int nfiles = 0;
+        rc = scr_filemap_list_files(run->map, id, ranks[r], &files, &nfiles);
+        for (int f = 0; rc == SCR_SUCCESS && f < nfiles; f++) {
+            /* a dataset written in place lives on the prefix: never delete there */
+            int in_cache = 0;
+            scr_path_is_inside(run->cache_dir, files[f], &in_cache);
+            if (!in_cache) continue;
+            if (unlink(files[f]) != 0 && errno != ENOENT)
+                scr_warn("cannot delete %s from cache: %s", files[f], strerror(errno));
+            remove_empty_dirs(files[f], dsdir);
+        }
+        free(files);
+    }
+    free(ranks);
+    if (rmdir(dsdir) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
+        scr_warn("cannot remove %s: %s", dsdir, strerror(errno));
+    free(dsdir);
+    /* the entries go only after the files, so a crash leaves no unnamed file */
+    if (rc == SCR_SUCCESS) rc = scr_filemap_remove_dataset(run->map, id);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    return rc;
+}
+
+/* Number of datasets and the oldest id in this rank's map (INT_MAX if none). */
+static void count_datasets(const struct scr_run *run, int *out_count, int *out_oldest)
+{
+    *out_count = scr_filemap_num_datasets(run->map);
+    *out_oldest = INT_MAX;
+    int oldest;
+    if (scr_filemap_oldest_dataset(run->map, &oldest) == SCR_SUCCESS) *out_oldest = oldest;
+}
+
+int scr_cache_make_room(struct scr_run *run)
+{
+    for (;;) {
+        int count, oldest, most = 0, global_oldest = INT_MAX;
+        count_datasets(run, &count, &oldest);
+        int rc = scr_mpi_check(MPI_Allreduce(&count, &most, 1, MPI_INT, MPI_MAX, run->world),
+                               "counting datasets in cache");
+        if (rc == SCR_SUCCESS)
+            rc = scr_mpi_check(MPI_Allreduce(&oldest, &global_oldest, 1, MPI_INT, MPI_MIN, run->world),
+                               "finding the oldest dataset in cache");
+        if (rc != SCR_SUCCESS) return rc;
+        if (most < run->cache_size || global_oldest == INT_MAX) return SCR_SUCCESS;
+        scr_dbg(1, "cache full (%d datasets): deleting dataset %d", most, global_oldest);
+        int drc = scr_cache_delete_dataset(run, global_oldest);
+        int ok = 0;
+        rc = scr_comm_all_true(drc == SCR_SUCCESS, run->world, &ok);
+        if (rc != SCR_SUCCESS) return rc;
+        if (!ok) return SCR_ERR_IO;
+    }
+}
+
+/* Is one listed file as its meta says? Reports what differs at debug level 1. */
+static int file_is_intact(const char *file, const scr_meta *meta, size_t bufsize)
+{
+    uint64_t want = 0;
+    struct stat st;
+    if (!scr_meta_is_complete(meta) || scr_meta_get_filesize(meta, &want) != SCR_SUCCESS) {
+        scr_dbg(1, "%s was not completely written", file);
+        return 0;
+    }
+    if (stat(file, &st) != 0 || (uint64_t)st.st_size != want) {
+        scr_dbg(1, "%s: %s", file, errno == ENOENT ? "missing" : "wrong size");
+        return 0;
+    }
+    uint32_t crc_want;
+    if (scr_meta_get_crc32(meta, &crc_want) != SCR_SUCCESS) return 1;
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    char *buf = malloc(bufsize);
+    int ok = fd >= 0 && buf != NULL;
+    uint32_t crc = 0;
+    while (ok) {
+        size_t got = 0;
+        if (scr_read_full(fd, buf, bufsize, &got, file) != SCR_SUCCESS) ok = 0;
+        if (got == 0) break;
+        crc = scr_crc32(crc, buf, got);
+    }
+    if (fd >= 0) close(fd);
+    free(buf);
+    if (ok && crc != crc_want) {
+        scr_dbg(1, "%s: CRC32 0x%08x, recorded 0x%08x", file, crc, crc_want);
+        ok = 0;
+    }
+    return ok;
+}
+
+/* This rank's part of dataset id is complete and every file as recorded. */
+static int my_part_is_intact(struct scr_run *run, int id)
+{
+    const scr_dataset *desc = NULL;
+    int complete = 0, expected = -1;
+    if (scr_filemap_get_dataset(run->map, id, run->rank, &desc) != SCR_SUCCESS ||
+        scr_dataset_get_complete(desc, &complete) != SCR_SUCCESS || !complete)
+        return 0;
+    if (scr_filemap_get_expected_files(run->map, id, run->rank, &expected) != SCR_SUCCESS ||
+        expected != scr_filemap_num_files(run->map, id, run->rank))
+        return 0;
+    const char **files = NULL;
+    int nfiles = 0, ok = 1;
+    if (scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles) != SCR_SUCCESS) return 0;
+    for (int f = 0; ok && f < nfiles; f++) {
+        const scr_meta *meta = NULL;
+        ok = scr_filemap_get_meta(run->map, id, run->rank, files[f], &meta) == SCR_SUCCESS &&
+             file_is_intact(files[f], meta, run->file_buf_size);
+    }
+    free(files);
+    return ok;
+}
+
+int scr_cache_dataset_is_intact(struct scr_run *run, int id, int *out_intact)
+{
+    return scr_comm_all_true(my_part_is_intact(run, id), run->world, out_intact);
+}
+
+int scr_cache_find_restart(struct scr_run *run, int *out_id)
+{
+    *out_id = 0;
+    int below = INT_MAX; /* visit every dataset any rank holds, newest first */
+    for (;;) {
+        int *ids = NULL, n = 0, mine = 0, id = 0;
+        if (scr_filemap_list_datasets(run->map, &ids, &n) != SCR_SUCCESS) n = 0;
+        for (int i = 0; i < n; i++)
+            if (ids[i] < below && ids[i] > mine) mine = ids[i];
+        free(ids);
+        int rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, run->world),
+                               "listing datasets in cache");
+        if (rc != SCR_SUCCESS) return rc;
+        if (id == 0) return SCR_SUCCESS;
+        below = id;
+
+        int intact = 0;
+        rc = scr_cache_dataset_is_intact(run, id, &intact);
+        if (rc != SCR_SUCCESS) return rc;
+        if (!intact) {
+            if (run->rank == 0) scr_warn("dataset %d in cache is incomplete; deleting it", id);
+            int drc = scr_cache_delete_dataset(run, id);
+            int ok = 0;
+            rc = scr_comm_all_true(drc == SCR_SUCCESS, run->world, &ok);
+            if (rc != SCR_SUCCESS) return rc;
+            continue;
+        }
+        const scr_dataset *desc = NULL;
+        scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+        if (*out_id == 0 && scr_dataset_is_checkpoint(desc)) *out_id = id;
+    }
+}
+
+int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix,
+                            int flushing)
+{
+    if (run->node_rank != 0) return SCR_SUCCESS;
+    scr_kvtree *flush = scr_kvtree_new();
+    if (flush == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_flush_file_read(run->flush_path, flush);
+    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
+    if (rc != SCR_SUCCESS) { /* a damaged flush file only costs its history */
+        scr_warn("rewriting damaged %s", run->flush_path);
+        scr_kvtree_unset_all(flush);
+        rc = SCR_SUCCESS;
+    }
+    if (!in_cache && !on_prefix && !flushing) {
+        rc = scr_flush_file_remove_dataset(flush, id);
+    } else {
+        const scr_dataset *desc = NULL;
+        const char *name = NULL;
+        int ckpt = 0;
+        scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+        struct { int on; enum scr_flush_location loc; } want[] = {
+            {in_cache, SCR_FLUSH_LOCATION_CACHE},
+            {on_prefix, SCR_FLUSH_LOCATION_PFS},
+            {flushing, SCR_FLUSH_LOCATION_FLUSHING},
+        };
+        for (size_t i = 0; rc == SCR_SUCCESS && i < sizeof(want) / sizeof(want[0]); i++)
+            rc = want[i].on ? scr_flush_file_set_location(flush, id, want[i].loc)
+                            : scr_flush_file_unset_location(flush, id, want[i].loc);
+        if (rc == SCR_SUCCESS && scr_dataset_get_name(desc, &name) == SCR_SUCCESS)
+            rc = scr_flush_file_set_name(flush, id, name);
+        if (rc == SCR_SUCCESS && scr_dataset_get_ckpt(desc, &ckpt) == SCR_SUCCESS)
+            rc = scr_flush_file_set_checkpoint_id(flush, id, ckpt);
+        if (rc == SCR_SUCCESS && scr_dataset_is_output(desc))
+            rc = scr_flush_file_set_output(flush, id, 1);
+    }
+    if (rc == SCR_SUCCESS) rc = scr_flush_file_write(run->flush_path, flush);
+    scr_kvtree_delete(flush);
+    return rc;
+}

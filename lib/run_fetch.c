@@ -1,0 +1,375 @@
+/* run_fetch.c — choose the restart dataset; read it back from the prefix if needed.
+ *
+ * The cache is preferred: the newest checkpoint intact on every rank (found
+ * at SCR_Init), unless SCR_Current or SCR_CURRENT names another. Otherwise
+ * rank 0 walks the index from the current checkpoint to older ones: it sends
+ * each rank its list of files from the dataset's summary; every rank copies
+ * its files into cache, checking size and CRC-32 on the way (or, with
+ * SCR_FETCH_BYPASS, checks their size and reads them in place later); a
+ * dataset any rank fails to read is marked FAILED in the index and the next
+ * older one is tried. */
+#include "index_file.h"
+#include "kvtree_util.h"
+#include "meta.h"
+#include "mpi_comm.h"
+#include "scr_err.h"
+#include "scr_run.h"
+#include "summary.h"
+#include "util_copy.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define TAG_FETCH 4703
+#define KEY_DSET "DSET"
+#define KEY_FILE "FILE"
+#define KEY_SIZE "SIZE"
+#define KEY_CRC "CRC"
+#define KEY_ERROR "ERROR"
+
+/* Rank 0: the next dataset to try (0: none), by name when one is asked for. */
+static int pick_candidate(struct scr_run *run, const char *wanted, int *out_id)
+{
+    *out_id = 0;
+    scr_kvtree *index = scr_kvtree_new();
+    if (index == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_index_file_read(run->index_path, index);
+    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* nothing was ever flushed */
+    if (rc == SCR_SUCCESS && wanted != NULL) {
+        int id = 0, complete = 0;
+        if (scr_index_file_lookup_id(index, wanted, &id) != SCR_SUCCESS)
+            scr_warn("no dataset named %s on %s; using the newest checkpoint", wanted, run->prefix);
+        else if (scr_index_file_get_complete(index, id, &complete) == SCR_SUCCESS && complete)
+            *out_id = id;
+        else
+            scr_warn("dataset %s on %s is incomplete; using the newest checkpoint", wanted, run->prefix);
+    }
+    if (rc == SCR_SUCCESS && *out_id == 0) {
+        rc = scr_index_file_restart_candidate(index, out_id);
+        if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
+    }
+    scr_kvtree_delete(index);
+    return rc;
+}
+
+/* Rank 0: record the outcome of a fetch of id in the index. */
+static int record_fetch(struct scr_run *run, int id, int fetched)
+{
+    scr_kvtree *index = scr_kvtree_new();
+    if (index == NULL) return SCR_ERR_NOMEM;
+    int fd = -1;
+    int rc = scr_index_file_lock_read(run->index_path, &fd, index);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(index);
+        return rc;
+    }
+    char stamp[SCR_INDEX_TIMESTAMP_SIZE];
+    const char *name = NULL, *current = NULL;
+    rc = scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp));
+    if (rc == SCR_SUCCESS) rc = scr_index_file_get_name(index, id, &name);
+    if (rc == SCR_SUCCESS && fetched) {
+        rc = scr_index_file_mark_fetched(index, id, stamp);
+        if (rc == SCR_SUCCESS) rc = scr_index_file_set_current(index, name);
+    } else if (rc == SCR_SUCCESS) {
+        rc = scr_index_file_mark_failed(index, id, stamp);
+        if (rc == SCR_SUCCESS && scr_index_file_get_current(index, &current) == SCR_SUCCESS &&
+            strcmp(current, name) == 0)
+            rc = scr_index_file_unset_current(index);
+    }
+    if (rc == SCR_SUCCESS) rc = scr_index_file_write_unlock(run->index_path, &fd, index);
+    else scr_index_file_unlock(&fd);
+    scr_kvtree_delete(index);
+    return rc;
+}
+
+/* Rank 0: each rank's part of the summary of id: DSET {desc}, FILE name {SIZE, CRC}. */
+static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree **out_mine)
+{
+    scr_kvtree *summary = scr_kvtree_new();
+    char *path = NULL;
+    int rc = summary ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
+    if (rc == SCR_SUCCESS) {
+        rc = scr_summary_read(path, summary);
+        if (rc == SCR_ERR_NOTFOUND) scr_err("%s is missing", path);
+    }
+    int ranks = 0;
+    if (rc == SCR_SUCCESS) rc = scr_summary_get_ranks(summary, &ranks);
+    if (rc == SCR_SUCCESS && ranks != run->ranks) {
+        scr_err("dataset %d was written by %d ranks; this run has %d", id, ranks, run->ranks);
+        rc = SCR_ERR_FORMAT;
+    }
+    const scr_dataset *desc = NULL;
+    if (rc == SCR_SUCCESS) rc = scr_summary_get_dataset(summary, &desc);
+    int status = rc;
+    for (int r = 0; r < run->ranks; r++) {
+        scr_kvtree *part = scr_kvtree_new();
+        int prc = (part && status == SCR_SUCCESS) ? SCR_SUCCESS : SCR_FAILURE;
+        const char **names = NULL;
+        int n = 0;
+        if (prc == SCR_SUCCESS && scr_kvtree_set(part, KEY_DSET, scr_kvtree_dup(desc)) == NULL)
+            prc = SCR_ERR_NOMEM;
+        if (prc == SCR_SUCCESS) prc = scr_summary_list_files(summary, r, &names, &n);
+        if (prc == SCR_ERR_NOTFOUND) prc = SCR_SUCCESS; /* a rank without files */
+        for (int f = 0; prc == SCR_SUCCESS && f < n; f++) {
+            uint64_t size = 0;
+            uint32_t crc;
+            int nofetch = 0;
+            scr_summary_get_file_nofetch(summary, r, names[f], &nofetch);
+            if (nofetch) continue;
+            scr_kvtree *file = scr_kvtree_set_kv(part, KEY_FILE, names[f]);
+            prc = file ? scr_summary_get_file_size(summary, r, names[f], &size) : SCR_ERR_NOMEM;
+            if (prc == SCR_SUCCESS) prc = scr_kvtree_util_set_uint64(file, KEY_SIZE, size);
+            if (prc == SCR_SUCCESS && scr_summary_get_file_crc(summary, r, names[f], &crc) == SCR_SUCCESS)
+                prc = scr_kvtree_util_set_crc32(file, KEY_CRC, crc);
+        }
+        free(names);
+        if (prc != SCR_SUCCESS) { /* every rank still gets a message, saying to give up */
+            scr_kvtree_unset_all(part);
+            scr_kvtree_util_set_int(part, KEY_ERROR, 1);
+            if (status == SCR_SUCCESS) status = prc;
+        }
+        if (r == 0) {
+            *out_mine = part;
+        } else {
+            int src = scr_comm_send_kvtree(part, r, TAG_FETCH, run->world);
+            scr_kvtree_delete(part);
+            if (status == SCR_SUCCESS) status = src;
+        }
+    }
+    free(path);
+    scr_kvtree_delete(summary);
+    return status;
+}
+
+/* This rank reads its files of dataset id from dsdir as part describes. */
+static int fetch_my_part(struct scr_run *run, int id, const char *dsdir, const scr_kvtree *part)
+{
+    if (scr_kvtree_get(part, KEY_ERROR) != NULL) return SCR_FAILURE;
+    const scr_dataset *desc = scr_kvtree_get(part, KEY_DSET);
+    char *cachedir = NULL;
+    void *buf = NULL;
+    int rc = SCR_SUCCESS, nfiles = 0;
+    if (!run->fetch_bypass) {
+        rc = scr_cache_dataset_dir(run, id, &cachedir);
+        buf = malloc(run->file_buf_size);
+        if (rc == SCR_SUCCESS && buf == NULL) rc = SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, run->rank, desc);
+    }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(part, KEY_FILE));
+         rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e), nfiles++) {
+        const scr_kvtree *info = scr_kvtree_elem_hash(e);
+        uint64_t size = 0;
+        uint32_t crc = 0;
+        int have_crc = scr_kvtree_util_get_crc32(info, KEY_CRC, &crc) == SCR_SUCCESS;
+        char *src = NULL, *rel = NULL, *dest = NULL, *dir = NULL, *name = NULL;
+        rc = scr_kvtree_util_get_uint64(info, KEY_SIZE, &size);
+        if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, scr_kvtree_elem_key(e), &src);
+        if (rc == SCR_SUCCESS) rc = scr_path_dirname(src, &dir);
+        if (rc == SCR_SUCCESS) rc = scr_path_basename(src, &name);
+        if (rc == SCR_SUCCESS && run->fetch_bypass) {
+            struct stat st;
+            if (stat(src, &st) != 0 || (uint64_t)st.st_size != size) {
+                scr_err("restart file %s is %s", src, stat(src, &st) ? "missing" : "of the wrong size");
+                rc = SCR_ERR_NOTFOUND;
+            } else if (scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "NAME", name),
+                                               "PATH", src) != SCR_SUCCESS ||
+                       scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "ORIG", src),
+                                               "PATH", src) != SCR_SUCCESS) {
+                rc = SCR_ERR_NOMEM;
+            }
+        } else if (rc == SCR_SUCCESS) {
+            struct scr_copy_result got = {0, 0};
+            rc = scr_path_relative(run->prefix, src, &rel);
+            if (rc == SCR_SUCCESS) rc = scr_path_join(cachedir, rel, &dest);
+            scr_meta *meta = rc == SCR_SUCCESS ? scr_meta_new() : NULL;
+            if (rc == SCR_SUCCESS && meta == NULL) rc = SCR_ERR_NOMEM;
+            /* listed before the file exists, so a crash leaves no unnamed file */
+            if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, dest);
+            if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+            if (rc == SCR_SUCCESS)
+                rc = scr_copy_file(src, dest, buf, run->file_buf_size, have_crc && run->crc_on_flush, &got);
+            if (rc == SCR_SUCCESS && got.bytes != size) {
+                scr_err("restart file %s has %llu bytes, %llu were written", src,
+                        (unsigned long long)got.bytes, (unsigned long long)size);
+                rc = SCR_ERR_FORMAT;
+            }
+            if (rc == SCR_SUCCESS && have_crc && run->crc_on_flush && got.crc != crc) {
+                scr_err("restart file %s is damaged: CRC32 0x%08x, recorded 0x%08x", src, got.crc, crc);
+                rc = SCR_ERR_FORMAT;
+            }
+            if (rc == SCR_SUCCESS) rc = scr_meta_set_filename(meta, rel);
+            if (rc == SCR_SUCCESS) rc = scr_meta_set_filetype(meta, SCR_META_TYPE_FULL);
+            if (rc == SCR_SUCCESS) rc = scr_meta_set_filesize(meta, size);
+            if (rc == SCR_SUCCESS && have_crc) rc = scr_meta_set_crc32(meta, crc);
+            if (rc == SCR_SUCCESS) rc = scr_meta_set_rank(meta, run->rank);
+            if (rc == SCR_SUCCESS) rc = scr_meta_set_ranks(meta, run->ranks);
+            if (rc == SCR_SUCCESS) rc = scr_meta_set_origpath(meta, dir);
+            if (rc == SCR_SUCCESS) rc = scr_meta_set_origname(meta, name);
+            if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(meta, 1);
+            if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, dest, meta);
+            scr_meta_delete(meta);
+        }
+        free(src); free(rel); free(dest); free(dir); free(name);
+    }
+    if (rc == SCR_SUCCESS && !run->fetch_bypass) {
+        rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
+        if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    }
+    free(cachedir);
+    free(buf);
+    return rc;
+}
+
+/* One attempt at dataset id; all ranks agree on *out_ok. */
+static int try_fetch(struct scr_run *run, int id, int *out_ok)
+{
+    char name[64], *dsdir = NULL;
+    snprintf(name, sizeof(name), "scr.dataset.%d", id);
+    int rc = scr_path_join(run->prefix_scr, name, &dsdir);
+    scr_kvtree *part = NULL;
+    if (run->rank == 0) {
+        if (rc == SCR_SUCCESS) rc = send_parts(run, id, dsdir, &part);
+        else { /* the others still wait for their part */
+            for (int r = 1; r < run->ranks; r++) {
+                scr_kvtree *err = scr_kvtree_new();
+                scr_kvtree_util_set_int(err, KEY_ERROR, 1);
+                scr_comm_send_kvtree(err, r, TAG_FETCH, run->world);
+                scr_kvtree_delete(err);
+            }
+        }
+    } else {
+        int rrc = scr_comm_recv_kvtree(0, TAG_FETCH, run->world, &part);
+        if (rc == SCR_SUCCESS) rc = rrc;
+    }
+    if (run->fetch_bypass) scr_kvtree_unset_all(run->restart_files);
+    if (rc == SCR_SUCCESS) rc = fetch_my_part(run, id, dsdir, part);
+    scr_kvtree_delete(part);
+    free(dsdir);
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, out_ok);
+    if (mrc == SCR_SUCCESS && !*out_ok && !run->fetch_bypass) scr_cache_delete_dataset(run, id);
+    return mrc;
+}
+
+/* The cached dataset called name, 0 when none. */
+static int cached_id_of(const struct scr_run *run, const char *name)
+{
+    int *ids = NULL, n = 0, found = 0;
+    if (scr_filemap_list_datasets(run->map, &ids, &n) != SCR_SUCCESS) return 0;
+    for (int i = 0; i < n && !found; i++) {
+        const scr_dataset *desc = NULL;
+        const char *dname = NULL;
+        if (scr_filemap_get_dataset(run->map, ids[i], run->rank, &desc) == SCR_SUCCESS &&
+            scr_dataset_get_name(desc, &dname) == SCR_SUCCESS && strcmp(dname, name) == 0 &&
+            scr_dataset_is_checkpoint(desc))
+            found = ids[i];
+    }
+    free(ids);
+    return found;
+}
+
+static void set_restart_name(struct scr_run *run, const scr_dataset *desc)
+{
+    const char *name = NULL;
+    if (scr_dataset_get_name(desc, &name) != SCR_SUCCESS) name = "";
+    snprintf(run->restart_name, sizeof(run->restart_name), "%s", name);
+}
+
+int scr_fetch_decide_restart(struct scr_run *run)
+{
+    if (run->restart_decided) return SCR_SUCCESS;
+    run->restart_decided = 1;
+    const char *wanted = run->current_name;
+
+    /* the cache first: the newest intact checkpoint, or the one asked for */
+    int id = run->restart_id;
+    if (wanted != NULL) {
+        int mine = cached_id_of(run, wanted), all = 0;
+        int rc = scr_mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, run->world),
+                               "looking for a dataset in cache");
+        if (rc != SCR_SUCCESS) return rc;
+        id = all;
+    }
+    if (id > 0) {
+        const scr_dataset *desc = NULL;
+        scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+        run->restart_id = id;
+        run->restart_source = SCR_RESTART_CACHE;
+        set_restart_name(run, desc);
+        return SCR_SUCCESS;
+    }
+    run->restart_id = 0;
+    run->restart_source = SCR_RESTART_NONE;
+    if (!run->fetch) return SCR_SUCCESS;
+
+    /* then the prefix, newest usable dataset first; rank 0 remembers what it
+     * tried, so an index it cannot mark never makes it try one dataset twice */
+    scr_kvtree *tried = scr_kvtree_new();
+    if (tried == NULL) return SCR_ERR_NOMEM;
+    for (int attempt = 0;; attempt++) {
+        int candidate = 0, rc = SCR_SUCCESS;
+        if (run->rank == 0) rc = pick_candidate(run, attempt == 0 ? wanted : NULL, &candidate);
+        if (rc != SCR_SUCCESS) candidate = -1;
+        if (candidate > 0 && scr_kvtree_get_kv_int(tried, "ID", candidate) != NULL) {
+            scr_warn("dataset %d was tried already; no older dataset to restart from", candidate);
+            candidate = 0;
+        }
+        if (candidate > 0 && scr_kvtree_set_kv_int(tried, "ID", candidate) == NULL) candidate = -1;
+        int mrc = scr_mpi_check(MPI_Bcast(&candidate, 1, MPI_INT, 0, run->world),
+                                "sharing the dataset to fetch");
+        if (mrc != SCR_SUCCESS || candidate <= 0) {
+            scr_kvtree_delete(tried);
+            if (mrc != SCR_SUCCESS) return mrc;
+            return candidate < 0 ? SCR_ERR_IO : SCR_SUCCESS; /* 0: nothing; a fresh start */
+        }
+
+        double t0 = scr_run_now();
+        int ok = 0;
+        mrc = try_fetch(run, candidate, &ok);
+        if (mrc != SCR_SUCCESS) {
+            scr_kvtree_delete(tried);
+            return mrc;
+        }
+        if (run->rank == 0) {
+            if (record_fetch(run, candidate, ok) != SCR_SUCCESS)
+                scr_warn("could not record the fetch of dataset %d in %s", candidate, run->index_path);
+            if (!ok) scr_warn("could not fetch dataset %d from %s; marked it failed, trying an older one",
+                              candidate, run->prefix);
+        }
+        if (!ok) continue;
+        scr_kvtree_delete(tried);
+
+        const scr_dataset *desc = NULL;
+        if (!run->fetch_bypass) {
+            scr_filemap_get_dataset(run->map, candidate, run->rank, &desc);
+            scr_cache_note_location(run, candidate, 1, 1, 0);
+        }
+        run->restart_id = candidate;
+        run->restart_source = run->fetch_bypass ? SCR_RESTART_PREFIX : SCR_RESTART_CACHE;
+        /* every rank learns the name from rank 0, which read the summary */
+        scr_kvtree *name_tree = scr_kvtree_new();
+        if (run->rank == 0 && desc != NULL) scr_kvtree_copy(name_tree, desc);
+        if (run->rank == 0 && desc == NULL) {
+            scr_kvtree *index = scr_kvtree_new();
+            const char *n = NULL;
+            if (scr_index_file_read(run->index_path, index) == SCR_SUCCESS &&
+                scr_index_file_get_name(index, candidate, &n) == SCR_SUCCESS)
+                scr_dataset_set_name(name_tree, n);
+            scr_kvtree_delete(index);
+        }
+        mrc = scr_comm_bcast_kvtree(&name_tree, 0, run->world);
+        if (mrc == SCR_SUCCESS) set_restart_name(run, name_tree);
+        scr_kvtree_delete(name_tree);
+        if (run->rank == 0)
+            scr_dbg(1, "fetched dataset %d (%s) from %s in %.3f s", candidate, run->restart_name,
+                    run->prefix, scr_run_now() - t0);
+        return mrc;
+    }
+}

@@ -1,0 +1,251 @@
+/* run_flush.c — copy a dataset from cache to the prefix and record it there.
+ *
+ * Order of events, so that a crash at any point leaves the prefix consistent:
+ * the node's flush file says FLUSHING; every rank copies its files to their
+ * original paths (at most SCR_FLUSH_WIDTH ranks at once) with the CRC-32
+ * computed on the way, syncs them and writes its rank filemap; rank 0 writes
+ * the summary; only then does the index get the dataset, so a dataset that
+ * is listed is complete on the prefix. */
+#include "flush_file.h"
+#include "index_file.h"
+#include "meta.h"
+#include "mpi_comm.h"
+#include "rank_filemap.h"
+#include "scr_err.h"
+#include "scr_run.h"
+#include "summary.h"
+#include "util_copy.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TAG_WIDTH 4702
+
+/* <prefix>/.scr/scr.dataset.<id> in a new string. */
+static int prefix_dataset_dir(const struct scr_run *run, int id, char **out_dir)
+{
+    char name[64];
+    snprintf(name, sizeof(name), "scr.dataset.%d", id);
+    return scr_path_join(run->prefix_scr, name, out_dir);
+}
+
+/* Where an application file goes on the prefix: PATH/NAME of its meta. */
+static int original_path(const scr_meta *meta, char **out_path)
+{
+    const char *dir = NULL, *name = NULL;
+    if (scr_meta_get_origpath(meta, &dir) != SCR_SUCCESS ||
+        scr_meta_get_origname(meta, &name) != SCR_SUCCESS) {
+        scr_err("a file of the dataset has no recorded original path");
+        return SCR_ERR_FORMAT;
+    }
+    return scr_path_join(dir, name, out_path);
+}
+
+/* Copy (or, written in place, checksum) this rank's files; update their meta. */
+static int copy_my_files(struct scr_run *run, int id, void *buf)
+{
+    const char **files = NULL;
+    int nfiles = 0;
+    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
+    for (int f = 0; rc == SCR_SUCCESS && f < nfiles; f++) {
+        const scr_meta *stored = NULL;
+        scr_meta *meta = scr_meta_new();
+        char *dest = NULL;
+        if (meta == NULL) rc = SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, files[f], &stored);
+        if (rc == SCR_SUCCESS) rc = scr_meta_copy(meta, stored);
+        if (rc == SCR_SUCCESS) rc = original_path(meta, &dest);
+        struct scr_copy_result got = {0, 0};
+        int in_place = rc == SCR_SUCCESS && strcmp(dest, files[f]) == 0;
+        if (rc == SCR_SUCCESS && !in_place)
+            rc = scr_copy_file(files[f], dest, buf, run->file_buf_size, run->crc_on_flush, &got);
+        else if (rc == SCR_SUCCESS && run->crc_on_flush)
+            rc = scr_crc_file(dest, buf, run->file_buf_size, &got);
+        uint32_t recorded;
+        if (rc == SCR_SUCCESS && run->crc_on_flush) {
+            if (scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS && recorded != got.crc) {
+                scr_err("flush of %s: CRC32 0x%08x differs from 0x%08x recorded when it was "
+                        "written; the file in cache is damaged", files[f], got.crc, recorded);
+                rc = SCR_ERR_FORMAT;
+            } else {
+                rc = scr_meta_set_crc32(meta, got.crc);
+            }
+        }
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, files[f], meta);
+        free(dest);
+        scr_meta_delete(meta);
+    }
+    free(files);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    return rc;
+}
+
+/* Copy this rank's part, waiting for the rank SCR_FLUSH_WIDTH before us so
+ * that at most that many ranks write to the prefix at once. */
+static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_filemap **out_rmap)
+{
+    int width = run->flush_width < run->ranks ? run->flush_width : run->ranks;
+    int token = 0, rc = SCR_SUCCESS;
+    if (run->rank >= width)
+        rc = scr_mpi_check(MPI_Recv(&token, 1, MPI_INT, run->rank - width, TAG_WIDTH, run->world,
+                                    MPI_STATUS_IGNORE), "waiting for a turn to flush");
+    void *buf = malloc(run->file_buf_size);
+    if (buf == NULL) {
+        scr_err("out of memory for a flush buffer of %zu bytes", run->file_buf_size);
+        rc = SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_SUCCESS) rc = copy_my_files(run, id, buf);
+    free(buf);
+    /* pass the turn on whatever happened, or the ranks after us would wait forever */
+    if (run->rank + width < run->ranks) {
+        int src = scr_mpi_check(MPI_Send(&token, 1, MPI_INT, run->rank + width, TAG_WIDTH,
+                                         run->world), "passing the turn to flush");
+        if (rc == SCR_SUCCESS) rc = src;
+    }
+    scr_filemap *rmap = NULL;
+    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_build(run->map, id, run->rank, dsdir, &rmap);
+    char *path = NULL;
+    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_path(dsdir, run->rank, &path);
+    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_write(path, rmap);
+    free(path);
+    if (rc == SCR_SUCCESS) *out_rmap = rmap;
+    else scr_filemap_delete(rmap);
+    return rc;
+}
+
+/* Rank 0: the summary of the whole dataset from every rank's filemap. */
+static int write_summary(struct scr_run *run, int id, const char *dsdir, scr_kvtree **rmaps,
+                         const scr_dataset *desc)
+{
+    scr_kvtree *summary = scr_kvtree_new();
+    int rc = summary ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_summary_set_dataset(summary, desc);
+    if (rc == SCR_SUCCESS) rc = scr_summary_set_ranks(summary, run->ranks);
+    for (int r = 0; rc == SCR_SUCCESS && r < run->ranks; r++) {
+        struct scr_rank_filemap_file *files = NULL;
+        int n = 0;
+        rc = scr_rank_filemap_list_files(rmaps[r], id, r, &files, &n);
+        if (rc == SCR_ERR_NOTFOUND) { rc = SCR_SUCCESS; n = 0; }
+        if (rc == SCR_SUCCESS) rc = scr_summary_set_expected_files(summary, r, n);
+        for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+            uint64_t size = 0;
+            uint32_t crc;
+            rc = scr_meta_get_filesize(files[f].meta, &size);
+            if (rc == SCR_SUCCESS) rc = scr_summary_set_file(summary, r, files[f].name, size);
+            if (rc == SCR_SUCCESS && scr_meta_get_crc32(files[f].meta, &crc) == SCR_SUCCESS)
+                rc = scr_summary_set_file_crc(summary, r, files[f].name, crc);
+        }
+        free(files);
+    }
+    char *path = NULL;
+    if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
+    if (rc == SCR_SUCCESS) rc = scr_summary_write(path, summary);
+    free(path);
+    scr_kvtree_delete(summary);
+    return rc;
+}
+
+/* Rank 0: list the dataset in the index; a checkpoint becomes current. */
+static int add_to_index(struct scr_run *run, const scr_dataset *desc)
+{
+    int id = 0;
+    const char *name = NULL;
+    scr_dataset_get_id(desc, &id);
+    scr_dataset_get_name(desc, &name);
+    scr_kvtree *index = scr_kvtree_new();
+    if (index == NULL) return SCR_ERR_NOMEM;
+    int fd = -1;
+    int rc = scr_index_file_lock_read(run->index_path, &fd, index);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(index);
+        return rc;
+    }
+    char stamp[SCR_INDEX_TIMESTAMP_SIZE];
+    rc = scr_index_file_set_dataset(index, desc, 1);
+    if (rc == SCR_SUCCESS) rc = scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp));
+    if (rc == SCR_SUCCESS) rc = scr_index_file_mark_flushed(index, id, stamp);
+    if (rc == SCR_SUCCESS && scr_dataset_is_checkpoint(desc))
+        rc = scr_index_file_set_current(index, name);
+    if (rc == SCR_SUCCESS) rc = scr_index_file_write_unlock(run->index_path, &fd, index);
+    else scr_index_file_unlock(&fd);
+    scr_kvtree_delete(index);
+    return rc;
+}
+
+int scr_flush_dataset(struct scr_run *run, int id)
+{
+    const scr_dataset *desc = NULL;
+    int rc = scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+    if (rc != SCR_SUCCESS) {
+        scr_err("cannot flush dataset %d: this rank has no record of it", id);
+        rc = SCR_ERR_NOTFOUND;
+    }
+    int ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS) return mrc;
+    if (!ok) return SCR_ERR_NOTFOUND;
+
+    double t0 = scr_run_now();
+    char *dsdir = NULL;
+    rc = prefix_dataset_dir(run, id, &dsdir);
+    if (rc == SCR_SUCCESS) rc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 1);
+    if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_mkdir_p(dsdir, 0700);
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) {
+        free(dsdir);
+        return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
+    }
+
+    scr_filemap *rmap = NULL;
+    rc = flush_my_part(run, id, dsdir, &rmap);
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_IO;
+
+    /* rank 0 needs every rank's files for the summary */
+    scr_kvtree **rmaps = NULL;
+    if (mrc == SCR_SUCCESS) mrc = scr_comm_gather_kvtree(rmap, 0, run->world, &rmaps);
+    scr_filemap_delete(rmap);
+    rc = SCR_SUCCESS;
+    if (mrc == SCR_SUCCESS && run->rank == 0) {
+        rc = write_summary(run, id, dsdir, rmaps, desc);
+        if (rc == SCR_SUCCESS) rc = add_to_index(run, desc);
+    }
+    scr_comm_free_trees(rmaps, run->rank == 0 ? run->ranks : 0);
+    if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_IO;
+
+    int nrc = scr_cache_note_location(run, id, run->dset_in_cache, mrc == SCR_SUCCESS, 0);
+    if (mrc == SCR_SUCCESS) mrc = nrc;
+    if (run->rank == 0) {
+        const char *name = "?";
+        scr_dataset_get_name(desc, &name);
+        if (mrc == SCR_SUCCESS)
+            scr_dbg(1, "flushed dataset %d (%s) to %s in %.3f s", id, name, run->prefix,
+                    scr_run_now() - t0);
+        else
+            scr_err("flush of dataset %d (%s) to %s failed; it is not in the index", id, name,
+                    run->prefix);
+    }
+    free(dsdir);
+    return mrc;
+}
+
+int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed)
+{
+    int flushed = 0;
+    if (run->rank == 0) {
+        scr_kvtree *flush = scr_kvtree_new();
+        if (flush != NULL && scr_flush_file_read(run->flush_path, flush) == SCR_SUCCESS)
+            scr_flush_file_has_location(flush, id, SCR_FLUSH_LOCATION_PFS, &flushed);
+        scr_kvtree_delete(flush);
+    }
+    int rc = scr_mpi_check(MPI_Bcast(&flushed, 1, MPI_INT, 0, run->world),
+                           "sharing whether a dataset is flushed");
+    if (rc == SCR_SUCCESS) *out_flushed = flushed;
+    return rc;
+}

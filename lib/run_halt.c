@@ -1,0 +1,113 @@
+/* run_halt.c — halt conditions and the Need_checkpoint policy.
+ *
+ * Rank 0 decides and broadcasts, so every rank gives the same answer. A
+ * halt holds when the halt file (<prefix>/.scr/halt.scr) says so —
+ * CheckpointsLeft reached 0, ExitAfter has passed, ExitBefore is less than
+ * HaltSeconds away, or an ExitReason other than SCR_FINALIZE_CALLED is set —
+ * or when the allocation ends (SCR_END_TIME) within SCR_HALT_SECONDS. */
+#include "halt_file.h"
+#include "job_env.h"
+#include "mpi_comm.h"
+#include "scr_err.h"
+#include "scr_run.h"
+#include "util_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Rank 0: the reason to halt now, NULL when there is none (static text). */
+static const char *halt_reason(struct scr_run *run)
+{
+    static char why[256];
+    int64_t now = (int64_t)time(NULL), t = 0, margin = 0, end = 0;
+    scr_kvtree *halt = scr_kvtree_new();
+    if (halt == NULL) return NULL;
+    const char *reason = NULL, *result = NULL;
+    int left = 0;
+    if (scr_halt_file_read(run->halt_path, halt) != SCR_SUCCESS) {
+        scr_warn("cannot read the halt file %s; assuming no halt condition", run->halt_path);
+    } else if (scr_halt_file_get_exit_reason(halt, &reason) == SCR_SUCCESS &&
+               strcmp(reason, SCR_HALT_REASON_FINALIZE) != 0) {
+        snprintf(why, sizeof(why), "halt file reason: %s", reason);
+        result = why;
+    } else if (scr_halt_file_get_checkpoints_left(halt, &left) == SCR_SUCCESS && left <= 0) {
+        result = "no checkpoints left (CheckpointsLeft 0)";
+    } else if (scr_halt_file_get_exit_after(halt, &t) == SCR_SUCCESS && now >= t) {
+        result = "the time to exit after (ExitAfter) has passed";
+    } else if (scr_halt_file_get_exit_before(halt, &t) == SCR_SUCCESS) {
+        scr_halt_file_get_halt_seconds(halt, &margin);
+        if (now >= t - margin) result = "the time to exit before (ExitBefore) is near";
+    }
+    scr_kvtree_delete(halt);
+    if (result == NULL && run->halt_seconds > 0 && scr_job_env_end_time(&end) == SCR_SUCCESS &&
+        now >= end - run->halt_seconds)
+        result = "the allocation ends within SCR_HALT_SECONDS";
+    return result;
+}
+
+int scr_halt_check(struct scr_run *run, int *out_halt)
+{
+    int halt = 0;
+    if (run->rank == 0 && run->halt_enabled) {
+        const char *why = halt_reason(run);
+        if (why != NULL) {
+            halt = 1;
+            scr_dbg(1, "halt: %s", why);
+        }
+    }
+    int rc = scr_mpi_check(MPI_Bcast(&halt, 1, MPI_INT, 0, run->world),
+                           "sharing the halt decision");
+    if (rc == SCR_SUCCESS) *out_halt = halt;
+    return rc;
+}
+
+int scr_halt_count_checkpoint(struct scr_run *run)
+{
+    if (run->rank != 0) return SCR_SUCCESS;
+    int left = -1;
+    return scr_halt_file_decrement_checkpoints_left(run->halt_path, &left);
+}
+
+int scr_halt_mark_finalized(struct scr_run *run)
+{
+    if (run->rank != 0) return SCR_SUCCESS;
+    scr_kvtree *halt = scr_kvtree_new();
+    if (halt == NULL) return SCR_ERR_NOMEM;
+    int fd = -1;
+    int rc = scr_halt_file_lock_read(run->halt_path, &fd, halt);
+    if (rc == SCR_SUCCESS) {
+        rc = scr_halt_file_set_exit_reason(halt, SCR_HALT_REASON_FINALIZE);
+        if (rc == SCR_SUCCESS) rc = scr_halt_file_write_unlock(run->halt_path, &fd, halt);
+        else scr_halt_file_unlock(&fd);
+    }
+    scr_kvtree_delete(halt);
+    return rc;
+}
+
+int scr_policy_need_checkpoint(struct scr_run *run, int *out_need)
+{
+    run->need_calls++;
+    int need = 0;
+    if (run->rank == 0) {
+        double now = scr_run_now();
+        double since = now - run->time_last_ckpt_end;
+        double elapsed = now - run->time_start;
+        if (run->ckpt_interval > 0 && run->need_calls % run->ckpt_interval == 0) need = 1;
+        if (run->ckpt_seconds > 0 && since >= run->ckpt_seconds) need = 1;
+        /* checkpoint while the time spent checkpointing stays under the share asked for */
+        if (run->ckpt_overhead > 0 && elapsed > 0 &&
+            100.0 * run->time_in_ckpt / elapsed < run->ckpt_overhead)
+            need = 1;
+    }
+    int rc = scr_mpi_check(MPI_Bcast(&need, 1, MPI_INT, 0, run->world),
+                           "sharing the checkpoint decision");
+    if (rc != SCR_SUCCESS) return rc;
+    if (!need) {
+        int halt = 0;
+        rc = scr_halt_check(run, &halt);
+        need = halt;
+    }
+    if (rc == SCR_SUCCESS) *out_need = need;
+    return rc;
+}

@@ -1,0 +1,1141 @@
+/* scr.c — the public SCR API: state machine and the calls applications make.
+ *
+ * States: UNINIT -> (SCR_Init) -> IDLE; IDLE -> Start_output/checkpoint ->
+ * OUTPUT -> Complete_* -> IDLE; IDLE -> Start_restart -> RESTART ->
+ * Complete_restart -> IDLE; IDLE -> SCR_Finalize -> UNINIT. A call in the
+ * wrong state returns SCR_ERR_STATE and says which call was expected; it
+ * never aborts. With SCR_ENABLE=0 every call succeeds and does nothing, and
+ * SCR_Route_file returns names unchanged. */
+#define _GNU_SOURCE /* nftw, vasprintf */
+#include "build_config.h"
+#include "scr.h"
+
+#include "config.h"
+#include "index_file.h"
+#include "kvtree_util.h"
+#include "job_env.h"
+#include "meta.h"
+#include "mpi_comm.h"
+#include "rank_filemap.h"
+#include "scr_err.h"
+#include "scr_run.h"
+#include "summary.h"
+#include "util_copy.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+static struct scr_run *run;        /* between SCR_Init and SCR_Finalize */
+static int scr_disabled;           /* SCR_ENABLE=0 was found at SCR_Init */
+static scr_config *early_config;   /* SCR_Config calls before SCR_Init */
+
+static const char *const state_names[] = {"before SCR_Init", "outside any phase",
+                                          "inside a restart phase", "inside an output phase"};
+
+/* The wrong call for the state: one line, naming what was expected. */
+static int wrong_state(const char *call, const char *expected)
+{
+    enum scr_api_state st = run ? run->state : SCR_STATE_UNINIT;
+    scr_err("%s called %s; expected %s first", call, state_names[st], expected);
+    return SCR_ERR_STATE;
+}
+
+/* What a phase must be closed with, for messages. */
+static const char *closing_call(void)
+{
+    if (run == NULL) return "SCR_Init";
+    if (run->state == SCR_STATE_RESTART) return "SCR_Complete_restart";
+    if (run->state == SCR_STATE_OUTPUT) return "SCR_Complete_output (or SCR_Complete_checkpoint)";
+    return "SCR_Init";
+}
+
+/* --- SCR_Config ------------------------------------------------------------- */
+
+const char *SCR_Config(const char *config)
+{
+    if (run != NULL || scr_disabled) {
+        scr_err("SCR_Config('%s') called after SCR_Init; parameters are fixed by then",
+                config ? config : "");
+        return NULL;
+    }
+    if (early_config == NULL && (early_config = scr_config_new()) == NULL) return NULL;
+    /* a get ("KEY", "CKPT=0 TYPE") answers from every layer: read them first */
+    int is_get = config != NULL && (strchr(config, '=') == NULL || strchr(config, ' ') != NULL);
+    if (is_get && scr_config_load(early_config, NULL) != SCR_SUCCESS) return NULL;
+    char *value = NULL;
+    if (scr_config_apply(early_config, config, &value) != SCR_SUCCESS) return NULL;
+    return value;
+}
+
+const char *SCR_Configf(const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    char *text = NULL;
+    int n = vasprintf(&text, format, ap);
+    va_end(ap);
+    if (n < 0) {
+        scr_err("SCR_Configf: cannot format '%s'", format);
+        return NULL;
+    }
+    const char *value = SCR_Config(text);
+    free(text);
+    return value;
+}
+
+char *SCR_Get_version(void) { return (char *)PACKAGE_VERSION; }
+
+/* --- SCR_Init ------------------------------------------------------------------ */
+
+static void free_run(struct scr_run *r)
+{
+    if (r == NULL) return;
+    if (r->node != MPI_COMM_NULL) MPI_Comm_free(&r->node);
+    if (r->world != MPI_COMM_NULL) MPI_Comm_free(&r->world);
+    scr_config_delete(r->cfg);
+    free(r->prefix); free(r->prefix_scr); free(r->cntl_dir); free(r->cache_dir);
+    free(r->filemap_path); free(r->master_filemap_path); free(r->flush_path);
+    free(r->halt_path); free(r->index_path); free(r->current_name);
+    scr_filemap_delete(r->map);
+    scr_dataset_delete(r->dset);
+    scr_kvtree_delete(r->restart_files);
+    free(r);
+}
+
+static int get_int(const scr_config *cfg, const char *name, int *out)
+{
+    long long v = 0;
+    int rc = scr_config_get_int(cfg, name, &v);
+    if (rc == SCR_SUCCESS) *out = v > INT_MAX ? INT_MAX : (int)v;
+    return rc;
+}
+
+/* Resolve the parameters libscr uses into run. */
+static int read_parameters(struct scr_run *r)
+{
+    const scr_config *c = r->cfg;
+    long long debug = 0;
+    uint64_t bufsize = 0;
+    int rc = scr_config_get_int(c, "SCR_DEBUG", &debug);
+    if (rc == SCR_SUCCESS) scr_log_set_level(debug > INT_MAX ? INT_MAX : (int)debug);
+    struct { const char *name; int *out; int is_bool; } ints[] = {
+        {"SCR_CACHE_SIZE", &r->cache_size, 0},   {"SCR_FLUSH", &r->flush_every, 0},
+        {"SCR_FLUSH_WIDTH", &r->flush_width, 0}, {"SCR_FETCH_WIDTH", &r->fetch_width, 0},
+        {"SCR_CRC_ON_FLUSH", &r->crc_on_flush, 1}, {"SCR_CRC_ON_COPY", &r->crc_on_copy, 1},
+        {"SCR_FETCH", &r->fetch, 1},             {"SCR_FETCH_BYPASS", &r->fetch_bypass, 1},
+        {"SCR_CACHE_BYPASS", &r->cache_bypass, 1}, {"SCR_HALT_ENABLED", &r->halt_enabled, 1},
+        {"SCR_HALT_EXIT", &r->halt_exit, 1},     {"SCR_HALT_SECONDS", &r->halt_seconds, 0},
+        {"SCR_CHECKPOINT_INTERVAL", &r->ckpt_interval, 0},
+        {"SCR_CHECKPOINT_SECONDS", &r->ckpt_seconds, 0},
+    };
+    for (size_t i = 0; rc == SCR_SUCCESS && i < sizeof(ints) / sizeof(ints[0]); i++)
+        rc = ints[i].is_bool ? scr_config_get_bool(c, ints[i].name, ints[i].out)
+                             : get_int(c, ints[i].name, ints[i].out);
+    if (rc == SCR_SUCCESS) rc = scr_config_get_double(c, "SCR_CHECKPOINT_OVERHEAD", &r->ckpt_overhead);
+    if (rc == SCR_SUCCESS) rc = scr_config_get_bytes(c, "SCR_FILE_BUF_SIZE", &bufsize);
+    if (rc == SCR_SUCCESS) {
+        if (bufsize < 4096) bufsize = 4096;
+        if (bufsize > ((uint64_t)1 << 30)) bufsize = (uint64_t)1 << 30;
+        r->file_buf_size = (size_t)bufsize;
+        if (r->cache_size < 1) r->cache_size = 1;
+    }
+    if (rc != SCR_SUCCESS) scr_err("cannot read SCR's parameters (%s)", scr_strstatus(rc));
+    return rc;
+}
+
+/* SCR_PREFIX as an absolute, normalised path to an existing directory. */
+static int resolve_prefix(struct scr_run *r)
+{
+    const char *p = NULL;
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof(cwd)) == NULL) {
+        scr_err("cannot find the current directory: %s", strerror(errno));
+        return SCR_ERR_IO;
+    }
+    int rc = SCR_SUCCESS;
+    if (scr_config_get(r->cfg, "SCR_PREFIX", &p) != SCR_SUCCESS) p = cwd;
+    if (p[0] == '/') rc = scr_path_normalize(p, &r->prefix);
+    else rc = scr_path_join(cwd, p, &r->prefix);
+    if (rc != SCR_SUCCESS) return rc;
+    struct stat st;
+    if (stat(r->prefix, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        scr_err("SCR_PREFIX %s (from %s) %s", r->prefix, scr_config_origin(r->cfg, "SCR_PREFIX") ?
+                scr_config_origin(r->cfg, "SCR_PREFIX") : "the current directory",
+                stat(r->prefix, &st) != 0 ? "does not exist" : "is not a directory");
+        return SCR_ERR_NOTFOUND;
+    }
+    return scr_path_join(r->prefix, ".scr", &r->prefix_scr);
+}
+
+/* <base>/<user>/scr.<jobid> with the base's patterns expanded. */
+static int job_dir(const struct scr_run *r, const char *param, char **out_dir)
+{
+    const char *base = NULL;
+    char *expanded = NULL, sub[600];
+    int rc = scr_config_get(r->cfg, param, &base);
+    if (rc == SCR_SUCCESS) rc = scr_job_env_expand(base, r->node_name, r->user, r->jobid, &expanded);
+    if (rc == SCR_SUCCESS && expanded[0] != '/') {
+        scr_err("%s=%s must be an absolute path", param, base);
+        rc = SCR_ERR_ARG;
+    }
+    snprintf(sub, sizeof(sub), "%s/scr.%s", r->user, r->jobid);
+    if (rc == SCR_SUCCESS) rc = scr_path_join(expanded, sub, out_dir);
+    free(expanded);
+    return rc;
+}
+
+static int join_into(const char *dir, const char *name, char **out)
+{
+    return scr_path_join(dir, name, out);
+}
+
+static int set_paths(struct scr_run *r)
+{
+    char name[64];
+    snprintf(name, sizeof(name), "filemap_%d.scrinfo", r->node_rank);
+    int rc = job_dir(r, "SCR_CNTL_BASE", &r->cntl_dir);
+    if (rc == SCR_SUCCESS) rc = job_dir(r, "SCR_CACHE_BASE", &r->cache_dir);
+    if (rc == SCR_SUCCESS) rc = join_into(r->cntl_dir, name, &r->filemap_path);
+    if (rc == SCR_SUCCESS) rc = join_into(r->cntl_dir, "filemap.scrinfo", &r->master_filemap_path);
+    if (rc == SCR_SUCCESS) rc = join_into(r->cntl_dir, "flush.scr", &r->flush_path);
+    if (rc == SCR_SUCCESS) rc = join_into(r->prefix_scr, "halt.scr", &r->halt_path);
+    if (rc == SCR_SUCCESS) rc = join_into(r->prefix_scr, "index.scr", &r->index_path);
+    return rc;
+}
+
+/* Everything of SCR_Init that each rank does on its own; collective outcome. */
+static int init_local(struct scr_run *r)
+{
+    int defaulted = 0;
+    int rc = scr_job_env_node_name(r->node_name, sizeof(r->node_name));
+    if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(r->user, sizeof(r->user));
+    if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(r->jobid, sizeof(r->jobid), &defaulted);
+    if (rc == SCR_SUCCESS && defaulted && r->rank == 0)
+        scr_warn("no job id (neither SLURM_JOB_ID nor SCR_JOB_ID is set): using '%s' so that "
+                 "later runs find this cache", r->jobid);
+    if (rc == SCR_SUCCESS) rc = read_parameters(r);
+    if (rc == SCR_SUCCESS) rc = resolve_prefix(r);
+    r->map = scr_filemap_new();
+    r->restart_files = scr_kvtree_new();
+    if (rc == SCR_SUCCESS && (r->map == NULL || r->restart_files == NULL)) rc = SCR_ERR_NOMEM;
+    return rc;
+}
+
+/* Newest dataset and checkpoint ids of the index (rank 0) and the cache. */
+static int find_last_ids(struct scr_run *r)
+{
+    int ids[2] = {0, 0}, all[2] = {0, 0}; /* dataset, checkpoint */
+    int *list = NULL, n = 0;
+    if (scr_filemap_list_datasets(r->map, &list, &n) == SCR_SUCCESS) {
+        for (int i = 0; i < n; i++) {
+            const scr_dataset *d = NULL;
+            int ck = 0;
+            if (list[i] > ids[0]) ids[0] = list[i];
+            if (scr_filemap_get_dataset(r->map, list[i], r->rank, &d) == SCR_SUCCESS &&
+                scr_dataset_get_ckpt(d, &ck) == SCR_SUCCESS && ck > ids[1])
+                ids[1] = ck;
+        }
+    }
+    free(list);
+    if (r->rank == 0) {
+        scr_kvtree *index = scr_kvtree_new();
+        list = NULL;
+        n = 0;
+        if (index != NULL && scr_index_file_read(r->index_path, index) == SCR_SUCCESS &&
+            scr_index_file_list_ids(index, &list, &n) == SCR_SUCCESS) {
+            for (int i = 0; i < n; i++) {
+                const scr_dataset *d = NULL;
+                int ck = 0;
+                if (list[i] > ids[0]) ids[0] = list[i];
+                if (scr_index_file_get_dataset(index, list[i], &d) == SCR_SUCCESS &&
+                    scr_dataset_get_ckpt(d, &ck) == SCR_SUCCESS && ck > ids[1])
+                    ids[1] = ck;
+            }
+        }
+        free(list);
+        scr_kvtree_delete(index);
+    }
+    int rc = scr_mpi_check(MPI_Allreduce(ids, all, 2, MPI_INT, MPI_MAX, r->world),
+                           "finding the newest dataset id");
+    if (rc == SCR_SUCCESS) {
+        r->dataset_id = all[0];
+        r->checkpoint_id = all[1];
+    }
+    return rc;
+}
+
+/* Output datasets a dead run left in cache unflushed are flushed now. */
+static int flush_leftover_output(struct scr_run *r)
+{
+    int below = INT_MAX;
+    for (;;) {
+        int *ids = NULL, n = 0, mine = 0, id = 0;
+        if (scr_filemap_list_datasets(r->map, &ids, &n) != SCR_SUCCESS) n = 0;
+        for (int i = 0; i < n; i++)
+            if (ids[i] < below && ids[i] > mine) mine = ids[i];
+        free(ids);
+        int rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, r->world),
+                               "listing datasets in cache");
+        if (rc != SCR_SUCCESS || id == 0) return rc;
+        below = id;
+        const scr_dataset *d = NULL;
+        int is_output = 0, flushed = 0;
+        if (scr_filemap_get_dataset(r->map, id, r->rank, &d) == SCR_SUCCESS)
+            is_output = scr_dataset_is_output(d);
+        int all_output = 0;
+        rc = scr_comm_all_true(is_output, r->world, &all_output);
+        if (rc == SCR_SUCCESS && all_output) rc = scr_flush_is_flushed(r, id, &flushed);
+        if (rc != SCR_SUCCESS) return rc;
+        if (!all_output || flushed) continue;
+        if (r->rank == 0) scr_warn("output dataset %d was not copied to the prefix before the "
+                                   "last run ended; copying it now", id);
+        r->dset_in_cache = 1;
+        if (scr_flush_dataset(r, id) == SCR_SUCCESS && !scr_dataset_is_checkpoint(d)) {
+            scr_cache_delete_dataset(r, id);
+            scr_cache_note_location(r, id, 0, 1, 0);
+        }
+    }
+}
+
+static int purge_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st; (void)flag; (void)ftw;
+    if (remove(path) != 0) scr_warn("cannot remove %s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* SCR_PREFIX_PURGE: rank 0 forgets every dataset of the prefix (the index and
+ * SCR's dataset directories; application files at their own paths stay). */
+static void purge_prefix(struct scr_run *r)
+{
+    scr_kvtree *index = scr_kvtree_new();
+    int *ids = NULL, n = 0;
+    if (index != NULL && scr_index_file_read(r->index_path, index) == SCR_SUCCESS &&
+        scr_index_file_list_ids(index, &ids, &n) == SCR_SUCCESS) {
+        for (int i = 0; i < n; i++) {
+            char name[64], *dir = NULL;
+            snprintf(name, sizeof(name), "scr.dataset.%d", ids[i]);
+            if (scr_path_join(r->prefix_scr, name, &dir) == SCR_SUCCESS)
+                nftw(dir, purge_entry, 16, FTW_DEPTH | FTW_PHYS);
+            free(dir);
+        }
+    }
+    free(ids);
+    scr_kvtree_delete(index);
+    if (unlink(r->index_path) != 0 && errno != ENOENT)
+        scr_warn("cannot remove %s: %s", r->index_path, strerror(errno));
+    scr_warn("SCR_PREFIX_PURGE: removed every dataset from %s", r->prefix);
+}
+
+/* SCR_CACHE_PURGE or SCR_DISTRIBUTE=0: empty this node's cache. */
+static int purge_cache(struct scr_run *r)
+{
+    int *ids = NULL, n = 0, rc = SCR_SUCCESS;
+    if (scr_filemap_list_datasets(r->map, &ids, &n) == SCR_SUCCESS)
+        for (int i = 0; i < n && rc == SCR_SUCCESS; i++) rc = scr_cache_delete_dataset(r, ids[i]);
+    free(ids);
+    return rc;
+}
+
+/* SCR_Init after the identity is known: directories, cache, restart, ids. */
+static int init_collective(struct scr_run *r)
+{
+    int ok = 0, purge = 0, distribute = 1, rc = SCR_SUCCESS;
+    if (r->rank == 0) {
+        rc = scr_mkdir_p(r->prefix_scr, 0700);
+        if (rc == SCR_SUCCESS && scr_config_get_bool(r->cfg, "SCR_PREFIX_PURGE", &purge) == SCR_SUCCESS &&
+            purge)
+            purge_prefix(r);
+    }
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
+
+    rc = scr_cache_create_dirs(r);
+    if (rc == SCR_SUCCESS) rc = scr_cache_load_filemaps(r);
+    if (rc != SCR_SUCCESS) return rc;
+
+    scr_config_get_bool(r->cfg, "SCR_CACHE_PURGE", &purge);
+    scr_config_get_bool(r->cfg, "SCR_DISTRIBUTE", &distribute);
+    if (purge || !distribute) {
+        rc = purge_cache(r);
+        mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
+        if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
+    }
+    rc = scr_cache_find_restart(r, &r->restart_id);
+    if (rc == SCR_SUCCESS) rc = flush_leftover_output(r);
+    if (rc == SCR_SUCCESS) rc = find_last_ids(r);
+    return rc;
+}
+
+int SCR_Init(void)
+{
+    if (run != NULL) return wrong_state("SCR_Init", "SCR_Finalize (SCR_Init was called already)");
+    int mpi_up = 0;
+    MPI_Initialized(&mpi_up);
+    if (!mpi_up) {
+        scr_err("SCR_Init called before MPI_Init");
+        return SCR_ERR_STATE;
+    }
+    struct scr_run *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        scr_err("out of memory starting SCR");
+        return SCR_ERR_NOMEM;
+    }
+    r->world = r->node = MPI_COMM_NULL;
+    int rc = scr_mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &r->world), "duplicating MPI_COMM_WORLD");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(r->world, &r->rank), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(r->world, &r->ranks), "MPI_Comm_size");
+    if (rc != SCR_SUCCESS) {
+        free_run(r);
+        return rc;
+    }
+    char prefix[64];
+    snprintf(prefix, sizeof(prefix), "SCR rank %d", r->rank);
+    scr_log_set_prefix(prefix);
+
+    /* the configuration: every rank reads it, only rank 0 speaks about it */
+    r->cfg = early_config ? early_config : scr_config_new();
+    early_config = NULL;
+    rc = r->cfg ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (r->rank != 0) scr_log_set_quiet(1);
+    if (rc == SCR_SUCCESS) rc = scr_config_load(r->cfg, NULL);
+    scr_log_set_quiet(0);
+    int ok = 0, mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) {
+        if (r->rank == 0) scr_err("SCR_Init failed: the configuration has errors (see above)");
+        free_run(r);
+        return mrc != SCR_SUCCESS ? mrc : SCR_ERR_FORMAT;
+    }
+    int enabled = 1;
+    scr_config_get_bool(r->cfg, "SCR_ENABLE", &enabled);
+    if (!enabled) {
+        scr_disabled = 1;
+        free_run(r);
+        return SCR_SUCCESS;
+    }
+
+    rc = init_local(r);
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
+    if (mrc == SCR_SUCCESS && ok)
+        mrc = scr_comm_split_by_name(r->world, r->node_name, &r->node, &r->nodes);
+    if (mrc == SCR_SUCCESS && ok) mrc = scr_mpi_check(MPI_Comm_rank(r->node, &r->node_rank), "MPI_Comm_rank");
+    if (mrc == SCR_SUCCESS && ok) mrc = scr_mpi_check(MPI_Comm_size(r->node, &r->node_ranks), "MPI_Comm_size");
+    if (mrc == SCR_SUCCESS && ok) rc = set_paths(r);
+    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
+    if (mrc == SCR_SUCCESS && ok) mrc = init_collective(r);
+    if (mrc != SCR_SUCCESS || !ok) {
+        if (r->rank == 0) scr_err("SCR_Init failed");
+        free_run(r);
+        return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+    }
+    r->time_start = r->time_last_ckpt_end = scr_run_now();
+    r->state = SCR_STATE_IDLE;
+    run = r;
+    if (r->rank == 0)
+        scr_dbg(1, "SCR %s ready: %d ranks on %d nodes, prefix %s, cache %s, control %s",
+                PACKAGE_VERSION, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);
+    return SCR_SUCCESS;
+}
+
+/* --- SCR_Finalize --------------------------------------------------------------- */
+
+/* The newest checkpoint in cache, 0 if none. */
+static int newest_cached_checkpoint(int *out_id)
+{
+    int *ids = NULL, n = 0, mine = 0;
+    if (scr_filemap_list_datasets(run->map, &ids, &n) == SCR_SUCCESS) {
+        for (int i = 0; i < n; i++) {
+            const scr_dataset *d = NULL;
+            if (ids[i] > mine && scr_filemap_get_dataset(run->map, ids[i], run->rank, &d) == SCR_SUCCESS &&
+                scr_dataset_is_checkpoint(d))
+                mine = ids[i];
+        }
+    }
+    free(ids);
+    return scr_mpi_check(MPI_Allreduce(&mine, out_id, 1, MPI_INT, MPI_MAX, run->world),
+                         "finding the newest checkpoint");
+}
+
+int SCR_Finalize(void)
+{
+    if (scr_disabled) {
+        scr_disabled = 0;
+        return SCR_SUCCESS;
+    }
+    if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Finalize", closing_call());
+    int rc = SCR_SUCCESS, newest = 0, flushed = 1;
+    if (run->flush_every > 0) {
+        rc = newest_cached_checkpoint(&newest);
+        if (rc == SCR_SUCCESS && newest > 0) rc = scr_flush_is_flushed(run, newest, &flushed);
+        if (rc == SCR_SUCCESS && !flushed) {
+            run->dset_in_cache = 1;
+            rc = scr_flush_dataset(run, newest);
+        }
+    }
+    int hrc = scr_halt_mark_finalized(run);
+    if (hrc != SCR_SUCCESS) scr_warn("could not record SCR_FINALIZE_CALLED in %s", run->halt_path);
+    int brc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier in SCR_Finalize");
+    if (rc == SCR_SUCCESS) rc = brc;
+    free_run(run);
+    run = NULL;
+    return rc;
+}
+
+/* --- policy ------------------------------------------------------------------- */
+
+int SCR_Need_checkpoint(int *flag)
+{
+    if (flag == NULL) {
+        scr_err("SCR_Need_checkpoint called without a flag to set");
+        return SCR_ERR_ARG;
+    }
+    *flag = 0;
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_IDLE)
+        return wrong_state("SCR_Need_checkpoint", closing_call());
+    return scr_policy_need_checkpoint(run, flag);
+}
+
+int SCR_Should_exit(int *flag)
+{
+    if (flag == NULL) {
+        scr_err("SCR_Should_exit called without a flag to set");
+        return SCR_ERR_ARG;
+    }
+    *flag = 0;
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL) return wrong_state("SCR_Should_exit", "SCR_Init");
+    return scr_halt_check(run, flag);
+}
+
+/* --- output and checkpoints --------------------------------------------------- */
+
+/* Rank 0: is name used by another dataset of the index? */
+static int name_in_index(const char *name)
+{
+    scr_kvtree *index = scr_kvtree_new();
+    int id = 0, used = 0;
+    if (index != NULL && scr_index_file_read(run->index_path, index) == SCR_SUCCESS &&
+        scr_index_file_lookup_id(index, name, &id) == SCR_SUCCESS)
+        used = id;
+    scr_kvtree_delete(index);
+    return used;
+}
+
+/* A new dataset descriptor for the next id. */
+static int new_dataset(const char *name, int flags, scr_dataset **out)
+{
+    scr_dataset *d = scr_dataset_new();
+    if (d == NULL) return SCR_ERR_NOMEM;
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    const char *jobname = getenv("SCR_JOB_NAME");
+    if (jobname == NULL) jobname = getenv("SLURM_JOB_NAME");
+    int rc = scr_dataset_set_id(d, run->dataset_id);
+    if (rc == SCR_SUCCESS) rc = scr_dataset_set_name(d, name);
+    if (rc == SCR_SUCCESS) rc = scr_dataset_set_flags(d, flags);
+    if (rc == SCR_SUCCESS) rc = scr_dataset_set_created(d, (int64_t)tv.tv_sec * 1000000 + tv.tv_usec);
+    if (rc == SCR_SUCCESS) rc = scr_dataset_set_username(d, run->user);
+    if (rc == SCR_SUCCESS && jobname != NULL && jobname[0] != '\0') rc = scr_dataset_set_jobname(d, jobname);
+    if (rc == SCR_SUCCESS) rc = scr_dataset_set_jobid(d, run->jobid);
+    if (rc == SCR_SUCCESS && (flags & SCR_FLAG_CHECKPOINT)) rc = scr_dataset_set_ckpt(d, run->checkpoint_id);
+    if (rc == SCR_SUCCESS) rc = scr_dataset_set_complete(d, 0);
+    if (rc != SCR_SUCCESS) {
+        scr_dataset_delete(d);
+        return rc;
+    }
+    *out = d;
+    return SCR_SUCCESS;
+}
+
+int SCR_Start_output(const char *name, int flags)
+{
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_IDLE)
+        return wrong_state("SCR_Start_output", closing_call());
+    int bad = (flags & ~(SCR_FLAG_CHECKPOINT | SCR_FLAG_OUTPUT)) != 0 || flags == SCR_FLAG_NONE;
+    if (bad || (name != NULL && (name[0] == '\0' || strlen(name) >= SCR_MAX_FILENAME))) {
+        if (bad) scr_err("SCR_Start_output: flags %d must be SCR_FLAG_CHECKPOINT, SCR_FLAG_OUTPUT or both", flags);
+        else scr_err("SCR_Start_output: a dataset name must have 1 to %d characters", SCR_MAX_FILENAME - 1);
+        return SCR_ERR_ARG;
+    }
+    /* a restart is only offered before the first new dataset */
+    run->restart_decided = 1;
+    run->restart_id = 0;
+    run->dataset_id++;
+    if (flags & SCR_FLAG_CHECKPOINT) run->checkpoint_id++;
+    char defname[64];
+    if (name == NULL) {
+        snprintf(defname, sizeof(defname), "scr.dataset.%d", run->dataset_id);
+        name = defname;
+    }
+    /* names identify datasets in the index, so they must be unique there */
+    int used = run->rank == 0 ? name_in_index(name) : 0;
+    int rc = scr_mpi_check(MPI_Bcast(&used, 1, MPI_INT, 0, run->world), "checking the dataset name");
+    if (rc != SCR_SUCCESS) return rc;
+    if (used) {
+        if (run->rank == 0)
+            scr_err("SCR_Start_output: the name '%s' belongs to dataset %d on %s; give each dataset "
+                    "its own name (or drop the old one with scr-index --drop)", name, used, run->prefix);
+        run->dataset_id--;
+        if (flags & SCR_FLAG_CHECKPOINT) run->checkpoint_id--;
+        return SCR_ERR_ARG;
+    }
+
+    run->dset_in_cache = !run->cache_bypass;
+    run->time_ckpt_start = scr_run_now();
+    rc = run->dset_in_cache ? scr_cache_make_room(run) : SCR_SUCCESS;
+    scr_dataset *d = NULL;
+    if (rc == SCR_SUCCESS) rc = new_dataset(name, flags, &d);
+    int id = run->dataset_id;
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, run->rank, d);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, 0);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    char *dsdir = NULL;
+    if (rc == SCR_SUCCESS && run->dset_in_cache) {
+        rc = scr_cache_dataset_dir(run, id, &dsdir);
+        if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dsdir, 0700);
+    }
+    free(dsdir);
+    int ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) {
+        scr_dataset_delete(d);
+        scr_cache_delete_dataset(run, id);
+        return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+    }
+    scr_dataset_delete(run->dset);
+    run->dset = d;
+    run->state = SCR_STATE_OUTPUT;
+    return SCR_SUCCESS;
+}
+
+int SCR_Start_checkpoint(void)
+{
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_IDLE)
+        return wrong_state("SCR_Start_checkpoint", closing_call());
+    return SCR_Start_output(NULL, SCR_FLAG_CHECKPOINT);
+}
+
+/* Record size, completeness and (SCR_CRC_ON_COPY) CRC of this rank's files. */
+static int seal_my_files(int id, int *valid, uint64_t *out_bytes, int *out_files)
+{
+    const char **files = NULL;
+    int nfiles = 0;
+    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
+    void *buf = NULL;
+    if (rc == SCR_SUCCESS && run->crc_on_copy && nfiles > 0) {
+        buf = malloc(run->file_buf_size);
+        if (buf == NULL) rc = SCR_ERR_NOMEM;
+    }
+    *out_bytes = 0;
+    for (int f = 0; rc == SCR_SUCCESS && f < nfiles; f++) {
+        const scr_meta *stored = NULL;
+        scr_meta *meta = scr_meta_new();
+        struct stat st;
+        if (meta == NULL) rc = SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, files[f], &stored);
+        if (rc == SCR_SUCCESS) rc = scr_meta_copy(meta, stored);
+        int exists = stat(files[f], &st) == 0;
+        if (rc == SCR_SUCCESS && !exists) {
+            const char *orig = files[f];
+            scr_meta_get_orig(meta, &orig);
+            scr_err("file %s was routed (as %s) but never written", orig, files[f]);
+            *valid = 0;
+        }
+        if (rc == SCR_SUCCESS && exists) {
+            rc = scr_meta_set_filesize(meta, (uint64_t)st.st_size);
+            *out_bytes += (uint64_t)st.st_size;
+        }
+        if (rc == SCR_SUCCESS && exists && run->crc_on_copy) {
+            struct scr_copy_result got;
+            rc = scr_crc_file(files[f], buf, run->file_buf_size, &got);
+            if (rc == SCR_SUCCESS) rc = scr_meta_set_crc32(meta, got.crc);
+        }
+        if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(meta, *valid && exists);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, files[f], meta);
+        scr_meta_delete(meta);
+    }
+    free(buf);
+    free(files);
+    *out_files = nfiles;
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
+    return rc;
+}
+
+int SCR_Complete_output(int valid)
+{
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_OUTPUT)
+        return wrong_state("SCR_Complete_output", "SCR_Start_output");
+    run->state = SCR_STATE_IDLE;
+    int id = run->dataset_id, nfiles = 0;
+    uint64_t bytes = 0;
+    int mine_valid = valid ? 1 : 0;
+    int rc = seal_my_files(id, &mine_valid, &bytes, &nfiles);
+    if (rc != SCR_SUCCESS) mine_valid = 0;
+
+    /* every rank learns the totals and whether every rank succeeded */
+    unsigned long long sums[2] = {bytes, (unsigned long long)nfiles}, totals[2] = {0, 0};
+    int all_valid = 0;
+    int mrc = scr_comm_all_true(mine_valid, run->world, &all_valid);
+    if (mrc == SCR_SUCCESS)
+        mrc = scr_mpi_check(MPI_Allreduce(sums, totals, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->world),
+                            "adding up the dataset's size");
+    if (mrc != SCR_SUCCESS) return mrc;
+    const char *name = "?";
+    scr_dataset_get_name(run->dset, &name);
+    int is_ckpt = scr_dataset_is_checkpoint(run->dset), is_output = scr_dataset_is_output(run->dset);
+    rc = scr_dataset_set_size(run->dset, totals[0]);
+    if (rc == SCR_SUCCESS) rc = scr_dataset_set_files(run->dset, totals[1] > INT_MAX ? INT_MAX : (int)totals[1]);
+    if (rc == SCR_SUCCESS) rc = scr_dataset_set_complete(run->dset, all_valid);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, run->rank, run->dset);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    int ok = 0;
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS) return mrc;
+
+    if (!all_valid || !ok) {
+        if (run->rank == 0)
+            scr_err("dataset %d (%s) is not valid on every rank; it is deleted and will not be "
+                    "used to restart", id, name);
+        scr_cache_delete_dataset(run, id);
+        scr_cache_note_location(run, id, 0, 0, 0);
+        return SCR_FAILURE;
+    }
+    if (is_ckpt) {
+        double now = scr_run_now();
+        run->time_in_ckpt += now - run->time_ckpt_start;
+        run->time_last_ckpt_end = now;
+        scr_halt_count_checkpoint(run);
+    }
+    rc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 0);
+
+    /* output always goes to the prefix; checkpoints every SCR_FLUSH of them */
+    int ckpt_id = 0;
+    scr_dataset_get_ckpt(run->dset, &ckpt_id);
+    int flush = !run->dset_in_cache || is_output ||
+                (is_ckpt && run->flush_every > 0 && ckpt_id % run->flush_every == 0);
+    if (flush) {
+        int frc = scr_flush_dataset(run, id);
+        if (frc != SCR_SUCCESS) return frc;
+        if (is_output && !is_ckpt && run->dset_in_cache) {
+            scr_cache_delete_dataset(run, id);
+            scr_cache_note_location(run, id, 0, 1, 0);
+        }
+    }
+    if (is_ckpt && run->halt_exit) {
+        int halt = 0;
+        if (scr_halt_check(run, &halt) == SCR_SUCCESS && halt) {
+            if (run->rank == 0) scr_warn("halt condition holds and SCR_HALT_EXIT=1: exiting");
+            SCR_Finalize();
+            MPI_Finalize();
+            exit(0);
+        }
+    }
+    return rc;
+}
+
+int SCR_Complete_checkpoint(int valid)
+{
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_OUTPUT)
+        return wrong_state("SCR_Complete_checkpoint", "SCR_Start_checkpoint");
+    return SCR_Complete_output(valid);
+}
+
+/* --- Route_file ------------------------------------------------------------------ */
+
+static int copy_result(const char *path, char *file)
+{
+    size_t n = strlen(path);
+    if (n >= SCR_MAX_FILENAME) {
+        scr_err("SCR_Route_file: the path %s is longer than SCR_MAX_FILENAME (%d)", path,
+                SCR_MAX_FILENAME);
+        return SCR_ERR_ARG;
+    }
+    memcpy(file, path, n + 1);
+    return SCR_SUCCESS;
+}
+
+/* name as an absolute, normalised path (relative: against the current directory). */
+static int absolute_path(const char *name, char **out)
+{
+    if (name[0] == '/') return scr_path_normalize(name, out);
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof(cwd)) == NULL) {
+        scr_err("cannot find the current directory: %s", strerror(errno));
+        return SCR_ERR_IO;
+    }
+    return scr_path_join(cwd, name, out);
+}
+
+/* Register name in the open dataset and give the path to write it at. */
+static int route_output(const char *name, char **out_path)
+{
+    int id = run->dataset_id, inside = 0;
+    char *abs = NULL, *rel = NULL, *dest = NULL, *dsdir = NULL, *dir = NULL, *base = NULL;
+    int rc = absolute_path(name, &abs);
+    if (rc == SCR_SUCCESS) rc = scr_path_is_inside(run->prefix, abs, &inside);
+    if (rc == SCR_SUCCESS && (!inside || strcmp(abs, run->prefix) == 0)) {
+        scr_err("SCR_Route_file: %s is not a file inside the prefix %s", abs, run->prefix);
+        rc = SCR_ERR_ARG;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_path_relative(run->prefix, abs, &rel);
+    if (rc == SCR_SUCCESS && run->dset_in_cache) {
+        rc = scr_cache_dataset_dir(run, id, &dsdir);
+        if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, rel, &dest);
+    } else if (rc == SCR_SUCCESS) {
+        dest = strdup(abs);
+        if (dest == NULL) rc = SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_path_dirname(dest, &dir);
+    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, run->dset_in_cache ? 0700 : 0777);
+    if (rc == SCR_SUCCESS && !scr_filemap_have_file(run->map, id, run->rank, dest)) {
+        /* listed before the caller can create it */
+        scr_meta *meta = scr_meta_new();
+        char *odir = NULL;
+        int ckpt = 0;
+        rc = meta ? SCR_SUCCESS : SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) rc = scr_path_dirname(abs, &odir);
+        if (rc == SCR_SUCCESS) rc = scr_path_basename(abs, &base);
+        if (rc == SCR_SUCCESS) rc = scr_meta_set_filename(meta, rel);
+        if (rc == SCR_SUCCESS) rc = scr_meta_set_filetype(meta, SCR_META_TYPE_FULL);
+        if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(meta, 0);
+        if (rc == SCR_SUCCESS) rc = scr_meta_set_rank(meta, run->rank);
+        if (rc == SCR_SUCCESS) rc = scr_meta_set_ranks(meta, run->ranks);
+        if (rc == SCR_SUCCESS && scr_dataset_get_ckpt(run->dset, &ckpt) == SCR_SUCCESS)
+            rc = scr_meta_set_checkpoint(meta, ckpt);
+        if (rc == SCR_SUCCESS) rc = scr_meta_set_origpath(meta, odir);
+        if (rc == SCR_SUCCESS) rc = scr_meta_set_origname(meta, base);
+        if (rc == SCR_SUCCESS) rc = scr_meta_set_orig(meta, name);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, dest);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, dest, meta);
+        if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+        scr_meta_delete(meta);
+        free(odir);
+    }
+    free(abs); free(rel); free(dsdir); free(dir); free(base);
+    if (rc == SCR_SUCCESS) *out_path = dest;
+    else free(dest);
+    return rc;
+}
+
+/* The restart file called name: a bare name, or its original path. */
+static int route_restart(const char *name, char **out_path)
+{
+    char *abs = NULL;
+    int rc = absolute_path(name, &abs);
+    if (rc != SCR_SUCCESS) return rc;
+    int bare = strchr(name, '/') == NULL;
+    const char *found = NULL;
+    char *hit = NULL;
+    if (run->restart_source == SCR_RESTART_PREFIX) {
+        scr_kvtree_util_get_str(scr_kvtree_get_kv(run->restart_files, "ORIG", abs), "PATH", &found);
+        if (found == NULL && bare)
+            scr_kvtree_util_get_str(scr_kvtree_get_kv(run->restart_files, "NAME", name), "PATH", &found);
+    } else {
+        const char **files = NULL;
+        int n = 0;
+        scr_filemap_list_files(run->map, run->restart_id, run->rank, &files, &n);
+        for (int f = 0; f < n && found == NULL; f++) {
+            const scr_meta *meta = NULL;
+            const char *odir = NULL, *oname = NULL;
+            char *orig = NULL;
+            if (scr_filemap_get_meta(run->map, run->restart_id, run->rank, files[f], &meta) != SCR_SUCCESS ||
+                scr_meta_get_origpath(meta, &odir) != SCR_SUCCESS ||
+                scr_meta_get_origname(meta, &oname) != SCR_SUCCESS)
+                continue;
+            if (scr_path_join(odir, oname, &orig) == SCR_SUCCESS &&
+                (strcmp(orig, abs) == 0 || (bare && strcmp(oname, name) == 0)))
+                found = files[f];
+            free(orig);
+        }
+        if (found != NULL && (hit = strdup(found)) == NULL) rc = SCR_ERR_NOMEM;
+        found = hit;
+        free(files);
+    }
+    if (rc == SCR_SUCCESS && (found == NULL || access(found, R_OK) != 0)) {
+        scr_err("SCR_Route_file: rank %d has no file %s in checkpoint %s", run->rank, name,
+                run->restart_name);
+        rc = SCR_ERR_NOTFOUND;
+    }
+    if (rc == SCR_SUCCESS && (*out_path = strdup(found)) == NULL) rc = SCR_ERR_NOMEM;
+    free(hit);
+    free(abs);
+    return rc;
+}
+
+int SCR_Route_file(const char *name, char *file)
+{
+    if (name == NULL || file == NULL) {
+        scr_err("SCR_Route_file called without a name or a buffer for the result");
+        return SCR_ERR_ARG;
+    }
+    if (name[0] == '\0' || strlen(name) >= SCR_MAX_FILENAME) {
+        scr_err("SCR_Route_file: a file name must have 1 to %d characters", SCR_MAX_FILENAME - 1);
+        return SCR_ERR_ARG;
+    }
+    if (scr_disabled || run == NULL || run->state == SCR_STATE_IDLE) {
+        if (!scr_disabled && run == NULL) return wrong_state("SCR_Route_file", "SCR_Init");
+        return copy_result(name, file);
+    }
+    char *path = NULL;
+    int rc = run->state == SCR_STATE_OUTPUT ? route_output(name, &path) : route_restart(name, &path);
+    if (rc == SCR_SUCCESS) rc = copy_result(path, file);
+    free(path);
+    return rc;
+}
+
+/* --- restart ---------------------------------------------------------------------- */
+
+int SCR_Have_restart(int *flag, char *name)
+{
+    if (flag == NULL) {
+        scr_err("SCR_Have_restart called without a flag to set");
+        return SCR_ERR_ARG;
+    }
+    *flag = 0;
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Have_restart", closing_call());
+    int rc = scr_fetch_decide_restart(run);
+    if (rc != SCR_SUCCESS) return rc;
+    *flag = run->restart_id > 0;
+    if (*flag && name != NULL) snprintf(name, SCR_MAX_FILENAME, "%s", run->restart_name);
+    return SCR_SUCCESS;
+}
+
+int SCR_Start_restart(char *name)
+{
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Start_restart", closing_call());
+    int rc = scr_fetch_decide_restart(run);
+    if (rc != SCR_SUCCESS) return rc;
+    if (run->restart_id <= 0) {
+        scr_err("SCR_Start_restart called with no checkpoint to restart from; "
+                "expected SCR_Have_restart to say there is one first");
+        return SCR_ERR_STATE;
+    }
+    if (name != NULL) snprintf(name, SCR_MAX_FILENAME, "%s", run->restart_name);
+    run->state = SCR_STATE_RESTART;
+    return SCR_SUCCESS;
+}
+
+/* Rank 0: mark dataset id failed in the index, when it is there. */
+static void mark_restart_failed(int id)
+{
+    scr_kvtree *index = scr_kvtree_new();
+    int fd = -1;
+    if (index == NULL || scr_index_file_lock_read(run->index_path, &fd, index) != SCR_SUCCESS) {
+        scr_kvtree_delete(index);
+        return;
+    }
+    char stamp[SCR_INDEX_TIMESTAMP_SIZE];
+    const char *name = NULL, *current = NULL;
+    if (scr_index_file_get_name(index, id, &name) == SCR_SUCCESS &&
+        scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp)) == SCR_SUCCESS &&
+        scr_index_file_mark_failed(index, id, stamp) == SCR_SUCCESS) {
+        if (scr_index_file_get_current(index, &current) == SCR_SUCCESS && strcmp(current, name) == 0)
+            scr_index_file_unset_current(index);
+        scr_index_file_write_unlock(run->index_path, &fd, index);
+    } else {
+        scr_index_file_unlock(&fd);
+    }
+    scr_kvtree_delete(index);
+}
+
+int SCR_Complete_restart(int valid)
+{
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_RESTART)
+        return wrong_state("SCR_Complete_restart", "SCR_Start_restart");
+    run->state = SCR_STATE_IDLE;
+    int all = 0, id = run->restart_id;
+    int rc = scr_comm_all_true(valid, run->world, &all);
+    if (rc != SCR_SUCCESS) return rc;
+    run->restart_id = 0; /* a restart is read once */
+    if (all) return SCR_SUCCESS;
+    if (run->rank == 0) {
+        scr_err("a rank could not read checkpoint %s; it is marked failed and the next restart "
+                "will use an older one", run->restart_name);
+        mark_restart_failed(id);
+    }
+    if (run->restart_source == SCR_RESTART_CACHE) {
+        scr_cache_delete_dataset(run, id);
+        scr_cache_note_location(run, id, 0, 0, 0);
+    }
+    return SCR_FAILURE;
+}
+
+/* --- managing datasets -------------------------------------------------------------- */
+
+int SCR_Current(const char *name)
+{
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_IDLE || run->restart_decided)
+        return wrong_state("SCR_Current", run && run->state == SCR_STATE_IDLE
+                                              ? "SCR_Init (SCR_Current must come before SCR_Have_restart)"
+                                              : closing_call());
+    if (name == NULL || name[0] == '\0') {
+        scr_err("SCR_Current called without a dataset name");
+        return SCR_ERR_ARG;
+    }
+    /* the dataset must exist, in cache or in the index */
+    int known = run->rank == 0 ? name_in_index(name) : 0;
+    int rc = scr_mpi_check(MPI_Bcast(&known, 1, MPI_INT, 0, run->world), "looking up a dataset");
+    if (rc != SCR_SUCCESS) return rc;
+    if (!known) {
+        int *ids = NULL, n = 0;
+        scr_filemap_list_datasets(run->map, &ids, &n);
+        for (int i = 0; i < n && !known; i++) {
+            const scr_dataset *d = NULL;
+            const char *dn = NULL;
+            if (scr_filemap_get_dataset(run->map, ids[i], run->rank, &d) == SCR_SUCCESS &&
+                scr_dataset_get_name(d, &dn) == SCR_SUCCESS && strcmp(dn, name) == 0)
+                known = ids[i];
+        }
+        free(ids);
+        int any = 0;
+        rc = scr_mpi_check(MPI_Allreduce(&known, &any, 1, MPI_INT, MPI_MAX, run->world),
+                           "looking up a dataset in cache");
+        if (rc != SCR_SUCCESS) return rc;
+        known = any;
+    }
+    if (!known) {
+        if (run->rank == 0) scr_err("SCR_Current: no dataset named '%s' in cache or on %s", name, run->prefix);
+        return SCR_ERR_NOTFOUND;
+    }
+    free(run->current_name);
+    run->current_name = strdup(name);
+    return run->current_name ? SCR_SUCCESS : SCR_ERR_NOMEM;
+}
+
+/* Rank 0: remove the dataset called name from the index; *out_id its id. */
+static int drop_from_index(const char *name, int *out_id)
+{
+    scr_kvtree *index = scr_kvtree_new();
+    int fd = -1, id = 0;
+    if (index == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_index_file_lock_read(run->index_path, &fd, index);
+    if (rc == SCR_SUCCESS && scr_index_file_lookup_id(index, name, &id) == SCR_SUCCESS) {
+        rc = scr_index_file_remove(index, id);
+        if (rc == SCR_SUCCESS) rc = scr_index_file_write_unlock(run->index_path, &fd, index);
+        else scr_index_file_unlock(&fd);
+    } else if (rc == SCR_SUCCESS) {
+        scr_index_file_unlock(&fd);
+        rc = SCR_ERR_NOTFOUND;
+    }
+    scr_kvtree_delete(index);
+    *out_id = id;
+    return rc;
+}
+
+int SCR_Drop(const char *name)
+{
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Drop", closing_call());
+    if (name == NULL) {
+        scr_err("SCR_Drop called without a dataset name");
+        return SCR_ERR_ARG;
+    }
+    int id = 0, rc = SCR_SUCCESS;
+    if (run->rank == 0) {
+        rc = drop_from_index(name, &id);
+        if (rc == SCR_ERR_NOTFOUND) scr_err("SCR_Drop: no dataset named '%s' in %s", name, run->index_path);
+    }
+    int code = rc;
+    int mrc = scr_mpi_check(MPI_Bcast(&code, 1, MPI_INT, 0, run->world), "sharing the outcome of SCR_Drop");
+    return mrc != SCR_SUCCESS ? mrc : code;
+}
+
+/* This rank's files of dataset id on the prefix, as its rank filemap lists them. */
+static void delete_my_prefix_files(int id)
+{
+    char dname[64], *dsdir = NULL, *path = NULL;
+    snprintf(dname, sizeof(dname), "scr.dataset.%d", id);
+    scr_filemap *rmap = scr_filemap_new();
+    if (rmap != NULL && scr_path_join(run->prefix_scr, dname, &dsdir) == SCR_SUCCESS &&
+        scr_rank_filemap_path(dsdir, run->rank, &path) == SCR_SUCCESS &&
+        scr_rank_filemap_read(path, rmap) == SCR_SUCCESS) {
+        struct scr_rank_filemap_file *files = NULL;
+        int n = 0;
+        scr_rank_filemap_list_files(rmap, id, run->rank, &files, &n);
+        for (int f = 0; f < n; f++) {
+            char *file = NULL;
+            if (scr_rank_filemap_file_path(dsdir, files[f].name, &file) == SCR_SUCCESS &&
+                unlink(file) != 0 && errno != ENOENT)
+                scr_warn("cannot delete %s: %s", file, strerror(errno));
+            free(file);
+        }
+        free(files);
+        if (unlink(path) != 0 && errno != ENOENT) scr_warn("cannot delete %s: %s", path, strerror(errno));
+    }
+    free(path);
+    free(dsdir);
+    scr_filemap_delete(rmap);
+}
+
+int SCR_Delete(const char *name)
+{
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Delete", closing_call());
+    if (name == NULL) {
+        scr_err("SCR_Delete called without a dataset name");
+        return SCR_ERR_ARG;
+    }
+    /* which dataset: from the index, else from the cache */
+    int id = run->rank == 0 ? name_in_index(name) : 0;
+    int rc = scr_mpi_check(MPI_Bcast(&id, 1, MPI_INT, 0, run->world), "looking up a dataset");
+    if (rc != SCR_SUCCESS) return rc;
+    int in_index = id > 0;
+    if (!in_index) {
+        int mine = 0;
+        int *ids = NULL, n = 0;
+        scr_filemap_list_datasets(run->map, &ids, &n);
+        for (int i = 0; i < n && !mine; i++) {
+            const scr_dataset *d = NULL;
+            const char *dn = NULL;
+            if (scr_filemap_get_dataset(run->map, ids[i], run->rank, &d) == SCR_SUCCESS &&
+                scr_dataset_get_name(d, &dn) == SCR_SUCCESS && strcmp(dn, name) == 0)
+                mine = ids[i];
+        }
+        free(ids);
+        rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, run->world), "looking up a dataset");
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    if (id == 0) {
+        if (run->rank == 0) scr_err("SCR_Delete: no dataset named '%s' in cache or on %s", name, run->prefix);
+        return SCR_ERR_NOTFOUND;
+    }
+    int drc = scr_cache_delete_dataset(run, id);
+    scr_cache_note_location(run, id, 0, 0, 0);
+    if (in_index) {
+        delete_my_prefix_files(id);
+        rc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier in SCR_Delete");
+        if (rc == SCR_SUCCESS && run->rank == 0) {
+            int dropped = 0;
+            char dname[64], *dsdir = NULL;
+            snprintf(dname, sizeof(dname), "scr.dataset.%d", id);
+            drop_from_index(name, &dropped);
+            if (scr_path_join(run->prefix_scr, dname, &dsdir) == SCR_SUCCESS)
+                nftw(dsdir, purge_entry, 16, FTW_DEPTH | FTW_PHYS);
+            free(dsdir);
+        }
+    }
+    int ok = 0;
+    int mrc = scr_comm_all_true(drc == SCR_SUCCESS && rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS) return mrc;
+    return ok ? SCR_SUCCESS : SCR_FAILURE;
+}

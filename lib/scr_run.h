@@ -1,0 +1,142 @@
+/* scr_run.h — the state of libscr in one process, shared by its modules.
+ *
+ * One struct scr_run exists between SCR_Init and SCR_Finalize (scr.c owns
+ * it). It holds who this process is, the resolved parameters, where things
+ * live, this rank's filemap, and the API state. The modules that act on it
+ * (run_cache.c, run_flush.c, run_fetch.c, run_halt.c) are collective over
+ * run->world unless they say otherwise, and end with an agreement so that
+ * every rank returns the same status. Internal to libscr. */
+#ifndef SCR_RUN_H
+#define SCR_RUN_H
+
+#include "config.h"
+#include "dataset.h"
+#include "filemap.h"
+#include "kvtree.h"
+
+#include <mpi.h>
+#include <stdint.h>
+
+enum scr_api_state {
+    SCR_STATE_UNINIT = 0, /* before SCR_Init or after SCR_Finalize */
+    SCR_STATE_IDLE,       /* between phases */
+    SCR_STATE_RESTART,    /* between Start_restart and Complete_restart */
+    SCR_STATE_OUTPUT,     /* between Start_output/checkpoint and Complete_... */
+};
+
+/* Where the restart dataset's files are read from. */
+enum scr_restart_source { SCR_RESTART_NONE = 0, SCR_RESTART_CACHE, SCR_RESTART_PREFIX };
+
+struct scr_run {
+    /* who and where */
+    MPI_Comm world; /* a duplicate of MPI_COMM_WORLD */
+    MPI_Comm node;  /* the ranks on this node */
+    int rank, ranks, node_rank, node_ranks, nodes;
+    char node_name[256], user[256], jobid[256];
+
+    /* parameters */
+    scr_config *cfg;
+    char *prefix;      /* absolute, normalised */
+    char *prefix_scr;  /* <prefix>/.scr */
+    char *cntl_dir;    /* <SCR_CNTL_BASE>/<user>/scr.<jobid> */
+    char *cache_dir;   /* <SCR_CACHE_BASE>/<user>/scr.<jobid> */
+    char *filemap_path, *master_filemap_path, *flush_path, *halt_path, *index_path;
+    int cache_size, flush_every, flush_width, fetch_width;
+    int crc_on_flush, crc_on_copy, fetch, fetch_bypass, cache_bypass;
+    int halt_enabled, halt_exit, halt_seconds;
+    int ckpt_interval, ckpt_seconds;
+    double ckpt_overhead;
+    size_t file_buf_size;
+
+    /* this rank's files in cache, kept on disk at filemap_path */
+    scr_filemap *map;
+
+    /* API state */
+    enum scr_api_state state;
+    int dataset_id;       /* newest dataset id known (cache or prefix) */
+    int checkpoint_id;    /* newest checkpoint id known */
+    scr_dataset *dset;    /* the dataset of the open output phase */
+    int dset_in_cache;    /* 0: cache bypass, files written at their own paths */
+
+    /* restart */
+    int restart_decided;          /* Have_restart's answer is known */
+    int restart_id;               /* dataset to restart from, 0 if none */
+    char restart_name[1024];
+    enum scr_restart_source restart_source;
+    scr_kvtree *restart_files;    /* prefix reads: NAME -> path, ORIG -> path */
+    char *current_name;           /* set by SCR_Current */
+
+    /* Need_checkpoint policy */
+    long need_calls;
+    double time_start, time_ckpt_start, time_last_ckpt_end, time_in_ckpt;
+};
+
+/* Seconds since an arbitrary start, for intervals. */
+double scr_run_now(void);
+
+/* --- run_cache.c: directories and filemaps of this node's cache ------------------- */
+
+/* Create the control and cache directories (mode 0700) on every node. */
+int scr_cache_create_dirs(struct scr_run *run);
+
+/* Directory of dataset id in cache, in a new string. */
+int scr_cache_dataset_dir(const struct scr_run *run, int id, char **out_dir);
+
+/* Write this rank's filemap to disk (not collective). */
+int scr_cache_save_filemap(struct scr_run *run);
+
+/* Read the filemaps this node's ranks left in the control directory and
+ * hand each rank its own entries; leftovers stay with the node's first rank. */
+int scr_cache_load_filemaps(struct scr_run *run);
+
+/* Delete dataset id: this rank's files, its directory when empty, and the
+ * filemap entries (not collective; each rank removes what it holds). */
+int scr_cache_delete_dataset(struct scr_run *run, int id);
+
+/* Keep the cache under SCR_CACHE_SIZE before a new dataset is added:
+ * deletes the oldest datasets on every rank. */
+int scr_cache_make_room(struct scr_run *run);
+
+/* 1 on every rank when dataset id is complete in cache on every rank: each
+ * file listed with the recorded size (and CRC when recorded). */
+int scr_cache_dataset_is_intact(struct scr_run *run, int id, int *out_intact);
+
+/* Newest checkpoint dataset that is intact on every rank; datasets that are
+ * not are deleted. *out_id is 0 when none is left. */
+int scr_cache_find_restart(struct scr_run *run, int *out_id);
+
+/* Update the node's flush file for dataset id (the node's first rank writes it). */
+int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix,
+                            int flushing);
+
+/* --- run_flush.c: copy a dataset to the prefix ---------------------------------- */
+
+/* Copy dataset id from cache to its original paths under the prefix (or, for
+ * a dataset written in place, only record it), write its summary and rank
+ * filemaps, then add it to the index; a checkpoint becomes current. */
+int scr_flush_dataset(struct scr_run *run, int id);
+
+/* 1 when dataset id is recorded as being on the prefix. */
+int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);
+
+/* --- run_fetch.c: restart data from the prefix ------------------------------------- */
+
+/* Decide the restart dataset: the newest intact checkpoint in cache (or the
+ * one named by SCR_Current / SCR_CURRENT), else fetch from the prefix. */
+int scr_fetch_decide_restart(struct scr_run *run);
+
+/* --- run_halt.c: when to stop and when to checkpoint -------------------------------- */
+
+/* *out_halt = 1 on every rank when a halt condition holds. */
+int scr_halt_check(struct scr_run *run, int *out_halt);
+
+/* After a completed checkpoint: count down CheckpointsLeft. */
+int scr_halt_count_checkpoint(struct scr_run *run);
+
+/* SCR_Finalize's mark: ExitReason SCR_FINALIZE_CALLED. */
+int scr_halt_mark_finalized(struct scr_run *run);
+
+/* *out_need = 1 on every rank when the policy asks for a checkpoint. */
+int scr_policy_need_checkpoint(struct scr_run *run, int *out_need);
+
+#endif

@@ -1,0 +1,93 @@
+/* util_copy.c — file copies and file checksums in one pass through a buffer. */
+#include "util_copy.h"
+#include "scr_err.h"
+#include "util_crc.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int open_retry(const char *path, int flags, mode_t mode)
+{
+    int fd;
+    do {
+        fd = open(path, flags | O_CLOEXEC, mode);
+    } while (fd < 0 && errno == EINTR);
+    return fd;
+}
+
+/* Read all of fd through buf, writing to out_fd when it is >= 0. */
+static int pump(int fd, const char *src, int out_fd, const char *dst, void *buf, size_t bufsize,
+                int with_crc, struct scr_copy_result *out)
+{
+    out->bytes = 0;
+    out->crc = 0;
+    for (;;) {
+        size_t got = 0;
+        int rc = scr_read_full(fd, buf, bufsize, &got, src);
+        if (rc != SCR_SUCCESS) return rc;
+        if (got == 0) return SCR_SUCCESS;
+        if (with_crc) out->crc = scr_crc32(out->crc, buf, got);
+        if (out_fd >= 0) {
+            rc = scr_write_full(out_fd, buf, got, dst);
+            if (rc != SCR_SUCCESS) return rc;
+        }
+        out->bytes += got;
+    }
+}
+
+int scr_crc_file(const char *path, void *buf, size_t bufsize, struct scr_copy_result *out)
+{
+    int fd = open_retry(path, O_RDONLY, 0);
+    if (fd < 0) {
+        scr_err("cannot open %s: %s", path, strerror(errno));
+        return errno == ENOENT ? SCR_ERR_NOTFOUND : SCR_ERR_IO;
+    }
+    int rc = pump(fd, path, -1, NULL, buf, bufsize, 1, out);
+    close(fd);
+    return rc;
+}
+
+int scr_copy_file(const char *src, const char *dst, void *buf, size_t bufsize, int with_crc,
+                  struct scr_copy_result *out)
+{
+    if (src == NULL || dst == NULL || buf == NULL || bufsize == 0 || out == NULL) {
+        scr_err("file copy called without a source, a destination or a buffer");
+        return SCR_ERR_ARG;
+    }
+    int in = open_retry(src, O_RDONLY, 0);
+    if (in < 0) {
+        int missing = errno == ENOENT;
+        scr_err("cannot open %s to copy it: %s", src, strerror(errno));
+        return missing ? SCR_ERR_NOTFOUND : SCR_ERR_IO;
+    }
+    char *dir = NULL;
+    int rc = scr_path_dirname(dst, &dir);
+    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0777);
+    free(dir);
+    int outfd = -1;
+    if (rc == SCR_SUCCESS) {
+        outfd = open_retry(dst, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (outfd < 0) {
+            scr_err("cannot create %s: %s", dst, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+    }
+    if (rc == SCR_SUCCESS) rc = pump(in, src, outfd, dst, buf, bufsize, with_crc, out);
+    if (rc == SCR_SUCCESS && fsync(outfd) != 0) {
+        scr_err("fsync of %s failed: %s", dst, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (outfd >= 0 && close(outfd) != 0 && rc == SCR_SUCCESS) {
+        scr_err("close of %s failed: %s", dst, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    close(in);
+    if (rc != SCR_SUCCESS && outfd >= 0) unlink(dst); /* never leave half a copy */
+    return rc;
+}

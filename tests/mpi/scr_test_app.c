@@ -1,0 +1,228 @@
+/* scr_test_app.c — an MPI application that checkpoints through libscr, for tests.
+ *
+ * Each step it writes a checkpoint: every rank writes --files files of --size
+ * bytes under ckpt.<step>/ (or deeper with --nested), named rank<r>_f<f>.dat;
+ * ranks listed in --no-files write none. Every byte is a function of (rank,
+ * file, step, offset), so a restart checks every byte it reads and says from
+ * which step it resumed. --output-every K adds an output-only dataset
+ * out.<step>/rank<r>.txt every K steps. --crash-after S kills rank
+ * --crash-rank with SIGKILL right after checkpoint S completes (a node
+ * failure as the application sees it). Runs until --steps in total.
+ *
+ * Prints one line per rank: "rank R: restarted from step S" or "rank R: fresh
+ * start", then "rank R: finished step N". Exit code 0 only if every SCR call
+ * succeeded and every byte read back was right. */
+#include "scr.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <mpi.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct options {
+    int steps, files, crash_after, crash_rank, output_every, nested, restart_bare;
+    long size;
+    char no_files[256];
+};
+
+static int rank, ranks;
+
+#define FAIL(...)                                                  \
+    do {                                                           \
+        fprintf(stderr, "rank %d: FAIL: ", rank);                  \
+        fprintf(stderr, __VA_ARGS__);                              \
+        fprintf(stderr, "\n");                                     \
+        MPI_Abort(MPI_COMM_WORLD, 3);                              \
+    } while (0)
+
+static unsigned char byte_at(int r, int f, int step, long off)
+{
+    uint32_t x = (uint32_t)(r * 7919 + f * 104729 + step * 1299709) ^ (uint32_t)off * 2654435761u;
+    x ^= x >> 15;
+    return (unsigned char)(x * 2246822519u >> 24);
+}
+
+static int has_no_files(const struct options *o, int r)
+{
+    char key[32];
+    snprintf(key, sizeof(key), ",%d,", r);
+    char list[300];
+    snprintf(list, sizeof(list), ",%s,", o->no_files);
+    return strstr(list, key) != NULL;
+}
+
+static void file_name(const struct options *o, int step, int f, char *buf, size_t len)
+{
+    if (o->nested)
+        snprintf(buf, len, "ckpt.%d/a/b%d/rank%d_f%d.dat", step, f % 2, rank, f);
+    else
+        snprintf(buf, len, "ckpt.%d/rank%d_f%d.dat", step, rank, f);
+}
+
+static void write_file(const char *path, int f, int step, long size)
+{
+    FILE *fp = fopen(path, "wb");
+    if (fp == NULL) FAIL("cannot create %s: %s", path, strerror(errno));
+    /* the first 4 bytes say which step wrote the file */
+    int32_t s = step;
+    if (fwrite(&s, sizeof(s), 1, fp) != 1) FAIL("write %s", path);
+    for (long off = 0; off < size; off++)
+        if (fputc(byte_at(rank, f, step, off), fp) == EOF) FAIL("write %s", path);
+    if (fclose(fp) != 0) FAIL("close %s: %s", path, strerror(errno));
+}
+
+/* The step stored in path, after checking every byte; -1 if anything is wrong. */
+static int check_file(const char *path, int f, long size)
+{
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL) {
+        fprintf(stderr, "rank %d: cannot open restart file %s: %s\n", rank, path, strerror(errno));
+        return -1;
+    }
+    int32_t s = -1;
+    int step = -1;
+    if (fread(&s, sizeof(s), 1, fp) == 1) {
+        step = s;
+        for (long off = 0; off < size && step >= 0; off++) {
+            int c = fgetc(fp);
+            if (c == EOF || (unsigned char)c != byte_at(rank, f, s, off)) {
+                fprintf(stderr, "rank %d: %s differs at byte %ld\n", rank, path, off + 4);
+                step = -1;
+            }
+        }
+        if (step >= 0 && fgetc(fp) != EOF) {
+            fprintf(stderr, "rank %d: %s is longer than %ld bytes\n", rank, path, size + 4);
+            step = -1;
+        }
+    }
+    fclose(fp);
+    return step;
+}
+
+static int restart(const struct options *o)
+{
+    int have = 0;
+    char name[SCR_MAX_FILENAME];
+    if (SCR_Have_restart(&have, name) != SCR_SUCCESS) FAIL("SCR_Have_restart");
+    if (!have) {
+        printf("rank %d: fresh start\n", rank);
+        return 0;
+    }
+    char started[SCR_MAX_FILENAME];
+    if (SCR_Start_restart(started) != SCR_SUCCESS) FAIL("SCR_Start_restart");
+    if (strcmp(started, name) != 0) FAIL("Start_restart gave %s, Have_restart %s", started, name);
+    int step = -1, valid = 1;
+    if (sscanf(name, "ckpt.%d", &step) != 1) FAIL("unexpected checkpoint name %s", name);
+    for (int f = 0; !has_no_files(o, rank) && f < o->files; f++) {
+        char want[512], path[SCR_MAX_FILENAME];
+        if (o->restart_bare) snprintf(want, sizeof(want), "rank%d_f%d.dat", rank, f);
+        else file_name(o, step, f, want, sizeof(want));
+        if (SCR_Route_file(want, path) != SCR_SUCCESS) {
+            valid = 0;
+            continue;
+        }
+        if (check_file(path, f, o->size) != step) valid = 0;
+    }
+    int rc = SCR_Complete_restart(valid);
+    if (!valid || rc != SCR_SUCCESS) {
+        printf("rank %d: restart from %s failed\n", rank, name);
+        return -1;
+    }
+    printf("rank %d: restarted from step %d\n", rank, step);
+    return step;
+}
+
+static void checkpoint(const struct options *o, int step)
+{
+    char dname[64];
+    snprintf(dname, sizeof(dname), "ckpt.%d", step);
+    if (SCR_Start_output(dname, SCR_FLAG_CHECKPOINT) != SCR_SUCCESS) FAIL("SCR_Start_output %s", dname);
+    for (int f = 0; !has_no_files(o, rank) && f < o->files; f++) {
+        char want[512], path[SCR_MAX_FILENAME];
+        file_name(o, step, f, want, sizeof(want));
+        if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
+        write_file(path, f, step, o->size);
+    }
+    if (SCR_Complete_output(1) != SCR_SUCCESS) FAIL("SCR_Complete_output %s", dname);
+}
+
+static void output(int step)
+{
+    char dname[64], want[128], path[SCR_MAX_FILENAME];
+    snprintf(dname, sizeof(dname), "out.%d", step);
+    snprintf(want, sizeof(want), "out.%d/rank%d.txt", step, rank);
+    if (SCR_Start_output(dname, SCR_FLAG_OUTPUT) != SCR_SUCCESS) FAIL("SCR_Start_output %s", dname);
+    if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
+    FILE *fp = fopen(path, "w");
+    if (fp == NULL || fprintf(fp, "output of rank %d at step %d\n", rank, step) < 0 || fclose(fp) != 0)
+        FAIL("writing %s", path);
+    if (SCR_Complete_output(1) != SCR_SUCCESS) FAIL("SCR_Complete_output %s", dname);
+}
+
+static void parse(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        {"steps", required_argument, NULL, 's'},       {"files", required_argument, NULL, 'f'},
+        {"size", required_argument, NULL, 'z'},        {"crash-after", required_argument, NULL, 'c'},
+        {"crash-rank", required_argument, NULL, 'r'},  {"output-every", required_argument, NULL, 'o'},
+        {"nested", no_argument, NULL, 'n'},            {"no-files", required_argument, NULL, 'x'},
+        {"restart-by-path", no_argument, NULL, 'p'},   {NULL, 0, NULL, 0},
+    };
+    *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's': o->steps = atoi(optarg); break;
+        case 'f': o->files = atoi(optarg); break;
+        case 'z': o->size = atol(optarg); break;
+        case 'c': o->crash_after = atoi(optarg); break;
+        case 'r': o->crash_rank = atoi(optarg); break;
+        case 'o': o->output_every = atoi(optarg); break;
+        case 'n': o->nested = 1; break;
+        case 'x': snprintf(o->no_files, sizeof(o->no_files), "%s", optarg); break;
+        case 'p': o->restart_bare = 0; break;
+        default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    struct options o;
+    parse(argc, argv, &o);
+    if (SCR_Init() != SCR_SUCCESS) FAIL("SCR_Init");
+    int step = restart(&o);
+    if (step < 0) {
+        SCR_Finalize();
+        MPI_Finalize();
+        return 2;
+    }
+    while (step < o.steps) {
+        step++;
+        checkpoint(&o, step);
+        if (o.output_every > 0 && step % o.output_every == 0) output(step);
+        if (step == o.crash_after && rank == o.crash_rank) {
+            fflush(stdout);
+            kill(getpid(), SIGKILL);
+        }
+        int stop = 0;
+        if (SCR_Should_exit(&stop) != SCR_SUCCESS) FAIL("SCR_Should_exit");
+        if (stop) {
+            printf("rank %d: asked to exit after step %d\n", rank, step);
+            break;
+        }
+    }
+    if (SCR_Finalize() != SCR_SUCCESS) FAIL("SCR_Finalize");
+    printf("rank %d: finished step %d\n", rank, step);
+    MPI_Finalize();
+    return 0;
+}
