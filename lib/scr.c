@@ -595,7 +595,10 @@ int SCR_Start_output(const char *name, int flags)
 
     run->dset_in_cache = !run->cache_bypass;
     run->time_ckpt_start = scr_run_now();
-    rc = run->dset_in_cache ? scr_cache_make_room(run) : SCR_SUCCESS;
+    /* SCR_CACHE_SIZE counts checkpoints: an output-only dataset leaves the
+     * cache once flushed and must not push out the checkpoint kept there */
+    int is_ckpt = (flags & SCR_FLAG_CHECKPOINT) != 0;
+    rc = run->dset_in_cache && is_ckpt ? scr_cache_make_room(run) : SCR_SUCCESS;
     scr_dataset *d = NULL;
     if (rc == SCR_SUCCESS) rc = new_dataset(name, flags, &d);
     int id = run->dataset_id;

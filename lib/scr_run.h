@@ -93,7 +93,7 @@ int scr_cache_load_filemaps(struct scr_run *run);
  * filemap entries (not collective; each rank removes what it holds). */
 int scr_cache_delete_dataset(struct scr_run *run, int id);
 
-/* Keep the cache under SCR_CACHE_SIZE before a new dataset is added:
+/* Keep the cache under SCR_CACHE_SIZE before a new checkpoint is added:
  * deletes the oldest datasets on every rank. */
 int scr_cache_make_room(struct scr_run *run);
 
