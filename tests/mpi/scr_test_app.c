@@ -8,6 +8,8 @@
  * out.<step>/rank<r>.txt every K steps. --crash-after S kills rank
  * --crash-rank with SIGKILL right after checkpoint S completes (a node
  * failure as the application sees it). Runs until --steps in total.
+ * --mkdir makes the app create the directories of the files it writes, as an
+ * application must when SCR is disabled (SCR_ENABLE=0) and does not route.
  *
  * Prints one line per rank: "rank R: restarted from step S" or "rank R: fresh
  * start", then "rank R: finished step N". Exit code 0 only if every SCR call
@@ -26,7 +28,7 @@
 #include <unistd.h>
 
 struct options {
-    int steps, files, crash_after, crash_rank, output_every, nested, restart_bare;
+    int steps, files, crash_after, crash_rank, output_every, nested, restart_bare, mkdirs;
     long size;
     char no_files[256];
 };
@@ -63,6 +65,19 @@ static void file_name(const struct options *o, int step, int f, char *buf, size_
         snprintf(buf, len, "ckpt.%d/a/b%d/rank%d_f%d.dat", step, f % 2, rank, f);
     else
         snprintf(buf, len, "ckpt.%d/rank%d_f%d.dat", step, rank, f);
+}
+
+/* mkdir -p of the directory of path. */
+static void make_parent_dirs(const char *path)
+{
+    char dir[SCR_MAX_FILENAME];
+    snprintf(dir, sizeof(dir), "%s", path);
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) FAIL("cannot create directory %s: %s", dir, strerror(errno));
+        *p = '/';
+    }
 }
 
 static void write_file(const char *path, int f, int step, long size)
@@ -147,18 +162,20 @@ static void checkpoint(const struct options *o, int step)
         char want[512], path[SCR_MAX_FILENAME];
         file_name(o, step, f, want, sizeof(want));
         if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
+        if (o->mkdirs) make_parent_dirs(path);
         write_file(path, f, step, o->size);
     }
     if (SCR_Complete_output(1) != SCR_SUCCESS) FAIL("SCR_Complete_output %s", dname);
 }
 
-static void output(int step)
+static void output(const struct options *o, int step)
 {
     char dname[64], want[128], path[SCR_MAX_FILENAME];
     snprintf(dname, sizeof(dname), "out.%d", step);
     snprintf(want, sizeof(want), "out.%d/rank%d.txt", step, rank);
     if (SCR_Start_output(dname, SCR_FLAG_OUTPUT) != SCR_SUCCESS) FAIL("SCR_Start_output %s", dname);
     if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
+    if (o->mkdirs) make_parent_dirs(path);
     FILE *fp = fopen(path, "w");
     if (fp == NULL || fprintf(fp, "output of rank %d at step %d\n", rank, step) < 0 || fclose(fp) != 0)
         FAIL("writing %s", path);
@@ -172,7 +189,8 @@ static void parse(int argc, char **argv, struct options *o)
         {"size", required_argument, NULL, 'z'},        {"crash-after", required_argument, NULL, 'c'},
         {"crash-rank", required_argument, NULL, 'r'},  {"output-every", required_argument, NULL, 'o'},
         {"nested", no_argument, NULL, 'n'},            {"no-files", required_argument, NULL, 'x'},
-        {"restart-by-path", no_argument, NULL, 'p'},   {NULL, 0, NULL, 0},
+        {"restart-by-path", no_argument, NULL, 'p'},   {"mkdir", no_argument, NULL, 'm'},
+        {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
     int c;
@@ -187,6 +205,7 @@ static void parse(int argc, char **argv, struct options *o)
         case 'n': o->nested = 1; break;
         case 'x': snprintf(o->no_files, sizeof(o->no_files), "%s", optarg); break;
         case 'p': o->restart_bare = 0; break;
+        case 'm': o->mkdirs = 1; break;
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }
@@ -209,7 +228,7 @@ int main(int argc, char **argv)
     while (step < o.steps) {
         step++;
         checkpoint(&o, step);
-        if (o.output_every > 0 && step % o.output_every == 0) output(step);
+        if (o.output_every > 0 && step % o.output_every == 0) output(&o, step);
         if (step == o.crash_after && rank == o.crash_rank) {
             fflush(stdout);
             kill(getpid(), SIGKILL);
