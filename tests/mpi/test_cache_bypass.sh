@@ -1,0 +1,34 @@
+#!/bin/sh
+# test_cache_bypass.sh — with SCR_CACHE_BYPASS=1 a checkpoint is written in
+# place on the prefix and indexed as soon as it completes; nothing goes to
+# cache, and a restart reads it back from the prefix.
+. "$top_srcdir/tests/mpi/mpi-lib.sh"
+mpi_setup cache-bypass
+
+mpi_run 4 2 SCR_CACHE_BYPASS=1 SCR_FLUSH=0 -- --steps 4 --files 2 --size 3000 --crash-after 2 --crash-rank 2
+mpi_expect_killed "killed_after_checkpoint_2_written_in_place" 2
+check "checkpoint_2_files_are_on_the_prefix" test -f "$prefix/ckpt.2/rank0_f0.dat" -a -f "$prefix/ckpt.2/rank3_f1.dat"
+id=$(mpi_index_id ckpt.2)
+check "every_checkpoint_is_indexed_even_with_SCR_FLUSH_0" \
+    test -n "$id" -a -n "$(mpi_index_id ckpt.1)"
+check "checkpoint_2_is_current" mpi_index_has CURRENT/ckpt.2
+check "no_dataset_directory_in_cache" test -z "$(mpi_cache_datasets)"
+
+# the control directory still lists the files in place: no fetch needed
+mpi_run 4 2 SCR_CACHE_BYPASS=1 SCR_FLUSH=0 -- --steps 3 --files 2 --size 3000
+mpi_expect_restart "restart_from_checkpoint_2_read_where_it_was_written" 2 3
+check "checkpoint_3_is_indexed" test -n "$(mpi_index_id ckpt.3)"
+
+# with the nodes lost, the restart fetches checkpoint 3 through the index
+mpi_lose_all_nodes
+mpi_run 4 2 SCR_CACHE_BYPASS=1 SCR_FLUSH=0 -- --steps 4 --files 2 --size 3000
+mpi_expect_restart "after_losing_every_node_restart_from_checkpoint_3_on_the_prefix" 3 4
+check "checkpoint_3_was_fetched_through_the_index" mpi_index_has "DSET/$(mpi_index_id ckpt.3)/FETCHED"
+
+# one rank, and a run that ends normally
+mpi_reset
+mpi_run 1 1 SCR_CACHE_BYPASS=1 -- --steps 2
+mpi_run 1 1 SCR_CACHE_BYPASS=1 -- --steps 3
+mpi_expect_restart "one_rank_restarts_from_its_last_checkpoint_written_in_place" 2 3
+
+done_testing
