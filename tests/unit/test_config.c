@@ -8,6 +8,7 @@
 #include "util_log.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 /* --- helpers ----------------------------------------------------------------- */
 
@@ -533,6 +534,35 @@ static void test_the_example_system_file_loads_without_a_warning(void)
     scr_config_delete(cfg);
 }
 
+static void test_system_file_from_environment_only_when_root_owned_and_private(void)
+{
+    const char *dir = fresh_prefix("sysenv");
+    const char *good = in_dir(dir, "site.conf"), *open_file = in_dir(dir, "open.conf");
+    write_text(good, "SCR_CNTL_BASE=/site/cntl\n");
+    write_text(open_file, "SCR_CNTL_BASE=/anyone/cntl\n");
+    chmod(good, 0644);
+    chmod(open_file, 0666);
+    scr_config *cfg = scr_config_new();
+    struct scr_config_sources src = {.skip_app_file = 1};
+    setenv("SCR_SYSTEM_CONF_FILE", good, 1);
+    int rc = scr_config_load(cfg, &src);
+    if (geteuid() == 0) {
+        CHECK(rc == SCR_SUCCESS && strcmp(value_of(cfg, "SCR_CNTL_BASE"), "/site/cntl") == 0,
+              "root-owned file not used: %s", value_of(cfg, "SCR_CNTL_BASE"));
+    }
+    setenv("SCR_SYSTEM_CONF_FILE", open_file, 1);
+    capture_begin();
+    rc = scr_config_load(cfg, &src);
+    const char *err = capture_end();
+    CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_CNTL_BASE"), "/anyone/cntl") != 0,
+          "a file others may write set SCR_CNTL_BASE");
+    CHECK(strstr(err, "is ignored: a system file must be owned by root and writable by no one else"),
+          "warning '%s'", err);
+    unsetenv("SCR_SYSTEM_CONF_FILE");
+    scr_config_delete(cfg);
+}
+
 int main(void)
 {
     RUN(test_defaults_come_from_the_catalogue);
@@ -553,5 +583,6 @@ int main(void)
     RUN(test_a_damaged_app_conf_is_an_error_naming_it);
     RUN(test_listing_shows_every_value_with_its_origin);
     RUN(test_the_example_system_file_loads_without_a_warning);
+    RUN(test_system_file_from_environment_only_when_root_owned_and_private);
     return tap_done();
 }
