@@ -1,0 +1,92 @@
+/* scr.h — the Scalable Checkpoint/Restart API for MPI applications.
+ *
+ * The same functions, constants and meaning as SCR's API, so an application
+ * written for SCR builds against this header and runs unchanged. Every
+ * function returns SCR_SUCCESS on success. All calls are collective over
+ * MPI_COMM_WORLD except SCR_Route_file and SCR_Get_version.
+ *
+ * Order of calls: SCR_Init after MPI_Init; then any number of checkpoint
+ * (Start/Complete_checkpoint), output (Start/Complete_output) and, before the
+ * first of those, one restart (Have/Start/Complete_restart) phase; files are
+ * routed with SCR_Route_file inside a phase; SCR_Finalize before
+ * MPI_Finalize. A call made in the wrong state returns an error and prints
+ * one line naming the call that was expected; it never aborts the job. */
+#ifndef SCR_H
+#define SCR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SCR_SUCCESS (0)
+
+/* Size of the buffers Route_file, Have_restart and Start_restart fill. */
+#define SCR_MAX_FILENAME 1024
+
+/* Kinds of dataset for SCR_Start_output; they may be or-ed together. */
+#define SCR_FLAG_NONE (0)
+#define SCR_FLAG_CHECKPOINT (1 << 0)
+#define SCR_FLAG_OUTPUT (1 << 1)
+
+/* --- general ---------------------------------------------------------------- */
+
+int SCR_Init(void);
+int SCR_Finalize(void);
+
+/* The library's version, e.g. "0.1.0" (a static string). */
+char *SCR_Get_version(void);
+
+/* *flag = 1 on every rank when the job should stop (a halt condition holds). */
+int SCR_Should_exit(int *flag);
+
+/* Set, get or unset a parameter before SCR_Init: "KEY=VALUE" sets, "KEY="
+ * unsets, "KEY" returns the value (a new string the caller frees, NULL when
+ * unset); "CKPT=0 TYPE=XOR" sets attributes of a descriptor. Returns NULL
+ * for sets and on errors. */
+const char *SCR_Config(const char *config);
+const char *SCR_Configf(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* --- files ---------------------------------------------------------------- */
+
+/* The path at which to write (inside an output or checkpoint phase) or read
+ * (inside a restart phase) file name, into file (SCR_MAX_FILENAME bytes).
+ * Outside any phase, name comes back unchanged. Local, not collective. */
+int SCR_Route_file(const char *name, char *file);
+
+/* --- checkpoints -------------------------------------------------------------- */
+
+/* *flag = 1 on every rank when the configured policy says to checkpoint now. */
+int SCR_Need_checkpoint(int *flag);
+int SCR_Start_checkpoint(void);
+/* valid: 1 if this rank wrote all its files (or none), else 0. */
+int SCR_Complete_checkpoint(int valid);
+
+/* --- restart ------------------------------------------------------------------ */
+
+/* *flag = 1 when a checkpoint can be loaded; name (may be NULL) gets its name. */
+int SCR_Have_restart(int *flag, char *name);
+int SCR_Start_restart(char *name);
+/* valid: 1 if this rank read its files (or had none); 0 on any rank marks
+ * the checkpoint failed so that the next restart tries an older one. */
+int SCR_Complete_restart(int valid);
+
+/* --- output ------------------------------------------------------------------- */
+
+/* Start a dataset called name (NULL: a name from its id) of the given flags. */
+int SCR_Start_output(const char *name, int flags);
+int SCR_Complete_output(int valid);
+
+/* --- managing datasets ----------------------------------------------------------- */
+
+/* Restart from the checkpoint called name (after SCR_Init, before SCR_Have_restart). */
+int SCR_Current(const char *name);
+/* Remove the dataset called name from the index (its files stay). */
+int SCR_Drop(const char *name);
+/* Remove the dataset called name from cache, prefix and index. */
+int SCR_Delete(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
