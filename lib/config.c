@@ -393,6 +393,62 @@ int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
     return SCR_SUCCESS;
 }
 
+#define EXPORT_VALUES "VALUES"
+#define EXPORT_ORIGINS "ORIGINS"
+
+int scr_config_export_files(const scr_config *cfg, scr_kvtree **out_files)
+{
+    scr_kvtree *t = scr_kvtree_new();
+    int rc = t ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    for (int i = SCR_CONFIG_LAYER_USER; rc == SCR_SUCCESS && i < NLAYERS; i++) {
+        scr_kvtree *layer = scr_kvtree_set_kv_int(t, "LAYER", i);
+        if (layer == NULL ||
+            scr_kvtree_set(layer, EXPORT_VALUES, scr_kvtree_dup(cfg->layers[i].values)) == NULL ||
+            scr_kvtree_set(layer, EXPORT_ORIGINS, scr_kvtree_dup(cfg->layers[i].origins)) == NULL)
+            rc = SCR_ERR_NOMEM;
+    }
+    if (rc != SCR_SUCCESS) {
+        scr_err("out of memory exporting the configuration");
+        scr_kvtree_delete(t);
+        return rc;
+    }
+    *out_files = t;
+    return SCR_SUCCESS;
+}
+
+int scr_config_load_with_files(scr_config *cfg, const scr_kvtree *files)
+{
+    if (cfg == NULL || files == NULL) {
+        scr_err("configuration load called without a configuration or files");
+        return SCR_ERR_ARG;
+    }
+    struct layer fresh[NLAYERS] = {{0}};
+    int rc = SCR_SUCCESS;
+    for (int i = 0; i < NLAYERS && rc == SCR_SUCCESS; i++) {
+        if (i == SCR_CONFIG_LAYER_ENV) {
+            rc = layer_init(&fresh[i]);
+            continue;
+        }
+        scr_kvtree *layer = scr_kvtree_get_kv_int(files, "LAYER", i);
+        fresh[i].values = scr_kvtree_dup(scr_kvtree_get(layer, EXPORT_VALUES));
+        fresh[i].origins = scr_kvtree_dup(scr_kvtree_get(layer, EXPORT_ORIGINS));
+        if (fresh[i].values == NULL || fresh[i].origins == NULL) rc = SCR_ERR_NOMEM;
+    }
+    char where[64];
+    struct reader rd = {&fresh[SCR_CONFIG_LAYER_ENV], SCR_CONFIG_LAYER_ENV, where, sizeof(where)};
+    if (rc == SCR_SUCCESS) rc = load_env(&rd);
+    if (rc != SCR_SUCCESS) {
+        if (rc == SCR_ERR_NOMEM) scr_err("out of memory loading the configuration");
+        for (int i = 0; i < NLAYERS; i++) layer_clear(&fresh[i]);
+        return rc;
+    }
+    for (int i = 0; i < NLAYERS; i++) {
+        layer_clear(&cfg->layers[i]);
+        cfg->layers[i] = fresh[i];
+    }
+    return SCR_SUCCESS;
+}
+
 /* --- lookups ------------------------------------------------------------------- */
 
 /* The first layer holding name as a parameter (a single value), or -1. */

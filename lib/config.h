@@ -70,6 +70,14 @@ void scr_config_delete(scr_config *cfg);
  * error naming it. On failure the configuration is left as it was. */
 int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources);
 
+/* Read only the environment; take the files' layers (user, SCR_Config,
+ * system) from a tree that scr_config_export_files made in another process
+ * (so that one MPI rank reads the files for all). */
+int scr_config_load_with_files(scr_config *cfg, const scr_kvtree *files);
+
+/* The files' layers of a loaded configuration as a new tree (caller deletes). */
+int scr_config_export_files(const scr_config *cfg, scr_kvtree **out_files);
+
 /* --- single parameters --------------------------------------------------- */
 
 int scr_config_get(const scr_config *cfg, const char *name, const char **out_value);

@@ -214,6 +214,35 @@ int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm,
     return rc;
 }
 
+/* This rank, the size of comm, and width limited to [1, size]. */
+static int window_geometry(MPI_Comm comm, int *width, int *me, int *size)
+{
+    int rc = scr_mpi_check(MPI_Comm_rank(comm, me), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, size), "MPI_Comm_size");
+    if (*width < 1) *width = 1;
+    if (*width > *size) *width = *size;
+    return rc;
+}
+
+int scr_comm_window_enter(MPI_Comm comm, int width, int tag)
+{
+    int me, size, token = 0;
+    int rc = window_geometry(comm, &width, &me, &size);
+    if (rc == SCR_SUCCESS && me >= width)
+        rc = scr_mpi_check(MPI_Recv(&token, 1, MPI_INT, me - width, tag, comm, MPI_STATUS_IGNORE),
+                           "waiting for a turn");
+    return rc;
+}
+
+int scr_comm_window_leave(MPI_Comm comm, int width, int tag)
+{
+    int me, size, token = 0;
+    int rc = window_geometry(comm, &width, &me, &size);
+    if (rc == SCR_SUCCESS && me + width < size)
+        rc = scr_mpi_check(MPI_Send(&token, 1, MPI_INT, me + width, tag, comm), "passing the turn on");
+    return rc;
+}
+
 /* FNV-1a: spreads similar host names ("node1", "node2") across colours. */
 static int name_color(const char *name)
 {

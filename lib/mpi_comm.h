@@ -35,6 +35,13 @@ int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm,
                            scr_kvtree ***out_trees);
 void scr_comm_free_trees(scr_kvtree **trees, int count);
 
+/* A sliding window that lets at most width ranks of comm work at once:
+ * rank r enters after rank r - width has left. Every rank that enters must
+ * leave, whatever happened in between, or the ranks after it wait forever.
+ * Point to point, not collective. */
+int scr_comm_window_enter(MPI_Comm comm, int width, int tag);
+int scr_comm_window_leave(MPI_Comm comm, int width, int tag);
+
 /* A new communicator of the ranks of comm that gave the same name, ranked
  * in their order in comm. Scales with the ranks that share a name: names
  * are hashed to split first, and only ranks whose names hash alike compare

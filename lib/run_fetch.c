@@ -28,6 +28,7 @@
 #include <time.h>
 
 #define TAG_FETCH 4703
+#define TAG_WIDTH 4704
 #define KEY_DSET "DSET"
 #define KEY_FILE "FILE"
 #define KEY_SIZE "SIZE"
@@ -250,7 +251,12 @@ static int try_fetch(struct scr_run *run, int id, int *out_ok)
         if (rc == SCR_SUCCESS) rc = rrc;
     }
     if (run->fetch_bypass) scr_kvtree_unset_all(run->restart_files);
+    /* at most SCR_FETCH_WIDTH ranks read from the prefix at once */
+    int wrc = scr_comm_window_enter(run->world, run->fetch_width, TAG_WIDTH);
+    if (rc == SCR_SUCCESS) rc = wrc;
     if (rc == SCR_SUCCESS) rc = fetch_my_part(run, id, dsdir, part);
+    wrc = scr_comm_window_leave(run->world, run->fetch_width, TAG_WIDTH);
+    if (rc == SCR_SUCCESS) rc = wrc;
     scr_kvtree_delete(part);
     free(dsdir);
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, out_ok);

@@ -89,11 +89,7 @@ static int copy_my_files(struct scr_run *run, int id, void *buf)
  * that at most that many ranks write to the prefix at once. */
 static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_filemap **out_rmap)
 {
-    int width = run->flush_width < run->ranks ? run->flush_width : run->ranks;
-    int token = 0, rc = SCR_SUCCESS;
-    if (run->rank >= width)
-        rc = scr_mpi_check(MPI_Recv(&token, 1, MPI_INT, run->rank - width, TAG_WIDTH, run->world,
-                                    MPI_STATUS_IGNORE), "waiting for a turn to flush");
+    int rc = scr_comm_window_enter(run->world, run->flush_width, TAG_WIDTH);
     void *buf = malloc(run->file_buf_size);
     if (buf == NULL) {
         scr_err("out of memory for a flush buffer of %zu bytes", run->file_buf_size);
@@ -101,12 +97,8 @@ static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_fil
     }
     if (rc == SCR_SUCCESS) rc = copy_my_files(run, id, buf);
     free(buf);
-    /* pass the turn on whatever happened, or the ranks after us would wait forever */
-    if (run->rank + width < run->ranks) {
-        int src = scr_mpi_check(MPI_Send(&token, 1, MPI_INT, run->rank + width, TAG_WIDTH,
-                                         run->world), "passing the turn to flush");
-        if (rc == SCR_SUCCESS) rc = src;
-    }
+    int lrc = scr_comm_window_leave(run->world, run->flush_width, TAG_WIDTH);
+    if (rc == SCR_SUCCESS) rc = lrc;
     scr_filemap *rmap = NULL;
     if (rc == SCR_SUCCESS) rc = scr_rank_filemap_build(run->map, id, run->rank, dsdir, &rmap);
     char *path = NULL;

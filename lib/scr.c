@@ -404,14 +404,27 @@ int SCR_Init(void)
     snprintf(prefix, sizeof(prefix), "SCR rank %d", r->rank);
     scr_log_set_prefix(prefix);
 
-    /* the configuration: every rank reads it, only rank 0 speaks about it */
+    /* the configuration: rank 0 reads the files for everyone; each rank
+     * reads its own environment (node names differ, for one) */
     r->cfg = early_config ? early_config : scr_config_new();
     early_config = NULL;
     rc = r->cfg ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (r->rank != 0) scr_log_set_quiet(1);
-    if (rc == SCR_SUCCESS) rc = scr_config_load(r->cfg, NULL);
-    scr_log_set_quiet(0);
+    scr_kvtree *files = NULL;
+    if (rc == SCR_SUCCESS && r->rank == 0) {
+        rc = scr_config_load(r->cfg, NULL);
+        if (rc == SCR_SUCCESS) rc = scr_config_export_files(r->cfg, &files);
+    }
     int ok = 0, mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
+    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_bcast_kvtree(&files, 0, r->world);
+    if (mrc == SCR_SUCCESS && ok && r->rank != 0) {
+        /* a bad value in the environment every rank shares is said once, by rank 0 */
+        scr_log_set_quiet(1);
+        rc = scr_config_load_with_files(r->cfg, files);
+        scr_log_set_quiet(0);
+        if (rc != SCR_SUCCESS) scr_err("%s", scr_last_error());
+    }
+    scr_kvtree_delete(files);
+    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
     if (mrc != SCR_SUCCESS || !ok) {
         if (r->rank == 0) scr_err("SCR_Init failed: the configuration has errors (see above)");
         free_run(r);

@@ -8,6 +8,7 @@
 #include "util_log.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 /* --- helpers ----------------------------------------------------------------- */
 
@@ -533,6 +534,62 @@ static void test_the_example_system_file_loads_without_a_warning(void)
     scr_config_delete(cfg);
 }
 
+static void test_system_file_from_environment_only_when_root_owned_and_private(void)
+{
+    const char *dir = fresh_prefix("sysenv");
+    const char *good = in_dir(dir, "site.conf"), *open_file = in_dir(dir, "open.conf");
+    write_text(good, "SCR_CNTL_BASE=/site/cntl\n");
+    write_text(open_file, "SCR_CNTL_BASE=/anyone/cntl\n");
+    chmod(good, 0644);
+    chmod(open_file, 0666);
+    scr_config *cfg = scr_config_new();
+    struct scr_config_sources src = {.skip_app_file = 1};
+    setenv("SCR_SYSTEM_CONF_FILE", good, 1);
+    int rc = scr_config_load(cfg, &src);
+    if (geteuid() == 0) {
+        CHECK(rc == SCR_SUCCESS && strcmp(value_of(cfg, "SCR_CNTL_BASE"), "/site/cntl") == 0,
+              "root-owned file not used: %s", value_of(cfg, "SCR_CNTL_BASE"));
+    }
+    setenv("SCR_SYSTEM_CONF_FILE", open_file, 1);
+    capture_begin();
+    rc = scr_config_load(cfg, &src);
+    const char *err = capture_end();
+    CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_CNTL_BASE"), "/anyone/cntl") != 0,
+          "a file others may write set SCR_CNTL_BASE");
+    CHECK(strstr(err, "is ignored: a system file must be owned by root and writable by no one else"),
+          "warning '%s'", err);
+    unsetenv("SCR_SYSTEM_CONF_FILE");
+    scr_config_delete(cfg);
+}
+
+static void test_file_layers_travel_to_a_process_that_reads_only_its_environment(void)
+{
+    const char *dir = fresh_prefix("export");
+    write_text(in_dir(dir, ".scrconf"), "SCR_FLUSH=3\nCKPT=0 TYPE=PARTNER\n");
+    scr_config *reader = scr_config_new(), *other = scr_config_new();
+    REQUIRE(load(reader, dir, "SCR_CACHE_SIZE=4\n") == SCR_SUCCESS, "load: %s", scr_last_error());
+    scr_kvtree *files = NULL;
+    REQUIRE(scr_config_export_files(reader, &files) == SCR_SUCCESS, "export");
+    /* the other process has its own environment, and no access to the files */
+    write_text(in_dir(dir, ".scrconf"), "SCR_FLUSH=99\n");
+    setenv("SCR_NODE_NAME", "node7", 1);
+    REQUIRE(scr_config_load_with_files(other, files) == SCR_SUCCESS, "import: %s", scr_last_error());
+    CHECK(strcmp(value_of(other, "SCR_FLUSH"), "3") == 0, "user file value %s", value_of(other, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(other, "SCR_CACHE_SIZE"), "4") == 0, "system value %s",
+          value_of(other, "SCR_CACHE_SIZE"));
+    CHECK(strcmp(value_of(other, "SCR_NODE_NAME"), "node7") == 0, "own environment lost");
+    CHECK(scr_config_table(other, "CKPT") != NULL, "table lost");
+    char want[4200];
+    snprintf(want, sizeof(want), "%s:1", in_dir(dir, ".scrconf"));
+    CHECK(strcmp(scr_config_origin(other, "SCR_FLUSH"), want) == 0, "origin %s",
+          scr_config_origin(other, "SCR_FLUSH"));
+    unsetenv("SCR_NODE_NAME");
+    scr_kvtree_delete(files);
+    scr_config_delete(reader);
+    scr_config_delete(other);
+}
+
 int main(void)
 {
     RUN(test_defaults_come_from_the_catalogue);
@@ -553,5 +610,7 @@ int main(void)
     RUN(test_a_damaged_app_conf_is_an_error_naming_it);
     RUN(test_listing_shows_every_value_with_its_origin);
     RUN(test_the_example_system_file_loads_without_a_warning);
+    RUN(test_system_file_from_environment_only_when_root_owned_and_private);
+    RUN(test_file_layers_travel_to_a_process_that_reads_only_its_environment);
     return tap_done();
 }
