@@ -108,9 +108,11 @@ static void report(const char *what, struct job *j, double target_ratio, double 
     if (target_ratio > 0)
         snprintf(target, sizeof(target), ">= %.1fx memcpy: %s", target_ratio,
                  fast / base >= target_ratio ? "met" : "MISSED");
-    if (target_gbs > 0)
-        snprintf(target, sizeof(target), ">= %.0f GB/s: %s", target_gbs,
-                 fast >= target_gbs ? "met" : "MISSED");
+    if (target_gbs > 0) /* a target for ISA-L's kernels */
+        snprintf(target, sizeof(target), ">= %.0f GB/s with ISA-L: %s", target_gbs,
+                 !scr_rs_uses_isal()    ? "not built with it"
+                 : fast >= target_gbs ? "met"
+                                      : "MISSED");
     printf("%-34s %7.2f %7.2f %6.2f %9.2f %6.2f   %s\n", what, base, fast, fast / base,
            portable, portable / base, target);
     fflush(stdout);
@@ -122,7 +124,8 @@ int main(void)
         /* 64-byte aligned, as ISA-L's XOR wants */
         blocks[i] = aligned_alloc(64, BLOCK);
         if (blocks[i] == NULL) return 1;
-        for (size_t b = 0; b < BLOCK; b++) blocks[i][b] = (unsigned char)((b * 2654435761u) >> (i % 13));
+        for (size_t b = 0; b < BLOCK; b++)
+            blocks[i][b] = (unsigned char)((b * 2654435761u) >> (i % 13));
     }
     copy_from = malloc(MAXN * BLOCK);
     copy_to = malloc(MAXN * BLOCK);
