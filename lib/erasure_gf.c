@@ -147,3 +147,26 @@ void scr_gf_mul_add(uint8_t c, size_t len, const void *src, void *dst)
     product_row(c, row);
     for (size_t i = 0; i < len; i++) d[i] ^= row[s[i]];
 }
+
+void scr_gf_dot_add(size_t nsrc, const uint8_t *coefs, size_t len, const void *const *srcs,
+                    void *dst)
+{
+    uint8_t *d = dst;
+    const void *pending = NULL; /* a source waiting for a partner */
+    uint8_t pending_c = 0;
+    for (size_t j = 0; j < nsrc && len > 0; j++) {
+        if (coefs[j] == 0) continue;
+        if (pending == NULL) {
+            pending = srcs[j];
+            pending_c = coefs[j];
+            continue;
+        }
+        const uint8_t *s0 = pending, *s1 = srcs[j];
+        uint8_t row0[256], row1[256];
+        product_row(pending_c, row0);
+        product_row(coefs[j], row1);
+        for (size_t i = 0; i < len; i++) d[i] ^= row0[s0[i]] ^ row1[s1[i]];
+        pending = NULL;
+    }
+    if (pending != NULL) scr_gf_mul_add(pending_c, len, pending, dst);
+}

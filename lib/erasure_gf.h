@@ -40,4 +40,10 @@ int scr_gf_invert_matrix(uint8_t *in, uint8_t *out, int n);
  * per call, on the stack). src and dst must not overlap, any alignment. */
 void scr_gf_mul_add(uint8_t c, size_t len, const void *src, void *dst);
 
+/* dst[i] ^= sum over j < nsrc of coefs[j] * srcs[j][i]: a dot product added
+ * into dst, the same bytes as nsrc calls of scr_gf_mul_add but faster, as
+ * it adds two sources per pass over dst. */
+void scr_gf_dot_add(size_t nsrc, const uint8_t *coefs, size_t len, const void *const *srcs,
+                    void *dst);
+
 #endif

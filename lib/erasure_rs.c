@@ -35,18 +35,20 @@ struct linear_map {
 static void apply_portable(const struct linear_map *m, int col, size_t len,
                            const void *const *in, void *const *out)
 {
+    const void *piece[SCR_RS_MAX_BLOCKS]; /* the inputs from off on */
     for (size_t off = 0; off < len; off += PIECE) {
         size_t n = len - off < PIECE ? len - off : PIECE;
+        for (int j = 0; j < (col < 0 ? m->nin : 1); j++)
+            piece[j] = (const uint8_t *)in[j] + off;
         for (int r = 0; r < m->nout; r++) {
             const uint8_t *row = m->coef + (size_t)r * (size_t)m->nin;
             uint8_t *o = (uint8_t *)out[r] + off;
             if (col >= 0) {
-                scr_gf_mul_add(row[col], n, (const uint8_t *)in[0] + off, o);
+                scr_gf_mul_add(row[col], n, piece[0], o);
                 continue;
             }
             memset(o, 0, n);
-            for (int j = 0; j < m->nin; j++)
-                scr_gf_mul_add(row[j], n, (const uint8_t *)in[j] + off, o);
+            scr_gf_dot_add((size_t)m->nin, row, n, piece, o);
         }
     }
 }

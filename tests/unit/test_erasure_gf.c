@@ -242,6 +242,33 @@ static void test_mul_add_equals_bytewise_multiply_for_any_length_and_alignment(v
         }
 }
 
+/* Source counts odd and even, with zero and one among the coefficients. */
+static void test_dot_add_equals_one_mul_add_per_source(void)
+{
+    enum { MAXSRC = 7, LEN = 3001 };
+    rng_seed(4);
+    for (size_t nsrc = 0; nsrc <= MAXSRC; nsrc++)
+        for (int trial = 0; trial < 4; trial++) {
+            unsigned char *src[MAXSRC], *dst = alloc_block(LEN, 3), *want = malloc(LEN);
+            const void *srcv[MAXSRC];
+            uint8_t coefs[MAXSRC];
+            REQUIRE(dst && want, "memory");
+            for (size_t j = 0; j < nsrc; j++) {
+                REQUIRE((src[j] = alloc_block(LEN, j)) != NULL, "memory");
+                srcv[j] = src[j];
+                coefs[j] = (uint8_t)(trial == 0 ? j % 3 : rng_next()); /* 0, 1, 2, ... */
+            }
+            memcpy(want, dst, LEN);
+            for (size_t j = 0; j < nsrc; j++) scr_gf_mul_add(coefs[j], LEN, src[j], want);
+            scr_gf_dot_add(nsrc, coefs, LEN, srcv, dst);
+            long at = first_difference(dst, want, LEN);
+            CHECK(at < 0, "%zu sources, trial %d: byte %ld differs", nsrc, trial, at);
+            for (size_t j = 0; j < nsrc; j++) free_block(src[j], j);
+            free_block(dst, 3);
+            free(want);
+        }
+}
+
 int main(void)
 {
     RUN(test_mul_equals_polynomial_product_mod_0x11d_for_all_pairs);
@@ -253,5 +280,6 @@ int main(void)
     RUN(test_inverse_of_random_matrices_multiplies_to_identity);
     RUN(test_singular_matrices_are_reported);
     RUN(test_mul_add_equals_bytewise_multiply_for_any_length_and_alignment);
+    RUN(test_dot_add_equals_one_mul_add_per_source);
     return tap_done();
 }
