@@ -28,9 +28,9 @@
  * calls run the portable loop whatever the build.
  *
  * Blocks have any alignment and any length (0 included). Output blocks must
- * not overlap inputs or each other. Every function returns SCR_SUCCESS or an
- * error code (SCR_ERR_ARG for a bad argument, SCR_ERR_NOMEM), logged once;
- * none aborts. */
+ * not overlap inputs or each other. Every call that can fail returns
+ * SCR_SUCCESS or an error code (SCR_ERR_ARG for a bad argument,
+ * SCR_ERR_NOMEM), logged once; none aborts. */
 #ifndef SCR_ERASURE_RS_H
 #define SCR_ERASURE_RS_H
 
