@@ -140,6 +140,40 @@ int scr_comm_recv_kvtree(int src, int tag, MPI_Comm comm, scr_kvtree **out_tree)
     return rc;
 }
 
+int scr_comm_sendrecv_kvtree(const scr_kvtree *tree, int dest, int src, int tag, MPI_Comm comm,
+                             scr_kvtree **out_tree)
+{
+    char *buf = NULL, *in = NULL;
+    int len = 0, inlen = 0;
+    int rc = pack_tree(tree, &buf, &len);
+    if (rc != SCR_SUCCESS) len = -1; /* still take part: the peer learns of the failure */
+    int mrc = scr_mpi_check(MPI_Sendrecv(&len, 1, MPI_INT, dest, tag, &inlen, 1, MPI_INT, src, tag, comm,
+                                         MPI_STATUS_IGNORE), "exchanging record sizes");
+    if (rc == SCR_SUCCESS) rc = mrc;
+    if (mrc == SCR_SUCCESS && inlen >= 0) {
+        in = malloc(inlen > 0 ? (size_t)inlen : 1);
+        if (in == NULL && rc == SCR_SUCCESS) rc = SCR_ERR_NOMEM;
+    }
+    char dummy;
+    if (mrc == SCR_SUCCESS)
+        mrc = scr_mpi_check(MPI_Sendrecv(buf ? buf : &dummy, len > 0 ? len : 0, MPI_BYTE, dest, tag,
+                                         in ? in : &dummy, (in && inlen > 0) ? inlen : 0, MPI_BYTE, src, tag,
+                                         comm, MPI_STATUS_IGNORE), "exchanging records");
+    if (rc == SCR_SUCCESS) rc = mrc;
+    if (rc == SCR_SUCCESS && inlen < 0) {
+        scr_err("rank %d could not send its record", src);
+        rc = SCR_FAILURE;
+    }
+    if (rc == SCR_SUCCESS) {
+        char origin[64];
+        snprintf(origin, sizeof(origin), "record from rank %d", src);
+        rc = unpack_new(in, (size_t)inlen, origin, out_tree);
+    }
+    free(buf);
+    free(in);
+    return rc;
+}
+
 void scr_comm_free_trees(scr_kvtree **trees, int count)
 {
     if (trees == NULL) return;

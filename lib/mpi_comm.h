@@ -29,6 +29,11 @@ int scr_comm_bcast_kvtree(scr_kvtree **tree, int root, MPI_Comm comm);
 int scr_comm_send_kvtree(const scr_kvtree *tree, int dest, int tag, MPI_Comm comm);
 int scr_comm_recv_kvtree(int src, int tag, MPI_Comm comm, scr_kvtree **out_tree);
 
+/* Send tree to dest while receiving a new tree from src (caller deletes
+ * *out_tree); safe in a ring where every rank does the same at once. */
+int scr_comm_sendrecv_kvtree(const scr_kvtree *tree, int dest, int src, int tag, MPI_Comm comm,
+                             scr_kvtree **out_tree);
+
 /* Gather every rank's tree at root: there, *out_trees is a new array of
  * `size of comm` new trees (free with scr_comm_free_trees); elsewhere NULL. */
 int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm,

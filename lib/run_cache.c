@@ -308,8 +308,7 @@ static int file_is_intact(const char *file, const scr_meta *meta, size_t bufsize
     return ok;
 }
 
-/* This rank's part of dataset id is complete and every file as recorded. */
-static int my_part_is_intact(struct scr_run *run, int id)
+int scr_cache_rank_is_intact(struct scr_run *run, int id)
 {
     const scr_dataset *desc = NULL;
     int complete = 0, expected = -1;
@@ -333,40 +332,7 @@ static int my_part_is_intact(struct scr_run *run, int id)
 
 int scr_cache_dataset_is_intact(struct scr_run *run, int id, int *out_intact)
 {
-    return scr_comm_all_true(my_part_is_intact(run, id), run->world, out_intact);
-}
-
-int scr_cache_find_restart(struct scr_run *run, int *out_id)
-{
-    *out_id = 0;
-    int below = INT_MAX; /* visit every dataset any rank holds, newest first */
-    for (;;) {
-        int *ids = NULL, n = 0, mine = 0, id = 0;
-        if (scr_filemap_list_datasets(run->map, &ids, &n) != SCR_SUCCESS) n = 0;
-        for (int i = 0; i < n; i++)
-            if (ids[i] < below && ids[i] > mine) mine = ids[i];
-        free(ids);
-        int rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, run->world),
-                               "listing datasets in cache");
-        if (rc != SCR_SUCCESS) return rc;
-        if (id == 0) return SCR_SUCCESS;
-        below = id;
-
-        int intact = 0;
-        rc = scr_cache_dataset_is_intact(run, id, &intact);
-        if (rc != SCR_SUCCESS) return rc;
-        if (!intact) {
-            if (run->rank == 0) scr_warn("dataset %d in cache is incomplete; deleting it", id);
-            int drc = scr_cache_delete_dataset(run, id);
-            int ok = 0;
-            rc = scr_comm_all_true(drc == SCR_SUCCESS, run->world, &ok);
-            if (rc != SCR_SUCCESS) return rc;
-            continue;
-        }
-        const scr_dataset *desc = NULL;
-        scr_filemap_get_dataset(run->map, id, run->rank, &desc);
-        if (*out_id == 0 && scr_dataset_is_checkpoint(desc)) *out_id = id;
-    }
+    return scr_comm_all_true(scr_cache_rank_is_intact(run, id), run->world, out_intact);
 }
 
 int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix,

@@ -57,6 +57,24 @@ static int pick_candidate(struct scr_run *run, const char *wanted, int *out_id)
         if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
     }
     scr_kvtree_delete(index);
+    /* a dataset of another number of ranks is not damaged, only not ours:
+     * leave the index as it is and start afresh */
+    if (rc == SCR_SUCCESS && *out_id > 0) {
+        char name[64], *path = NULL;
+        int ranks = 0;
+        scr_kvtree *summary = scr_kvtree_new();
+        snprintf(name, sizeof(name), "scr.dataset.%d/%s", *out_id, SCR_SUMMARY_FILE_NAME);
+        if (summary != NULL && scr_path_join(run->prefix_scr, name, &path) == SCR_SUCCESS &&
+            scr_summary_read(path, summary) == SCR_SUCCESS &&
+            scr_summary_get_ranks(summary, &ranks) == SCR_SUCCESS && ranks != run->ranks) {
+            scr_err("the newest checkpoint on %s (dataset %d) was written by %d ranks and this run has %d; "
+                    "not restarting from it (run with %d ranks to use it)", run->prefix, *out_id, ranks,
+                    run->ranks, ranks);
+            *out_id = 0;
+        }
+        free(path);
+        scr_kvtree_delete(summary);
+    }
     return rc;
 }
 

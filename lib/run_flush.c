@@ -34,10 +34,18 @@ static int prefix_dataset_dir(const struct scr_run *run, int id, char **out_dir)
     return scr_path_join(run->prefix_scr, name, out_dir);
 }
 
-/* Where an application file goes on the prefix: PATH/NAME of its meta. */
-static int original_path(const scr_meta *meta, char **out_path)
+/* Where a file goes on the prefix: an application file to PATH/NAME of its
+ * meta, redundancy data into the dataset directory under its own name. */
+static int original_path(const scr_meta *meta, const char *dsdir, char **out_path)
 {
     const char *dir = NULL, *name = NULL;
+    if (scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) != SCR_SUCCESS) {
+        if (scr_meta_get_filename(meta, &name) != SCR_SUCCESS) {
+            scr_err("a redundancy file of the dataset has no name");
+            return SCR_ERR_FORMAT;
+        }
+        return scr_path_join(dsdir, name, out_path);
+    }
     if (scr_meta_get_origpath(meta, &dir) != SCR_SUCCESS ||
         scr_meta_get_origname(meta, &name) != SCR_SUCCESS) {
         scr_err("a file of the dataset has no recorded original path");
@@ -47,7 +55,7 @@ static int original_path(const scr_meta *meta, char **out_path)
 }
 
 /* Copy (or, written in place, checksum) this rank's files; update their meta. */
-static int copy_my_files(struct scr_run *run, int id, void *buf)
+static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf)
 {
     const char **files = NULL;
     int nfiles = 0;
@@ -59,7 +67,7 @@ static int copy_my_files(struct scr_run *run, int id, void *buf)
         if (meta == NULL) rc = SCR_ERR_NOMEM;
         if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, files[f], &stored);
         if (rc == SCR_SUCCESS) rc = scr_meta_copy(meta, stored);
-        if (rc == SCR_SUCCESS) rc = original_path(meta, &dest);
+        if (rc == SCR_SUCCESS) rc = original_path(meta, dsdir, &dest);
         struct scr_copy_result got = {0, 0};
         int in_place = rc == SCR_SUCCESS && strcmp(dest, files[f]) == 0;
         if (rc == SCR_SUCCESS && !in_place)
@@ -95,7 +103,7 @@ static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_fil
         scr_err("out of memory for a flush buffer of %zu bytes", run->file_buf_size);
         rc = SCR_ERR_NOMEM;
     }
-    if (rc == SCR_SUCCESS) rc = copy_my_files(run, id, buf);
+    if (rc == SCR_SUCCESS) rc = copy_my_files(run, id, dsdir, buf);
     free(buf);
     int lrc = scr_comm_window_leave(run->world, run->flush_width, TAG_WIDTH);
     if (rc == SCR_SUCCESS) rc = lrc;
@@ -131,6 +139,9 @@ static int write_summary(struct scr_run *run, int id, const char *dsdir, scr_kvt
             if (rc == SCR_SUCCESS) rc = scr_summary_set_file(summary, r, files[f].name, size);
             if (rc == SCR_SUCCESS && scr_meta_get_crc32(files[f].meta, &crc) == SCR_SUCCESS)
                 rc = scr_summary_set_file_crc(summary, r, files[f].name, crc);
+            /* redundancy data is kept for rebuilds, never read back by a restart */
+            if (rc == SCR_SUCCESS && scr_meta_check_filetype(files[f].meta, SCR_META_TYPE_FULL) != SCR_SUCCESS)
+                rc = scr_summary_set_file_nofetch(summary, r, files[f].name, 1);
         }
         free(files);
     }
@@ -157,8 +168,15 @@ static int add_to_index(struct scr_run *run, const scr_dataset *desc)
         scr_kvtree_delete(index);
         return rc;
     }
+    /* a dataset of the same name written earlier is superseded: its files
+     * at the same paths were just overwritten */
+    int older = 0;
+    if (scr_index_file_lookup_id(index, name, &older) == SCR_SUCCESS && older != id) {
+        scr_dbg(1, "dataset %d (%s) replaces dataset %d of the same name in the index", id, name, older);
+        rc = scr_index_file_remove(index, older);
+    }
     char stamp[SCR_INDEX_TIMESTAMP_SIZE];
-    rc = scr_index_file_set_dataset(index, desc, 1);
+    if (rc == SCR_SUCCESS) rc = scr_index_file_set_dataset(index, desc, 1);
     if (rc == SCR_SUCCESS) rc = scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp));
     if (rc == SCR_SUCCESS) rc = scr_index_file_mark_flushed(index, id, stamp);
     if (rc == SCR_SUCCESS && scr_dataset_is_checkpoint(desc))

@@ -39,6 +39,7 @@
 static struct scr_run *run;        /* between SCR_Init and SCR_Finalize */
 static int scr_disabled;           /* SCR_ENABLE=0 was found at SCR_Init */
 static scr_config *early_config;   /* SCR_Config calls before SCR_Init */
+static int scr_finalized;          /* SCR_Finalize has run */
 
 static const char *const state_names[] = {"before SCR_Init", "outside any phase",
                                           "inside a restart phase", "inside an output phase"};
@@ -47,7 +48,10 @@ static const char *const state_names[] = {"before SCR_Init", "outside any phase"
 static int wrong_state(const char *call, const char *expected)
 {
     enum scr_api_state st = run ? run->state : SCR_STATE_UNINIT;
-    scr_err("%s called %s; expected %s first", call, state_names[st], expected);
+    if (run == NULL && scr_finalized)
+        scr_err("%s called after SCR_Finalize; SCR calls end with SCR_Finalize", call);
+    else
+        scr_err("%s called %s; expected %s first", call, state_names[st], expected);
     return SCR_ERR_STATE;
 }
 
@@ -108,6 +112,7 @@ static void free_run(struct scr_run *r)
     free(r->filemap_path); free(r->master_filemap_path); free(r->flush_path);
     free(r->halt_path); free(r->index_path); free(r->current_name);
     scr_filemap_delete(r->map);
+    scr_reddescs_free(r->reddescs, r->nreddescs);
     scr_dataset_delete(r->dset);
     scr_kvtree_delete(r->restart_files);
     free(r);
@@ -225,7 +230,10 @@ static int init_local(struct scr_run *r)
         scr_warn("no job id (neither SLURM_JOB_ID nor SCR_JOB_ID is set): using '%s' so that "
                  "later runs find this cache", r->jobid);
     if (rc == SCR_SUCCESS) rc = read_parameters(r);
+    /* every rank checks the prefix; rank 0 says what is wrong with it */
+    if (r->rank != 0) scr_log_set_quiet(1);
     if (rc == SCR_SUCCESS) rc = resolve_prefix(r);
+    scr_log_set_quiet(0);
     r->map = scr_filemap_new();
     r->restart_files = scr_kvtree_new();
     if (rc == SCR_SUCCESS && (r->map == NULL || r->restart_files == NULL)) rc = SCR_ERR_NOMEM;
@@ -354,6 +362,13 @@ static int init_collective(struct scr_run *r)
     int ok = 0, purge = 0, distribute = 1, rc = SCR_SUCCESS;
     if (r->rank == 0) {
         rc = scr_mkdir_p(r->prefix_scr, 0700);
+        /* SCR_Config values hold for later runs too, as in SCR */
+        if (rc == SCR_SUCCESS && scr_kvtree_size(scr_config_app_tree(r->cfg)) > 0) {
+            char *app = NULL;
+            rc = scr_path_join(r->prefix_scr, "app.conf", &app);
+            if (rc == SCR_SUCCESS) rc = scr_config_save_app(r->cfg, app);
+            free(app);
+        }
         if (rc == SCR_SUCCESS && scr_config_get_bool(r->cfg, "SCR_PREFIX_PURGE", &purge) == SCR_SUCCESS &&
             purge)
             purge_prefix(r);
@@ -372,7 +387,8 @@ static int init_collective(struct scr_run *r)
         mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
         if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
     }
-    rc = scr_cache_find_restart(r, &r->restart_id);
+    rc = scr_reddescs_create(r->cfg, r->world, r->node_name, &r->reddescs, &r->nreddescs);
+    if (rc == SCR_SUCCESS) rc = scr_rebuild_cache(r, &r->restart_id);
     if (rc == SCR_SUCCESS) rc = flush_leftover_output(r);
     if (rc == SCR_SUCCESS) rc = find_last_ids(r);
     return rc;
@@ -502,6 +518,7 @@ int SCR_Finalize(void)
     if (rc == SCR_SUCCESS) rc = brc;
     free_run(run);
     run = NULL;
+    scr_finalized = 1;
     return rc;
 }
 
@@ -593,27 +610,25 @@ int SCR_Start_output(const char *name, int flags)
         snprintf(defname, sizeof(defname), "scr.dataset.%d", run->dataset_id);
         name = defname;
     }
-    /* names identify datasets in the index, so they must be unique there */
-    int used = run->rank == 0 ? name_in_index(name) : 0;
-    int rc = scr_mpi_check(MPI_Bcast(&used, 1, MPI_INT, 0, run->world), "checking the dataset name");
-    if (rc != SCR_SUCCESS) return rc;
-    if (used) {
-        if (run->rank == 0)
-            scr_err("SCR_Start_output: the name '%s' belongs to dataset %d on %s; give each dataset "
-                    "its own name (or drop the old one with scr-index --drop)", name, used, run->prefix);
-        run->dataset_id--;
-        if (flags & SCR_FLAG_CHECKPOINT) run->checkpoint_id--;
-        return SCR_ERR_ARG;
-    }
-
+    /* a name the index already has is taken over when this dataset is
+     * flushed: it is written to the same paths, so the older entry would no
+     * longer describe the files there (run_flush.c) */
     run->dset_in_cache = !run->cache_bypass;
     run->time_ckpt_start = scr_run_now();
     /* SCR_CACHE_SIZE counts checkpoints: an output-only dataset leaves the
      * cache once flushed and must not push out the checkpoint kept there */
     int is_ckpt = (flags & SCR_FLAG_CHECKPOINT) != 0;
-    rc = run->dset_in_cache && is_ckpt ? scr_cache_make_room(run) : SCR_SUCCESS;
+    int rc = run->dset_in_cache && is_ckpt ? scr_cache_make_room(run) : SCR_SUCCESS;
+    /* rank 0 describes the dataset, so every copy of the descriptor is the same */
     scr_dataset *d = NULL;
-    if (rc == SCR_SUCCESS) rc = new_dataset(name, flags, &d);
+    if (rc == SCR_SUCCESS && run->rank == 0) rc = new_dataset(name, flags, &d);
+    int ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_bcast_kvtree(&d, 0, run->world);
+    if (mrc != SCR_SUCCESS || !ok) {
+        scr_dataset_delete(d);
+        return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+    }
     int id = run->dataset_id;
     if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, run->rank, d);
     if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, 0);
@@ -624,8 +639,7 @@ int SCR_Start_output(const char *name, int flags)
         if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dsdir, 0700);
     }
     free(dsdir);
-    int ok = 0;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS || !ok) {
         scr_dataset_delete(d);
         scr_cache_delete_dataset(run, id);
@@ -737,7 +751,14 @@ int SCR_Complete_output(int valid)
         run->time_last_ckpt_end = now;
         scr_halt_count_checkpoint(run);
     }
-    rc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 0);
+    /* protect the dataset in cache before anything else can go wrong */
+    rc = SCR_SUCCESS;
+    if (run->dset_in_cache) {
+        const struct scr_reddesc *d = scr_reddesc_for(run->reddescs, run->nreddescs, id, is_output && !is_ckpt);
+        rc = scr_redundancy_apply(run, d, id);
+    }
+    int nrc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 0);
+    if (rc == SCR_SUCCESS) rc = nrc;
 
     /* output always goes to the prefix; checkpoints every SCR_FLUSH of them */
     int ckpt_id = 0;

@@ -13,6 +13,7 @@
 #include "dataset.h"
 #include "filemap.h"
 #include "kvtree.h"
+#include "reddesc.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -50,6 +51,10 @@ struct scr_run {
 
     /* this rank's files in cache, kept on disk at filemap_path */
     scr_filemap *map;
+
+    /* redundancy descriptors of this run, with their sets */
+    struct scr_reddesc *reddescs;
+    int nreddescs;
 
     /* API state */
     enum scr_api_state state;
@@ -101,13 +106,40 @@ int scr_cache_make_room(struct scr_run *run);
  * file listed with the recorded size (and CRC when recorded). */
 int scr_cache_dataset_is_intact(struct scr_run *run, int id, int *out_intact);
 
-/* Newest checkpoint dataset that is intact on every rank; datasets that are
- * not are deleted. *out_id is 0 when none is left. */
-int scr_cache_find_restart(struct scr_run *run, int *out_id);
+/* 1 when this rank's own files of dataset id are complete and as recorded
+ * (size, and CRC when one was recorded). Not collective. */
+int scr_cache_rank_is_intact(struct scr_run *run, int id);
 
 /* Update the node's flush file for dataset id (the node's first rank writes it). */
 int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix,
                             int flushing);
+
+/* --- run_redundancy.c: protect a dataset, rebuild a lost member ------------------- */
+
+/* Apply desc's scheme to dataset id (every rank, collective) and record it. */
+int scr_redundancy_apply(struct scr_run *run, const struct scr_reddesc *desc, int id);
+int scr_redundancy_apply_rs(struct scr_run *run, const struct scr_reddesc *desc, int id, char *bufs[2]);
+
+/* List the redundancy file path of this rank in dataset id (of type XOR or
+ * RS) with its size and completeness, and its CRC when with_crc. */
+int scr_redundancy_register_file(struct scr_run *run, int id, const char *path, const char *type,
+                                 uint64_t size, int with_crc, uint32_t crc, int complete);
+
+/* The header (a hash file image) at the start of an open redundancy file,
+ * and its length in bytes. */
+int scr_redundancy_read_header(int fd, const char *path, scr_kvtree **out_header, uint64_t *out_len);
+
+/* Rebuild the files of set rank root from the rest of its XOR set (the set's ranks). */
+int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *desc, int id, int root);
+
+/* Rebuild every member of the set that lost its files with RS (the set's ranks). */
+int scr_redundancy_recover_rs(struct scr_run *run, const struct scr_reddesc *desc, int id);
+
+/* --- run_rebuild.c: every cached dataset back after a restart ------------------------ */
+
+/* Move files to their owners, rebuild what is lost, delete what cannot be
+ * rebuilt; *out_id is the newest complete checkpoint (0: none). */
+int scr_rebuild_cache(struct scr_run *run, int *out_id);
 
 /* --- run_flush.c: copy a dataset to the prefix ---------------------------------- */
 

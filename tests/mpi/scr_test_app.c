@@ -2,7 +2,8 @@
  *
  * Each step it writes a checkpoint: every rank writes --files files of --size
  * bytes under ckpt.<step>/ (or deeper with --nested), named rank<r>_f<f>.dat;
- * ranks listed in --no-files write none. Every byte is a function of (rank,
+ * ranks listed in --no-files write none; --uneven varies the sizes by rank
+ * and file, with some files empty. Every byte is a function of (rank,
  * file, step, offset), so a restart checks every byte it reads and says from
  * which step it resumed. --output-every K adds an output-only dataset
  * out.<step>/rank<r>.txt every K steps. --crash-after S kills rank
@@ -28,7 +29,7 @@
 #include <unistd.h>
 
 struct options {
-    int steps, files, crash_after, crash_rank, output_every, nested, restart_bare, mkdirs;
+    int steps, files, crash_after, crash_rank, output_every, nested, restart_bare, mkdirs, uneven;
     long size;
     char no_files[256];
 };
@@ -48,6 +49,14 @@ static unsigned char byte_at(int r, int f, int step, long off)
     uint32_t x = (uint32_t)(r * 7919 + f * 104729 + step * 1299709) ^ (uint32_t)off * 2654435761u;
     x ^= x >> 15;
     return (unsigned char)(x * 2246822519u >> 24);
+}
+
+/* Bytes of file f (after its 4-byte step): --uneven varies them by rank and
+ * file, with the first file of every third rank empty. */
+static long file_size(const struct options *o, int f)
+{
+    if (!o->uneven) return o->size;
+    return (o->size * (rank % 3)) / 2 + f * 7L;
 }
 
 static int has_no_files(const struct options *o, int r)
@@ -142,7 +151,7 @@ static int restart(const struct options *o)
             valid = 0;
             continue;
         }
-        if (check_file(path, f, o->size) != step) valid = 0;
+        if (check_file(path, f, file_size(o, f)) != step) valid = 0;
     }
     int rc = SCR_Complete_restart(valid);
     if (!valid || rc != SCR_SUCCESS) {
@@ -163,7 +172,7 @@ static void checkpoint(const struct options *o, int step)
         file_name(o, step, f, want, sizeof(want));
         if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
         if (o->mkdirs) make_parent_dirs(path);
-        write_file(path, f, step, o->size);
+        write_file(path, f, step, file_size(o, f));
     }
     if (SCR_Complete_output(1) != SCR_SUCCESS) FAIL("SCR_Complete_output %s", dname);
 }
@@ -190,6 +199,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"crash-rank", required_argument, NULL, 'r'},  {"output-every", required_argument, NULL, 'o'},
         {"nested", no_argument, NULL, 'n'},            {"no-files", required_argument, NULL, 'x'},
         {"restart-by-path", no_argument, NULL, 'p'},   {"mkdir", no_argument, NULL, 'm'},
+        {"uneven", no_argument, NULL, 'u'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
@@ -205,6 +215,7 @@ static void parse(int argc, char **argv, struct options *o)
         case 'n': o->nested = 1; break;
         case 'x': snprintf(o->no_files, sizeof(o->no_files), "%s", optarg); break;
         case 'p': o->restart_bare = 0; break;
+        case 'u': o->uneven = 1; break;
         case 'm': o->mkdirs = 1; break;
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }

@@ -28,6 +28,8 @@ else
     not_ok "a_call_in_the_wrong_state_says_which_call_was_expected" "$(mpi_diag)"
 fi
 check "the_invalid_checkpoint_is_not_in_the_index" test -z "$(mpi_index_id bad)"
+check "a_reused_name_leaves_one_dataset_of_that_name_in_the_index" \
+    test "$(mpi_index_id dup | wc -l)" -eq 1
 good=$(mpi_index_id good)
 check "the_valid_checkpoint_is_in_the_index_and_current" \
     eval "[ -n '$good' ] && mpi_index_has CURRENT/good"

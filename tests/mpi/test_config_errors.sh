@@ -21,8 +21,8 @@ mpi_run 1 1 SCR_CONF_FILE="$scratch/no-such.conf" -- --steps 1
 mpi_expect_failure "a_missing_SCR_CONF_FILE_is_named" "$scratch/no-such.conf"
 
 mpi_run 4 2 SCR_PREFIX="$scratch/no-such-prefix" -- --steps 1
-mpi_expect_failure "a_missing_prefix_directory_is_named_by_each_rank" \
-    "SCR_PREFIX $scratch/no-such-prefix (from environment) does not exist" 4
+mpi_expect_failure "a_missing_prefix_directory_is_named_once" \
+    "SCR_PREFIX $scratch/no-such-prefix (from environment) does not exist" 1
 
 check "a_failed_init_leaves_no_checkpoint_behind" test -z "$(mpi_cache_datasets)"
 

@@ -35,13 +35,15 @@ mpi_run 4 2 SCR_FLUSH=2 -- --steps 2 --size 4000
 mpi_expect_restart "a_later_restart_goes_straight_to_checkpoint_2" 2
 check "a_later_restart_does_not_read_the_failed_checkpoint_again" eval "! grep -q damaged '$mpi_err'"
 
-# Going on from checkpoint 2, the application writes a new ckpt.4. The name
-# still belongs to the FAILED dataset in the index, and SCR_Start_output
-# refuses it, so the application stops at step 4.
+# Going on from checkpoint 2, the application writes a new ckpt.4; the name
+# of the FAILED dataset passes to the new one, which a restart then uses.
 mpi_lose_all_nodes
-tap_todo="SCR_Start_output refuses the name of a FAILED dataset"
 mpi_run 4 2 SCR_FLUSH=2 -- --steps 4 --size 4000
 mpi_expect_restart "going_on_from_checkpoint_2_rewrites_checkpoint_4" 2 4
-tap_todo=
+check "the_new_checkpoint_4_is_in_the_index_and_not_failed" \
+    eval "! mpi_index_has DSET/$(mpi_index_id ckpt.4)/FAILED"
+mpi_lose_all_nodes
+mpi_run 4 2 SCR_FLUSH=2 -- --steps 5 --size 4000
+mpi_expect_restart "the_rewritten_checkpoint_4_is_restarted_from" 4 5
 
 done_testing

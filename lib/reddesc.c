@@ -1,0 +1,306 @@
+/* reddesc.c — redundancy descriptors and sets across failure groups. */
+#include "reddesc.h"
+#include "kvtree_util.h"
+#include "mpi_comm.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const type_names[] = {"SINGLE", "PARTNER", "XOR", "RS"};
+
+const char *scr_copy_type_name(enum scr_copy_type type)
+{
+    return (type >= SCR_COPY_SINGLE && type <= SCR_COPY_RS) ? type_names[type] : NULL;
+}
+
+static int parse_type(const char *text, enum scr_copy_type *out)
+{
+    for (int i = 0; i <= SCR_COPY_RS; i++) {
+        if (text != NULL && strcasecmp(text, type_names[i]) == 0) {
+            *out = (enum scr_copy_type)i;
+            return SCR_SUCCESS;
+        }
+    }
+    return SCR_ERR_FORMAT;
+}
+
+/* The name of this rank's failure group for group. */
+static int group_value(const scr_config *cfg, const char *group, const char *node, char *buf,
+                       size_t len)
+{
+    if (strcmp(group, "NODE") == 0) {
+        snprintf(buf, len, "%s", node);
+    } else if (strcmp(group, "WORLD") == 0) {
+        snprintf(buf, len, "WORLD");
+    } else {
+        const char *v = NULL;
+        const scr_kvtree *hosts = scr_config_table(cfg, "GROUPS");
+        if (scr_kvtree_util_get_str(scr_kvtree_get(hosts, node), group, &v) == SCR_SUCCESS) {
+            snprintf(buf, len, "%s=%s", group, v);
+        } else {
+            /* an unlisted host shares its failure group with no one */
+            snprintf(buf, len, "%s:host=%s", group, node);
+            if (hosts == NULL)
+                return SCR_ERR_NOTFOUND;
+        }
+    }
+    return SCR_SUCCESS;
+}
+
+/* Fill the set fields from an existing set communicator. */
+static int describe_set(struct scr_reddesc *d, MPI_Comm world)
+{
+    int me;
+    int rc = scr_mpi_check(MPI_Comm_rank(world, &me), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(d->set, &d->set_rank), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(d->set, &d->set_size), "MPI_Comm_size");
+    if (rc != SCR_SUCCESS) return rc;
+    d->members = malloc((size_t)d->set_size * sizeof(int));
+    if (d->members == NULL) {
+        scr_err("out of memory describing a redundancy set");
+        return SCR_ERR_NOMEM;
+    }
+    rc = scr_mpi_check(MPI_Allgather(&me, 1, MPI_INT, d->members, 1, MPI_INT, d->set),
+                       "listing the members of a redundancy set");
+    d->set_id = INT_MAX;
+    for (int i = 0; rc == SCR_SUCCESS && i < d->set_size; i++)
+        if (d->members[i] < d->set_id) d->set_id = d->members[i];
+    return rc;
+}
+
+/* The set of this rank for one descriptor: same position in their failure
+ * group, split into consecutive blocks of at least set_size members. */
+static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world,
+                     const char *node, int set_size)
+{
+    char gname[512];
+    int grc = group_value(cfg, d->group, node, gname, sizeof(gname));
+    int me, ok = 0;
+    int rc = scr_mpi_check(MPI_Comm_rank(world, &me), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS && grc == SCR_ERR_NOTFOUND && me == 0)
+        scr_warn("redundancy group %s is not NODE or WORLD and no GROUPS lines define it; "
+                 "every node is a group of its own", d->group);
+    MPI_Comm group = MPI_COMM_NULL, level = MPI_COMM_NULL;
+    int grank = 0, lrank = 0, lsize = 0;
+    if (rc == SCR_SUCCESS) rc = scr_comm_split_by_name(world, gname, &group, NULL);
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(group, &grank), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Comm_split(world, grank, me, &level), "grouping ranks across failure groups");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(level, &lrank), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(level, &lsize), "MPI_Comm_size");
+    if (rc == SCR_SUCCESS) {
+        int nsets = lsize / (set_size > 0 ? set_size : 1);
+        if (nsets < 1) nsets = 1;
+        int which = (int)((long long)lrank * nsets / lsize);
+        rc = scr_mpi_check(MPI_Comm_split(level, which, lrank, &d->set), "forming redundancy sets");
+    }
+    if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
+    if (level != MPI_COMM_NULL) MPI_Comm_free(&level);
+    if (rc == SCR_SUCCESS) rc = describe_set(d, world);
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, world, &ok);
+    return mrc != SCR_SUCCESS ? mrc : (ok ? SCR_SUCCESS : SCR_FAILURE);
+}
+
+/* Lower the scheme to what the set can hold, and say so once per set. */
+static void fit_to_set(struct scr_reddesc *d, int requested_size)
+{
+    enum scr_copy_type asked = d->type;
+    if (d->set_size == 1) d->type = SCR_COPY_SINGLE;
+    if (d->type == SCR_COPY_RS && d->failures >= d->set_size) d->failures = d->set_size - 1;
+    if (d->set_rank != 0) return;
+    if (d->set_size < requested_size && asked != SCR_COPY_SINGLE && asked != SCR_COPY_PARTNER)
+        scr_dbg(1, "descriptor CKPT=%d: set %d has %d members (SET_SIZE %d; fewer %s groups)",
+                d->index, d->set_id, d->set_size, requested_size, d->group);
+    if (d->type != asked)
+        scr_dbg(1, "descriptor CKPT=%d: set %d has one member, so %s is SINGLE in effect", d->index,
+                d->set_id, type_names[asked]);
+}
+
+/* One descriptor from a CKPT entry (attrs may be NULL: the SCR_* defaults). */
+static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree *attrs,
+                     MPI_Comm world, const char *node, struct scr_reddesc *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->set = MPI_COMM_NULL;
+    long long dflt_size = 8, dflt_fail = 2;
+    const char *dflt_type = "XOR", *dflt_group = "NODE", *v = NULL;
+    scr_config_get_int(cfg, "SCR_SET_SIZE", &dflt_size);
+    scr_config_get_int(cfg, "SCR_SET_FAILURES", &dflt_fail);
+    scr_config_get(cfg, "SCR_COPY_TYPE", &dflt_type);
+    scr_config_get(cfg, "SCR_GROUP", &dflt_group);
+    int set_size = (int)dflt_size, iv = 0;
+    d->failures = (int)dflt_fail;
+    d->interval = 1;
+    d->index = atoi(index);
+    if (scr_kvtree_util_get_int(attrs, "INTERVAL", &iv) == SCR_SUCCESS) d->interval = iv;
+    if (scr_kvtree_util_get_int(attrs, "SET_SIZE", &iv) == SCR_SUCCESS) set_size = iv;
+    if (scr_kvtree_util_get_int(attrs, "SET_FAILURES", &iv) == SCR_SUCCESS) d->failures = iv;
+    if (scr_kvtree_util_get_int(attrs, "OUTPUT", &iv) == SCR_SUCCESS) d->output = iv;
+    if (scr_kvtree_util_get_str(attrs, "TYPE", &v) != SCR_SUCCESS) v = dflt_type;
+    if (parse_type(v, &d->type) != SCR_SUCCESS) {
+        scr_err("CKPT=%s: unknown TYPE %s", index, v);
+        return SCR_ERR_FORMAT;
+    }
+    if (scr_kvtree_util_get_str(attrs, "GROUP", &v) != SCR_SUCCESS) v = dflt_group;
+    snprintf(d->group, sizeof(d->group), "%s", v);
+    int rc = build_set(d, cfg, world, node, d->type == SCR_COPY_SINGLE ? 1 : set_size);
+    if (rc == SCR_SUCCESS) fit_to_set(d, set_size);
+    return rc;
+}
+
+int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_name,
+                        struct scr_reddesc **out_descs, int *out_count)
+{
+    const scr_kvtree *table = scr_config_table(cfg, "CKPT");
+    int n = 0;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(table); e; e = scr_kvtree_elem_next(e)) {
+        int enabled = 1;
+        scr_kvtree_util_get_int(scr_kvtree_elem_hash(e), "ENABLED", &enabled);
+        n += enabled != 0;
+    }
+    int count = n > 0 ? n : 1;
+    struct scr_reddesc *descs = calloc((size_t)count, sizeof(*descs));
+    if (descs == NULL) {
+        scr_err("out of memory creating redundancy descriptors");
+        return SCR_ERR_NOMEM;
+    }
+    int rc = SCR_SUCCESS, i = 0;
+    if (n == 0) {
+        rc = make_desc(cfg, "0", NULL, world, node_name, &descs[0]);
+    } else {
+        /* every rank walks the same table (rank 0 read it for all) in the same order */
+        for (scr_kvtree_elem *e = scr_kvtree_elem_first(table); rc == SCR_SUCCESS && e;
+             e = scr_kvtree_elem_next(e)) {
+            int enabled = 1;
+            scr_kvtree_util_get_int(scr_kvtree_elem_hash(e), "ENABLED", &enabled);
+            if (!enabled) continue;
+            rc = make_desc(cfg, scr_kvtree_elem_key(e), scr_kvtree_elem_hash(e), world, node_name,
+                           &descs[i++]);
+        }
+    }
+    if (rc != SCR_SUCCESS) {
+        scr_reddescs_free(descs, count);
+        return rc;
+    }
+    *out_descs = descs;
+    *out_count = count;
+    return SCR_SUCCESS;
+}
+
+void scr_reddesc_clear(struct scr_reddesc *desc)
+{
+    if (desc == NULL) return;
+    if (desc->set != MPI_COMM_NULL) MPI_Comm_free(&desc->set);
+    free(desc->members);
+    desc->members = NULL;
+}
+
+void scr_reddescs_free(struct scr_reddesc *descs, int count)
+{
+    if (descs == NULL) return;
+    for (int i = 0; i < count; i++) scr_reddesc_clear(&descs[i]);
+    free(descs);
+}
+
+const struct scr_reddesc *scr_reddesc_for(const struct scr_reddesc *descs, int count, int id,
+                                          int is_output)
+{
+    const struct scr_reddesc *best = NULL;
+    for (int pass = is_output ? 0 : 1; pass < 2 && best == NULL; pass++) {
+        for (int i = 0; i < count; i++) {
+            const struct scr_reddesc *d = &descs[i];
+            if (pass == 0 && !d->output) continue;
+            if (d->interval > 0 && id % d->interval == 0 && (best == NULL || d->interval > best->interval))
+                best = d;
+        }
+    }
+    return best != NULL ? best : &descs[0];
+}
+
+int scr_reddesc_lhs(const struct scr_reddesc *desc)
+{
+    return desc->members[(desc->set_rank + desc->set_size - 1) % desc->set_size];
+}
+
+int scr_reddesc_rhs(const struct scr_reddesc *desc)
+{
+    return desc->members[(desc->set_rank + 1) % desc->set_size];
+}
+
+int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_record)
+{
+    scr_kvtree *r = scr_kvtree_new();
+    int rc = r ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(r, "TYPE", type_names[desc->type]);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "CKPT", desc->index);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "FAILURES", desc->failures);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(r, "GROUP", desc->group);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "SET_ID", desc->set_id);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "SET_SIZE", desc->set_size);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "SET_RANK", desc->set_rank);
+    scr_kvtree *members = rc == SCR_SUCCESS ? scr_kvtree_set(r, "MEMBERS", scr_kvtree_new()) : NULL;
+    if (rc == SCR_SUCCESS && members == NULL) rc = SCR_ERR_NOMEM;
+    for (int i = 0; rc == SCR_SUCCESS && i < desc->set_size; i++) {
+        char key[16];
+        snprintf(key, sizeof(key), "%d", i);
+        rc = scr_kvtree_util_set_int(members, key, desc->members[i]);
+    }
+    if (rc != SCR_SUCCESS) {
+        scr_err("out of memory recording a redundancy descriptor");
+        scr_kvtree_delete(r);
+        return rc;
+    }
+    *out_record = r;
+    return SCR_SUCCESS;
+}
+
+int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr_reddesc *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->set = MPI_COMM_NULL;
+    const char *type = NULL, *group = NULL;
+    int me, set_id = -1, set_rank = -1, set_size = 0;
+    int rc = scr_mpi_check(MPI_Comm_rank(world, &me), "MPI_Comm_rank");
+    int ok = scr_kvtree_util_get_str(record, "TYPE", &type) == SCR_SUCCESS &&
+             parse_type(type, &out->type) == SCR_SUCCESS &&
+             scr_kvtree_util_get_int(record, "CKPT", &out->index) == SCR_SUCCESS &&
+             scr_kvtree_util_get_int(record, "FAILURES", &out->failures) == SCR_SUCCESS &&
+             scr_kvtree_util_get_str(record, "GROUP", &group) == SCR_SUCCESS &&
+             scr_kvtree_util_get_int(record, "SET_ID", &set_id) == SCR_SUCCESS &&
+             scr_kvtree_util_get_int(record, "SET_RANK", &set_rank) == SCR_SUCCESS &&
+             scr_kvtree_util_get_int(record, "SET_SIZE", &set_size) == SCR_SUCCESS &&
+             set_id >= 0 && set_rank >= 0 && set_size > set_rank;
+    if (ok) {
+        /* the record must name this rank at its own place in the set */
+        char key[16];
+        int member = -1;
+        snprintf(key, sizeof(key), "%d", set_rank);
+        ok = scr_kvtree_util_get_int(scr_kvtree_get(record, "MEMBERS"), key, &member) == SCR_SUCCESS &&
+             member == me;
+    }
+    if (ok) snprintf(out->group, sizeof(out->group), "%s", group);
+    else scr_err("rank %d: a damaged redundancy descriptor", me);
+    int all = 0;
+    if (rc == SCR_SUCCESS) rc = scr_comm_all_true(ok, world, &all);
+    if (rc != SCR_SUCCESS || !all) return rc != SCR_SUCCESS ? rc : SCR_ERR_FORMAT;
+    rc = scr_mpi_check(MPI_Comm_split(world, set_id, set_rank, &out->set),
+                       "re-forming a redundancy set");
+    if (rc == SCR_SUCCESS) rc = describe_set(out, world);
+    if (rc == SCR_SUCCESS && (out->set_size != set_size || out->set_id != set_id)) {
+        scr_err("rank %d: redundancy set %d has %d members now, %d when it was written", me, set_id,
+                out->set_size, set_size);
+        rc = SCR_ERR_FORMAT;
+    }
+    int agreed = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, world, &agreed);
+    if (mrc != SCR_SUCCESS || !agreed) {
+        scr_reddesc_clear(out);
+        return mrc != SCR_SUCCESS ? mrc : SCR_ERR_FORMAT;
+    }
+    return SCR_SUCCESS;
+}

@@ -1,0 +1,73 @@
+/* reddesc.h — redundancy descriptors: which scheme protects a dataset, and
+ * the set of ranks that protect each other.
+ *
+ * Descriptors come from the CKPT table of the configuration
+ * ("CKPT=1 INTERVAL=4 TYPE=RS SET_SIZE=8 SET_FAILURES=2 GROUP=NODE"), or,
+ * when there is none, one descriptor made of SCR_COPY_TYPE, SCR_SET_SIZE,
+ * SCR_SET_FAILURES and SCR_GROUP. A dataset uses the enabled descriptor with
+ * the largest INTERVAL that divides its id (output datasets prefer one with
+ * OUTPUT=1).
+ *
+ * A set draws its members from different failure groups: ranks are numbered
+ * within their group (NODE: the node; WORLD: all ranks; any other name: the
+ * value the GROUPS table gives the node), the ranks with the same number
+ * across groups are split into sets of SET_SIZE or a little more, so losing
+ * one group costs a set at most one member. With fewer groups than SET_SIZE
+ * a set shrinks; a set of one member is SINGLE in effect, and RS tolerates at
+ * most size-1 failures. All of this is said at SCR_DEBUG >= 1.
+ *
+ * A descriptor turns into a record (REDDESC of the filemap) that holds the
+ * scheme and the set's members by world rank, so that a later run rebuilds
+ * the dataset with the scheme it was written with, whatever the
+ * configuration says then. Collective calls are over the world communicator. */
+#ifndef SCR_REDDESC_H
+#define SCR_REDDESC_H
+
+#include "config.h"
+#include "kvtree.h"
+
+#include <mpi.h>
+
+enum scr_copy_type { SCR_COPY_SINGLE = 0, SCR_COPY_PARTNER, SCR_COPY_XOR, SCR_COPY_RS };
+
+struct scr_reddesc {
+    int index;            /* CKPT=<index> */
+    int interval;         /* applies to dataset ids this divides */
+    int output;           /* preferred for output datasets */
+    enum scr_copy_type type;     /* in effect for this rank's set */
+    int failures;         /* RS: lost members a set survives */
+    char group[128];      /* failure group name */
+    MPI_Comm set;         /* the set, ordered by set rank */
+    int set_id;           /* lowest world rank of the set */
+    int set_rank, set_size;
+    int *members;         /* world rank of each set rank */
+};
+
+/* "SINGLE", "PARTNER", "XOR", "RS"; NULL for other values. */
+const char *scr_copy_type_name(enum scr_copy_type type);
+
+/* Every enabled descriptor of cfg, with sets built for this run (collective).
+ * node_name is this rank's node. *out_descs is a new array of *out_count
+ * (free with scr_reddescs_free). */
+int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_name,
+                        struct scr_reddesc **out_descs, int *out_count);
+void scr_reddescs_free(struct scr_reddesc *descs, int count);
+
+/* The descriptor for dataset id (is_output: the dataset is output only). */
+const struct scr_reddesc *scr_reddesc_for(const struct scr_reddesc *descs, int count, int id,
+                                          int is_output);
+
+/* The record of desc for this rank (a new tree). */
+int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_record);
+
+/* A descriptor from a record; builds its set (collective over world: every
+ * rank passes its own record, all of them valid). Free with scr_reddesc_clear. */
+int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world,
+                            struct scr_reddesc *out_desc);
+void scr_reddesc_clear(struct scr_reddesc *desc);
+
+/* Left and right neighbours of this rank in its set (world ranks). */
+int scr_reddesc_lhs(const struct scr_reddesc *desc);
+int scr_reddesc_rhs(const struct scr_reddesc *desc);
+
+#endif

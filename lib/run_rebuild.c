@@ -1,0 +1,477 @@
+/* run_rebuild.c — bring every cached dataset back after a restart.
+ *
+ * For each dataset in cache, newest first:
+ *   1. the dataset descriptor goes from the lowest rank that has one to all;
+ *   2. every rank tells each other rank what it holds of theirs (its
+ *      redundancy descriptor, its file list, whether those files are intact:
+ *      the rank's own files left on a node it no longer runs on, or a
+ *      PARTNER copy);
+ *   3. a rank without intact files of its own takes them from a holder that
+ *      has them all, in rounds where each rank sends to at most one rank and
+ *      receives from at most one;
+ *   4. what is still missing is rebuilt with the dataset's own scheme (XOR,
+ *      RS) within its redundancy set;
+ *   5. a dataset that is still incomplete anywhere is deleted, with one line
+ *      saying why.
+ * The newest complete checkpoint becomes the restart candidate. */
+#include "kvtree_util.h"
+#include "meta.h"
+#include "mpi_comm.h"
+#include "mpi_exchange.h"
+#include "reddesc.h"
+#include "scr_err.h"
+#include "scr_run.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_padfile.h"
+#include "util_path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TAG_MOVE 5001
+
+/* 1. The dataset descriptor from the lowest rank that has one; NULL if none. */
+static int share_descriptor(struct scr_run *run, int id, scr_kvtree **out_desc)
+{
+    *out_desc = NULL;
+    int *ranks = NULL, n = 0, mine = INT_MAX, src = INT_MAX;
+    const scr_dataset *desc = NULL;
+    scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &n);
+    for (int i = 0; i < n && desc == NULL; i++)
+        if (scr_filemap_get_dataset(run->map, id, ranks[i], &desc) == SCR_SUCCESS) mine = run->rank;
+    free(ranks);
+    int rc = scr_mpi_check(MPI_Allreduce(&mine, &src, 1, MPI_INT, MPI_MIN, run->world),
+                           "finding a dataset descriptor");
+    if (rc != SCR_SUCCESS || src == INT_MAX) return rc;
+    scr_kvtree *copy = run->rank == src ? scr_kvtree_dup(desc) : NULL;
+    rc = scr_comm_bcast_kvtree(&copy, src, run->world);
+    if (rc == SCR_SUCCESS) *out_desc = copy;
+    else scr_kvtree_delete(copy);
+    return rc;
+}
+
+/* Are the files listed for rank in dataset id all here with their size? */
+static int held_files_present(struct scr_run *run, int id, int rank)
+{
+    const char **files = NULL;
+    int n = 0, expected = -1, ok = 1;
+    if (scr_filemap_get_expected_files(run->map, id, rank, &expected) != SCR_SUCCESS ||
+        scr_filemap_list_files(run->map, id, rank, &files, &n) != SCR_SUCCESS || n != expected)
+        ok = 0;
+    for (int f = 0; ok && f < n; f++) {
+        const scr_meta *m = NULL;
+        uint64_t size = 0;
+        struct stat st;
+        ok = scr_filemap_get_meta(run->map, id, rank, files[f], &m) == SCR_SUCCESS &&
+             scr_meta_is_complete(m) && scr_meta_get_filesize(m, &size) == SCR_SUCCESS &&
+             stat(files[f], &st) == 0 && (uint64_t)st.st_size == size;
+    }
+    free(files);
+    return ok;
+}
+
+/* 2. Tell each rank what this rank holds of theirs. */
+static int announce_holdings(struct scr_run *run, int id, scr_kvtree **out_recv)
+{
+    scr_kvtree *send = scr_kvtree_new();
+    int *ranks = NULL, n = 0, rc = send ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &n);
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        int r = ranks[i];
+        if (r == run->rank) continue;
+        if (r >= run->ranks) { /* files of a larger earlier run: no owner now */
+            scr_dbg(1, "dataset %d: files of rank %d, which this run does not have", id, r);
+            continue;
+        }
+        scr_kvtree *info = scr_kvtree_set_kv_int(send, "RANK", r);
+        const scr_kvtree *red = NULL;
+        const char *holder = NULL;
+        const char **files = NULL;
+        int nf = 0;
+        if (info == NULL) rc = SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS && scr_filemap_get_reddesc(run->map, id, r, &red) == SCR_SUCCESS &&
+            scr_kvtree_set(info, "REDDESC", scr_kvtree_dup(red)) == NULL)
+            rc = SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(info, "INTACT", held_files_present(run, id, r));
+        if (rc == SCR_SUCCESS && scr_filemap_get_tag(run->map, id, r, "HOLDER", &holder) == SCR_SUCCESS)
+            rc = scr_kvtree_util_set_str(info, "HOLDER", holder);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(run->map, id, r, &files, &nf);
+        if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(info, "FILES", nf);
+        for (int f = 0; rc == SCR_SUCCESS && f < nf; f++) {
+            const scr_meta *m = NULL;
+            scr_kvtree *slot = scr_kvtree_set_kv_int(info, "FILE", f);
+            if (slot == NULL || scr_filemap_get_meta(run->map, id, r, files[f], &m) != SCR_SUCCESS ||
+                scr_kvtree_copy(slot, m) != SCR_SUCCESS)
+                rc = SCR_FAILURE;
+        }
+        free(files);
+    }
+    free(ranks);
+    int ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_exchange(send, run->world, out_recv);
+    scr_kvtree_delete(send);
+    if (mrc != SCR_SUCCESS) return mrc;
+    return ok ? SCR_SUCCESS : SCR_FAILURE;
+}
+
+/* This rank's redundancy record: its own, else one a holder sent. */
+static const scr_kvtree *my_record(struct scr_run *run, int id, const scr_kvtree *recv)
+{
+    const scr_kvtree *red = NULL;
+    if (scr_filemap_get_reddesc(run->map, id, run->rank, &red) == SCR_SUCCESS) return red;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(recv, "RANK")); e; e = scr_kvtree_elem_next(e)) {
+        red = scr_kvtree_get(scr_kvtree_elem_hash(e), "REDDESC");
+        if (red != NULL) return red;
+    }
+    return NULL;
+}
+
+/* Forget this rank's own (incomplete) files of dataset id, deleting them. */
+static int drop_my_files(struct scr_run *run, int id)
+{
+    const char **files = NULL;
+    int n = 0;
+    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+        if (unlink(files[f]) != 0 && errno != ENOENT) scr_warn("cannot delete %s: %s", files[f], strerror(errno));
+        rc = scr_filemap_remove_file(run->map, id, run->rank, files[f]);
+    }
+    free(files);
+    return rc;
+}
+
+/* Open files of a list as padded parts; paths are kept by the caller. */
+static int open_parts(const char **paths, const uint64_t *sizes, int n, int flags, scr_padfile_part **out,
+                      uint64_t *out_total)
+{
+    scr_padfile_part *parts = calloc((size_t)(n > 0 ? n : 1), sizeof(*parts));
+    if (parts == NULL) return SCR_ERR_NOMEM;
+    int rc = SCR_SUCCESS;
+    *out_total = 0;
+    for (int i = 0; i < n; i++) parts[i].fd = -1;
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        parts[i].path = paths[i];
+        parts[i].size = sizes[i];
+        *out_total += sizes[i];
+        if (flags & O_CREAT) {
+            char *dir = NULL;
+            rc = scr_path_dirname(paths[i], &dir);
+            if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0700);
+            free(dir);
+        }
+        if (rc == SCR_SUCCESS) {
+            parts[i].fd = open(paths[i], flags | O_CLOEXEC, 0600);
+            if (parts[i].fd < 0) {
+                scr_err("cannot open %s: %s", paths[i], strerror(errno));
+                rc = SCR_ERR_IO;
+            }
+        }
+    }
+    *out = parts;
+    return rc;
+}
+
+static void close_parts(scr_padfile_part *parts, int n)
+{
+    for (int i = 0; parts && i < n; i++)
+        if (parts[i].fd >= 0) close(parts[i].fd);
+    free(parts);
+}
+
+/* One side of a move: the files, and the parts over them. */
+struct move_side {
+    int n;
+    const char **paths;
+    uint64_t *sizes;
+    scr_padfile_part *parts;
+    uint64_t total;
+};
+
+static void move_side_free(struct move_side *s)
+{
+    close_parts(s->parts, s->n);
+    free(s->paths);
+    free(s->sizes);
+    memset(s, 0, sizeof(*s));
+}
+
+/* The sender's side: the files this rank holds for owner. */
+static int outgoing(struct scr_run *run, int id, int owner, struct move_side *s)
+{
+    memset(s, 0, sizeof(*s));
+    int rc = scr_filemap_list_files(run->map, id, owner, &s->paths, &s->n);
+    s->sizes = calloc((size_t)(s->n > 0 ? s->n : 1), sizeof(uint64_t));
+    if (rc == SCR_SUCCESS && s->sizes == NULL) rc = SCR_ERR_NOMEM;
+    for (int f = 0; rc == SCR_SUCCESS && f < s->n; f++) {
+        const scr_meta *m = NULL;
+        rc = scr_filemap_get_meta(run->map, id, owner, s->paths[f], &m);
+        if (rc == SCR_SUCCESS) rc = scr_meta_get_filesize(m, &s->sizes[f]);
+    }
+    if (rc == SCR_SUCCESS) rc = open_parts(s->paths, s->sizes, s->n, O_RDONLY, &s->parts, &s->total);
+    return rc;
+}
+
+/* The receiver's side: register the files a holder announced, under our own
+ * dataset directory, before any byte arrives. */
+static int incoming(struct scr_run *run, int id, const scr_kvtree *info, struct move_side *s, char ***out_owned)
+{
+    memset(s, 0, sizeof(*s));
+    char *dsdir = NULL;
+    int n = 0;
+    int rc = scr_kvtree_util_get_int(info, "FILES", &n);
+    char **owned = calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
+    s->paths = calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
+    s->sizes = calloc((size_t)(n > 0 ? n : 1), sizeof(uint64_t));
+    if (owned == NULL || s->paths == NULL || s->sizes == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_cache_dataset_dir(run, id, &dsdir);
+    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+        const scr_meta *m = scr_kvtree_get_kv_int(info, "FILE", f);
+        const char *rel = NULL;
+        rc = (m && scr_meta_get_filename(m, &rel) == SCR_SUCCESS) ? SCR_SUCCESS : SCR_ERR_FORMAT;
+        if (rc == SCR_SUCCESS) rc = scr_meta_get_filesize(m, &s->sizes[f]);
+        if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, rel, &owned[f]);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, owned[f]);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, owned[f], m);
+        s->paths[f] = owned[f];
+        s->n = f + 1;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, n);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    if (rc == SCR_SUCCESS) rc = open_parts(s->paths, s->sizes, s->n, O_WRONLY | O_CREAT | O_TRUNC, &s->parts, &s->total);
+    free(dsdir);
+    *out_owned = owned;
+    return rc;
+}
+
+/* 3. Move files from holders to owners that lack theirs. */
+static int move_files(struct scr_run *run, int id, const scr_kvtree *recv, char *bufs[2])
+{
+    /* the owner picks a holder with everything, preferring its own files over a copy */
+    int source = -1, need = !scr_cache_rank_is_intact(run, id);
+    const scr_kvtree *chosen = NULL;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(recv, "RANK")); need && e; e = scr_kvtree_elem_next(e)) {
+        const scr_kvtree *info = scr_kvtree_elem_hash(e);
+        int intact = 0;
+        scr_kvtree_util_get_int(info, "INTACT", &intact);
+        if (!intact) continue;
+        int is_copy = scr_kvtree_get(info, "HOLDER") != NULL;
+        if (chosen == NULL || (!is_copy && scr_kvtree_get(chosen, "HOLDER") != NULL)) {
+            chosen = info;
+            source = atoi(scr_kvtree_elem_key(e));
+        }
+    }
+    scr_kvtree *ask = scr_kvtree_new(), *asked = NULL;
+    int rc = ask ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && source >= 0)
+        rc = scr_kvtree_util_set_int(scr_kvtree_set_kv_int(ask, "RANK", source), "WANT", 1);
+    int ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_exchange(ask, run->world, &asked);
+    scr_kvtree_delete(ask);
+    if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+
+    /* a holder serves its askers one per round, in rank order, and tells each its round */
+    int *askers = NULL, nask = 0;
+    scr_kvtree *rounds = scr_kvtree_new(), *my_round_tree = NULL;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(asked, "RANK")); e; e = scr_kvtree_elem_next(e)) nask++;
+    askers = calloc((size_t)(nask > 0 ? nask : 1), sizeof(int));
+    rc = (askers && rounds) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    int k = 0;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(asked, "RANK")); rc == SCR_SUCCESS && e;
+         e = scr_kvtree_elem_next(e))
+        askers[k++] = atoi(scr_kvtree_elem_key(e));
+    for (int i = 0; i < nask; i++) /* exchange keys arrive in any order: sort */
+        for (int j = i + 1; j < nask; j++)
+            if (askers[j] < askers[i]) { int t = askers[i]; askers[i] = askers[j]; askers[j] = t; }
+    for (int i = 0; rc == SCR_SUCCESS && i < nask; i++)
+        rc = scr_kvtree_util_set_int(scr_kvtree_set_kv_int(rounds, "RANK", askers[i]), "ROUND", i);
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_exchange(rounds, run->world, &my_round_tree);
+    int my_round = -1, last = nask - 1, max_round = -1;
+    if (mrc == SCR_SUCCESS && ok && source >= 0)
+        scr_kvtree_util_get_int(scr_kvtree_get_kv_int(my_round_tree, "RANK", source), "ROUND", &my_round);
+    if (my_round > last) last = my_round;
+    if (mrc == SCR_SUCCESS && ok)
+        mrc = scr_mpi_check(MPI_Allreduce(&last, &max_round, 1, MPI_INT, MPI_MAX, run->world), "counting rounds");
+    scr_kvtree_delete(rounds);
+    scr_kvtree_delete(my_round_tree);
+    scr_kvtree_delete(asked);
+
+    /* the rounds: stream to one asker while taking our own files from our holder */
+    int status = (mrc == SCR_SUCCESS && ok) ? SCR_SUCCESS : SCR_FAILURE;
+    if (status == SCR_SUCCESS && my_round >= 0) status = drop_my_files(run, id);
+    for (int round = 0; mrc == SCR_SUCCESS && ok && round <= max_round; round++) {
+        int dest = round < nask ? askers[round] : MPI_PROC_NULL;
+        int src = round == my_round ? source : MPI_PROC_NULL;
+        struct move_side out = {0}, in = {0};
+        char **owned = NULL;
+        int src_rc = SCR_SUCCESS, dst_rc = SCR_SUCCESS;
+        if (dest != MPI_PROC_NULL) src_rc = outgoing(run, id, dest, &out);
+        if (src != MPI_PROC_NULL) dst_rc = incoming(run, id, chosen, &in, &owned);
+        /* both sides know both totals from the announcements, so they stay in step */
+        uint64_t sent = 0, got = 0;
+        while ((dest != MPI_PROC_NULL && sent < out.total) || (src != MPI_PROC_NULL && got < in.total)) {
+            size_t ns = dest != MPI_PROC_NULL && out.total - sent < run->file_buf_size ? (size_t)(out.total - sent)
+                        : (dest != MPI_PROC_NULL ? run->file_buf_size : 0);
+            size_t nr = src != MPI_PROC_NULL && in.total - got < run->file_buf_size ? (size_t)(in.total - got)
+                        : (src != MPI_PROC_NULL ? run->file_buf_size : 0);
+            if (sent >= out.total) ns = 0;
+            if (got >= in.total) nr = 0;
+            if (ns > 0 && src_rc == SCR_SUCCESS) src_rc = scr_padfile_read(out.parts, (size_t)out.n, sent, bufs[0], ns);
+            if (src_rc != SCR_SUCCESS) memset(bufs[0], 0, ns);
+            mrc = scr_mpi_check(MPI_Sendrecv(bufs[0], (int)ns, MPI_BYTE, ns ? dest : MPI_PROC_NULL, TAG_MOVE,
+                                             bufs[1], (int)nr, MPI_BYTE, nr ? src : MPI_PROC_NULL, TAG_MOVE,
+                                             run->world, MPI_STATUS_IGNORE), "moving files to their owner");
+            if (mrc != SCR_SUCCESS) break;
+            if (nr > 0 && dst_rc == SCR_SUCCESS) dst_rc = scr_padfile_write(in.parts, (size_t)in.n, got, bufs[1], nr);
+            sent += ns;
+            got += nr;
+        }
+        for (int f = 0; dst_rc == SCR_SUCCESS && f < in.n; f++)
+            if (fsync(in.parts[f].fd) != 0) dst_rc = SCR_ERR_IO;
+        if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) {
+            const scr_kvtree *red = scr_kvtree_get(chosen, "REDDESC");
+            if (red != NULL) dst_rc = scr_filemap_set_reddesc(run->map, id, run->rank, red);
+            if (dst_rc == SCR_SUCCESS) dst_rc = scr_cache_save_filemap(run);
+        }
+        for (int f = 0; owned && f < in.n; f++) free(owned[f]);
+        free(owned);
+        move_side_free(&out);
+        move_side_free(&in);
+        if (status == SCR_SUCCESS) status = src_rc != SCR_SUCCESS ? src_rc : dst_rc;
+    }
+    free(askers);
+    if (mrc != SCR_SUCCESS) return mrc;
+    mrc = scr_comm_all_true(status == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS) return mrc;
+    return ok ? SCR_SUCCESS : SCR_FAILURE;
+}
+
+/* 4. Rebuild missing members within each set; *out_ok on every rank. */
+static int recover(struct scr_run *run, const struct scr_reddesc *d, int id, const char *name, int *out_ok)
+{
+    int lost = !scr_cache_rank_is_intact(run, id), lost_in_set = 0, root = lost ? d->set_rank : -1, r2 = -1;
+    int rc = scr_mpi_check(MPI_Allreduce(&lost, &lost_in_set, 1, MPI_INT, MPI_SUM, d->set), "counting lost members");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Allreduce(&root, &r2, 1, MPI_INT, MPI_MAX, d->set), "finding the lost member");
+    int tolerated = d->type == SCR_COPY_XOR ? 1 : d->type == SCR_COPY_RS ? d->failures : 0;
+    int can = lost_in_set <= tolerated;
+    /* one line for the whole job: the first set that cannot be rebuilt */
+    int bad_set = can ? INT_MAX : d->set_id, first_bad = INT_MAX;
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Allreduce(&bad_set, &first_bad, 1, MPI_INT, MPI_MIN, run->world), "agreeing on sets");
+    if (rc != SCR_SUCCESS) return rc;
+    if (first_bad != INT_MAX) {
+        if (d->set_id == first_bad && d->set_rank == 0)
+            scr_err("dataset %d (%s) cannot be rebuilt from cache: %s set %d lost %d of %d members and %s "
+                    "rebuilds %d", id, name, scr_copy_type_name(d->type), d->set_id, lost_in_set, d->set_size,
+                    scr_copy_type_name(d->type), tolerated);
+        *out_ok = 0;
+        return SCR_SUCCESS;
+    }
+    int prc = SCR_SUCCESS;
+    double t0 = scr_run_now();
+    if (lost_in_set > 0 && d->type == SCR_COPY_XOR) prc = scr_redundancy_recover_xor(run, d, id, r2);
+    else if (lost_in_set > 0 && d->type == SCR_COPY_RS) prc = scr_redundancy_recover_rs(run, d, id);
+    int any = 0, ok = 0;
+    rc = scr_mpi_check(MPI_Allreduce(&lost_in_set, &any, 1, MPI_INT, MPI_MAX, run->world), "MPI_Allreduce");
+    if (rc == SCR_SUCCESS) rc = scr_comm_all_true(prc == SCR_SUCCESS, run->world, &ok);
+    if (rc == SCR_SUCCESS && any && ok && run->rank == 0)
+        scr_dbg(1, "dataset %d (%s): rebuilt lost files with %s in %.3f s", id, name, scr_copy_type_name(d->type),
+                scr_run_now() - t0);
+    *out_ok = ok;
+    return rc;
+}
+
+/* All of the above for one dataset; *out_ok: complete on every rank now. */
+static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckpt)
+{
+    *out_ok = 0;
+    *out_is_ckpt = 0;
+    scr_kvtree *desc = NULL, *recv = NULL;
+    int rc = share_descriptor(run, id, &desc);
+    if (rc != SCR_SUCCESS || desc == NULL) return rc;
+    const char *name = "?";
+    scr_dataset_get_name(desc, &name);
+    *out_is_ckpt = scr_dataset_is_checkpoint(desc);
+    rc = announce_holdings(run, id, &recv);
+    const scr_kvtree *record = rc == SCR_SUCCESS ? my_record(run, id, recv) : NULL;
+    int ok = 0;
+    if (rc == SCR_SUCCESS) rc = scr_comm_all_true(record != NULL, run->world, &ok);
+    if (rc == SCR_SUCCESS && !ok) {
+        /* name the ranks whose files and every copy of their records are gone */
+        int missing = record == NULL, nmissing = 0, first = record == NULL ? run->rank : INT_MAX, lowest = 0;
+        rc = scr_mpi_check(MPI_Allreduce(&missing, &nmissing, 1, MPI_INT, MPI_SUM, run->world), "MPI_Allreduce");
+        if (rc == SCR_SUCCESS)
+            rc = scr_mpi_check(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, run->world), "MPI_Allreduce");
+        if (rc == SCR_SUCCESS && run->rank == 0)
+            scr_err("dataset %d (%s) cannot be rebuilt from cache: %d rank(s), the first rank %d, lost their "
+                    "files together with every rank that kept a copy of their redundancy record; more nodes "
+                    "were lost than the dataset's scheme survives", id, name, nmissing, lowest);
+    }
+    struct scr_reddesc d;
+    int have_desc = 0;
+    if (rc == SCR_SUCCESS && ok) {
+        rc = scr_reddesc_from_record(record, run->world, &d);
+        have_desc = rc == SCR_SUCCESS;
+    }
+    char *bufs[2] = {NULL, NULL};
+    if (rc == SCR_SUCCESS && ok) {
+        bufs[0] = malloc(run->file_buf_size);
+        bufs[1] = malloc(run->file_buf_size);
+        rc = scr_comm_all_true(bufs[0] && bufs[1], run->world, &ok);
+    }
+    if (rc == SCR_SUCCESS && ok) {
+        /* everyone keeps the descriptor of the dataset, even a rank that held nothing */
+        int src = scr_filemap_set_dataset(run->map, id, run->rank, desc);
+        if (src == SCR_SUCCESS) src = scr_filemap_set_reddesc(run->map, id, run->rank, record);
+        if (src == SCR_SUCCESS) src = scr_cache_save_filemap(run);
+        rc = scr_comm_all_true(src == SCR_SUCCESS, run->world, &ok);
+    }
+    if (rc == SCR_SUCCESS && ok) rc = move_files(run, id, recv, bufs);
+    if (rc == SCR_SUCCESS && ok) rc = recover(run, &d, id, name, &ok);
+    if (rc == SCR_SUCCESS && ok) rc = scr_cache_dataset_is_intact(run, id, &ok);
+    free(bufs[0]);
+    free(bufs[1]);
+    if (have_desc) scr_reddesc_clear(&d);
+    scr_kvtree_delete(recv);
+    scr_kvtree_delete(desc);
+    *out_ok = rc == SCR_SUCCESS && ok;
+    return rc == SCR_FAILURE ? SCR_SUCCESS : rc; /* a failed rebuild is an outcome, not an error */
+}
+
+int scr_rebuild_cache(struct scr_run *run, int *out_id)
+{
+    *out_id = 0;
+    int below = INT_MAX;
+    for (;;) {
+        int *ids = NULL, n = 0, mine = 0, id = 0;
+        if (scr_filemap_list_datasets(run->map, &ids, &n) != SCR_SUCCESS) n = 0;
+        for (int i = 0; i < n; i++)
+            if (ids[i] < below && ids[i] > mine) mine = ids[i];
+        free(ids);
+        int rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, run->world), "listing datasets in cache");
+        if (rc != SCR_SUCCESS) return rc;
+        if (id == 0) return SCR_SUCCESS;
+        below = id;
+        int ok = 0, is_ckpt = 0;
+        rc = rebuild_one(run, id, &ok, &is_ckpt);
+        if (rc != SCR_SUCCESS) return rc;
+        if (!ok) {
+            if (run->rank == 0) scr_dbg(1, "dataset %d is not complete in cache; deleting it", id);
+            scr_cache_delete_dataset(run, id);
+            scr_cache_note_location(run, id, 0, 0, 0);
+            rc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier");
+            if (rc != SCR_SUCCESS) return rc;
+            continue;
+        }
+        if (*out_id == 0 && is_ckpt) *out_id = id;
+    }
+}

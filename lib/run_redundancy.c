@@ -1,0 +1,767 @@
+/* run_redundancy.c — apply a redundancy scheme to a dataset in cache, and
+ * rebuild a member's files from the rest of its set.
+ *
+ * PARTNER: each rank streams its files to its right neighbour, which keeps
+ * them under the owner's rank in its filemap (tag HOLDER=PARTNER), so that a
+ * restart can hand them back like any other copy.
+ *
+ * XOR: a rank's files are one logical file (util_padfile.h) cut into N-1
+ * chunks of c bytes (c = the largest member's data / (N-1), rounded up); in
+ * N slots, rank i's own slot i holds no data. Rank i's XOR file holds the XOR
+ * of every other member's chunk in slot i. It is computed as a ring
+ * reduce-scatter: in step t each rank adds its chunk of slot (i-t-1) to what
+ * came from the left and passes it right; after N-1 steps each rank holds
+ * its own slot. Work proceeds in pieces of the file buffer, so memory does
+ * not grow with the data. The XOR file is <set rank+1>_of_<N>_in_<set id>.xor:
+ * a hash (kvtree file image) with DSET, CHUNK, GROUP, CURRENT (this rank's
+ * file metas) and PARTNER (the left neighbour's), then the chunk. A lost
+ * member is rebuilt by a pipelined reduction along the same ring to it. */
+#include "kvtree_file.h"
+#include "kvtree_util.h"
+#include "meta.h"
+#include "mpi_comm.h"
+#include "reddesc.h"
+#include "scr_err.h"
+#include "scr_run.h"
+#include "util_crc.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_padfile.h"
+#include "util_path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TAG_PARTNER 4901
+#define TAG_XOR 4902
+#define TAG_HEADER 4903
+
+/* This rank's application files of dataset id, in path order, opened. */
+struct file_set {
+    int count;
+    char **paths;
+    scr_meta **metas;
+    scr_padfile_part *parts;
+    uint64_t total;
+};
+
+static void file_set_close(struct file_set *fs)
+{
+    for (int i = 0; i < fs->count; i++) {
+        if (fs->parts && fs->parts[i].fd >= 0) close(fs->parts[i].fd);
+        if (fs->paths) free(fs->paths[i]);
+        if (fs->metas) scr_meta_delete(fs->metas[i]);
+    }
+    free(fs->paths);
+    free(fs->metas);
+    free(fs->parts);
+    memset(fs, 0, sizeof(*fs));
+}
+
+/* List (and, with flags >= 0, open) this rank's FULL files of dataset id. */
+static int file_set_mine(struct scr_run *run, int id, int flags, struct file_set *fs)
+{
+    memset(fs, 0, sizeof(*fs));
+    const char **files = NULL;
+    int n = 0;
+    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    if (rc == SCR_SUCCESS && n > 0) {
+        fs->paths = calloc((size_t)n, sizeof(char *));
+        fs->metas = calloc((size_t)n, sizeof(scr_meta *));
+        fs->parts = calloc((size_t)n, sizeof(scr_padfile_part));
+        if (fs->paths == NULL || fs->metas == NULL || fs->parts == NULL) rc = SCR_ERR_NOMEM;
+    }
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        const scr_meta *m = NULL;
+        uint64_t size = 0;
+        rc = scr_filemap_get_meta(run->map, id, run->rank, files[i], &m);
+        if (rc != SCR_SUCCESS || scr_meta_check_filetype(m, SCR_META_TYPE_FULL) != SCR_SUCCESS) continue;
+        int k = fs->count;
+        fs->parts[k].fd = -1;
+        fs->paths[k] = strdup(files[i]);
+        fs->metas[k] = scr_meta_new();
+        if (fs->paths[k] == NULL || fs->metas[k] == NULL) rc = SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) rc = scr_meta_copy(fs->metas[k], m);
+        if (rc == SCR_SUCCESS) rc = scr_meta_get_filesize(m, &size);
+        fs->count++;
+        fs->parts[k].path = fs->paths[k];
+        fs->parts[k].size = size;
+        fs->total += size;
+        if (rc == SCR_SUCCESS && flags >= 0) {
+            fs->parts[k].fd = open(files[i], flags | O_CLOEXEC, 0600);
+            if (fs->parts[k].fd < 0) {
+                scr_err("cannot open %s: %s", files[i], strerror(errno));
+                rc = SCR_ERR_IO;
+            }
+        }
+    }
+    free(files);
+    if (rc != SCR_SUCCESS) file_set_close(fs);
+    return rc;
+}
+
+/* The metas of a file set as FILES n, FILE i {meta}, RANK r. */
+static int describe_files(const struct file_set *fs, int rank, scr_kvtree **out)
+{
+    scr_kvtree *t = scr_kvtree_new();
+    int rc = t ? scr_kvtree_util_set_int(t, "RANK", rank) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(t, "FILES", fs->count);
+    for (int i = 0; rc == SCR_SUCCESS && i < fs->count; i++) {
+        scr_kvtree *slot = scr_kvtree_set_kv_int(t, "FILE", i);
+        if (slot == NULL || scr_kvtree_copy(slot, fs->metas[i]) != SCR_SUCCESS) rc = SCR_ERR_NOMEM;
+    }
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(t);
+        return rc == SCR_ERR_NOMEM ? rc : SCR_FAILURE;
+    }
+    *out = t;
+    return SCR_SUCCESS;
+}
+
+static int dataset_dir(struct scr_run *run, int id, char **out)
+{
+    return scr_cache_dataset_dir(run, id, out);
+}
+
+/* --- PARTNER ------------------------------------------------------------------- */
+
+/* The holder's path for file meta of rank owner: under partner.<owner>/. */
+static int partner_path(const char *dsdir, int owner, const scr_meta *meta, char **out)
+{
+    const char *rel = NULL;
+    char sub[64], *dir = NULL;
+    if (scr_meta_get_filename(meta, &rel) != SCR_SUCCESS) {
+        scr_err("a file of rank %d has no name to keep its copy under", owner);
+        return SCR_ERR_FORMAT;
+    }
+    snprintf(sub, sizeof(sub), "partner.%d", owner);
+    int rc = scr_path_join(dsdir, sub, &dir);
+    if (rc == SCR_SUCCESS) rc = scr_path_join(dir, rel, out);
+    free(dir);
+    return rc;
+}
+
+/* Record (before the data arrives) the left neighbour's files as held here. */
+static int register_partner_files(struct scr_run *run, int id, int owner, const scr_kvtree *info,
+                                  const char *dsdir, struct file_set *in)
+{
+    int n = 0;
+    int rc = scr_kvtree_util_get_int(info, "FILES", &n);
+    memset(in, 0, sizeof(*in));
+    if (rc == SCR_SUCCESS && n > 0) {
+        in->paths = calloc((size_t)n, sizeof(char *));
+        in->metas = calloc((size_t)n, sizeof(scr_meta *));
+        in->parts = calloc((size_t)n, sizeof(scr_padfile_part));
+        if (in->paths == NULL || in->metas == NULL || in->parts == NULL) rc = SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, owner, scr_kvtree_get(info, "DSETDESC"));
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_reddesc(run->map, id, owner, scr_kvtree_get(info, "REDDESC"));
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_tag(run->map, id, owner, "HOLDER", "PARTNER");
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, owner, n);
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        const scr_meta *m = scr_kvtree_get_kv_int(info, "FILE", i);
+        uint64_t size = 0;
+        in->parts[i].fd = -1;
+        in->count++;
+        rc = m ? scr_meta_get_filesize(m, &size) : SCR_ERR_FORMAT;
+        if (rc == SCR_SUCCESS) rc = partner_path(dsdir, owner, m, &in->paths[i]);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, owner, in->paths[i]);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, owner, in->paths[i], m);
+        in->parts[i].path = in->paths[i];
+        in->parts[i].size = size;
+        in->total += size;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    for (int i = 0; rc == SCR_SUCCESS && i < in->count; i++) {
+        char *dir = NULL;
+        rc = scr_path_dirname(in->paths[i], &dir);
+        if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0700);
+        free(dir);
+        if (rc == SCR_SUCCESS) {
+            in->parts[i].fd = open(in->paths[i], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+            if (in->parts[i].fd < 0) {
+                scr_err("cannot create partner copy %s: %s", in->paths[i], strerror(errno));
+                rc = SCR_ERR_IO;
+            }
+        }
+    }
+    return rc;
+}
+
+/* Send my bytes right while the left neighbour's arrive, piece by piece. */
+static int stream_ring(struct scr_run *run, const struct scr_reddesc *d, struct file_set *out,
+                       struct file_set *in, char *sendbuf, char *recvbuf, size_t bufsize)
+{
+    int rhs = scr_reddesc_rhs(d), lhs = scr_reddesc_lhs(d), rc = SCR_SUCCESS;
+    uint64_t sent = 0, got = 0;
+    while (sent < out->total || got < in->total) {
+        size_t ns = out->total - sent < bufsize ? (size_t)(out->total - sent) : bufsize;
+        size_t nr = in->total - got < bufsize ? (size_t)(in->total - got) : bufsize;
+        if (ns > 0 && rc == SCR_SUCCESS) rc = scr_padfile_read(out->parts, (size_t)out->count, sent, sendbuf, ns);
+        if (rc != SCR_SUCCESS) memset(sendbuf, 0, ns); /* keep the ring going; fail after */
+        /* a side that is done drops out, so each pair exchanges exactly the
+         * pieces both know of, however long the other side goes on */
+        int mrc = scr_mpi_check(MPI_Sendrecv(sendbuf, (int)ns, MPI_BYTE, ns ? rhs : MPI_PROC_NULL, TAG_PARTNER,
+                                             recvbuf, (int)nr, MPI_BYTE, nr ? lhs : MPI_PROC_NULL, TAG_PARTNER,
+                                             run->world, MPI_STATUS_IGNORE),
+                                "exchanging files with partners");
+        if (rc == SCR_SUCCESS) rc = mrc;
+        if (rc == SCR_SUCCESS && nr > 0) rc = scr_padfile_write(in->parts, (size_t)in->count, got, recvbuf, nr);
+        sent += ns;
+        got += nr;
+        if (mrc != SCR_SUCCESS) break;
+    }
+    for (int i = 0; rc == SCR_SUCCESS && i < in->count; i++) {
+        if (in->parts[i].fd >= 0 && fsync(in->parts[i].fd) != 0) {
+            scr_err("fsync of %s failed: %s", in->paths[i], strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+    }
+    return rc;
+}
+
+static int apply_partner(struct scr_run *run, const struct scr_reddesc *d, int id, char *bufs[2])
+{
+    struct file_set out = {0}, in = {0};
+    char *dsdir = NULL;
+    scr_kvtree *mine = NULL, *theirs = NULL;
+    int rc = file_set_mine(run, id, O_RDONLY, &out);
+    if (rc == SCR_SUCCESS) rc = describe_files(&out, run->rank, &mine);
+    const scr_dataset *desc = NULL;
+    const scr_kvtree *red = NULL;
+    if (rc == SCR_SUCCESS) rc = scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_get_reddesc(run->map, id, run->rank, &red);
+    if (rc == SCR_SUCCESS && (scr_kvtree_set(mine, "DSETDESC", scr_kvtree_dup(desc)) == NULL ||
+                              scr_kvtree_set(mine, "REDDESC", scr_kvtree_dup(red)) == NULL))
+        rc = SCR_ERR_NOMEM;
+    /* who holds what must be known on both sides before any byte moves */
+    int ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+    if (mrc != SCR_SUCCESS || !ok) goto done;
+    mrc = scr_comm_sendrecv_kvtree(mine, scr_reddesc_rhs(d), scr_reddesc_lhs(d), TAG_HEADER, run->world,
+                                   &theirs);
+    if (mrc == SCR_SUCCESS) mrc = dataset_dir(run, id, &dsdir);
+    int lhs = scr_reddesc_lhs(d), lhs_rank = -1;
+    scr_kvtree_util_get_int(theirs, "RANK", &lhs_rank);
+    if (mrc == SCR_SUCCESS && lhs_rank != lhs) {
+        scr_err("partner data came from rank %d, expected %d", lhs_rank, lhs);
+        mrc = SCR_ERR_FORMAT;
+    }
+    if (mrc == SCR_SUCCESS) mrc = register_partner_files(run, id, lhs, theirs, dsdir, &in);
+    rc = mrc;
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+    if (mrc != SCR_SUCCESS || !ok) goto done;
+    rc = stream_ring(run, d, &out, &in, bufs[0], bufs[1], run->file_buf_size);
+done:
+    file_set_close(&out);
+    file_set_close(&in);
+    scr_kvtree_delete(mine);
+    scr_kvtree_delete(theirs);
+    free(dsdir);
+    if (mrc != SCR_SUCCESS) return mrc;
+    return ok ? rc : SCR_FAILURE;
+}
+
+/* --- XOR ----------------------------------------------------------------------- */
+
+static int xor_file_path(struct scr_run *run, const struct scr_reddesc *d, int id, char **out)
+{
+    char *dsdir = NULL, name[96];
+    snprintf(name, sizeof(name), "%d_of_%d_in_%d.xor", d->set_rank + 1, d->set_size, d->set_id);
+    int rc = dataset_dir(run, id, &dsdir);
+    if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, name, out);
+    free(dsdir);
+    return rc;
+}
+
+static void xor_into(char *dst, const char *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dst[i] ^= src[i];
+}
+
+/* Offset in a member's logical file of its chunk in slot s (member i skips slot i). */
+static uint64_t slot_offset(int member, int slot, uint64_t chunk)
+{
+    int idx = slot < member ? slot : slot - 1;
+    return (uint64_t)idx * chunk;
+}
+
+/* The header bytes of an XOR file: a kvtree file image. */
+static int header_image(const scr_kvtree *header, void **out_buf, size_t *out_len)
+{
+    return scr_kvtree_file_image(header, out_buf, out_len);
+}
+
+int scr_redundancy_read_header(int fd, const char *path, scr_kvtree **out_header, uint64_t *out_len)
+{
+    unsigned char head[SCR_KVTREE_FILE_HEADER_SIZE];
+    size_t got = 0;
+    int rc = scr_read_full(fd, head, sizeof(head), &got, path);
+    if (rc == SCR_SUCCESS && got != sizeof(head)) {
+        scr_err("%s: shorter than a redundancy file header", path);
+        rc = SCR_ERR_FORMAT;
+    }
+    uint64_t size = 0;
+    for (int i = 8; i < 16; i++) size = size << 8 | head[i];
+    if (rc == SCR_SUCCESS && (size < sizeof(head) || size > (1u << 30))) {
+        scr_err("%s: a redundancy file header of %llu bytes", path, (unsigned long long)size);
+        rc = SCR_ERR_FORMAT;
+    }
+    char *buf = rc == SCR_SUCCESS ? malloc((size_t)size) : NULL;
+    if (rc == SCR_SUCCESS && buf == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && pread(fd, buf, (size_t)size, 0) != (ssize_t)size) {
+        scr_err("%s: cannot read its header: %s", path, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    scr_kvtree *h = rc == SCR_SUCCESS ? scr_kvtree_new() : NULL;
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_parse_image(buf, (size_t)size, h, path);
+    free(buf);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(h);
+        return rc;
+    }
+    *out_header = h;
+    *out_len = size;
+    return SCR_SUCCESS;
+}
+
+int scr_redundancy_register_file(struct scr_run *run, int id, const char *path, const char *type,
+                                 uint64_t size, int with_crc, uint32_t crc, int complete)
+{
+    scr_meta *m = scr_meta_new();
+    char *name = NULL;
+    int rc = m ? scr_path_basename(path, &name) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_filename(m, name);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_filetype(m, type);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_filesize(m, size);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_rank(m, run->rank);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_ranks(m, run->ranks);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(m, complete);
+    if (rc == SCR_SUCCESS && with_crc) rc = scr_meta_set_crc32(m, crc);
+    if (rc == SCR_SUCCESS && !scr_filemap_have_file(run->map, id, run->rank, path))
+        rc = scr_filemap_add_file(run->map, id, run->rank, path);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, path, m);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    free(name);
+    scr_meta_delete(m);
+    return rc;
+}
+
+/* CRC-32 of a whole open file. */
+static int crc_of_fd(int fd, const char *path, char *buf, size_t bufsize, uint32_t *out)
+{
+    uint32_t crc = 0;
+    uint64_t off = 0;
+    for (;;) {
+        ssize_t n = pread(fd, buf, bufsize, (off_t)off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            scr_err("read of %s failed: %s", path, strerror(errno));
+            return SCR_ERR_IO;
+        }
+        if (n == 0) break;
+        crc = scr_crc32(crc, buf, (size_t)n);
+        off += (uint64_t)n;
+    }
+    *out = crc;
+    return SCR_SUCCESS;
+}
+
+static int apply_xor(struct scr_run *run, const struct scr_reddesc *d, int id, char *bufs[2])
+{
+    int N = d->set_size, me = d->set_rank, ok = 0;
+    struct file_set fs = {0};
+    scr_kvtree *current = NULL, *partner = NULL, *header = NULL;
+    char *xpath = NULL;
+    void *image = NULL;
+    size_t image_len = 0;
+    int fd = -1;
+    int rc = file_set_mine(run, id, O_RDONLY, &fs);
+    if (rc == SCR_SUCCESS) rc = describe_files(&fs, run->rank, &current);
+
+    /* the chunk size fits the largest member's data into N-1 chunks */
+    unsigned long long mine_total = fs.total, most = 0;
+    int mrc = scr_mpi_check(MPI_Allreduce(&mine_total, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, d->set),
+                            "finding the largest member of an XOR set");
+    uint64_t chunk = (most + (uint64_t)(N - 2)) / (uint64_t)(N - 1);
+
+    /* my file metas travel right, so that two XOR files hold each rank's metas */
+    if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+    if (mrc != SCR_SUCCESS || !ok) goto done;
+    rc = scr_comm_sendrecv_kvtree(current, scr_reddesc_rhs(d), scr_reddesc_lhs(d), TAG_HEADER, run->world,
+                                  &partner);
+
+    header = scr_kvtree_new();
+    const scr_dataset *desc = NULL;
+    if (rc == SCR_SUCCESS && header == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+    if (rc == SCR_SUCCESS && scr_kvtree_set(header, "DSET", scr_kvtree_dup(desc)) == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(header, "RANKS", run->ranks);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_uint64(header, "CHUNK", chunk);
+    if (rc == SCR_SUCCESS) {
+        scr_kvtree *group = scr_kvtree_set(header, "GROUP", scr_kvtree_new());
+        rc = group ? scr_kvtree_util_set_int(group, "RANKS", N) : SCR_ERR_NOMEM;
+        for (int i = 0; rc == SCR_SUCCESS && i < N; i++) {
+            char key[16];
+            snprintf(key, sizeof(key), "%d", i);
+            scr_kvtree *ranks = scr_kvtree_get(group, "RANK");
+            if (ranks == NULL) ranks = scr_kvtree_set(group, "RANK", scr_kvtree_new());
+            rc = ranks ? scr_kvtree_util_set_int(ranks, key, d->members[i]) : SCR_ERR_NOMEM;
+        }
+    }
+    if (rc == SCR_SUCCESS && (scr_kvtree_set(header, "CURRENT", current) == NULL ||
+                              scr_kvtree_set(header, "PARTNER", partner) == NULL))
+        rc = SCR_ERR_NOMEM;
+    current = partner = NULL; /* owned by header now */
+    if (rc == SCR_SUCCESS) rc = header_image(header, &image, &image_len);
+    if (rc == SCR_SUCCESS) rc = xor_file_path(run, d, id, &xpath);
+    /* listed before it exists */
+    if (rc == SCR_SUCCESS)
+        rc = scr_redundancy_register_file(run, id, xpath, SCR_META_TYPE_XOR, image_len + chunk, 0, 0, 0);
+    if (rc == SCR_SUCCESS) {
+        fd = open(xpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            scr_err("cannot create %s: %s", xpath, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+    }
+    if (rc == SCR_SUCCESS) rc = scr_write_full(fd, image, image_len, xpath);
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+    if (mrc != SCR_SUCCESS || !ok) goto done;
+
+    /* the ring reduce-scatter, one piece of every chunk at a time */
+    int rhs = scr_reddesc_rhs(d), lhs = scr_reddesc_lhs(d);
+    size_t bufsize = run->file_buf_size;
+    for (uint64_t p = 0; p < chunk; p += bufsize) {
+        size_t len = chunk - p < bufsize ? (size_t)(chunk - p) : bufsize;
+        for (int t = 0; t < N - 1; t++) {
+            int slot = ((me - t - 1) % N + N) % N;
+            if (rc == SCR_SUCCESS)
+                rc = scr_padfile_read(fs.parts, (size_t)fs.count, slot_offset(me, slot, chunk) + p, bufs[0], len);
+            if (rc != SCR_SUCCESS) memset(bufs[0], 0, len);
+            if (t > 0) xor_into(bufs[0], bufs[1], len);
+            mrc = scr_mpi_check(MPI_Sendrecv(bufs[0], (int)len, MPI_BYTE, rhs, TAG_XOR, bufs[1], (int)len,
+                                             MPI_BYTE, lhs, TAG_XOR, run->world, MPI_STATUS_IGNORE),
+                                "computing XOR data");
+            if (mrc != SCR_SUCCESS) goto done;
+        }
+        if (rc == SCR_SUCCESS && pwrite(fd, bufs[1], len, (off_t)(image_len + p)) != (ssize_t)len) {
+            scr_err("write to %s failed: %s", xpath, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+    }
+    if (rc == SCR_SUCCESS && fsync(fd) != 0) {
+        scr_err("fsync of %s failed: %s", xpath, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    uint32_t crc = 0;
+    if (rc == SCR_SUCCESS && run->crc_on_copy) rc = crc_of_fd(fd, xpath, bufs[0], bufsize, &crc);
+    if (rc == SCR_SUCCESS)
+        rc = scr_redundancy_register_file(run, id, xpath, SCR_META_TYPE_XOR, image_len + chunk, run->crc_on_copy,
+                                      crc, 1);
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+done:
+    if (fd >= 0) close(fd);
+    file_set_close(&fs);
+    scr_kvtree_delete(current);
+    scr_kvtree_delete(partner);
+    scr_kvtree_delete(header);
+    free(image);
+    free(xpath);
+    if (mrc != SCR_SUCCESS) return mrc;
+    return ok ? SCR_SUCCESS : SCR_FAILURE;
+}
+
+/* --- entry points ---------------------------------------------------------------- */
+
+/* Keep the records of the left neighbours this rank helps rebuild (one for
+ * XOR, k for RS), so that a member whose node is lost learns its own. */
+static int keep_neighbour_records(struct scr_run *run, const struct scr_reddesc *d, int id,
+                                  const scr_kvtree *record)
+{
+    int keep = d->type == SCR_COPY_XOR ? 1 : d->type == SCR_COPY_RS ? d->failures : 0;
+    const scr_dataset *desc = NULL;
+    int rc = scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+    for (int j = 1; rc == SCR_SUCCESS && j <= keep && j < d->set_size; j++) {
+        int their_rank = (d->set_rank - j + d->set_size) % d->set_size;
+        int owner = d->members[their_rank];
+        scr_kvtree *theirs = scr_kvtree_dup(record);
+        rc = theirs ? scr_kvtree_util_set_int(theirs, "SET_RANK", their_rank) : SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_reddesc(run->map, id, owner, theirs);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, owner, desc);
+        scr_kvtree_delete(theirs);
+    }
+    return rc;
+}
+
+int scr_redundancy_apply(struct scr_run *run, const struct scr_reddesc *d, int id)
+{
+    scr_kvtree *record = NULL;
+    int rc = scr_reddesc_to_record(d, &record);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_reddesc(run->map, id, run->rank, record);
+    if (rc == SCR_SUCCESS) rc = keep_neighbour_records(run, d, id, record);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    scr_kvtree_delete(record);
+    int ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+    if (d->type == SCR_COPY_SINGLE) return SCR_SUCCESS;
+
+    char *bufs[2] = {malloc(run->file_buf_size), malloc(run->file_buf_size)};
+    rc = (bufs[0] && bufs[1]) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory for redundancy buffers of %zu bytes", run->file_buf_size);
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    double t0 = scr_run_now();
+    if (mrc == SCR_SUCCESS && ok) {
+        if (d->type == SCR_COPY_PARTNER) rc = apply_partner(run, d, id, bufs);
+        else if (d->type == SCR_COPY_XOR) rc = apply_xor(run, d, id, bufs);
+        else rc = scr_redundancy_apply_rs(run, d, id, bufs);
+        mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    }
+    free(bufs[0]);
+    free(bufs[1]);
+    if (mrc == SCR_SUCCESS && ok && run->rank == 0)
+        scr_dbg(1, "dataset %d protected by %s in %.3f s", id, scr_copy_type_name(d->type), scr_run_now() - t0);
+    if (mrc != SCR_SUCCESS) return mrc;
+    if (!ok) {
+        if (run->rank == 0) scr_err("could not apply %s to dataset %d", scr_copy_type_name(d->type), id);
+        return SCR_FAILURE;
+    }
+    /* the expected count now includes the redundancy file */
+    int expected = scr_filemap_num_files(run->map, id, run->rank);
+    rc = scr_filemap_set_expected_files(run->map, id, run->rank, expected);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    return rc;
+}
+
+/* --- XOR recovery ------------------------------------------------------------------ */
+
+/* This rank's XOR file of dataset id (path, open for reading, header length, header). */
+static int open_my_xor(struct scr_run *run, int id, char **out_path, int *out_fd, uint64_t *out_hlen,
+                       scr_kvtree **out_header)
+{
+    const char **files = NULL;
+    int n = 0;
+    *out_path = NULL;
+    *out_fd = -1;
+    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    for (int f = 0; rc == SCR_SUCCESS && f < n && *out_path == NULL; f++) {
+        const scr_meta *m = NULL;
+        if (scr_filemap_get_meta(run->map, id, run->rank, files[f], &m) == SCR_SUCCESS &&
+            scr_meta_check_filetype(m, SCR_META_TYPE_XOR) == SCR_SUCCESS &&
+            (*out_path = strdup(files[f])) == NULL)
+            rc = SCR_ERR_NOMEM;
+    }
+    free(files);
+    if (rc == SCR_SUCCESS && *out_path == NULL) {
+        scr_err("rank %d has no XOR file for dataset %d", run->rank, id);
+        rc = SCR_ERR_NOTFOUND;
+    }
+    if (rc == SCR_SUCCESS) {
+        *out_fd = open(*out_path, O_RDONLY | O_CLOEXEC);
+        if (*out_fd < 0) {
+            scr_err("cannot open %s: %s", *out_path, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+    }
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_read_header(*out_fd, *out_path, out_header, out_hlen);
+    return rc;
+}
+
+/* The lost member's side: its files and XOR file, registered and created
+ * from the metas its neighbours kept. */
+static int prepare_root(struct scr_run *run, const struct scr_reddesc *d, int id, scr_kvtree *from_rhs,
+                        scr_kvtree *from_lhs, struct file_set *fs, char **xpath, int *xfd, uint64_t *hlen,
+                        uint64_t *chunk)
+{
+    scr_kvtree *header = scr_kvtree_new(), *mine = scr_kvtree_get(from_rhs, "PARTNER");
+    char *dsdir = NULL;
+    void *image = NULL;
+    size_t image_len = 0;
+    int n = 0, rank = -1;
+    int rc = header ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && (scr_kvtree_util_get_int(mine, "FILES", &n) != SCR_SUCCESS ||
+                              scr_kvtree_util_get_int(mine, "RANK", &rank) != SCR_SUCCESS || rank != run->rank ||
+                              scr_kvtree_util_get_uint64(from_rhs, "CHUNK", chunk) != SCR_SUCCESS)) {
+        scr_err("rank %d: the XOR header of its neighbour does not describe its files", run->rank);
+        rc = SCR_ERR_FORMAT;
+    }
+    /* the new header: the neighbour's, with our files as CURRENT and the left one's as PARTNER */
+    if (rc == SCR_SUCCESS) {
+        rc = scr_kvtree_copy(header, from_rhs);
+        scr_kvtree_unset(header, "CURRENT");
+        scr_kvtree_unset(header, "PARTNER");
+        if (rc == SCR_SUCCESS && (scr_kvtree_set(header, "CURRENT", scr_kvtree_dup(mine)) == NULL ||
+                                  scr_kvtree_set(header, "PARTNER", scr_kvtree_dup(scr_kvtree_get(from_lhs, "CURRENT"))) == NULL))
+            rc = SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_SUCCESS) rc = dataset_dir(run, id, &dsdir);
+    /* a rank without files of its own still needs the directory for its XOR file */
+    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dsdir, 0700);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, run->rank, scr_kvtree_get(from_rhs, "DSET"));
+    memset(fs, 0, sizeof(*fs));
+    if (rc == SCR_SUCCESS && n > 0) {
+        fs->paths = calloc((size_t)n, sizeof(char *));
+        fs->metas = calloc((size_t)n, sizeof(scr_meta *));
+        fs->parts = calloc((size_t)n, sizeof(scr_padfile_part));
+        if (fs->paths == NULL || fs->metas == NULL || fs->parts == NULL) rc = SCR_ERR_NOMEM;
+    }
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        const scr_meta *m = scr_kvtree_get_kv_int(mine, "FILE", i);
+        const char *rel = NULL;
+        uint64_t size = 0;
+        fs->parts[i].fd = -1;
+        fs->count++;
+        rc = (m && scr_meta_get_filename(m, &rel) == SCR_SUCCESS && scr_meta_get_filesize(m, &size) == SCR_SUCCESS)
+                 ? SCR_SUCCESS : SCR_ERR_FORMAT;
+        if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, rel, &fs->paths[i]);
+        fs->metas[i] = scr_meta_new();
+        if (rc == SCR_SUCCESS && fs->metas[i] == NULL) rc = SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) rc = scr_meta_copy(fs->metas[i], m);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, fs->paths[i]);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, fs->paths[i], m);
+        fs->parts[i].path = fs->paths[i];
+        fs->parts[i].size = size;
+        fs->total += size;
+    }
+    if (rc == SCR_SUCCESS) rc = header_image(header, &image, &image_len);
+    if (rc == SCR_SUCCESS) rc = xor_file_path(run, d, id, xpath);
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_register_file(run, id, *xpath, SCR_META_TYPE_XOR, image_len + *chunk, 0, 0, 0);
+    for (int i = 0; rc == SCR_SUCCESS && i < fs->count; i++) {
+        char *dir = NULL;
+        rc = scr_path_dirname(fs->paths[i], &dir);
+        if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0700);
+        free(dir);
+        if (rc == SCR_SUCCESS && (fs->parts[i].fd = open(fs->paths[i], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+            scr_err("cannot create %s: %s", fs->paths[i], strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+        /* every file gets its full length, even where the rebuilt bytes are zeros */
+        if (rc == SCR_SUCCESS && ftruncate(fs->parts[i].fd, (off_t)fs->parts[i].size) != 0) {
+            scr_err("cannot size %s: %s", fs->paths[i], strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+    }
+    if (rc == SCR_SUCCESS && (*xfd = open(*xpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+        scr_err("cannot create %s: %s", *xpath, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_write_full(*xfd, image, image_len, *xpath);
+    *hlen = image_len;
+    free(image);
+    free(dsdir);
+    scr_kvtree_delete(header);
+    return rc;
+}
+
+int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *d, int id, int root)
+{
+    int N = d->set_size, me = d->set_rank, is_root = me == root, ok = 0;
+    int dist = (me - root + N) % N; /* the chain runs root+1 -> ... -> root-1 -> root */
+    struct file_set fs = {0};
+    scr_kvtree *header = NULL, *from_rhs = NULL, *from_lhs = NULL;
+    char *xpath = NULL;
+    int xfd = -1;
+    uint64_t hlen = 0, chunk = 0;
+    int rc = SCR_SUCCESS;
+
+    /* the neighbours of the lost member send what it needs to know */
+    if (!is_root) {
+        rc = file_set_mine(run, id, O_RDONLY, &fs);
+        if (rc == SCR_SUCCESS) rc = open_my_xor(run, id, &xpath, &xfd, &hlen, &header);
+        if (rc == SCR_SUCCESS) rc = scr_kvtree_util_get_uint64(header, "CHUNK", &chunk);
+    }
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+    if (mrc != SCR_SUCCESS || !ok) goto done;
+    if (dist == 1) mrc = scr_comm_send_kvtree(header, d->members[root], TAG_HEADER, run->world);
+    if (mrc == SCR_SUCCESS && dist == N - 1) mrc = scr_comm_send_kvtree(header, d->members[root], TAG_HEADER + 1, run->world);
+    if (mrc == SCR_SUCCESS && is_root) {
+        mrc = scr_comm_recv_kvtree(d->members[(root + 1) % N], TAG_HEADER, run->world, &from_rhs);
+        if (mrc == SCR_SUCCESS)
+            mrc = scr_comm_recv_kvtree(d->members[(root + N - 1) % N], TAG_HEADER + 1, run->world, &from_lhs);
+        if (mrc == SCR_SUCCESS) rc = prepare_root(run, d, id, from_rhs, from_lhs, &fs, &xpath, &xfd, &hlen, &chunk);
+    }
+    if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+    if (mrc != SCR_SUCCESS || !ok) goto done;
+
+    /* for every piece of every slot: a reduction along the chain to the root */
+    int lhs = scr_reddesc_lhs(d), rhs = scr_reddesc_rhs(d);
+    size_t bufsize = run->file_buf_size;
+    char *bufs[2] = {malloc(bufsize), malloc(bufsize)};
+    if (bufs[0] == NULL || bufs[1] == NULL) rc = SCR_ERR_NOMEM;
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+    for (uint64_t p = 0; mrc == SCR_SUCCESS && ok && p < chunk; p += bufsize) {
+        size_t len = chunk - p < bufsize ? (size_t)(chunk - p) : bufsize;
+        for (int s = 0; mrc == SCR_SUCCESS && s < N; s++) {
+            if (is_root) {
+                mrc = scr_mpi_check(MPI_Recv(bufs[1], (int)len, MPI_BYTE, lhs, TAG_XOR, run->world, MPI_STATUS_IGNORE),
+                                    "rebuilding from XOR data");
+                if (mrc != SCR_SUCCESS || rc != SCR_SUCCESS) continue;
+                if (s == me) {
+                    if (pwrite(xfd, bufs[1], len, (off_t)(hlen + p)) != (ssize_t)len) {
+                        scr_err("write to %s failed: %s", xpath, strerror(errno));
+                        rc = SCR_ERR_IO;
+                    }
+                } else {
+                    rc = scr_padfile_write(fs.parts, (size_t)fs.count, slot_offset(me, s, chunk) + p, bufs[1], len);
+                }
+                continue;
+            }
+            /* my part for slot s: my XOR chunk in my own slot, my data elsewhere */
+            if (rc == SCR_SUCCESS) {
+                if (s == me) {
+                    if (pread(xfd, bufs[0], len, (off_t)(hlen + p)) != (ssize_t)len) {
+                        scr_err("%s is shorter than its header says", xpath);
+                        rc = SCR_ERR_FORMAT;
+                    }
+                } else {
+                    rc = scr_padfile_read(fs.parts, (size_t)fs.count, slot_offset(me, s, chunk) + p, bufs[0], len);
+                }
+            }
+            if (rc != SCR_SUCCESS) memset(bufs[0], 0, len);
+            if (dist > 1) {
+                mrc = scr_mpi_check(MPI_Recv(bufs[1], (int)len, MPI_BYTE, lhs, TAG_XOR, run->world, MPI_STATUS_IGNORE),
+                                    "rebuilding from XOR data");
+                xor_into(bufs[0], bufs[1], len);
+            }
+            if (mrc == SCR_SUCCESS)
+                mrc = scr_mpi_check(MPI_Send(bufs[0], (int)len, MPI_BYTE, rhs, TAG_XOR, run->world),
+                                    "rebuilding from XOR data");
+        }
+    }
+    free(bufs[0]);
+    free(bufs[1]);
+    if (mrc != SCR_SUCCESS) goto done;
+    if (is_root && rc == SCR_SUCCESS) {
+        for (int i = 0; rc == SCR_SUCCESS && i < fs.count; i++) {
+            if (fsync(fs.parts[i].fd) != 0) {
+                scr_err("fsync of %s failed: %s", fs.paths[i], strerror(errno));
+                rc = SCR_ERR_IO;
+            }
+        }
+        if (rc == SCR_SUCCESS && fsync(xfd) != 0) rc = SCR_ERR_IO;
+        char *cbuf = malloc(bufsize);
+        uint32_t crc = 0;
+        if (rc == SCR_SUCCESS && run->crc_on_copy) rc = cbuf ? crc_of_fd(xfd, xpath, cbuf, bufsize, &crc) : SCR_ERR_NOMEM;
+        free(cbuf);
+        if (rc == SCR_SUCCESS)
+            rc = scr_redundancy_register_file(run, id, xpath, SCR_META_TYPE_XOR, hlen + chunk, run->crc_on_copy, crc, 1);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, fs.count + 1);
+        if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    }
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+done:
+    if (xfd >= 0) close(xfd);
+    file_set_close(&fs);
+    scr_kvtree_delete(header);
+    scr_kvtree_delete(from_rhs);
+    scr_kvtree_delete(from_lhs);
+    free(xpath);
+    if (mrc != SCR_SUCCESS) return mrc;
+    return ok ? SCR_SUCCESS : SCR_FAILURE;
+}
