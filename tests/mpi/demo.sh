@@ -1,6 +1,7 @@
 #!/bin/sh
-# demo.sh — `make demo`: a job that is killed, restarts from cache, finishes,
-# loses a node and restarts from the prefix, told in a few lines.
+# demo.sh — `make demo`: a job that is killed, loses a node, restarts from
+# the cache rebuilt with XOR, finishes and flushes; then, with every node
+# lost, restarts from the prefix. Told in a few lines.
 #
 # The application is tests/mpi/scr_test_app on 4 ranks as 2 simulated nodes
 # (tests/mpi/scr-sim-run): every step it writes a checkpoint through libscr,
@@ -41,7 +42,7 @@ show_places() {
     for node in 0 1; do
         sets=
         for dir in $(find "$scratch/cache/node$node" -type d -name 'scr.dataset.*' 2> /dev/null | sort); do
-            sets="$sets ${dir##*/} ($(ls "$dir"))"
+            sets="$sets ${dir##*/} ($(ls "$dir" | tr "\n" " " | sed "s/ $//"))"
         done
         echo "   cache of node$node:${sets:- (empty)}"
     done
@@ -88,18 +89,26 @@ job --crash-after 3 --crash-rank 2
 [ "$mpi_status" -ne 0 ] || fail "run 1 was not killed"
 echo "   (mpirun: rank 2 was killed after step 3; exit status $mpi_status)"
 [ "$(grep -c 'finished step' "$mpi_out")" -eq 0 ] || fail "run 1 went on after the kill"
-show_places
-
-say "run 2: the job is started again; it restarts from step 3 in cache and finishes"
-job
-restarted 3 "run 2"
+echo "   every checkpoint is protected by XOR across the two nodes (the default scheme)"
 show_places
 
 say "node 1 is lost: its cache and control directories are deleted"
 mpi_lose_node 1
 show_places
 
-say "run 3: the job restarts from step 5, which SCR_Finalize flushed to the prefix"
+say "run 2: the job is started again; SCR rebuilds node 1's files from XOR and restarts from step 3"
+mpi_run 4 2 SCR_FLUSH=2 SCR_DEBUG=1 -- $app_args
+show_output
+grep "rebuilt lost files" "$mpi_err" | sed 's/^/   /'
+grep -q "rebuilt lost files" "$mpi_err" || fail "run 2 did not rebuild the lost node's files"
+restarted 3 "run 2"
+echo "   (SCR_Finalize flushed checkpoint 5 to the prefix)"
+show_places
+
+say "both nodes are lost"
+mpi_lose_all_nodes
+
+say "run 3: nothing is left in cache; the job restarts from step 5 on the prefix"
 job
 restarted 5 "run 3"
 mpi_index_has "DSET/$(mpi_index_id ckpt.5)/FETCHED" || fail "run 3 did not fetch step 5 from the prefix"
