@@ -319,10 +319,11 @@ static int move_files(struct scr_run *run, int id, const scr_kvtree *recv, char 
         /* both sides know both totals from the announcements, so they stay in step */
         uint64_t sent = 0, got = 0;
         while ((dest != MPI_PROC_NULL && sent < out.total) || (src != MPI_PROC_NULL && got < in.total)) {
-            size_t ns = dest != MPI_PROC_NULL && out.total - sent < run->file_buf_size ? (size_t)(out.total - sent)
-                        : (dest != MPI_PROC_NULL ? run->file_buf_size : 0);
-            size_t nr = src != MPI_PROC_NULL && in.total - got < run->file_buf_size ? (size_t)(in.total - got)
-                        : (src != MPI_PROC_NULL ? run->file_buf_size : 0);
+            size_t piece = run->mpi_buf_size;
+            size_t ns = dest != MPI_PROC_NULL && out.total - sent < piece ? (size_t)(out.total - sent)
+                        : (dest != MPI_PROC_NULL ? piece : 0);
+            size_t nr = src != MPI_PROC_NULL && in.total - got < piece ? (size_t)(in.total - got)
+                        : (src != MPI_PROC_NULL ? piece : 0);
             if (sent >= out.total) ns = 0;
             if (got >= in.total) nr = 0;
             if (ns > 0 && src_rc == SCR_SUCCESS) src_rc = scr_padfile_read(out.parts, (size_t)out.n, sent, bufs[0], ns);

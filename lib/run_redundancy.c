@@ -16,6 +16,7 @@
  * a hash (kvtree file image) with DSET, CHUNK, GROUP, CURRENT (this rank's
  * file metas) and PARTNER (the left neighbour's), then the chunk. A lost
  * member is rebuilt by a pipelined reduction along the same ring to it. */
+#include "erasure_xor.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "meta.h"
@@ -256,7 +257,7 @@ static int apply_partner(struct scr_run *run, const struct scr_reddesc *d, int i
     rc = mrc;
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
-    rc = stream_ring(run, d, &out, &in, bufs[0], bufs[1], run->file_buf_size);
+    rc = stream_ring(run, d, &out, &in, bufs[0], bufs[1], run->mpi_buf_size);
 done:
     file_set_close(&out);
     file_set_close(&in);
@@ -279,10 +280,6 @@ static int xor_file_path(struct scr_run *run, const struct scr_reddesc *d, int i
     return rc;
 }
 
-static void xor_into(char *dst, const char *src, size_t n)
-{
-    for (size_t i = 0; i < n; i++) dst[i] ^= src[i];
-}
 
 /* Offset in a member's logical file of its chunk in slot s (member i skips slot i). */
 static uint64_t slot_offset(int member, int slot, uint64_t chunk)
@@ -436,7 +433,7 @@ static int apply_xor(struct scr_run *run, const struct scr_reddesc *d, int id, c
 
     /* the ring reduce-scatter, one piece of every chunk at a time */
     int rhs = scr_reddesc_rhs(d), lhs = scr_reddesc_lhs(d);
-    size_t bufsize = run->file_buf_size;
+    size_t bufsize = run->mpi_buf_size;
     for (uint64_t p = 0; p < chunk; p += bufsize) {
         size_t len = chunk - p < bufsize ? (size_t)(chunk - p) : bufsize;
         for (int t = 0; t < N - 1; t++) {
@@ -444,7 +441,7 @@ static int apply_xor(struct scr_run *run, const struct scr_reddesc *d, int id, c
             if (rc == SCR_SUCCESS)
                 rc = scr_padfile_read(fs.parts, (size_t)fs.count, slot_offset(me, slot, chunk) + p, bufs[0], len);
             if (rc != SCR_SUCCESS) memset(bufs[0], 0, len);
-            if (t > 0) xor_into(bufs[0], bufs[1], len);
+            if (t > 0) scr_xor_accumulate(bufs[0], bufs[1], len);
             mrc = scr_mpi_check(MPI_Sendrecv(bufs[0], (int)len, MPI_BYTE, rhs, TAG_XOR, bufs[1], (int)len,
                                              MPI_BYTE, lhs, TAG_XOR, run->world, MPI_STATUS_IGNORE),
                                 "computing XOR data");
@@ -691,7 +688,7 @@ int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *d,
 
     /* for every piece of every slot: a reduction along the chain to the root */
     int lhs = scr_reddesc_lhs(d), rhs = scr_reddesc_rhs(d);
-    size_t bufsize = run->file_buf_size;
+    size_t bufsize = run->mpi_buf_size;
     char *bufs[2] = {malloc(bufsize), malloc(bufsize)};
     if (bufs[0] == NULL || bufs[1] == NULL) rc = SCR_ERR_NOMEM;
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
@@ -727,7 +724,7 @@ int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *d,
             if (dist > 1) {
                 mrc = scr_mpi_check(MPI_Recv(bufs[1], (int)len, MPI_BYTE, lhs, TAG_XOR, run->world, MPI_STATUS_IGNORE),
                                     "rebuilding from XOR data");
-                xor_into(bufs[0], bufs[1], len);
+                scr_xor_accumulate(bufs[0], bufs[1], len);
             }
             if (mrc == SCR_SUCCESS)
                 mrc = scr_mpi_check(MPI_Send(bufs[0], (int)len, MPI_BYTE, rhs, TAG_XOR, run->world),

@@ -255,8 +255,7 @@ int scr_redundancy_apply_rs(struct scr_run *run, const struct scr_reddesc *d, in
     if (rc == SCR_SUCCESS) rc = rs_path(run, d, id, &path);
     if (rc == SCR_SUCCESS) rc = create_rs_file(run, id, path, header, chunk, k, &fd, &hlen);
     /* k accumulators, each one piece long */
-    size_t bufsize = run->file_buf_size / (size_t)(k + 1);
-    if (bufsize == 0) bufsize = 1;
+    size_t bufsize = run->mpi_buf_size;
     acc = calloc((size_t)(2 * k), sizeof(char *));
     for (int j = 0; rc == SCR_SUCCESS && acc && j < 2 * k; j++)
         if ((acc[j] = malloc(bufsize)) == NULL) rc = SCR_ERR_NOMEM;
@@ -445,8 +444,7 @@ int scr_redundancy_recover_rs(struct scr_run *run, const struct scr_reddesc *d, 
         if (rc == SCR_SUCCESS)
             rc = prepare_lost(run, d, id, members, scr_kvtree_get(members, "DSET"), chunk, &f, &path, &fd, &hlen);
     }
-    size_t bufsize = run->file_buf_size / (size_t)(N + 1);
-    if (bufsize == 0) bufsize = 1;
+    size_t bufsize = run->mpi_buf_size;
     blocks = malloc(bufsize * (size_t)(dd + k));
     outs = calloc((size_t)k, sizeof(char *));
     if (blocks == NULL || outs == NULL) rc = SCR_ERR_NOMEM;

@@ -149,10 +149,15 @@ static int read_parameters(struct scr_run *r)
                              : get_int(c, ints[i].name, ints[i].out);
     if (rc == SCR_SUCCESS) rc = scr_config_get_double(c, "SCR_CHECKPOINT_OVERHEAD", &r->ckpt_overhead);
     if (rc == SCR_SUCCESS) rc = scr_config_get_bytes(c, "SCR_FILE_BUF_SIZE", &bufsize);
+    uint64_t piece = 0;
+    if (rc == SCR_SUCCESS) rc = scr_config_get_bytes(c, "SCR_MPI_BUF_SIZE", &piece);
     if (rc == SCR_SUCCESS) {
         if (bufsize < 4096) bufsize = 4096;
         if (bufsize > ((uint64_t)1 << 30)) bufsize = (uint64_t)1 << 30;
         r->file_buf_size = (size_t)bufsize;
+        /* pieces between ranks are small enough to stay in cache, at most a file buffer */
+        if (piece < 4096) piece = 4096;
+        r->mpi_buf_size = piece < bufsize ? (size_t)piece : (size_t)bufsize;
         if (r->cache_size < 1) r->cache_size = 1;
     }
     if (rc != SCR_SUCCESS) scr_err("cannot read SCR's parameters (%s)", scr_strstatus(rc));

@@ -47,7 +47,8 @@ struct scr_run {
     int halt_enabled, halt_exit, halt_seconds;
     int ckpt_interval, ckpt_seconds;
     double ckpt_overhead;
-    size_t file_buf_size;
+    size_t file_buf_size;  /* file I/O buffer (SCR_FILE_BUF_SIZE) */
+    size_t mpi_buf_size;   /* pieces that travel between ranks (SCR_MPI_BUF_SIZE) */
 
     /* this rank's files in cache, kept on disk at filemap_path */
     scr_filemap *map;

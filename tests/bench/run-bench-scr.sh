@@ -4,6 +4,7 @@
 #   run-bench-scr.sh BUILD_DIR
 set -eu
 build=$(cd "${1:?usage: run-bench-scr.sh BUILD_DIR}" && pwd)
+sim="$(cd "$(dirname "$0")/../mpi" && pwd)/scr-sim-run"
 work=$(mktemp -d "${TMPDIR:-/tmp}/scr-bench.XXXXXX")
 shm=$(mktemp -d /dev/shm/scr-bench.XXXXXX)
 trap 'rm -rf "$work" "$shm"' EXIT
@@ -21,3 +22,35 @@ run() { mpirun --oversubscribe --allow-run-as-root "$@"; }
 run -np 4 "$build/tests/bench/bench_scr" --mib "${BENCH_MIB:-256}" --plain-dir "$shm"
 rm -rf "$shm/cache" "$shm/cntl" "$work/prefix"/* "$work/prefix"/.scr
 SCR_JOB_ID=bench1g$$ run -np 1 "$build/tests/bench/bench_scr" --mib "${BENCH_BIG_MIB:-1024}" --plain-dir "$shm"
+
+# Redundancy schemes: 4 ranks as 4 simulated nodes, each scheme's checkpoint
+# time as a ratio to SINGLE measured in the same run (SINGLE time / scheme's).
+echo "bench_scr: checkpoint of 4 ranks x ${BENCH_MIB:-256} MiB as 4 nodes, by redundancy scheme"
+printf 'SCR_CNTL_BASE=%s/cntl/%%N\nSCR_CACHE_BASE=%s/cache/%%N\n' "$shm" "$shm" > "$work/system.conf"
+single=
+for type in SINGLE PARTNER XOR RS; do
+    rm -rf "$shm/cache" "$shm/cntl"
+    t=$(SCR_COPY_TYPE=$type SCR_SET_SIZE=4 SCR_SET_FAILURES=2 SCR_JOB_ID=red$type$$ \
+        "$sim" -n 4 -N 4 "$build/tests/bench/bench_scr" --mib "${BENCH_MIB:-256}" --only-checkpoint |
+        sed -n 's/^  checkpoint *\([0-9.]*\) s.*/\1/p')
+    [ -n "$single" ] || single=$t
+    awk -v t="$t" -v s="$single" -v n="$type" 'BEGIN { printf "  %-8s %7.3f s   ratio to SINGLE %.2f\n", n, t, s / t }'
+done
+targets="  targets: XOR (set of 4) >= 0.80, RS (N=4, k=2) >= 0.60, PARTNER >= 0.60"
+echo "$targets"
+
+# A restart that rebuilds one lost node against one with nothing lost.
+echo "bench_scr: SCR_Init of 4 ranks as 4 nodes after an XOR checkpoint of ${BENCH_MIB:-256} MiB per rank"
+rm -rf "$shm/cache" "$shm/cntl"
+export SCR_COPY_TYPE=XOR SCR_SET_SIZE=4 SCR_JOB_ID=rebuild$$
+"$sim" -n 4 -N 4 "$build/tests/bench/bench_scr" --mib "${BENCH_MIB:-256}" --only-checkpoint > /dev/null
+cp -a "$shm/cache" "$shm/cache.saved" && cp -a "$shm/cntl" "$shm/cntl.saved"
+init_time() {
+    "$sim" -n 4 -N 4 "$build/tests/bench/bench_scr" --mib 1 --only-checkpoint |
+        sed -n 's/^  SCR_Init *\([0-9.]*\) s.*/\1/p'
+}
+keep=$(init_time)
+rm -rf "$shm/cache" "$shm/cntl" && cp -a "$shm/cache.saved" "$shm/cache" && cp -a "$shm/cntl.saved" "$shm/cntl"
+rm -rf "$shm/cache/node1" "$shm/cntl/node1"
+rebuild=$(init_time)
+awk -v k="$keep" -v r="$rebuild" 'BEGIN { printf "  nothing lost %7.3f s   one node rebuilt %7.3f s   ratio %.2f\n", k, r, k / r }'

@@ -13,7 +13,7 @@ mpi_setup redundancy
 
 write_args="--steps 2 --files 2 --size 9000 --uneven --no-files 1"
 restart_args="--steps 3 --files 2 --size 9000 --uneven --no-files 1"
-common="SCR_FLUSH=0 SCR_SET_SIZE=4 SCR_SET_FAILURES=2 SCR_CRC_ON_COPY=1 SCR_FILE_BUF_SIZE=4096"
+common="SCR_FLUSH=0 SCR_SET_SIZE=4 SCR_SET_FAILURES=2 SCR_CRC_ON_COPY=1 SCR_FILE_BUF_SIZE=4096 SCR_MPI_BUF_SIZE=4096"
 
 snapshot() {
     rm -rf "$scratch/saved" && mkdir "$scratch/saved" &&
