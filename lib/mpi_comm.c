@@ -185,67 +185,79 @@ int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm,
                            scr_kvtree ***out_trees)
 {
     *out_trees = NULL;
-    int me, nranks;
+    int me, nranks, ok = 0;
     int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, &nranks), "MPI_Comm_size");
     if (rc != SCR_SUCCESS) return rc;
+
+    /* every rank packs, and all agree it worked, before any byte moves */
     char *buf = NULL;
     int len = 0;
     int prc = pack_tree(mine, &buf, &len);
-    if (prc != SCR_SUCCESS) len = 0; /* take part; the outcome is agreed below */
+    rc = scr_comm_all_true(prc == SCR_SUCCESS, comm, &ok);
+    if (rc != SCR_SUCCESS || !ok) {
+        free(buf);
+        return rc != SCR_SUCCESS ? rc : SCR_FAILURE;
+    }
 
-    int *lens = NULL, *displs = NULL;
+    /* root learns the sizes and says whether it can take them all */
+    int *lens = NULL, *displs = NULL, root_ok = 1;
     char *all = NULL;
-    long long total = 0;
-    int ok = 1;
     if (me == root) {
         lens = calloc((size_t)nranks, sizeof(int));
         displs = calloc((size_t)nranks, sizeof(int));
-        ok = lens != NULL && displs != NULL;
+        root_ok = lens != NULL && displs != NULL;
     }
-    rc = scr_mpi_check(MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, root, comm),
+    rc = scr_mpi_check(MPI_Gather(&len, 1, MPI_INT, root_ok ? lens : NULL, 1, MPI_INT, root, comm),
                        "gathering record sizes");
-    if (rc == SCR_SUCCESS && me == root && ok) {
+    if (rc == SCR_SUCCESS && me == root && root_ok) {
+        long long total = 0;
         for (int i = 0; i < nranks; i++) {
-            displs[i] = (int)total;
+            displs[i] = (int)(total < INT_MAX ? total : 0);
             total += lens[i];
         }
         if (total > INT_MAX) {
-            scr_err("gathered records of %lld bytes are too large", total);
-            ok = 0;
-        } else {
-            all = malloc(total > 0 ? (size_t)total : 1);
-            ok = all != NULL;
-        }
-        if (!ok) { /* receive nothing, but still take part */
-            memset(lens, 0, (size_t)nranks * sizeof(int));
+            scr_err("gathered records of %lld bytes are too large for one message", total);
+            root_ok = 0;
+        } else if ((all = malloc(total > 0 ? (size_t)total : 1)) == NULL) {
+            scr_err("out of memory gathering records of %lld bytes", total);
+            root_ok = 0;
         }
     }
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(&root_ok, 1, MPI_INT, root, comm), "MPI_Bcast");
     char dummy;
-    if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Gatherv(buf ? buf : &dummy, buf ? len : 0, MPI_BYTE,
-                                       all ? all : &dummy, lens, displs, MPI_BYTE, root, comm),
-                           "gathering records");
+    if (rc == SCR_SUCCESS && root_ok)
+        rc = scr_mpi_check(MPI_Gatherv(buf ? buf : &dummy, len, MPI_BYTE, all ? all : &dummy, lens, displs,
+                                       MPI_BYTE, root, comm), "gathering records");
     free(buf);
-    if (rc == SCR_SUCCESS && me == root) {
-        scr_kvtree **trees = ok ? calloc((size_t)nranks, sizeof(*trees)) : NULL;
+
+    /* root unpacks, and everyone learns whether that worked */
+    int status = (rc == SCR_SUCCESS && root_ok) ? SCR_SUCCESS : SCR_FAILURE;
+    scr_kvtree **trees = NULL;
+    if (status == SCR_SUCCESS && me == root) {
+        trees = calloc((size_t)nranks, sizeof(*trees));
         if (trees == NULL) {
             scr_err("out of memory gathering records of %d ranks", nranks);
-            rc = SCR_ERR_NOMEM;
+            status = SCR_ERR_NOMEM;
         }
-        for (int i = 0; rc == SCR_SUCCESS && i < nranks; i++) {
+        for (int i = 0; status == SCR_SUCCESS && i < nranks; i++) {
             char origin[64];
             snprintf(origin, sizeof(origin), "record from rank %d", i);
-            rc = unpack_new(all + displs[i], (size_t)lens[i], origin, &trees[i]);
+            status = unpack_new(all + displs[i], (size_t)lens[i], origin, &trees[i]);
         }
-        if (rc == SCR_SUCCESS) *out_trees = trees;
-        else scr_comm_free_trees(trees, nranks);
     }
     free(all);
     free(lens);
     free(displs);
-    if (rc == SCR_SUCCESS && prc != SCR_SUCCESS) rc = prc;
-    return rc;
+    if (rc == SCR_SUCCESS && root_ok) {
+        int unpacked = status == SCR_SUCCESS;
+        rc = scr_mpi_check(MPI_Bcast(&unpacked, 1, MPI_INT, root, comm), "MPI_Bcast");
+        if (rc == SCR_SUCCESS && !unpacked) status = SCR_FAILURE;
+    }
+    if (rc != SCR_SUCCESS) status = rc;
+    if (status == SCR_SUCCESS) *out_trees = trees;
+    else scr_comm_free_trees(trees, me == root ? nranks : 0);
+    return status;
 }
 
 /* This rank, the size of comm, and width limited to [1, size]. */

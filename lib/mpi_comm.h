@@ -35,7 +35,8 @@ int scr_comm_sendrecv_kvtree(const scr_kvtree *tree, int dest, int src, int tag,
                              scr_kvtree **out_tree);
 
 /* Gather every rank's tree at root: there, *out_trees is a new array of
- * `size of comm` new trees (free with scr_comm_free_trees); elsewhere NULL. */
+ * `size of comm` new trees (free with scr_comm_free_trees); elsewhere NULL.
+ * Every rank returns the same status. */
 int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm,
                            scr_kvtree ***out_trees);
 void scr_comm_free_trees(scr_kvtree **trees, int count);

@@ -19,6 +19,56 @@
 #define TAG_EXCHANGE 4801
 #define KEY_RANK "RANK"
 
+/* One packed record per destination, made before anyone is told to expect it. */
+struct outgoing {
+    int dest;
+    char *buf;
+    int len;
+};
+
+static void free_outgoing(struct outgoing *out, int n)
+{
+    for (int i = 0; out && i < n; i++) free(out[i].buf);
+    free(out);
+}
+
+/* Pack every record of send; 0 on success, logged failure otherwise. */
+static int pack_all(const scr_kvtree *send, int size, struct outgoing **out_list, int *out_n)
+{
+    const scr_kvtree *dests = scr_kvtree_get(send, KEY_RANK);
+    int n = scr_kvtree_size(dests), i = 0;
+    struct outgoing *out = calloc((size_t)(n > 0 ? n : 1), sizeof(*out));
+    if (out == NULL) {
+        scr_err("out of memory for %d outgoing records", n);
+        return SCR_ERR_NOMEM;
+    }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(dests); e; e = scr_kvtree_elem_next(e), i++) {
+        int64_t d;
+        if (scr_parse_int64(scr_kvtree_elem_key(e), &d) != 0 || d < 0 || d >= size) {
+            scr_err("exchange: rank %s does not exist in a job of %d ranks", scr_kvtree_elem_key(e), size);
+            free_outgoing(out, i);
+            return SCR_ERR_ARG;
+        }
+        size_t len = scr_kvtree_pack_size(scr_kvtree_elem_hash(e));
+        if (len > INT32_MAX) {
+            scr_err("exchange: a record of %zu bytes for rank %d is too large to send", len, (int)d);
+            free_outgoing(out, i);
+            return SCR_ERR_ARG;
+        }
+        out[i].dest = (int)d;
+        out[i].len = (int)len;
+        out[i].buf = malloc(len);
+        if (out[i].buf == NULL || scr_kvtree_pack(out[i].buf, len, scr_kvtree_elem_hash(e)) != len) {
+            scr_err("exchange: cannot pack a record of %zu bytes for rank %d", len, (int)d);
+            free_outgoing(out, i + 1);
+            return SCR_ERR_NOMEM;
+        }
+    }
+    *out_list = out;
+    *out_n = n;
+    return SCR_SUCCESS;
+}
+
 int scr_comm_exchange(const scr_kvtree *send, MPI_Comm comm, scr_kvtree **out_recv)
 {
     *out_recv = NULL;
@@ -26,53 +76,37 @@ int scr_comm_exchange(const scr_kvtree *send, MPI_Comm comm, scr_kvtree **out_re
     int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     if (rc != SCR_SUCCESS) return rc;
+    /* everything that can fail locally happens before receivers expect anything */
+    struct outgoing *out = NULL;
+    int nsend = 0;
     int *to = calloc((size_t)size, sizeof(int)), *from = calloc((size_t)size, sizeof(int));
+    MPI_Request *reqs = NULL;
     scr_kvtree *recv = scr_kvtree_new();
     int ok = to != NULL && from != NULL && recv != NULL;
-    const scr_kvtree *dests = scr_kvtree_get(send, KEY_RANK);
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(dests); ok && e; e = scr_kvtree_elem_next(e)) {
-        int64_t d;
-        if (scr_parse_int64(scr_kvtree_elem_key(e), &d) != 0 || d < 0 || d >= size) {
-            scr_err("exchange: rank %s does not exist in a job of %d ranks", scr_kvtree_elem_key(e), size);
-            ok = 0;
-        } else {
-            to[d] = 1;
-        }
+    if (!ok) scr_err("out of memory for an exchange among %d ranks", size);
+    if (ok) ok = pack_all(send, size, &out, &nsend) == SCR_SUCCESS;
+    if (ok) {
+        reqs = calloc((size_t)(nsend > 0 ? nsend : 1), sizeof(MPI_Request));
+        ok = reqs != NULL;
     }
-    /* everyone learns who will send to them; a failure anywhere is agreed first */
+    for (int i = 0; ok && i < nsend; i++) to[out[i].dest] = 1;
     int all = 0;
     rc = scr_comm_all_true(ok, comm, &all);
     if (rc == SCR_SUCCESS && all)
-        rc = scr_mpi_check(MPI_Alltoall(to, 1, MPI_INT, from, 1, MPI_INT, comm),
-                           "exchanging message counts");
+        rc = scr_mpi_check(MPI_Alltoall(to, 1, MPI_INT, from, 1, MPI_INT, comm), "exchanging message counts");
     int status = (rc == SCR_SUCCESS && all) ? SCR_SUCCESS : SCR_FAILURE;
     if (status == SCR_SUCCESS) {
-        int nsend = 0, nrecv = 0;
-        for (int i = 0; i < size; i++) {
-            nsend += to[i];
-            nrecv += from[i];
-        }
-        /* post the sends first (buffered by packing), then take what arrives */
-        MPI_Request *reqs = calloc((size_t)nsend + 1, sizeof(MPI_Request));
-        char **bufs = calloc((size_t)nsend + 1, sizeof(char *));
-        int n = 0;
-        if (reqs == NULL || bufs == NULL) status = SCR_ERR_NOMEM;
-        for (scr_kvtree_elem *e = scr_kvtree_elem_first(dests); status == SCR_SUCCESS && e;
-             e = scr_kvtree_elem_next(e)) {
-            int64_t d = 0;
-            scr_parse_int64(scr_kvtree_elem_key(e), &d);
-            size_t len = scr_kvtree_pack_size(scr_kvtree_elem_hash(e));
-            bufs[n] = malloc(len);
-            if (bufs[n] == NULL || len > INT32_MAX) {
-                status = SCR_ERR_NOMEM;
+        int nrecv = 0, posted = 0;
+        for (int i = 0; i < size; i++) nrecv += from[i];
+        for (int i = 0; i < nsend; i++, posted++) {
+            int src = scr_mpi_check(MPI_Isend(out[i].buf, out[i].len, MPI_BYTE, out[i].dest, TAG_EXCHANGE, comm,
+                                              &reqs[i]), "sending a record");
+            if (src != SCR_SUCCESS) { /* MPI itself failed: nothing sensible is left to do */
+                status = src;
                 break;
             }
-            scr_kvtree_pack(bufs[n], len, scr_kvtree_elem_hash(e));
-            status = scr_mpi_check(MPI_Isend(bufs[n], (int)len, MPI_BYTE, (int)d, TAG_EXCHANGE, comm,
-                                             &reqs[n]), "sending a record");
-            n++;
         }
-        for (int i = 0; i < nrecv; i++) {
+        for (int i = 0; status == SCR_SUCCESS && i < nrecv; i++) {
             scr_kvtree *t = NULL;
             MPI_Status st;
             int prc = scr_mpi_check(MPI_Probe(MPI_ANY_SOURCE, TAG_EXCHANGE, comm, &st), "waiting for records");
@@ -85,18 +119,17 @@ int scr_comm_exchange(const scr_kvtree *send, MPI_Comm comm, scr_kvtree **out_re
             scr_kvtree_delete(t);
             if (status == SCR_SUCCESS) status = prc;
         }
-        if (n > 0) {
-            int wrc = scr_mpi_check(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE), "finishing sends");
+        if (posted > 0) {
+            int wrc = scr_mpi_check(MPI_Waitall(posted, reqs, MPI_STATUSES_IGNORE), "finishing sends");
             if (status == SCR_SUCCESS) status = wrc;
         }
-        for (int i = 0; i < n; i++) free(bufs[i]);
-        free(bufs);
-        free(reqs);
         int agreed = 0;
         rc = scr_comm_all_true(status == SCR_SUCCESS, comm, &agreed);
         if (rc == SCR_SUCCESS && !agreed) status = SCR_FAILURE;
         if (rc != SCR_SUCCESS) status = rc;
     }
+    free_outgoing(out, nsend);
+    free(reqs);
     free(to);
     free(from);
     if (status != SCR_SUCCESS) {
@@ -105,73 +138,4 @@ int scr_comm_exchange(const scr_kvtree *send, MPI_Comm comm, scr_kvtree **out_re
     }
     *out_recv = recv;
     return SCR_SUCCESS;
-}
-
-int scr_comm_send_file(const char *path, uint64_t size, int dest, int tag, MPI_Comm comm,
-                       void *buf, size_t bufsize)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    int rc = SCR_SUCCESS;
-    if (fd < 0) {
-        scr_err("cannot open %s to send it: %s", path, strerror(errno));
-        rc = SCR_ERR_IO;
-    }
-    /* the receiver expects size bytes whatever happens: on a failure the
-     * rest is sent as zeros and the failure is reported by the caller */
-    for (uint64_t off = 0; off < size || off == 0; ) {
-        size_t n = size - off < bufsize ? (size_t)(size - off) : bufsize;
-        size_t got = 0;
-        if (rc == SCR_SUCCESS) rc = scr_read_full(fd, buf, n, &got, path);
-        if (rc == SCR_SUCCESS && got != n) {
-            scr_err("%s ended after %llu of %llu bytes", path, (unsigned long long)(off + got),
-                    (unsigned long long)size);
-            rc = SCR_ERR_FORMAT;
-        }
-        if (rc != SCR_SUCCESS) memset(buf, 0, n);
-        int src = scr_mpi_check(MPI_Send(buf, (int)n, MPI_BYTE, dest, tag, comm), "sending a file");
-        if (rc == SCR_SUCCESS) rc = src;
-        off += n;
-        if (size == 0) break;
-    }
-    if (fd >= 0) close(fd);
-    return rc;
-}
-
-int scr_comm_recv_file(const char *path, uint64_t size, int src, int tag, MPI_Comm comm,
-                       void *buf, size_t bufsize, uint32_t *out_crc)
-{
-    char *dir = NULL;
-    int rc = scr_path_dirname(path, &dir);
-    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0700);
-    free(dir);
-    int fd = -1;
-    if (rc == SCR_SUCCESS) {
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (fd < 0) {
-            scr_err("cannot create %s: %s", path, strerror(errno));
-            rc = SCR_ERR_IO;
-        }
-    }
-    uint32_t crc = 0;
-    for (uint64_t off = 0; off < size || off == 0; ) {
-        size_t n = size - off < bufsize ? (size_t)(size - off) : bufsize;
-        int mrc = scr_mpi_check(MPI_Recv(buf, (int)n, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE),
-                                "receiving a file");
-        if (rc == SCR_SUCCESS) rc = mrc;
-        if (rc == SCR_SUCCESS) {
-            crc = scr_crc32(crc, buf, n);
-            rc = scr_write_full(fd, buf, n, path);
-        }
-        off += n;
-        if (size == 0) break;
-    }
-    if (fd >= 0) {
-        if (rc == SCR_SUCCESS && fsync(fd) != 0) {
-            scr_err("fsync of %s failed: %s", path, strerror(errno));
-            rc = SCR_ERR_IO;
-        }
-        close(fd);
-    }
-    if (rc == SCR_SUCCESS && out_crc != NULL) *out_crc = crc;
-    return rc;
 }

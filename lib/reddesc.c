@@ -96,6 +96,8 @@ static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm worl
     if (rc == SCR_SUCCESS) {
         int nsets = lsize / (set_size > 0 ? set_size : 1);
         if (nsets < 1) nsets = 1;
+        /* Reed-Solomon codes have at most 255 blocks */
+        if (d->type == SCR_COPY_RS && nsets < (lsize + 254) / 255) nsets = (lsize + 254) / 255;
         int which = (int)((long long)lrank * nsets / lsize);
         rc = scr_mpi_check(MPI_Comm_split(level, which, lrank, &d->set), "forming redundancy sets");
     }
@@ -110,8 +112,13 @@ static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm worl
 static void fit_to_set(struct scr_reddesc *d, int requested_size)
 {
     enum scr_copy_type asked = d->type;
+    int asked_failures = d->failures;
     if (d->set_size == 1) d->type = SCR_COPY_SINGLE;
     if (d->type == SCR_COPY_RS && d->failures >= d->set_size) d->failures = d->set_size - 1;
+    if (d->type == SCR_COPY_RS && d->failures < 1) d->failures = 1;
+    if (d->set_rank == 0 && d->failures != asked_failures && d->type == SCR_COPY_RS)
+        scr_dbg(1, "descriptor CKPT=%d: set %d of %d members survives %d failures, not %d", d->index,
+                d->set_id, d->set_size, d->failures, asked_failures);
     if (d->set_rank != 0) return;
     if (d->set_size < requested_size && asked != SCR_COPY_SINGLE && asked != SCR_COPY_PARTNER)
         scr_dbg(1, "descriptor CKPT=%d: set %d has %d members (SET_SIZE %d; fewer %s groups)",

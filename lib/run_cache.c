@@ -267,6 +267,14 @@ int scr_cache_make_room(struct scr_run *run)
         if (most < run->cache_size || global_oldest == INT_MAX) return SCR_SUCCESS;
         scr_dbg(1, "cache full (%d datasets): deleting dataset %d", most, global_oldest);
         int drc = scr_cache_delete_dataset(run, global_oldest);
+        /* the flush file keeps whether it reached the prefix, not that it is cached */
+        int flushed = 0;
+        scr_kvtree *flush = run->node_rank == 0 ? scr_kvtree_new() : NULL;
+        if (flush != NULL && scr_flush_file_read(run->flush_path, flush) == SCR_SUCCESS)
+            scr_flush_file_has_location(flush, global_oldest, SCR_FLUSH_LOCATION_PFS, &flushed);
+        scr_kvtree_delete(flush);
+        int nrc = scr_cache_note_location(run, global_oldest, 0, flushed, 0);
+        if (drc == SCR_SUCCESS) drc = nrc;
         int ok = 0;
         rc = scr_comm_all_true(drc == SCR_SUCCESS, run->world, &ok);
         if (rc != SCR_SUCCESS) return rc;

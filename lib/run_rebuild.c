@@ -155,12 +155,15 @@ static int open_parts(const char **paths, const uint64_t *sizes, int n, int flag
     scr_padfile_part *parts = calloc((size_t)(n > 0 ? n : 1), sizeof(*parts));
     if (parts == NULL) return SCR_ERR_NOMEM;
     int rc = SCR_SUCCESS;
+    /* the total is what the peer expects, whatever fails below */
     *out_total = 0;
-    for (int i = 0; i < n; i++) parts[i].fd = -1;
+    for (int i = 0; i < n; i++) {
+        parts[i].fd = -1;
+        *out_total += sizes[i];
+    }
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
         parts[i].path = paths[i];
         parts[i].size = sizes[i];
-        *out_total += sizes[i];
         if (flags & O_CREAT) {
             char *dir = NULL;
             rc = scr_path_dirname(paths[i], &dir);
@@ -227,6 +230,13 @@ static int incoming(struct scr_run *run, int id, const scr_kvtree *info, struct 
     char *dsdir = NULL;
     int n = 0;
     int rc = scr_kvtree_util_get_int(info, "FILES", &n);
+    /* the bytes the holder will send, known before anything here can fail */
+    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+        uint64_t size = 0;
+        if (scr_meta_get_filesize(scr_kvtree_get_kv_int(info, "FILE", f), &size) == SCR_SUCCESS)
+            s->total += size;
+    }
+    uint64_t announced = s->total;
     char **owned = calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
     s->paths = calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
     s->sizes = calloc((size_t)(n > 0 ? n : 1), sizeof(uint64_t));
@@ -246,6 +256,7 @@ static int incoming(struct scr_run *run, int id, const scr_kvtree *info, struct 
     if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, n);
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     if (rc == SCR_SUCCESS) rc = open_parts(s->paths, s->sizes, s->n, O_WRONLY | O_CREAT | O_TRUNC, &s->parts, &s->total);
+    s->total = announced;
     free(dsdir);
     *out_owned = owned;
     return rc;
@@ -420,8 +431,17 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     struct scr_reddesc d;
     int have_desc = 0;
     if (rc == SCR_SUCCESS && ok) {
-        rc = scr_reddesc_from_record(record, run->world, &d);
-        have_desc = rc == SCR_SUCCESS;
+        /* a set that cannot be formed again (a relaunch on fewer ranks, a
+         * damaged record) means this dataset cannot be rebuilt, not that
+         * SCR_Init fails */
+        int drc = scr_reddesc_from_record(record, run->world, &d);
+        have_desc = drc == SCR_SUCCESS;
+        if (!have_desc) {
+            ok = 0;
+            if (run->rank == 0)
+                scr_err("dataset %d (%s) cannot be rebuilt from cache: its redundancy sets do not fit this "
+                        "run (%s)", id, name, scr_strstatus(drc));
+        }
     }
     char *bufs[2] = {NULL, NULL};
     if (rc == SCR_SUCCESS && ok) {

@@ -411,10 +411,17 @@ static int apply_xor(struct scr_run *run, const struct scr_reddesc *d, int id, c
             rc = ranks ? scr_kvtree_util_set_int(ranks, key, d->members[i]) : SCR_ERR_NOMEM;
         }
     }
-    if (rc == SCR_SUCCESS && (scr_kvtree_set(header, "CURRENT", current) == NULL ||
-                              scr_kvtree_set(header, "PARTNER", partner) == NULL))
-        rc = SCR_ERR_NOMEM;
-    current = partner = NULL; /* owned by header now */
+    if (rc == SCR_SUCCESS) {
+        /* set() takes ownership, also when it fails */
+        scr_kvtree *c = current, *pt = partner;
+        current = partner = NULL;
+        if (scr_kvtree_set(header, "CURRENT", c) == NULL) {
+            scr_kvtree_delete(pt);
+            rc = SCR_ERR_NOMEM;
+        } else if (scr_kvtree_set(header, "PARTNER", pt) == NULL) {
+            rc = SCR_ERR_NOMEM;
+        }
+    }
     if (rc == SCR_SUCCESS) rc = header_image(header, &image, &image_len);
     if (rc == SCR_SUCCESS) rc = xor_file_path(run, d, id, &xpath);
     /* listed before it exists */
@@ -507,15 +514,22 @@ int scr_redundancy_apply(struct scr_run *run, const struct scr_reddesc *d, int i
     int ok = 0;
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
-    if (d->type == SCR_COPY_SINGLE) return SCR_SUCCESS;
 
-    char *bufs[2] = {malloc(run->file_buf_size), malloc(run->file_buf_size)};
-    rc = (bufs[0] && bufs[1]) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    /* a set of one member is SINGLE while other sets are not: every rank
+     * still takes part in the agreements below */
+    int single = d->type == SCR_COPY_SINGLE;
+    char *bufs[2] = {NULL, NULL};
+    if (!single) {
+        bufs[0] = malloc(run->file_buf_size);
+        bufs[1] = malloc(run->file_buf_size);
+    }
+    rc = (single || (bufs[0] && bufs[1])) ? SCR_SUCCESS : SCR_ERR_NOMEM;
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory for redundancy buffers of %zu bytes", run->file_buf_size);
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     double t0 = scr_run_now();
     if (mrc == SCR_SUCCESS && ok) {
-        if (d->type == SCR_COPY_PARTNER) rc = apply_partner(run, d, id, bufs);
+        if (single) rc = SCR_SUCCESS;
+        else if (d->type == SCR_COPY_PARTNER) rc = apply_partner(run, d, id, bufs);
         else if (d->type == SCR_COPY_XOR) rc = apply_xor(run, d, id, bufs);
         else rc = scr_redundancy_apply_rs(run, d, id, bufs);
         mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);

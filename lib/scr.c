@@ -314,9 +314,17 @@ static int flush_leftover_output(struct scr_run *r)
         if (r->rank == 0) scr_warn("output dataset %d was not copied to the prefix before the "
                                    "last run ended; copying it now", id);
         r->dset_in_cache = 1;
-        if (scr_flush_dataset(r, id) == SCR_SUCCESS && !scr_dataset_is_checkpoint(d)) {
-            scr_cache_delete_dataset(r, id);
-            scr_cache_note_location(r, id, 0, 1, 0);
+        rc = scr_flush_dataset(r, id);
+        if (rc != SCR_SUCCESS) {
+            /* it stays in cache, and the next SCR_Init tries again */
+            if (r->rank == 0) scr_warn("output dataset %d is still only in cache", id);
+            continue;
+        }
+        if (!scr_dataset_is_checkpoint(d)) {
+            rc = scr_cache_delete_dataset(r, id);
+            int nrc = scr_cache_note_location(r, id, 0, 1, 0);
+            if (rc == SCR_SUCCESS) rc = nrc;
+            if (rc != SCR_SUCCESS) return rc;
         }
     }
 }
@@ -1161,18 +1169,30 @@ int SCR_Delete(const char *name)
         if (run->rank == 0) scr_err("SCR_Delete: no dataset named '%s' in cache or on %s", name, run->prefix);
         return SCR_ERR_NOTFOUND;
     }
-    int drc = scr_cache_delete_dataset(run, id);
-    scr_cache_note_location(run, id, 0, 0, 0);
+    /* the index entry goes first: a crash then leaves files nobody lists,
+     * never an entry naming files that are gone */
     if (in_index) {
+        int dropped = 0, drop_rc = SCR_SUCCESS;
+        if (run->rank == 0) drop_rc = drop_from_index(name, &dropped);
+        rc = scr_mpi_check(MPI_Bcast(&drop_rc, 1, MPI_INT, 0, run->world), "sharing the outcome of SCR_Delete");
+        if (rc == SCR_SUCCESS && drop_rc != SCR_SUCCESS) {
+            if (run->rank == 0) scr_err("SCR_Delete: cannot remove '%s' from %s; nothing was deleted", name,
+                                        run->index_path);
+            return drop_rc;
+        }
+    }
+    int drc = scr_cache_delete_dataset(run, id);
+    int nrc = scr_cache_note_location(run, id, 0, 0, 0);
+    if (drc == SCR_SUCCESS) drc = nrc;
+    if (rc == SCR_SUCCESS && in_index) {
         delete_my_prefix_files(id);
         rc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier in SCR_Delete");
         if (rc == SCR_SUCCESS && run->rank == 0) {
-            int dropped = 0;
             char dname[64], *dsdir = NULL;
             snprintf(dname, sizeof(dname), "scr.dataset.%d", id);
-            drop_from_index(name, &dropped);
-            if (scr_path_join(run->prefix_scr, dname, &dsdir) == SCR_SUCCESS)
-                nftw(dsdir, purge_entry, 16, FTW_DEPTH | FTW_PHYS);
+            if (scr_path_join(run->prefix_scr, dname, &dsdir) == SCR_SUCCESS &&
+                nftw(dsdir, purge_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+                scr_warn("SCR_Delete: could not remove all of %s", dsdir);
             free(dsdir);
         }
     }

@@ -92,4 +92,17 @@ check "a_damaged_XOR_file_alone_is_rebuilt" test -n "$xor"
 # with a node of the same set lost too, it cannot be
 restart_after XOR 8 4 "1" 0
 
+# uneven ranks per node: 3 ranks on 2 nodes make one XOR set {0, 2} and a
+# set of one, rank 1, which is SINGLE in effect; both kinds work side by side
+write XOR 3 2
+restart_after XOR 3 2 "1" 2
+restart_after XOR 3 2 "0" 0
+
+# a relaunch on fewer ranks cannot re-form the sets: a fresh start, not a failure
+write XOR 8 4
+restore
+# shellcheck disable=SC2086
+mpi_run 4 2 $common -- $restart_args
+mpi_expect_restart "XOR_8_ranks_relaunched_on_4_ranks_starts_fresh" 0 3
+
 done_testing
