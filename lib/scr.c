@@ -1163,6 +1163,12 @@ int SCR_Delete(const char *name)
     }
     int drc = scr_cache_delete_dataset(run, id);
     scr_cache_note_location(run, id, 0, 0, 0);
+    /* the restart SCR_Init found in cache was this dataset: the next newest
+     * checkpoint in cache (all of them are intact after SCR_Init) takes its place */
+    if (!run->restart_decided && run->restart_id == id) {
+        rc = newest_cached_checkpoint(&run->restart_id);
+        if (rc != SCR_SUCCESS) return rc;
+    }
     if (in_index) {
         delete_my_prefix_files(id);
         rc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier in SCR_Delete");
