@@ -148,6 +148,13 @@ static int read_parameters(struct scr_run *r)
         rc = ints[i].is_bool ? scr_config_get_bool(c, ints[i].name, ints[i].out)
                              : get_int(c, ints[i].name, ints[i].out);
     if (rc == SCR_SUCCESS) rc = scr_config_get_double(c, "SCR_CHECKPOINT_OVERHEAD", &r->ckpt_overhead);
+    /* SCR_CURRENT names the checkpoint to restart from, as SCR_Current does */
+    const char *current = NULL;
+    if (rc == SCR_SUCCESS && scr_config_get(c, "SCR_CURRENT", &current) == SCR_SUCCESS && current != NULL &&
+        current[0] != '\0') {
+        r->current_name = strdup(current);
+        if (r->current_name == NULL) rc = SCR_ERR_NOMEM;
+    }
     if (rc == SCR_SUCCESS) rc = scr_config_get_bytes(c, "SCR_FILE_BUF_SIZE", &bufsize);
     uint64_t piece = 0;
     if (rc == SCR_SUCCESS) rc = scr_config_get_bytes(c, "SCR_MPI_BUF_SIZE", &piece);
