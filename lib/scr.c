@@ -148,6 +148,13 @@ static int read_parameters(struct scr_run *r)
         rc = ints[i].is_bool ? scr_config_get_bool(c, ints[i].name, ints[i].out)
                              : get_int(c, ints[i].name, ints[i].out);
     if (rc == SCR_SUCCESS) rc = scr_config_get_double(c, "SCR_CHECKPOINT_OVERHEAD", &r->ckpt_overhead);
+    /* SCR_CURRENT names the checkpoint to restart from, as SCR_Current does */
+    const char *current = NULL;
+    if (rc == SCR_SUCCESS && scr_config_get(c, "SCR_CURRENT", &current) == SCR_SUCCESS && current != NULL &&
+        current[0] != '\0') {
+        r->current_name = strdup(current);
+        if (r->current_name == NULL) rc = SCR_ERR_NOMEM;
+    }
     if (rc == SCR_SUCCESS) rc = scr_config_get_bytes(c, "SCR_FILE_BUF_SIZE", &bufsize);
     uint64_t piece = 0;
     if (rc == SCR_SUCCESS) rc = scr_config_get_bytes(c, "SCR_MPI_BUF_SIZE", &piece);
@@ -1184,6 +1191,12 @@ int SCR_Delete(const char *name)
     int drc = scr_cache_delete_dataset(run, id);
     int nrc = scr_cache_note_location(run, id, 0, 0, 0);
     if (drc == SCR_SUCCESS) drc = nrc;
+    /* the restart SCR_Init found in cache was this dataset: the next newest
+     * checkpoint in cache (all of them are intact after SCR_Init) takes its place */
+    if (!run->restart_decided && run->restart_id == id) {
+        rc = newest_cached_checkpoint(&run->restart_id);
+        if (rc != SCR_SUCCESS) return rc;
+    }
     if (rc == SCR_SUCCESS && in_index) {
         delete_my_prefix_files(id);
         rc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier in SCR_Delete");

@@ -11,6 +11,12 @@
  * failure as the application sees it). Runs until --steps in total.
  * --mkdir makes the app create the directories of the files it writes, as an
  * application must when SCR is disabled (SCR_ENABLE=0) and does not route.
+ * --drop NAME and --delete NAME call SCR_Drop / SCR_Delete right after
+ * SCR_Init, --current NAME then SCR_Current, before SCR_Have_restart; a failed
+ * call prints "rank R: SCR_Xxx NAME failed" and the app exits with status 4.
+ * --need-checkpoint writes a checkpoint only when SCR_Need_checkpoint says so,
+ * printing "rank R: step S checkpoint yes" (or no) every step; --sleep-ms N
+ * sleeps N ms at the start of every step.
  *
  * Prints one line per rank: "rank R: restarted from step S" or "rank R: fresh
  * start", then "rank R: finished step N". Exit code 0 only if every SCR call
@@ -30,8 +36,10 @@
 
 struct options {
     int steps, files, crash_after, crash_rank, output_every, nested, restart_bare, mkdirs, uneven;
+    int need_checkpoint, sleep_ms;
     long size;
     char no_files[256];
+    const char *current, *drop, *delete_name;
 };
 
 static int rank, ranks;
@@ -199,7 +207,9 @@ static void parse(int argc, char **argv, struct options *o)
         {"crash-rank", required_argument, NULL, 'r'},  {"output-every", required_argument, NULL, 'o'},
         {"nested", no_argument, NULL, 'n'},            {"no-files", required_argument, NULL, 'x'},
         {"restart-by-path", no_argument, NULL, 'p'},   {"mkdir", no_argument, NULL, 'm'},
-        {"uneven", no_argument, NULL, 'u'},
+        {"uneven", no_argument, NULL, 'u'},           {"current", required_argument, NULL, 'C'},
+        {"drop", required_argument, NULL, 'D'},        {"delete", required_argument, NULL, 'X'},
+        {"need-checkpoint", no_argument, NULL, 'N'},   {"sleep-ms", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
@@ -217,6 +227,11 @@ static void parse(int argc, char **argv, struct options *o)
         case 'p': o->restart_bare = 0; break;
         case 'u': o->uneven = 1; break;
         case 'm': o->mkdirs = 1; break;
+        case 'C': o->current = optarg; break;
+        case 'D': o->drop = optarg; break;
+        case 'X': o->delete_name = optarg; break;
+        case 'N': o->need_checkpoint = 1; break;
+        case 'S': o->sleep_ms = atoi(optarg); break;
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }
@@ -230,6 +245,17 @@ int main(int argc, char **argv)
     struct options o;
     parse(argc, argv, &o);
     if (SCR_Init() != SCR_SUCCESS) FAIL("SCR_Init");
+    struct { const char *call, *name; int (*fn)(const char *); } manage[] = {
+        {"SCR_Drop", o.drop, SCR_Drop}, {"SCR_Delete", o.delete_name, SCR_Delete},
+        {"SCR_Current", o.current, SCR_Current},
+    };
+    for (size_t i = 0; i < sizeof(manage) / sizeof(manage[0]); i++) {
+        if (manage[i].name == NULL || manage[i].fn(manage[i].name) == SCR_SUCCESS) continue;
+        fprintf(stderr, "rank %d: %s %s failed\n", rank, manage[i].call, manage[i].name);
+        SCR_Finalize();
+        MPI_Finalize();
+        return 4;
+    }
     int step = restart(&o);
     if (step < 0) {
         SCR_Finalize();
@@ -238,7 +264,13 @@ int main(int argc, char **argv)
     }
     while (step < o.steps) {
         step++;
-        checkpoint(&o, step);
+        if (o.sleep_ms > 0) usleep((useconds_t)o.sleep_ms * 1000);
+        int need = 1;
+        if (o.need_checkpoint) {
+            if (SCR_Need_checkpoint(&need) != SCR_SUCCESS) FAIL("SCR_Need_checkpoint");
+            printf("rank %d: step %d checkpoint %s\n", rank, step, need ? "yes" : "no");
+        }
+        if (need) checkpoint(&o, step);
         if (o.output_every > 0 && step % o.output_every == 0) output(&o, step);
         if (step == o.crash_after && rank == o.crash_rank) {
             fflush(stdout);
