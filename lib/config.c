@@ -286,6 +286,22 @@ static int load_app_file(struct reader *rd, const char *path)
     return rc;
 }
 
+/* A load that read every layer (rc SCR_SUCCESS) replaces cfg's layers with
+ * fresh; a failed one drops fresh and leaves cfg as it was. */
+static int adopt_layers(scr_config *cfg, struct layer fresh[NLAYERS], int rc)
+{
+    if (rc != SCR_SUCCESS) {
+        if (rc == SCR_ERR_NOMEM) scr_err("out of memory loading the configuration");
+        for (int i = 0; i < NLAYERS; i++) layer_clear(&fresh[i]);
+        return rc;
+    }
+    for (int i = 0; i < NLAYERS; i++) {
+        layer_clear(&cfg->layers[i]);
+        cfg->layers[i] = fresh[i];
+    }
+    return SCR_SUCCESS;
+}
+
 /* The system file: the loader's choice, else $SCR_SYSTEM_CONF_FILE when it
  * names a file that only root can change (so that it cannot be used to set
  * system-only parameters), else the file compiled in. */
@@ -381,16 +397,7 @@ int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
         rc = load_file(&rd, system_file(sources), 0, NULL);
     }
 
-    if (rc != SCR_SUCCESS) {
-        if (rc == SCR_ERR_NOMEM) scr_err("out of memory loading the configuration");
-        for (int i = 0; i < NLAYERS; i++) layer_clear(&fresh[i]);
-        return rc;
-    }
-    for (int i = 0; i < NLAYERS; i++) {
-        layer_clear(&cfg->layers[i]);
-        cfg->layers[i] = fresh[i];
-    }
-    return SCR_SUCCESS;
+    return adopt_layers(cfg, fresh, rc);
 }
 
 #define EXPORT_VALUES "VALUES"
@@ -437,16 +444,7 @@ int scr_config_load_with_files(scr_config *cfg, const scr_kvtree *files)
     char where[64];
     struct reader rd = {&fresh[SCR_CONFIG_LAYER_ENV], SCR_CONFIG_LAYER_ENV, where, sizeof(where)};
     if (rc == SCR_SUCCESS) rc = load_env(&rd);
-    if (rc != SCR_SUCCESS) {
-        if (rc == SCR_ERR_NOMEM) scr_err("out of memory loading the configuration");
-        for (int i = 0; i < NLAYERS; i++) layer_clear(&fresh[i]);
-        return rc;
-    }
-    for (int i = 0; i < NLAYERS; i++) {
-        layer_clear(&cfg->layers[i]);
-        cfg->layers[i] = fresh[i];
-    }
-    return SCR_SUCCESS;
+    return adopt_layers(cfg, fresh, rc);
 }
 
 /* --- lookups ------------------------------------------------------------------- */

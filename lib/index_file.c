@@ -480,3 +480,18 @@ int scr_index_file_write_unlock(const char *path, int *fd, const scr_kvtree *ind
 }
 
 void scr_index_file_unlock(int *fd) { scr_kvtree_close_unlock(fd); }
+
+int scr_index_file_update(const char *path, int (*change)(scr_kvtree *index, void *ctx), void *ctx)
+{
+    scr_kvtree *index = scr_kvtree_new();
+    if (index == NULL) return SCR_ERR_NOMEM;
+    int fd = -1;
+    int rc = scr_index_file_lock_read(path, &fd, index);
+    if (rc == SCR_SUCCESS) {
+        rc = change(index, ctx);
+        if (rc == SCR_SUCCESS) rc = scr_index_file_write_unlock(path, &fd, index);
+        else scr_index_file_unlock(&fd);
+    }
+    scr_kvtree_delete(index);
+    return rc;
+}

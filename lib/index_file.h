@@ -73,6 +73,11 @@ int scr_index_file_write_unlock(const char *path, int *fd, const scr_kvtree *ind
 /* Release the lock without writing. */
 void scr_index_file_unlock(int *fd);
 
+/* Lock path, read it, let change alter the tree, and write it back; when
+ * change returns an error the file is left as it was, the lock released and
+ * that error returned. */
+int scr_index_file_update(const char *path, int (*change)(scr_kvtree *index, void *ctx), void *ctx);
+
 /* --- datasets ------------------------------------------------------------------ */
 
 /* Add the dataset desc describes, or update it: its ID and NAME must be set,

@@ -343,6 +343,33 @@ int scr_cache_dataset_is_intact(struct scr_run *run, int id, int *out_intact)
     return scr_comm_all_true(scr_cache_rank_is_intact(run, id), run->world, out_intact);
 }
 
+int scr_cache_next_dataset(struct scr_run *run, int below, int *out_id)
+{
+    int *ids = NULL, n = 0, mine = 0;
+    if (scr_filemap_list_datasets(run->map, &ids, &n) != SCR_SUCCESS) n = 0;
+    for (int i = 0; i < n; i++)
+        if (ids[i] < below && ids[i] > mine) mine = ids[i];
+    free(ids);
+    return scr_mpi_check(MPI_Allreduce(&mine, out_id, 1, MPI_INT, MPI_MAX, run->world),
+                         "listing datasets in cache");
+}
+
+int scr_cache_id_of_name(const struct scr_run *run, const char *name, int checkpoints_only)
+{
+    int *ids = NULL, n = 0, found = 0;
+    if (scr_filemap_list_datasets(run->map, &ids, &n) != SCR_SUCCESS) return 0;
+    for (int i = 0; i < n && !found; i++) {
+        const scr_dataset *desc = NULL;
+        const char *dname = NULL;
+        if (scr_filemap_get_dataset(run->map, ids[i], run->rank, &desc) == SCR_SUCCESS &&
+            scr_dataset_get_name(desc, &dname) == SCR_SUCCESS && strcmp(dname, name) == 0 &&
+            (!checkpoints_only || scr_dataset_is_checkpoint(desc)))
+            found = ids[i];
+    }
+    free(ids);
+    return found;
+}
+
 int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix,
                             int flushing)
 {

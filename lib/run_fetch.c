@@ -78,34 +78,34 @@ static int pick_candidate(struct scr_run *run, const char *wanted, int *out_id)
     return rc;
 }
 
-/* Rank 0: record the outcome of a fetch of id in the index. */
-static int record_fetch(struct scr_run *run, int id, int fetched)
+struct fetch_outcome {
+    int id, fetched;
+};
+
+/* FETCHED and CURRENT, or FAILED and no longer CURRENT. */
+static int note_outcome(scr_kvtree *index, void *ctx)
 {
-    scr_kvtree *index = scr_kvtree_new();
-    if (index == NULL) return SCR_ERR_NOMEM;
-    int fd = -1;
-    int rc = scr_index_file_lock_read(run->index_path, &fd, index);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(index);
-        return rc;
-    }
+    const struct fetch_outcome *o = ctx;
     char stamp[SCR_INDEX_TIMESTAMP_SIZE];
     const char *name = NULL, *current = NULL;
-    rc = scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp));
-    if (rc == SCR_SUCCESS) rc = scr_index_file_get_name(index, id, &name);
-    if (rc == SCR_SUCCESS && fetched) {
-        rc = scr_index_file_mark_fetched(index, id, stamp);
+    int rc = scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp));
+    if (rc == SCR_SUCCESS) rc = scr_index_file_get_name(index, o->id, &name);
+    if (rc == SCR_SUCCESS && o->fetched) {
+        rc = scr_index_file_mark_fetched(index, o->id, stamp);
         if (rc == SCR_SUCCESS) rc = scr_index_file_set_current(index, name);
     } else if (rc == SCR_SUCCESS) {
-        rc = scr_index_file_mark_failed(index, id, stamp);
+        rc = scr_index_file_mark_failed(index, o->id, stamp);
         if (rc == SCR_SUCCESS && scr_index_file_get_current(index, &current) == SCR_SUCCESS &&
             strcmp(current, name) == 0)
             rc = scr_index_file_unset_current(index);
     }
-    if (rc == SCR_SUCCESS) rc = scr_index_file_write_unlock(run->index_path, &fd, index);
-    else scr_index_file_unlock(&fd);
-    scr_kvtree_delete(index);
     return rc;
+}
+
+int scr_fetch_record(struct scr_run *run, int id, int fetched)
+{
+    struct fetch_outcome o = {id, fetched};
+    return scr_index_file_update(run->index_path, note_outcome, &o);
 }
 
 /* Rank 0: each rank's part of the summary of id: DSET {desc}, FILE name {SIZE, CRC}. */
@@ -282,23 +282,6 @@ static int try_fetch(struct scr_run *run, int id, int *out_ok)
     return mrc;
 }
 
-/* The cached dataset called name, 0 when none. */
-static int cached_id_of(const struct scr_run *run, const char *name)
-{
-    int *ids = NULL, n = 0, found = 0;
-    if (scr_filemap_list_datasets(run->map, &ids, &n) != SCR_SUCCESS) return 0;
-    for (int i = 0; i < n && !found; i++) {
-        const scr_dataset *desc = NULL;
-        const char *dname = NULL;
-        if (scr_filemap_get_dataset(run->map, ids[i], run->rank, &desc) == SCR_SUCCESS &&
-            scr_dataset_get_name(desc, &dname) == SCR_SUCCESS && strcmp(dname, name) == 0 &&
-            scr_dataset_is_checkpoint(desc))
-            found = ids[i];
-    }
-    free(ids);
-    return found;
-}
-
 static void set_restart_name(struct scr_run *run, const scr_dataset *desc)
 {
     const char *name = NULL;
@@ -315,7 +298,7 @@ int scr_fetch_decide_restart(struct scr_run *run)
     /* the cache first: the newest intact checkpoint, or the one asked for */
     int id = run->restart_id;
     if (wanted != NULL) {
-        int mine = cached_id_of(run, wanted), all = 0;
+        int mine = scr_cache_id_of_name(run, wanted, 1), all = 0;
         int rc = scr_mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, run->world),
                                "looking for a dataset in cache");
         if (rc != SCR_SUCCESS) return rc;
@@ -362,7 +345,7 @@ int scr_fetch_decide_restart(struct scr_run *run)
             return mrc;
         }
         if (run->rank == 0) {
-            if (record_fetch(run, candidate, ok) != SCR_SUCCESS)
+            if (scr_fetch_record(run, candidate, ok) != SCR_SUCCESS)
                 scr_warn("could not record the fetch of dataset %d in %s", candidate, run->index_path);
             if (!ok) scr_warn("could not fetch dataset %d from %s; marked it failed, trying an older one",
                               candidate, run->prefix);

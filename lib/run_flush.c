@@ -153,24 +153,16 @@ static int write_summary(struct scr_run *run, int id, const char *dsdir, scr_kvt
     return rc;
 }
 
-/* Rank 0: list the dataset in the index; a checkpoint becomes current. */
-static int add_to_index(struct scr_run *run, const scr_dataset *desc)
+/* List the flushed dataset desc in the index; a checkpoint becomes current. */
+static int list_flushed(scr_kvtree *index, void *ctx)
 {
-    int id = 0;
+    const scr_dataset *desc = ctx;
+    int id = 0, older = 0, rc = SCR_SUCCESS;
     const char *name = NULL;
     scr_dataset_get_id(desc, &id);
     scr_dataset_get_name(desc, &name);
-    scr_kvtree *index = scr_kvtree_new();
-    if (index == NULL) return SCR_ERR_NOMEM;
-    int fd = -1;
-    int rc = scr_index_file_lock_read(run->index_path, &fd, index);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(index);
-        return rc;
-    }
     /* a dataset of the same name written earlier is superseded: its files
      * at the same paths were just overwritten */
-    int older = 0;
     if (scr_index_file_lookup_id(index, name, &older) == SCR_SUCCESS && older != id) {
         scr_dbg(1, "dataset %d (%s) replaces dataset %d of the same name in the index", id, name, older);
         rc = scr_index_file_remove(index, older);
@@ -179,12 +171,14 @@ static int add_to_index(struct scr_run *run, const scr_dataset *desc)
     if (rc == SCR_SUCCESS) rc = scr_index_file_set_dataset(index, desc, 1);
     if (rc == SCR_SUCCESS) rc = scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp));
     if (rc == SCR_SUCCESS) rc = scr_index_file_mark_flushed(index, id, stamp);
-    if (rc == SCR_SUCCESS && scr_dataset_is_checkpoint(desc))
-        rc = scr_index_file_set_current(index, name);
-    if (rc == SCR_SUCCESS) rc = scr_index_file_write_unlock(run->index_path, &fd, index);
-    else scr_index_file_unlock(&fd);
-    scr_kvtree_delete(index);
+    if (rc == SCR_SUCCESS && scr_dataset_is_checkpoint(desc)) rc = scr_index_file_set_current(index, name);
     return rc;
+}
+
+/* Rank 0: list the dataset in the index. */
+static int add_to_index(struct scr_run *run, const scr_dataset *desc)
+{
+    return scr_index_file_update(run->index_path, list_flushed, (void *)desc);
 }
 
 int scr_flush_dataset(struct scr_run *run, int id)

@@ -473,12 +473,8 @@ int scr_rebuild_cache(struct scr_run *run, int *out_id)
     *out_id = 0;
     int below = INT_MAX;
     for (;;) {
-        int *ids = NULL, n = 0, mine = 0, id = 0;
-        if (scr_filemap_list_datasets(run->map, &ids, &n) != SCR_SUCCESS) n = 0;
-        for (int i = 0; i < n; i++)
-            if (ids[i] < below && ids[i] > mine) mine = ids[i];
-        free(ids);
-        int rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, run->world), "listing datasets in cache");
+        int id = 0;
+        int rc = scr_cache_next_dataset(run, below, &id);
         if (rc != SCR_SUCCESS) return rc;
         if (id == 0) return SCR_SUCCESS;
         below = id;

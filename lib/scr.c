@@ -300,13 +300,8 @@ static int flush_leftover_output(struct scr_run *r)
 {
     int below = INT_MAX;
     for (;;) {
-        int *ids = NULL, n = 0, mine = 0, id = 0;
-        if (scr_filemap_list_datasets(r->map, &ids, &n) != SCR_SUCCESS) n = 0;
-        for (int i = 0; i < n; i++)
-            if (ids[i] < below && ids[i] > mine) mine = ids[i];
-        free(ids);
-        int rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, r->world),
-                               "listing datasets in cache");
+        int id = 0;
+        int rc = scr_cache_next_dataset(r, below, &id);
         if (rc != SCR_SUCCESS || id == 0) return rc;
         below = id;
         const scr_dataset *d = NULL;
@@ -990,29 +985,6 @@ int SCR_Start_restart(char *name)
     return SCR_SUCCESS;
 }
 
-/* Rank 0: mark dataset id failed in the index, when it is there. */
-static void mark_restart_failed(int id)
-{
-    scr_kvtree *index = scr_kvtree_new();
-    int fd = -1;
-    if (index == NULL || scr_index_file_lock_read(run->index_path, &fd, index) != SCR_SUCCESS) {
-        scr_kvtree_delete(index);
-        return;
-    }
-    char stamp[SCR_INDEX_TIMESTAMP_SIZE];
-    const char *name = NULL, *current = NULL;
-    if (scr_index_file_get_name(index, id, &name) == SCR_SUCCESS &&
-        scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp)) == SCR_SUCCESS &&
-        scr_index_file_mark_failed(index, id, stamp) == SCR_SUCCESS) {
-        if (scr_index_file_get_current(index, &current) == SCR_SUCCESS && strcmp(current, name) == 0)
-            scr_index_file_unset_current(index);
-        scr_index_file_write_unlock(run->index_path, &fd, index);
-    } else {
-        scr_index_file_unlock(&fd);
-    }
-    scr_kvtree_delete(index);
-}
-
 int SCR_Complete_restart(int valid)
 {
     if (scr_disabled) return SCR_SUCCESS;
@@ -1027,7 +999,7 @@ int SCR_Complete_restart(int valid)
     if (run->rank == 0) {
         scr_err("a rank could not read checkpoint %s; it is marked failed and the next restart "
                 "will use an older one", run->restart_name);
-        mark_restart_failed(id);
+        scr_fetch_record(run, id, 0); /* a dataset only in cache is not in the index */
     }
     if (run->restart_source == SCR_RESTART_CACHE) {
         scr_cache_delete_dataset(run, id);
@@ -1054,16 +1026,7 @@ int SCR_Current(const char *name)
     int rc = scr_mpi_check(MPI_Bcast(&known, 1, MPI_INT, 0, run->world), "looking up a dataset");
     if (rc != SCR_SUCCESS) return rc;
     if (!known) {
-        int *ids = NULL, n = 0;
-        scr_filemap_list_datasets(run->map, &ids, &n);
-        for (int i = 0; i < n && !known; i++) {
-            const scr_dataset *d = NULL;
-            const char *dn = NULL;
-            if (scr_filemap_get_dataset(run->map, ids[i], run->rank, &d) == SCR_SUCCESS &&
-                scr_dataset_get_name(d, &dn) == SCR_SUCCESS && strcmp(dn, name) == 0)
-                known = ids[i];
-        }
-        free(ids);
+        known = scr_cache_id_of_name(run, name, 0);
         int any = 0;
         rc = scr_mpi_check(MPI_Allreduce(&known, &any, 1, MPI_INT, MPI_MAX, run->world),
                            "looking up a dataset in cache");
@@ -1079,23 +1042,24 @@ int SCR_Current(const char *name)
     return run->current_name ? SCR_SUCCESS : SCR_ERR_NOMEM;
 }
 
+struct drop {
+    const char *name;
+    int id;
+};
+
+static int drop_named(scr_kvtree *index, void *ctx)
+{
+    struct drop *d = ctx;
+    if (scr_index_file_lookup_id(index, d->name, &d->id) != SCR_SUCCESS) return SCR_ERR_NOTFOUND;
+    return scr_index_file_remove(index, d->id);
+}
+
 /* Rank 0: remove the dataset called name from the index; *out_id its id. */
 static int drop_from_index(const char *name, int *out_id)
 {
-    scr_kvtree *index = scr_kvtree_new();
-    int fd = -1, id = 0;
-    if (index == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_index_file_lock_read(run->index_path, &fd, index);
-    if (rc == SCR_SUCCESS && scr_index_file_lookup_id(index, name, &id) == SCR_SUCCESS) {
-        rc = scr_index_file_remove(index, id);
-        if (rc == SCR_SUCCESS) rc = scr_index_file_write_unlock(run->index_path, &fd, index);
-        else scr_index_file_unlock(&fd);
-    } else if (rc == SCR_SUCCESS) {
-        scr_index_file_unlock(&fd);
-        rc = SCR_ERR_NOTFOUND;
-    }
-    scr_kvtree_delete(index);
-    *out_id = id;
+    struct drop d = {name, 0};
+    int rc = scr_index_file_update(run->index_path, drop_named, &d);
+    *out_id = d.id;
     return rc;
 }
 
@@ -1159,16 +1123,7 @@ int SCR_Delete(const char *name)
     int in_index = id > 0;
     if (!in_index) {
         int mine = 0;
-        int *ids = NULL, n = 0;
-        scr_filemap_list_datasets(run->map, &ids, &n);
-        for (int i = 0; i < n && !mine; i++) {
-            const scr_dataset *d = NULL;
-            const char *dn = NULL;
-            if (scr_filemap_get_dataset(run->map, ids[i], run->rank, &d) == SCR_SUCCESS &&
-                scr_dataset_get_name(d, &dn) == SCR_SUCCESS && strcmp(dn, name) == 0)
-                mine = ids[i];
-        }
-        free(ids);
+        mine = scr_cache_id_of_name(run, name, 0);
         rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, run->world), "looking up a dataset");
         if (rc != SCR_SUCCESS) return rc;
     }

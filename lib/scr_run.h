@@ -111,6 +111,14 @@ int scr_cache_dataset_is_intact(struct scr_run *run, int id, int *out_intact);
  * (size, and CRC when one was recorded). Not collective. */
 int scr_cache_rank_is_intact(struct scr_run *run, int id);
 
+/* The newest dataset any rank holds in cache with an id below below (0 when
+ * none is left), for walking the cache newest first. Collective. */
+int scr_cache_next_dataset(struct scr_run *run, int below, int *out_id);
+
+/* The oldest dataset in this rank's part of the cache called name (only a
+ * checkpoint when checkpoints_only), 0 when none. Not collective. */
+int scr_cache_id_of_name(const struct scr_run *run, const char *name, int checkpoints_only);
+
 /* Update the node's flush file for dataset id (the node's first rank writes it). */
 int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix,
                             int flushing);
@@ -157,6 +165,11 @@ int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);
 /* Decide the restart dataset: the newest intact checkpoint in cache (or the
  * one named by SCR_Current / SCR_CURRENT), else fetch from the prefix. */
 int scr_fetch_decide_restart(struct scr_run *run);
+
+/* Rank 0: record in the index that dataset id was read back (FETCHED, now
+ * CURRENT) or could not be (FAILED, no longer CURRENT). SCR_ERR_NOTFOUND
+ * when the index does not list it. */
+int scr_fetch_record(struct scr_run *run, int id, int fetched);
 
 /* --- run_halt.c: when to stop and when to checkpoint -------------------------------- */
 
