@@ -128,6 +128,49 @@ static void fit_to_set(struct scr_reddesc *d, int requested_size)
                 d->set_id, type_names[asked]);
 }
 
+/* Equal paths but for trailing slashes ("/ssd/" names the store "/ssd"). */
+static int same_path(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    while (la > 1 && a[la - 1] == '/') la--;
+    while (lb > 1 && b[lb - 1] == '/') lb--;
+    return la == lb && strncmp(a, b, la) == 0;
+}
+
+const scr_kvtree *scr_store_entry(const scr_config *cfg, const char *path)
+{
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_config_table(cfg, "STORE")); e;
+         e = scr_kvtree_elem_next(e))
+        if (same_path(scr_kvtree_elem_key(e), path)) return scr_kvtree_elem_hash(e);
+    return NULL;
+}
+
+int scr_store_is_cache_base(const scr_config *cfg, const char *path)
+{
+    const char *base = NULL;
+    return scr_config_get(cfg, "SCR_CACHE_BASE", &base) == SCR_SUCCESS && base != NULL &&
+           same_path(base, path);
+}
+
+/* The store a CKPT entry caches its datasets in: STORE=, else the cache base. */
+static const char *store_of(const scr_config *cfg, const scr_kvtree *attrs)
+{
+    const char *v = NULL;
+    if (scr_kvtree_util_get_str(attrs, "STORE", &v) == SCR_SUCCESS) return v;
+    if (scr_config_get(cfg, "SCR_CACHE_BASE", &v) == SCR_SUCCESS) return v;
+    return NULL;
+}
+
+/* 0 when the CKPT entry or the store it names says ENABLED=0. */
+static int desc_enabled(const scr_config *cfg, const scr_kvtree *attrs)
+{
+    int enabled = 1, store_enabled = 1;
+    scr_kvtree_util_get_int(attrs, "ENABLED", &enabled);
+    const char *store = store_of(cfg, attrs);
+    if (store != NULL) scr_kvtree_util_get_int(scr_store_entry(cfg, store), "ENABLED", &store_enabled);
+    return enabled != 0 && store_enabled != 0;
+}
+
 /* One descriptor from a CKPT entry (attrs may be NULL: the SCR_* defaults). */
 static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree *attrs,
                      MPI_Comm world, const char *node, struct scr_reddesc *d)
@@ -155,6 +198,18 @@ static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree 
     }
     if (scr_kvtree_util_get_str(attrs, "GROUP", &v) != SCR_SUCCESS) v = dflt_group;
     snprintf(d->group, sizeof(d->group), "%s", v);
+    const char *store = store_of(cfg, attrs);
+    if (store == NULL || strlen(store) >= sizeof(d->store)) {
+        scr_err("CKPT=%s: no usable STORE (a path of 1 to %zu bytes)", index, sizeof(d->store) - 1);
+        return SCR_ERR_ARG;
+    }
+    int me = 0;
+    MPI_Comm_rank(world, &me);
+    if (scr_store_entry(cfg, store) == NULL && !scr_store_is_cache_base(cfg, store)) {
+        if (me == 0) scr_err("CKPT=%s: STORE=%s is neither SCR_CACHE_BASE nor declared by a STORE line", index, store);
+        return SCR_ERR_ARG;
+    }
+    snprintf(d->store, sizeof(d->store), "%s", store);
     int rc = build_set(d, cfg, world, node, d->type == SCR_COPY_SINGLE ? 1 : set_size);
     if (rc == SCR_SUCCESS) fit_to_set(d, set_size);
     return rc;
@@ -165,10 +220,14 @@ int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_
 {
     const scr_kvtree *table = scr_config_table(cfg, "CKPT");
     int n = 0;
+    int me = 0;
+    MPI_Comm_rank(world, &me);
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(table); e; e = scr_kvtree_elem_next(e)) {
-        int enabled = 1;
-        scr_kvtree_util_get_int(scr_kvtree_elem_hash(e), "ENABLED", &enabled);
-        n += enabled != 0;
+        int enabled = desc_enabled(cfg, scr_kvtree_elem_hash(e));
+        if (!enabled && me == 0)
+            scr_dbg(1, "descriptor CKPT=%s is disabled (by ENABLED=0 on it or on its store)",
+                    scr_kvtree_elem_key(e));
+        n += enabled;
     }
     int count = n > 0 ? n : 1;
     struct scr_reddesc *descs = calloc((size_t)count, sizeof(*descs));
@@ -183,9 +242,7 @@ int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_
         /* every rank walks the same table (rank 0 read it for all) in the same order */
         for (scr_kvtree_elem *e = scr_kvtree_elem_first(table); rc == SCR_SUCCESS && e;
              e = scr_kvtree_elem_next(e)) {
-            int enabled = 1;
-            scr_kvtree_util_get_int(scr_kvtree_elem_hash(e), "ENABLED", &enabled);
-            if (!enabled) continue;
+            if (!desc_enabled(cfg, scr_kvtree_elem_hash(e))) continue;
             rc = make_desc(cfg, scr_kvtree_elem_key(e), scr_kvtree_elem_hash(e), world, node_name,
                            &descs[i++]);
         }
@@ -247,6 +304,7 @@ int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_recor
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "CKPT", desc->index);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "FAILURES", desc->failures);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(r, "GROUP", desc->group);
+    if (rc == SCR_SUCCESS && desc->store[0] != '\0') rc = scr_kvtree_util_set_str(r, "STORE", desc->store);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "SET_ID", desc->set_id);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "SET_SIZE", desc->set_size);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "SET_RANK", desc->set_rank);
@@ -289,6 +347,11 @@ int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr
         snprintf(key, sizeof(key), "%d", set_rank);
         ok = scr_kvtree_util_get_int(scr_kvtree_get(record, "MEMBERS"), key, &member) == SCR_SUCCESS &&
              member == me;
+    }
+    const char *store = NULL;
+    if (scr_kvtree_util_get_str(record, "STORE", &store) == SCR_SUCCESS) {
+        if (strlen(store) < sizeof(out->store)) snprintf(out->store, sizeof(out->store), "%s", store);
+        else ok = 0;
     }
     if (ok) snprintf(out->group, sizeof(out->group), "%s", group);
     else scr_err("rank %d: a damaged redundancy descriptor", me);

@@ -16,8 +16,13 @@
  * a set shrinks; a set of one member is SINGLE in effect, and RS tolerates at
  * most size-1 failures. All of this is said at SCR_DEBUG >= 1.
  *
+ * A descriptor names the store its datasets are cached in (STORE=, default
+ * SCR_CACHE_BASE). A store other than the cache base must be declared by a
+ * STORE line; a descriptor whose store has ENABLED=0 is left out, and so is
+ * one the CKPT line disables.
+ *
  * A descriptor turns into a record (REDDESC of the filemap) that holds the
- * scheme and the set's members by world rank, so that a later run rebuilds
+ * scheme, the store and the set's members by world rank, so that a later run rebuilds
  * the dataset with the scheme it was written with, whatever the
  * configuration says then. Collective calls are over the world communicator. */
 #ifndef SCR_REDDESC_H
@@ -37,11 +42,18 @@ struct scr_reddesc {
     enum scr_copy_type type;     /* in effect for this rank's set */
     int failures;         /* RS: lost members a set survives */
     char group[128];      /* failure group name */
+    char store[1024];     /* cache store base as configured (may hold %N, %u, %j) */
     MPI_Comm set;         /* the set, ordered by set rank */
     int set_id;           /* lowest world rank of the set */
     int set_rank, set_size;
     int *members;         /* world rank of each set rank */
 };
+
+/* The STORE table entry for path (trailing slashes aside), NULL if none. */
+const scr_kvtree *scr_store_entry(const scr_config *cfg, const char *path);
+
+/* 1 when path is SCR_CACHE_BASE (trailing slashes aside). */
+int scr_store_is_cache_base(const scr_config *cfg, const char *path);
 
 /* "SINGLE", "PARTNER", "XOR", "RS"; NULL for other values. */
 const char *scr_copy_type_name(enum scr_copy_type type);

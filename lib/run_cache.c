@@ -1,8 +1,11 @@
 /* run_cache.c — this node's cache: directories, filemaps, integrity, eviction. */
 #include "flush_file.h"
+#include "job_env.h"
 #include "kvtree_file.h"
+#include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "reddesc.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_crc.h"
@@ -74,11 +77,91 @@ int scr_cache_create_dirs(struct scr_run *run)
     return SCR_SUCCESS;
 }
 
+/* NULL and "" stand for the cache base, however it is spelled. */
+static int is_cache_base(const struct scr_run *run, const char *store)
+{
+    return store == NULL || store[0] == '\0' || scr_store_is_cache_base(run->cfg, store);
+}
+
+static int same_store(const struct scr_run *run, const char *a, const char *b)
+{
+    if (is_cache_base(run, a) || is_cache_base(run, b)) return is_cache_base(run, a) && is_cache_base(run, b);
+    const scr_kvtree *entry = scr_store_entry(run->cfg, a);
+    return strcmp(a, b) == 0 || (entry != NULL && entry == scr_store_entry(run->cfg, b));
+}
+
+int scr_run_job_dir(const struct scr_run *run, const char *what, const char *base, char **out_dir)
+{
+    char *expanded = NULL, sub[600];
+    int rc = scr_job_env_expand(base, run->node_name, run->user, run->jobid, &expanded);
+    if (rc == SCR_SUCCESS && expanded[0] != '/') {
+        scr_err("%s=%s must be an absolute path", what, base);
+        rc = SCR_ERR_ARG;
+    }
+    snprintf(sub, sizeof(sub), "%s/scr.%s", run->user, run->jobid);
+    if (rc == SCR_SUCCESS) rc = scr_path_join(expanded, sub, out_dir);
+    free(expanded);
+    return rc;
+}
+
+int scr_cache_store_dir(const struct scr_run *run, const char *store, char **out_dir)
+{
+    if (is_cache_base(run, store)) {
+        *out_dir = strdup(run->cache_dir);
+        if (*out_dir == NULL) {
+            scr_err("out of memory");
+            return SCR_ERR_NOMEM;
+        }
+        return SCR_SUCCESS;
+    }
+    return scr_run_job_dir(run, "STORE", store, out_dir);
+}
+
+/* The store dataset id was cached in, from this rank's record (else from
+ * any rank's this rank holds files for); NULL: the cache base. */
+static const char *dataset_store(const struct scr_run *run, int id)
+{
+    const scr_kvtree *red = NULL;
+    const char *store = NULL;
+    if (scr_filemap_get_reddesc(run->map, id, run->rank, &red) == SCR_SUCCESS &&
+        scr_kvtree_util_get_str(red, "STORE", &store) == SCR_SUCCESS)
+        return store;
+    for (scr_kvtree_elem *e = scr_filemap_first_rank_by_dataset(run->map, id); e; e = scr_kvtree_elem_next(e)) {
+        int r = atoi(scr_kvtree_elem_key(e));
+        if (scr_filemap_get_reddesc(run->map, id, r, &red) == SCR_SUCCESS &&
+            scr_kvtree_util_get_str(red, "STORE", &store) == SCR_SUCCESS)
+            return store;
+    }
+    return NULL;
+}
+
 int scr_cache_dataset_dir(const struct scr_run *run, int id, char **out_dir)
 {
-    char name[64];
+    char name[64], *top = NULL;
     snprintf(name, sizeof(name), "scr.dataset.%d", id);
-    return scr_path_join(run->cache_dir, name, out_dir);
+    int rc = scr_cache_store_dir(run, dataset_store(run, id), &top);
+    if (rc == SCR_SUCCESS) rc = scr_path_join(top, name, out_dir);
+    free(top);
+    return rc;
+}
+
+int scr_cache_prepare_dataset_dir(const struct scr_run *run, int id, char **out_dir)
+{
+    char *top = NULL, *dsdir = NULL;
+    int rc = scr_cache_store_dir(run, dataset_store(run, id), &top);
+    /* a store other than the cache base gets its job directory on first use,
+     * from the node's first rank (the others' mkdir below cannot grant
+     * anything: the directories they make are the user's and private) */
+    if (rc == SCR_SUCCESS && run->node_rank == 0) rc = make_private_dir(top);
+    if (rc == SCR_SUCCESS) rc = scr_cache_dataset_dir(run, id, &dsdir);
+    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dsdir, 0700);
+    free(top);
+    if (rc != SCR_SUCCESS) {
+        free(dsdir);
+        return rc;
+    }
+    *out_dir = dsdir;
+    return SCR_SUCCESS;
 }
 
 int scr_cache_save_filemap(struct scr_run *run)
@@ -226,7 +309,7 @@ int scr_cache_delete_dataset(struct scr_run *run, int id)
         for (int f = 0; rc == SCR_SUCCESS && f < nfiles; f++) {
             /* a dataset written in place lives on the prefix: never delete there */
             int in_cache = 0;
-            scr_path_is_inside(run->cache_dir, files[f], &in_cache);
+            scr_path_is_inside(dsdir, files[f], &in_cache);
             if (!in_cache) continue;
             if (unlink(files[f]) != 0 && errno != ENOENT)
                 scr_warn("cannot delete %s from cache: %s", files[f], strerror(errno));
@@ -244,28 +327,50 @@ int scr_cache_delete_dataset(struct scr_run *run, int id)
     return rc;
 }
 
-/* Number of datasets and the oldest id in this rank's map (INT_MAX if none). */
-static void count_datasets(const struct scr_run *run, int *out_count, int *out_oldest)
+/* Number of datasets of this rank's map kept in store, and the oldest of
+ * them (INT_MAX if none). */
+static int count_datasets(const struct scr_run *run, const char *store, int *out_count, int *out_oldest)
 {
-    *out_count = scr_filemap_num_datasets(run->map);
+    int *ids = NULL, n = 0;
+    *out_count = 0;
     *out_oldest = INT_MAX;
-    int oldest;
-    if (scr_filemap_oldest_dataset(run->map, &oldest) == SCR_SUCCESS) *out_oldest = oldest;
+    int rc = scr_filemap_list_datasets(run->map, &ids, &n);
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        if (!same_store(run, dataset_store(run, ids[i]), store)) continue;
+        (*out_count)++;
+        if (ids[i] < *out_oldest) *out_oldest = ids[i];
+    }
+    free(ids);
+    return rc;
 }
 
-int scr_cache_make_room(struct scr_run *run)
+/* How many datasets store keeps: COUNT of its STORE line, else SCR_CACHE_SIZE
+ * for the cache base and 1 for any other store. */
+static int store_capacity(const struct scr_run *run, const char *store)
 {
+    int count = 0;
+    if (scr_kvtree_util_get_int(scr_store_entry(run->cfg, store), "COUNT", &count) == SCR_SUCCESS)
+        return count;
+    return is_cache_base(run, store) ? run->cache_size : 1;
+}
+
+int scr_cache_make_room(struct scr_run *run, const char *store)
+{
+    int capacity = store_capacity(run, store);
     for (;;) {
-        int count, oldest, most = 0, global_oldest = INT_MAX;
-        count_datasets(run, &count, &oldest);
-        int rc = scr_mpi_check(MPI_Allreduce(&count, &most, 1, MPI_INT, MPI_MAX, run->world),
+        int count, oldest, global_oldest = INT_MAX;
+        int crc = count_datasets(run, store, &count, &oldest);
+        /* the most datasets any rank has there, and whether any rank failed to count */
+        int mine[2] = {count, crc != SCR_SUCCESS}, most[2] = {0, 0};
+        int rc = scr_mpi_check(MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, run->world),
                                "counting datasets in cache");
         if (rc == SCR_SUCCESS)
             rc = scr_mpi_check(MPI_Allreduce(&oldest, &global_oldest, 1, MPI_INT, MPI_MIN, run->world),
                                "finding the oldest dataset in cache");
         if (rc != SCR_SUCCESS) return rc;
-        if (most < run->cache_size || global_oldest == INT_MAX) return SCR_SUCCESS;
-        scr_dbg(1, "cache full (%d datasets): deleting dataset %d", most, global_oldest);
+        if (most[1]) return SCR_ERR_NOMEM;
+        if (most[0] < capacity || global_oldest == INT_MAX) return SCR_SUCCESS;
+        scr_dbg(1, "store %s full (%d datasets): deleting dataset %d", store, most[0], global_oldest);
         int drc = scr_cache_delete_dataset(run, global_oldest);
         /* the flush file keeps whether it reached the prefix, not that it is cached */
         int flushed = 0;

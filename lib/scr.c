@@ -199,17 +199,8 @@ static int resolve_prefix(struct scr_run *r)
 static int job_dir(const struct scr_run *r, const char *param, char **out_dir)
 {
     const char *base = NULL;
-    char *expanded = NULL, sub[600];
     int rc = scr_config_get(r->cfg, param, &base);
-    if (rc == SCR_SUCCESS) rc = scr_job_env_expand(base, r->node_name, r->user, r->jobid, &expanded);
-    if (rc == SCR_SUCCESS && expanded[0] != '/') {
-        scr_err("%s=%s must be an absolute path", param, base);
-        rc = SCR_ERR_ARG;
-    }
-    snprintf(sub, sizeof(sub), "%s/scr.%s", r->user, r->jobid);
-    if (rc == SCR_SUCCESS) rc = scr_path_join(expanded, sub, out_dir);
-    free(expanded);
-    return rc;
+    return rc == SCR_SUCCESS ? scr_run_job_dir(r, param, base, out_dir) : rc;
 }
 
 static int join_into(const char *dir, const char *name, char **out)
@@ -633,7 +624,9 @@ int SCR_Start_output(const char *name, int flags)
     /* SCR_CACHE_SIZE counts checkpoints: an output-only dataset leaves the
      * cache once flushed and must not push out the checkpoint kept there */
     int is_ckpt = (flags & SCR_FLAG_CHECKPOINT) != 0;
-    int rc = run->dset_in_cache && is_ckpt ? scr_cache_make_room(run) : SCR_SUCCESS;
+    const struct scr_reddesc *red = scr_reddesc_for(run->reddescs, run->nreddescs, run->dataset_id,
+                                                    !is_ckpt);
+    int rc = run->dset_in_cache && is_ckpt ? scr_cache_make_room(run, red->store) : SCR_SUCCESS;
     /* rank 0 describes the dataset, so every copy of the descriptor is the same */
     scr_dataset *d = NULL;
     if (rc == SCR_SUCCESS && run->rank == 0) rc = new_dataset(name, flags, &d);
@@ -647,11 +640,16 @@ int SCR_Start_output(const char *name, int flags)
     int id = run->dataset_id;
     if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, run->rank, d);
     if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, 0);
+    /* the record names the store, so the dataset's directory is known from
+     * here on (and after a crash) */
+    scr_kvtree *record = NULL;
+    if (rc == SCR_SUCCESS && run->dset_in_cache) rc = scr_reddesc_to_record(red, &record);
+    if (record != NULL) rc = scr_filemap_set_reddesc(run->map, id, run->rank, record);
+    scr_kvtree_delete(record);
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     char *dsdir = NULL;
     if (rc == SCR_SUCCESS && run->dset_in_cache) {
-        rc = scr_cache_dataset_dir(run, id, &dsdir);
-        if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dsdir, 0700);
+        rc = scr_cache_prepare_dataset_dir(run, id, &dsdir);
     }
     free(dsdir);
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);

@@ -85,8 +85,20 @@ double scr_run_now(void);
 /* Create the control and cache directories (mode 0700) on every node. */
 int scr_cache_create_dirs(struct scr_run *run);
 
-/* Directory of dataset id in cache, in a new string. */
+/* <base>/<user>/scr.<jobid> with base's %N, %u, %j expanded, in a new
+ * string; what names the setting in messages (base must be absolute). */
+int scr_run_job_dir(const struct scr_run *run, const char *what, const char *base, char **out_dir);
+
+/* This job's directory in a cache store (NULL or "": the cache base). */
+int scr_cache_store_dir(const struct scr_run *run, const char *store, char **out_dir);
+
+/* Directory of dataset id in cache, in the store its redundancy record
+ * names (the cache base when none does), in a new string. */
 int scr_cache_dataset_dir(const struct scr_run *run, int id, char **out_dir);
+
+/* Create the directory of dataset id (and its store's job directory, owned
+ * by this user, mode 0700) and give its path in a new string. */
+int scr_cache_prepare_dataset_dir(const struct scr_run *run, int id, char **out_dir);
 
 /* Write this rank's filemap to disk (not collective). */
 int scr_cache_save_filemap(struct scr_run *run);
@@ -99,9 +111,10 @@ int scr_cache_load_filemaps(struct scr_run *run);
  * filemap entries (not collective; each rank removes what it holds). */
 int scr_cache_delete_dataset(struct scr_run *run, int id);
 
-/* Keep the cache under SCR_CACHE_SIZE before a new checkpoint is added:
- * deletes the oldest datasets on every rank. */
-int scr_cache_make_room(struct scr_run *run);
+/* Make room in a store before a new checkpoint is added there: deletes the
+ * oldest datasets of that store on every rank until fewer than its COUNT
+ * (SCR_CACHE_SIZE for the cache base) remain. Collective. */
+int scr_cache_make_room(struct scr_run *run, const char *store);
 
 /* 1 on every rank when dataset id is complete in cache on every rank: each
  * file listed with the recorded size (and CRC when recorded). */
