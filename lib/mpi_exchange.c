@@ -69,60 +69,117 @@ static int pack_all(const scr_kvtree *send, int size, struct outgoing **out_list
     return SCR_SUCCESS;
 }
 
+/* Exchanges alternate between two tags: a rank that has left one exchange
+ * may send for the next before a slower rank has seen the end of this one,
+ * and must not be taken for part of it. Two suffice, since no rank can leave
+ * the next exchange before every rank has entered it. Every rank makes the
+ * same sequence of (collective) calls, so all agree on the tag. */
+static int next_tag(void)
+{
+    static int parity;
+    parity ^= 1;
+    return TAG_EXCHANGE + parity;
+}
+
+/* Receive the pending record st announced into recv under its source. A
+ * record that cannot be kept is still received, so that its sender can
+ * finish; the failure is returned. */
+static int take_record(const MPI_Status *st, int tag, MPI_Comm comm, scr_kvtree *recv)
+{
+    int len = 0;
+    int rc = scr_mpi_check(MPI_Get_count(st, MPI_BYTE, &len), "MPI_Get_count");
+    if (rc != SCR_SUCCESS) return rc;
+    char *buf = malloc(len > 0 ? (size_t)len : 1);
+    if (buf == NULL) {
+        scr_err("out of memory receiving a record of %d bytes from rank %d", len, st->MPI_SOURCE);
+        char drain;
+        MPI_Recv(&drain, 0, MPI_BYTE, st->MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE); /* truncated on purpose */
+        return SCR_ERR_NOMEM;
+    }
+    rc = scr_mpi_check(MPI_Recv(buf, len, MPI_BYTE, st->MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE),
+                       "receiving a record");
+    scr_kvtree *slot = NULL;
+    if (rc == SCR_SUCCESS) {
+        slot = scr_kvtree_set_kv_int(recv, KEY_RANK, st->MPI_SOURCE);
+        if (slot == NULL) rc = SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_SUCCESS) {
+        char origin[64];
+        snprintf(origin, sizeof(origin), "record from rank %d", st->MPI_SOURCE);
+        size_t used = 0;
+        rc = scr_kvtree_unpack(buf, (size_t)len, slot, &used, origin);
+        if (rc == SCR_SUCCESS && used != (size_t)len) {
+            scr_err("%s: %zu bytes after the record", origin, (size_t)len - used);
+            rc = SCR_ERR_FORMAT;
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+/* Post every send synchronously, take whatever arrives, and once all of this
+ * rank's sends are matched join a non-blocking barrier; when the barrier
+ * completes every record of the exchange has been received (the NBX
+ * algorithm of Hoefler et al.): no rank learns about ranks it does not talk to. */
+static int send_and_receive(const struct outgoing *out, int nsend, MPI_Request *reqs, MPI_Comm comm, int tag,
+                            scr_kvtree *recv)
+{
+    int status = SCR_SUCCESS;
+    for (int i = 0; i < nsend; i++) {
+        int rc = scr_mpi_check(MPI_Issend(out[i].buf, out[i].len, MPI_BYTE, out[i].dest, tag, comm, &reqs[i]),
+                               "sending a record");
+        if (rc != SCR_SUCCESS) return rc; /* MPI itself failed: nothing sensible is left to do */
+    }
+    MPI_Request barrier = MPI_REQUEST_NULL;
+    int in_barrier = 0, done = 0;
+    while (!done) {
+        int arrived = 0;
+        MPI_Status st;
+        int rc = scr_mpi_check(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &arrived, &st), "waiting for records");
+        if (rc == SCR_SUCCESS && arrived) {
+            int trc = take_record(&st, tag, comm, recv);
+            if (status == SCR_SUCCESS) status = trc;
+        }
+        if (rc == SCR_SUCCESS && !in_barrier) {
+            int sent = 0;
+            rc = scr_mpi_check(MPI_Testall(nsend, reqs, &sent, MPI_STATUSES_IGNORE), "finishing sends");
+            if (rc == SCR_SUCCESS && sent) {
+                rc = scr_mpi_check(MPI_Ibarrier(comm, &barrier), "ending an exchange");
+                in_barrier = rc == SCR_SUCCESS;
+            }
+        } else if (rc == SCR_SUCCESS) {
+            rc = scr_mpi_check(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE), "ending an exchange");
+        }
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return status;
+}
+
 int scr_comm_exchange(const scr_kvtree *send, MPI_Comm comm, scr_kvtree **out_recv)
 {
     *out_recv = NULL;
-    int me, size;
-    int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    int tag = next_tag();
+    int size;
+    int rc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     if (rc != SCR_SUCCESS) return rc;
     /* everything that can fail locally happens before receivers expect anything */
     struct outgoing *out = NULL;
     int nsend = 0;
-    int *to = calloc((size_t)size, sizeof(int)), *from = calloc((size_t)size, sizeof(int));
     MPI_Request *reqs = NULL;
     scr_kvtree *recv = scr_kvtree_new();
-    int ok = to != NULL && from != NULL && recv != NULL;
-    if (!ok) scr_err("out of memory for an exchange among %d ranks", size);
+    int ok = recv != NULL;
+    if (!ok) scr_err("out of memory for an exchange");
     if (ok) ok = pack_all(send, size, &out, &nsend) == SCR_SUCCESS;
     if (ok) {
         reqs = calloc((size_t)(nsend > 0 ? nsend : 1), sizeof(MPI_Request));
         ok = reqs != NULL;
+        if (!ok) scr_err("out of memory for %d sends", nsend);
     }
-    for (int i = 0; ok && i < nsend; i++) to[out[i].dest] = 1;
     int all = 0;
     rc = scr_comm_all_true(ok, comm, &all);
-    if (rc == SCR_SUCCESS && all)
-        rc = scr_mpi_check(MPI_Alltoall(to, 1, MPI_INT, from, 1, MPI_INT, comm), "exchanging message counts");
-    int status = (rc == SCR_SUCCESS && all) ? SCR_SUCCESS : SCR_FAILURE;
+    int status = (rc == SCR_SUCCESS && all) ? SCR_SUCCESS : (rc != SCR_SUCCESS ? rc : SCR_FAILURE);
     if (status == SCR_SUCCESS) {
-        int nrecv = 0, posted = 0;
-        for (int i = 0; i < size; i++) nrecv += from[i];
-        for (int i = 0; i < nsend; i++, posted++) {
-            int src = scr_mpi_check(MPI_Isend(out[i].buf, out[i].len, MPI_BYTE, out[i].dest, TAG_EXCHANGE, comm,
-                                              &reqs[i]), "sending a record");
-            if (src != SCR_SUCCESS) { /* MPI itself failed: nothing sensible is left to do */
-                status = src;
-                break;
-            }
-        }
-        for (int i = 0; status == SCR_SUCCESS && i < nrecv; i++) {
-            scr_kvtree *t = NULL;
-            MPI_Status st;
-            int prc = scr_mpi_check(MPI_Probe(MPI_ANY_SOURCE, TAG_EXCHANGE, comm, &st), "waiting for records");
-            if (prc == SCR_SUCCESS) prc = scr_comm_recv_kvtree(st.MPI_SOURCE, TAG_EXCHANGE, comm, &t);
-            if (prc == SCR_SUCCESS) {
-                scr_kvtree *slot = scr_kvtree_set_kv_int(recv, KEY_RANK, st.MPI_SOURCE);
-                if (slot == NULL || scr_kvtree_absorb(slot, t) != SCR_SUCCESS) prc = SCR_ERR_NOMEM;
-                t = NULL;
-            }
-            scr_kvtree_delete(t);
-            if (status == SCR_SUCCESS) status = prc;
-        }
-        if (posted > 0) {
-            int wrc = scr_mpi_check(MPI_Waitall(posted, reqs, MPI_STATUSES_IGNORE), "finishing sends");
-            if (status == SCR_SUCCESS) status = wrc;
-        }
+        status = send_and_receive(out, nsend, reqs, comm, tag, recv);
         int agreed = 0;
         rc = scr_comm_all_true(status == SCR_SUCCESS, comm, &agreed);
         if (rc == SCR_SUCCESS && !agreed) status = SCR_FAILURE;
@@ -130,8 +187,6 @@ int scr_comm_exchange(const scr_kvtree *send, MPI_Comm comm, scr_kvtree **out_re
     }
     free_outgoing(out, nsend);
     free(reqs);
-    free(to);
-    free(from);
     if (status != SCR_SUCCESS) {
         scr_kvtree_delete(recv);
         return status;

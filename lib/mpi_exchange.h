@@ -2,8 +2,9 @@
  *
  * The sparse exchange sends each rank only what is meant for it: the caller
  * lists, per destination, one tree; every rank gets back, per source, the
- * tree sent to it. Collective over comm. Which ranks send to whom is agreed
- * with one all-to-all of counts; the trees travel point to point.
+ * tree sent to it. Collective over comm. The trees travel point to point and
+ * the end is found with a non-blocking barrier, so a rank's cost grows with
+ * the ranks it talks to, not with the size of comm.
  * Every record is packed before any rank is told to expect it, so nothing
  * that can fail locally happens once messages are on their way. */
 #ifndef SCR_MPI_EXCHANGE_H
