@@ -4,7 +4,9 @@
 # 1. build in the source tree and run `make check`;
 # 2. `make distcheck`: the release tarball builds and passes its tests;
 # 3. the same tests built with AddressSanitizer and UBSan (from that tarball);
-# 4. the kvtree fuzzer for FUZZ_SECONDS (default 60).
+# 4. a build without ISA-L (the portable kernels), with the unit tests and
+#    the redundancy tests;
+# 5. the kvtree fuzzer for FUZZ_SECONDS (default 60).
 # Ends with one line "N passed, N failed" over everything it ran and exits
 # non-zero if anything failed. Logs: _build/*.log.
 set -u
@@ -86,6 +88,19 @@ if [ -n "$tarball" ] && tar -xzf "$tarball" -C "$logs/asan" --strip-components=1
 elif [ -z "$tarball" ]; then
     echo "no release tarball to build the sanitizer tests from"
     failed=$((failed + 1))
+fi
+
+echo "== build without ISA-L: unit and redundancy tests"
+rm -rf "$logs/noisal"
+mkdir -p "$logs/noisal"
+: > "$logs/noisal.log"
+if [ -n "$tarball" ] && tar -xzf "$tarball" -C "$logs/noisal" --strip-components=1 &&
+   step "configure --without-isal" "$logs/noisal.log" sh -c "cd '$logs/noisal' && ./configure --without-isal" &&
+   step "make (without ISA-L)" "$logs/noisal.log" make -C "$logs/noisal" -j2; then
+    unit=$(cd "$logs/noisal" && ls tests/unit/test_*.c | sed 's/\.c$//' | tr '\n' ' ')
+    make -C "$logs/noisal" -j2 check TESTS="$unit tests/mpi/test_redundancy.sh" > "$logs/noisal-check.log" 2>&1
+    grep -E '^(FAIL|ERROR|XPASS):' "$logs/noisal-check.log"
+    count_suite "$logs/noisal-check.log"
 fi
 
 echo "== fuzz (${FUZZ_SECONDS:-60} s)"

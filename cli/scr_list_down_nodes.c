@@ -1,0 +1,185 @@
+/* scr_list_down_nodes.c — scr-list-down-nodes: the nodes of an allocation a
+ * relaunch must avoid.
+ *
+ * A thin front over down_nodes.h: the node list is the argument, else
+ * $SLURM_NODELIST (then $SLURM_JOB_NODELIST); the exclude list --exclude,
+ * else $SCR_EXCLUDE_NODES; health records come from --health-dir, else
+ * <prefix>/.scr/health. Prints the down nodes as one host list (srun
+ * --exclude takes it as is), or per node with --reason, or JSON. Exit
+ * status: 0 no node is down, 1 some are, 2 usage error (a bad node list
+ * included), 3 another failure. Links libslurm and libscr-core, never MPI. */
+#include "build_config.h"
+#include "cli_common.h"
+#include "down_nodes.h"
+#include "scr_err.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_NONE_DOWN 0
+#define EXIT_SOME_DOWN 1
+#define EXIT_FAILURE_OTHER 3
+
+enum output { OUTPUT_HOSTLIST, OUTPUT_REASONS, OUTPUT_JSON };
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: scr-list-down-nodes [OPTION]... [NODELIST]\n"
+            "Print the nodes of NODELIST (a Slurm host list such as n[1-4,7]; default\n"
+            "$SLURM_NODELIST) that a relaunch must avoid: nodes in the exclude list,\n"
+            "nodes Slurm reports down, draining, failing or not responding, and nodes\n"
+            "whose health record says they failed their check.\n"
+            "\n"
+            "  -r, --reason           one line per down node: NODE: why\n"
+            "  -j, --json             JSON with every node's verdict\n"
+            "  -x, --exclude LIST     nodes never to use (default: $SCR_EXCLUDE_NODES)\n"
+            "  -H, --health-dir DIR   health records (default: PREFIX/.scr/health)\n"
+            "  -p, --prefix DIR       the prefix (default: $SCR_PREFIX, else the current\n"
+            "                         directory)\n"
+            "  -n, --no-slurm         do not ask Slurm for node states\n"
+            "  -h, --help             show this help\n"
+            "  -V, --version          show the version\n"
+            "\n"
+            "Without --reason or --json the down nodes are printed as one host list\n"
+            "(nothing when none is down). Exit status: 0 if no node is down, 1 if some\n"
+            "are, 2 for a usage error or a bad node list, 3 for another failure.\n");
+}
+
+static int print_json(const struct scr_down_nodes *list)
+{
+    struct json_object *obj = json_object_new_object(), *nodes = json_object_new_array();
+    struct json_object *slurm = json_object_new_object();
+    int rc = obj && nodes && slurm ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    for (int i = 0; rc == SCR_SUCCESS && i < list->count; i++) {
+        const struct scr_node_verdict *v = &list->nodes[i];
+        struct json_object *n = json_object_new_object();
+        if (n == NULL || json_object_array_add(nodes, n) != 0) {
+            json_object_put(n);
+            rc = SCR_ERR_NOMEM;
+            break;
+        }
+        json_object_object_add(n, "node", json_object_new_string(v->name));
+        json_object_object_add(n, "down", json_object_new_boolean(v->down));
+        if (v->down) json_object_object_add(n, "reason", json_object_new_string(v->reason));
+    }
+    if (rc == SCR_SUCCESS) {
+        json_object_object_add(slurm, "asked", json_object_new_boolean(list->slurm_asked));
+        if (list->slurm_error[0] != '\0')
+            json_object_object_add(slurm, "error", json_object_new_string(list->slurm_error));
+        json_object_object_add(obj, "down", json_object_new_int(list->down));
+        json_object_object_add(obj, "nodes", nodes);
+        json_object_object_add(obj, "slurm", slurm);
+        nodes = slurm = NULL;
+        const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (text == NULL || printf("%s\n", text) < 0) rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory building JSON");
+    json_object_put(nodes);
+    json_object_put(slurm);
+    json_object_put(obj);
+    return rc;
+}
+
+static int print_list(const struct scr_down_nodes *list, enum output output)
+{
+    if (output == OUTPUT_JSON) return print_json(list);
+    if (output == OUTPUT_REASONS) {
+        for (int i = 0; i < list->count; i++)
+            if (list->nodes[i].down) printf("%s: %s\n", list->nodes[i].name, list->nodes[i].reason);
+        return SCR_SUCCESS;
+    }
+    char *hosts = NULL;
+    int rc = scr_down_nodes_hostlist(list, &hosts);
+    if (rc == SCR_SUCCESS && hosts[0] != '\0') printf("%s\n", hosts);
+    free(hosts);
+    return rc;
+}
+
+/* The first of these that is set and not empty, else NULL. */
+static const char *first_set(const char *a, const char *b, const char *c)
+{
+    if (a != NULL && a[0] != '\0') return a;
+    if (b != NULL && b[0] != '\0') return b;
+    if (c != NULL && c[0] != '\0') return c;
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option options[] = {
+        { "reason", no_argument, NULL, 'r' },
+        { "json", no_argument, NULL, 'j' },
+        { "exclude", required_argument, NULL, 'x' },
+        { "health-dir", required_argument, NULL, 'H' },
+        { "prefix", required_argument, NULL, 'p' },
+        { "no-slurm", no_argument, NULL, 'n' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    enum output output = OUTPUT_HOSTLIST;
+    const char *exclude = NULL, *health_dir = NULL, *prefix_option = NULL;
+    int ask_slurm = 1, before = optind, c;
+    scr_cli_init("scr-list-down-nodes");
+    opterr = 0;
+    for (; (c = getopt_long(argc, argv, ":rjx:H:p:nhV", options, NULL)) != -1; before = optind) {
+        switch (c) {
+        case 'r': output = OUTPUT_REASONS; break;
+        case 'j': output = OUTPUT_JSON; break;
+        case 'x': exclude = optarg; break;
+        case 'H':
+            if (optarg[0] == '\0') return scr_cli_usage_error("--health-dir wants a directory");
+            health_dir = optarg;
+            break;
+        case 'p':
+            if (optarg[0] == '\0') return scr_cli_usage_error("--prefix wants a directory");
+            prefix_option = optarg;
+            break;
+        case 'n': ask_slurm = 0; break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf("scr-list-down-nodes (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            return 0;
+        default:
+            return scr_cli_refused_option(c, argv, before);
+        }
+    }
+    if (argc - optind > 1) return scr_cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
+    const char *nodelist = first_set(optind < argc ? argv[optind] : NULL, getenv("SLURM_NODELIST"),
+                                     getenv("SLURM_JOB_NODELIST"));
+    if (nodelist == NULL) return scr_cli_usage_error("no node list: give one, or run inside a Slurm allocation");
+    if (exclude == NULL) exclude = getenv("SCR_EXCLUDE_NODES");
+
+    char *default_health = NULL;
+    if (health_dir == NULL) {
+        char *prefix = scr_cli_prefix(prefix_option);
+        if (prefix == NULL || scr_path_join(prefix, ".scr/health", &default_health) != SCR_SUCCESS) {
+            free(prefix);
+            return EXIT_FAILURE_OTHER;
+        }
+        free(prefix);
+        health_dir = default_health;
+    }
+    struct scr_down_nodes_query q = { nodelist, exclude, health_dir, ask_slurm };
+    struct scr_down_nodes list;
+    int rc = scr_down_nodes_find(&q, &list);
+    free(default_health);
+    if (rc == SCR_ERR_ARG) return SCR_CLI_EXIT_USAGE;
+    if (rc != SCR_SUCCESS) return EXIT_FAILURE_OTHER;
+    if (ask_slurm && !list.slurm_asked)
+        fprintf(stderr, "scr-list-down-nodes: node states not checked with Slurm: %s\n", list.slurm_error);
+    rc = print_list(&list, output);
+    int down = list.down;
+    scr_down_nodes_free(&list);
+    if (rc != SCR_SUCCESS || scr_cli_flush_stdout() != 0) return EXIT_FAILURE_OTHER;
+    return down > 0 ? EXIT_SOME_DOWN : EXIT_NONE_DOWN;
+}

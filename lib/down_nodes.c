@@ -1,0 +1,199 @@
+/* down_nodes.c — which nodes of an allocation a relaunch must avoid, and why. */
+#include "down_nodes.h"
+#include "health_file.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void set_reason(struct scr_node_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_reason(struct scr_node_verdict *v, const char *fmt, ...)
+{
+    if (v->down) return; /* the first reason stands */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->reason, sizeof(v->reason), fmt, ap);
+    va_end(ap);
+    v->down = 1;
+}
+
+/* Expand a host list into out->nodes; what names the list in messages. */
+static int expand(const char *what, const char *text, struct scr_down_nodes *out)
+{
+    hostlist_t hl = text ? slurm_hostlist_create(text) : NULL;
+    int n = hl ? slurm_hostlist_count(hl) : 0;
+    if (hl == NULL || n <= 0) {
+        scr_err("%s: '%s' is not a host list with at least one node (e.g. n[1-4,7])", what, text ? text : "");
+        if (hl) slurm_hostlist_destroy(hl);
+        return SCR_ERR_ARG;
+    }
+    slurm_hostlist_uniq(hl);
+    n = slurm_hostlist_count(hl);
+    out->nodes = calloc((size_t)n, sizeof(*out->nodes));
+    if (out->nodes == NULL) {
+        slurm_hostlist_destroy(hl);
+        scr_err("out of memory for %d nodes", n);
+        return SCR_ERR_NOMEM;
+    }
+    char *host;
+    int bad = 0;
+    while ((host = slurm_hostlist_shift(hl)) != NULL) {
+        /* libslurm keeps an unbalanced range ("n[1-") as a literal name */
+        if (strpbrk(host, "[]") != NULL || strlen(host) >= sizeof(out->nodes[0].name)) bad = 1;
+        if (out->count < n) snprintf(out->nodes[out->count++].name, sizeof(out->nodes[0].name), "%s", host);
+        free(host);
+    }
+    slurm_hostlist_destroy(hl);
+    if (bad) {
+        scr_err("%s: '%s' is not a host list with at least one node (e.g. n[1-4,7])", what, text);
+        free(out->nodes);
+        out->nodes = NULL;
+        out->count = 0;
+        return SCR_ERR_ARG;
+    }
+    return SCR_SUCCESS;
+}
+
+static int apply_exclude(const char *exclude, struct scr_down_nodes *out)
+{
+    if (exclude == NULL || exclude[0] == '\0') return SCR_SUCCESS;
+    struct scr_down_nodes excluded;
+    memset(&excluded, 0, sizeof(excluded));
+    int rc = expand("exclude list", exclude, &excluded);
+    for (int i = 0; rc == SCR_SUCCESS && i < out->count; i++)
+        for (int j = 0; j < excluded.count; j++)
+            if (strcmp(out->nodes[i].name, excluded.nodes[j].name) == 0)
+                set_reason(&out->nodes[i], "excluded by SCR_EXCLUDE_NODES");
+    free(excluded.nodes);
+    return rc;
+}
+
+/* Slurm's word for a state that makes a node unusable, or NULL. */
+static const char *bad_state(uint32_t state)
+{
+    uint32_t base = state & NODE_STATE_BASE;
+    if (base == NODE_STATE_DOWN) return "DOWN";
+    if (state & NODE_STATE_DRAIN) return (base == NODE_STATE_ALLOCATED || base == NODE_STATE_MIXED) ? "DRAINING" : "DRAINED";
+    if (state & NODE_STATE_FAIL) return "FAILING";
+    if (state & NODE_STATE_NO_RESPOND) return "NOT RESPONDING";
+    if (base == NODE_STATE_FUTURE || base == NODE_STATE_UNKNOWN) return "not in service";
+    return NULL;
+}
+
+/* A client configuration to read, or NULL: slurm_init() exits the process
+ * when it finds none, which a command must not do. */
+static const char *slurm_conf_file(void)
+{
+    const char *env = getenv("SLURM_CONF");
+    if (env != NULL && env[0] != '\0') return access(env, R_OK) == 0 ? env : NULL;
+    return access("/etc/slurm/slurm.conf", R_OK) == 0 ? "/etc/slurm/slurm.conf" : NULL;
+}
+
+static void apply_slurm(struct scr_down_nodes *out)
+{
+    const char *conf = slurm_conf_file();
+    if (conf == NULL) {
+        snprintf(out->slurm_error, sizeof(out->slurm_error), "no Slurm configuration here (%s)",
+                 getenv("SLURM_CONF") ? "$SLURM_CONF is not readable" : "no /etc/slurm/slurm.conf");
+        return;
+    }
+    static int initialised;
+    if (!initialised) {
+        slurm_init(conf);
+        initialised = 1;
+    }
+    node_info_msg_t *msg = NULL;
+    if (slurm_load_node((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS || msg == NULL) {
+        snprintf(out->slurm_error, sizeof(out->slurm_error), "slurmctld did not answer: %s",
+                 slurm_strerror(slurm_get_errno()));
+        return;
+    }
+    out->slurm_asked = 1;
+    for (int i = 0; i < out->count; i++) {
+        struct scr_node_verdict *v = &out->nodes[i];
+        int known = 0;
+        for (uint32_t j = 0; j < msg->record_count; j++) {
+            const node_info_t *ni = &msg->node_array[j];
+            if (ni->name == NULL || strcmp(ni->name, v->name) != 0) continue;
+            known = 1;
+            const char *why = bad_state(ni->node_state);
+            if (why != NULL)
+                set_reason(v, "Slurm reports it %s%s%s", why, ni->reason ? ": " : "", ni->reason ? ni->reason : "");
+            break;
+        }
+        if (!known) set_reason(v, "Slurm does not know this node");
+    }
+    slurm_free_node_info_msg(msg);
+}
+
+static int apply_health(const char *dir, struct scr_down_nodes *out)
+{
+    if (dir == NULL) return SCR_SUCCESS;
+    for (int i = 0; i < out->count; i++) {
+        struct scr_node_verdict *v = &out->nodes[i];
+        char *path = NULL;
+        struct scr_health rec;
+        int rc = scr_health_file_path(dir, v->name, &path);
+        if (rc == SCR_ERR_NOMEM) return rc;
+        if (rc != SCR_SUCCESS) continue;
+        if (access(path, F_OK) != 0) { /* no check ran there */
+            free(path);
+            continue;
+        }
+        rc = scr_health_file_read(path, &rec);
+        if (rc != SCR_SUCCESS) set_reason(v, "its health record %s is damaged", path);
+        else if (!rec.healthy) set_reason(v, "failed its health check: %s", rec.reason);
+        free(path);
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_down_nodes_find(const struct scr_down_nodes_query *q, struct scr_down_nodes *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (q == NULL) return SCR_ERR_ARG;
+    int rc = expand("node list", q->nodelist, out);
+    if (rc == SCR_SUCCESS) rc = apply_exclude(q->exclude, out);
+    if (rc == SCR_SUCCESS && q->ask_slurm) apply_slurm(out);
+    if (rc == SCR_SUCCESS) rc = apply_health(q->health_dir, out);
+    if (rc != SCR_SUCCESS) {
+        scr_down_nodes_free(out);
+        return rc;
+    }
+    for (int i = 0; i < out->count; i++) out->down += out->nodes[i].down;
+    return SCR_SUCCESS;
+}
+
+void scr_down_nodes_free(struct scr_down_nodes *list)
+{
+    if (list == NULL) return;
+    free(list->nodes);
+    memset(list, 0, sizeof(*list));
+}
+
+int scr_down_nodes_hostlist(const struct scr_down_nodes *list, char **out)
+{
+    hostlist_t hl = slurm_hostlist_create("");
+    if (hl == NULL) {
+        scr_err("out of memory for a host list");
+        return SCR_ERR_NOMEM;
+    }
+    for (int i = 0; i < list->count; i++)
+        if (list->nodes[i].down) slurm_hostlist_push_host(hl, list->nodes[i].name);
+    char *text = slurm_hostlist_ranged_string_malloc(hl);
+    slurm_hostlist_destroy(hl);
+    if (text == NULL) {
+        scr_err("out of memory for a host list");
+        return SCR_ERR_NOMEM;
+    }
+    *out = text;
+    return SCR_SUCCESS;
+}

@@ -1,0 +1,53 @@
+/* down_nodes.h — which nodes of an allocation a relaunch must avoid, and why.
+ *
+ * A node is down when any of these says so, checked in this order (the
+ * first reason found is the one given):
+ *   1. it is in the exclude list (SCR_EXCLUDE_NODES);
+ *   2. Slurm reports it DOWN, DRAINED or DRAINING, FAILING, or not
+ *      responding, or does not know it (asked only when ask_slurm is set);
+ *   3. its health record (health_file.h) in health_dir says it failed its
+ *      check. A node without a record is not down: the check may not have
+ *      run there. A damaged record is a reason of its own.
+ * Node lists are Slurm host lists ("n[1-4,7]") parsed by libslurm.
+ *
+ * Asking Slurm needs a configured client (slurm.conf); where there is none
+ * (no $SLURM_CONF file and no /etc/slurm/slurm.conf) or slurmctld does not
+ * answer, the nodes are judged without it and slurm_error says why. This
+ * module links libslurm and never MPI: the commands and the plugin use it. */
+#ifndef SCR_DOWN_NODES_H
+#define SCR_DOWN_NODES_H
+
+#include <stddef.h>
+
+struct scr_down_nodes_query {
+    const char *nodelist;   /* the allocation's nodes (required) */
+    const char *exclude;    /* host list never to use, or NULL */
+    const char *health_dir; /* directory of <node>.health records, or NULL */
+    int ask_slurm;          /* ask slurmctld for node states */
+};
+
+struct scr_node_verdict {
+    char name[256];
+    int down;
+    char reason[600]; /* "" when the node may be used */
+};
+
+struct scr_down_nodes {
+    struct scr_node_verdict *nodes; /* every node of the list, in its order */
+    int count;                      /* nodes in the list */
+    int down;                       /* how many of them are down */
+    int slurm_asked;                /* 1 when Slurm's node states were used */
+    char slurm_error[300];          /* why Slurm was not asked (ask_slurm set) */
+};
+
+/* Judge every node of q->nodelist into *out (free with
+ * scr_down_nodes_free). SCR_ERR_ARG, logged naming the text, for a host
+ * list that does not parse or is empty; SCR_ERR_NOMEM when out of memory. */
+int scr_down_nodes_find(const struct scr_down_nodes_query *q, struct scr_down_nodes *out);
+void scr_down_nodes_free(struct scr_down_nodes *list);
+
+/* The down nodes as one Slurm host list ("n[2,5]") in a new string ("" when
+ * none are down), for srun --exclude. */
+int scr_down_nodes_hostlist(const struct scr_down_nodes *list, char **out);
+
+#endif
