@@ -16,6 +16,7 @@
 #include "job_env.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "nodes_file.h"
 #include "rank_filemap.h"
 #include "scr_err.h"
 #include "scr_run.h"
@@ -203,6 +204,18 @@ static int job_dir(const struct scr_run *r, const char *param, char **out_dir)
     return rc == SCR_SUCCESS ? scr_run_job_dir(r, param, base, out_dir) : rc;
 }
 
+static void write_nodes_file(const struct scr_run *r)
+{
+    char *path = NULL;
+    scr_kvtree *nodes = scr_kvtree_new();
+    int rc = nodes ? scr_path_join(r->cntl_dir, SCR_NODES_FILE_NAME, &path) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_nodes_file_set_nodes(nodes, r->nodes);
+    if (rc == SCR_SUCCESS) rc = scr_nodes_file_write(path, nodes);
+    if (rc != SCR_SUCCESS) scr_warn("could not record the run's node count in %s", path ? path : r->cntl_dir);
+    free(path);
+    scr_kvtree_delete(nodes);
+}
+
 static int join_into(const char *dir, const char *name, char **out)
 {
     return scr_path_join(dir, name, out);
@@ -385,6 +398,10 @@ static int init_collective(struct scr_run *r)
     rc = scr_cache_create_dirs(r);
     if (rc == SCR_SUCCESS) rc = scr_cache_load_filemaps(r);
     if (rc != SCR_SUCCESS) return rc;
+    /* how many nodes this run uses, for a relaunch's SCR_MIN_NODES default
+     * (scr-run reads it on this node, where the batch script runs); only a
+     * hint, so failing to write it stops nothing */
+    if (r->rank == 0) write_nodes_file(r);
 
     scr_config_get_bool(r->cfg, "SCR_CACHE_PURGE", &purge);
     scr_config_get_bool(r->cfg, "SCR_DISTRIBUTE", &distribute);
