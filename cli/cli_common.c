@@ -1,0 +1,56 @@
+/* cli_common.c — messages and the prefix, shared by the commands. */
+#include "cli_common.h"
+#include "util_log.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *command = "scr";
+
+void cli_init(const char *name)
+{
+    command = name;
+    scr_log_set_prefix(name);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", command);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry '%s --help' for more information.\n", command);
+    return 2;
+}
+
+/* A long option is a whole argument and moves optind on; a short one may sit
+ * inside a cluster such as -jx, known only by optopt. */
+int cli_refused_option(int c, char **argv, int before)
+{
+    const char *arg = argv[optind - 1];
+    if (optind == before || strncmp(arg, "--", 2) != 0) {
+        if (c == ':') return cli_usage_error("option '-%c' wants an argument", optopt);
+        return cli_usage_error("unknown option '-%c'", optopt);
+    }
+    if (c == ':') return cli_usage_error("option '%s' wants an argument", arg);
+    if (optopt != 0) return cli_usage_error("option '%s' takes no argument", arg);
+    return cli_usage_error("unknown option '%s'", arg);
+}
+
+char *cli_resolve_prefix(const char *given)
+{
+    const char *env = getenv("SCR_PREFIX");
+    if (given == NULL && env != NULL && env[0] != '\0') given = env;
+    char *prefix = given != NULL ? strdup(given) : getcwd(NULL, 0);
+    if (prefix == NULL) {
+        if (given != NULL) scr_err("out of memory");
+        else scr_err("cannot tell the current directory: %s", strerror(errno));
+    }
+    return prefix;
+}

@@ -1,0 +1,26 @@
+/* cli_common.h — what every command says and finds alike.
+ *
+ * A command calls cli_init with its name first: errors of libscr-core then
+ * read "<command>: error: ...", and a usage error reads "<command>: <what>"
+ * followed by a pointer to --help, with exit status 2. Option parsing is
+ * getopt_long with opterr = 0 and ':' leading the short options, so that the
+ * command names a refused option itself (cli_refused_option). */
+#ifndef SCR_CLI_COMMON_H
+#define SCR_CLI_COMMON_H
+
+/* The command's name for messages (kept, not copied); sets the log prefix. */
+void cli_init(const char *command);
+
+/* Say what was wrong with the command line; returns the exit status 2. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Explain why getopt_long refused an option (it returned c, having started
+ * at argument before); returns the exit status 2. */
+int cli_refused_option(int c, char **argv, int before);
+
+/* given (an option or argument, may be NULL), else $SCR_PREFIX when set and
+ * not empty, else the current directory, in a new string; NULL (said) when
+ * out of memory or the current directory cannot be told. */
+char *cli_resolve_prefix(const char *given);
+
+#endif
