@@ -1,11 +1,16 @@
 /* scr_index.c — scr-index: the datasets SCR keeps on a prefix.
  *
- * Reads <prefix>/.scr/index.scr under a shared lock and lists its datasets,
- * newest first, as a table or as JSON; index_list.h builds and renders the
- * rows. The prefix is --prefix, else $SCR_PREFIX, else the current
- * directory. Exit status: 0 listed, 1 no index or a damaged one (one line on
- * stderr), 2 usage error. Links only libscr-core (no MPI). */
+ * Lists the datasets of <prefix>/.scr/index.scr (read under a shared lock),
+ * newest first, as a table or as JSON (index_list.h builds and renders the
+ * rows), or changes the index: which dataset a restart loads first
+ * (--current) and which entries it keeps (--drop, --drop-after), each one
+ * locked update in index_edit.h. The prefix is --prefix, else $SCR_PREFIX,
+ * else the current directory. Exit status: 0 done, 1 no index, a damaged
+ * one, an unknown dataset or a refused change (one line on stderr), 2 usage
+ * error. Links only libscr-core (no MPI). */
 #include "build_config.h"
+#include "cli_common.h"
+#include "index_edit.h"
 #include "index_file.h"
 #include "index_list.h"
 #include "kvtree.h"
@@ -15,74 +20,48 @@
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-/* What the command was asked to do. Listing is the only action so far; each
- * further one adds a value here, its option and a case in main(). */
-enum action { ACTION_NONE, ACTION_LIST };
+/* What the command was asked to do: one action per run. Each adds a value
+ * here, its option and a case in main(). */
+enum action { ACTION_NONE, ACTION_LIST, ACTION_CURRENT, ACTION_DROP, ACTION_DROP_AFTER };
+
+/* The long option of an action, for messages. */
+static const char *action_option(enum action action)
+{
+    switch (action) {
+    case ACTION_NONE: break;
+    case ACTION_LIST: return "--list";
+    case ACTION_CURRENT: return "--current";
+    case ACTION_DROP: return "--drop";
+    case ACTION_DROP_AFTER: return "--drop-after";
+    }
+    return "no action";
+}
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: scr-index [--list] [--prefix DIR] [--json]\n"
-            "Show the datasets SCR keeps in DIR/.scr/index.scr.\n"
+            "       scr-index --current=NAME | --drop=NAME | --drop-after=NAME [--prefix DIR]\n"
+            "Show or change the datasets SCR keeps in DIR/.scr/index.scr.\n"
             "\n"
             "  -l, --list         list the datasets, newest first (the default)\n"
+            "  -c, --current=NAME make NAME, a complete checkpoint, the dataset a restart\n"
+            "                     from the prefix loads first\n"
+            "  -d, --drop=NAME    remove NAME from the index (its files stay)\n"
+            "      --drop-after=NAME  remove every dataset newer than NAME from the index\n"
             "  -p, --prefix DIR   the prefix directory (default: $SCR_PREFIX, else the\n"
             "                     current directory)\n"
             "  -j, --json         print JSON instead of a table\n"
             "  -h, --help         show this help\n"
             "  -V, --version      show the version\n"
             "\n"
-            "Exit status: 0 if the datasets were listed, 1 if the index is missing or\n"
-            "damaged, 2 for a usage error.\n");
-}
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Say what was wrong with the command line; returns the exit status 2. */
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("scr-index: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nTry 'scr-index --help' for more information.\n", stderr);
-    return 2;
-}
-
-/* Explain why getopt_long refused an option (it returned c, having started
- * at argument before); returns the exit status 2. A long option is a whole
- * argument and moves optind on; a short one may sit inside a cluster such
- * as -jx, known only by optopt. */
-static int refused_option(int c, char **argv, int before)
-{
-    const char *arg = argv[optind - 1];
-    if (optind == before || strncmp(arg, "--", 2) != 0) {
-        if (c == ':') return usage_error("option '-%c' wants an argument", optopt);
-        return usage_error("unknown option '-%c'", optopt);
-    }
-    if (c == ':') return usage_error("option '%s' wants an argument", arg);
-    if (optopt != 0) return usage_error("option '%s' takes no argument", arg);
-    return usage_error("unknown option '%s'", arg);
-}
-
-/* --prefix, else $SCR_PREFIX, else the current directory, in a new string. */
-static char *resolve_prefix(const char *option)
-{
-    const char *env = getenv("SCR_PREFIX");
-    const char *given = option != NULL ? option : (env != NULL && env[0] != '\0') ? env : NULL;
-    char *prefix = given != NULL ? strdup(given) : getcwd(NULL, 0);
-    if (prefix == NULL) {
-        if (given != NULL) scr_err("out of memory");
-        else scr_err("cannot tell the current directory: %s", strerror(errno));
-    }
-    return prefix;
+            "Exit status: 0 if the datasets were listed or the index changed, 1 if the\n"
+            "index is missing or damaged, names no such dataset or the change is\n"
+            "refused, 2 for a usage error.\n");
 }
 
 static int print_json(const scr_index_list *list, const char *prefix)
@@ -121,10 +100,39 @@ static int list_datasets(const char *prefix, int json)
     return rc == SCR_SUCCESS && !missing ? 0 : 1;
 }
 
+/* --current: the dataset a restart loads first; returns the exit status. */
+static int make_current(const char *prefix, const char *name)
+{
+    if (scr_index_edit_set_current(prefix, name) != SCR_SUCCESS) return 1; /* said why */
+    printf("%s is now the current dataset of %s\n", name, prefix);
+    return 0;
+}
+
+/* --drop: one entry out of the index; returns the exit status. */
+static int drop_dataset(const char *prefix, const char *name)
+{
+    if (scr_index_edit_drop(prefix, name) != SCR_SUCCESS) return 1;
+    printf("dropped %s from the index of %s (its files stay)\n", name, prefix);
+    return 0;
+}
+
+/* --drop-after: the entries newer than one; returns the exit status. */
+static int drop_after(const char *prefix, const char *name)
+{
+    int dropped = 0;
+    if (scr_index_edit_drop_after(prefix, name, &dropped) != SCR_SUCCESS) return 1;
+    printf("dropped %d dataset%s newer than %s from the index of %s (their files stay)\n",
+           dropped, dropped == 1 ? "" : "s", name, prefix);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option options[] = {
         { "list", no_argument, NULL, 'l' },
+        { "current", required_argument, NULL, 'c' },
+        { "drop", required_argument, NULL, 'd' },
+        { "drop-after", required_argument, NULL, 'A' },
         { "prefix", required_argument, NULL, 'p' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
@@ -132,17 +140,27 @@ int main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     enum action action = ACTION_NONE;
-    const char *prefix_option = NULL;
+    const char *prefix_option = NULL, *name = NULL;
     int json = 0, before = optind, c;
-    scr_log_set_prefix("scr-index");
+    cli_init("scr-index");
     opterr = 0; /* say it ourselves, naming the command rather than argv[0] */
-    for (; (c = getopt_long(argc, argv, ":lp:jhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, ":lc:d:p:jhV", options, NULL)) != -1; before = optind) {
+        enum action chosen = ACTION_NONE;
         switch (c) {
         case 'l':
-            action = ACTION_LIST;
+            chosen = ACTION_LIST;
+            break;
+        case 'c':
+            chosen = ACTION_CURRENT;
+            break;
+        case 'd':
+            chosen = ACTION_DROP;
+            break;
+        case 'A':
+            chosen = ACTION_DROP_AFTER;
             break;
         case 'p':
-            if (optarg[0] == '\0') return usage_error("--prefix wants a directory");
+            if (optarg[0] == '\0') return cli_usage_error("--prefix wants a directory");
             prefix_option = optarg;
             break;
         case 'j':
@@ -155,18 +173,38 @@ int main(int argc, char **argv)
             printf("scr-index (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
             return 0;
         default: /* '?' or ':' */
-            return refused_option(c, argv, before);
+            return cli_refused_option(c, argv, before);
+        }
+        if (chosen != ACTION_NONE) {
+            if (action != ACTION_NONE)
+                return cli_usage_error("%s and %s cannot be combined: one action at a time",
+                                   action_option(action), action_option(chosen));
+            if (chosen != ACTION_LIST && optarg[0] == '\0')
+                return cli_usage_error("%s wants a dataset name", action_option(chosen));
+            action = chosen;
+            name = optarg;
         }
     }
-    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (json && action != ACTION_NONE && action != ACTION_LIST)
+        return cli_usage_error("--json goes with --list only");
 
-    char *prefix = resolve_prefix(prefix_option);
+    char *prefix = cli_resolve_prefix(prefix_option);
     if (prefix == NULL) return 1;
     int status = 1;
     switch (action) {
     case ACTION_NONE: /* listing is the default */
     case ACTION_LIST:
         status = list_datasets(prefix, json);
+        break;
+    case ACTION_CURRENT:
+        status = make_current(prefix, name);
+        break;
+    case ACTION_DROP:
+        status = drop_dataset(prefix, name);
+        break;
+    case ACTION_DROP_AFTER:
+        status = drop_after(prefix, name);
         break;
     }
     free(prefix);

@@ -15,12 +15,14 @@
 #include "util_log.h"
 #include "util_path.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define EXIT_USAGE 2
 #define EXIT_NONE_DOWN 0
 #define EXIT_SOME_DOWN 1
 #define EXIT_FAILURE_OTHER 3
@@ -127,7 +129,7 @@ int main(int argc, char **argv)
     enum output output = OUTPUT_HOSTLIST;
     const char *exclude = NULL, *health_dir = NULL, *prefix_option = NULL;
     int ask_slurm = 1, before = optind, c;
-    scr_cli_init("scr-list-down-nodes");
+    cli_init("scr-list-down-nodes");
     opterr = 0;
     for (; (c = getopt_long(argc, argv, ":rjx:H:p:nhV", options, NULL)) != -1; before = optind) {
         switch (c) {
@@ -135,11 +137,11 @@ int main(int argc, char **argv)
         case 'j': output = OUTPUT_JSON; break;
         case 'x': exclude = optarg; break;
         case 'H':
-            if (optarg[0] == '\0') return scr_cli_usage_error("--health-dir wants a directory");
+            if (optarg[0] == '\0') return cli_usage_error("--health-dir wants a directory");
             health_dir = optarg;
             break;
         case 'p':
-            if (optarg[0] == '\0') return scr_cli_usage_error("--prefix wants a directory");
+            if (optarg[0] == '\0') return cli_usage_error("--prefix wants a directory");
             prefix_option = optarg;
             break;
         case 'n': ask_slurm = 0; break;
@@ -150,18 +152,18 @@ int main(int argc, char **argv)
             printf("scr-list-down-nodes (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
             return 0;
         default:
-            return scr_cli_refused_option(c, argv, before);
+            return cli_refused_option(c, argv, before);
         }
     }
-    if (argc - optind > 1) return scr_cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
+    if (argc - optind > 1) return cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
     const char *nodelist = first_set(optind < argc ? argv[optind] : NULL, getenv("SLURM_NODELIST"),
                                      getenv("SLURM_JOB_NODELIST"));
-    if (nodelist == NULL) return scr_cli_usage_error("no node list: give one, or run inside a Slurm allocation");
+    if (nodelist == NULL) return cli_usage_error("no node list: give one, or run inside a Slurm allocation");
     if (exclude == NULL) exclude = getenv("SCR_EXCLUDE_NODES");
 
     char *default_health = NULL;
     if (health_dir == NULL) {
-        char *prefix = scr_cli_prefix(prefix_option);
+        char *prefix = cli_resolve_prefix(prefix_option);
         if (prefix == NULL || scr_path_join(prefix, ".scr/health", &default_health) != SCR_SUCCESS) {
             free(prefix);
             return EXIT_FAILURE_OTHER;
@@ -173,13 +175,17 @@ int main(int argc, char **argv)
     struct scr_down_nodes list;
     int rc = scr_down_nodes_find(&q, &list);
     free(default_health);
-    if (rc == SCR_ERR_ARG) return SCR_CLI_EXIT_USAGE;
+    if (rc == SCR_ERR_ARG) return EXIT_USAGE;
     if (rc != SCR_SUCCESS) return EXIT_FAILURE_OTHER;
     if (ask_slurm && !list.slurm_asked)
         fprintf(stderr, "scr-list-down-nodes: node states not checked with Slurm: %s\n", list.slurm_error);
     rc = print_list(&list, output);
     int down = list.down;
     scr_down_nodes_free(&list);
-    if (rc != SCR_SUCCESS || scr_cli_flush_stdout() != 0) return EXIT_FAILURE_OTHER;
+    if (rc == SCR_SUCCESS && fflush(stdout) != 0) {
+        scr_err("writing to standard output failed: %s", strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (rc != SCR_SUCCESS) return EXIT_FAILURE_OTHER;
     return down > 0 ? EXIT_SOME_DOWN : EXIT_NONE_DOWN;
 }

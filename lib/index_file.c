@@ -297,6 +297,25 @@ int scr_index_file_list_failed(const scr_kvtree *index, int id, const char ***ou
 
 /* --- restart ---------------------------------------------------------------------- */
 
+int scr_index_file_restartable(const scr_kvtree *index, int id, const char **out_why)
+{
+    if (out_why == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *entry = entry_of(index, id);
+    if (entry == NULL) return SCR_ERR_NOTFOUND;
+    int complete = 0;
+    const scr_dataset *desc = NULL;
+    *out_why = NULL;
+    if (scr_index_file_get_dataset(index, id, &desc) != SCR_SUCCESS)
+        *out_why = "has no dataset description, so it is not known to be a checkpoint";
+    else if (!scr_dataset_is_checkpoint(desc))
+        *out_why = "is output, not a checkpoint";
+    else if (scr_index_file_get_complete(index, id, &complete) != SCR_SUCCESS || !complete)
+        *out_why = "is not complete (some of its files are missing or invalid)";
+    else if (scr_kvtree_get(entry, KEY_FAILED) != NULL)
+        *out_why = "failed to load in an earlier restart (FAILED is set)";
+    return SCR_SUCCESS;
+}
+
 int scr_index_file_restart_candidate(const scr_kvtree *index, int *out_id)
 {
     if (out_id == NULL) return SCR_ERR_ARG;
@@ -311,18 +330,12 @@ int scr_index_file_restart_candidate(const scr_kvtree *index, int *out_id)
     int best = 0;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(index, KEY_DSET)); e;
          e = scr_kvtree_elem_next(e)) {
-        int id, complete;
-        const scr_dataset *desc;
+        int id;
+        const char *why;
         if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS ||
             id > newest_allowed || id <= best)
             continue;
-        if (scr_index_file_get_complete(index, id, &complete) != SCR_SUCCESS || !complete)
-            continue;
-        if (scr_index_file_get_dataset(index, id, &desc) != SCR_SUCCESS ||
-            !scr_dataset_is_checkpoint(desc))
-            continue;
-        if (scr_kvtree_get(scr_kvtree_elem_hash(e), KEY_FAILED) != NULL) continue;
-        best = id;
+        if (scr_index_file_restartable(index, id, &why) == SCR_SUCCESS && why == NULL) best = id;
     }
     if (best == 0) return SCR_ERR_NOTFOUND;
     *out_id = best;

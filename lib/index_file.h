@@ -128,8 +128,14 @@ int scr_index_file_list_failed(const scr_kvtree *index, int id, const char ***ou
 
 /* --- restart ---------------------------------------------------------------------- */
 
-/* The dataset a restart should try: the newest checkpoint that is complete
- * and has never failed a fetch, among those at or older than CURRENT when
+/* Whether a restart may load dataset id: a checkpoint, COMPLETE, and never
+ * FAILED a fetch. *out_why is NULL when it may, otherwise a short reason
+ * ("is not complete", ...; static text, not logged). SCR_ERR_NOTFOUND when
+ * the dataset is not in the index. */
+int scr_index_file_restartable(const scr_kvtree *index, int id, const char **out_why);
+
+/* The dataset a restart should try: the newest restartable one (above),
+ * among those at or older than CURRENT when
  * CURRENT is set (a CURRENT naming no dataset of the index is ignored with a
  * warning). SCR_ERR_NOTFOUND (not logged) when there is none. */
 int scr_index_file_restart_candidate(const scr_kvtree *index, int *out_id);

@@ -244,3 +244,21 @@ void scr_kvtree_close_unlock(int *fd)
     close(*fd); /* closing releases every fcntl lock this process holds on it */
     *fd = -1;
 }
+
+int scr_kvtree_lock_unlink(const char *path, int *out_removed)
+{
+    int fd;
+    if (path == NULL || out_removed == NULL) return SCR_ERR_ARG;
+    *out_removed = 0;
+    int rc = open_locked(path, O_RDWR, F_WRLCK, &fd);
+    if (rc == SCR_ERR_NOTFOUND) return SCR_SUCCESS;
+    if (rc != SCR_SUCCESS) return rc;
+    if (unlink(path) != 0 && errno != ENOENT) {
+        scr_err("cannot remove %s: %s", path, strerror(errno));
+        rc = SCR_ERR_IO;
+    } else {
+        *out_removed = 1;
+    }
+    close(fd);
+    return rc;
+}

@@ -60,4 +60,9 @@ int scr_kvtree_write_close_unlock(const char *path, int *fd, const scr_kvtree *t
 /* Release the lock without writing. */
 void scr_kvtree_close_unlock(int *fd);
 
+/* Take the exclusive lock of path and remove the file, whatever it holds; a
+ * process waiting for the lock then finds the file gone. *out_removed is 0
+ * when there was no file. */
+int scr_kvtree_lock_unlink(const char *path, int *out_removed);
+
 #endif

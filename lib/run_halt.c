@@ -3,8 +3,10 @@
  * Rank 0 decides and broadcasts, so every rank gives the same answer. A
  * halt holds when the halt file (<prefix>/.scr/halt.scr) says so —
  * CheckpointsLeft reached 0, ExitAfter has passed, ExitBefore is less than
- * HaltSeconds away, or an ExitReason other than SCR_FINALIZE_CALLED is set —
- * or when the allocation ends (SCR_END_TIME) within SCR_HALT_SECONDS. */
+ * the margin away, or an ExitReason other than SCR_FINALIZE_CALLED is set —
+ * or when the allocation ends (SCR_END_TIME) within the margin. The margin
+ * is the halt file's HaltSeconds (scr-halt --seconds) when set, else
+ * SCR_HALT_SECONDS. */
 #include "halt_file.h"
 #include "job_env.h"
 #include "mpi_comm.h"
@@ -20,45 +22,73 @@
 static const char *halt_reason(struct scr_run *run)
 {
     static char why[256];
-    int64_t now = (int64_t)time(NULL), t = 0, margin = 0, end = 0;
+    int64_t now = (int64_t)time(NULL), t = 0, end = 0;
+    int64_t margin = run->halt_seconds; /* unless the halt file says otherwise */
+    const char *margin_name = "SCR_HALT_SECONDS";
     scr_kvtree *halt = scr_kvtree_new();
     if (halt == NULL) return NULL;
     const char *reason = NULL, *result = NULL;
     int left = 0;
     if (scr_halt_file_read(run->halt_path, halt) != SCR_SUCCESS) {
         scr_warn("cannot read the halt file %s; assuming no halt condition", run->halt_path);
-    } else if (scr_halt_file_get_exit_reason(halt, &reason) == SCR_SUCCESS &&
-               strcmp(reason, SCR_HALT_REASON_FINALIZE) != 0) {
+        scr_kvtree_unset_all(halt);
+    }
+    if (scr_halt_file_get_halt_seconds(halt, &margin) == SCR_SUCCESS) margin_name = "HaltSeconds";
+    if (scr_halt_file_get_exit_reason(halt, &reason) == SCR_SUCCESS &&
+        strcmp(reason, SCR_HALT_REASON_FINALIZE) != 0) {
         snprintf(why, sizeof(why), "halt file reason: %s", reason);
         result = why;
     } else if (scr_halt_file_get_checkpoints_left(halt, &left) == SCR_SUCCESS && left <= 0) {
         result = "no checkpoints left (CheckpointsLeft 0)";
     } else if (scr_halt_file_get_exit_after(halt, &t) == SCR_SUCCESS && now >= t) {
         result = "the time to exit after (ExitAfter) has passed";
-    } else if (scr_halt_file_get_exit_before(halt, &t) == SCR_SUCCESS) {
-        scr_halt_file_get_halt_seconds(halt, &margin);
-        if (now >= t - margin) result = "the time to exit before (ExitBefore) is near";
+    } else if (scr_halt_file_get_exit_before(halt, &t) == SCR_SUCCESS && now >= t - margin) {
+        snprintf(why, sizeof(why), "the time to exit before (ExitBefore) is within %s (%lld s)",
+                 margin_name, (long long)margin);
+        result = why;
     }
     scr_kvtree_delete(halt);
-    if (result == NULL && run->halt_seconds > 0 && scr_job_env_end_time(&end) == SCR_SUCCESS &&
-        now >= end - run->halt_seconds)
-        result = "the allocation ends within SCR_HALT_SECONDS";
+    if (result == NULL && margin > 0 && scr_job_env_end_time(&end) == SCR_SUCCESS &&
+        now >= end - margin) {
+        snprintf(why, sizeof(why), "the allocation ends within %s (%lld s)", margin_name,
+                 (long long)margin);
+        result = why;
+    }
     return result;
 }
 
-int scr_halt_check(struct scr_run *run, int *out_halt)
+/* Rank 0 decides, everyone learns; *out_why is rank 0's reason (else NULL). */
+static int decide(struct scr_run *run, int *out_halt, const char **out_why)
 {
     int halt = 0;
+    *out_why = NULL;
     if (run->rank == 0 && run->halt_enabled) {
-        const char *why = halt_reason(run);
-        if (why != NULL) {
-            halt = 1;
-            scr_dbg(1, "halt: %s", why);
-        }
+        *out_why = halt_reason(run);
+        halt = *out_why != NULL;
     }
     int rc = scr_mpi_check(MPI_Bcast(&halt, 1, MPI_INT, 0, run->world),
                            "sharing the halt decision");
     if (rc == SCR_SUCCESS) *out_halt = halt;
+    return rc;
+}
+
+int scr_halt_check(struct scr_run *run, int *out_halt)
+{
+    const char *why;
+    int rc = decide(run, out_halt, &why);
+    if (why != NULL) scr_dbg(1, "halt: %s", why);
+    return rc;
+}
+
+int scr_halt_check_at_start(struct scr_run *run, int *out_halt)
+{
+    const char *why;
+    int rc = decide(run, out_halt, &why);
+    if (why != NULL)
+        scr_warn("a halt condition holds already at SCR_Init (%s; see %s): %s", why,
+                 run->halt_path,
+                 run->halt_exit ? "SCR_HALT_EXIT=1, so the job ends now"
+                                : "SCR_Should_exit reports it, and the run should stop");
     return rc;
 }
 

@@ -494,6 +494,13 @@ int SCR_Init(void)
     r->time_start = r->time_last_ckpt_end = scr_run_now();
     r->state = SCR_STATE_IDLE;
     run = r;
+    /* a run that should halt before it starts does not start when it may end the job */
+    int halt = 0;
+    if (scr_halt_check_at_start(r, &halt) == SCR_SUCCESS && halt && r->halt_exit) {
+        SCR_Finalize();
+        MPI_Finalize();
+        exit(0);
+    }
     if (r->rank == 0)
         scr_dbg(1, "SCR %s ready: %d ranks on %d nodes, prefix %s, cache %s, control %s",
                 PACKAGE_VERSION, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);

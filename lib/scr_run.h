@@ -189,6 +189,10 @@ int scr_fetch_record(struct scr_run *run, int id, int fetched);
 /* *out_halt = 1 on every rank when a halt condition holds. */
 int scr_halt_check(struct scr_run *run, int *out_halt);
 
+/* scr_halt_check at SCR_Init: a condition that holds already is said once
+ * (rank 0, a warning naming it), since the run should not go on. */
+int scr_halt_check_at_start(struct scr_run *run, int *out_halt);
+
 /* After a completed checkpoint: count down CheckpointsLeft. */
 int scr_halt_count_checkpoint(struct scr_run *run);
 

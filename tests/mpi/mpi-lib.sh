@@ -23,6 +23,9 @@
 #       (tests/mpi/scr-sim-run), with VAR=VALUE in its environment only.
 #       Sets $mpi_status, $mpi_out, $mpi_err and $mpi_ranks.
 #   mpi_run_program PROGRAM RANKS NODES [VAR=VALUE...] [--] [ARGS...]
+#   mpi_start RANKS NODES [VAR=VALUE...] [--] [APP ARGS...]
+#   mpi_wait             mpi_run in the background, while the test does
+#                        something else; mpi_wait sets what mpi_run sets
 #   mpi_reset            an empty prefix, no cache, a new job id
 # Checks of the last run (each records one TAP result; a failure shows the run):
 #   mpi_expect_restart NAME STEP [LAST]   every rank restarted from STEP
@@ -136,6 +139,25 @@ mpi_run_program() {
         exec timeout -k 10 120 sh "$mpi_sim_run" -n "$mpi_ranks" -N "$_mpi_nodes" -- "$_mpi_prog" "$@"
     ) > "$mpi_out" 2> "$mpi_err"
     mpi_status=$?
+}
+
+mpi_start() {
+    mpi_runs=$((mpi_runs + 1))
+    _mpi_bg_run=$mpi_runs
+    (
+        mpi_runs=$((mpi_runs - 1)) # mpi_run counts this run again
+        mpi_run "$@"
+        exit "$mpi_status"
+    ) &
+    _mpi_bg_pid=$!
+    mpi_ranks=$1
+}
+
+mpi_wait() {
+    wait "$_mpi_bg_pid"
+    mpi_status=$?
+    mpi_out=$scratch/run$_mpi_bg_run.out
+    mpi_err=$scratch/run$_mpi_bg_run.err
 }
 
 # --- checks of the last run ------------------------------------------------------

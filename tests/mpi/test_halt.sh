@@ -54,16 +54,45 @@ mpi_run 4 2 SCR_HALT_ENABLED=0 -- --steps 5
 mpi_expect_restart "SCR_HALT_ENABLED_0_ignores_the_halt_file" 0 5
 
 # SCR_HALT_EXIT=1: the library ends the job itself inside the checkpoint
-set_halt ExitReason=maintenance
+# that makes the condition true
+set_halt CheckpointsLeft=1
 mpi_run 4 2 SCR_HALT_EXIT=1 -- --steps 5
 if [ "$mpi_status" -eq 0 ] && ! grep -q "finished step\|asked to exit" "$mpi_out"; then
     ok "SCR_HALT_EXIT_1_exits_inside_the_checkpoint_with_status_0"
 else
     not_ok "SCR_HALT_EXIT_1_exits_inside_the_checkpoint_with_status_0" "$(mpi_diag)"
 fi
-"$halt_set" "$prefix" ExitReason=
+"$halt_set" "$prefix" CheckpointsLeft=
 mpi_run 4 2 -- --steps 2
 mpi_expect_restart "SCR_HALT_EXIT_1_exited_after_completing_checkpoint_1" 1 2
+
+# a condition that holds at SCR_Init: said once; with SCR_HALT_EXIT=1 the
+# job ends there, before it restarts or writes anything
+set_halt ExitReason=maintenance
+mpi_run 4 2 SCR_HALT_EXIT=1 -- --steps 5
+if [ "$mpi_status" -eq 0 ] && [ ! -s "$mpi_out" ] && [ -z "$(mpi_cache_datasets)" ] &&
+   [ "$(grep -c 'halt condition holds already at SCR_Init' "$mpi_err")" -eq 1 ]; then
+    ok "SCR_HALT_EXIT_1_ends_the_job_in_SCR_Init_when_a_condition_holds_already"
+else
+    not_ok "SCR_HALT_EXIT_1_ends_the_job_in_SCR_Init_when_a_condition_holds_already" "$(mpi_diag)"
+fi
+set_halt ExitReason=maintenance
+mpi_run 4 2 -- --steps 5
+mpi_expect_lines "without_SCR_HALT_EXIT_the_run_is_told_at_its_first_check" \
+    "asked to exit after step 1"
+check "a_condition_holding_at_SCR_Init_is_said_once_naming_it" \
+    test "$(grep -c 'halt condition holds already at SCR_Init (halt file reason: maintenance' "$mpi_err")" -eq 1
+
+# the halt file's HaltSeconds is the margin before the allocation's end too,
+# and SCR_HALT_SECONDS the margin before ExitBefore when it has none
+set_halt HaltSeconds=120
+halted_run "HaltSeconds_is_the_margin_before_SCR_END_TIME" 1 SCR_END_TIME=$((now + 60))
+set_halt HaltSeconds=10
+mpi_run 4 2 SCR_END_TIME=$((now + 3600)) SCR_HALT_SECONDS=7200 -- --steps 3
+mpi_expect_restart "HaltSeconds_replaces_SCR_HALT_SECONDS" 0 3
+set_halt ExitBefore=$((now + 3600))
+halted_run "SCR_HALT_SECONDS_is_the_margin_before_ExitBefore_without_HaltSeconds" 1 \
+    SCR_HALT_SECONDS=7200
 
 # a normal end leaves ExitReason SCR_FINALIZE_CALLED, which halts nobody
 mpi_reset
