@@ -294,6 +294,34 @@ int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt
     return SCR_SUCCESS;
 }
 
+int scr_halt_file_explain(const scr_kvtree *halt, int64_t now, int64_t default_margin, int64_t end_time,
+                          int *out_halt, char *why, size_t why_len)
+{
+    if (out_halt == NULL || why == NULL) return SCR_ERR_ARG;
+    int rc = validate("halt conditions", halt, SCR_ERR_TYPE);
+    if (rc != SCR_SUCCESS) return rc;
+    int64_t margin = default_margin, t = 0;
+    const char *margin_name = "SCR_HALT_SECONDS", *reason = NULL;
+    int left = 0;
+    if (scr_halt_file_get_halt_seconds(halt, &margin) == SCR_SUCCESS) margin_name = "HaltSeconds";
+    *out_halt = 1;
+    if (get_reason(halt, &reason) == SCR_SUCCESS && strcmp(reason, SCR_HALT_REASON_FINALIZE) != 0)
+        snprintf(why, why_len, "halt file reason: %s", reason);
+    else if (scr_halt_file_get_checkpoints_left(halt, &left) == SCR_SUCCESS && left <= 0)
+        snprintf(why, why_len, "no checkpoints left (CheckpointsLeft 0)");
+    else if (scr_halt_file_get_exit_after(halt, &t) == SCR_SUCCESS && now >= t)
+        snprintf(why, why_len, "the time to exit after (ExitAfter) has passed");
+    else if (scr_halt_file_get_exit_before(halt, &t) == SCR_SUCCESS && now >= t - margin)
+        snprintf(why, why_len, "the time to exit before (ExitBefore) is within %s (%lld s)", margin_name,
+                 (long long)margin);
+    else if (margin > 0 && end_time > 0 && now >= end_time - margin)
+        snprintf(why, why_len, "the allocation ends within %s (%lld s)", margin_name, (long long)margin);
+    else
+        *out_halt = 0;
+    if (!*out_halt && why_len > 0) why[0] = '\0';
+    return SCR_SUCCESS;
+}
+
 int scr_halt_file_finalize_called(const scr_kvtree *halt, int *out_flag)
 {
     if (out_flag == NULL) return SCR_ERR_ARG;

@@ -31,6 +31,8 @@
 
 #include "kvtree.h"
 
+#include <stddef.h>
+
 #include <stdint.h>
 
 /* Format version this build writes, and the newest it reads. */
@@ -106,6 +108,16 @@ const char *scr_halt_cause_text(enum scr_halt_cause cause);
  * why: *out_cause is SCR_HALT_NONE to keep running. A value of the wrong
  * type gives SCR_ERR_TYPE (logged, naming the key). */
 int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt_cause *out_cause);
+
+/* The whole rule a job follows (libscr, and a relaunch deciding whether to
+ * start another run): the halt file's conditions as scr_halt_file_should_halt
+ * checks them, except that the margin before ExitBefore is the file's
+ * HaltSeconds when set and default_margin (SCR_HALT_SECONDS) otherwise; and
+ * the allocation's end (end_time, 0 when unknown) within that margin.
+ * *out_halt is 1 when the job should halt, and why then says why in one
+ * line naming the condition. Values of the wrong type: SCR_ERR_TYPE (logged). */
+int scr_halt_file_explain(const scr_kvtree *halt, int64_t now, int64_t default_margin, int64_t end_time,
+                          int *out_halt, char *why, size_t why_len);
 
 /* 1 when ExitReason is SCR_FINALIZE_CALLED: the last run ended through
  * SCR_Finalize, so no further run should be launched in this allocation. */

@@ -22,39 +22,18 @@
 static const char *halt_reason(struct scr_run *run)
 {
     static char why[256];
-    int64_t now = (int64_t)time(NULL), t = 0, end = 0;
-    int64_t margin = run->halt_seconds; /* unless the halt file says otherwise */
-    const char *margin_name = "SCR_HALT_SECONDS";
-    scr_kvtree *halt = scr_kvtree_new();
-    if (halt == NULL) return NULL;
-    const char *reason = NULL, *result = NULL;
-    int left = 0;
-    if (scr_halt_file_read(run->halt_path, halt) != SCR_SUCCESS) {
+    int64_t end = 0;
+    int halt = 0;
+    scr_kvtree *file = scr_kvtree_new();
+    if (file == NULL) return NULL;
+    if (scr_halt_file_read(run->halt_path, file) != SCR_SUCCESS) {
         scr_warn("cannot read the halt file %s; assuming no halt condition", run->halt_path);
-        scr_kvtree_unset_all(halt);
+        scr_kvtree_unset_all(file);
     }
-    if (scr_halt_file_get_halt_seconds(halt, &margin) == SCR_SUCCESS) margin_name = "HaltSeconds";
-    if (scr_halt_file_get_exit_reason(halt, &reason) == SCR_SUCCESS &&
-        strcmp(reason, SCR_HALT_REASON_FINALIZE) != 0) {
-        snprintf(why, sizeof(why), "halt file reason: %s", reason);
-        result = why;
-    } else if (scr_halt_file_get_checkpoints_left(halt, &left) == SCR_SUCCESS && left <= 0) {
-        result = "no checkpoints left (CheckpointsLeft 0)";
-    } else if (scr_halt_file_get_exit_after(halt, &t) == SCR_SUCCESS && now >= t) {
-        result = "the time to exit after (ExitAfter) has passed";
-    } else if (scr_halt_file_get_exit_before(halt, &t) == SCR_SUCCESS && now >= t - margin) {
-        snprintf(why, sizeof(why), "the time to exit before (ExitBefore) is within %s (%lld s)",
-                 margin_name, (long long)margin);
-        result = why;
-    }
-    scr_kvtree_delete(halt);
-    if (result == NULL && margin > 0 && scr_job_env_end_time(&end) == SCR_SUCCESS &&
-        now >= end - margin) {
-        snprintf(why, sizeof(why), "the allocation ends within %s (%lld s)", margin_name,
-                 (long long)margin);
-        result = why;
-    }
-    return result;
+    if (scr_job_env_end_time(&end) != SCR_SUCCESS) end = 0;
+    int rc = scr_halt_file_explain(file, (int64_t)time(NULL), run->halt_seconds, end, &halt, why, sizeof(why));
+    scr_kvtree_delete(file);
+    return rc == SCR_SUCCESS && halt ? why : NULL;
 }
 
 /* Rank 0 decides, everyone learns; *out_why is rank 0's reason (else NULL). */

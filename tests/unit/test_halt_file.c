@@ -429,6 +429,39 @@ static void test_concurrent_updates_lose_nothing(void)
     scr_kvtree_delete(back);
 }
 
+/* The whole rule: the file's HaltSeconds, else the default margin, also before the allocation's end. */
+static void test_explain_uses_the_file_margin_else_the_default(void)
+{
+    scr_kvtree *h = scr_kvtree_new();
+    char why[256];
+    int halt = -1;
+    CHECK(scr_halt_file_explain(h, 1000, 60, 0, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 0 && why[0] == '\0',
+          "empty file: halt %d '%s'", halt, why);
+    CHECK(scr_halt_file_explain(h, 1000, 60, 1050, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 1 &&
+              strstr(why, "allocation ends within SCR_HALT_SECONDS (60 s)") != NULL,
+          "end within the default margin: '%s'", why);
+    CHECK(scr_halt_file_explain(h, 1000, 60, 1061, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 0,
+          "end beyond the default margin");
+    scr_halt_file_set_exit_before(h, 1100);
+    CHECK(scr_halt_file_explain(h, 1000, 120, 0, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 1 &&
+              strstr(why, "ExitBefore) is within SCR_HALT_SECONDS") != NULL,
+          "ExitBefore with the default margin: '%s'", why);
+    scr_halt_file_set_halt_seconds(h, 10);
+    CHECK(scr_halt_file_explain(h, 1000, 120, 0, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 0,
+          "the file's HaltSeconds replaces the default");
+    CHECK(scr_halt_file_explain(h, 1095, 120, 0, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 1 &&
+              strstr(why, "within HaltSeconds (10 s)") != NULL,
+          "within the file's margin: '%s'", why);
+    scr_halt_file_set_exit_reason(h, "JOB_HALTED");
+    CHECK(scr_halt_file_explain(h, 0, 0, 0, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 1 &&
+              strcmp(why, "halt file reason: JOB_HALTED") == 0, "reason: '%s'", why);
+    scr_kvtree_util_set_str(h, "CheckpointsLeft", "many");
+    scr_log_set_quiet(1);
+    CHECK(scr_halt_file_explain(h, 0, 0, 0, &halt, why, sizeof(why)) == SCR_ERR_TYPE, "damaged value");
+    scr_log_set_quiet(0);
+    scr_kvtree_delete(h);
+}
+
 int main(void)
 {
     RUN(test_written_file_matches_independent_golden);
@@ -447,6 +480,7 @@ int main(void)
     RUN(test_exit_after_halts_once_reached);
     RUN(test_exit_before_halts_halt_seconds_early);
     RUN(test_decision_on_damaged_value_is_an_error_naming_the_key);
+    RUN(test_explain_uses_the_file_margin_else_the_default);
     RUN(test_write_refuses_a_tree_a_reader_would_refuse);
     RUN(test_decrement_counts_down_and_stops_at_zero);
     RUN(test_decrement_without_count_changes_nothing);
