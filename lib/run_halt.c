@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Rank 0: the reason to halt now, NULL when there is none (static text). */
 static const char *halt_reason(struct scr_run *run)
@@ -90,6 +91,22 @@ int scr_halt_mark_finalized(struct scr_run *run)
         if (rc == SCR_SUCCESS) rc = scr_halt_file_write_unlock(run->halt_path, &fd, halt);
         else scr_halt_file_unlock(&fd);
     }
+    scr_kvtree_delete(halt);
+    return rc;
+}
+
+int scr_halt_clear_finalized(struct scr_run *run)
+{
+    if (run->rank != 0 || access(run->halt_path, F_OK) != 0) return SCR_SUCCESS;
+    scr_kvtree *halt = scr_kvtree_new();
+    if (halt == NULL) return SCR_ERR_NOMEM;
+    int fd = -1, finished = 0;
+    int rc = scr_halt_file_lock_read(run->halt_path, &fd, halt);
+    if (rc == SCR_SUCCESS && scr_halt_file_finalize_called(halt, &finished) == SCR_SUCCESS && finished) {
+        rc = scr_halt_file_unset_exit_reason(halt);
+        if (rc == SCR_SUCCESS) rc = scr_halt_file_write_unlock(run->halt_path, &fd, halt);
+    }
+    if (fd >= 0) scr_halt_file_unlock(&fd);
     scr_kvtree_delete(halt);
     return rc;
 }

@@ -494,6 +494,9 @@ int SCR_Init(void)
     r->time_start = r->time_last_ckpt_end = scr_run_now();
     r->state = SCR_STATE_IDLE;
     run = r;
+    if (scr_halt_clear_finalized(r) != SCR_SUCCESS)
+        scr_warn("could not clear SCR_FINALIZE_CALLED from %s: a relaunch may take this run as finished",
+                 r->halt_path);
     /* a run that should halt before it starts does not start when it may end the job */
     int halt = 0;
     if (scr_halt_check_at_start(r, &halt) == SCR_SUCCESS && halt && r->halt_exit) {

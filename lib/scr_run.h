@@ -196,6 +196,11 @@ int scr_halt_check_at_start(struct scr_run *run, int *out_halt);
 /* After a completed checkpoint: count down CheckpointsLeft. */
 int scr_halt_count_checkpoint(struct scr_run *run);
 
+/* Rank 0: a new run is not finished, so an ExitReason of SCR_FINALIZE_CALLED
+ * left by the last one goes (a relaunch reads it to tell a finished job
+ * from one that died). Other reasons stay. */
+int scr_halt_clear_finalized(struct scr_run *run);
+
 /* SCR_Finalize's mark: ExitReason SCR_FINALIZE_CALLED. */
 int scr_halt_mark_finalized(struct scr_run *run);
 
