@@ -462,13 +462,18 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
         /* a set that cannot be formed again (a relaunch on fewer ranks, a
          * damaged record) means this dataset cannot be rebuilt, not that
          * SCR_Init fails */
-        int drc = scr_reddesc_from_record(record, run->world, &d);
+        char why[256];
+        int drc = scr_reddesc_from_record(record, run->world, &d, why, sizeof(why));
         have_desc = drc == SCR_SUCCESS;
         if (!have_desc) {
+            /* one line for the job, from the lowest rank that knows why */
+            int mine = why[0] != '\0' ? run->rank : INT_MAX, teller = INT_MAX;
             ok = 0;
-            if (run->rank == 0)
+            rc = scr_mpi_check(MPI_Allreduce(&mine, &teller, 1, MPI_INT, MPI_MIN, run->world),
+                               "agreeing on who reports");
+            if (rc == SCR_SUCCESS && (run->rank == teller || (teller == INT_MAX && run->rank == 0)))
                 scr_err("dataset %d (%s) cannot be rebuilt from cache: its redundancy sets do not fit this "
-                        "run (%s)", id, name, scr_strstatus(drc));
+                        "run (%s)", id, name, teller == INT_MAX ? scr_strstatus(drc) : why);
         }
     }
     char *bufs[2] = {NULL, NULL};
