@@ -324,8 +324,10 @@ int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_recor
     return SCR_SUCCESS;
 }
 
-int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr_reddesc *out)
+int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr_reddesc *out, char *why,
+                            size_t why_len)
 {
+    if (why_len > 0) why[0] = '\0';
     memset(out, 0, sizeof(*out));
     out->set = MPI_COMM_NULL;
     const char *type = NULL, *group = NULL;
@@ -354,7 +356,7 @@ int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr
         else ok = 0;
     }
     if (ok) snprintf(out->group, sizeof(out->group), "%s", group);
-    else scr_err("rank %d: a damaged redundancy descriptor", me);
+    else snprintf(why, why_len, "rank %d has a damaged redundancy record", me);
     int all = 0;
     if (rc == SCR_SUCCESS) rc = scr_comm_all_true(ok, world, &all);
     if (rc != SCR_SUCCESS || !all) return rc != SCR_SUCCESS ? rc : SCR_ERR_FORMAT;
@@ -362,8 +364,8 @@ int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr
                        "re-forming a redundancy set");
     if (rc == SCR_SUCCESS) rc = describe_set(out, world);
     if (rc == SCR_SUCCESS && (out->set_size != set_size || out->set_id != set_id)) {
-        scr_err("rank %d: redundancy set %d has %d members now, %d when it was written", me, set_id,
-                out->set_size, set_size);
+        snprintf(why, why_len, "redundancy set %d has %d members now, %d when it was written", set_id,
+                 out->set_size, set_size);
         rc = SCR_ERR_FORMAT;
     }
     int agreed = 0;

@@ -12,7 +12,9 @@
  *   4. what is still missing is rebuilt with the dataset's own scheme (XOR,
  *      RS) within its redundancy set;
  *   5. a dataset that is still incomplete anywhere is deleted, with one line
- *      saying why.
+ *      saying why;
+ *   6. a dataset some rank needed files of is protected again, since a lost
+ *      member also held redundancy data of others.
  * The newest complete checkpoint becomes the restart candidate. */
 #include "kvtree_util.h"
 #include "meta.h"
@@ -262,11 +264,13 @@ static int incoming(struct scr_run *run, int id, const scr_kvtree *info, struct 
     return rc;
 }
 
-/* 3. Move files from holders to owners that lack theirs. */
-static int move_files(struct scr_run *run, int id, const scr_kvtree *recv, char *bufs[2])
+/* 3. Move files from holders to owners that lack theirs; *out_needed: this
+ * rank lacked its own files. */
+static int move_files(struct scr_run *run, int id, const scr_kvtree *recv, char *bufs[2], int *out_needed)
 {
     /* the owner picks a holder with everything, preferring its own files over a copy */
     int source = -1, need = !scr_cache_rank_is_intact(run, id);
+    *out_needed = need;
     const scr_kvtree *chosen = NULL;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(recv, "RANK")); need && e; e = scr_kvtree_elem_next(e)) {
         const scr_kvtree *info = scr_kvtree_elem_hash(e);
@@ -402,6 +406,30 @@ static int recover(struct scr_run *run, const struct scr_reddesc *d, int id, con
     return rc;
 }
 
+/* 6. A member that lost its files lost with them what it kept for others:
+ * the records of its left neighbours and, with PARTNER, their copies. When
+ * any rank needed its files, the dataset is protected again; failing that,
+ * it is still a good restart, only less safe. */
+static int protect_again(struct scr_run *run, const struct scr_reddesc *d, int id, const char *name, int needed)
+{
+    int any = 0;
+    int rc = scr_mpi_check(MPI_Allreduce(&needed, &any, 1, MPI_INT, MPI_MAX, run->world), "agreeing on a rebuild");
+    if (rc != SCR_SUCCESS || !any) return rc;
+    const char *holder = NULL;
+    int lhs = scr_reddesc_lhs(d);
+    int have_left_copy = d->type == SCR_COPY_PARTNER && lhs != run->rank &&
+                         scr_filemap_get_tag(run->map, id, lhs, "HOLDER", &holder) == SCR_SUCCESS &&
+                         held_files_present(run, id, lhs);
+    rc = scr_redundancy_protect_again(run, d, id, have_left_copy);
+    if (rc == SCR_FAILURE) {
+        if (run->rank == 0)
+            scr_warn("dataset %d (%s) was rebuilt but could not be protected by %s again; another lost node "
+                     "may lose it", id, name, scr_copy_type_name(d->type));
+        rc = SCR_SUCCESS;
+    }
+    return rc;
+}
+
 /* All of the above for one dataset; *out_ok: complete on every rank now. */
 static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckpt)
 {
@@ -434,13 +462,18 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
         /* a set that cannot be formed again (a relaunch on fewer ranks, a
          * damaged record) means this dataset cannot be rebuilt, not that
          * SCR_Init fails */
-        int drc = scr_reddesc_from_record(record, run->world, &d);
+        char why[256];
+        int drc = scr_reddesc_from_record(record, run->world, &d, why, sizeof(why));
         have_desc = drc == SCR_SUCCESS;
         if (!have_desc) {
+            /* one line for the job, from the lowest rank that knows why */
+            int mine = why[0] != '\0' ? run->rank : INT_MAX, teller = INT_MAX;
             ok = 0;
-            if (run->rank == 0)
+            rc = scr_mpi_check(MPI_Allreduce(&mine, &teller, 1, MPI_INT, MPI_MIN, run->world),
+                               "agreeing on who reports");
+            if (rc == SCR_SUCCESS && (run->rank == teller || (teller == INT_MAX && run->rank == 0)))
                 scr_err("dataset %d (%s) cannot be rebuilt from cache: its redundancy sets do not fit this "
-                        "run (%s)", id, name, scr_strstatus(drc));
+                        "run (%s)", id, name, teller == INT_MAX ? scr_strstatus(drc) : why);
         }
     }
     char *bufs[2] = {NULL, NULL};
@@ -456,9 +489,11 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
         if (src == SCR_SUCCESS) src = scr_cache_save_filemap(run);
         rc = scr_comm_all_true(src == SCR_SUCCESS, run->world, &ok);
     }
-    if (rc == SCR_SUCCESS && ok) rc = move_files(run, id, recv, bufs);
+    int needed = 0;
+    if (rc == SCR_SUCCESS && ok) rc = move_files(run, id, recv, bufs, &needed);
     if (rc == SCR_SUCCESS && ok) rc = recover(run, &d, id, name, &ok);
     if (rc == SCR_SUCCESS && ok) rc = scr_cache_dataset_is_intact(run, id, &ok);
+    if (rc == SCR_SUCCESS && ok) rc = protect_again(run, &d, id, name, needed);
     free(bufs[0]);
     free(bufs[1]);
     if (have_desc) scr_reddesc_clear(&d);

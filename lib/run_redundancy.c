@@ -226,13 +226,25 @@ static int stream_ring(struct scr_run *run, const struct scr_reddesc *d, struct 
     return rc;
 }
 
-static int apply_partner(struct scr_run *run, const struct scr_reddesc *d, int id, char *bufs[2])
+/* Copy every rank's files to its right neighbour, except where that
+ * neighbour says it holds an intact copy already (have_left_copy: this rank
+ * holds one of its left neighbour's files), as after a restart that rebuilt
+ * only some members. */
+static int apply_partner(struct scr_run *run, const struct scr_reddesc *d, int id, char *bufs[2],
+                         int have_left_copy)
 {
     struct file_set out = {0}, in = {0};
     char *dsdir = NULL;
     scr_kvtree *mine = NULL, *theirs = NULL;
-    int rc = file_set_mine(run, id, O_RDONLY, &out);
+    int rhs_has_copy = 0;
+    int rc = scr_mpi_check(MPI_Sendrecv(&have_left_copy, 1, MPI_INT, scr_reddesc_lhs(d), TAG_HEADER,
+                                        &rhs_has_copy, 1, MPI_INT, scr_reddesc_rhs(d), TAG_HEADER, run->world,
+                                        MPI_STATUS_IGNORE),
+                           "asking partners which copies they hold");
+    /* the description still travels (the holder checks who sent it), the bytes do not */
+    if (rc == SCR_SUCCESS) rc = file_set_mine(run, id, rhs_has_copy ? -1 : O_RDONLY, &out);
     if (rc == SCR_SUCCESS) rc = describe_files(&out, run->rank, &mine);
+    if (rc == SCR_SUCCESS && rhs_has_copy) out.total = 0;
     const scr_dataset *desc = NULL;
     const scr_kvtree *red = NULL;
     if (rc == SCR_SUCCESS) rc = scr_filemap_get_dataset(run->map, id, run->rank, &desc);
@@ -253,7 +265,7 @@ static int apply_partner(struct scr_run *run, const struct scr_reddesc *d, int i
         scr_err("partner data came from rank %d, expected %d", lhs_rank, lhs);
         mrc = SCR_ERR_FORMAT;
     }
-    if (mrc == SCR_SUCCESS) mrc = register_partner_files(run, id, lhs, theirs, dsdir, &in);
+    if (mrc == SCR_SUCCESS && !have_left_copy) mrc = register_partner_files(run, id, lhs, theirs, dsdir, &in);
     rc = mrc;
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
@@ -503,33 +515,24 @@ static int keep_neighbour_records(struct scr_run *run, const struct scr_reddesc 
     return rc;
 }
 
-int scr_redundancy_apply(struct scr_run *run, const struct scr_reddesc *d, int id)
+/* Stream d's redundancy data (every rank, collective over the world; a set
+ * of one member, SINGLE while other sets are not, still takes part in the
+ * agreements). have_left_copy as for apply_partner. */
+static int run_scheme(struct scr_run *run, const struct scr_reddesc *d, int id, int have_left_copy)
 {
-    scr_kvtree *record = NULL;
-    int rc = scr_reddesc_to_record(d, &record);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_reddesc(run->map, id, run->rank, record);
-    if (rc == SCR_SUCCESS) rc = keep_neighbour_records(run, d, id, record);
-    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
-    scr_kvtree_delete(record);
-    int ok = 0;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
-
-    /* a set of one member is SINGLE while other sets are not: every rank
-     * still takes part in the agreements below */
-    int single = d->type == SCR_COPY_SINGLE;
+    int single = d->type == SCR_COPY_SINGLE, ok = 0;
     char *bufs[2] = {NULL, NULL};
     if (!single) {
         bufs[0] = malloc(run->file_buf_size);
         bufs[1] = malloc(run->file_buf_size);
     }
-    rc = (single || (bufs[0] && bufs[1])) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    int rc = (single || (bufs[0] && bufs[1])) ? SCR_SUCCESS : SCR_ERR_NOMEM;
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory for redundancy buffers of %zu bytes", run->file_buf_size);
-    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     double t0 = scr_run_now();
     if (mrc == SCR_SUCCESS && ok) {
         if (single) rc = SCR_SUCCESS;
-        else if (d->type == SCR_COPY_PARTNER) rc = apply_partner(run, d, id, bufs);
+        else if (d->type == SCR_COPY_PARTNER) rc = apply_partner(run, d, id, bufs, have_left_copy);
         else if (d->type == SCR_COPY_XOR) rc = apply_xor(run, d, id, bufs);
         else rc = scr_redundancy_apply_rs(run, d, id, bufs);
         mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
@@ -543,10 +546,51 @@ int scr_redundancy_apply(struct scr_run *run, const struct scr_reddesc *d, int i
         if (run->rank == 0) scr_err("could not apply %s to dataset %d", scr_copy_type_name(d->type), id);
         return SCR_FAILURE;
     }
+    return SCR_SUCCESS;
+}
+
+/* This rank's record of d in the filemap, and the copies its neighbours need. */
+static int record_scheme(struct scr_run *run, const struct scr_reddesc *d, int id)
+{
+    scr_kvtree *record = NULL;
+    int rc = scr_reddesc_to_record(d, &record);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_reddesc(run->map, id, run->rank, record);
+    if (rc == SCR_SUCCESS) rc = keep_neighbour_records(run, d, id, record);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    scr_kvtree_delete(record);
+    int ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+    return SCR_SUCCESS;
+}
+
+int scr_redundancy_apply(struct scr_run *run, const struct scr_reddesc *d, int id)
+{
+    int rc = record_scheme(run, d, id);
+    if (rc == SCR_SUCCESS) rc = run_scheme(run, d, id, 0);
+    if (rc != SCR_SUCCESS) return rc;
     /* the expected count now includes the redundancy file */
     int expected = scr_filemap_num_files(run->map, id, run->rank);
     rc = scr_filemap_set_expected_files(run->map, id, run->rank, expected);
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    return rc;
+}
+
+int scr_redundancy_protect_again(struct scr_run *run, const struct scr_reddesc *d, int id, int have_left_copy)
+{
+    /* a rebuilt member's XOR or RS file came back with its data; what its
+     * lost node also held were the records of its left neighbours, and,
+     * with PARTNER, the copy of its left neighbour's files */
+    int rc = record_scheme(run, d, id);
+    /* sets of one member are SINGLE beside PARTNER sets, and the copying is
+     * collective: every rank asks whether any set is PARTNER */
+    int partner = d->type == SCR_COPY_PARTNER, any_partner = 0;
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Allreduce(&partner, &any_partner, 1, MPI_INT, MPI_MAX, run->world),
+                           "agreeing on the scheme");
+    if (rc == SCR_SUCCESS && any_partner) rc = run_scheme(run, d, id, have_left_copy);
+    if (rc == SCR_SUCCESS && run->rank == 0)
+        scr_dbg(1, "dataset %d is protected by %s again after its rebuild", id, scr_copy_type_name(d->type));
     return rc;
 }
 

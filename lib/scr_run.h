@@ -142,6 +142,14 @@ int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_pr
 int scr_redundancy_apply(struct scr_run *run, const struct scr_reddesc *desc, int id);
 int scr_redundancy_apply_rs(struct scr_run *run, const struct scr_reddesc *desc, int id, char *bufs[2]);
 
+/* After a restart rebuilt some members of dataset id, protect it as
+ * scr_redundancy_apply did (every rank, collective): the records of left
+ * neighbours are kept again and, with PARTNER, files are copied to every
+ * right neighbour that lacks them (have_left_copy: this rank holds an intact
+ * copy of its left neighbour's files). XOR and RS files come back with their
+ * member's data and are not computed again. */
+int scr_redundancy_protect_again(struct scr_run *run, const struct scr_reddesc *desc, int id, int have_left_copy);
+
 /* List the redundancy file path of this rank in dataset id (of type XOR or
  * RS) with its size and completeness, and its CRC when with_crc. */
 int scr_redundancy_register_file(struct scr_run *run, int id, const char *path, const char *type,

@@ -17,7 +17,7 @@
 # unset), and kept, with its path printed, otherwise. Without root or
 # mpirun the whole file is skipped.
 #
-# Runs (each under `timeout 120`, with stdout and stderr kept in files):
+# Runs (each under `timeout 120`, with no input, stdout and stderr kept in files):
 #   mpi_run RANKS NODES [VAR=VALUE...] [--] [APP ARGS...]
 #       tests/mpi/scr_test_app on RANKS ranks as NODES simulated nodes
 #       (tests/mpi/scr-sim-run), with VAR=VALUE in its environment only.
@@ -137,7 +137,7 @@ mpi_run_program() {
             esac
         done
         exec timeout -k 10 120 sh "$mpi_sim_run" -n "$mpi_ranks" -N "$_mpi_nodes" -- "$_mpi_prog" "$@"
-    ) > "$mpi_out" 2> "$mpi_err"
+    ) < /dev/null > "$mpi_out" 2> "$mpi_err" # mpirun would read the caller's input away
     mpi_status=$?
 }
 

@@ -1,0 +1,47 @@
+#!/bin/sh
+# test_redundancy_xor.sh — XOR: one lost member per set rebuilt from the
+# XOR of the others.
+#
+# On 8 ranks as 4 nodes with sets of 4 and on 16 ranks as 8 nodes with sets
+# of 8, every single lost node restarts from cache; on 16 ranks as 8 nodes
+# with sets of 4 (nodes 0-3 and 4-7), every pair of nodes in different sets
+# does. Two nodes of one set are too many: the restart falls back to the
+# prefix (or starts fresh without one), said in one line. After a restart
+# that rebuilt a node, its neighbours can be lost in turn. A damaged XOR file
+# is found by its CRC (SCR_CRC_ON_COPY=1) and rebuilt like a lost member.
+# See tests/mpi/redundancy-lib.sh.
+. "$top_srcdir/tests/mpi/mpi-lib.sh"
+mpi_setup redundancy-xor
+. "$top_srcdir/tests/mpi/redundancy-lib.sh"
+
+red_write XOR 8 4 SCR_SET_SIZE=4
+for lost in 0 1 2 3; do red_expect_rebuilt "$lost"; done
+red_expect_prefix "0 3"
+red_expect_fresh "1 2"
+red_expect_protected_again 1 0 2
+
+# a damaged XOR file: its CRC says so and it is rebuilt, unless another
+# member of its set is lost too
+red_restore saved
+xor=$(red_redundancy_file 2 xor)
+mpi_flip_byte "$xor" $(($(wc -c < "$xor") - 1))
+red_snapshot damaged
+red_from=damaged red_case=with_a_damaged_XOR_file
+red_expect_rebuilt ""
+check "the_damaged_XOR_file_has_its_old_bytes_back" red_same_data "$scratch/saved/${xor#"$scratch/"}" "$xor"
+red_expect_prefix 1
+red_from= red_case=
+
+red_write XOR 16 8 SCR_SET_SIZE=8
+for lost in 0 1 2 3 4 5 6 7; do red_expect_rebuilt "$lost"; done
+red_expect_prefix "2 3"
+red_expect_protected_again 3 2
+
+red_write XOR 16 8 SCR_SET_SIZE=4
+red_pairs "0 1 2 3 4 5 6 7" | while read -r a b; do
+    [ "$a" -lt 4 ] && [ "$b" -ge 4 ] && echo "$a $b"
+done > "$scratch/pairs"
+while read -r pair; do red_expect_rebuilt "$pair"; done < "$scratch/pairs"
+red_expect_prefix "4 6"
+
+done_testing
