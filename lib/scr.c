@@ -199,16 +199,8 @@ static int resolve_prefix(struct scr_run *r)
 static int job_dir(const struct scr_run *r, const char *param, char **out_dir)
 {
     const char *base = NULL;
-    char *expanded = NULL, sub[600];
     int rc = scr_config_get(r->cfg, param, &base);
-    if (rc == SCR_SUCCESS) rc = scr_job_env_expand(base, r->node_name, r->user, r->jobid, &expanded);
-    if (rc == SCR_SUCCESS && expanded[0] != '/') {
-        scr_err("%s=%s must be an absolute path", param, base);
-        rc = SCR_ERR_ARG;
-    }
-    snprintf(sub, sizeof(sub), "%s/scr.%s", r->user, r->jobid);
-    if (rc == SCR_SUCCESS) rc = scr_path_join(expanded, sub, out_dir);
-    free(expanded);
+    if (rc == SCR_SUCCESS) rc = scr_job_env_job_dir(base, param, r->node_name, r->user, r->jobid, out_dir);
     return rc;
 }
 
