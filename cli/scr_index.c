@@ -2,17 +2,24 @@
  *
  * Reads <prefix>/.scr/index.scr under a shared lock and lists its datasets,
  * newest first, as a table or as JSON; index_list.h builds and renders the
- * rows. The prefix is --prefix, else $SCR_PREFIX, else the current
- * directory. Exit status: 0 listed, 1 no index or a damaged one (one line on
- * stderr), 2 usage error. Links only libscr-core (no MPI). */
+ * rows. --add indexes a dataset directory a scavenge filled and --build
+ * rebuilds the missing files of an indexed one (both through scan_index.h:
+ * scan, rebuild, summary, index entry). The prefix is --prefix, else
+ * $SCR_PREFIX, else the current directory. Exit status: 0 listed or indexed
+ * complete, 1 no index, a damaged one or a dataset that could not be
+ * indexed (said on stderr), 2 usage error, 3 indexed but incomplete (the
+ * ranks that lack files are named). Links only libscr-core (no MPI). */
 #include "build_config.h"
 #include "index_file.h"
 #include "index_list.h"
 #include "kvtree.h"
+#include "scan_index.h"
 #include "scr_err.h"
 #include "util_log.h"
+#include "util_path.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <stdarg.h>
@@ -21,25 +28,34 @@
 #include <string.h>
 #include <unistd.h>
 
-/* What the command was asked to do. Listing is the only action so far; each
- * further one adds a value here, its option and a case in main(). */
-enum action { ACTION_NONE, ACTION_LIST };
+/* What the command was asked to do: each action has a value here, its
+ * option and a case in main(). */
+enum action { ACTION_NONE, ACTION_LIST, ACTION_ADD, ACTION_BUILD };
+
+#define EXIT_INCOMPLETE 3
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: scr-index [--list] [--prefix DIR] [--json]\n"
-            "Show the datasets SCR keeps in DIR/.scr/index.scr.\n"
+            "Usage: scr-index [--list | --add DSET | --build ID] [--prefix DIR] [--json] [--crc]\n"
+            "Show the datasets SCR keeps in DIR/.scr/index.scr, or add one.\n"
             "\n"
             "  -l, --list         list the datasets, newest first (the default)\n"
+            "  -a, --add DSET     index the dataset directory DSET (a path, or a name in\n"
+            "                     DIR/.scr such as scr.dataset.6): scan it, rebuild\n"
+            "                     missing files from redundancy data, write its summary\n"
+            "  -b, --build ID     rebuild the missing files of indexed dataset ID\n"
+            "  -c, --crc          with --add or --build, also check every file's CRC32\n"
             "  -p, --prefix DIR   the prefix directory (default: $SCR_PREFIX, else the\n"
             "                     current directory)\n"
             "  -j, --json         print JSON instead of a table\n"
             "  -h, --help         show this help\n"
             "  -V, --version      show the version\n"
             "\n"
-            "Exit status: 0 if the datasets were listed, 1 if the index is missing or\n"
-            "damaged, 2 for a usage error.\n");
+            "Exit status: 0 if the datasets were listed or the dataset indexed complete,\n"
+            "1 if the index is missing or damaged or the dataset could not be indexed,\n"
+            "2 for a usage error, 3 if the dataset was indexed incomplete (the ranks\n"
+            "whose files are lost are named).\n");
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -121,10 +137,78 @@ static int list_datasets(const char *prefix, int json)
     return rc == SCR_SUCCESS && !missing ? 0 : 1;
 }
 
+/* Index the dataset directory dir; returns the exit status. */
+static int index_directory(const char *prefix, const char *dir, int crc)
+{
+    struct scr_scan_index_options o = {prefix, dir, crc, 0};
+    struct scr_scan_index_result res;
+    if (scr_scan_index_dataset(&o, &res) != SCR_SUCCESS) {
+        fprintf(stderr, "scr-index: %s was not indexed\n", dir);
+        return 1;
+    }
+    if (res.complete) {
+        printf("dataset %d indexed complete%s", res.id, res.rebuilt ? " after rebuilding " : "");
+        if (res.rebuilt) printf("%d rank(s)", res.rebuilt);
+        printf("\n");
+    } else {
+        printf("dataset %d indexed incomplete: the files of %d rank(s) are lost:", res.id, res.nmissing);
+        for (int i = 0; i < res.nmissing; i++) printf(" %d", res.missing[i]);
+        printf("\n");
+    }
+    free(res.missing);
+    return res.complete ? 0 : EXIT_INCOMPLETE;
+}
+
+/* --add: dset is a path, or a name in <prefix>/.scr. */
+static int add_dataset(const char *prefix, const char *dset, int crc)
+{
+    char *scr_dir = NULL, *dir = NULL, *cwd = NULL;
+    int rc = SCR_SUCCESS;
+    if (dset[0] == '/') {
+        rc = scr_path_normalize(dset, &dir);
+    } else if (strchr(dset, '/') != NULL) {
+        cwd = getcwd(NULL, 0);
+        rc = cwd ? scr_path_join(cwd, dset, &dir) : SCR_ERR_IO;
+    } else {
+        rc = scr_path_join(prefix, ".scr", &scr_dir);
+        if (rc == SCR_SUCCESS) rc = scr_path_join(scr_dir, dset, &dir);
+    }
+    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc) : 1;
+    free(scr_dir);
+    free(dir);
+    free(cwd);
+    return status;
+}
+
+/* --build: the directory of a dataset the index lists. */
+static int build_dataset(const char *prefix, int id, int crc)
+{
+    char *path = NULL, name[64], *dir = NULL;
+    scr_kvtree *index = scr_kvtree_new();
+    const char *dname = NULL;
+    int rc = index ? scr_index_file_path(prefix, &path) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_index_file_read(path, index);
+    if (rc == SCR_ERR_NOTFOUND) fprintf(stderr, "scr-index: no datasets in %s (no .scr/index.scr)\n", prefix);
+    else if (rc == SCR_SUCCESS && scr_index_file_get_name(index, id, &dname) != SCR_SUCCESS) {
+        fprintf(stderr, "scr-index: dataset %d is not in the index of %s\n", id, prefix);
+        rc = SCR_ERR_NOTFOUND;
+    }
+    snprintf(name, sizeof(name), ".scr/scr.dataset.%d", id);
+    if (rc == SCR_SUCCESS) rc = scr_path_join(prefix, name, &dir);
+    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc) : 1;
+    free(path);
+    free(dir);
+    scr_kvtree_delete(index);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option options[] = {
         { "list", no_argument, NULL, 'l' },
+        { "add", required_argument, NULL, 'a' },
+        { "build", required_argument, NULL, 'b' },
+        { "crc", no_argument, NULL, 'c' },
         { "prefix", required_argument, NULL, 'p' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
@@ -132,14 +216,30 @@ int main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     enum action action = ACTION_NONE;
-    const char *prefix_option = NULL;
-    int json = 0, before = optind, c;
+    const char *prefix_option = NULL, *add_dir = NULL;
+    int json = 0, crc = 0, build_id = 0, before = optind, c;
     scr_log_set_prefix("scr-index");
     opterr = 0; /* say it ourselves, naming the command rather than argv[0] */
-    for (; (c = getopt_long(argc, argv, ":lp:jhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, ":la:b:cp:jhV", options, NULL)) != -1; before = optind) {
         switch (c) {
         case 'l':
-            action = ACTION_LIST;
+        case 'a':
+        case 'b':
+            if (action != ACTION_NONE) return usage_error("give one of --list, --add and --build");
+            action = c == 'l' ? ACTION_LIST : c == 'a' ? ACTION_ADD : ACTION_BUILD;
+            if (c == 'a' && optarg[0] == '\0') return usage_error("--add wants a dataset directory");
+            if (c == 'a') add_dir = optarg;
+            if (c == 'b') {
+                char *end = NULL;
+                errno = 0;
+                long v = strtol(optarg, &end, 10);
+                if (end == optarg || *end || errno || v < 1 || v > INT_MAX)
+                    return usage_error("--build wants a dataset id (an integer >= 1), not '%s'", optarg);
+                build_id = (int)v;
+            }
+            break;
+        case 'c':
+            crc = 1;
             break;
         case 'p':
             if (optarg[0] == '\0') return usage_error("--prefix wants a directory");
@@ -167,6 +267,12 @@ int main(int argc, char **argv)
     case ACTION_NONE: /* listing is the default */
     case ACTION_LIST:
         status = list_datasets(prefix, json);
+        break;
+    case ACTION_ADD:
+        status = add_dataset(prefix, add_dir, crc);
+        break;
+    case ACTION_BUILD:
+        status = build_dataset(prefix, build_id, crc);
         break;
     }
     free(prefix);
