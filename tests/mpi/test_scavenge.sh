@@ -64,6 +64,14 @@ same_as_saved() {
     check "$1" diff -r "$scratch/prefix-saved/ckpt.2" "$prefix/ckpt.2"
 }
 
+# the XOR and RS files of the dataset equal the saved ones
+same_redundancy_files() {
+    for _f in "$scratch/prefix-saved/.scr/scr.dataset.2/"*.xor "$scratch/prefix-saved/.scr/scr.dataset.2/"*.rs; do
+        [ -e "$_f" ] || continue
+        cmp "$_f" "$dset/$(basename "$_f")" || return 1
+    done
+}
+
 # restart_from_prefix NAME STEP: caches gone, a restart resumes from STEP
 restart_from_prefix() {
     mpi_lose_all_nodes
@@ -110,6 +118,7 @@ for type in XOR RS PARTNER; do
     index_add "${type}_index_add_rebuilds_a_lost_node" 0
     check "${type}_lost_node_gets_rank_filemaps" test -f "$dset/2.scrfilemap" -a -f "$dset/3.scrfilemap"
     same_as_saved "${type}_lost_node_rebuilt_byte_exact"
+    check "${type}_lost_node_redundancy_files_rebuilt_byte_exact" same_redundancy_files
     restart_from_prefix "${type}_restart_after_a_lost_node_scavenge" 2
 
     # a loss beyond the scheme
