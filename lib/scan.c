@@ -70,9 +70,14 @@ static int set_of(struct scr_scan *scan, const struct scr_redundancy_name *n, st
 {
     struct scr_scan_set *set = scr_scan_find_set(scan, n->kind, n->set);
     if (set == NULL) {
-        struct scr_scan_set *grown = realloc(scan->sets, sizeof(*grown) * (size_t)(scan->nsets + 1));
-        if (grown == NULL) return SCR_ERR_NOMEM;
-        scan->sets = grown;
+        /* grow by doubling: a dataset of many small sets stays linear */
+        if (scan->nsets == scan->sets_cap) {
+            int cap = scan->sets_cap ? 2 * scan->sets_cap : 16;
+            struct scr_scan_set *grown = realloc(scan->sets, sizeof(*grown) * (size_t)cap);
+            if (grown == NULL) return SCR_ERR_NOMEM;
+            scan->sets = grown;
+            scan->sets_cap = cap;
+        }
         set = &scan->sets[scan->nsets];
         memset(set, 0, sizeof(*set));
         set->kind = n->kind;

@@ -56,6 +56,7 @@ struct scr_scan {
     int nmissing;
     int invalid;        /* 1: the records contradict each other */
     int *set_slot;      /* internal: [2 * ranks] kind/set id -> index in sets, or -1 */
+    int sets_cap;       /* internal: room in sets */
 };
 
 /* Scan dir (a dataset directory); with check_crc every file with a
