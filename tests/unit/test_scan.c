@@ -5,6 +5,7 @@
 
 #include "kvtree.h"
 #include "kvtree_file.h"
+#include "kvtree_json.h"
 #include "kvtree_util.h"
 #include "meta.h"
 #include "rank_filemap.h"
@@ -386,6 +387,112 @@ static void test_scavenge_of_an_empty_control_directory_finds_nothing(void)
     CHECK(strstr(scr_last_error(), "dataset 42 is not in the cache") != NULL, "message: %s", scr_last_error());
 }
 
+/* --- the rank filemap a scavenge writes, pinned by a golden file ----------------- */
+
+/* text with every occurrence of from replaced by to, in a new string. */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    size_t n = 0, lf = strlen(from), lt = strlen(to);
+    for (const char *p = strstr(text, from); p; p = strstr(p + lf, from)) n++;
+    char *out = malloc(strlen(text) + n * lt + 1), *q = out;
+    for (const char *p = text;;) {
+        const char *hit = strstr(p, from);
+        size_t len = hit ? (size_t)(hit - p) : strlen(p);
+        memcpy(q, p, len);
+        q += len;
+        if (hit == NULL) break;
+        memcpy(q, to, lt);
+        q += lt;
+        p = hit + lf;
+    }
+    *q = '\0';
+    return out;
+}
+
+static void test_scavenge_writes_the_golden_rank_filemap(void)
+{
+    const char *top = tap_path("scavenge");
+    char cache[9000], cntl[9000], prefix[9000], app[9000], xor[9000], path[9000], ckdir[9000];
+    snprintf(cache, sizeof(cache), "%s/cache/scr.dataset.6", top);
+    snprintf(cntl, sizeof(cntl), "%s/cntl", top);
+    snprintf(prefix, sizeof(prefix), "%s/prefix", top);
+    snprintf(ckdir, sizeof(ckdir), "%s/ckpt.6", prefix);
+    snprintf(app, sizeof(app), "%s/ckpt.6/rank_0.ckpt", cache);
+    snprintf(xor, sizeof(xor), "%s/1_of_2_in_0.xor", cache);
+    mkdir(top, 0700);
+    mkdir(tap_path("scavenge/cache"), 0700);
+    mkdir(cache, 0700);
+    snprintf(path, sizeof(path), "%s/ckpt.6", cache);
+    mkdir(path, 0700);
+    mkdir(cntl, 0700);
+    mkdir(prefix, 0700);
+    write_bytes(app, "checkpoint of rank 0\n", 21);
+    write_bytes(xor, "redundancy data\n", 16);
+
+    /* the cache filemap as the library leaves it */
+    scr_filemap *map = scr_filemap_new();
+    scr_dataset *d = scr_dataset_new();
+    scr_dataset_set_id(d, 6);
+    scr_dataset_set_name(d, "ckpt.6");
+    scr_dataset_set_flags(d, SCR_DATASET_FLAG_CHECKPOINT);
+    scr_dataset_set_ckpt(d, 6);
+    scr_dataset_set_created(d, 1312850690668536LL);
+    scr_filemap_set_dataset(map, 6, 0, d);
+    scr_filemap_set_expected_files(map, 6, 0, 2);
+    scr_meta *a = app_meta(ckdir, "rank_0.ckpt", 0, 2, 21, scr_crc32(0, "checkpoint of rank 0\n", 21));
+    scr_meta_set_filename(a, "ckpt.6/rank_0.ckpt");
+    scr_meta_set_orig(a, "ckpt.6/rank_0.ckpt");
+    scr_meta_set_checkpoint(a, 6);
+    scr_meta *x = scr_meta_new();
+    scr_meta_set_filename(x, "1_of_2_in_0.xor");
+    scr_meta_set_filetype(x, SCR_META_TYPE_XOR);
+    scr_meta_set_filesize(x, 16);
+    scr_meta_set_complete(x, 1);
+    scr_meta_set_rank(x, 0);
+    scr_meta_set_ranks(x, 2);
+    scr_filemap_set_meta(map, 6, 0, app, a);
+    scr_filemap_set_meta(map, 6, 0, xor, x);
+    scr_filemap_set_tag(map, 6, 0, "HOLDER", "SELF");
+    snprintf(path, sizeof(path), "%s/filemap_0.scrinfo", cntl);
+    REQUIRE(scr_filemap_write(path, map) == SCR_SUCCESS, "cache filemap: %s", scr_last_error());
+    scr_filemap_delete(map);
+    scr_dataset_delete(d);
+    scr_meta_delete(a);
+    scr_meta_delete(x);
+
+    struct scr_scavenge_options o = {0};
+    struct scr_scavenge_report rep;
+    o.cntl_dir = cntl;
+    o.prefix = prefix;
+    REQUIRE(scr_scavenge_node(&o, &rep) == SCR_SUCCESS, "scavenge: %s", scr_last_error());
+    CHECK(rep.id == 6 && rep.ranks == 1 && rep.files_copied == 2 && rep.files_failed == 0,
+          "report: id %d ranks %d copied %d failed %d", rep.id, rep.ranks, rep.files_copied, rep.files_failed);
+
+    scr_kvtree *t = scr_kvtree_new();
+    snprintf(path, sizeof(path), "%s/.scr/scr.dataset.6/0.scrfilemap", prefix);
+    REQUIRE(scr_kvtree_read_file(path, t) == SCR_SUCCESS, "read %s", path);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    REQUIRE(mem && scr_kvtree_fprint_json(mem, t) == SCR_SUCCESS && fclose(mem) == 0, "json");
+    char *got = replace_all(text, top, "@TMP@");
+    void *want = NULL;
+    size_t want_len = 0;
+    FILE *g = fopen(tap_data("scavenge/rank_filemap.json"), "rb");
+    REQUIRE(g != NULL, "no golden file %s", tap_data("scavenge/rank_filemap.json"));
+    want = malloc(1 << 16);
+    want_len = fread(want, 1, (1 << 16) - 1, g);
+    fclose(g);
+    ((char *)want)[want_len] = '\0';
+    CHECK(strcmp(got, want) == 0, "0.scrfilemap differs from the golden file; it is now:\n%s", got);
+    snprintf(path, sizeof(path), "%s/ckpt.6/rank_0.ckpt", prefix);
+    CHECK(access(path, F_OK) == 0, "%s was not copied", path);
+    free(want);
+    free(got);
+    free(text);
+    scr_kvtree_delete(t);
+}
+
 int main(void)
 {
     RUN(test_complete_dataset_has_no_missing_ranks);
@@ -399,5 +506,6 @@ int main(void)
     RUN(test_xor_set_rebuilds_a_member_and_its_rank_filemap);
     RUN(test_scavenge_refuses_a_missing_prefix);
     RUN(test_scavenge_of_an_empty_control_directory_finds_nothing);
+    RUN(test_scavenge_writes_the_golden_rank_filemap);
     return tap_done();
 }
