@@ -165,6 +165,16 @@ check "scavenge_of_a_node_without_cache_exits_3" test $? -eq 3
 "$scavenge" --node node0 --id 99 > "$scratch/scavenge.out" 2>&1
 check "scavenge_of_an_unknown_id_exits_3" test $? -eq 3
 check "scavenge_of_an_unknown_id_says_so" grep -q "dataset 99 is not in the cache" "$scratch/scavenge.out"
+"$scavenge" --failed-ranks=3,x > "$scratch/scavenge.out" 2>&1
+check "scavenge_refuses_a_bad_rank_list_with_status_2" test $? -eq 2
+check "scavenge_names_the_bad_rank_list" grep -q "not '3,x'" "$scratch/scavenge.out"
+"$scavenge" --help > "$scratch/scavenge.out" 2>&1
+check "scavenge_help_lists_its_options" grep -q -- "--failed-nodes" "$scratch/scavenge.out"
+"$index" --add scr.dataset.2 --build 2 > "$scratch/index.out" 2>&1
+check "index_refuses_two_actions_with_status_2" test $? -eq 2
+"$index" --add scr.dataset.77 > "$scratch/index.out" 2>&1
+check "index_add_of_a_missing_directory_fails" test $? -eq 1
+check "index_add_of_a_missing_directory_names_it" grep -q "scr.dataset.77" "$scratch/index.out"
 "$index" --build 99 > "$scratch/index.out" 2>&1
 check "index_build_of_an_unknown_id_fails" test $? -eq 1
 check "index_build_of_an_unknown_id_says_so" grep -q "dataset 99 is not in the index" "$scratch/index.out"
