@@ -193,9 +193,14 @@ static int build_dataset(const char *prefix, int id, int crc)
         fprintf(stderr, "scr-index: dataset %d is not in the index of %s\n", id, prefix);
         rc = SCR_ERR_NOTFOUND;
     }
+    int complete = 0;
+    if (rc == SCR_SUCCESS && scr_index_file_get_complete(index, id, &complete) == SCR_SUCCESS && complete) {
+        printf("dataset %d (%s) is complete; nothing to rebuild\n", id, dname);
+        rc = SCR_ERR_STATE; /* done: no scan */
+    }
     snprintf(name, sizeof(name), ".scr/scr.dataset.%d", id);
     if (rc == SCR_SUCCESS) rc = scr_path_join(prefix, name, &dir);
-    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc) : 1;
+    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc) : rc == SCR_ERR_STATE ? 0 : 1;
     free(path);
     free(dir);
     scr_kvtree_delete(index);

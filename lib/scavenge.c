@@ -189,7 +189,6 @@ static int copy_one(struct scavenge *s, const char *src, const char *dest, const
     if (rc != SCR_SUCCESS) return SCR_FAILURE;
     if (scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS && recorded != got.crc) {
         scr_err("%s is damaged in cache: CRC32 0x%08x, 0x%08x recorded; not copied", src, got.crc, recorded);
-        if (!in_place && unlink(dest) != 0) scr_warn("cannot remove the damaged copy %s: %s", dest, strerror(errno));
         return SCR_FAILURE;
     }
     *out_crc = got.crc;
@@ -225,8 +224,12 @@ static int copy_listed_file(struct scavenge *s, int rank, const char *file, cons
         s->report->bytes_copied += size;
         progress(s);
     } else {
+        /* the rank filemap still lists it, with the size and CRC recorded in
+         * cache, so that the scan counts it missing and checks a rebuild
+         * against them; nothing of another dataset may stand in for it */
         s->report->files_failed++;
-        rc = scr_filemap_remove_file(rmap, id, rank, rel);
+        if (strcmp(file, dest) != 0 && unlink(dest) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s, which is not this dataset's copy: %s", dest, strerror(errno));
     }
 done:
     free(rel);

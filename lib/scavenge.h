@@ -7,14 +7,15 @@
  * the library's flush uses, <prefix>/.scr/scr.dataset.<id>:
  *   - each rank's application files, back to their original paths, and its
  *     XOR or RS files, into the dataset directory;
- *   - for each such rank, <rank>.scrfilemap (rank_filemap.h) naming the
- *     files that were copied, with the CRC-32 computed on the way; FILES
- *     still says how many the rank wrote, so a file that could not be copied
- *     shows as missing when the dataset is scanned;
+ *   - for each such rank, <rank>.scrfilemap (rank_filemap.h) naming its
+ *     files with the CRC-32 computed on the way; a file that could not be
+ *     copied is listed with what the cache recorded and is absent from the
+ *     prefix, so the scan counts it missing and checks its rebuild;
  *   - PARTNER copies this node holds for a rank of a failed node or a failed
  *     rank (only those asked for), under partner.<owner>/ (partner_copy.h).
  * A file missing or damaged in cache (its size or recorded CRC differ) is
- * reported, left out, and does not stop the others. The scan of the whole
+ * reported, not copied (a copy already at its place is removed), and does
+ * not stop the others. The scan of the whole
  * dataset (scan.h), run once after every node is scavenged, rebuilds what
  * is missing, writes the summary and indexes it; a scavenge does neither.
  *

@@ -134,7 +134,20 @@ for type in XOR RS PARTNER; do
     check "${type}_index_add_names_the_lost_ranks" grep -q "are lost: $lost_ranks\$" "$scratch/index.out"
     check "${type}_index_lists_it_incomplete" sh -c "'$mpi_print' '$prefix/.scr/index.scr' | tr -s ' \n' ' ' | grep -q 'DSET 2 COMPLETE 0'"
     check "${type}_index_records_the_missing_ranks" sh -c "'$mpi_print' '$prefix/.scr/index.scr' | tr -s ' \n' ' ' | grep -q 'MISSING $lost_ranks'"
+    rm -rf "$scratch/prefix-incomplete" && cp -a "$prefix" "$scratch/prefix-incomplete"
     restart_from_prefix "${type}_restart_does_not_use_an_incomplete_dataset" 0
+
+    # node1 comes back: --build completes the indexed dataset
+    restore
+    rm -rf "$prefix" && cp -a "$scratch/prefix-incomplete" "$prefix" && cd "$prefix" || exit 99
+    scavenge_nodes "${type}_a_returning_node_is_scavenged" 1 --failed-nodes=node0
+    "$index" --build 2 > "$scratch/index.out" 2>&1
+    check "${type}_index_build_completes_the_dataset" test $? -eq 0
+    index_complete_current "${type}_built_dataset_is_complete_and_current"
+    check "${type}_built_dataset_has_no_missing_ranks" sh -c "! '$mpi_print' '$prefix/.scr/index.scr' | grep -q MISSING"
+    "$index" --build 2 > "$scratch/index.out" 2>&1
+    check "${type}_index_build_of_a_complete_dataset_does_nothing" grep -q "is complete; nothing to rebuild" "$scratch/index.out"
+    restart_from_prefix "${type}_restart_reads_the_built_dataset" 2
 done
 
 # --- a damaged XOR file in cache is found by its CRC ---------------------------------
