@@ -4,29 +4,39 @@
  * newest first, as a table or as JSON (index_list.h builds and renders the
  * rows), or changes the index: which dataset a restart loads first
  * (--current) and which entries it keeps (--drop, --drop-after), each one
- * locked update in index_edit.h. The prefix is --prefix, else $SCR_PREFIX,
- * else the current directory. Exit status: 0 done, 1 no index, a damaged
- * one, an unknown dataset or a refused change (one line on stderr), 2 usage
- * error. Links only libscr-core (no MPI). */
+ * locked update in index_edit.h; --add indexes a dataset directory a
+ * scavenge filled and --build rebuilds the missing files of an indexed one
+ * (both through scan_index.h: scan, rebuild, summary, index entry). The
+ * prefix is --prefix, else $SCR_PREFIX, else the current directory. Exit
+ * status: 0 done, 1 no index, a damaged one, an unknown dataset, a refused
+ * change or a dataset that could not be indexed (one line on stderr), 2
+ * usage error, 3 indexed but incomplete (the ranks that lack files are
+ * named). Links only libscr-core (no MPI). */
 #include "build_config.h"
 #include "cli_common.h"
 #include "index_edit.h"
 #include "index_file.h"
 #include "index_list.h"
 #include "kvtree.h"
+#include "scan_index.h"
 #include "scr_err.h"
 #include "util_log.h"
+#include "util_path.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* What the command was asked to do: one action per run. Each adds a value
  * here, its option and a case in main(). */
-enum action { ACTION_NONE, ACTION_LIST, ACTION_CURRENT, ACTION_DROP, ACTION_DROP_AFTER };
+enum action { ACTION_NONE, ACTION_LIST, ACTION_CURRENT, ACTION_DROP, ACTION_DROP_AFTER, ACTION_ADD, ACTION_BUILD };
+
+#define EXIT_INCOMPLETE 3
 
 /* The long option of an action, for messages. */
 static const char *action_option(enum action action)
@@ -37,6 +47,8 @@ static const char *action_option(enum action action)
     case ACTION_CURRENT: return "--current";
     case ACTION_DROP: return "--drop";
     case ACTION_DROP_AFTER: return "--drop-after";
+    case ACTION_ADD: return "--add";
+    case ACTION_BUILD: return "--build";
     }
     return "no action";
 }
@@ -46,6 +58,7 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: scr-index [--list] [--prefix DIR] [--json]\n"
             "       scr-index --current=NAME | --drop=NAME | --drop-after=NAME [--prefix DIR]\n"
+            "       scr-index --add=DSET | --build=ID [--crc] [--prefix DIR]\n"
             "Show or change the datasets SCR keeps in DIR/.scr/index.scr.\n"
             "\n"
             "  -l, --list         list the datasets, newest first (the default)\n"
@@ -53,15 +66,22 @@ static void usage(FILE *out)
             "                     from the prefix loads first\n"
             "  -d, --drop=NAME    remove NAME from the index (its files stay)\n"
             "      --drop-after=NAME  remove every dataset newer than NAME from the index\n"
+            "  -a, --add=DSET     index the dataset directory DSET (a path, or a name in\n"
+            "                     DIR/.scr such as scr.dataset.6): scan it, rebuild\n"
+            "                     missing files from redundancy data, write its summary\n"
+            "  -b, --build=ID     rebuild the missing files of indexed dataset ID\n"
+            "      --crc          with --add or --build, also check every file's CRC32\n"
             "  -p, --prefix DIR   the prefix directory (default: $SCR_PREFIX, else the\n"
             "                     current directory)\n"
             "  -j, --json         print JSON instead of a table\n"
             "  -h, --help         show this help\n"
             "  -V, --version      show the version\n"
             "\n"
-            "Exit status: 0 if the datasets were listed or the index changed, 1 if the\n"
-            "index is missing or damaged, names no such dataset or the change is\n"
-            "refused, 2 for a usage error.\n");
+            "Exit status: 0 if the datasets were listed, the index changed or the dataset\n"
+            "was indexed complete; 1 if the index is missing or damaged, names no such\n"
+            "dataset, the change is refused or the dataset could not be indexed; 2 for a\n"
+            "usage error; 3 if the dataset was indexed incomplete (the ranks whose files\n"
+            "are lost are named).\n");
 }
 
 static int print_json(const scr_index_list *list, const char *prefix)
@@ -126,6 +146,76 @@ static int drop_after(const char *prefix, const char *name)
     return 0;
 }
 
+/* Index the dataset directory dir; returns the exit status. */
+static int index_directory(const char *prefix, const char *dir, int crc)
+{
+    struct scr_scan_index_options o = {prefix, dir, crc, 0};
+    struct scr_scan_index_result res;
+    if (scr_scan_index_dataset(&o, &res) != SCR_SUCCESS) {
+        fprintf(stderr, "scr-index: %s was not indexed\n", dir);
+        return 1;
+    }
+    if (res.complete) {
+        printf("dataset %d indexed complete%s", res.id, res.rebuilt ? " after rebuilding " : "");
+        if (res.rebuilt) printf("%d rank(s)", res.rebuilt);
+        printf("\n");
+    } else {
+        printf("dataset %d indexed incomplete: the files of %d rank(s) are lost:", res.id, res.nmissing);
+        for (int i = 0; i < res.nmissing; i++) printf(" %d", res.missing[i]);
+        printf("\n");
+    }
+    free(res.missing);
+    return res.complete ? 0 : EXIT_INCOMPLETE;
+}
+
+/* --add: dset is a path, or a name in <prefix>/.scr. */
+static int add_dataset(const char *prefix, const char *dset, int crc)
+{
+    char *scr_dir = NULL, *dir = NULL, *cwd = NULL;
+    int rc = SCR_SUCCESS;
+    if (dset[0] == '/') {
+        rc = scr_path_normalize(dset, &dir);
+    } else if (strchr(dset, '/') != NULL) {
+        cwd = getcwd(NULL, 0);
+        rc = cwd ? scr_path_join(cwd, dset, &dir) : SCR_ERR_IO;
+    } else {
+        rc = scr_path_join(prefix, ".scr", &scr_dir);
+        if (rc == SCR_SUCCESS) rc = scr_path_join(scr_dir, dset, &dir);
+    }
+    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc) : 1;
+    free(scr_dir);
+    free(dir);
+    free(cwd);
+    return status;
+}
+
+/* --build: the directory of a dataset the index lists. */
+static int build_dataset(const char *prefix, int id, int crc)
+{
+    char *path = NULL, name[64], *dir = NULL;
+    scr_kvtree *index = scr_kvtree_new();
+    const char *dname = NULL;
+    int rc = index ? scr_index_file_path(prefix, &path) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_index_file_read(path, index);
+    if (rc == SCR_ERR_NOTFOUND) fprintf(stderr, "scr-index: no datasets in %s (no .scr/index.scr)\n", prefix);
+    else if (rc == SCR_SUCCESS && scr_index_file_get_name(index, id, &dname) != SCR_SUCCESS) {
+        fprintf(stderr, "scr-index: dataset %d is not in the index of %s\n", id, prefix);
+        rc = SCR_ERR_NOTFOUND;
+    }
+    int complete = 0;
+    if (rc == SCR_SUCCESS && scr_index_file_get_complete(index, id, &complete) == SCR_SUCCESS && complete) {
+        printf("dataset %d (%s) is complete; nothing to rebuild\n", id, dname);
+        rc = SCR_ERR_STATE; /* done: no scan */
+    }
+    snprintf(name, sizeof(name), ".scr/scr.dataset.%d", id);
+    if (rc == SCR_SUCCESS) rc = scr_path_join(prefix, name, &dir);
+    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc) : rc == SCR_ERR_STATE ? 0 : 1;
+    free(path);
+    free(dir);
+    scr_kvtree_delete(index);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -133,6 +223,9 @@ int main(int argc, char **argv)
         { "current", required_argument, NULL, 'c' },
         { "drop", required_argument, NULL, 'd' },
         { "drop-after", required_argument, NULL, 'A' },
+        { "add", required_argument, NULL, 'a' },
+        { "build", required_argument, NULL, 'b' },
+        { "crc", no_argument, NULL, 'C' },
         { "prefix", required_argument, NULL, 'p' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
@@ -141,10 +234,10 @@ int main(int argc, char **argv)
     };
     enum action action = ACTION_NONE;
     const char *prefix_option = NULL, *name = NULL;
-    int json = 0, before = optind, c;
+    int json = 0, crc = 0, build_id = 0, before = optind, c;
     cli_init("scr-index");
     opterr = 0; /* say it ourselves, naming the command rather than argv[0] */
-    for (; (c = getopt_long(argc, argv, ":lc:d:p:jhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, ":lc:d:a:b:p:jhV", options, NULL)) != -1; before = optind) {
         enum action chosen = ACTION_NONE;
         switch (c) {
         case 'l':
@@ -158,6 +251,22 @@ int main(int argc, char **argv)
             break;
         case 'A':
             chosen = ACTION_DROP_AFTER;
+            break;
+        case 'a':
+            chosen = ACTION_ADD;
+            break;
+        case 'b': {
+            char *end = NULL;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || errno || v < 1 || v > INT_MAX)
+                return cli_usage_error("--build wants a dataset id (an integer >= 1), not '%s'", optarg);
+            build_id = (int)v;
+            chosen = ACTION_BUILD;
+            break;
+        }
+        case 'C':
+            crc = 1;
             break;
         case 'p':
             if (optarg[0] == '\0') return cli_usage_error("--prefix wants a directory");
@@ -180,7 +289,8 @@ int main(int argc, char **argv)
                 return cli_usage_error("%s and %s cannot be combined: one action at a time",
                                    action_option(action), action_option(chosen));
             if (chosen != ACTION_LIST && optarg[0] == '\0')
-                return cli_usage_error("%s wants a dataset name", action_option(chosen));
+                return cli_usage_error("%s wants %s", action_option(chosen),
+                                       chosen == ACTION_ADD ? "a dataset directory" : "a dataset name");
             action = chosen;
             name = optarg;
         }
@@ -188,6 +298,8 @@ int main(int argc, char **argv)
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
     if (json && action != ACTION_NONE && action != ACTION_LIST)
         return cli_usage_error("--json goes with --list only");
+    if (crc && action != ACTION_ADD && action != ACTION_BUILD)
+        return cli_usage_error("--crc goes with --add or --build only");
 
     char *prefix = cli_resolve_prefix(prefix_option);
     if (prefix == NULL) return 1;
@@ -205,6 +317,12 @@ int main(int argc, char **argv)
         break;
     case ACTION_DROP_AFTER:
         status = drop_after(prefix, name);
+        break;
+    case ACTION_ADD:
+        status = add_dataset(prefix, name, crc);
+        break;
+    case ACTION_BUILD:
+        status = build_dataset(prefix, build_id, crc);
         break;
     }
     free(prefix);

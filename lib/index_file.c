@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -21,6 +22,7 @@
 #define KEY_FLUSHED "FLUSHED"
 #define KEY_FETCHED "FETCHED"
 #define KEY_FAILED "FAILED"
+#define KEY_MISSING "MISSING"
 #define KEY_V1_DIR "DIR"   /* version 1 */
 #define KEY_V1_CKPT "CKPT" /* version 1 */
 
@@ -295,6 +297,53 @@ int scr_index_file_list_failed(const scr_kvtree *index, int id, const char ***ou
     return list_times(index, id, KEY_FAILED, out_times, out_count);
 }
 
+/* --- missing ranks -------------------------------------------------------------- */
+
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int scr_index_file_set_missing(scr_kvtree *index, int id, const int *ranks, int count)
+{
+    scr_kvtree *entry;
+    int rc = existing_entry(index, id, "recording missing ranks", &entry);
+    if (rc != SCR_SUCCESS) return rc;
+    scr_kvtree_unset(entry, KEY_MISSING);
+    for (int i = 0; i < count; i++) {
+        if (ranks[i] < 0) {
+            scr_err("index: %d is not a rank (missing from dataset %d)", ranks[i], id);
+            return SCR_ERR_ARG;
+        }
+        if (scr_kvtree_set_kv_int(entry, KEY_MISSING, ranks[i]) == NULL) return SCR_ERR_NOMEM;
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_index_file_list_missing(const scr_kvtree *index, int id, int **out_ranks, int *out_count)
+{
+    if (out_ranks == NULL || out_count == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *entry = entry_of(index, id);
+    if (entry == NULL) return SCR_ERR_NOTFOUND;
+    const scr_kvtree *missing = scr_kvtree_get(entry, KEY_MISSING);
+    int n = scr_kvtree_size(missing), k = 0;
+    int *ranks = n ? malloc(sizeof(int) * (size_t)n) : NULL;
+    if (n && ranks == NULL) return SCR_ERR_NOMEM;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(missing); e; e = scr_kvtree_elem_next(e)) {
+        int64_t v = -1;
+        if (scr_parse_int64(scr_kvtree_elem_key(e), &v) != 0 || v < 0 || v > INT_MAX) {
+            free(ranks);
+            return SCR_ERR_TYPE;
+        }
+        ranks[k++] = (int)v;
+    }
+    qsort(ranks, (size_t)k, sizeof(int), compare_ints);
+    *out_ranks = ranks;
+    *out_count = k;
+    return SCR_SUCCESS;
+}
+
 /* --- restart ---------------------------------------------------------------------- */
 
 int scr_index_file_restartable(const scr_kvtree *index, int id, const char **out_why)
@@ -354,6 +403,17 @@ static int validate_times(const char *file, const char *where, const scr_kvtree 
     return SCR_SUCCESS;
 }
 
+static int validate_ranks(const char *file, const char *where, const scr_kvtree *ranks)
+{
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(ranks); e; e = scr_kvtree_elem_next(e)) {
+        int64_t v = -1;
+        if (scr_parse_int64(scr_kvtree_elem_key(e), &v) != 0 || v < 0 || v > INT_MAX ||
+            scr_kvtree_size(scr_kvtree_elem_hash(e)))
+            return scr_record_bad_key(file, where, scr_kvtree_elem_key(e), "ranks (integers >= 0)");
+    }
+    return SCR_SUCCESS;
+}
+
 static int validate_entry(const char *file, int id, const scr_kvtree *entry)
 {
     char where[WHERE_MAX], here[WHERE_MAX];
@@ -384,9 +444,11 @@ static int validate_entry(const char *file, int id, const scr_kvtree *entry)
                 rc = scr_record_bad_value(file, here, value, "one time YYYY-MM-DDTHH:MM:SS");
         } else if (strcmp(key, KEY_FETCHED) == 0 || strcmp(key, KEY_FAILED) == 0) {
             rc = validate_times(file, here, value);
+        } else if (strcmp(key, KEY_MISSING) == 0) {
+            rc = validate_ranks(file, here, value);
         } else {
             rc = scr_record_bad_key(file, where, key,
-                                    "NAME, DSETDESC, COMPLETE, FLUSHED, FETCHED or FAILED");
+                                    "NAME, DSETDESC, COMPLETE, FLUSHED, FETCHED, FAILED or MISSING");
         }
     }
     if (rc == SCR_SUCCESS && name == NULL) {

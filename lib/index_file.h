@@ -9,6 +9,7 @@
  *     FLUSHED <time>                    when the copy to the prefix ended
  *     FETCHED <time> <time> ...         each restart that read it
  *     FAILED <time> ...                 each restart that could not read it
+ *     MISSING <rank> ...                ranks whose files are lost (COMPLETE 0)
  *
  * Times are local "YYYY-MM-DDTHH:MM:SS" (scr_index_file_format_timestamp);
  * callers pass them in so that what is recorded is theirs to choose. A
@@ -125,6 +126,16 @@ int scr_index_file_list_fetched(const scr_kvtree *index, int id, const char ***o
                                 int *out_count);
 int scr_index_file_list_failed(const scr_kvtree *index, int id, const char ***out_times,
                                int *out_count);
+
+/* --- missing ranks ------------------------------------------------------------- */
+
+/* The ranks whose files an incomplete dataset lacks (replacing any list;
+ * count 0 removes it). */
+int scr_index_file_set_missing(scr_kvtree *index, int id, const int *ranks, int count);
+
+/* The MISSING ranks of dataset id, ascending, in a new array the caller
+ * frees (NULL when none). SCR_ERR_NOTFOUND when the dataset is not listed. */
+int scr_index_file_list_missing(const scr_kvtree *index, int id, int **out_ranks, int *out_count);
 
 /* --- restart ---------------------------------------------------------------------- */
 

@@ -55,13 +55,22 @@ static int destination(const char *dir, const char *file, const scr_meta *meta, 
     return rc;
 }
 
+int scr_rank_filemap_name_of(const char *dir, const char *file, const scr_meta *meta,
+                             char **out_name)
+{
+    char *dest = NULL;
+    int rc = destination(dir, file, meta, &dest);
+    if (rc == SCR_SUCCESS) rc = scr_path_relative(dir, dest, out_name);
+    free(dest);
+    return rc;
+}
+
 /* Add file of the cache entry to rmap under its name relative to dir. */
 static int add_file(scr_filemap *rmap, int id, int rank, const char *dir, const char *file,
                     const scr_meta *meta)
 {
-    char *dest = NULL, *rel = NULL;
-    int rc = destination(dir, file, meta, &dest);
-    if (rc == SCR_SUCCESS) rc = scr_path_relative(dir, dest, &rel);
+    char *rel = NULL;
+    int rc = scr_rank_filemap_name_of(dir, file, meta, &rel);
     if (rc == SCR_SUCCESS && scr_filemap_have_file(rmap, id, rank, rel)) {
         scr_err("rank filemap: two files of rank %d in dataset %d would both be %s/%s (the "
                 "second is %s)", rank, id, dir, rel, file);
@@ -75,7 +84,6 @@ static int add_file(scr_filemap *rmap, int id, int rank, const char *dir, const 
         if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(rmap, id, rank, rel, copy);
         scr_meta_delete(copy);
     }
-    free(dest);
     free(rel);
     return rc;
 }

@@ -48,6 +48,12 @@ int scr_rank_filemap_is_name(const char *name, int *out_rank);
 int scr_rank_filemap_build(const scr_filemap *map, int id, int rank, const char *dir,
                            scr_filemap **out_rmap);
 
+/* The name (relative to the dataset directory dir, absolute) under which
+ * scr_rank_filemap_build lists the cache file file with meta meta: PATH/NAME
+ * for an application file, else dir/<its own name>; a new string. */
+int scr_rank_filemap_name_of(const char *dir, const char *file, const scr_meta *meta,
+                             char **out_name);
+
 /* Merge the rank filemap file at path into rmap. A missing file returns
  * SCR_ERR_NOTFOUND without logging; a damaged one is logged with the file
  * and key and leaves rmap as it was. */

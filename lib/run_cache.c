@@ -92,16 +92,7 @@ static int same_store(const struct scr_run *run, const char *a, const char *b)
 
 int scr_run_job_dir(const struct scr_run *run, const char *what, const char *base, char **out_dir)
 {
-    char *expanded = NULL, sub[600];
-    int rc = scr_job_env_expand(base, run->node_name, run->user, run->jobid, &expanded);
-    if (rc == SCR_SUCCESS && expanded[0] != '/') {
-        scr_err("%s=%s must be an absolute path", what, base);
-        rc = SCR_ERR_ARG;
-    }
-    snprintf(sub, sizeof(sub), "%s/scr.%s", run->user, run->jobid);
-    if (rc == SCR_SUCCESS) rc = scr_path_join(expanded, sub, out_dir);
-    free(expanded);
-    return rc;
+    return scr_job_env_job_dir(base, what, run->node_name, run->user, run->jobid, out_dir);
 }
 
 int scr_cache_store_dir(const struct scr_run *run, const char *store, char **out_dir)

@@ -126,25 +126,8 @@ static int write_summary(struct scr_run *run, int id, const char *dsdir, scr_kvt
     int rc = summary ? SCR_SUCCESS : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_summary_set_dataset(summary, desc);
     if (rc == SCR_SUCCESS) rc = scr_summary_set_ranks(summary, run->ranks);
-    for (int r = 0; rc == SCR_SUCCESS && r < run->ranks; r++) {
-        struct scr_rank_filemap_file *files = NULL;
-        int n = 0;
-        rc = scr_rank_filemap_list_files(rmaps[r], id, r, &files, &n);
-        if (rc == SCR_ERR_NOTFOUND) { rc = SCR_SUCCESS; n = 0; }
-        if (rc == SCR_SUCCESS) rc = scr_summary_set_expected_files(summary, r, n);
-        for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
-            uint64_t size = 0;
-            uint32_t crc;
-            rc = scr_meta_get_filesize(files[f].meta, &size);
-            if (rc == SCR_SUCCESS) rc = scr_summary_set_file(summary, r, files[f].name, size);
-            if (rc == SCR_SUCCESS && scr_meta_get_crc32(files[f].meta, &crc) == SCR_SUCCESS)
-                rc = scr_summary_set_file_crc(summary, r, files[f].name, crc);
-            /* redundancy data is kept for rebuilds, never read back by a restart */
-            if (rc == SCR_SUCCESS && scr_meta_check_filetype(files[f].meta, SCR_META_TYPE_FULL) != SCR_SUCCESS)
-                rc = scr_summary_set_file_nofetch(summary, r, files[f].name, 1);
-        }
-        free(files);
-    }
+    for (int r = 0; rc == SCR_SUCCESS && r < run->ranks; r++)
+        rc = scr_summary_add_rank_files(summary, rmaps[r], id, r);
     char *path = NULL;
     if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
     if (rc == SCR_SUCCESS) rc = scr_summary_write(path, summary);

@@ -2,8 +2,9 @@
  * rebuild a member's files from the rest of its set.
  *
  * PARTNER: each rank streams its files to its right neighbour, which keeps
- * them under the owner's rank in its filemap (tag HOLDER=PARTNER), so that a
- * restart can hand them back like any other copy.
+ * them under the owner's rank in its filemap (tags HOLDER=PARTNER and
+ * NODE=<the owner's node>), so that a restart can hand them back like any
+ * other copy and a scavenge can find the copies of a failed node's ranks.
  *
  * XOR: a rank's files are one logical file (util_padfile.h) cut into N-1
  * chunks of c bytes (c = the largest member's data / (N-1), rounded up); in
@@ -22,6 +23,7 @@
 #include "meta.h"
 #include "mpi_comm.h"
 #include "reddesc.h"
+#include "redundancy_file.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_crc.h"
@@ -163,6 +165,10 @@ static int register_partner_files(struct scr_run *run, int id, int owner, const 
     if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, owner, scr_kvtree_get(info, "DSETDESC"));
     if (rc == SCR_SUCCESS) rc = scr_filemap_set_reddesc(run->map, id, owner, scr_kvtree_get(info, "REDDESC"));
     if (rc == SCR_SUCCESS) rc = scr_filemap_set_tag(run->map, id, owner, "HOLDER", "PARTNER");
+    /* the owner's node, so that a scavenge told that node failed finds its copies */
+    const char *node = NULL;
+    if (rc == SCR_SUCCESS && scr_kvtree_util_get_str(info, "NODE", &node) == SCR_SUCCESS)
+        rc = scr_filemap_set_tag(run->map, id, owner, "NODE", node);
     if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, owner, n);
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
         const scr_meta *m = scr_kvtree_get_kv_int(info, "FILE", i);
@@ -249,6 +255,7 @@ static int apply_partner(struct scr_run *run, const struct scr_reddesc *d, int i
     const scr_kvtree *red = NULL;
     if (rc == SCR_SUCCESS) rc = scr_filemap_get_dataset(run->map, id, run->rank, &desc);
     if (rc == SCR_SUCCESS) rc = scr_filemap_get_reddesc(run->map, id, run->rank, &red);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(mine, "NODE", run->node_name);
     if (rc == SCR_SUCCESS && (scr_kvtree_set(mine, "DSETDESC", scr_kvtree_dup(desc)) == NULL ||
                               scr_kvtree_set(mine, "REDDESC", scr_kvtree_dup(red)) == NULL))
         rc = SCR_ERR_NOMEM;
@@ -304,39 +311,6 @@ static uint64_t slot_offset(int member, int slot, uint64_t chunk)
 static int header_image(const scr_kvtree *header, void **out_buf, size_t *out_len)
 {
     return scr_kvtree_file_image(header, out_buf, out_len);
-}
-
-int scr_redundancy_read_header(int fd, const char *path, scr_kvtree **out_header, uint64_t *out_len)
-{
-    unsigned char head[SCR_KVTREE_FILE_HEADER_SIZE];
-    size_t got = 0;
-    int rc = scr_read_full(fd, head, sizeof(head), &got, path);
-    if (rc == SCR_SUCCESS && got != sizeof(head)) {
-        scr_err("%s: shorter than a redundancy file header", path);
-        rc = SCR_ERR_FORMAT;
-    }
-    uint64_t size = 0;
-    for (int i = 8; i < 16; i++) size = size << 8 | head[i];
-    if (rc == SCR_SUCCESS && (size < sizeof(head) || size > (1u << 30))) {
-        scr_err("%s: a redundancy file header of %llu bytes", path, (unsigned long long)size);
-        rc = SCR_ERR_FORMAT;
-    }
-    char *buf = rc == SCR_SUCCESS ? malloc((size_t)size) : NULL;
-    if (rc == SCR_SUCCESS && buf == NULL) rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && pread(fd, buf, (size_t)size, 0) != (ssize_t)size) {
-        scr_err("%s: cannot read its header: %s", path, strerror(errno));
-        rc = SCR_ERR_IO;
-    }
-    scr_kvtree *h = rc == SCR_SUCCESS ? scr_kvtree_new() : NULL;
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_parse_image(buf, (size_t)size, h, path);
-    free(buf);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(h);
-        return rc;
-    }
-    *out_header = h;
-    *out_len = size;
-    return SCR_SUCCESS;
 }
 
 int scr_redundancy_register_file(struct scr_run *run, int id, const char *path, const char *type,
@@ -624,7 +598,7 @@ static int open_my_xor(struct scr_run *run, int id, char **out_path, int *out_fd
             rc = SCR_ERR_IO;
         }
     }
-    if (rc == SCR_SUCCESS) rc = scr_redundancy_read_header(*out_fd, *out_path, out_header, out_hlen);
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_read_header(*out_fd, *out_path, out_header, out_hlen);
     return rc;
 }
 

@@ -27,6 +27,7 @@
 #include "meta.h"
 #include "mpi_comm.h"
 #include "reddesc.h"
+#include "redundancy_file.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_crc.h"
@@ -393,7 +394,7 @@ static int prepare_survivor(struct scr_run *run, int id, const unsigned char *lo
     if (rc == SCR_SUCCESS && *path == NULL) rc = SCR_ERR_NOTFOUND;
     if (rc == SCR_SUCCESS && (*fd = open(*path, O_RDONLY | O_CLOEXEC)) < 0) rc = SCR_ERR_IO;
     scr_kvtree *h = NULL;
-    if (rc == SCR_SUCCESS) rc = scr_redundancy_read_header(*fd, *path, &h, hlen);
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_read_header(*fd, *path, &h, hlen);
     /* the metas this member keeps of lost members to its left */
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(h, "PARTNERS")); rc == SCR_SUCCESS && e;
          e = scr_kvtree_elem_next(e)) {

@@ -155,10 +155,6 @@ int scr_redundancy_protect_again(struct scr_run *run, const struct scr_reddesc *
 int scr_redundancy_register_file(struct scr_run *run, int id, const char *path, const char *type,
                                  uint64_t size, int with_crc, uint32_t crc, int complete);
 
-/* The header (a hash file image) at the start of an open redundancy file,
- * and its length in bytes. */
-int scr_redundancy_read_header(int fd, const char *path, scr_kvtree **out_header, uint64_t *out_len);
-
 /* Rebuild the files of set rank root from the rest of its XOR set (the set's ranks). */
 int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *desc, int id, int root);
 

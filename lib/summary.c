@@ -2,12 +2,14 @@
 #include "summary.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
+#include "rank_filemap.h"
 #include "record.h"
 #include "scr_err.h"
 #include "util_log.h"
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define KEY_DSET "DSET"
@@ -524,4 +526,27 @@ int scr_summary_write(const char *path, const scr_kvtree *summary)
         return SCR_ERR_ARG;
     }
     return scr_record_write(&summary_kind, path, summary);
+}
+
+int scr_summary_add_rank_files(scr_kvtree *summary, const scr_filemap *rmap, int id, int rank)
+{
+    struct scr_rank_filemap_file *files = NULL;
+    int n = 0, expected = 0;
+    int rc = scr_rank_filemap_list_files(rmap, id, rank, &files, &n);
+    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
+    if (rc == SCR_SUCCESS && scr_filemap_get_expected_files(rmap, id, rank, &expected) != SCR_SUCCESS) expected = n;
+    if (rc == SCR_SUCCESS) rc = scr_summary_set_expected_files(summary, rank, expected);
+    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+        uint64_t size = 0;
+        uint32_t crc;
+        rc = scr_meta_get_filesize(files[f].meta, &size);
+        if (rc == SCR_SUCCESS) rc = scr_summary_set_file(summary, rank, files[f].name, size);
+        if (rc == SCR_SUCCESS && scr_meta_get_crc32(files[f].meta, &crc) == SCR_SUCCESS)
+            rc = scr_summary_set_file_crc(summary, rank, files[f].name, crc);
+        /* redundancy data is kept for rebuilds, never read back by a restart */
+        if (rc == SCR_SUCCESS && scr_meta_check_filetype(files[f].meta, SCR_META_TYPE_FULL) != SCR_SUCCESS)
+            rc = scr_summary_set_file_nofetch(summary, rank, files[f].name, 1);
+    }
+    free(files);
+    return rc;
 }

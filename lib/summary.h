@@ -38,6 +38,7 @@
 #define SCR_SUMMARY_H
 
 #include "dataset.h"
+#include "filemap.h"
 #include "kvtree.h"
 
 #include <stdint.h>
@@ -87,6 +88,11 @@ int scr_summary_remove_file(scr_kvtree *summary, int rank, const char *name);
 int scr_summary_list_ranks(const scr_kvtree *summary, int **out_ranks, int *out_count);
 int scr_summary_list_files(const scr_kvtree *summary, int rank, const char ***out_names,
                            int *out_count);
+
+/* List every file of rank's entry in the rank filemap rmap (dataset id)
+ * with its size, CRC when known, and NOFETCH for redundancy data; FILES is
+ * the number the rank wrote (the count listed when the entry has none). */
+int scr_summary_add_rank_files(scr_kvtree *summary, const scr_filemap *rmap, int id, int rank);
 
 /* Read path (version 5 or 6) and merge it into summary. A missing file
  * returns SCR_ERR_NOTFOUND without logging. */

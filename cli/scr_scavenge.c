@@ -1,0 +1,298 @@
+/* scr_scavenge.c — scr-scavenge: copy this node's part of the newest dataset
+ * in cache to the prefix, without MPI.
+ *
+ * A thin front of scavenge.h. The control directory is --cntl-dir, else
+ * derived as libscr derives it: SCR_CNTL_BASE of the SCR configuration with
+ * its patterns expanded for this node (--node, else $SCR_NODE_NAME, ...),
+ * then <user>/scr.<job id>. The prefix is --prefix, else SCR_PREFIX of the
+ * configuration, else the current directory. A progress line goes to stderr
+ * only when stderr is a terminal. Exit status: 0 done (or nothing needed),
+ * 1 some file could not be copied or records could not be used, 2 usage
+ * error, 3 no dataset in this node's cache (or, with --status, none that
+ * needs a copy). Links only libscr-core. */
+#include "build_config.h"
+#include "cli_common.h"
+#include "config.h"
+#include "job_env.h"
+#include "scavenge.h"
+#include "scr_err.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_USAGE 2
+#define EXIT_NOTHING 3
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: scr-scavenge [OPTION]...\n"
+            "Copy this node's files of the newest dataset in cache (or of --id) to the\n"
+            "prefix directory, with a <rank>.scrfilemap per rank; then run\n"
+            "'scr-index --add' once for the whole dataset.\n"
+            "\n"
+            "  -c, --cntl-dir DIR      this node's control directory (default: derived\n"
+            "                          from SCR_CNTL_BASE, the node name, user and job id)\n"
+            "  -n, --node NAME         node name for SCR_CNTL_BASE's %%N (default as libscr)\n"
+            "  -p, --prefix DIR        the prefix directory (default: SCR_PREFIX, else the\n"
+            "                          current directory)\n"
+            "  -i, --id ID             the dataset to copy (default: the newest in cache)\n"
+            "  -r, --failed-ranks LIST also copy the PARTNER copies held here for these\n"
+            "                          ranks (e.g. 3,8-11)\n"
+            "  -N, --failed-nodes LIST also copy the PARTNER copies held here for the\n"
+            "                          ranks of these nodes (comma-separated names)\n"
+            "  -f, --force             copy even if the dataset is already on the prefix\n"
+            "  -s, --status            only say which dataset is newest in cache and\n"
+            "                          whether it still needs a copy to the prefix\n"
+            "  -h, --help              show this help\n"
+            "  -V, --version           show the version\n"
+            "\n"
+            "Exit status: 0 done (with --status: the newest dataset needs a copy), 1 a\n"
+            "file could not be copied or a record could not be used, 2 usage error, 3 no\n"
+            "dataset in this node's cache (with --status: none that needs a copy).\n");
+}
+
+/* "3,8-11" into a new array of ranks; 0 on success. */
+static int parse_ranks(const char *text, int **out, int *out_n)
+{
+    int *ranks = NULL, n = 0, cap = 0;
+    const char *p = text;
+    while (*p) {
+        char *end = NULL;
+        errno = 0;
+        long a = strtol(p, &end, 10), b;
+        if (end == p || errno || a < 0 || a > INT_MAX) goto bad;
+        b = a;
+        if (*end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p || errno || b < a || b > INT_MAX || b - a > 1 << 24) goto bad;
+        }
+        for (long r = a; r <= b; r++) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                int *grown = realloc(ranks, sizeof(int) * (size_t)cap);
+                if (grown == NULL) goto bad;
+                ranks = grown;
+            }
+            ranks[n++] = (int)r;
+        }
+        if (*end == ',') end++;
+        else if (*end != '\0') goto bad;
+        p = end;
+    }
+    if (n == 0) goto bad;
+    *out = ranks;
+    *out_n = n;
+    return 0;
+bad:
+    free(ranks);
+    return -1;
+}
+
+/* "a,b,c" split in place into a new array of names; 0 on success. */
+static int parse_names(char *text, char ***out, int *out_n)
+{
+    int n = 1;
+    for (char *p = text; *p; p++) n += *p == ',';
+    char **names = calloc((size_t)n, sizeof(char *));
+    if (names == NULL) return -1;
+    int k = 0;
+    for (char *save = NULL, *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) names[k++] = tok;
+    if (k == 0) {
+        free(names);
+        return -1;
+    }
+    *out = names;
+    *out_n = k;
+    return 0;
+}
+
+/* The control directory and prefix as libscr would find them. */
+static int derive_dirs(const char *node_option, const char *cntl_option, const char *prefix_option, char **out_cntl,
+                       char **out_prefix)
+{
+    char node[256], user[256], jobid[256];
+    int defaulted = 0;
+    const char *base = NULL, *prefix = NULL;
+    scr_config *cfg = scr_config_new();
+    int rc = cfg ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && cntl_option == NULL) {
+        if (node_option) snprintf(node, sizeof(node), "%s", node_option);
+        else rc = scr_job_env_node_name(node, sizeof(node));
+        if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
+        if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
+        if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, "SCR_CNTL_BASE", &base);
+        if (rc == SCR_SUCCESS) rc = scr_job_env_job_dir(base, "SCR_CNTL_BASE", node, user, jobid, out_cntl);
+    } else if (rc == SCR_SUCCESS) {
+        rc = (*out_cntl = strdup(cntl_option)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_SUCCESS && prefix_option == NULL && scr_config_get(cfg, "SCR_PREFIX", &prefix) == SCR_SUCCESS &&
+        prefix != NULL && prefix[0] == '\0')
+        prefix = NULL;
+    if (prefix_option) prefix = prefix_option;
+    char *cwd = getcwd(NULL, 0);
+    if (rc == SCR_SUCCESS && cwd == NULL) {
+        scr_err("cannot tell the current directory: %s", strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_SUCCESS) rc = prefix == NULL ? scr_path_normalize(cwd, out_prefix)
+                                : prefix[0] == '/' ? scr_path_normalize(prefix, out_prefix)
+                                                   : scr_path_join(cwd, prefix, out_prefix);
+    free(cwd);
+    scr_config_delete(cfg);
+    return rc;
+}
+
+/* --- progress on a terminal ---------------------------------------------------- */
+
+struct progress {
+    struct timespec start;
+    int shown;
+};
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static void show_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    struct progress *p = ctx;
+    double t = seconds_since(&p->start), mib = 1024.0 * 1024.0;
+    double rate = t > 0 ? (double)done / t : 0;
+    double eta = rate > 0 && total > done ? (double)(total - done) / rate : 0;
+    fprintf(stderr, "\rscr-scavenge: %.1f of %.1f MiB, %.1f MiB/s, ETA %d:%02d   ", (double)done / mib,
+            (double)total / mib, rate / mib, (int)eta / 60, (int)eta % 60);
+    p->shown = 1;
+}
+
+/* --- actions --------------------------------------------------------------------- */
+
+static int print_status(const char *cntl)
+{
+    int id = 0, flushed = 0;
+    char *name = NULL;
+    int rc = scr_scavenge_newest(cntl, &id, &flushed, &name);
+    if (rc == SCR_ERR_NOTFOUND) {
+        printf("no dataset in the cache of %s\n", cntl);
+        return EXIT_NOTHING;
+    }
+    if (rc != SCR_SUCCESS) return 1;
+    printf("dataset %d%s%s%s: %s\n", id, name ? " (" : "", name ? name : "", name ? ")" : "",
+           flushed ? "on the prefix already" : "needs a copy to the prefix");
+    free(name);
+    return flushed ? EXIT_NOTHING : 0;
+}
+
+static int scavenge(struct scr_scavenge_options *o)
+{
+    struct scr_scavenge_report rep;
+    struct progress p = {{0, 0}, 0};
+    clock_gettime(CLOCK_MONOTONIC, &p.start);
+    if (isatty(STDERR_FILENO)) {
+        o->progress = show_progress;
+        o->progress_ctx = &p;
+    }
+    int rc = scr_scavenge_node(o, &rep);
+    if (p.shown) fputc('\n', stderr);
+    if (rc == SCR_ERR_NOTFOUND) return EXIT_NOTHING;
+    if (rc == SCR_SUCCESS && rep.already_flushed) {
+        printf("dataset %d is on the prefix already (use --force to copy it again)\n", rep.id);
+        return 0;
+    }
+    if (rc == SCR_SUCCESS || rc == SCR_FAILURE)
+        printf("dataset %d: %d file(s), %llu bytes copied for %d rank(s) and %d partner copy(ies); "
+               "%d file(s) not copied\n", rep.id, rep.files_copied, (unsigned long long)rep.bytes_copied, rep.ranks,
+               rep.partner_ranks, rep.files_failed);
+    return rc == SCR_SUCCESS ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option options[] = {
+        { "cntl-dir", required_argument, NULL, 'c' },
+        { "node", required_argument, NULL, 'n' },
+        { "prefix", required_argument, NULL, 'p' },
+        { "id", required_argument, NULL, 'i' },
+        { "failed-ranks", required_argument, NULL, 'r' },
+        { "failed-nodes", required_argument, NULL, 'N' },
+        { "force", no_argument, NULL, 'f' },
+        { "status", no_argument, NULL, 's' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct scr_scavenge_options o;
+    const char *cntl_option = NULL, *node_option = NULL, *prefix_option = NULL;
+    int *ranks = NULL, nranks = 0, nnodes = 0, status_only = 0, c;
+    char **nodes = NULL;
+    memset(&o, 0, sizeof(o));
+    cli_init("scr-scavenge");
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":c:n:p:i:r:N:fshV", options, NULL)) != -1) {
+        char *end = NULL;
+        long v;
+        switch (c) {
+        case 'c': cntl_option = optarg; break;
+        case 'n': node_option = optarg; break;
+        case 'p': prefix_option = optarg; break;
+        case 'i':
+            errno = 0;
+            v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || errno || v < 1 || v > INT_MAX)
+                return cli_usage_error("--id wants a dataset id (an integer >= 1), not '%s'", optarg);
+            o.id = (int)v;
+            break;
+        case 'r':
+            free(ranks);
+            if (parse_ranks(optarg, &ranks, &nranks) != 0)
+                return cli_usage_error("--failed-ranks wants ranks such as 3,8-11, not '%s'", optarg);
+            break;
+        case 'N':
+            free(nodes);
+            if (parse_names(optarg, &nodes, &nnodes) != 0)
+                return cli_usage_error("--failed-nodes wants node names separated by commas, not '%s'", optarg);
+            break;
+        case 'f': o.force = 1; break;
+        case 's': status_only = 1; break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("scr-scavenge (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
+        case ':': return cli_usage_error("option '%s' wants an argument", argv[optind - 1]);
+        default: return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+
+    char *cntl = NULL, *prefix = NULL;
+    int status = 1;
+    if (derive_dirs(node_option, cntl_option, prefix_option, &cntl, &prefix) == SCR_SUCCESS) {
+        o.cntl_dir = cntl;
+        o.prefix = prefix;
+        o.failed_ranks = ranks;
+        o.nfailed_ranks = nranks;
+        o.failed_nodes = (const char *const *)nodes;
+        o.nfailed_nodes = nnodes;
+        status = status_only ? print_status(cntl) : scavenge(&o);
+    }
+    free(cntl);
+    free(prefix);
+    free(ranks);
+    free(nodes);
+    if (fflush(stdout) != 0) {
+        scr_err("writing to standard output failed: %s", strerror(errno));
+        status = 1;
+    }
+    return status;
+}

@@ -1,0 +1,340 @@
+/* rebuild_member.c — a redundancy set member's files during a rebuild. */
+#include "rebuild_member.h"
+#include "kvtree_file.h"
+#include "kvtree_util.h"
+#include "meta.h"
+#include "rank_filemap.h"
+#include "redundancy_file.h"
+#include "scr_err.h"
+#include "util_crc.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TMP_SUFFIX ".rebuild"
+
+const scr_kvtree *rebuild_member_metas_of(const struct rebuild_member *m, const struct scr_scan_set *set,
+                                          int self, int other)
+{
+    if (other == self) return scr_kvtree_get(m->header, "CURRENT");
+    if (set->kind == SCR_REDUNDANCY_XOR)
+        return (other + 1) % set->size == self ? scr_kvtree_get(m->header, "PARTNER") : NULL;
+    return scr_kvtree_get_kv_int(m->header, "PARTNERS", other);
+}
+
+/* The name under which rank lists the file meta describes: found in its
+ * rank filemap by original path and name, else as a scavenge would name it. */
+static int name_of(const struct scr_scan *scan, int rank, const scr_meta *meta, char **out)
+{
+    const char *path = NULL, *name = NULL, *file = NULL;
+    const scr_filemap *rmap = scan->rank[rank].rmap;
+    scr_meta_get_origpath(meta, &path);
+    scr_meta_get_origname(meta, &name);
+    if (rmap != NULL && path != NULL && name != NULL) {
+        struct scr_rank_filemap_file *files = NULL;
+        int n = 0;
+        if (scr_rank_filemap_list_files(rmap, scan->id, rank, &files, &n) == SCR_SUCCESS) {
+            for (int i = 0; i < n && *out == NULL; i++)
+                if (files[i].meta && scr_meta_check_origpath(files[i].meta, path) == SCR_SUCCESS &&
+                    scr_meta_check_origname(files[i].meta, name) == SCR_SUCCESS)
+                    *out = strdup(files[i].name);
+            free(files);
+        }
+        if (*out != NULL) return SCR_SUCCESS;
+    }
+    if (scr_meta_get_filename(meta, &file) != SCR_SUCCESS) {
+        scr_err("%s: a file of rank %d has no name in the redundancy header", scan->dir, rank);
+        return SCR_ERR_FORMAT;
+    }
+    return scr_rank_filemap_name_of(scan->dir, file, meta, out);
+}
+
+/* Fill names/parts from the metas of current (RANK, FILES, FILE i {meta}). */
+static int describe(const struct scr_scan *scan, int rank, const scr_kvtree *current, struct rebuild_member *m)
+{
+    int n = 0, r = -1;
+    if (scr_kvtree_util_get_int(current, "FILES", &n) != SCR_SUCCESS || n < 0 || n > 1 << 20 ||
+        scr_kvtree_util_get_int(current, "RANK", &r) != SCR_SUCCESS || r != rank) {
+        scr_err("%s: the redundancy header's record of rank %d's files is damaged", scan->dir, rank);
+        return SCR_ERR_FORMAT;
+    }
+    m->current = scr_kvtree_dup(current);
+    m->names = calloc((size_t)n + 1, sizeof(char *));
+    m->paths = calloc((size_t)n + 1, sizeof(char *));
+    m->parts = calloc((size_t)n + 1, sizeof(scr_padfile_part));
+    if (m->current == NULL || m->names == NULL || m->paths == NULL || m->parts == NULL) return SCR_ERR_NOMEM;
+    for (int i = 0; i < n; i++) m->parts[i].fd = -1;
+    m->nfiles = n;
+    for (int i = 0; i < n; i++) {
+        const scr_meta *meta = scr_kvtree_get_kv_int(current, "FILE", i);
+        uint64_t size = 0;
+        if (meta == NULL || scr_meta_get_filesize(meta, &size) != SCR_SUCCESS) {
+            scr_err("%s: the redundancy header gives no size for file %d of rank %d", scan->dir, i, rank);
+            return SCR_ERR_FORMAT;
+        }
+        int rc = name_of(scan, rank, meta, &m->names[i]);
+        if (rc == SCR_SUCCESS) rc = scr_rank_filemap_file_path(scan->dir, m->names[i], &m->paths[i]);
+        if (rc != SCR_SUCCESS) return rc;
+        m->parts[i].size = size;
+    }
+    return SCR_SUCCESS;
+}
+
+static int open_file(const char *path, int flags, int *out_fd)
+{
+    *out_fd = open(path, flags | O_CLOEXEC, 0600);
+    if (*out_fd < 0) {
+        scr_err("cannot %s %s: %s", (flags & O_CREAT) ? "create" : "open", path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    return SCR_SUCCESS;
+}
+
+int rebuild_member_open(const struct scr_scan *scan, const struct scr_scan_set *set, int i,
+                        struct rebuild_member *m)
+{
+    char name[128];
+    struct scr_redundancy_name rn = {set->kind, i, set->size, set->set_id};
+    memset(m, 0, sizeof(*m));
+    m->rfd = -1;
+    m->rank = set->member_rank[i];
+    int rc = scr_redundancy_file_name(&rn, name, sizeof(name));
+    if (rc == SCR_SUCCESS && (m->rname = strdup(name)) == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_path_join(scan->dir, name, &m->rpath);
+    if (rc == SCR_SUCCESS) rc = open_file(m->rpath, O_RDONLY, &m->rfd);
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_read_header(m->rfd, m->rpath, &m->header, &m->hlen);
+    if (rc == SCR_SUCCESS) rc = describe(scan, m->rank, scr_kvtree_get(m->header, "CURRENT"), m);
+    for (int f = 0; rc == SCR_SUCCESS && f < m->nfiles; f++) {
+        m->parts[f].path = m->paths[f];
+        if (m->parts[f].size > 0) rc = open_file(m->paths[f], O_RDONLY, &m->parts[f].fd);
+    }
+    return rc;
+}
+
+static int tmp_path(const char *path, char **out)
+{
+    size_t len = strlen(path) + sizeof(TMP_SUFFIX);
+    if ((*out = malloc(len)) == NULL) return SCR_ERR_NOMEM;
+    snprintf(*out, len, "%s%s", path, TMP_SUFFIX);
+    return SCR_SUCCESS;
+}
+
+/* Create path (its directory too) at size bytes, open for reading and writing. */
+static int create_sized(const char *path, uint64_t size, int *out_fd)
+{
+    char *dir = NULL;
+    int rc = scr_path_dirname(path, &dir);
+    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0700);
+    free(dir);
+    if (rc == SCR_SUCCESS) rc = open_file(path, O_RDWR | O_CREAT | O_TRUNC, out_fd);
+    if (rc == SCR_SUCCESS && ftruncate(*out_fd, (off_t)size) != 0) {
+        scr_err("cannot make %s %llu bytes long: %s", path, (unsigned long long)size, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    return rc;
+}
+
+int rebuild_member_create(const struct scr_scan *scan, const struct scr_scan_set *set, int i,
+                          int rank, const scr_kvtree *current, const scr_kvtree *header,
+                          uint64_t data_len, struct rebuild_member *m)
+{
+    char name[128];
+    struct scr_redundancy_name rn = {set->kind, i, set->size, set->set_id};
+    void *image = NULL;
+    size_t image_len = 0;
+    memset(m, 0, sizeof(*m));
+    m->rfd = -1;
+    m->rank = rank;
+    m->lost = 1;
+    char *final = NULL;
+    int rc = describe(scan, rank, current, m);
+    if (rc == SCR_SUCCESS && (m->header = scr_kvtree_dup(header)) == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_name(&rn, name, sizeof(name));
+    if (rc == SCR_SUCCESS && (m->rname = strdup(name)) == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_path_join(scan->dir, name, &final);
+    if (rc == SCR_SUCCESS) rc = tmp_path(final, &m->rpath);
+    free(final);
+    for (int f = 0; rc == SCR_SUCCESS && f < m->nfiles; f++) {
+        char *tmp = NULL;
+        rc = tmp_path(m->paths[f], &tmp);
+        if (rc == SCR_SUCCESS) {
+            free(m->paths[f]);
+            m->paths[f] = tmp;
+            m->parts[f].path = tmp;
+            rc = create_sized(tmp, m->parts[f].size, &m->parts[f].fd);
+        }
+    }
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_file_image(header, &image, &image_len);
+    if (rc == SCR_SUCCESS) rc = create_sized(m->rpath, image_len + data_len, &m->rfd);
+    if (rc == SCR_SUCCESS) rc = scr_write_full(m->rfd, image, image_len, m->rpath);
+    m->hlen = image_len;
+    free(image);
+    return rc;
+}
+
+/* Sync fd and checksum its size bytes. */
+static int sync_and_crc(int fd, const char *path, uint64_t size, void *buf, size_t bufsize, uint32_t *out)
+{
+    uint32_t crc = 0;
+    if (fsync(fd) != 0) {
+        scr_err("fsync of %s failed: %s", path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    for (uint64_t off = 0; off < size;) {
+        size_t len = size - off < bufsize ? (size_t)(size - off) : bufsize;
+        ssize_t n = pread(fd, buf, len, (off_t)off);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            scr_err("cannot read back %s: %s", path, n < 0 ? strerror(errno) : "it is shorter than written");
+            return SCR_ERR_IO;
+        }
+        crc = scr_crc32(crc, buf, (size_t)n);
+        off += (uint64_t)n;
+    }
+    *out = crc;
+    return SCR_SUCCESS;
+}
+
+/* Record name in rmap with meta base (may be NULL), checking and setting its CRC. */
+static int record_file(const struct scr_scan *scan, scr_filemap *rmap, int rank, const char *name,
+                       const scr_meta *base, uint32_t crc)
+{
+    const scr_meta *listed = NULL;
+    uint32_t want = 0;
+    scr_filemap_get_meta(rmap, scan->id, rank, name, &listed);
+    const scr_meta *known = listed ? listed : base;
+    if (known && scr_meta_get_crc32(known, &want) == SCR_SUCCESS && want != crc) {
+        scr_err("%s/%s: the rebuilt file has CRC32 0x%08x, 0x%08x recorded; the redundancy data is damaged",
+                scan->dir, name, crc, want);
+        return SCR_ERR_FORMAT;
+    }
+    scr_meta *m = scr_meta_new();
+    int rc = m ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && known) rc = scr_meta_copy(m, known);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_filename(m, name);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_crc32(m, crc);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(m, 1);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(rmap, scan->id, rank, name, m);
+    scr_meta_delete(m);
+    return rc;
+}
+
+/* The meta of a rebuilt redundancy file that no rank filemap lists yet. */
+static int redundancy_meta(const struct scr_scan *scan, const struct scr_scan_set *set, const struct rebuild_member *m,
+                           uint64_t size, scr_meta **out)
+{
+    scr_meta *meta = scr_meta_new();
+    int rc = meta ? scr_meta_set_filename(meta, m->rname) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS)
+        rc = scr_meta_set_filetype(meta, set->kind == SCR_REDUNDANCY_XOR ? SCR_META_TYPE_XOR : SCR_META_TYPE_RS);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_filesize(meta, size);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_rank(meta, m->rank);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_ranks(meta, scan->ranks);
+    if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(meta, 1);
+    if (rc != SCR_SUCCESS) {
+        scr_meta_delete(meta);
+        return rc;
+    }
+    *out = meta;
+    return SCR_SUCCESS;
+}
+
+/* The member's rank filemap: the one scanned (if any) with the rebuilt
+ * files, each checked against the CRC recorded for it. */
+static int build_rank_filemap(const struct scr_scan *scan, const struct scr_scan_set *set,
+                              const struct rebuild_member *m, const uint32_t *crcs, uint64_t rsize,
+                              scr_filemap **out)
+{
+    int id = scan->id, rank = m->rank, expected = 0;
+    scr_filemap *rmap = scr_filemap_new();
+    scr_meta *rmeta = NULL;
+    int rc = rmap ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && scan->rank[rank].rmap) rc = scr_filemap_merge(rmap, scan->rank[rank].rmap);
+    if (rc == SCR_SUCCESS && scr_filemap_get_expected_files(rmap, id, rank, &expected) != SCR_SUCCESS)
+        rc = scr_filemap_set_expected_files(rmap, id, rank, m->nfiles + 1);
+    const scr_dataset *desc = NULL;
+    if (rc == SCR_SUCCESS && scr_filemap_get_dataset(rmap, id, rank, &desc) != SCR_SUCCESS)
+        rc = scr_filemap_set_dataset(rmap, id, rank, scr_kvtree_get(m->header, "DSET"));
+    for (int f = 0; rc == SCR_SUCCESS && f < m->nfiles; f++)
+        rc = record_file(scan, rmap, rank, m->names[f], scr_kvtree_get_kv_int(m->current, "FILE", f), crcs[f]);
+    if (rc == SCR_SUCCESS) rc = redundancy_meta(scan, set, m, rsize, &rmeta);
+    if (rc == SCR_SUCCESS) rc = record_file(scan, rmap, rank, m->rname, rmeta, crcs[m->nfiles]);
+    scr_meta_delete(rmeta);
+    if (rc != SCR_SUCCESS) {
+        scr_filemap_delete(rmap);
+        return rc;
+    }
+    *out = rmap;
+    return SCR_SUCCESS;
+}
+
+static int rename_into_place(const char *tmp)
+{
+    size_t len = strlen(tmp) - strlen(TMP_SUFFIX);
+    char *final = strndup(tmp, len);
+    if (final == NULL) return SCR_ERR_NOMEM;
+    int rc = SCR_SUCCESS;
+    if (rename(tmp, final) != 0) {
+        scr_err("cannot rename %s to %s: %s", tmp, final, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    free(final);
+    return rc;
+}
+
+int rebuild_member_commit(const struct scr_scan *scan, const struct scr_scan_set *set,
+                          struct rebuild_member *m, void *buf, size_t bufsize)
+{
+    uint32_t *crcs = calloc((size_t)m->nfiles + 1, sizeof(uint32_t));
+    uint64_t chunk_bytes = 0, rsize = 0;
+    int rc = crcs ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    for (int f = 0; rc == SCR_SUCCESS && f < m->nfiles; f++)
+        rc = sync_and_crc(m->parts[f].fd, m->paths[f], m->parts[f].size, buf, bufsize, &crcs[f]);
+    if (rc == SCR_SUCCESS && scr_kvtree_util_get_uint64(m->header, "CHUNK", &chunk_bytes) != SCR_SUCCESS) rc = SCR_ERR_FORMAT;
+    int k = 1;
+    if (rc == SCR_SUCCESS && set->kind == SCR_REDUNDANCY_RS && scr_kvtree_util_get_int(m->header, "FAILURES", &k) != SCR_SUCCESS)
+        rc = SCR_ERR_FORMAT;
+    rsize = m->hlen + chunk_bytes * (uint64_t)k;
+    if (rc == SCR_SUCCESS) rc = sync_and_crc(m->rfd, m->rpath, rsize, buf, bufsize, &crcs[m->nfiles]);
+    /* check every CRC before any file takes its final name */
+    scr_filemap *rmap = NULL;
+    char *path = NULL;
+    if (rc == SCR_SUCCESS) rc = build_rank_filemap(scan, set, m, crcs, rsize, &rmap);
+    for (int f = 0; rc == SCR_SUCCESS && f < m->nfiles; f++) rc = rename_into_place(m->paths[f]);
+    if (rc == SCR_SUCCESS) rc = rename_into_place(m->rpath);
+    if (rc == SCR_SUCCESS) m->lost = 0; /* nothing temporary left to remove */
+    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_path(scan->dir, m->rank, &path);
+    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_write(path, rmap);
+    scr_filemap_delete(rmap);
+    free(path);
+    free(crcs);
+    return rc;
+}
+
+void rebuild_member_close(struct rebuild_member *m)
+{
+    for (int f = 0; f < m->nfiles; f++) {
+        if (m->parts && m->parts[f].fd >= 0) close(m->parts[f].fd);
+        if (m->lost && m->paths && m->paths[f]) unlink(m->paths[f]);
+        if (m->names) free(m->names[f]);
+        if (m->paths) free(m->paths[f]);
+    }
+    if (m->rfd >= 0) close(m->rfd);
+    if (m->lost && m->rpath) unlink(m->rpath);
+    free(m->names);
+    free(m->paths);
+    free(m->parts);
+    free(m->rname);
+    free(m->rpath);
+    scr_kvtree_delete(m->current);
+    scr_kvtree_delete(m->header);
+    memset(m, 0, sizeof(*m));
+    m->rfd = -1;
+}

@@ -1,0 +1,170 @@
+/* rebuild_rs.c — up to k lost members of a Reed-Solomon set, rebuilt on the
+ * prefix.
+ *
+ * The layout is run_rs.c's: with d = N - k, stripe s has data blocks
+ * b < d, chunk b of member s+k+b, and parity blocks b >= d, slot b-d of
+ * member s+b-d's RS file (indices mod N). For each stripe that lost blocks,
+ * the d lowest surviving blocks are decoded into the lost ones, piece by
+ * piece. */
+#include "erasure_rs.h"
+#include "kvtree_util.h"
+#include "rebuild_member.h"
+#include "rebuild_schemes.h"
+#include "redundancy_file.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int mod(int a, int n) { return ((a % n) + n) % n; }
+
+struct rs_set {
+    int N, k, d;
+    uint64_t chunk;
+    struct rebuild_member *mem;
+    unsigned char *is_lost;
+};
+
+static int block_owner(const struct rs_set *r, int s, int b)
+{
+    return b < r->d ? mod(s + r->k + b, r->N) : mod(s + b - r->d, r->N);
+}
+
+/* Read or write len bytes of block b of stripe s from offset p. */
+static int block_io(struct rs_set *r, int s, int b, uint64_t p, void *buf, size_t len, int write)
+{
+    struct rebuild_member *m = &r->mem[block_owner(r, s, b)];
+    if (b < r->d) {
+        uint64_t off = (uint64_t)b * r->chunk + p;
+        return write ? scr_padfile_write(m->parts, (size_t)m->nfiles, off, buf, len)
+                     : scr_padfile_read(m->parts, (size_t)m->nfiles, off, buf, len);
+    }
+    scr_padfile_part part = {m->rfd, m->rpath, m->hlen + (uint64_t)r->k * r->chunk};
+    uint64_t off = m->hlen + (uint64_t)(b - r->d) * r->chunk + p;
+    return write ? scr_padfile_write(&part, 1, off, buf, len) : scr_padfile_read(&part, 1, off, buf, len);
+}
+
+/* The metas of member x: its own CURRENT if it survived, else what a
+ * survivor to its right keeps in PARTNERS. */
+static const scr_kvtree *metas_of(const struct scr_scan_set *set, const struct rs_set *r, int x)
+{
+    if (!r->is_lost[x]) return scr_kvtree_get(r->mem[x].header, "CURRENT");
+    for (int j = 1; j <= r->k; j++) {
+        int y = mod(x + j, r->N);
+        if (!r->is_lost[y]) return rebuild_member_metas_of(&r->mem[y], set, y, x);
+    }
+    return NULL;
+}
+
+/* Lost member m's header, as run_rs.c builds it. */
+static int lost_header(const struct scr_scan_set *set, const struct rs_set *r, const scr_kvtree *base, int m,
+                       scr_kvtree **out)
+{
+    const scr_kvtree *mine = metas_of(set, r, m);
+    scr_kvtree *h = mine ? scr_kvtree_dup(base) : NULL;
+    if (mine == NULL) {
+        scr_err("the RS headers of set %d keep no record of member %d's files", set->set_id, m);
+        return SCR_ERR_FORMAT;
+    }
+    if (h == NULL) return SCR_ERR_NOMEM;
+    scr_kvtree_unset(h, "CURRENT");
+    scr_kvtree_unset(h, "PARTNERS");
+    int rc = scr_kvtree_set(h, "CURRENT", scr_kvtree_dup(mine)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    for (int j = 1; rc == SCR_SUCCESS && j <= r->k; j++) {
+        int left = mod(m - j, r->N);
+        const scr_kvtree *theirs = metas_of(set, r, left);
+        scr_kvtree *slot = scr_kvtree_set_kv_int(h, "PARTNERS", left);
+        if (theirs == NULL || slot == NULL || scr_kvtree_copy(slot, theirs) != SCR_SUCCESS) rc = SCR_ERR_FORMAT;
+    }
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(h);
+        return rc;
+    }
+    *out = h;
+    return SCR_SUCCESS;
+}
+
+/* Decode every stripe that lost blocks, piece by piece. */
+static int decode_all(struct rs_set *r, const scr_rs_code *code, char *blocks, size_t bufsize)
+{
+    int rc = SCR_SUCCESS;
+    for (int s = 0; rc == SCR_SUCCESS && s < r->N; s++) {
+        int lost[SCR_RS_MAX_BLOCKS], surv[SCR_RS_MAX_BLOCKS], nlost = 0, nsurv = 0;
+        for (int b = 0; b < r->N; b++) {
+            if (r->is_lost[block_owner(r, s, b)]) lost[nlost++] = b;
+            else if (nsurv < r->d) surv[nsurv++] = b;
+        }
+        if (nlost == 0) continue;
+        scr_rs_decoder dec = {0};
+        rc = scr_rs_decoder_init(code, &dec, lost, nlost, surv);
+        const void *in[SCR_RS_MAX_BLOCKS];
+        void *out[SCR_RS_MAX_BLOCKS];
+        for (int i = 0; i < nsurv; i++) in[i] = blocks + (size_t)i * bufsize;
+        for (int i = 0; i < nlost; i++) out[i] = blocks + (size_t)(r->d + i) * bufsize;
+        for (uint64_t p = 0; rc == SCR_SUCCESS && p < r->chunk; p += bufsize) {
+            size_t len = r->chunk - p < bufsize ? (size_t)(r->chunk - p) : bufsize;
+            for (int i = 0; rc == SCR_SUCCESS && i < nsurv; i++)
+                rc = block_io(r, s, surv[i], p, blocks + (size_t)i * bufsize, len, 0);
+            if (rc == SCR_SUCCESS) rc = scr_rs_decode(&dec, len, in, out);
+            for (int i = 0; rc == SCR_SUCCESS && i < nlost; i++) rc = block_io(r, s, lost[i], p, out[i], len, 1);
+        }
+        scr_rs_decoder_free(&dec);
+    }
+    return rc;
+}
+
+int rebuild_rs_set(const struct scr_scan *scan, const struct scr_scan_set *set, const int *lost, int nlost,
+                   size_t bufsize)
+{
+    struct rs_set r = {0};
+    scr_rs_code code = {0};
+    char *blocks = NULL;
+    int *group = NULL, gsize = 0, base = -1;
+    r.N = set->size;
+    r.mem = calloc((size_t)r.N, sizeof(*r.mem));
+    r.is_lost = calloc((size_t)r.N, 1);
+    int rc = (r.mem && r.is_lost) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    for (int i = 0; rc == SCR_SUCCESS && i < r.N; i++) r.mem[i].rfd = -1;
+    for (int i = 0; rc == SCR_SUCCESS && i < nlost; i++) r.is_lost[lost[i]] = 1;
+    for (int i = 0; rc == SCR_SUCCESS && i < r.N; i++) {
+        if (r.is_lost[i]) continue;
+        rc = rebuild_member_open(scan, set, i, &r.mem[i]);
+        if (base < 0) base = i;
+    }
+    if (rc == SCR_SUCCESS && base < 0) rc = SCR_ERR_FORMAT;
+    const scr_kvtree *bh = rc == SCR_SUCCESS ? r.mem[base].header : NULL;
+    if (rc == SCR_SUCCESS && (scr_kvtree_util_get_uint64(bh, "CHUNK", &r.chunk) != SCR_SUCCESS ||
+                              scr_kvtree_util_get_int(bh, "FAILURES", &r.k) != SCR_SUCCESS || r.k < 1 || r.k >= r.N)) {
+        scr_err("%s: its header gives no valid CHUNK and FAILURES", r.mem[base].rpath);
+        rc = SCR_ERR_FORMAT;
+    }
+    if (rc == SCR_SUCCESS && nlost > r.k) {
+        scr_err("RS set %d lost %d members; it can rebuild %d", set->set_id, nlost, r.k);
+        rc = SCR_FAILURE;
+    }
+    r.d = r.N - r.k;
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_group(bh, r.mem[base].rpath, &group, &gsize);
+    if (rc == SCR_SUCCESS && gsize != r.N) rc = SCR_ERR_FORMAT;
+    for (int i = 0; rc == SCR_SUCCESS && i < nlost; i++) {
+        scr_kvtree *h = NULL;
+        rc = lost_header(set, &r, bh, lost[i], &h);
+        if (rc == SCR_SUCCESS)
+            rc = rebuild_member_create(scan, set, lost[i], group[lost[i]], scr_kvtree_get(h, "CURRENT"), h,
+                                       r.chunk * (uint64_t)r.k, &r.mem[lost[i]]);
+        scr_kvtree_delete(h);
+    }
+    if (rc == SCR_SUCCESS) rc = scr_rs_init(&code, r.d, r.k);
+    if (rc == SCR_SUCCESS && (blocks = malloc(bufsize * (size_t)(r.d + r.k))) == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = decode_all(&r, &code, blocks, bufsize);
+    for (int i = 0; rc == SCR_SUCCESS && i < nlost; i++)
+        rc = rebuild_member_commit(scan, set, &r.mem[lost[i]], blocks, bufsize);
+    if (rc == SCR_SUCCESS) scr_dbg(1, "%s: rebuilt %d member(s) of RS set %d", scan->dir, nlost, set->set_id);
+    for (int i = 0; r.mem && i < r.N; i++) rebuild_member_close(&r.mem[i]);
+    scr_rs_free(&code);
+    free(r.mem);
+    free(r.is_lost);
+    free(blocks);
+    free(group);
+    return rc;
+}

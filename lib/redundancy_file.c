@@ -1,0 +1,154 @@
+/* redundancy_file.c — names and headers of XOR and RS files. */
+#include "redundancy_file.h"
+#include "kvtree_file.h"
+#include "kvtree_util.h"
+#include "scr_err.h"
+#include "util_io.h"
+#include "util_log.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A header larger than this is damage, not data. */
+#define HEADER_MAX ((uint64_t)1 << 30)
+
+/* Parse a decimal int without sign or leading zeros at *s; advance *s. */
+static int parse_count(const char **s, int *out)
+{
+    const char *p = *s;
+    long long v = 0;
+    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9')) return 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (*p - '0');
+        if (v > INT_MAX) return 0;
+    }
+    *out = (int)v;
+    *s = p;
+    return 1;
+}
+
+static int skip(const char **s, const char *text)
+{
+    size_t n = strlen(text);
+    if (strncmp(*s, text, n) != 0) return 0;
+    *s += n;
+    return 1;
+}
+
+int scr_redundancy_file_parse_name(const char *name, struct scr_redundancy_name *out)
+{
+    struct scr_redundancy_name n;
+    const char *p = name;
+    int one_based = 0;
+    if (name == NULL || out == NULL) return 0;
+    if (!parse_count(&p, &one_based) || !skip(&p, "_of_") || !parse_count(&p, &n.size) ||
+        !skip(&p, "_in_") || !parse_count(&p, &n.set))
+        return 0;
+    if (strcmp(p, ".xor") == 0) n.kind = SCR_REDUNDANCY_XOR;
+    else if (strcmp(p, ".rs") == 0) n.kind = SCR_REDUNDANCY_RS;
+    else return 0;
+    if (one_based < 1 || one_based > n.size || n.size < 2) return 0;
+    n.member = one_based - 1;
+    *out = n;
+    return 1;
+}
+
+int scr_redundancy_file_name(const struct scr_redundancy_name *n, char *buf, size_t len)
+{
+    int w = snprintf(buf, len, "%d_of_%d_in_%d.%s", n->member + 1, n->size, n->set,
+                     n->kind == SCR_REDUNDANCY_XOR ? "xor" : "rs");
+    if (w < 0 || (size_t)w >= len) {
+        scr_err("redundancy file name of member %d of set %d does not fit in %zu bytes",
+                n->member, n->set, len);
+        return SCR_ERR_ARG;
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_redundancy_file_read_header(int fd, const char *path, scr_kvtree **out_header,
+                                    uint64_t *out_len)
+{
+    unsigned char head[SCR_KVTREE_FILE_HEADER_SIZE];
+    size_t got = 0;
+    int rc = scr_read_full(fd, head, sizeof(head), &got, path);
+    if (rc == SCR_SUCCESS && got != sizeof(head)) {
+        scr_err("%s: shorter than a redundancy file header", path);
+        rc = SCR_ERR_FORMAT;
+    }
+    uint64_t size = 0;
+    for (int i = 8; i < 16; i++) size = size << 8 | head[i];
+    if (rc == SCR_SUCCESS && (size < sizeof(head) || size > HEADER_MAX)) {
+        scr_err("%s: a redundancy file header of %llu bytes", path, (unsigned long long)size);
+        rc = SCR_ERR_FORMAT;
+    }
+    char *buf = rc == SCR_SUCCESS ? malloc((size_t)size) : NULL;
+    if (rc == SCR_SUCCESS && buf == NULL) {
+        scr_err("%s: out of memory for a header of %llu bytes", path, (unsigned long long)size);
+        rc = SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_SUCCESS) {
+        ssize_t n = pread(fd, buf, (size_t)size, 0);
+        if (n != (ssize_t)size) {
+            if (n < 0) scr_err("%s: cannot read its header: %s", path, strerror(errno));
+            else scr_err("%s: ends inside its header (%zd of %llu bytes)", path, n,
+                         (unsigned long long)size);
+            rc = n < 0 ? SCR_ERR_IO : SCR_ERR_FORMAT;
+        }
+    }
+    scr_kvtree *h = rc == SCR_SUCCESS ? scr_kvtree_new() : NULL;
+    if (rc == SCR_SUCCESS && h == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_parse_image(buf, (size_t)size, h, path);
+    free(buf);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(h);
+        return rc;
+    }
+    *out_header = h;
+    *out_len = size;
+    return SCR_SUCCESS;
+}
+
+int scr_redundancy_file_group(const scr_kvtree *header, const char *path, int **out_members,
+                              int *out_size)
+{
+    const scr_kvtree *group = scr_kvtree_get(header, "GROUP");
+    const scr_kvtree *ranks = scr_kvtree_get(group, "RANK");
+    int n = 0;
+    if (scr_kvtree_util_get_int(group, "RANKS", &n) != SCR_SUCCESS || n < 2 || n > 1 << 20 ||
+        scr_kvtree_size(ranks) != n) {
+        scr_err("%s: its header has no valid GROUP (RANKS and one RANK per member)", path);
+        return SCR_ERR_FORMAT;
+    }
+    int *members = malloc(sizeof(int) * (size_t)n);
+    if (members == NULL) return SCR_ERR_NOMEM;
+    for (int i = 0; i < n; i++) members[i] = -1;
+    int rc = SCR_SUCCESS;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(ranks); e && rc == SCR_SUCCESS;
+         e = scr_kvtree_elem_next(e)) {
+        int64_t i = -1, w = -1;
+        const scr_kvtree *v = scr_kvtree_elem_hash(e);
+        /* XOR stores the world rank as the value, RS under WORLD */
+        const char *text = scr_kvtree_get(v, "WORLD") ? scr_kvtree_first_key(scr_kvtree_get(v, "WORLD"))
+                                                      : scr_kvtree_first_key(v);
+        if (scr_parse_int64(scr_kvtree_elem_key(e), &i) != SCR_SUCCESS || i < 0 || i >= n ||
+            members[i] >= 0 || text == NULL || scr_parse_int64(text, &w) != SCR_SUCCESS || w < 0 ||
+            w > INT_MAX) {
+            scr_err("%s: its header's GROUP has a bad entry for member '%s'", path,
+                    scr_kvtree_elem_key(e));
+            rc = SCR_ERR_FORMAT;
+        } else {
+            members[i] = (int)w;
+        }
+    }
+    if (rc != SCR_SUCCESS) {
+        free(members);
+        return rc;
+    }
+    *out_members = members;
+    *out_size = n;
+    return SCR_SUCCESS;
+}

@@ -1,0 +1,60 @@
+/* redundancy_file.h — the XOR and RS files of a dataset: names and headers.
+ *
+ * The redundancy layer of libscr writes, for member m (0-based) of a set of
+ * N members with id s, the file "<m+1>_of_<N>_in_<s>.xor" (XOR) or ".rs"
+ * (Reed-Solomon). It starts with a header, a kvtree file image
+ * (kvtree_file.h), followed by the redundancy data:
+ *
+ *   DSET {dataset descriptor}  RANKS <ranks of the run>  CHUNK <bytes>
+ *   GROUP  RANKS <N>  RANK <i> <world rank>            XOR
+ *          RANKS <N>  RANK <i> WORLD <world rank>      RS
+ *   FAILURES <k>                                       RS only
+ *   CURRENT  RANK <r> FILES <n> FILE <i> {meta}        this member's files,
+ *                                                      in logical-file order
+ *   PARTNER  {as CURRENT}                              XOR: the left neighbour's
+ *   PARTNERS <member> {as CURRENT}                     RS: the k left neighbours'
+ *
+ * XOR data is one chunk; RS data is k chunks. Both the library (to rebuild
+ * a cache) and the scan of a dataset directory (to rebuild files on the
+ * prefix) read these files through this module, which needs no MPI.
+ *
+ * Readers never trust a length from the file: a header above 1 GiB or one
+ * that does not parse is refused with SCR_ERR_FORMAT, naming the file. */
+#ifndef SCR_REDUNDANCY_FILE_H
+#define SCR_REDUNDANCY_FILE_H
+
+#include "kvtree.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum scr_redundancy_kind { SCR_REDUNDANCY_XOR = 0, SCR_REDUNDANCY_RS = 1 };
+
+/* What a redundancy file's name says. */
+struct scr_redundancy_name {
+    enum scr_redundancy_kind kind;
+    int member; /* 0-based position in the set */
+    int size;   /* members in the set (>= 2) */
+    int set;    /* set id (>= 0) */
+};
+
+/* 1 if name (a file name without directory) is a redundancy file name with
+ * member < size, filling *out; 0 otherwise. Never logs. */
+int scr_redundancy_file_parse_name(const char *name, struct scr_redundancy_name *out);
+
+/* The file name of *n into buf (len bytes). SCR_ERR_ARG when it does not fit. */
+int scr_redundancy_file_name(const struct scr_redundancy_name *n, char *buf, size_t len);
+
+/* Read the header at the start of the open file fd (path names it in
+ * messages): *out_header is a new tree the caller deletes, *out_len the
+ * header's length in bytes (where the data starts). */
+int scr_redundancy_file_read_header(int fd, const char *path, scr_kvtree **out_header,
+                                    uint64_t *out_len);
+
+/* The world rank of every member of the set the header describes, in a new
+ * array of *out_size entries the caller frees. SCR_ERR_FORMAT (logged with
+ * path) when GROUP is missing, incomplete or names a rank twice. */
+int scr_redundancy_file_group(const scr_kvtree *header, const char *path, int **out_members,
+                              int *out_size);
+
+#endif

@@ -1,0 +1,195 @@
+#!/bin/sh
+# test_scavenge.sh — scr-scavenge and scr-index --add: a checkpoint left in
+# cache reaches the prefix without MPI, and what is lost is rebuilt there.
+#
+# For XOR, RS (4 members, 2 failures) and PARTNER: 8 ranks on 4 simulated
+# nodes write two checkpoints with SCR_FLUSH=0 (nothing on the prefix), then
+# every surviving node is scavenged with scr-scavenge and the dataset is
+# indexed with scr-index --add. Files deleted on the prefix, or a node whose
+# cache is gone, are rebuilt byte for byte (compared with a saved copy, and
+# read back by a restart from the prefix, which checks every byte); a loss
+# beyond the scheme is indexed incomplete, naming the ranks, and a restart
+# does not use it.
+. "$top_srcdir/tests/mpi/mpi-lib.sh"
+mpi_setup scavenge
+
+scavenge=$top_builddir/cli/scr-scavenge
+index=$top_builddir/cli/scr-index
+write_args="--steps 2 --files 2 --size 9000 --uneven --no-files 1"
+restart_args="--steps 3 --files 2 --size 9000 --uneven --no-files 1"
+common="SCR_FLUSH=0 SCR_SET_SIZE=4 SCR_SET_FAILURES=2 SCR_CRC_ON_COPY=1 SCR_FILE_BUF_SIZE=4096 SCR_MPI_BUF_SIZE=4096"
+dset=$prefix/.scr/scr.dataset.2
+
+# write TYPE: two checkpoints in cache, none on the prefix; a copy of the caches
+write() {
+    mpi_reset
+    # shellcheck disable=SC2086 # the settings are meant to be split
+    mpi_run 8 4 $common SCR_COPY_TYPE="$1" -- $write_args
+    mpi_expect_restart "$1_writes_two_checkpoints_in_cache" 0 2
+    rm -rf "$scratch/saved" && mkdir "$scratch/saved" && cp -a "$scratch/cache" "$scratch/cntl" "$scratch/saved/"
+}
+
+# put the caches back, empty the prefix
+restore() {
+    rm -rf "$scratch/cache" "$scratch/cntl" "$prefix" &&
+        cp -a "$scratch/saved/cache" "$scratch/saved/cntl" "$scratch/" && mkdir "$prefix" && cd "$prefix" || exit 99
+}
+
+# scavenge_nodes NAME "NODES" [OPTIONS...]: scr-scavenge on each node
+scavenge_nodes() {
+    _name=$1 _nodes=$2
+    shift 2
+    _failed=
+    for _n in $_nodes; do
+        "$scavenge" --node "node$_n" "$@" > "$scratch/scavenge.out" 2> "$scratch/scavenge.err" ||
+            _failed="$_failed node$_n: $(cat "$scratch/scavenge.err")"
+    done
+    if [ -z "$_failed" ]; then ok "$_name"; else not_ok "$_name" "$_failed"; fi
+}
+
+# index_add NAME STATUS: scr-index --add of dataset 2 exits with STATUS
+index_add() {
+    _name=$1 _want=$2
+    shift 2
+    "$index" --add scr.dataset.2 "$@" > "$scratch/index.out" 2> "$scratch/index.err"
+    _status=$?
+    if [ "$_status" -eq "$_want" ]; then ok "$_name"; else
+        not_ok "$_name" "exit status $_status, expected $_want
+$(cat "$scratch/index.out" "$scratch/index.err")"
+    fi
+}
+
+# same_as_saved NAME: the application files equal the copy kept before the damage
+same_as_saved() {
+    check "$1" diff -r "$scratch/prefix-saved/ckpt.2" "$prefix/ckpt.2"
+}
+
+# the XOR and RS files of the dataset equal the saved ones
+same_redundancy_files() {
+    for _f in "$scratch/prefix-saved/.scr/scr.dataset.2/"*.xor "$scratch/prefix-saved/.scr/scr.dataset.2/"*.rs; do
+        [ -e "$_f" ] || continue
+        cmp "$_f" "$dset/$(basename "$_f")" || return 1
+    done
+}
+
+# restart_from_prefix NAME STEP: caches gone, a restart resumes from STEP
+restart_from_prefix() {
+    mpi_lose_all_nodes
+    # shellcheck disable=SC2086
+    mpi_run 8 4 $common -- $restart_args
+    mpi_expect_restart "$1" "$2" 3
+}
+
+# index_complete_current NAME: dataset 2 is indexed complete and current
+index_complete_current() {
+    check "$1" sh -c "'$mpi_print' '$prefix/.scr/index.scr' | tr -s ' \n' ' ' | grep -q 'CURRENT ckpt.2 DSET 2 COMPLETE 1'"
+}
+
+files_of_rank() {
+    find "$prefix/ckpt.2" -name "rank$1_f*.dat"
+}
+
+# --- one case per scheme ------------------------------------------------------------
+
+for type in XOR RS PARTNER; do
+    write "$type"
+    restore
+    "$scavenge" --node node0 --status > "$scratch/status.out"
+    check "${type}_status_says_the_newest_dataset_needs_a_copy" test $? -eq 0
+    check "${type}_status_names_dataset_2" grep -q "dataset 2 (ckpt.2): needs a copy" "$scratch/status.out"
+    # PARTNER keeps a second copy on the prefix only when asked
+    if [ "$type" = PARTNER ]; then extra="--failed-ranks=5"; else extra=; fi
+    # shellcheck disable=SC2086
+    scavenge_nodes "${type}_every_node_is_scavenged" "0 1 2 3" $extra
+    check "${type}_scavenge_writes_a_rank_filemap_per_rank" test "$(ls "$dset"/*.scrfilemap | wc -l)" -eq 8
+    rm -rf "$scratch/prefix-saved" && cp -a "$prefix" "$scratch/prefix-saved"
+    if [ "$type" = RS ]; then lost="2 4"; else lost=5; fi
+    for r in $lost; do rm -f $(files_of_rank "$r"); done
+    index_add "${type}_index_add_rebuilds_deleted_files" 0
+    same_as_saved "${type}_rebuilt_files_are_byte_exact"
+    index_complete_current "${type}_dataset_is_indexed_complete_and_current"
+    check "${type}_summary_written" test -f "$dset/summary.scr"
+    restart_from_prefix "${type}_restart_reads_the_rebuilt_dataset_from_the_prefix" 2
+
+    # a node whose cache is gone: its ranks come from the redundancy data
+    restore
+    scavenge_nodes "${type}_three_nodes_are_scavenged" "0 2 3" --failed-nodes=node1
+    check "${type}_lost_node_leaves_no_rank_filemaps" test ! -e "$dset/2.scrfilemap"
+    index_add "${type}_index_add_rebuilds_a_lost_node" 0
+    check "${type}_lost_node_gets_rank_filemaps" test -f "$dset/2.scrfilemap" -a -f "$dset/3.scrfilemap"
+    same_as_saved "${type}_lost_node_rebuilt_byte_exact"
+    check "${type}_lost_node_redundancy_files_rebuilt_byte_exact" same_redundancy_files
+    restart_from_prefix "${type}_restart_after_a_lost_node_scavenge" 2
+
+    # a loss beyond the scheme
+    restore
+    # (PARTNER: node2 holds node1's copies, so only node0's ranks are lost)
+    case $type in
+    RS) survivors=3 lost_ranks="0 1 2 3 4 5" ;;
+    XOR) survivors="2 3" lost_ranks="0 1 2 3" ;;
+    PARTNER) survivors="2 3" lost_ranks="0 1" ;;
+    esac
+    scavenge_nodes "${type}_surviving_nodes_are_scavenged" "$survivors" --failed-nodes=node0,node1,node2
+    index_add "${type}_too_many_losses_index_incomplete" 3
+    check "${type}_index_add_names_the_lost_ranks" grep -q "are lost: $lost_ranks\$" "$scratch/index.out"
+    check "${type}_index_lists_it_incomplete" sh -c "'$mpi_print' '$prefix/.scr/index.scr' | tr -s ' \n' ' ' | grep -q 'DSET 2 COMPLETE 0'"
+    check "${type}_index_records_the_missing_ranks" sh -c "'$mpi_print' '$prefix/.scr/index.scr' | tr -s ' \n' ' ' | grep -q 'MISSING $lost_ranks'"
+    rm -rf "$scratch/prefix-incomplete" && cp -a "$prefix" "$scratch/prefix-incomplete"
+    restart_from_prefix "${type}_restart_does_not_use_an_incomplete_dataset" 0
+
+    # node1 comes back: --build completes the indexed dataset
+    restore
+    rm -rf "$prefix" && cp -a "$scratch/prefix-incomplete" "$prefix" && cd "$prefix" || exit 99
+    scavenge_nodes "${type}_a_returning_node_is_scavenged" 1 --failed-nodes=node0
+    "$index" --build 2 > "$scratch/index.out" 2>&1
+    check "${type}_index_build_completes_the_dataset" test $? -eq 0
+    index_complete_current "${type}_built_dataset_is_complete_and_current"
+    check "${type}_built_dataset_has_no_missing_ranks" sh -c "! '$mpi_print' '$prefix/.scr/index.scr' | grep -q MISSING"
+    "$index" --build 2 > "$scratch/index.out" 2>&1
+    check "${type}_index_build_of_a_complete_dataset_does_nothing" grep -q "is complete; nothing to rebuild" "$scratch/index.out"
+    restart_from_prefix "${type}_restart_reads_the_built_dataset" 2
+done
+
+# --- a damaged XOR file in cache is found by its CRC ---------------------------------
+write XOR
+restore
+xor=$(find "$scratch/cache/node2" -path '*scr.dataset.2*' -name '*.xor' | head -1)
+mpi_flip_byte "$xor" 300
+"$scavenge" --node node2 > "$scratch/scavenge.out" 2> "$scratch/scavenge.err"
+check "a_damaged_XOR_file_fails_the_scavenge_of_its_node" test $? -eq 1
+check "the_damaged_XOR_file_is_named" grep -q "$(basename "$xor") is damaged in cache" "$scratch/scavenge.err"
+scavenge_nodes "the_other_nodes_are_scavenged" "0 1 3"
+index_add "index_add_rebuilds_the_damaged_XOR_file" 0
+check "the_rebuilt_XOR_file_is_on_the_prefix" test -f "$dset/$(basename "$xor")"
+restart_from_prefix "restart_after_rebuilding_a_damaged_XOR_file" 2
+
+# damage on the prefix is found with --crc
+restore
+scavenge_nodes "every_node_is_scavenged_again" "0 1 2 3"
+cp -a "$prefix" "$scratch/prefix-saved-crc"
+f=$(files_of_rank 6 | head -1)
+mpi_flip_byte "$f" 10
+index_add "index_add_crc_rebuilds_a_damaged_file" 0 --crc
+check "the_damaged_file_is_rebuilt_byte_exact" cmp "$scratch/prefix-saved-crc/ckpt.2/$(basename "$f")" "$f"
+
+# --- command-line behaviour ---------------------------------------------------------
+"$scavenge" --node node9 > "$scratch/scavenge.out" 2>&1
+check "scavenge_of_a_node_without_cache_exits_3" test $? -eq 3
+"$scavenge" --node node0 --id 99 > "$scratch/scavenge.out" 2>&1
+check "scavenge_of_an_unknown_id_exits_3" test $? -eq 3
+check "scavenge_of_an_unknown_id_says_so" grep -q "dataset 99 is not in the cache" "$scratch/scavenge.out"
+"$scavenge" --failed-ranks=3,x > "$scratch/scavenge.out" 2>&1
+check "scavenge_refuses_a_bad_rank_list_with_status_2" test $? -eq 2
+check "scavenge_names_the_bad_rank_list" grep -q "not '3,x'" "$scratch/scavenge.out"
+"$scavenge" --help > "$scratch/scavenge.out" 2>&1
+check "scavenge_help_lists_its_options" grep -q -- "--failed-nodes" "$scratch/scavenge.out"
+"$index" --add scr.dataset.2 --build 2 > "$scratch/index.out" 2>&1
+check "index_refuses_two_actions_with_status_2" test $? -eq 2
+"$index" --add scr.dataset.77 > "$scratch/index.out" 2>&1
+check "index_add_of_a_missing_directory_fails" test $? -eq 1
+check "index_add_of_a_missing_directory_names_it" grep -q "scr.dataset.77" "$scratch/index.out"
+"$index" --build 99 > "$scratch/index.out" 2>&1
+check "index_build_of_an_unknown_id_fails" test $? -eq 1
+check "index_build_of_an_unknown_id_says_so" grep -q "dataset 99 is not in the index" "$scratch/index.out"
+
+done_testing
