@@ -41,10 +41,12 @@ int scr_relaunch_decide(const struct scr_relaunch_input *in, enum scr_relaunch_v
         snprintf(why, why_len, "%d usable nodes, fewer than SCR_MIN_NODES (%d)", in->nodes_up, in->min_nodes);
     } else {
         *out = SCR_RELAUNCH_GO;
+        char on[64] = "";
+        if (in->nodes_up >= 0) snprintf(on, sizeof(on), " on %d nodes", in->nodes_up);
         if (in->max_runs > 0)
-            snprintf(why, why_len, "run %d of %d on %d nodes", in->runs_done + 1, in->max_runs, in->nodes_up);
+            snprintf(why, why_len, "run %d of %d%s", in->runs_done + 1, in->max_runs, on);
         else
-            snprintf(why, why_len, "run %d (no limit) on %d nodes", in->runs_done + 1, in->nodes_up);
+            snprintf(why, why_len, "run %d (no limit)%s", in->runs_done + 1, on);
     }
     return SCR_SUCCESS;
 }

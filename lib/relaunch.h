@@ -31,7 +31,7 @@ struct scr_relaunch_input {
     const char *halt_path; /* the prefix's .scr/halt.scr */
     int runs_done;         /* runs made so far in this allocation */
     int max_runs;          /* SCR_RUNS; <= 0 for no limit */
-    int nodes_up;          /* usable nodes (the allocation's minus the down ones) */
+    int nodes_up;          /* usable nodes (the allocation's minus the down ones), -1 unknown */
     int min_nodes;         /* SCR_MIN_NODES; <= 0 for no minimum */
     int64_t now;           /* seconds since the epoch */
     int64_t end_time;      /* the allocation's end (SCR_END_TIME), 0 if unknown */
