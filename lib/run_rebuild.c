@@ -19,6 +19,7 @@
 #include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "mpi_stream.h"
 #include "mpi_exchange.h"
 #include "reddesc.h"
 #include "scr_err.h"
@@ -332,27 +333,16 @@ static int move_files(struct scr_run *run, int id, const scr_kvtree *recv, char 
         if (dest != MPI_PROC_NULL) src_rc = outgoing(run, id, dest, &out);
         if (src != MPI_PROC_NULL) dst_rc = incoming(run, id, chosen, &in, &owned);
         /* both sides know both totals from the announcements, so they stay in step */
-        uint64_t sent = 0, got = 0;
-        while ((dest != MPI_PROC_NULL && sent < out.total) || (src != MPI_PROC_NULL && got < in.total)) {
-            size_t piece = run->mpi_buf_size;
-            size_t ns = dest != MPI_PROC_NULL && out.total - sent < piece ? (size_t)(out.total - sent)
-                        : (dest != MPI_PROC_NULL ? piece : 0);
-            size_t nr = src != MPI_PROC_NULL && in.total - got < piece ? (size_t)(in.total - got)
-                        : (src != MPI_PROC_NULL ? piece : 0);
-            if (sent >= out.total) ns = 0;
-            if (got >= in.total) nr = 0;
-            if (ns > 0 && src_rc == SCR_SUCCESS) src_rc = scr_padfile_read(out.parts, (size_t)out.n, sent, bufs[0], ns);
-            if (src_rc != SCR_SUCCESS) memset(bufs[0], 0, ns);
-            mrc = scr_mpi_check(MPI_Sendrecv(bufs[0], (int)ns, MPI_BYTE, ns ? dest : MPI_PROC_NULL, TAG_MOVE,
-                                             bufs[1], (int)nr, MPI_BYTE, nr ? src : MPI_PROC_NULL, TAG_MOVE,
-                                             run->world, MPI_STATUS_IGNORE), "moving files to their owner");
-            if (mrc != SCR_SUCCESS) break;
-            if (nr > 0 && dst_rc == SCR_SUCCESS) dst_rc = scr_padfile_write(in.parts, (size_t)in.n, got, bufs[1], nr);
-            sent += ns;
-            got += nr;
+        struct scr_stream_side to = {out.parts, (size_t)out.n, out.total, dest};
+        struct scr_stream_side from = {in.parts, (size_t)in.n, in.total, src};
+        mrc = scr_stream_exchange(&to, &from, run->world, TAG_MOVE, bufs[0], bufs[1], run->mpi_buf_size,
+                                  scr_stream_depth(run->file_buf_size, run->mpi_buf_size), &src_rc, &dst_rc);
+        for (int f = 0; dst_rc == SCR_SUCCESS && f < in.n; f++) {
+            if (fsync(in.parts[f].fd) != 0) {
+                scr_err("fsync of %s failed: %s", in.paths[f], strerror(errno));
+                dst_rc = SCR_ERR_IO;
+            }
         }
-        for (int f = 0; dst_rc == SCR_SUCCESS && f < in.n; f++)
-            if (fsync(in.parts[f].fd) != 0) dst_rc = SCR_ERR_IO;
         if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) {
             const scr_kvtree *red = scr_kvtree_get(chosen, "REDDESC");
             if (red != NULL) dst_rc = scr_filemap_set_reddesc(run->map, id, run->rank, red);

@@ -22,6 +22,7 @@
 #include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "mpi_stream.h"
 #include "reddesc.h"
 #include "redundancy_file.h"
 #include "scr_err.h"
@@ -200,29 +201,17 @@ static int register_partner_files(struct scr_run *run, int id, int owner, const 
     return rc;
 }
 
-/* Send my bytes right while the left neighbour's arrive, piece by piece. */
+/* Send my bytes right while the left neighbour's arrive, then sync them. */
 static int stream_ring(struct scr_run *run, const struct scr_reddesc *d, struct file_set *out,
-                       struct file_set *in, char *sendbuf, char *recvbuf, size_t bufsize)
+                       struct file_set *in, char *sendbuf, char *recvbuf)
 {
-    int rhs = scr_reddesc_rhs(d), lhs = scr_reddesc_lhs(d), rc = SCR_SUCCESS;
-    uint64_t sent = 0, got = 0;
-    while (sent < out->total || got < in->total) {
-        size_t ns = out->total - sent < bufsize ? (size_t)(out->total - sent) : bufsize;
-        size_t nr = in->total - got < bufsize ? (size_t)(in->total - got) : bufsize;
-        if (ns > 0 && rc == SCR_SUCCESS) rc = scr_padfile_read(out->parts, (size_t)out->count, sent, sendbuf, ns);
-        if (rc != SCR_SUCCESS) memset(sendbuf, 0, ns); /* keep the ring going; fail after */
-        /* a side that is done drops out, so each pair exchanges exactly the
-         * pieces both know of, however long the other side goes on */
-        int mrc = scr_mpi_check(MPI_Sendrecv(sendbuf, (int)ns, MPI_BYTE, ns ? rhs : MPI_PROC_NULL, TAG_PARTNER,
-                                             recvbuf, (int)nr, MPI_BYTE, nr ? lhs : MPI_PROC_NULL, TAG_PARTNER,
-                                             run->world, MPI_STATUS_IGNORE),
-                                "exchanging files with partners");
-        if (rc == SCR_SUCCESS) rc = mrc;
-        if (rc == SCR_SUCCESS && nr > 0) rc = scr_padfile_write(in->parts, (size_t)in->count, got, recvbuf, nr);
-        sent += ns;
-        got += nr;
-        if (mrc != SCR_SUCCESS) break;
-    }
+    struct scr_stream_side to = {out->parts, (size_t)out->count, out->total, scr_reddesc_rhs(d)};
+    struct scr_stream_side from = {in->parts, (size_t)in->count, in->total, scr_reddesc_lhs(d)};
+    int read_rc = SCR_SUCCESS, write_rc = SCR_SUCCESS;
+    int depth = scr_stream_depth(run->file_buf_size, run->mpi_buf_size);
+    int rc = scr_stream_exchange(&to, &from, run->world, TAG_PARTNER, sendbuf, recvbuf, run->mpi_buf_size, depth,
+                                 &read_rc, &write_rc);
+    if (rc == SCR_SUCCESS) rc = read_rc != SCR_SUCCESS ? read_rc : write_rc;
     for (int i = 0; rc == SCR_SUCCESS && i < in->count; i++) {
         if (in->parts[i].fd >= 0 && fsync(in->parts[i].fd) != 0) {
             scr_err("fsync of %s failed: %s", in->paths[i], strerror(errno));
@@ -276,7 +265,7 @@ static int apply_partner(struct scr_run *run, const struct scr_reddesc *d, int i
     rc = mrc;
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
-    rc = stream_ring(run, d, &out, &in, bufs[0], bufs[1], run->mpi_buf_size);
+    rc = stream_ring(run, d, &out, &in, bufs[0], bufs[1]);
 done:
     file_set_close(&out);
     file_set_close(&in);
@@ -355,9 +344,73 @@ static int crc_of_fd(int fd, const char *path, char *buf, size_t bufsize, uint32
     return SCR_SUCCESS;
 }
 
+static int mod(int a, int n) { return ((a % n) + n) % n; }
+
+static int wait_for(MPI_Request *req, const char *what)
+{
+    return scr_mpi_check(MPI_Wait(req, MPI_STATUS_IGNORE), what);
+}
+
+/* The reduce-scatter of apply_xor, writing this rank's slot at hlen in its
+ * XOR file. Pieces go in groups of as many as stay in flight: step t of every
+ * piece of a group is sent before step t+1 of any, so a rank has a group's
+ * worth of slack before it waits for its left neighbour, and its reads and
+ * writes overlap the transfers. Returns the MPI status; a failed read or
+ * write (in *io_rc) sends zeros on, so that the ring completes. */
+static int xor_ring(struct scr_run *run, const struct scr_reddesc *d, const struct file_set *fs, uint64_t chunk,
+                    int fd, const char *xpath, uint64_t hlen, char *sendbuf, char *recvbuf, int *io_rc)
+{
+    int N = d->set_size, me = d->set_rank, rhs = scr_reddesc_rhs(d), lhs = scr_reddesc_lhs(d);
+    size_t piece = run->mpi_buf_size;
+    int depth = scr_stream_depth(run->file_buf_size, piece), rc = *io_rc, mrc = SCR_SUCCESS;
+    MPI_Request reqs[2 * SCR_STREAM_MAX_DEPTH];
+    MPI_Request *sreq = reqs, *rreq = reqs + SCR_STREAM_MAX_DEPTH;
+    for (int j = 0; j < 2 * SCR_STREAM_MAX_DEPTH; j++) reqs[j] = MPI_REQUEST_NULL;
+    for (uint64_t p0 = 0; mrc == SCR_SUCCESS && p0 < chunk; p0 += (uint64_t)depth * piece) {
+        int n = (int)((chunk - p0 + piece - 1) / piece);
+        if (n > depth) n = depth;
+        for (int t = 0; mrc == SCR_SUCCESS && t < N - 1; t++) {
+            int slot = mod(me - t - 1, N);
+            for (int g = 0; mrc == SCR_SUCCESS && g < n; g++) {
+                uint64_t off = p0 + (uint64_t)g * piece;
+                size_t len = chunk - off < piece ? (size_t)(chunk - off) : piece;
+                char *sb = sendbuf + (size_t)g * piece, *rb = recvbuf + (size_t)g * piece;
+                mrc = wait_for(&sreq[g], "computing XOR data (MPI_Wait)");
+                if (mrc != SCR_SUCCESS) break;
+                if (rc == SCR_SUCCESS)
+                    rc = scr_padfile_read(fs->parts, (size_t)fs->count, slot_offset(me, slot, chunk) + off, sb, len);
+                if (rc != SCR_SUCCESS) memset(sb, 0, len);
+                if (t > 0) {
+                    mrc = wait_for(&rreq[g], "computing XOR data (MPI_Wait)");
+                    if (mrc == SCR_SUCCESS) scr_xor_accumulate(sb, rb, len);
+                }
+                if (mrc == SCR_SUCCESS)
+                    mrc = scr_mpi_check(MPI_Irecv(rb, (int)len, MPI_BYTE, lhs, TAG_XOR, run->world, &rreq[g]),
+                                        "computing XOR data (MPI_Irecv)");
+                if (mrc == SCR_SUCCESS)
+                    mrc = scr_mpi_check(MPI_Isend(sb, (int)len, MPI_BYTE, rhs, TAG_XOR, run->world, &sreq[g]),
+                                        "computing XOR data (MPI_Isend)");
+            }
+        }
+        /* what came last is this rank's own slot */
+        for (int g = 0; mrc == SCR_SUCCESS && g < n; g++) {
+            uint64_t off = p0 + (uint64_t)g * piece;
+            size_t len = chunk - off < piece ? (size_t)(chunk - off) : piece;
+            mrc = wait_for(&rreq[g], "computing XOR data (MPI_Wait)");
+            if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
+                rc = scr_pwrite_full(fd, recvbuf + (size_t)g * piece, len, hlen + off, xpath);
+        }
+    }
+    if (mrc == SCR_SUCCESS)
+        mrc = scr_mpi_check(MPI_Waitall(depth, sreq, MPI_STATUSES_IGNORE), "computing XOR data (MPI_Waitall)");
+    if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, 2 * SCR_STREAM_MAX_DEPTH);
+    *io_rc = rc;
+    return mrc;
+}
+
 static int apply_xor(struct scr_run *run, const struct scr_reddesc *d, int id, char *bufs[2])
 {
-    int N = d->set_size, me = d->set_rank, ok = 0;
+    int N = d->set_size, ok = 0;
     struct file_set fs = {0};
     scr_kvtree *current = NULL, *partner = NULL, *header = NULL;
     char *xpath = NULL;
@@ -424,33 +477,15 @@ static int apply_xor(struct scr_run *run, const struct scr_reddesc *d, int id, c
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
 
-    /* the ring reduce-scatter, one piece of every chunk at a time */
-    int rhs = scr_reddesc_rhs(d), lhs = scr_reddesc_lhs(d);
-    size_t bufsize = run->mpi_buf_size;
-    for (uint64_t p = 0; p < chunk; p += bufsize) {
-        size_t len = chunk - p < bufsize ? (size_t)(chunk - p) : bufsize;
-        for (int t = 0; t < N - 1; t++) {
-            int slot = ((me - t - 1) % N + N) % N;
-            if (rc == SCR_SUCCESS)
-                rc = scr_padfile_read(fs.parts, (size_t)fs.count, slot_offset(me, slot, chunk) + p, bufs[0], len);
-            if (rc != SCR_SUCCESS) memset(bufs[0], 0, len);
-            if (t > 0) scr_xor_accumulate(bufs[0], bufs[1], len);
-            mrc = scr_mpi_check(MPI_Sendrecv(bufs[0], (int)len, MPI_BYTE, rhs, TAG_XOR, bufs[1], (int)len,
-                                             MPI_BYTE, lhs, TAG_XOR, run->world, MPI_STATUS_IGNORE),
-                                "computing XOR data");
-            if (mrc != SCR_SUCCESS) goto done;
-        }
-        if (rc == SCR_SUCCESS && pwrite(fd, bufs[1], len, (off_t)(image_len + p)) != (ssize_t)len) {
-            scr_err("write to %s failed: %s", xpath, strerror(errno));
-            rc = SCR_ERR_IO;
-        }
-    }
+    /* the ring reduce-scatter */
+    mrc = xor_ring(run, d, &fs, chunk, fd, xpath, image_len, bufs[0], bufs[1], &rc);
+    if (mrc != SCR_SUCCESS) goto done;
     if (rc == SCR_SUCCESS && fsync(fd) != 0) {
         scr_err("fsync of %s failed: %s", xpath, strerror(errno));
         rc = SCR_ERR_IO;
     }
     uint32_t crc = 0;
-    if (rc == SCR_SUCCESS && run->crc_on_copy) rc = crc_of_fd(fd, xpath, bufs[0], bufsize, &crc);
+    if (rc == SCR_SUCCESS && run->crc_on_copy) rc = crc_of_fd(fd, xpath, bufs[0], run->file_buf_size, &crc);
     if (rc == SCR_SUCCESS)
         rc = scr_redundancy_register_file(run, id, xpath, SCR_META_TYPE_XOR, image_len + chunk, run->crc_on_copy,
                                       crc, 1);
@@ -688,6 +723,70 @@ static int prepare_root(struct scr_run *run, const struct scr_reddesc *d, int id
     return rc;
 }
 
+/* The rebuild of the lost member root: for every piece of every slot, a
+ * reduction along the chain root+1 -> ... -> root-1 -> root, each member
+ * adding its part (its XOR chunk in its own slot, its data elsewhere). Up to
+ * a handful of pieces are in flight along the chain, so a member reads the
+ * next piece while the last one travels and never waits piece by piece for
+ * the members before it. Returns the MPI status; a failed read or write (in
+ * *io_rc) sends zeros on, so that the chain completes. */
+static int xor_chain(struct scr_run *run, const struct scr_reddesc *d, int root, const struct file_set *fs,
+                     uint64_t chunk, int xfd, const char *xpath, uint64_t hlen, char *sendbuf, char *recvbuf,
+                     int *io_rc)
+{
+    int N = d->set_size, me = d->set_rank, dist = mod(me - root, N);
+    int lhs = scr_reddesc_lhs(d), rhs = scr_reddesc_rhs(d);
+    size_t piece = run->mpi_buf_size;
+    int depth = scr_stream_depth(run->file_buf_size, piece), rc = *io_rc, mrc = SCR_SUCCESS;
+    uint64_t ops = (chunk + piece - 1) / piece * (uint64_t)N; /* (piece, slot), piece by piece */
+    MPI_Request reqs[2 * SCR_STREAM_MAX_DEPTH];
+    MPI_Request *sreq = reqs, *rreq = reqs + SCR_STREAM_MAX_DEPTH;
+    for (int j = 0; j < 2 * SCR_STREAM_MAX_DEPTH; j++) reqs[j] = MPI_REQUEST_NULL;
+#define OP_OFF(k) ((k) / (uint64_t)N * piece)
+#define OP_LEN(k) (chunk - OP_OFF(k) < piece ? (size_t)(chunk - OP_OFF(k)) : piece)
+    /* everyone but the head of the chain takes from the left */
+    for (uint64_t k = 0; dist != 1 && mrc == SCR_SUCCESS && k < ops && k < (uint64_t)depth; k++)
+        mrc = scr_mpi_check(MPI_Irecv(recvbuf + k * piece, (int)OP_LEN(k), MPI_BYTE, lhs, TAG_XOR, run->world,
+                                      &rreq[k]), "rebuilding from XOR data (MPI_Irecv)");
+    for (uint64_t k = 0; mrc == SCR_SUCCESS && k < ops; k++) {
+        int j = (int)(k % (uint64_t)depth), s = (int)(k % (uint64_t)N);
+        uint64_t off = OP_OFF(k);
+        size_t len = OP_LEN(k);
+        char *sb = sendbuf + (size_t)j * piece, *rb = recvbuf + (size_t)j * piece;
+        if (dist == 0) {
+            mrc = wait_for(&rreq[j], "rebuilding from XOR data (MPI_Wait)");
+            if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
+                rc = s == me ? scr_pwrite_full(xfd, rb, len, hlen + off, xpath)
+                             : scr_padfile_write(fs->parts, (size_t)fs->count, slot_offset(me, s, chunk) + off, rb, len);
+        } else {
+            mrc = wait_for(&sreq[j], "rebuilding from XOR data (MPI_Wait)");
+            if (mrc != SCR_SUCCESS) break;
+            if (rc == SCR_SUCCESS)
+                rc = s == me ? scr_pread_full(xfd, sb, len, hlen + off, xpath)
+                             : scr_padfile_read(fs->parts, (size_t)fs->count, slot_offset(me, s, chunk) + off, sb, len);
+            if (rc != SCR_SUCCESS) memset(sb, 0, len);
+            if (dist > 1) {
+                mrc = wait_for(&rreq[j], "rebuilding from XOR data (MPI_Wait)");
+                if (mrc == SCR_SUCCESS) scr_xor_accumulate(sb, rb, len);
+            }
+            if (mrc == SCR_SUCCESS)
+                mrc = scr_mpi_check(MPI_Isend(sb, (int)len, MPI_BYTE, rhs, TAG_XOR, run->world, &sreq[j]),
+                                    "rebuilding from XOR data (MPI_Isend)");
+        }
+        uint64_t next = k + (uint64_t)depth;
+        if (mrc == SCR_SUCCESS && dist != 1 && next < ops)
+            mrc = scr_mpi_check(MPI_Irecv(rb, (int)OP_LEN(next), MPI_BYTE, lhs, TAG_XOR, run->world, &rreq[j]),
+                                "rebuilding from XOR data (MPI_Irecv)");
+    }
+#undef OP_OFF
+#undef OP_LEN
+    if (mrc == SCR_SUCCESS)
+        mrc = scr_mpi_check(MPI_Waitall(depth, sreq, MPI_STATUSES_IGNORE), "rebuilding from XOR data (MPI_Waitall)");
+    if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, 2 * SCR_STREAM_MAX_DEPTH);
+    *io_rc = rc;
+    return mrc;
+}
+
 int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *d, int id, int root)
 {
     int N = d->set_size, me = d->set_rank, is_root = me == root, ok = 0;
@@ -719,50 +818,11 @@ int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *d,
     if (mrc != SCR_SUCCESS || !ok) goto done;
 
     /* for every piece of every slot: a reduction along the chain to the root */
-    int lhs = scr_reddesc_lhs(d), rhs = scr_reddesc_rhs(d);
-    size_t bufsize = run->mpi_buf_size;
+    size_t bufsize = run->file_buf_size;
     char *bufs[2] = {malloc(bufsize), malloc(bufsize)};
     if (bufs[0] == NULL || bufs[1] == NULL) rc = SCR_ERR_NOMEM;
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
-    for (uint64_t p = 0; mrc == SCR_SUCCESS && ok && p < chunk; p += bufsize) {
-        size_t len = chunk - p < bufsize ? (size_t)(chunk - p) : bufsize;
-        for (int s = 0; mrc == SCR_SUCCESS && s < N; s++) {
-            if (is_root) {
-                mrc = scr_mpi_check(MPI_Recv(bufs[1], (int)len, MPI_BYTE, lhs, TAG_XOR, run->world, MPI_STATUS_IGNORE),
-                                    "rebuilding from XOR data");
-                if (mrc != SCR_SUCCESS || rc != SCR_SUCCESS) continue;
-                if (s == me) {
-                    if (pwrite(xfd, bufs[1], len, (off_t)(hlen + p)) != (ssize_t)len) {
-                        scr_err("write to %s failed: %s", xpath, strerror(errno));
-                        rc = SCR_ERR_IO;
-                    }
-                } else {
-                    rc = scr_padfile_write(fs.parts, (size_t)fs.count, slot_offset(me, s, chunk) + p, bufs[1], len);
-                }
-                continue;
-            }
-            /* my part for slot s: my XOR chunk in my own slot, my data elsewhere */
-            if (rc == SCR_SUCCESS) {
-                if (s == me) {
-                    if (pread(xfd, bufs[0], len, (off_t)(hlen + p)) != (ssize_t)len) {
-                        scr_err("%s is shorter than its header says", xpath);
-                        rc = SCR_ERR_FORMAT;
-                    }
-                } else {
-                    rc = scr_padfile_read(fs.parts, (size_t)fs.count, slot_offset(me, s, chunk) + p, bufs[0], len);
-                }
-            }
-            if (rc != SCR_SUCCESS) memset(bufs[0], 0, len);
-            if (dist > 1) {
-                mrc = scr_mpi_check(MPI_Recv(bufs[1], (int)len, MPI_BYTE, lhs, TAG_XOR, run->world, MPI_STATUS_IGNORE),
-                                    "rebuilding from XOR data");
-                scr_xor_accumulate(bufs[0], bufs[1], len);
-            }
-            if (mrc == SCR_SUCCESS)
-                mrc = scr_mpi_check(MPI_Send(bufs[0], (int)len, MPI_BYTE, rhs, TAG_XOR, run->world),
-                                    "rebuilding from XOR data");
-        }
-    }
+    if (mrc == SCR_SUCCESS && ok) mrc = xor_chain(run, d, root, &fs, chunk, xfd, xpath, hlen, bufs[0], bufs[1], &rc);
     free(bufs[0]);
     free(bufs[1]);
     if (mrc != SCR_SUCCESS) goto done;
@@ -774,9 +834,10 @@ int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *d,
             }
         }
         if (rc == SCR_SUCCESS && fsync(xfd) != 0) rc = SCR_ERR_IO;
-        char *cbuf = malloc(bufsize);
+        char *cbuf = malloc(run->mpi_buf_size);
         uint32_t crc = 0;
-        if (rc == SCR_SUCCESS && run->crc_on_copy) rc = cbuf ? crc_of_fd(xfd, xpath, cbuf, bufsize, &crc) : SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS && run->crc_on_copy)
+            rc = cbuf ? crc_of_fd(xfd, xpath, cbuf, run->mpi_buf_size, &crc) : SCR_ERR_NOMEM;
         free(cbuf);
         if (rc == SCR_SUCCESS)
             rc = scr_redundancy_register_file(run, id, xpath, SCR_META_TYPE_XOR, hlen + chunk, run->crc_on_copy, crc, 1);

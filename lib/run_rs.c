@@ -26,6 +26,7 @@
 #include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "mpi_stream.h"
 #include "reddesc.h"
 #include "redundancy_file.h"
 #include "scr_err.h"
@@ -227,13 +228,123 @@ static int finish_rs_file(struct scr_run *run, int id, const char *path, int fd,
     return rc;
 }
 
+/* The encoding ring of one member. */
+struct rs_ring {
+    struct scr_run *run;
+    const struct scr_reddesc *d;
+    const scr_rs_code *code;
+    const struct rs_files *f;
+    uint64_t chunk;
+    int fd;             /* the RS file, its blocks at hlen */
+    const char *path;
+    uint64_t hlen;
+    char *acc;          /* 2 sets x group pieces x k accumulators, a piece each */
+    int group;          /* pieces in flight */
+    char *readbuf;      /* group pieces */
+    MPI_Request *reqs;  /* 2 x group x k */
+};
+
+/* Accumulator j of piece g in set s (0 or 1). */
+static char *acc_of(const struct rs_ring *r, int s, int g, int j)
+{
+    int k = r->d->failures;
+    return r->acc + ((size_t)(s * r->group + g) * (size_t)k + (size_t)j) * r->run->mpi_buf_size;
+}
+
+/* Wait for n requests. */
+static int wait_all(int n, MPI_Request *reqs, const char *what)
+{
+    return scr_mpi_check(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE), what);
+}
+
+/* The ring of scr_redundancy_apply_rs. Pieces go in groups: step t of every
+ * piece of a group is sent before step t+1 of any, so a member has a group's
+ * worth of slack before it waits for its left neighbour, and its reads and
+ * writes overlap the transfers. Every piece of a group has two sets of k
+ * accumulators: one that arrived and is added to and sent, one that the next
+ * step arrives in. Returns the MPI status; a failed read or write (in *io_rc)
+ * lets the ring complete. */
+static int rs_ring_encode(const struct rs_ring *r, int *io_rc)
+{
+    const struct scr_reddesc *d = r->d;
+    int N = d->set_size, k = d->failures, dd = N - k, me = d->set_rank, G = r->group;
+    int rhs = scr_reddesc_rhs(d), lhs = scr_reddesc_lhs(d), rc = *io_rc, mrc = SCR_SUCCESS;
+    size_t piece = r->run->mpi_buf_size;
+    MPI_Comm comm = r->run->world;
+    int nreq = 2 * G * k; /* piece g: sends at g*k, receives at (G+g)*k */
+    MPI_Request *reqs = r->reqs;
+    for (int i = 0; i < nreq; i++) reqs[i] = MPI_REQUEST_NULL;
+    for (uint64_t p0 = 0; mrc == SCR_SUCCESS && p0 < r->chunk; p0 += (uint64_t)G * piece) {
+        int n = (int)((r->chunk - p0 + piece - 1) / piece);
+        if (n > G) n = G;
+        for (int t = 0; mrc == SCR_SUCCESS && t < dd; t++) {
+            /* step t: my chunk t is data block t of stripe me-k-t */
+            for (int g = 0; mrc == SCR_SUCCESS && g < n; g++) {
+                uint64_t off = p0 + (uint64_t)g * piece;
+                size_t len = r->chunk - off < piece ? (size_t)(r->chunk - off) : piece;
+                MPI_Request *sreq = reqs + g * k, *rreq = reqs + (G + g) * k;
+                char *work[SCR_RS_MAX_BLOCKS], *in = r->readbuf + (size_t)g * piece;
+                for (int j = 0; j < k; j++) work[j] = acc_of(r, t % 2, g, j);
+                if (rc == SCR_SUCCESS)
+                    rc = scr_padfile_read(r->f->parts, (size_t)r->f->count, (uint64_t)t * r->chunk + off, in, len);
+                if (t == 0) {
+                    for (int j = 0; j < k; j++) memset(work[j], 0, len);
+                } else {
+                    mrc = wait_all(k, rreq, "computing Reed-Solomon data (MPI_Waitall)");
+                }
+                if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
+                    rc = scr_rs_encode_update(r->code, len, t, in, (void *const *)work);
+                /* the other set was sent last step: once it has gone, the next step arrives in it */
+                if (mrc == SCR_SUCCESS) mrc = wait_all(k, sreq, "computing Reed-Solomon data (MPI_Waitall)");
+                for (int j = 0; mrc == SCR_SUCCESS && j < k; j++)
+                    mrc = scr_mpi_check(MPI_Irecv(acc_of(r, (t + 1) % 2, g, j), (int)len, MPI_BYTE, lhs, TAG_RS + j,
+                                                  comm, &rreq[j]), "computing Reed-Solomon data (MPI_Irecv)");
+                for (int j = 0; mrc == SCR_SUCCESS && j < k; j++)
+                    mrc = scr_mpi_check(MPI_Isend(work[j], (int)len, MPI_BYTE, rhs, TAG_RS + j, comm, &sreq[j]),
+                                        "computing Reed-Solomon data (MPI_Isend)");
+            }
+        }
+        /* the last arrivals are my own stripe's parity: keep block 0, spread the others */
+        for (int g = 0; mrc == SCR_SUCCESS && g < n; g++) {
+            uint64_t off = p0 + (uint64_t)g * piece;
+            size_t len = r->chunk - off < piece ? (size_t)(r->chunk - off) : piece;
+            MPI_Request *sreq = reqs + g * k, *rreq = reqs + (G + g) * k;
+            mrc = wait_all(k, rreq, "computing Reed-Solomon data (MPI_Waitall)");
+            if (mrc == SCR_SUCCESS) mrc = wait_all(k, sreq, "computing Reed-Solomon data (MPI_Waitall)");
+            if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
+                rc = scr_pwrite_full(r->fd, acc_of(r, dd % 2, g, 0), len, r->hlen + off, r->path);
+            for (int j = 1; mrc == SCR_SUCCESS && j < k; j++)
+                mrc = scr_mpi_check(MPI_Irecv(acc_of(r, (dd + 1) % 2, g, j), (int)len, MPI_BYTE,
+                                              d->members[mod(me - j, N)], TAG_RS_SPREAD, comm, &rreq[j]),
+                                    "spreading Reed-Solomon data (MPI_Irecv)");
+            for (int j = 1; mrc == SCR_SUCCESS && j < k; j++)
+                mrc = scr_mpi_check(MPI_Isend(acc_of(r, dd % 2, g, j), (int)len, MPI_BYTE, d->members[mod(me + j, N)],
+                                              TAG_RS_SPREAD, comm, &sreq[j]), "spreading Reed-Solomon data (MPI_Isend)");
+        }
+        for (int g = 0; mrc == SCR_SUCCESS && g < n; g++) {
+            uint64_t off = p0 + (uint64_t)g * piece;
+            size_t len = r->chunk - off < piece ? (size_t)(r->chunk - off) : piece;
+            MPI_Request *sreq = reqs + g * k, *rreq = reqs + (G + g) * k;
+            mrc = wait_all(k, rreq, "spreading Reed-Solomon data (MPI_Waitall)");
+            for (int j = 1; mrc == SCR_SUCCESS && rc == SCR_SUCCESS && j < k; j++)
+                rc = scr_pwrite_full(r->fd, acc_of(r, (dd + 1) % 2, g, j), len, r->hlen + (uint64_t)j * r->chunk + off,
+                                     r->path);
+            if (mrc == SCR_SUCCESS) mrc = wait_all(k, sreq, "spreading Reed-Solomon data (MPI_Waitall)");
+        }
+    }
+    if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, nreq);
+    *io_rc = rc;
+    return mrc;
+}
+
 int scr_redundancy_apply_rs(struct scr_run *run, const struct scr_reddesc *d, int id, char *bufs[2])
 {
     int N = d->set_size, k = d->failures, dd = N - k, me = d->set_rank, ok = 0, fd = -1;
     struct rs_files f = {0};
     scr_rs_code code = {0};
     scr_kvtree *known = NULL, *members = NULL, *header = NULL;
-    char *path = NULL, **acc = NULL;
+    char *path = NULL, *acc = NULL;
+    MPI_Request *reqs = NULL;
     uint64_t hlen = 0;
     const scr_dataset *dset = NULL;
     int rc = rs_files_mine(run, id, &f);
@@ -255,51 +366,26 @@ int scr_redundancy_apply_rs(struct scr_run *run, const struct scr_reddesc *d, in
     if (rc == SCR_SUCCESS) rc = build_header(run, d, dset, members, me, chunk, &header);
     if (rc == SCR_SUCCESS) rc = rs_path(run, d, id, &path);
     if (rc == SCR_SUCCESS) rc = create_rs_file(run, id, path, header, chunk, k, &fd, &hlen);
-    /* k accumulators, each one piece long */
-    size_t bufsize = run->mpi_buf_size;
-    acc = calloc((size_t)(2 * k), sizeof(char *));
-    for (int j = 0; rc == SCR_SUCCESS && acc && j < 2 * k; j++)
-        if ((acc[j] = malloc(bufsize)) == NULL) rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && acc == NULL) rc = SCR_ERR_NOMEM;
+    /* two sets of k accumulators for every piece in flight */
+    size_t piece = run->mpi_buf_size;
+    int group = scr_stream_depth(run->file_buf_size, piece);
+    while (group > 1 && (size_t)(2 * k * group) * piece > 2 * run->file_buf_size) group--;
+    acc = malloc((size_t)(2 * k * group) * piece);
+    reqs = malloc((size_t)(2 * k * group) * sizeof(MPI_Request));
+    if (rc == SCR_SUCCESS && (acc == NULL || reqs == NULL)) {
+        scr_err("out of memory for Reed-Solomon buffers of %zu bytes", (size_t)(2 * k * group) * piece);
+        rc = SCR_ERR_NOMEM;
+    }
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
-
-    int rhs = scr_reddesc_rhs(d), lhs = scr_reddesc_lhs(d);
-    char **cur = acc, **next = acc + k; /* what we add to, and what arrives */
-    for (uint64_t p = 0; mrc == SCR_SUCCESS && p < chunk; p += bufsize) {
-        size_t len = chunk - p < bufsize ? (size_t)(chunk - p) : bufsize;
-        for (int t = 0; t < dd; t++) {
-            /* step t: my chunk t is data block t of stripe me-k-t */
-            if (t == 0) for (int j = 0; j < k; j++) memset(cur[j], 0, len);
-            if (rc == SCR_SUCCESS) rc = scr_padfile_read(f.parts, (size_t)f.count, (uint64_t)t * chunk + p, bufs[0], len);
-            if (rc == SCR_SUCCESS) rc = scr_rs_encode_update(&code, len, t, bufs[0], (void *const *)cur);
-            /* pass all k accumulators right, take the left neighbour's */
-            for (int j = 0; mrc == SCR_SUCCESS && j < k; j++)
-                mrc = scr_mpi_check(MPI_Sendrecv(cur[j], (int)len, MPI_BYTE, rhs, TAG_RS + j, next[j], (int)len,
-                                                 MPI_BYTE, lhs, TAG_RS + j, run->world, MPI_STATUS_IGNORE),
-                                    "computing Reed-Solomon data");
-            char **swap = cur;
-            cur = next;
-            next = swap;
-        }
-        /* cur now holds my own stripe's parity: keep block 0, spread the others */
-        if (rc == SCR_SUCCESS && pwrite(fd, cur[0], len, (off_t)(hlen + p)) != (ssize_t)len) rc = SCR_ERR_IO;
-        for (int j = 1; mrc == SCR_SUCCESS && j < k; j++) {
-            mrc = scr_mpi_check(MPI_Sendrecv(cur[j], (int)len, MPI_BYTE, d->members[mod(me + j, N)], TAG_RS_SPREAD,
-                                             next[0], (int)len, MPI_BYTE, d->members[mod(me - j, N)], TAG_RS_SPREAD,
-                                             run->world, MPI_STATUS_IGNORE), "spreading Reed-Solomon data");
-            if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS &&
-                pwrite(fd, next[0], len, (off_t)(hlen + (uint64_t)j * chunk + p)) != (ssize_t)len)
-                rc = SCR_ERR_IO;
-        }
-        if (rc == SCR_ERR_IO) scr_err("write to %s failed: %s", path, strerror(errno));
-    }
+    struct rs_ring ring = {run, d, &code, &f, chunk, fd, path, hlen, acc, group, bufs[0], reqs};
+    mrc = rs_ring_encode(&ring, &rc);
     if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS) rc = finish_rs_file(run, id, path, fd, hlen + chunk * (uint64_t)k, bufs[1], run->file_buf_size);
     if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
 done:
     if (fd >= 0) close(fd);
-    for (int j = 0; acc && j < 2 * k; j++) free(acc[j]);
     free(acc);
+    free(reqs);
     rs_files_close(&f);
     scr_rs_free(&code);
     scr_kvtree_delete(known);

@@ -49,6 +49,47 @@ int scr_write_full(int fd, const void *buf, size_t len, const char *path)
     return SCR_SUCCESS;
 }
 
+int scr_pread_full(int fd, void *buf, size_t len, uint64_t offset, const char *path)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(offset + done));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            scr_err("read of %s at byte %llu failed: %s", path, (unsigned long long)(offset + done),
+                    strerror(errno));
+            return SCR_ERR_IO;
+        }
+        if (n == 0) {
+            scr_err("%s ends at byte %llu, before the %zu bytes wanted at byte %llu", path,
+                    (unsigned long long)(offset + done), len, (unsigned long long)offset);
+            return SCR_ERR_FORMAT;
+        }
+        done += (size_t)n;
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_pwrite_full(int fd, const void *buf, size_t len, uint64_t offset, const char *path)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(offset + done));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            scr_err("write to %s at byte %llu failed: %s", path, (unsigned long long)(offset + done),
+                    strerror(errno));
+            return SCR_ERR_IO;
+        }
+        if (n == 0) { /* not expected of a regular file; do not spin */
+            scr_err("write to %s at byte %llu made no progress", path, (unsigned long long)(offset + done));
+            return SCR_ERR_IO;
+        }
+        done += (size_t)n;
+    }
+    return SCR_SUCCESS;
+}
+
 int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size_t *out_len)
 {
     struct stat st;

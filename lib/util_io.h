@@ -10,6 +10,7 @@
 #define SCR_UTIL_IO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Read up to len bytes; stops early only at end of file. *out_got receives
@@ -18,6 +19,13 @@ int scr_read_full(int fd, void *buf, size_t len, size_t *out_got, const char *pa
 
 /* Write all len bytes or fail. */
 int scr_write_full(int fd, const void *buf, size_t len, const char *path);
+
+/* The same at a file offset (pread/pwrite), leaving the file position alone:
+ * read exactly len bytes at offset, a file that ends first being damaged
+ * (SCR_ERR_FORMAT, naming the byte where it ended); write all len bytes at
+ * offset or fail. */
+int scr_pread_full(int fd, void *buf, size_t len, uint64_t offset, const char *path);
+int scr_pwrite_full(int fd, const void *buf, size_t len, uint64_t offset, const char *path);
 
 /* Read a whole file into a new buffer (caller frees *out_buf). Files larger
  * than max_bytes are refused with SCR_ERR_FORMAT. A missing file gives

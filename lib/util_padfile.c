@@ -1,6 +1,7 @@
 /* util_padfile.c — reads and writes on a zero-padded concatenation of files. */
 #include "util_padfile.h"
 #include "scr_err.h"
+#include "util_io.h"
 #include "util_log.h"
 
 #include <errno.h>
@@ -56,45 +57,12 @@ static int check_range(const scr_padfile_part *parts, size_t count, uint64_t off
 
 static int pread_full(const scr_padfile_part *part, char *buf, size_t len, uint64_t at)
 {
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = pread(part->fd, buf + done, len - done, (off_t)(at + done));
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            scr_err("read of %s at byte %llu failed: %s", name_of(part),
-                    (unsigned long long)(at + done), strerror(errno));
-            return SCR_ERR_IO;
-        }
-        if (n == 0) {
-            scr_err("%s ends at byte %llu, before its expected size of %llu bytes",
-                    name_of(part), (unsigned long long)(at + done),
-                    (unsigned long long)part->size);
-            return SCR_ERR_FORMAT;
-        }
-        done += (size_t)n;
-    }
-    return SCR_SUCCESS;
+    return scr_pread_full(part->fd, buf, len, at, name_of(part));
 }
 
 static int pwrite_full(const scr_padfile_part *part, const char *buf, size_t len, uint64_t at)
 {
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = pwrite(part->fd, buf + done, len - done, (off_t)(at + done));
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            scr_err("write to %s at byte %llu failed: %s", name_of(part),
-                    (unsigned long long)(at + done), strerror(errno));
-            return SCR_ERR_IO;
-        }
-        if (n == 0) { /* not expected of a regular file; do not spin */
-            scr_err("write to %s at byte %llu made no progress", name_of(part),
-                    (unsigned long long)(at + done));
-            return SCR_ERR_IO;
-        }
-        done += (size_t)n;
-    }
-    return SCR_SUCCESS;
+    return scr_pwrite_full(part->fd, buf, len, at, name_of(part));
 }
 
 /* Does part, which begins at logical offset start, hold any of

@@ -24,6 +24,22 @@ red_write XOR 3 2 SCR_SET_SIZE=4
 red_expect_rebuilt 1
 red_expect_prefix 0
 
+# --- several pieces in flight: a file buffer of four pieces, and files long
+# enough for several groups of four, the last one short ----------------------------
+write_args="--steps 2 --files 2 --size 70000 --uneven --no-files 1"
+restart_args="--steps 3 --files 2 --size 70000 --uneven --no-files 1"
+common="SCR_FLUSH=0 SCR_SET_SIZE=4 SCR_SET_FAILURES=2 SCR_CRC_ON_COPY=1 SCR_FILE_BUF_SIZE=16384 SCR_MPI_BUF_SIZE=4096"
+write PARTNER 8 4
+restart_after PARTNER 8 4 "2" 2
+write XOR 8 4
+restart_after XOR 8 4 "3" 2
+write RS 8 4
+restart_after RS 8 4 "0 2" 2
+restart_after RS 8 2 "" 2
+write_args="--steps 2 --files 2 --size 9000 --uneven --no-files 1"
+restart_args="--steps 3 --files 2 --size 9000 --uneven --no-files 1"
+common="SCR_FLUSH=0 SCR_SET_SIZE=4 SCR_SET_FAILURES=2 SCR_CRC_ON_COPY=1 SCR_FILE_BUF_SIZE=4096 SCR_MPI_BUF_SIZE=4096"
+
 # a relaunch on fewer ranks cannot re-form the sets: a fresh start, not a failure
 red_write XOR 8 4 SCR_SET_SIZE=4
 red_ranks=4 red_nodes=2 red_case=relaunched_on_4_ranks
