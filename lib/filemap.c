@@ -6,6 +6,7 @@
 #include "util_log.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define KEY_DSET SCR_FILEMAP_KEY_DSET
@@ -84,10 +85,36 @@ scr_filemap *scr_filemap_new(void) { return scr_kvtree_new(); }
 
 void scr_filemap_delete(scr_filemap *map) { scr_kvtree_delete(map); }
 
+static int is_reserved(const char *key);
+
+/* A tag holds one value: where both maps tag an entry, src's value stands
+ * (a merge of kvtrees would keep both and make the entry unreadable). */
+static int replace_tags(scr_filemap *dst, const scr_filemap *src)
+{
+    for (scr_kvtree_elem *d = scr_filemap_first_dataset(src); d; d = scr_kvtree_elem_next(d)) {
+        int id = atoi(scr_kvtree_elem_key(d));
+        for (scr_kvtree_elem *r = scr_filemap_first_rank_by_dataset(src, id); r; r = scr_kvtree_elem_next(r)) {
+            int rank = atoi(scr_kvtree_elem_key(r));
+            const scr_kvtree *from = entry_of(src, id, rank);
+            scr_kvtree *to = entry_of(dst, id, rank);
+            for (scr_kvtree_elem *k = scr_kvtree_elem_first(from); to && k; k = scr_kvtree_elem_next(k)) {
+                const char *key = scr_kvtree_elem_key(k);
+                const scr_kvtree *values = scr_kvtree_elem_hash(k);
+                if (is_reserved(key) || scr_kvtree_size(values) != 1) continue;
+                int rc = scr_kvtree_util_set_str(to, key, scr_kvtree_elem_key(scr_kvtree_elem_first(values)));
+                if (rc != SCR_SUCCESS) return rc;
+            }
+        }
+    }
+    return SCR_SUCCESS;
+}
+
 int scr_filemap_merge(scr_filemap *dst, const scr_filemap *src)
 {
     if (dst == NULL) return SCR_ERR_ARG;
-    return scr_kvtree_merge(dst, src);
+    int rc = scr_kvtree_merge(dst, src);
+    if (rc == SCR_SUCCESS && src != NULL) rc = replace_tags(dst, src);
+    return rc;
 }
 
 void scr_filemap_clear(scr_filemap *map) { scr_kvtree_unset_all(map); }

@@ -182,9 +182,15 @@ static int read_node_filemaps(struct scr_run *run, scr_filemap *all, scr_kvtree 
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(old_list, MASTER_KEY)); e;
          e = scr_kvtree_elem_next(e)) {
         const char *path = scr_kvtree_elem_key(e);
-        int frc = scr_filemap_read(path, all);
+        /* each file on its own, then merged: two ranks may tag one entry */
+        scr_filemap *one = scr_filemap_new();
+        if (one == NULL) return SCR_ERR_NOMEM;
+        int frc = scr_filemap_read(path, one);
         if (frc != SCR_SUCCESS && frc != SCR_ERR_NOTFOUND)
             scr_warn("ignoring damaged filemap %s", path);
+        int mrc = frc == SCR_SUCCESS ? scr_filemap_merge(all, one) : SCR_SUCCESS;
+        scr_filemap_delete(one);
+        if (mrc != SCR_SUCCESS) return mrc;
     }
     return SCR_SUCCESS;
 }

@@ -636,9 +636,27 @@ static void test_write_into_missing_directory_fails(void)
     scr_filemap_delete(map);
 }
 
+/* A tag holds one value: merging two maps that tag one entry keeps the
+ * second map's value, and the result can still be written. */
+static void test_merge_keeps_one_tag_value(void)
+{
+    scr_filemap *a = scr_filemap_new(), *b = scr_filemap_new();
+    CHECK(scr_filemap_set_tag(a, 2, 3, "NODE", "node1") == SCR_SUCCESS, "tag a");
+    CHECK(scr_filemap_set_tag(b, 2, 3, "NODE", "node9") == SCR_SUCCESS, "tag b");
+    CHECK(scr_filemap_add_file(b, 2, 3, "/c/f") == SCR_SUCCESS, "file b");
+    CHECK(scr_filemap_merge(a, b) == SCR_SUCCESS, "merge");
+    const char *v = NULL;
+    CHECK(scr_filemap_get_tag(a, 2, 3, "NODE", &v) == SCR_SUCCESS && strcmp(v, "node9") == 0, "tag '%s'",
+          v ? v : "");
+    CHECK(scr_filemap_write(tap_path("merged-tags.scrinfo"), a) == SCR_SUCCESS, "merged map written");
+    scr_filemap_delete(a);
+    scr_filemap_delete(b);
+}
+
 int main(void)
 {
     RUN(test_written_filemap_matches_independent_golden);
+    RUN(test_merge_keeps_one_tag_value);
     RUN(test_golden_filemap_reads_back_through_getters);
     RUN(test_write_order_does_not_depend_on_call_order);
     RUN(test_missing_file_is_notfound_without_a_message);
