@@ -82,6 +82,7 @@ if [ -n "$tarball" ] && tar -xzf "$tarball" -C "$logs/asan" --strip-components=1
         LDFLAGS='-fsanitize=address,undefined'" &&
    step "asan make" "$logs/asan.log" make -C "$logs/asan" -j2; then
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        LSAN_OPTIONS=suppressions="$src/tests/lsan.supp" \
         make -C "$logs/asan" -j2 check > "$logs/asan-check.log" 2>&1
     grep -E '^(FAIL|ERROR|XPASS):' "$logs/asan-check.log"
     count_suite "$logs/asan-check.log"
