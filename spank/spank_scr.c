@@ -1,0 +1,90 @@
+/* spank_scr.c — the SPANK plugin spank_scr.so: Slurm's hooks, each handed to
+ * the module that does its work.
+ *
+ *   slurm_spank_init           parse the site's plugin arguments, register
+ *                              the --scr options (spank_options.h)
+ *   slurm_spank_init_post_opt  local/allocator: hand the options to the job
+ *                              (prolog, epilog); remote: set SCR_* and
+ *                              SCR_END_TIME for the step's tasks
+ *   slurm_spank_job_prolog     node set-up as root (spank_prolog.h)
+ * The relaunch of a failed run (local context) and the scavenge at the end
+ * of the allocation (slurm_spank_job_epilog) slot in here the same way.
+ *
+ * SCR_END_TIME: the prolog cannot set a task's environment, and a job's
+ * time limit may change while it runs, so each step asks slurmctld for the
+ * job's end time in its remote init_post_opt (as root in slurmstepd) and
+ * exports it to its tasks; a job without a time limit gets none. */
+#include <stdint.h>
+#include <slurm/spank.h>
+
+#include "spank_end_time.h"
+#include "spank_options.h"
+#include "spank_prolog.h"
+#include "spank_site.h"
+
+#include <stdio.h>
+
+SPANK_PLUGIN(scr, 1);
+
+static struct spank_scr_site site;
+
+/* Parse the plugin arguments into site; -1 (logged) when they are wrong. */
+static int load_site(int ac, char **av)
+{
+    char why[512];
+    if (spank_scr_site_parse(ac, av, &site, why, sizeof(why)) != 0) {
+        slurm_error("scr: %s", why);
+        return -1;
+    }
+    spank_scr_options_set_site(&site);
+    return 0;
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+    if (load_site(ac, av) != 0) return -1;
+    spank_context_t ctx = spank_context();
+    if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR || ctx == S_CTX_REMOTE) return spank_scr_options_register(sp);
+    return 0;
+}
+
+/* Each step's tasks learn when the allocation ends. */
+static int export_end_time(spank_t sp)
+{
+    uint32_t jobid;
+    if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS) {
+        slurm_error("scr: cannot get the job id for SCR_END_TIME");
+        return -1;
+    }
+    long long end = 0;
+    char why[300];
+    int found = spank_scr_end_time(jobid, &end, why, sizeof(why));
+    if (found < 0) {
+        slurm_error("scr: SCR_END_TIME not set: %s", why);
+        return -1;
+    }
+    if (found == 0) return 0;
+    char text[32];
+    snprintf(text, sizeof(text), "%lld", end);
+    spank_err_t err = spank_setenv(sp, "SCR_END_TIME", text, 1);
+    if (err != ESPANK_SUCCESS) {
+        slurm_error("scr: cannot set SCR_END_TIME: %s", spank_strerror(err));
+        return -1;
+    }
+    return 0;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+    if (!spank_scr_options_enabled()) return 0;
+    int rc = spank_scr_options_export(sp);
+    if (spank_context() == S_CTX_REMOTE && export_end_time(sp) != 0) rc = -1;
+    return rc;
+}
+
+int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
+{
+    /* slurm_spank_init does not run in the prolog's process */
+    if (load_site(ac, av) != 0) return -1;
+    return spank_scr_prolog(sp, &site);
+}
