@@ -6,6 +6,7 @@
 #include "node_health.h"
 #include "scr_err.h"
 #include "spank_as_user.h"
+#include "spank_job.h"
 #include "spank_options.h"
 #include "util_io.h"
 #include "util_log.h"
@@ -94,59 +95,25 @@ static int set_up_node(void *arg, char *msg, size_t msg_len)
     return rc == SCR_SUCCESS && rec.healthy ? 0 : -1;
 }
 
-/* The prefix the health records go under: --scr-prefix (relative to the
- * job's working directory), else that directory; NULL when neither is known. */
-static char *job_prefix(void)
-{
-    const char *given = spank_scr_options_job_value("SCR_PREFIX");
-    const char *workdir = getenv("SLURM_JOB_WORK_DIR");
-    char *out = NULL;
-    if (given != NULL && given[0] == '/') scr_path_normalize(given, &out);
-    else if (workdir != NULL && workdir[0] == '/') scr_path_join(workdir, given ? given : "", &out);
-    return out;
-}
-
 int spank_scr_prolog(spank_t sp, const struct spank_scr_site *site)
 {
     if (!spank_scr_options_job_enabled()) return 0;
-    uid_t uid;
-    gid_t gid;
-    uint32_t jobid;
-    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
-        spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS) {
-        slurm_error("scr: prolog: cannot get the job's id, uid and gid from Slurm");
-        return -1;
-    }
-    struct spank_scr_user user;
-    char why[2048], jobtext[32];
-    if (spank_scr_user_lookup(uid, gid, &user, why, sizeof(why)) != 0) {
-        slurm_error("scr: prolog of job %lu: %s", (unsigned long)jobid, why);
-        return -1;
-    }
-    snprintf(jobtext, sizeof(jobtext), "%lu", (unsigned long)jobid);
-    const char *node = getenv("SLURMD_NODENAME");
-    const char *cache_base = spank_scr_options_job_value("SCR_CACHE_BASE");
-    if (cache_base != NULL && !spank_scr_site_allows_store(site, cache_base)) {
-        slurm_error("scr: prolog of job %lu: cache base %s is not one of the site's stores (%s)",
-                    (unsigned long)jobid, cache_base, site->stores);
-        return -1;
-    }
-    char *prefix = job_prefix();
-    if (node == NULL || prefix == NULL) {
-        slurm_error("scr: prolog of job %lu: %s is not set", (unsigned long)jobid,
-                    node == NULL ? "SLURMD_NODENAME" : "SLURM_JOB_WORK_DIR");
-        free(prefix);
+    struct spank_scr_job job;
+    char why[2048];
+    if (spank_scr_job_load(sp, site, &job, why, sizeof(why)) != 0) {
+        slurm_error("scr: prolog: %s", why);
+        spank_scr_job_free(&job);
         return -1;
     }
     struct node_setup s = {
-        .node = node, .user = user.name, .jobid = jobtext,
-        .cntl_base = site->cntl_base, .cache_base = cache_base ? cache_base : site->cache_base,
-        .prefix = prefix, .min_free = site->min_free,
+        .node = job.node, .user = job.user.name, .jobid = job.id_text,
+        .cntl_base = job.cntl_base, .cache_base = job.cache_base,
+        .prefix = job.prefix, .min_free = site->min_free,
     };
-    if (spank_scr_as_user(&user, set_up_node, &s, why, sizeof(why)) == 0)
-        slurm_info("scr: prolog of job %lu for %s: %s", (unsigned long)jobid, user.name, why);
+    if (spank_scr_as_user(&job.user, set_up_node, &s, why, sizeof(why)) == 0)
+        slurm_info("scr: prolog of job %s for %s: %s", job.id_text, job.user.name, why);
     else
-        slurm_error("scr: prolog of job %lu for %s: %s", (unsigned long)jobid, user.name, why);
-    free(prefix);
+        slurm_error("scr: prolog of job %s for %s: %s", job.id_text, job.user.name, why);
+    spank_scr_job_free(&job);
     return 0;
 }
