@@ -13,7 +13,8 @@
  * SCR_END_TIME: the prolog cannot set a task's environment, and a job's
  * time limit may change while it runs, so each step asks slurmctld for the
  * job's end time in its remote init_post_opt (as root in slurmstepd) and
- * exports it to its tasks; a job without a time limit gets none. */
+ * exports it to its tasks; a job without a time limit gets none, and a
+ * step whose query fails runs without it (the slurmd log says why). */
 #include <stdint.h>
 #include <slurm/spank.h>
 
@@ -78,7 +79,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
     if (!spank_scr_options_enabled()) return 0;
     int rc = spank_scr_options_export(sp);
-    if (spank_context() == S_CTX_REMOTE && export_end_time(sp) != 0) rc = -1;
+    /* without an end time the tasks still run; they only cannot halt in time */
+    if (spank_context() == S_CTX_REMOTE) export_end_time(sp);
     return rc;
 }
 

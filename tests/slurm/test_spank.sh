@@ -83,6 +83,22 @@ n=$(printf '%s\n' "$out" | grep -c '^SCR_RUNS=3$')
 if [ "$n" -eq 2 ]; then ok "salloc --scr-* reaches the sruns of the allocation"
 else not_ok "salloc --scr-* reaches the sruns of the allocation" "$out"; fi
 
+# --- the site's defaults, as plugin arguments in plugstack.conf ------------------
+plugstack=$slurm_lab/etc/plugstack.conf
+site_line=$(cat "$plugstack")
+echo "$site_line cache_base=/dev/shm/site stores=/dev/shm/site,/dev/shm" > "$plugstack"
+refused "srun refuses a cache base the site's stores= does not list" "--scr-cache-base=/tmp" \
+    srun -N1 --scr-cache-base=/tmp true
+out=$(as_user srun -N1 --scr sh -c 'echo "cache $SCR_CACHE_BASE"' 2>&1)
+if [ "$out" = "cache /dev/shm/site" ]; then ok "the site's cache_base= reaches the tasks as SCR_CACHE_BASE"
+else not_ok "the site's cache_base= reaches the tasks as SCR_CACHE_BASE" "$out"; fi
+out=$(as_user srun -N1 --scr --scr-cache-base=/dev/shm sh -c 'echo "cache $SCR_CACHE_BASE"' 2>&1)
+if [ "$out" = "cache /dev/shm" ]; then ok "a job's --scr-cache-base wins over the site's default"
+else not_ok "a job's --scr-cache-base wins over the site's default" "$out"; fi
+echo "$site_line bogus=1" > "$plugstack"
+refused "a bad plugin argument stops srun and is named" "unknown plugin argument 'bogus=1'" srun -N1 true
+echo "$site_line" > "$plugstack"
+
 # --- a job without --scr is untouched --------------------------------------------
 rm -rf "$slurm_work/.scr"
 out=$(as_user srun -N4 sh -c 'echo "job $SLURM_JOB_ID"; env | grep "^SCR_" || true' 2>&1)
@@ -101,6 +117,16 @@ else
 fi
 
 # --- the prolog's directories and health records ---------------------------------
+# with PrologFlags=Alloc the prolog runs when the allocation is made, before any step
+job=$(next_job_id)
+as_user salloc -N2 --scr true > /dev/null 2>&1
+made=
+for n in n1 n2; do
+    [ "$(on_node "$n" stat -c '%U %a' "/dev/shm/$slurm_user/scr.$job" 2>&1)" = "$slurm_user 700" ] && made="$made $n"
+done
+if [ "$made" = " n1 n2" ]; then ok "salloc --scr without a step: the prolog made the directories at allocation"
+else not_ok "salloc --scr without a step: the prolog made the directories at allocation" "made on:$made"; fi
+
 out=$(as_user srun -N4 --scr sh -c 'echo "job $SLURM_JOB_ID"' 2>&1)
 job=$(printf '%s\n' "$out" | sed -n 's/^job //p' | head -n 1)
 bad=
