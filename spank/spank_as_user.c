@@ -28,6 +28,23 @@ int spank_scr_user_lookup(uid_t uid, gid_t gid, struct spank_scr_user *out, char
     return 0;
 }
 
+/* Whether the process's supplementary groups are exactly the user's. */
+static int groups_are_users(const struct spank_scr_user *u)
+{
+    enum { MAXG = 4096 };
+    static gid_t want[MAXG], have[MAXG];
+    int nwant = MAXG;
+    if (getgrouplist(u->name, u->gid, want, &nwant) < 0) return 0;
+    int nhave = getgroups(MAXG, have);
+    if (nhave < 0) return 0;
+    for (int i = 0; i < nhave; i++) {
+        int found = have[i] == u->gid;
+        for (int j = 0; j < nwant && !found; j++) found = have[i] == want[j];
+        if (!found) return 0;
+    }
+    return 1;
+}
+
 /* Become user for good; 0, or -1 with msg saying which step failed. */
 static int drop_privileges(const struct spank_scr_user *u, char *msg, size_t msg_len)
 {
@@ -43,6 +60,10 @@ static int drop_privileges(const struct spank_scr_user *u, char *msg, size_t msg
     if (getuid() != u->uid || geteuid() != u->uid || getgid() != u->gid || getegid() != u->gid) {
         snprintf(msg, msg_len, "identity did not change to uid %lu gid %lu", (unsigned long)u->uid,
                  (unsigned long)u->gid);
+        return -1;
+    }
+    if (!groups_are_users(u)) {
+        snprintf(msg, msg_len, "supplementary groups are not those of %s", u->name);
         return -1;
     }
     if (u->uid != 0 && setuid(0) == 0) {

@@ -4,7 +4,7 @@
 # `slurm_setup NAME`, which
 #   - skips the whole file, with the reason, where the cluster cannot run
 #     (not root, no `ip netns`, no munged, slurmctld, slurmd or srun, the
-#     plugin not built);
+#     plugin not built, or built with a sanitizer Slurm's programs lack);
 #   - waits for any other cluster of these tests on this machine to finish
 #     (the bridge, the addresses and the namespaces are fixed names);
 #   - starts a cluster of $NNODES (default 4) nodes in its own lab
@@ -47,6 +47,9 @@ slurm_missing_requirement() {
         echo "ip netns does not work here"
     elif [ ! -f "$slurm_plugin" ]; then
         echo "spank/spank_scr.so is not built"
+    elif nm -D --undefined-only "$slurm_plugin" 2>/dev/null | grep -q ' __[au]bsan_'; then
+        # srun and slurmstepd have no sanitizer runtime to give the plugin
+        echo "spank_scr.so is built with a sanitizer, which Slurm's programs cannot load"
     fi
 }
 

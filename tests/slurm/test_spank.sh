@@ -11,9 +11,11 @@ slurm_setup spank
 scr_options="scr scr-prefix scr-conf scr-copy-type scr-set-size scr-cache-base scr-cache-size scr-flush
     scr-runs scr-min-nodes scr-halt-seconds scr-debug"
 
-# HEALTHY (1 or 0) of a node's health record, in the prefix $slurm_work.
+# HEALTHY (1 or 0) of a node's health record, in the prefix $slurm_work (or
+# the directory $2 in it).
 healthy() {
-    "$top_builddir/cli/scr-print" "$slurm_work/.scr/health/$1.health" 2>&1 | awk '$1 == "HEALTHY" {getline; print $1}'
+    "$top_builddir/cli/scr-print" "$slurm_work/${2:-.}/.scr/health/$1.health" 2>&1 |
+        awk '$1 == "HEALTHY" {getline; print $1}'
 }
 record() {
     "$top_builddir/cli/scr-print" "$slurm_work/.scr/health/$1.health" 2>&1
@@ -153,6 +155,16 @@ if grep -q "scr: prolog of job $job for $slurm_user: node n3 healthy" "$slurm_la
     ok "the prolog says what it did in the slurmd log"
 else
     not_ok "the prolog says what it did in the slurmd log" "$(grep 'scr:' "$slurm_lab/log/slurmd-n3.log")"
+fi
+
+# the prolog reads --scr-prefix from the job-control environment; a relative
+# one is taken from the job's working directory
+as_user mkdir -p "$slurm_work/run1"
+as_user srun -N2 --scr-prefix=run1 true > /dev/null 2>&1
+if [ "$(healthy n1 run1)" = 1 ] && [ "$(healthy n2 run1)" = 1 ]; then
+    ok "the health records go to the job's --scr-prefix"
+else
+    not_ok "the health records go to the job's --scr-prefix" "$(ls -R "$slurm_work/run1" 2>&1)"
 fi
 
 # a directory of someone else and a symbolic link are refused
