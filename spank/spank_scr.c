@@ -4,17 +4,21 @@
  *   slurm_spank_init           parse the site's plugin arguments, register
  *                              the --scr options (spank_options.h)
  *   slurm_spank_init_post_opt  local/allocator: hand the options to the job
- *                              (prolog, epilog); remote: set SCR_* and
- *                              SCR_END_TIME for the step's tasks
+ *                              (prolog, epilog); remote: set SCR_* for the
+ *                              step's tasks, and SCR_END_TIME for a batch script
+ *   slurm_spank_local_user_init  srun: SCR_END_TIME for the step's tasks
  *   slurm_spank_job_prolog     node set-up as root (spank_prolog.h)
  * The relaunch of a failed run (local context) and the scavenge at the end
  * of the allocation (slurm_spank_job_epilog) slot in here the same way.
  *
  * SCR_END_TIME: the prolog cannot set a task's environment, and a job's
  * time limit may change while it runs, so each step asks slurmctld for the
- * job's end time in its remote init_post_opt (as root in slurmstepd) and
- * exports it to its tasks; a job without a time limit gets none, and a
- * step whose query fails runs without it (the slurmd log says why). */
+ * job's end time when it starts. srun asks, once per step, after the
+ * allocation (local_user_init), and its environment goes to every task; the
+ * batch script, which no srun starts, asks from the one slurmstepd that runs
+ * it. So a step costs slurmctld one query, whatever its node count. A job
+ * without a time limit gets no SCR_END_TIME, and a step whose query fails
+ * runs without it (srun or the slurmd log says why). */
 #include <stdint.h>
 #include <slurm/spank.h>
 
@@ -23,7 +27,11 @@
 #include "spank_prolog.h"
 #include "spank_site.h"
 
+#include <slurm/slurm.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 SPANK_PLUGIN(scr, 1);
 
@@ -49,7 +57,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     return 0;
 }
 
-/* Each step's tasks learn when the allocation ends. */
+/* The step's tasks learn when the allocation ends. */
 static int export_end_time(spank_t sp)
 {
     uint32_t jobid;
@@ -67,6 +75,14 @@ static int export_end_time(spank_t sp)
     if (found == 0) return 0;
     char text[32];
     snprintf(text, sizeof(text), "%lld", end);
+    /* srun hands its own environment to the tasks; spank_setenv is for slurmstepd */
+    if (spank_context() == S_CTX_LOCAL) {
+        if (setenv("SCR_END_TIME", text, 1) != 0) {
+            slurm_error("scr: cannot set SCR_END_TIME: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
     spank_err_t err = spank_setenv(sp, "SCR_END_TIME", text, 1);
     if (err != ESPANK_SUCCESS) {
         slurm_error("scr: cannot set SCR_END_TIME: %s", spank_strerror(err));
@@ -79,9 +95,18 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
     if (!spank_scr_options_enabled()) return 0;
     int rc = spank_scr_options_export(sp);
+    uint32_t step;
     /* without an end time the tasks still run; they only cannot halt in time */
-    if (spank_context() == S_CTX_REMOTE) export_end_time(sp);
+    if (spank_context() == S_CTX_REMOTE && spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS &&
+        step == SLURM_BATCH_SCRIPT)
+        export_end_time(sp);
     return rc;
+}
+
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
+{
+    if (spank_scr_options_enabled()) export_end_time(sp);
+    return 0;
 }
 
 int slurm_spank_job_prolog(spank_t sp, int ac, char **av)

@@ -207,6 +207,23 @@ want=$(date -d "$slurm_end" +%s 2>/dev/null)
 n=$(printf '%s\n' "$out" | grep -c "^end $want\$")
 if [ -n "$want" ] && [ "$n" -eq 2 ]; then ok "the tasks' SCR_END_TIME is the job's end time ($slurm_end)"
 else not_ok "the tasks' SCR_END_TIME is the job's end time" "EndTime=$slurm_end ($want), tasks: $out"; fi
+# a batch script gets it too, and a time limit cut while the job runs
+# reaches the steps started after the cut
+cat > "$slurm_work/end.sh" <<'SCRIPT'
+#!/bin/sh
+echo "batch $SCR_END_TIME $(date -d "$(squeue -h -j $SLURM_JOB_ID -o %e)" +%s)"
+scontrol update jobid=$SLURM_JOB_ID timelimit=4 || echo "cannot cut the time limit"
+srun -N2 sh -c 'echo "step $SCR_END_TIME $(date -d "$(squeue -h -j $SLURM_JOB_ID -o %e)" +%s)"'
+SCRIPT
+chmod 755 "$slurm_work/end.sh"
+as_user sbatch -W -N2 -t 9 --scr -o end.out ./end.sh > /dev/null 2>&1
+out=$(cat "$slurm_work/end.out" 2>&1)
+batch=$(printf '%s\n' "$out" | awk '$1 == "batch" && $2 == $3 && $2 != "" {print $2}')
+steps=$(printf '%s\n' "$out" | awk -v b="$batch" '$1 == "step" && $2 == $3 && $2 + 300 == b' | wc -l)
+if [ -n "$batch" ]; then ok "a batch script's SCR_END_TIME is the job's end time"
+else not_ok "a batch script's SCR_END_TIME is the job's end time" "$out"; fi
+if [ "$steps" -eq 2 ]; then ok "a step after the time limit was cut gets the new end time"
+else not_ok "a step after the time limit was cut gets the new end time" "$out"; fi
 out=$(as_user srun -N1 --scr sh -c 'echo "end ${SCR_END_TIME-unset}"' 2>&1)
 if [ "$out" = "end unset" ]; then ok "a job without a time limit gets no SCR_END_TIME"
 else not_ok "a job without a time limit gets no SCR_END_TIME" "$out"; fi
