@@ -12,7 +12,6 @@
 #include "util_log.h"
 #include "util_path.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +20,7 @@
 
 /* What the child working as the user needs, all resolved by the parent. */
 struct node_setup {
-    const char *node, *user, *jobid;
-    const char *cntl_base, *cache_base;
-    const char *prefix;
+    const struct spank_scr_job *job;
     uint64_t min_free;
 };
 
@@ -35,12 +32,12 @@ static const char *last_error_or(const char *text)
 }
 
 /* Both job directories created; on failure the reason is in rec. */
-static void create_dirs(const struct node_setup *s, char **dirs, struct scr_health *rec)
+static void create_dirs(const struct spank_scr_job *job, char **dirs, struct scr_health *rec)
 {
     const char *what[2] = {"SCR_CNTL_BASE", "SCR_CACHE_BASE"};
-    const char *base[2] = {s->cntl_base, s->cache_base};
+    const char *base[2] = {job->cntl_base, job->cache_base};
     for (int i = 0; i < 2; i++) {
-        if (scr_job_dir_path(what[i], base[i], s->node, s->user, s->jobid, &dirs[i]) != SCR_SUCCESS ||
+        if (scr_job_dir_path(what[i], base[i], job->node, job->user.name, job->id_text, &dirs[i]) != SCR_SUCCESS ||
             scr_job_dir_create(dirs[i]) != SCR_SUCCESS) {
             rec->healthy = 0;
             snprintf(rec->reason, sizeof(rec->reason), "%s", last_error_or("cannot create the job directory"));
@@ -66,28 +63,30 @@ static int health_dir(const char *prefix, char **out_dir)
 static int set_up_node(void *arg, char *msg, size_t msg_len)
 {
     const struct node_setup *s = arg;
+    const struct spank_scr_job *job = s->job;
     char *dirs[2] = {NULL, NULL}, *hdir = NULL, *record = NULL;
     struct scr_health rec;
     memset(&rec, 0, sizeof(rec));
-    snprintf(rec.node, sizeof(rec.node), "%s", s->node);
+    snprintf(rec.node, sizeof(rec.node), "%s", job->node);
     rec.healthy = 1;
     rec.checked = time(NULL);
-    create_dirs(s, dirs, &rec);
-    if (rec.healthy && scr_node_health_check(s->node, (const char *const *)dirs, 2, s->min_free, &rec) != SCR_SUCCESS) {
+    create_dirs(job, dirs, &rec);
+    if (rec.healthy &&
+        scr_node_health_check(job->node, (const char *const *)dirs, 2, s->min_free, &rec) != SCR_SUCCESS) {
         rec.healthy = 0;
         snprintf(rec.reason, sizeof(rec.reason), "the health check could not run");
     }
-    int rc = health_dir(s->prefix, &hdir);
-    if (rc == SCR_SUCCESS) rc = scr_health_file_path(hdir, s->node, &record);
+    int rc = health_dir(job->prefix, &hdir);
+    if (rc == SCR_SUCCESS) rc = scr_health_file_path(hdir, job->node, &record);
     if (rc == SCR_SUCCESS) rc = scr_health_file_write(record, &rec);
     if (rc != SCR_SUCCESS)
-        snprintf(msg, msg_len, "node %s %s%s; health record not written: %s", s->node,
+        snprintf(msg, msg_len, "node %s %s%s; health record not written: %s", job->node,
                  rec.healthy ? "healthy" : "unhealthy: ", rec.reason, last_error_or("unknown error"));
     else if (rec.healthy)
-        snprintf(msg, msg_len, "node %s healthy: control directory %s, cache directory %s; record %s", s->node,
+        snprintf(msg, msg_len, "node %s healthy: control directory %s, cache directory %s; record %s", job->node,
                  dirs[0], dirs[1], record);
     else
-        snprintf(msg, msg_len, "node %s unhealthy: %s; record %s", s->node, rec.reason, record);
+        snprintf(msg, msg_len, "node %s unhealthy: %s; record %s", job->node, rec.reason, record);
     free(dirs[0]);
     free(dirs[1]);
     free(hdir);
@@ -105,11 +104,7 @@ int spank_scr_prolog(spank_t sp, const struct spank_scr_site *site)
         spank_scr_job_free(&job);
         return -1;
     }
-    struct node_setup s = {
-        .node = job.node, .user = job.user.name, .jobid = job.id_text,
-        .cntl_base = job.cntl_base, .cache_base = job.cache_base,
-        .prefix = job.prefix, .min_free = site->min_free,
-    };
+    struct node_setup s = { .job = &job, .min_free = site->min_free };
     if (spank_scr_as_user(&job.user, set_up_node, &s, why, sizeof(why)) == 0)
         slurm_info("scr: prolog of job %s for %s: %s", job.id_text, job.user.name, why);
     else

@@ -18,7 +18,7 @@ healthy() {
         awk '$1 == "HEALTHY" {getline; print $1}'
 }
 record() {
-    "$top_builddir/cli/scr-print" "$slurm_work/.scr/health/$1.health" 2>&1
+    "$top_builddir/cli/scr-print" "$slurm_work/${2:-.}/.scr/health/$1.health" 2>&1
 }
 
 # --- options -----------------------------------------------------------------
@@ -97,6 +97,14 @@ else not_ok "the site's cache_base= reaches the tasks as SCR_CACHE_BASE" "$out";
 out=$(as_user srun -N1 --scr --scr-cache-base=/dev/shm sh -c 'echo "cache $SCR_CACHE_BASE"' 2>&1)
 if [ "$out" = "cache /dev/shm" ]; then ok "a job's --scr-cache-base wins over the site's default"
 else not_ok "a job's --scr-cache-base wins over the site's default" "$out"; fi
+echo "$site_line min_free=1PB" > "$plugstack"
+as_user mkdir -p "$slurm_work/small"
+as_user srun -N1 -w n4 --scr-prefix=small true > /dev/null 2>&1
+if [ "$(healthy n4 small)" = 0 ] && record n4 small | grep -q "bytes free, the job needs"; then
+    ok "the site's min_free= makes a node without that much space unhealthy"
+else
+    not_ok "the site's min_free= makes a node without that much space unhealthy" "$(record n4 small)"
+fi
 echo "$site_line bogus=1" > "$plugstack"
 refused "a bad plugin argument stops srun and is named" "unknown plugin argument 'bogus=1'" srun -N1 true
 echo "$site_line" > "$plugstack"
