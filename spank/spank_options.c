@@ -83,8 +83,8 @@ static int option_cb(int val, const char *optarg, int remote)
         return -1;
     }
     if (strcmp(o->param, "SCR_CACHE_BASE") == 0 && site != NULL && !spank_scr_site_allows_store(site, v)) {
-        slurm_error("invalid --%s=%s: expected %s", o->name, text,
-                    site->stores[0] ? site->stores : "an absolute path");
+        slurm_error("invalid --%s=%s: expected %s%s", o->name, text,
+                    site->stores[0] ? "one of the site's stores: " : "an absolute path", site->stores);
         free(v);
         return -1;
     }
