@@ -17,6 +17,7 @@
 #include "config.h"
 #include "down_nodes.h"
 #include "halt_file.h"
+#include "job_dir.h"
 #include "job_env.h"
 #include "nodes_file.h"
 #include "relaunch.h"
@@ -138,7 +139,7 @@ static int recorded_nodes(void)
     if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
     if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
     if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, "SCR_CNTL_BASE", &base);
-    if (rc == SCR_SUCCESS) rc = scr_job_env_job_dir(base, "SCR_CNTL_BASE", node, user, jobid, &cntl);
+    if (rc == SCR_SUCCESS) rc = scr_job_dir_path("SCR_CNTL_BASE", base, node, user, jobid, &cntl);
     if (rc == SCR_SUCCESS) rc = scr_path_join(cntl, SCR_NODES_FILE_NAME, &path);
     if (rc == SCR_SUCCESS && scr_nodes_file_read(path, rec) == SCR_SUCCESS) scr_nodes_file_get_nodes(rec, &count);
     free(cntl);

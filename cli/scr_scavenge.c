@@ -13,6 +13,7 @@
 #include "build_config.h"
 #include "cli_common.h"
 #include "config.h"
+#include "job_dir.h"
 #include "job_env.h"
 #include "scavenge.h"
 #include "scr_err.h"
@@ -132,7 +133,7 @@ static int derive_dirs(const char *node_option, const char *cntl_option, const c
         if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
         if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
         if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, "SCR_CNTL_BASE", &base);
-        if (rc == SCR_SUCCESS) rc = scr_job_env_job_dir(base, "SCR_CNTL_BASE", node, user, jobid, out_cntl);
+        if (rc == SCR_SUCCESS) rc = scr_job_dir_path("SCR_CNTL_BASE", base, node, user, jobid, out_cntl);
     } else if (rc == SCR_SUCCESS) {
         rc = (*out_cntl = strdup(cntl_option)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
     }

@@ -120,21 +120,3 @@ int scr_job_env_expand(const char *pattern, const char *node, const char *user,
     *out_path = out;
     return SCR_SUCCESS;
 }
-
-int scr_job_env_job_dir(const char *base, const char *what, const char *node, const char *user,
-                        const char *jobid, char **out_dir)
-{
-    char *expanded = NULL, *sub = NULL;
-    int rc = scr_job_env_expand(base, node, user, jobid, &expanded);
-    if (rc == SCR_SUCCESS && expanded[0] != '/') {
-        scr_err("%s=%s must be an absolute path", what, base);
-        rc = SCR_ERR_ARG;
-    }
-    size_t len = strlen(user) + strlen(jobid) + 6;
-    if (rc == SCR_SUCCESS && (sub = malloc(len)) == NULL) rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) snprintf(sub, len, "%s/scr.%s", user, jobid);
-    if (rc == SCR_SUCCESS) rc = scr_path_join(expanded, sub, out_dir);
-    free(expanded);
-    free(sub);
-    return rc;
-}

@@ -35,10 +35,4 @@ int scr_job_env_end_time(int64_t *out_end);
 int scr_job_env_expand(const char *pattern, const char *node, const char *user,
                        const char *jobid, char **out_path);
 
-/* The job's directory under a control or cache base: <base>/<user>/scr.<jobid>
- * with base's patterns expanded, in a new string. SCR_ERR_ARG (logged) when
- * the expanded base is not absolute; what names the base in that message. */
-int scr_job_env_job_dir(const char *base, const char *what, const char *node, const char *user,
-                        const char *jobid, char **out_dir);
-
 #endif

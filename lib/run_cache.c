@@ -1,6 +1,6 @@
 /* run_cache.c — this node's cache: directories, filemaps, integrity, eviction. */
 #include "flush_file.h"
-#include "job_env.h"
+#include "job_dir.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "meta.h"
@@ -33,38 +33,13 @@ double scr_run_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* mkdir -p dir with mode 0700, and refuse a directory others can enter. */
-static int make_private_dir(const char *dir)
-{
-    int rc = scr_mkdir_p(dir, 0700);
-    if (rc != SCR_SUCCESS) return rc;
-    struct stat st;
-    if (stat(dir, &st) != 0) {
-        scr_err("cannot use directory %s: %s", dir, strerror(errno));
-        return SCR_ERR_IO;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        scr_err("%s is not a directory", dir);
-        return SCR_ERR_IO;
-    }
-    if (st.st_uid != geteuid()) {
-        scr_err("directory %s belongs to uid %lu, not to this user", dir, (unsigned long)st.st_uid);
-        return SCR_ERR_IO;
-    }
-    if ((st.st_mode & 077) != 0 && chmod(dir, 0700) != 0) {
-        scr_err("cannot make %s private (chmod 0700): %s", dir, strerror(errno));
-        return SCR_ERR_IO;
-    }
-    return SCR_SUCCESS;
-}
-
 int scr_cache_create_dirs(struct scr_run *run)
 {
     int rc = SCR_SUCCESS;
     /* the node's first rank creates; everyone waits for every node */
     if (run->node_rank == 0) {
-        rc = make_private_dir(run->cntl_dir);
-        if (rc == SCR_SUCCESS) rc = make_private_dir(run->cache_dir);
+        rc = scr_job_dir_create(run->cntl_dir);
+        if (rc == SCR_SUCCESS) rc = scr_job_dir_create(run->cache_dir);
     }
     int all = 0;
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &all);
@@ -92,7 +67,7 @@ static int same_store(const struct scr_run *run, const char *a, const char *b)
 
 int scr_run_job_dir(const struct scr_run *run, const char *what, const char *base, char **out_dir)
 {
-    return scr_job_env_job_dir(base, what, run->node_name, run->user, run->jobid, out_dir);
+    return scr_job_dir_path(what, base, run->node_name, run->user, run->jobid, out_dir);
 }
 
 int scr_cache_store_dir(const struct scr_run *run, const char *store, char **out_dir)
@@ -143,7 +118,7 @@ int scr_cache_prepare_dataset_dir(const struct scr_run *run, int id, char **out_
     /* a store other than the cache base gets its job directory on first use,
      * from the node's first rank (the others' mkdir below cannot grant
      * anything: the directories they make are the user's and private) */
-    if (rc == SCR_SUCCESS && run->node_rank == 0) rc = make_private_dir(top);
+    if (rc == SCR_SUCCESS && run->node_rank == 0) rc = scr_job_dir_create(top);
     if (rc == SCR_SUCCESS) rc = scr_cache_dataset_dir(run, id, &dsdir);
     if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dsdir, 0700);
     free(top);

@@ -1,0 +1,124 @@
+/* job_dir.c — a job's private directory on a node: <base>/<user>/scr.<jobid>. */
+#include "job_dir.h"
+#include "job_env.h"
+#include "scr_err.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int scr_job_dir_path(const char *what, const char *base, const char *node, const char *user,
+                     const char *jobid, char **out_dir)
+{
+    char *expanded = NULL, sub[600];
+    int rc = scr_job_env_expand(base, node, user, jobid, &expanded);
+    if (rc == SCR_SUCCESS && expanded[0] != '/') {
+        scr_err("%s=%s must be an absolute path", what, base);
+        rc = SCR_ERR_ARG;
+    }
+    int n = snprintf(sub, sizeof(sub), "%s/scr.%s", user, jobid);
+    if (rc == SCR_SUCCESS && (n < 0 || (size_t)n >= sizeof(sub))) {
+        scr_err("user name or job id too long for a directory name: %s, %s", user, jobid);
+        rc = SCR_ERR_ARG;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_path_join(expanded, sub, out_dir);
+    free(expanded);
+    return rc;
+}
+
+/* Whether st (found at path) may serve as one of our private directories;
+ * logs why not. */
+static int is_ours(const struct stat *st, const char *path)
+{
+    if (S_ISLNK(st->st_mode)) {
+        scr_err("refusing %s: it is a symbolic link", path);
+        return 0;
+    }
+    if (!S_ISDIR(st->st_mode)) {
+        scr_err("refusing %s: it is not a directory", path);
+        return 0;
+    }
+    if (st->st_uid != geteuid()) {
+        scr_err("refusing %s: it belongs to uid %lu, not to uid %lu", path, (unsigned long)st->st_uid,
+                (unsigned long)geteuid());
+        return 0;
+    }
+    return 1;
+}
+
+/* Make name inside the directory open as parent_fd (mode 0700 if new),
+ * then open it without following a link and check it is ours and private.
+ * It is looked at before it is opened (an unreadable directory of someone
+ * else is reported as such) and after (the same inode: nothing swapped it
+ * in between). path names it in messages. Returns the open directory or -1
+ * (logged). */
+static int private_subdir(int parent_fd, const char *name, const char *path)
+{
+    if (mkdirat(parent_fd, name, 0700) != 0 && errno != EEXIST) {
+        scr_err("mkdir of %s failed: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat before, st;
+    if (fstatat(parent_fd, name, &before, AT_SYMLINK_NOFOLLOW) != 0) {
+        scr_err("cannot stat %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!is_ours(&before, path)) return -1;
+    int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        scr_err("cannot open directory %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0) {
+        scr_err("cannot stat %s: %s", path, strerror(errno));
+    } else if (st.st_dev != before.st_dev || st.st_ino != before.st_ino) {
+        scr_err("refusing %s: it was replaced while being checked", path);
+    } else if ((st.st_mode & 077) != 0 && fchmod(fd, st.st_mode & 0700) != 0) {
+        scr_err("cannot make %s private (chmod 0700): %s", path, strerror(errno));
+    } else {
+        return fd;
+    }
+    close(fd);
+    return -1;
+}
+
+int scr_job_dir_create(const char *dir)
+{
+    char *jobdir = NULL, *userdir = NULL, *base = NULL, *user = NULL, *job = NULL;
+    int rc = scr_path_normalize(dir, &jobdir);
+    if (rc == SCR_SUCCESS) rc = scr_path_dirname(jobdir, &userdir);
+    if (rc == SCR_SUCCESS) rc = scr_path_dirname(userdir, &base);
+    if (rc == SCR_SUCCESS) rc = scr_path_basename(userdir, &user);
+    if (rc == SCR_SUCCESS) rc = scr_path_basename(jobdir, &job);
+    if (rc == SCR_SUCCESS && (jobdir[0] != '/' || strcmp(userdir, "/") == 0)) {
+        scr_err("%s is not a job directory <base>/<user>/scr.<jobid>", dir);
+        rc = SCR_ERR_ARG;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(base, 0755);
+    int base_fd = -1, user_fd = -1, job_fd = -1;
+    if (rc == SCR_SUCCESS) {
+        base_fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (base_fd < 0) {
+            scr_err("cannot open directory %s: %s", base, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+    }
+    if (rc == SCR_SUCCESS && (user_fd = private_subdir(base_fd, user, userdir)) < 0) rc = SCR_ERR_IO;
+    if (rc == SCR_SUCCESS && (job_fd = private_subdir(user_fd, job, jobdir)) < 0) rc = SCR_ERR_IO;
+    if (job_fd >= 0) close(job_fd);
+    if (user_fd >= 0) close(user_fd);
+    if (base_fd >= 0) close(base_fd);
+    free(jobdir);
+    free(userdir);
+    free(base);
+    free(user);
+    free(job);
+    return rc;
+}

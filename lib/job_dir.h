@@ -1,0 +1,29 @@
+/* job_dir.h — a job's private directory on a node: <base>/<user>/scr.<jobid>.
+ *
+ * The control directory and each cache store of a job are such a directory.
+ * libscr and the Slurm plugin's prolog compute the path and create it with
+ * the same two functions, so both always agree on where a job's files are.
+ *
+ * Creation runs as the job's user (the plugin forks a child that dropped its
+ * privileges first) and trusts nothing it did not make below the base:
+ *   - the base (patterns expanded) is the site's; missing parts of it are
+ *     created with mode 0755 so that other users' jobs can share it;
+ *   - <user> and scr.<jobid> are created with mode 0700, or, when they
+ *     exist, used only if each is a real directory (never a symbolic link
+ *     is followed) owned by the calling user; a group or other permission
+ *     bit left on them is then removed.
+ * Anything else is refused with an error naming the path and the reason. */
+#ifndef SCR_JOB_DIR_H
+#define SCR_JOB_DIR_H
+
+/* <base>/<user>/scr.<jobid> with base's %N, %u, %j expanded (job_env.h), in
+ * a new string the caller frees. what names the setting in messages
+ * ("SCR_CACHE_BASE"); base must expand to an absolute path (SCR_ERR_ARG). */
+int scr_job_dir_path(const char *what, const char *base, const char *node, const char *user,
+                     const char *jobid, char **out_dir);
+
+/* Create dir, a path made by scr_job_dir_path, as described above. Its last
+ * two components are the private ones. SCR_ERR_IO (logged) when refused. */
+int scr_job_dir_create(const char *dir);
+
+#endif

@@ -1,0 +1,16 @@
+/* spank_end_time.h — when the job's allocation ends, as slurmctld knows it.
+ *
+ * Asked at the start of each step, so a time limit changed while the job
+ * runs (scontrol update) reaches the next step. A job without a time limit
+ * has no end to report. */
+#ifndef SPANK_END_TIME_H
+#define SPANK_END_TIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 1 with *out_end (seconds since the epoch) when the job has a time limit,
+ * 0 when it has none, -1 with why set when slurmctld could not tell. */
+int spank_scr_end_time(uint32_t jobid, long long *out_end, char *why, size_t why_len);
+
+#endif

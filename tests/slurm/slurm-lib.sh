@@ -1,0 +1,117 @@
+# slurm-lib.sh — a real Slurm cluster for the end-to-end tests (source it).
+#
+# A test file starts with `. "$top_srcdir/tests/slurm/slurm-lib.sh"` and
+# `slurm_setup NAME`, which
+#   - skips the whole file, with the reason, where the cluster cannot run
+#     (not root, no `ip netns`, no munged, slurmctld, slurmd or srun, the
+#     plugin not built, or built with a sanitizer Slurm's programs lack);
+#   - waits for any other cluster of these tests on this machine to finish
+#     (the bridge, the addresses and the namespaces are fixed names);
+#   - starts a cluster of $NNODES (default 4) nodes in its own lab
+#     directory, $slurm_lab ($top_builddir/tests/slurm/lab.NAME), loading
+#     the build tree's spank_scr.so; SPANK_ARGS gives plugin arguments;
+#   - makes sure the unprivileged test user $slurm_user exists and gives it
+#     a working directory, $slurm_work, where its jobs run;
+#   - stops the cluster when the file exits, whatever happened (trap), and
+#     removes the lab when every test passed and KEEP is unset.
+# Helpers:
+#   as_user CMD...         CMD as $slurm_user in $slurm_work, under a timeout
+#   on_node NODE CMD...    CMD inside NODE's namespaces (its /dev/shm, host name)
+#   slurmd_log NODE        that node's slurmd log
+#   next_job_id            the id slurmctld gives the next job
+. "$top_srcdir/tests/tap.sh"
+
+slurm_dir=$top_srcdir/tests/slurm
+slurm_user=scrtest
+slurm_plugin=$top_builddir/spank/.libs/spank_scr.so
+slurm_lock=/run/lock/scr-slurm-tests.lock
+
+slurm_skip_all() {
+    echo "1..0 # SKIP $1"
+    exit 0
+}
+
+# What this host lacks to run a cluster (prints nothing when all is there).
+slurm_missing_requirement() {
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "needs root (network namespaces, daemons, a test user)"
+        return
+    fi
+    for _slurm_cmd in ip nsenter unshare munged slurmctld slurmd srun sbatch scontrol sinfo flock runuser timeout; do
+        if ! command -v "$_slurm_cmd" > /dev/null 2>&1; then
+            echo "$_slurm_cmd not found (etc/install-deps.sh installs the Slurm and munge packages)"
+            return
+        fi
+    done
+    if ! ip netns list > /dev/null 2>&1; then
+        echo "ip netns does not work here"
+    elif [ ! -f "$slurm_plugin" ]; then
+        echo "spank/spank_scr.so is not built"
+    elif nm -D --undefined-only "$slurm_plugin" 2>/dev/null | grep -q ' __[au]bsan_'; then
+        # srun and slurmstepd have no sanitizer runtime to give the plugin
+        echo "spank_scr.so is built with a sanitizer, which Slurm's programs cannot load"
+    fi
+}
+
+slurm_teardown() {
+    LAB=$slurm_lab NNODES=$NNODES sh "$slurm_dir/stop-cluster.sh"
+    if [ "$tap_failed" -eq 0 ] && [ -z "${KEEP:-}" ]; then
+        rm -rf "$slurm_lab"
+    else
+        echo "# cluster files (logs, configuration) kept in $slurm_lab" >&2
+    fi
+}
+
+slurm_setup() {
+    _slurm_missing=$(slurm_missing_requirement)
+    [ -z "$_slurm_missing" ] || slurm_skip_all "$_slurm_missing"
+    : "${NNODES:=4}"
+    slurm_lab=$top_builddir/tests/slurm/lab.$1
+    mkdir -p /run/lock
+    exec 9> "$slurm_lock"
+    flock -w 600 9 || slurm_skip_all "another Slurm test cluster kept $slurm_lock for 10 minutes"
+    trap 'slurm_teardown' EXIT
+    trap 'exit 1' INT TERM HUP
+    rm -rf "$slurm_lab"
+    if ! _slurm_out=$(LAB=$slurm_lab NNODES=$NNODES SPANK_PLUGIN=$slurm_plugin SPANK_ARGS=${SPANK_ARGS:-} \
+                      sh "$slurm_dir/start-cluster.sh" 2>&1); then
+        not_ok "the test cluster starts" "$_slurm_out"
+        done_testing
+        exit 1
+    fi
+    SLURM_CONF=$slurm_lab/etc/slurm.conf
+    export SLURM_CONF
+    # nothing from the caller steers SCR or Slurm
+    for _slurm_var in $(env | sed -n 's/^\(SCR_[A-Za-z0-9_]*\|SLURM_[A-Za-z0-9_]*\)=.*/\1/p'); do
+        [ "$_slurm_var" = SLURM_CONF ] || unset "$_slurm_var"
+    done
+    id -u "$slurm_user" > /dev/null 2>&1 || useradd -M -d /nonexistent -s /bin/sh "$slurm_user" \
+        || slurm_skip_all "cannot create the test user $slurm_user"
+    slurm_uid=$(id -u "$slurm_user")
+    slurm_work=$slurm_lab/out/work
+    mkdir -p "$slurm_work"
+    chown "$slurm_user" "$slurm_work"
+}
+
+as_user() {
+    (cd "$slurm_work" && timeout -k 5 90 runuser -u "$slurm_user" -- env SLURM_CONF="$SLURM_CONF" "$@")
+}
+
+# The PID of NODE's slurmd, whose namespaces are the node's.
+slurmd_pid() {
+    cat "$slurm_lab/run/slurmd-$1.pid"
+}
+
+on_node() {
+    _slurm_node=$1
+    shift
+    nsenter -t "$(slurmd_pid "$_slurm_node")" --net --mount --uts -- "$@"
+}
+
+slurmd_log() {
+    cat "$slurm_lab/log/slurmd-$1.log"
+}
+
+next_job_id() {
+    scontrol show config | awk '$1 == "NEXT_JOB_ID" {print $3}'
+}

@@ -1,0 +1,105 @@
+/* test_job_dir.c — a job's directory <base>/<user>/scr.<jobid>: the path
+ * rule, and creation that keeps it private and refuses what it did not make. */
+#include "tap.h"
+
+#include "job_dir.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void test_path_expands_the_base_and_appends_user_and_job(void)
+{
+    char *p = NULL;
+    CHECK(scr_job_dir_path("SCR_CACHE_BASE", "/ssd/%N", "n3", "ann", "42", &p) == SCR_SUCCESS &&
+          strcmp(p, "/ssd/n3/ann/scr.42") == 0, "got %s", p ? p : "(null)");
+    free(p);
+    p = NULL;
+    scr_log_set_quiet(1);
+    scr_clear_last_error();
+    CHECK(scr_job_dir_path("SCR_CACHE_BASE", "cache", "n3", "ann", "42", &p) == SCR_ERR_ARG, "relative base accepted");
+    CHECK(strstr(scr_last_error(), "SCR_CACHE_BASE=cache must be an absolute path") != NULL, "'%s'", scr_last_error());
+    scr_log_set_quiet(0);
+    free(p);
+}
+
+static mode_t mode_of(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 ? st.st_mode : 0;
+}
+
+static void test_create_makes_private_directories_below_a_new_base(void)
+{
+    const char *dir = tap_path("base/sub/ann/scr.7");
+    REQUIRE(scr_job_dir_create(dir) == SCR_SUCCESS, "create: %s", scr_last_error());
+    CHECK(S_ISDIR(mode_of(dir)) && (mode_of(dir) & 0777) == 0700, "job dir mode %o", mode_of(dir));
+    CHECK((mode_of(tap_path("base/sub/ann")) & 0777) == 0700, "user dir mode %o", mode_of(tap_path("base/sub/ann")));
+    CHECK((mode_of(tap_path("base/sub")) & 0777) == 0755, "base mode %o", mode_of(tap_path("base/sub")));
+    CHECK(scr_job_dir_create(dir) == SCR_SUCCESS, "an existing private directory is reused");
+}
+
+static void test_create_tightens_an_open_directory_of_ours(void)
+{
+    const char *dir = tap_path("open/ann/scr.8");
+    REQUIRE(mkdir(tap_path("open"), 0755) == 0 && mkdir(tap_path("open/ann"), 0777) == 0 && mkdir(dir, 0777) == 0,
+            "set-up");
+    chmod(tap_path("open/ann"), 0777);
+    chmod(dir, 0775);
+    CHECK(scr_job_dir_create(dir) == SCR_SUCCESS, "create: %s", scr_last_error());
+    CHECK((mode_of(dir) & 0777) == 0700 && (mode_of(tap_path("open/ann")) & 0777) == 0700, "modes %o %o",
+          mode_of(dir), mode_of(tap_path("open/ann")));
+}
+
+static void expect_refused(const char *dir, const char *why)
+{
+    scr_log_set_quiet(1);
+    scr_clear_last_error();
+    CHECK(scr_job_dir_create(dir) == SCR_ERR_IO, "%s accepted", dir);
+    CHECK(strstr(scr_last_error(), why) != NULL, "%s: '%s'", dir, scr_last_error());
+    scr_log_set_quiet(0);
+}
+
+static void test_create_refuses_a_symbolic_link_at_either_level(void)
+{
+    REQUIRE(mkdir(tap_path("target"), 0700) == 0 && mkdir(tap_path("links"), 0755) == 0, "set-up");
+    REQUIRE(symlink(tap_path("target"), tap_path("links/ann")) == 0, "symlink");
+    expect_refused(tap_path("links/ann/scr.9"), "links/ann: it is a symbolic link");
+    REQUIRE(mkdir(tap_path("links/bob"), 0700) == 0 && symlink(tap_path("target"), tap_path("links/bob/scr.9")) == 0,
+            "symlink");
+    expect_refused(tap_path("links/bob/scr.9"), "bob/scr.9: it is a symbolic link");
+    CHECK(access(tap_path("target/scr.9"), F_OK) != 0, "something was made through the link");
+}
+
+static void test_create_refuses_a_file_in_the_way(void)
+{
+    REQUIRE(mkdir(tap_path("files"), 0755) == 0 && mkdir(tap_path("files/ann"), 0700) == 0, "set-up");
+    FILE *f = fopen(tap_path("files/ann/scr.3"), "w");
+    REQUIRE(f != NULL && fclose(f) == 0, "file");
+    expect_refused(tap_path("files/ann/scr.3"), "it is not a directory");
+}
+
+static void test_create_refuses_a_directory_of_another_user(void)
+{
+    REQUIRE(mkdir(tap_path("other"), 0755) == 0 && mkdir(tap_path("other/ann"), 0755) == 0, "set-up");
+    REQUIRE(chown(tap_path("other/ann"), 65534, 65534) == 0, "chown");
+    expect_refused(tap_path("other/ann/scr.4"), "belongs to uid 65534");
+}
+
+int main(void)
+{
+    umask(022);
+    RUN(test_path_expands_the_base_and_appends_user_and_job);
+    RUN(test_create_makes_private_directories_below_a_new_base);
+    RUN(test_create_tightens_an_open_directory_of_ours);
+    RUN(test_create_refuses_a_symbolic_link_at_either_level);
+    RUN(test_create_refuses_a_file_in_the_way);
+    if (geteuid() == 0)
+        RUN(test_create_refuses_a_directory_of_another_user);
+    else
+        printf("ok %d - test_create_refuses_a_directory_of_another_user # SKIP needs root\n", ++tap_number);
+    return tap_done();
+}
