@@ -19,6 +19,12 @@
 #   on_node NODE CMD...    CMD inside NODE's namespaces (its /dev/shm, host name)
 #   slurmd_log NODE        that node's slurmd log
 #   next_job_id            the id slurmctld gives the next job
+#   kill_node NODE         crash NODE: every process of its namespaces at once
+#                          (slurmd, steps, tasks); its /dev/shm goes with them
+#   wait_node_state NODE WORD [SECONDS]  until NODE's state contains WORD
+#                          (e.g. DOWN, IDLE); fails after SECONDS (default 60)
+#   wait_job_gone JOBID [SECONDS]        until JOBID has left the queue
+#                          (its epilogs have run); fails after SECONDS (120)
 . "$top_srcdir/tests/tap.sh"
 
 slurm_dir=$top_srcdir/tests/slurm
@@ -114,4 +120,31 @@ slurmd_log() {
 
 next_job_id() {
     scontrol show config | awk '$1 == "NEXT_JOB_ID" {print $3}'
+}
+
+# the namespace names are cluster-env.sh's SCR_LAB_NS_PREFIX<node>
+kill_node() {
+    _slurm_pids=$(ip netns pids "scrlab-$1" 2>/dev/null)
+    [ -z "$_slurm_pids" ] || kill -9 $_slurm_pids 2>/dev/null
+    return 0
+}
+
+wait_node_state() {
+    _slurm_tries=$(( ${3:-60} * 2 ))
+    while [ "$_slurm_tries" -gt 0 ]; do
+        scontrol -o show node "$1" 2>/dev/null | grep -q "State=[A-Z+_]*$2" && return 0
+        sleep 0.5
+        _slurm_tries=$((_slurm_tries - 1))
+    done
+    return 1
+}
+
+wait_job_gone() {
+    _slurm_tries=$(( ${2:-120} * 2 ))
+    while [ "$_slurm_tries" -gt 0 ]; do
+        squeue -h -j "$1" 2>/dev/null | grep -q . || return 0
+        sleep 0.5
+        _slurm_tries=$((_slurm_tries - 1))
+    done
+    return 1
 }
