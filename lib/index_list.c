@@ -54,6 +54,13 @@ static int build_row(const scr_kvtree *index, int id, const char *current, scr_i
         rc = scr_index_file_list_fetched(index, id, &row->fetched, &row->fetched_count);
     if (rc == SCR_SUCCESS)
         rc = scr_index_file_list_failed(index, id, &row->failed, &row->failed_count);
+    if (rc == SCR_SUCCESS) {
+        rc = scr_index_file_list_missing(index, id, &row->missing, &row->missing_count);
+        if (rc == SCR_ERR_TYPE) scr_err("index: dataset %d: a MISSING rank is not an integer >= 0", id);
+        else if (rc == SCR_ERR_NOMEM) scr_err("index: out of memory listing the missing ranks of dataset %d", id);
+    }
+    if (rc == SCR_SUCCESS && row->missing_count > 0)
+        rc = scr_index_list_format_ranks(row->missing, row->missing_count, &row->missing_ranks);
     return rc;
 }
 
@@ -100,6 +107,8 @@ void scr_index_list_delete(scr_index_list *list)
     for (int i = 0; i < list->count; i++) {
         free(list->rows[i].fetched);
         free(list->rows[i].failed);
+        free(list->rows[i].missing);
+        free(list->rows[i].missing_ranks);
     }
     free(list->rows);
     free(list);
@@ -125,11 +134,34 @@ void scr_index_list_format_size(uint64_t bytes, char *buf, size_t len)
     }
 }
 
+int scr_index_list_format_ranks(const int *ranks, int count, char **out_text)
+{
+    /* at most 2 numbers of 10 digits and 2 separators per rank */
+    size_t cap = (size_t)(count > 0 ? count : 0) * 24 + 1, len = 0;
+    char *text = malloc(cap);
+    if (text == NULL) {
+        scr_err("index: out of memory formatting %d ranks", count);
+        return SCR_ERR_NOMEM;
+    }
+    text[0] = '\0';
+    for (int i = 0; i < count;) {
+        int j = i; /* ranks[i..j] is one run of consecutive ranks */
+        while (j + 1 < count && ranks[j + 1] == ranks[j] + 1) j++;
+        const char *sep = i == 0 ? "" : ",";
+        int n = j == i ? snprintf(text + len, cap - len, "%s%d", sep, ranks[i])
+                       : snprintf(text + len, cap - len, "%s%d-%d", sep, ranks[i], ranks[j]);
+        len += (size_t)n;
+        i = j + 1;
+    }
+    *out_text = text;
+    return SCR_SUCCESS;
+}
+
 /* --- the table -------------------------------------------------------------------- */
 
 enum column {
     COL_MARK, COL_ID, COL_NAME, COL_KIND, COL_COMPLETE, COL_FAILED, COL_FETCHED, COL_FLUSHED,
-    COL_SIZE, COL_FILES, COLUMNS
+    COL_SIZE, COL_FILES, COL_MISSING, COLUMNS
 };
 
 static const struct {
@@ -141,6 +173,7 @@ static const struct {
     [COL_COMPLETE] = { "COMPLETE", 0 }, [COL_FAILED] = { "FAILED", 0 },
     [COL_FETCHED] = { "FETCHED", 0 },  [COL_FLUSHED] = { "FLUSHED", 0 },
     [COL_SIZE] = { "SIZE", 1 },        [COL_FILES] = { "FILES", 1 },
+    [COL_MISSING] = { "MISSING", 0 },
 };
 
 /* Enough for any number or size a cell shows. */
@@ -181,6 +214,7 @@ static const char *cell(const scr_index_row *row, int c, char buf[CELL_MAX])
         if (row->files < 0) return "-";
         snprintf(buf, CELL_MAX, "%d", row->files);
         return buf;
+    case COL_MISSING: return row->missing_ranks ? row->missing_ranks : "-";
     }
     return "";
 }
@@ -192,7 +226,8 @@ static int print_line(FILE *out, const scr_index_row *row, const int width[COLUM
     for (int c = 0; c < COLUMNS; c++) {
         /* the marker sits against the id, other columns two spaces apart */
         const char *gap = c == COL_MARK ? "" : c == COL_ID ? " " : "  ";
-        int w = columns[c].right ? width[c] : -width[c];
+        /* the last column is not padded: a long list of ranks widens no line */
+        int w = columns[c].right ? width[c] : c == COLUMNS - 1 ? 0 : -width[c];
         if (fprintf(out, "%s%*s", gap, w, cell(row, c, buf)) < 0) return -1;
     }
     return fputc('\n', out) == EOF ? -1 : 0;
@@ -250,6 +285,20 @@ static struct json_object *times_json(const char **times, int count)
     return array;
 }
 
+static struct json_object *ranks_json(const int *ranks, int count)
+{
+    struct json_object *array = json_object_new_array();
+    for (int i = 0; array != NULL && i < count; i++) {
+        struct json_object *r = json_object_new_int(ranks[i]);
+        if (r == NULL || json_object_array_add(array, r) != 0) {
+            json_object_put(r);
+            json_object_put(array);
+            array = NULL;
+        }
+    }
+    return array;
+}
+
 static struct json_object *row_json(const scr_index_row *row)
 {
     struct json_object *obj = json_object_new_object();
@@ -268,7 +317,8 @@ static struct json_object *row_json(const scr_index_row *row)
         put(obj, "flushed", row->flushed ? json_object_new_string(row->flushed) : NULL,
             row->flushed == NULL) ||
         put(obj, "fetched", times_json(row->fetched, row->fetched_count), 0) ||
-        put(obj, "failed", times_json(row->failed, row->failed_count), 0)) {
+        put(obj, "failed", times_json(row->failed, row->failed_count), 0) ||
+        put(obj, "missing", ranks_json(row->missing, row->missing_count), 0)) {
         json_object_put(obj);
         return NULL;
     }

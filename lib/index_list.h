@@ -3,7 +3,8 @@
  * scr-index --list, the Slurm plugin and other commands all present an
  * index (index_file.h) the same way: one row per dataset, newest first, with
  * what a user asks before a restart — is it current, a checkpoint or output,
- * complete, when was it flushed, fetched or did a fetch fail, how big is it.
+ * complete (and if not, which ranks lost their files), when was it flushed,
+ * fetched or did a fetch fail, how big is it.
  * Building the rows checks nothing beyond what scr_index_file_read checked;
  * a key that is absent shows as absent ("-" in the table, null in JSON).
  *
@@ -36,6 +37,9 @@ typedef struct scr_index_row {
     int fetched_count;
     const char **failed; /* oldest first */
     int failed_count;
+    int *missing;        /* MISSING ranks of an incomplete dataset, ascending; owned */
+    int missing_count;
+    char *missing_ranks; /* the same as "3,5-7,10" (owned), NULL when none */
 } scr_index_row;
 
 typedef struct scr_index_list {
@@ -55,10 +59,17 @@ void scr_index_list_delete(scr_index_list *list);
 #define SCR_INDEX_LIST_SIZE_TEXT 32
 void scr_index_list_format_size(uint64_t bytes, char *buf, size_t len);
 
+/* ranks (ascending) in compact range form, "3,5-7,10", in a new string the
+ * caller frees ("" when count is 0). SCR_ERR_NOMEM, logged. */
+int scr_index_list_format_ranks(const int *ranks, int count, char **out_text);
+
 /* A header line, then one line per row, columns aligned:
- *   <*> ID NAME KIND COMPLETE FAILED FETCHED FLUSHED SIZE FILES
+ *   <*> ID NAME KIND COMPLETE FAILED FETCHED FLUSHED SIZE FILES MISSING
  * where the first column holds '*' on the current dataset, FAILED and FETCHED
- * show the latest time, and KIND is checkpoint, output or checkpoint+output.
+ * show the latest time, KIND is checkpoint, output or checkpoint+output, and
+ * MISSING the ranks whose files are lost in range form ("3,5-7,10", "-" when
+ * none); the last column is not padded. Every line after the header is one
+ * dataset, so scripts may take fields by position.
  * SCR_ERR_IO (logged) when writing fails. */
 int scr_index_list_fprint_table(FILE *out, const scr_index_list *list);
 
@@ -67,7 +78,8 @@ int scr_index_list_fprint_table(FILE *out, const scr_index_list *list);
  * with "prefix" left out when prefix is NULL, and each row
  *   {"id", "name", "current", "checkpoint", "output", "complete",
  *    "size" (bytes or null), "files" (or null), "flushed" (or null),
- *    "fetched": [times, oldest first], "failed": [times, oldest first]}.
+ *    "fetched": [times, oldest first], "failed": [times, oldest first],
+ *    "missing": [ranks, ascending; empty unless the index lists MISSING]}.
  * NULL (logged) if out of memory. */
 struct json_object *scr_index_list_to_json(const scr_index_list *list, const char *prefix);
 

@@ -73,6 +73,9 @@ check "dataset_with_both_flags_is_checkpoint_and_output" \
 check "latest_failed_and_fetched_times_are_shown" \
     test "$(field_of ckpt.6 5) $(field_of ckpt.6 6)" = "2026-03-02T09:14:30 2026-03-02T09:16:10"
 
+check "incomplete_dataset_shows_its_missing_ranks_as_ranges" test "$(field_of ckpt.12 10)" = "3,5-7,10"
+check "complete_dataset_shows_no_missing_ranks" test "$(field_of ckpt.6 11)" = "-"
+
 run --list --prefix="$tmp/golden"
 check "explicit_list_and_prefix_equals_form_give_the_same_table" cmp "$tmp/out" "$data/list.txt"
 

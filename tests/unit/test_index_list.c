@@ -54,7 +54,10 @@ static void test_golden_rows_are_newest_first_with_every_field(void)
     const scr_index_row *r4 = &list->rows[3], *r3 = &list->rows[4];
     CHECK(!r12->complete && !r12->has_size && r12->files == -1 && r12->flushed == NULL &&
               r12->fetched_count == 0 && r12->failed_count == 0,
-          "dataset 12 should have nothing recorded but its kind");
+          "dataset 12 should have nothing recorded but its kind and missing ranks");
+    CHECK(r12->missing_count == 5 && r12->missing[0] == 3 && r12->missing[4] == 10,
+          "dataset 12 lists %d missing ranks, expected 3 5 6 7 10", r12->missing_count);
+    CHECK(r9->missing_count == 0 && r9->missing == NULL, "complete dataset 9 has missing ranks");
     CHECK(r9->checkpoint && r9->output, "dataset 9 has FLAGS 3");
     CHECK(!r4->checkpoint && r4->output, "dataset 4 is output only");
     CHECK(r3->checkpoint && !r3->output, "dataset 3 has CKPT and no FLAGS: a checkpoint");
@@ -223,6 +226,30 @@ static void test_json_has_null_for_absent_values_and_prefix_only_when_given(void
     scr_kvtree_delete(index);
 }
 
+/* ranks as ranges: runs of consecutive ranks collapse, single ones stay */
+static void test_missing_ranks_are_formatted_as_ranges(void)
+{
+    static const struct {
+        int ranks[8];
+        int count;
+        const char *want;
+    } cases[] = {
+        { { 0 }, 0, "" },
+        { { 4 }, 1, "4" },
+        { { 3, 5, 6, 7 }, 4, "3,5-7" },
+        { { 0, 1, 2, 3 }, 4, "0-3" },
+        { { 1, 3, 5 }, 3, "1,3,5" },
+        { { 0, 1, 5, 9, 10, 11, 2147483646, 2147483647 }, 8, "0-1,5,9-11,2147483646-2147483647" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *text = NULL;
+        int rc = scr_index_list_format_ranks(cases[i].ranks, cases[i].count, &text);
+        CHECK(rc == SCR_SUCCESS && strcmp(text, cases[i].want) == 0, "case %zu: got '%s', want '%s'",
+              i, text ? text : "(null)", cases[i].want);
+        free(text);
+    }
+}
+
 int main(void)
 {
     RUN(test_golden_rows_are_newest_first_with_every_field);
@@ -233,5 +260,6 @@ int main(void)
     RUN(test_long_name_widens_its_column_on_every_line);
     RUN(test_table_write_failure_is_an_io_error);
     RUN(test_json_has_null_for_absent_values_and_prefix_only_when_given);
+    RUN(test_missing_ranks_are_formatted_as_ranges);
     return tap_done();
 }
