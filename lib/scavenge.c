@@ -1,5 +1,6 @@
 /* scavenge.c — one node's part of a dataset, from cache to the prefix. */
 #include "scavenge.h"
+#include "dataset.h"
 #include "filemap.h"
 #include "flush_file.h"
 #include "kvtree_file.h"
@@ -290,6 +291,39 @@ static uint64_t bytes_to_copy(const struct scavenge *s, const int *ranks, int nr
     return total;
 }
 
+/* Record in this node's flush file whether the prefix holds a complete copy
+ * of this node's part of the dataset, as the library's flush does: CACHE
+ * and PFS, not FLUSHING, with the name and kind from the filemaps. A
+ * complete copy of one node does not make the dataset complete on the
+ * prefix (the index says that); the mark only lets the next scavenge of
+ * this node skip what it already copied. An incomplete copy clears PFS, as
+ * a forced scavenge may have removed files of the earlier copy. */
+static int mark_flush_file(const struct scavenge *s, scr_kvtree *flush, int on_prefix)
+{
+    int id = s->report->id, rank = -1, ckpt = 0;
+    const scr_dataset *desc = NULL;
+    const char *name = NULL;
+    char *path = NULL;
+    int *ranks = NULL, n = 0;
+    if (scr_filemap_list_ranks_by_dataset(s->map, id, &ranks, &n) == SCR_SUCCESS && n > 0) rank = ranks[0];
+    free(ranks);
+    int rc = scr_flush_file_set_location(flush, id, SCR_FLUSH_LOCATION_CACHE);
+    if (rc == SCR_SUCCESS) rc = scr_flush_file_unset_location(flush, id, SCR_FLUSH_LOCATION_FLUSHING);
+    if (rc == SCR_SUCCESS)
+        rc = on_prefix ? scr_flush_file_set_location(flush, id, SCR_FLUSH_LOCATION_PFS)
+                       : scr_flush_file_unset_location(flush, id, SCR_FLUSH_LOCATION_PFS);
+    if (rc == SCR_SUCCESS && rank >= 0 && scr_filemap_get_dataset(s->map, id, rank, &desc) == SCR_SUCCESS) {
+        if (scr_dataset_get_name(desc, &name) == SCR_SUCCESS) rc = scr_flush_file_set_name(flush, id, name);
+        if (rc == SCR_SUCCESS && scr_dataset_get_ckpt(desc, &ckpt) == SCR_SUCCESS)
+            rc = scr_flush_file_set_checkpoint_id(flush, id, ckpt);
+        if (rc == SCR_SUCCESS && scr_dataset_is_output(desc)) rc = scr_flush_file_set_output(flush, id, 1);
+    }
+    if (rc == SCR_SUCCESS) rc = scr_path_join(s->o->cntl_dir, SCR_FLUSH_FILE_NAME, &path);
+    if (rc == SCR_SUCCESS) rc = scr_flush_file_write(path, flush);
+    free(path);
+    return rc;
+}
+
 static int check_options(const struct scr_scavenge_options *o)
 {
     if (o == NULL || o->cntl_dir == NULL || o->cntl_dir[0] == '\0') {
@@ -359,6 +393,12 @@ int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_
     for (int r = 0; rc == SCR_SUCCESS && r < nranks; r++) {
         int kind = entry_kind(o, s.map, out->id, ranks[r]);
         if (kind != 0) rc = scavenge_entry(&s, ranks[r], kind == 2);
+    }
+    /* a copy that stopped on an error marks nothing; one that lost files
+     * clears an earlier mark */
+    if (rc == SCR_SUCCESS && (out->files_failed == 0 || flushed)) {
+        int mrc = mark_flush_file(&s, flush, out->files_failed == 0);
+        if (mrc != SCR_SUCCESS) rc = mrc;
     }
     if (rc == SCR_SUCCESS && out->files_failed > 0) {
         scr_err("scavenge of dataset %d: %d file(s) could not be copied; a scan of %s may rebuild them",

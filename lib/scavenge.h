@@ -19,7 +19,12 @@
  * dataset (scan.h), run once after every node is scavenged, rebuilds what
  * is missing, writes the summary and indexes it; a scavenge does neither.
  *
- * A dataset the flush file marks as on the prefix is skipped unless forced.
+ * A dataset the flush file marks as on the prefix (PFS) is skipped unless
+ * forced. After a complete copy the scavenge marks it so in this node's
+ * flush file, as the library's flush does (CACHE and PFS, FLUSHING cleared),
+ * so a second scavenge of the node skips it; the mark is per node, saying
+ * that this node's part is on the prefix, not that the dataset is complete
+ * there (the index says that). A forced copy that loses a file clears it.
  * Memory use does not depend on file sizes (one buffer). Errors are logged
  * once where they happen. */
 #ifndef SCR_SCAVENGE_H

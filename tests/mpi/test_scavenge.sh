@@ -192,4 +192,45 @@ check "index_add_of_a_missing_directory_names_it" grep -q "scr.dataset.77" "$scr
 check "index_build_of_an_unknown_id_fails" test $? -eq 1
 check "index_build_of_an_unknown_id_says_so" grep -q "dataset 99 is not in the index" "$scratch/index.out"
 
+# --- a second scavenge of a node skips what the first copied ---------------------------
+# the flush file of a node is marked as after a flush (PFS) by a complete copy
+# of that node's part, and only of that node's
+restore
+scavenge_nodes "each_node_is_scavenged_once" "0 1 2 3"
+flush0=$(find "$scratch/cntl/node0" -name flush.scr)
+check "a_complete_copy_marks_the_dataset_on_the_prefix_in_the_flush_file" \
+    test "$(mpi_tree_paths "$flush0" | grep '^DSET/2/LOCATION/' | sort | tr '\n' ' ')" = \
+    "DSET/2/LOCATION/CACHE DSET/2/LOCATION/PFS "
+gone=$(files_of_rank 0 | head -1)
+rm -f "$gone"
+"$scavenge" --node node0 > "$scratch/scavenge.out" 2> "$scratch/scavenge.err"
+check "a_second_scavenge_exits_0" test $? -eq 0
+check "a_second_scavenge_says_on_the_prefix_already" \
+    grep -q "^dataset 2 is on the prefix already" "$scratch/scavenge.out"
+check "a_second_scavenge_copies_nothing" test ! -e "$gone"
+"$scavenge" --node node0 --status > "$scratch/status.out"
+check "status_after_a_scavenge_says_on_the_prefix_already" \
+    grep -q "dataset 2 (ckpt.2): on the prefix already" "$scratch/status.out"
+"$scavenge" --node node0 --force > "$scratch/scavenge.out" 2> "$scratch/scavenge.err"
+check "force_copies_again" test $? -eq 0 -a -f "$gone"
+check "force_says_what_it_copied" grep -q "^dataset 2: 4 file(s)" "$scratch/scavenge.out"
+# a node whose copy failed is not marked: it is tried again
+restore
+"$scavenge" --node node1 > /dev/null 2>&1
+mpi_flip_byte "$(find "$scratch/cache/node2" -path '*scr.dataset.2*' -name '*.xor' | head -1)" 300
+"$scavenge" --node node2 > /dev/null 2>&1
+"$scavenge" --node node2 > "$scratch/scavenge.out" 2> "$scratch/scavenge.err"
+check "a_node_whose_copy_failed_is_copied_again" test $? -eq 1
+"$scavenge" --node node3 --status > "$scratch/status.out"
+check "a_node_not_scavenged_still_needs_a_copy" grep -q "needs a copy" "$scratch/status.out"
+"$scavenge" --node node1 --status > "$scratch/status.out"
+check "a_scavenged_node_beside_it_is_on_the_prefix" grep -q "on the prefix already" "$scratch/status.out"
+# a forced copy that fails clears the mark
+restore
+"$scavenge" --node node2 > /dev/null 2>&1
+mpi_flip_byte "$(find "$scratch/cache/node2" -path '*scr.dataset.2*' -name '*.xor' | head -1)" 300
+"$scavenge" --node node2 --force > /dev/null 2>&1
+"$scavenge" --node node2 --status > "$scratch/status.out"
+check "a_forced_copy_that_fails_clears_the_mark" grep -q "needs a copy" "$scratch/status.out"
+
 done_testing
