@@ -271,31 +271,28 @@ static int put(struct json_object *obj, const char *key, struct json_object *val
     return 0;
 }
 
+/* array with item appended; on failure both are released and NULL returned. */
+static struct json_object *push(struct json_object *array, struct json_object *item)
+{
+    if (item == NULL || json_object_array_add(array, item) != 0) {
+        json_object_put(item);
+        json_object_put(array);
+        return NULL;
+    }
+    return array;
+}
+
 static struct json_object *times_json(const char **times, int count)
 {
     struct json_object *array = json_object_new_array();
-    for (int i = 0; array != NULL && i < count; i++) {
-        struct json_object *t = json_object_new_string(times[i]);
-        if (t == NULL || json_object_array_add(array, t) != 0) {
-            json_object_put(t);
-            json_object_put(array);
-            array = NULL;
-        }
-    }
+    for (int i = 0; array != NULL && i < count; i++) array = push(array, json_object_new_string(times[i]));
     return array;
 }
 
 static struct json_object *ranks_json(const int *ranks, int count)
 {
     struct json_object *array = json_object_new_array();
-    for (int i = 0; array != NULL && i < count; i++) {
-        struct json_object *r = json_object_new_int(ranks[i]);
-        if (r == NULL || json_object_array_add(array, r) != 0) {
-            json_object_put(r);
-            json_object_put(array);
-            array = NULL;
-        }
-    }
+    for (int i = 0; array != NULL && i < count; i++) array = push(array, json_object_new_int(ranks[i]));
     return array;
 }
 
