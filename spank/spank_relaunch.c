@@ -24,6 +24,7 @@
 
 static int in_allocation;     /* srun started inside sbatch or salloc */
 static uint32_t job_id;
+static uint32_t step_id = NO_VAL;
 static uint32_t step_nodes;   /* the step's node count, 0 unknown */
 
 void spank_scr_relaunch_init(void)
@@ -46,6 +47,7 @@ static long param_count(const char *param, long dflt)
 void spank_scr_relaunch_note_step(spank_t sp)
 {
     if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) job_id = 0;
+    if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS) step_id = NO_VAL;
     if (spank_get_item(sp, S_JOB_NNODES, &step_nodes) != ESPANK_SUCCESS) step_nodes = 0;
     long runs = param_count("SCR_RUNS", 1);
     if (!in_allocation && runs != 1)
@@ -75,6 +77,37 @@ static int job_state(char **out_nodes, int *out_running, char *why, size_t why_l
     }
     slurm_free_job_info_msg(msg);
     return rc;
+}
+
+/* Until slurmctld has let go of the step that just ended (at most about a
+ * minute): a step started while the last one's processes are still being
+ * killed on the nodes that are left can fail to wire up its tasks. */
+static void wait_step_gone(void)
+{
+    if (step_id == NO_VAL) return;
+    for (int tries = 0; tries < 120; tries++) {
+        job_step_info_response_msg_t *msg = NULL;
+        if (slurm_get_job_steps(0, job_id, step_id, &msg, SHOW_ALL) != SLURM_SUCCESS) return;
+        uint32_t left = msg != NULL ? msg->job_step_count : 0;
+        slurm_free_job_step_info_response_msg(msg);
+        if (left == 0) return;
+        usleep(500 * 1000);
+    }
+}
+
+/* The job's nodes as they are now (a node that failed under --no-kill has
+ * left the job): the tasks of the next run, and Slurm's own MPI wire-up in
+ * them, must not count on the nodes the job started with. */
+static int export_job_nodes(const char *nodes, int count)
+{
+    char text[16];
+    snprintf(text, sizeof(text), "%d", count);
+    if (setenv("SLURM_JOB_NODELIST", nodes, 1) != 0 || setenv("SLURM_NODELIST", nodes, 1) != 0 ||
+        setenv("SLURM_JOB_NUM_NODES", text, 1) != 0 || setenv("SLURM_NNODES", text, 1) != 0) {
+        slurm_error("scr: cannot update the job's node list for the next run: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 /* The prefix as libscr resolves it: --scr-prefix or SCR_PREFIX, relative to
@@ -208,7 +241,8 @@ int spank_scr_relaunch(void)
         if (plan.note[0] != '\0') slurm_info("scr: %s", plan.note);
         slurm_info("scr: run %d ended before SCR_Finalize; starting run %d on %d nodes%s%s", run, run + 1,
                    plan.nodes_up, plan.avoid ? ", avoiding " : "", plan.avoid ? plan.avoid : "");
-        rc = run_again(run + 1, plan.avoid);
+        wait_step_gone();
+        rc = export_job_nodes(nodes, plan.down.count) == 0 ? run_again(run + 1, plan.avoid) : SCR_FAILURE;
     }
     if (prefix != NULL) scr_relaunch_plan_free(&plan);
     free(prefix);

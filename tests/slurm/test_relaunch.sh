@@ -58,6 +58,29 @@ else
 $(cat "$slurm_work/once.out")"
 fi
 
+# a node in SCR_EXCLUDE_NODES is avoided from run 2 on; the first run's node
+# count (1 of the job's 2) is the minimum
+cat > "$slurm_work/where.sh" <<'SCRIPT'
+#!/bin/sh
+echo "run ${SCR_RUN_NUMBER:-1} $(hostname)" >> where.txt
+exit 1
+SCRIPT
+chmod 755 "$slurm_work/where.sh"
+cat > "$slurm_work/exclude.sh" <<'SCRIPT'
+#!/bin/sh
+SCR_EXCLUDE_NODES=$(hostname) srun -N1 ./where.sh
+SCRIPT
+chmod 755 "$slurm_work/exclude.sh"
+rm -f "$slurm_work/where.txt"
+as_user sbatch -W -N2 --scr --scr-runs=2 -o exclude.out ./exclude.sh > /dev/null 2>&1
+where=$(cat "$slurm_work/where.txt" 2>/dev/null)
+first=$(printf '%s\n' "$where" | awk '$2 == 1 {print $3}')
+second=$(printf '%s\n' "$where" | awk '$2 == 2 {print $3}')
+if [ -n "$first" ] && [ -n "$second" ] && [ "$first" != "$second" ] && grep -q "avoiding $first" "$slurm_work/exclude.out"
+then ok "run 2 avoids a node of SCR_EXCLUDE_NODES and runs on the other one"
+else not_ok "run 2 avoids a node of SCR_EXCLUDE_NODES and runs on the other one" "$where
+$(cat "$slurm_work/exclude.out")"; fi
+
 rm -f "$slurm_work/runs.txt"
 out=$(as_user srun -N1 --scr --scr-runs=2 ./count.sh 2>&1)
 runs=$(cat "$slurm_work/runs.txt" 2>/dev/null | tr '\n' ' ')
