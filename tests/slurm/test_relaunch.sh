@@ -128,13 +128,15 @@ echo "srun status \$?"
 SCRIPT
 chmod 755 "$slurm_work/node/job.sh"
 as_user sh -c "cd node && sbatch --no-kill -N4 --ntasks-per-node=2 --scr --scr-runs=3 --scr-copy-type=XOR --scr-set-size=3 \
-    --scr-flush=0 -o out.txt ./job.sh" > /dev/null 2>&1
+    --scr-cache-size=2 --scr-flush=0 -o out.txt ./job.sh" > /dev/null 2>&1
 out=$slurm_work/node/out.txt
 wait_for "$out" "^job " 30
 job=$(sed -n 's/^job //p' "$out")
-# the crash comes once the second checkpoint is in n3's cache
+# the crash comes once the third checkpoint has begun in n3's cache, so the
+# second is complete there (two are kept: a crash amid a checkpoint leaves
+# the one before it)
 tries=0
-until on_node n3 test -d "/dev/shm/$slurm_user/scr.$job/scr.dataset.2" 2>/dev/null || [ "$tries" -ge 120 ]; do
+until on_node n3 test -d "/dev/shm/$slurm_user/scr.$job/scr.dataset.3" 2>/dev/null || [ "$tries" -ge 120 ]; do
     sleep 0.5
     tries=$((tries + 1))
 done
