@@ -21,6 +21,7 @@
 #define RUN_NUMBER_VAR "SCR_RUN_NUMBER"
 /* set when argv[1] is the --exclude an earlier relaunch put there */
 #define OUR_EXCLUDE_VAR "SCR_RELAUNCH_EXCLUDE"
+#define RELAUNCH_SETTLE_SECONDS 3
 
 static int in_allocation;     /* srun started inside sbatch or salloc */
 static uint32_t job_id;
@@ -80,28 +81,35 @@ static int job_state(char **out_nodes, int *out_running, char *why, size_t why_l
 }
 
 /* Until slurmctld has let go of the step that just ended (at most about a
- * minute): a step started while the last one's processes are still being
- * killed on the nodes that are left can fail to wire up its tasks. */
+ * minute), then a moment more for the nodes to clean up after it: a step
+ * started while the last one's killed tasks are still being cleaned up can
+ * fail to wire up its own (seen with Open MPI's shared-memory setup). */
 static void wait_step_gone(void)
 {
-    if (step_id == NO_VAL) return;
-    for (int tries = 0; tries < 120; tries++) {
+    for (int tries = 0; step_id != NO_VAL && tries < 120; tries++) {
         job_step_info_response_msg_t *msg = NULL;
-        if (slurm_get_job_steps(0, job_id, step_id, &msg, SHOW_ALL) != SLURM_SUCCESS) return;
+        if (slurm_get_job_steps(0, job_id, step_id, &msg, SHOW_ALL) != SLURM_SUCCESS) break;
         uint32_t left = msg != NULL ? msg->job_step_count : 0;
         slurm_free_job_step_info_response_msg(msg);
-        if (left == 0) return;
+        if (left == 0) break;
         usleep(500 * 1000);
     }
+    sleep(RELAUNCH_SETTLE_SECONDS);
 }
 
 /* The job's nodes as they are now (a node that failed under --no-kill has
  * left the job): the tasks of the next run, and Slurm's own MPI wire-up in
  * them, must not count on the nodes the job started with. */
-static int export_job_nodes(const char *nodes, int count)
+static int export_job_nodes(const char *nodes)
 {
+    hostlist_t hl = slurm_hostlist_create(nodes);
+    if (hl == NULL) {
+        slurm_error("scr: slurmctld gave a node list that does not parse: %s", nodes);
+        return -1;
+    }
     char text[16];
-    snprintf(text, sizeof(text), "%d", count);
+    snprintf(text, sizeof(text), "%d", slurm_hostlist_count(hl));
+    slurm_hostlist_destroy(hl);
     if (setenv("SLURM_JOB_NODELIST", nodes, 1) != 0 || setenv("SLURM_NODELIST", nodes, 1) != 0 ||
         setenv("SLURM_JOB_NUM_NODES", text, 1) != 0 || setenv("SLURM_NNODES", text, 1) != 0) {
         slurm_error("scr: cannot update the job's node list for the next run: %s", strerror(errno));
@@ -222,10 +230,14 @@ int spank_scr_relaunch(void)
         free(nodes);
         return 0;
     }
+    /* the nodes this run started with: a node that failed has left the job
+     * by now, yet it is named in --exclude and in the message */
+    const char *judged = getenv("SLURM_JOB_NODELIST");
+    if (judged == NULL || judged[0] == '\0') judged = nodes;
     char *prefix = resolve_prefix();
     const char *end = getenv("SCR_END_TIME");
     struct scr_relaunch_plan_input in = {
-        .prefix = prefix, .nodelist = nodes, .exclude = getenv("SCR_EXCLUDE_NODES"),
+        .prefix = prefix, .nodelist = judged, .exclude = getenv("SCR_EXCLUDE_NODES"),
         .runs_done = run, .max_runs = (int)max_runs,
         .min_nodes = (int)param_count("SCR_MIN_NODES", (long)step_nodes),
         .end_time = end != NULL ? strtoll(end, NULL, 10) : 0,
@@ -242,7 +254,7 @@ int spank_scr_relaunch(void)
         slurm_info("scr: run %d ended before SCR_Finalize; starting run %d on %d nodes%s%s", run, run + 1,
                    plan.nodes_up, plan.avoid ? ", avoiding " : "", plan.avoid ? plan.avoid : "");
         wait_step_gone();
-        rc = export_job_nodes(nodes, plan.down.count) == 0 ? run_again(run + 1, plan.avoid) : SCR_FAILURE;
+        rc = export_job_nodes(nodes) == 0 ? run_again(run + 1, plan.avoid) : SCR_FAILURE;
     }
     if (prefix != NULL) scr_relaunch_plan_free(&plan);
     free(prefix);
