@@ -4,8 +4,8 @@
  * scr-run [OPTION]... LAUNCHER [ARGS]... runs LAUNCHER ARGS (srun, mpirun,
  * or any command that starts the job) up to SCR_RUNS times. Before each run
  * it asks relaunch.h whether to go on (the job finished through
- * SCR_Finalize, a halt condition, no runs left, too few nodes) and
- * down_nodes.h which nodes to avoid, which srun is told with --exclude.
+ * SCR_Finalize, a halt condition, no runs left, too few nodes) and which
+ * nodes to avoid, which srun is told with --exclude (relaunch_plan.h).
  * After the last run, unless the job finished, every usable node copies its
  * newest cached dataset to the prefix (scr-scavenge, started once per node
  * through the launcher) and each dataset copied that way is indexed
@@ -16,11 +16,11 @@
 #include "cli_common.h"
 #include "config.h"
 #include "down_nodes.h"
-#include "halt_file.h"
 #include "job_dir.h"
 #include "job_env.h"
 #include "nodes_file.h"
 #include "relaunch.h"
+#include "relaunch_plan.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -72,7 +72,7 @@ struct settings {
     int max_runs, min_nodes, delay, scavenge;
     const char *prefix_option, *scavenge_launcher;
     char **launch;      /* LAUNCHER ARGS..., NULL-terminated (argv's) */
-    char *prefix, *halt_path;
+    char *prefix;
     char self_dir[PATH_MAX];
 };
 
@@ -107,22 +107,6 @@ static const char *allocation_nodes(void)
     const char *v = getenv("SLURM_NODELIST");
     if (v == NULL || v[0] == '\0') v = getenv("SLURM_JOB_NODELIST");
     return v != NULL && v[0] != '\0' ? v : NULL;
-}
-
-/* Down nodes of the allocation (an empty list outside Slurm). */
-static int find_down(const struct settings *s, struct scr_down_nodes *out)
-{
-    memset(out, 0, sizeof(*out));
-    const char *nodes = allocation_nodes();
-    if (nodes == NULL) return SCR_SUCCESS;
-    char *health = NULL;
-    int rc = scr_path_join(s->prefix, ".scr/health", &health);
-    struct scr_down_nodes_query q = { nodes, getenv("SCR_EXCLUDE_NODES"), health, 1 };
-    if (rc == SCR_SUCCESS) rc = scr_down_nodes_find(&q, out);
-    free(health);
-    if (rc == SCR_SUCCESS && !out->slurm_asked)
-        fprintf(stderr, "scr-run: node states not checked with Slurm: %s\n", out->slurm_error);
-    return rc;
 }
 
 /* The node count the last run recorded in this node's control directory, 0 if none. */
@@ -207,65 +191,67 @@ static int run_command(char **argv, int *out_status)
     return SCR_SUCCESS;
 }
 
-/* Ask relaunch.h whether to start run runs_done+1. */
-static int decide(const struct settings *s, int runs_done, int nodes_up, enum scr_relaunch_verdict *out, char *why,
-                  size_t len)
+/* The plan for run runs_done+1 (relaunch_plan.h). */
+static int make_plan(const struct settings *s, int runs_done, struct scr_relaunch_plan *out)
 {
     int64_t end = 0, halt_seconds = 0;
     scr_job_env_end_time(&end);
     const char *hs = getenv("SCR_HALT_SECONDS");
     if (hs != NULL) halt_seconds = strtoll(hs, NULL, 10);
-    struct scr_relaunch_input in = {
-        .halt_path = s->halt_path, .runs_done = runs_done, .max_runs = s->max_runs,
-        .nodes_up = nodes_up, .min_nodes = nodes_up < 0 ? 0 : s->min_nodes,
-        .now = (int64_t)time(NULL), .end_time = end, .halt_seconds = halt_seconds,
+    struct scr_relaunch_plan_input in = {
+        .prefix = s->prefix, .nodelist = allocation_nodes(), .exclude = getenv("SCR_EXCLUDE_NODES"),
+        .runs_done = runs_done, .max_runs = s->max_runs, .min_nodes = s->min_nodes,
+        .end_time = end, .halt_seconds = halt_seconds,
     };
-    return scr_relaunch_decide(&in, out, why, len);
+    int rc = scr_relaunch_plan_make(&in, out);
+    if (out->note[0] != '\0') fprintf(stderr, "scr-run: %s\n", out->note);
+    return rc;
 }
 
-/* The relaunch loop; *out_status: the last run's exit status, *out_verdict why it ended. */
+/* The relaunch loop; *out_status: the last run's exit status, *out_verdict
+ * why it ended, *out_down the last verdict on the nodes. */
 static int run_loop(struct settings *s, int *out_status, enum scr_relaunch_verdict *out_verdict,
                     struct scr_down_nodes *out_down)
 {
     *out_status = 0;
     for (int runs_done = 0;; runs_done++) {
         if (runs_done > 0 && s->delay > 0) sleep((unsigned)s->delay);
-        scr_down_nodes_free(out_down);
-        int rc = find_down(s, out_down);
-        if (rc != SCR_SUCCESS) return rc;
-        int nodes_up = out_down->count > 0 ? out_down->count - out_down->down : -1;
         if (runs_done == 1 && s->min_nodes < 0) {
             int recorded = recorded_nodes();
             s->min_nodes = recorded > 0 ? recorded : 0;
         }
-        enum scr_relaunch_verdict verdict;
-        char why[256];
-        rc = decide(s, runs_done, nodes_up, &verdict, why, sizeof(why));
-        if (rc != SCR_SUCCESS) return rc;
-        *out_verdict = verdict;
-        if (verdict != SCR_RELAUNCH_GO) {
-            fprintf(stderr, "scr-run: not running again: %s\n", why);
+        struct scr_relaunch_plan plan;
+        int rc = make_plan(s, runs_done, &plan);
+        /* the scavenge at the end uses the last verdict on the nodes */
+        scr_down_nodes_free(out_down);
+        *out_down = plan.down;
+        memset(&plan.down, 0, sizeof(plan.down));
+        if (rc != SCR_SUCCESS) {
+            scr_relaunch_plan_free(&plan);
+            return rc;
+        }
+        *out_verdict = plan.verdict;
+        if (plan.verdict != SCR_RELAUNCH_GO) {
+            fprintf(stderr, "scr-run: not running again: %s\n", plan.why);
+            scr_relaunch_plan_free(&plan);
             return SCR_SUCCESS;
         }
-        char *hosts = NULL, *option = NULL;
-        if (out_down->down > 0) {
-            rc = scr_down_nodes_hostlist(out_down, &hosts);
-            if (rc != SCR_SUCCESS) return rc;
-            if (!is_launcher(s->launch[0], "srun"))
-                fprintf(stderr, "scr-run: nodes %s are down, but %s cannot be told to avoid them\n", hosts,
-                        s->launch[0]);
-        }
+        const char *hosts = plan.avoid;
+        if (hosts != NULL && !is_launcher(s->launch[0], "srun"))
+            fprintf(stderr, "scr-run: nodes %s are down, but %s cannot be told to avoid them\n", hosts,
+                    s->launch[0]);
+        char *option = NULL;
         char **argv = with_exclude(s->launch, hosts, &option);
         if (argv == NULL) {
-            free(hosts);
+            scr_relaunch_plan_free(&plan);
             scr_err("out of memory");
             return SCR_ERR_NOMEM;
         }
-        fprintf(stderr, "scr-run: %s%s%s\n", why, hosts ? ", avoiding " : "", hosts ? hosts : "");
+        fprintf(stderr, "scr-run: %s%s%s\n", plan.why, hosts ? ", avoiding " : "", hosts ? hosts : "");
         rc = run_command(argv, out_status);
         free(argv);
         free(option);
-        free(hosts);
+        scr_relaunch_plan_free(&plan);
         if (rc != SCR_SUCCESS) return rc;
         fprintf(stderr, "scr-run: run %d ended with exit status %d\n", runs_done + 1, *out_status);
     }
@@ -495,7 +481,7 @@ int main(int argc, char **argv)
     if (st != 0) return st < 0 ? 0 : st;
     find_self_dir(&s);
     s.prefix = cli_resolve_prefix(s.prefix_option);
-    if (s.prefix == NULL || scr_halt_file_path(s.prefix, &s.halt_path) != SCR_SUCCESS) return EXIT_SELF_FAILED;
+    if (s.prefix == NULL) return EXIT_SELF_FAILED;
     int status = 0;
     enum scr_relaunch_verdict verdict = SCR_RELAUNCH_GO;
     struct scr_down_nodes down;
@@ -503,7 +489,6 @@ int main(int argc, char **argv)
     int rc = run_loop(&s, &status, &verdict, &down);
     if (rc == SCR_SUCCESS && s.scavenge && verdict != SCR_RELAUNCH_FINISHED) rc = scavenge(&s, &down);
     scr_down_nodes_free(&down);
-    free(s.halt_path);
     free(s.prefix);
     if (rc != SCR_SUCCESS) return EXIT_SELF_FAILED;
     return status;

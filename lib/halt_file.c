@@ -266,59 +266,72 @@ const char *scr_halt_cause_text(enum scr_halt_cause cause)
     case SCR_HALT_CHECKPOINTS: return "no checkpoints left";
     case SCR_HALT_EXIT_AFTER: return "ExitAfter time reached";
     case SCR_HALT_EXIT_BEFORE: return "within HaltSeconds of the ExitBefore time";
+    case SCR_HALT_ALLOCATION_END: return "within SCR_HALT_SECONDS of the allocation's end";
     }
     return "unknown halt cause";
+}
+
+/* The first condition that holds at now (the order of enum scr_halt_cause);
+ * the margin before ExitBefore and the allocation's end is the file's
+ * HaltSeconds, else default_margin (*out_margin_name says which). */
+static int find_cause(const scr_kvtree *halt, int64_t now, int64_t default_margin, int64_t end_time,
+                      enum scr_halt_cause *out_cause, int64_t *out_margin, const char **out_margin_name,
+                      const char **out_reason)
+{
+    int rc = validate("halt conditions", halt, SCR_ERR_TYPE);
+    if (rc != SCR_SUCCESS) return rc;
+    int64_t margin = default_margin, t = 0;
+    int left = 0;
+    *out_margin_name = "SCR_HALT_SECONDS";
+    if (scr_halt_file_get_halt_seconds(halt, &margin) == SCR_SUCCESS) *out_margin_name = "HaltSeconds";
+    *out_margin = margin;
+    *out_cause = SCR_HALT_NONE;
+    if (get_reason(halt, out_reason) == SCR_SUCCESS && strcmp(*out_reason, SCR_HALT_REASON_FINALIZE) != 0)
+        *out_cause = SCR_HALT_EXIT_REASON;
+    else if (scr_halt_file_get_checkpoints_left(halt, &left) == SCR_SUCCESS && left <= 0)
+        *out_cause = SCR_HALT_CHECKPOINTS;
+    else if (scr_halt_file_get_exit_after(halt, &t) == SCR_SUCCESS && now >= t)
+        *out_cause = SCR_HALT_EXIT_AFTER;
+    else if (scr_halt_file_get_exit_before(halt, &t) == SCR_SUCCESS && now >= t - margin)
+        *out_cause = SCR_HALT_EXIT_BEFORE;
+    else if (margin > 0 && end_time > 0 && now >= end_time - margin)
+        *out_cause = SCR_HALT_ALLOCATION_END;
+    return SCR_SUCCESS;
 }
 
 int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt_cause *out_cause)
 {
     if (out_cause == NULL) return SCR_ERR_ARG;
-    int rc = validate("halt conditions", halt, SCR_ERR_TYPE);
-    if (rc != SCR_SUCCESS) return rc;
-
-    const char *reason;
-    int left;
-    int64_t after, before, margin = 0;
-    enum scr_halt_cause cause = SCR_HALT_NONE;
-    if (get_reason(halt, &reason) == SCR_SUCCESS && strcmp(reason, SCR_HALT_REASON_FINALIZE) != 0)
-        cause = SCR_HALT_EXIT_REASON;
-    else if (scr_halt_file_get_checkpoints_left(halt, &left) == SCR_SUCCESS && left == 0)
-        cause = SCR_HALT_CHECKPOINTS;
-    else if (scr_halt_file_get_exit_after(halt, &after) == SCR_SUCCESS && now >= after)
-        cause = SCR_HALT_EXIT_AFTER;
-    else if (scr_halt_file_get_exit_before(halt, &before) == SCR_SUCCESS) {
-        scr_halt_file_get_halt_seconds(halt, &margin); /* absent: no margin */
-        if (now >= before - margin) cause = SCR_HALT_EXIT_BEFORE;
-    }
-    *out_cause = cause;
-    return SCR_SUCCESS;
+    int64_t margin;
+    const char *margin_name, *reason;
+    return find_cause(halt, now, 0, 0, out_cause, &margin, &margin_name, &reason);
 }
 
 int scr_halt_file_explain(const scr_kvtree *halt, int64_t now, int64_t default_margin, int64_t end_time,
                           int *out_halt, char *why, size_t why_len)
 {
     if (out_halt == NULL || why == NULL) return SCR_ERR_ARG;
-    int rc = validate("halt conditions", halt, SCR_ERR_TYPE);
+    enum scr_halt_cause cause;
+    int64_t margin;
+    const char *margin_name, *reason = NULL;
+    int rc = find_cause(halt, now, default_margin, end_time, &cause, &margin, &margin_name, &reason);
     if (rc != SCR_SUCCESS) return rc;
-    int64_t margin = default_margin, t = 0;
-    const char *margin_name = "SCR_HALT_SECONDS", *reason = NULL;
-    int left = 0;
-    if (scr_halt_file_get_halt_seconds(halt, &margin) == SCR_SUCCESS) margin_name = "HaltSeconds";
-    *out_halt = 1;
-    if (get_reason(halt, &reason) == SCR_SUCCESS && strcmp(reason, SCR_HALT_REASON_FINALIZE) != 0)
-        snprintf(why, why_len, "halt file reason: %s", reason);
-    else if (scr_halt_file_get_checkpoints_left(halt, &left) == SCR_SUCCESS && left <= 0)
-        snprintf(why, why_len, "no checkpoints left (CheckpointsLeft 0)");
-    else if (scr_halt_file_get_exit_after(halt, &t) == SCR_SUCCESS && now >= t)
-        snprintf(why, why_len, "the time to exit after (ExitAfter) has passed");
-    else if (scr_halt_file_get_exit_before(halt, &t) == SCR_SUCCESS && now >= t - margin)
+    *out_halt = cause != SCR_HALT_NONE;
+    switch (cause) {
+    case SCR_HALT_NONE:
+        if (why_len > 0) why[0] = '\0';
+        break;
+    case SCR_HALT_EXIT_REASON: snprintf(why, why_len, "halt file reason: %s", reason); break;
+    case SCR_HALT_CHECKPOINTS: snprintf(why, why_len, "no checkpoints left (CheckpointsLeft 0)"); break;
+    case SCR_HALT_EXIT_AFTER: snprintf(why, why_len, "the time to exit after (ExitAfter) has passed"); break;
+    case SCR_HALT_EXIT_BEFORE:
         snprintf(why, why_len, "the time to exit before (ExitBefore) is within %s (%lld s)", margin_name,
                  (long long)margin);
-    else if (margin > 0 && end_time > 0 && now >= end_time - margin)
+        break;
+    case SCR_HALT_ALLOCATION_END:
         snprintf(why, why_len, "the allocation ends within %s (%lld s)", margin_name, (long long)margin);
-    else
-        *out_halt = 0;
-    if (!*out_halt && why_len > 0) why[0] = '\0';
+        break;
+    }
     return SCR_SUCCESS;
 }
 

@@ -96,17 +96,19 @@ int scr_halt_file_unset_exit_reason(scr_kvtree *halt);
 enum scr_halt_cause {
     SCR_HALT_NONE = 0,        /* keep running */
     SCR_HALT_EXIT_REASON,     /* ExitReason set to something other than SCR_FINALIZE_CALLED */
-    SCR_HALT_CHECKPOINTS,     /* CheckpointsLeft is 0 */
+    SCR_HALT_CHECKPOINTS,     /* CheckpointsLeft is 0 (or below) */
     SCR_HALT_EXIT_AFTER,      /* now >= ExitAfter */
     SCR_HALT_EXIT_BEFORE,     /* now >= ExitBefore - HaltSeconds */
+    SCR_HALT_ALLOCATION_END,  /* the allocation ends within the margin (scr_halt_file_explain only) */
 };
 
 /* Short description of a cause for messages ("ExitAfter time reached", ...). */
 const char *scr_halt_cause_text(enum scr_halt_cause cause);
 
-/* Whether the library should halt at time now (seconds since the epoch), and
- * why: *out_cause is SCR_HALT_NONE to keep running. A value of the wrong
- * type gives SCR_ERR_TYPE (logged, naming the key). */
+/* Whether the halt file alone halts a job at time now (seconds since the
+ * epoch), and why: *out_cause is SCR_HALT_NONE to keep running. The same
+ * rule as scr_halt_file_explain with no default margin and no allocation
+ * end. A value of the wrong type gives SCR_ERR_TYPE (logged, naming the key). */
 int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt_cause *out_cause);
 
 /* The whole rule a job follows (libscr, and a relaunch deciding whether to

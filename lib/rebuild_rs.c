@@ -57,26 +57,30 @@ static const scr_kvtree *metas_of(const struct scr_scan_set *set, const struct r
     return NULL;
 }
 
+struct metas_ctx {
+    const struct scr_scan_set *set;
+    const struct rs_set *r;
+};
+
+/* metas_of as a scr_redundancy_metas_fn. */
+static const scr_kvtree *set_metas(void *ctx, int x)
+{
+    const struct metas_ctx *c = ctx;
+    return metas_of(c->set, c->r, x);
+}
+
 /* Lost member m's header, as run_rs.c builds it. */
 static int lost_header(const struct scr_scan_set *set, const struct rs_set *r, const scr_kvtree *base, int m,
                        scr_kvtree **out)
 {
-    const scr_kvtree *mine = metas_of(set, r, m);
-    scr_kvtree *h = mine ? scr_kvtree_dup(base) : NULL;
-    if (mine == NULL) {
+    if (metas_of(set, r, m) == NULL) {
         scr_err("the RS headers of set %d keep no record of member %d's files", set->set_id, m);
         return SCR_ERR_FORMAT;
     }
+    scr_kvtree *h = scr_kvtree_dup(base);
     if (h == NULL) return SCR_ERR_NOMEM;
-    scr_kvtree_unset(h, "CURRENT");
-    scr_kvtree_unset(h, "PARTNERS");
-    int rc = scr_kvtree_set(h, "CURRENT", scr_kvtree_dup(mine)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    for (int j = 1; rc == SCR_SUCCESS && j <= r->k; j++) {
-        int left = mod(m - j, r->N);
-        const scr_kvtree *theirs = metas_of(set, r, left);
-        scr_kvtree *slot = scr_kvtree_set_kv_int(h, "PARTNERS", left);
-        if (theirs == NULL || slot == NULL || scr_kvtree_copy(slot, theirs) != SCR_SUCCESS) rc = SCR_ERR_FORMAT;
-    }
+    struct metas_ctx ctx = { set, r };
+    int rc = scr_redundancy_file_set_rs_metas(h, m, r->N, r->k, set_metas, &ctx);
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(h);
         return rc;

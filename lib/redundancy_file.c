@@ -152,3 +152,20 @@ int scr_redundancy_file_group(const scr_kvtree *header, const char *path, int **
     *out_size = n;
     return SCR_SUCCESS;
 }
+
+int scr_redundancy_file_set_rs_metas(scr_kvtree *h, int m, int N, int k, scr_redundancy_metas_fn metas, void *ctx)
+{
+    scr_kvtree_unset(h, "CURRENT");
+    scr_kvtree_unset(h, "PARTNERS");
+    const scr_kvtree *mine = metas(ctx, m);
+    if (mine == NULL) return SCR_ERR_FORMAT;
+    if (scr_kvtree_set(h, "CURRENT", scr_kvtree_dup(mine)) == NULL) return SCR_ERR_NOMEM;
+    for (int j = 1; j <= k; j++) {
+        int left = ((m - j) % N + N) % N;
+        const scr_kvtree *theirs = metas(ctx, left);
+        if (theirs == NULL) return SCR_ERR_FORMAT;
+        scr_kvtree *slot = scr_kvtree_set_kv_int(h, "PARTNERS", left);
+        if (slot == NULL || scr_kvtree_copy(slot, theirs) != SCR_SUCCESS) return SCR_ERR_NOMEM;
+    }
+    return SCR_SUCCESS;
+}

@@ -57,4 +57,14 @@ int scr_redundancy_file_read_header(int fd, const char *path, scr_kvtree **out_h
 int scr_redundancy_file_group(const scr_kvtree *header, const char *path, int **out_members,
                               int *out_size);
 
+/* The file metas (a CURRENT subtree) of member x of an RS set as the caller
+ * knows them, or NULL when it does not. */
+typedef const scr_kvtree *(*scr_redundancy_metas_fn)(void *ctx, int member);
+
+/* Put into RS header h the metas of member m (CURRENT) and of its k left
+ * neighbours in a set of N (PARTNERS), replacing what h held there: the
+ * same for the file written at a checkpoint and for one rebuilt later.
+ * SCR_ERR_FORMAT when metas knows one of them not, SCR_ERR_NOMEM. */
+int scr_redundancy_file_set_rs_metas(scr_kvtree *h, int m, int N, int k, scr_redundancy_metas_fn metas, void *ctx);
+
 #endif

@@ -152,6 +152,12 @@ static int share_metas(const struct scr_reddesc *d, const scr_kvtree *known, scr
     return rc;
 }
 
+/* Member x's entry of the gathered metas (a scr_redundancy_metas_fn). */
+static const scr_kvtree *member_metas(void *members, int x)
+{
+    return scr_kvtree_get_kv_int(members, "MEMBER", x);
+}
+
 /* The header of member m's RS file. */
 static int build_header(struct scr_run *run, const struct scr_reddesc *d, const scr_kvtree *dset,
                         const scr_kvtree *members, int m, uint64_t chunk, scr_kvtree **out)
@@ -169,15 +175,7 @@ static int build_header(struct scr_run *run, const struct scr_reddesc *d, const 
         scr_kvtree *slot = scr_kvtree_set_kv_int(group, "RANK", i);
         if (slot == NULL || scr_kvtree_util_set_int(slot, "WORLD", d->members[i]) != SCR_SUCCESS) rc = SCR_ERR_NOMEM;
     }
-    const scr_kvtree *mine = scr_kvtree_get_kv_int(members, "MEMBER", m);
-    if (rc == SCR_SUCCESS && (mine == NULL || scr_kvtree_set(h, "CURRENT", scr_kvtree_dup(mine)) == NULL))
-        rc = mine ? SCR_ERR_NOMEM : SCR_ERR_FORMAT;
-    for (int j = 1; rc == SCR_SUCCESS && j <= k; j++) {
-        int left = mod(m - j, N);
-        const scr_kvtree *theirs = scr_kvtree_get_kv_int(members, "MEMBER", left);
-        scr_kvtree *slot = scr_kvtree_set_kv_int(h, "PARTNERS", left);
-        if (theirs == NULL || slot == NULL || scr_kvtree_copy(slot, theirs) != SCR_SUCCESS) rc = SCR_ERR_FORMAT;
-    }
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_set_rs_metas(h, m, N, k, member_metas, (void *)members);
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(h);
         return rc;

@@ -148,6 +148,14 @@ int spank_scr_options_export(spank_t sp)
     return rc;
 }
 
+const char *spank_scr_options_param(const char *param)
+{
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (options[i].param != NULL && strcmp(options[i].param, param) == 0 && values[i] != NULL) return values[i];
+    const char *v = getenv(param);
+    return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
 const char *spank_scr_options_job_value(const char *param)
 {
     char name[128];

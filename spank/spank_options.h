@@ -35,6 +35,10 @@ int spank_scr_options_enabled(void);
  * context, task environment (spank_setenv) in remote context. 0 or -1. */
 int spank_scr_options_export(spank_t sp);
 
+/* The value of SCR parameter param (e.g. "SCR_RUNS") for this srun: its
+ * --scr-* option's, else the environment's; NULL when neither is set. */
+const char *spank_scr_options_param(const char *param);
+
 /* The value given for SCR parameter param (e.g. "SCR_PREFIX"), read back
  * from the job-control environment in prolog and epilog (SPANK_<param>);
  * NULL when not given. */

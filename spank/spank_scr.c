@@ -8,8 +8,7 @@
  *                              step's tasks, and SCR_END_TIME for a batch script
  *   slurm_spank_local_user_init  srun: SCR_END_TIME for the step's tasks
  *   slurm_spank_job_prolog     node set-up as root (spank_prolog.h)
- * The relaunch of a failed run (local context) and the scavenge at the end
- * of the allocation (slurm_spank_job_epilog) slot in here the same way.
+ *   slurm_spank_exit           srun: run a failed step again (spank_relaunch.h)
  *
  * SCR_END_TIME: the prolog cannot set a task's environment, and a job's
  * time limit may change while it runs, so each step asks slurmctld for the
@@ -25,6 +24,7 @@
 #include "spank_end_time.h"
 #include "spank_options.h"
 #include "spank_prolog.h"
+#include "spank_relaunch.h"
 #include "spank_site.h"
 
 #include <slurm/slurm.h>
@@ -53,6 +53,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 {
     if (load_site(ac, av) != 0) return -1;
     spank_context_t ctx = spank_context();
+    if (ctx == S_CTX_LOCAL) spank_scr_relaunch_init();
     if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR || ctx == S_CTX_REMOTE) return spank_scr_options_register(sp);
     return 0;
 }
@@ -105,8 +106,16 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 {
-    if (spank_scr_options_enabled()) export_end_time(sp);
+    if (!spank_scr_options_enabled()) return 0;
+    export_end_time(sp);
+    spank_scr_relaunch_note_step(sp);
     return 0;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+    if (spank_context() != S_CTX_LOCAL || !spank_scr_options_enabled()) return 0;
+    return spank_scr_relaunch();
 }
 
 int slurm_spank_job_prolog(spank_t sp, int ac, char **av)

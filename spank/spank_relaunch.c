@@ -1,0 +1,263 @@
+/* spank_relaunch.c — srun starts a failed SCR step again inside its allocation. */
+#include "spank_relaunch.h"
+
+#include "relaunch_plan.h"
+#include "scr_err.h"
+#include "spank_options.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RUN_NUMBER_VAR "SCR_RUN_NUMBER"
+/* set when argv[1] is the --exclude an earlier relaunch put there */
+#define OUR_EXCLUDE_VAR "SCR_RELAUNCH_EXCLUDE"
+#define RELAUNCH_SETTLE_SECONDS 3
+
+static int in_allocation;     /* srun started inside sbatch or salloc */
+static uint32_t job_id;
+static uint32_t step_id = NO_VAL;
+static uint32_t step_nodes;   /* the step's node count, 0 unknown */
+
+void spank_scr_relaunch_init(void)
+{
+    const char *id = getenv("SLURM_JOB_ID");
+    in_allocation = id != NULL && id[0] != '\0';
+}
+
+/* A count parameter: the --scr option's value, else the environment's, else dflt. */
+static long param_count(const char *param, long dflt)
+{
+    const char *v = spank_scr_options_param(param);
+    if (v == NULL) return dflt;
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    return errno == 0 && end != v && *end == '\0' ? n : dflt;
+}
+
+void spank_scr_relaunch_note_step(spank_t sp)
+{
+    if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) job_id = 0;
+    if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS) step_id = NO_VAL;
+    if (spank_get_item(sp, S_JOB_NNODES, &step_nodes) != ESPANK_SUCCESS) step_nodes = 0;
+    long runs = param_count("SCR_RUNS", 1);
+    if (!in_allocation && runs != 1)
+        slurm_info("scr: this srun made its own allocation, which ends with it: no run is repeated "
+                   "(run it inside sbatch or salloc for SCR_RUNS=%ld)", runs);
+}
+
+/* The job's nodes and whether it still runs, from slurmctld; -1 (why set)
+ * when it cannot tell. *out_nodes is a new string. */
+static int job_state(char **out_nodes, int *out_running, char *why, size_t why_len)
+{
+    job_info_msg_t *msg = NULL;
+    if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS) {
+        snprintf(why, why_len, "cannot load job %lu from slurmctld: %s", (unsigned long)job_id,
+                 slurm_strerror(slurm_get_errno()));
+        return -1;
+    }
+    int rc = -1;
+    if (msg == NULL || msg->record_count < 1) {
+        snprintf(why, why_len, "slurmctld does not know job %lu", (unsigned long)job_id);
+    } else {
+        slurm_job_info_t *job = &msg->job_array[0];
+        *out_running = (job->job_state & JOB_STATE_BASE) == JOB_RUNNING && !(job->job_state & JOB_COMPLETING);
+        *out_nodes = strdup(job->nodes != NULL ? job->nodes : "");
+        if (*out_nodes == NULL) snprintf(why, why_len, "out of memory");
+        else rc = 0;
+    }
+    slurm_free_job_info_msg(msg);
+    return rc;
+}
+
+/* Until slurmctld has let go of the step that just ended (at most about a
+ * minute), then a moment more for the nodes to clean up after it: a step
+ * started while the last one's killed tasks are still being cleaned up can
+ * fail to wire up its own (seen with Open MPI's shared-memory setup). */
+static void wait_step_gone(void)
+{
+    for (int tries = 0; step_id != NO_VAL && tries < 120; tries++) {
+        job_step_info_response_msg_t *msg = NULL;
+        if (slurm_get_job_steps(0, job_id, step_id, &msg, SHOW_ALL) != SLURM_SUCCESS) break;
+        uint32_t left = msg != NULL ? msg->job_step_count : 0;
+        slurm_free_job_step_info_response_msg(msg);
+        if (left == 0) break;
+        usleep(500 * 1000);
+    }
+    sleep(RELAUNCH_SETTLE_SECONDS);
+}
+
+/* The job's nodes as they are now (a node that failed under --no-kill has
+ * left the job): the tasks of the next run, and Slurm's own MPI wire-up in
+ * them, must not count on the nodes the job started with. */
+static int export_job_nodes(const char *nodes)
+{
+    hostlist_t hl = slurm_hostlist_create(nodes);
+    if (hl == NULL) {
+        slurm_error("scr: slurmctld gave a node list that does not parse: %s", nodes);
+        return -1;
+    }
+    char text[16];
+    snprintf(text, sizeof(text), "%d", slurm_hostlist_count(hl));
+    slurm_hostlist_destroy(hl);
+    if (setenv("SLURM_JOB_NODELIST", nodes, 1) != 0 || setenv("SLURM_NODELIST", nodes, 1) != 0 ||
+        setenv("SLURM_JOB_NUM_NODES", text, 1) != 0 || setenv("SLURM_NNODES", text, 1) != 0) {
+        slurm_error("scr: cannot update the job's node list for the next run: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The prefix as libscr resolves it: --scr-prefix or SCR_PREFIX, relative to
+ * the working directory, which is also the default. A new string. */
+static char *resolve_prefix(void)
+{
+    char cwd[4096];
+    if (getcwd(cwd, sizeof(cwd)) == NULL) return NULL;
+    const char *p = spank_scr_options_param("SCR_PREFIX");
+    char *out = NULL;
+    if (p == NULL) return strdup(cwd);
+    if (p[0] == '/') return strdup(p);
+    return scr_path_join(cwd, p, &out) == SCR_SUCCESS ? out : NULL;
+}
+
+/* This process's command line as an argv with argv[1] left free for one
+ * more word (the words live in *out_buf). NULL when it cannot be read. */
+static char **own_argv(char **out_buf)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    ssize_t n = 1;
+    while (buf != NULL && (n = read(fd, buf + len, cap - len)) > 0) {
+        len += (size_t)n;
+        if (len < cap) continue;
+        char *bigger = realloc(buf, cap * 2);
+        if (bigger == NULL) free(buf);
+        buf = bigger;
+        cap *= 2;
+    }
+    close(fd);
+    size_t words = 0;
+    for (size_t i = 0; buf != NULL && i < len; i++) words += buf[i] == '\0';
+    char **argv = buf != NULL && n == 0 && words > 0 ? calloc(words + 2, sizeof(char *)) : NULL;
+    if (argv == NULL) {
+        free(buf);
+        return NULL;
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < len; i += strlen(buf + i) + 1, w++) argv[w == 0 ? 0 : w + 1] = buf + i;
+    *out_buf = buf;
+    return argv;
+}
+
+/* Nothing of this srun but its standard streams reaches the next one. */
+static void prepare_exec(void)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL) return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        int fd = atoi(e->d_name);
+        if (fd > 2 && fd != dirfd(d)) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    closedir(d);
+}
+
+/* Replace this srun with the next run; returns only on failure (-1). */
+static int run_again(int run_number, const char *avoid)
+{
+    char *buf = NULL, option[4096], number[16];
+    char **argv = own_argv(&buf);
+    if (argv == NULL) {
+        slurm_error("scr: cannot read srun's command line to run again: %s", strerror(errno));
+        return -1;
+    }
+    /* argv[1] is free; an --exclude of ours from the last relaunch goes */
+    const char *ours = getenv(OUR_EXCLUDE_VAR);
+    char **rest = argv + 2;
+    if (ours != NULL && strcmp(ours, "1") == 0 && argv[2] != NULL && strncmp(argv[2], "--exclude=", 10) == 0) rest++;
+    int n = 1;
+    if (avoid != NULL) {
+        snprintf(option, sizeof(option), "--exclude=%s", avoid);
+        argv[n++] = option;
+    }
+    for (char **w = rest; *w != NULL; w++) argv[n++] = *w;
+    argv[n] = NULL;
+    snprintf(number, sizeof(number), "%d", run_number);
+    if (setenv(RUN_NUMBER_VAR, number, 1) != 0 || setenv(OUR_EXCLUDE_VAR, avoid ? "1" : "0", 1) != 0) {
+        slurm_error("scr: cannot set %s to run again: %s", RUN_NUMBER_VAR, strerror(errno));
+        free(argv);
+        free(buf);
+        return -1;
+    }
+    prepare_exec();
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    slurm_error("scr: cannot run %s again: %s", argv[0], strerror(errno));
+    free(argv);
+    free(buf);
+    return -1;
+}
+
+int spank_scr_relaunch(void)
+{
+    long max_runs = param_count("SCR_RUNS", 1);
+    const char *number = getenv(RUN_NUMBER_VAR);
+    int run = number != NULL && atoi(number) > 0 ? atoi(number) : 1;
+    if (!in_allocation || job_id == 0 || max_runs == 1) return 0;
+    char why[512], *nodes = NULL;
+    int running = 0;
+    if (job_state(&nodes, &running, why, sizeof(why)) != 0) {
+        slurm_error("scr: not running again: %s", why);
+        return 0;
+    }
+    if (!running) {
+        slurm_info("scr: not running again: job %lu is ending", (unsigned long)job_id);
+        free(nodes);
+        return 0;
+    }
+    /* the nodes this run started with: a node that failed has left the job
+     * by now, yet it is named in --exclude and in the message */
+    const char *judged = getenv("SLURM_JOB_NODELIST");
+    if (judged == NULL || judged[0] == '\0') judged = nodes;
+    char *prefix = resolve_prefix();
+    const char *end = getenv("SCR_END_TIME");
+    struct scr_relaunch_plan_input in = {
+        .prefix = prefix, .nodelist = judged, .exclude = getenv("SCR_EXCLUDE_NODES"),
+        .runs_done = run, .max_runs = (int)max_runs,
+        .min_nodes = (int)param_count("SCR_MIN_NODES", (long)step_nodes),
+        .end_time = end != NULL ? strtoll(end, NULL, 10) : 0,
+        .halt_seconds = param_count("SCR_HALT_SECONDS", 0),
+    };
+    struct scr_relaunch_plan plan;
+    int rc = prefix != NULL ? scr_relaunch_plan_make(&in, &plan) : SCR_ERR_NOMEM;
+    if (rc != SCR_SUCCESS) {
+        slurm_error("scr: not running again: %s", prefix ? scr_last_error() : "cannot resolve the prefix");
+    } else if (plan.verdict != SCR_RELAUNCH_GO) {
+        slurm_info("scr: not running again after run %d: %s", run, plan.why);
+    } else {
+        if (plan.note[0] != '\0') slurm_info("scr: %s", plan.note);
+        slurm_info("scr: run %d ended before SCR_Finalize; starting run %d on %d nodes%s%s", run, run + 1,
+                   plan.nodes_up, plan.avoid ? ", avoiding " : "", plan.avoid ? plan.avoid : "");
+        wait_step_gone();
+        rc = export_job_nodes(nodes) == 0 ? run_again(run + 1, plan.avoid) : SCR_FAILURE;
+    }
+    if (prefix != NULL) scr_relaunch_plan_free(&plan);
+    free(prefix);
+    free(nodes);
+    return rc == SCR_SUCCESS ? 0 : -1;
+}
