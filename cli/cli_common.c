@@ -1,5 +1,9 @@
 /* cli_common.c — messages and the prefix, shared by the commands. */
 #include "cli_common.h"
+#include "config.h"
+#include "job_dir.h"
+#include "job_env.h"
+#include "scr_err.h"
 #include "util_log.h"
 
 #include <errno.h>
@@ -53,4 +57,20 @@ char *cli_resolve_prefix(const char *given)
         else scr_err("cannot tell the current directory: %s", strerror(errno));
     }
     return prefix;
+}
+
+int cli_job_cntl_dir(const struct scr_config *cfg, const char *node, char **out_cntl)
+{
+    char own_node[256], user[256], jobid[256];
+    int defaulted = 0, rc = SCR_SUCCESS;
+    const char *base = NULL;
+    if (node == NULL) {
+        rc = scr_job_env_node_name(own_node, sizeof(own_node));
+        node = own_node;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
+    if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
+    if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, "SCR_CNTL_BASE", &base);
+    if (rc == SCR_SUCCESS) rc = scr_job_dir_path("SCR_CNTL_BASE", base, node, user, jobid, out_cntl);
+    return rc;
 }

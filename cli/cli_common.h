@@ -8,6 +8,8 @@
 #ifndef SCR_CLI_COMMON_H
 #define SCR_CLI_COMMON_H
 
+struct scr_config;
+
 /* The command's name for messages (kept, not copied); sets the log prefix. */
 void cli_init(const char *command);
 
@@ -22,5 +24,11 @@ int cli_refused_option(int c, char **argv, int before);
  * not empty, else the current directory, in a new string; NULL (said) when
  * out of memory or the current directory cannot be told. */
 char *cli_resolve_prefix(const char *given);
+
+/* This node's control directory for the job the environment names, as
+ * libscr finds it: SCR_CNTL_BASE of cfg (a loaded configuration), the
+ * node's name (node when not NULL), the user and the job id; in a new
+ * string. Errors are logged by libscr-core. */
+int cli_job_cntl_dir(const struct scr_config *cfg, const char *node, char **out_cntl);
 
 #endif

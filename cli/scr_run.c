@@ -112,18 +112,12 @@ static const char *allocation_nodes(void)
 /* The node count the last run recorded in this node's control directory, 0 if none. */
 static int recorded_nodes(void)
 {
-    char node[256], user[256], jobid[256];
-    int defaulted = 0, count = 0;
-    const char *base = NULL;
+    int count = 0;
     char *cntl = NULL, *path = NULL;
     scr_config *cfg = scr_config_new();
     scr_kvtree *rec = scr_kvtree_new();
     int rc = cfg && rec ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_job_env_node_name(node, sizeof(node));
-    if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
-    if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
-    if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, "SCR_CNTL_BASE", &base);
-    if (rc == SCR_SUCCESS) rc = scr_job_dir_path("SCR_CNTL_BASE", base, node, user, jobid, &cntl);
+    if (rc == SCR_SUCCESS) rc = cli_job_cntl_dir(cfg, NULL, &cntl);
     if (rc == SCR_SUCCESS) rc = scr_path_join(cntl, SCR_NODES_FILE_NAME, &path);
     if (rc == SCR_SUCCESS && scr_nodes_file_read(path, rec) == SCR_SUCCESS) scr_nodes_file_get_nodes(rec, &count);
     free(cntl);

@@ -122,18 +122,11 @@ static int parse_names(char *text, char ***out, int *out_n)
 static int derive_dirs(const char *node_option, const char *cntl_option, const char *prefix_option, char **out_cntl,
                        char **out_prefix)
 {
-    char node[256], user[256], jobid[256];
-    int defaulted = 0;
-    const char *base = NULL, *prefix = NULL;
+    const char *prefix = NULL;
     scr_config *cfg = scr_config_new();
     int rc = cfg ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS && cntl_option == NULL) {
-        if (node_option) snprintf(node, sizeof(node), "%s", node_option);
-        else rc = scr_job_env_node_name(node, sizeof(node));
-        if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
-        if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
-        if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, "SCR_CNTL_BASE", &base);
-        if (rc == SCR_SUCCESS) rc = scr_job_dir_path("SCR_CNTL_BASE", base, node, user, jobid, out_cntl);
+        rc = cli_job_cntl_dir(cfg, node_option, out_cntl);
     } else if (rc == SCR_SUCCESS) {
         rc = (*out_cntl = strdup(cntl_option)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
     }
