@@ -8,8 +8,9 @@
  *                              step's tasks, and SCR_END_TIME for a batch script
  *   slurm_spank_local_user_init  srun: SCR_END_TIME for the step's tasks
  *   slurm_spank_job_prolog     node set-up as root (spank_prolog.h)
- * The relaunch of a failed run (local context) and the scavenge at the end
- * of the allocation (slurm_spank_job_epilog) slot in here the same way.
+ *   slurm_spank_job_epilog     scavenge, index and purge as the job ends
+ *                              (spank_epilog.h)
+ * The relaunch of a failed run (local context) slots in here the same way.
  *
  * SCR_END_TIME: the prolog cannot set a task's environment, and a job's
  * time limit may change while it runs, so each step asks slurmctld for the
@@ -23,6 +24,7 @@
 #include <slurm/spank.h>
 
 #include "spank_end_time.h"
+#include "spank_epilog.h"
 #include "spank_options.h"
 #include "spank_prolog.h"
 #include "spank_site.h"
@@ -114,4 +116,10 @@ int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
     /* slurm_spank_init does not run in the prolog's process */
     if (load_site(ac, av) != 0) return -1;
     return spank_scr_prolog(sp, &site);
+}
+
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+    if (load_site(ac, av) != 0) return 0; /* logged; a failing epilog would drain the node */
+    return spank_scr_epilog(sp, &site);
 }
