@@ -102,6 +102,9 @@ static int print_json(const scr_index_list *list, const char *prefix)
  * one-line note, exit status 1. */
 static int list_datasets(const char *prefix, int json)
 {
+    int pending = 0;
+    /* a dataset a scavenge copied but no one indexed is indexed first (said on stderr) */
+    scr_scan_index_pending(prefix, &pending);
     char *path = NULL;
     scr_index_list *list = NULL;
     scr_kvtree *index = scr_kvtree_new();
