@@ -1,7 +1,7 @@
 /* scr_index.c — scr-index: the datasets SCR keeps on a prefix.
  *
- * Lists the datasets of <prefix>/.scr/index.scr (read under a shared lock),
- * newest first, as a table or as JSON (index_list.h builds and renders the
+ * Lists the datasets of <prefix>/.scr/index.scr (read under a shared lock,
+ * after indexing any dataset directory a scavenge left unindexed), newest first, as a table or as JSON (index_list.h builds and renders the
  * rows), or changes the index: which dataset a restart loads first
  * (--current) and which entries it keeps (--drop, --drop-after), each one
  * locked update in index_edit.h; --add indexes a dataset directory a

@@ -17,9 +17,12 @@
  *      current;
  *   3. one line goes to <prefix>/.scr/job.<jobid>.log, the record the user
  *      reads: "<time> node=<name> dataset=<id> files=<n> bytes=<n>
- *      failed=<n> partner_ranks=<n> index=<what>", where index= is
- *      complete, incomplete (the ranks still missing), waiting (the nodes
- *      that have not reported yet), none (nothing copied) or failed.
+ *      failed=<n> partner_ranks=<n> index=<what>" (and " error=<why>" when
+ *      something failed), where index= is complete(<id>[,rebuilt]) or
+ *      incomplete(<id>,missing ranks <list>) for the node that indexed,
+ *      waiting(<nodes not reported yet>), "done by <node>" for a node that
+ *      reports after the index, none (no node copied anything) or
+ *      failed(<id>).
  * A node that never reports (its epilog did not run or was killed) leaves
  * the dataset unindexed; scr_scan_index_pending (scan_index.h), run by
  * scr-index and SCR_Init, indexes it later. */
