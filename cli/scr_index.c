@@ -19,6 +19,7 @@
 #include "index_list.h"
 #include "kvtree.h"
 #include "scan_index.h"
+#include "scavenge_job.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -102,14 +103,19 @@ static int print_json(const scr_index_list *list, const char *prefix)
  * one-line note, exit status 1. */
 static int list_datasets(const char *prefix, int json)
 {
-    int pending = 0;
-    /* a dataset a scavenge copied but no one indexed is indexed first (said on stderr) */
-    scr_scan_index_pending(prefix, &pending);
     char *path = NULL;
     scr_index_list *list = NULL;
     scr_kvtree *index = scr_kvtree_new();
     int rc = index != NULL ? scr_index_file_path(prefix, &path) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_index_file_read(path, index); /* logs all but NOTFOUND */
+    /* a dataset a job's epilogs copied but did not index is indexed first
+     * (said on stderr); a damaged index is only reported */
+    int pending = 0;
+    if ((rc == SCR_SUCCESS || rc == SCR_ERR_NOTFOUND) && scr_scavenge_job_index_pending(prefix, &pending) == SCR_SUCCESS &&
+        pending > 0) {
+        scr_kvtree_unset_all(index);
+        rc = scr_index_file_read(path, index);
+    }
     int missing = rc == SCR_ERR_NOTFOUND;
     if (rc == SCR_SUCCESS || missing) rc = scr_index_list_build(index, &list);
     if (rc == SCR_SUCCESS) {

@@ -8,7 +8,6 @@
 #include "util_log.h"
 #include "util_path.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,56 +152,5 @@ done:
     scr_scan_free(scan);
     scr_dataset_delete(desc);
     free(spath);
-    return rc;
-}
-
-/* 1 when dir holds a rank filemap (<rank>.scrfilemap). */
-static int has_rank_filemap(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL) return 0;
-    int found = 0;
-    for (struct dirent *e; !found && (e = readdir(d)) != NULL;) {
-        size_t n = strlen(e->d_name);
-        found = n > 11 && strcmp(e->d_name + n - 11, ".scrfilemap") == 0;
-    }
-    closedir(d);
-    return found;
-}
-
-int scr_scan_index_pending(const char *prefix, int *out_indexed)
-{
-    char *scr_dir = NULL, *ipath = NULL;
-    *out_indexed = 0;
-    scr_kvtree *index = scr_kvtree_new();
-    int rc = index ? scr_path_join(prefix, ".scr", &scr_dir) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_index_file_path(prefix, &ipath);
-    if (rc == SCR_SUCCESS) rc = scr_index_file_read(ipath, index);
-    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* nothing indexed yet */
-    DIR *d = rc == SCR_SUCCESS ? opendir(scr_dir) : NULL;
-    for (struct dirent *e; d != NULL && rc != SCR_ERR_NOMEM && (e = readdir(d)) != NULL;) {
-        int id = 0, len = 0;
-        const scr_dataset *known = NULL;
-        if (sscanf(e->d_name, "scr.dataset.%d%n", &id, &len) != 1 || e->d_name[len] != '\0' || id <= 0 ||
-            scr_index_file_get_dataset(index, id, &known) == SCR_SUCCESS)
-            continue;
-        char *dir = NULL;
-        rc = scr_path_join(scr_dir, e->d_name, &dir);
-        if (rc == SCR_SUCCESS && has_rank_filemap(dir)) {
-            struct scr_scan_index_options o = { .prefix = prefix, .dir = dir };
-            struct scr_scan_index_result res;
-            if (scr_scan_index_dataset(&o, &res) == SCR_SUCCESS) { /* else it said why */
-                (*out_indexed)++;
-                scr_warn("%s held files no one had indexed: indexed dataset %d, %s", dir, res.id,
-                         res.complete ? "complete" : "incomplete");
-            }
-            free(res.missing);
-        }
-        free(dir);
-    }
-    if (d != NULL) closedir(d);
-    free(scr_dir);
-    free(ipath);
-    scr_kvtree_delete(index);
     return rc;
 }

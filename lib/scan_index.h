@@ -38,13 +38,4 @@ struct scr_scan_index_result {
  * that contradict each other, the index could not be updated), logged. */
 int scr_scan_index_dataset(const struct scr_scan_index_options *opts, struct scr_scan_index_result *out);
 
-/* Index (steps 1-4) every dataset directory <prefix>/.scr/scr.dataset.<id>
- * that holds a rank filemap but has no entry in the index: what a scavenge
- * copied when no one indexed it (the job's last epilog did not run, or was
- * killed). scr-index --list and SCR_Init call it first. Each dataset indexed
- * is logged (scr_info) with its outcome and counted in *out_indexed; one
- * that cannot be indexed is logged and skipped. SCR_SUCCESS unless the
- * index cannot be read or memory runs out. */
-int scr_scan_index_pending(const char *prefix, int *out_indexed);
-
 #endif

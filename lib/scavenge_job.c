@@ -1,5 +1,6 @@
 /* scavenge_job.c — a node's part of the end-of-job scavenge, and the one index. */
 #include "scavenge_job.h"
+#include "index_file.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "scan.h"
@@ -9,6 +10,7 @@
 #include "util_log.h"
 #include "util_path.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -257,4 +259,86 @@ int scr_scavenge_job_node(const struct scr_scavenge_job *job, struct scr_scaveng
     if (arc != SCR_SUCCESS) set_error(out, "cannot append to the job record: %s", last_error_or("failed"));
     if (rc == SCR_SUCCESS) rc = arc;
     return rc != SCR_SUCCESS ? rc : out->copy_failed || out->index_failed ? SCR_FAILURE : SCR_SUCCESS;
+}
+
+/* The pending datasets of one job's nodes file (locked meanwhile). */
+static int index_late(const char *prefix, const char *path, const scr_kvtree *index, int *count)
+{
+    int fd = -1;
+    scr_kvtree *all = scr_kvtree_new();
+    int rc = all ? scr_kvtree_lock_open_read(path, &fd, all) : SCR_ERR_NOMEM;
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(all);
+        return rc == SCR_ERR_NOMEM ? rc : SCR_SUCCESS; /* said why; the others still count */
+    }
+    const char *who = NULL;
+    int late = 0;
+    if (scr_kvtree_util_get_str(all, "INDEXED", &who) == SCR_SUCCESS ||
+        scr_kvtree_util_get_int(all, "LATE_INDEXED", &late) == SCR_SUCCESS) {
+        scr_kvtree_close_unlock(&fd);
+        scr_kvtree_delete(all);
+        return SCR_SUCCESS;
+    }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(all, "NODE")); e; e = scr_kvtree_elem_next(e)) {
+        int id = 0, copied = 0;
+        const scr_dataset *known = NULL;
+        const scr_kvtree *entry = scr_kvtree_elem_hash(e);
+        if (scr_kvtree_util_get_int(entry, "DSET", &id) != SCR_SUCCESS ||
+            scr_kvtree_util_get_int(entry, "COPIED", &copied) != SCR_SUCCESS || !copied || id <= 0 ||
+            scr_index_file_get_dataset(index, id, &known) == SCR_SUCCESS)
+            continue;
+        char sub[64], *dir = NULL;
+        struct scr_scan_index_result res;
+        memset(&res, 0, sizeof(res));
+        snprintf(sub, sizeof(sub), ".scr/scr.dataset.%d", id);
+        rc = scr_path_join(prefix, sub, &dir);
+        struct scr_scan_index_options o = { .prefix = prefix, .dir = dir };
+        if (rc == SCR_SUCCESS && scr_scan_index_dataset(&o, &res) == SCR_SUCCESS) { /* else it said why */
+            (*count)++;
+            scr_warn("dataset %d was copied to %s at the end of a job but not indexed (%s): indexed now, %s", id,
+                     prefix, path, res.complete ? "complete" : "incomplete");
+        }
+        free(res.missing);
+        free(dir);
+        if (rc == SCR_ERR_NOMEM) break;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(all, "LATE_INDEXED", 1);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_write_close_unlock(path, &fd, all);
+    else scr_kvtree_close_unlock(&fd);
+    scr_kvtree_delete(all);
+    return rc == SCR_ERR_NOMEM ? rc : SCR_SUCCESS;
+}
+
+int scr_scavenge_job_index_pending(const char *prefix, int *out_indexed)
+{
+    char *scr_dir = NULL, *ipath = NULL;
+    *out_indexed = 0;
+    scr_kvtree *index = scr_kvtree_new();
+    int rc = index ? scr_path_join(prefix, ".scr", &scr_dir) : SCR_ERR_NOMEM;
+    DIR *d = rc == SCR_SUCCESS ? opendir(scr_dir) : NULL;
+    if (rc == SCR_SUCCESS && d == NULL && errno != ENOENT) {
+        scr_err("cannot read %s: %s", scr_dir, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    int index_read = 0;
+    for (struct dirent *e; d != NULL && rc == SCR_SUCCESS && (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, "job.", 4) != 0 || n < 11 || strcmp(e->d_name + n - 6, ".nodes") != 0) continue;
+        if (!index_read) { /* only when some job left a nodes file */
+            rc = scr_index_file_path(prefix, &ipath);
+            if (rc == SCR_SUCCESS) rc = scr_index_file_read(ipath, index);
+            if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
+            if (rc != SCR_SUCCESS) break;
+            index_read = 1;
+        }
+        char *path = NULL;
+        rc = scr_path_join(scr_dir, e->d_name, &path);
+        if (rc == SCR_SUCCESS) rc = index_late(prefix, path, index, out_indexed);
+        free(path);
+    }
+    if (d != NULL) closedir(d);
+    free(scr_dir);
+    free(ipath);
+    scr_kvtree_delete(index);
+    return rc;
 }

@@ -24,8 +24,8 @@
  *      reports after the index, none (no node copied anything) or
  *      failed(<id>).
  * A node that never reports (its epilog did not run or was killed) leaves
- * the dataset unindexed; scr_scan_index_pending (scan_index.h), run by
- * scr-index and SCR_Init, indexes it later. */
+ * the dataset unindexed; scr_scavenge_job_index_pending, run by scr-index
+ * --list and SCR_Init, indexes it later. */
 #ifndef SCR_SCAVENGE_JOB_H
 #define SCR_SCAVENGE_JOB_H
 
@@ -59,6 +59,17 @@ struct scr_scavenge_job_outcome {
  * (whatever the index step decided; see out), else an error with
  * out->error saying why. */
 int scr_scavenge_job_node(const struct scr_scavenge_job *job, struct scr_scavenge_job_outcome *out);
+
+/* The datasets copied by the jobs whose nodes never all reported: for each
+ * <prefix>/.scr/job.<jobid>.nodes without INDEXED, under its lock, every
+ * dataset a node copied that the index does not list yet is indexed
+ * (scan_index.h) and the file gets LATE_INDEXED, so it is done once (a
+ * dataset the user drops later stays dropped). A node that reports after
+ * that still indexes, with every part in. Each dataset indexed is said
+ * (scr_warn) and counted in *out_indexed; one that cannot be is logged and
+ * skipped. SCR_SUCCESS unless the prefix's .scr directory cannot be read
+ * or memory runs out; a prefix without one has nothing pending. */
+int scr_scavenge_job_index_pending(const char *prefix, int *out_indexed);
 
 /* The record line of step 3 without time and newline, into buf. */
 void scr_scavenge_job_describe(const struct scr_scavenge_job *job, const struct scr_scavenge_job_outcome *out,

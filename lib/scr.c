@@ -12,7 +12,7 @@
 
 #include "config.h"
 #include "index_file.h"
-#include "scan_index.h"
+#include "scavenge_job.h"
 #include "kvtree_util.h"
 #include "job_env.h"
 #include "meta.h"
@@ -395,7 +395,7 @@ static int init_collective(struct scr_run *r)
         /* a scavenged dataset no one indexed (a job's epilog cut short) is
          * indexed now, so that the restart can choose it; failing stops nothing */
         int pending = 0;
-        if (rc == SCR_SUCCESS && !purge) scr_scan_index_pending(r->prefix, &pending);
+        if (rc == SCR_SUCCESS && !purge) scr_scavenge_job_index_pending(r->prefix, &pending);
     }
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
     if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;

@@ -15,7 +15,11 @@
  *     (scavenge_job.h); then the job's cache and control directories are
  *     removed without following any symbolic link;
  *   - one line per node in the slurmd log: "scr: epilog of job J for U:
- *     node N: ..." (slurm_info when all went well, slurm_error otherwise).
+ *     node N: ..." (slurm_info when all went well, slurm_error otherwise),
+ *     with what the record says and the directories removed or refused;
+ *     before it, one line per node of the job found down.
+ * The cache is removed even when the scavenge failed: the job's directories
+ * are private to the job and no later job could use what they hold.
  * The epilog never fails the job or drains the node: it returns 0. */
 #ifndef SPANK_EPILOG_H
 #define SPANK_EPILOG_H

@@ -531,16 +531,33 @@ static void make_prefix_dataset(const char *prefix)
     for (int r = 0; r < 2; r++) make_rank(dir, r, 2, 50);
 }
 
-static void test_a_dataset_no_one_indexed_is_indexed_once(void)
+/* <prefix>/.scr/job.<jobid>.nodes saying node x copied dataset ID. */
+static void write_nodes_file(const char *prefix, const char *jobid)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/.scr/job.%s.nodes", prefix, jobid);
+    scr_kvtree *t = scr_kvtree_new();
+    scr_kvtree *x = scr_kvtree_setf(t, NULL, "NODE x");
+    REQUIRE(x && scr_kvtree_util_set_int(x, "DSET", ID) == SCR_SUCCESS &&
+            scr_kvtree_util_set_int(x, "COPIED", 1) == SCR_SUCCESS && scr_kvtree_write_file(path, t) == SCR_SUCCESS,
+            "set-up");
+    scr_kvtree_delete(t);
+}
+
+static void test_a_dataset_a_job_did_not_index_is_indexed_once(void)
 {
     const char *prefix = fresh_dir("pending");
     make_prefix_dataset(prefix);
+    write_nodes_file(prefix, "76");
     int n = -1;
     scr_log_set_quiet(1);
-    CHECK(scr_scan_index_pending(prefix, &n) == SCR_SUCCESS && n == 1, "indexed %d: %s", n, scr_last_error());
+    CHECK(scr_scavenge_job_index_pending(prefix, &n) == SCR_SUCCESS && n == 1, "indexed %d: %s", n,
+          scr_last_error());
     scr_log_set_quiet(0);
     CHECK(indexed_complete(prefix, ID) == 1, "dataset %d is not indexed complete", ID);
-    CHECK(scr_scan_index_pending(prefix, &n) == SCR_SUCCESS && n == 0, "indexed again: %d", n);
+    CHECK(scr_scavenge_job_index_pending(prefix, &n) == SCR_SUCCESS && n == 0, "indexed again: %d", n);
+    CHECK(scr_scavenge_job_index_pending(tap_path("pending-none"), &n) == SCR_SUCCESS && n == 0,
+          "a prefix without .scr has nothing pending");
 }
 
 static void test_the_last_node_to_report_indexes_for_the_job(void)
@@ -548,14 +565,8 @@ static void test_the_last_node_to_report_indexes_for_the_job(void)
     const char *prefix = fresh_dir("jobend");
     make_prefix_dataset(prefix);
     /* node x copied dataset ID before; a and b have nothing in cache */
+    write_nodes_file(prefix, "77");
     char path[4096];
-    snprintf(path, sizeof(path), "%s/.scr/job.77.nodes", prefix);
-    scr_kvtree *t = scr_kvtree_new();
-    scr_kvtree *x = scr_kvtree_setf(t, NULL, "NODE x");
-    REQUIRE(x && scr_kvtree_util_set_int(x, "DSET", ID) == SCR_SUCCESS &&
-            scr_kvtree_util_set_int(x, "COPIED", 1) == SCR_SUCCESS && scr_kvtree_write_file(path, t) == SCR_SUCCESS,
-            "set-up");
-    scr_kvtree_delete(t);
     const char *nodes[] = {"x", "a", "b"};
     struct scr_scavenge_job job = { .jobid = "77", .node = "a", .cntl_dir = fresh_dir("jobend-cntl"),
                                     .prefix = prefix, .nodes = nodes, .nnodes = 3 };
@@ -607,7 +618,7 @@ int main(void)
     RUN(test_scavenge_refuses_a_missing_prefix);
     RUN(test_scavenge_of_an_empty_control_directory_finds_nothing);
     RUN(test_scavenge_writes_the_golden_rank_filemap);
-    RUN(test_a_dataset_no_one_indexed_is_indexed_once);
+    RUN(test_a_dataset_a_job_did_not_index_is_indexed_once);
     RUN(test_the_last_node_to_report_indexes_for_the_job);
     RUN(test_a_job_end_refuses_a_prefix_that_is_not_a_directory);
     return tap_done();
