@@ -261,23 +261,30 @@ int scr_scavenge_job_node(const struct scr_scavenge_job *job, struct scr_scaveng
     return rc != SCR_SUCCESS ? rc : out->copy_failed || out->index_failed ? SCR_FAILURE : SCR_SUCCESS;
 }
 
+/* 1 when a job's nodes file says its datasets were indexed. */
+static int job_indexed(const scr_kvtree *all)
+{
+    const char *who = NULL;
+    int late = 0;
+    return scr_kvtree_util_get_str(all, "INDEXED", &who) == SCR_SUCCESS ||
+           scr_kvtree_util_get_int(all, "LATE_INDEXED", &late) == SCR_SUCCESS;
+}
+
 /* The pending datasets of one job's nodes file (locked meanwhile). */
 static int index_late(const char *prefix, const char *path, const scr_kvtree *index, int *count)
 {
     int fd = -1;
     scr_kvtree *all = scr_kvtree_new();
-    int rc = all ? scr_kvtree_lock_open_read(path, &fd, all) : SCR_ERR_NOMEM;
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(all);
-        return rc == SCR_ERR_NOMEM ? rc : SCR_SUCCESS; /* said why; the others still count */
+    /* most files are done: a shared lock tells, without making anyone wait */
+    int rc = all ? scr_kvtree_read_with_lock(path, all) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && !job_indexed(all)) {
+        scr_kvtree_unset_all(all);
+        rc = scr_kvtree_lock_open_read(path, &fd, all);
     }
-    const char *who = NULL;
-    int late = 0;
-    if (scr_kvtree_util_get_str(all, "INDEXED", &who) == SCR_SUCCESS ||
-        scr_kvtree_util_get_int(all, "LATE_INDEXED", &late) == SCR_SUCCESS) {
-        scr_kvtree_close_unlock(&fd);
+    if (rc != SCR_SUCCESS || job_indexed(all)) {
+        if (fd >= 0) scr_kvtree_close_unlock(&fd);
         scr_kvtree_delete(all);
-        return SCR_SUCCESS;
+        return rc == SCR_ERR_NOMEM ? rc : SCR_SUCCESS; /* an error said why; the other jobs still count */
     }
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(all, "NODE")); e; e = scr_kvtree_elem_next(e)) {
         int id = 0, copied = 0;
