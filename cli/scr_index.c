@@ -1,7 +1,7 @@
 /* scr_index.c — scr-index: the datasets SCR keeps on a prefix.
  *
- * Lists the datasets of <prefix>/.scr/index.scr (read under a shared lock),
- * newest first, as a table or as JSON (index_list.h builds and renders the
+ * Lists the datasets of <prefix>/.scr/index.scr (read under a shared lock,
+ * after indexing any dataset directory a scavenge left unindexed), newest first, as a table or as JSON (index_list.h builds and renders the
  * rows), or changes the index: which dataset a restart loads first
  * (--current) and which entries it keeps (--drop, --drop-after), each one
  * locked update in index_edit.h; --add indexes a dataset directory a
@@ -19,6 +19,7 @@
 #include "index_list.h"
 #include "kvtree.h"
 #include "scan_index.h"
+#include "scavenge_job.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -107,6 +108,14 @@ static int list_datasets(const char *prefix, int json)
     scr_kvtree *index = scr_kvtree_new();
     int rc = index != NULL ? scr_index_file_path(prefix, &path) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_index_file_read(path, index); /* logs all but NOTFOUND */
+    /* a dataset a job's epilogs copied but did not index is indexed first
+     * (said on stderr); a damaged index is only reported */
+    int pending = 0;
+    if ((rc == SCR_SUCCESS || rc == SCR_ERR_NOTFOUND) && scr_scavenge_job_index_pending(prefix, &pending) == SCR_SUCCESS &&
+        pending > 0) {
+        scr_kvtree_unset_all(index);
+        rc = scr_index_file_read(path, index);
+    }
     int missing = rc == SCR_ERR_NOTFOUND;
     if (rc == SCR_SUCCESS || missing) rc = scr_index_list_build(index, &list);
     if (rc == SCR_SUCCESS) {

@@ -6,6 +6,7 @@
 #include "util_log.h"
 #include "util_path.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -120,5 +121,86 @@ int scr_job_dir_create(const char *dir)
     free(base);
     free(user);
     free(job);
+    return rc;
+}
+
+/* Empty the directory open as fd (closed here), never following a link;
+ * path names it in messages. */
+static int empty_dir(int fd, const char *path)
+{
+    DIR *d = fdopendir(fd);
+    if (d == NULL) {
+        scr_err("cannot read directory %s: %s", path, strerror(errno));
+        close(fd);
+        return SCR_ERR_IO;
+    }
+    int rc = SCR_SUCCESS;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char sub[4096];
+        snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            scr_err("cannot stat %s: %s", sub, strerror(errno));
+            rc = SCR_ERR_IO;
+            continue;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            int cfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (cfd < 0) {
+                scr_err("cannot open directory %s: %s", sub, strerror(errno));
+                rc = SCR_ERR_IO;
+                continue;
+            }
+            if (empty_dir(cfd, sub) != SCR_SUCCESS) rc = SCR_ERR_IO;
+        }
+        if (unlinkat(dirfd(d), e->d_name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) != 0) {
+            scr_err("cannot remove %s: %s", sub, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+/* lstat of dir into *st, and the verdict of scr_job_dir_check. */
+static int check_dir(const char *dir, struct stat *st)
+{
+    if (lstat(dir, st) != 0) {
+        if (errno == ENOENT) return SCR_ERR_NOTFOUND;
+        scr_err("cannot stat %s: %s", dir, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    return is_ours(st, dir) ? SCR_SUCCESS : SCR_ERR_IO;
+}
+
+int scr_job_dir_check(const char *dir)
+{
+    struct stat st;
+    return check_dir(dir, &st);
+}
+
+int scr_job_dir_remove(const char *dir, int *out_removed)
+{
+    struct stat before, st;
+    *out_removed = 0;
+    int rc = check_dir(dir, &before);
+    if (rc != SCR_SUCCESS) return rc == SCR_ERR_NOTFOUND ? SCR_SUCCESS : rc;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        scr_err("cannot open directory %s: %s", dir, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    if (fstat(fd, &st) != 0 || st.st_dev != before.st_dev || st.st_ino != before.st_ino) {
+        scr_err("refusing %s: it was replaced while being checked", dir);
+        close(fd);
+        return SCR_ERR_IO;
+    }
+    rc = empty_dir(fd, dir);
+    if (rc == SCR_SUCCESS && rmdir(dir) != 0) {
+        scr_err("cannot remove %s: %s", dir, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_SUCCESS) *out_removed = 1;
     return rc;
 }

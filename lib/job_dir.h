@@ -12,7 +12,13 @@
  *     exist, used only if each is a real directory (never a symbolic link
  *     is followed) owned by the calling user; a group or other permission
  *     bit left on them is then removed.
- * Anything else is refused with an error naming the path and the reason. */
+ * Anything else is refused with an error naming the path and the reason.
+ *
+ * Removal at the end of the job (the plugin's epilog, also as the user)
+ * trusts the same way: the job directory must be a real directory owned by
+ * the caller; its contents are removed without following any symbolic link
+ * (a link is removed, never what it points to), and nothing outside the job
+ * directory is touched. */
 #ifndef SCR_JOB_DIR_H
 #define SCR_JOB_DIR_H
 
@@ -25,5 +31,16 @@ int scr_job_dir_path(const char *what, const char *base, const char *node, const
 /* Create dir, a path made by scr_job_dir_path, as described above. Its last
  * two components are the private ones. SCR_ERR_IO (logged) when refused. */
 int scr_job_dir_create(const char *dir);
+
+/* Whether dir may be used as the caller's job directory: SCR_SUCCESS for a
+ * real directory the caller owns, SCR_ERR_NOTFOUND (not logged) when there
+ * is nothing at dir, SCR_ERR_IO (logged, naming the reason) otherwise. */
+int scr_job_dir_check(const char *dir);
+
+/* Remove dir, a path made by scr_job_dir_path, and all it holds, as
+ * described above. *out_removed is 1 when it was removed, 0 when it did not
+ * exist (SCR_SUCCESS). SCR_ERR_IO (logged) when refused or when something
+ * in it could not be removed. */
+int scr_job_dir_remove(const char *dir, int *out_removed);
 
 #endif

@@ -136,7 +136,10 @@ static int wanted_partner_copy(const struct scr_scavenge_options *o, const scr_f
     if (scr_filemap_get_tag(map, id, rank, "NODE", &node) != SCR_SUCCESS) return 0;
     for (int i = 0; i < o->nfailed_nodes; i++)
         if (strcmp(o->failed_nodes[i], node) == 0) return 1;
-    return 0;
+    if (o->nlive_nodes <= 0) return 0;
+    for (int i = 0; i < o->nlive_nodes; i++)
+        if (strcmp(o->live_nodes[i], node) == 0) return 0;
+    return 1;
 }
 
 static int is_partner_copy(const scr_filemap *map, int id, int rank)

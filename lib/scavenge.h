@@ -42,6 +42,8 @@ struct scr_scavenge_options {
     int nfailed_ranks;
     const char *const *failed_nodes;  /* ... and for every rank of these nodes */
     int nfailed_nodes;
+    const char *const *live_nodes;    /* when set: ... and for every rank of a node */
+    int nlive_nodes;                  /* not in this list (one that left the job) */
     size_t buf_size;        /* copy buffer; 0: 1 MiB */
     /* called after each piece copied, when set */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "index_file.h"
+#include "scavenge_job.h"
 #include "kvtree_util.h"
 #include "job_env.h"
 #include "meta.h"
@@ -391,6 +392,10 @@ static int init_collective(struct scr_run *r)
         if (rc == SCR_SUCCESS && scr_config_get_bool(r->cfg, "SCR_PREFIX_PURGE", &purge) == SCR_SUCCESS &&
             purge)
             purge_prefix(r);
+        /* a scavenged dataset no one indexed (a job's epilog cut short) is
+         * indexed now, so that the restart can choose it; failing stops nothing */
+        int pending = 0;
+        if (rc == SCR_SUCCESS && !purge) scr_scavenge_job_index_pending(r->prefix, &pending);
     }
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
     if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;

@@ -5,11 +5,14 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int spank_scr_user_lookup(uid_t uid, gid_t gid, struct spank_scr_user *out, char *why, size_t why_len)
@@ -91,8 +94,32 @@ static void child(int fd, const struct spank_scr_user *u, spank_scr_user_work wo
     _exit(rc == 0 ? 0 : 1);
 }
 
-int spank_scr_as_user(const struct spank_scr_user *user, spank_scr_user_work work, void *arg, char *msg,
-                      size_t msg_len)
+/* Read the child's report from fd until it closes the pipe or the
+ * deadline passes (0: none); 1 when the deadline passed. */
+static int read_report(int fd, time_t deadline, char *buf, size_t len, size_t *out_got)
+{
+    size_t got = 0;
+    while (got < len - 1) {
+        if (deadline != 0) {
+            time_t now = time(NULL);
+            if (now >= deadline) return 1;
+            struct pollfd p = { .fd = fd, .events = POLLIN };
+            int ready = poll(&p, 1, (int)(deadline - now) * 1000);
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready == 0) continue; /* checked against the deadline above */
+        }
+        ssize_t n = read(fd, buf + got, len - 1 - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    *out_got = got;
+    return 0;
+}
+
+int spank_scr_as_user_within(const struct spank_scr_user *user, unsigned timeout, spank_scr_user_work work,
+                             void *arg, char *msg, size_t msg_len)
 {
     int fds[2];
     msg[0] = '\0';
@@ -114,14 +141,9 @@ int spank_scr_as_user(const struct spank_scr_user *user, spank_scr_user_work wor
     close(fds[1]);
     char buf[2048];
     size_t got = 0;
-    while (got < sizeof(buf) - 1) {
-        ssize_t n = read(fds[0], buf + got, sizeof(buf) - 1 - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
-    buf[got] = '\0';
+    int late = read_report(fds[0], timeout ? time(NULL) + (time_t)timeout : 0, buf, sizeof(buf), &got);
     close(fds[0]);
+    if (late) kill(pid, SIGKILL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
@@ -129,10 +151,20 @@ int spank_scr_as_user(const struct spank_scr_user *user, spank_scr_user_work wor
             return -1;
         }
     }
+    if (late) {
+        snprintf(msg, msg_len, "killed after %u seconds, its time limit", timeout);
+        return -1;
+    }
     if (got == 0) {
         snprintf(msg, msg_len, "the process working as %s ended without a word (status %d)", user->name, status);
         return -1;
     }
     snprintf(msg, msg_len, "%s", buf + 1);
     return buf[0] == '0' && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int spank_scr_as_user(const struct spank_scr_user *user, spank_scr_user_work work, void *arg, char *msg,
+                      size_t msg_len)
+{
+    return spank_scr_as_user_within(user, 0, work, arg, msg, msg_len);
 }

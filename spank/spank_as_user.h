@@ -33,4 +33,9 @@ typedef int (*spank_scr_user_work)(void *arg, char *msg, size_t msg_len);
 int spank_scr_as_user(const struct spank_scr_user *user, spank_scr_user_work work, void *arg, char *msg,
                       size_t msg_len);
 
+/* The same, bounded: a child still working after timeout seconds (0: no
+ * limit) is killed (SIGKILL), and the outcome is -1 with msg saying so. */
+int spank_scr_as_user_within(const struct spank_scr_user *user, unsigned timeout, spank_scr_user_work work,
+                             void *arg, char *msg, size_t msg_len);
+
 #endif

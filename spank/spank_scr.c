@@ -8,6 +8,8 @@
  *                              step's tasks, and SCR_END_TIME for a batch script
  *   slurm_spank_local_user_init  srun: SCR_END_TIME for the step's tasks
  *   slurm_spank_job_prolog     node set-up as root (spank_prolog.h)
+ *   slurm_spank_job_epilog     scavenge, index and purge as the job ends
+ *                              (spank_epilog.h)
  *   slurm_spank_exit           srun: run a failed step again (spank_relaunch.h)
  *
  * SCR_END_TIME: the prolog cannot set a task's environment, and a job's
@@ -22,6 +24,7 @@
 #include <slurm/spank.h>
 
 #include "spank_end_time.h"
+#include "spank_epilog.h"
 #include "spank_options.h"
 #include "spank_prolog.h"
 #include "spank_relaunch.h"
@@ -123,4 +126,10 @@ int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
     /* slurm_spank_init does not run in the prolog's process */
     if (load_site(ac, av) != 0) return -1;
     return spank_scr_prolog(sp, &site);
+}
+
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+    if (load_site(ac, av) != 0) return 0; /* logged; a failing epilog would drain the node */
+    return spank_scr_epilog(sp, &site);
 }

@@ -5,6 +5,7 @@
 #include "scr_err.h"
 #include "util_path.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ int spank_scr_site_parse(int ac, char **av, struct spank_scr_site *out, char *wh
     memset(out, 0, sizeof(*out));
     snprintf(out->cntl_base, sizeof(out->cntl_base), "%s", builtin_default("SCR_CNTL_BASE"));
     snprintf(out->cache_base, sizeof(out->cache_base), "%s", builtin_default("SCR_CACHE_BASE"));
+    out->epilog_timeout = SPANK_SCR_EPILOG_TIMEOUT_DEFAULT;
     for (int i = 0; i < ac; i++) {
         const char *eq = strchr(av[i], '=');
         if (eq == NULL) {
@@ -59,9 +61,19 @@ int spank_scr_site_parse(int ac, char **av, struct spank_scr_site *out, char *wh
                 snprintf(why, why_len, "plugin argument min_free=%s: expected a size such as 512MB", value);
                 return -1;
             }
+        } else if (klen == 14 && strncmp(av[i], "epilog_timeout", klen) == 0) {
+            char *end = NULL;
+            errno = 0;
+            unsigned long v = strtoul(value, &end, 10);
+            if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v > 86400) {
+                snprintf(why, why_len, "plugin argument epilog_timeout=%s: expected seconds from 0 to 86400",
+                         value);
+                return -1;
+            }
+            out->epilog_timeout = (unsigned)v;
         } else {
             snprintf(why, why_len, "unknown plugin argument '%s' (known: cntl_base, cache_base, stores, "
-                     "min_free)", av[i]);
+                     "min_free, epilog_timeout)", av[i]);
             return -1;
         }
     }

@@ -11,6 +11,9 @@
  *   stores=A,B,...  the only values --scr-cache-base accepts (default: any
  *                   absolute path)
  *   min_free=BYTES  free space the health check demands in each directory
+ *   epilog_timeout=SECONDS  how long the job epilog's scavenge, index and
+ *                   purge may take on a node before it is killed (default
+ *                   300; 0: no limit)
  * Missing arguments take libscr's built-in defaults. An unknown or malformed
  * argument is an error naming it. */
 #ifndef SPANK_SITE_H
@@ -27,7 +30,10 @@ struct spank_scr_site {
     int cache_base_given;       /* 1: cache_base= was in plugstack.conf */
     char stores[4 * SPANK_SCR_PATH_MAX]; /* comma-separated; "" allows any */
     uint64_t min_free;
+    unsigned epilog_timeout;    /* seconds; 0: no limit */
 };
+
+#define SPANK_SCR_EPILOG_TIMEOUT_DEFAULT 300
 
 /* Parse the plugin arguments av[0..ac) into *out; on error -1 with why set. */
 int spank_scr_site_parse(int ac, char **av, struct spank_scr_site *out, char *why, size_t why_len);

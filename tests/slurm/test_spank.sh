@@ -129,22 +129,32 @@ fi
 # --- the prolog's directories and health records ---------------------------------
 # with PrologFlags=Alloc the prolog runs when the allocation is made, before any step
 job=$(next_job_id)
-as_user salloc -N2 --scr true > /dev/null 2>&1
-made=
-for n in n1 n2; do
-    [ "$(on_node "$n" stat -c '%U %a' "/dev/shm/$slurm_user/scr.$job" 2>&1)" = "$slurm_user 700" ] && made="$made $n"
+# (looked at while the allocation lasts: the epilog removes them at its end)
+as_user salloc -N2 --scr sleep 60 > /dev/null 2>&1 &
+tries=60
+while [ "$tries" -gt 0 ]; do
+    made=
+    for n in n1 n2; do
+        [ "$(on_node "$n" stat -c '%U %a' "/dev/shm/$slurm_user/scr.$job" 2>&1)" = "$slurm_user 700" ] && made="$made $n"
+    done
+    [ "$made" = " n1 n2" ] && break
+    sleep 0.5
+    tries=$((tries - 1))
 done
+scancel "$job"
+wait_job_gone "$job" 60
 if [ "$made" = " n1 n2" ]; then ok "salloc --scr without a step: the prolog made the directories at allocation"
 else not_ok "salloc --scr without a step: the prolog made the directories at allocation" "made on:$made"; fi
 
-out=$(as_user srun -N4 --scr sh -c 'echo "job $SLURM_JOB_ID"' 2>&1)
+# each task looks at its node's directories (the epilog removes them when the job ends)
+out=$(as_user srun -N4 --scr sh -c 'echo "job $SLURM_JOB_ID"; for d in /dev/shm/$(id -un) /dev/shm/$(id -un)/scr.$SLURM_JOB_ID; do
+      echo "dir $(hostname) $d: $(stat -c "%U %a %F" $d 2>&1)"; done' 2>&1)
 job=$(printf '%s\n' "$out" | sed -n 's/^job //p' | head -n 1)
 bad=
 for n in n1 n2 n3 n4; do
     for d in "/dev/shm/$slurm_user" "/dev/shm/$slurm_user/scr.$job"; do
-        got=$(on_node "$n" stat -c '%U %a %F' "$d" 2>&1)
-        [ "$got" = "$slurm_user 700 directory" ] || bad="$bad
-$n $d: $got"
+        printf '%s\n' "$out" | grep -qx "dir $n $d: $slurm_user 700 directory" || bad="$bad
+$n $d: $(printf '%s\n' "$out" | grep "^dir $n $d:")"
     done
 done
 if [ -n "$job" ] && [ -z "$bad" ]; then ok "the prolog made the job's directories on all 4 nodes: the user's, mode 0700"
@@ -242,12 +252,13 @@ if [ ! -x "$app" ]; then
     skip "an MPI job with --scr writes an XOR checkpoint across 3 nodes" "tests/mpi/scr_test_app not built"
 else
     out=$(as_user env LD_LIBRARY_PATH="$top_builddir/lib/.libs" srun --mpi=pmix -N3 -n3 --scr \
-          --scr-copy-type=XOR --scr-set-size=3 --scr-flush=1 sh -c "\"$app\" --steps 2; echo \"job \$SLURM_JOB_ID\"" 2>&1)
-    job=$(printf '%s\n' "$out" | sed -n 's/^job //p' | head -n 1)
+          --scr-copy-type=XOR --scr-set-size=3 --scr-flush=1 sh -c "\"$app\" --steps 2; echo \"job \$SLURM_JOB_ID\";
+          echo \"xor \$(hostname) \$(ls /dev/shm/\$(id -un)/scr.\$SLURM_JOB_ID/scr.dataset.2 2>/dev/null | grep -c '_of_3_in_0.xor\$')\"" 2>&1)
     n=$(printf '%s\n' "$out" | grep -c 'finished step 2')
+    # each task counted its node's XOR files before the job ended (the epilog removes the cache)
     xor=
     for node in n1 n2 n3; do
-        xor="$xor$(on_node "$node" sh -c "ls /dev/shm/$slurm_user/scr.$job/scr.dataset.2 2>/dev/null | grep -c '_of_3_in_0.xor\$'")"
+        xor="$xor$(printf '%s\n' "$out" | sed -n "s/^xor $node //p")"
     done
     if [ "$n" -eq 3 ] && [ "$xor" = 111 ]; then ok "an MPI job with --scr writes an XOR checkpoint across 3 nodes"
     else not_ok "an MPI job with --scr writes an XOR checkpoint across 3 nodes" "xor files per node: $xor

@@ -1,11 +1,13 @@
 /* test_job_dir.c — a job's directory <base>/<user>/scr.<jobid>: the path
- * rule, and creation that keeps it private and refuses what it did not make. */
+ * rule, creation that keeps it private and refuses what it did not make, and
+ * removal that follows no symbolic link. */
 #include "tap.h"
 
 #include "job_dir.h"
 #include "scr_err.h"
 #include "util_log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -89,6 +91,50 @@ static void test_create_refuses_a_directory_of_another_user(void)
     expect_refused(tap_path("other/ann/scr.4"), "belongs to uid 65534");
 }
 
+static void write_file(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    REQUIRE(f != NULL && fputs("x", f) >= 0 && fclose(f) == 0, "writing %s", path);
+}
+
+static void test_remove_takes_the_tree_but_not_what_links_point_to(void)
+{
+    char *dir = strdup(tap_path("rm/ann/scr.5")); /* tap_path reuses its buffer */
+    REQUIRE(dir != NULL && scr_job_dir_create(dir) == SCR_SUCCESS, "create: %s", scr_last_error());
+    REQUIRE(mkdir(tap_path("rm/ann/scr.5/scr.dataset.2"), 0700) == 0 && mkdir(tap_path("outside"), 0700) == 0,
+            "set-up");
+    write_file(tap_path("rm/ann/scr.5/scr.dataset.2/rank_0.ckpt"));
+    write_file(tap_path("rm/ann/scr.5/filemap_0.scrinfo"));
+    write_file(tap_path("outside/keep"));
+    REQUIRE(symlink(tap_path("outside"), tap_path("rm/ann/scr.5/dirlink")) == 0 &&
+            symlink(tap_path("outside/keep"), tap_path("rm/ann/scr.5/scr.dataset.2/filelink")) == 0, "symlinks");
+    int removed = 0;
+    CHECK(scr_job_dir_remove(dir, &removed) == SCR_SUCCESS && removed == 1, "remove: %s", scr_last_error());
+    CHECK(access(dir, F_OK) != 0, "%s is still there", dir);
+    CHECK(access(tap_path("outside/keep"), F_OK) == 0, "a file a link pointed to was removed");
+    CHECK(access(tap_path("rm/ann"), F_OK) == 0, "the user's directory, shared by jobs, was removed");
+    removed = 1;
+    CHECK(scr_job_dir_remove(dir, &removed) == SCR_SUCCESS && removed == 0, "a missing directory is no error");
+    free(dir);
+}
+
+static void test_remove_refuses_a_job_directory_that_is_a_link(void)
+{
+    REQUIRE(mkdir(tap_path("rml"), 0755) == 0 && mkdir(tap_path("rml/ann"), 0700) == 0 &&
+            mkdir(tap_path("elsewhere"), 0777) == 0, "set-up");
+    write_file(tap_path("elsewhere/keep"));
+    REQUIRE(symlink(tap_path("elsewhere"), tap_path("rml/ann/scr.6")) == 0, "symlink");
+    scr_log_set_quiet(1);
+    scr_clear_last_error();
+    int removed = 0;
+    CHECK(scr_job_dir_remove(tap_path("rml/ann/scr.6"), &removed) == SCR_ERR_IO && removed == 0, "link accepted");
+    CHECK(strstr(scr_last_error(), "scr.6: it is a symbolic link") != NULL, "'%s'", scr_last_error());
+    CHECK(scr_job_dir_check(tap_path("rml/ann/scr.6")) == SCR_ERR_IO, "the check accepts the link");
+    scr_log_set_quiet(0);
+    CHECK(access(tap_path("elsewhere/keep"), F_OK) == 0, "the link's target was emptied");
+    CHECK(scr_job_dir_check(tap_path("rml/ann/scr.none")) == SCR_ERR_NOTFOUND, "a missing directory");
+}
+
 int main(void)
 {
     umask(022);
@@ -97,6 +143,8 @@ int main(void)
     RUN(test_create_tightens_an_open_directory_of_ours);
     RUN(test_create_refuses_a_symbolic_link_at_either_level);
     RUN(test_create_refuses_a_file_in_the_way);
+    RUN(test_remove_takes_the_tree_but_not_what_links_point_to);
+    RUN(test_remove_refuses_a_job_directory_that_is_a_link);
     if (geteuid() == 0)
         RUN(test_create_refuses_a_directory_of_another_user);
     else

@@ -1,6 +1,7 @@
 /* test_scan.c — scan and rebuild of hand-made dataset directories, and the
  * errors of bad input (damaged rank filemaps, missing directories and
- * prefixes, unknown datasets). */
+ * prefixes, unknown datasets); the end-of-job index: once, by the last node
+ * to report, or later by whoever finds a dataset no one indexed. */
 #include "tap.h"
 
 #include "kvtree.h"
@@ -11,9 +12,13 @@
 #include "rank_filemap.h"
 #include "rebuild.h"
 #include "scan.h"
+#include "scan_index.h"
+#include "index_file.h"
 #include "scavenge.h"
+#include "scavenge_job.h"
 #include "scr_err.h"
 #include "util_crc.h"
+#include "util_io.h"
 #include "util_log.h"
 
 #include <fcntl.h>
@@ -500,6 +505,105 @@ static void test_scavenge_writes_the_golden_rank_filemap(void)
     scr_kvtree_delete(t);
 }
 
+/* --- the end-of-job index ------------------------------------------------------- */
+
+/* COMPLETE of dataset id in prefix's index, -1 when it is not there. */
+static int indexed_complete(const char *prefix, int id)
+{
+    char *path = NULL;
+    scr_kvtree *index = scr_kvtree_new();
+    int complete = -1;
+    if (scr_index_file_path(prefix, &path) == SCR_SUCCESS && scr_index_file_read(path, index) == SCR_SUCCESS &&
+        scr_index_file_get_complete(index, id, &complete) != SCR_SUCCESS)
+        complete = -1;
+    free(path);
+    scr_kvtree_delete(index);
+    return complete;
+}
+
+static void make_prefix_dataset(const char *prefix)
+{
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/.scr", prefix);
+    mkdir(dir, 0700);
+    snprintf(dir, sizeof(dir), "%s/.scr/scr.dataset.%d", prefix, ID);
+    mkdir(dir, 0700);
+    for (int r = 0; r < 2; r++) make_rank(dir, r, 2, 50);
+}
+
+/* <prefix>/.scr/job.<jobid>.nodes saying node x copied dataset ID. */
+static void write_nodes_file(const char *prefix, const char *jobid)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/.scr/job.%s.nodes", prefix, jobid);
+    scr_kvtree *t = scr_kvtree_new();
+    scr_kvtree *x = scr_kvtree_setf(t, NULL, "NODE x");
+    REQUIRE(x && scr_kvtree_util_set_int(x, "DSET", ID) == SCR_SUCCESS &&
+            scr_kvtree_util_set_int(x, "COPIED", 1) == SCR_SUCCESS && scr_kvtree_write_file(path, t) == SCR_SUCCESS,
+            "set-up");
+    scr_kvtree_delete(t);
+}
+
+static void test_a_dataset_a_job_did_not_index_is_indexed_once(void)
+{
+    const char *prefix = fresh_dir("pending");
+    make_prefix_dataset(prefix);
+    write_nodes_file(prefix, "76");
+    int n = -1;
+    scr_log_set_quiet(1);
+    CHECK(scr_scavenge_job_index_pending(prefix, &n) == SCR_SUCCESS && n == 1, "indexed %d: %s", n,
+          scr_last_error());
+    scr_log_set_quiet(0);
+    CHECK(indexed_complete(prefix, ID) == 1, "dataset %d is not indexed complete", ID);
+    CHECK(scr_scavenge_job_index_pending(prefix, &n) == SCR_SUCCESS && n == 0, "indexed again: %d", n);
+    CHECK(scr_scavenge_job_index_pending(tap_path("pending-none"), &n) == SCR_SUCCESS && n == 0,
+          "a prefix without .scr has nothing pending");
+}
+
+static void test_the_last_node_to_report_indexes_for_the_job(void)
+{
+    const char *prefix = fresh_dir("jobend");
+    make_prefix_dataset(prefix);
+    /* node x copied dataset ID before; a and b have nothing in cache */
+    write_nodes_file(prefix, "77");
+    char path[4096];
+    const char *nodes[] = {"x", "a", "b"};
+    struct scr_scavenge_job job = { .jobid = "77", .node = "a", .cntl_dir = fresh_dir("jobend-cntl"),
+                                    .prefix = prefix, .nodes = nodes, .nnodes = 3 };
+    struct scr_scavenge_job_outcome out;
+    CHECK(scr_scavenge_job_node(&job, &out) == SCR_SUCCESS, "node a: %s", out.error);
+    CHECK(strcmp(out.index_text, "waiting(b)") == 0 && out.indexed == 0, "node a: index=%s", out.index_text);
+    CHECK(indexed_complete(prefix, ID) == -1, "indexed before the last node reported");
+    job.node = "b";
+    CHECK(scr_scavenge_job_node(&job, &out) == SCR_SUCCESS, "node b: %s", out.error);
+    CHECK(strcmp(out.index_text, "complete(6)") == 0 && out.indexed == 1, "node b: index=%s", out.index_text);
+    CHECK(indexed_complete(prefix, ID) == 1, "not indexed complete");
+    job.node = "a"; /* a node that reports again finds the work done */
+    CHECK(scr_scavenge_job_node(&job, &out) == SCR_SUCCESS && strcmp(out.index_text, "done by b") == 0,
+          "again: index=%s", out.index_text);
+    char *log = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof(path), "%s/.scr/job.77.log", prefix);
+    REQUIRE(scr_read_file(path, 1 << 20, (void **)&log, &len) == SCR_SUCCESS, "no job record");
+    log = realloc(log, len + 1);
+    log[len] = '\0';
+    CHECK(strstr(log, " node=a dataset=0 files=0 bytes=0 failed=0 partner_ranks=0 index=waiting(b)\n") != NULL &&
+          strstr(log, " node=b dataset=0 files=0 bytes=0 failed=0 partner_ranks=0 index=complete(6)\n") != NULL,
+          "record:\n%s", log);
+    free(log);
+}
+
+static void test_a_job_end_refuses_a_prefix_that_is_not_a_directory(void)
+{
+    const char *nodes[] = {"a"};
+    struct scr_scavenge_job job = { .jobid = "78", .node = "a", .cntl_dir = fresh_dir("jobend-cntl2"),
+                                    .prefix = tap_path("jobend-none"), .nodes = nodes, .nnodes = 1 };
+    struct scr_scavenge_job_outcome out;
+    CHECK(scr_scavenge_job_node(&job, &out) == SCR_ERR_NOTFOUND, "accepted");
+    CHECK(strstr(out.error, "jobend-none cannot be used: No such file or directory") != NULL, "error: %s", out.error);
+    CHECK(access(tap_path("jobend-none"), F_OK) != 0, "the prefix was created");
+}
+
 int main(void)
 {
     RUN(test_complete_dataset_has_no_missing_ranks);
@@ -514,5 +618,8 @@ int main(void)
     RUN(test_scavenge_refuses_a_missing_prefix);
     RUN(test_scavenge_of_an_empty_control_directory_finds_nothing);
     RUN(test_scavenge_writes_the_golden_rank_filemap);
+    RUN(test_a_dataset_a_job_did_not_index_is_indexed_once);
+    RUN(test_the_last_node_to_report_indexes_for_the_job);
+    RUN(test_a_job_end_refuses_a_prefix_that_is_not_a_directory);
     return tap_done();
 }

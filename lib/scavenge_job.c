@@ -1,0 +1,351 @@
+/* scavenge_job.c — a node's part of the end-of-job scavenge, and the one index. */
+#include "scavenge_job.h"
+#include "index_file.h"
+#include "kvtree_file.h"
+#include "kvtree_util.h"
+#include "scan.h"
+#include "scan_index.h"
+#include "scr_err.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void set_error(struct scr_scavenge_job_outcome *out, const char *what, ...) __attribute__((format(printf, 2, 3)));
+
+/* Keep the first error: it is the cause of the others. */
+static void set_error(struct scr_scavenge_job_outcome *out, const char *what, ...)
+{
+    if (out->error[0] != '\0') return;
+    va_list ap;
+    va_start(ap, what);
+    vsnprintf(out->error, sizeof(out->error), what, ap);
+    va_end(ap);
+}
+
+static const char *last_error_or(const char *text)
+{
+    const char *e = scr_last_error();
+    return e != NULL && e[0] != '\0' ? e : text;
+}
+
+/* <prefix>/.scr/job.<jobid>.<ext>, in a new string. */
+static int job_file(const struct scr_scavenge_job *job, const char *ext, char **out)
+{
+    char name[128];
+    int n = snprintf(name, sizeof(name), ".scr/job.%s.%s", job->jobid, ext);
+    if (n < 0 || (size_t)n >= sizeof(name)) {
+        scr_err("job id '%s' too long for a file name", job->jobid);
+        return SCR_ERR_ARG;
+    }
+    return scr_path_join(job->prefix, name, out);
+}
+
+/* Step 1: copy the newest dataset unless it is on the prefix already. */
+static void copy_newest(const struct scr_scavenge_job *job, struct scr_scavenge_job_outcome *out)
+{
+    char *name = NULL;
+    int flushed = 0;
+    int rc = scr_scavenge_newest(job->cntl_dir, &out->dataset, &flushed, &name);
+    free(name);
+    if (rc == SCR_ERR_NOTFOUND) {
+        out->dataset = 0;
+        return;
+    }
+    if (rc != SCR_SUCCESS) {
+        set_error(out, "cannot read the records of %s: %s", job->cntl_dir, last_error_or("unknown error"));
+        out->copy_failed = 1;
+        return;
+    }
+    if (flushed) {
+        out->already_flushed = 1;
+        return;
+    }
+    struct scr_scavenge_options o = {
+        .cntl_dir = job->cntl_dir, .prefix = job->prefix, .id = out->dataset,
+        .failed_nodes = job->down_nodes, .nfailed_nodes = job->ndown,
+        .live_nodes = job->nodes, .nlive_nodes = job->nnodes,
+    };
+    rc = scr_scavenge_node(&o, &out->copy);
+    if (rc != SCR_SUCCESS) {
+        out->copy_failed = 1;
+        set_error(out, "scavenge of dataset %d: %s", out->dataset, last_error_or("failed"));
+    }
+}
+
+static int copied_something(const struct scr_scavenge_job_outcome *out)
+{
+    return out->dataset > 0 && !out->already_flushed && out->copy.ranks + out->copy.partner_ranks > 0;
+}
+
+/* The expected nodes without an entry in nodes, into out->waiting_for;
+ * returns how many. */
+static int waiting_for(const struct scr_scavenge_job *job, const scr_kvtree *nodes,
+                       struct scr_scavenge_job_outcome *out)
+{
+    int missing = 0;
+    size_t used = 0;
+    out->waiting_for[0] = '\0';
+    for (int i = 0; i < job->nnodes; i++) {
+        if (scr_kvtree_get(nodes, job->nodes[i]) != NULL) continue;
+        missing++;
+        int n = snprintf(out->waiting_for + used, sizeof(out->waiting_for) - used, "%s%s", used ? "," : "",
+                         job->nodes[i]);
+        if (n > 0 && used + (size_t)n < sizeof(out->waiting_for)) used += (size_t)n;
+    }
+    return missing;
+}
+
+/* Index one dataset every node has copied its part of; the outcome goes
+ * into out->index_text. */
+static void index_dataset(const struct scr_scavenge_job *job, int id, struct scr_scavenge_job_outcome *out)
+{
+    char sub[64], *dir = NULL;
+    struct scr_scan_index_result res;
+    memset(&res, 0, sizeof(res));
+    snprintf(sub, sizeof(sub), ".scr/scr.dataset.%d", id);
+    int rc = scr_path_join(job->prefix, sub, &dir);
+    struct scr_scan_index_options o = { .prefix = job->prefix, .dir = dir };
+    if (rc == SCR_SUCCESS) rc = scr_scan_index_dataset(&o, &res);
+    size_t used = strlen(out->index_text);
+    char *at = out->index_text + used;
+    size_t room = sizeof(out->index_text) - used;
+    const char *sep = used ? ";" : "";
+    if (rc != SCR_SUCCESS) {
+        out->index_failed = 1;
+        out->complete = 0;
+        set_error(out, "indexing dataset %d: %s", id, last_error_or("failed"));
+        snprintf(at, room, "%sfailed(%d)", sep, id);
+    } else if (res.complete) {
+        out->indexed++;
+        snprintf(at, room, "%scomplete(%d%s)", sep, id, res.rebuilt ? ",rebuilt" : "");
+    } else {
+        char ranks[128];
+        out->indexed++;
+        out->complete = 0;
+        scr_scan_format_ranks(res.missing, res.nmissing, 8, ranks, sizeof(ranks));
+        snprintf(at, room, "%sincomplete(%d,missing ranks %s)", sep, id, ranks);
+    }
+    free(res.missing);
+    free(dir);
+}
+
+/* Index every dataset some node copied. */
+static void index_copied(const struct scr_scavenge_job *job, const scr_kvtree *nodes,
+                         struct scr_scavenge_job_outcome *out)
+{
+    int ids[64], nids = 0;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(nodes); e; e = scr_kvtree_elem_next(e)) {
+        int id = 0, copied = 0;
+        const scr_kvtree *entry = scr_kvtree_elem_hash(e);
+        if (scr_kvtree_util_get_int(entry, "DSET", &id) != SCR_SUCCESS ||
+            scr_kvtree_util_get_int(entry, "COPIED", &copied) != SCR_SUCCESS || !copied || id <= 0)
+            continue;
+        int seen = 0;
+        for (int i = 0; i < nids; i++) seen |= ids[i] == id;
+        if (!seen && nids < (int)(sizeof(ids) / sizeof(ids[0]))) ids[nids++] = id;
+    }
+    out->complete = 1;
+    out->index_text[0] = '\0';
+    for (int i = 0; i < nids; i++) index_dataset(job, ids[i], out);
+    if (nids == 0) snprintf(out->index_text, sizeof(out->index_text), "none");
+}
+
+/* Step 2: report under the lock; the last node indexes. */
+static int report_and_index(const struct scr_scavenge_job *job, struct scr_scavenge_job_outcome *out)
+{
+    char *path = NULL;
+    int fd = -1;
+    scr_kvtree *all = scr_kvtree_new();
+    int rc = all ? job_file(job, "nodes", &path) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_lock_open_read(path, &fd, all);
+    scr_kvtree *nodes = NULL, *mine = NULL;
+    if (rc == SCR_SUCCESS) {
+        nodes = scr_kvtree_get(all, "NODE");
+        if (nodes == NULL) nodes = scr_kvtree_set(all, "NODE", scr_kvtree_new());
+        mine = nodes ? scr_kvtree_set(nodes, job->node, scr_kvtree_new()) : NULL;
+        if (mine == NULL) rc = SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(mine, "DSET", out->dataset);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(mine, "COPIED", copied_something(out));
+    const char *indexer = NULL;
+    if (rc == SCR_SUCCESS && scr_kvtree_util_get_str(all, "INDEXED", &indexer) == SCR_SUCCESS) {
+        snprintf(out->index_text, sizeof(out->index_text), "done by %s", indexer);
+    } else if (rc == SCR_SUCCESS && waiting_for(job, nodes, out) > 0) {
+        snprintf(out->index_text, sizeof(out->index_text), "waiting(%s)", out->waiting_for);
+    } else if (rc == SCR_SUCCESS) {
+        index_copied(job, nodes, out);
+        rc = scr_kvtree_util_set_str(all, "INDEXED", job->node);
+    }
+    if (fd >= 0) {
+        int wrc = scr_kvtree_write_close_unlock(path, &fd, all);
+        if (rc == SCR_SUCCESS) rc = wrc;
+    }
+    if (rc != SCR_SUCCESS) set_error(out, "cannot record the node in %s: %s", path ? path : job->prefix,
+                                     last_error_or("failed"));
+    scr_kvtree_delete(all);
+    free(path);
+    return rc;
+}
+
+void scr_scavenge_job_describe(const struct scr_scavenge_job *job, const struct scr_scavenge_job_outcome *out,
+                               char *buf, size_t len)
+{
+    snprintf(buf, len, "node=%s dataset=%d%s files=%d bytes=%llu failed=%d partner_ranks=%d index=%s%s%s",
+             job->node, out->dataset, out->already_flushed ? " (already on the prefix)" : "",
+             out->copy.files_copied, (unsigned long long)out->copy.bytes_copied, out->copy.files_failed,
+             out->copy.partner_ranks, out->index_text[0] ? out->index_text : "failed",
+             out->error[0] ? " error=" : "", out->error);
+}
+
+/* Step 3: one line appended to the job's record. */
+static int append_record(const struct scr_scavenge_job *job, const struct scr_scavenge_job_outcome *out)
+{
+    char *path = NULL, line[1400], stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (localtime_r(&now, &tm) == NULL || strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+        snprintf(stamp, sizeof(stamp), "%lld", (long long)now);
+    char text[1300];
+    scr_scavenge_job_describe(job, out, text, sizeof(text));
+    snprintf(line, sizeof(line), "%s %s\n", stamp, text);
+    int rc = job_file(job, "log", &path);
+    if (rc != SCR_SUCCESS) return rc;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        scr_err("cannot open %s: %s", path, strerror(errno));
+        rc = SCR_ERR_IO;
+    } else {
+        rc = scr_write_full(fd, line, strlen(line), path);
+        if (close(fd) != 0 && rc == SCR_SUCCESS) {
+            scr_err("close of %s failed: %s", path, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+    }
+    free(path);
+    return rc;
+}
+
+int scr_scavenge_job_node(const struct scr_scavenge_job *job, struct scr_scavenge_job_outcome *out)
+{
+    memset(out, 0, sizeof(*out));
+    char *scr_dir = NULL;
+    struct stat st;
+    int bad = stat(job->prefix, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    if (bad != 0) {
+        set_error(out, "the prefix %s cannot be used: %s", job->prefix, strerror(bad));
+        return SCR_ERR_NOTFOUND;
+    }
+    int rc = scr_path_join(job->prefix, ".scr", &scr_dir);
+    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(scr_dir, 0700);
+    free(scr_dir);
+    if (rc != SCR_SUCCESS) {
+        set_error(out, "the prefix %s cannot be used: %s", job->prefix, last_error_or("failed"));
+        return rc;
+    }
+    copy_newest(job, out);
+    rc = report_and_index(job, out);
+    int arc = append_record(job, out);
+    if (arc != SCR_SUCCESS) set_error(out, "cannot append to the job record: %s", last_error_or("failed"));
+    if (rc == SCR_SUCCESS) rc = arc;
+    return rc != SCR_SUCCESS ? rc : out->copy_failed || out->index_failed ? SCR_FAILURE : SCR_SUCCESS;
+}
+
+/* 1 when a job's nodes file says its datasets were indexed. */
+static int job_indexed(const scr_kvtree *all)
+{
+    const char *who = NULL;
+    int late = 0;
+    return scr_kvtree_util_get_str(all, "INDEXED", &who) == SCR_SUCCESS ||
+           scr_kvtree_util_get_int(all, "LATE_INDEXED", &late) == SCR_SUCCESS;
+}
+
+/* The pending datasets of one job's nodes file (locked meanwhile). */
+static int index_late(const char *prefix, const char *path, const scr_kvtree *index, int *count)
+{
+    int fd = -1;
+    scr_kvtree *all = scr_kvtree_new();
+    /* most files are done: a shared lock tells, without making anyone wait */
+    int rc = all ? scr_kvtree_read_with_lock(path, all) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && !job_indexed(all)) {
+        scr_kvtree_unset_all(all);
+        rc = scr_kvtree_lock_open_read(path, &fd, all);
+    }
+    if (rc != SCR_SUCCESS || job_indexed(all)) {
+        if (fd >= 0) scr_kvtree_close_unlock(&fd);
+        scr_kvtree_delete(all);
+        return rc == SCR_ERR_NOMEM ? rc : SCR_SUCCESS; /* an error said why; the other jobs still count */
+    }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(all, "NODE")); e; e = scr_kvtree_elem_next(e)) {
+        int id = 0, copied = 0;
+        const scr_dataset *known = NULL;
+        const scr_kvtree *entry = scr_kvtree_elem_hash(e);
+        if (scr_kvtree_util_get_int(entry, "DSET", &id) != SCR_SUCCESS ||
+            scr_kvtree_util_get_int(entry, "COPIED", &copied) != SCR_SUCCESS || !copied || id <= 0 ||
+            scr_index_file_get_dataset(index, id, &known) == SCR_SUCCESS)
+            continue;
+        char sub[64], *dir = NULL;
+        struct scr_scan_index_result res;
+        memset(&res, 0, sizeof(res));
+        snprintf(sub, sizeof(sub), ".scr/scr.dataset.%d", id);
+        rc = scr_path_join(prefix, sub, &dir);
+        struct scr_scan_index_options o = { .prefix = prefix, .dir = dir };
+        if (rc == SCR_SUCCESS && scr_scan_index_dataset(&o, &res) == SCR_SUCCESS) { /* else it said why */
+            (*count)++;
+            scr_warn("dataset %d was copied to %s at the end of a job but not indexed (%s): indexed now, %s", id,
+                     prefix, path, res.complete ? "complete" : "incomplete");
+        }
+        free(res.missing);
+        free(dir);
+        if (rc == SCR_ERR_NOMEM) break;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(all, "LATE_INDEXED", 1);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_write_close_unlock(path, &fd, all);
+    else scr_kvtree_close_unlock(&fd);
+    scr_kvtree_delete(all);
+    return rc == SCR_ERR_NOMEM ? rc : SCR_SUCCESS;
+}
+
+int scr_scavenge_job_index_pending(const char *prefix, int *out_indexed)
+{
+    char *scr_dir = NULL, *ipath = NULL;
+    *out_indexed = 0;
+    scr_kvtree *index = scr_kvtree_new();
+    int rc = index ? scr_path_join(prefix, ".scr", &scr_dir) : SCR_ERR_NOMEM;
+    DIR *d = rc == SCR_SUCCESS ? opendir(scr_dir) : NULL;
+    if (rc == SCR_SUCCESS && d == NULL && errno != ENOENT) {
+        scr_err("cannot read %s: %s", scr_dir, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    int index_read = 0;
+    for (struct dirent *e; d != NULL && rc == SCR_SUCCESS && (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, "job.", 4) != 0 || n < 11 || strcmp(e->d_name + n - 6, ".nodes") != 0) continue;
+        if (!index_read) { /* only when some job left a nodes file */
+            rc = scr_index_file_path(prefix, &ipath);
+            if (rc == SCR_SUCCESS) rc = scr_index_file_read(ipath, index);
+            if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
+            if (rc != SCR_SUCCESS) break;
+            index_read = 1;
+        }
+        char *path = NULL;
+        rc = scr_path_join(scr_dir, e->d_name, &path);
+        if (rc == SCR_SUCCESS) rc = index_late(prefix, path, index, out_indexed);
+        free(path);
+    }
+    if (d != NULL) closedir(d);
+    free(scr_dir);
+    free(ipath);
+    scr_kvtree_delete(index);
+    return rc;
+}
