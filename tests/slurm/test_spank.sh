@@ -80,8 +80,8 @@ if grep -q '^batch SCR_FLUSH=7$' "$slurm_work/batch.out" && [ "$n" -eq 2 ]; then
 else
     not_ok "sbatch --scr-* reaches the batch script and every srun inside" "$(cat "$slurm_work/batch.out")"
 fi
-out=$(as_user salloc -N2 --scr-runs=3 srun sh -c 'echo "SCR_RUNS=$SCR_RUNS"' 2>/dev/null)
-n=$(printf '%s\n' "$out" | grep -c '^SCR_RUNS=3$')
+out=$(as_user salloc -N2 --scr-cache-size=3 srun sh -c 'echo "SCR_CACHE_SIZE=$SCR_CACHE_SIZE"' 2>/dev/null)
+n=$(printf '%s\n' "$out" | grep -c '^SCR_CACHE_SIZE=3$')
 if [ "$n" -eq 2 ]; then ok "salloc --scr-* reaches the sruns of the allocation"
 else not_ok "salloc --scr-* reaches the sruns of the allocation" "$out"; fi
 
