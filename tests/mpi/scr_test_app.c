@@ -14,6 +14,8 @@
  * --drop NAME and --delete NAME call SCR_Drop / SCR_Delete right after
  * SCR_Init, --current NAME then SCR_Current, before SCR_Have_restart; a failed
  * call prints "rank R: SCR_Xxx NAME failed" and the app exits with status 4.
+ * A failed SCR_Init ends every rank with status 3, through MPI_Finalize
+ * rather than MPI_Abort, so that no rank's message is cut off.
  * --need-checkpoint writes a checkpoint only when SCR_Need_checkpoint says so,
  * printing "rank R: step S checkpoint yes" (or no) every step; --sleep-ms N
  * sleeps N ms at the start of every step.
@@ -244,7 +246,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     struct options o;
     parse(argc, argv, &o);
-    if (SCR_Init() != SCR_SUCCESS) FAIL("SCR_Init");
+    /* every rank learns that SCR_Init failed and the job ends without
+     * MPI_Abort, so no rank's error message is cut off by the abort */
+    int init_failed = SCR_Init() != SCR_SUCCESS, any_failed = 0;
+    if (MPI_Allreduce(&init_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) FAIL("MPI_Allreduce");
+    if (any_failed) {
+        if (init_failed) fprintf(stderr, "rank %d: FAIL: SCR_Init\n", rank);
+        MPI_Finalize();
+        return 3;
+    }
     struct { const char *call, *name; int (*fn)(const char *); } manage[] = {
         {"SCR_Drop", o.drop, SCR_Drop}, {"SCR_Delete", o.delete_name, SCR_Delete},
         {"SCR_Current", o.current, SCR_Current},
