@@ -338,7 +338,7 @@ int scr_index_file_list_missing(const scr_kvtree *index, int id, int **out_ranks
         }
         ranks[k++] = (int)v;
     }
-    qsort(ranks, (size_t)k, sizeof(int), compare_ints);
+    if (k > 1) qsort(ranks, (size_t)k, sizeof(int), compare_ints); /* no array when none are missing */
     *out_ranks = ranks;
     *out_count = k;
     return SCR_SUCCESS;
