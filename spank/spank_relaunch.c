@@ -3,6 +3,7 @@
 
 #include "relaunch_plan.h"
 #include "scr_err.h"
+#include "spank_end_time.h"
 #include "spank_options.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -61,23 +62,14 @@ void spank_scr_relaunch_note_step(spank_t sp)
 static int job_state(char **out_nodes, int *out_running, char *why, size_t why_len)
 {
     job_info_msg_t *msg = NULL;
-    if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS) {
-        snprintf(why, why_len, "cannot load job %lu from slurmctld: %s", (unsigned long)job_id,
-                 slurm_strerror(slurm_get_errno()));
-        return -1;
-    }
-    int rc = -1;
-    if (msg == NULL || msg->record_count < 1) {
-        snprintf(why, why_len, "slurmctld does not know job %lu", (unsigned long)job_id);
-    } else {
-        slurm_job_info_t *job = &msg->job_array[0];
-        *out_running = (job->job_state & JOB_STATE_BASE) == JOB_RUNNING && !(job->job_state & JOB_COMPLETING);
-        *out_nodes = strdup(job->nodes != NULL ? job->nodes : "");
-        if (*out_nodes == NULL) snprintf(why, why_len, "out of memory");
-        else rc = 0;
-    }
+    if (spank_scr_load_job(job_id, &msg, why, why_len) != 0) return -1;
+    const slurm_job_info_t *job = &msg->job_array[0];
+    *out_running = (job->job_state & JOB_STATE_BASE) == JOB_RUNNING && !(job->job_state & JOB_COMPLETING);
+    *out_nodes = strdup(job->nodes != NULL ? job->nodes : "");
     slurm_free_job_info_msg(msg);
-    return rc;
+    if (*out_nodes != NULL) return 0;
+    snprintf(why, why_len, "out of memory");
+    return -1;
 }
 
 /* Until slurmctld has let go of the step that just ended (at most about a
