@@ -478,7 +478,7 @@ static int compare_int(const void *a, const void *b)
     return c;
 }
 
-static int parse_ll(const char *s, long long *out)
+int scr_kvtree_key_as_int(const char *s, long long *out)
 {
     char *end;
     if (*s == '\0') return 0;
@@ -501,7 +501,7 @@ static int sort_level(scr_kvtree *tree, int order, int (*cmp)(const void *, cons
     for (scr_kvtree_elem *e = tree->head; e != NULL; e = e->next, n++) {
         items[n].elem = e;
         items[n].pos = n;
-        items[n].is_int = parse_ll(e->key, &items[n].value);
+        items[n].is_int = scr_kvtree_key_as_int(e->key, &items[n].value);
     }
     sort_order = order;
     qsort(items, n, sizeof(*items), cmp);

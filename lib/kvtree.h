@@ -107,6 +107,10 @@ scr_kvtree *scr_kvtree_dup(const scr_kvtree *src);
 int scr_kvtree_sort(scr_kvtree *tree, int order);
 int scr_kvtree_sort_int(scr_kvtree *tree, int order);
 
+/* 1 with the value in *out when key is an integer as sort_int reads it
+ * (strtoll base 10 reads all of it, in range), 0 otherwise. */
+int scr_kvtree_key_as_int(const char *key, long long *out);
+
 /* Same keys at every level with the same order-insensitive content. */
 int scr_kvtree_equal(const scr_kvtree *a, const scr_kvtree *b);
 

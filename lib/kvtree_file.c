@@ -28,27 +28,75 @@ static uint64_t get_be(const unsigned char *p, int bytes)
     return v;
 }
 
-int scr_kvtree_file_image(const scr_kvtree *tree, void **out_buf, size_t *out_len)
+/* A buffer for an image of packed bytes: header filled, CRC left to seal_image. */
+static unsigned char *new_image(size_t packed, size_t *out_total)
 {
-    size_t packed = scr_kvtree_pack_size(tree);
     size_t total = SCR_KVTREE_FILE_HEADER_SIZE + packed + 4;
     unsigned char *buf = malloc(total);
     if (buf == NULL) {
         scr_err("kvtree: out of memory for a file image of %zu bytes", total);
-        return SCR_ERR_NOMEM;
+        return NULL;
     }
     put_be(buf + 0, SCR_KVTREE_FILE_MAGIC, 4);
     put_be(buf + 4, SCR_KVTREE_FILE_TYPE, 2);
     put_be(buf + 6, SCR_KVTREE_FILE_VERSION, 2);
     put_be(buf + 8, total, 8);
     put_be(buf + 16, SCR_KVTREE_FILE_FLAG_CRC32, 4);
+    *out_total = total;
+    return buf;
+}
+
+static void seal_image(unsigned char *buf, size_t total)
+{
+    put_be(buf + total - 4, scr_crc32(0, buf, total - 4), 4);
+}
+
+int scr_kvtree_file_image(const scr_kvtree *tree, void **out_buf, size_t *out_len)
+{
+    size_t packed = scr_kvtree_pack_size(tree), total = 0;
+    unsigned char *buf = new_image(packed, &total);
+    if (buf == NULL) return SCR_ERR_NOMEM;
     if (scr_kvtree_pack(buf + SCR_KVTREE_FILE_HEADER_SIZE, packed, tree) != packed) {
         free(buf);
         scr_err("kvtree: packing a tree gave an unexpected size");
         return SCR_FAILURE;
     }
-    uint32_t crc = scr_crc32(0, buf, total - 4);
-    put_be(buf + total - 4, crc, 4);
+    seal_image(buf, total);
+    *out_buf = buf;
+    *out_len = total;
+    return SCR_SUCCESS;
+}
+
+int scr_kvtree_file_image_of(const char *const *keys, const scr_kvtree *const *values, size_t n, int canonical,
+                             void **out_buf, size_t *out_len)
+{
+    size_t packed = 4, total = 0;
+    for (size_t i = 0; i < n; i++) packed += strlen(keys[i]) + 1 + scr_kvtree_pack_size(values[i]);
+    unsigned char *buf = new_image(packed, &total);
+    if (buf == NULL) return SCR_ERR_NOMEM;
+    unsigned char *p = buf + SCR_KVTREE_FILE_HEADER_SIZE, *end = p + packed;
+    put_be(p, n, 4);
+    p += 4;
+    int rc = SCR_SUCCESS;
+    for (size_t i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        size_t klen = strlen(keys[i]) + 1, vlen = 0;
+        memcpy(p, keys[i], klen);
+        p += klen;
+        if (canonical) {
+            rc = scr_kvtree_pack_canonical(p, (size_t)(end - p), values[i], &vlen);
+        } else {
+            vlen = scr_kvtree_pack(p, (size_t)(end - p), values[i]);
+            if (vlen == 0) rc = SCR_ERR_ARG;
+        }
+        p += vlen;
+    }
+    if (rc == SCR_SUCCESS && p != end) rc = SCR_ERR_ARG;
+    if (rc != SCR_SUCCESS) {
+        free(buf);
+        if (rc != SCR_ERR_NOMEM) scr_err("kvtree: packing a tree gave an unexpected size");
+        return rc == SCR_ERR_NOMEM ? rc : SCR_FAILURE;
+    }
+    seal_image(buf, total);
     *out_buf = buf;
     *out_len = total;
     return SCR_SUCCESS;

@@ -42,6 +42,13 @@ int scr_kvtree_read_file(const char *path, scr_kvtree *tree);
 /* The file image of tree (header, packed tree, CRC) in a new buffer. */
 int scr_kvtree_file_image(const scr_kvtree *tree, void **out_buf, size_t *out_len);
 
+/* The file image of a tree whose top level is the n pairs keys[i] ->
+ * values[i], in that order (keys distinct), without building that tree.
+ * With canonical, each value is packed with every level sorted
+ * (scr_kvtree_pack_canonical); otherwise as it is. */
+int scr_kvtree_file_image_of(const char *const *keys, const scr_kvtree *const *values, size_t n, int canonical,
+                             void **out_buf, size_t *out_len);
+
 /* Parse a complete file image of len bytes; origin names it in messages. */
 int scr_kvtree_parse_image(const void *buf, size_t len, scr_kvtree *tree, const char *origin);
 

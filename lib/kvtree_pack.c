@@ -4,6 +4,7 @@
 #include "util_log.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Smallest packed element: an empty key (its NUL) and an empty tree (count). */
@@ -52,6 +53,106 @@ size_t scr_kvtree_pack(void *buf, size_t size, const scr_kvtree *tree)
 {
     if (buf == NULL) return 0;
     return pack_level(buf, size, tree);
+}
+
+/* --- canonical order --------------------------------------------------------- */
+
+/* An element of a level packed in canonical order; the items of every level
+ * on the way down share one stack, so packing allocates once, not per level. */
+struct canon_item {
+    const scr_kvtree_elem *elem;
+    size_t pos;
+    int is_int;
+    long long value;
+};
+
+struct canon_stack {
+    struct canon_item *items;
+    size_t used, cap;
+};
+
+
+/* The order scr_kvtree_sort_int gives, ascending: integers first. */
+static int canon_compare(const void *a, const void *b)
+{
+    const struct canon_item *x = a, *y = b;
+    int c;
+    if (x->is_int && y->is_int) c = (x->value < y->value) ? -1 : (x->value > y->value);
+    else if (x->is_int != y->is_int) c = x->is_int ? -1 : 1;
+    else c = strcmp(scr_kvtree_elem_key(x->elem), scr_kvtree_elem_key(y->elem));
+    if (c == 0) c = (x->pos < y->pos) ? -1 : (x->pos > y->pos);
+    return c;
+}
+
+static size_t pack_key(unsigned char *buf, size_t size, const char *key)
+{
+    size_t klen = strlen(key) + 1;
+    if (size < klen) return 0;
+    memcpy(buf, key, klen);
+    return klen;
+}
+
+/* Like pack_level with the elements of every level sorted; 0 when buf is
+ * too small, with *nomem set when the stack could not grow. */
+static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kvtree *tree,
+                                   struct canon_stack *stack, int *nomem)
+{
+    size_t n = (size_t)scr_kvtree_size(tree), off = 4;
+    if (size < 4) return 0;
+    put_u32(buf, (uint32_t)n);
+    if (n < 2) {
+        const scr_kvtree_elem *e = scr_kvtree_elem_first(tree);
+        if (e == NULL) return off;
+        size_t k = pack_key(buf + off, size - off, scr_kvtree_elem_key(e));
+        size_t v = k ? pack_canonical_level(buf + off + k, size - off - k, scr_kvtree_elem_hash(e), stack, nomem) : 0;
+        return v ? off + k + v : 0;
+    }
+    size_t base = stack->used;
+    if (stack->cap - base < n) {
+        size_t cap = stack->cap ? stack->cap : 64;
+        while (cap - base < n) cap *= 2;
+        struct canon_item *grown = realloc(stack->items, cap * sizeof(*grown));
+        if (grown == NULL) {
+            *nomem = 1;
+            return 0;
+        }
+        stack->items = grown;
+        stack->cap = cap;
+    }
+    size_t i = 0;
+    for (const scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e), i++) {
+        struct canon_item *it = &stack->items[base + i];
+        it->elem = e;
+        it->pos = i;
+        it->is_int = scr_kvtree_key_as_int(scr_kvtree_elem_key(e), &it->value);
+    }
+    qsort(stack->items + base, n, sizeof(*stack->items), canon_compare);
+    stack->used = base + n;
+    for (i = 0; i < n; i++) {
+        /* the stack may move while the levels below are packed: index it afresh */
+        const scr_kvtree_elem *e = stack->items[base + i].elem;
+        size_t k = pack_key(buf + off, size - off, scr_kvtree_elem_key(e));
+        size_t v = k ? pack_canonical_level(buf + off + k, size - off - k, scr_kvtree_elem_hash(e), stack, nomem) : 0;
+        if (v == 0) return 0;
+        off += k + v;
+    }
+    stack->used = base;
+    return off;
+}
+
+int scr_kvtree_pack_canonical(void *buf, size_t size, const scr_kvtree *tree, size_t *out_len)
+{
+    struct canon_stack stack = {NULL, 0, 0};
+    int nomem = 0;
+    size_t n = buf ? pack_canonical_level(buf, size, tree, &stack, &nomem) : 0;
+    free(stack.items);
+    if (nomem) {
+        scr_err("kvtree: out of memory ordering a tree to pack it");
+        return SCR_ERR_NOMEM;
+    }
+    if (n == 0) return SCR_ERR_ARG;
+    *out_len = n;
+    return SCR_SUCCESS;
 }
 
 struct reader {

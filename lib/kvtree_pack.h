@@ -23,6 +23,14 @@ size_t scr_kvtree_pack_size(const scr_kvtree *tree);
  * written, or 0 if buf is too small (nothing useful was written then). */
 size_t scr_kvtree_pack(void *buf, size_t size, const scr_kvtree *tree);
 
+/* Pack tree as scr_kvtree_pack would after scr_kvtree_sort_int (ascending)
+ * of every level, leaving tree as it is: the canonical order records are
+ * stored in, without copying the tree to sort it. *out_len receives the
+ * bytes written (scr_kvtree_pack_size). SCR_ERR_ARG when buf is too small,
+ * SCR_ERR_NOMEM (logged) when the scratch space for the ordering could not
+ * be had. */
+int scr_kvtree_pack_canonical(void *buf, size_t size, const scr_kvtree *tree, size_t *out_len);
+
 /* Unpack one packed tree from the first len bytes of buf and merge it into
  * tree. *out_used (if not NULL) receives the bytes consumed. On error tree is
  * left as it was, an error naming origin and the fault is logged, and

@@ -138,59 +138,42 @@ int scr_record_take_version(const char *file, const char *kind, int newest, scr_
     return SCR_SUCCESS;
 }
 
-scr_kvtree *scr_record_with_version(const scr_kvtree *tree, int version)
-{
-    scr_kvtree *out = scr_kvtree_new();
-    if (out == NULL || scr_kvtree_util_set_int(out, SCR_RECORD_KEY_VERSION, version) != 0) {
-        scr_kvtree_delete(out);
-        return NULL;
-    }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
-        if (strcmp(scr_kvtree_elem_key(e), SCR_RECORD_KEY_VERSION) == 0) continue;
-        scr_kvtree *copy = scr_kvtree_dup(scr_kvtree_elem_hash(e));
-        if (copy == NULL || scr_kvtree_set(out, scr_kvtree_elem_key(e), copy) == NULL) {
-            scr_kvtree_delete(out);
-            return NULL;
-        }
-    }
-    return out;
-}
-
 /* --- files -------------------------------------------------------------------------- */
 
-/* Every level in canonical order: integer keys numerically, then others by bytes. */
-static int sort_deep(scr_kvtree *tree)
+/* The file image of tree: VERSION, then the kind's keys with every level in
+ * canonical order (integer keys numerically, then others by bytes), or
+ * every key as it is. Packed straight from tree, which is neither copied
+ * nor changed. */
+static int file_image(const struct scr_record_kind *kind, const scr_kvtree *tree, void **out_buf, size_t *out_len)
 {
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
-        int rc = sort_deep(scr_kvtree_elem_hash(e));
-        if (rc != SCR_SUCCESS) return rc;
+    char version[32];
+    snprintf(version, sizeof(version), "%d", kind->version);
+    scr_kvtree *vtree = scr_kvtree_new();
+    size_t most = 1 + (kind->keys ? kind->nkeys : (size_t)scr_kvtree_size(tree)), n = 0;
+    const char **keys = malloc(most * sizeof(*keys));
+    const scr_kvtree **values = malloc(most * sizeof(*values));
+    int rc = (vtree && keys && values && scr_kvtree_set(vtree, version, NULL)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) {
+        keys[n] = SCR_RECORD_KEY_VERSION;
+        values[n++] = vtree;
     }
-    return scr_kvtree_sort_int(tree, SCR_KVTREE_SORT_ASCENDING);
-}
-
-/* What the file holds: VERSION, then the kind's keys sorted, or every key as
- * it is. NULL if out of memory. */
-static scr_kvtree *file_image(const struct scr_record_kind *kind, const scr_kvtree *tree)
-{
-    if (kind->keys == NULL) return scr_record_with_version(tree, kind->version);
-    scr_kvtree *out = scr_kvtree_new();
-    if (out == NULL ||
-        scr_kvtree_util_set_int(out, SCR_RECORD_KEY_VERSION, kind->version) != SCR_SUCCESS)
-        goto fail;
-    for (size_t i = 0; i < kind->nkeys; i++) {
+    for (size_t i = 0; rc == SCR_SUCCESS && kind->keys && i < kind->nkeys; i++) {
         const scr_kvtree *level = scr_kvtree_get(tree, kind->keys[i]);
         if (level == NULL) continue;
-        scr_kvtree *copy = scr_kvtree_dup(level);
-        if (copy == NULL || sort_deep(copy) != SCR_SUCCESS) {
-            scr_kvtree_delete(copy);
-            goto fail;
-        }
-        if (scr_kvtree_set(out, kind->keys[i], copy) == NULL) goto fail;
+        keys[n] = kind->keys[i];
+        values[n++] = level;
     }
-    return out;
-fail:
-    scr_kvtree_delete(out);
-    return NULL;
+    for (scr_kvtree_elem *e = kind->keys ? NULL : scr_kvtree_elem_first(tree); rc == SCR_SUCCESS && e;
+         e = scr_kvtree_elem_next(e)) {
+        if (strcmp(scr_kvtree_elem_key(e), SCR_RECORD_KEY_VERSION) == 0) continue;
+        keys[n] = scr_kvtree_elem_key(e);
+        values[n++] = scr_kvtree_elem_hash(e);
+    }
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_file_image_of(keys, values, n, kind->keys != NULL, out_buf, out_len);
+    free(keys);
+    free(values);
+    scr_kvtree_delete(vtree);
+    return rc;
 }
 
 /* Check what was read into fresh and merge it into tree (fresh is consumed). */
@@ -267,47 +250,39 @@ int scr_record_lock_read(const struct scr_record_kind *kind, const char *path, i
     return SCR_SUCCESS;
 }
 
-/* The file image of tree, or NULL when a reader would refuse tree (logged,
- * *out_rc SCR_ERR_TYPE) or memory ran out (logged, SCR_ERR_NOMEM). */
-static scr_kvtree *checked_image(const struct scr_record_kind *kind, const char *path,
-                                 const scr_kvtree *tree, int *out_rc)
+/* The file image of tree, or an error when a reader would refuse tree
+ * (logged, SCR_ERR_TYPE) or memory ran out (logged, SCR_ERR_NOMEM). */
+static int checked_image(const struct scr_record_kind *kind, const char *path, const scr_kvtree *tree,
+                         void **out_buf, size_t *out_len)
 {
     /* never store what a reader would refuse */
     char origin[4096 + 32];
     snprintf(origin, sizeof(origin), "%s (not written)", path);
-    if (kind->validate(origin, tree) != SCR_SUCCESS) {
-        *out_rc = SCR_ERR_TYPE;
-        return NULL;
-    }
-    scr_kvtree *out = file_image(kind, tree);
-    if (out == NULL) {
-        scr_err("%s: out of memory preparing the %s", path, kind->name);
-        *out_rc = SCR_ERR_NOMEM;
-    }
-    return out;
+    if (kind->validate(origin, tree) != SCR_SUCCESS) return SCR_ERR_TYPE;
+    int rc = file_image(kind, tree, out_buf, out_len);
+    if (rc == SCR_ERR_NOMEM) scr_err("%s: out of memory preparing the %s", path, kind->name);
+    return rc;
 }
 
 int scr_record_write(const struct scr_record_kind *kind, const char *path,
                      const scr_kvtree *tree)
 {
-    int rc;
-    scr_kvtree *out = checked_image(kind, path, tree, &rc);
-    if (out == NULL) return rc;
-    rc = scr_kvtree_write_file(path, out);
-    scr_kvtree_delete(out);
+    void *image = NULL;
+    size_t len = 0;
+    int rc = checked_image(kind, path, tree, &image, &len);
+    if (rc == SCR_SUCCESS) rc = scr_write_atomic(path, image, len);
+    free(image);
     return rc;
 }
 
 int scr_record_write_unlock(const struct scr_record_kind *kind, const char *path, int *fd,
                             const scr_kvtree *tree)
 {
-    int rc;
-    scr_kvtree *out = checked_image(kind, path, tree, &rc);
-    if (out == NULL) {
-        scr_kvtree_close_unlock(fd);
-        return rc;
-    }
-    rc = scr_kvtree_write_close_unlock(path, fd, out);
-    scr_kvtree_delete(out);
+    void *image = NULL;
+    size_t len = 0;
+    int rc = checked_image(kind, path, tree, &image, &len);
+    if (rc == SCR_SUCCESS) rc = scr_write_atomic(path, image, len);
+    scr_kvtree_close_unlock(fd);
+    free(image);
     return rc;
 }

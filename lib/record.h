@@ -67,10 +67,6 @@ int scr_record_list_keys(const scr_kvtree *level, const char *kind, const char *
  * none), SCR_ERR_FORMAT (logged, naming file and kind) otherwise. */
 int scr_record_take_version(const char *file, const char *kind, int newest, scr_kvtree *tree);
 
-/* A new tree: VERSION = version first, then a copy of every other key of
- * tree in order. NULL if out of memory. */
-scr_kvtree *scr_record_with_version(const scr_kvtree *tree, int version);
-
 /* --- files -------------------------------------------------------------------------- */
 
 /* What the shared read and write code needs to know about one kind of record. */

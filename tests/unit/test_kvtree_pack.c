@@ -2,6 +2,7 @@
 #include "tap.h"
 
 #include "kvtree.h"
+#include "kvtree_file.h"
 #include "kvtree_pack.h"
 #include "scr_err.h"
 #include "util_log.h"
@@ -113,6 +114,86 @@ static void test_unpack_merges_into_existing_tree(void)
     scr_kvtree_delete(src); scr_kvtree_delete(dst);
 }
 
+/* A tree with levels in scrambled order: integer and text keys, negative
+ * numbers, keys strtoll reads only in part, levels of one and many keys. */
+static scr_kvtree *scrambled_tree(unsigned seed)
+{
+    static const char *const names[] = {"b", "10", "-3", "a", "2", "x9", "+7", "007", "", "Z"};
+    scr_kvtree *t = scr_kvtree_new();
+    for (int i = 0; i < 40; i++) {
+        seed = seed * 1103515245u + 12345u;
+        char rank[16];
+        snprintf(rank, sizeof(rank), "%u", (seed >> 8) % 1000);
+        scr_kvtree *r = scr_kvtree_set_kv(t, "RANK", rank);
+        for (int j = 0; j < 4; j++) {
+            seed = seed * 1103515245u + 12345u;
+            scr_kvtree *f = scr_kvtree_set_kv(r, "FILE", names[(seed >> 8) % 10]);
+            scr_kvtree_set_kv(f, "SIZE", rank);
+            scr_kvtree_set_kv(f, "CRC", names[(seed >> 12) % 10]);
+        }
+    }
+    scr_kvtree_set_kv(t, "ALPHA", "1");
+    return t;
+}
+
+static void sort_every_level(scr_kvtree *t)
+{
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(t); e; e = scr_kvtree_elem_next(e))
+        sort_every_level(scr_kvtree_elem_hash(e));
+    scr_kvtree_sort_int(t, SCR_KVTREE_SORT_ASCENDING);
+}
+
+static void test_pack_canonical_is_pack_of_the_sorted_tree(void)
+{
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        scr_kvtree *t = scrambled_tree(seed), *sorted = scr_kvtree_dup(t);
+        REQUIRE(t && sorted, "trees");
+        size_t size = scr_kvtree_pack_size(t), n = 0;
+        unsigned char *before = malloc(size), *want = malloc(size), *got = malloc(size), *again = malloc(size);
+        REQUIRE(before && want && got && again, "malloc");
+        REQUIRE(scr_kvtree_pack(before, size, t) == size, "pack");
+        sort_every_level(sorted);
+        REQUIRE(scr_kvtree_pack(want, size, sorted) == size, "pack of the sorted copy");
+        CHECK(scr_kvtree_pack_canonical(got, size, t, &n) == SCR_SUCCESS && n == size, "seed %u: canonical pack", seed);
+        CHECK(memcmp(got, want, size) == 0, "seed %u: the bytes of the sorted tree", seed);
+        CHECK(scr_kvtree_pack(again, size, t) == size && memcmp(again, before, size) == 0,
+              "seed %u: the tree keeps its order", seed);
+        CHECK(scr_kvtree_pack_canonical(got, size - 1, t, &n) == SCR_ERR_ARG, "seed %u: too small a buffer", seed);
+        free(before); free(want); free(got); free(again);
+        scr_kvtree_delete(t); scr_kvtree_delete(sorted);
+    }
+}
+
+static void test_file_image_of_parts_is_the_image_of_their_tree(void)
+{
+    scr_kvtree *a = scrambled_tree(7), *b = scrambled_tree(8), *whole = scr_kvtree_new();
+    REQUIRE(a && b && whole, "trees");
+    scr_kvtree *sa = scr_kvtree_dup(a), *sb = scr_kvtree_dup(b);
+    sort_every_level(sa);
+    sort_every_level(sb);
+    /* the top level keeps the order given, unsorted: Z before A */
+    scr_kvtree_set(whole, "Z", sa);
+    scr_kvtree_set(whole, "A", sb);
+    const char *keys[] = {"Z", "A"};
+    const scr_kvtree *values[] = {a, b};
+    void *want = NULL, *got = NULL;
+    size_t wlen = 0, glen = 0;
+    REQUIRE(scr_kvtree_file_image(whole, &want, &wlen) == SCR_SUCCESS, "image of the whole tree");
+    CHECK(scr_kvtree_file_image_of(keys, values, 2, 1, &got, &glen) == SCR_SUCCESS, "canonical image of parts");
+    CHECK(glen == wlen && got && memcmp(got, want, wlen) == 0, "the same bytes, CRC and all");
+    free(got);
+    free(want);
+    /* without canonical, the parts go as they are */
+    scr_kvtree_set(whole, "Z", scr_kvtree_dup(a));
+    scr_kvtree_set(whole, "A", scr_kvtree_dup(b));
+    REQUIRE(scr_kvtree_file_image(whole, &want, &wlen) == SCR_SUCCESS, "image of the whole tree");
+    CHECK(scr_kvtree_file_image_of(keys, values, 2, 0, &got, &glen) == SCR_SUCCESS, "image of parts as they are");
+    CHECK(glen == wlen && got && memcmp(got, want, wlen) == 0, "the same bytes");
+    free(got);
+    free(want);
+    scr_kvtree_delete(a); scr_kvtree_delete(b); scr_kvtree_delete(whole);
+}
+
 int main(void)
 {
     RUN(test_pack_gives_the_documented_bytes);
@@ -120,5 +201,7 @@ int main(void)
     RUN(test_unpack_rejects_each_kind_of_damage);
     RUN(test_unpack_limits_nesting_to_64_levels);
     RUN(test_unpack_merges_into_existing_tree);
+    RUN(test_pack_canonical_is_pack_of_the_sorted_tree);
+    RUN(test_file_image_of_parts_is_the_image_of_their_tree);
     return tap_done();
 }
