@@ -34,10 +34,12 @@ const scr_kvtree *rebuild_member_metas_of(const struct rebuild_member *m, const 
 static int name_of(const struct scr_scan *scan, int rank, const scr_meta *meta, char **out)
 {
     const char *path = NULL, *name = NULL, *file = NULL;
-    const scr_filemap *rmap = scan->rank[rank].rmap;
+    scr_filemap *rmap = NULL;
     scr_meta_get_origpath(meta, &path);
     scr_meta_get_origname(meta, &name);
-    if (rmap != NULL && path != NULL && name != NULL) {
+    if (path != NULL && name != NULL && scr_scan_read_rank_filemap(scan, rank, &rmap) == SCR_ERR_NOMEM)
+        return SCR_ERR_NOMEM;
+    if (rmap != NULL) {
         struct scr_rank_filemap_file *files = NULL;
         int n = 0;
         if (scr_rank_filemap_list_files(rmap, scan->id, rank, &files, &n) == SCR_SUCCESS) {
@@ -47,6 +49,7 @@ static int name_of(const struct scr_scan *scan, int rank, const scr_meta *meta, 
                     *out = strdup(files[i].name);
             free(files);
         }
+        scr_filemap_delete(rmap);
         if (*out != NULL) return SCR_SUCCESS;
     }
     if (scr_meta_get_filename(meta, &file) != SCR_SUCCESS) {
@@ -256,7 +259,10 @@ static int build_rank_filemap(const struct scr_scan *scan, const struct scr_scan
     scr_filemap *rmap = scr_filemap_new();
     scr_meta *rmeta = NULL;
     int rc = rmap ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && scan->rank[rank].rmap) rc = scr_filemap_merge(rmap, scan->rank[rank].rmap);
+    scr_filemap *scanned = NULL;
+    if (rc == SCR_SUCCESS) rc = scr_scan_read_rank_filemap(scan, rank, &scanned);
+    if (rc == SCR_SUCCESS && scanned) rc = scr_filemap_merge(rmap, scanned);
+    scr_filemap_delete(scanned);
     if (rc == SCR_SUCCESS && scr_filemap_get_expected_files(rmap, id, rank, &expected) != SCR_SUCCESS)
         rc = scr_filemap_set_expected_files(rmap, id, rank, m->nfiles + 1);
     const scr_dataset *desc = NULL;

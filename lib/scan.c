@@ -19,13 +19,14 @@
 /* A rank filemap read from the directory, before the rank count is known. */
 struct found {
     int rank;
-    scr_filemap *rmap;
+    int id;
+    struct scr_scan_rank rec;
 };
 
 void scr_scan_free(struct scr_scan *scan)
 {
     if (scan == NULL) return;
-    for (int r = 0; scan->rank && r < scan->ranks; r++) scr_filemap_delete(scan->rank[r].rmap);
+    for (int r = 0; scan->rank && r < scan->ranks; r++) free(scan->rank[r].files);
     for (int i = 0; i < scan->nsets; i++) {
         free(scan->sets[i].member_rank);
         free(scan->sets[i].member_good);
@@ -127,85 +128,115 @@ static int note_redundancy_file(struct scr_scan *scan, int rank, const char *nam
     return SCR_SUCCESS;
 }
 
-/* 1 when the file exists with its recorded size (and CRC when checked). */
-static int file_is_good(const char *path, const scr_meta *meta, void *buf)
+/* What the meta of a listed file records, into f (name aside); 0 when it
+ * cannot describe a usable file (no size, or written incomplete). */
+static int take_meta(const char *name, const scr_meta *meta, struct scr_scan_file *f)
 {
-    uint64_t size = 0;
-    uint32_t crc = 0;
-    struct stat st;
-    if (meta == NULL || scr_meta_get_filesize(meta, &size) != SCR_SUCCESS) {
-        scr_warn("%s: no recorded size", path);
+    if (meta == NULL || scr_meta_get_filesize(meta, &f->size) != SCR_SUCCESS) {
+        scr_warn("%s: no recorded size", name);
         return 0;
     }
+    f->has_crc = scr_meta_get_crc32(meta, &f->crc) == SCR_SUCCESS;
+    if (scr_meta_get_ranks(meta, &f->ranks) != SCR_SUCCESS) f->ranks = 0;
+    /* redundancy data is kept for rebuilds, never read back by a restart */
+    f->redundancy = scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) != SCR_SUCCESS;
     if (!scr_meta_is_complete(meta)) {
-        scr_warn("%s: recorded as incomplete", path);
+        scr_warn("%s: recorded as incomplete", name);
         return 0;
     }
-    if (stat(path, &st) != 0) {
+    return 1;
+}
+
+/* 1 when name, relative to a directory, cannot lead out of it lexically. */
+static int stays_inside(const char *name)
+{
+    if (name[0] == '/') return 0;
+    for (const char *p = name; *p; p = strchr(p, '/') ? strchr(p, '/') + 1 : p + strlen(p))
+        if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0')) return 0;
+    return 1;
+}
+
+/* 1 when the file exists with its recorded size (and CRC when checked).
+ * It is looked up from the open dataset directory when its name stays
+ * inside it: the kernel then walks one name, not the whole path, for each
+ * of the many files of a large dataset. */
+static int file_is_good(int dir_fd, const char *name, const char *path, const struct scr_scan_file *f, void *buf)
+{
+    struct stat st;
+    int found = dir_fd >= 0 && stays_inside(name) ? fstatat(dir_fd, name, &st, 0) : stat(path, &st);
+    if (found != 0) {
         scr_dbg(1, "%s: %s", path, strerror(errno));
         return 0;
     }
-    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != size) {
-        scr_warn("%s is %llu bytes, %llu recorded", path, (unsigned long long)st.st_size, (unsigned long long)size);
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != f->size) {
+        scr_warn("%s is %llu bytes, %llu recorded", path, (unsigned long long)st.st_size,
+                 (unsigned long long)f->size);
         return 0;
     }
-    if (buf != NULL && scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS) {
+    if (buf != NULL && f->has_crc) {
         struct scr_copy_result got = {0, 0};
         if (scr_crc_file(path, buf, CRC_BUF_SIZE, &got) != SCR_SUCCESS) return 0;
-        if (got.crc != crc) {
-            scr_err("%s is damaged: CRC32 0x%08x, 0x%08x recorded", path, got.crc, crc);
+        if (got.crc != f->crc) {
+            scr_err("%s is damaged: CRC32 0x%08x, 0x%08x recorded", path, got.crc, f->crc);
             return 0;
         }
     }
     return 1;
 }
 
-/* Check the files of one rank and note its redundancy files. */
-static int check_rank(struct scr_scan *scan, int rank, void *crc_buf)
+/* Reduce the files rank lists in dataset id to out (one allocation for the
+ * array and the names) and check each against the directory. */
+static int take_rank(const char *dir, int dir_fd, const scr_filemap *rmap, int id, int rank, void *crc_buf,
+                     struct scr_scan_rank *out)
 {
-    struct scr_scan_rank *sr = &scan->rank[rank];
     struct scr_rank_filemap_file *files = NULL;
     int n = 0;
-    if (scr_filemap_get_expected_files(sr->rmap, scan->id, rank, &sr->expected) != SCR_SUCCESS) sr->expected = -1;
-    int rc = scr_rank_filemap_list_files(sr->rmap, scan->id, rank, &files, &n);
+    memset(out, 0, sizeof(*out));
+    out->listed = 1;
+    if (scr_filemap_get_expected_files(rmap, id, rank, &out->expected) != SCR_SUCCESS) out->expected = -1;
+    int rc = scr_rank_filemap_list_files(rmap, id, rank, &files, &n);
+    size_t text = 0;
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) text += strlen(files[i].name) + 1;
+    if (rc == SCR_SUCCESS && n > 0) {
+        out->files = malloc(sizeof(*out->files) * (size_t)n + text);
+        if (out->files == NULL) rc = SCR_ERR_NOMEM;
+    }
+    char *names = rc == SCR_SUCCESS && n > 0 ? (char *)(out->files + n) : NULL;
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        struct scr_scan_file *f = &out->files[i];
+        size_t len = strlen(files[i].name) + 1;
+        memset(f, 0, sizeof(*f));
+        f->name = memcpy(names, files[i].name, len);
+        names += len;
+        out->nfiles++;
         char *path = NULL;
-        rc = scr_rank_filemap_file_path(scan->dir, files[i].name, &path);
-        int good = rc == SCR_SUCCESS && file_is_good(path, files[i].meta, crc_buf);
-        sr->good += good;
-        if (rc == SCR_SUCCESS) rc = note_redundancy_file(scan, rank, files[i].name, good);
+        rc = scr_rank_filemap_file_path(dir, f->name, &path);
+        if (rc == SCR_SUCCESS && take_meta(path, files[i].meta, f)) f->good = (unsigned char)file_is_good(dir_fd, f->name, path, f, crc_buf);
+        out->good += f->good;
         free(path);
     }
     free(files);
-    if (rc == SCR_SUCCESS && sr->expected >= 0 && sr->good > sr->expected) {
-        char why[160];
-        snprintf(why, sizeof(why), "rank %d has %d files, more than the %d it wrote", rank, sr->good, sr->expected);
-        mark_invalid(scan, why);
-    }
-    sr->missing = sr->expected < 0 || sr->good < sr->expected || sr->good < n;
     return rc;
 }
 
-/* Read <dir>/<rank>.scrfilemap; a damaged one is logged and left out. */
-static int read_rank_filemap(const char *dir, int rank, struct found *out, int *out_ok)
+/* Read <dir>/<rank>.scrfilemap into a new rmap; *out NULL when it is
+ * damaged (logged) or does not hold the files of rank in one dataset. */
+static int read_rank_filemap(const char *dir, int rank, scr_filemap **out, int *out_id)
 {
     char *path = NULL;
-    *out_ok = 0;
+    *out = NULL;
     scr_filemap *rmap = scr_filemap_new();
     int rc = rmap ? scr_rank_filemap_path(dir, rank, &path) : SCR_ERR_NOMEM;
     int rrc = rc == SCR_SUCCESS ? scr_rank_filemap_read(path, rmap) : rc;
-    int id = 0;
     if (rc == SCR_SUCCESS && rrc == SCR_SUCCESS &&
-        (scr_filemap_num_datasets(rmap) != 1 || scr_filemap_latest_dataset(rmap, &id) != SCR_SUCCESS ||
-         scr_filemap_num_ranks(rmap) != 1 || !scr_filemap_have_rank_by_dataset(rmap, id, rank))) {
+        (scr_filemap_num_datasets(rmap) != 1 || scr_filemap_latest_dataset(rmap, out_id) != SCR_SUCCESS ||
+         scr_filemap_num_ranks(rmap) != 1 || !scr_filemap_have_rank_by_dataset(rmap, *out_id, rank))) {
         scr_err("%s: expected the files of rank %d in one dataset", path, rank);
         rrc = SCR_ERR_FORMAT;
     }
     if (rrc == SCR_ERR_NOMEM) rc = rrc;
     if (rc == SCR_SUCCESS && rrc == SCR_SUCCESS) {
-        out->rank = rank;
-        out->rmap = rmap;
-        *out_ok = 1;
+        *out = rmap;
     } else {
         if (rc == SCR_SUCCESS && rrc != SCR_ERR_NOMEM) scr_err("%s cannot be used: rank %d counts as missing", path, rank);
         scr_filemap_delete(rmap);
@@ -214,13 +245,49 @@ static int read_rank_filemap(const char *dir, int rank, struct found *out, int *
     return rc;
 }
 
-/* Every <rank>.scrfilemap of dir. *out_damaged collects ranks whose file
- * could not be read, so that they count as missing. */
-static int read_dir(const char *dir, struct found **out, int *out_n, int **out_damaged, int *out_ndamaged)
+int scr_scan_read_rank_filemap(const struct scr_scan *scan, int rank, scr_filemap **out)
 {
-    DIR *d = opendir(dir);
+    int id = 0;
+    *out = NULL;
+    if (rank < 0 || rank >= scan->ranks || !scan->rank[rank].listed) return SCR_SUCCESS;
+    int rc = read_rank_filemap(scan->dir, rank, out, &id);
+    if (rc == SCR_SUCCESS && *out != NULL && id != scan->id) {
+        scr_filemap_delete(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* One rank filemap of the directory: read, reduced to what the scan keeps
+ * (the first descriptor seen becomes the dataset's), files checked. */
+static int take_rank_filemap(struct scr_scan *scan, int dir_fd, int rank, void *crc_buf, struct found *out,
+                             int *out_ok)
+{
+    scr_filemap *rmap = NULL;
+    const scr_dataset *desc = NULL;
+    *out_ok = 0;
+    int rc = read_rank_filemap(scan->dir, rank, &rmap, &out->id);
+    if (rc != SCR_SUCCESS || rmap == NULL) return rc;
+    if (scan->desc == NULL && scr_filemap_get_dataset(rmap, out->id, rank, &desc) == SCR_SUCCESS) {
+        scan->desc = scr_dataset_new();
+        if (scan->desc == NULL || scr_dataset_copy(scan->desc, desc) != SCR_SUCCESS) rc = SCR_ERR_NOMEM;
+    }
+    out->rank = rank;
+    if (rc == SCR_SUCCESS) rc = take_rank(scan->dir, dir_fd, rmap, out->id, rank, crc_buf, &out->rec);
+    if (rc == SCR_SUCCESS) *out_ok = 1;
+    else free(out->rec.files);
+    scr_filemap_delete(rmap);
+    return rc;
+}
+
+/* Every <rank>.scrfilemap of the directory. *out_damaged collects ranks
+ * whose file could not be read, so that they count as missing. */
+static int read_dir(struct scr_scan *scan, void *crc_buf, struct found **out, int *out_n, int **out_damaged,
+                    int *out_ndamaged)
+{
+    DIR *d = opendir(scan->dir);
     if (d == NULL) {
-        scr_err("cannot read the dataset directory %s: %s", dir, strerror(errno));
+        scr_err("cannot read the dataset directory %s: %s", scan->dir, strerror(errno));
         return errno == ENOENT || errno == ENOTDIR ? SCR_ERR_NOTFOUND : SCR_ERR_IO;
     }
     struct found *list = NULL;
@@ -236,13 +303,13 @@ static int read_dir(const char *dir, struct found **out, int *out_n, int **out_d
             if (dgrown) damaged = dgrown;
             if (grown == NULL || dgrown == NULL) rc = SCR_ERR_NOMEM;
         }
-        if (rc == SCR_SUCCESS) rc = read_rank_filemap(dir, rank, &list[n], &ok);
+        if (rc == SCR_SUCCESS) rc = take_rank_filemap(scan, dirfd(d), rank, crc_buf, &list[n], &ok);
         if (rc == SCR_SUCCESS && ok) n++;
         else if (rc == SCR_SUCCESS) damaged[nd++] = rank;
     }
     closedir(d);
     if (rc != SCR_SUCCESS) {
-        for (int i = 0; i < n; i++) scr_filemap_delete(list[i].rmap);
+        for (int i = 0; i < n; i++) free(list[i].rec.files);
         free(list);
         free(damaged);
         return rc;
@@ -254,51 +321,54 @@ static int read_dir(const char *dir, struct found **out, int *out_n, int **out_d
     return SCR_SUCCESS;
 }
 
-/* The dataset id, descriptor and rank count the rank filemaps agree on. */
-static int agree_on_dataset(struct scr_scan *scan, const struct found *list, int n, const int *damaged, int nd)
+/* The dataset id and rank count the rank filemaps agree on. */
+static void agree_on_dataset(struct scr_scan *scan, const struct found *list, int n, const int *damaged, int nd)
 {
     int ranks = 0, highest = -1;
+    char why[160];
     for (int i = 0; i < nd; i++) if (damaged[i] > highest) highest = damaged[i];
-    scr_filemap_latest_dataset(list[0].rmap, &scan->id);
+    scan->id = list[0].id;
     for (int i = 0; i < n; i++) {
-        int id = 0;
-        scr_filemap_latest_dataset(list[i].rmap, &id);
-        if (id != scan->id) {
-            char why[160];
+        if (list[i].id != scan->id) {
             snprintf(why, sizeof(why), "rank %d's files belong to dataset %d, rank %d's to dataset %d",
-                     list[0].rank, scan->id, list[i].rank, id);
+                     list[0].rank, scan->id, list[i].rank, list[i].id);
             mark_invalid(scan, why);
         }
         if (list[i].rank > highest) highest = list[i].rank;
-        const scr_dataset *desc = NULL;
-        if (scan->desc == NULL && scr_filemap_get_dataset(list[i].rmap, id, list[i].rank, &desc) == SCR_SUCCESS) {
-            scan->desc = scr_dataset_new();
-            if (scan->desc == NULL || scr_dataset_copy(scan->desc, desc) != SCR_SUCCESS) return SCR_ERR_NOMEM;
-        }
-        struct scr_rank_filemap_file *files = NULL;
-        int nf = 0;
-        if (scr_rank_filemap_list_files(list[i].rmap, id, list[i].rank, &files, &nf) != SCR_SUCCESS) return SCR_ERR_NOMEM;
-        for (int f = 0; f < nf; f++) {
-            int r = 0;
-            if (files[f].meta == NULL || scr_meta_get_ranks(files[f].meta, &r) != SCR_SUCCESS) continue;
+        for (int f = 0; f < list[i].rec.nfiles; f++) {
+            int r = list[i].rec.files[f].ranks;
+            if (r == 0) continue;
             if (ranks != 0 && r != ranks) {
-                char why[160];
                 snprintf(why, sizeof(why), "the files say both %d and %d ranks wrote the dataset", ranks, r);
                 mark_invalid(scan, why);
             }
             if (r > ranks) ranks = r;
         }
-        free(files);
     }
     if (ranks == 0) ranks = highest + 1;
     if (highest >= ranks) {
-        char why[160];
         snprintf(why, sizeof(why), "a rank filemap of rank %d, but %d ranks wrote the dataset", highest, ranks);
         mark_invalid(scan, why);
         ranks = highest + 1;
     }
     scan->ranks = ranks;
-    return SCR_SUCCESS;
+}
+
+/* With the rank count known: the sets a rank's redundancy files belong to,
+ * and whether it misses anything. */
+static int place_rank(struct scr_scan *scan, int rank)
+{
+    struct scr_scan_rank *sr = &scan->rank[rank];
+    int rc = SCR_SUCCESS;
+    for (int i = 0; rc == SCR_SUCCESS && i < sr->nfiles; i++)
+        rc = note_redundancy_file(scan, rank, sr->files[i].name, sr->files[i].good);
+    if (rc == SCR_SUCCESS && sr->expected >= 0 && sr->good > sr->expected) {
+        char why[160];
+        snprintf(why, sizeof(why), "rank %d has %d files, more than the %d it wrote", rank, sr->good, sr->expected);
+        mark_invalid(scan, why);
+    }
+    sr->missing = sr->expected < 0 || sr->good < sr->expected || sr->good < sr->nfiles;
+    return rc;
 }
 
 static int list_missing(struct scr_scan *scan)
@@ -319,14 +389,15 @@ int scr_scan_dataset(const char *dir, int check_crc, struct scr_scan **out_scan)
     void *crc_buf = NULL;
     struct scr_scan *scan = calloc(1, sizeof(*scan));
     int rc = scan ? scr_path_normalize(dir, &scan->dir) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = read_dir(scan->dir, &list, &n, &damaged, &nd);
+    if (rc == SCR_SUCCESS && check_crc && (crc_buf = malloc(CRC_BUF_SIZE)) == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = read_dir(scan, crc_buf, &list, &n, &damaged, &nd);
     if (rc == SCR_SUCCESS && n == 0) {
         scr_err("%s: no readable rank filemap (<rank>%s), so nothing says what the dataset holds",
                 scan->dir, SCR_RANK_FILEMAP_SUFFIX);
         rc = nd > 0 ? SCR_ERR_FORMAT : SCR_ERR_NOTFOUND;
     }
-    if (rc == SCR_SUCCESS) rc = agree_on_dataset(scan, list, n, damaged, nd);
     if (rc == SCR_SUCCESS) {
+        agree_on_dataset(scan, list, n, damaged, nd);
         scan->rank = calloc((size_t)scan->ranks, sizeof(*scan->rank));
         scan->set_slot = malloc(sizeof(int) * 2 * (size_t)scan->ranks);
         if (scan->rank == NULL || scan->set_slot == NULL) rc = SCR_ERR_NOMEM;
@@ -336,15 +407,16 @@ int scr_scan_dataset(const char *dir, int check_crc, struct scr_scan **out_scan)
         scan->rank[r].expected = -1;
         scan->rank[r].missing = 1;
     }
+    /* a rank filemap of another dataset makes the scan invalid; its files are not this dataset's */
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
-        scan->rank[list[i].rank].rmap = list[i].rmap;
-        list[i].rmap = NULL;
+        if (list[i].id != scan->id) continue;
+        scan->rank[list[i].rank] = list[i].rec;
+        list[i].rec.files = NULL;
     }
-    if (rc == SCR_SUCCESS && check_crc && (crc_buf = malloc(CRC_BUF_SIZE)) == NULL) rc = SCR_ERR_NOMEM;
     for (int r = 0; rc == SCR_SUCCESS && r < scan->ranks; r++)
-        if (scan->rank[r].rmap) rc = check_rank(scan, r, crc_buf);
+        if (scan->rank[r].listed) rc = place_rank(scan, r);
     if (rc == SCR_SUCCESS) rc = list_missing(scan);
-    for (int i = 0; list && i < n; i++) scr_filemap_delete(list[i].rmap);
+    for (int i = 0; list && i < n; i++) free(list[i].rec.files);
     free(list);
     free(damaged);
     free(crc_buf);

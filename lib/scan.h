@@ -14,7 +14,9 @@
  *     (redundancy_file.h): which member each rank is.
  * The scan never changes the directory. It costs one directory listing, one
  * read per rank filemap and one stat per file (plus a read of every byte
- * with CRC checking), with no step quadratic in the number of ranks.
+ * with CRC checking), with no step quadratic in the number of ranks; each
+ * rank filemap is checked and reduced to a few bytes per file as soon as it
+ * is read, so memory holds names and sizes, not parsed records.
  *
  * A damaged rank filemap is logged with its name and its rank counted as
  * missing (its files may still be rebuilt). Records that contradict each
@@ -28,11 +30,28 @@
 #include "filemap.h"
 #include "redundancy_file.h"
 
+#include <stdint.h>
+
+/* One file a rank filemap lists, as the scan and the summary need it. */
+struct scr_scan_file {
+    const char *name;          /* relative to the dataset directory */
+    uint64_t size;             /* recorded size */
+    uint32_t crc;              /* recorded CRC-32, when has_crc */
+    int ranks;                 /* RANKS of its meta, 0 when not recorded */
+    unsigned char has_crc;
+    unsigned char redundancy;  /* not an application file: never fetched */
+    unsigned char good;        /* present with its recorded size (and CRC) */
+};
+
+/* What the scan keeps of a rank: a few bytes per file, not the rank
+ * filemap itself, so that a scan of 100,000 ranks stays small. */
 struct scr_scan_rank {
-    scr_filemap *rmap;  /* the rank filemap as read; NULL when absent or damaged */
+    int listed;         /* 1 when its rank filemap was read */
     int expected;       /* FILES, or -1 when unknown */
     int good;           /* listed files present with the right size (and CRC) */
     int missing;        /* 1 when the rank lacks any file */
+    int nfiles;
+    struct scr_scan_file *files; /* [nfiles], sorted by name; one block with the names */
 };
 
 /* A redundancy set seen through its members' file names. */
@@ -66,6 +85,11 @@ struct scr_scan {
  * incomplete or invalid dataset is a successful scan. */
 int scr_scan_dataset(const char *dir, int check_crc, struct scr_scan **out_scan);
 void scr_scan_free(struct scr_scan *scan);
+
+/* Read the rank filemap of rank again from the scanned directory, for the
+ * rebuild, which needs whole file metas: *out is new, or NULL (with
+ * SCR_SUCCESS) when the rank has none or it cannot be used. */
+int scr_scan_read_rank_filemap(const struct scr_scan *scan, int rank, scr_filemap **out);
 
 /* 1 when every rank has all its files and the records agree. */
 int scr_scan_is_complete(const struct scr_scan *scan);

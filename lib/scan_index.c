@@ -27,8 +27,23 @@ static int write_summary(const struct scr_scan *scan, const char *path)
     scr_kvtree *summary = scr_kvtree_new();
     int rc = summary ? scr_summary_set_dataset(summary, scan->desc) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_summary_set_ranks(summary, scan->ranks);
-    for (int r = 0; rc == SCR_SUCCESS && r < scan->ranks; r++)
-        rc = scr_summary_add_rank_files(summary, scan->rank[r].rmap, scan->id, r);
+    struct scr_summary_file *files = NULL;
+    int room = 0;
+    for (int r = 0; rc == SCR_SUCCESS && r < scan->ranks; r++) {
+        const struct scr_scan_rank *sr = &scan->rank[r];
+        if (sr->nfiles > room) {
+            free(files);
+            room = sr->nfiles;
+            if ((files = malloc(sizeof(*files) * (size_t)room)) == NULL) rc = SCR_ERR_NOMEM;
+        }
+        for (int f = 0; rc == SCR_SUCCESS && f < sr->nfiles; f++) {
+            const struct scr_scan_file *file = &sr->files[f];
+            files[f] = (struct scr_summary_file){file->name, file->size, file->crc, file->has_crc, file->redundancy};
+        }
+        if (rc == SCR_SUCCESS)
+            rc = scr_summary_set_rank(summary, r, sr->expected >= 0 ? sr->expected : sr->nfiles, files, sr->nfiles);
+    }
+    free(files);
     if (rc == SCR_SUCCESS) rc = scr_summary_write(path, summary);
     scr_kvtree_delete(summary);
     return rc;

@@ -143,6 +143,37 @@ int scr_summary_set_file(scr_kvtree *summary, int rank, const char *name, uint64
     return scr_kvtree_util_set_uint64(file, KEY_SIZE, size);
 }
 
+int scr_summary_set_rank(scr_kvtree *summary, int rank, int expected, const struct scr_summary_file *files,
+                         int n)
+{
+    int rc = check_args("listing a rank", summary, rank, NULL, 0);
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) rc = check_args("listing a file", summary, rank, files[i].name, 1);
+    if (rc != SCR_SUCCESS) return rc;
+    if (expected < 0) {
+        scr_err("summary: %d expected files for rank %d", expected, rank);
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree *entry = scr_kvtree_new();
+    rc = entry ? scr_kvtree_util_set_int(entry, KEY_FILES, expected) : SCR_ERR_NOMEM;
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        scr_kvtree *file = scr_kvtree_set_kv(entry, KEY_FILE, files[i].name);
+        rc = file ? scr_kvtree_util_set_uint64(file, KEY_SIZE, files[i].size) : SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS && files[i].has_crc) rc = scr_kvtree_util_set_crc32(file, KEY_CRC, files[i].crc);
+        if (rc == SCR_SUCCESS && files[i].nofetch && scr_kvtree_set(file, KEY_NOFETCH, NULL) == NULL)
+            rc = SCR_ERR_NOMEM;
+    }
+    scr_kvtree *r2f = rc == SCR_SUCCESS ? r2f_make(summary) : NULL;
+    scr_kvtree *ranks = scr_kvtree_get(r2f, KEY_RANK);
+    if (r2f != NULL && ranks == NULL) ranks = scr_kvtree_set(r2f, KEY_RANK, NULL);
+    if (rc != SCR_SUCCESS || ranks == NULL) {
+        scr_kvtree_delete(entry);
+        return rc != SCR_SUCCESS ? rc : SCR_ERR_NOMEM;
+    }
+    char key[16];
+    snprintf(key, sizeof(key), "%d", rank);
+    return scr_kvtree_set(ranks, key, entry) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+}
+
 /* A listed file, for a setter; logs when it is not listed. */
 static int listed_file(scr_kvtree *summary, int rank, const char *name, const char *what,
                        scr_kvtree **out_file)
@@ -530,23 +561,22 @@ int scr_summary_write(const char *path, const scr_kvtree *summary)
 
 int scr_summary_add_rank_files(scr_kvtree *summary, const scr_filemap *rmap, int id, int rank)
 {
-    struct scr_rank_filemap_file *files = NULL;
+    struct scr_rank_filemap_file *listed = NULL;
+    struct scr_summary_file *files = NULL;
     int n = 0, expected = 0;
-    int rc = scr_rank_filemap_list_files(rmap, id, rank, &files, &n);
+    int rc = scr_rank_filemap_list_files(rmap, id, rank, &listed, &n);
     if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
     if (rc == SCR_SUCCESS && scr_filemap_get_expected_files(rmap, id, rank, &expected) != SCR_SUCCESS) expected = n;
-    if (rc == SCR_SUCCESS) rc = scr_summary_set_expected_files(summary, rank, expected);
+    if (rc == SCR_SUCCESS && n > 0 && (files = calloc((size_t)n, sizeof(*files))) == NULL) rc = SCR_ERR_NOMEM;
     for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
-        uint64_t size = 0;
-        uint32_t crc;
-        rc = scr_meta_get_filesize(files[f].meta, &size);
-        if (rc == SCR_SUCCESS) rc = scr_summary_set_file(summary, rank, files[f].name, size);
-        if (rc == SCR_SUCCESS && scr_meta_get_crc32(files[f].meta, &crc) == SCR_SUCCESS)
-            rc = scr_summary_set_file_crc(summary, rank, files[f].name, crc);
+        files[f].name = listed[f].name;
+        rc = scr_meta_get_filesize(listed[f].meta, &files[f].size);
+        files[f].has_crc = scr_meta_get_crc32(listed[f].meta, &files[f].crc) == SCR_SUCCESS;
         /* redundancy data is kept for rebuilds, never read back by a restart */
-        if (rc == SCR_SUCCESS && scr_meta_check_filetype(files[f].meta, SCR_META_TYPE_FULL) != SCR_SUCCESS)
-            rc = scr_summary_set_file_nofetch(summary, rank, files[f].name, 1);
+        files[f].nofetch = scr_meta_check_filetype(listed[f].meta, SCR_META_TYPE_FULL) != SCR_SUCCESS;
     }
+    if (rc == SCR_SUCCESS) rc = scr_summary_set_rank(summary, rank, expected, files, n);
     free(files);
+    free(listed);
     return rc;
 }

@@ -109,13 +109,22 @@ int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size
         scr_err("%s: out of memory reading %zu bytes", path, size);
         return SCR_ERR_NOMEM;
     }
+    /* from byte 0 wherever the descriptor stands; a short read of a regular
+     * file is its end, so a file read whole costs one call, which matters
+     * to a scan of 100,000 rank filemaps */
     size_t got = 0;
     int rc = SCR_SUCCESS;
-    if (lseek(fd, 0, SEEK_SET) != 0) {
-        scr_err("seek in %s failed: %s", path, strerror(errno));
-        rc = SCR_ERR_IO;
+    while (got <= size) {
+        ssize_t n = pread(fd, buf + got, size + 1 - got, (off_t)got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            scr_err("read of %s failed: %s", path, strerror(errno));
+            rc = SCR_ERR_IO;
+            break;
+        }
+        got += (size_t)n;
+        if (n == 0 || (got == size && S_ISREG(st.st_mode))) break;
     }
-    if (rc == SCR_SUCCESS) rc = scr_read_full(fd, buf, size + 1, &got, path);
     if (rc == SCR_SUCCESS && got != size) {
         scr_err("%s changed size while being read (%zu bytes, expected %zu)", path, got, size);
         rc = SCR_ERR_IO;

@@ -604,9 +604,53 @@ static void test_a_job_end_refuses_a_prefix_that_is_not_a_directory(void)
     CHECK(access(tap_path("jobend-none"), F_OK) != 0, "the prefix was created");
 }
 
+/* What the scan keeps of each rank: names, sizes, CRCs and the verdict per
+ * file, including a file listed outside the dataset directory ("../"),
+ * which is looked up by its whole path; the rank filemap itself is read
+ * again on demand. */
+static void test_scan_keeps_each_file_and_reads_rank_filemaps_again(void)
+{
+    const char *top = fresh_dir("kept");
+    char dir[4096], outside[4096];
+    snprintf(dir, sizeof(dir), "%s/ds", top);
+    snprintf(outside, sizeof(outside), "%s/shared.dat", top);
+    mkdir(dir, 0700);
+    make_rank(dir, 0, 3, 10);
+    make_rank(dir, 1, 3, 11);
+    write_bytes(outside, "0123456789abcdef", 16);
+    scr_meta *m[2] = {app_meta(dir, "rank2.dat", 2, 3, 12, 0x1234u), app_meta(dir, "../shared.dat", 2, 3, 16, 7)};
+    scr_meta_set_filetype(m[0], SCR_META_TYPE_XOR);
+    write_rank_filemap(dir, ID, 2, 2, m, 2);
+    scr_meta_delete(m[0]);
+    scr_meta_delete(m[1]);
+    struct scr_scan *scan = NULL;
+    REQUIRE(scr_scan_dataset(dir, 0, &scan) == SCR_SUCCESS, "scan failed: %s", scr_last_error());
+    const struct scr_scan_rank *r1 = &scan->rank[1], *r2 = &scan->rank[2];
+    CHECK(r1->listed && r1->nfiles == 1 && strcmp(r1->files[0].name, "rank1.dat") == 0 &&
+              r1->files[0].size == 11 && r1->files[0].good && r1->files[0].has_crc && !r1->files[0].redundancy,
+          "rank 1 as kept");
+    /* sorted by name: ../shared.dat (present) before rank2.dat (never written) */
+    CHECK(r2->nfiles == 2 && strcmp(r2->files[0].name, "../shared.dat") == 0 && r2->files[0].good &&
+              r2->files[0].size == 16 && r2->files[0].crc == 7,
+          "a file outside the directory is found by its path");
+    CHECK(strcmp(r2->files[1].name, "rank2.dat") == 0 && !r2->files[1].good && r2->files[1].redundancy &&
+              r2->files[1].crc == 0x1234u && r2->files[1].ranks == 3,
+          "an absent redundancy file as kept");
+    CHECK(r2->good == 1 && r2->missing && scan->nmissing == 1 && scan->missing[0] == 2, "rank 2 misses a file");
+    scr_filemap *rmap = NULL;
+    CHECK(scr_scan_read_rank_filemap(scan, 2, &rmap) == SCR_SUCCESS && rmap != NULL &&
+              scr_filemap_num_files(rmap, ID, 2) == 2,
+          "rank 2's filemap read again");
+    scr_filemap_delete(rmap);
+    rmap = (scr_filemap *)1;
+    CHECK(scr_scan_read_rank_filemap(scan, 5, &rmap) == SCR_SUCCESS && rmap == NULL, "no rank 5: no filemap");
+    scr_scan_free(scan);
+}
+
 int main(void)
 {
     RUN(test_complete_dataset_has_no_missing_ranks);
+    RUN(test_scan_keeps_each_file_and_reads_rank_filemaps_again);
     RUN(test_rank_without_rank_filemap_is_missing);
     RUN(test_short_file_makes_its_rank_missing);
     RUN(test_crc_check_on_request_finds_a_damaged_file);

@@ -390,10 +390,41 @@ static void test_write_refuses_a_summary_a_reader_would_refuse(void)
     scr_kvtree_delete(s);
 }
 
+/* The golden summary again, each rank listed in one call. */
+static void test_set_rank_gives_the_golden_bytes(void)
+{
+    scr_kvtree *s = sample_summary();
+    REQUIRE(s != NULL, "setters failed");
+    scr_kvtree_unset(s, "RANK2FILE");
+    int rc = scr_summary_set_ranks(s, 4);
+    for (int r = 0; r < 4; r++) {
+        char app[64], xor[64];
+        app_name(app, sizeof(app), r);
+        xor_name(xor, sizeof(xor), r);
+        struct scr_summary_file files[2] = {
+            {xor, xor_size[r], r < 3 ? xor_crc[r] : 0, r < 3, 1},
+            {app, app_size[r], app_crc[r], 1, 0},
+        };
+        /* listed twice: the second call replaces the first */
+        rc |= scr_summary_set_rank(s, r, 1, files + 1, 1);
+        rc |= scr_summary_set_rank(s, r, 2, files, 2);
+    }
+    CHECK(rc == SCR_SUCCESS, "set_rank");
+    const char *path = tap_path(SCR_SUMMARY_FILE_NAME);
+    CHECK(scr_summary_write(path, s) == SCR_SUCCESS, "write");
+    check_same_bytes(path, tap_data("records/summary.scr"));
+    struct scr_summary_file bad = {"/abs", 1, 0, 0, 0};
+    CHECK(scr_summary_set_rank(s, 0, 1, &bad, 1) == SCR_ERR_ARG, "an absolute name is refused");
+    CHECK(scr_summary_set_rank(s, -1, 0, NULL, 0) == SCR_ERR_ARG, "a negative rank is refused");
+    CHECK(scr_summary_set_rank(s, 0, -1, NULL, 0) == SCR_ERR_ARG, "a negative count is refused");
+    scr_kvtree_delete(s);
+}
+
 int main(void)
 {
     RUN(test_written_summary_matches_independent_golden);
     RUN(test_golden_summary_reads_back_through_getters);
+    RUN(test_set_rank_gives_the_golden_bytes);
     RUN(test_version_5_reads_into_the_same_form);
     RUN(test_versions_outside_5_and_6_are_refused);
     RUN(test_missing_version_is_read_by_layout);
