@@ -42,7 +42,10 @@ targets="  targets: XOR (set of 4) >= 0.80, RS (N=4, k=2) >= 0.60, PARTNER >= 0.
 echo "$targets"
 
 # How near each scheme is to the best it could do here: bench_floor times the
-# bare work a scheme cannot avoid, with the same ranks, nodes and sizes.
+# bare work a scheme cannot avoid, with the same ranks, nodes and sizes. Its
+# ratios are to a plain write, where the schemes' are to SINGLE, which also
+# pays for libscr's own records: a scheme can come out a little above its
+# bare floor.
 rm -rf "$shm/cache" "$shm/cntl"
 floor=$("$sim" -n 4 -N 4 "$build/tests/bench/bench_floor" --mib "${BENCH_MIB:-256}" --dir "$shm")
 echo "$floor"
