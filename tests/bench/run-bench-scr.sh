@@ -28,7 +28,7 @@ SCR_JOB_ID=bench1g$$ run -np 1 "$build/tests/bench/bench_scr" --mib "${BENCH_BIG
 # time as a ratio to SINGLE measured in the same run (SINGLE time / scheme's).
 echo "bench_scr: checkpoint of 4 ranks x ${BENCH_MIB:-256} MiB as 4 nodes, by redundancy scheme"
 printf 'SCR_CNTL_BASE=%s/cntl/%%N\nSCR_CACHE_BASE=%s/cache/%%N\n' "$shm" "$shm" > "$work/system.conf"
-single= ratios=
+single='' ratios=''
 for type in SINGLE PARTNER XOR RS; do
     rm -rf "$shm/cache" "$shm/cntl"
     t=$(SCR_COPY_TYPE=$type SCR_SET_SIZE=4 SCR_SET_FAILURES=2 SCR_JOB_ID=red$type$$ \
