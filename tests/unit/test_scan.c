@@ -647,6 +647,39 @@ static void test_scan_keeps_each_file_and_reads_rank_filemaps_again(void)
     scr_scan_free(scan);
 }
 
+/* Enough ranks that several threads read the rank filemaps: the result is
+ * what one thread finds, damage and all, whichever thread met it. */
+static void test_a_large_dataset_read_by_several_threads_is_scanned_whole(void)
+{
+    const int ranks = 1500;
+    const char *dir = fresh_dir("large");
+    for (int r = 0; r < ranks; r++) make_rank(dir, r, ranks, 8 + (size_t)(r % 5));
+    damage_rank_filemap(dir, 17, 30, NULL);
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/rank%d.dat", dir, 1234);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/rank%d.dat", dir, 1499);
+    write_bytes(path, "short", 5);
+    struct scr_scan *scan = NULL;
+    scr_log_set_quiet(1);
+    int rc = scr_scan_dataset(dir, 1, &scan);
+    scr_log_set_quiet(0);
+    REQUIRE(rc == SCR_SUCCESS, "scan failed");
+    CHECK(scan->ranks == ranks && scan->id == ID && !scan->invalid, "%d ranks of dataset %d", scan->ranks, scan->id);
+    CHECK(scan->desc != NULL, "the descriptor was kept");
+    CHECK(scan->nmissing == 3 && scan->missing[0] == 17 && scan->missing[1] == 1234 && scan->missing[2] == 1499,
+          "missing %d: %d %d %d", scan->nmissing, scan->nmissing > 0 ? scan->missing[0] : -1,
+          scan->nmissing > 1 ? scan->missing[1] : -1, scan->nmissing > 2 ? scan->missing[2] : -1);
+    int good = 0, sizes_right = 1;
+    for (int r = 0; r < ranks; r++) {
+        good += scan->rank[r].good;
+        if (scan->rank[r].listed && scan->rank[r].files[0].size != 8 + (uint64_t)(r % 5)) sizes_right = 0;
+    }
+    CHECK(good == ranks - 3 && sizes_right, "%d good files", good);
+    CHECK(!scan->rank[17].listed && scan->rank[1234].listed, "the damaged rank filemap is not listed");
+    scr_scan_free(scan);
+}
+
 int main(void)
 {
     RUN(test_complete_dataset_has_no_missing_ranks);
@@ -655,6 +688,7 @@ int main(void)
     RUN(test_short_file_makes_its_rank_missing);
     RUN(test_crc_check_on_request_finds_a_damaged_file);
     RUN(test_truncated_rank_filemap_is_named_and_its_rank_missing);
+    RUN(test_a_large_dataset_read_by_several_threads_is_scanned_whole);
     RUN(test_garbage_rank_filemaps_only_is_a_format_error);
     RUN(test_missing_or_empty_directory_is_not_found);
     RUN(test_two_dataset_ids_make_the_scan_invalid);
