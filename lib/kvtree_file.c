@@ -28,6 +28,15 @@ static uint64_t get_be(const unsigned char *p, int bytes)
     return v;
 }
 
+static void put_header(unsigned char *buf, size_t total)
+{
+    put_be(buf + 0, SCR_KVTREE_FILE_MAGIC, 4);
+    put_be(buf + 4, SCR_KVTREE_FILE_TYPE, 2);
+    put_be(buf + 6, SCR_KVTREE_FILE_VERSION, 2);
+    put_be(buf + 8, total, 8);
+    put_be(buf + 16, SCR_KVTREE_FILE_FLAG_CRC32, 4);
+}
+
 /* A buffer for an image of packed bytes: header filled, CRC left to seal_image. */
 static unsigned char *new_image(size_t packed, size_t *out_total)
 {
@@ -37,11 +46,7 @@ static unsigned char *new_image(size_t packed, size_t *out_total)
         scr_err("kvtree: out of memory for a file image of %zu bytes", total);
         return NULL;
     }
-    put_be(buf + 0, SCR_KVTREE_FILE_MAGIC, 4);
-    put_be(buf + 4, SCR_KVTREE_FILE_TYPE, 2);
-    put_be(buf + 6, SCR_KVTREE_FILE_VERSION, 2);
-    put_be(buf + 8, total, 8);
-    put_be(buf + 16, SCR_KVTREE_FILE_FLAG_CRC32, 4);
+    put_header(buf, total);
     *out_total = total;
     return buf;
 }
@@ -99,6 +104,19 @@ int scr_kvtree_file_image_of(const char *const *keys, const scr_kvtree *const *v
     seal_image(buf, total);
     *out_buf = buf;
     *out_len = total;
+    return SCR_SUCCESS;
+}
+
+void scr_kvtree_file_begin(struct scr_pack_buf *b)
+{
+    scr_pack_reserve(b, SCR_KVTREE_FILE_HEADER_SIZE);
+}
+
+int scr_kvtree_file_finish(struct scr_pack_buf *b)
+{
+    if (scr_pack_reserve(b, 4) == NULL) return SCR_ERR_NOMEM;
+    put_header(b->data, b->len);
+    seal_image(b->data, b->len);
     return SCR_SUCCESS;
 }
 

@@ -19,6 +19,7 @@
 #define SCR_KVTREE_FILE_H
 
 #include "kvtree.h"
+#include "kvtree_pack.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,12 @@ int scr_kvtree_file_image(const scr_kvtree *tree, void **out_buf, size_t *out_le
  * (scr_kvtree_pack_canonical); otherwise as it is. */
 int scr_kvtree_file_image_of(const char *const *keys, const scr_kvtree *const *values, size_t n, int canonical,
                              void **out_buf, size_t *out_len);
+
+/* A file image packed element by element (kvtree_pack.h): begin reserves
+ * the header, the caller packs one tree, finish fills in the header and
+ * appends the CRC. finish returns SCR_ERR_NOMEM when an append failed. */
+void scr_kvtree_file_begin(struct scr_pack_buf *b);
+int scr_kvtree_file_finish(struct scr_pack_buf *b);
 
 /* Parse a complete file image of len bytes; origin names it in messages. */
 int scr_kvtree_parse_image(const void *buf, size_t len, scr_kvtree *tree, const char *origin);

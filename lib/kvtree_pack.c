@@ -155,6 +155,56 @@ int scr_kvtree_pack_canonical(void *buf, size_t size, const scr_kvtree *tree, si
     return SCR_SUCCESS;
 }
 
+/* --- packing element by element ------------------------------------------------------ */
+
+unsigned char *scr_pack_reserve(struct scr_pack_buf *b, size_t len)
+{
+    if (b->failed) return NULL;
+    if (b->cap - b->len < len) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap - b->len < len) cap *= 2;
+        unsigned char *grown = realloc(b->data, cap);
+        if (grown == NULL) {
+            scr_err("kvtree: out of memory packing %zu bytes", cap);
+            b->failed = 1;
+            return NULL;
+        }
+        b->data = grown;
+        b->cap = cap;
+    }
+    unsigned char *at = b->data + b->len;
+    b->len += len;
+    return at;
+}
+
+void scr_pack_count(struct scr_pack_buf *b, uint32_t n)
+{
+    unsigned char *p = scr_pack_reserve(b, 4);
+    if (p) put_u32(p, n);
+}
+
+void scr_pack_key(struct scr_pack_buf *b, const char *key)
+{
+    size_t len = strlen(key) + 1;
+    unsigned char *p = scr_pack_reserve(b, len);
+    if (p) memcpy(p, key, len);
+}
+
+void scr_pack_value(struct scr_pack_buf *b, const char *key, const char *value)
+{
+    scr_pack_key(b, key);
+    scr_pack_count(b, 1);
+    scr_pack_key(b, value);
+    scr_pack_count(b, 0);
+}
+
+void scr_pack_tree(struct scr_pack_buf *b, const scr_kvtree *tree)
+{
+    size_t size = scr_kvtree_pack_size(tree), used = 0;
+    unsigned char *p = scr_pack_reserve(b, size);
+    if (p && scr_kvtree_pack_canonical(p, size, tree, &used) != SCR_SUCCESS) b->failed = 1;
+}
+
 struct reader {
     const unsigned char *buf;
     size_t len;

@@ -15,6 +15,7 @@
 #include "kvtree.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Bytes scr_kvtree_pack needs for tree (4 for NULL or empty). */
 size_t scr_kvtree_pack_size(const scr_kvtree *tree);
@@ -30,6 +31,27 @@ size_t scr_kvtree_pack(void *buf, size_t size, const scr_kvtree *tree);
  * SCR_ERR_NOMEM (logged) when the scratch space for the ordering could not
  * be had. */
 int scr_kvtree_pack_canonical(void *buf, size_t size, const scr_kvtree *tree, size_t *out_len);
+
+/* Packed bytes written element by element, for a record too large to be
+ * built as a tree first. Appends grow data as needed; after a failed
+ * allocation nothing more is appended and failed stays set (check it once,
+ * at the end). Release data with free(). */
+struct scr_pack_buf {
+    unsigned char *data;
+    size_t len, cap;
+    int failed;
+};
+
+/* A level of n elements begins (each then a key and its value level). */
+void scr_pack_count(struct scr_pack_buf *b, uint32_t n);
+/* An element's key; its value level follows. */
+void scr_pack_key(struct scr_pack_buf *b, const char *key);
+/* The element key -> value -> {}: how a key carries one value. */
+void scr_pack_value(struct scr_pack_buf *b, const char *key, const char *value);
+/* A whole tree as the value level, in canonical order. */
+void scr_pack_tree(struct scr_pack_buf *b, const scr_kvtree *tree);
+/* Room for len more bytes, returned for the caller to fill (NULL after a failure). */
+unsigned char *scr_pack_reserve(struct scr_pack_buf *b, size_t len);
 
 /* Unpack one packed tree from the first len bytes of buf and merge it into
  * tree. *out_used (if not NULL) receives the bytes consumed. On error tree is

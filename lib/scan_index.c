@@ -21,31 +21,38 @@ struct entry {
     int nmissing;
 };
 
-/* The summary of a complete scan. */
+/* The files of one rank of a scan, as the summary lists them. */
+struct summary_lists {
+    const struct scr_scan *scan;
+    struct scr_summary_file *files;
+    int room;
+};
+
+static int rank_files(void *ctx, int rank, int *out_expected, const struct scr_summary_file **out_files, int *out_n)
+{
+    struct summary_lists *l = ctx;
+    const struct scr_scan_rank *sr = &l->scan->rank[rank];
+    if (sr->nfiles > l->room) {
+        free(l->files);
+        l->room = sr->nfiles;
+        if ((l->files = malloc(sizeof(*l->files) * (size_t)l->room)) == NULL) return SCR_ERR_NOMEM;
+    }
+    for (int f = 0; f < sr->nfiles; f++) {
+        const struct scr_scan_file *file = &sr->files[f];
+        l->files[f] = (struct scr_summary_file){file->name, file->size, file->crc, file->has_crc, file->redundancy};
+    }
+    *out_expected = sr->expected >= 0 ? sr->expected : sr->nfiles;
+    *out_files = l->files;
+    *out_n = sr->nfiles;
+    return SCR_SUCCESS;
+}
+
+/* The summary of a complete scan, written from its lists. */
 static int write_summary(const struct scr_scan *scan, const char *path)
 {
-    scr_kvtree *summary = scr_kvtree_new();
-    int rc = summary ? scr_summary_set_dataset(summary, scan->desc) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_summary_set_ranks(summary, scan->ranks);
-    struct scr_summary_file *files = NULL;
-    int room = 0;
-    for (int r = 0; rc == SCR_SUCCESS && r < scan->ranks; r++) {
-        const struct scr_scan_rank *sr = &scan->rank[r];
-        if (sr->nfiles > room) {
-            free(files);
-            room = sr->nfiles;
-            if ((files = malloc(sizeof(*files) * (size_t)room)) == NULL) rc = SCR_ERR_NOMEM;
-        }
-        for (int f = 0; rc == SCR_SUCCESS && f < sr->nfiles; f++) {
-            const struct scr_scan_file *file = &sr->files[f];
-            files[f] = (struct scr_summary_file){file->name, file->size, file->crc, file->has_crc, file->redundancy};
-        }
-        if (rc == SCR_SUCCESS)
-            rc = scr_summary_set_rank(summary, r, sr->expected >= 0 ? sr->expected : sr->nfiles, files, sr->nfiles);
-    }
-    free(files);
-    if (rc == SCR_SUCCESS) rc = scr_summary_write(path, summary);
-    scr_kvtree_delete(summary);
+    struct summary_lists lists = {scan, NULL, 0};
+    int rc = scr_summary_write_ranks(path, scan->desc, scan->ranks, rank_files, &lists);
+    free(lists.files);
     return rc;
 }
 

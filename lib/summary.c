@@ -5,7 +5,10 @@
 #include "rank_filemap.h"
 #include "record.h"
 #include "scr_err.h"
+#include "util_io.h"
 #include "util_log.h"
+
+#include <inttypes.h>
 
 #include <limits.h>
 #include <stdio.h>
@@ -36,6 +39,17 @@ static scr_kvtree *rank_of(const scr_kvtree *summary, int rank)
 static scr_kvtree *file_of(const scr_kvtree *summary, int rank, const char *name)
 {
     return name ? scr_kvtree_get_kv(rank_of(summary, rank), KEY_FILE, name) : NULL;
+}
+
+/* As check_args for a summary written from lists, where there is no tree. */
+static int check_list_args(const char *what, int rank, const char *name, int need_name)
+{
+    if (rank < 0 || (need_name && !name_ok(name))) {
+        scr_err("summary: %s for rank %d, file '%s' (needs a rank >= 0 and a relative name)", what, rank,
+                name ? name : "(null)");
+        return SCR_ERR_ARG;
+    }
+    return SCR_SUCCESS;
 }
 
 static int check_args(const char *what, const scr_kvtree *summary, int rank, const char *name,
@@ -557,6 +571,120 @@ int scr_summary_write(const char *path, const scr_kvtree *summary)
         return SCR_ERR_ARG;
     }
     return scr_record_write(&summary_kind, path, summary);
+}
+
+/* --- writing from lists ------------------------------------------------------------------- */
+
+/* A file of a rank in the order its level is written (kvtree_pack.h's
+ * canonical order: names that are integers first, numerically). */
+struct ordered_file {
+    const struct scr_summary_file *file;
+    size_t pos;
+    int is_int;
+    long long value;
+};
+
+static int compare_files(const void *a, const void *b)
+{
+    const struct ordered_file *x = a, *y = b;
+    int c;
+    if (x->is_int && y->is_int) c = (x->value < y->value) ? -1 : (x->value > y->value);
+    else if (x->is_int != y->is_int) c = x->is_int ? -1 : 1;
+    else c = strcmp(x->file->name, y->file->name);
+    if (c == 0) c = (x->pos < y->pos) ? -1 : (x->pos > y->pos);
+    return c;
+}
+
+/* One file's level, keys in canonical order: CRC, NOFETCH, SIZE. */
+static void pack_file(struct scr_pack_buf *b, const struct scr_summary_file *f)
+{
+    char text[32];
+    scr_pack_key(b, f->name);
+    scr_pack_count(b, 1 + (f->has_crc != 0) + (f->nofetch != 0));
+    if (f->has_crc) {
+        snprintf(text, sizeof(text), "0x%x", f->crc);
+        scr_pack_value(b, KEY_CRC, text);
+    }
+    if (f->nofetch) {
+        scr_pack_key(b, KEY_NOFETCH);
+        scr_pack_count(b, 0);
+    }
+    snprintf(text, sizeof(text), "%" PRIu64, f->size);
+    scr_pack_value(b, KEY_SIZE, text);
+}
+
+/* One rank's level: FILE (when it has files), then FILES. */
+static int pack_rank(struct scr_pack_buf *b, int rank, int expected, const struct scr_summary_file *files, int n,
+                     struct ordered_file **order, int *room)
+{
+    char text[32];
+    int rc = check_list_args("listing a rank", rank, NULL, 0);
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) rc = check_list_args("listing a file", rank, files[i].name, 1);
+    if (rc == SCR_SUCCESS && expected < 0) {
+        scr_err("summary: %d expected files for rank %d", expected, rank);
+        rc = SCR_ERR_ARG;
+    }
+    if (rc == SCR_SUCCESS && n > *room) {
+        free(*order);
+        *room = n;
+        if ((*order = malloc(sizeof(**order) * (size_t)n)) == NULL) rc = SCR_ERR_NOMEM;
+    }
+    if (rc != SCR_SUCCESS) return rc;
+    for (int i = 0; i < n; i++) {
+        (*order)[i] = (struct ordered_file){&files[i], (size_t)i, 0, 0};
+        (*order)[i].is_int = scr_kvtree_key_as_int(files[i].name, &(*order)[i].value);
+    }
+    if (n > 1) qsort(*order, (size_t)n, sizeof(**order), compare_files);
+    snprintf(text, sizeof(text), "%d", rank);
+    scr_pack_key(b, text);
+    scr_pack_count(b, n > 0 ? 2 : 1);
+    if (n > 0) {
+        scr_pack_key(b, KEY_FILE);
+        scr_pack_count(b, (uint32_t)n);
+        for (int i = 0; i < n; i++) pack_file(b, (*order)[i].file);
+    }
+    snprintf(text, sizeof(text), "%d", expected);
+    scr_pack_value(b, KEY_FILES, text);
+    return SCR_SUCCESS;
+}
+
+int scr_summary_write_ranks(const char *path, const scr_dataset *desc, int ranks, scr_summary_rank_fn rank_files,
+                            void *ctx)
+{
+    char origin[4096 + 32], text[32];
+    if (path == NULL || desc == NULL || ranks < 1) {
+        scr_err("summary: writing %d ranks needs a path, a descriptor and at least one rank", ranks);
+        return SCR_ERR_ARG;
+    }
+    /* never store what a reader would refuse */
+    snprintf(origin, sizeof(origin), "%s (not written)", path);
+    if (scr_dataset_validate(desc, origin, KEY_DSET) != SCR_SUCCESS) return SCR_ERR_TYPE;
+    struct scr_pack_buf b = {NULL, 0, 0, 0};
+    struct ordered_file *order = NULL;
+    int room = 0, rc = SCR_SUCCESS;
+    scr_kvtree_file_begin(&b);
+    scr_pack_count(&b, 3);
+    snprintf(text, sizeof(text), "%d", SCR_SUMMARY_VERSION);
+    scr_pack_value(&b, SCR_RECORD_KEY_VERSION, text);
+    scr_pack_key(&b, KEY_DSET);
+    scr_pack_tree(&b, desc);
+    scr_pack_key(&b, KEY_RANK2FILE);
+    scr_pack_count(&b, 2);
+    scr_pack_key(&b, KEY_RANK);
+    scr_pack_count(&b, (uint32_t)ranks);
+    for (int r = 0; rc == SCR_SUCCESS && r < ranks; r++) {
+        const struct scr_summary_file *files = NULL;
+        int expected = 0, n = 0;
+        rc = rank_files(ctx, r, &expected, &files, &n);
+        if (rc == SCR_SUCCESS) rc = pack_rank(&b, r, expected, files, n, &order, &room);
+    }
+    snprintf(text, sizeof(text), "%d", ranks);
+    scr_pack_value(&b, KEY_RANKS, text);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_file_finish(&b);
+    if (rc == SCR_SUCCESS) rc = scr_write_atomic(path, b.data, b.len);
+    free(order);
+    free(b.data);
+    return rc;
 }
 
 int scr_summary_add_rank_files(scr_kvtree *summary, const scr_filemap *rmap, int id, int rank)

@@ -87,6 +87,19 @@ struct scr_summary_file {
 int scr_summary_set_rank(scr_kvtree *summary, int rank, int expected, const struct scr_summary_file *files,
                          int n);
 
+/* What scr_summary_write_ranks asks for each rank in turn: FILES and the
+ * files listed (valid until the next call). Non-zero stops the writing. */
+typedef int (*scr_summary_rank_fn)(void *ctx, int rank, int *out_expected, const struct scr_summary_file **out_files,
+                                   int *out_n);
+
+/* Write path with the bytes scr_summary_write gives for a summary of desc
+ * and ranks in which each rank 0..ranks-1 was listed by
+ * scr_summary_set_rank with what rank_files returns, without building
+ * that tree: a summary of 100,000 ranks costs the caller's lists and the
+ * file's bytes. Arguments are checked as the setters check them. */
+int scr_summary_write_ranks(const char *path, const scr_dataset *desc, int ranks, scr_summary_rank_fn rank_files,
+                            void *ctx);
+
 int scr_summary_get_file_size(const scr_kvtree *summary, int rank, const char *name,
                               uint64_t *out_size);
 int scr_summary_get_file_crc(const scr_kvtree *summary, int rank, const char *name,

@@ -10,6 +10,8 @@
 #include "summary.h"
 #include "util_log.h"
 
+#include <unistd.h>
+
 static const uint64_t app_size[4] = { 524294, 524295, 524296, 524297 };
 static const uint32_t app_crc[4] = { 0x6697d4efu, 0x28eeb9eu, 0xb6a62246u, 0x213c897au };
 static const uint64_t xor_size[4] = { 175691, 175692, 175693, 175694 };
@@ -420,11 +422,101 @@ static void test_set_rank_gives_the_golden_bytes(void)
     scr_kvtree_delete(s);
 }
 
+/* The golden summary once more, written from lists without a tree. */
+struct golden_lists {
+    char names[4][2][64];
+    struct scr_summary_file files[2];
+    int bad_rank;
+};
+
+static int golden_rank_files(void *ctx, int rank, int *out_expected, const struct scr_summary_file **out_files,
+                             int *out_n)
+{
+    struct golden_lists *g = ctx;
+    xor_name(g->names[rank][0], sizeof(g->names[rank][0]), rank);
+    app_name(g->names[rank][1], sizeof(g->names[rank][1]), rank);
+    /* given in the opposite order to the file's: the writer sorts them */
+    g->files[0] = (struct scr_summary_file){g->names[rank][1], app_size[rank], app_crc[rank], 1, 0};
+    g->files[1] = (struct scr_summary_file){g->names[rank][0], xor_size[rank], rank < 3 ? xor_crc[rank] : 0, rank < 3, 1};
+    if (rank == g->bad_rank) g->files[1].name = "/etc/passwd";
+    *out_expected = 2;
+    *out_files = g->files;
+    *out_n = 2;
+    return SCR_SUCCESS;
+}
+
+static void test_write_ranks_gives_the_golden_bytes(void)
+{
+    scr_kvtree *s = sample_summary();
+    REQUIRE(s != NULL, "setters failed");
+    const scr_dataset *d = NULL;
+    REQUIRE(scr_summary_get_dataset(s, &d) == SCR_SUCCESS, "descriptor");
+    struct golden_lists g = {.bad_rank = -1};
+    const char *path = tap_path(SCR_SUMMARY_FILE_NAME);
+    unlink(path);
+    CHECK(scr_summary_write_ranks(path, d, 4, golden_rank_files, &g) == SCR_SUCCESS, "write from lists");
+    check_same_bytes(path, tap_data("records/summary.scr"));
+    /* bad input leaves the file as it was */
+    g.bad_rank = 2;
+    scr_log_set_quiet(1);
+    CHECK(scr_summary_write_ranks(path, d, 4, golden_rank_files, &g) == SCR_ERR_ARG, "an absolute name is refused");
+    CHECK(scr_summary_write_ranks(path, d, 0, golden_rank_files, &g) == SCR_ERR_ARG, "no ranks is refused");
+    scr_dataset *empty = scr_dataset_new();
+    scr_kvtree_util_set_str(empty, "ID", "six");
+    CHECK(scr_summary_write_ranks(path, empty, 4, golden_rank_files, &g) == SCR_ERR_TYPE, "a bad descriptor is refused");
+    scr_log_set_quiet(0);
+    check_same_bytes(path, tap_data("records/summary.scr"));
+    scr_dataset_delete(empty);
+    scr_kvtree_delete(s);
+}
+
+/* Names that are numbers sort first, numerically, in both writers. */
+static const char *const odd_names[] = {"10", "9", "b/x", "-2", "a", "007", "7z"};
+
+static int odd_rank_files(void *ctx, int rank, int *out_expected, const struct scr_summary_file **out_files,
+                          int *out_n)
+{
+    struct scr_summary_file *files = ctx;
+    for (int i = 0; i < 7; i++)
+        files[i] = (struct scr_summary_file){odd_names[(i + rank) % 7], (uint64_t)(rank * 100 + i), (uint32_t)i,
+                                             i % 2, i % 3 == 0};
+    *out_expected = 7;
+    *out_files = files;
+    *out_n = rank % 3 == 2 ? 0 : 7;
+    return SCR_SUCCESS;
+}
+
+static void test_write_ranks_matches_the_tree_writer(void)
+{
+    scr_kvtree *s = sample_summary();
+    REQUIRE(s != NULL, "setters failed");
+    const scr_dataset *d = NULL;
+    REQUIRE(scr_summary_get_dataset(s, &d) == SCR_SUCCESS, "descriptor");
+    scr_kvtree_unset(s, "RANK2FILE");
+    struct scr_summary_file files[7];
+    int rc = scr_summary_set_ranks(s, 12);
+    for (int r = 11; r >= 0; r--) {
+        const struct scr_summary_file *f = NULL;
+        int expected = 0, n = 0;
+        rc |= odd_rank_files(files, r, &expected, &f, &n);
+        rc |= scr_summary_set_rank(s, r, expected, f, n);
+    }
+    REQUIRE(rc == SCR_SUCCESS, "set_rank");
+    char tree_path[4096];
+    snprintf(tree_path, sizeof(tree_path), "%s", tap_path("tree.scr"));
+    CHECK(scr_summary_write(tree_path, s) == SCR_SUCCESS, "tree writer");
+    CHECK(scr_summary_write_ranks(tap_path("lists.scr"), d, 12, odd_rank_files, files) == SCR_SUCCESS, "list writer");
+    check_same_bytes(tap_path("lists.scr"), tree_path);
+    scr_kvtree_delete(s);
+}
+
 int main(void)
 {
     RUN(test_written_summary_matches_independent_golden);
     RUN(test_golden_summary_reads_back_through_getters);
     RUN(test_set_rank_gives_the_golden_bytes);
+    RUN(test_write_ranks_gives_the_golden_bytes);
+    RUN(test_write_ranks_matches_the_tree_writer);
     RUN(test_version_5_reads_into_the_same_form);
     RUN(test_versions_outside_5_and_6_are_refused);
     RUN(test_missing_version_is_read_by_layout);
