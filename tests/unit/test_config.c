@@ -101,7 +101,7 @@ static void test_defaults_come_from_the_catalogue(void)
     CHECK(strcmp(scr_config_origin(cfg, "SCR_FLUSH"), "built-in default") == 0, "origin %s",
           scr_config_origin(cfg, "SCR_FLUSH"));
     uint64_t buf = 0;
-    CHECK(scr_config_get_bytes(cfg, "SCR_MPI_BUF_SIZE", &buf) == SCR_SUCCESS && buf == 1048576,
+    CHECK(scr_config_get_bytes(cfg, "SCR_MPI_BUF_SIZE", &buf) == SCR_SUCCESS && buf == 262144,
           "mpi buf %llu", (unsigned long long)buf);
     const char *v;
     CHECK(scr_config_get(cfg, "SCR_CURRENT", &v) == SCR_ERR_NOTFOUND, "SCR_CURRENT has a value");
