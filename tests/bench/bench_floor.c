@@ -6,7 +6,7 @@
  * Run as the scheme runs of run-bench-scr.sh are (4 ranks as 4 nodes), each
  * rank with B MiB (default 256) in its own directory under DIR (default
  * /dev/shm), moved in pieces of 256 KiB (SCR_MPI_BUF_SIZE's default) with 4 in
- * flight each way (what libscr keeps with its 32 MB file buffer). No libscr
+ * flight each way (what libscr keeps with its 4 MB file buffer). No libscr
  * call but its XOR and RS kernels: only files, memory and MPI.
  *
  * Primitives, each the slowest rank's time between barriers, best of 3:
