@@ -446,8 +446,7 @@ scr_kvtree *scr_kvtree_dup(const scr_kvtree *src)
 struct sort_item {
     scr_kvtree_elem *elem;
     size_t pos;
-    int is_int;
-    long long value;
+    struct scr_kvtree_sort_key k;
 };
 
 static int sort_order; /* qsort has no context argument in C99 */
@@ -464,21 +463,14 @@ static int compare_str(const void *a, const void *b)
 static int compare_int(const void *a, const void *b)
 {
     const struct sort_item *x = a, *y = b;
-    int c;
-    if (x->is_int && y->is_int) {
-        c = (x->value < y->value) ? -1 : (x->value > y->value);
-        if (sort_order == SCR_KVTREE_SORT_DESCENDING) c = -c;
-    } else if (x->is_int != y->is_int) {
-        c = x->is_int ? -1 : 1; /* integers first in either order */
-    } else {
-        c = strcmp(x->elem->key, y->elem->key);
-        if (sort_order == SCR_KVTREE_SORT_DESCENDING) c = -c;
-    }
+    int c = scr_kvtree_sort_key_compare(&x->k, &y->k);
+    /* integers come first in either order */
+    if (sort_order == SCR_KVTREE_SORT_DESCENDING && x->k.is_int == y->k.is_int) c = -c;
     if (c == 0) c = (x->pos < y->pos) ? -1 : (x->pos > y->pos);
     return c;
 }
 
-int scr_kvtree_key_as_int(const char *s, long long *out)
+static int key_as_int(const char *s, long long *out)
 {
     char *end;
     if (*s == '\0') return 0;
@@ -487,6 +479,20 @@ int scr_kvtree_key_as_int(const char *s, long long *out)
     if (*end != '\0' || errno != 0) return 0;
     *out = v;
     return 1;
+}
+
+void scr_kvtree_sort_key_init(struct scr_kvtree_sort_key *k, const char *key)
+{
+    k->key = key;
+    k->value = 0;
+    k->is_int = key_as_int(key, &k->value);
+}
+
+int scr_kvtree_sort_key_compare(const struct scr_kvtree_sort_key *a, const struct scr_kvtree_sort_key *b)
+{
+    if (a->is_int && b->is_int) return (a->value < b->value) ? -1 : (a->value > b->value);
+    if (a->is_int != b->is_int) return a->is_int ? -1 : 1;
+    return strcmp(a->key, b->key);
 }
 
 static int sort_level(scr_kvtree *tree, int order, int (*cmp)(const void *, const void *))
@@ -501,7 +507,7 @@ static int sort_level(scr_kvtree *tree, int order, int (*cmp)(const void *, cons
     for (scr_kvtree_elem *e = tree->head; e != NULL; e = e->next, n++) {
         items[n].elem = e;
         items[n].pos = n;
-        items[n].is_int = scr_kvtree_key_as_int(e->key, &items[n].value);
+        scr_kvtree_sort_key_init(&items[n].k, e->key);
     }
     sort_order = order;
     qsort(items, n, sizeof(*items), cmp);

@@ -107,9 +107,16 @@ scr_kvtree *scr_kvtree_dup(const scr_kvtree *src);
 int scr_kvtree_sort(scr_kvtree *tree, int order);
 int scr_kvtree_sort_int(scr_kvtree *tree, int order);
 
-/* 1 with the value in *out when key is an integer as sort_int reads it
- * (strtoll base 10 reads all of it, in range), 0 otherwise. */
-int scr_kvtree_key_as_int(const char *key, long long *out);
+/* A key as sort_int orders it, and that order (ascending): integers first
+ * (keys strtoll base 10 reads whole, in range), numerically, then the others
+ * by bytes; <0, 0 or >0 as for qsort. */
+struct scr_kvtree_sort_key {
+    const char *key;
+    int is_int;
+    long long value;
+};
+void scr_kvtree_sort_key_init(struct scr_kvtree_sort_key *k, const char *key);
+int scr_kvtree_sort_key_compare(const struct scr_kvtree_sort_key *a, const struct scr_kvtree_sort_key *b);
 
 /* Same keys at every level with the same order-insensitive content. */
 int scr_kvtree_equal(const scr_kvtree *a, const scr_kvtree *b);

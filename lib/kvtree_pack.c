@@ -62,8 +62,7 @@ size_t scr_kvtree_pack(void *buf, size_t size, const scr_kvtree *tree)
 struct canon_item {
     const scr_kvtree_elem *elem;
     size_t pos;
-    int is_int;
-    long long value;
+    struct scr_kvtree_sort_key k;
 };
 
 struct canon_stack {
@@ -76,10 +75,7 @@ struct canon_stack {
 static int canon_compare(const void *a, const void *b)
 {
     const struct canon_item *x = a, *y = b;
-    int c;
-    if (x->is_int && y->is_int) c = (x->value < y->value) ? -1 : (x->value > y->value);
-    else if (x->is_int != y->is_int) c = x->is_int ? -1 : 1;
-    else c = strcmp(scr_kvtree_elem_key(x->elem), scr_kvtree_elem_key(y->elem));
+    int c = scr_kvtree_sort_key_compare(&x->k, &y->k);
     if (c == 0) c = (x->pos < y->pos) ? -1 : (x->pos > y->pos);
     return c;
 }
@@ -124,7 +120,7 @@ static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kv
         struct canon_item *it = &stack->items[base + i];
         it->elem = e;
         it->pos = i;
-        it->is_int = scr_kvtree_key_as_int(scr_kvtree_elem_key(e), &it->value);
+        scr_kvtree_sort_key_init(&it->k, scr_kvtree_elem_key(e));
     }
     qsort(stack->items + base, n, sizeof(*stack->items), canon_compare);
     stack->used = base + n;

@@ -580,17 +580,13 @@ int scr_summary_write(const char *path, const scr_kvtree *summary)
 struct ordered_file {
     const struct scr_summary_file *file;
     size_t pos;
-    int is_int;
-    long long value;
+    struct scr_kvtree_sort_key k;
 };
 
 static int compare_files(const void *a, const void *b)
 {
     const struct ordered_file *x = a, *y = b;
-    int c;
-    if (x->is_int && y->is_int) c = (x->value < y->value) ? -1 : (x->value > y->value);
-    else if (x->is_int != y->is_int) c = x->is_int ? -1 : 1;
-    else c = strcmp(x->file->name, y->file->name);
+    int c = scr_kvtree_sort_key_compare(&x->k, &y->k);
     if (c == 0) c = (x->pos < y->pos) ? -1 : (x->pos > y->pos);
     return c;
 }
@@ -631,8 +627,9 @@ static int pack_rank(struct scr_pack_buf *b, int rank, int expected, const struc
     }
     if (rc != SCR_SUCCESS) return rc;
     for (int i = 0; i < n; i++) {
-        (*order)[i] = (struct ordered_file){&files[i], (size_t)i, 0, 0};
-        (*order)[i].is_int = scr_kvtree_key_as_int(files[i].name, &(*order)[i].value);
+        (*order)[i].file = &files[i];
+        (*order)[i].pos = (size_t)i;
+        scr_kvtree_sort_key_init(&(*order)[i].k, files[i].name);
     }
     if (n > 1) qsort(*order, (size_t)n, sizeof(**order), compare_files);
     snprintf(text, sizeof(text), "%d", rank);
