@@ -35,8 +35,9 @@ static void usage(FILE *out)
             "Usage: scr-list-down-nodes [OPTION]... [NODELIST]\n"
             "Print the nodes of NODELIST (a Slurm host list such as n[1-4,7]; default\n"
             "$SLURM_NODELIST) that a relaunch must avoid: nodes in the exclude list,\n"
-            "nodes Slurm reports down, draining, failing or not responding, and nodes\n"
-            "whose health record says they failed their check.\n"
+            "nodes Slurm reports down, draining, failing or not responding, nodes\n"
+            "whose slurmd does not accept a connection, and nodes whose health record\n"
+            "says they failed their check.\n"
             "\n"
             "  -r, --reason           one line per down node: NODE: why\n"
             "  -j, --json             JSON with every node's verdict\n"
@@ -44,7 +45,7 @@ static void usage(FILE *out)
             "  -H, --health-dir DIR   health records (default: PREFIX/.scr/health)\n"
             "  -p, --prefix DIR       the prefix (default: $SCR_PREFIX, else the current\n"
             "                         directory)\n"
-            "  -n, --no-slurm         do not ask Slurm for node states\n"
+            "  -n, --no-slurm         do not ask Slurm for node states nor probe slurmd\n"
             "  -h, --help             show this help\n"
             "  -V, --version          show the version\n"
             "\n"
@@ -74,6 +75,8 @@ static int print_json(const struct scr_down_nodes *list)
         json_object_object_add(slurm, "asked", json_object_new_boolean(list->slurm_asked));
         if (list->slurm_error[0] != '\0')
             json_object_object_add(slurm, "error", json_object_new_string(list->slurm_error));
+        if (list->probe_error[0] != '\0')
+            json_object_object_add(slurm, "probe_error", json_object_new_string(list->probe_error));
         json_object_object_add(obj, "down", json_object_new_int(list->down));
         json_object_object_add(obj, "nodes", nodes);
         json_object_object_add(obj, "slurm", slurm);
@@ -171,7 +174,7 @@ int main(int argc, char **argv)
         free(prefix);
         health_dir = default_health;
     }
-    struct scr_down_nodes_query q = { nodelist, exclude, health_dir, ask_slurm };
+    struct scr_down_nodes_query q = { nodelist, exclude, health_dir, ask_slurm, ask_slurm };
     struct scr_down_nodes list;
     int rc = scr_down_nodes_find(&q, &list);
     free(default_health);
@@ -179,6 +182,7 @@ int main(int argc, char **argv)
     if (rc != SCR_SUCCESS) return EXIT_FAILURE_OTHER;
     if (ask_slurm && !list.slurm_asked)
         fprintf(stderr, "scr-list-down-nodes: node states not checked with Slurm: %s\n", list.slurm_error);
+    if (list.probe_error[0] != '\0') fprintf(stderr, "scr-list-down-nodes: %s\n", list.probe_error);
     rc = print_list(&list, output);
     int down = list.down;
     scr_down_nodes_free(&list);

@@ -1,6 +1,7 @@
 /* down_nodes.c — which nodes of an allocation a relaunch must avoid, and why. */
 #include "down_nodes.h"
 #include "health_file.h"
+#include "node_probe.h"
 #include "scr_err.h"
 #include "util_log.h"
 
@@ -12,6 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* How long a node's slurmd has to accept a connection. A live node's kernel
+ * completes the handshake however busy slurmd is; a crashed one never does. */
+#define SLURMD_PROBE_TIMEOUT_MS 3000
+/* slurmd's port when slurm.conf names none */
+#define SLURMD_DEFAULT_PORT 6818
 
 static void set_reason(struct scr_node_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -97,13 +104,49 @@ static const char *slurm_conf_file(void)
     return access("/etc/slurm/slurm.conf", R_OK) == 0 ? "/etc/slurm/slurm.conf" : NULL;
 }
 
-static void apply_slurm(struct scr_down_nodes *out)
+/* Where a node's slurmd listens, from Slurm's record of it. */
+static void slurmd_address(const node_info_t *ni, struct scr_probe_target *t)
+{
+    t->host = ni->node_addr != NULL && ni->node_addr[0] != '\0' ? ni->node_addr : ni->name;
+    t->port = ni->port != 0 ? ni->port : SLURMD_DEFAULT_PORT;
+}
+
+/* Probe the slurmd of every node Slurm still counts as up (probe[i].host
+ * set for node i); a node whose slurmd does not answer is down. Compacts
+ * probe[] in place, keeping in node_of[] which node each target is. */
+static int apply_probe(struct scr_probe_target *probe, int *node_of, struct scr_down_nodes *out)
+{
+    int n = 0;
+    for (int i = 0; i < out->count; i++) {
+        if (probe[i].host == NULL) continue;
+        probe[n] = probe[i];
+        node_of[n++] = i;
+    }
+    int rc = scr_node_probe(probe, n, SLURMD_PROBE_TIMEOUT_MS);
+    int answered = 0;
+    for (int k = 0; k < n; k++) answered += probe[k].answered;
+    if (rc == SCR_SUCCESS && n > 0 && answered == 0) {
+        /* then this host cannot reach slurmd (a login node behind a
+         * firewall, say): that says nothing about the nodes */
+        snprintf(out->probe_error, sizeof(out->probe_error),
+                 "no node's slurmd answered a probe from this host (%s:%d: %s); judged without it", probe[0].host,
+                 probe[0].port, probe[0].why);
+        return SCR_SUCCESS;
+    }
+    for (int k = 0; rc == SCR_SUCCESS && k < n; k++)
+        if (!probe[k].answered)
+            set_reason(&out->nodes[node_of[k]], "its slurmd at %s:%d does not answer: %s", probe[k].host,
+                       probe[k].port, probe[k].why);
+    return rc;
+}
+
+static int apply_slurm(struct scr_down_nodes *out, int probe_slurmd)
 {
     const char *conf = slurm_conf_file();
     if (conf == NULL) {
         snprintf(out->slurm_error, sizeof(out->slurm_error), "no Slurm configuration here (%s)",
                  getenv("SLURM_CONF") ? "$SLURM_CONF is not readable" : "no /etc/slurm/slurm.conf");
-        return;
+        return SCR_SUCCESS;
     }
     static int initialised;
     if (!initialised) {
@@ -114,7 +157,16 @@ static void apply_slurm(struct scr_down_nodes *out)
     if (slurm_load_node((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS || msg == NULL) {
         snprintf(out->slurm_error, sizeof(out->slurm_error), "slurmctld did not answer: %s",
                  slurm_strerror(slurm_get_errno()));
-        return;
+        return SCR_SUCCESS;
+    }
+    struct scr_probe_target *probe = calloc((size_t)out->count, sizeof(*probe));
+    int *node_of = calloc((size_t)out->count, sizeof(*node_of));
+    if (probe == NULL || node_of == NULL) {
+        free(probe);
+        free(node_of);
+        slurm_free_node_info_msg(msg);
+        scr_err("out of memory for %d nodes", out->count);
+        return SCR_ERR_NOMEM;
     }
     out->slurm_asked = 1;
     for (int i = 0; i < out->count; i++) {
@@ -127,11 +179,17 @@ static void apply_slurm(struct scr_down_nodes *out)
             const char *why = bad_state(ni->node_state);
             if (why != NULL)
                 set_reason(v, "Slurm reports it %s%s%s", why, ni->reason ? ": " : "", ni->reason ? ni->reason : "");
+            else if (probe_slurmd && !v->down)
+                slurmd_address(ni, &probe[i]);
             break;
         }
         if (!known) set_reason(v, "Slurm does not know this node");
     }
+    int rc = apply_probe(probe, node_of, out);
+    free(probe);
+    free(node_of);
     slurm_free_node_info_msg(msg);
+    return rc;
 }
 
 static int apply_health(const char *dir, struct scr_down_nodes *out)
@@ -162,7 +220,7 @@ int scr_down_nodes_find(const struct scr_down_nodes_query *q, struct scr_down_no
     if (q == NULL) return SCR_ERR_ARG;
     int rc = expand("node list", q->nodelist, out);
     if (rc == SCR_SUCCESS) rc = apply_exclude(q->exclude, out);
-    if (rc == SCR_SUCCESS && q->ask_slurm) apply_slurm(out);
+    if (rc == SCR_SUCCESS && q->ask_slurm) rc = apply_slurm(out, q->probe_slurmd);
     if (rc == SCR_SUCCESS) rc = apply_health(q->health_dir, out);
     if (rc != SCR_SUCCESS) {
         scr_down_nodes_free(out);

@@ -5,7 +5,13 @@
  *   1. it is in the exclude list (SCR_EXCLUDE_NODES);
  *   2. Slurm reports it DOWN, DRAINED or DRAINING, FAILING, or not
  *      responding, or does not know it (asked only when ask_slurm is set);
- *   3. its health record (health_file.h) in health_dir says it failed its
+ *   3. Slurm counts it up, but its slurmd does not accept a TCP connection
+ *      within 3 s (node_probe.h): it crashed a moment ago, before slurmctld
+ *      noticed. Probed only when probe_slurmd is set and Slurm was asked,
+ *      and ignored when no node answers at all (then this host cannot reach
+ *      them; probe_error says so). One srun deciding a relaunch probes; the
+ *      epilogs of every node do not (N nodes probing N nodes each);
+ *   4. its health record (health_file.h) in health_dir says it failed its
  *      check. A node without a record is not down: the check may not have
  *      run there. A damaged record is a reason of its own.
  * Node lists are Slurm host lists ("n[1-4,7]") parsed by libslurm.
@@ -24,6 +30,7 @@ struct scr_down_nodes_query {
     const char *exclude;    /* host list never to use, or NULL */
     const char *health_dir; /* directory of <node>.health records, or NULL */
     int ask_slurm;          /* ask slurmctld for node states */
+    int probe_slurmd;       /* and probe the slurmd of each node it counts up */
 };
 
 struct scr_node_verdict {
@@ -38,6 +45,7 @@ struct scr_down_nodes {
     int down;                       /* how many of them are down */
     int slurm_asked;                /* 1 when Slurm's node states were used */
     char slurm_error[300];          /* why Slurm was not asked (ask_slurm set) */
+    char probe_error[400];          /* why the slurmd probe was ignored, or "" */
 };
 
 /* Judge every node of q->nodelist into *out (free with

@@ -15,13 +15,15 @@ static int judge_nodes(const struct scr_relaunch_plan_input *in, struct scr_rela
 {
     char *health = NULL;
     int rc = scr_path_join(in->prefix, ".scr/health", &health);
-    struct scr_down_nodes_query q = { in->nodelist, in->exclude, health, 1 };
+    struct scr_down_nodes_query q = { in->nodelist, in->exclude, health, 1, 1 };
     if (rc == SCR_SUCCESS) rc = scr_down_nodes_find(&q, &plan->down);
     free(health);
     if (rc != SCR_SUCCESS) return rc;
     plan->nodes_up = plan->down.count - plan->down.down;
     if (!plan->down.slurm_asked)
         snprintf(plan->note, sizeof(plan->note), "node states not checked with Slurm: %s", plan->down.slurm_error);
+    else if (plan->down.probe_error[0] != '\0')
+        snprintf(plan->note, sizeof(plan->note), "%s", plan->down.probe_error);
     if (plan->down.down > 0) return scr_down_nodes_hostlist(&plan->down, &plan->avoid);
     return SCR_SUCCESS;
 }

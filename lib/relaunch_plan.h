@@ -33,7 +33,7 @@ struct scr_relaunch_plan {
     struct scr_down_nodes down; /* every node of the list judged (count 0 outside an allocation) */
     int nodes_up;              /* usable nodes, -1 outside an allocation */
     char *avoid;               /* the down nodes as a host list, NULL when none */
-    char note[360];            /* "" or why Slurm's node states were not used */
+    char note[420];            /* "" or why Slurm's node states or the slurmd probe were not used */
 };
 
 /* Make the plan for in into *out (free with scr_relaunch_plan_free, also

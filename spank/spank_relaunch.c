@@ -169,6 +169,19 @@ static void prepare_exec(void)
     closedir(d);
 }
 
+/* Why each avoided node is down, a line each: a node Slurm still counts
+ * up is told apart from one it has marked. The first few only. */
+static void report_down(const struct scr_down_nodes *down)
+{
+    enum { SHOWN = 8 };
+    int shown = 0;
+    for (int i = 0; i < down->count; i++) {
+        if (!down->nodes[i].down) continue;
+        if (shown++ < SHOWN) slurm_info("scr: %s is down: %s", down->nodes[i].name, down->nodes[i].reason);
+    }
+    if (shown > SHOWN) slurm_info("scr: and %d more nodes are down (scr-list-down-nodes --reason lists them)", shown - SHOWN);
+}
+
 /* Replace this srun with the next run; returns only on failure (-1). */
 static int run_again(int run_number, const char *avoid)
 {
@@ -245,6 +258,7 @@ int spank_scr_relaunch(void)
         if (plan.note[0] != '\0') slurm_info("scr: %s", plan.note);
         slurm_info("scr: run %d ended before SCR_Finalize; starting run %d on %d nodes%s%s", run, run + 1,
                    plan.nodes_up, plan.avoid ? ", avoiding " : "", plan.avoid ? plan.avoid : "");
+        report_down(&plan.down);
         wait_step_gone();
         rc = export_job_nodes(nodes) == 0 ? run_again(run + 1, plan.avoid) : SCR_FAILURE;
     }

@@ -76,7 +76,8 @@ as_user sbatch -W -N2 --scr --scr-runs=2 -o exclude.out ./exclude.sh > /dev/null
 where=$(cat "$slurm_work/where.txt" 2>/dev/null)
 first=$(printf '%s\n' "$where" | awk '$2 == 1 {print $3}')
 second=$(printf '%s\n' "$where" | awk '$2 == 2 {print $3}')
-if [ -n "$first" ] && [ -n "$second" ] && [ "$first" != "$second" ] && grep -q "avoiding $first" "$slurm_work/exclude.out"
+if [ -n "$first" ] && [ -n "$second" ] && [ "$first" != "$second" ] && grep -q "avoiding $first" "$slurm_work/exclude.out" &&
+   grep -q "scr: $first is down: excluded by SCR_EXCLUDE_NODES" "$slurm_work/exclude.out"
 then ok "run 2 avoids a node of SCR_EXCLUDE_NODES and runs on the other one"
 else not_ok "run 2 avoids a node of SCR_EXCLUDE_NODES and runs on the other one" "$where
 $(cat "$slurm_work/exclude.out")"; fi
@@ -141,14 +142,30 @@ until on_node n3 test -d "/dev/shm/$slurm_user/scr.$job/scr.dataset.3" 2>/dev/nu
     tries=$((tries + 1))
 done
 kill_node n3
+# at once, before slurmctld may have noticed: its slurmd no longer answers,
+# and every other node's still does
+down=$("$top_builddir/cli/scr-list-down-nodes" --reason --health-dir "$slurm_work/no-health" 'n[1-4]' 2>&1)
+status=$?
+if [ "$status" -eq 1 ] && [ "$(printf '%s\n' "$down" | wc -l)" -eq 1 ] &&
+   printf '%s\n' "$down" | grep -Eq "^n3: (its slurmd at 10\.77\.0\.13:[0-9]+ does not answer: |Slurm reports it)"; then
+    ok "scr-list-down-nodes names the crashed node, and only it, as down"
+    echo "# $down"
+else
+    not_ok "scr-list-down-nodes names the crashed node, and only it, as down" "status $status: $down"
+fi
 if wait_node_state n3 DOWN 60; then ok "the crashed node is down"
 else not_ok "the crashed node is down" "$(scontrol -o show node n3)"; fi
 wait_job_gone "$job" 180 || scancel "$job"
 text=$(cat "$out")
-restarted=$(printf '%s\n' "$text" | sed -n 's/^rank [0-9]*: restarted from step \([0-9]*\)$/\1/p' | sort -u)
-nrestarted=$(printf '%s\n' "$text" | grep -c 'restarted from step')
+# what the last run printed: when Open MPI fails run 2 by itself (below),
+# run 3 restarts from whatever run 2 reached
+last_run=$(printf '%s\n' "$text" | awk '/scr: run [0-9]+ ended before SCR_Finalize; starting run/ { seg = ""; next }
+                                        { seg = seg $0 "\n" } END { printf "%s", seg }')
+restarted=$(printf '%s' "$last_run" | sed -n 's/^rank [0-9]*: restarted from step \([0-9]*\)$/\1/p' | sort -u)
+nrestarted=$(printf '%s' "$last_run" | grep -c 'restarted from step')
 if printf '%s\n' "$text" | grep -q "starting run 2 on 3 nodes, avoiding n3" &&
-   [ "$nrestarted" -ge 6 ] && [ $((nrestarted % 6)) -eq 0 ] && [ -n "$restarted" ] &&
+   printf '%s\n' "$text" | grep -q "scr: n3 is down: " &&
+   [ "$nrestarted" -eq 6 ] && [ -n "$restarted" ] &&
    [ "$(printf '%s\n' "$restarted" | wc -l)" -eq 1 ] && [ "$restarted" -ge 2 ]; then
     ok "run 2 avoids n3, runs on the 3 nodes left, and every rank restarts from cached step $restarted"
 else
