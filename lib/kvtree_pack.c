@@ -31,20 +31,25 @@ size_t scr_kvtree_pack_size(const scr_kvtree *tree)
     return size;
 }
 
+/* An element's key with its NUL; 0 when buf is too small. */
+static size_t pack_key(unsigned char *buf, size_t size, const char *key)
+{
+    size_t klen = strlen(key) + 1;
+    if (size < klen) return 0;
+    memcpy(buf, key, klen);
+    return klen;
+}
+
 static size_t pack_level(unsigned char *buf, size_t size, const scr_kvtree *tree)
 {
     if (size < 4) return 0;
     put_u32(buf, (uint32_t)scr_kvtree_size(tree));
     size_t off = 4;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
-        const char *key = scr_kvtree_elem_key(e);
-        size_t klen = strlen(key) + 1;
-        if (size - off < klen) return 0;
-        memcpy(buf + off, key, klen);
-        off += klen;
-        size_t n = pack_level(buf + off, size - off, scr_kvtree_elem_hash(e));
-        if (n == 0) return 0;
-        off += n;
+        size_t k = pack_key(buf + off, size - off, scr_kvtree_elem_key(e));
+        size_t v = k ? pack_level(buf + off + k, size - off - k, scr_kvtree_elem_hash(e)) : 0;
+        if (v == 0) return 0;
+        off += k + v;
     }
     return off;
 }
@@ -70,7 +75,6 @@ struct canon_stack {
     size_t used, cap;
 };
 
-
 /* The order scr_kvtree_sort_int gives, ascending: integers first. */
 static int canon_compare(const void *a, const void *b)
 {
@@ -80,12 +84,16 @@ static int canon_compare(const void *a, const void *b)
     return c;
 }
 
-static size_t pack_key(unsigned char *buf, size_t size, const char *key)
+static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kvtree *tree,
+                                   struct canon_stack *stack, int *nomem);
+
+/* One element, its value level in canonical order; 0 as for the level. */
+static size_t pack_canonical_elem(unsigned char *buf, size_t size, const scr_kvtree_elem *e,
+                                  struct canon_stack *stack, int *nomem)
 {
-    size_t klen = strlen(key) + 1;
-    if (size < klen) return 0;
-    memcpy(buf, key, klen);
-    return klen;
+    size_t k = pack_key(buf, size, scr_kvtree_elem_key(e));
+    size_t v = k ? pack_canonical_level(buf + k, size - k, scr_kvtree_elem_hash(e), stack, nomem) : 0;
+    return v ? k + v : 0;
 }
 
 /* Like pack_level with the elements of every level sorted; 0 when buf is
@@ -96,12 +104,11 @@ static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kv
     size_t n = (size_t)scr_kvtree_size(tree), off = 4;
     if (size < 4) return 0;
     put_u32(buf, (uint32_t)n);
-    if (n < 2) {
+    if (n < 2) { /* nothing to order: most levels hold one value */
         const scr_kvtree_elem *e = scr_kvtree_elem_first(tree);
         if (e == NULL) return off;
-        size_t k = pack_key(buf + off, size - off, scr_kvtree_elem_key(e));
-        size_t v = k ? pack_canonical_level(buf + off + k, size - off - k, scr_kvtree_elem_hash(e), stack, nomem) : 0;
-        return v ? off + k + v : 0;
+        size_t len = pack_canonical_elem(buf + off, size - off, e, stack, nomem);
+        return len ? off + len : 0;
     }
     size_t base = stack->used;
     if (stack->cap - base < n) {
@@ -126,11 +133,9 @@ static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kv
     stack->used = base + n;
     for (i = 0; i < n; i++) {
         /* the stack may move while the levels below are packed: index it afresh */
-        const scr_kvtree_elem *e = stack->items[base + i].elem;
-        size_t k = pack_key(buf + off, size - off, scr_kvtree_elem_key(e));
-        size_t v = k ? pack_canonical_level(buf + off + k, size - off - k, scr_kvtree_elem_hash(e), stack, nomem) : 0;
-        if (v == 0) return 0;
-        off += k + v;
+        size_t len = pack_canonical_elem(buf + off, size - off, stack->items[base + i].elem, stack, nomem);
+        if (len == 0) return 0;
+        off += len;
     }
     stack->used = base;
     return off;

@@ -29,34 +29,58 @@ const scr_kvtree *rebuild_member_metas_of(const struct rebuild_member *m, const 
     return scr_kvtree_get_kv_int(m->header, "PARTNERS", other);
 }
 
-/* The name under which rank lists the file meta describes: found in its
- * rank filemap by original path and name, else as a scavenge would name it. */
-static int name_of(const struct scr_scan *scan, int rank, const scr_meta *meta, char **out)
+/* The name under which rank lists the file meta describes: found among
+ * the files of its rank filemap (listed) by original path and name, else as
+ * a scavenge would name it. */
+static int name_of(const struct scr_scan *scan, int rank, const struct scr_rank_filemap_file *listed, int nlisted,
+                   const scr_meta *meta, char **out)
 {
     const char *path = NULL, *name = NULL, *file = NULL;
-    scr_filemap *rmap = NULL;
     scr_meta_get_origpath(meta, &path);
     scr_meta_get_origname(meta, &name);
-    if (path != NULL && name != NULL && scr_scan_read_rank_filemap(scan, rank, &rmap) == SCR_ERR_NOMEM)
-        return SCR_ERR_NOMEM;
-    if (rmap != NULL) {
-        struct scr_rank_filemap_file *files = NULL;
-        int n = 0;
-        if (scr_rank_filemap_list_files(rmap, scan->id, rank, &files, &n) == SCR_SUCCESS) {
-            for (int i = 0; i < n && *out == NULL; i++)
-                if (files[i].meta && scr_meta_check_origpath(files[i].meta, path) == SCR_SUCCESS &&
-                    scr_meta_check_origname(files[i].meta, name) == SCR_SUCCESS)
-                    *out = strdup(files[i].name);
-            free(files);
-        }
-        scr_filemap_delete(rmap);
-        if (*out != NULL) return SCR_SUCCESS;
+    for (int i = 0; path != NULL && name != NULL && i < nlisted; i++) {
+        if (listed[i].meta == NULL || scr_meta_check_origpath(listed[i].meta, path) != SCR_SUCCESS ||
+            scr_meta_check_origname(listed[i].meta, name) != SCR_SUCCESS)
+            continue;
+        *out = strdup(listed[i].name);
+        return *out != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
     }
     if (scr_meta_get_filename(meta, &file) != SCR_SUCCESS) {
         scr_err("%s: a file of rank %d has no name in the redundancy header", scan->dir, rank);
         return SCR_ERR_FORMAT;
     }
     return scr_rank_filemap_name_of(scan->dir, file, meta, out);
+}
+
+/* Fill names/paths/parts for the n files of the header's record (FILE i {meta}),
+ * with the rank filemap of rank, when it has a usable one, read once for all. */
+static int name_files(const struct scr_scan *scan, int rank, const scr_kvtree *current, int n,
+                      struct rebuild_member *m)
+{
+    scr_filemap *rmap = NULL;
+    struct scr_rank_filemap_file *listed = NULL;
+    int nlisted = 0;
+    int rc = scr_scan_read_rank_filemap(scan, rank, &rmap);
+    if (rc == SCR_SUCCESS && rmap != NULL &&
+        scr_rank_filemap_list_files(rmap, scan->id, rank, &listed, &nlisted) != SCR_SUCCESS) {
+        listed = NULL;
+        nlisted = 0;
+    }
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        const scr_meta *meta = scr_kvtree_get_kv_int(current, "FILE", i);
+        uint64_t size = 0;
+        if (meta == NULL || scr_meta_get_filesize(meta, &size) != SCR_SUCCESS) {
+            scr_err("%s: the redundancy header gives no size for file %d of rank %d", scan->dir, i, rank);
+            rc = SCR_ERR_FORMAT;
+            break;
+        }
+        rc = name_of(scan, rank, listed, nlisted, meta, &m->names[i]);
+        if (rc == SCR_SUCCESS) rc = scr_rank_filemap_file_path(scan->dir, m->names[i], &m->paths[i]);
+        m->parts[i].size = size;
+    }
+    free(listed);
+    scr_filemap_delete(rmap);
+    return rc;
 }
 
 /* Fill names/parts from the metas of current (RANK, FILES, FILE i {meta}). */
@@ -75,19 +99,7 @@ static int describe(const struct scr_scan *scan, int rank, const scr_kvtree *cur
     if (m->current == NULL || m->names == NULL || m->paths == NULL || m->parts == NULL) return SCR_ERR_NOMEM;
     for (int i = 0; i < n; i++) m->parts[i].fd = -1;
     m->nfiles = n;
-    for (int i = 0; i < n; i++) {
-        const scr_meta *meta = scr_kvtree_get_kv_int(current, "FILE", i);
-        uint64_t size = 0;
-        if (meta == NULL || scr_meta_get_filesize(meta, &size) != SCR_SUCCESS) {
-            scr_err("%s: the redundancy header gives no size for file %d of rank %d", scan->dir, i, rank);
-            return SCR_ERR_FORMAT;
-        }
-        int rc = name_of(scan, rank, meta, &m->names[i]);
-        if (rc == SCR_SUCCESS) rc = scr_rank_filemap_file_path(scan->dir, m->names[i], &m->paths[i]);
-        if (rc != SCR_SUCCESS) return rc;
-        m->parts[i].size = size;
-    }
-    return SCR_SUCCESS;
+    return name_files(scan, rank, current, n, m);
 }
 
 static int open_file(const char *path, int flags, int *out_fd)

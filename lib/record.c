@@ -278,11 +278,7 @@ int scr_record_write(const struct scr_record_kind *kind, const char *path,
 int scr_record_write_unlock(const struct scr_record_kind *kind, const char *path, int *fd,
                             const scr_kvtree *tree)
 {
-    void *image = NULL;
-    size_t len = 0;
-    int rc = checked_image(kind, path, tree, &image, &len);
-    if (rc == SCR_SUCCESS) rc = scr_write_atomic(path, image, len);
+    int rc = scr_record_write(kind, path, tree);
     scr_kvtree_close_unlock(fd);
-    free(image);
     return rc;
 }

@@ -108,7 +108,8 @@ static int take_rank(const char *dir, int dir_fd, const scr_filemap *rmap, int i
         out->nfiles++;
         char *path = NULL;
         rc = scr_rank_filemap_file_path(dir, f->name, &path);
-        if (rc == SCR_SUCCESS && take_meta(path, files[i].meta, f)) f->good = (unsigned char)file_is_good(dir_fd, f->name, path, f, crc_buf);
+        if (rc == SCR_SUCCESS && take_meta(path, files[i].meta, f))
+            f->good = (unsigned char)file_is_good(dir_fd, f->name, path, f, crc_buf);
         out->good += f->good;
         free(path);
     }

@@ -41,12 +41,23 @@ static scr_kvtree *file_of(const scr_kvtree *summary, int rank, const char *name
     return name ? scr_kvtree_get_kv(rank_of(summary, rank), KEY_FILE, name) : NULL;
 }
 
-/* As check_args for a summary written from lists, where there is no tree. */
-static int check_list_args(const char *what, int rank, const char *name, int need_name)
+/* A rank listed in one call, into a tree or a file written from lists:
+ * a rank >= 0, relative file names, FILES >= 0. */
+static int check_rank_list(int rank, int expected, const struct scr_summary_file *files, int n)
 {
-    if (rank < 0 || (need_name && !name_ok(name))) {
-        scr_err("summary: %s for rank %d, file '%s' (needs a rank >= 0 and a relative name)", what, rank,
-                name ? name : "(null)");
+    if (rank < 0) {
+        scr_err("summary: listing rank %d (needs a rank >= 0)", rank);
+        return SCR_ERR_ARG;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!name_ok(files[i].name)) {
+            scr_err("summary: listing a file for rank %d, file '%s' (needs a relative name)", rank,
+                    files[i].name ? files[i].name : "(null)");
+            return SCR_ERR_ARG;
+        }
+    }
+    if (expected < 0) {
+        scr_err("summary: %d expected files for rank %d", expected, rank);
         return SCR_ERR_ARG;
     }
     return SCR_SUCCESS;
@@ -160,13 +171,9 @@ int scr_summary_set_file(scr_kvtree *summary, int rank, const char *name, uint64
 int scr_summary_set_rank(scr_kvtree *summary, int rank, int expected, const struct scr_summary_file *files,
                          int n)
 {
-    int rc = check_args("listing a rank", summary, rank, NULL, 0);
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) rc = check_args("listing a file", summary, rank, files[i].name, 1);
+    int rc = summary != NULL ? check_rank_list(rank, expected, files, n)
+                             : check_args("listing a rank", summary, rank, NULL, 0);
     if (rc != SCR_SUCCESS) return rc;
-    if (expected < 0) {
-        scr_err("summary: %d expected files for rank %d", expected, rank);
-        return SCR_ERR_ARG;
-    }
     scr_kvtree *entry = scr_kvtree_new();
     rc = entry ? scr_kvtree_util_set_int(entry, KEY_FILES, expected) : SCR_ERR_NOMEM;
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
@@ -614,12 +621,7 @@ static int pack_rank(struct scr_pack_buf *b, int rank, int expected, const struc
                      struct ordered_file **order, int *room)
 {
     char text[32];
-    int rc = check_list_args("listing a rank", rank, NULL, 0);
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) rc = check_list_args("listing a file", rank, files[i].name, 1);
-    if (rc == SCR_SUCCESS && expected < 0) {
-        scr_err("summary: %d expected files for rank %d", expected, rank);
-        rc = SCR_ERR_ARG;
-    }
+    int rc = check_rank_list(rank, expected, files, n);
     if (rc == SCR_SUCCESS && n > *room) {
         free(*order);
         *room = n;
