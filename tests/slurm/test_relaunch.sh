@@ -153,6 +153,17 @@ if [ "$status" -eq 1 ] && [ "$(printf '%s\n' "$down" | wc -l)" -eq 1 ] &&
 else
     not_ok "scr-list-down-nodes names the crashed node, and only it, as down" "status $status: $down"
 fi
+# asked of n3 alone, no node answers: that says more of this host than of the
+# nodes, so the probe is set aside, with a line saying so
+alone=$("$top_builddir/cli/scr-list-down-nodes" --reason --health-dir "$slurm_work/no-health" n3 2>&1)
+status=$?
+if { [ "$status" -eq 0 ] && [ "$alone" = "scr-list-down-nodes: no node's slurmd answered a probe from this host (10.77.0.13:6818: Connection refused); judged without it" ]; } ||
+   { [ "$status" -eq 1 ] && printf '%s\n' "$alone" | grep -q "^n3: Slurm reports it"; }; then
+    ok "when no node's slurmd answers, the probe is set aside and says so"
+    echo "# $alone"
+else
+    not_ok "when no node's slurmd answers, the probe is set aside and says so" "status $status: $alone"
+fi
 if wait_node_state n3 DOWN 60; then ok "the crashed node is down"
 else not_ok "the crashed node is down" "$(scontrol -o show node n3)"; fi
 wait_job_gone "$job" 180 || scancel "$job"
