@@ -5,6 +5,7 @@
 #include "scr_err.h"
 #include "spank_end_time.h"
 #include "spank_options.h"
+#include "spank_step_leave.h"
 #include "util_log.h"
 #include "util_path.h"
 
@@ -20,8 +21,9 @@
 #include <unistd.h>
 
 #define RUN_NUMBER_VAR "SCR_RUN_NUMBER"
-/* set when argv[1] is the --exclude an earlier relaunch put there */
-#define OUR_EXCLUDE_VAR "SCR_RELAUNCH_EXCLUDE"
+/* how many words an earlier relaunch put at the front of srun's arguments */
+#define OUR_WORDS_VAR "SCR_RELAUNCH_WORDS"
+#define MAX_OUR_WORDS 2
 #define RELAUNCH_SETTLE_SECONDS 3
 
 static int in_allocation;     /* srun started inside sbatch or salloc */
@@ -72,20 +74,11 @@ static int job_state(char **out_nodes, int *out_running, char *why, size_t why_l
     return -1;
 }
 
-/* Until slurmctld has let go of the step that just ended (at most about a
- * minute), then a moment more for the nodes to clean up after it: a step
- * started while the last one's killed tasks are still being cleaned up can
- * fail to wire up its own (seen with Open MPI's shared-memory setup). */
-static void wait_step_gone(void)
+/* A moment for the nodes after the last step has left: a step started
+ * while the last one's killed tasks are still being cleaned up can fail
+ * to wire up its own (seen with Open MPI's shared-memory setup). */
+static void settle(void)
 {
-    for (int tries = 0; step_id != NO_VAL && tries < 120; tries++) {
-        job_step_info_response_msg_t *msg = NULL;
-        if (slurm_get_job_steps(0, job_id, step_id, &msg, SHOW_ALL) != SLURM_SUCCESS) break;
-        uint32_t left = msg != NULL ? msg->job_step_count : 0;
-        slurm_free_job_step_info_response_msg(msg);
-        if (left == 0) break;
-        usleep(500 * 1000);
-    }
     sleep(RELAUNCH_SETTLE_SECONDS);
 }
 
@@ -123,8 +116,9 @@ static char *resolve_prefix(void)
     return scr_path_join(cwd, p, &out) == SCR_SUCCESS ? out : NULL;
 }
 
-/* This process's command line as an argv with argv[1] left free for one
- * more word (the words live in *out_buf). NULL when it cannot be read. */
+/* This process's command line as an argv with room for MAX_OUR_WORDS more
+ * words after argv[0] (the words live in *out_buf). NULL when it cannot be
+ * read. */
 static char **own_argv(char **out_buf)
 {
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -143,13 +137,13 @@ static char **own_argv(char **out_buf)
     close(fd);
     size_t words = 0;
     for (size_t i = 0; buf != NULL && i < len; i++) words += buf[i] == '\0';
-    char **argv = buf != NULL && n == 0 && words > 0 ? calloc(words + 2, sizeof(char *)) : NULL;
+    char **argv = buf != NULL && n == 0 && words > 0 ? calloc(words + MAX_OUR_WORDS + 1, sizeof(char *)) : NULL;
     if (argv == NULL) {
         free(buf);
         return NULL;
     }
     size_t w = 0;
-    for (size_t i = 0; i < len; i += strlen(buf + i) + 1, w++) argv[w == 0 ? 0 : w + 1] = buf + i;
+    for (size_t i = 0; i < len; i += strlen(buf + i) + 1) argv[w++] = buf + i;
     *out_buf = buf;
     return argv;
 }
@@ -182,28 +176,36 @@ static void report_down(const struct scr_down_nodes *down)
     if (shown > SHOWN) slurm_info("scr: and %d more nodes are down (scr-list-down-nodes --reason lists them)", shown - SHOWN);
 }
 
-/* Replace this srun with the next run; returns only on failure (-1). */
-static int run_again(int run_number, const char *avoid)
+/* Replace this srun with the next run: its own command line with
+ * --exclude=avoid (when set) and --overlap (when overlap) first, in place
+ * of the words the last relaunch put there; returns only on failure (-1). */
+static int run_again(int run_number, const char *avoid, int overlap)
 {
-    char *buf = NULL, option[4096], number[16];
+    char *buf = NULL, option[4096], number[16], words[16];
     char **argv = own_argv(&buf);
     if (argv == NULL) {
         slurm_error("scr: cannot read srun's command line to run again: %s", strerror(errno));
         return -1;
     }
-    /* argv[1] is free; an --exclude of ours from the last relaunch goes */
-    const char *ours = getenv(OUR_EXCLUDE_VAR);
-    char **rest = argv + 2;
-    if (ours != NULL && strcmp(ours, "1") == 0 && argv[2] != NULL && strncmp(argv[2], "--exclude=", 10) == 0) rest++;
-    int n = 1;
+    const char *ours = getenv(OUR_WORDS_VAR);
+    int drop = ours != NULL ? atoi(ours) : 0;
+    int first_user_word = 1;
+    while (drop-- > 0 && first_user_word <= MAX_OUR_WORDS && argv[first_user_word] != NULL) first_user_word++;
+    int users = 0;
+    while (argv[first_user_word + users] != NULL) users++;
+    int added = 0;
+    char *front[MAX_OUR_WORDS];
     if (avoid != NULL) {
         snprintf(option, sizeof(option), "--exclude=%s", avoid);
-        argv[n++] = option;
+        front[added++] = option;
     }
-    for (char **w = rest; *w != NULL; w++) argv[n++] = *w;
-    argv[n] = NULL;
+    if (overlap) front[added++] = "--overlap";
+    /* the array has room for MAX_OUR_WORDS more words than it holds */
+    memmove(argv + 1 + added, argv + first_user_word, (size_t)(users + 1) * sizeof(char *));
+    memcpy(argv + 1, front, (size_t)added * sizeof(char *));
     snprintf(number, sizeof(number), "%d", run_number);
-    if (setenv(RUN_NUMBER_VAR, number, 1) != 0 || setenv(OUR_EXCLUDE_VAR, avoid ? "1" : "0", 1) != 0) {
+    snprintf(words, sizeof(words), "%d", added);
+    if (setenv(RUN_NUMBER_VAR, number, 1) != 0 || setenv(OUR_WORDS_VAR, words, 1) != 0) {
         slurm_error("scr: cannot set %s to run again: %s", RUN_NUMBER_VAR, strerror(errno));
         free(argv);
         free(buf);
@@ -216,6 +218,26 @@ static int run_again(int run_number, const char *avoid)
     free(argv);
     free(buf);
     return -1;
+}
+
+/* The run that just ended has left its CPUs (or is known to keep them):
+ * start run_number with the job's nodes as slurmctld has them now, which
+ * may lack a failed node removed meanwhile. Returns only on failure. */
+static int start_next_run(int run_number, const char *avoid)
+{
+    int overlap = 0, running = 0;
+    char why[512], *nodes = NULL;
+    if (spank_scr_step_leave(job_id, step_id, &overlap) != 0) return SCR_FAILURE;
+    settle();
+    if (job_state(&nodes, &running, why, sizeof(why)) != 0) {
+        slurm_error("scr: not running again: %s", why);
+        return SCR_FAILURE;
+    }
+    int rc = SCR_FAILURE;
+    if (!running) slurm_info("scr: not running again: job %lu is ending", (unsigned long)job_id);
+    else if (export_job_nodes(nodes) == 0) rc = run_again(run_number, avoid, overlap);
+    free(nodes);
+    return rc;
 }
 
 int spank_scr_relaunch(void)
@@ -259,8 +281,7 @@ int spank_scr_relaunch(void)
         slurm_info("scr: run %d ended before SCR_Finalize; starting run %d on %d nodes%s%s", run, run + 1,
                    plan.nodes_up, plan.avoid ? ", avoiding " : "", plan.avoid ? plan.avoid : "");
         report_down(&plan.down);
-        wait_step_gone();
-        rc = export_job_nodes(nodes) == 0 ? run_again(run + 1, plan.avoid) : SCR_FAILURE;
+        rc = start_next_run(run + 1, plan.avoid);
     }
     if (prefix != NULL) scr_relaunch_plan_free(&plan);
     free(prefix);

@@ -11,6 +11,10 @@
  * step restarts from the cache (rebuilt onto a spare node) or the prefix.
  * The exec keeps one srun in the batch script's place, so the script sees
  * the last run's exit status and the relaunch costs no extra process.
+ * Before the exec, the step that ended must leave slurmctld
+ * (spank_step_leave.h): srun waits for it within bounds, cancels it, and
+ * when slurmctld keeps it with nothing left running, the next run shares
+ * its CPUs (--overlap); each wait is said on srun's standard error.
  *
  * A run is never repeated when the job ended through SCR_Finalize, when the
  * job is no longer running (cancelled, timed out), or when srun made its

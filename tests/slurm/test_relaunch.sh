@@ -2,12 +2,17 @@
 # test_relaunch.sh — srun runs a failed SCR step again inside its allocation.
 #
 # A node crashed under a running MPI job (sbatch --no-kill --scr
-# --scr-runs=3, 4 nodes, 3 used): the next run avoids it, rebuilds the lost
-# node's XOR-protected checkpoint from cache onto the spare node, finishes,
-# and every byte checks. Also: a run killed without a node loss is run again
-# once and resumes; the run limit; a job that finished is not run again;
-# an srun outside sbatch/salloc only says it cannot relaunch.
+# --scr-runs=3, 5 nodes): the next run starts within 90 s, avoids it,
+# rebuilds the lost node's XOR-protected checkpoint from cache onto a spare
+# node, finishes, and every byte checks. The lost node is the step's last,
+# its first after the batch host (with the step cancelled before slurmctld
+# notices, as an MPI abort does), a middle one, and two nodes in turn in one
+# job; with and without srun -K, under --exclusive and --ntasks-per-node.
+# Also: a run killed without a node loss is run again once and resumes; the
+# run limit; a job that finished is not run again; an srun outside
+# sbatch/salloc only says it cannot relaunch.
 . "$top_srcdir/tests/slurm/slurm-lib.sh"
+NNODES=5
 slurm_setup relaunch
 
 app=$top_builddir/tests/mpi/.libs/scr_test_app
@@ -118,86 +123,192 @@ else
     not_ok "a killed run is run again, resumes from its cached checkpoint, finishes, and is not run a third time" "$out"
 fi
 
-# --- a node crash: the next run avoids it and rebuilds onto the spare node ---------------------
-mkdir -p "$slurm_work/node"
-chown "$slurm_user" "$slurm_work/node"
-cat > "$slurm_work/node/job.sh" <<SCRIPT
+# --- node losses: the next run avoids the lost node and rebuilds onto a spare ------------
+# Each case runs an XOR-protected job (sets of 3 across nodes, two checkpoints
+# kept in cache, no flush) under sbatch --no-kill, crashes one node of its step
+# once the node's cache holds the third checkpoint (so the second is complete),
+# and checks that the next run starts within 90 s of the crash (a hang check:
+# srun must not wait on the dead step), avoids the lost node, that every rank
+# restarts from the same cached step, and that every byte checks to the end.
+
+# loss_job NAME "SBATCH OPTIONS" "SRUN OPTIONS" STEP_NODES RANKS STEPS: submit
+# the job in $slurm_work/NAME; its id in $job. Rank 0 of each run notes the
+# run's number, start time and nodes in runs.txt.
+loss_job() {
+    _dir=$slurm_work/$1
+    mkdir -p "$_dir"
+    rm -f "$_dir/runs.txt" "$_dir/out.txt"
+    chown "$slurm_user" "$_dir"
+    cat > "$_dir/job.sh" <<SCRIPT
 #!/bin/sh
 echo "job \$SLURM_JOB_ID"
-srun --mpi=pmix -K -N3 -n6 env LD_LIBRARY_PATH=$libs $app --steps 8 --files 2 --size 200000 --uneven --sleep-ms 1500
+srun --mpi=pmix $3 -N$4 -n$5 sh -c '[ "\$SLURM_PROCID" != 0 ] || echo "run \${SCR_RUN_NUMBER:-1} \$(date +%s) \$SLURM_STEP_NODELIST" >> runs.txt
+    exec env LD_LIBRARY_PATH=$libs $app --steps $6 --files 2 --size 200000 --uneven --sleep-ms 1500'
 echo "srun status \$?"
 SCRIPT
-chmod 755 "$slurm_work/node/job.sh"
-as_user sh -c "cd node && sbatch --no-kill -N4 --ntasks-per-node=2 --scr --scr-runs=3 --scr-copy-type=XOR --scr-set-size=3 \
-    --scr-cache-size=2 --scr-flush=0 -o out.txt ./job.sh" > /dev/null 2>&1
-out=$slurm_work/node/out.txt
-wait_for "$out" "^job " 30
-job=$(sed -n 's/^job //p' "$out")
-# the crash comes once the third checkpoint has begun in n3's cache, so the
-# second is complete there (two are kept: a crash amid a checkpoint leaves
-# the one before it)
-tries=0
-until on_node n3 test -d "/dev/shm/$slurm_user/scr.$job/scr.dataset.3" 2>/dev/null || [ "$tries" -ge 120 ]; do
-    sleep 0.5
-    tries=$((tries + 1))
-done
-kill_node n3
-# at once, before slurmctld may have noticed: its slurmd no longer answers,
-# and every other node's still does
-down=$("$top_builddir/cli/scr-list-down-nodes" --reason --health-dir "$slurm_work/no-health" 'n[1-4]' 2>&1)
-status=$?
-if [ "$status" -eq 1 ] && [ "$(printf '%s\n' "$down" | wc -l)" -eq 1 ] &&
-   printf '%s\n' "$down" | grep -Eq "^n3: (its slurmd at 10\.77\.0\.13:[0-9]+ does not answer: |Slurm reports it)"; then
-    ok "scr-list-down-nodes names the crashed node, and only it, as down"
-    echo "# $down"
+    chmod 755 "$_dir/job.sh"
+    job=
+    as_user sh -c "cd $1 && sbatch --no-kill $2 --scr --scr-runs=3 --scr-copy-type=XOR --scr-set-size=3 \
+        --scr-cache-size=2 --scr-flush=0 -o out.txt ./job.sh" > /dev/null 2>&1
+    wait_for "$_dir/out.txt" "^job " 60 && job=$(sed -n 's/^job //p' "$_dir/out.txt")
+}
+
+# crash_at NODE DATASET: once NODE's cache holds the job's dataset DATASET,
+# crash the node; the time in $crashed_at. Fails when that never comes.
+crash_at() {
+    _tries=0
+    until on_node "$1" test -d "/dev/shm/$slurm_user/scr.$job/scr.dataset.$2" 2>/dev/null; do
+        _tries=$((_tries + 1))
+        [ "$_tries" -le 240 ] || return 1
+        sleep 0.25
+    done
+    kill_node "$1"
+    crashed_at=$(date +%s)
+}
+
+# run_started NAME RUN: the start time of run RUN, once it has started (90 s at most)
+run_started() {
+    wait_for "$slurm_work/$1/runs.txt" "^run $2 " 90 || return 1
+    awk -v r="$2" '$1 == "run" && $2 == r {print $3; exit}' "$slurm_work/$1/runs.txt"
+}
+
+# check_next_run NAME RUN LOST: run RUN started within 90 s of the crash of
+# LOST, and not on it
+check_next_run() {
+    if _t=$(run_started "$1" "$2"); then
+        _nodes=$(awk -v r="$2" '$1 == "run" && $2 == r {print $4; exit}' "$slurm_work/$1/runs.txt")
+        _on=$(scontrol show hostnames "$_nodes" | tr '\n' ' ')
+        if printf ' %s' "$_on" | grep -q " $3 "; then
+            not_ok "$1: run $2 avoids the lost node $3" "run $2 ran on $_on"
+        else
+            ok "$1: run $2 started $((_t - crashed_at)) s after $3 was lost, on $_on"
+        fi
+    else
+        not_ok "$1: run $2 starts within 90 s of the loss of $3" "$(cat "$slurm_work/$1/runs.txt" "$slurm_work/$1/out.txt" 2>&1)
+$(squeue -s -j "$job" 2>&1)"
+    fi
+}
+
+# check_finish NAME RANKS STEPS RUNS: the job ran RUNS runs; the last one's
+# ranks all restarted from one cached step (>= 2) and checked every byte to
+# the end
+check_finish() {
+    wait_job_gone "$job" 240 || scancel "$job"
+    _text=$(cat "$slurm_work/$1/out.txt")
+    _last=$(printf '%s\n' "$_text" | awk '/scr: run [0-9]+ ended before SCR_Finalize; starting run/ { seg = ""; next }
+                                          { seg = seg $0 "\n" } END { printf "%s", seg }')
+    _from=$(printf '%s' "$_last" | sed -n 's/^rank [0-9]*: restarted from step \([0-9]*\)$/\1/p' | sort -u)
+    _n=$(printf '%s' "$_last" | grep -c 'restarted from step')
+    _runs=$(grep -c '^run ' "$slurm_work/$1/runs.txt" 2>/dev/null)
+    if [ "$_runs" = "$4" ] && [ "$_n" -eq "$2" ] && [ "$(printf '%s\n' "$_from" | wc -l)" -eq 1 ] && [ "${_from:-0}" -ge 2 ] &&
+       [ "$(printf '%s\n' "$_last" | grep -c "finished step $3")" -eq "$2" ] &&
+       printf '%s\n' "$_text" | grep -q "srun status 0" &&
+       printf '%s\n' "$_text" | grep -q "not running again after run $4: the job finished"; then
+        ok "$1: in $4 runs every rank restarts from cached step $_from, and every byte checks"
+    else
+        not_ok "$1: in $4 runs every rank restarts from a cached step, and every byte checks" "runs: $_runs
+$_text"
+    fi
+}
+
+revive_nodes() {
+    LAB=$slurm_lab NNODES=$NNODES SPANK_PLUGIN=$slurm_plugin sh "$slurm_dir/start-cluster.sh" > /dev/null 2>&1
+}
+
+# Case 1: the last node of the step, srun -K, sbatch --ntasks-per-node. Also
+# what scr-list-down-nodes makes of a node that has just crashed.
+loss_job last "-N4 --ntasks-per-node=2" "-K" 3 6 8
+if crash_at n3 3; then
+    # at once, before slurmctld may have noticed: its slurmd no longer
+    # answers, and every other node's still does
+    down=$("$top_builddir/cli/scr-list-down-nodes" --reason --health-dir "$slurm_work/no-health" 'n[1-4]' 2>&1)
+    status=$?
+    if [ "$status" -eq 1 ] && [ "$(printf '%s\n' "$down" | wc -l)" -eq 1 ] &&
+       printf '%s\n' "$down" | grep -Eq "^n3: (its slurmd at 10\.77\.0\.13:[0-9]+ does not answer: |Slurm reports it)"; then
+        ok "scr-list-down-nodes names the crashed node, and only it, as down"
+        echo "# $down"
+    else
+        not_ok "scr-list-down-nodes names the crashed node, and only it, as down" "status $status: $down"
+    fi
+    # asked of n3 alone, no node answers: that says more of this host than
+    # of the nodes, so the probe is set aside, with a line saying so
+    alone=$("$top_builddir/cli/scr-list-down-nodes" --reason --health-dir "$slurm_work/no-health" n3 2>&1)
+    status=$?
+    if { [ "$status" -eq 0 ] && [ "$alone" = "scr-list-down-nodes: no node's slurmd answered a probe from this host (10.77.0.13:6818: Connection refused); judged without it" ]; } ||
+       { [ "$status" -eq 1 ] && printf '%s\n' "$alone" | grep -q "^n3: Slurm reports it"; }; then
+        ok "when no node's slurmd answers, the probe is set aside and says so"
+        echo "# $alone"
+    else
+        not_ok "when no node's slurmd answers, the probe is set aside and says so" "status $status: $alone"
+    fi
+    check_next_run last 2 n3
+    if wait_node_state n3 DOWN 60; then ok "the crashed node is down"
+    else not_ok "the crashed node is down" "$(scontrol -o show node n3)"; fi
+    check_finish last 6 8 2
+    if grep -q "starting run 2 on 3 nodes, avoiding n3" "$slurm_work/last/out.txt" &&
+       grep -q "scr: n3 is down: " "$slurm_work/last/out.txt"; then
+        ok "last: srun says it avoids n3 and why"
+    else
+        not_ok "last: srun says it avoids n3 and why" "$(cat "$slurm_work/last/out.txt")"
+    fi
+    logs=$(grep -c "\[$job\." "$slurm_lab/log/slurmd-n4.log" 2>/dev/null)
+    if [ "$logs" -gt 0 ]; then ok "last: the spare node n4 ran a step of the job"
+    else not_ok "last: the spare node n4 ran a step of the job" "n4's slurmd log has no step of job $job"; fi
 else
-    not_ok "scr-list-down-nodes names the crashed node, and only it, as down" "status $status: $down"
+    not_ok "last: the job reaches its third checkpoint" "$(cat "$slurm_work/last/out.txt" 2>&1)"
 fi
-# asked of n3 alone, no node answers: that says more of this host than of the
-# nodes, so the probe is set aside, with a line saying so
-alone=$("$top_builddir/cli/scr-list-down-nodes" --reason --health-dir "$slurm_work/no-health" n3 2>&1)
-status=$?
-if { [ "$status" -eq 0 ] && [ "$alone" = "scr-list-down-nodes: no node's slurmd answered a probe from this host (10.77.0.13:6818: Connection refused); judged without it" ]; } ||
-   { [ "$status" -eq 1 ] && printf '%s\n' "$alone" | grep -q "^n3: Slurm reports it"; }; then
-    ok "when no node's slurmd answers, the probe is set aside and says so"
-    echo "# $alone"
+revive_nodes
+
+# Case 2: the first node after the batch host, no -K, --exclusive. Open MPI
+# on the other nodes may notice the loss first and abort, which cancels the
+# step before slurmctld declares the node down; the step is cancelled here
+# as that abort does, so that srun gives up on the lost node's tasks and
+# leaves a step slurmctld keeps (spank/spank_step_leave.c).
+loss_job first "-N4 --exclusive" "" 3 6 8
+if crash_at n2 3; then
+    sleep 0.3
+    scancel "$job.0" 2>/dev/null
+    check_next_run first 2 n2
+    check_finish first 6 8 2
+    if grep -q "scr: step $job.0 " "$slurm_work/first/out.txt"; then
+        ok "first: srun says what it waited for, and how long"
+        grep "scr: step $job.0 \|scr: waited" "$slurm_work/first/out.txt" | sed 's/^/# /'
+    else
+        not_ok "first: srun says what it waited for, and how long" "$(cat "$slurm_work/first/out.txt")"
+    fi
 else
-    not_ok "when no node's slurmd answers, the probe is set aside and says so" "status $status: $alone"
+    not_ok "first: the job reaches its third checkpoint" "$(cat "$slurm_work/first/out.txt" 2>&1)"
 fi
-if wait_node_state n3 DOWN 60; then ok "the crashed node is down"
-else not_ok "the crashed node is down" "$(scontrol -o show node n3)"; fi
-wait_job_gone "$job" 180 || scancel "$job"
-text=$(cat "$out")
-# what the last run printed: when Open MPI fails run 2 by itself (below),
-# run 3 restarts from whatever run 2 reached
-last_run=$(printf '%s\n' "$text" | awk '/scr: run [0-9]+ ended before SCR_Finalize; starting run/ { seg = ""; next }
-                                        { seg = seg $0 "\n" } END { printf "%s", seg }')
-restarted=$(printf '%s' "$last_run" | sed -n 's/^rank [0-9]*: restarted from step \([0-9]*\)$/\1/p' | sort -u)
-nrestarted=$(printf '%s' "$last_run" | grep -c 'restarted from step')
-if printf '%s\n' "$text" | grep -q "starting run 2 on 3 nodes, avoiding n3" &&
-   printf '%s\n' "$text" | grep -q "scr: n3 is down: " &&
-   [ "$nrestarted" -eq 6 ] && [ -n "$restarted" ] &&
-   [ "$(printf '%s\n' "$restarted" | wc -l)" -eq 1 ] && [ "$restarted" -ge 2 ]; then
-    ok "run 2 avoids n3, runs on the 3 nodes left, and every rank restarts from cached step $restarted"
+revive_nodes
+
+# Case 3: a middle node of a 4-node step, no -K, --ntasks-per-node.
+loss_job middle "-N5 --ntasks-per-node=2" "" 4 8 8
+if crash_at n3 3; then
+    check_next_run middle 2 n3
+    check_finish middle 8 8 2
 else
-    not_ok "run 2 avoids n3, runs on the 3 nodes left, and every rank restarts from a cached checkpoint" "$text"
+    not_ok "middle: the job reaches its third checkpoint" "$(cat "$slurm_work/middle/out.txt" 2>&1)"
 fi
-# Open MPI 4.1's TCP transport now and then crashes in MPI_Init of a step
-# started right after a node failure; the relaunch must then carry on
-if printf '%s\n' "$text" | grep -q "starting run 3"; then
-    echo "# run 2 failed by itself, run 3 went on:"
-    printf '%s\n' "$text" | grep -i "segmentation\|scr:" | sed 's/^/#   /'
-fi
-if [ "$(printf '%s\n' "$text" | grep -c 'finished step 8')" -eq 6 ] && printf '%s\n' "$text" | grep -q "srun status 0" &&
-   printf '%s\n' "$text" | grep -q "not running again after run [23]: the job finished"; then
-    ok "it finishes with every byte checked, and srun stops relaunching because the job finished"
+revive_nodes
+
+# Case 4: two losses in one job, -K, --exclusive: n2 under run 1, then n3
+# under run 2 (which runs on n1, n3 and n4), once run 2 has made a
+# checkpoint of its own; run 3 runs on n1, n4 and n5.
+loss_job twice "-N5 --exclusive" "-K" 3 6 12
+if crash_at n2 3; then
+    check_next_run twice 2 n2
+    # run 2 restarts from dataset 2 or 3 and numbers its checkpoints on from 4
+    if crash_at n3 5; then
+        check_next_run twice 3 n3
+        check_finish twice 6 12 3
+    else
+        not_ok "twice: run 2 reaches a checkpoint of its own" "$(cat "$slurm_work/twice/out.txt" 2>&1)"
+    fi
 else
-    not_ok "it finishes with every byte checked, and srun stops relaunching because the job finished" "$text"
+    not_ok "twice: the job reaches its third checkpoint" "$(cat "$slurm_work/twice/out.txt" 2>&1)"
 fi
-logs=$(cat "$slurm_lab"/log/slurmd-n4.log 2>/dev/null | grep -c "\[$job\.")
-if [ "$logs" -gt 0 ]; then ok "the spare node n4 ran a step of the job"
-else not_ok "the spare node n4 ran a step of the job" "n4's slurmd log has no step of job $job"; fi
-LAB=$slurm_lab NNODES=$NNODES SPANK_PLUGIN=$slurm_plugin sh "$slurm_dir/start-cluster.sh" > /dev/null 2>&1
+wait_job_gone "$job" 240 || scancel "$job"
+revive_nodes
 
 done_testing
 exit $?
