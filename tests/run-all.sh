@@ -1,10 +1,12 @@
 #!/bin/sh
 # run-all.sh — the whole test suite, from a source checkout.
 #
-# 1. build in the source tree and run `make check`;
+# 1. build in the source tree, warnings as errors (--enable-werror), and run
+#    `make check`;
 # 2. `make distcheck`: the release tarball builds, installs and passes its
 #    unit, command, API and plugin tests;
-# 3. the same tests built with AddressSanitizer and UBSan (from that tarball);
+# 3. the same tests built with AddressSanitizer and UBSan by clang (from that
+#    tarball), warnings as errors too;
 # 4. a build without ISA-L (the portable kernels), with the unit tests and
 #    the redundancy tests;
 # 5. the kvtree fuzzer for FUZZ_SECONDS (default 60).
@@ -57,8 +59,13 @@ finish() {
 if [ ! -x configure ]; then
     step "autogen" "$logs/build.log" ./autogen.sh || finish
 fi
+# the main build treats every warning as an error; a tree configured
+# earlier without it is configured again with its own options and it
 if [ ! -f Makefile ]; then
-    step "configure" "$logs/build.log" ./configure || finish
+    step "configure" "$logs/build.log" ./configure --enable-werror || finish
+elif ! grep -q '^WARN_CFLAGS = .*-Werror' Makefile; then
+    eval "set -- $(./config.status --config)"
+    step "configure" "$logs/build.log" ./configure "$@" --enable-werror || finish
 fi
 step "make" "$logs/build.log" make -j2 || finish
 
@@ -82,7 +89,7 @@ rm -rf "$logs/asan"
 mkdir -p "$logs/asan"
 : > "$logs/asan.log"
 if [ -n "$tarball" ] && tar -xzf "$tarball" -C "$logs/asan" --strip-components=1 &&
-   step "asan configure" "$logs/asan.log" sh -c "cd '$logs/asan' && ./configure \
+   step "asan configure" "$logs/asan.log" sh -c "cd '$logs/asan' && ./configure --enable-werror \
         CC=clang CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined' \
         LDFLAGS='-fsanitize=address,undefined'" &&
    step "asan make" "$logs/asan.log" make -C "$logs/asan" -j2; then
