@@ -329,12 +329,12 @@ static int mark_flush_file(const struct scavenge *s, scr_kvtree *flush, int on_p
 
 static int check_options(const struct scr_scavenge_options *o)
 {
-    if (o == NULL || o->cntl_dir == NULL || o->cntl_dir[0] == '\0') {
+    if (o->cntl_dir == NULL || o->cntl_dir[0] == '\0') {
         scr_err("scavenge: no control directory given");
         return SCR_ERR_ARG;
     }
     if (o->prefix == NULL || o->prefix[0] != '/') {
-        scr_err("scavenge: the prefix '%s' is not an absolute path", o && o->prefix ? o->prefix : "(none)");
+        scr_err("scavenge: the prefix '%s' is not an absolute path", o->prefix ? o->prefix : "(none)");
         return SCR_ERR_ARG;
     }
     struct stat st;
@@ -358,6 +358,10 @@ static int dataset_dir(const char *prefix, int id, char **out)
 
 int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_report *out)
 {
+    if (o == NULL || out == NULL) {
+        scr_err("scavenge: no %s given", o == NULL ? "options" : "report to fill in");
+        return SCR_ERR_ARG;
+    }
     struct scavenge s = {0};
     int *ranks = NULL, nranks = 0, flushed = 0;
     scr_kvtree *flush = NULL;
@@ -367,7 +371,7 @@ int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_
     int rc = check_options(o);
     if (rc == SCR_SUCCESS) rc = (s.map = scr_filemap_new()) ? read_node_filemaps(o->cntl_dir, s.map) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = read_flush_file(o->cntl_dir, &flush);
-    out->id = o ? o->id : 0;
+    out->id = o->id;
     if (rc == SCR_SUCCESS && out->id == 0) {
         char *name = NULL;
         rc = scr_scavenge_newest(o->cntl_dir, &out->id, &flushed, &name);

@@ -63,6 +63,7 @@ struct scr_scavenge_report {
 /* Copy this node's part of the dataset; *out is filled in whenever the
  * dataset could be determined. SCR_SUCCESS when every file was copied (or
  * the dataset was skipped), SCR_FAILURE when some file could not be,
+ * SCR_ERR_ARG (logged) when opts or out is NULL or an option is bad,
  * SCR_ERR_NOTFOUND (logged) when the node has no such dataset in cache, or
  * another error when records or the prefix cannot be used. */
 int scr_scavenge_node(const struct scr_scavenge_options *opts, struct scr_scavenge_report *out);

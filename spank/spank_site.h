@@ -1,6 +1,6 @@
 /* spank_site.h — the site's defaults, given as plugin arguments in plugstack.conf.
  *
- *   optional /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_scr.so \
+ *   optional /usr/local/lib/slurm/spank_scr.so \
  *       cntl_base=/dev/shm cache_base=/dev/shm stores=/dev/shm,/ssd min_free=1GB
  *
  *   cntl_base=DIR   base of the control directories the prolog creates; must

@@ -1,10 +1,14 @@
 #!/bin/sh
 # run-all.sh — the whole test suite, from a source checkout.
 #
-# 1. build in the source tree and run `make check`;
+# 1. build in the source tree, warnings as errors (--enable-werror), and run
+#    `make check`;
 # 2. `make distcheck`: the release tarball builds, installs and passes its
-#    unit, command, API and plugin tests;
-# 3. the same tests built with AddressSanitizer and UBSan (from that tarball);
+#    unit, command, API and plugin tests; then what `make install` puts
+#    where: under DESTDIR, and as a plain user under a prefix of its own
+#    (tests/install/test_install.sh);
+# 3. the same tests built with AddressSanitizer and UBSan by clang (from that
+#    tarball), warnings as errors too;
 # 4. a build without ISA-L (the portable kernels), with the unit tests and
 #    the redundancy tests;
 # 5. the kvtree fuzzer for FUZZ_SECONDS (default 60).
@@ -17,6 +21,21 @@ logs="$src/_build"
 mkdir -p "$logs"
 passed=0
 failed=0
+
+# Add the results of the TAP log $1 of a script that exited with status $2.
+count_tap() {
+    p=$(grep -c '^ok ' "$1" | tr -d ' ')
+    s=$(grep -c '^ok .* # SKIP' "$1" | tr -d ' ')
+    f=$(grep -c '^not ok ' "$1" | tr -d ' ')
+    grep -A5 '^not ok ' "$1"
+    passed=$((passed + p - s))
+    failed=$((failed + f))
+    if [ "$2" -ne 0 ] && [ "$f" -eq 0 ] || ! grep -q '^1\.\.[0-9]' "$1"; then
+        echo "$1: the script stopped before its end"
+        tail -10 "$1"
+        failed=$((failed + 1))
+    fi
+}
 
 # Add the counts of an Automake test-suite summary found in log $1.
 count_suite() {
@@ -57,8 +76,13 @@ finish() {
 if [ ! -x configure ]; then
     step "autogen" "$logs/build.log" ./autogen.sh || finish
 fi
+# the main build treats every warning as an error; a tree configured
+# earlier without it is configured again with its own options and it
 if [ ! -f Makefile ]; then
-    step "configure" "$logs/build.log" ./configure || finish
+    step "configure" "$logs/build.log" ./configure --enable-werror || finish
+elif ! grep -q '^WARN_CFLAGS = .*-Werror' Makefile; then
+    eval "set -- $(./config.status --config)"
+    step "configure" "$logs/build.log" ./configure "$@" --enable-werror || finish
 fi
 step "make" "$logs/build.log" make -j2 || finish
 
@@ -70,19 +94,24 @@ count_suite "$logs/check.log"
 : > "$logs/distcheck.log"
 # the tarball's own check: every unit and command test, one MPI and one Slurm
 # file (the full MPI suite ran above and runs again under the sanitizers)
-quick="$(ls tests/unit/test_*.c | sed 's/\.c$//' | tr '\n' ' ')$(ls tests/cli/test_*.sh | tr '\n' ' ')"
+quick="$(ls tests/unit/test_*.c | sed 's/\.c$//' | tr '\n' ' ')$(ls tests/cli/test_*.sh tests/lib/test_*.sh | tr '\n' ' ')"
 quick="$quick tests/mpi/test_api.sh tests/slurm/test_spank.sh"
 if step "make distcheck" "$logs/distcheck.log" make -j2 distcheck TESTS="$quick"; then
     passed=$((passed + 1))
 fi
 
-echo "== ASan/UBSan build and tests"
 tarball=$(ls -t scr-*.tar.gz 2>/dev/null | head -1)
+
+echo "== make install: under DESTDIR, and as a plain user under its own prefix"
+sh tests/install/test_install.sh "$src" ${tarball:+"$src/$tarball"} > "$logs/install.log" 2>&1
+count_tap "$logs/install.log" $?
+
+echo "== ASan/UBSan build and tests"
 rm -rf "$logs/asan"
 mkdir -p "$logs/asan"
 : > "$logs/asan.log"
 if [ -n "$tarball" ] && tar -xzf "$tarball" -C "$logs/asan" --strip-components=1 &&
-   step "asan configure" "$logs/asan.log" sh -c "cd '$logs/asan' && ./configure \
+   step "asan configure" "$logs/asan.log" sh -c "cd '$logs/asan' && ./configure --enable-werror \
         CC=clang CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined' \
         LDFLAGS='-fsanitize=address,undefined'" &&
    step "asan make" "$logs/asan.log" make -C "$logs/asan" -j2; then

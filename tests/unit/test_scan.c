@@ -360,6 +360,25 @@ static void test_xor_set_rebuilds_a_member_and_its_rank_filemap(void)
 
 /* --- scavenge: bad inputs -------------------------------------------------------- */
 
+static void test_scavenge_refuses_null_options_and_report(void)
+{
+    struct scr_scavenge_options o = {0};
+    struct scr_scavenge_report rep;
+    o.cntl_dir = fresh_dir("cntl-null");
+    o.prefix = fresh_dir("prefix-null");
+    scr_log_set_quiet(1);
+    int rc = scr_scavenge_node(NULL, &rep);
+    scr_log_set_quiet(0);
+    CHECK(rc == SCR_ERR_ARG, "no options: rc %d", rc);
+    CHECK(strstr(scr_last_error(), "scavenge: no options given") != NULL, "message: %s", scr_last_error());
+    scr_log_set_quiet(1);
+    rc = scr_scavenge_node(&o, NULL);
+    scr_log_set_quiet(0);
+    CHECK(rc == SCR_ERR_ARG, "no report: rc %d", rc);
+    CHECK(strstr(scr_last_error(), "scavenge: no report to fill in given") != NULL, "message: %s",
+          scr_last_error());
+}
+
 static void test_scavenge_refuses_a_missing_prefix(void)
 {
     struct scr_scavenge_options o = {0};
@@ -693,6 +712,7 @@ int main(void)
     RUN(test_missing_or_empty_directory_is_not_found);
     RUN(test_two_dataset_ids_make_the_scan_invalid);
     RUN(test_xor_set_rebuilds_a_member_and_its_rank_filemap);
+    RUN(test_scavenge_refuses_null_options_and_report);
     RUN(test_scavenge_refuses_a_missing_prefix);
     RUN(test_scavenge_of_an_empty_control_directory_finds_nothing);
     RUN(test_scavenge_writes_the_golden_rank_filemap);
