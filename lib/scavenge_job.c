@@ -39,6 +39,9 @@ static const char *last_error_or(const char *text)
     return e != NULL && e[0] != '\0' ? e : text;
 }
 
+/* In a job's nodes file: the nodes its runs used (RAN/<node>). */
+#define KEY_RAN "RAN"
+
 /* <prefix>/.scr/job.<jobid>.<ext>, in a new string. */
 static int job_file(const struct scr_scavenge_job *job, const char *ext, char **out)
 {
@@ -89,15 +92,19 @@ static int copied_something(const struct scr_scavenge_job_outcome *out)
 }
 
 /* The expected nodes without an entry in nodes, into out->waiting_for;
- * returns how many. */
-static int waiting_for(const struct scr_scavenge_job *job, const scr_kvtree *nodes,
+ * returns how many. When runs noted where they ran (ran), a node none of
+ * them used is not waited for: it has nothing to copy, and no record to
+ * tell it where the prefix is. */
+static int waiting_for(const struct scr_scavenge_job *job, const scr_kvtree *nodes, const scr_kvtree *ran,
                        struct scr_scavenge_job_outcome *out)
 {
     int missing = 0;
     size_t used = 0;
     out->waiting_for[0] = '\0';
+    int noted = scr_kvtree_size(ran) > 0;
     for (int i = 0; i < job->nnodes; i++) {
         if (scr_kvtree_get(nodes, job->nodes[i]) != NULL) continue;
+        if (noted && scr_kvtree_get(ran, job->nodes[i]) == NULL) continue;
         missing++;
         int n = snprintf(out->waiting_for + used, sizeof(out->waiting_for) - used, "%s%s", used ? "," : "",
                          job->nodes[i]);
@@ -181,7 +188,7 @@ static int report_and_index(const struct scr_scavenge_job *job, struct scr_scave
     const char *indexer = NULL;
     if (rc == SCR_SUCCESS && scr_kvtree_util_get_str(all, "INDEXED", &indexer) == SCR_SUCCESS) {
         snprintf(out->index_text, sizeof(out->index_text), "done by %s", indexer);
-    } else if (rc == SCR_SUCCESS && waiting_for(job, nodes, out) > 0) {
+    } else if (rc == SCR_SUCCESS && waiting_for(job, nodes, scr_kvtree_get(all, KEY_RAN), out) > 0) {
         snprintf(out->index_text, sizeof(out->index_text), "waiting(%s)", out->waiting_for);
     } else if (rc == SCR_SUCCESS) {
         index_copied(job, nodes, out);
@@ -232,6 +239,30 @@ static int append_record(const struct scr_scavenge_job *job, const struct scr_sc
             rc = SCR_ERR_IO;
         }
     }
+    free(path);
+    return rc;
+}
+
+int scr_scavenge_job_note_nodes(const char *prefix, const char *jobid, const char *const *nodes, int nnodes)
+{
+    char *path = NULL;
+    int fd = -1;
+    struct scr_scavenge_job job = { .jobid = jobid, .prefix = prefix };
+    scr_kvtree *all = scr_kvtree_new();
+    int rc = all ? job_file(&job, "nodes", &path) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_lock_open_read(path, &fd, all);
+    scr_kvtree *ran = rc == SCR_SUCCESS ? scr_kvtree_get(all, KEY_RAN) : NULL;
+    if (rc == SCR_SUCCESS && ran == NULL && (ran = scr_kvtree_set(all, KEY_RAN, scr_kvtree_new())) == NULL)
+        rc = SCR_ERR_NOMEM;
+    for (int i = 0; rc == SCR_SUCCESS && i < nnodes; i++)
+        if (scr_kvtree_get(ran, nodes[i]) == NULL && scr_kvtree_set(ran, nodes[i], scr_kvtree_new()) == NULL)
+            rc = SCR_ERR_NOMEM;
+    if (fd >= 0) {
+        if (rc == SCR_SUCCESS) rc = scr_kvtree_write_close_unlock(path, &fd, all);
+        else scr_kvtree_close_unlock(&fd);
+    }
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory noting the nodes of job %s in %s", jobid, path ? path : prefix);
+    scr_kvtree_delete(all);
     free(path);
     return rc;
 }

@@ -9,9 +9,11 @@
  *      with the PARTNER copies this node holds for the nodes that are down
  *      or no longer in the job;
  *   2. under the lock of <prefix>/.scr/job.<jobid>.nodes (a kvtree: NODE/
- *      <name>/DSET <id> COPIED 0|1, and INDEXED <node> once done) the node
+ *      <name>/DSET <id> COPIED 0|1, INDEXED <node> once done, and RAN/<name>
+ *      for each node a run of the job used, noted by SCR_Init) the node
  *      adds its entry; the node that finds every expected node there (the
- *      job's nodes that are not down) scans, rebuilds, summarises and indexes
+ *      job's nodes that are not down and, once RAN is there, that some run
+ *      used) scans, rebuilds, summarises and indexes
  *      each dataset a node copied (scan_index.h), still under the lock, so a
  *      dataset is indexed once per job, and a complete checkpoint becomes
  *      current;
@@ -54,6 +56,16 @@ struct scr_scavenge_job_outcome {
     char index_text[300];             /* what index= says in the record */
     char error[512];                  /* the first error, "" when none */
 };
+
+/* Set to 1 in every task's environment by the Slurm plugin, whose epilog
+ * runs scr_scavenge_job_node on each node when the job ends; SCR_Init then
+ * notes the run's nodes (scr_scavenge_job_note_nodes). */
+#define SCR_EPILOG_SCAVENGE_VAR "SCR_EPILOG_SCAVENGE"
+
+/* Note under the lock of <prefix>/.scr/job.<jobid>.nodes that a run of
+ * the job used nodes (SCR_Init, rank 0): the job's end then waits only for
+ * nodes some run used, which are the ones that know the prefix. */
+int scr_scavenge_job_note_nodes(const char *prefix, const char *jobid, const char *const *nodes, int nnodes);
 
 /* Steps 1 to 3 for this node. SCR_SUCCESS when the node's part was done
  * (whatever the index step decided; see out), else an error with

@@ -17,6 +17,7 @@
 #include "job_env.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "job_file.h"
 #include "nodes_file.h"
 #include "rank_filemap.h"
 #include "scr_err.h"
@@ -217,6 +218,52 @@ static void write_nodes_file(const struct scr_run *r)
     scr_kvtree_delete(nodes);
 }
 
+/* The prefix this run resolved, for the work done when the job ends (the
+ * plugin's epilog, scr-scavenge) and for a relaunch: without it they only
+ * know --scr-prefix or the job's working directory. */
+static void write_job_file(const struct scr_run *r)
+{
+    char *path = NULL;
+    scr_kvtree *job = scr_kvtree_new();
+    int rc = job ? scr_path_join(r->cntl_dir, SCR_JOB_FILE_NAME, &path) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_job_file_set_prefix(job, r->prefix);
+    if (rc == SCR_SUCCESS) rc = scr_job_file_write(path, job);
+    if (rc != SCR_SUCCESS)
+        scr_warn("could not record the prefix in %s: a scavenge at the end of the job may not find it",
+                 path ? path : r->cntl_dir);
+    free(path);
+    scr_kvtree_delete(job);
+}
+
+/* Under the Slurm plugin, which scavenges at the job's end, rank 0 notes
+ * in the prefix which nodes this run uses: the job's end then waits for
+ * their reports only, not for a spare node that knows no prefix. Only a
+ * help to the job's end, so failing stops nothing; collective. */
+static void note_run_nodes(const struct scr_run *r)
+{
+    const char *v = getenv(SCR_EPILOG_SCAVENGE_VAR);
+    int ok = 0;
+    if (scr_comm_all_true(v != NULL && strcmp(v, "1") == 0, r->world, &ok) != SCR_SUCCESS || !ok) return;
+    scr_kvtree *mine = scr_kvtree_new(), **all = NULL;
+    int rc = mine ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && r->node_rank == 0) rc = scr_kvtree_util_set_str(mine, "NODE", r->node_name);
+    /* every rank takes part even after a failure of its own: the gather is collective */
+    int grc = scr_comm_gather_kvtree(mine, 0, r->world, &all);
+    if (r->rank == 0 && grc == SCR_SUCCESS) {
+        const char **names = calloc((size_t)r->ranks, sizeof(char *));
+        int n = 0;
+        for (int i = 0; names != NULL && i < r->ranks; i++)
+            if (scr_kvtree_util_get_str(all[i], "NODE", &names[n]) == SCR_SUCCESS) n++;
+        rc = names != NULL ? scr_scavenge_job_note_nodes(r->prefix, r->jobid, names, n) : SCR_ERR_NOMEM;
+        if (rc != SCR_SUCCESS)
+            scr_warn("could not note this run's nodes in %s/.scr: the job's end may wait for spare nodes",
+                     r->prefix);
+        free(names);
+    }
+    if (all != NULL) scr_comm_free_trees(all, r->rank == 0 ? r->ranks : 0);
+    scr_kvtree_delete(mine);
+}
+
 static int join_into(const char *dir, const char *name, char **out)
 {
     return scr_path_join(dir, name, out);
@@ -407,6 +454,8 @@ static int init_collective(struct scr_run *r)
      * (scr-run reads it on this node, where the batch script runs); only a
      * hint, so failing to write it stops nothing */
     if (r->rank == 0) write_nodes_file(r);
+    if (r->node_rank == 0) write_job_file(r);
+    note_run_nodes(r);
 
     scr_config_get_bool(r->cfg, "SCR_CACHE_PURGE", &purge);
     scr_config_get_bool(r->cfg, "SCR_DISTRIBUTE", &distribute);

@@ -3,6 +3,7 @@
 
 #include "down_nodes.h"
 #include "job_dir.h"
+#include "job_file.h"
 #include "scavenge_job.h"
 #include "scr_err.h"
 #include "spank_as_user.h"
@@ -42,6 +43,16 @@ static void add(char *msg, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+/* 1 when the control directory names no dataset in cache. */
+static int nothing_cached(const char *cntl)
+{
+    int id = 0, flushed = 0;
+    char *name = NULL;
+    int rc = scr_scavenge_newest(cntl, &id, &flushed, &name);
+    free(name);
+    return rc == SCR_ERR_NOTFOUND;
+}
+
 /* Scavenge, index if last, record: only from a control directory that is
  * the user's own. 0 when all went well. */
 static int scavenge(const struct node_end *e, const char *cntl, char *msg, size_t len)
@@ -56,8 +67,25 @@ static int scavenge(const struct node_end *e, const char *cntl, char *msg, size_
         add(msg, len, "not scavenged: %s", last_error_or("the control directory is refused"));
         return -1;
     }
+    /* the prefix SCR_Init resolved (SCR_PREFIX in the script or a
+     * configuration file); --scr-prefix or the working directory only for
+     * a job that never got that far */
+    char *recorded = NULL;
+    rc = scr_job_file_prefix_of(cntl, &recorded);
+    if (rc == SCR_ERR_NOTFOUND && nothing_cached(cntl)) {
+        /* a node no run used: the prefix is a guess, and the runs' nodes do not wait for it */
+        add(msg, len, "no run used this node: nothing to scavenge");
+        return 0;
+    } else if (rc == SCR_ERR_NOTFOUND) {
+        add(msg, len, "prefix %s (%s; no run recorded one): ", job->prefix, job->prefix_origin);
+    } else if (rc != SCR_SUCCESS) {
+        add(msg, len, "prefix %s (%s; the recorded one is unreadable: %s): ", job->prefix, job->prefix_origin,
+            last_error_or("damaged"));
+    } else if (strcmp(recorded, job->prefix) != 0) {
+        add(msg, len, "prefix %s (recorded by SCR_Init): ", recorded);
+    }
     struct scr_scavenge_job sj = {
-        .jobid = job->id_text, .node = job->node, .cntl_dir = cntl, .prefix = job->prefix,
+        .jobid = job->id_text, .node = job->node, .cntl_dir = cntl, .prefix = recorded ? recorded : job->prefix,
         .nodes = e->up, .nnodes = e->nup, .down_nodes = e->down, .ndown = e->ndown,
     };
     struct scr_scavenge_job_outcome out;
@@ -65,6 +93,7 @@ static int scavenge(const struct node_end *e, const char *cntl, char *msg, size_
     char text[1300];
     scr_scavenge_job_describe(&sj, &out, text, sizeof(text));
     add(msg, len, "%s", text);
+    free(recorded);
     return rc == SCR_SUCCESS ? 0 : -1;
 }
 

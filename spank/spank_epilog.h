@@ -12,7 +12,10 @@
  *     cache, when not flushed, is scavenged to the prefix with the PARTNER
  *     copies held for the down nodes, the last node to report indexes it,
  *     and the node's line goes to <prefix>/.scr/job.<jobid>.log
- *     (scavenge_job.h); then the job's cache and control directories are
+ *     (scavenge_job.h). The prefix is the one SCR_Init recorded in the
+ *     control directory (job_file.h), whichever way the job set it;
+ *     --scr-prefix or the job's working directory only for a job that
+ *     never reached SCR_Init. Then the job's cache and control directories are
  *     removed without following any symbolic link;
  *   - one line per node in the slurmd log: "scr: epilog of job J for U:
  *     node N: ..." (slurm_info when all went well, slurm_error otherwise),

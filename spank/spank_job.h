@@ -4,8 +4,9 @@
  * files are on this node: the user (uid, gid, name), the job id, the node
  * name, the control and cache bases (the site's, or the job's
  * --scr-cache-base, which must be one of the site's stores) and the prefix
- * (--scr-prefix, relative to the job's working directory, else that
- * directory). The prolog sets the node up from it; the epilog finds what to
+ * a job without a record of its own uses (--scr-prefix, relative to the
+ * job's working directory, else that directory; the epilog prefers the one
+ * SCR_Init recorded in the control directory, job_file.h). The prolog sets the node up from it; the epilog finds what to
  * scavenge and purge from the same answers. */
 #ifndef SPANK_JOB_H
 #define SPANK_JOB_H
@@ -23,7 +24,8 @@ struct spank_scr_job {
     char node[256];
     const char *cntl_base;  /* points into the site or the environment */
     const char *cache_base;
-    char *prefix;           /* owned */
+    char *prefix;           /* owned; the one a run recorded (job_file.h) comes first */
+    const char *prefix_origin;  /* where prefix came from, for messages */
 };
 
 /* Fill *out for the job of sp; -1 with why set when Slurm does not tell

@@ -2,6 +2,7 @@
 #include "spank_options.h"
 
 #include "config_params.h"
+#include "scavenge_job.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -141,6 +142,8 @@ int spank_scr_options_export(spank_t sp)
     if (!remote && put(sp, "SCR", "1") != 0) rc = -1;
     for (size_t i = 0; i < NOPTIONS; i++)
         if (values[i] != NULL && put(sp, options[i].param, values[i]) != 0) rc = -1;
+    /* the epilog scavenges at the job's end: SCR_Init notes the nodes it waits for */
+    if (remote && put(sp, SCR_EPILOG_SCAVENGE_VAR, "1") != 0) rc = -1;
     /* the tasks use the site's cache base, where the prolog made the directories */
     if (remote && values[index_of("SCR_CACHE_BASE")] == NULL && site != NULL && site->cache_base_given &&
         put(sp, "SCR_CACHE_BASE", site->cache_base) != 0)

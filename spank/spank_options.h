@@ -12,7 +12,9 @@
  *     environment (the prolog and epilog see SPANK_SCR=1, SPANK_SCR_PREFIX,
  *     ...); Slurm also hands the options on to every srun inside the job;
  *   - remote (slurmstepd of each step): into the tasks' environment as
- *     SCR_* variables, overriding what the user exported.
+ *     SCR_* variables, overriding what the user exported, with
+ *     SCR_EPILOG_SCAVENGE=1 (scavenge_job.h) telling libscr that the
+ *     epilog will scavenge.
  * A job or step without any of these options is left untouched. */
 #ifndef SPANK_OPTIONS_H
 #define SPANK_OPTIONS_H

@@ -1,6 +1,9 @@
 /* spank_relaunch.c — srun starts a failed SCR step again inside its allocation. */
 #include "spank_relaunch.h"
 
+#include "job_dir.h"
+#include "job_env.h"
+#include "job_file.h"
 #include "relaunch_plan.h"
 #include "scr_err.h"
 #include "spank_end_time.h"
@@ -30,9 +33,11 @@ static int in_allocation;     /* srun started inside sbatch or salloc */
 static uint32_t job_id;
 static uint32_t step_id = NO_VAL;
 static uint32_t step_nodes;   /* the step's node count, 0 unknown */
+static const char *site_cntl_base;  /* the site's base of control directories */
 
-void spank_scr_relaunch_init(void)
+void spank_scr_relaunch_init(const char *cntl_base)
 {
+    site_cntl_base = cntl_base;
     const char *id = getenv("SLURM_JOB_ID");
     in_allocation = id != NULL && id[0] != '\0';
 }
@@ -103,11 +108,35 @@ static int export_job_nodes(const char *nodes)
     return 0;
 }
 
-/* The prefix as libscr resolves it: --scr-prefix or SCR_PREFIX, relative to
- * the working directory, which is also the default. A new string. */
+/* The prefix SCR_Init recorded in this node's control directory of the
+ * job (job_file.h), whichever way the job set it; NULL when no run on this
+ * node recorded one (not an error: the fallbacks follow). A new string. */
+static char *recorded_prefix(void)
+{
+    char node[256], user[256], jobid[32], *dir = NULL, *prefix = NULL;
+    int defaulted = 0;
+    const char *base = spank_scr_options_param("SCR_CNTL_BASE");
+    if (base == NULL) base = site_cntl_base;
+    if (base == NULL || scr_job_env_node_name(node, sizeof(node)) != SCR_SUCCESS ||
+        scr_job_env_user_name(user, sizeof(user)) != SCR_SUCCESS ||
+        scr_job_env_job_id(jobid, sizeof(jobid), &defaulted) != SCR_SUCCESS ||
+        scr_job_dir_path("SCR_CNTL_BASE", base, node, user, jobid, &dir) != SCR_SUCCESS)
+        return NULL;
+    int rc = scr_job_file_prefix_of(dir, &prefix);
+    if (rc != SCR_SUCCESS && rc != SCR_ERR_NOTFOUND)
+        slurm_info("scr: the prefix recorded in %s is not used: %s", dir, scr_last_error());
+    free(dir);
+    return rc == SCR_SUCCESS ? prefix : NULL;
+}
+
+/* The prefix the runs use: the one SCR_Init recorded, else --scr-prefix or
+ * SCR_PREFIX, relative to the working directory, which is also the
+ * default. A new string. */
 static char *resolve_prefix(void)
 {
     char cwd[4096];
+    char *recorded = recorded_prefix();
+    if (recorded != NULL) return recorded;
     if (getcwd(cwd, sizeof(cwd)) == NULL) return NULL;
     const char *p = spank_scr_options_param("SCR_PREFIX");
     char *out = NULL;

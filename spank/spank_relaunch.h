@@ -3,9 +3,11 @@
  * A user who adds --scr --scr-runs=N to an srun inside sbatch or salloc gets
  * the relaunch without a wrapper: when that srun's step ends
  * (slurm_spank_exit, local context), relaunch_plan.h decides, from the
- * prefix's halt file, the runs made, --scr-min-nodes, the allocation's end
- * and the nodes Slurm, SCR_EXCLUDE_NODES and the health records call down,
- * whether to run the step again. If so, srun replaces itself with the same
+ * prefix's halt file (the prefix SCR_Init recorded on this node, else
+ * --scr-prefix, SCR_PREFIX or the working directory), the runs made,
+ * --scr-min-nodes, the allocation's end and the nodes Slurm,
+ * SCR_EXCLUDE_NODES and the health records call down, whether to run the
+ * step again. If so, srun replaces itself with the same
  * command line (its own /proc/self/cmdline), preceded by --exclude=<down
  * nodes>, and with SCR_RUN_NUMBER one higher in the environment; the new
  * step restarts from the cache (rebuilt onto a spare node) or the prefix.
@@ -30,8 +32,9 @@
 #include <slurm/spank.h>
 
 /* srun's start (slurm_spank_init, local context): whether an allocation
- * exists already. */
-void spank_scr_relaunch_init(void);
+ * exists already; cntl_base (the site's, kept) locates the prefix a run
+ * recorded on this node. */
+void spank_scr_relaunch_init(const char *cntl_base);
 
 /* The step has its allocation (slurm_spank_local_user_init): remember the
  * job id and the step's node count, and warn about runs that cannot be made. */

@@ -56,7 +56,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 {
     if (load_site(ac, av) != 0) return -1;
     spank_context_t ctx = spank_context();
-    if (ctx == S_CTX_LOCAL) spank_scr_relaunch_init();
+    if (ctx == S_CTX_LOCAL) spank_scr_relaunch_init(site.cntl_base);
     if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR || ctx == S_CTX_REMOTE) return spank_scr_options_register(sp);
     return 0;
 }

@@ -7,10 +7,13 @@
 # node adds a line to the job's record, and the job's directories are gone
 # from every node. With XOR on 4 nodes and one node crashed before the
 # cancel, the 3 others scavenge and the index rebuilds the lost node's
-# ranks. A flushed job has nothing to copy and is still purged. A prefix
-# that leads into a root-only directory and a control directory swapped for
-# a symbolic link are refused and logged, and nothing is written through
-# them. A job without --scr gets no epilog work at all.
+# ranks. A flushed job has nothing to copy and is still purged. A job that
+# sets its prefix in its script, in SCR_CONF_FILE or by --scr-prefix, away
+# from where it was submitted, is scavenged to that prefix, and a node none
+# of its runs used holds nothing back. A recorded prefix that leads into a
+# root-only directory and a control directory swapped for a symbolic link
+# are refused and logged, and nothing is written through them. A job
+# without --scr gets no epilog work at all.
 . "$top_srcdir/tests/slurm/slurm-lib.sh"
 slurm_setup epilog
 
@@ -153,16 +156,22 @@ $(cat "$record" 2>&1) left on: $(dirs_left "$job" n1 n2)"
 fi
 
 # --- (d) what the epilog refuses ------------------------------------------------------------------
+# the job record in the control directory is the user's: a prefix it names
+# inside a root-only directory is used as the user, so nothing is written there
 rootonly=$slurm_lab/out/rootonly
 mkdir -p "$rootonly" && chmod 700 "$rootonly"
-as_user ln -s "$rootonly" "$slurm_work/d1"
-job=$(next_job_id)
-as_user srun -N1 -w n3 --scr --scr-prefix=d1 true > /dev/null 2>&1
-wait_job_gone "$job" 60
-if [ -z "$(ls -A "$rootonly")" ] && epilog_lines "$job" n3 | grep -q "prefix .* cannot be used: .*Permission denied"; then
-    ok "a prefix that leads into a root-only directory: nothing written there, the refusal logged"
+batch_app d1 1 -w n3 --scr --scr-flush=0
+wait_lines "$slurm_work/d1.out" "finished step 2" 1
+printf '{"VERSION": {"1": {}}, "PREFIX": {"%s": {}}}\n' "$rootonly" > "$slurm_work/d1-job.json"
+"${PYTHON3:-/usr/bin/python3}" "$top_srcdir/tests/tools/kvtree_ref.py" write "$slurm_work/d1-job.json" "$slurm_work/d1-job.scr"
+on_node n3 sh -c "cp '$slurm_work/d1-job.scr' /dev/shm/$slurm_user/scr.$job/job.scr && chown $slurm_user /dev/shm/$slurm_user/scr.$job/job.scr"
+scancel "$job"
+wait_job_gone "$job" 120
+if [ -z "$(ls -A "$rootonly")" ] &&
+   epilog_lines "$job" n3 | grep -q "prefix $rootonly (recorded by SCR_Init): .*cannot be used: .*Permission denied"; then
+    ok "a recorded prefix inside a root-only directory: nothing written there, the refusal logged"
 else
-    not_ok "a prefix that leads into a root-only directory: nothing written there, the refusal logged" \
+    not_ok "a recorded prefix inside a root-only directory: nothing written there, the refusal logged" \
         "$(ls -A "$rootonly") $(epilog_lines "$job" n3)"
 fi
 
@@ -207,6 +216,57 @@ if [ -z "$left" ]; then ok "the 3 surviving nodes are purged"
 else not_ok "the 3 surviving nodes are purged" "left on:$left"; fi
 if out=$(restart_reads b 3 4); then ok "a restart on 3 nodes reads every byte, the rebuilt rank's included"
 else not_ok "a restart on 3 nodes reads every byte, the rebuilt rank's included" "$out"; fi
+
+# --- (e) the prefix the job really used ----------------------------------------------------------
+# Submitted from one directory, the job sets its prefix elsewhere, one way
+# each: exported in the batch script, in an SCR_CONF_FILE, by --scr-prefix.
+# Its runs use 2 of its 3 nodes. The epilogs scavenge to the prefix SCR_Init
+# resolved, the spare node does not hold the index back, and nothing goes to
+# the directory the job was submitted from.
+# prefix_way NAME SCRIPT_LINE SBATCH_OPTIONS...
+prefix_way() {
+    _name=$1 _line=$2
+    shift 2
+    as_user mkdir -p "$slurm_work/$_name-submit" "$slurm_work/$_name-prefix"
+    cat > "$slurm_work/$_name-submit/job.sh" <<SCRIPT
+#!/bin/sh
+$_line
+cd "$slurm_work/$_name-prefix" || exit 1
+srun --mpi=pmix -N2 -n2 "$app" --steps 2 $app_args
+echo "app ended \$?"
+sleep 300
+SCRIPT
+    chmod 755 "$slurm_work/$_name-submit/job.sh"
+    job=$(as_user sh -c "cd $_name-submit && LD_LIBRARY_PATH='$top_builddir/lib/.libs' sbatch --parsable --no-kill -N3 \
+          -o out.txt --scr --scr-flush=0 $* ./job.sh" 2>&1)
+    wait_lines "$slurm_work/$_name-submit/out.txt" "finished step 2" 2
+    scancel "$job"
+    wait_job_gone "$job" 120
+    _record=$slurm_work/$_name-prefix/.scr/job.$job.log
+    if index_complete_current "$slurm_work/$_name-prefix" ckpt.2 && [ "$(grep -c 'index=complete(2)' "$_record")" -eq 1 ] &&
+       [ "$(wc -l < "$_record")" -eq 2 ] && [ ! -e "$slurm_work/$_name-submit/.scr/job.$job.log" ]; then
+        ok "prefix $_name: the epilogs scavenge ckpt.2 to it and index it there, complete and current"
+    else
+        not_ok "prefix $_name: the epilogs scavenge ckpt.2 to it and index it there, complete and current" \
+            "$(cat "$_record" 2>&1)
+$("$index" --list --prefix "$slurm_work/$_name-prefix" 2>&1)
+submit dir: $(ls -A "$slurm_work/$_name-submit/.scr" 2>&1)
+$(cat "$slurm_work/$_name-submit/out.txt")
+$(epilog_lines "$job" n1) $(epilog_lines "$job" n2) $(epilog_lines "$job" n3)"
+    fi
+    if epilog_lines "$job" n3 | grep -q "node n3: no run used this node: nothing to scavenge"; then
+        ok "prefix $_name: the spare node says it has nothing, and writes nothing"
+    else
+        not_ok "prefix $_name: the spare node says it has nothing, and writes nothing" "$(epilog_lines "$job" n3)"
+    fi
+}
+prefix_way env "export SCR_PREFIX=$slurm_work/env-prefix"
+printf 'SCR_PREFIX=%s\n' "$slurm_work/conf-prefix" > "$slurm_work/prefix.conf"
+chmod 644 "$slurm_work/prefix.conf"
+prefix_way conf "export SCR_CONF_FILE=$slurm_work/prefix.conf"
+prefix_way option "" "--scr-prefix=$slurm_work/option-prefix"
+if out=$(restart_reads env-prefix 2 2); then ok "a restart reads every byte of the checkpoint scavenged to the script's prefix"
+else not_ok "a restart reads every byte of the checkpoint scavenged to the script's prefix" "$out"; fi
 
 done_testing
 exit $?

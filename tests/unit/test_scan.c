@@ -612,6 +612,27 @@ static void test_the_last_node_to_report_indexes_for_the_job(void)
     free(log);
 }
 
+/* Node b of the job never ran a rank (a spare): once the runs noted the
+ * nodes they used, the job's end does not wait for b, which has no record
+ * of the prefix to report to. */
+static void test_a_job_end_waits_only_for_nodes_a_run_used(void)
+{
+    const char *prefix = fresh_dir("jobend-ran");
+    make_prefix_dataset(prefix);
+    write_nodes_file(prefix, "79");
+    const char *ran[] = {"x", "a"};
+    CHECK(scr_scavenge_job_note_nodes(prefix, "79", ran, 2) == SCR_SUCCESS, "note: %s", scr_last_error());
+    /* noting again (a relaunched run) keeps what is there */
+    CHECK(scr_scavenge_job_note_nodes(prefix, "79", ran + 1, 1) == SCR_SUCCESS, "note again: %s", scr_last_error());
+    const char *nodes[] = {"x", "a", "b"};
+    struct scr_scavenge_job job = { .jobid = "79", .node = "a", .cntl_dir = fresh_dir("jobend-ran-cntl"),
+                                    .prefix = prefix, .nodes = nodes, .nnodes = 3 };
+    struct scr_scavenge_job_outcome out;
+    CHECK(scr_scavenge_job_node(&job, &out) == SCR_SUCCESS, "node a: %s", out.error);
+    CHECK(strcmp(out.index_text, "complete(6)") == 0 && out.indexed == 1, "node a: index=%s", out.index_text);
+    CHECK(indexed_complete(prefix, ID) == 1, "not indexed complete");
+}
+
 static void test_a_job_end_refuses_a_prefix_that_is_not_a_directory(void)
 {
     const char *nodes[] = {"a"};
@@ -718,6 +739,7 @@ int main(void)
     RUN(test_scavenge_writes_the_golden_rank_filemap);
     RUN(test_a_dataset_a_job_did_not_index_is_indexed_once);
     RUN(test_the_last_node_to_report_indexes_for_the_job);
+    RUN(test_a_job_end_waits_only_for_nodes_a_run_used);
     RUN(test_a_job_end_refuses_a_prefix_that_is_not_a_directory);
     return tap_done();
 }
