@@ -8,7 +8,8 @@
 #   - waits for any other cluster of these tests on this machine to finish
 #     (the bridge, the addresses and the namespaces are fixed names);
 #   - starts a cluster of $NNODES (default 4) nodes in its own lab
-#     directory, $slurm_lab ($top_builddir/tests/slurm/lab.NAME), loading
+#     directory, $slurm_lab ($SCR_LAB_ROOT/lab.NAME.<build tree>, where
+#     SCR_LAB_ROOT is /var/tmp/scr-slurm-tests unless set), loading
 #     the build tree's spank_scr.so; SPANK_ARGS gives plugin arguments;
 #   - makes sure the unprivileged test user $slurm_user exists and gives it
 #     a working directory, $slurm_work, where its jobs run;
@@ -72,7 +73,12 @@ slurm_setup() {
     _slurm_missing=$(slurm_missing_requirement)
     [ -z "$_slurm_missing" ] || slurm_skip_all "$_slurm_missing"
     : "${NNODES:=4}"
-    slurm_lab=$top_builddir/tests/slurm/lab.$1
+    # outside the build tree, whose directories may be group-writable (an
+    # archive unpacked with 0775, a umask of 002), which munged refuses;
+    # one lab per test file and build tree
+    _slurm_root=${SCR_LAB_ROOT:-/var/tmp/scr-slurm-tests}
+    mkdir -p "$_slurm_root" && chmod 711 "$_slurm_root" || slurm_skip_all "cannot create $_slurm_root"
+    slurm_lab=$_slurm_root/lab.$1.$(printf '%s' "$top_builddir" | cksum | cut -d' ' -f1)
     mkdir -p /run/lock
     exec 9> "$slurm_lock"
     flock -w 600 9 || slurm_skip_all "another Slurm test cluster kept $slurm_lock for 10 minutes"

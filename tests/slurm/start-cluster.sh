@@ -14,23 +14,30 @@ set -eu
 die() { echo "start-cluster.sh: $*" >&2; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || die "needs root"
-mkdir -p "$LAB/etc" "$LAB/log" "$LAB/run" "$LAB/state" "$LAB/munge" "$LAB/out"
-chmod 755 "$LAB" "$LAB/etc"
-chmod 711 "$LAB/munge"           # munged wants its socket directory 711
+# Modes are set here, never inherited from a umask or an unpacked archive:
+# munged refuses a key, seed or socket directory that others may write.
+umask 022
+mkdir -p "$LAB/etc" "$LAB/log" "$LAB/run" "$LAB/private/state" "$LAB/munge" "$LAB/out"
+chmod 711 "$LAB"                 # the test user reaches etc/ and out/, lists nothing
+chmod 755 "$LAB/etc" "$LAB/run"
+chmod 700 "$LAB/private" "$LAB/log"   # munge key and seed, slurmctld state; the daemons' logs
+chmod 711 "$LAB/munge"           # the socket only: every client needs to reach it
 chmod 1777 "$LAB/out"
+lab_check_parents "$LAB" || die "$LAB lies below a directory others may write (munged would refuse it): $lab_unsafe"
 for n in $(lab_nodes); do mkdir -p "$LAB/nodes/$n/spool" "$LAB/nodes/$n/tmp"; done
 
 # --- munge ------------------------------------------------------------------
 socket=$LAB/munge/munge.socket.2
-if [ ! -f "$LAB/munge/munge.key" ]; then
-    dd if=/dev/urandom of="$LAB/munge/munge.key" bs=1024 count=1 2>/dev/null
-    chmod 400 "$LAB/munge/munge.key"
+key=$LAB/private/munge.key
+if [ ! -f "$key" ]; then
+    dd if=/dev/urandom of="$key" bs=1024 count=1 2>/dev/null
+    chmod 400 "$key"
 fi
-if ! lab_alive_pid "$LAB/munge/munged.pid" munged > /dev/null; then
+if ! lab_alive_pid "$MUNGED_PID" munged > /dev/null; then
     rm -f "$socket" "$socket.lock"
-    munged --key-file="$LAB/munge/munge.key" --socket="$socket" --pid-file="$LAB/munge/munged.pid" \
-        --log-file="$LAB/munge/munged.log" --seed-file="$LAB/munge/munged.seed" \
-        || die "munged did not start (see $LAB/munge/munged.log)"
+    munged --key-file="$key" --socket="$socket" --pid-file="$MUNGED_PID" \
+        --log-file="$LAB/private/munged.log" --seed-file="$LAB/private/munged.seed" \
+        || die "munged did not start (see $LAB/private/munged.log)"
 fi
 
 # --- network: our bridge, one namespace per node ------------------------------
@@ -69,7 +76,7 @@ SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$socket
-StateSaveLocation=$LAB/state
+StateSaveLocation=$LAB/private/state
 SlurmdSpoolDir=$LAB/nodes/%n/spool
 TmpFS=$LAB/nodes/%n/tmp
 SlurmctldPidFile=$LAB/run/slurmctld.pid

@@ -35,7 +35,7 @@ for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$SCR_LAB_NS_PR
     ip netns del "$ns" 2>/dev/null
 done
 stop_pidfile "$LAB/run/slurmctld.pid" slurmctld
-stop_pidfile "$LAB/munge/munged.pid" munged
+stop_pidfile "$MUNGED_PID" munged
 if ip link show "$SCR_LAB_BRIDGE" > /dev/null 2>&1; then
     ip link del "$SCR_LAB_BRIDGE"
 fi
