@@ -4,7 +4,8 @@
  * A thin front of scavenge.h. The control directory is --cntl-dir, else
  * derived as libscr derives it: SCR_CNTL_BASE of the SCR configuration with
  * its patterns expanded for this node (--node, else $SCR_NODE_NAME, ...),
- * then <user>/scr.<job id>. The prefix is --prefix, else SCR_PREFIX of the
+ * then <user>/scr.<job id>. The prefix is --prefix, else the one SCR_Init
+ * recorded in the control directory (job_file.h), else SCR_PREFIX of the
  * configuration, else the current directory. A progress line goes to stderr
  * only when stderr is a terminal. Exit status: 0 done (or nothing needed),
  * 1 some file could not be copied or records could not be used, 2 usage
@@ -15,6 +16,7 @@
 #include "config.h"
 #include "job_dir.h"
 #include "job_env.h"
+#include "job_file.h"
 #include "scavenge.h"
 #include "scr_err.h"
 #include "util_log.h"
@@ -44,8 +46,8 @@ static void usage(FILE *out)
             "  -c, --cntl-dir DIR      this node's control directory (default: derived\n"
             "                          from SCR_CNTL_BASE, the node name, user and job id)\n"
             "  -n, --node NAME         node name for SCR_CNTL_BASE's %%N (default as libscr)\n"
-            "  -p, --prefix DIR        the prefix directory (default: SCR_PREFIX, else the\n"
-            "                          current directory)\n"
+            "  -p, --prefix DIR        the prefix directory (default: the one the job's runs\n"
+            "                          recorded, else SCR_PREFIX, else the current directory)\n"
             "  -i, --id ID             the dataset to copy (default: the newest in cache)\n"
             "  -r, --failed-ranks LIST also copy the PARTNER copies held here for these\n"
             "                          ranks (e.g. 3,8-11)\n"
@@ -129,6 +131,15 @@ static int derive_dirs(const char *node_option, const char *cntl_option, const c
         rc = cli_job_cntl_dir(cfg, node_option, out_cntl);
     } else if (rc == SCR_SUCCESS) {
         rc = (*out_cntl = strdup(cntl_option)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    }
+    /* the prefix the job's runs used, as SCR_Init recorded it on this node */
+    if (rc == SCR_SUCCESS && prefix_option == NULL) {
+        int jrc = scr_job_file_prefix_of(*out_cntl, out_prefix);
+        if (jrc == SCR_SUCCESS || jrc == SCR_ERR_NOMEM) {
+            scr_config_delete(cfg);
+            return jrc;
+        }
+        if (jrc != SCR_ERR_NOTFOUND) scr_warn("not using the recorded prefix: %s", scr_last_error());
     }
     if (rc == SCR_SUCCESS && prefix_option == NULL && scr_config_get(cfg, "SCR_PREFIX", &prefix) == SCR_SUCCESS &&
         prefix != NULL && prefix[0] == '\0')

@@ -113,7 +113,11 @@ for type in XOR RS PARTNER; do
 
     # a node whose cache is gone: its ranks come from the redundancy data
     restore
+    # from another directory and without --prefix: the prefix the runs recorded
+    cd "$scratch" || exit 99
     scavenge_nodes "${type}_three_nodes_are_scavenged" "0 2 3" --failed-nodes=node1
+    check "${type}_scavenge_elsewhere_goes_to_the_recorded_prefix" test ! -e "$scratch/.scr" -a -d "$dset"
+    cd "$prefix" || exit 99
     check "${type}_lost_node_leaves_no_rank_filemaps" test ! -e "$dset/2.scrfilemap"
     index_add "${type}_index_add_rebuilds_a_lost_node" 0
     check "${type}_lost_node_gets_rank_filemaps" test -f "$dset/2.scrfilemap" -a -f "$dset/3.scrfilemap"
