@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct scr_run *run;        /* between SCR_Init and SCR_Finalize */
@@ -108,6 +109,7 @@ char *SCR_Get_version(void) { return (char *)PACKAGE_VERSION; }
 static void free_run(struct scr_run *r)
 {
     if (r == NULL) return;
+    scr_prefix_lock_drop(&r->prefix_lock, &r->prefix_holder);
     if (r->node != MPI_COMM_NULL) MPI_Comm_free(&r->node);
     if (r->world != MPI_COMM_NULL) MPI_Comm_free(&r->world);
     scr_config_delete(r->cfg);
@@ -290,6 +292,7 @@ static int init_local(struct scr_run *r)
     int rc = scr_job_env_node_name(r->node_name, sizeof(r->node_name));
     if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(r->user, sizeof(r->user));
     if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(r->jobid, sizeof(r->jobid), &defaulted);
+    r->jobid_defaulted = defaulted;
     if (rc == SCR_SUCCESS && defaulted && r->rank == 0)
         scr_warn("no job id (neither SLURM_JOB_ID nor SCR_JOB_ID is set): using '%s' so that "
                  "later runs find this cache", r->jobid);
@@ -424,11 +427,32 @@ static int purge_cache(struct scr_run *r)
 }
 
 /* SCR_Init after the identity is known: directories, cache, restart, ids. */
+/* Rank 0: the prefix is this run's until SCR_Finalize, or the process dies.
+ * A relaunched run of the same job waits a moment for its predecessor's
+ * lock before it takes the prefix anyway. */
+#define SAME_JOB_LOCK_WAIT_SECONDS 30
+static int take_prefix(struct scr_run *r)
+{
+    struct scr_prefix_holder *me = &r->prefix_holder;
+    char note[1024];
+    snprintf(me->jobid, sizeof(me->jobid), "%s", r->jobid);
+    snprintf(me->user, sizeof(me->user), "%s", r->user);
+    snprintf(me->host, sizeof(me->host), "%s", r->node_name);
+    me->pid = (long)getpid();
+    me->since = (int64_t)time(NULL);
+    me->released = 0;
+    int rc = scr_prefix_lock_take(r->prefix, me, r->jobid_defaulted ? -1 : SAME_JOB_LOCK_WAIT_SECONDS,
+                                  &r->prefix_lock, note, sizeof(note));
+    if (rc == SCR_SUCCESS && note[0] != '\0') scr_warn("%s", note);
+    return rc;
+}
+
 static int init_collective(struct scr_run *r)
 {
     int ok = 0, purge = 0, distribute = 1, rc = SCR_SUCCESS;
     if (r->rank == 0) {
         rc = scr_mkdir_p(r->prefix_scr, 0700);
+        if (rc == SCR_SUCCESS) rc = take_prefix(r);
         /* SCR_Config values hold for later runs too, as in SCR */
         if (rc == SCR_SUCCESS && scr_kvtree_size(scr_config_app_tree(r->cfg)) > 0) {
             char *app = NULL;
@@ -485,6 +509,7 @@ int SCR_Init(void)
         scr_err("out of memory starting SCR");
         return SCR_ERR_NOMEM;
     }
+    r->prefix_lock.fd = -1;
     r->world = r->node = MPI_COMM_NULL;
     int rc = scr_mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &r->world), "duplicating MPI_COMM_WORLD");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(r->world, &r->rank), "MPI_Comm_rank");

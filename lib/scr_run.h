@@ -13,6 +13,7 @@
 #include "dataset.h"
 #include "filemap.h"
 #include "kvtree.h"
+#include "prefix_lock.h"
 #include "reddesc.h"
 
 #include <mpi.h>
@@ -49,6 +50,11 @@ struct scr_run {
     double ckpt_overhead;
     size_t file_buf_size;  /* file I/O buffer (SCR_FILE_BUF_SIZE) */
     size_t mpi_buf_size;   /* pieces that travel between ranks (SCR_MPI_BUF_SIZE) */
+
+    /* rank 0: this run has the prefix to itself (prefix_lock.h) */
+    struct scr_prefix_lock prefix_lock;
+    struct scr_prefix_holder prefix_holder;
+    int jobid_defaulted;  /* no SLURM_JOB_ID or SCR_JOB_ID: a default every job of the user shares */
 
     /* this rank's files in cache, kept on disk at filemap_path */
     scr_filemap *map;

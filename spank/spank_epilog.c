@@ -4,6 +4,7 @@
 #include "down_nodes.h"
 #include "job_dir.h"
 #include "job_file.h"
+#include "prefix_lock.h"
 #include "scavenge_job.h"
 #include "scr_err.h"
 #include "spank_as_user.h"
@@ -93,6 +94,14 @@ static int scavenge(const struct node_end *e, const char *cntl, char *msg, size_
     char text[1300];
     scr_scavenge_job_describe(&sj, &out, text, sizeof(text));
     add(msg, len, "%s", text);
+    /* the job has ended: its prefix is free even where a lost node's lock lingers */
+    int released = 0;
+    if (scr_prefix_lock_release_job(sj.prefix, job->id_text, &released) != SCR_SUCCESS) {
+        add(msg, len, "; the prefix's lock not released: %s", last_error_or("failed"));
+        rc = SCR_FAILURE;
+    } else if (released) {
+        add(msg, len, "; prefix released");
+    }
     free(recorded);
     return rc == SCR_SUCCESS ? 0 : -1;
 }

@@ -15,7 +15,9 @@
  *     (scavenge_job.h). The prefix is the one SCR_Init recorded in the
  *     control directory (job_file.h), whichever way the job set it;
  *     --scr-prefix or the job's working directory only for a job that
- *     never reached SCR_Init. Then the job's cache and control directories are
+ *     never reached SCR_Init. The prefix's lock (prefix_lock.h) is marked
+ *     released when it still names the job, so that the next job is not
+ *     kept out by a lock a lost node's file system client still holds. Then the job's cache and control directories are
  *     removed without following any symbolic link;
  *   - one line per node in the slurmd log: "scr: epilog of job J for U:
  *     node N: ..." (slurm_info when all went well, slurm_error otherwise),

@@ -10,7 +10,8 @@
 # ranks. A flushed job has nothing to copy and is still purged. A job that
 # sets its prefix in its script, in SCR_CONF_FILE or by --scr-prefix, away
 # from where it was submitted, is scavenged to that prefix, and a node none
-# of its runs used holds nothing back. A recorded prefix that leads into a
+# of its runs used holds nothing back. A running job keeps other jobs off
+# its prefix, and its epilog releases it. A recorded prefix that leads into a
 # root-only directory and a control directory swapped for a symbolic link
 # are refused and logged, and nothing is written through them. A job
 # without --scr gets no epilog work at all.
@@ -267,6 +268,58 @@ prefix_way conf "export SCR_CONF_FILE=$slurm_work/prefix.conf"
 prefix_way option "" "--scr-prefix=$slurm_work/option-prefix"
 if out=$(restart_reads env-prefix 2 2); then ok "a restart reads every byte of the checkpoint scavenged to the script's prefix"
 else not_ok "a restart reads every byte of the checkpoint scavenged to the script's prefix" "$out"; fi
+
+# --- (f) one running job per prefix, and a lock a lost node's client keeps ----------------------
+# Job A holds the prefix while it runs: another job is refused, naming it.
+# A is cancelled: its epilog releases the prefix. A process that keeps the
+# lock's fcntl() lock afterwards stands for a file system that holds the
+# locks of a lost node; a new job still takes the prefix, saying so, and
+# restarts from A's flushed checkpoint.
+as_user mkdir -p "$slurm_work/f"
+cat > "$slurm_work/f.sh" <<SCRIPT
+#!/bin/sh
+cd "$slurm_work/f" || exit 1
+srun --mpi=pmix -N1 -n2 "$app" --steps 30 --sleep-ms 1000 $app_args
+SCRIPT
+chmod 755 "$slurm_work/f.sh"
+job=$(as_user env LD_LIBRARY_PATH="$top_builddir/lib/.libs" sbatch --parsable -N1 -n2 -w n1 -o f.out \
+      --scr --scr-prefix="$slurm_work/f" --scr-flush=1 ./f.sh 2>&1)
+lockfile=$slurm_work/f/.scr/lock.scr
+tries=0
+until "$top_builddir/cli/scr-index" --list --prefix "$slurm_work/f" 2>/dev/null | grep -q "ckpt.2 " || [ "$tries" -ge 120 ]; do
+    sleep 0.5
+    tries=$((tries + 1))
+done
+out=$(as_user env LD_LIBRARY_PATH="$top_builddir/lib/.libs" srun --mpi=pmix -N1 -n2 -w n2 --scr -D "$slurm_work/f" \
+      --scr-prefix="$slurm_work/f" "$app" --steps 3 $app_args 2>&1)
+if printf '%s\n' "$out" | grep -q "is in use by job $job of $slurm_user on n1 (process [0-9]*) since "; then
+    ok "a second job on the prefix is refused, naming the job that has it"
+else
+    not_ok "a second job on the prefix is refused, naming the job that has it" "$out
+$(cat "$slurm_work/f.out")"
+fi
+scancel "$job"
+wait_job_gone "$job" 120
+if epilog_lines "$job" n1 | grep -q "; prefix released"; then ok "the cancelled job's epilog releases the prefix"
+else not_ok "the cancelled job's epilog releases the prefix" "$(epilog_lines "$job" n1)"; fi
+"${PYTHON3:-/usr/bin/python3}" -c 'import fcntl, sys, time
+f = open(sys.argv[1], "r+")
+fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+print("held", flush=True)
+time.sleep(600)' "$lockfile" > "$slurm_work/f-holder.out" 2>&1 &
+holder=$!
+wait_lines "$slurm_work/f-holder.out" "held" 1
+out=$(as_user env LD_LIBRARY_PATH="$top_builddir/lib/.libs" srun --mpi=pmix -N1 -n2 -w n2 --scr -D "$slurm_work/f" \
+      --scr-prefix="$slurm_work/f" "$app" --steps 40 $app_args 2>&1)
+kill "$holder" 2>/dev/null
+if printf '%s\n' "$out" | grep -q "taking the prefix from job $job of $slurm_user on n1 .*which has ended (its epilog released the prefix)" &&
+   [ "$(printf '%s\n' "$out" | grep -c 'restarted from step [1-9]')" -eq 2 ] &&
+   [ "$(printf '%s\n' "$out" | grep -c 'finished step 40')" -eq 2 ]; then
+    ok "with its lock still held, the ended job's prefix is taken, saying so, and its checkpoint restarts"
+else
+    not_ok "with its lock still held, the ended job's prefix is taken, saying so, and its checkpoint restarts" "$out
+holder: $(cat "$slurm_work/f-holder.out")"
+fi
 
 done_testing
 exit $?

@@ -1,0 +1,71 @@
+#!/bin/sh
+# test_prefix_lock.sh — a prefix belongs to one running job at a time.
+#
+# Job A (2 ranks, a checkpoint flushed every step, slowly) runs while job B
+# starts on the same prefix: B's SCR_Init is refused with a message naming
+# A's job, user, host and start, and B writes nothing; A finishes with every
+# one of its checkpoints indexed and current as it should be, and marks the
+# prefix released. A job killed while it holds the prefix (rank 0 gets
+# SIGKILL) keeps it from no one: the next job takes it over, says from whom,
+# and restarts from the killed job's flushed checkpoint. Two ranks' views
+# of who holds the prefix are checked through lock.scr (scr-print).
+. "$top_srcdir/tests/mpi/mpi-lib.sh"
+mpi_setup prefix-lock
+
+lock=$prefix/.scr/lock.scr
+
+# wait_for_lock: until a job has written its record into lock.scr (60 s at most)
+wait_for_lock() {
+    _tries=0
+    until [ -s "$lock" ] && "$mpi_print" "$lock" 2> /dev/null | grep -q "JOBID"; do
+        _tries=$((_tries + 1))
+        [ "$_tries" -le 240 ] || return 1
+        sleep 0.25
+    done
+}
+
+# --- two jobs at once ---------------------------------------------------------------------
+job_a=$SCR_JOB_ID
+mpi_start 2 1 SCR_FLUSH=1 -- --steps 6 --sleep-ms 600
+if wait_for_lock; then ok "job A holds the prefix"
+else not_ok "job A holds the prefix" "$(ls -la "$prefix/.scr" 2>&1)"; fi
+mpi_run 2 1 SCR_JOB_ID=other-$$ SCR_FLUSH=1 -- --steps 2
+mpi_expect_failure "job B is refused while A runs, naming A's job, user and host" \
+    "is in use by job $job_a of $(id -un) on node0 (process "
+if grep -q "since 20[0-9][0-9]-" "$mpi_err"; then ok "the refusal says since when"
+else not_ok "the refusal says since when" "$(cat "$mpi_err")"; fi
+mpi_wait
+mpi_expect_restart "job A runs on undisturbed" 0 6
+ids=$(mpi_index_paths | sed -n 's|^DSET/\([0-9]*\)/NAME/ckpt\.\([0-9]*\)$|\1=\2|p' | sort -n | tr '\n' ' ')
+if [ "$ids" = "1=1 2=2 3=3 4=4 5=5 6=6 " ] && mpi_index_has "CURRENT/ckpt.6"; then
+    ok "the index holds A's six checkpoints, ckpt.6 current"
+else
+    not_ok "the index holds A's six checkpoints, ckpt.6 current" "$ids
+$(mpi_index_paths)"
+fi
+if [ ! -e "$prefix/.scr/scr.dataset.7" ]; then ok "B wrote no dataset"
+else not_ok "B wrote no dataset" "$(ls "$prefix/.scr")"; fi
+record=$("$mpi_print" "$lock" 2>&1)
+if printf '%s\n' "$record" | grep -q "RELEASED" && printf '%s\n' "$record" | grep -q "$job_a"; then
+    ok "A's SCR_Finalize marks the prefix released"
+else
+    not_ok "A's SCR_Finalize marks the prefix released" "$record"
+fi
+mpi_run 2 1 SCR_JOB_ID=other-$$ SCR_FLUSH=1 -- --steps 7
+mpi_expect_restart "job B, run again after A, restarts from A's ckpt.6" 6 7
+
+# --- a job killed while it holds the prefix ---------------------------------------------------
+mpi_reset
+job_k=$SCR_JOB_ID
+mpi_run 2 1 SCR_FLUSH=1 -- --steps 4 --crash-after 2 --crash-rank 0
+mpi_expect_killed "job K's rank 0 is killed after its second checkpoint" 2
+mpi_run 2 1 SCR_JOB_ID=next-$$ SCR_FLUSH=1 -- --steps 4
+mpi_expect_restart "the next job takes the prefix and restarts from K's ckpt.2" 2 4
+if grep -q "taking over the prefix from job $job_k of .*: no process holds its lock any more" "$mpi_err"; then
+    ok "it says from which job it took the prefix over"
+else
+    not_ok "it says from which job it took the prefix over" "$(cat "$mpi_err")"
+fi
+
+done_testing
+exit $?
