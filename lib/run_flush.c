@@ -6,6 +6,7 @@
  * computed on the way, syncs them and writes its rank filemap; rank 0 writes
  * the summary; only then does the index get the dataset, so a dataset that
  * is listed is complete on the prefix. */
+#include "dataset_claim.h"
 #include "flush_file.h"
 #include "index_file.h"
 #include "meta.h"
@@ -144,6 +145,15 @@ static int list_flushed(scr_kvtree *index, void *ctx)
     const char *name = NULL;
     scr_dataset_get_id(desc, &id);
     scr_dataset_get_name(desc, &name);
+    const scr_dataset *listed = NULL;
+    if (scr_index_file_get_dataset(index, id, &listed) == SCR_SUCCESS && !scr_dataset_claim_same(listed, desc)) {
+        const char *other = "?", *jobid = "?";
+        scr_dataset_get_name(listed, &other);
+        scr_dataset_get_jobid(listed, &jobid);
+        scr_err("the index lists dataset %d as %s of job %s; %s is not listed in its place: two jobs write to "
+                "one prefix", id, other, jobid, name);
+        return SCR_ERR_STATE;
+    }
     /* a dataset of the same name written earlier is superseded: its files
      * at the same paths were just overwritten */
     if (scr_index_file_lookup_id(index, name, &older) == SCR_SUCCESS && older != id) {
@@ -182,6 +192,8 @@ int scr_flush_dataset(struct scr_run *run, int id)
     rc = prefix_dataset_dir(run, id, &dsdir);
     if (rc == SCR_SUCCESS) rc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 1);
     if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_mkdir_p(dsdir, 0700);
+    /* nothing is written into a dataset directory another job's dataset owns */
+    if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_dataset_claim(dsdir, desc);
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS || !ok) {
         free(dsdir);

@@ -11,6 +11,7 @@
 #include "scr.h"
 
 #include "config.h"
+#include "dataset_claim.h"
 #include "index_file.h"
 #include "scavenge_job.h"
 #include "kvtree_util.h"
@@ -340,6 +341,9 @@ static int find_last_ids(struct scr_run *r)
         }
         free(list);
         scr_kvtree_delete(index);
+        /* a dataset that left the index keeps its directory, and its id */
+        int on_disk = 0;
+        if (scr_dataset_claim_highest_id(r->prefix, &on_disk) == SCR_SUCCESS && on_disk > ids[0]) ids[0] = on_disk;
     }
     int rc = scr_mpi_check(MPI_Allreduce(ids, all, 2, MPI_INT, MPI_MAX, r->world),
                            "finding the newest dataset id");

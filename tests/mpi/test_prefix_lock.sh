@@ -7,8 +7,9 @@
 # one of its checkpoints indexed and current as it should be, and marks the
 # prefix released. A job killed while it holds the prefix (rank 0 gets
 # SIGKILL) keeps it from no one: the next job takes it over, says from whom,
-# and restarts from the killed job's flushed checkpoint. Two ranks' views
-# of who holds the prefix are checked through lock.scr (scr-print).
+# and restarts from the killed job's flushed checkpoint. With the lock
+# broken by hand, two jobs still never mix their datasets: the second flush
+# of an id is refused, and the index, claims and summaries agree.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup prefix-lock
 
@@ -65,6 +66,50 @@ if grep -q "taking over the prefix from job $job_k of .*: no process holds its l
     ok "it says from which job it took the prefix over"
 else
     not_ok "it says from which job it took the prefix over" "$(cat "$mpi_err")"
+fi
+
+# --- the lock broken by hand: datasets still never mix ------------------------------------------
+# A runs; its lock.scr is removed, so B (working in another directory of the
+# same prefix) gets a lock of its own and runs too. They number their
+# datasets alike; whichever flushes an id second is refused, and every
+# dataset the index lists is the one its directory's claim and summary
+# name.
+mpi_reset
+job_a=$SCR_JOB_ID
+mkdir -p "$prefix/jb"
+mpi_start 2 1 SCR_FLUSH=1 -- --steps 8 --sleep-ms 500
+wait_for_lock
+rm -f "$lock"
+cd "$prefix/jb" || exit 99
+mpi_run 2 1 SCR_JOB_ID=broken-$$ SCR_FLUSH=1 -- --steps 8 --sleep-ms 400
+cd "$prefix" || exit 99
+b_err=$mpi_err
+mpi_wait
+if grep -q "two jobs write to one prefix" "$mpi_err" "$b_err"; then ok "a flush into a dataset id the other job owns is refused"
+else not_ok "a flush into a dataset id the other job owns is refused" "A: $(cat "$mpi_err")
+B: $(cat "$b_err")"; fi
+# jobid_of FILE: the JOBID a hash file names
+jobid_of() {
+    "$mpi_print" "$1" 2> /dev/null | tr -s ' \n' ' ' | sed -n 's/.*JOBID \([^ ]*\).*/\1/p'
+}
+# summary_jobid DIR: the JOBID of the dataset DIR's summary describes
+summary_jobid() {
+    "$mpi_print" "$1/summary.scr" 2> /dev/null | tr -s ' \n' ' ' | grep -o "JOBID [^ ]*" | head -1 | cut -d' ' -f2
+}
+mixed=
+for dir in "$prefix"/.scr/scr.dataset.*; do
+    id=${dir##*.}
+    claimed=$(jobid_of "$dir/claim.scr")
+    summed=$(summary_jobid "$dir")
+    listed=$(mpi_index_paths | sed -n "s|^DSET/$id/DSETDESC/JOBID/\\(.*\\)$|\\1|p")
+    [ -n "$claimed" ] && [ "$claimed" = "$summed" ] && { [ -z "$listed" ] || [ "$listed" = "$claimed" ]; } ||
+        mixed="$mixed $id(claim $claimed, summary $summed, index $listed)"
+done
+if [ -z "$mixed" ] && mpi_index_paths | grep -q '^DSET/[0-9]*$'; then
+    ok "each dataset directory holds one job's dataset, which is the one the index lists"
+else
+    not_ok "each dataset directory holds one job's dataset, which is the one the index lists" "$mixed
+$(mpi_index_paths)"
 fi
 
 done_testing
