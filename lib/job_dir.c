@@ -19,7 +19,13 @@ int scr_job_dir_path(const char *what, const char *base, const char *node, const
                      const char *jobid, char **out_dir)
 {
     char *expanded = NULL, sub[600];
-    int rc = scr_job_env_expand(base, node, user, jobid, &expanded);
+    /* the names are checked where they are read; this keeps any other
+     * caller from making a level out of something else */
+    int rc = scr_job_env_check_name("node name", node);
+    if (rc == SCR_SUCCESS) rc = scr_job_env_check_name("user name", user);
+    if (rc == SCR_SUCCESS) rc = scr_job_env_check_name("job id", jobid);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_job_env_expand(base, node, user, jobid, &expanded);
     if (rc == SCR_SUCCESS && expanded[0] != '/') {
         scr_err("%s=%s must be an absolute path", what, base);
         rc = SCR_ERR_ARG;

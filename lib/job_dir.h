@@ -24,7 +24,8 @@
 
 /* <base>/<user>/scr.<jobid> with base's %N, %u, %j expanded (job_env.h), in
  * a new string the caller frees. what names the setting in messages
- * ("SCR_CACHE_BASE"); base must expand to an absolute path (SCR_ERR_ARG). */
+ * ("SCR_CACHE_BASE"); base must expand to an absolute path, and node, user
+ * and jobid must each be a name job_env.h accepts (SCR_ERR_ARG, logged). */
 int scr_job_dir_path(const char *what, const char *base, const char *node, const char *user,
                      const char *jobid, char **out_dir);
 

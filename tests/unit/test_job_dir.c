@@ -28,6 +28,31 @@ static void test_path_expands_the_base_and_appends_user_and_job(void)
     free(p);
 }
 
+static void test_path_refuses_names_that_are_not_one_level(void)
+{
+    static const char *const bad[] = {"..", "../x", "a/b", "", "."};
+    scr_log_set_quiet(1);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *p = NULL;
+        scr_clear_last_error();
+        CHECK(scr_job_dir_path("SCR_CACHE_BASE", "/ssd/%N", bad[i], "ann", "42", &p) == SCR_ERR_ARG &&
+                  strstr(scr_last_error(), "node name") != NULL,
+              "node '%s' gave %s: '%s'", bad[i], p ? p : "(null)", scr_last_error());
+        free(p);
+        p = NULL;
+        CHECK(scr_job_dir_path("SCR_CACHE_BASE", "/ssd", "n3", bad[i], "42", &p) == SCR_ERR_ARG &&
+                  strstr(scr_last_error(), "user name") != NULL,
+              "user '%s' gave %s: '%s'", bad[i], p ? p : "(null)", scr_last_error());
+        free(p);
+        p = NULL;
+        CHECK(scr_job_dir_path("SCR_CACHE_BASE", "/ssd", "n3", "ann", bad[i], &p) == SCR_ERR_ARG &&
+                  strstr(scr_last_error(), "job id") != NULL,
+              "job id '%s' gave %s: '%s'", bad[i], p ? p : "(null)", scr_last_error());
+        free(p);
+    }
+    scr_log_set_quiet(0);
+}
+
 static mode_t mode_of(const char *path)
 {
     struct stat st;
@@ -139,6 +164,7 @@ int main(void)
 {
     umask(022);
     RUN(test_path_expands_the_base_and_appends_user_and_job);
+    RUN(test_path_refuses_names_that_are_not_one_level);
     RUN(test_create_makes_private_directories_below_a_new_base);
     RUN(test_create_tightens_an_open_directory_of_ours);
     RUN(test_create_refuses_a_symbolic_link_at_either_level);
