@@ -71,7 +71,8 @@ static void usage(FILE *out)
             "                     DIR/.scr such as scr.dataset.6): scan it, rebuild\n"
             "                     missing files from redundancy data, write its summary\n"
             "  -b, --build=ID     rebuild the missing files of indexed dataset ID\n"
-            "      --crc          with --add or --build, also check every file's CRC32\n"
+            "      --crc          with --add or --build, also check every file's CRC32,\n"
+            "                     even in a dataset whose summary calls it complete\n"
             "  -p, --prefix DIR   the prefix directory (default: $SCR_PREFIX, else the\n"
             "                     current directory)\n"
             "  -j, --json         print JSON instead of a table\n"
@@ -212,7 +213,8 @@ static int build_dataset(const char *prefix, int id, int crc)
         rc = SCR_ERR_NOTFOUND;
     }
     int complete = 0;
-    if (rc == SCR_SUCCESS && scr_index_file_get_complete(index, id, &complete) == SCR_SUCCESS && complete) {
+    /* with --crc a complete entry is checked all the same */
+    if (rc == SCR_SUCCESS && !crc && scr_index_file_get_complete(index, id, &complete) == SCR_SUCCESS && complete) {
         printf("dataset %d (%s) is complete; nothing to rebuild\n", id, dname);
         rc = SCR_ERR_STATE; /* done: no scan */
     }

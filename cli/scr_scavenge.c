@@ -279,6 +279,8 @@ int main(int argc, char **argv)
         }
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    const char *bad_node = node_option ? scr_job_env_name_problem(node_option) : NULL;
+    if (bad_node != NULL) return cli_usage_error("--node '%s' cannot name a directory: %s", node_option, bad_node);
 
     char *cntl = NULL, *prefix = NULL;
     int status = 1;

@@ -1,14 +1,15 @@
 /* job_dir.c — a job's private directory on a node: <base>/<user>/scr.<jobid>. */
+#define _GNU_SOURCE /* O_PATH */
 #include "job_dir.h"
 #include "job_env.h"
 #include "scr_err.h"
-#include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,13 @@ int scr_job_dir_path(const char *what, const char *base, const char *node, const
                      const char *jobid, char **out_dir)
 {
     char *expanded = NULL, sub[600];
-    int rc = scr_job_env_expand(base, node, user, jobid, &expanded);
+    /* the names are checked where they are read; this keeps any other
+     * caller from making a level out of something else */
+    int rc = scr_job_env_check_name("node name", node);
+    if (rc == SCR_SUCCESS) rc = scr_job_env_check_name("user name", user);
+    if (rc == SCR_SUCCESS) rc = scr_job_env_check_name("job id", jobid);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_job_env_expand(base, node, user, jobid, &expanded);
     if (rc == SCR_SUCCESS && expanded[0] != '/') {
         scr_err("%s=%s must be an absolute path", what, base);
         rc = SCR_ERR_ARG;
@@ -32,6 +39,17 @@ int scr_job_dir_path(const char *what, const char *base, const char *node, const
     if (rc == SCR_SUCCESS) rc = scr_path_join(expanded, sub, out_dir);
     free(expanded);
     return rc;
+}
+
+/* "uid 1001 (ann)" into buf, or "uid 1001" when the name is unknown. */
+static void describe_uid(uid_t uid, char *buf, size_t len)
+{
+    struct passwd pw, *found = NULL;
+    char scratch[1024];
+    if (getpwuid_r(uid, &pw, scratch, sizeof(scratch), &found) == 0 && found != NULL)
+        snprintf(buf, len, "uid %lu (%s)", (unsigned long)uid, pw.pw_name);
+    else
+        snprintf(buf, len, "uid %lu", (unsigned long)uid);
 }
 
 /* Whether st (found at path) may serve as one of our private directories;
@@ -47,11 +65,119 @@ static int is_ours(const struct stat *st, const char *path)
         return 0;
     }
     if (st->st_uid != geteuid()) {
-        scr_err("refusing %s: it belongs to uid %lu, not to uid %lu", path, (unsigned long)st->st_uid,
-                (unsigned long)geteuid());
+        char owner[320];
+        describe_uid(st->st_uid, owner, sizeof(owner));
+        scr_err("refusing %s: it belongs to %s, not to uid %lu", path, owner, (unsigned long)geteuid());
         return 0;
     }
     return 1;
+}
+
+/* Root, and the caller: the owners a level of a base may have. */
+static int trusted_owner(uid_t uid)
+{
+    return uid == 0 || uid == geteuid();
+}
+
+/* "root" or "root or uid 1001 (ann)", for messages. */
+static void trusted_owners(char *buf, size_t len)
+{
+    char me[320];
+    if (geteuid() == 0) {
+        snprintf(buf, len, "root");
+        return;
+    }
+    describe_uid(geteuid(), me, sizeof(me));
+    snprintf(buf, len, "root or %s", me);
+}
+
+/* Whether a level of a base, st found at path, may be used; logs why not.
+ * what says what st is ("directory", "symbolic link"). */
+static int is_trusted_level(const struct stat *st, const char *path, const char *what)
+{
+    char owner[320], trusted[400];
+    if (!trusted_owner(st->st_uid)) {
+        describe_uid(st->st_uid, owner, sizeof(owner));
+        trusted_owners(trusted, sizeof(trusted));
+        scr_err("refusing %s: it is a %s owned by %s, not by %s; its owner could move or delete what SCR puts "
+                "there", path, what, owner, trusted);
+        return 0;
+    }
+    if (S_ISDIR(st->st_mode) && (st->st_mode & S_IWOTH) && !(st->st_mode & S_ISVTX)) {
+        scr_err("refusing %s: anyone may write to it and it has no sticky bit, so anyone could move or delete "
+                "what SCR puts there (chmod +t, as /tmp has)", path);
+        return 0;
+    }
+    return 1;
+}
+
+/* One level of a base: name inside the directory open as parent_fd,
+ * created (mode 0755) when missing, then opened. A directory is opened
+ * without following a link and must be the one looked at; a symbolic link
+ * is followed only when root or the caller owns it (a site's /var/run ->
+ * /run), and where it leads is checked as a directory is. path names the
+ * level in messages. Returns the open directory or -1 (logged). */
+static int shared_level(int parent_fd, const char *name, const char *path)
+{
+    if (mkdirat(parent_fd, name, 0755) != 0 && errno != EEXIST) {
+        scr_err("mkdir of %s failed: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat before, st;
+    if (fstatat(parent_fd, name, &before, AT_SYMLINK_NOFOLLOW) != 0) {
+        scr_err("cannot stat %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int link = S_ISLNK(before.st_mode);
+    if (!link && !S_ISDIR(before.st_mode)) {
+        scr_err("refusing %s: it is not a directory", path);
+        return -1;
+    }
+    if (!is_trusted_level(&before, path, link ? "symbolic link" : "directory")) return -1;
+    /* O_PATH: a level others may only pass through (mode 0711) is walked too */
+    int fd = openat(parent_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC | (link ? 0 : O_NOFOLLOW));
+    if (fd < 0) {
+        scr_err("cannot open directory %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0) {
+        scr_err("cannot stat %s: %s", path, strerror(errno));
+    } else if (!link && (st.st_dev != before.st_dev || st.st_ino != before.st_ino)) {
+        scr_err("refusing %s: it was replaced while being checked", path);
+    } else if (is_trusted_level(&st, path, link ? "directory (where the link leads)" : "directory")) {
+        return fd;
+    }
+    close(fd);
+    return -1;
+}
+
+/* The base, an absolute normalised path, walked from "/" one level at a
+ * time (shared_level). Returns the open directory or -1 (logged). */
+static int open_base(const char *base)
+{
+    char *walked = malloc(strlen(base) + 2);
+    if (walked == NULL) {
+        scr_err("out of memory opening %s", base);
+        return -1;
+    }
+    int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) scr_err("cannot open directory /: %s", strerror(errno));
+    size_t n = 0;
+    for (const char *p = base; fd >= 0 && *p;) {
+        while (*p == '/') p++;
+        size_t len = strcspn(p, "/");
+        if (len == 0) break;
+        walked[n++] = '/';
+        memcpy(walked + n, p, len);
+        n += len;
+        walked[n] = '\0';
+        int next = shared_level(fd, walked + n - len, walked);
+        close(fd);
+        fd = next;
+        p += len;
+    }
+    free(walked);
+    return fd;
 }
 
 /* Make name inside the directory open as parent_fd (mode 0700 if new),
@@ -102,15 +228,8 @@ int scr_job_dir_create(const char *dir)
         scr_err("%s is not a job directory <base>/<user>/scr.<jobid>", dir);
         rc = SCR_ERR_ARG;
     }
-    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(base, 0755);
     int base_fd = -1, user_fd = -1, job_fd = -1;
-    if (rc == SCR_SUCCESS) {
-        base_fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (base_fd < 0) {
-            scr_err("cannot open directory %s: %s", base, strerror(errno));
-            rc = SCR_ERR_IO;
-        }
-    }
+    if (rc == SCR_SUCCESS && (base_fd = open_base(base)) < 0) rc = SCR_ERR_IO;
     if (rc == SCR_SUCCESS && (user_fd = private_subdir(base_fd, user, userdir)) < 0) rc = SCR_ERR_IO;
     if (rc == SCR_SUCCESS && (job_fd = private_subdir(user_fd, job, jobdir)) < 0) rc = SCR_ERR_IO;
     if (job_fd >= 0) close(job_fd);

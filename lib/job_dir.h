@@ -5,14 +5,24 @@
  * the same two functions, so both always agree on where a job's files are.
  *
  * Creation runs as the job's user (the plugin forks a child that dropped its
- * privileges first) and trusts nothing it did not make below the base:
- *   - the base (patterns expanded) is the site's; missing parts of it are
- *     created with mode 0755 so that other users' jobs can share it;
+ * privileges first) and walks the path one level at a time from "/"
+ * (mkdirat, then openat of the level just looked at, and fstat), never
+ * through a path string that someone could redirect between two calls:
+ *   - the base (patterns expanded) is shared: missing levels of it are
+ *     created with mode 0755 so that other users' jobs can share it, and
+ *     every level must belong to root or to the caller. A directory of
+ *     anyone else is refused, and so is a symbolic link of anyone else:
+ *     planted in a shared directory (SCR_CACHE_BASE=/shared/%N), it would
+ *     put the job's directories where its owner could move or delete them.
+ *     A link of root or the caller is followed (a site's /var/run -> /run)
+ *     and where it leads is checked as a directory. A level anyone may
+ *     write to needs the sticky bit, as /tmp and /dev/shm have;
  *   - <user> and scr.<jobid> are created with mode 0700, or, when they
  *     exist, used only if each is a real directory (never a symbolic link
  *     is followed) owned by the calling user; a group or other permission
  *     bit left on them is then removed.
- * Anything else is refused with an error naming the path and the reason.
+ * Anything else is refused with an error naming the path and the reason
+ * (for a level of someone else, its owner).
  *
  * Removal at the end of the job (the plugin's epilog, also as the user)
  * trusts the same way: the job directory must be a real directory owned by
@@ -24,7 +34,8 @@
 
 /* <base>/<user>/scr.<jobid> with base's %N, %u, %j expanded (job_env.h), in
  * a new string the caller frees. what names the setting in messages
- * ("SCR_CACHE_BASE"); base must expand to an absolute path (SCR_ERR_ARG). */
+ * ("SCR_CACHE_BASE"); base must expand to an absolute path, and node, user
+ * and jobid must each be a name job_env.h accepts (SCR_ERR_ARG, logged). */
 int scr_job_dir_path(const char *what, const char *base, const char *node, const char *user,
                      const char *jobid, char **out_dir);
 

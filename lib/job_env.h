@@ -9,14 +9,32 @@
  *   user       $SCR_USER_NAME, else the password database
  *   end time   $SCR_END_TIME (seconds since the epoch; set by the Slurm plugin)
  * Paths may name these with patterns: %N node name, %u user, %j job id,
- * %% a percent sign; so "/dev/shm/%N" keeps simulated nodes apart. */
+ * %% a percent sign; so "/dev/shm/%N" keeps simulated nodes apart.
+ *
+ * The three names become directory levels (<base>/<user>/scr.<jobid>, and
+ * %N in a base), so each must stay one level: a variable that is set is
+ * used, and refused (SCR_ERR_ARG, logged naming the variable and the value)
+ * when it is empty, made of dots alone ("." or ".."), or holds a '/' or a
+ * control character. A refused value is never replaced by the next source:
+ * a mistake in SCR_NODE_NAME must not silently share another node's cache. */
 #ifndef SCR_JOB_ENV_H
 #define SCR_JOB_ENV_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Node name into buf (len bytes); SCR_ERR_ARG when it does not fit. */
+/* Why value cannot be one directory level ("it contains '/'", ...), or
+ * NULL when it can. Logs nothing: for callers that report on their own. */
+const char *scr_job_env_name_problem(const char *value);
+
+/* SCR_SUCCESS when value may be one directory level, else SCR_ERR_ARG,
+ * logged as "<what>='<value>' cannot name a directory: <why>" with control
+ * characters shown escaped. what names where the value came from
+ * ("SCR_NODE_NAME", "--node"). */
+int scr_job_env_check_name(const char *what, const char *value);
+
+/* Node name into buf (len bytes); SCR_ERR_ARG when it does not fit or is
+ * refused as above. */
 int scr_job_env_node_name(char *buf, size_t len);
 
 /* Job id into buf. *out_defaulted is 1 when no resource manager or

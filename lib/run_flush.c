@@ -5,7 +5,18 @@
  * original paths (at most SCR_FLUSH_WIDTH ranks at once) with the CRC-32
  * computed on the way, syncs them and writes its rank filemap; rank 0 writes
  * the summary; only then does the index get the dataset, so a dataset that
- * is listed is complete on the prefix. */
+ * is listed is complete on the prefix. Before anything is written, rank 0
+ * claims the dataset directory (dataset_claim.h): a directory another
+ * job's dataset owns refuses the flush.
+ *
+ * A flush that fails takes back what it wrote (util_undo.h), so that a full
+ * prefix is not left fuller: every rank notes each file it created on the
+ * prefix (application files at their original paths, redundancy files and
+ * its rank filemap in <prefix>/.scr/scr.dataset.<id>, and rank 0 the
+ * summary) and each directory that was missing, and once the ranks agree
+ * that the flush failed, removes them. A file that existed before the
+ * attempt (a dataset flushed earlier, a file written in place on the
+ * prefix) is never removed. */
 #include "dataset_claim.h"
 #include "flush_file.h"
 #include "index_file.h"
@@ -19,10 +30,13 @@
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
+#include "util_undo.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define TAG_WIDTH 4702
@@ -55,8 +69,28 @@ static int original_path(const scr_meta *meta, const char *dsdir, char **out_pat
     return scr_path_join(dir, name, out_path);
 }
 
-/* Copy (or, written in place, checksum) this rank's files; update their meta. */
-static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf)
+/* Whether nothing is at path yet (what an attempt then writes there is its own). */
+static int is_absent(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) != 0 && errno == ENOENT;
+}
+
+/* Before writing path: note the directories that are missing on the way,
+ * and *out_new whether path itself is. */
+static int note_before_writing(struct scr_undo *undo, const char *path, int *out_new)
+{
+    char *dir = NULL;
+    int rc = scr_path_dirname(path, &dir);
+    if (rc == SCR_SUCCESS) rc = scr_undo_note_missing_dirs(undo, dir);
+    free(dir);
+    *out_new = is_absent(path);
+    return rc;
+}
+
+/* Copy (or, written in place, checksum) this rank's files; update their
+ * meta. Each file the copy creates is noted in undo. */
+static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo)
 {
     const char **files = NULL;
     int nfiles = 0;
@@ -70,10 +104,12 @@ static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *b
         if (rc == SCR_SUCCESS) rc = scr_meta_copy(meta, stored);
         if (rc == SCR_SUCCESS) rc = original_path(meta, dsdir, &dest);
         struct scr_copy_result got = {0, 0};
-        int in_place = rc == SCR_SUCCESS && strcmp(dest, files[f]) == 0;
-        if (rc == SCR_SUCCESS && !in_place)
+        int in_place = rc == SCR_SUCCESS && strcmp(dest, files[f]) == 0, created = 0;
+        if (rc == SCR_SUCCESS && !in_place) rc = note_before_writing(undo, dest, &created);
+        if (rc == SCR_SUCCESS && !in_place) {
             rc = scr_copy_file(files[f], dest, buf, run->file_buf_size, run->crc_on_flush, &got);
-        else if (rc == SCR_SUCCESS && run->crc_on_flush)
+            if (rc == SCR_SUCCESS && created) rc = scr_undo_note_file(undo, dest);
+        } else if (rc == SCR_SUCCESS && run->crc_on_flush)
             rc = scr_crc_file(dest, buf, run->file_buf_size, &got);
         uint32_t recorded;
         if (rc == SCR_SUCCESS && run->crc_on_flush) {
@@ -95,8 +131,10 @@ static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *b
 }
 
 /* Copy this rank's part, waiting for the rank SCR_FLUSH_WIDTH before us so
- * that at most that many ranks write to the prefix at once. */
-static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_filemap **out_rmap)
+ * that at most that many ranks write to the prefix at once. What it
+ * creates is noted in undo. */
+static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_filemap **out_rmap,
+                         struct scr_undo *undo)
 {
     int rc = scr_comm_window_enter(run->world, run->flush_width, TAG_WIDTH);
     void *buf = malloc(run->file_buf_size);
@@ -104,24 +142,28 @@ static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_fil
         scr_err("out of memory for a flush buffer of %zu bytes", run->file_buf_size);
         rc = SCR_ERR_NOMEM;
     }
-    if (rc == SCR_SUCCESS) rc = copy_my_files(run, id, dsdir, buf);
+    if (rc == SCR_SUCCESS) rc = copy_my_files(run, id, dsdir, buf, undo);
     free(buf);
     int lrc = scr_comm_window_leave(run->world, run->flush_width, TAG_WIDTH);
     if (rc == SCR_SUCCESS) rc = lrc;
     scr_filemap *rmap = NULL;
     if (rc == SCR_SUCCESS) rc = scr_rank_filemap_build(run->map, id, run->rank, dsdir, &rmap);
     char *path = NULL;
+    int created = 0;
     if (rc == SCR_SUCCESS) rc = scr_rank_filemap_path(dsdir, run->rank, &path);
+    if (rc == SCR_SUCCESS) created = is_absent(path);
     if (rc == SCR_SUCCESS) rc = scr_rank_filemap_write(path, rmap);
+    if (rc == SCR_SUCCESS && created) rc = scr_undo_note_file(undo, path);
     free(path);
     if (rc == SCR_SUCCESS) *out_rmap = rmap;
     else scr_filemap_delete(rmap);
     return rc;
 }
 
-/* Rank 0: the summary of the whole dataset from every rank's filemap. */
+/* Rank 0: the summary of the whole dataset from every rank's filemap,
+ * noted in undo when it is new. */
 static int write_summary(struct scr_run *run, int id, const char *dsdir, scr_kvtree **rmaps,
-                         const scr_dataset *desc)
+                         const scr_dataset *desc, struct scr_undo *undo)
 {
     scr_kvtree *summary = scr_kvtree_new();
     int rc = summary ? SCR_SUCCESS : SCR_ERR_NOMEM;
@@ -130,8 +172,11 @@ static int write_summary(struct scr_run *run, int id, const char *dsdir, scr_kvt
     for (int r = 0; rc == SCR_SUCCESS && r < run->ranks; r++)
         rc = scr_summary_add_rank_files(summary, rmaps[r], id, r);
     char *path = NULL;
+    int created = 0;
     if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
+    if (rc == SCR_SUCCESS) created = is_absent(path);
     if (rc == SCR_SUCCESS) rc = scr_summary_write(path, summary);
+    if (rc == SCR_SUCCESS && created) rc = scr_undo_note_file(undo, path);
     free(path);
     scr_kvtree_delete(summary);
     return rc;
@@ -174,6 +219,21 @@ static int add_to_index(struct scr_run *run, const scr_dataset *desc)
     return scr_index_file_update(run->index_path, list_flushed, (void *)desc);
 }
 
+/* After the ranks agreed that the flush failed: every rank removes the
+ * files it created, then (once all have) the directories that are empty
+ * again. Collective. *out_removed: the files removed on all ranks. */
+static void take_back(struct scr_run *run, struct scr_undo *undo, int *out_removed)
+{
+    int mine = 0;
+    scr_undo_files(undo, &mine);
+    /* the sum doubles as the wait: a directory one rank made may hold
+     * another rank's file until that rank has removed it */
+    if (scr_mpi_check(MPI_Allreduce(&mine, out_removed, 1, MPI_INT, MPI_SUM, run->world),
+                      "counting the files a failed flush removed") != SCR_SUCCESS)
+        *out_removed = mine;
+    scr_undo_dirs(undo);
+}
+
 int scr_flush_dataset(struct scr_run *run, int id)
 {
     const scr_dataset *desc = NULL;
@@ -189,21 +249,30 @@ int scr_flush_dataset(struct scr_run *run, int id)
 
     double t0 = scr_run_now();
     char *dsdir = NULL;
+    struct scr_undo undo = SCR_UNDO_INIT;
+    int failed = 0; /* all ranks agree: the flush failed, take back what it wrote */
     rc = prefix_dataset_dir(run, id, &dsdir);
     if (rc == SCR_SUCCESS) rc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 1);
+    if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_undo_note_missing_dirs(&undo, dsdir);
     if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_mkdir_p(dsdir, 0700);
     /* nothing is written into a dataset directory another job's dataset owns */
     if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_dataset_claim(dsdir, desc);
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && !ok) failed = 1;
     if (mrc != SCR_SUCCESS || !ok) {
+        if (failed) scr_undo_dirs(&undo);
+        scr_undo_clear(&undo);
         free(dsdir);
         return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
     }
 
     scr_filemap *rmap = NULL;
-    rc = flush_my_part(run, id, dsdir, &rmap);
+    rc = flush_my_part(run, id, dsdir, &rmap, &undo);
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_IO;
+    if (mrc == SCR_SUCCESS && !ok) {
+        failed = 1;
+        mrc = SCR_ERR_IO;
+    }
 
     /* rank 0 needs every rank's files for the summary */
     scr_kvtree **rmaps = NULL;
@@ -211,12 +280,18 @@ int scr_flush_dataset(struct scr_run *run, int id)
     scr_filemap_delete(rmap);
     rc = SCR_SUCCESS;
     if (mrc == SCR_SUCCESS && run->rank == 0) {
-        rc = write_summary(run, id, dsdir, rmaps, desc);
-        if (rc == SCR_SUCCESS) rc = add_to_index(run, desc);
+        rc = write_summary(run, id, dsdir, rmaps, desc, &undo);
+        if (rc == SCR_SUCCESS) rc = add_to_index(run, desc); /* the index is replaced whole, or kept */
     }
     scr_comm_free_trees(rmaps, run->rank == 0 ? run->ranks : 0);
     if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_IO;
+    if (mrc == SCR_SUCCESS && !ok) {
+        failed = 1;
+        mrc = SCR_ERR_IO;
+    }
+    int removed = 0;
+    if (failed) take_back(run, &undo, &removed);
+    scr_undo_clear(&undo);
 
     int nrc = scr_cache_note_location(run, id, run->dset_in_cache, mrc == SCR_SUCCESS, 0);
     if (mrc == SCR_SUCCESS) mrc = nrc;
@@ -226,6 +301,10 @@ int scr_flush_dataset(struct scr_run *run, int id)
         if (mrc == SCR_SUCCESS)
             scr_dbg(1, "flushed dataset %d (%s) to %s in %.3f s", id, name, run->prefix,
                     scr_run_now() - t0);
+        else if (failed)
+            scr_err("flush of dataset %d (%s) to %s failed; it is not in the index, and the %d file%s "
+                    "the flush had written there %s removed", id, name, run->prefix, removed,
+                    removed == 1 ? "" : "s", removed == 1 ? "was" : "were");
         else
             scr_err("flush of dataset %d (%s) to %s failed; it is not in the index", id, name,
                     run->prefix);

@@ -1,17 +1,25 @@
 /* scan_index.c — scan, rebuild, summary and index entry of a dataset directory. */
 #include "scan_index.h"
 #include "index_file.h"
+#include "rank_filemap.h"
 #include "rebuild.h"
 #include "scan.h"
 #include "scr_err.h"
 #include "summary.h"
+#include "util_copy.h"
 #include "util_log.h"
 #include "util_path.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+#define CHECK_BUF_SIZE ((size_t)1 << 20)
 
 /* What goes into the index. */
 struct entry {
@@ -98,6 +106,9 @@ static int add_entry(scr_kvtree *index, void *ctx)
                         scr_index_file_lookup_id(index, current, &cur_id) == SCR_SUCCESS && cur_id > id;
     if (rc == SCR_SUCCESS && e->complete && scr_dataset_is_checkpoint(e->desc) && !newer_current)
         rc = scr_index_file_set_current(index, name);
+    /* found incomplete (--crc) after it was current: a restart must not start from it */
+    if (rc == SCR_SUCCESS && !e->complete && current != NULL && strcmp(current, name) == 0)
+        rc = scr_index_file_unset_current(index);
     return rc;
 }
 
@@ -110,26 +121,126 @@ static int update_index(const char *prefix, const struct entry *e)
     return rc;
 }
 
-/* Step 1: a summary says the dataset is complete. SCR_ERR_NOTFOUND when there is none. */
+/* 1 when the file name of rank, listed in summary, is in dir with its
+ * recorded size and CRC; says what differs otherwise. */
+static int summary_file_holds(const char *dir, const scr_kvtree *summary, int rank, const char *name, void *buf)
+{
+    char *path = NULL;
+    uint64_t size = 0;
+    uint32_t crc = 0;
+    struct stat st;
+    int good = 0;
+    if (scr_rank_filemap_file_path(dir, name, &path) != SCR_SUCCESS) return 0;
+    if (scr_summary_get_file_size(summary, rank, name, &size) != SCR_SUCCESS) {
+        scr_err("%s: the summary records no size", path);
+    } else if (stat(path, &st) != 0) {
+        scr_err("%s: %s", path, strerror(errno));
+    } else if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != size) {
+        scr_err("%s is %llu bytes, %llu recorded", path, (unsigned long long)st.st_size, (unsigned long long)size);
+    } else if (scr_summary_get_file_crc(summary, rank, name, &crc) != SCR_SUCCESS) {
+        good = 1; /* no CRC recorded: the size is all there is to check */
+    } else {
+        struct scr_copy_result got = {0, 0};
+        if (scr_crc_file(path, buf, CHECK_BUF_SIZE, &got) == SCR_SUCCESS) {
+            good = got.crc == crc;
+            if (!good) scr_err("%s is damaged: CRC32 0x%08x, 0x%08x recorded", path, got.crc, crc);
+        }
+    }
+    free(path);
+    return good;
+}
+
+/* --crc on a dataset with a summary: every file the summary lists is read
+ * and checked. The ranks with a file that is missing or differs go to
+ * *out_bad (ascending, a new array, NULL when none), each file named in a
+ * message. */
+static int check_summary_files(const char *dir, const scr_kvtree *summary, int **out_bad, int *out_nbad)
+{
+    int *ranks = NULL, nranks = 0, *bad = NULL, nbad = 0;
+    void *buf = malloc(CHECK_BUF_SIZE);
+    int rc = buf ? scr_summary_list_ranks(summary, &ranks, &nranks) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && nranks > 0 && (bad = malloc(sizeof(int) * (size_t)nranks)) == NULL) rc = SCR_ERR_NOMEM;
+    for (int i = 0; rc == SCR_SUCCESS && i < nranks; i++) {
+        const char **names = NULL;
+        int n = 0, good = 1;
+        rc = scr_summary_list_files(summary, ranks[i], &names, &n);
+        for (int f = 0; rc == SCR_SUCCESS && f < n; f++)
+            if (!summary_file_holds(dir, summary, ranks[i], names[f], buf)) good = 0;
+        free(names);
+        if (!good) bad[nbad++] = ranks[i];
+    }
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory checking the files of %s", dir);
+    free(buf);
+    free(ranks);
+    if (rc != SCR_SUCCESS || nbad == 0) {
+        free(bad);
+        bad = NULL;
+    }
+    *out_bad = bad;
+    *out_nbad = rc == SCR_SUCCESS ? nbad : 0;
+    return rc;
+}
+
+/* Whether dir holds a rank filemap, from which a scan can tell more. */
+static int has_rank_filemaps(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int found = 0, rank = 0;
+    if (d == NULL) return 0;
+    for (struct dirent *e; !found && (e = readdir(d)) != NULL;) found = scr_rank_filemap_is_name(e->d_name, &rank);
+    closedir(d);
+    return found;
+}
+
+/* Step 1: a summary says the dataset is complete. SCR_ERR_NOTFOUND when
+ * there is none. With --crc the summary is not taken on trust: when the
+ * rank filemaps it was made from are there, *out_rescan is set and
+ * SCR_ERR_NOTFOUND returned, so that the scan checks every file and the
+ * rebuild repairs what it can; without them, the files are checked against
+ * the summary itself and a rank with a file that differs is missing. */
 static int index_from_summary(const struct scr_scan_index_options *o, const char *spath,
-                              struct scr_scan_index_result *out)
+                              struct scr_scan_index_result *out, int *out_rescan)
 {
     scr_kvtree *summary = scr_kvtree_new();
     const scr_dataset *found = NULL;
     scr_dataset *desc = NULL;
+    int *bad = NULL, nbad = 0;
+    *out_rescan = 0;
     int rc = summary ? scr_summary_read(spath, summary) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS && (scr_summary_get_dataset(summary, &found) != SCR_SUCCESS ||
                               scr_dataset_get_id(found, &out->id) != SCR_SUCCESS)) {
         scr_err("%s: no dataset id in the summary", spath);
         rc = SCR_ERR_FORMAT;
     }
-    if (rc == SCR_SUCCESS) rc = descriptor(found, out->id, 1, &desc);
-    struct entry e = {desc, 1, NULL, 0};
+    if (rc == SCR_SUCCESS && o->check_crc && has_rank_filemaps(o->dir)) {
+        *out_rescan = 1;
+        rc = SCR_ERR_NOTFOUND;
+    }
+    if (rc == SCR_SUCCESS && o->check_crc) rc = check_summary_files(o->dir, summary, &bad, &nbad);
+    if (rc == SCR_SUCCESS) rc = descriptor(found, out->id, nbad == 0, &desc);
+    struct entry e = {desc, nbad == 0, bad, nbad};
     if (rc == SCR_SUCCESS) rc = update_index(o->prefix, &e);
-    if (rc == SCR_SUCCESS) out->complete = 1;
+    if (rc == SCR_SUCCESS) {
+        out->complete = nbad == 0;
+        out->missing = bad;
+        out->nmissing = nbad;
+        bad = NULL;
+    }
+    free(bad);
     scr_dataset_delete(desc);
     scr_kvtree_delete(summary);
     return rc;
+}
+
+/* A summary calls the dataset complete; the check found it is not: it goes,
+ * so that an --add without --crc does not believe it again (the rank
+ * filemaps it was made from stay). */
+static void remove_summary(const char *spath, int id)
+{
+    if (unlink(spath) == 0)
+        scr_warn("removed %s: it called dataset %d complete, which it is not", spath, id);
+    else if (errno != ENOENT)
+        scr_err("cannot remove %s, which calls incomplete dataset %d complete: %s", spath, id, strerror(errno));
 }
 
 int scr_scan_index_dataset(const struct scr_scan_index_options *o, struct scr_scan_index_result *out)
@@ -137,10 +248,11 @@ int scr_scan_index_dataset(const struct scr_scan_index_options *o, struct scr_sc
     struct scr_scan *scan = NULL;
     scr_dataset *desc = NULL;
     char *spath = NULL;
+    int rescan = 0;
     memset(out, 0, sizeof(*out));
     int rc = scr_path_join(o->dir, SCR_SUMMARY_FILE_NAME, &spath);
     if (rc == SCR_SUCCESS) {
-        rc = index_from_summary(o, spath, out);
+        rc = index_from_summary(o, spath, out, &rescan);
         if (rc != SCR_ERR_NOTFOUND) goto done;
     }
     rc = scr_scan_dataset(o->dir, o->check_crc, &scan);
@@ -162,6 +274,7 @@ int scr_scan_index_dataset(const struct scr_scan_index_options *o, struct scr_sc
         rc = descriptor(scan->desc, scan->id, out->complete, &desc);
     }
     if (rc == SCR_SUCCESS && out->complete) rc = write_summary(scan, spath);
+    if (rc == SCR_SUCCESS && !out->complete && rescan) remove_summary(spath, scan->id);
     if (rc == SCR_SUCCESS && scan->nmissing > 0) {
         out->missing = malloc(sizeof(int) * (size_t)scan->nmissing);
         if (out->missing == NULL) rc = SCR_ERR_NOMEM;

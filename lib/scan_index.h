@@ -3,14 +3,19 @@
  * What scr-index --add and --build (and the end-of-allocation scavenge)
  * do once every node's files are on the prefix:
  *   1. a directory with a summary (summary.h) was flushed complete: its
- *      descriptor goes into the index as is;
+ *      descriptor goes into the index as is. With check_crc the summary is
+ *      not taken on trust: a directory with rank filemaps goes on to step 2
+ *      as if it had none (and loses its summary if it turns out
+ *      incomplete); one without is checked file by file against the
+ *      summary, a rank with a file that differs counting as missing;
  *   2. otherwise scan it (scan.h); if ranks miss files, rebuild what the
  *      redundancy allows (rebuild.h) and scan again;
  *   3. when every file is there, write the summary;
  *   4. add the dataset to <prefix>/.scr/index.scr with one locked update:
  *      COMPLETE 1, or COMPLETE 0 with MISSING naming the ranks that lack
  *      files; FLUSHED now; and a complete checkpoint becomes CURRENT unless
- *      CURRENT names a newer dataset.
+ *      CURRENT names a newer dataset, while an incomplete one that CURRENT
+ *      named is current no more.
  * A restart never picks an incomplete dataset, so indexing one is safe and
  * tells the user what was lost. */
 #ifndef SCR_SCAN_INDEX_H

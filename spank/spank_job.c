@@ -1,6 +1,7 @@
 /* spank_job.c — the job a root hook (job prolog, job epilog) works for. */
 #include "spank_job.h"
 
+#include "job_env.h"
 #include "scr_err.h"
 #include "spank_options.h"
 #include "util_path.h"
@@ -35,9 +36,20 @@ int spank_scr_job_load(spank_t sp, const struct spank_scr_site *site, struct spa
     }
     snprintf(out->id_text, sizeof(out->id_text), "%lu", (unsigned long)out->id);
     if (spank_scr_user_lookup(uid, gid, &out->user, why, why_len) != 0) return -1;
+    /* both become directory levels below the bases */
+    const char *bad = scr_job_env_name_problem(out->user.name);
+    if (bad != NULL) {
+        snprintf(why, why_len, "user name '%s' of uid %lu cannot name a directory: %s", out->user.name,
+                 (unsigned long)uid, bad);
+        return -1;
+    }
     const char *node = getenv("SLURMD_NODENAME");
     if (node == NULL || node[0] == '\0' || strlen(node) >= sizeof(out->node)) {
         snprintf(why, why_len, "SLURMD_NODENAME is not set to a node name");
+        return -1;
+    }
+    if ((bad = scr_job_env_name_problem(node)) != NULL) {
+        snprintf(why, why_len, "SLURMD_NODENAME='%s' cannot name a directory: %s", node, bad);
         return -1;
     }
     snprintf(out->node, sizeof(out->node), "%s", node);

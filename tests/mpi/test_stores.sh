@@ -70,6 +70,6 @@ for node in node0 node1; do
     chown nobody "$ssd/$node/$(id -un)/scr.$SCR_JOB_ID"
 done
 mpi_run 4 2 SCR_FLUSH=0 SCR_CONF_FILE="$scratch/user.conf" -- --steps 1
-mpi_expect_failure "a_store_directory_owned_by_another_user_is_refused" "belongs to uid $(id -u nobody), not to uid $(id -u)" 2
+mpi_expect_failure "a_store_directory_owned_by_another_user_is_refused" "belongs to uid $(id -u nobody) (nobody), not to uid $(id -u)" 2
 
 done_testing

@@ -7,11 +7,15 @@
 #include "scr_err.h"
 #include "util_log.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#define OTHER_UID 65534 /* nobody: someone who is neither root nor the caller */
 
 static void test_path_expands_the_base_and_appends_user_and_job(void)
 {
@@ -26,6 +30,31 @@ static void test_path_expands_the_base_and_appends_user_and_job(void)
     CHECK(strstr(scr_last_error(), "SCR_CACHE_BASE=cache must be an absolute path") != NULL, "'%s'", scr_last_error());
     scr_log_set_quiet(0);
     free(p);
+}
+
+static void test_path_refuses_names_that_are_not_one_level(void)
+{
+    static const char *const bad[] = {"..", "../x", "a/b", "", "."};
+    scr_log_set_quiet(1);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *p = NULL;
+        scr_clear_last_error();
+        CHECK(scr_job_dir_path("SCR_CACHE_BASE", "/ssd/%N", bad[i], "ann", "42", &p) == SCR_ERR_ARG &&
+                  strstr(scr_last_error(), "node name") != NULL,
+              "node '%s' gave %s: '%s'", bad[i], p ? p : "(null)", scr_last_error());
+        free(p);
+        p = NULL;
+        CHECK(scr_job_dir_path("SCR_CACHE_BASE", "/ssd", "n3", bad[i], "42", &p) == SCR_ERR_ARG &&
+                  strstr(scr_last_error(), "user name") != NULL,
+              "user '%s' gave %s: '%s'", bad[i], p ? p : "(null)", scr_last_error());
+        free(p);
+        p = NULL;
+        CHECK(scr_job_dir_path("SCR_CACHE_BASE", "/ssd", "n3", "ann", bad[i], &p) == SCR_ERR_ARG &&
+                  strstr(scr_last_error(), "job id") != NULL,
+              "job id '%s' gave %s: '%s'", bad[i], p ? p : "(null)", scr_last_error());
+        free(p);
+    }
+    scr_log_set_quiet(0);
 }
 
 static mode_t mode_of(const char *path)
@@ -91,6 +120,108 @@ static void test_create_refuses_a_directory_of_another_user(void)
     expect_refused(tap_path("other/ann/scr.4"), "belongs to uid 65534");
 }
 
+/* Whether directory path holds nothing (or does not exist). */
+static int is_empty(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d == NULL) return 1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
+    closedir(d);
+    return n == 0;
+}
+
+/* A directory others share, as /tmp is: root's, anyone may add to it, the
+ * sticky bit keeps each entry its owner's. */
+static void make_shared(const char *path)
+{
+    REQUIRE(mkdir(path, 0755) == 0 && chmod(path, 01777) == 0, "shared directory %s", path);
+}
+
+static void test_base_refuses_a_link_planted_by_another_user(void)
+{
+    make_shared(tap_path("shared"));
+    REQUIRE(mkdir(tap_path("theirs"), 0755) == 0 && chown(tap_path("theirs"), OTHER_UID, OTHER_UID) == 0, "set-up");
+    REQUIRE(symlink(tap_path("theirs"), tap_path("shared/node0")) == 0 &&
+                lchown(tap_path("shared/node0"), OTHER_UID, OTHER_UID) == 0,
+            "the other user's link");
+    expect_refused(tap_path("shared/node0/ann/scr.1"), "shared/node0: it is a symbolic link owned by uid 65534");
+    CHECK(is_empty(tap_path("theirs")), "something was made in the other user's directory");
+}
+
+static void test_base_refuses_a_directory_of_another_user_at_any_level(void)
+{
+    make_shared(tap_path("shared2"));
+    REQUIRE(mkdir(tap_path("shared2/node0"), 0755) == 0 && chown(tap_path("shared2/node0"), OTHER_UID, OTHER_UID) == 0,
+            "the other user's directory");
+    expect_refused(tap_path("shared2/node0/ann/scr.1"), "shared2/node0: it is a directory owned by uid 65534");
+    expect_refused(tap_path("shared2/node0/deeper/ann/scr.1"), "shared2/node0: it is a directory owned by uid 65534");
+    CHECK(is_empty(tap_path("shared2/node0")), "something was made in the other user's directory");
+}
+
+static void test_base_follows_a_link_root_made(void)
+{
+    REQUIRE(mkdir(tap_path("real"), 0755) == 0 && mkdir(tap_path("site"), 0755) == 0 &&
+                symlink(tap_path("real"), tap_path("site/ssd")) == 0,
+            "set-up");
+    CHECK(scr_job_dir_create(tap_path("site/ssd/node0/ann/scr.2")) == SCR_SUCCESS, "create: %s", scr_last_error());
+    CHECK(S_ISDIR(mode_of(tap_path("real/node0/ann/scr.2"))), "not created where root's link leads");
+}
+
+static void test_base_refuses_a_level_anyone_may_write_without_the_sticky_bit(void)
+{
+    REQUIRE(mkdir(tap_path("open777"), 0755) == 0 && chmod(tap_path("open777"), 0777) == 0, "set-up");
+    expect_refused(tap_path("open777/node0/ann/scr.3"), "open777: anyone may write to it and it has no sticky bit");
+    CHECK(is_empty(tap_path("open777")), "a level was made in it");
+    REQUIRE(chmod(tap_path("open777"), 01777) == 0, "chmod +t");
+    CHECK(scr_job_dir_create(tap_path("open777/node0/ann/scr.3")) == SCR_SUCCESS, "with the sticky bit: %s",
+          scr_last_error());
+}
+
+/* In a child that became OTHER_UID: create dir and expect rc and, for a
+ * failure, text in the message. The outcome is the child's exit status. */
+static void expect_as_other_user(const char *dir, int want, const char *text)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0, "fork");
+    if (pid == 0) {
+        if (setgid(OTHER_UID) != 0 || setuid(OTHER_UID) != 0) _exit(3);
+        scr_log_set_quiet(1);
+        int rc = scr_job_dir_create(dir);
+        if (rc != want || (text != NULL && strstr(scr_last_error(), text) == NULL)) {
+            printf("# as uid %d, %s: rc %d, wanted %d; '%s'\n", OTHER_UID, dir, rc, want, scr_last_error());
+            fflush(stdout);
+            _exit(1);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid, "waitpid");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s as uid %d: status %d", dir, OTHER_UID, status);
+}
+
+static void test_base_as_a_plain_user_trusts_root_and_itself_only(void)
+{
+    REQUIRE(chmod(tap_tmpdir(), 0711) == 0, "the scratch directory reachable");
+    make_shared(tap_path("pub"));
+    REQUIRE(mkdir(tap_path("pub/real"), 0755) == 0 && chmod(tap_path("pub/real"), 01777) == 0 &&
+                symlink(tap_path("pub/real"), tap_path("pub/byroot")) == 0,
+            "set-up");
+    expect_as_other_user(tap_path("pub/mine/ann/scr.4"), SCR_SUCCESS, NULL);
+    expect_as_other_user(tap_path("pub/byroot/node0/ann/scr.4"), SCR_SUCCESS, NULL);
+    REQUIRE(mkdir(tap_path("pub/stranger"), 0755) == 0 && chown(tap_path("pub/stranger"), 12345, 12345) == 0 &&
+                symlink(tap_path("pub/real"), tap_path("pub/strangelink")) == 0 &&
+                lchown(tap_path("pub/strangelink"), 12345, 12345) == 0,
+            "set-up");
+    expect_as_other_user(tap_path("pub/stranger/ann/scr.4"), SCR_ERR_IO,
+                         "it is a directory owned by uid 12345, not by root or uid 65534");
+    expect_as_other_user(tap_path("pub/strangelink/ann/scr.4"), SCR_ERR_IO,
+                         "it is a symbolic link owned by uid 12345, not by root or uid 65534");
+    chmod(tap_tmpdir(), 0700);
+}
+
 static void write_file(const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -139,15 +270,27 @@ int main(void)
 {
     umask(022);
     RUN(test_path_expands_the_base_and_appends_user_and_job);
+    RUN(test_path_refuses_names_that_are_not_one_level);
     RUN(test_create_makes_private_directories_below_a_new_base);
     RUN(test_create_tightens_an_open_directory_of_ours);
     RUN(test_create_refuses_a_symbolic_link_at_either_level);
     RUN(test_create_refuses_a_file_in_the_way);
     RUN(test_remove_takes_the_tree_but_not_what_links_point_to);
     RUN(test_remove_refuses_a_job_directory_that_is_a_link);
-    if (geteuid() == 0)
+    RUN(test_base_follows_a_link_root_made);
+    RUN(test_base_refuses_a_level_anyone_may_write_without_the_sticky_bit);
+    if (geteuid() == 0) {
         RUN(test_create_refuses_a_directory_of_another_user);
-    else
-        printf("ok %d - test_create_refuses_a_directory_of_another_user # SKIP needs root\n", ++tap_number);
+        RUN(test_base_refuses_a_link_planted_by_another_user);
+        RUN(test_base_refuses_a_directory_of_another_user_at_any_level);
+        RUN(test_base_as_a_plain_user_trusts_root_and_itself_only);
+    } else {
+        static const char *const need_root[] = {
+            "test_create_refuses_a_directory_of_another_user", "test_base_refuses_a_link_planted_by_another_user",
+            "test_base_refuses_a_directory_of_another_user_at_any_level",
+            "test_base_as_a_plain_user_trusts_root_and_itself_only"};
+        for (size_t i = 0; i < sizeof(need_root) / sizeof(need_root[0]); i++)
+            printf("ok %d - %s # SKIP needs root to act as another user\n", ++tap_number, need_root[i]);
+    }
     return tap_done();
 }
