@@ -51,8 +51,9 @@ static int check_existing(const char *path, const scr_dataset *desc)
     return rc;
 }
 
-int scr_dataset_claim(const char *dir, const scr_dataset *desc)
+int scr_dataset_claim(const char *dir, const scr_dataset *desc, int *out_created)
 {
+    *out_created = 0;
     char *path = NULL, tmp_name[64], *tmp = NULL;
     snprintf(tmp_name, sizeof(tmp_name), "%s.%ld.tmp", SCR_DATASET_CLAIM_NAME, (long)getpid());
     int rc = scr_path_join(dir, SCR_DATASET_CLAIM_NAME, &path);
@@ -60,7 +61,9 @@ int scr_dataset_claim(const char *dir, const scr_dataset *desc)
     if (rc == SCR_SUCCESS) rc = scr_kvtree_write_file(tmp, desc);
     if (rc == SCR_SUCCESS) {
         /* link() puts the complete file in place, or fails when a claim is there */
-        if (link(tmp, path) != 0) {
+        if (link(tmp, path) == 0) {
+            *out_created = 1;
+        } else {
             if (errno == EEXIST) {
                 rc = check_existing(path, desc);
             } else {

@@ -21,10 +21,12 @@
 
 #define SCR_DATASET_CLAIM_NAME "claim.scr"
 
-/* Claim dir (which must exist) for desc. SCR_SUCCESS when dir is desc's;
- * SCR_ERR_STATE (logged, naming the other dataset and its job) when it
- * belongs to another; SCR_ERR_IO or SCR_ERR_FORMAT (logged) otherwise. */
-int scr_dataset_claim(const char *dir, const scr_dataset *desc);
+/* Claim dir (which must exist) for desc. SCR_SUCCESS when dir is desc's,
+ * with *out_created 1 when this call made the claim (a flush that fails
+ * takes it back) and 0 when desc had claimed it before; SCR_ERR_STATE
+ * (logged, naming the other dataset and its job) when it belongs to
+ * another; SCR_ERR_IO or SCR_ERR_FORMAT (logged) otherwise. */
+int scr_dataset_claim(const char *dir, const scr_dataset *desc, int *out_created);
 
 /* 1 when a and b describe the same dataset: same ID, NAME, JOBID and CREATED. */
 int scr_dataset_claim_same(const scr_dataset *a, const scr_dataset *b);

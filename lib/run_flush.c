@@ -234,6 +234,16 @@ static void take_back(struct scr_run *run, struct scr_undo *undo, int *out_remov
     scr_undo_dirs(undo);
 }
 
+/* A claim this attempt made goes with it when it fails. */
+static int note_claim(struct scr_undo *undo, const char *dsdir)
+{
+    char *path = NULL;
+    int rc = scr_path_join(dsdir, SCR_DATASET_CLAIM_NAME, &path);
+    if (rc == SCR_SUCCESS) rc = scr_undo_note_file(undo, path);
+    free(path);
+    return rc;
+}
+
 int scr_flush_dataset(struct scr_run *run, int id)
 {
     const scr_dataset *desc = NULL;
@@ -256,11 +266,17 @@ int scr_flush_dataset(struct scr_run *run, int id)
     if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_undo_note_missing_dirs(&undo, dsdir);
     if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_mkdir_p(dsdir, 0700);
     /* nothing is written into a dataset directory another job's dataset owns */
-    if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_dataset_claim(dsdir, desc);
+    int claimed = 0;
+    if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_dataset_claim(dsdir, desc, &claimed);
+    if (rc == SCR_SUCCESS && claimed) rc = note_claim(&undo, dsdir);
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && !ok) failed = 1;
     if (mrc != SCR_SUCCESS || !ok) {
-        if (failed) scr_undo_dirs(&undo);
+        if (failed) {
+            int removed = 0;
+            scr_undo_files(&undo, &removed);
+            scr_undo_dirs(&undo);
+        }
         scr_undo_clear(&undo);
         free(dsdir);
         return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
