@@ -530,7 +530,7 @@ int scr_index_file_read(const char *path, scr_kvtree *index)
         scr_err("index: read called without a path or a tree");
         return SCR_ERR_ARG;
     }
-    /* the locked read takes a missing file for an empty one; say which it is */
+    /* the locked read takes a missing file for one without datasets; say which it is */
     if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return SCR_ERR_NOTFOUND;
     return scr_record_read_locked(&index_kind, path, index);
 }
