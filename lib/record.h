@@ -98,6 +98,11 @@ int scr_record_read(const struct scr_record_kind *kind, const char *path, scr_kv
 int scr_record_read_locked(const struct scr_record_kind *kind, const char *path,
                            scr_kvtree *tree);
 
+/* Check the file image buf of len bytes (read from path, named in messages)
+ * as scr_record_read would and merge it into tree. */
+int scr_record_parse(const struct scr_record_kind *kind, const char *path, const void *buf, size_t len,
+                     scr_kvtree *tree);
+
 /* Lock path exclusively (creating it with no keys, and its directory when
  * the kind says so), check it and merge it into tree. On success *out_fd holds the
  * lock until scr_record_write_unlock or scr_kvtree_close_unlock; on failure

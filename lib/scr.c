@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "index_file.h"
+#include "index_rebuild.h"
 #include "scavenge_job.h"
 #include "kvtree_util.h"
 #include "job_env.h"
@@ -28,6 +29,7 @@
 #include "util_log.h"
 #include "util_path.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -304,10 +306,12 @@ static int init_local(struct scr_run *r)
     return rc;
 }
 
-/* Newest dataset and checkpoint ids of the index (rank 0) and the cache. */
+/* Newest dataset and checkpoint ids of the index (rank 0) and the cache;
+ * an index rank 0 cannot read fails every rank, since new datasets would
+ * take the ids, names and files of the ones it lists. */
 static int find_last_ids(struct scr_run *r)
 {
-    int ids[2] = {0, 0}, all[2] = {0, 0}; /* dataset, checkpoint */
+    int ids[3] = {0, 0, 0}, all[3] = {0, 0, 0}; /* dataset, checkpoint, unreadable index */
     int *list = NULL, n = 0;
     if (scr_filemap_list_datasets(r->map, &list, &n) == SCR_SUCCESS) {
         for (int i = 0; i < n; i++) {
@@ -324,8 +328,9 @@ static int find_last_ids(struct scr_run *r)
         scr_kvtree *index = scr_kvtree_new();
         list = NULL;
         n = 0;
-        if (index != NULL && scr_index_file_read(r->index_path, index) == SCR_SUCCESS &&
-            scr_index_file_list_ids(index, &list, &n) == SCR_SUCCESS) {
+        int irc = index ? scr_index_file_read(r->index_path, index) : SCR_ERR_NOMEM; /* says why */
+        if (irc != SCR_SUCCESS && irc != SCR_ERR_NOTFOUND) ids[2] = 1;
+        if (irc == SCR_SUCCESS && scr_index_file_list_ids(index, &list, &n) == SCR_SUCCESS) {
             for (int i = 0; i < n; i++) {
                 const scr_dataset *d = NULL;
                 int ck = 0;
@@ -338,8 +343,10 @@ static int find_last_ids(struct scr_run *r)
         free(list);
         scr_kvtree_delete(index);
     }
-    int rc = scr_mpi_check(MPI_Allreduce(ids, all, 2, MPI_INT, MPI_MAX, r->world),
+    int rc = scr_mpi_check(MPI_Allreduce(ids, all, 3, MPI_INT, MPI_MAX, r->world),
                            "finding the newest dataset id");
+    /* all ranks agree: */
+    if (rc == SCR_SUCCESS && all[2]) rc = SCR_ERR_FORMAT;
     if (rc == SCR_SUCCESS) {
         r->dataset_id = all[0];
         r->checkpoint_id = all[1];
@@ -391,26 +398,47 @@ static int purge_entry(const char *path, const struct stat *st, int flag, struct
 }
 
 /* SCR_PREFIX_PURGE: rank 0 forgets every dataset of the prefix (the index and
- * SCR's dataset directories; application files at their own paths stay). */
+ * SCR's dataset directories, listed or not, since a later rebuild of the
+ * index would bring back any that stayed; application files at their own
+ * paths stay). */
 static void purge_prefix(struct scr_run *r)
 {
-    scr_kvtree *index = scr_kvtree_new();
-    int *ids = NULL, n = 0;
-    if (index != NULL && scr_index_file_read(r->index_path, index) == SCR_SUCCESS &&
-        scr_index_file_list_ids(index, &ids, &n) == SCR_SUCCESS) {
-        for (int i = 0; i < n; i++) {
-            char name[64], *dir = NULL;
-            snprintf(name, sizeof(name), "scr.dataset.%d", ids[i]);
-            if (scr_path_join(r->prefix_scr, name, &dir) == SCR_SUCCESS)
-                nftw(dir, purge_entry, 16, FTW_DEPTH | FTW_PHYS);
-            free(dir);
-        }
+    DIR *d = opendir(r->prefix_scr);
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        char *dir = NULL;
+        if (strncmp(e->d_name, "scr.dataset.", 12) != 0) continue;
+        if (scr_path_join(r->prefix_scr, e->d_name, &dir) == SCR_SUCCESS)
+            nftw(dir, purge_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(dir);
     }
-    free(ids);
-    scr_kvtree_delete(index);
+    if (d == NULL && errno != ENOENT) scr_warn("cannot read %s: %s", r->prefix_scr, strerror(errno));
+    if (d != NULL) closedir(d);
     if (unlink(r->index_path) != 0 && errno != ENOENT)
         scr_warn("cannot remove %s: %s", r->index_path, strerror(errno));
     scr_warn("SCR_PREFIX_PURGE: removed every dataset from %s", r->prefix);
+}
+
+/* Rank 0, before anything reads the index: a damaged one, or one lost while
+ * dataset directories remain, is rebuilt from the datasets' summaries (and
+ * said so); a dataset a scavenge copied but no one indexed (a job's epilog
+ * cut short) is indexed; and a prefix whose dataset directories still give
+ * no index stops SCR_Init rather than a run starting over on top of them. */
+static int prepare_index(struct scr_run *r)
+{
+    struct scr_index_rebuild_options ro = {.damaged = 1, .require = 0, .announce = 1};
+    struct scr_index_rebuild_report rep;
+    int rc = scr_index_rebuild(r->prefix, &ro, &rep);
+    int unindexed = rep.found == SCR_INDEX_FOUND_MISSING && !rep.rebuilt && rep.nskipped > 0;
+    scr_index_rebuild_report_free(&rep);
+    if (rc != SCR_SUCCESS) return rc;
+    int pending = 0;
+    scr_scavenge_job_index_pending(r->prefix, &pending); /* failing stops nothing; it said why */
+    if (unindexed) {
+        ro.require = 1;
+        rc = scr_index_rebuild(r->prefix, &ro, &rep);
+        scr_index_rebuild_report_free(&rep);
+    }
+    return rc;
 }
 
 /* SCR_CACHE_PURGE or SCR_DISTRIBUTE=0: empty this node's cache. */
@@ -439,10 +467,7 @@ static int init_collective(struct scr_run *r)
         if (rc == SCR_SUCCESS && scr_config_get_bool(r->cfg, "SCR_PREFIX_PURGE", &purge) == SCR_SUCCESS &&
             purge)
             purge_prefix(r);
-        /* a scavenged dataset no one indexed (a job's epilog cut short) is
-         * indexed now, so that the restart can choose it; failing stops nothing */
-        int pending = 0;
-        if (rc == SCR_SUCCESS && !purge) scr_scavenge_job_index_pending(r->prefix, &pending);
+        if (rc == SCR_SUCCESS && !purge) rc = prepare_index(r);
     }
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
     if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
