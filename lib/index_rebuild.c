@@ -5,6 +5,7 @@
 #include "index_file.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
+#include "rank_filemap.h"
 #include "record.h"
 #include "scr_err.h"
 #include "summary.h"
@@ -80,14 +81,17 @@ static int add_skip(struct collected *c, int id, const char *fmt, ...)
     return SCR_SUCCESS;
 }
 
-/* 1 when the directory dir holds anything at all (an unreadable one counts). */
-static int holds_files(const char *dir)
+/* 1 when the directory dir holds records of a dataset: its summary or a
+ * rank filemap (an unreadable directory counts). Without either it is
+ * empty, or what is left of a copy in which no rank finished: nothing any
+ * reader could use. */
+static int holds_records(const char *dir)
 {
     DIR *d = opendir(dir);
     if (d == NULL) return 1;
-    int any = 0;
+    int any = 0, rank = 0;
     for (struct dirent *e; !any && (e = readdir(d)) != NULL;)
-        any = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+        any = strcmp(e->d_name, SCR_SUMMARY_FILE_NAME) == 0 || scr_rank_filemap_is_name(e->d_name, &rank);
     closedir(d);
     return any;
 }
@@ -194,7 +198,7 @@ static int collect(const char *prefix, struct collected *c)
             scr_record_key_int(e->d_name + strlen(DIR_PREFIX), 1, &id) != SCR_SUCCESS)
             continue;
         rc = scr_path_join(scr_dir, e->d_name, &dir);
-        if (rc == SCR_SUCCESS && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && holds_files(dir))
+        if (rc == SCR_SUCCESS && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && holds_records(dir))
             rc = read_summary(dir, id, c);
         free(dir);
     }
@@ -276,22 +280,38 @@ static int keep_aside(const char *path, const void *bytes, size_t len, char **ou
     return SCR_ERR_IO;
 }
 
-/* "scr.dataset.4 (no summary), ..." for messages. */
-static void print_skipped(FILE *out, const struct scr_index_rebuild_skip *skipped, int n)
+static int is_cached(const struct scr_index_rebuild_options *o, int id)
 {
-    for (int i = 0; i < n && i < LISTED_MAX; i++)
-        fprintf(out, "%s" DIR_PREFIX "%d (%s)", i ? ", " : "", skipped[i].id, skipped[i].why);
-    if (n > LISTED_MAX) fprintf(out, " and %d more", n - LISTED_MAX);
+    for (int i = 0; i < o->ncached; i++)
+        if (o->cached[i] == id) return 1;
+    return 0;
 }
 
-/* The dataset directories that hold files and give no entry, as one text. */
-static char *skipped_text(const struct collected *c)
+/* "scr.dataset.4 (no summary), ..." for messages, leaving out the datasets
+ * o holds in cache (o may be NULL). */
+static void print_skipped(FILE *out, const struct scr_index_rebuild_skip *skipped, int n,
+                          const struct scr_index_rebuild_options *o)
+{
+    int listed = 0, more = 0;
+    for (int i = 0; i < n; i++) {
+        if (o != NULL && is_cached(o, skipped[i].id)) continue;
+        if (listed == LISTED_MAX) {
+            more++;
+            continue;
+        }
+        fprintf(out, "%s" DIR_PREFIX "%d (%s)", listed++ ? ", " : "", skipped[i].id, skipped[i].why);
+    }
+    if (more > 0) fprintf(out, " and %d more", more);
+}
+
+/* The dataset directories that hold records and give no entry, as one text. */
+static char *skipped_text(const struct collected *c, const struct scr_index_rebuild_options *o)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     if (out == NULL) return NULL;
-    print_skipped(out, c->skipped, c->nskipped);
+    print_skipped(out, c->skipped, c->nskipped, o);
     if (fclose(out) != 0) {
         free(text);
         return NULL;
@@ -330,9 +350,11 @@ static int rebuild_missing(const char *prefix, const struct scr_index_rebuild_op
                            struct scr_index_rebuild_report *out)
 {
     if (c->nfound == 0) {
-        if (c->nskipped == 0 || !o->require) return SCR_SUCCESS; /* a fresh prefix, or the caller's choice */
-        char *list = skipped_text(c);
-        scr_err("%s has no index, and none of its dataset directories holding files has a summary to "
+        int blocking = 0;
+        for (int i = 0; i < c->nskipped; i++) blocking += !is_cached(o, c->skipped[i].id);
+        if (blocking == 0 || !o->require) return SCR_SUCCESS; /* a fresh prefix, or the caller's choice */
+        char *list = skipped_text(c, o);
+        scr_err("%s has no index, and none of its dataset directories holding records has a summary to "
                 "rebuild one from: %s. Not starting afresh on top of them: scr-index --add DIR indexes what "
                 "a directory holds; move them away to start afresh", prefix, list ? list : "(out of memory)");
         free(list);
@@ -359,8 +381,8 @@ static int rebuild_damaged(const char *prefix, const struct scr_index_rebuild_op
     int rc = collect(prefix, c);
     if (rc != SCR_SUCCESS) return rc;
     if (c->nfound == 0 && c->nskipped > 0) {
-        char *list = skipped_text(c);
-        scr_err("%s is damaged and cannot be rebuilt: none of the dataset directories holding files has a "
+        char *list = skipped_text(c, NULL);
+        scr_err("%s is damaged and cannot be rebuilt: none of the dataset directories holding records has a "
                 "usable summary: %s. It was left as it is", path, list ? list : "(out of memory)");
         free(list);
         return SCR_ERR_FORMAT;
@@ -413,7 +435,7 @@ static int check_index(const char *path, const void *bytes, size_t len)
 int scr_index_rebuild(const char *prefix, const struct scr_index_rebuild_options *o,
                       struct scr_index_rebuild_report *out)
 {
-    static const struct scr_index_rebuild_options defaults = {1, 0, 0};
+    static const struct scr_index_rebuild_options defaults = {1, 0, 0, NULL, 0};
     struct collected c = {0};
     void *bytes = NULL;
     size_t len = 0;
@@ -491,7 +513,7 @@ int scr_index_rebuild_describe(const struct scr_index_rebuild_report *r, char **
     }
     if (r->nskipped > 0) {
         fprintf(out, "; not indexed: ");
-        print_skipped(out, r->skipped, r->nskipped);
+        print_skipped(out, r->skipped, r->nskipped, NULL);
     }
     if (fclose(out) != 0 || text == NULL) {
         free(text);

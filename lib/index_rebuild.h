@@ -4,7 +4,7 @@
  * every dataset whose copy to the prefix finished has a summary,
  * <prefix>/.scr/scr.dataset.<id>/summary.scr (summary.h), written just
  * before its index entry. When the index is damaged (a 0-byte file
- * included), or missing while dataset directories hold files, its entries
+ * included), or missing while dataset directories hold records, its entries
  * are made again from those summaries, so that a restart finds the datasets
  * instead of starting over on top of them:
  *   - each readable summary of the dataset its directory is named for gives
@@ -14,9 +14,10 @@
  *     newer is indexed (its files replaced the older one's);
  *   - CURRENT is the newest complete checkpoint;
  *   - what no summary holds is lost: FETCHED, FAILED, MISSING;
- *   - a dataset directory that holds files but no usable summary is not
- *     indexed and is named in the report (scr-index --add indexes what it
- *     holds); an empty one is ignored.
+ *   - a dataset directory that holds rank filemaps but no usable summary
+ *     is not indexed and is named in the report (scr-index --add indexes
+ *     what it holds); one with neither (empty, or left by a copy in which
+ *     no rank finished) is ignored.
  * A damaged index is first kept beside itself as
  * index.scr.damaged.<YYYYmmdd-HHMMSS> (a hard link: its very bytes, never
  * overwritten), then the rebuilt index replaces it, all under the index's
@@ -39,9 +40,14 @@ enum scr_index_found {
 
 struct scr_index_rebuild_options {
     int damaged;  /* rebuild a damaged index; 0: SCR_ERR_FORMAT, the file left as it is */
-    int require;  /* a missing index with dataset directories holding files and
+    int require;  /* a missing index with dataset directories holding records and
                    * nothing to rebuild it from is an error (SCR_ERR_NOTFOUND) */
     int announce; /* say what was rebuilt in one line (a warning) */
+    const int *cached; /* ids of datasets the caller still holds and will copy
+                        * again (SCR_Init: in cache), whose directories are
+                        * copies that did not finish: they do not count for
+                        * require */
+    int ncached;
 };
 
 /* One dataset the rebuilt index lists. */
@@ -53,7 +59,7 @@ struct scr_index_rebuild_dataset {
     int output;     /* scr_dataset_is_output */
 };
 
-/* One dataset directory that holds files but gives no entry. */
+/* One dataset directory that holds records but gives no entry. */
 struct scr_index_rebuild_skip {
     int id;
     char why[160]; /* "no summary", "its summary is damaged", ... */
@@ -75,14 +81,16 @@ struct scr_index_rebuild_report {
 
 /* Look at the index of prefix and rebuild it when it must be (above):
  *   readable                                   SCR_SUCCESS, nothing done;
- *   missing, no dataset directory with files   SCR_SUCCESS, nothing done
+ *   missing, no dataset directory with records SCR_SUCCESS, nothing done
  *                                              (a fresh prefix);
  *   missing, summaries                         rebuilt;
- *   missing, files but no usable summary       SCR_SUCCESS, nothing done,
+ *   missing, records but no usable summary     SCR_SUCCESS, nothing done,
  *                                              nskipped > 0; with require,
- *                                              SCR_ERR_NOTFOUND, logged;
+ *                                              SCR_ERR_NOTFOUND, logged,
+ *                                              unless every such directory
+ *                                              is of a dataset in cached;
  *   damaged, summaries or no dataset directory rebuilt (with opts->damaged);
- *   damaged, files but no usable summary       SCR_ERR_FORMAT, logged, the
+ *   damaged, records but no usable summary     SCR_ERR_FORMAT, logged, the
  *                                              file left as it is;
  *   of a newer version                         SCR_ERR_FORMAT, logged, the
  *                                              file left as it is.

@@ -421,9 +421,10 @@ static void purge_prefix(struct scr_run *r)
 /* Rank 0, before anything reads the index: a damaged one, or one lost while
  * dataset directories remain, is rebuilt from the datasets' summaries (and
  * said so); a dataset a scavenge copied but no one indexed (a job's epilog
- * cut short) is indexed; and a prefix whose dataset directories still give
- * no index stops SCR_Init rather than a run starting over on top of them. */
-static int prepare_index(struct scr_run *r)
+ * cut short) is indexed. The ids of dataset directories that still give no
+ * index (no summary) are left in *out_ids (a new array, NULL when none) for
+ * check_unindexed. */
+static int prepare_index(struct scr_run *r, int **out_ids, int *out_n)
 {
     struct scr_index_rebuild_options ro = {.damaged = 1, .require = 0, .announce = 1};
     struct scr_index_rebuild_report rep;
@@ -433,11 +434,61 @@ static int prepare_index(struct scr_run *r)
     if (rc != SCR_SUCCESS) return rc;
     int pending = 0;
     scr_scavenge_job_index_pending(r->prefix, &pending); /* failing stops nothing; it said why */
-    if (unindexed) {
-        ro.require = 1;
-        rc = scr_index_rebuild(r->prefix, &ro, &rep);
+    if (!unindexed) return SCR_SUCCESS;
+    rc = scr_index_rebuild(r->prefix, &ro, &rep); /* what the scavenged datasets left */
+    if (rc == SCR_SUCCESS && rep.found == SCR_INDEX_FOUND_MISSING && !rep.rebuilt && rep.nskipped > 0) {
+        if ((*out_ids = malloc(sizeof(int) * (size_t)rep.nskipped)) == NULL) {
+            scr_err("out of memory listing the dataset directories of %s", r->prefix);
+            rc = SCR_ERR_NOMEM;
+        }
+        for (int i = 0; rc == SCR_SUCCESS && i < rep.nskipped; i++) (*out_ids)[i] = rep.skipped[i].id;
+        if (rc == SCR_SUCCESS) *out_n = rep.nskipped;
+    }
+    scr_index_rebuild_report_free(&rep);
+    return rc;
+}
+
+/* The dataset directories of the prefix that give no index (ids, known to
+ * rank 0) may stay only when they are copies this job will make again: of
+ * datasets some rank still holds in cache (a flush that failed, or a run
+ * that died flushing). Otherwise SCR_Init stops rather than start over on
+ * top of them. Collective; all ranks agree on the outcome. */
+static int check_unindexed(struct scr_run *r, int *ids, int n)
+{
+    int count = r->rank == 0 ? n : 0;
+    int rc = scr_mpi_check(MPI_Bcast(&count, 1, MPI_INT, 0, r->world), "sharing the unindexed datasets");
+    if (rc != SCR_SUCCESS || count == 0) return rc;
+    int *list = r->rank == 0 ? ids : calloc((size_t)count, sizeof(int));
+    int *held = calloc((size_t)count, sizeof(int)), *any = calloc((size_t)count, sizeof(int));
+    int ok = 0, lrc = list && held && any ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (lrc != SCR_SUCCESS) scr_err("out of memory checking %d dataset directories", count);
+    rc = scr_comm_all_true(lrc == SCR_SUCCESS, r->world, &ok);
+    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(list, count, MPI_INT, 0, r->world), "sharing the unindexed datasets");
+    int *cached = NULL, ncached = 0;
+    if (rc == SCR_SUCCESS && scr_filemap_list_datasets(r->map, &cached, &ncached) == SCR_SUCCESS)
+        for (int i = 0; i < count; i++)
+            for (int j = 0; j < ncached; j++) held[i] |= list[i] == cached[j];
+    free(cached);
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Allreduce(held, any, count, MPI_INT, MPI_MAX, r->world), "finding cached datasets");
+    int crc = SCR_SUCCESS;
+    if (rc == SCR_SUCCESS && r->rank == 0) {
+        /* rank 0 asks again, with what the cache holds left out */
+        int k = 0;
+        for (int i = 0; i < count; i++)
+            if (any[i]) held[k++] = list[i];
+        struct scr_index_rebuild_options ro = {.damaged = 1, .require = 1, .announce = 1, .cached = held, .ncached = k};
+        struct scr_index_rebuild_report rep;
+        crc = scr_index_rebuild(r->prefix, &ro, &rep);
         scr_index_rebuild_report_free(&rep);
     }
+    /* all ranks agree: */
+    if (rc == SCR_SUCCESS) rc = scr_comm_all_true(crc == SCR_SUCCESS, r->world, &ok);
+    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOTFOUND;
+    if (r->rank != 0) free(list);
+    free(held);
+    free(any);
     return rc;
 }
 
@@ -451,28 +502,13 @@ static int purge_cache(struct scr_run *r)
     return rc;
 }
 
-/* SCR_Init after the identity is known: directories, cache, restart, ids. */
-static int init_collective(struct scr_run *r)
+/* SCR_Init once the prefix is ready: the cache, what the prefix's
+ * unindexed dataset directories (rank 0: unindexed) allow, leftover output,
+ * the newest ids. */
+static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
 {
-    int ok = 0, purge = 0, distribute = 1, rc = SCR_SUCCESS;
-    if (r->rank == 0) {
-        rc = scr_mkdir_p(r->prefix_scr, 0700);
-        /* SCR_Config values hold for later runs too, as in SCR */
-        if (rc == SCR_SUCCESS && scr_kvtree_size(scr_config_app_tree(r->cfg)) > 0) {
-            char *app = NULL;
-            rc = scr_path_join(r->prefix_scr, "app.conf", &app);
-            if (rc == SCR_SUCCESS) rc = scr_config_save_app(r->cfg, app);
-            free(app);
-        }
-        if (rc == SCR_SUCCESS && scr_config_get_bool(r->cfg, "SCR_PREFIX_PURGE", &purge) == SCR_SUCCESS &&
-            purge)
-            purge_prefix(r);
-        if (rc == SCR_SUCCESS && !purge) rc = prepare_index(r);
-    }
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
-    if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
-
-    rc = scr_cache_create_dirs(r);
+    int ok = 0, purge = 0, distribute = 1, mrc = SCR_SUCCESS;
+    int rc = scr_cache_create_dirs(r);
     if (rc == SCR_SUCCESS) rc = scr_cache_load_filemaps(r);
     if (rc != SCR_SUCCESS) return rc;
     /* how many nodes this run uses, for a relaunch's SCR_MIN_NODES default
@@ -491,8 +527,38 @@ static int init_collective(struct scr_run *r)
     }
     rc = scr_reddescs_create(r->cfg, r->world, r->node_name, &r->reddescs, &r->nreddescs);
     if (rc == SCR_SUCCESS) rc = scr_rebuild_cache(r, &r->restart_id);
+    if (rc == SCR_SUCCESS) rc = check_unindexed(r, unindexed, nunindexed);
     if (rc == SCR_SUCCESS) rc = flush_leftover_output(r);
     if (rc == SCR_SUCCESS) rc = find_last_ids(r);
+    return rc;
+}
+
+/* SCR_Init after the identity is known: the prefix and its index, then init_cache. */
+static int init_collective(struct scr_run *r)
+{
+    int ok = 0, purge = 0, rc = SCR_SUCCESS;
+    int *unindexed = NULL, nunindexed = 0; /* rank 0: dataset directories the index misses */
+    if (r->rank == 0) {
+        rc = scr_mkdir_p(r->prefix_scr, 0700);
+        /* SCR_Config values hold for later runs too, as in SCR */
+        if (rc == SCR_SUCCESS && scr_kvtree_size(scr_config_app_tree(r->cfg)) > 0) {
+            char *app = NULL;
+            rc = scr_path_join(r->prefix_scr, "app.conf", &app);
+            if (rc == SCR_SUCCESS) rc = scr_config_save_app(r->cfg, app);
+            free(app);
+        }
+        if (rc == SCR_SUCCESS && scr_config_get_bool(r->cfg, "SCR_PREFIX_PURGE", &purge) == SCR_SUCCESS &&
+            purge)
+            purge_prefix(r);
+        if (rc == SCR_SUCCESS && !purge) rc = prepare_index(r, &unindexed, &nunindexed);
+    }
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) {
+        free(unindexed);
+        return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
+    }
+    rc = init_cache(r, unindexed, nunindexed);
+    free(unindexed);
     return rc;
 }
 

@@ -135,13 +135,13 @@ rm "$p"/.scr/scr.dataset.*/summary.scr
 cp "$file" "$tmp/before"
 run --prefix "$p" --rebuild-index
 check "rebuild_without_summaries_fails_naming_what_it_found" \
-    sh -c "test $status -eq 1 && grep -qF '$file is damaged and cannot be rebuilt: none of the dataset directories holding files has a usable summary: scr.dataset.4 (no summary). It was left as it is' '$tmp/err'"
+    sh -c "test $status -eq 1 && grep -qF '$file is damaged and cannot be rebuilt: none of the dataset directories holding records has a usable summary: scr.dataset.4 (no summary). It was left as it is' '$tmp/err'"
 untouched "rebuild_without_summaries_leaves_the_damaged_index_as_it_was"
 
 rm "$file"
 run --prefix "$p" --rebuild-index
 check "rebuild_of_a_missing_index_without_summaries_fails_naming_the_directories" \
-    sh -c "test $status -eq 1 && grep -qF '$p has no index, and none of its dataset directories holding files has a summary' '$tmp/err' && test ! -e '$file'"
+    sh -c "test $status -eq 1 && grep -qF '$p has no index, and none of its dataset directories holding records has a summary' '$tmp/err' && test ! -e '$file'"
 
 # --- usage ---------------------------------------------------------------------------------------------
 run --rebuild-index=now

@@ -124,7 +124,7 @@ static int same_bytes(const char *path, const void *buf, size_t len)
 
 static int rebuild(const char *prefix, int damaged, int require, struct scr_index_rebuild_report *rep)
 {
-    struct scr_index_rebuild_options o = {damaged, require, 0};
+    struct scr_index_rebuild_options o = {.damaged = damaged, .require = require};
     scr_log_set_quiet(1);
     int rc = scr_index_rebuild(prefix, &o, rep);
     scr_log_set_quiet(0);
@@ -234,7 +234,7 @@ static void test_a_readable_index_is_left_as_it_is(void)
     scr_index_rebuild_report_free(&rep);
 }
 
-static void test_a_prefix_without_dataset_directories_gets_no_index(void)
+static void test_a_prefix_without_dataset_records_gets_no_index(void)
 {
     struct scr_index_rebuild_report rep;
     const char *p = prefix_dir("fresh");
@@ -244,6 +244,13 @@ static void test_a_prefix_without_dataset_directories_gets_no_index(void)
     REQUIRE(scr_mkdir_p(under(p, ".scr/scr.dataset.3"), 0700) == SCR_SUCCESS, "an empty dataset directory");
     CHECK(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "empty dataset directory: %s", scr_last_error());
     CHECK(rep.rebuilt == 0 && rep.nskipped == 0, "an empty dataset directory counts");
+    scr_index_rebuild_report_free(&rep);
+    /* what a copy in which no rank finished leaves: redundancy data, no rank filemap */
+    int created = 0;
+    REQUIRE(scr_write_new(under(p, ".scr/scr.dataset.3/1_of_2_in_0.xor"), "x", 1, &created) == SCR_SUCCESS,
+            "a redundancy file");
+    CHECK(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "a directory without records: %s", scr_last_error());
+    CHECK(rep.rebuilt == 0 && rep.nskipped == 0, "a directory without summary or rank filemap counts");
     scr_index_rebuild_report_free(&rep);
     struct stat st;
     CHECK(stat(index_of(p), &st) != 0, "an index was created on a fresh prefix");
@@ -262,6 +269,27 @@ static void test_a_missing_index_with_nothing_to_rebuild_from_is_refused_only_wh
     scr_index_rebuild_report_free(&rep);
     struct stat st;
     CHECK(stat(index_of(p), &st) != 0, "an index was created");
+}
+
+static void test_directories_of_datasets_the_caller_holds_in_cache_do_not_stop_it(void)
+{
+    const char *p = prefix_dir("cached");
+    REQUIRE(add_unsummarized(p, 2) == SCR_SUCCESS, "directory 2");
+    REQUIRE(add_unsummarized(p, 3) == SCR_SUCCESS, "directory 3");
+    struct scr_index_rebuild_report rep;
+    int both[] = {2, 3}, one[] = {3};
+    struct scr_index_rebuild_options o = {.damaged = 1, .require = 1, .cached = both, .ncached = 2};
+    CHECK(scr_index_rebuild(p, &o, &rep) == SCR_SUCCESS && rep.rebuilt == 0, "both cached: %s", scr_last_error());
+    scr_index_rebuild_report_free(&rep);
+    o.cached = one;
+    o.ncached = 1;
+    scr_log_set_quiet(1);
+    CHECK(scr_index_rebuild(p, &o, &rep) == SCR_ERR_NOTFOUND, "one cached");
+    scr_log_set_quiet(0);
+    CHECK(strstr(scr_last_error(), "scr.dataset.2 (no summary)") != NULL &&
+              strstr(scr_last_error(), "scr.dataset.3") == NULL,
+          "the message '%s' does not name only the directory not in cache", scr_last_error());
+    scr_index_rebuild_report_free(&rep);
 }
 
 static void test_a_damaged_index_without_summaries_is_left_as_it_is(void)
@@ -365,8 +393,9 @@ int main(void)
     RUN(test_current_is_the_newest_complete_checkpoint);
     RUN(test_a_missing_index_is_made_from_the_summaries);
     RUN(test_a_readable_index_is_left_as_it_is);
-    RUN(test_a_prefix_without_dataset_directories_gets_no_index);
+    RUN(test_a_prefix_without_dataset_records_gets_no_index);
     RUN(test_a_missing_index_with_nothing_to_rebuild_from_is_refused_only_when_required);
+    RUN(test_directories_of_datasets_the_caller_holds_in_cache_do_not_stop_it);
     RUN(test_a_damaged_index_without_summaries_is_left_as_it_is);
     RUN(test_a_damaged_index_is_only_reported_when_a_rebuild_is_not_asked_for);
     RUN(test_an_index_of_a_newer_version_is_never_rebuilt);
