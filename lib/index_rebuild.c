@@ -155,7 +155,7 @@ out:
 /* Of two datasets of one name the older is dropped: the newer wrote its files. */
 static int drop_superseded(struct collected *c)
 {
-    int rc = SCR_SUCCESS, kept = c->nfound;
+    int rc = SCR_SUCCESS;
     for (int i = c->nfound - 1; i >= 0 && rc == SCR_SUCCESS; i--) {
         const char *name = NULL, *other = NULL;
         scr_dataset_get_name(c->found[i].desc, &name);
@@ -169,13 +169,12 @@ static int drop_superseded(struct collected *c)
         if (other != NULL) {
             scr_dataset_delete(c->found[i].desc);
             c->found[i].desc = NULL;
-            kept--;
         }
     }
     int k = 0;
     for (int i = 0; i < c->nfound; i++)
         if (c->found[i].desc != NULL) c->found[k++] = c->found[i];
-    c->nfound = kept;
+    c->nfound = k;
     return rc;
 }
 
