@@ -464,7 +464,8 @@ static int check_unindexed(struct scr_run *r, int *ids, int n)
     if (lrc != SCR_SUCCESS) scr_err("out of memory checking %d dataset directories", count);
     rc = scr_comm_all_true(lrc == SCR_SUCCESS, r->world, &ok);
     if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(list, count, MPI_INT, 0, r->world), "sharing the unindexed datasets");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Bcast(list, count, MPI_INT, 0, r->world), "sharing the unindexed datasets");
     int *cached = NULL, ncached = 0;
     if (rc == SCR_SUCCESS && scr_filemap_list_datasets(r->map, &cached, &ncached) == SCR_SUCCESS)
         for (int i = 0; i < count; i++)
