@@ -6,7 +6,9 @@
  * (--current) and which entries it keeps (--drop, --drop-after), each one
  * locked update in index_edit.h; --add indexes a dataset directory a
  * scavenge filled and --build rebuilds the missing files of an indexed one
- * (both through scan_index.h: scan, rebuild, summary, index entry). The
+ * (both through scan_index.h: scan, rebuild, summary, index entry);
+ * --rebuild-index makes a damaged or lost index again from the datasets'
+ * summaries (index_rebuild.h). The
  * prefix is --prefix, else $SCR_PREFIX, else the current directory. Exit
  * status: 0 done, 1 no index, a damaged one, an unknown dataset, a refused
  * change or a dataset that could not be indexed (one line on stderr), 2
@@ -17,6 +19,7 @@
 #include "index_edit.h"
 #include "index_file.h"
 #include "index_list.h"
+#include "index_rebuild.h"
 #include "kvtree.h"
 #include "scan_index.h"
 #include "scavenge_job.h"
@@ -35,7 +38,10 @@
 
 /* What the command was asked to do: one action per run. Each adds a value
  * here, its option and a case in main(). */
-enum action { ACTION_NONE, ACTION_LIST, ACTION_CURRENT, ACTION_DROP, ACTION_DROP_AFTER, ACTION_ADD, ACTION_BUILD };
+enum action {
+    ACTION_NONE, ACTION_LIST, ACTION_CURRENT, ACTION_DROP, ACTION_DROP_AFTER, ACTION_ADD, ACTION_BUILD,
+    ACTION_REBUILD_INDEX
+};
 
 #define EXIT_INCOMPLETE 3
 
@@ -50,6 +56,7 @@ static const char *action_option(enum action action)
     case ACTION_DROP_AFTER: return "--drop-after";
     case ACTION_ADD: return "--add";
     case ACTION_BUILD: return "--build";
+    case ACTION_REBUILD_INDEX: return "--rebuild-index";
     }
     return "no action";
 }
@@ -60,6 +67,7 @@ static void usage(FILE *out)
             "Usage: scr-index [--list] [--prefix DIR] [--json]\n"
             "       scr-index --current=NAME | --drop=NAME | --drop-after=NAME [--prefix DIR]\n"
             "       scr-index --add=DSET | --build=ID [--crc] [--prefix DIR]\n"
+            "       scr-index --rebuild-index [--prefix DIR] [--json]\n"
             "Show or change the datasets SCR keeps in DIR/.scr/index.scr.\n"
             "\n"
             "  -l, --list         list the datasets, newest first (the default)\n"
@@ -73,17 +81,21 @@ static void usage(FILE *out)
             "  -b, --build=ID     rebuild the missing files of indexed dataset ID\n"
             "      --crc          with --add or --build, also check every file's CRC32,\n"
             "                     even in a dataset whose summary calls it complete\n"
+            "  -r, --rebuild-index  make a damaged or missing index again from the summaries\n"
+            "                     of the datasets in DIR/.scr (a damaged file is kept as\n"
+            "                     index.scr.damaged.<time>); a readable index is left alone\n"
             "  -p, --prefix DIR   the prefix directory (default: $SCR_PREFIX, else the\n"
             "                     current directory)\n"
-            "  -j, --json         print JSON instead of a table\n"
+            "  -j, --json         print JSON instead of a table (--list, --rebuild-index)\n"
             "  -h, --help         show this help\n"
             "  -V, --version      show the version\n"
             "\n"
-            "Exit status: 0 if the datasets were listed, the index changed or the dataset\n"
-            "was indexed complete; 1 if the index is missing or damaged, names no such\n"
-            "dataset, the change is refused or the dataset could not be indexed; 2 for a\n"
-            "usage error; 3 if the dataset was indexed incomplete (the ranks whose files\n"
-            "are lost are named).\n");
+            "Exit status: 0 if the datasets were listed, the index changed, the dataset\n"
+            "was indexed complete or the index was rebuilt (or reads); 1 if the index is\n"
+            "missing or damaged, names no such dataset, the change is refused, the\n"
+            "dataset could not be indexed or there was nothing to rebuild the index from;\n"
+            "2 for a usage error; 3 if the dataset was indexed incomplete (the ranks whose\n"
+            "files are lost are named). A damaged index is rebuilt by --rebuild-index.\n");
 }
 
 static int print_json(const scr_index_list *list, const char *prefix)
@@ -227,6 +239,80 @@ static int build_dataset(const char *prefix, int id, int crc)
     return status;
 }
 
+/* The --rebuild-index document: the index as --list --json shows it, and
+ * what the rebuild found and did. */
+static struct json_object *rebuild_json(const struct scr_index_rebuild_report *rep, const scr_index_list *list,
+                                        const char *prefix)
+{
+    static const char *const found[] = {"readable", "missing", "damaged", "newer"};
+    struct json_object *obj = scr_index_list_to_json(list, prefix), *skipped = json_object_new_array();
+    int bad = obj == NULL || skipped == NULL;
+    for (int i = 0; !bad && i < rep->nskipped; i++) {
+        struct json_object *s = json_object_new_object();
+        char dir[64];
+        snprintf(dir, sizeof(dir), "scr.dataset.%d", rep->skipped[i].id);
+        bad = s == NULL || json_object_array_add(skipped, s) != 0;
+        if (bad) json_object_put(s);
+        bad = bad || json_object_object_add(s, "id", json_object_new_int(rep->skipped[i].id)) != 0 ||
+              json_object_object_add(s, "directory", json_object_new_string(dir)) != 0 ||
+              json_object_object_add(s, "why", json_object_new_string(rep->skipped[i].why)) != 0;
+    }
+    bad = bad || json_object_object_add(obj, "index", json_object_new_string(rep->index_path)) != 0 ||
+          json_object_object_add(obj, "found", json_object_new_string(found[rep->found])) != 0 ||
+          json_object_object_add(obj, "rebuilt", json_object_new_boolean(rep->rebuilt)) != 0 ||
+          json_object_object_add(obj, "kept_as", rep->kept_as ? json_object_new_string(rep->kept_as) : NULL) != 0;
+    if (!bad) {
+        bad = json_object_object_add(obj, "not_indexed", skipped) != 0;
+        if (!bad) skipped = NULL;
+    }
+    json_object_put(skipped);
+    if (bad) {
+        json_object_put(obj);
+        scr_err("out of memory building the JSON document");
+        return NULL;
+    }
+    return obj;
+}
+
+/* --rebuild-index: the index made again when damaged or missing; returns the exit status. */
+static int rebuild_index(const char *prefix, int json)
+{
+    struct scr_index_rebuild_options ro = {.damaged = 1, .require = 1, .announce = 0};
+    struct scr_index_rebuild_report rep;
+    scr_index_list *list = NULL;
+    char *text = NULL;
+    scr_kvtree *index = scr_kvtree_new();
+    if (index == NULL) {
+        scr_err("out of memory rebuilding an index");
+        return 1;
+    }
+    int rc = scr_index_rebuild(prefix, &ro, &rep); /* an error says why */
+    int nothing = rc == SCR_SUCCESS && rep.found == SCR_INDEX_FOUND_MISSING && !rep.rebuilt;
+    if (rc == SCR_SUCCESS && !nothing) rc = scr_index_file_read(rep.index_path, index);
+    if (rc == SCR_SUCCESS) rc = scr_index_list_build(index, &list);
+    if (rc == SCR_SUCCESS && json) {
+        struct json_object *obj = rebuild_json(&rep, list, prefix);
+        const char *out = obj ? json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                                       JSON_C_TO_STRING_NOSLASHESCAPE)
+                              : NULL;
+        rc = out != NULL && printf("%s\n", out) >= 0 ? SCR_SUCCESS : SCR_ERR_IO;
+        json_object_put(obj);
+    } else if (rc == SCR_SUCCESS && rep.rebuilt) {
+        rc = scr_index_rebuild_describe(&rep, &text);
+        if (rc == SCR_SUCCESS && printf("%s\n", text) < 0) rc = SCR_ERR_IO;
+        if (rc == SCR_SUCCESS) rc = scr_index_list_fprint_table(stdout, list);
+    } else if (rc == SCR_SUCCESS && !nothing) {
+        if (printf("%s reads; nothing was rebuilt\n", rep.index_path) < 0) rc = SCR_ERR_IO;
+    }
+    if (nothing)
+        fprintf(stderr, "scr-index: nothing to rebuild in %s: no .scr/index.scr and no dataset directory\n", prefix);
+    free(text);
+    scr_index_list_delete(list);
+    scr_kvtree_delete(index);
+    scr_index_rebuild_report_free(&rep);
+    return rc == SCR_SUCCESS && !nothing ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -237,6 +323,7 @@ int main(int argc, char **argv)
         { "add", required_argument, NULL, 'a' },
         { "build", required_argument, NULL, 'b' },
         { "crc", no_argument, NULL, 'C' },
+        { "rebuild-index", no_argument, NULL, 'r' },
         { "prefix", required_argument, NULL, 'p' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
@@ -248,7 +335,7 @@ int main(int argc, char **argv)
     int json = 0, crc = 0, build_id = 0, before = optind, c;
     cli_init("scr-index");
     opterr = 0; /* say it ourselves, naming the command rather than argv[0] */
-    for (; (c = getopt_long(argc, argv, ":lc:d:a:b:p:jhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, ":lc:d:a:b:rp:jhV", options, NULL)) != -1; before = optind) {
         enum action chosen = ACTION_NONE;
         switch (c) {
         case 'l':
@@ -279,6 +366,9 @@ int main(int argc, char **argv)
         case 'C':
             crc = 1;
             break;
+        case 'r':
+            chosen = ACTION_REBUILD_INDEX;
+            break;
         case 'p':
             if (optarg[0] == '\0') return cli_usage_error("--prefix wants a directory");
             prefix_option = optarg;
@@ -299,7 +389,7 @@ int main(int argc, char **argv)
             if (action != ACTION_NONE)
                 return cli_usage_error("%s and %s cannot be combined: one action at a time",
                                    action_option(action), action_option(chosen));
-            if (chosen != ACTION_LIST && optarg[0] == '\0')
+            if (chosen != ACTION_LIST && chosen != ACTION_REBUILD_INDEX && optarg[0] == '\0')
                 return cli_usage_error("%s wants %s", action_option(chosen),
                                        chosen == ACTION_ADD ? "a dataset directory" : "a dataset name");
             action = chosen;
@@ -307,8 +397,8 @@ int main(int argc, char **argv)
         }
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (json && action != ACTION_NONE && action != ACTION_LIST)
-        return cli_usage_error("--json goes with --list only");
+    if (json && action != ACTION_NONE && action != ACTION_LIST && action != ACTION_REBUILD_INDEX)
+        return cli_usage_error("--json goes with --list or --rebuild-index only");
     if (crc && action != ACTION_ADD && action != ACTION_BUILD)
         return cli_usage_error("--crc goes with --add or --build only");
 
@@ -334,6 +424,9 @@ int main(int argc, char **argv)
         break;
     case ACTION_BUILD:
         status = build_dataset(prefix, build_id, crc);
+        break;
+    case ACTION_REBUILD_INDEX:
+        status = rebuild_index(prefix, json);
         break;
     }
     free(prefix);

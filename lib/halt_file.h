@@ -16,7 +16,8 @@
  * plain reads take a shared lock. Taking the lock creates the file's
  * directory (the prefix's .scr/, mode 0700) when missing, so that the halt
  * command works before any run has created it; the file itself is created
- * empty. A missing or empty file means no condition is set.
+ * with no keys. A missing file means no condition is set; an empty (0-byte)
+ * one is damaged.
  *
  * The record is a scr_kvtree the caller owns. Setters check their arguments
  * (SCR_ERR_ARG, logged); getters do not log and return SCR_ERR_NOTFOUND for
@@ -46,11 +47,12 @@ int scr_halt_file_path(const char *prefix, char **out_path);
 
 /* --- the file ----------------------------------------------------------- */
 
-/* Read path under a shared lock and merge it into halt. A missing or empty
- * file (or missing directory) adds nothing and succeeds. */
+/* Read path under a shared lock and merge it into halt. A missing file (or
+ * missing directory) adds nothing and succeeds; an empty (0-byte) one is
+ * damaged (SCR_ERR_FORMAT, logged naming it). */
 int scr_halt_file_read(const char *path, scr_kvtree *halt);
 
-/* Create the directory if needed, lock path exclusively (creating it empty),
+/* Create the directory if needed, lock path exclusively (creating it with no keys),
  * and merge its contents into halt. On success *out_fd holds the lock until
  * scr_halt_file_write_unlock or scr_halt_file_unlock. */
 int scr_halt_file_lock_read(const char *path, int *out_fd, scr_kvtree *halt);

@@ -76,7 +76,7 @@ static int edit(const char *prefix, const char *name, int (*change)(scr_kvtree *
     int rc = scr_index_file_path(prefix, &path);
     if (rc != SCR_SUCCESS) return rc;
     e.path = path;
-    /* taking the lock would create an empty index; a prefix without one is a mistake */
+    /* taking the lock would create an index with no datasets; a prefix without one is a mistake */
     struct stat st;
     if (stat(path, &st) != 0) {
         if (errno == ENOENT || errno == ENOTDIR) {

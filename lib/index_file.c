@@ -530,9 +530,18 @@ int scr_index_file_read(const char *path, scr_kvtree *index)
         scr_err("index: read called without a path or a tree");
         return SCR_ERR_ARG;
     }
-    /* the locked read takes a missing file for an empty one; say which it is */
+    /* the locked read takes a missing file for one without datasets; say which it is */
     if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return SCR_ERR_NOTFOUND;
     return scr_record_read_locked(&index_kind, path, index);
+}
+
+int scr_index_file_parse(const char *path, const void *buf, size_t len, scr_kvtree *index)
+{
+    if (path == NULL || (buf == NULL && len > 0) || index == NULL) {
+        scr_err("index: parse called without a path, bytes or a tree");
+        return SCR_ERR_ARG;
+    }
+    return scr_record_parse(&index_kind, path, buf, len, index);
 }
 
 int scr_index_file_lock_read(const char *path, int *out_fd, scr_kvtree *index)

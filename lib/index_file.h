@@ -59,11 +59,17 @@ int scr_index_file_format_timestamp(time_t when, char *buf, size_t len);
 /* --- the file ------------------------------------------------------------------ */
 
 /* Read path under a shared lock and merge it into index. A missing file
- * returns SCR_ERR_NOTFOUND without logging (nothing was flushed yet). */
+ * returns SCR_ERR_NOTFOUND without logging (nothing was flushed yet); an
+ * empty (0-byte) one is damaged like any other the reader refuses:
+ * SCR_ERR_FORMAT, logged naming the file (index_rebuild.h rebuilds it). */
 int scr_index_file_read(const char *path, scr_kvtree *index);
 
-/* Create the directory and the file if needed, lock path exclusively and
- * merge its contents into index. On success *out_fd holds the lock until
+/* Check the bytes buf (len of them, read from path) as scr_index_file_read
+ * checks a file, and merge them into index. */
+int scr_index_file_parse(const char *path, const void *buf, size_t len, scr_kvtree *index);
+
+/* Create the directory and the file (with no datasets) if needed, lock
+ * path exclusively and merge its contents into index. On success *out_fd holds the lock until
  * scr_index_file_write_unlock or scr_index_file_unlock. */
 int scr_index_file_lock_read(const char *path, int *out_fd, scr_kvtree *index);
 

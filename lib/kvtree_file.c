@@ -123,6 +123,10 @@ int scr_kvtree_file_finish(struct scr_pack_buf *b)
 int scr_kvtree_parse_image(const void *image, size_t len, scr_kvtree *tree, const char *origin)
 {
     const unsigned char *buf = image;
+    if (len == 0) {
+        scr_err("%s: empty file (0 bytes): a hash file is never empty, so this one is damaged", origin);
+        return SCR_ERR_FORMAT;
+    }
     if (len < SCR_KVTREE_FILE_HEADER_SIZE) {
         scr_err("%s: truncated hash file: %zu bytes, shorter than the %d-byte header",
                 origin, len, SCR_KVTREE_FILE_HEADER_SIZE);
@@ -211,14 +215,15 @@ int scr_kvtree_read_file(const char *path, scr_kvtree *tree)
     return rc;
 }
 
-/* Parse what fd holds; an empty file is an empty tree (it was just created). */
+/* Parse what fd holds; an empty file is as damaged as any other short one
+ * (files are created with an empty tree's image, never empty). */
 static int read_locked_fd(int fd, const char *path, scr_kvtree *tree)
 {
     void *buf;
     size_t len;
     int rc = scr_read_fd(fd, path, SCR_KVTREE_FILE_MAX_BYTES, &buf, &len);
     if (rc != SCR_SUCCESS) return rc;
-    if (len > 0) rc = scr_kvtree_parse_image(buf, len, tree, path);
+    rc = scr_kvtree_parse_image(buf, len, tree, path);
     free(buf);
     return rc;
 }
@@ -282,13 +287,54 @@ int scr_kvtree_read_with_lock(const char *path, scr_kvtree *tree)
     return rc;
 }
 
+/* Create path holding an empty tree, unless it exists. */
+static int create_empty(const char *path)
+{
+    void *image = NULL;
+    size_t len = 0;
+    int created = 0;
+    scr_kvtree *empty = scr_kvtree_new();
+    int rc = empty ? scr_kvtree_file_image(empty, &image, &len) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_write_new(path, image, len, &created);
+    free(image);
+    scr_kvtree_delete(empty);
+    return rc;
+}
+
+/* Lock the existing file path exclusively, creating it (with an empty
+ * tree) when missing; a file removed meanwhile is created again. */
+static int open_locked_creating(const char *path, int *out_fd)
+{
+    for (;;) {
+        int rc = open_locked(path, O_RDWR, F_WRLCK, out_fd);
+        if (rc != SCR_ERR_NOTFOUND) return rc;
+        rc = create_empty(path);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+}
+
 int scr_kvtree_lock_open_read(const char *path, int *out_fd, scr_kvtree *tree)
 {
     int fd;
     if (tree == NULL || out_fd == NULL) return SCR_ERR_ARG;
-    int rc = open_locked(path, O_RDWR | O_CREAT, F_WRLCK, &fd);
+    int rc = open_locked_creating(path, &fd);
     if (rc != SCR_SUCCESS) return rc;
     rc = read_locked_fd(fd, path, tree);
+    if (rc != SCR_SUCCESS) {
+        close(fd);
+        return rc;
+    }
+    *out_fd = fd;
+    return SCR_SUCCESS;
+}
+
+int scr_kvtree_lock_open_image(const char *path, int *out_fd, void **out_buf, size_t *out_len)
+{
+    int fd;
+    if (path == NULL || out_fd == NULL || out_buf == NULL || out_len == NULL) return SCR_ERR_ARG;
+    int rc = open_locked(path, O_RDWR, F_WRLCK, &fd);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_read_fd(fd, path, SCR_KVTREE_FILE_MAX_BYTES, out_buf, out_len);
     if (rc != SCR_SUCCESS) {
         close(fd);
         return rc;

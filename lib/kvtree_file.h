@@ -11,10 +11,15 @@
  * tree (kvtree_pack.h); any fault is logged with the file name and returns
  * SCR_ERR_FORMAT, leaving the caller's tree as it was.
  *
+ * A hash file is never empty: an existing file of 0 bytes is damaged like
+ * any other short one, and is reported so (naming the file), by every read.
+ *
  * Files several processes update use the locked calls: fcntl() record locks,
  * which NFS honours too. Because a write replaces the file, a process that
  * waited for a lock re-checks that its descriptor still names the file and
- * retries on the new one if not. */
+ * retries on the new one if not. Taking the lock of a missing file creates
+ * it holding an empty tree, hard-linked into place complete (util_io.h
+ * scr_write_new), so that no reader ever meets it half made. */
 #ifndef SCR_KVTREE_FILE_H
 #define SCR_KVTREE_FILE_H
 
@@ -59,13 +64,21 @@ int scr_kvtree_file_finish(struct scr_pack_buf *b);
 /* Parse a complete file image of len bytes; origin names it in messages. */
 int scr_kvtree_parse_image(const void *buf, size_t len, scr_kvtree *tree, const char *origin);
 
-/* Read under a shared lock. A missing or empty file reads as an empty tree. */
+/* Read under a shared lock. A missing file reads as an empty tree; an empty
+ * (0-byte) file is damaged (SCR_ERR_FORMAT, logged). */
 int scr_kvtree_read_with_lock(const char *path, scr_kvtree *tree);
 
-/* Create path if needed, take an exclusive lock and read it (an empty file
- * reads as an empty tree). On success *out_fd holds the lock; finish with
- * scr_kvtree_write_close_unlock (or scr_kvtree_close_unlock to abandon). */
+/* Create path if needed (holding an empty tree), take an exclusive lock and
+ * read it. On success *out_fd holds the lock; finish with
+ * scr_kvtree_write_close_unlock (or scr_kvtree_close_unlock to abandon).
+ * A missing directory is SCR_ERR_NOTFOUND, not logged. */
 int scr_kvtree_lock_open_read(const char *path, int *out_fd, scr_kvtree *tree);
+
+/* Take the exclusive lock of the existing file path and read its bytes,
+ * whatever they hold (a new buffer the caller frees), for a caller that must
+ * look at a file the readers refuse. SCR_ERR_NOTFOUND, not logged, when
+ * there is no file. Finish as after scr_kvtree_lock_open_read. */
+int scr_kvtree_lock_open_image(const char *path, int *out_fd, void **out_buf, size_t *out_len);
 
 /* Atomically replace path with tree, then release the lock and close *fd
  * (set to -1). The lock is released even if the write fails. */

@@ -214,6 +214,19 @@ int scr_record_read_locked(const struct scr_record_kind *kind, const char *path,
     return read_with(scr_kvtree_read_with_lock, kind, path, tree);
 }
 
+int scr_record_parse(const struct scr_record_kind *kind, const char *path, const void *buf, size_t len,
+                     scr_kvtree *tree)
+{
+    scr_kvtree *fresh = scr_kvtree_new();
+    if (fresh == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_kvtree_parse_image(buf, len, fresh, path);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(fresh);
+        return rc;
+    }
+    return accept(kind, path, fresh, tree);
+}
+
 int scr_record_lock_read(const struct scr_record_kind *kind, const char *path, int *out_fd,
                          scr_kvtree *tree)
 {

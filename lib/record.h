@@ -92,13 +92,19 @@ struct scr_record_kind {
  * SCR_ERR_NOTFOUND, not logged. */
 int scr_record_read(const struct scr_record_kind *kind, const char *path, scr_kvtree *tree);
 
-/* As scr_record_read, under a shared lock; a missing or empty file (or a
- * missing directory) adds nothing and succeeds. */
+/* As scr_record_read, under a shared lock; a missing file (or a missing
+ * directory) adds nothing and succeeds. An existing file of 0 bytes is
+ * damaged (SCR_ERR_FORMAT, logged naming it), as any file a reader refuses. */
 int scr_record_read_locked(const struct scr_record_kind *kind, const char *path,
                            scr_kvtree *tree);
 
-/* Lock path exclusively (creating it empty, and its directory when the kind
- * says so), check it and merge it into tree. On success *out_fd holds the
+/* Check the file image buf of len bytes (read from path, named in messages)
+ * as scr_record_read would and merge it into tree. */
+int scr_record_parse(const struct scr_record_kind *kind, const char *path, const void *buf, size_t len,
+                     scr_kvtree *tree);
+
+/* Lock path exclusively (creating it with no keys, and its directory when
+ * the kind says so), check it and merge it into tree. On success *out_fd holds the
  * lock until scr_record_write_unlock or scr_kvtree_close_unlock; on failure
  * no lock is held. */
 int scr_record_lock_read(const struct scr_record_kind *kind, const char *path, int *out_fd,

@@ -1,6 +1,7 @@
 /* scan_index.c — scan, rebuild, summary and index entry of a dataset directory. */
 #include "scan_index.h"
 #include "index_file.h"
+#include "index_rebuild.h"
 #include "rank_filemap.h"
 #include "rebuild.h"
 #include "scan.h"
@@ -243,6 +244,18 @@ static void remove_summary(const char *spath, int id)
         scr_err("cannot remove %s, which calls incomplete dataset %d complete: %s", spath, id, strerror(errno));
 }
 
+/* Step 0: an index that is missing while other datasets have summaries is
+ * made from them first, or they would drop out of the one this entry
+ * creates; a damaged one stops everything before a file is written. */
+static int check_index(const char *prefix)
+{
+    struct scr_index_rebuild_options ro = {.damaged = 0, .require = 0, .announce = 1};
+    struct scr_index_rebuild_report rep;
+    int rc = scr_index_rebuild(prefix, &ro, &rep);
+    scr_index_rebuild_report_free(&rep);
+    return rc;
+}
+
 int scr_scan_index_dataset(const struct scr_scan_index_options *o, struct scr_scan_index_result *out)
 {
     struct scr_scan *scan = NULL;
@@ -250,7 +263,9 @@ int scr_scan_index_dataset(const struct scr_scan_index_options *o, struct scr_sc
     char *spath = NULL;
     int rescan = 0;
     memset(out, 0, sizeof(*out));
-    int rc = scr_path_join(o->dir, SCR_SUMMARY_FILE_NAME, &spath);
+    int rc = check_index(o->prefix);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_path_join(o->dir, SCR_SUMMARY_FILE_NAME, &spath);
     if (rc == SCR_SUCCESS) {
         rc = index_from_summary(o, spath, out, &rescan);
         if (rc != SCR_ERR_NOTFOUND) goto done;

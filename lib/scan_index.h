@@ -2,6 +2,9 @@
  *
  * What scr-index --add and --build (and the end-of-allocation scavenge)
  * do once every node's files are on the prefix:
+ *   0. an index missing while other datasets have summaries is rebuilt from
+ *      them (index_rebuild.h); a damaged one is refused, left as it is,
+ *      before anything is written;
  *   1. a directory with a summary (summary.h) was flushed complete: its
  *      descriptor goes into the index as is. With check_crc the summary is
  *      not taken on trust: a directory with rank filemaps goes on to step 2
@@ -40,7 +43,8 @@ struct scr_scan_index_result {
 
 /* Steps 1-4 above. SCR_SUCCESS when the dataset was indexed (complete or
  * not; see out); an error when it could not be (no rank filemap, records
- * that contradict each other, the index could not be updated), logged. */
+ * that contradict each other, the index is damaged or could not be
+ * updated), logged. */
 int scr_scan_index_dataset(const struct scr_scan_index_options *opts, struct scr_scan_index_result *out);
 
 #endif

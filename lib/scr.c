@@ -13,6 +13,7 @@
 #include "config.h"
 #include "dataset_claim.h"
 #include "index_file.h"
+#include "index_rebuild.h"
 #include "scavenge_job.h"
 #include "kvtree_util.h"
 #include "job_env.h"
@@ -29,6 +30,7 @@
 #include "util_log.h"
 #include "util_path.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -308,10 +310,12 @@ static int init_local(struct scr_run *r)
     return rc;
 }
 
-/* Newest dataset and checkpoint ids of the index (rank 0) and the cache. */
+/* Newest dataset and checkpoint ids of the index (rank 0) and the cache;
+ * an index rank 0 cannot read fails every rank, since new datasets would
+ * take the ids, names and files of the ones it lists. */
 static int find_last_ids(struct scr_run *r)
 {
-    int ids[2] = {0, 0}, all[2] = {0, 0}; /* dataset, checkpoint */
+    int ids[3] = {0, 0, 0}, all[3] = {0, 0, 0}; /* dataset, checkpoint, unreadable index */
     int *list = NULL, n = 0;
     if (scr_filemap_list_datasets(r->map, &list, &n) == SCR_SUCCESS) {
         for (int i = 0; i < n; i++) {
@@ -328,8 +332,9 @@ static int find_last_ids(struct scr_run *r)
         scr_kvtree *index = scr_kvtree_new();
         list = NULL;
         n = 0;
-        if (index != NULL && scr_index_file_read(r->index_path, index) == SCR_SUCCESS &&
-            scr_index_file_list_ids(index, &list, &n) == SCR_SUCCESS) {
+        int irc = index ? scr_index_file_read(r->index_path, index) : SCR_ERR_NOMEM; /* says why */
+        if (irc != SCR_SUCCESS && irc != SCR_ERR_NOTFOUND) ids[2] = 1;
+        if (irc == SCR_SUCCESS && scr_index_file_list_ids(index, &list, &n) == SCR_SUCCESS) {
             for (int i = 0; i < n; i++) {
                 const scr_dataset *d = NULL;
                 int ck = 0;
@@ -345,8 +350,10 @@ static int find_last_ids(struct scr_run *r)
         int on_disk = 0;
         if (scr_dataset_claim_highest_id(r->prefix, &on_disk) == SCR_SUCCESS && on_disk > ids[0]) ids[0] = on_disk;
     }
-    int rc = scr_mpi_check(MPI_Allreduce(ids, all, 2, MPI_INT, MPI_MAX, r->world),
+    int rc = scr_mpi_check(MPI_Allreduce(ids, all, 3, MPI_INT, MPI_MAX, r->world),
                            "finding the newest dataset id");
+    /* all ranks agree: */
+    if (rc == SCR_SUCCESS && all[2]) rc = SCR_ERR_FORMAT;
     if (rc == SCR_SUCCESS) {
         r->dataset_id = all[0];
         r->checkpoint_id = all[1];
@@ -398,26 +405,99 @@ static int purge_entry(const char *path, const struct stat *st, int flag, struct
 }
 
 /* SCR_PREFIX_PURGE: rank 0 forgets every dataset of the prefix (the index and
- * SCR's dataset directories; application files at their own paths stay). */
+ * SCR's dataset directories, listed or not, since a later rebuild of the
+ * index would bring back any that stayed; application files at their own
+ * paths stay). */
 static void purge_prefix(struct scr_run *r)
 {
-    scr_kvtree *index = scr_kvtree_new();
-    int *ids = NULL, n = 0;
-    if (index != NULL && scr_index_file_read(r->index_path, index) == SCR_SUCCESS &&
-        scr_index_file_list_ids(index, &ids, &n) == SCR_SUCCESS) {
-        for (int i = 0; i < n; i++) {
-            char name[64], *dir = NULL;
-            snprintf(name, sizeof(name), "scr.dataset.%d", ids[i]);
-            if (scr_path_join(r->prefix_scr, name, &dir) == SCR_SUCCESS)
-                nftw(dir, purge_entry, 16, FTW_DEPTH | FTW_PHYS);
-            free(dir);
-        }
+    DIR *d = opendir(r->prefix_scr);
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        char *dir = NULL;
+        if (strncmp(e->d_name, "scr.dataset.", 12) != 0) continue;
+        if (scr_path_join(r->prefix_scr, e->d_name, &dir) == SCR_SUCCESS)
+            nftw(dir, purge_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(dir);
     }
-    free(ids);
-    scr_kvtree_delete(index);
+    if (d == NULL && errno != ENOENT) scr_warn("cannot read %s: %s", r->prefix_scr, strerror(errno));
+    if (d != NULL) closedir(d);
     if (unlink(r->index_path) != 0 && errno != ENOENT)
         scr_warn("cannot remove %s: %s", r->index_path, strerror(errno));
     scr_warn("SCR_PREFIX_PURGE: removed every dataset from %s", r->prefix);
+}
+
+/* Rank 0, before anything reads the index: a damaged one, or one lost while
+ * dataset directories remain, is rebuilt from the datasets' summaries (and
+ * said so); a dataset a scavenge copied but no one indexed (a job's epilog
+ * cut short) is indexed. The ids of dataset directories that still give no
+ * index (no summary) are left in *out_ids (a new array, NULL when none) for
+ * check_unindexed. */
+static int prepare_index(struct scr_run *r, int **out_ids, int *out_n)
+{
+    struct scr_index_rebuild_options ro = {.damaged = 1, .require = 0, .announce = 1};
+    struct scr_index_rebuild_report rep;
+    int rc = scr_index_rebuild(r->prefix, &ro, &rep);
+    int unindexed = rep.found == SCR_INDEX_FOUND_MISSING && !rep.rebuilt && rep.nskipped > 0;
+    scr_index_rebuild_report_free(&rep);
+    if (rc != SCR_SUCCESS) return rc;
+    int pending = 0;
+    scr_scavenge_job_index_pending(r->prefix, &pending); /* failing stops nothing; it said why */
+    if (!unindexed) return SCR_SUCCESS;
+    rc = scr_index_rebuild(r->prefix, &ro, &rep); /* what the scavenged datasets left */
+    if (rc == SCR_SUCCESS && rep.found == SCR_INDEX_FOUND_MISSING && !rep.rebuilt && rep.nskipped > 0) {
+        if ((*out_ids = malloc(sizeof(int) * (size_t)rep.nskipped)) == NULL) {
+            scr_err("out of memory listing the dataset directories of %s", r->prefix);
+            rc = SCR_ERR_NOMEM;
+        }
+        for (int i = 0; rc == SCR_SUCCESS && i < rep.nskipped; i++) (*out_ids)[i] = rep.skipped[i].id;
+        if (rc == SCR_SUCCESS) *out_n = rep.nskipped;
+    }
+    scr_index_rebuild_report_free(&rep);
+    return rc;
+}
+
+/* The dataset directories of the prefix that give no index (ids, known to
+ * rank 0) may stay only when they are copies this job will make again: of
+ * datasets some rank still holds in cache (a flush that failed, or a run
+ * that died flushing). Otherwise SCR_Init stops rather than start over on
+ * top of them. Collective; all ranks agree on the outcome. */
+static int check_unindexed(struct scr_run *r, int *ids, int n)
+{
+    int count = r->rank == 0 ? n : 0;
+    int rc = scr_mpi_check(MPI_Bcast(&count, 1, MPI_INT, 0, r->world), "sharing the unindexed datasets");
+    if (rc != SCR_SUCCESS || count == 0) return rc;
+    int *list = r->rank == 0 ? ids : calloc((size_t)count, sizeof(int));
+    int *held = calloc((size_t)count, sizeof(int)), *any = calloc((size_t)count, sizeof(int));
+    int ok = 0, lrc = list && held && any ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (lrc != SCR_SUCCESS) scr_err("out of memory checking %d dataset directories", count);
+    rc = scr_comm_all_true(lrc == SCR_SUCCESS, r->world, &ok);
+    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Bcast(list, count, MPI_INT, 0, r->world), "sharing the unindexed datasets");
+    int *cached = NULL, ncached = 0;
+    if (rc == SCR_SUCCESS && scr_filemap_list_datasets(r->map, &cached, &ncached) == SCR_SUCCESS)
+        for (int i = 0; i < count; i++)
+            for (int j = 0; j < ncached; j++) held[i] |= list[i] == cached[j];
+    free(cached);
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Allreduce(held, any, count, MPI_INT, MPI_MAX, r->world), "finding cached datasets");
+    int crc = SCR_SUCCESS;
+    if (rc == SCR_SUCCESS && r->rank == 0) {
+        /* rank 0 asks again, with what the cache holds left out */
+        int k = 0;
+        for (int i = 0; i < count; i++)
+            if (any[i]) held[k++] = list[i];
+        struct scr_index_rebuild_options ro = {.damaged = 1, .require = 1, .announce = 1, .cached = held, .ncached = k};
+        struct scr_index_rebuild_report rep;
+        crc = scr_index_rebuild(r->prefix, &ro, &rep);
+        scr_index_rebuild_report_free(&rep);
+    }
+    /* all ranks agree: */
+    if (rc == SCR_SUCCESS) rc = scr_comm_all_true(crc == SCR_SUCCESS, r->world, &ok);
+    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOTFOUND;
+    if (r->rank != 0) free(list);
+    free(held);
+    free(any);
+    return rc;
 }
 
 /* SCR_CACHE_PURGE or SCR_DISTRIBUTE=0: empty this node's cache. */
@@ -430,7 +510,6 @@ static int purge_cache(struct scr_run *r)
     return rc;
 }
 
-/* SCR_Init after the identity is known: directories, cache, restart, ids. */
 /* Rank 0: the prefix is this run's until SCR_Finalize, or the process dies.
  * A relaunched run of the same job waits a moment for its predecessor's
  * lock before it takes the prefix anyway. */
@@ -451,31 +530,13 @@ static int take_prefix(struct scr_run *r)
     return rc;
 }
 
-static int init_collective(struct scr_run *r)
+/* SCR_Init once the prefix is ready: the cache, what the prefix's
+ * unindexed dataset directories (rank 0: unindexed) allow, leftover output,
+ * the newest ids. */
+static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
 {
-    int ok = 0, purge = 0, distribute = 1, rc = SCR_SUCCESS;
-    if (r->rank == 0) {
-        rc = scr_mkdir_p(r->prefix_scr, 0700);
-        if (rc == SCR_SUCCESS) rc = take_prefix(r);
-        /* SCR_Config values hold for later runs too, as in SCR */
-        if (rc == SCR_SUCCESS && scr_kvtree_size(scr_config_app_tree(r->cfg)) > 0) {
-            char *app = NULL;
-            rc = scr_path_join(r->prefix_scr, "app.conf", &app);
-            if (rc == SCR_SUCCESS) rc = scr_config_save_app(r->cfg, app);
-            free(app);
-        }
-        if (rc == SCR_SUCCESS && scr_config_get_bool(r->cfg, "SCR_PREFIX_PURGE", &purge) == SCR_SUCCESS &&
-            purge)
-            purge_prefix(r);
-        /* a scavenged dataset no one indexed (a job's epilog cut short) is
-         * indexed now, so that the restart can choose it; failing stops nothing */
-        int pending = 0;
-        if (rc == SCR_SUCCESS && !purge) scr_scavenge_job_index_pending(r->prefix, &pending);
-    }
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
-    if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
-
-    rc = scr_cache_create_dirs(r);
+    int ok = 0, purge = 0, distribute = 1, mrc = SCR_SUCCESS;
+    int rc = scr_cache_create_dirs(r);
     if (rc == SCR_SUCCESS) rc = scr_cache_load_filemaps(r);
     if (rc != SCR_SUCCESS) return rc;
     /* how many nodes this run uses, for a relaunch's SCR_MIN_NODES default
@@ -494,8 +555,39 @@ static int init_collective(struct scr_run *r)
     }
     rc = scr_reddescs_create(r->cfg, r->world, r->node_name, &r->reddescs, &r->nreddescs);
     if (rc == SCR_SUCCESS) rc = scr_rebuild_cache(r, &r->restart_id);
+    if (rc == SCR_SUCCESS) rc = check_unindexed(r, unindexed, nunindexed);
     if (rc == SCR_SUCCESS) rc = flush_leftover_output(r);
     if (rc == SCR_SUCCESS) rc = find_last_ids(r);
+    return rc;
+}
+
+/* SCR_Init after the identity is known: the prefix and its index, then init_cache. */
+static int init_collective(struct scr_run *r)
+{
+    int ok = 0, purge = 0, rc = SCR_SUCCESS;
+    int *unindexed = NULL, nunindexed = 0; /* rank 0: dataset directories the index misses */
+    if (r->rank == 0) {
+        rc = scr_mkdir_p(r->prefix_scr, 0700);
+        if (rc == SCR_SUCCESS) rc = take_prefix(r);
+        /* SCR_Config values hold for later runs too, as in SCR */
+        if (rc == SCR_SUCCESS && scr_kvtree_size(scr_config_app_tree(r->cfg)) > 0) {
+            char *app = NULL;
+            rc = scr_path_join(r->prefix_scr, "app.conf", &app);
+            if (rc == SCR_SUCCESS) rc = scr_config_save_app(r->cfg, app);
+            free(app);
+        }
+        if (rc == SCR_SUCCESS && scr_config_get_bool(r->cfg, "SCR_PREFIX_PURGE", &purge) == SCR_SUCCESS &&
+            purge)
+            purge_prefix(r);
+        if (rc == SCR_SUCCESS && !purge) rc = prepare_index(r, &unindexed, &nunindexed);
+    }
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) {
+        free(unindexed);
+        return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
+    }
+    rc = init_cache(r, unindexed, nunindexed);
+    free(unindexed);
     return rc;
 }
 

@@ -17,7 +17,7 @@
  * an exclusive fcntl lock (scr_transfer_file_lock_read ...
  * scr_transfer_file_write_unlock) and plain reads take a shared lock. The
  * file lives in the control directory, which exists before any flush; a
- * missing or empty file holds nothing.
+ * missing file holds nothing (an empty, 0-byte one is damaged).
  *
  * The record is a scr_kvtree the caller owns. Setters check their arguments
  * (absolute paths, values of the enumerations, finite non-negative limits;
@@ -58,11 +58,12 @@ const char *scr_transfer_state_name(enum scr_transfer_state state);
 
 /* --- the file ------------------------------------------------------------- */
 
-/* Read path under a shared lock and merge it into transfer; a missing or
- * empty file adds nothing and succeeds. */
+/* Read path under a shared lock and merge it into transfer; a missing file
+ * adds nothing and succeeds, an empty (0-byte) one is damaged
+ * (SCR_ERR_FORMAT, logged). */
 int scr_transfer_file_read(const char *path, scr_kvtree *transfer);
 
-/* Lock path exclusively (creating it empty when missing) and merge its
+/* Lock path exclusively (creating it with no keys when missing) and merge its
  * contents into transfer; *out_fd holds the lock until
  * scr_transfer_file_write_unlock or scr_transfer_file_unlock. */
 int scr_transfer_file_lock_read(const char *path, int *out_fd, scr_kvtree *transfer);

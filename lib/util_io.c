@@ -209,15 +209,16 @@ static int open_temp(const char *path, char *tmp, size_t tmplen)
     return -1;
 }
 
-int scr_write_atomic(const char *path, const void *buf, size_t len)
+/* Write len bytes of buf to a new temporary file next to path and sync it;
+ * with keep_mode, it takes the mode of an existing path. The name is left in
+ * tmp; on failure nothing is left behind. */
+static int write_temp(const char *path, const void *buf, size_t len, int keep_mode, char *tmp, size_t tmplen)
 {
-    char tmp[4096 + 64];
-    int fd = open_temp(path, tmp, sizeof(tmp));
+    int fd = open_temp(path, tmp, tmplen);
     if (fd < 0) return SCR_ERR_IO;
-
     int rc = SCR_SUCCESS;
     struct stat st;
-    if (stat(path, &st) == 0 && fchmod(fd, st.st_mode & 07777) != 0) {
+    if (keep_mode && stat(path, &st) == 0 && fchmod(fd, st.st_mode & 07777) != 0) {
         scr_err("chmod of %s failed: %s", tmp, strerror(errno));
         rc = SCR_ERR_IO;
     }
@@ -230,15 +231,75 @@ int scr_write_atomic(const char *path, const void *buf, size_t len)
         scr_err("close of %s failed: %s", tmp, strerror(errno));
         rc = SCR_ERR_IO;
     }
-    if (rc == SCR_SUCCESS && rename(tmp, path) != 0) {
+    if (rc != SCR_SUCCESS) unlink(tmp);
+    return rc;
+}
+
+int scr_write_atomic(const char *path, const void *buf, size_t len)
+{
+    char tmp[4096 + 64];
+    int rc = write_temp(path, buf, len, 1, tmp, sizeof(tmp));
+    if (rc != SCR_SUCCESS) return rc;
+    if (rename(tmp, path) != 0) {
         scr_err("rename of %s to %s failed: %s", tmp, path, strerror(errno));
-        rc = SCR_ERR_IO;
-    }
-    if (rc != SCR_SUCCESS) {
         unlink(tmp);
-        return rc;
+        return SCR_ERR_IO;
     }
     return scr_fsync_parent(path);
+}
+
+/* Where the file system has no hard links: create path exclusively and
+ * write it in place (for a moment it is shorter than buf). */
+static int create_in_place(const char *path, const void *buf, size_t len, int *out_created)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        if (errno == EEXIST) return SCR_SUCCESS;
+        scr_err("create of %s failed: %s", path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    *out_created = 1;
+    int rc = scr_write_full(fd, buf, len, path);
+    if (rc == SCR_SUCCESS && fsync(fd) != 0) {
+        scr_err("fsync of %s failed: %s", path, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (close(fd) != 0 && rc == SCR_SUCCESS) {
+        scr_err("close of %s failed: %s", path, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    return rc;
+}
+
+int scr_write_new(const char *path, const void *buf, size_t len, int *out_created)
+{
+    char tmp[4096 + 64], *dir = parent_of(path);
+    struct stat st;
+    *out_created = 0;
+    if (dir == NULL) {
+        scr_err("out of memory creating %s", path);
+        return SCR_ERR_NOMEM;
+    }
+    int missing_dir = stat(dir, &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+    free(dir);
+    if (missing_dir) return SCR_ERR_NOTFOUND;
+    int rc = write_temp(path, buf, len, 0, tmp, sizeof(tmp));
+    if (rc != SCR_SUCCESS) return rc;
+    /* link() never replaces path, so a file someone else created meanwhile stays */
+    if (link(tmp, path) == 0) {
+        *out_created = 1;
+    } else if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS) {
+        rc = create_in_place(path, buf, len, out_created);
+    } else if (errno != EEXIST) {
+        scr_err("link of %s to %s failed: %s", tmp, path, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (unlink(tmp) != 0 && rc == SCR_SUCCESS) {
+        scr_err("cannot remove %s: %s", tmp, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_SUCCESS && *out_created) rc = scr_fsync_parent(path);
+    return rc;
 }
 
 int scr_mkdir_p(const char *path, mode_t mode)

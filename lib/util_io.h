@@ -5,7 +5,8 @@
  * scr_write_atomic replaces a file so that a crash at any instant leaves
  * either the old contents or the new ones, never a mixture: it writes a
  * temporary file in the same directory, fsyncs it, renames it over the
- * target and fsyncs the directory. */
+ * target and fsyncs the directory; scr_write_new creates a file the same
+ * way without ever replacing one. */
 #ifndef SCR_UTIL_IO_H
 #define SCR_UTIL_IO_H
 
@@ -38,6 +39,15 @@ int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size
 /* Replace path atomically with len bytes of buf. A new file gets mode 0666
  * less the umask; an existing file keeps its mode. */
 int scr_write_atomic(const char *path, const void *buf, size_t len);
+
+/* Create path holding exactly the len bytes of buf, unless it exists: the
+ * bytes go to a synced temporary file that is then hard-linked to path, so
+ * that no one ever sees path with fewer bytes, and an existing path is never
+ * replaced (where the file system has no hard links, path is created
+ * exclusively and written in place instead). *out_created is 1 when this
+ * call made path, 0 when it existed (left as it was). A missing directory
+ * is SCR_ERR_NOTFOUND, not logged. */
+int scr_write_new(const char *path, const void *buf, size_t len, int *out_created);
 
 /* fsync the directory that holds path, so a rename or create in it is durable. */
 int scr_fsync_parent(const char *path);

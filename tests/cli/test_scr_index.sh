@@ -1,8 +1,8 @@
 #!/bin/sh
 # test_scr_index.sh — scr-index --list on a golden index written by the
 # independent writer: the table and JSON, the current marker, newest-first
-# order, kinds, a missing, empty or damaged index, usage errors, and where the
-# prefix comes from.
+# order, kinds, a missing, empty or damaged index (an empty file is damaged),
+# usage errors, and where the prefix comes from.
 . "$top_srcdir/tests/tap.sh"
 
 index="$top_builddir/cli/scr-index"
@@ -142,6 +142,14 @@ refused "truncated_index_is_one_line_naming_the_file_and_exit_1" 1 1 \
     "^scr-index: error: $tmp/truncated/.scr/index.scr: .*truncated" --prefix "$tmp/truncated"
 refused "json_of_damaged_index_prints_no_document_and_exit_1" 1 1 "truncated" \
     --json --prefix "$tmp/truncated"
+
+# an emptied index is damaged, never an index without datasets
+mkdir -p "$tmp/emptied/.scr" && : > "$tmp/emptied/.scr/index.scr"
+refused "empty_index_file_is_one_line_naming_the_file_and_exit_1" 1 1 \
+    "^scr-index: error: $tmp/emptied/.scr/index.scr: empty file (0 bytes)" --list --prefix "$tmp/emptied"
+refused "json_of_empty_index_file_prints_no_document_and_exit_1" 1 1 "empty file (0 bytes)" \
+    --json --prefix "$tmp/emptied"
+check "listing_leaves_the_empty_index_file_as_it_was" test -f "$tmp/emptied/.scr/index.scr" -a ! -s "$tmp/emptied/.scr/index.scr"
 
 # --- usage: the message, then a pointer to --help ---------------------------------------
 # usage_error NAME TEXT ARGS...: scr-index ARGS must exit 2 naming TEXT

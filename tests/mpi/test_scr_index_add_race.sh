@@ -4,7 +4,9 @@
 #
 # A first job leaves checkpoints 11 and 12 in cache with nothing on the
 # prefix; every node is scavenged, which leaves two dataset directories on
-# the prefix without summaries and outside the index: a template. Then, a
+# the prefix without summaries and outside the index: a template, given an
+# index that lists no dataset (on a prefix with dataset directories and no
+# index at all, SCR_Init refuses to start afresh). Then, a
 # few times over, on a fresh prefix holding the template: a job flushes
 # checkpoints 1 .. 8 (SCR_FETCH=0, so it never restarts from what the adds
 # index), and as soon as its first flush is in the index, two scr-index
@@ -32,6 +34,10 @@ check "both_datasets_are_scavenged_from_every_node" test -z "$failed"
 check "the_scavenged_datasets_have_no_summary_and_no_index" \
     test -d "$prefix/.scr/scr.dataset.11" -a ! -e "$prefix/.scr/scr.dataset.11/summary.scr" \
     -a ! -e "$prefix/.scr/index.scr"
+# an index without datasets: the 28 bytes of a hash file holding an empty tree
+printf '\225\037\303\365\000\001\000\001\000\000\000\000\000\000\000\034\000\000\000\001\000\000\000\000\002\024\232\016' \
+    > "$prefix/.scr/index.scr"
+check "the_template_index_lists_no_dataset" sh -c "'$index' --prefix '$prefix' | awk 'END { exit NR != 1 }'"
 rm -rf "$scratch/template" && cp -a "$prefix" "$scratch/template"
 
 # add_in_background ID: scr-index --add of scr.dataset.ID; pid in $add_pid
@@ -47,7 +53,7 @@ while [ $round -le $rounds ]; do
     mpi_start 4 2 SCR_FLUSH=1 SCR_FETCH=0 -- --steps 8
     # the race starts once the job's first flush is in the index
     waited=0
-    while [ ! -e "$prefix/.scr/index.scr" ] && [ $waited -lt 600 ] && kill -0 "$_mpi_bg_pid" 2> /dev/null; do
+    while [ -z "$(mpi_index_id ckpt.1)" ] && [ $waited -lt 600 ] && kill -0 "$_mpi_bg_pid" 2> /dev/null; do
         sleep 0.1
         waited=$((waited + 1))
     done

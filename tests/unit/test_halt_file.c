@@ -462,6 +462,22 @@ static void test_explain_uses_the_file_margin_else_the_default(void)
     scr_kvtree_delete(h);
 }
 
+static void test_an_empty_halt_file_is_damaged_not_a_file_without_conditions(void)
+{
+    const char *path = tap_path("emptied/.scr/halt.scr");
+    int created = 0;
+    REQUIRE(scr_mkdir_p(tap_path("emptied/.scr"), 0700) == SCR_SUCCESS, "mkdir");
+    REQUIRE(scr_write_new(path, "", 0, &created) == SCR_SUCCESS && created, "an empty file");
+    scr_kvtree *h = scr_kvtree_new();
+    scr_log_set_quiet(1);
+    int rc = scr_halt_file_read(path, h);
+    scr_log_set_quiet(0);
+    CHECK(rc == SCR_ERR_FORMAT, "read gave %d", rc);
+    CHECK(strstr(scr_last_error(), path) != NULL && strstr(scr_last_error(), "empty file (0 bytes)") != NULL,
+          "the message '%s' does not name the file and its fault", scr_last_error());
+    scr_kvtree_delete(h);
+}
+
 int main(void)
 {
     RUN(test_written_file_matches_independent_golden);
@@ -485,5 +501,6 @@ int main(void)
     RUN(test_decrement_counts_down_and_stops_at_zero);
     RUN(test_decrement_without_count_changes_nothing);
     RUN(test_concurrent_updates_lose_nothing);
+    RUN(test_an_empty_halt_file_is_damaged_not_a_file_without_conditions);
     return tap_done();
 }

@@ -12,6 +12,7 @@
 #include "util_io.h"
 #include "util_log.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 /* A descriptor with ID, NAME, FLAGS and (when ckpt > 0) CKPT. */
@@ -272,6 +273,28 @@ static void test_missing_file_is_notfound_and_lock_creates_it(void)
     scr_kvtree_delete(x);
 }
 
+static void test_an_empty_index_file_is_damaged_and_named_never_an_empty_index(void)
+{
+    const char *path = index_path("emptied-prefix");
+    int created = 0, fd = -1;
+    REQUIRE(scr_mkdir_p(tap_path("emptied-prefix/.scr"), 0700) == SCR_SUCCESS, "mkdir");
+    REQUIRE(scr_write_new(path, "", 0, &created) == SCR_SUCCESS && created, "an empty file");
+    scr_kvtree *x = scr_kvtree_new();
+    scr_log_set_quiet(1);
+    int rc = scr_index_file_read(path, x);
+    scr_log_set_quiet(0);
+    CHECK(rc == SCR_ERR_FORMAT, "read gave %d", rc);
+    CHECK(strstr(scr_last_error(), path) != NULL && strstr(scr_last_error(), "empty file (0 bytes)") != NULL,
+          "the message '%s' does not name the file and its fault", scr_last_error());
+    scr_log_set_quiet(1);
+    rc = scr_index_file_lock_read(path, &fd, x);
+    scr_log_set_quiet(0);
+    CHECK(rc == SCR_ERR_FORMAT && fd == -1, "lock_read gave %d", rc);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size == 0, "the damaged index was rewritten");
+    scr_kvtree_delete(x);
+}
+
 static void test_locked_updates_from_several_processes_all_survive(void)
 {
     enum { PROCS = 4, EACH = 10 };
@@ -447,6 +470,7 @@ int main(void)
     RUN(test_setters_refuse_bad_arguments);
     RUN(test_getters_tell_missing_from_wrong_type);
     RUN(test_missing_file_is_notfound_and_lock_creates_it);
+    RUN(test_an_empty_index_file_is_damaged_and_named_never_an_empty_index);
     RUN(test_locked_updates_from_several_processes_all_survive);
     RUN(test_newer_and_version_1_indexes_are_refused);
     RUN(test_damaged_values_are_refused_naming_key_and_text);

@@ -217,6 +217,126 @@ static void test_read_with_lock_of_missing_file_is_empty(void)
     scr_kvtree_delete(t);
 }
 
+/* An empty file of that name, in the scratch directory. */
+static const char *empty_file(const char *name)
+{
+    const char *path = tap_path(name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) close(fd);
+    return path;
+}
+
+/* The last error names path and calls the file empty. */
+static int said_empty(const char *path)
+{
+    char want[8400];
+    snprintf(want, sizeof(want), "%s: empty file (0 bytes)", path);
+    return strstr(scr_last_error(), want) != NULL;
+}
+
+static void test_an_empty_file_is_damaged_for_every_reader(void)
+{
+    const char *path = empty_file("empty.scr");
+    scr_kvtree *t = scr_kvtree_new();
+    int fd = -1;
+    scr_log_set_quiet(1);
+    CHECK(scr_kvtree_read_file(path, t) == SCR_ERR_FORMAT && said_empty(path), "plain read: '%s'", scr_last_error());
+    scr_clear_last_error();
+    CHECK(scr_kvtree_read_with_lock(path, t) == SCR_ERR_FORMAT && said_empty(path), "shared lock: '%s'",
+          scr_last_error());
+    scr_clear_last_error();
+    CHECK(scr_kvtree_lock_open_read(path, &fd, t) == SCR_ERR_FORMAT && said_empty(path), "exclusive lock: '%s'",
+          scr_last_error());
+    scr_log_set_quiet(0);
+    CHECK(fd == -1, "a refused file keeps its lock");
+    CHECK(scr_kvtree_size(t) == 0, "a refused file added keys");
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size == 0, "the damaged file was changed");
+    scr_kvtree_delete(t);
+}
+
+static void test_taking_the_lock_of_a_missing_file_creates_it_holding_an_empty_tree(void)
+{
+    const char *path = tap_path("created.scr");
+    scr_kvtree *t = scr_kvtree_new();
+    int fd = -1;
+    REQUIRE(scr_kvtree_lock_open_read(path, &fd, t) == SCR_SUCCESS && fd >= 0, "lock");
+    /* while the lock is held, a plain read already finds a complete file */
+    scr_kvtree *seen = scr_kvtree_new();
+    CHECK(scr_kvtree_read_file(path, seen) == SCR_SUCCESS && scr_kvtree_size(seen) == 0,
+          "the new file does not read as an empty tree: '%s'", scr_last_error());
+    scr_kvtree_close_unlock(&fd);
+    CHECK(scr_kvtree_read_with_lock(path, seen) == SCR_SUCCESS && scr_kvtree_size(seen) == 0,
+          "an abandoned new file does not read as an empty tree");
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size == SCR_KVTREE_FILE_HEADER_SIZE + 4 + 4,
+          "the new file has %lld bytes, an empty tree's image has %d", (long long)st.st_size,
+          SCR_KVTREE_FILE_HEADER_SIZE + 8);
+    scr_kvtree_delete(seen);
+    scr_kvtree_delete(t);
+}
+
+static void test_taking_the_lock_in_a_missing_directory_is_not_found_quietly(void)
+{
+    scr_kvtree *t = scr_kvtree_new();
+    int fd = -1;
+    scr_clear_last_error();
+    CHECK(scr_kvtree_lock_open_read(tap_path("no-such-dir/x.scr"), &fd, t) == SCR_ERR_NOTFOUND, "rc");
+    CHECK(scr_last_error()[0] == '\0', "logged '%s'", scr_last_error());
+    scr_kvtree_delete(t);
+}
+
+static void test_lock_open_image_gives_the_bytes_of_a_damaged_file_under_the_lock(void)
+{
+    const char *path = tap_path("garbage.scr");
+    static const char garbage[] = "not a hash file";
+    int created = 0, fd = -1;
+    REQUIRE(scr_write_new(path, garbage, sizeof(garbage), &created) == SCR_SUCCESS && created, "write");
+    void *buf = NULL;
+    size_t len = 0;
+    REQUIRE(scr_kvtree_lock_open_image(path, &fd, &buf, &len) == SCR_SUCCESS && fd >= 0, "lock");
+    CHECK(len == sizeof(garbage) && memcmp(buf, garbage, len) == 0, "the bytes differ (%zu)", len);
+    /* another process cannot take the lock meanwhile */
+    pid_t pid = fork();
+    REQUIRE(pid >= 0, "fork");
+    if (pid == 0) {
+        int cfd = open(path, O_RDWR);
+        struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+        _exit(cfd >= 0 && fcntl(cfd, F_SETLK, &fl) != 0 ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "another process took the lock");
+    scr_kvtree_close_unlock(&fd);
+    free(buf);
+    scr_clear_last_error();
+    CHECK(scr_kvtree_lock_open_image(tap_path("absent-image.scr"), &fd, &buf, &len) == SCR_ERR_NOTFOUND &&
+              scr_last_error()[0] == '\0',
+          "a missing file: '%s'", scr_last_error());
+}
+
+static void test_write_new_creates_a_file_complete_and_never_replaces_one(void)
+{
+    const char *path = tap_path("new.bin");
+    int created = 0;
+    REQUIRE(scr_write_new(path, "first", 5, &created) == SCR_SUCCESS && created == 1, "create");
+    CHECK(scr_write_new(path, "second", 6, &created) == SCR_SUCCESS && created == 0, "second create");
+    void *buf = NULL;
+    size_t len = 0;
+    REQUIRE(read_bytes(path, &buf, &len) == SCR_SUCCESS, "read");
+    CHECK(len == 5 && memcmp(buf, "first", 5) == 0, "the file was replaced");
+    free(buf);
+    DIR *d = opendir(tap_tmpdir());
+    int temps = 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) temps += strstr(e->d_name, "new.bin.tmp") != NULL;
+    if (d) closedir(d);
+    CHECK(temps == 0, "%d temporary files left", temps);
+    scr_clear_last_error();
+    CHECK(scr_write_new(tap_path("absent/new.bin"), "x", 1, &created) == SCR_ERR_NOTFOUND && created == 0 &&
+              scr_last_error()[0] == '\0',
+          "missing directory: '%s'", scr_last_error());
+}
+
 int main(void)
 {
     RUN(test_written_file_matches_independent_golden);
@@ -226,5 +346,10 @@ int main(void)
     RUN(test_write_replaces_atomically_and_keeps_mode);
     RUN(test_locked_updates_from_several_processes_lose_nothing);
     RUN(test_read_with_lock_of_missing_file_is_empty);
+    RUN(test_an_empty_file_is_damaged_for_every_reader);
+    RUN(test_taking_the_lock_of_a_missing_file_creates_it_holding_an_empty_tree);
+    RUN(test_taking_the_lock_in_a_missing_directory_is_not_found_quietly);
+    RUN(test_lock_open_image_gives_the_bytes_of_a_damaged_file_under_the_lock);
+    RUN(test_write_new_creates_a_file_complete_and_never_replaces_one);
     return tap_done();
 }
