@@ -325,6 +325,8 @@ int scr_flush_dataset(struct scr_run *run, int id)
             scr_err("flush of dataset %d (%s) to %s failed; it is not in the index", id, name,
                     run->prefix);
     }
+    /* a caller may abort the job as soon as it returns: rank 0's reason goes out first */
+    if (failed) scr_mpi_check(MPI_Barrier(run->world), "waiting for the flush's failure to be said");
     free(dsdir);
     return mrc;
 }
