@@ -13,14 +13,15 @@
 #     other node stands in for it;
 #   - scr-scavenge then scr-index --add: the damaged file is not copied; XOR
 #     rebuilds it byte-exact on the prefix, SINGLE indexes the dataset
-#     incomplete, never complete with the flipped bit.
+#     incomplete, never complete with the flipped bit;
+#   - a bit flipped on the prefix after a clean scavenge: scr-index --add
+#     finds it by its CRC, with the same outcomes.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup cache-crc
 
 scavenge=$top_builddir/cli/scr-scavenge
 index=$top_builddir/cli/scr-index
 app_args="--steps 4 --size 4000"
-dset=$prefix/.scr/scr.dataset.3
 
 # stopped_after_3 TYPE: the job of every case; $cached names rank 2's file of
 # ckpt.3 in cache, and $scratch/orig.dat keeps its bytes
@@ -106,6 +107,31 @@ for type in SINGLE XOR; do
     else
         check "SINGLE:_index_add_says_incomplete" test "$indexed" -eq 3
         check "SINGLE:_the_dataset_is_indexed_incomplete_missing_rank_2" index_says "DSET 3 COMPLETE 0 .*MISSING 2"
+    fi
+done
+
+# --- a bit flipped on the prefix, after a clean scavenge --------------------------------
+
+for type in SINGLE XOR; do
+    stopped_after_3 $type
+    scavenge_all
+    check "$type:_a_clean_cache_is_scavenged" test "$scavenged" = 00
+    check "$type:_the_scavenged_copy_is_byte_exact" cmp "$scratch/orig.dat" "$prefix/ckpt.3/rank2_f0.dat"
+    mpi_flip_bit "$prefix/ckpt.3/rank2_f0.dat" 1000 3
+    index_add
+    check "$type:_index_add_names_the_damaged_file_on_the_prefix" grep -q "rank2_f0.dat is damaged: CRC32" "$scratch/index.err"
+    if [ $type = XOR ]; then
+        check "XOR:_index_add_rebuilds_the_damaged_file_on_the_prefix" test "$indexed" -eq 0
+        check "XOR:_the_file_rebuilt_on_the_prefix_is_byte_exact" cmp "$scratch/orig.dat" "$prefix/ckpt.3/rank2_f0.dat"
+        mpi_lose_all_nodes
+        restart XOR
+        mpi_expect_restart "XOR:_a_restart_reads_the_rebuilt_ckpt.3_from_the_prefix" 3 4
+    else
+        check "SINGLE:_index_add_of_a_damaged_prefix_copy_says_incomplete" test "$indexed" -eq 3
+        check "SINGLE:_the_damaged_prefix_copy_is_indexed_incomplete" index_says "DSET 3 COMPLETE 0 .*MISSING 2"
+        mpi_lose_all_nodes
+        restart SINGLE
+        mpi_expect_restart "SINGLE:_a_restart_never_reads_the_damaged_ckpt.3" 0 4
     fi
 done
 
