@@ -151,7 +151,10 @@ static int read_parameters(struct scr_run *r)
         rc = ints[i].is_bool ? scr_config_get_bool(c, ints[i].name, ints[i].out)
                              : get_int(c, ints[i].name, ints[i].out);
     if (rc == SCR_SUCCESS) rc = scr_config_get_double(c, "SCR_CHECKPOINT_OVERHEAD", &r->ckpt_overhead);
-    r->crc_in_cache = 1;
+    /* not a parameter: tests/bench/run-bench-scr.sh measures what the CRCs
+     * of files in cache cost against a run that records none */
+    const char *no_crc = getenv("SCRBENCH_NO_CACHE_CRC");
+    r->crc_in_cache = no_crc == NULL || strcmp(no_crc, "1") != 0;
     /* SCR_CURRENT names the checkpoint to restart from, as SCR_Current does */
     const char *current = NULL;
     if (rc == SCR_SUCCESS && scr_config_get(c, "SCR_CURRENT", &current) == SCR_SUCCESS && current != NULL &&
