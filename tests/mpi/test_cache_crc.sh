@@ -15,7 +15,9 @@
 #     rebuilds it byte-exact on the prefix, SINGLE indexes the dataset
 #     incomplete, never complete with the flipped bit;
 #   - a bit flipped on the prefix after a clean scavenge: scr-index --add
-#     finds it by its CRC, with the same outcomes.
+#     finds it by its CRC, with the same outcomes;
+#   - files fetched from the prefix into cache get CRCs too, even when the
+#     prefix has none.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup cache-crc
 
@@ -134,5 +136,28 @@ for type in SINGLE XOR; do
         mpi_expect_restart "SINGLE:_a_restart_never_reads_the_damaged_ckpt.3" 0 4
     fi
 done
+
+# --- files fetched from the prefix into cache ----------------------------------------
+
+# written straight to the prefix without CRCs (SCR_CACHE_BYPASS=1,
+# SCR_CRC_ON_FLUSH=0), then fetched into cache: the fetch records the CRCs
+# it computes, so the next SCR_Init names a bit flipped in the fetched copy
+# (a fetched dataset has no redundancy record and is not restarted from in
+# cache either way: ckpt.2 comes from the prefix again)
+mpi_reset
+mpi_run 4 2 SCR_CACHE_BYPASS=1 SCR_CRC_ON_FLUSH=0 -- --steps 2 --size 4000
+mpi_expect_restart "fetch:_two_checkpoints_go_to_the_prefix_without_CRCs" 0 2
+check "fetch:_the_summary_of_ckpt.2_has_no_CRC" \
+    sh -c "! '$mpi_print' '$prefix/.scr/scr.dataset.2/summary.scr' | grep -q CRC"
+mpi_lose_all_nodes
+mpi_run 4 2 SCR_FLUSH=0 -- --steps 2 --size 4000
+mpi_expect_restart "fetch:_the_restart_fetches_ckpt.2_into_cache" 2 2
+fetched=$(find "$scratch/cache/node1" -path '*/scr.dataset.2/*' -name 'rank2_f0.dat')
+check "fetch:_rank_2's_file_was_fetched_into_node1's_cache" test -f "$fetched"
+mpi_flip_bit "$fetched" 1000 3
+mpi_run 4 2 SCR_FLUSH=0 -- --steps 2 --size 4000
+mpi_expect_restart "fetch:_the_next_restart_reads_ckpt.2_from_the_prefix_again" 2 2
+check "fetch:_the_CRC_the_fetch_recorded_names_the_damaged_copy" \
+    grep -qE "dataset 2 \(ckpt\.2\): rank 2's file [^ ]*/rank2_f0\.dat is damaged: CRC32" "$mpi_err"
 
 done_testing
