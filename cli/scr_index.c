@@ -66,7 +66,7 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: scr-index [--list] [--prefix DIR] [--json]\n"
             "       scr-index --current=NAME | --drop=NAME | --drop-after=NAME [--prefix DIR]\n"
-            "       scr-index --add=DSET | --build=ID [--crc] [--prefix DIR]\n"
+            "       scr-index --add=DSET | --build=ID [--no-crc] [--prefix DIR]\n"
             "       scr-index --rebuild-index [--prefix DIR] [--json]\n"
             "Show or change the datasets SCR keeps in DIR/.scr/index.scr.\n"
             "\n"
@@ -79,8 +79,10 @@ static void usage(FILE *out)
             "                     DIR/.scr such as scr.dataset.6): scan it, rebuild\n"
             "                     missing files from redundancy data, write its summary\n"
             "  -b, --build=ID     rebuild the missing files of indexed dataset ID\n"
-            "      --crc          with --add or --build, also check every file's CRC32,\n"
-            "                     even in a dataset whose summary calls it complete\n"
+            "      --no-crc       with --add or --build, trust each file of the right size\n"
+            "                     instead of reading it to check its recorded CRC32\n"
+            "      --crc          check every file's CRC32, even in a dataset whose summary\n"
+            "                     calls it complete (the default)\n"
             "  -r, --rebuild-index  make a damaged or missing index again from the summaries\n"
             "                     of the datasets in DIR/.scr (a damaged file is kept as\n"
             "                     index.scr.damaged.<time>); a readable index is left alone\n"
@@ -324,6 +326,7 @@ int main(int argc, char **argv)
         { "build", required_argument, NULL, 'b' },
         { "crc", no_argument, NULL, 'C' },
         { "rebuild-index", no_argument, NULL, 'r' },
+        { "no-crc", no_argument, NULL, 'N' },
         { "prefix", required_argument, NULL, 'p' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
@@ -332,7 +335,7 @@ int main(int argc, char **argv)
     };
     enum action action = ACTION_NONE;
     const char *prefix_option = NULL, *name = NULL;
-    int json = 0, crc = 0, build_id = 0, before = optind, c;
+    int json = 0, crc = 1, crc_option = 0, build_id = 0, before = optind, c;
     cli_init("scr-index");
     opterr = 0; /* say it ourselves, naming the command rather than argv[0] */
     for (; (c = getopt_long(argc, argv, ":lc:d:a:b:rp:jhV", options, NULL)) != -1; before = optind) {
@@ -364,7 +367,9 @@ int main(int argc, char **argv)
             break;
         }
         case 'C':
-            crc = 1;
+        case 'N':
+            crc = c == 'C';
+            crc_option = c;
             break;
         case 'r':
             chosen = ACTION_REBUILD_INDEX;
@@ -399,8 +404,8 @@ int main(int argc, char **argv)
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
     if (json && action != ACTION_NONE && action != ACTION_LIST && action != ACTION_REBUILD_INDEX)
         return cli_usage_error("--json goes with --list or --rebuild-index only");
-    if (crc && action != ACTION_ADD && action != ACTION_BUILD)
-        return cli_usage_error("--crc goes with --add or --build only");
+    if (crc_option && action != ACTION_ADD && action != ACTION_BUILD)
+        return cli_usage_error("%s goes with --add or --build only", crc_option == 'C' ? "--crc" : "--no-crc");
 
     char *prefix = cli_resolve_prefix(prefix_option);
     if (prefix == NULL) return 1;

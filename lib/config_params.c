@@ -66,7 +66,7 @@ static const struct scr_config_param params[] = {
     BOOL_P("SCR_HALT_ENABLED", "1", 0, "act on halt conditions at all"),
     BOOL_P("SCR_HALT_EXIT", "0", 0, "exit() on a halt condition instead of telling Should_exit"),
     BOOL_P("SCR_CRC_ON_FLUSH", "1", 0, "compute CRC32 while flushing and fetching"),
-    BOOL_P("SCR_CRC_ON_COPY", "0", 0, "compute CRC32 while copying redundancy data"),
+    BOOL_P("SCR_CRC_ON_COPY", "0", 0, "CRC32 in a pass of its own at completion; read back copies and check them"),
     BOOL_P("SCR_CRC_ON_DELETE", "0", 0, "check CRC32 before deleting from cache"),
     /* a few pieces in flight each way stay in a core's cache: on one node,
      * 256KB encodes XOR and RS a quarter to a third faster than 1MB */

@@ -179,6 +179,14 @@ int scr_meta_set_crc32(scr_meta *meta, uint32_t crc)
     return scr_kvtree_util_set_crc32(meta, fields[F_CRC].key, crc);
 }
 
+int scr_meta_set_crc32_fixed(scr_meta *meta, uint32_t crc)
+{
+    char text[16];
+    if (meta == NULL) return SCR_ERR_ARG;
+    snprintf(text, sizeof(text), "0x%08x", crc);
+    return scr_kvtree_util_set_str(meta, fields[F_CRC].key, text);
+}
+
 int scr_meta_unset_crc32(scr_meta *meta)
 {
     if (meta == NULL) return SCR_ERR_ARG;

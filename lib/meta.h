@@ -57,6 +57,12 @@ int scr_meta_set_origname(scr_meta *meta, const char *name);
 int scr_meta_set_origpath(scr_meta *meta, const char *path);
 int scr_meta_set_orig(scr_meta *meta, const char *orig);
 
+/* The same, always written with 8 hex digits, so that a record's packed
+ * length does not depend on the value: a redundancy file's header written
+ * before its files' CRCs are known is written again in place once they are
+ * (run_redundancy.c, run_rs.c). Readers take either form. */
+int scr_meta_set_crc32_fixed(scr_meta *meta, uint32_t crc);
+
 /* Forget the CRC, e.g. when the file is rewritten. */
 int scr_meta_unset_crc32(scr_meta *meta);
 

@@ -60,6 +60,7 @@ int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stre
             mrc = scr_mpi_check(MPI_Wait(&sreq[j], MPI_STATUS_IGNORE), "sending files (MPI_Wait)");
             if (mrc != SCR_SUCCESS) break;
             if (read_rc == SCR_SUCCESS) read_rc = scr_padfile_read(out->parts, out->count, i * piece, buf, len);
+            if (read_rc == SCR_SUCCESS) scr_crc_parts_add(out->crc, i * piece, buf, len);
             if (read_rc != SCR_SUCCESS) memset(buf, 0, len); /* keep the receiver going; fail after */
             mrc = scr_mpi_check(MPI_Isend(buf, (int)len, MPI_BYTE, out->peer, tag, comm, &sreq[j]),
                                 "sending files (MPI_Isend)");
@@ -69,8 +70,10 @@ int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stre
         int j = (int)(r % (uint64_t)depth);
         size_t len = piece_len(in, r, piece);
         mrc = scr_mpi_check(MPI_Wait(&rreq[j], MPI_STATUS_IGNORE), "receiving files (MPI_Wait)");
-        if (mrc == SCR_SUCCESS && write_rc == SCR_SUCCESS)
+        if (mrc == SCR_SUCCESS && write_rc == SCR_SUCCESS) {
             write_rc = scr_padfile_write(in->parts, in->count, r * piece, recvbuf + (size_t)j * piece, len);
+            if (write_rc == SCR_SUCCESS) scr_crc_parts_add(in->crc, r * piece, recvbuf + (size_t)j * piece, len);
+        }
         if (mrc == SCR_SUCCESS && r + (uint64_t)depth < nrecv)
             mrc = scr_mpi_check(MPI_Irecv(recvbuf + (size_t)j * piece, (int)piece_len(in, r + (uint64_t)depth, piece),
                                           MPI_BYTE, in->peer, tag, comm, &rreq[j]),

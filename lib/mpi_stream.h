@@ -25,6 +25,7 @@
 #ifndef SCR_MPI_STREAM_H
 #define SCR_MPI_STREAM_H
 
+#include "util_crc_parts.h"
 #include "util_padfile.h"
 
 #include <mpi.h>
@@ -32,12 +33,15 @@
 #include <stdint.h>
 
 /* One end of a stream: the files (readable to send, writable to receive),
- * the number of bytes that travel, and the rank at the other end. */
+ * the number of bytes that travel, the rank at the other end, and, when not
+ * NULL, a tracker that takes every piece read or written (util_crc_parts.h),
+ * so that each file's CRC-32 comes out of the same pass. */
 struct scr_stream_side {
     const scr_padfile_part *parts;
     size_t count;
     uint64_t total;
     int peer;
+    scr_crc_parts *crc;
 };
 
 /* How many pieces of `piece` bytes stay in flight each way when buffers of

@@ -3,6 +3,7 @@
 #include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "scr_err.h"
+#include "util_crc.h"
 #include "util_io.h"
 #include "util_log.h"
 
@@ -110,6 +111,23 @@ int scr_redundancy_file_read_header(int fd, const char *path, scr_kvtree **out_h
     *out_header = h;
     *out_len = size;
     return SCR_SUCCESS;
+}
+
+int scr_redundancy_file_write_header(int fd, const char *path, const scr_kvtree *header, uint64_t len,
+                                     uint32_t *out_crc)
+{
+    void *image = NULL;
+    size_t image_len = 0;
+    int rc = scr_kvtree_file_image(header, &image, &image_len);
+    if (rc == SCR_SUCCESS && (uint64_t)image_len != len) {
+        scr_err("%s: its header would be %zu bytes, not the %llu it has; not rewritten", path, image_len,
+                (unsigned long long)len);
+        rc = SCR_ERR_FORMAT;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_pwrite_full(fd, image, image_len, 0, path);
+    if (rc == SCR_SUCCESS) *out_crc = scr_crc32(0, image, image_len);
+    free(image);
+    return rc;
 }
 
 int scr_redundancy_file_group(const scr_kvtree *header, const char *path, int **out_members,

@@ -51,6 +51,15 @@ int scr_redundancy_file_name(const struct scr_redundancy_name *n, char *buf, siz
 int scr_redundancy_file_read_header(int fd, const char *path, scr_kvtree **out_header,
                                     uint64_t *out_len);
 
+/* Write header at the start of fd (path names it in messages) and give the
+ * CRC-32 of its bytes. len is the length the header must have: a header
+ * written before its files' CRCs were known, with CRC fields of fixed width
+ * (scr_meta_set_crc32_fixed), is written again in place, and the data after
+ * it stays where it is. SCR_ERR_FORMAT (logged) when the new header is not
+ * len bytes long; nothing is written then. */
+int scr_redundancy_file_write_header(int fd, const char *path, const scr_kvtree *header, uint64_t len,
+                                     uint32_t *out_crc);
+
 /* The world rank of every member of the set the header describes, in a new
  * array of *out_size entries the caller frees. SCR_ERR_FORMAT (logged with
  * path) when GROUP is missing, incomplete or names a rank twice. */

@@ -8,13 +8,11 @@
 #include "reddesc.h"
 #include "scr_err.h"
 #include "scr_run.h"
-#include "util_crc.h"
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,38 +357,22 @@ int scr_cache_make_room(struct scr_run *run, const char *store)
     }
 }
 
-/* Is one listed file as its meta says? Reports what differs at debug level 1. */
-static int file_is_intact(const char *file, const scr_meta *meta, size_t bufsize)
+/* Is one listed file complete and of its recorded size? Reports what differs
+ * at debug level 1. Its bytes were checked against its CRC once, at SCR_Init
+ * or as it was written (scr_crc_check_held, and the copies and rebuilds). */
+static int file_is_intact(const char *file, const scr_meta *meta)
 {
     uint64_t want = 0;
     struct stat st;
     if (!scr_meta_is_complete(meta) || scr_meta_get_filesize(meta, &want) != SCR_SUCCESS) {
-        scr_dbg(1, "%s was not completely written", file);
+        scr_dbg(1, "%s was not completely written, or is damaged", file);
         return 0;
     }
     if (stat(file, &st) != 0 || (uint64_t)st.st_size != want) {
         scr_dbg(1, "%s: %s", file, errno == ENOENT ? "missing" : "wrong size");
         return 0;
     }
-    uint32_t crc_want;
-    if (scr_meta_get_crc32(meta, &crc_want) != SCR_SUCCESS) return 1;
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
-    char *buf = malloc(bufsize);
-    int ok = fd >= 0 && buf != NULL;
-    uint32_t crc = 0;
-    while (ok) {
-        size_t got = 0;
-        if (scr_read_full(fd, buf, bufsize, &got, file) != SCR_SUCCESS) ok = 0;
-        if (got == 0) break;
-        crc = scr_crc32(crc, buf, got);
-    }
-    if (fd >= 0) close(fd);
-    free(buf);
-    if (ok && crc != crc_want) {
-        scr_dbg(1, "%s: CRC32 0x%08x, recorded 0x%08x", file, crc, crc_want);
-        ok = 0;
-    }
-    return ok;
+    return 1;
 }
 
 int scr_cache_rank_is_intact(struct scr_run *run, int id)
@@ -409,7 +391,7 @@ int scr_cache_rank_is_intact(struct scr_run *run, int id)
     for (int f = 0; ok && f < nfiles; f++) {
         const scr_meta *meta = NULL;
         ok = scr_filemap_get_meta(run->map, id, run->rank, files[f], &meta) == SCR_SUCCESS &&
-             file_is_intact(files[f], meta, run->file_buf_size);
+             file_is_intact(files[f], meta);
     }
     free(files);
     return ok;

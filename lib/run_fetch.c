@@ -214,7 +214,7 @@ static int fetch_my_part(struct scr_run *run, int id, const char *dsdir, const s
             if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, dest);
             if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
             if (rc == SCR_SUCCESS)
-                rc = scr_copy_file(src, dest, buf, run->file_buf_size, have_crc && run->crc_on_flush, &got);
+                rc = scr_copy_file(src, dest, buf, run->file_buf_size, run->crc_on_flush, &got);
             if (rc == SCR_SUCCESS && got.bytes != size) {
                 scr_err("restart file %s has %llu bytes, %llu were written", src,
                         (unsigned long long)got.bytes, (unsigned long long)size);
@@ -227,7 +227,10 @@ static int fetch_my_part(struct scr_run *run, int id, const char *dsdir, const s
             if (rc == SCR_SUCCESS) rc = scr_meta_set_filename(meta, rel);
             if (rc == SCR_SUCCESS) rc = scr_meta_set_filetype(meta, SCR_META_TYPE_FULL);
             if (rc == SCR_SUCCESS) rc = scr_meta_set_filesize(meta, size);
+            /* a file in cache has its CRC: the summary's, else the one the copy computed */
             if (rc == SCR_SUCCESS && have_crc) rc = scr_meta_set_crc32(meta, crc);
+            else if (rc == SCR_SUCCESS && run->crc_on_flush && run->crc_in_cache)
+                rc = scr_meta_set_crc32(meta, got.crc);
             if (rc == SCR_SUCCESS) rc = scr_meta_set_rank(meta, run->rank);
             if (rc == SCR_SUCCESS) rc = scr_meta_set_ranks(meta, run->ranks);
             if (rc == SCR_SUCCESS) rc = scr_meta_set_origpath(meta, dir);

@@ -1,6 +1,8 @@
 /* run_rebuild.c — bring every cached dataset back after a restart.
  *
  * For each dataset in cache, newest first:
+ *   0. every rank reads the files it holds and checks their CRCs: a damaged
+ *      file is said once and counts as lost from here on (run_crc.c);
  *   1. the dataset descriptor goes from the lowest rank that has one to all;
  *   2. every rank tells each other rank what it holds of theirs (its
  *      redundancy descriptor, its file list, whether those files are intact:
@@ -8,7 +10,7 @@
  *      PARTNER copy);
  *   3. a rank without intact files of its own takes them from a holder that
  *      has them all, in rounds where each rank sends to at most one rank and
- *      receives from at most one;
+ *      receives from at most one, checking their CRCs as they are written;
  *   4. what is still missing is rebuilt with the dataset's own scheme (XOR,
  *      RS) within its redundancy set;
  *   5. a dataset that is still incomplete anywhere is deleted, with one line
@@ -25,6 +27,7 @@
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_io.h"
+#include "util_crc_parts.h"
 #include "util_log.h"
 #include "util_padfile.h"
 #include "util_path.h"
@@ -192,13 +195,15 @@ static void close_parts(scr_padfile_part *parts, int n)
     free(parts);
 }
 
-/* One side of a move: the files, and the parts over them. */
+/* One side of a move: the files, the parts over them, and (receiving) the
+ * CRCs of what arrives. */
 struct move_side {
     int n;
     const char **paths;
     uint64_t *sizes;
     scr_padfile_part *parts;
     uint64_t total;
+    scr_crc_parts *crc;
 };
 
 static void move_side_free(struct move_side *s)
@@ -206,7 +211,32 @@ static void move_side_free(struct move_side *s)
     close_parts(s->parts, s->n);
     free(s->paths);
     free(s->sizes);
+    scr_crc_parts_free(s->crc);
     memset(s, 0, sizeof(*s));
+}
+
+/* The files that arrived against the CRCs their holder recorded: one that
+ * differs is said and marked incomplete, so that it counts as lost. */
+static int check_arrivals(struct scr_run *run, int id, struct move_side *in)
+{
+    int rc = SCR_SUCCESS, changed = 0;
+    for (int f = 0; rc == SCR_SUCCESS && in->crc != NULL && f < in->n; f++) {
+        const scr_meta *m = NULL;
+        uint32_t recorded = 0, got = 0;
+        if (scr_filemap_get_meta(run->map, id, run->rank, in->paths[f], &m) != SCR_SUCCESS ||
+            scr_meta_get_crc32(m, &recorded) != SCR_SUCCESS)
+            continue;
+        if (scr_crc_parts_get(in->crc, (size_t)f, &got) != SCR_SUCCESS) {
+            scr_err("%s: the CRC of what arrived is unknown", in->paths[f]);
+            rc = SCR_FAILURE;
+        } else if (got != recorded) {
+            scr_crc_say_damaged(run, id, run->rank, in->paths[f], " (as received)", got, recorded);
+            rc = scr_crc_record(run, id, run->rank, in->paths[f], recorded, 0);
+            changed = 1;
+        }
+    }
+    if (rc == SCR_SUCCESS && changed) rc = scr_cache_save_filemap(run);
+    return rc;
 }
 
 /* The sender's side: the files this rank holds for owner. */
@@ -259,6 +289,8 @@ static int incoming(struct scr_run *run, int id, const scr_kvtree *info, struct 
     if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, n);
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     if (rc == SCR_SUCCESS) rc = open_parts(s->paths, s->sizes, s->n, O_WRONLY | O_CREAT | O_TRUNC, &s->parts, &s->total);
+    if (rc == SCR_SUCCESS && run->crc_in_cache && (s->crc = scr_crc_parts_new(s->parts, (size_t)s->n)) == NULL)
+        rc = SCR_ERR_NOMEM;
     s->total = announced;
     free(dsdir);
     *out_owned = owned;
@@ -333,8 +365,8 @@ static int move_files(struct scr_run *run, int id, const scr_kvtree *recv, char 
         if (dest != MPI_PROC_NULL) src_rc = outgoing(run, id, dest, &out);
         if (src != MPI_PROC_NULL) dst_rc = incoming(run, id, chosen, &in, &owned);
         /* both sides know both totals from the announcements, so they stay in step */
-        struct scr_stream_side to = {out.parts, (size_t)out.n, out.total, dest};
-        struct scr_stream_side from = {in.parts, (size_t)in.n, in.total, src};
+        struct scr_stream_side to = {out.parts, (size_t)out.n, out.total, dest, NULL};
+        struct scr_stream_side from = {in.parts, (size_t)in.n, in.total, src, in.crc};
         mrc = scr_stream_exchange(&to, &from, run->world, TAG_MOVE, bufs[0], bufs[1], run->mpi_buf_size,
                                   scr_stream_depth(run->file_buf_size, run->mpi_buf_size), &src_rc, &dst_rc);
         for (int f = 0; dst_rc == SCR_SUCCESS && f < in.n; f++) {
@@ -343,6 +375,7 @@ static int move_files(struct scr_run *run, int id, const scr_kvtree *recv, char 
                 dst_rc = SCR_ERR_IO;
             }
         }
+        if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) dst_rc = check_arrivals(run, id, &in);
         if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) {
             const scr_kvtree *red = scr_kvtree_get(chosen, "REDDESC");
             if (red != NULL) dst_rc = scr_filemap_set_reddesc(run->map, id, run->rank, red);
@@ -398,8 +431,9 @@ static int recover(struct scr_run *run, const struct scr_reddesc *d, int id, con
 
 /* 6. A member that lost its files lost with them what it kept for others:
  * the records of its left neighbours and, with PARTNER, their copies. When
- * any rank needed its files, the dataset is protected again; failing that,
- * it is still a good restart, only less safe. */
+ * any rank needed its files (or found a file it held damaged), the dataset
+ * is protected again; failing that, it is still a good restart, only less
+ * safe. */
 static int protect_again(struct scr_run *run, const struct scr_reddesc *d, int id, const char *name, int needed)
 {
     int any = 0;
@@ -431,9 +465,21 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     const char *name = "?";
     scr_dataset_get_name(desc, &name);
     *out_is_ckpt = scr_dataset_is_checkpoint(desc);
-    rc = announce_holdings(run, id, &recv);
+    /* 0. nothing below trusts a byte before its CRC was checked (a file that
+     * cannot be read is lost, which the steps below deal with); a dataset
+     * some rank could not check at all is not used */
+    int damaged = 0, ok = 0;
+    int crc_rc = scr_crc_check_held(run, id, &damaged);
+    rc = scr_comm_all_true(crc_rc == SCR_SUCCESS, run->world, &ok);
+    if (rc == SCR_SUCCESS && !ok) {
+        if (run->rank == 0)
+            scr_err("dataset %d (%s) is not used: the CRCs of its files could not be checked on every rank "
+                    "(see above)", id, name);
+        scr_kvtree_delete(desc);
+        return SCR_SUCCESS;
+    }
+    if (rc == SCR_SUCCESS) rc = announce_holdings(run, id, &recv);
     const scr_kvtree *record = rc == SCR_SUCCESS ? my_record(run, id, recv) : NULL;
-    int ok = 0;
     if (rc == SCR_SUCCESS) rc = scr_comm_all_true(record != NULL, run->world, &ok);
     if (rc == SCR_SUCCESS && !ok) {
         /* name the ranks whose files and every copy of their records are gone */
@@ -483,7 +529,8 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     if (rc == SCR_SUCCESS && ok) rc = move_files(run, id, recv, bufs, &needed);
     if (rc == SCR_SUCCESS && ok) rc = recover(run, &d, id, name, &ok);
     if (rc == SCR_SUCCESS && ok) rc = scr_cache_dataset_is_intact(run, id, &ok);
-    if (rc == SCR_SUCCESS && ok) rc = protect_again(run, &d, id, name, needed);
+    /* a damaged PARTNER copy is made again like the copies of a lost node */
+    if (rc == SCR_SUCCESS && ok) rc = protect_again(run, &d, id, name, needed || damaged > 0);
     free(bufs[0]);
     free(bufs[1]);
     if (have_desc) scr_reddesc_clear(&d);

@@ -16,7 +16,17 @@
  * not grow with the data. The XOR file is <set rank+1>_of_<N>_in_<set id>.xor:
  * a hash (kvtree file image) with DSET, CHUNK, GROUP, CURRENT (this rank's
  * file metas) and PARTNER (the left neighbour's), then the chunk. A lost
- * member is rebuilt by a pipelined reduction along the same ring to it. */
+ * member is rebuilt by a pipelined reduction along the same ring to it.
+ *
+ * Every scheme computes the CRC-32 of each file it streams from the bytes
+ * it reads, in the same pass (util_crc_parts.h), and records it in the
+ * filemap (run_crc.c): PARTNER's holder checks the copy it wrote against
+ * the sender's CRCs and keeps them; XOR writes its header before the ring,
+ * with CRC fields of fixed width, and writes it again in place once the
+ * ring has read every byte and each rank has its left neighbour's CRCs. A
+ * rebuilt member's files are checked against the CRCs its neighbours kept,
+ * as they are written. With SCR_CRC_ON_COPY the copies and XOR files are
+ * also read back after their fsync and checked. */
 #include "erasure_xor.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
@@ -44,14 +54,17 @@
 #define TAG_PARTNER 4901
 #define TAG_XOR 4902
 #define TAG_HEADER 4903
+#define TAG_CRC 4904
 
-/* This rank's application files of dataset id, in path order, opened. */
+/* This rank's application files of dataset id, in path order, opened, and
+ * the CRCs of what passes through them. */
 struct file_set {
     int count;
     char **paths;
     scr_meta **metas;
     scr_padfile_part *parts;
     uint64_t total;
+    scr_crc_parts *crc;
 };
 
 static void file_set_close(struct file_set *fs)
@@ -64,6 +77,7 @@ static void file_set_close(struct file_set *fs)
     free(fs->paths);
     free(fs->metas);
     free(fs->parts);
+    scr_crc_parts_free(fs->crc);
     memset(fs, 0, sizeof(*fs));
 }
 
@@ -106,6 +120,49 @@ static int file_set_mine(struct scr_run *run, int id, int flags, struct file_set
     }
     free(files);
     if (rc != SCR_SUCCESS) file_set_close(fs);
+    return rc;
+}
+
+/* Track the CRCs of the files of fs from here on, when files in cache get CRCs. */
+static int track_crcs(const struct scr_run *run, struct file_set *fs)
+{
+    if (!run->crc_in_cache) return SCR_SUCCESS;
+    fs->crc = scr_crc_parts_new(fs->parts, (size_t)fs->count);
+    return fs->crc ? SCR_SUCCESS : SCR_ERR_NOMEM;
+}
+
+/* CRC-32 of a whole open file. */
+static int crc_of_fd(int fd, const char *path, char *buf, size_t bufsize, uint32_t *out)
+{
+    uint32_t crc = 0;
+    uint64_t off = 0;
+    for (;;) {
+        ssize_t n = pread(fd, buf, bufsize, (off_t)off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            scr_err("read of %s failed: %s", path, strerror(errno));
+            return SCR_ERR_IO;
+        }
+        if (n == 0) break;
+        crc = scr_crc32(crc, buf, (size_t)n);
+        off += (uint64_t)n;
+    }
+    *out = crc;
+    return SCR_SUCCESS;
+}
+
+/* SCR_CRC_ON_COPY: read back a copy SCR wrote and synced, and compare it
+ * with the CRC of the bytes that were written (when known); *io_crc is the
+ * CRC of the file as read. */
+static int read_back(int fd, const char *path, char *buf, size_t bufsize, int known, uint32_t *io_crc)
+{
+    uint32_t got = 0;
+    int rc = crc_of_fd(fd, path, buf, bufsize, &got);
+    if (rc == SCR_SUCCESS && known && got != *io_crc) {
+        scr_err("%s reads back with CRC32 0x%08x, 0x%08x written", path, got, *io_crc);
+        rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_SUCCESS) *io_crc = got;
     return rc;
 }
 
@@ -185,13 +242,15 @@ static int register_partner_files(struct scr_run *run, int id, int owner, const 
         in->total += size;
     }
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    if (rc == SCR_SUCCESS) rc = track_crcs(run, in);
     for (int i = 0; rc == SCR_SUCCESS && i < in->count; i++) {
         char *dir = NULL;
         rc = scr_path_dirname(in->paths[i], &dir);
         if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0700);
         free(dir);
         if (rc == SCR_SUCCESS) {
-            in->parts[i].fd = open(in->paths[i], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+            /* readable too: SCR_CRC_ON_COPY reads the copy back */
+            in->parts[i].fd = open(in->paths[i], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
             if (in->parts[i].fd < 0) {
                 scr_err("cannot create partner copy %s: %s", in->paths[i], strerror(errno));
                 rc = SCR_ERR_IO;
@@ -205,8 +264,8 @@ static int register_partner_files(struct scr_run *run, int id, int owner, const 
 static int stream_ring(struct scr_run *run, const struct scr_reddesc *d, struct file_set *out,
                        struct file_set *in, char *sendbuf, char *recvbuf)
 {
-    struct scr_stream_side to = {out->parts, (size_t)out->count, out->total, scr_reddesc_rhs(d)};
-    struct scr_stream_side from = {in->parts, (size_t)in->count, in->total, scr_reddesc_lhs(d)};
+    struct scr_stream_side to = {out->parts, (size_t)out->count, out->total, scr_reddesc_rhs(d), out->crc};
+    struct scr_stream_side from = {in->parts, (size_t)in->count, in->total, scr_reddesc_lhs(d), in->crc};
     int read_rc = SCR_SUCCESS, write_rc = SCR_SUCCESS;
     int depth = scr_stream_depth(run->file_buf_size, run->mpi_buf_size);
     int rc = scr_stream_exchange(&to, &from, run->world, TAG_PARTNER, sendbuf, recvbuf, run->mpi_buf_size, depth,
@@ -219,6 +278,63 @@ static int stream_ring(struct scr_run *run, const struct scr_reddesc *d, struct 
         }
     }
     return rc;
+}
+
+/* CRCs as FILES n, FILE i {CRC}, as a description of files holds them. */
+static int crc_list(const uint32_t *crcs, int n, scr_kvtree **out)
+{
+    scr_kvtree *t = scr_kvtree_new();
+    int rc = t ? scr_kvtree_util_set_int(t, "FILES", n) : SCR_ERR_NOMEM;
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        scr_kvtree *slot = scr_kvtree_set_kv_int(t, "FILE", i);
+        rc = slot ? scr_meta_set_crc32(slot, crcs[i]) : SCR_ERR_NOMEM;
+    }
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(t);
+        return rc;
+    }
+    *out = t;
+    return SCR_SUCCESS;
+}
+
+/* After the PARTNER stream: this rank records the CRCs of the files it sent
+ * (when it sent them) and passes them right; the holder checks the copy it
+ * wrote of its left neighbour's files against them (and, with
+ * SCR_CRC_ON_COPY, the copy as read back) and records them. Every rank of
+ * the set calls it; the outcome is in *io_rc. */
+static int settle_partner_crcs(struct scr_run *run, const struct scr_reddesc *d, int id, const struct file_set *out,
+                               const struct file_set *in, int sent, int received, char *buf, int *io_rc)
+{
+    int rc = *io_rc, lhs = scr_reddesc_lhs(d);
+    uint32_t *crcs = calloc((size_t)out->count + 1, sizeof(uint32_t));
+    scr_kvtree *mine = NULL, *theirs = NULL;
+    if (rc == SCR_SUCCESS && crcs == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && sent) rc = scr_crc_record_read(run, id, out->paths, out->count, out->crc, crcs);
+    if (rc == SCR_SUCCESS) rc = crc_list(crcs, sent ? out->count : 0, &mine);
+    int mrc = scr_comm_sendrecv_kvtree(rc == SCR_SUCCESS ? mine : NULL, scr_reddesc_rhs(d), lhs, TAG_CRC,
+                                       run->world, &theirs);
+    if (rc == SCR_SUCCESS) rc = mrc;
+    for (int i = 0; rc == SCR_SUCCESS && received && i < in->count; i++) {
+        uint32_t got = 0, want = 0;
+        if (scr_crc_parts_get(in->crc, (size_t)i, &got) != SCR_SUCCESS ||
+            scr_meta_get_crc32(scr_kvtree_get_kv_int(theirs, "FILE", i), &want) != SCR_SUCCESS) {
+            scr_err("the copy %s of rank %d's file: its CRC32 is not known", in->paths[i], lhs);
+            rc = SCR_FAILURE;
+        } else if (got != want) {
+            scr_err("the copy %s of rank %d's file differs from what it sent: CRC32 0x%08x, 0x%08x sent",
+                    in->paths[i], lhs, got, want);
+            rc = SCR_ERR_IO;
+        }
+        if (rc == SCR_SUCCESS && run->crc_on_copy)
+            rc = read_back(in->parts[i].fd, in->paths[i], buf, run->file_buf_size, 1, &got);
+        if (rc == SCR_SUCCESS) rc = scr_crc_record(run, id, lhs, in->paths[i], got, 1);
+    }
+    if (rc == SCR_SUCCESS && received && in->count > 0) rc = scr_cache_save_filemap(run);
+    scr_kvtree_delete(mine);
+    scr_kvtree_delete(theirs);
+    free(crcs);
+    *io_rc = rc;
+    return mrc;
 }
 
 /* Copy every rank's files to its right neighbour, except where that
@@ -238,6 +354,7 @@ static int apply_partner(struct scr_run *run, const struct scr_reddesc *d, int i
                            "asking partners which copies they hold");
     /* the description still travels (the holder checks who sent it), the bytes do not */
     if (rc == SCR_SUCCESS) rc = file_set_mine(run, id, rhs_has_copy ? -1 : O_RDONLY, &out);
+    if (rc == SCR_SUCCESS && !rhs_has_copy) rc = track_crcs(run, &out);
     if (rc == SCR_SUCCESS) rc = describe_files(&out, run->rank, &mine);
     if (rc == SCR_SUCCESS && rhs_has_copy) out.total = 0;
     const scr_dataset *desc = NULL;
@@ -266,6 +383,9 @@ static int apply_partner(struct scr_run *run, const struct scr_reddesc *d, int i
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
     rc = stream_ring(run, d, &out, &in, bufs[0], bufs[1]);
+    if (run->crc_in_cache)
+        mrc = settle_partner_crcs(run, d, id, &out, &in, !rhs_has_copy, !have_left_copy, bufs[0], &rc);
+    if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
 done:
     file_set_close(&out);
     file_set_close(&in);
@@ -324,26 +444,6 @@ int scr_redundancy_register_file(struct scr_run *run, int id, const char *path, 
     return rc;
 }
 
-/* CRC-32 of a whole open file. */
-static int crc_of_fd(int fd, const char *path, char *buf, size_t bufsize, uint32_t *out)
-{
-    uint32_t crc = 0;
-    uint64_t off = 0;
-    for (;;) {
-        ssize_t n = pread(fd, buf, bufsize, (off_t)off);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            scr_err("read of %s failed: %s", path, strerror(errno));
-            return SCR_ERR_IO;
-        }
-        if (n == 0) break;
-        crc = scr_crc32(crc, buf, (size_t)n);
-        off += (uint64_t)n;
-    }
-    *out = crc;
-    return SCR_SUCCESS;
-}
-
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
 static int wait_for(MPI_Request *req, const char *what)
@@ -355,11 +455,15 @@ static int wait_for(MPI_Request *req, const char *what)
  * XOR file. Pieces go in groups of as many as stay in flight: step t of every
  * piece of a group is sent before step t+1 of any, so a rank has a group's
  * worth of slack before it waits for its left neighbour, and its reads and
- * writes overlap the transfers. Returns the MPI status; a failed read or
- * write (in *io_rc) sends zeros on, so that the ring completes. */
+ * writes overlap the transfers. Every byte read passes through fs->crc
+ * (when set), and *out_slot_crc is the CRC of this rank's slot as written.
+ * Returns the MPI status; a failed read or write (in *io_rc) sends zeros
+ * on, so that the ring completes. */
 static int xor_ring(struct scr_run *run, const struct scr_reddesc *d, const struct file_set *fs, uint64_t chunk,
-                    int fd, const char *xpath, uint64_t hlen, char *sendbuf, char *recvbuf, int *io_rc)
+                    int fd, const char *xpath, uint64_t hlen, char *sendbuf, char *recvbuf, uint32_t *out_slot_crc,
+                    int *io_rc)
 {
+    uint32_t slot_crc = 0;
     int N = d->set_size, me = d->set_rank, rhs = scr_reddesc_rhs(d), lhs = scr_reddesc_lhs(d);
     size_t piece = run->mpi_buf_size;
     int depth = scr_stream_depth(run->file_buf_size, piece), rc = *io_rc, mrc = SCR_SUCCESS;
@@ -379,6 +483,7 @@ static int xor_ring(struct scr_run *run, const struct scr_reddesc *d, const stru
                 if (mrc != SCR_SUCCESS) break;
                 if (rc == SCR_SUCCESS)
                     rc = scr_padfile_read(fs->parts, (size_t)fs->count, slot_offset(me, slot, chunk) + off, sb, len);
+                if (rc == SCR_SUCCESS) scr_crc_parts_add(fs->crc, slot_offset(me, slot, chunk) + off, sb, len);
                 if (rc != SCR_SUCCESS) memset(sb, 0, len);
                 if (t > 0) {
                     mrc = wait_for(&rreq[g], "computing XOR data (MPI_Wait)");
@@ -399,11 +504,41 @@ static int xor_ring(struct scr_run *run, const struct scr_reddesc *d, const stru
             mrc = wait_for(&rreq[g], "computing XOR data (MPI_Wait)");
             if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
                 rc = scr_pwrite_full(fd, recvbuf + (size_t)g * piece, len, hlen + off, xpath);
+            if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS && fs->crc != NULL)
+                slot_crc = scr_crc32(slot_crc, recvbuf + (size_t)g * piece, len);
         }
     }
     if (mrc == SCR_SUCCESS)
         mrc = scr_mpi_check(MPI_Waitall(depth, sreq, MPI_STATUSES_IGNORE), "computing XOR data (MPI_Waitall)");
     if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, 2 * SCR_STREAM_MAX_DEPTH);
+    *out_slot_crc = slot_crc;
+    *io_rc = rc;
+    return mrc;
+}
+
+/* After the XOR ring: this rank's files' CRCs (from the bytes the ring read)
+ * go into the filemap and into its header as CURRENT, travel right, and the
+ * left neighbour's come back as PARTNER; the header is then written again in
+ * place (its CRC fields have a fixed width), and *out_header_crc is its
+ * CRC. Every rank of the set calls it; the outcome is in *io_rc. */
+static int settle_xor_crcs(struct scr_run *run, const struct scr_reddesc *d, int id, const struct file_set *fs,
+                           scr_kvtree *header, int fd, const char *xpath, uint64_t hlen, uint32_t *out_header_crc,
+                           int *io_rc)
+{
+    int rc = *io_rc;
+    uint32_t *crcs = calloc((size_t)fs->count + 1, sizeof(uint32_t));
+    scr_kvtree *current = scr_kvtree_get(header, "CURRENT"), *left = NULL;
+    if (rc == SCR_SUCCESS && crcs == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_crc_record_read(run, id, fs->paths, fs->count, fs->crc, crcs);
+    if (rc == SCR_SUCCESS) rc = scr_crc_fix_width(current, crcs);
+    int mrc = scr_comm_sendrecv_kvtree(rc == SCR_SUCCESS ? current : NULL, scr_reddesc_rhs(d), scr_reddesc_lhs(d),
+                                       TAG_CRC, run->world, &left);
+    if (rc == SCR_SUCCESS) rc = mrc;
+    /* set() takes ownership, also when it fails */
+    if (rc == SCR_SUCCESS && scr_kvtree_set(header, "PARTNER", left) == NULL) rc = SCR_ERR_NOMEM;
+    else if (rc != SCR_SUCCESS) scr_kvtree_delete(left);
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_write_header(fd, xpath, header, hlen, out_header_crc);
+    free(crcs);
     *io_rc = rc;
     return mrc;
 }
@@ -418,7 +553,10 @@ static int apply_xor(struct scr_run *run, const struct scr_reddesc *d, int id, c
     size_t image_len = 0;
     int fd = -1;
     int rc = file_set_mine(run, id, O_RDONLY, &fs);
+    if (rc == SCR_SUCCESS) rc = track_crcs(run, &fs);
     if (rc == SCR_SUCCESS) rc = describe_files(&fs, run->rank, &current);
+    /* the header is written before the CRCs are known, and again after */
+    if (rc == SCR_SUCCESS && run->crc_in_cache) rc = scr_crc_fix_width(current, NULL);
 
     /* the chunk size fits the largest member's data into N-1 chunks */
     unsigned long long mine_total = fs.total, most = 0;
@@ -478,17 +616,21 @@ static int apply_xor(struct scr_run *run, const struct scr_reddesc *d, int id, c
     if (mrc != SCR_SUCCESS || !ok) goto done;
 
     /* the ring reduce-scatter */
-    mrc = xor_ring(run, d, &fs, chunk, fd, xpath, image_len, bufs[0], bufs[1], &rc);
+    uint32_t slot_crc = 0, header_crc = 0;
+    mrc = xor_ring(run, d, &fs, chunk, fd, xpath, image_len, bufs[0], bufs[1], &slot_crc, &rc);
+    if (mrc == SCR_SUCCESS && run->crc_in_cache)
+        mrc = settle_xor_crcs(run, d, id, &fs, header, fd, xpath, image_len, &header_crc, &rc);
     if (mrc != SCR_SUCCESS) goto done;
     if (rc == SCR_SUCCESS && fsync(fd) != 0) {
         scr_err("fsync of %s failed: %s", xpath, strerror(errno));
         rc = SCR_ERR_IO;
     }
-    uint32_t crc = 0;
-    if (rc == SCR_SUCCESS && run->crc_on_copy) rc = crc_of_fd(fd, xpath, bufs[0], run->file_buf_size, &crc);
+    uint32_t crc = run->crc_in_cache ? scr_crc32_combine(header_crc, slot_crc, chunk) : 0;
+    if (rc == SCR_SUCCESS && run->crc_on_copy)
+        rc = read_back(fd, xpath, bufs[0], run->file_buf_size, run->crc_in_cache, &crc);
     if (rc == SCR_SUCCESS)
-        rc = scr_redundancy_register_file(run, id, xpath, SCR_META_TYPE_XOR, image_len + chunk, run->crc_on_copy,
-                                      crc, 1);
+        rc = scr_redundancy_register_file(run, id, xpath, SCR_META_TYPE_XOR, image_len + chunk,
+                                          run->crc_in_cache || run->crc_on_copy, crc, 1);
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
 done:
     if (fd >= 0) close(fd);
@@ -641,7 +783,7 @@ static int open_my_xor(struct scr_run *run, int id, char **out_path, int *out_fd
  * from the metas its neighbours kept. */
 static int prepare_root(struct scr_run *run, const struct scr_reddesc *d, int id, scr_kvtree *from_rhs,
                         scr_kvtree *from_lhs, struct file_set *fs, char **xpath, int *xfd, uint64_t *hlen,
-                        uint64_t *chunk)
+                        uint64_t *chunk, uint32_t *out_header_crc)
 {
     scr_kvtree *header = scr_kvtree_new(), *mine = scr_kvtree_get(from_rhs, "PARTNER");
     char *dsdir = NULL;
@@ -716,6 +858,9 @@ static int prepare_root(struct scr_run *run, const struct scr_reddesc *d, int id
         rc = SCR_ERR_IO;
     }
     if (rc == SCR_SUCCESS) rc = scr_write_full(*xfd, image, image_len, *xpath);
+    /* the rebuilt files are checked against the CRCs the neighbours kept as they are written */
+    if (rc == SCR_SUCCESS) rc = track_crcs(run, fs);
+    if (rc == SCR_SUCCESS) *out_header_crc = scr_crc32(0, image, image_len);
     *hlen = image_len;
     free(image);
     free(dsdir);
@@ -728,12 +873,15 @@ static int prepare_root(struct scr_run *run, const struct scr_reddesc *d, int id
  * adding its part (its XOR chunk in its own slot, its data elsewhere). Up to
  * a handful of pieces are in flight along the chain, so a member reads the
  * next piece while the last one travels and never waits piece by piece for
- * the members before it. Returns the MPI status; a failed read or write (in
- * *io_rc) sends zeros on, so that the chain completes. */
+ * the members before it. What the root writes passes through fs->crc (when
+ * set), and *out_slot_crc is the CRC of the root's XOR slot. Returns the MPI
+ * status; a failed read or write (in *io_rc) sends zeros on, so that the
+ * chain completes. */
 static int xor_chain(struct scr_run *run, const struct scr_reddesc *d, int root, const struct file_set *fs,
                      uint64_t chunk, int xfd, const char *xpath, uint64_t hlen, char *sendbuf, char *recvbuf,
-                     int *io_rc)
+                     uint32_t *out_slot_crc, int *io_rc)
 {
+    uint32_t slot_crc = 0;
     int N = d->set_size, me = d->set_rank, dist = mod(me - root, N);
     int lhs = scr_reddesc_lhs(d), rhs = scr_reddesc_rhs(d);
     size_t piece = run->mpi_buf_size;
@@ -758,6 +906,10 @@ static int xor_chain(struct scr_run *run, const struct scr_reddesc *d, int root,
             if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
                 rc = s == me ? scr_pwrite_full(xfd, rb, len, hlen + off, xpath)
                              : scr_padfile_write(fs->parts, (size_t)fs->count, slot_offset(me, s, chunk) + off, rb, len);
+            if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS && fs->crc != NULL) {
+                if (s == me) slot_crc = scr_crc32(slot_crc, rb, len);
+                else scr_crc_parts_add(fs->crc, slot_offset(me, s, chunk) + off, rb, len);
+            }
         } else {
             mrc = wait_for(&sreq[j], "rebuilding from XOR data (MPI_Wait)");
             if (mrc != SCR_SUCCESS) break;
@@ -783,6 +935,7 @@ static int xor_chain(struct scr_run *run, const struct scr_reddesc *d, int root,
     if (mrc == SCR_SUCCESS)
         mrc = scr_mpi_check(MPI_Waitall(depth, sreq, MPI_STATUSES_IGNORE), "rebuilding from XOR data (MPI_Waitall)");
     if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, 2 * SCR_STREAM_MAX_DEPTH);
+    *out_slot_crc = slot_crc;
     *io_rc = rc;
     return mrc;
 }
@@ -796,6 +949,7 @@ int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *d,
     char *xpath = NULL;
     int xfd = -1;
     uint64_t hlen = 0, chunk = 0;
+    uint32_t header_crc = 0, slot_crc = 0;
     int rc = SCR_SUCCESS;
 
     /* the neighbours of the lost member send what it needs to know */
@@ -812,7 +966,8 @@ int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *d,
         mrc = scr_comm_recv_kvtree(d->members[(root + 1) % N], TAG_HEADER, run->world, &from_rhs);
         if (mrc == SCR_SUCCESS)
             mrc = scr_comm_recv_kvtree(d->members[(root + N - 1) % N], TAG_HEADER + 1, run->world, &from_lhs);
-        if (mrc == SCR_SUCCESS) rc = prepare_root(run, d, id, from_rhs, from_lhs, &fs, &xpath, &xfd, &hlen, &chunk);
+        if (mrc == SCR_SUCCESS)
+            rc = prepare_root(run, d, id, from_rhs, from_lhs, &fs, &xpath, &xfd, &hlen, &chunk, &header_crc);
     }
     if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
@@ -822,7 +977,8 @@ int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *d,
     char *bufs[2] = {malloc(bufsize), malloc(bufsize)};
     if (bufs[0] == NULL || bufs[1] == NULL) rc = SCR_ERR_NOMEM;
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
-    if (mrc == SCR_SUCCESS && ok) mrc = xor_chain(run, d, root, &fs, chunk, xfd, xpath, hlen, bufs[0], bufs[1], &rc);
+    if (mrc == SCR_SUCCESS && ok)
+        mrc = xor_chain(run, d, root, &fs, chunk, xfd, xpath, hlen, bufs[0], bufs[1], &slot_crc, &rc);
     free(bufs[0]);
     free(bufs[1]);
     if (mrc != SCR_SUCCESS) goto done;
@@ -833,14 +989,20 @@ int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *d,
                 rc = SCR_ERR_IO;
             }
         }
-        if (rc == SCR_SUCCESS && fsync(xfd) != 0) rc = SCR_ERR_IO;
+        if (rc == SCR_SUCCESS && fsync(xfd) != 0) {
+            scr_err("fsync of %s failed: %s", xpath, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+        if (rc == SCR_SUCCESS && run->crc_in_cache)
+            rc = scr_crc_check_rebuilt(run, id, fs.paths, fs.count, fs.crc, " rebuilt from XOR");
         char *cbuf = malloc(run->mpi_buf_size);
-        uint32_t crc = 0;
+        uint32_t crc = run->crc_in_cache ? scr_crc32_combine(header_crc, slot_crc, chunk) : 0;
         if (rc == SCR_SUCCESS && run->crc_on_copy)
-            rc = cbuf ? crc_of_fd(xfd, xpath, cbuf, run->mpi_buf_size, &crc) : SCR_ERR_NOMEM;
+            rc = cbuf ? read_back(xfd, xpath, cbuf, run->mpi_buf_size, run->crc_in_cache, &crc) : SCR_ERR_NOMEM;
         free(cbuf);
         if (rc == SCR_SUCCESS)
-            rc = scr_redundancy_register_file(run, id, xpath, SCR_META_TYPE_XOR, hlen + chunk, run->crc_on_copy, crc, 1);
+            rc = scr_redundancy_register_file(run, id, xpath, SCR_META_TYPE_XOR, hlen + chunk,
+                                              run->crc_in_cache || run->crc_on_copy, crc, 1);
         if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, fs.count + 1);
         if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     }

@@ -20,7 +20,14 @@
  * member to its right whenever at most k are lost. To rebuild, for each
  * stripe that lost blocks, the d lowest-numbered surviving blocks go to the
  * first lost member of the stripe, which decodes and sends each lost block
- * to its owner. */
+ * to its owner.
+ *
+ * The ring computes the CRC-32 of each member's files from the bytes it
+ * reads (util_crc_parts.h), and of the RS file from the bytes it writes.
+ * The header goes out before the CRCs are known, with CRC fields of fixed
+ * width; once the ring is done the members share their metas again and
+ * each writes its header anew in place. A lost member's rebuilt files are
+ * checked against the CRCs its neighbours kept, as they are written. */
 #include "erasure_rs.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
@@ -56,7 +63,8 @@ struct rs_files {
     char **paths;
     scr_padfile_part *parts;
     uint64_t total;
-    scr_kvtree *metas; /* RANK, FILES, FILE i {meta} */
+    scr_kvtree *metas;  /* RANK, FILES, FILE i {meta} */
+    scr_crc_parts *crc; /* the CRCs of what passes through the files, when tracked */
 };
 
 static void rs_files_close(struct rs_files *f)
@@ -68,6 +76,7 @@ static void rs_files_close(struct rs_files *f)
     free(f->paths);
     free(f->parts);
     scr_kvtree_delete(f->metas);
+    scr_crc_parts_free(f->crc);
     memset(f, 0, sizeof(*f));
 }
 
@@ -186,7 +195,7 @@ static int build_header(struct scr_run *run, const struct scr_reddesc *d, const 
 
 /* Create the RS file with its header; *out_hlen is the header's size. */
 static int create_rs_file(struct scr_run *run, int id, const char *path, const scr_kvtree *header,
-                          uint64_t chunk, int k, int *out_fd, uint64_t *out_hlen)
+                          uint64_t chunk, int k, int *out_fd, uint64_t *out_hlen, uint32_t *out_header_crc)
 {
     void *image = NULL;
     size_t len = 0;
@@ -202,27 +211,43 @@ static int create_rs_file(struct scr_run *run, int id, const char *path, const s
         rc = SCR_ERR_IO;
     }
     *out_hlen = len;
+    if (rc == SCR_SUCCESS) *out_header_crc = scr_crc32(0, image, len);
     free(image);
     return rc;
 }
 
-/* Sync the RS file, checksum it if asked, and mark it complete. */
-static int finish_rs_file(struct scr_run *run, int id, const char *path, int fd, uint64_t size, char *buf,
-                          size_t bufsize)
+/* Track the CRCs of f's files and of the blocks of an RS file of k chunks,
+ * when files in cache get CRCs. */
+static int track_crcs(const struct scr_run *run, struct rs_files *f, uint64_t chunk, int k, scr_crc_parts **out_blocks)
+{
+    if (!run->crc_in_cache) return SCR_SUCCESS;
+    scr_padfile_part blocks = {-1, "RS data", chunk * (uint64_t)k};
+    f->crc = scr_crc_parts_new(f->parts, (size_t)f->count);
+    *out_blocks = scr_crc_parts_new(&blocks, 1);
+    return f->crc && *out_blocks ? SCR_SUCCESS : SCR_ERR_NOMEM;
+}
+
+/* Sync the RS file, checksum it if asked, and mark it complete. known: crc
+ * is the CRC of what was written, which SCR_CRC_ON_COPY checks the file as
+ * read back against. */
+static int finish_rs_file(struct scr_run *run, int id, const char *path, int fd, uint64_t size, int known,
+                          uint32_t crc, char *buf, size_t bufsize)
 {
     int rc = fsync(fd) == 0 ? SCR_SUCCESS : SCR_ERR_IO;
     if (rc != SCR_SUCCESS) scr_err("fsync of %s failed: %s", path, strerror(errno));
-    uint32_t crc = 0;
+    uint32_t got = 0;
     for (uint64_t off = 0; rc == SCR_SUCCESS && run->crc_on_copy && off < size;) {
         size_t n = size - off < bufsize ? (size_t)(size - off) : bufsize;
-        if (pread(fd, buf, n, (off_t)off) != (ssize_t)n) {
-            scr_err("read of %s failed: %s", path, strerror(errno));
-            rc = SCR_ERR_IO;
-        }
-        if (rc == SCR_SUCCESS) crc = scr_crc32(crc, buf, n);
+        rc = scr_pread_full(fd, buf, n, off, path);
+        if (rc == SCR_SUCCESS) got = scr_crc32(got, buf, n);
         off += n;
     }
-    if (rc == SCR_SUCCESS) rc = register_rs(run, id, path, size, run->crc_on_copy, crc, 1);
+    if (rc == SCR_SUCCESS && run->crc_on_copy && known && got != crc) {
+        scr_err("%s reads back with CRC32 0x%08x, 0x%08x written", path, got, crc);
+        rc = SCR_ERR_IO;
+    }
+    if (run->crc_on_copy) crc = got;
+    if (rc == SCR_SUCCESS) rc = register_rs(run, id, path, size, known || run->crc_on_copy, crc, 1);
     return rc;
 }
 
@@ -240,6 +265,7 @@ struct rs_ring {
     int group;          /* pieces in flight */
     char *readbuf;      /* group pieces */
     MPI_Request *reqs;  /* 2 x group x k */
+    scr_crc_parts *blocks; /* the CRC of the RS file's blocks as written, when tracked */
 };
 
 /* Accumulator j of piece g in set s (0 or 1). */
@@ -285,6 +311,7 @@ static int rs_ring_encode(const struct rs_ring *r, int *io_rc)
                 for (int j = 0; j < k; j++) work[j] = acc_of(r, t % 2, g, j);
                 if (rc == SCR_SUCCESS)
                     rc = scr_padfile_read(r->f->parts, (size_t)r->f->count, (uint64_t)t * r->chunk + off, in, len);
+                if (rc == SCR_SUCCESS) scr_crc_parts_add(r->f->crc, (uint64_t)t * r->chunk + off, in, len);
                 if (t == 0) {
                     for (int j = 0; j < k; j++) memset(work[j], 0, len);
                 } else {
@@ -311,6 +338,8 @@ static int rs_ring_encode(const struct rs_ring *r, int *io_rc)
             if (mrc == SCR_SUCCESS) mrc = wait_all(k, sreq, "computing Reed-Solomon data (MPI_Waitall)");
             if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
                 rc = scr_pwrite_full(r->fd, acc_of(r, dd % 2, g, 0), len, r->hlen + off, r->path);
+            if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
+                scr_crc_parts_add(r->blocks, off, acc_of(r, dd % 2, g, 0), len);
             for (int j = 1; mrc == SCR_SUCCESS && j < k; j++)
                 mrc = scr_mpi_check(MPI_Irecv(acc_of(r, (dd + 1) % 2, g, j), (int)len, MPI_BYTE,
                                               d->members[mod(me - j, N)], TAG_RS_SPREAD, comm, &rreq[j]),
@@ -324,13 +353,46 @@ static int rs_ring_encode(const struct rs_ring *r, int *io_rc)
             size_t len = r->chunk - off < piece ? (size_t)(r->chunk - off) : piece;
             MPI_Request *sreq = reqs + g * k, *rreq = reqs + (G + g) * k;
             mrc = wait_all(k, rreq, "spreading Reed-Solomon data (MPI_Waitall)");
-            for (int j = 1; mrc == SCR_SUCCESS && rc == SCR_SUCCESS && j < k; j++)
+            for (int j = 1; mrc == SCR_SUCCESS && rc == SCR_SUCCESS && j < k; j++) {
                 rc = scr_pwrite_full(r->fd, acc_of(r, (dd + 1) % 2, g, j), len, r->hlen + (uint64_t)j * r->chunk + off,
                                      r->path);
+                if (rc == SCR_SUCCESS)
+                    scr_crc_parts_add(r->blocks, (uint64_t)j * r->chunk + off, acc_of(r, (dd + 1) % 2, g, j), len);
+            }
             if (mrc == SCR_SUCCESS) mrc = wait_all(k, sreq, "spreading Reed-Solomon data (MPI_Waitall)");
         }
     }
     if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, nreq);
+    *io_rc = rc;
+    return mrc;
+}
+
+/* After the ring: this member's files' CRCs (from the bytes the ring read)
+ * go into the filemap and into its metas, the members share their metas
+ * again, and the header is written anew in place (its CRC fields have a
+ * fixed width); *out_header_crc is its CRC. Every member of the set calls
+ * it; the outcome is in *io_rc. */
+static int settle_rs_crcs(struct scr_run *run, const struct scr_reddesc *d, int id, const scr_dataset *dset,
+                          struct rs_files *f, uint64_t chunk, int fd, const char *path, uint64_t hlen,
+                          uint32_t *out_header_crc, int *io_rc)
+{
+    int rc = *io_rc;
+    uint32_t *crcs = calloc((size_t)f->count + 1, sizeof(uint32_t));
+    scr_kvtree *known = scr_kvtree_new(), *members = NULL, *header = NULL;
+    if (rc == SCR_SUCCESS && (crcs == NULL || known == NULL)) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_crc_record_read(run, id, f->paths, f->count, f->crc, crcs);
+    if (rc == SCR_SUCCESS) rc = scr_crc_fix_width(f->metas, crcs);
+    scr_kvtree *slot = rc == SCR_SUCCESS ? scr_kvtree_set_kv_int(known, "MEMBER", d->set_rank) : NULL;
+    if (rc == SCR_SUCCESS && (slot == NULL || scr_kvtree_copy(slot, f->metas) != SCR_SUCCESS)) rc = SCR_ERR_NOMEM;
+    /* a member that failed still takes part, with what it knows */
+    int mrc = share_metas(d, known, &members);
+    if (rc == SCR_SUCCESS) rc = mrc;
+    if (rc == SCR_SUCCESS) rc = build_header(run, d, dset, members, d->set_rank, chunk, &header);
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_write_header(fd, path, header, hlen, out_header_crc);
+    scr_kvtree_delete(known);
+    scr_kvtree_delete(members);
+    scr_kvtree_delete(header);
+    free(crcs);
     *io_rc = rc;
     return mrc;
 }
@@ -343,9 +405,13 @@ int scr_redundancy_apply_rs(struct scr_run *run, const struct scr_reddesc *d, in
     scr_kvtree *known = NULL, *members = NULL, *header = NULL;
     char *path = NULL, *acc = NULL;
     MPI_Request *reqs = NULL;
+    scr_crc_parts *blocks = NULL;
     uint64_t hlen = 0;
+    uint32_t header_crc = 0, blocks_crc = 0;
     const scr_dataset *dset = NULL;
     int rc = rs_files_mine(run, id, &f);
+    /* the header is written before the CRCs are known, and again after */
+    if (rc == SCR_SUCCESS && run->crc_in_cache) rc = scr_crc_fix_width(f.metas, NULL);
     if (rc == SCR_SUCCESS) rc = scr_rs_init(&code, dd, k);
     if (rc == SCR_SUCCESS) rc = scr_filemap_get_dataset(run->map, id, run->rank, &dset);
     if (rc == SCR_SUCCESS) {
@@ -360,10 +426,11 @@ int scr_redundancy_apply_rs(struct scr_run *run, const struct scr_reddesc *d, in
     if (mrc != SCR_SUCCESS || !ok) goto done;
     uint64_t chunk = (most + (uint64_t)dd - 1) / (uint64_t)dd;
 
-    rc = share_metas(d, known, &members);
+    rc = track_crcs(run, &f, chunk, k, &blocks);
+    if (rc == SCR_SUCCESS) rc = share_metas(d, known, &members);
     if (rc == SCR_SUCCESS) rc = build_header(run, d, dset, members, me, chunk, &header);
     if (rc == SCR_SUCCESS) rc = rs_path(run, d, id, &path);
-    if (rc == SCR_SUCCESS) rc = create_rs_file(run, id, path, header, chunk, k, &fd, &hlen);
+    if (rc == SCR_SUCCESS) rc = create_rs_file(run, id, path, header, chunk, k, &fd, &hlen, &header_crc);
     /* two sets of k accumulators for every piece in flight */
     size_t piece = run->mpi_buf_size;
     int group = scr_stream_depth(run->file_buf_size, piece);
@@ -376,12 +443,23 @@ int scr_redundancy_apply_rs(struct scr_run *run, const struct scr_reddesc *d, in
     }
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
-    struct rs_ring ring = {run, d, &code, &f, chunk, fd, path, hlen, acc, group, bufs[0], reqs};
+    struct rs_ring ring = {run, d, &code, &f, chunk, fd, path, hlen, acc, group, bufs[0], reqs, blocks};
     mrc = rs_ring_encode(&ring, &rc);
-    if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS) rc = finish_rs_file(run, id, path, fd, hlen + chunk * (uint64_t)k, bufs[1], run->file_buf_size);
+    if (mrc == SCR_SUCCESS && run->crc_in_cache)
+        mrc = settle_rs_crcs(run, d, id, dset, &f, chunk, fd, path, hlen, &header_crc, &rc);
+    if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS && run->crc_in_cache &&
+        scr_crc_parts_get(blocks, 0, &blocks_crc) != SCR_SUCCESS) {
+        scr_err("%s: the CRC32 of its blocks could not be computed while they were written", path);
+        rc = SCR_FAILURE;
+    }
+    uint32_t crc = scr_crc32_combine(header_crc, blocks_crc, chunk * (uint64_t)k);
+    if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
+        rc = finish_rs_file(run, id, path, fd, hlen + chunk * (uint64_t)k, run->crc_in_cache, crc, bufs[1],
+                            run->file_buf_size);
     if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
 done:
     if (fd >= 0) close(fd);
+    scr_crc_parts_free(blocks);
     free(acc);
     free(reqs);
     rs_files_close(&f);
@@ -412,7 +490,7 @@ static int block_slot(int s, int b, int N, int k, int dd)
 /* Lost member: register its files and RS file from the shared metas, create them. */
 static int prepare_lost(struct scr_run *run, const struct scr_reddesc *d, int id, const scr_kvtree *members,
                         const scr_kvtree *dset, uint64_t chunk, struct rs_files *f, char **path, int *fd,
-                        uint64_t *hlen)
+                        uint64_t *hlen, uint32_t *header_crc)
 {
     memset(f, 0, sizeof(*f));
     const scr_kvtree *mine = scr_kvtree_get_kv_int(members, "MEMBER", d->set_rank);
@@ -454,7 +532,7 @@ static int prepare_lost(struct scr_run *run, const struct scr_reddesc *d, int id
     }
     if (rc == SCR_SUCCESS) rc = build_header(run, d, dset, members, d->set_rank, chunk, &header);
     if (rc == SCR_SUCCESS) rc = rs_path(run, d, id, path);
-    if (rc == SCR_SUCCESS) rc = create_rs_file(run, id, *path, header, chunk, d->failures, fd, hlen);
+    if (rc == SCR_SUCCESS) rc = create_rs_file(run, id, *path, header, chunk, d->failures, fd, hlen, header_crc);
     scr_kvtree_delete(header);
     free(dsdir);
     return rc;
@@ -497,6 +575,18 @@ static int prepare_survivor(struct scr_run *run, int id, const unsigned char *lo
     return SCR_SUCCESS;
 }
 
+/* A lost member's rebuilt block: data into its files (data), or parity into
+ * its RS file at hlen; at is the offset in the files' logical file or among
+ * the RS file's blocks. What is written passes through the trackers. */
+static int write_block(const struct rs_files *f, int fd, const char *path, uint64_t hlen, scr_crc_parts *parity,
+                       int data, uint64_t at, const char *buf, size_t len)
+{
+    int rc = data ? scr_padfile_write(f->parts, (size_t)f->count, at, buf, len)
+                  : scr_pwrite_full(fd, buf, len, hlen + at, path);
+    if (rc == SCR_SUCCESS) scr_crc_parts_add(data ? f->crc : parity, at, buf, len);
+    return rc;
+}
+
 int scr_redundancy_recover_rs(struct scr_run *run, const struct scr_reddesc *d, int id)
 {
     int N = d->set_size, k = d->failures, dd = N - k, me = d->set_rank, ok = 0, fd = -1;
@@ -506,7 +596,9 @@ int scr_redundancy_recover_rs(struct scr_run *run, const struct scr_reddesc *d, 
     scr_rs_code code = {0};
     scr_kvtree *known = scr_kvtree_new(), *members = NULL, *header = NULL, *info = NULL;
     char *path = NULL, *blocks = NULL, **outs = NULL;
+    scr_crc_parts *parity = NULL; /* what a lost member writes of its RS file, when tracked */
     uint64_t hlen = 0, chunk = 0;
+    uint32_t header_crc = 0, parity_crc = 0;
     int rc = (lost && known) ? SCR_SUCCESS : SCR_ERR_NOMEM;
     int mrc = scr_mpi_check(MPI_Allgather(&am_lost, 1, MPI_UNSIGNED_CHAR, lost, 1, MPI_UNSIGNED_CHAR, d->set),
                             "listing lost members");
@@ -527,7 +619,10 @@ int scr_redundancy_recover_rs(struct scr_run *run, const struct scr_reddesc *d, 
     if (am_lost) {
         rc = scr_kvtree_util_get_uint64(members, "CHUNK", &chunk);
         if (rc == SCR_SUCCESS)
-            rc = prepare_lost(run, d, id, members, scr_kvtree_get(members, "DSET"), chunk, &f, &path, &fd, &hlen);
+            rc = prepare_lost(run, d, id, members, scr_kvtree_get(members, "DSET"), chunk, &f, &path, &fd, &hlen,
+                              &header_crc);
+        /* the rebuilt files are checked against the CRCs the survivors kept as they are written */
+        if (rc == SCR_SUCCESS) rc = track_crcs(run, &f, chunk, k, &parity);
     }
     size_t bufsize = run->mpi_buf_size;
     blocks = malloc(bufsize * (size_t)(dd + k));
@@ -567,11 +662,9 @@ int scr_redundancy_recover_rs(struct scr_run *run, const struct scr_reddesc *d, 
                     if (owner != me) {
                         mrc = scr_mpi_check(MPI_Send(out[r], (int)len, MPI_BYTE, d->members[owner], TAG_RS_REBUILD + 1,
                                                      run->world), "rebuilding with Reed-Solomon");
-                    } else if (rc == SCR_SUCCESS && lost_blocks[r] < dd) {
-                        rc = scr_padfile_write(f.parts, (size_t)f.count, (uint64_t)slot * chunk + p, out[r], len);
-                    } else if (rc == SCR_SUCCESS &&
-                               pwrite(fd, out[r], len, (off_t)(hlen + (uint64_t)slot * chunk + p)) != (ssize_t)len) {
-                        rc = SCR_ERR_IO;
+                    } else if (rc == SCR_SUCCESS) {
+                        rc = write_block(&f, fd, path, hlen, parity, lost_blocks[r] < dd, (uint64_t)slot * chunk + p,
+                                         out[r], len);
                     }
                 }
                 continue;
@@ -593,19 +686,29 @@ int scr_redundancy_recover_rs(struct scr_run *run, const struct scr_reddesc *d, 
                 int slot = block_slot(s, lost_blocks[r], N, k, dd);
                 mrc = scr_mpi_check(MPI_Recv(blocks, (int)len, MPI_BYTE, d->members[rebuilder], TAG_RS_REBUILD + 1,
                                              run->world, MPI_STATUS_IGNORE), "rebuilding with Reed-Solomon");
-                if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS && lost_blocks[r] < dd)
-                    rc = scr_padfile_write(f.parts, (size_t)f.count, (uint64_t)slot * chunk + p, blocks, len);
-                else if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS &&
-                         pwrite(fd, blocks, len, (off_t)(hlen + (uint64_t)slot * chunk + p)) != (ssize_t)len)
-                    rc = SCR_ERR_IO;
+                if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
+                    rc = write_block(&f, fd, path, hlen, parity, lost_blocks[r] < dd, (uint64_t)slot * chunk + p,
+                                     blocks, len);
             }
         }
     }
     if (mrc == SCR_SUCCESS && am_lost && rc == SCR_SUCCESS) {
-        for (int i = 0; rc == SCR_SUCCESS && i < f.count; i++)
-            if (fsync(f.parts[i].fd) != 0) rc = SCR_ERR_IO;
+        for (int i = 0; rc == SCR_SUCCESS && i < f.count; i++) {
+            if (fsync(f.parts[i].fd) != 0) {
+                scr_err("fsync of %s failed: %s", f.paths[i], strerror(errno));
+                rc = SCR_ERR_IO;
+            }
+        }
+        if (rc == SCR_SUCCESS && run->crc_in_cache)
+            rc = scr_crc_check_rebuilt(run, id, f.paths, f.count, f.crc, " rebuilt from Reed-Solomon");
+        if (rc == SCR_SUCCESS && run->crc_in_cache && scr_crc_parts_get(parity, 0, &parity_crc) != SCR_SUCCESS) {
+            scr_err("%s: the CRC32 of its blocks could not be computed while they were rebuilt", path);
+            rc = SCR_FAILURE;
+        }
+        uint32_t crc = scr_crc32_combine(header_crc, parity_crc, chunk * (uint64_t)k);
         if (rc == SCR_SUCCESS)
-            rc = finish_rs_file(run, id, path, fd, hlen + chunk * (uint64_t)k, blocks, bufsize * (size_t)(dd + k));
+            rc = finish_rs_file(run, id, path, fd, hlen + chunk * (uint64_t)k, run->crc_in_cache, crc, blocks,
+                                bufsize * (size_t)(dd + k));
         if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, f.count + 1);
         if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     }
@@ -613,6 +716,7 @@ int scr_redundancy_recover_rs(struct scr_run *run, const struct scr_reddesc *d, 
 done:
     if (fd >= 0) close(fd);
     rs_files_close(&f);
+    scr_crc_parts_free(parity);
     scr_rs_free(&code);
     scr_kvtree_delete(known);
     scr_kvtree_delete(members);

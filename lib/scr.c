@@ -156,6 +156,10 @@ static int read_parameters(struct scr_run *r)
         rc = ints[i].is_bool ? scr_config_get_bool(c, ints[i].name, ints[i].out)
                              : get_int(c, ints[i].name, ints[i].out);
     if (rc == SCR_SUCCESS) rc = scr_config_get_double(c, "SCR_CHECKPOINT_OVERHEAD", &r->ckpt_overhead);
+    /* not a parameter: tests/bench/run-bench-scr.sh measures what the CRCs
+     * of files in cache cost against a run that records none */
+    const char *no_crc = getenv("SCRBENCH_NO_CACHE_CRC");
+    r->crc_in_cache = no_crc == NULL || strcmp(no_crc, "1") != 0;
     /* SCR_CURRENT names the checkpoint to restart from, as SCR_Current does */
     const char *current = NULL;
     if (rc == SCR_SUCCESS && scr_config_get(c, "SCR_CURRENT", &current) == SCR_SUCCESS && current != NULL &&
@@ -874,7 +878,10 @@ int SCR_Start_checkpoint(void)
     return SCR_Start_output(NULL, SCR_FLAG_CHECKPOINT);
 }
 
-/* Record size, completeness and (SCR_CRC_ON_COPY) CRC of this rank's files. */
+/* Record size, completeness and (SCR_CRC_ON_COPY, in a pass of its own as
+ * SCR does) CRC of this rank's files. Without SCR_CRC_ON_COPY the CRCs come
+ * later: from the redundancy encoding, which reads every byte anyway, else
+ * from the flush or scr_crc_fill (SCR_Complete_output). */
 static int seal_my_files(int id, int *valid, uint64_t *out_bytes, int *out_files)
 {
     const char **files = NULL;
@@ -918,6 +925,16 @@ static int seal_my_files(int id, int *valid, uint64_t *out_bytes, int *out_files
     *out_files = nfiles;
     if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
     return rc;
+}
+
+/* scr_crc_fill on every rank, which agree on the outcome. */
+static int fill_crcs(int id)
+{
+    int rc = scr_crc_fill(run, id), ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS) return mrc;
+    if (!ok && run->rank == 0) scr_err("dataset %d: the CRCs of its files could not be recorded on every rank", id);
+    return ok ? SCR_SUCCESS : SCR_FAILURE;
 }
 
 int SCR_Complete_output(int valid)
@@ -966,22 +983,30 @@ int SCR_Complete_output(int valid)
         run->time_last_ckpt_end = now;
         scr_halt_count_checkpoint(run);
     }
-    /* protect the dataset in cache before anything else can go wrong */
-    rc = SCR_SUCCESS;
-    if (run->dset_in_cache) {
-        const struct scr_reddesc *d = scr_reddesc_for(run->reddescs, run->nreddescs, id, is_output && !is_ckpt);
-        rc = scr_redundancy_apply(run, d, id);
-    }
-    int nrc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 0);
-    if (rc == SCR_SUCCESS) rc = nrc;
-
     /* output always goes to the prefix; checkpoints every SCR_FLUSH of them */
     int ckpt_id = 0;
     scr_dataset_get_ckpt(run->dset, &ckpt_id);
     int flush = !run->dset_in_cache || is_output ||
                 (is_ckpt && run->flush_every > 0 && ckpt_id % run->flush_every == 0);
+
+    /* protect the dataset in cache before anything else can go wrong; the
+     * encoding records every file's CRC on the way */
+    rc = SCR_SUCCESS;
+    if (run->dset_in_cache) {
+        const struct scr_reddesc *d = scr_reddesc_for(run->reddescs, run->nreddescs, id, is_output && !is_ckpt);
+        rc = scr_redundancy_apply(run, d, id);
+    }
+    /* SINGLE reads nothing: the files are read once more for their CRCs,
+     * unless the flush that follows computes them as it copies */
+    int crc_by_flush = flush && run->crc_on_flush;
+    if (rc == SCR_SUCCESS && run->dset_in_cache && !crc_by_flush) rc = fill_crcs(id);
+    int nrc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 0);
+    if (rc == SCR_SUCCESS) rc = nrc;
+
     if (flush) {
         int frc = scr_flush_dataset(run, id);
+        /* it stays in cache unflushed, and still gets its CRCs */
+        if (frc != SCR_SUCCESS && run->dset_in_cache && crc_by_flush) fill_crcs(id);
         if (frc != SCR_SUCCESS) return frc;
         if (is_output && !is_ckpt && run->dset_in_cache) {
             scr_cache_delete_dataset(run, id);

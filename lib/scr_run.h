@@ -15,6 +15,7 @@
 #include "kvtree.h"
 #include "prefix_lock.h"
 #include "reddesc.h"
+#include "util_crc_parts.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -45,6 +46,7 @@ struct scr_run {
     char *filemap_path, *master_filemap_path, *flush_path, *halt_path, *index_path;
     int cache_size, flush_every, flush_width, fetch_width;
     int crc_on_flush, crc_on_copy, fetch, fetch_bypass, cache_bypass;
+    int crc_in_cache;      /* files in cache get CRCs (run_crc.c); 0 only for benchmarks */
     int halt_enabled, halt_exit, halt_seconds;
     int ckpt_interval, ckpt_seconds;
     double ckpt_overhead;
@@ -123,11 +125,14 @@ int scr_cache_delete_dataset(struct scr_run *run, int id);
 int scr_cache_make_room(struct scr_run *run, const char *store);
 
 /* 1 on every rank when dataset id is complete in cache on every rank: each
- * file listed with the recorded size (and CRC when recorded). */
+ * file listed, complete and of the recorded size. Contents are not read
+ * here: scr_crc_check_held read every file once, and files copied or
+ * rebuilt since were checked as they were written (a damaged one is marked
+ * incomplete). */
 int scr_cache_dataset_is_intact(struct scr_run *run, int id, int *out_intact);
 
-/* 1 when this rank's own files of dataset id are complete and as recorded
- * (size, and CRC when one was recorded). Not collective. */
+/* 1 when this rank's own files of dataset id are complete and of the
+ * recorded size (contents as above). Not collective. */
 int scr_cache_rank_is_intact(struct scr_run *run, int id);
 
 /* The newest dataset any rank holds in cache with an id below below (0 when
@@ -141,6 +146,56 @@ int scr_cache_id_of_name(const struct scr_run *run, const char *name, int checkp
 /* Update the node's flush file for dataset id (the node's first rank writes it). */
 int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix,
                             int flushing);
+
+/* --- run_crc.c: the CRC-32 of every file in cache --------------------------------- */
+
+/* Give each complete file of this rank's in dataset id that has no CRC yet
+ * one, reading it (SINGLE, a set of one member: no encoding read the
+ * bytes). Saves the filemap. Not collective. */
+int scr_crc_fill(struct scr_run *run, int id);
+
+/* Read every complete file this rank holds of dataset id (its own, and
+ * copies it keeps for others) and compare it with its recorded CRC. A file
+ * that differs is said once (scr_crc_say_damaged) and marked incomplete, so
+ * that it counts as lost; *out_damaged counts them. Saves the filemap when
+ * it changed. Not collective. */
+int scr_crc_check_held(struct scr_run *run, int id, int *out_damaged);
+
+/* The one line that says file, held for rank in dataset id, is damaged:
+ * "dataset <id> (<name>): rank <rank>'s file <file><how> is damaged: CRC32
+ * 0x<found> found, 0x<recorded> recorded"; how (may be NULL) says how the
+ * file came to be, e.g. " rebuilt from XOR". */
+void scr_crc_say_damaged(const struct scr_run *run, int id, int rank, const char *file, const char *how,
+                         uint32_t found, uint32_t recorded);
+
+/* Set the CRC of file (held for rank in dataset id) in the filemap in
+ * memory, and with complete 0 mark it incomplete; the caller saves. */
+int scr_crc_record(struct scr_run *run, int id, int rank, const char *file, uint32_t crc, int complete);
+
+/* The CRCs a pass that read this rank's files of dataset id computed (cp,
+ * over the count files of paths, in that order): each is compared with a
+ * CRC the filemap holds already, if any (SCR_CRC_ON_COPY computes one as
+ * the dataset completes; a difference means the file changed since, an
+ * error), then recorded there; out_crcs[i] is file i's. Saves the filemap.
+ * Not collective. */
+int scr_crc_record_read(struct scr_run *run, int id, char *const *paths, int count, const scr_crc_parts *cp,
+                        uint32_t *out_crcs);
+
+/* In a description of files as redundancy headers keep them (FILES n, FILE
+ * i {meta}), write each file's CRC with 8 hex digits (scr_meta_set_crc32_fixed):
+ * crcs[i] when crcs is given, else the CRC the meta holds, else 0 until it
+ * is known. The header's length then stays the same when it is written
+ * again with the real values. */
+int scr_crc_fix_width(scr_kvtree *files, const uint32_t *crcs);
+
+/* After a rebuild wrote this rank's files of dataset id (the count files of
+ * paths, their CRCs as written in cp): each is compared with the CRC the
+ * filemap records for it; one that differs is said (how: " rebuilt from
+ * XOR", say), marked incomplete, and the rebuild fails with SCR_ERR_FORMAT,
+ * since the data it came from was damaged. A file without a recorded CRC
+ * gets the one computed. Saves the filemap. Not collective. */
+int scr_crc_check_rebuilt(struct scr_run *run, int id, char *const *paths, int count, const scr_crc_parts *cp,
+                          const char *how);
 
 /* --- run_redundancy.c: protect a dataset, rebuild a lost member ------------------- */
 

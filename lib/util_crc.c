@@ -43,6 +43,12 @@ uint32_t scr_crc32(uint32_t crc, const void *buf, size_t len)
     return scr_crc32_isal(crc, buf, len);
 }
 
+uint32_t scr_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+    /* z_off_t is 64 bits wide where off_t is, as with the large-file flags of this build */
+    return (uint32_t)crc32_combine(crc_a, crc_b, (z_off_t)len_b);
+}
+
 int scr_crc32_uses_isal(void)
 {
 #ifdef HAVE_ISAL

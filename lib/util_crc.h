@@ -12,6 +12,11 @@
 
 uint32_t scr_crc32(uint32_t crc, const void *buf, size_t len);
 
+/* The CRC of a followed by b, from crc_a, crc_b and b's length (zlib's
+ * crc32_combine): a checksum computed in pieces is joined without reading
+ * the bytes again. */
+uint32_t scr_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+
 /* Each implementation on its own, for tests and benchmarks. The ISA-L one
  * returns the zlib value when the build has no ISA-L. */
 uint32_t scr_crc32_zlib(uint32_t crc, const void *buf, size_t len);

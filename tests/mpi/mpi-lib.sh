@@ -38,6 +38,7 @@
 # Damage and inspection:
 #   mpi_lose_node K, mpi_lose_all_nodes   delete nodes' cache and control dirs
 #   mpi_flip_byte FILE OFFSET             invert one byte of FILE in place
+#   mpi_flip_bit FILE OFFSET BIT          invert bit BIT (0-7) of one byte
 #   mpi_tree_paths FILE                   every path of a hash file, one per
 #                                         line ("DSET/2/NAME/ckpt.2")
 #   mpi_index_paths, mpi_index_has PATH, mpi_index_id NAME   the same for
@@ -238,6 +239,13 @@ mpi_flip_byte() {
     [ -n "$_mpi_byte" ] || { echo "mpi_flip_byte: $1 has no byte $2" >&2; return 1; }
     # shellcheck disable=SC2059 # the octal escape is the point
     printf "\\$(printf %03o $((_mpi_byte ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2> /dev/null
+}
+
+mpi_flip_bit() {
+    _mpi_byte=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    [ -n "$_mpi_byte" ] || { echo "mpi_flip_bit: $1 has no byte $2" >&2; return 1; }
+    # shellcheck disable=SC2059 # the octal escape is the point
+    printf "\\$(printf %03o $((_mpi_byte ^ (1 << $3))))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2> /dev/null
 }
 
 mpi_tree_paths() {

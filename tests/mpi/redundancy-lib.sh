@@ -27,7 +27,8 @@
 #   red_pairs "NODES..."                         every pair of NODES, one a line
 # Patterns start from the snapshot named by $red_from (default: saved);
 # $red_extra holds VAR=VALUE settings for every run of a pattern (a spare
-# node, say), and $red_case a word for the test names.
+# node, say), $red_case a word for the test names, and $red_damaged how many
+# files of the snapshot are damaged (each is named once when it is found).
 #   red_snapshot NAME, red_restore NAME          save or put back the job
 #   red_redundancy_file NODE EXT                 the first .EXT file in NODE's cache
 #   red_same_data FILE1 FILE2                    two redundancy files hold the
@@ -117,13 +118,16 @@ red_expect_rebuilt() {
 }
 
 # the one line that says why the cache could not be used, and no other error
+# but, with $red_damaged set, that many lines naming a file whose CRC differs
 red_expect_one_line() {
     _red_lines=$(grep -c "cannot be rebuilt from cache" "$mpi_err")
+    _red_damage=$(grep -c "is damaged: CRC32 0x[0-9a-f]* found" "$mpi_err")
     _red_errors=$(grep -ci "error" "$mpi_err")
-    if [ "$_red_lines" -eq 1 ] && [ "$_red_errors" -eq 1 ]; then
+    if [ "$_red_lines" -eq 1 ] && [ "$_red_damage" -eq "${red_damaged:-0}" ] &&
+       [ "$_red_errors" -eq $((1 + ${red_damaged:-0})) ]; then
         ok "$1"
     else
-        not_ok "$1" "expected one error line, saying the dataset cannot be rebuilt from cache; got $_red_lines such line(s) and $_red_errors error line(s)
+        not_ok "$1" "expected one error line saying the dataset cannot be rebuilt from cache and ${red_damaged:-0} naming a damaged file; got $_red_lines, $_red_damage and $_red_errors error line(s) in all
 $(mpi_diag)"
     fi
 }

@@ -6,7 +6,7 @@
 # as 8 nodes (N=8, k=2) all 28, restart from cache; three lost nodes are too
 # many: the restart falls back to the prefix (or starts fresh without one),
 # said in one line. After a restart that rebuilt two nodes, two others can be
-# lost in turn. A damaged RS file is found by its CRC (SCR_CRC_ON_COPY=1) and
+# lost in turn. A damaged RS file is found by its CRC, named once, and
 # counts as a lost member. See tests/mpi/redundancy-lib.sh.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup redundancy-rs
@@ -25,12 +25,12 @@ red_restore saved
 rs=$(red_redundancy_file 2 rs)
 mpi_flip_byte "$rs" $(($(wc -c < "$rs") - 1))
 red_snapshot damaged
-red_from=damaged red_case=with_a_damaged_RS_file
+red_from=damaged red_case=with_a_damaged_RS_file red_damaged=1
 red_expect_rebuilt ""
 check "the_damaged_RS_file_has_its_old_bytes_back" red_same_data "$scratch/saved/${rs#"$scratch/"}" "$rs"
 red_expect_rebuilt 0
 red_expect_prefix "0 1"
-red_from= red_case=
+red_from= red_case= red_damaged=
 
 red_write RS 16 8 SCR_SET_SIZE=8 SCR_SET_FAILURES=2
 red_pairs "0 1 2 3 4 5 6 7" > "$scratch/pairs"

@@ -8,7 +8,7 @@
 # does. Two nodes of one set are too many: the restart falls back to the
 # prefix (or starts fresh without one), said in one line. After a restart
 # that rebuilt a node, its neighbours can be lost in turn. A damaged XOR file
-# is found by its CRC (SCR_CRC_ON_COPY=1) and rebuilt like a lost member.
+# is found by its CRC, named once, and rebuilt like a lost member.
 # See tests/mpi/redundancy-lib.sh.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup redundancy-xor
@@ -26,11 +26,11 @@ red_restore saved
 xor=$(red_redundancy_file 2 xor)
 mpi_flip_byte "$xor" $(($(wc -c < "$xor") - 1))
 red_snapshot damaged
-red_from=damaged red_case=with_a_damaged_XOR_file
+red_from=damaged red_case=with_a_damaged_XOR_file red_damaged=1
 red_expect_rebuilt ""
 check "the_damaged_XOR_file_has_its_old_bytes_back" red_same_data "$scratch/saved/${xor#"$scratch/"}" "$xor"
 red_expect_prefix 1
-red_from= red_case=
+red_from= red_case= red_damaged=
 
 red_write XOR 16 8 SCR_SET_SIZE=8
 for lost in 0 1 2 3 4 5 6 7; do red_expect_rebuilt "$lost"; done

@@ -218,6 +218,35 @@ static void test_copy_is_exact_and_independent(void)
     scr_meta_delete(dst);
 }
 
+/* A redundancy header is written before its files' CRCs are known and
+ * again after, in place: the fixed-width form must pack to the same length
+ * whatever the value, and read back as the plain form does. */
+static void test_fixed_width_crc_keeps_the_packed_length(void)
+{
+    scr_meta *m = sample_meta();
+    REQUIRE(m != NULL, "setup");
+    void *image = NULL;
+    size_t placeholder_len = 0, len = 0;
+    uint32_t crc = 1;
+    CHECK(scr_meta_set_crc32_fixed(m, 0) == SCR_SUCCESS, "placeholder");
+    CHECK(scr_kvtree_file_image(m, &image, &placeholder_len) == SCR_SUCCESS, "image");
+    free(image);
+    const char *text = NULL;
+    CHECK(scr_kvtree_util_get_str(m, "CRC", &text) == SCR_SUCCESS && strcmp(text, "0x00000000") == 0,
+          "placeholder written as '%s'", text ? text : "(none)");
+    CHECK(scr_meta_get_crc32(m, &crc) == SCR_SUCCESS && crc == 0, "placeholder reads as 0x%x", crc);
+    const uint32_t values[] = {0x1u, 0xabcu, 0x738bb68fu, 0xffffffffu};
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        CHECK(scr_meta_set_crc32_fixed(m, values[i]) == SCR_SUCCESS, "set 0x%x", values[i]);
+        CHECK(scr_kvtree_file_image(m, &image, &len) == SCR_SUCCESS && len == placeholder_len,
+              "0x%x packs to %zu bytes, the placeholder to %zu", values[i], len, placeholder_len);
+        free(image);
+        CHECK(scr_meta_check_crc32(m, values[i]) == SCR_SUCCESS, "0x%x reads back", values[i]);
+    }
+    CHECK(scr_meta_set_crc32_fixed(NULL, 1) == SCR_ERR_ARG, "NULL meta");
+    scr_meta_delete(m);
+}
+
 int main(void)
 {
     RUN(test_meta_built_by_setters_matches_independent_golden);
@@ -227,5 +256,6 @@ int main(void)
     RUN(test_setters_refuse_what_a_reader_would_refuse);
     RUN(test_validate_names_file_key_and_text);
     RUN(test_copy_is_exact_and_independent);
+    RUN(test_fixed_width_crc_keeps_the_packed_length);
     return tap_done();
 }
