@@ -1,12 +1,13 @@
 #!/bin/sh
 # test_scr_index_add.sh — scr-index --add of a dataset directory on the
-# prefix, and what --crc adds: every file is read and checked, even when a
-# summary already calls the dataset complete. A file whose size or CRC
-# differs from what was recorded is named, the dataset is indexed
-# incomplete (exit 3) with its rank missing, and the summary that called it
-# complete is taken away so that a later --add does not believe it again;
-# the dataset, current until then, is no longer. --build --crc checks an
-# entry the index calls complete in the same way.
+# prefix, and what checking the CRCs (the default, --crc) means: every file
+# is read and checked, even when a summary already calls the dataset
+# complete. A file whose size or CRC differs from what was recorded is
+# named, the dataset is indexed incomplete (exit 3) with its rank missing,
+# and the summary that called it complete is taken away so that a later
+# --add --no-crc does not believe it again; the dataset, current until then,
+# is no longer. --build checks an entry the index calls complete in the same
+# way; --build --no-crc leaves it alone.
 # The dataset is two ranks' files under <prefix>/ckpt.6 with their rank
 # filemaps, written here by the independent kvtree writer (needs python3).
 . "$top_srcdir/tests/tap.sh"
@@ -96,7 +97,7 @@ check "a_file_that_changed_size_is_named_with_both_sizes" \
 check "and_its_rank_is_named_as_missing_in_the_index" test "$(missing)" = "1"
 check "and_it_is_no_longer_current" test -z "$("$index" --prefix "$p" | grep '^\*')"
 check "the_summary_that_called_it_complete_is_taken_away" test ! -e "$dset/summary.scr"
-run --add scr.dataset.6
+run --add scr.dataset.6 --no-crc
 if [ $status -eq 3 ] && ! grep -q "indexed complete" "$tmp/out"; then
     ok "a_later_add_without_crc_no_longer_calls_it_complete"
 else
@@ -119,7 +120,7 @@ fi
 dataset
 run --add scr.dataset.6
 printf 'X' | dd of="$p/ckpt.6/rank_1.ckpt" bs=1 seek=10 conv=notrunc 2> /dev/null
-run --build 6
+run --build 6 --no-crc
 if [ $status -eq 0 ] && grep -q "is complete; nothing to rebuild" "$tmp/out"; then
     ok "build_without_crc_leaves_a_complete_entry_alone"
 else

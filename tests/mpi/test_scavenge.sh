@@ -149,8 +149,10 @@ for type in XOR RS PARTNER; do
     check "${type}_index_build_completes_the_dataset" test $? -eq 0
     index_complete_current "${type}_built_dataset_is_complete_and_current"
     check "${type}_built_dataset_has_no_missing_ranks" sh -c "! '$mpi_print' '$prefix/.scr/index.scr' | grep -q MISSING"
+    "$index" --build 2 --no-crc > "$scratch/index.out" 2>&1
+    check "${type}_index_build_of_a_complete_dataset_trusting_sizes_does_nothing" grep -q "is complete; nothing to rebuild" "$scratch/index.out"
     "$index" --build 2 > "$scratch/index.out" 2>&1
-    check "${type}_index_build_of_a_complete_dataset_does_nothing" grep -q "is complete; nothing to rebuild" "$scratch/index.out"
+    check "${type}_index_build_of_a_complete_dataset_checks_it_and_finds_it_complete" test $? -eq 0
     restart_from_prefix "${type}_restart_reads_the_built_dataset" 2
 done
 
