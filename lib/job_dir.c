@@ -111,6 +111,22 @@ static int is_trusted_level(const struct stat *st, const char *path, const char 
     return 1;
 }
 
+/* name inside the directory open as parent_fd, made with mode when
+ * missing, looked at without following a link into *out; 0, or -1
+ * (logged; path names it). */
+static int make_and_look(int parent_fd, const char *name, mode_t mode, const char *path, struct stat *out)
+{
+    if (mkdirat(parent_fd, name, mode) != 0 && errno != EEXIST) {
+        scr_err("mkdir of %s failed: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstatat(parent_fd, name, out, AT_SYMLINK_NOFOLLOW) != 0) {
+        scr_err("cannot stat %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* One level of a base: name inside the directory open as parent_fd,
  * created (mode 0755) when missing, then opened. A directory is opened
  * without following a link and must be the one looked at; a symbolic link
@@ -119,15 +135,8 @@ static int is_trusted_level(const struct stat *st, const char *path, const char 
  * level in messages. Returns the open directory or -1 (logged). */
 static int shared_level(int parent_fd, const char *name, const char *path)
 {
-    if (mkdirat(parent_fd, name, 0755) != 0 && errno != EEXIST) {
-        scr_err("mkdir of %s failed: %s", path, strerror(errno));
-        return -1;
-    }
     struct stat before, st;
-    if (fstatat(parent_fd, name, &before, AT_SYMLINK_NOFOLLOW) != 0) {
-        scr_err("cannot stat %s: %s", path, strerror(errno));
-        return -1;
-    }
+    if (make_and_look(parent_fd, name, 0755, path, &before) != 0) return -1;
     int link = S_ISLNK(before.st_mode);
     if (!link && !S_ISDIR(before.st_mode)) {
         scr_err("refusing %s: it is not a directory", path);
@@ -188,15 +197,8 @@ static int open_base(const char *base)
  * (logged). */
 static int private_subdir(int parent_fd, const char *name, const char *path)
 {
-    if (mkdirat(parent_fd, name, 0700) != 0 && errno != EEXIST) {
-        scr_err("mkdir of %s failed: %s", path, strerror(errno));
-        return -1;
-    }
     struct stat before, st;
-    if (fstatat(parent_fd, name, &before, AT_SYMLINK_NOFOLLOW) != 0) {
-        scr_err("cannot stat %s: %s", path, strerror(errno));
-        return -1;
-    }
+    if (make_and_look(parent_fd, name, 0700, path, &before) != 0) return -1;
     if (!is_ours(&before, path)) return -1;
     int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
