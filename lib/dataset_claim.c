@@ -2,6 +2,7 @@
 #include "dataset_claim.h"
 #include "kvtree.h"
 #include "kvtree_file.h"
+#include "record.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -78,6 +79,16 @@ int scr_dataset_claim(const char *dir, const scr_dataset *desc, int *out_created
     return rc;
 }
 
+#define DIR_PREFIX "scr.dataset."
+
+int scr_dataset_dir_name_id(const char *name, int *out_id)
+{
+    size_t n = strlen(DIR_PREFIX);
+    if (strncmp(name, DIR_PREFIX, n) != 0 || scr_record_key_int(name + n, 1, out_id) != SCR_SUCCESS)
+        return SCR_ERR_NOTFOUND;
+    return SCR_SUCCESS;
+}
+
 int scr_dataset_claim_highest_id(const char *prefix, int *out_id)
 {
     char *dir = NULL;
@@ -92,10 +103,8 @@ int scr_dataset_claim_highest_id(const char *prefix, int *out_id)
         return rc;
     }
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        const char *tail = strncmp(e->d_name, "scr.dataset.", 12) == 0 ? e->d_name + 12 : NULL;
-        char *end = NULL;
-        long id = tail != NULL && *tail >= '1' && *tail <= '9' ? strtol(tail, &end, 10) : 0;
-        if (end != NULL && *end == '\0' && id > *out_id && id < 1000000000L) *out_id = (int)id;
+        int id = 0;
+        if (scr_dataset_dir_name_id(e->d_name, &id) == SCR_SUCCESS && id > *out_id) *out_id = id;
     }
     closedir(d);
     free(dir);

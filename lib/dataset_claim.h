@@ -31,6 +31,11 @@ int scr_dataset_claim(const char *dir, const scr_dataset *desc, int *out_created
 /* 1 when a and b describe the same dataset: same ID, NAME, JOBID and CREATED. */
 int scr_dataset_claim_same(const scr_dataset *a, const scr_dataset *b);
 
+/* The id of a dataset directory's name, "scr.dataset.<id>" with <id> a
+ * plain decimal >= 1 (scr_record_key_int): SCR_SUCCESS, or SCR_ERR_NOTFOUND
+ * (not logged) for any other name. */
+int scr_dataset_dir_name_id(const char *name, int *out_id);
+
 /* The highest <id> of the directories <prefix>/.scr/scr.dataset.<id>, 0
  * when there are none (or no .scr). SCR_ERR_IO (logged) when .scr cannot
  * be read. */

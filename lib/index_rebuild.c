@@ -1,6 +1,7 @@
 /* index_rebuild.c — an index made again from the summaries of a prefix's datasets. */
 #define _GNU_SOURCE /* open_memstream */
 #include "index_rebuild.h"
+#include "dataset_claim.h"
 #include "dataset.h"
 #include "index_file.h"
 #include "kvtree_file.h"
@@ -193,9 +194,7 @@ static int collect(const char *prefix, struct collected *c)
         int id = 0;
         struct stat st;
         char *dir = NULL;
-        if (strncmp(e->d_name, DIR_PREFIX, strlen(DIR_PREFIX)) != 0 ||
-            scr_record_key_int(e->d_name + strlen(DIR_PREFIX), 1, &id) != SCR_SUCCESS)
-            continue;
+        if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS) continue;
         rc = scr_path_join(scr_dir, e->d_name, &dir);
         if (rc == SCR_SUCCESS && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && holds_records(dir))
             rc = read_summary(dir, id, c);

@@ -2,6 +2,7 @@
 #include "prefix_lock.h"
 #include "kvtree.h"
 #include "kvtree_file.h"
+#include "index_file.h"
 #include "kvtree_util.h"
 #include "scr_err.h"
 #include "util_io.h"
@@ -111,10 +112,9 @@ static int write_holder_fd(int fd, const char *path, const struct scr_prefix_hol
 
 void scr_prefix_lock_describe(const struct scr_prefix_holder *h, char *buf, size_t len)
 {
-    char when[32] = "an unknown time";
-    time_t t = (time_t)h->since;
-    struct tm tm;
-    if (h->since > 0 && localtime_r(&t, &tm) != NULL) strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+    char when[SCR_INDEX_TIMESTAMP_SIZE] = "an unknown time";
+    if (h->since <= 0 || scr_index_file_format_timestamp((time_t)h->since, when, sizeof(when)) != SCR_SUCCESS)
+        snprintf(when, sizeof(when), "an unknown time");
     snprintf(buf, len, "job %s of %s on %s (process %ld) since %s", h->jobid, h->user, h->host, h->pid, when);
 }
 

@@ -417,7 +417,8 @@ static void purge_prefix(struct scr_run *r)
     DIR *d = opendir(r->prefix_scr);
     for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
         char *dir = NULL;
-        if (strncmp(e->d_name, "scr.dataset.", 12) != 0) continue;
+        int id = 0;
+        if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS) continue;
         if (scr_path_join(r->prefix_scr, e->d_name, &dir) == SCR_SUCCESS)
             nftw(dir, purge_entry, 16, FTW_DEPTH | FTW_PHYS);
         free(dir);
