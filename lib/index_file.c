@@ -367,6 +367,11 @@ int scr_index_file_restartable(const scr_kvtree *index, int id, const char **out
 
 int scr_index_file_restart_candidate(const scr_kvtree *index, int *out_id)
 {
+    return scr_index_file_restart_candidate_below(index, INT_MAX, out_id);
+}
+
+int scr_index_file_restart_candidate_below(const scr_kvtree *index, int below, int *out_id)
+{
     if (out_id == NULL) return SCR_ERR_ARG;
     int newest_allowed = INT_MAX;
     const char *current;
@@ -382,7 +387,7 @@ int scr_index_file_restart_candidate(const scr_kvtree *index, int *out_id)
         int id;
         const char *why;
         if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS ||
-            id > newest_allowed || id <= best)
+            id > newest_allowed || id >= below || id <= best)
             continue;
         if (scr_index_file_restartable(index, id, &why) == SCR_SUCCESS && why == NULL) best = id;
     }

@@ -157,4 +157,8 @@ int scr_index_file_restartable(const scr_kvtree *index, int id, const char **out
  * warning). SCR_ERR_NOTFOUND (not logged) when there is none. */
 int scr_index_file_restart_candidate(const scr_kvtree *index, int *out_id);
 
+/* The same among the datasets older than below: after a restart from one
+ * failed, the next one tried is older, whatever the index says of it. */
+int scr_index_file_restart_candidate_below(const scr_kvtree *index, int below, int *out_id);
+
 #endif

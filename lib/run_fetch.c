@@ -7,7 +7,9 @@
  * its files into cache, checking size and CRC-32 on the way (or, with
  * SCR_FETCH_BYPASS, checks their size and reads them in place later); a
  * dataset any rank fails to read is marked FAILED in the index and the next
- * older one is tried. */
+ * older one is tried. After the application found a restart unreadable
+ * (SCR_Complete_restart(0)), the same choice is made again among the
+ * checkpoints older than that one, in cache and then on the prefix. */
 #include "index_file.h"
 #include "kvtree_util.h"
 #include "meta.h"
@@ -35,8 +37,9 @@
 #define KEY_CRC "CRC"
 #define KEY_ERROR "ERROR"
 
-/* Rank 0: the next dataset to try (0: none), by name when one is asked for. */
-static int pick_candidate(struct scr_run *run, const char *wanted, int *out_id)
+/* Rank 0: the next dataset to try (0: none) among those older than below,
+ * by name when one is asked for. */
+static int pick_candidate(struct scr_run *run, const char *wanted, int below, int *out_id)
 {
     *out_id = 0;
     scr_kvtree *index = scr_kvtree_new();
@@ -53,7 +56,7 @@ static int pick_candidate(struct scr_run *run, const char *wanted, int *out_id)
             scr_warn("dataset %s on %s is incomplete; using the newest checkpoint", wanted, run->prefix);
     }
     if (rc == SCR_SUCCESS && *out_id == 0) {
-        rc = scr_index_file_restart_candidate(index, out_id);
+        rc = scr_index_file_restart_candidate_below(index, below, out_id);
         if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
     }
     scr_kvtree_delete(index);
@@ -292,15 +295,49 @@ static void set_restart_name(struct scr_run *run, const scr_dataset *desc)
     snprintf(run->restart_name, sizeof(run->restart_name), "%s", name);
 }
 
+/* The newest checkpoint in cache older than below that every rank holds
+ * intact (0: none). One that is not intact is deleted, as SCR_Init does.
+ * Collective. */
+static int older_cached_checkpoint(struct scr_run *run, int below, int *out_id)
+{
+    *out_id = 0;
+    for (;;) {
+        int id = 0, ckpt = 0, intact = 0;
+        int rc = scr_cache_next_dataset(run, below, &id);
+        if (rc != SCR_SUCCESS || id == 0) return rc;
+        below = id;
+        const scr_dataset *desc = NULL;
+        int mine = scr_filemap_get_dataset(run->map, id, run->rank, &desc) == SCR_SUCCESS &&
+                   scr_dataset_is_checkpoint(desc);
+        rc = scr_comm_all_true(mine, run->world, &ckpt);
+        if (rc == SCR_SUCCESS && ckpt) rc = scr_cache_dataset_is_intact(run, id, &intact);
+        if (rc != SCR_SUCCESS) return rc;
+        if (ckpt && intact) {
+            *out_id = id;
+            return SCR_SUCCESS;
+        }
+        if (ckpt) {
+            if (run->rank == 0) scr_dbg(1, "dataset %d is not complete in cache; deleting it", id);
+            scr_cache_delete_dataset(run, id);
+            scr_cache_note_location(run, id, 0, 0, 0);
+        }
+    }
+}
+
 int scr_fetch_decide_restart(struct scr_run *run)
 {
     if (run->restart_decided) return SCR_SUCCESS;
     run->restart_decided = 1;
-    const char *wanted = run->current_name;
+    /* after a failed restart the name SCR_Current gave was tried already */
+    const char *wanted = run->restart_below > 0 ? NULL : run->current_name;
+    int below = run->restart_below > 0 ? run->restart_below : INT_MAX;
 
     /* the cache first: the newest intact checkpoint, or the one asked for */
     int id = run->restart_id;
-    if (wanted != NULL) {
+    if (run->restart_below > 0) {
+        int rc = older_cached_checkpoint(run, below, &id);
+        if (rc != SCR_SUCCESS) return rc;
+    } else if (wanted != NULL) {
         int mine = scr_cache_id_of_name(run, wanted, 1), all = 0;
         int rc = scr_mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, run->world),
                                "looking for a dataset in cache");
@@ -325,7 +362,7 @@ int scr_fetch_decide_restart(struct scr_run *run)
     if (tried == NULL) return SCR_ERR_NOMEM;
     for (int attempt = 0;; attempt++) {
         int candidate = 0, rc = SCR_SUCCESS;
-        if (run->rank == 0) rc = pick_candidate(run, attempt == 0 ? wanted : NULL, &candidate);
+        if (run->rank == 0) rc = pick_candidate(run, attempt == 0 ? wanted : NULL, below, &candidate);
         if (rc != SCR_SUCCESS) candidate = -1;
         if (candidate > 0 && scr_kvtree_get_kv_int(tried, "ID", candidate) != NULL) {
             scr_warn("dataset %d was tried already; no older dataset to restart from", candidate);

@@ -1223,14 +1223,18 @@ int SCR_Complete_restart(int valid)
     run->restart_id = 0; /* a restart is read once */
     if (all) return SCR_SUCCESS;
     if (run->rank == 0) {
-        scr_err("a rank could not read checkpoint %s; it is marked failed and the next restart "
-                "will use an older one", run->restart_name);
+        scr_err("a rank could not read checkpoint %s; it is marked failed, and SCR_Have_restart "
+                "offers an older checkpoint if there is one", run->restart_name);
         scr_fetch_record(run, id, 0); /* a dataset only in cache is not in the index */
     }
     if (run->restart_source == SCR_RESTART_CACHE) {
         scr_cache_delete_dataset(run, id);
         scr_cache_note_location(run, id, 0, 0, 0);
     }
+    /* as in SCR, the application may loop: the next SCR_Have_restart
+     * decides again, among the checkpoints older than this one */
+    run->restart_below = id;
+    run->restart_decided = 0;
     return SCR_FAILURE;
 }
 
@@ -1239,7 +1243,7 @@ int SCR_Complete_restart(int valid)
 int SCR_Current(const char *name)
 {
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE || run->restart_decided)
+    if (run == NULL || run->state != SCR_STATE_IDLE || run->restart_decided || run->restart_below > 0)
         return wrong_state("SCR_Current", run && run->state == SCR_STATE_IDLE
                                               ? "SCR_Init (SCR_Current must come before SCR_Have_restart)"
                                               : closing_call());

@@ -75,6 +75,7 @@ struct scr_run {
     /* restart */
     int restart_decided;          /* Have_restart's answer is known */
     int restart_id;               /* dataset to restart from, 0 if none */
+    int restart_below;            /* after a failed restart: only older datasets are offered (0: any) */
     char restart_name[1024];
     enum scr_restart_source restart_source;
     scr_kvtree *restart_files;    /* prefix reads: NAME -> path, ORIG -> path */
@@ -241,7 +242,9 @@ int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);
 /* --- run_fetch.c: restart data from the prefix ------------------------------------- */
 
 /* Decide the restart dataset: the newest intact checkpoint in cache (or the
- * one named by SCR_Current / SCR_CURRENT), else fetch from the prefix. */
+ * one named by SCR_Current / SCR_CURRENT), else fetch from the prefix. After
+ * a failed restart (restart_below set), the newest checkpoint older than
+ * the one that failed, from cache when it is intact there, else fetched. */
 int scr_fetch_decide_restart(struct scr_run *run);
 
 /* Rank 0: record in the index that dataset id was read back (FETCHED, now

@@ -20,6 +20,13 @@
  * printing "rank R: step S checkpoint yes" (or no) every step; --sleep-ms N
  * sleeps N ms at the start of every step.
  *
+ * The restart loops as SCR applications do: when SCR_Complete_restart says
+ * some rank could not read the checkpoint, every rank prints "rank R: restart
+ * from NAME failed" and asks SCR_Have_restart again, which offers an older
+ * one. --fail-restart-of NAME makes the last rank report its read of
+ * checkpoint NAME invalid (its bytes are still checked); --fail-restart-of
+ * COUNT (a number) does so for the first COUNT checkpoints offered.
+ *
  * Prints one line per rank: "rank R: restarted from step S" or "rank R: fresh
  * start", then "rank R: finished step N". Exit code 0 only if every SCR call
  * succeeded and every byte read back was right. */
@@ -42,6 +49,7 @@ struct options {
     long size;
     char no_files[256];
     const char *current, *drop, *delete_name;
+    const char *fail_restart_of; /* a checkpoint name, or a count of first attempts */
 };
 
 static int rank, ranks;
@@ -139,7 +147,18 @@ static int check_file(const char *path, int f, long size)
     return step;
 }
 
-static int restart(const struct options *o)
+/* Does --fail-restart-of make this rank call attempt (from 0) at name invalid? */
+static int told_to_fail(const struct options *o, int attempt, const char *name)
+{
+    const char *what = o->fail_restart_of;
+    if (what == NULL || rank != ranks - 1) return 0;
+    if (what[0] != '\0' && strspn(what, "0123456789") == strlen(what)) return attempt < atoi(what);
+    return strcmp(what, name) == 0;
+}
+
+/* One attempt at the checkpoint SCR offers: the step read back, 0 when
+ * there is none, -1 when this attempt failed and another may be offered. */
+static int restart_once(const struct options *o, int attempt)
 {
     int have = 0;
     char name[SCR_MAX_FILENAME];
@@ -163,13 +182,23 @@ static int restart(const struct options *o)
         }
         if (check_file(path, f, file_size(o, f)) != step) valid = 0;
     }
-    int rc = SCR_Complete_restart(valid);
-    if (!valid || rc != SCR_SUCCESS) {
+    if (told_to_fail(o, attempt, name)) valid = 0;
+    if (SCR_Complete_restart(valid) != SCR_SUCCESS) {
         printf("rank %d: restart from %s failed\n", rank, name);
         return -1;
     }
     printf("rank %d: restarted from step %d\n", rank, step);
     return step;
+}
+
+/* Restart from the newest checkpoint every rank can read; 0: a fresh start. */
+static int restart(const struct options *o)
+{
+    for (int attempt = 0;; attempt++) {
+        if (attempt == 100) FAIL("SCR offered 100 checkpoints in a row that could not be read");
+        int step = restart_once(o, attempt);
+        if (step >= 0) return step;
+    }
 }
 
 static void checkpoint(const struct options *o, int step)
@@ -212,6 +241,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"uneven", no_argument, NULL, 'u'},           {"current", required_argument, NULL, 'C'},
         {"drop", required_argument, NULL, 'D'},        {"delete", required_argument, NULL, 'X'},
         {"need-checkpoint", no_argument, NULL, 'N'},   {"sleep-ms", required_argument, NULL, 'S'},
+        {"fail-restart-of", required_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
@@ -234,6 +264,7 @@ static void parse(int argc, char **argv, struct options *o)
         case 'X': o->delete_name = optarg; break;
         case 'N': o->need_checkpoint = 1; break;
         case 'S': o->sleep_ms = atoi(optarg); break;
+        case 'F': o->fail_restart_of = optarg; break;
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }
@@ -267,11 +298,6 @@ int main(int argc, char **argv)
         return 4;
     }
     int step = restart(&o);
-    if (step < 0) {
-        SCR_Finalize();
-        MPI_Finalize();
-        return 2;
-    }
     while (step < o.steps) {
         step++;
         if (o.sleep_ms > 0) usleep((useconds_t)o.sleep_ms * 1000);

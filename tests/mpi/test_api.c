@@ -296,7 +296,7 @@ static void test_complete_restart_invalid_on_one_rank_fails_everywhere(void)
     CHECK(FAILS(SCR_Complete_restart(rank == 1 ? 0 : 1)), "rank %d: Complete_restart", rank);
 }
 
-static void test_a_restart_is_offered_once(void)
+static void test_with_no_older_checkpoint_none_is_offered_after_a_failure(void)
 {
     int flag = -1;
     CHECK(SCR_Have_restart(&flag, NULL) == SCR_SUCCESS, "Have_restart");
@@ -359,7 +359,7 @@ int main(int argc, char **argv)
         MPI_RUN(test_route_file_of_a_restart_file_reads_it);
         MPI_RUN(test_start_checkpoint_inside_a_restart_fails);
         MPI_RUN(test_complete_restart_invalid_on_one_rank_fails_everywhere);
-        MPI_RUN(test_a_restart_is_offered_once);
+        MPI_RUN(test_with_no_older_checkpoint_none_is_offered_after_a_failure);
         MPI_RUN(test_finalize_succeeds);
     } else if (strcmp(run, "after") == 0) {
         MPI_RUN(test_init_succeeds);

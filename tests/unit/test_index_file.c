@@ -163,6 +163,21 @@ static void test_restart_candidate_follows_current_failures_and_kinds(void)
     scr_kvtree_delete(x);
 }
 
+static void test_restart_candidate_below_takes_only_older_datasets(void)
+{
+    scr_kvtree *x = scr_kvtree_new();
+    int id = -1;
+    add(x, 1, "c1", CKPT, 1, 1);
+    add(x, 2, "c2", CKPT, 2, 1);
+    add(x, 4, "c4", CKPT, 3, 1);
+    CHECK(scr_index_file_restart_candidate_below(x, 4, &id) == 0 && id == 2, "below 4: %d", id);
+    CHECK(scr_index_file_restart_candidate_below(x, 3, &id) == 0 && id == 2, "below 3: %d", id);
+    scr_index_file_set_current(x, "c4");
+    CHECK(scr_index_file_restart_candidate_below(x, 2, &id) == 0 && id == 1, "below 2: %d", id);
+    CHECK(scr_index_file_restart_candidate_below(x, 1, &id) == SCR_ERR_NOTFOUND, "nothing below 1");
+    scr_kvtree_delete(x);
+}
+
 static void test_current_names_and_removal(void)
 {
     scr_kvtree *x = scr_kvtree_new();
@@ -466,6 +481,7 @@ int main(void)
     RUN(test_written_index_matches_independent_golden);
     RUN(test_golden_index_reads_back_through_getters);
     RUN(test_restart_candidate_follows_current_failures_and_kinds);
+    RUN(test_restart_candidate_below_takes_only_older_datasets);
     RUN(test_current_names_and_removal);
     RUN(test_setters_refuse_bad_arguments);
     RUN(test_getters_tell_missing_from_wrong_type);
