@@ -4,14 +4,15 @@
 # 1. In the configured and built tree BUILDDIR, `make install DESTDIR=<tmp>`
 #    puts the library, its headers and scr.pc, the SPANK plugin (in
 #    <libdir>/slurm), the commands, their man pages and the example scr.conf
-#    under DESTDIR+prefix, and nothing outside it nor anything internal
+#    under DESTDIR+prefix (and the Python module scr.py in <pythondir> when
+#    configure found a Python 3), and nothing outside it nor anything internal
 #    (libscr-core, the plugin's .la); `make uninstall` removes it all again.
 # 2. A plain user (scrinst, created when missing; needs root) unpacks the
 #    release tarball TARBALL (default: made by `make dist` in BUILDDIR) into
 #    a directory of its own, configures it with --prefix there, builds and
 #    installs it; then the installed scr.pc (pkg-config --cflags --libs scr)
 #    links a small SCR program with mpicc, and the program finds the
-#    installed libscr.so.
+#    installed libscr.so, as the installed Python module scr does.
 # Speaks TAP (tests/tap.sh); tests/run-all.sh runs it after `make distcheck`.
 # Takes well under a minute on 2 cores.
 set -u
@@ -26,7 +27,7 @@ chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
 # the installation directories as the Makefile of BUILDDIR has them
-printf 'print-scr-dirs:\n\t@echo "prefix=$(prefix)"; echo "bindir=$(bindir)"; echo "libdir=$(libdir)"; echo "includedir=$(includedir)"; echo "man1dir=$(man1dir)"; echo "docdir=$(docdir)"; echo "pkgconfigdir=$(pkgconfigdir)"; echo "spankplugindir=$(spankplugindir)"\n' \
+printf 'print-scr-dirs:\n\t@echo "prefix=$(prefix)"; echo "bindir=$(bindir)"; echo "libdir=$(libdir)"; echo "includedir=$(includedir)"; echo "man1dir=$(man1dir)"; echo "docdir=$(docdir)"; echo "pkgconfigdir=$(pkgconfigdir)"; echo "spankplugindir=$(spankplugindir)"; echo "pythondir=$(pythondir)"; echo "PYTHON=$(PYTHON)"\n' \
     > "$tmp/dirs.mk"
 if ! make -s --no-print-directory -C "$build" -f Makefile -f "$tmp/dirs.mk" print-scr-dirs > "$tmp/dirs"; then
     not_ok "the installation directories are known" "make print-scr-dirs failed in $build"
@@ -50,6 +51,7 @@ $pkgconfigdir/scr.pc $spankplugindir/spank_scr.so $docdir/scr.conf"
 for c in $commands; do
     expected="$expected $bindir/$c $man1dir/$c.1"
 done
+[ -n "$pythondir" ] && expected="$expected $pythondir/scr.py"
 missing=
 for f in $expected; do
     [ -e "$dest$f" ] || missing="$missing $f"
@@ -173,5 +175,18 @@ case $found in
     *)
         not_ok "the program loads the installed libscr.so" "ldd: ${found:-no libscr.so}" ;;
 esac
+
+# the module finds the libscr.so installed with it, with nothing set
+py_u=$(find "$prefix_u/lib" -path '*-packages/scr.py' 2> /dev/null | head -1)
+if [ -z "$PYTHON" ] || [ "$PYTHON" = : ]; then
+    skip "user $user: the installed Python module loads the installed libscr.so" "configure found no Python 3"
+elif [ -n "$py_u" ] &&
+     loaded=$(as_user env PYTHONPATH="$(dirname "$py_u")" "$PYTHON" -c 'import scr; print(scr._lib._name)' 2>&1) &&
+     [ "$loaded" = "$libdir_u/libscr.so" ]; then
+    ok "user $user: the installed Python module loads the installed libscr.so"
+else
+    not_ok "user $user: the installed Python module loads the installed libscr.so" \
+        "module: ${py_u:-not installed}; loaded: ${loaded:-}"
+fi
 
 done_testing
