@@ -7,7 +7,8 @@
  *
  * Order of calls: SCR_Init after MPI_Init; then any number of checkpoint
  * (Start/Complete_checkpoint), output (Start/Complete_output) and, before the
- * first of those, one restart (Have/Start/Complete_restart) phase; files are
+ * first of those, restart (Have/Start/Complete_restart) phases, until one
+ * succeeds or SCR_Have_restart offers none; files are
  * routed with SCR_Route_file inside a phase; SCR_Finalize before
  * MPI_Finalize. A call made in the wrong state returns an error and prints
  * one line naming the call that was expected; it never aborts the job. */
@@ -67,7 +68,8 @@ int SCR_Complete_checkpoint(int valid);
 int SCR_Have_restart(int *flag, char *name);
 int SCR_Start_restart(char *name);
 /* valid: 1 if this rank read its files (or had none); 0 on any rank marks
- * the checkpoint failed so that the next restart tries an older one. */
+ * the checkpoint failed (it fails on every rank), and SCR_Have_restart then
+ * offers the next older checkpoint, if any, in this run as in later ones. */
 int SCR_Complete_restart(int valid);
 
 /* --- output ------------------------------------------------------------------- */

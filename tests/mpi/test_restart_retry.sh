@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_restart_retry.sh — after SCR_Complete_restart(0) the same run is
 # offered the next older checkpoint, as SCR does: from cache when it is
-# there, else fetched from the prefix; the one that failed is marked FAILED
+# there, else fetched from the prefix (or read there in place, with
+# SCR_FETCH_BYPASS=1); the one that failed is marked FAILED
 # and never offered again; when every checkpoint fails the run starts
 # afresh. The last rank reports its read invalid (--fail-restart-of), so
 # the ranks must agree on the outcome.
@@ -45,5 +46,15 @@ mpi_expect_lines "when_every_checkpoint_fails_the_run_starts_afresh" \
     "restart from ckpt.2 failed" "restart from ckpt.1 failed" "fresh start" "finished step 0"
 check "checkpoints_1_and_2_are_marked_FAILED" \
     eval "mpi_index_has DSET/$id1/FAILED && mpi_index_has DSET/$id2/FAILED"
+
+# --- read in place on the prefix (SCR_FETCH_BYPASS=1): the same -------------------
+mpi_reset
+mpi_run 4 2 SCR_FLUSH=1 -- --steps 2
+id2=$(mpi_index_id ckpt.2)
+mpi_lose_all_nodes
+mpi_run 4 2 SCR_FLUSH=1 SCR_FETCH_BYPASS=1 -- --steps 1 --fail-restart-of ckpt.2
+mpi_expect_lines "with_fetch_bypass_a_failed_restart_from_2_is_followed_by_1" \
+    "restart from ckpt.2 failed" "restarted from step 1" "finished step 1"
+check "with_fetch_bypass_checkpoint_2_is_marked_FAILED" mpi_index_has "DSET/$id2/FAILED"
 
 done_testing
