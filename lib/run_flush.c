@@ -24,8 +24,12 @@
  * could block it too) and reaches the agreement as a failed rank, so that
  * a hung prefix on one rank does not hold the others in a collective. The
  * flush then fails as above, with SCR_ERR_TIMEOUT: nothing is indexed and
- * the dataset stays in cache. While an abandoned copy has not returned, no
- * flush starts, since that copy may still write to the prefix. */
+ * the dataset stays in cache. What the abandoning rank wrote before stays
+ * (unindexed; the abandoned copy removes its own file if it ever returns).
+ * While an abandoned copy has not returned, no flush starts, since that copy
+ * may still write to the prefix. Only the copies are timed: the small
+ * metadata writes (directories, claim, rank filemaps, summary, index) and
+ * the lstat before a copy are not. */
 #include "dataset_claim.h"
 #include "flush_file.h"
 #include "index_file.h"
