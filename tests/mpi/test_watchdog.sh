@@ -18,11 +18,11 @@ common="SCR_FLUSH=1 SCR_COPY_TYPE=SINGLE"
 mkdir -p "$prefix/ckpt.1" && mkfifo "$prefix/ckpt.1/rank1_f0.dat" || exit 99
 t0=$(date +%s)
 # shellcheck disable=SC2086 # the settings are meant to be split
-mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=2 -- --steps 1
+mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=3 -- --steps 1
 took=$(($(date +%s) - t0))
 mpi_expect_restart "a_flush_to_a_prefix_that_stops_answering_does_not_stop_the_run" 0 1
 check "rank_1_says_the_operation_the_file_and_the_time" grep -q \
-    "^SCR rank 1: .*watchdog: flush of dataset 1: copying .* to $prefix/ckpt.1/rank1_f0.dat took more than SCR_WATCHDOG_TIMEOUT_PFS=2 s" \
+    "^SCR rank 1: .*watchdog: flush of dataset 1: copying .* to $prefix/ckpt.1/rank1_f0.dat took more than SCR_WATCHDOG_TIMEOUT_PFS=3 s" \
     "$mpi_err"
 check "once" test "$(grep -c 'watchdog: flush of dataset 1: copying' "$mpi_err")" -eq 1
 check "the_dataset_is_not_in_the_index" test -z "$(mpi_index_id ckpt.1)"
@@ -31,8 +31,9 @@ check "no_flush_starts_while_the_abandoned_copy_has_not_returned" \
     grep -q "watchdog: flush of dataset 1 not started" "$mpi_err"
 check "the_run_ends_without_waiting_for_the_file_system (${took}s)" test "$took" -lt 60
 rm "$prefix/ckpt.1/rank1_f0.dat"
+# copies that end in time, in their threads
 # shellcheck disable=SC2086
-mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=2 -- --steps 2
+mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=30 -- --steps 2
 mpi_expect_restart "the_next_run_restarts_from_the_cache" 1 2
 check "and_flushes_to_the_prefix_that_answers_again" test -n "$(mpi_index_id ckpt.2)"
 check "with_no_watchdog_line" test -z "$(grep "watchdog:" "$mpi_err")"
@@ -53,15 +54,15 @@ check "two_checkpoints_on_the_prefix" test -n "$(mpi_index_id ckpt.1)" -a -n "$(
 mpi_lose_all_nodes
 rm "$prefix/ckpt.2/rank1_f0.dat" && mkfifo "$prefix/ckpt.2/rank1_f0.dat" || exit 99
 # shellcheck disable=SC2086
-mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=2 -- --steps 1
+mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=3 -- --steps 1
 mpi_expect_restart "a_fetch_from_a_prefix_that_stops_answering_falls_back_to_the_older_checkpoint" 1
 check "rank_1_says_the_operation_the_file_and_the_time" grep -q \
-    "^SCR rank 1: .*watchdog: fetch of dataset 2: copying $prefix/ckpt.2/rank1_f0.dat to .* took more than SCR_WATCHDOG_TIMEOUT_PFS=2 s" \
+    "^SCR rank 1: .*watchdog: fetch of dataset 2: copying $prefix/ckpt.2/rank1_f0.dat to .* took more than SCR_WATCHDOG_TIMEOUT_PFS=3 s" \
     "$mpi_err"
 check "the_dataset_is_marked_failed_in_the_index" mpi_index_has "DSET/2/FAILED"
 mpi_lose_all_nodes
 # shellcheck disable=SC2086
-mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=2 -- --steps 1
+mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=30 -- --steps 1
 mpi_expect_restart "a_later_run_restarts_from_the_older_checkpoint" 1 1
 check "without_trying_the_failed_one_again" test -z "$(grep "watchdog:" "$mpi_err")"
 
