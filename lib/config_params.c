@@ -20,6 +20,20 @@
 #endif
 
 static const char *const copy_types[] = {"SINGLE", "PARTNER", "XOR", "RS", NULL};
+/* PTHREAD is accepted and flushes synchronously until the background flush
+ * exists (SCR_Init says so); SCR's burst-buffer transfers are refused by name */
+static const char *const flush_types[] = {"SYNC", "PTHREAD", NULL};
+
+/* Values SCR knows that this version does not have: a check refuses them by name. */
+static const struct {
+    const char *param, *word, *what;
+} unavailable_words[] = {
+    {"SCR_FLUSH_TYPE", "BBAPI", "the IBM burst buffer transfer"},
+    {"SCR_FLUSH_TYPE", "DATAWARP", "the Cray DataWarp transfer"},
+    {"SCR_FLUSH_TYPE", "DW", "the Cray DataWarp transfer"},
+    {"SCR_FLUSH_TYPE", "CPPR", "the Intel CPPR transfer"},
+    {NULL, NULL, NULL},
+};
 
 #define INT_P(name, def, lo, hi, flags, help) {name, SCR_CONFIG_INT, def, flags, lo, hi, NULL, help}
 #define BOOL_P(name, def, flags, help) {name, SCR_CONFIG_BOOL, def, flags, 0, 1, NULL, help}
@@ -51,6 +65,7 @@ static const struct scr_config_param params[] = {
     BOOL_P("SCR_FLUSH_ASYNC", "0", 0, "flush in the background"),
     BYTES_P("SCR_FLUSH_ASYNC_BW", "200MB", 0, "bandwidth limit of a background flush, per second"),
     DOUBLE_P("SCR_FLUSH_ASYNC_PERCENT", "0", 0, "CPU share limit of a background flush, percent (0: none)"),
+    ENUM_P("SCR_FLUSH_TYPE", "SYNC", flush_types, 0, "how a flush moves files: SYNC (PTHREAD flushes synchronously too)"),
     INT_P("SCR_FLUSH_WIDTH", "256", 1, INT_MAX, 0, "ranks writing to the prefix at once"),
     BOOL_P("SCR_FLUSH_ON_RESTART", "0", 0, "flush the rebuilt dataset at start"),
     BOOL_P("SCR_FETCH", "1", 0, "fetch from the prefix when the cache has nothing"),
@@ -74,6 +89,11 @@ static const struct scr_config_param params[] = {
     /* read, CRC and write of a piece while it is still in cache: a flush
      * with 4MB kept up with cp + sync where 32MB took a quarter longer */
     BYTES_P("SCR_FILE_BUF_SIZE", "4MB", 0, "size of the file I/O buffer"),
+    /* the library times its own copies to and from the prefix; writes to
+     * the cache are the application's, so only the PFS limit has a use */
+    INT_P("SCR_WATCHDOG_TIMEOUT", "0", 0, INT_MAX, 0, "not used: see SCR_WATCHDOG_TIMEOUT_PFS (0: off)"),
+    INT_P("SCR_WATCHDOG_TIMEOUT_PFS", "0", 0, INT_MAX, 0,
+          "seconds a file's copy to or from the prefix may take before it is abandoned (0: no limit)"),
     BOOL_P("SCR_LOG_ENABLE", "0", SCR_CONFIG_NOT_BY_APP, "record events in a log"),
     BOOL_P("SCR_LOG_TXT_ENABLE", "1", SCR_CONFIG_NOT_BY_APP, "... in a text file in the prefix"),
     BOOL_P("SCR_LOG_SYSLOG_ENABLE", "1", SCR_CONFIG_NOT_BY_APP, "... through syslog"),
@@ -256,6 +276,11 @@ int scr_config_param_check(const struct scr_config_param *param, const char *tex
         used += (size_t)snprintf(why, why_len, "one of");
         for (const char *const *w = param->words; *w != NULL && used < why_len; w++)
             used += (size_t)snprintf(why + used, why_len - used, "%s %s", w == param->words ? "" : ",", *w);
+        for (int u = 0; unavailable_words[u].param != NULL && used < why_len; u++)
+            if (strcmp(unavailable_words[u].param, param->name) == 0 &&
+                strcasecmp(unavailable_words[u].word, text) == 0)
+                snprintf(why + used, why_len - used, " (%s, %s, is not available in this version)",
+                         unavailable_words[u].word, unavailable_words[u].what);
         return -1;
     }
     }

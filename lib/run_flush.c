@@ -16,7 +16,20 @@
  * summary) and each directory that was missing, and once the ranks agree
  * that the flush failed, removes them. A file that existed before the
  * attempt (a dataset flushed earlier, a file written in place on the
- * prefix) is never removed. */
+ * prefix) is never removed.
+ *
+ * With SCR_WATCHDOG_TIMEOUT_PFS, each file's copy runs in a thread of its
+ * own (util_copy_timed.h) and is abandoned when it takes longer: the rank
+ * says so in one line, leaves the prefix alone from then on (a removal
+ * could block it too) and reaches the agreement as a failed rank, so that
+ * a hung prefix on one rank does not hold the others in a collective. The
+ * flush then fails as above, with SCR_ERR_TIMEOUT: nothing is indexed and
+ * the dataset stays in cache. What the abandoning rank wrote before stays
+ * (unindexed; the abandoned copy removes its own file if it ever returns).
+ * While an abandoned copy has not returned, no flush starts, since that copy
+ * may still write to the prefix. Only the copies are timed: the small
+ * metadata writes (directories, claim, rank filemaps, summary, index) and
+ * the lstat before a copy are not. */
 #include "dataset_claim.h"
 #include "flush_file.h"
 #include "index_file.h"
@@ -27,6 +40,7 @@
 #include "scr_run.h"
 #include "summary.h"
 #include "util_copy.h"
+#include "util_copy_timed.h"
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -88,6 +102,20 @@ static int note_before_writing(struct scr_undo *undo, const char *path, int *out
     return rc;
 }
 
+/* Copy src from cache to dest on the prefix, within SCR_WATCHDOG_TIMEOUT_PFS
+ * when it is set (0: in this thread, as always). */
+static int copy_to_prefix(const struct scr_run *run, int id, const char *src, const char *dest, void *buf,
+                          struct scr_copy_result *got)
+{
+    if (run->watchdog_pfs <= 0) return scr_copy_file(src, dest, buf, run->file_buf_size, run->crc_on_flush, got);
+    int rc = scr_copy_file_timed(src, dest, run->file_buf_size, run->crc_on_flush, run->watchdog_pfs, "flush", got);
+    if (rc == SCR_ERR_TIMEOUT)
+        scr_warn("watchdog: flush of dataset %d: copying %s to %s took more than SCR_WATCHDOG_TIMEOUT_PFS=%d s; "
+                 "abandoned it (the dataset stays in cache; the copy's thread waits until the file system answers)",
+                 id, src, dest, run->watchdog_pfs);
+    return rc;
+}
+
 /* Copy (or, written in place, checksum) this rank's files; update their
  * meta. Each file the copy creates is noted in undo. */
 static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo)
@@ -107,7 +135,7 @@ static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *b
         int in_place = rc == SCR_SUCCESS && strcmp(dest, files[f]) == 0, created = 0;
         if (rc == SCR_SUCCESS && !in_place) rc = note_before_writing(undo, dest, &created);
         if (rc == SCR_SUCCESS && !in_place) {
-            rc = scr_copy_file(files[f], dest, buf, run->file_buf_size, run->crc_on_flush, &got);
+            rc = copy_to_prefix(run, id, files[f], dest, buf, &got);
             if (rc == SCR_SUCCESS && created) rc = scr_undo_note_file(undo, dest);
         } else if (rc == SCR_SUCCESS && run->crc_on_flush)
             rc = scr_crc_file(dest, buf, run->file_buf_size, &got);
@@ -221,17 +249,26 @@ static int add_to_index(struct scr_run *run, const scr_dataset *desc)
 
 /* After the ranks agreed that the flush failed: every rank removes the
  * files it created, then (once all have) the directories that are empty
- * again. Collective. *out_removed: the files removed on all ranks. */
-static void take_back(struct scr_run *run, struct scr_undo *undo, int *out_removed)
+ * again. A rank whose copy the watchdog abandoned (abandoned) removes
+ * nothing: that could block on the file system that stopped answering, and
+ * the abandoned copy removes its own file if the kernel ever returns.
+ * Collective. *out_removed: the files removed on all ranks;
+ * *out_abandoned: the ranks that abandoned a copy. */
+static void take_back(struct scr_run *run, struct scr_undo *undo, int abandoned, int *out_removed,
+                      int *out_abandoned)
 {
-    int mine = 0;
-    scr_undo_files(undo, &mine);
+    int mine[2] = {0, abandoned != 0}, all[2];
+    if (!abandoned) scr_undo_files(undo, &mine[0]);
     /* the sum doubles as the wait: a directory one rank made may hold
      * another rank's file until that rank has removed it */
-    if (scr_mpi_check(MPI_Allreduce(&mine, out_removed, 1, MPI_INT, MPI_SUM, run->world),
-                      "counting the files a failed flush removed") != SCR_SUCCESS)
-        *out_removed = mine;
-    scr_undo_dirs(undo);
+    if (scr_mpi_check(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, run->world),
+                      "counting the files a failed flush removed") != SCR_SUCCESS) {
+        all[0] = mine[0];
+        all[1] = mine[1];
+    }
+    *out_removed = all[0];
+    *out_abandoned = all[1];
+    if (!abandoned) scr_undo_dirs(undo);
 }
 
 /* A claim this attempt made goes with it when it fails. */
@@ -252,10 +289,22 @@ int scr_flush_dataset(struct scr_run *run, int id)
         scr_err("cannot flush dataset %d: this rank has no record of it", id);
         rc = SCR_ERR_NOTFOUND;
     }
+    /* a copy the watchdog abandoned may still write to the prefix once its
+     * file system answers again: no flush starts before it has returned */
+    char late[1024] = "";
+    int waiting = run->watchdog_pfs > 0 ? scr_copy_timed_pending("flush", late, sizeof(late)) : 0;
+    if (waiting > 0)
+        scr_warn("watchdog: flush of dataset %d not started: the abandoned copy to %s has not returned; the "
+                 "dataset stays in cache", id, late);
     int ok = 0;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS && waiting == 0, run->world, &ok);
     if (mrc != SCR_SUCCESS) return mrc;
-    if (!ok) return SCR_ERR_NOTFOUND;
+    if (!ok) { /* all ranks agree on why: */
+        int none_waiting = 0;
+        mrc = scr_comm_all_true(waiting == 0, run->world, &none_waiting);
+        if (mrc != SCR_SUCCESS) return mrc;
+        return none_waiting ? SCR_ERR_NOTFOUND : SCR_ERR_TIMEOUT;
+    }
 
     double t0 = scr_run_now();
     char *dsdir = NULL;
@@ -284,6 +333,7 @@ int scr_flush_dataset(struct scr_run *run, int id)
 
     scr_filemap *rmap = NULL;
     rc = flush_my_part(run, id, dsdir, &rmap, &undo);
+    int abandoned = rc == SCR_ERR_TIMEOUT; /* this rank leaves the prefix alone from here on */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && !ok) {
         failed = 1;
@@ -305,8 +355,9 @@ int scr_flush_dataset(struct scr_run *run, int id)
         failed = 1;
         mrc = SCR_ERR_IO;
     }
-    int removed = 0;
-    if (failed) take_back(run, &undo, &removed);
+    int removed = 0, abandoned_ranks = 0;
+    if (failed) take_back(run, &undo, abandoned, &removed, &abandoned_ranks);
+    if (abandoned_ranks > 0) mrc = SCR_ERR_TIMEOUT;
     scr_undo_clear(&undo);
 
     int nrc = scr_cache_note_location(run, id, run->dset_in_cache, mrc == SCR_SUCCESS, 0);
@@ -317,6 +368,10 @@ int scr_flush_dataset(struct scr_run *run, int id)
         if (mrc == SCR_SUCCESS)
             scr_dbg(1, "flushed dataset %d (%s) to %s in %.3f s", id, name, run->prefix,
                     scr_run_now() - t0);
+        else if (abandoned_ranks > 0)
+            scr_warn("flush of dataset %d (%s) to %s abandoned: a copy on %d rank%s took more than "
+                     "SCR_WATCHDOG_TIMEOUT_PFS=%d s; it is not in the index and stays in cache", id, name,
+                     run->prefix, abandoned_ranks, abandoned_ranks == 1 ? "" : "s", run->watchdog_pfs);
         else if (failed)
             scr_err("flush of dataset %d (%s) to %s failed; it is not in the index, and the %d file%s "
                     "the flush had written there %s removed", id, name, run->prefix, removed,

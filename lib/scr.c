@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -151,6 +152,7 @@ static int read_parameters(struct scr_run *r)
         {"SCR_HALT_EXIT", &r->halt_exit, 1},     {"SCR_HALT_SECONDS", &r->halt_seconds, 0},
         {"SCR_CHECKPOINT_INTERVAL", &r->ckpt_interval, 0},
         {"SCR_CHECKPOINT_SECONDS", &r->ckpt_seconds, 0},
+        {"SCR_WATCHDOG_TIMEOUT_PFS", &r->watchdog_pfs, 0},
     };
     for (size_t i = 0; rc == SCR_SUCCESS && i < sizeof(ints) / sizeof(ints[0]); i++)
         rc = ints[i].is_bool ? scr_config_get_bool(c, ints[i].name, ints[i].out)
@@ -181,6 +183,22 @@ static int read_parameters(struct scr_run *r)
     }
     if (rc != SCR_SUCCESS) scr_err("cannot read SCR's parameters (%s)", scr_strstatus(rc));
     return rc;
+}
+
+/* Rank 0, once at SCR_Init: settings SCR knows whose effect this version
+ * does not have, and what happens instead. */
+static void say_what_is_not_available(const struct scr_run *r)
+{
+    const char *type = NULL;
+    long long cache_timeout = 0;
+    if (scr_config_get(r->cfg, "SCR_FLUSH_TYPE", &type) == SCR_SUCCESS && type != NULL &&
+        strcasecmp(type, "PTHREAD") == 0)
+        scr_warn("SCR_FLUSH_TYPE=PTHREAD: background flush is not available in this version; the flush runs "
+                 "synchronously");
+    if (scr_config_get_int(r->cfg, "SCR_WATCHDOG_TIMEOUT", &cache_timeout) == SCR_SUCCESS && cache_timeout > 0)
+        scr_warn("SCR_WATCHDOG_TIMEOUT=%lld is not used: the application writes to the cache itself; only the "
+                 "copies to and from the prefix are timed, by SCR_WATCHDOG_TIMEOUT_PFS (now %d, 0: no limit)",
+                 cache_timeout, r->watchdog_pfs);
 }
 
 /* SCR_PREFIX as an absolute, normalised path to an existing directory. */
@@ -684,6 +702,7 @@ int SCR_Init(void)
         MPI_Finalize();
         exit(0);
     }
+    if (r->rank == 0) say_what_is_not_available(r);
     if (r->rank == 0)
         scr_dbg(1, "SCR %s ready: %d ranks on %d nodes, prefix %s, cache %s, control %s",
                 PACKAGE_VERSION, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);
@@ -723,6 +742,8 @@ int SCR_Finalize(void)
         if (rc == SCR_SUCCESS && !flushed) {
             run->dset_in_cache = 1;
             rc = scr_flush_dataset(run, newest);
+            /* abandoned by the watchdog: it stays in cache for the next run or the scavenge */
+            if (rc == SCR_ERR_TIMEOUT) rc = SCR_SUCCESS;
         }
     }
     int hrc = scr_halt_mark_finalized(run);
@@ -1008,8 +1029,11 @@ int SCR_Complete_output(int valid)
         int frc = scr_flush_dataset(run, id);
         /* it stays in cache unflushed, and still gets its CRCs */
         if (frc != SCR_SUCCESS && run->dset_in_cache && crc_by_flush) fill_crcs(id);
-        if (frc != SCR_SUCCESS) return frc;
-        if (is_output && !is_ckpt && run->dset_in_cache) {
+        /* the watchdog gave up on a prefix that stopped answering: the
+         * dataset is safe in cache, and the application goes on with it */
+        int abandoned = frc == SCR_ERR_TIMEOUT && run->dset_in_cache;
+        if (frc != SCR_SUCCESS && !abandoned) return frc;
+        if (!abandoned && is_output && !is_ckpt && run->dset_in_cache) {
             scr_cache_delete_dataset(run, id);
             scr_cache_note_location(run, id, 0, 1, 0);
         }

@@ -19,6 +19,7 @@ enum scr_status {
     SCR_ERR_NOTFOUND = 6,  /* the key, file or entry does not exist */
     SCR_ERR_TYPE     = 7,  /* a value exists but does not parse as the type asked for */
     SCR_ERR_STATE    = 8,  /* the call is not allowed in the current state */
+    SCR_ERR_TIMEOUT  = 9,  /* an operation did not finish in the time allowed and was abandoned */
 };
 
 /* Short, static description of a status code ("I/O error", ...). */

@@ -52,6 +52,8 @@ struct scr_run {
     double ckpt_overhead;
     size_t file_buf_size;  /* file I/O buffer (SCR_FILE_BUF_SIZE) */
     size_t mpi_buf_size;   /* pieces that travel between ranks (SCR_MPI_BUF_SIZE) */
+    int watchdog_pfs;      /* seconds a file's copy to or from the prefix may take, 0: no limit
+                            * (SCR_WATCHDOG_TIMEOUT_PFS; run_flush.c, run_fetch.c) */
 
     /* rank 0: this run has the prefix to itself (prefix_lock.h) */
     struct scr_prefix_lock prefix_lock;
@@ -233,7 +235,10 @@ int scr_rebuild_cache(struct scr_run *run, int *out_id);
 
 /* Copy dataset id from cache to its original paths under the prefix (or, for
  * a dataset written in place, only record it), write its summary and rank
- * filemaps, then add it to the index; a checkpoint becomes current. */
+ * filemaps, then add it to the index; a checkpoint becomes current.
+ * SCR_ERR_TIMEOUT on every rank when the watchdog (SCR_WATCHDOG_TIMEOUT_PFS)
+ * abandoned a rank's copy, or one it abandoned earlier has not returned:
+ * the dataset stays in cache, not flushed, and the caller may go on. */
 int scr_flush_dataset(struct scr_run *run, int id);
 
 /* 1 when dataset id is recorded as being on the prefix. */

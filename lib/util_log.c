@@ -91,6 +91,7 @@ const char *scr_strstatus(int status)
     case SCR_ERR_NOTFOUND: return "not found";
     case SCR_ERR_TYPE:     return "value has the wrong type";
     case SCR_ERR_STATE:    return "call not allowed in this state";
+    case SCR_ERR_TIMEOUT:  return "abandoned after its time limit";
     default:               return "unknown status";
     }
 }

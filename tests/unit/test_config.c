@@ -281,6 +281,31 @@ static void test_a_bad_value_is_an_error_naming_parameter_value_expectation_and_
 
 /* --- descriptor tables ------------------------------------------------------------- */
 
+/* SCR's burst-buffer flush types are refused by name, with the accepted ones;
+ * SYNC and PTHREAD (in any case) are accepted */
+static void test_a_burst_buffer_flush_type_is_refused_by_name(void)
+{
+    expect_load_error("SCR_FLUSH_TYPE=BBAPI\n", NULL, NULL,
+                      ".scrconf:1: SCR_FLUSH_TYPE=BBAPI: expected one of SYNC, PTHREAD (BBAPI, the IBM burst buffer "
+                      "transfer, is not available in this version)");
+    expect_load_error(NULL, "SCR_FLUSH_TYPE", "DataWarp",
+                      "environment: SCR_FLUSH_TYPE=DataWarp: expected one of SYNC, PTHREAD (DATAWARP, the Cray "
+                      "DataWarp transfer, is not available in this version)");
+    expect_load_error(NULL, "SCR_FLUSH_TYPE", "CPPR",
+                      "environment: SCR_FLUSH_TYPE=CPPR: expected one of SYNC, PTHREAD (CPPR, the Intel CPPR "
+                      "transfer, is not available in this version)");
+    expect_load_error(NULL, "SCR_FLUSH_TYPE", "FAST", "environment: SCR_FLUSH_TYPE=FAST: expected one of SYNC, PTHREAD");
+    const char *ok[] = {"SYNC", "pthread"};
+    for (int i = 0; i < 2; i++) {
+        const char *dir = fresh_prefix("flushtype");
+        setenv("SCR_FLUSH_TYPE", ok[i], 1);
+        scr_config *cfg = scr_config_new();
+        CHECK(load(cfg, dir, NULL) == SCR_SUCCESS, "SCR_FLUSH_TYPE=%s refused", ok[i]);
+        unsetenv("SCR_FLUSH_TYPE");
+        scr_config_delete(cfg);
+    }
+}
+
 static void test_descriptor_lines_become_tables_and_the_first_layer_defining_one_wins(void)
 {
     const char *dir = fresh_prefix("tables");
@@ -600,6 +625,7 @@ int main(void)
     RUN(test_scr_config_may_not_set_cache_size_or_bases);
     RUN(test_unknown_key_is_a_warning_naming_file_and_line_and_is_kept);
     RUN(test_a_bad_value_is_an_error_naming_parameter_value_expectation_and_place);
+    RUN(test_a_burst_buffer_flush_type_is_refused_by_name);
     RUN(test_descriptor_lines_become_tables_and_the_first_layer_defining_one_wins);
     RUN(test_bad_descriptor_entries_and_attributes_are_errors_or_warnings);
     RUN(test_sizes_accept_units_as_powers_of_1024);

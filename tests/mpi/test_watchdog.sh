@@ -1,0 +1,85 @@
+#!/bin/sh
+# test_watchdog.sh — SCR_WATCHDOG_TIMEOUT_PFS abandons a copy to or from a
+# prefix that stops answering, and the run goes on.
+#
+# A FIFO placed where a flush or a fetch opens a file makes the kernel hold
+# that open for as long as nobody opens the other end: a file system that
+# stopped answering, with no hook in the code. With the watchdog, the rank
+# says so in one line (rank, operation, file, time), the run ends normally,
+# nothing of the dataset is indexed, and the next run restarts from the
+# cache (flush) or from an older dataset (fetch). Without it (0, the
+# default), the run waits for the file system as it always did.
+. "$top_srcdir/tests/mpi/mpi-lib.sh"
+mpi_setup watchdog
+
+common="SCR_FLUSH=1 SCR_COPY_TYPE=SINGLE"
+
+# --- a flush ---------------------------------------------------------------------
+mkdir -p "$prefix/ckpt.1" && mkfifo "$prefix/ckpt.1/rank1_f0.dat" || exit 99
+t0=$(date +%s)
+# shellcheck disable=SC2086 # the settings are meant to be split
+mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=3 -- --steps 1
+took=$(($(date +%s) - t0))
+mpi_expect_restart "a_flush_to_a_prefix_that_stops_answering_does_not_stop_the_run" 0 1
+check "rank_1_says_the_operation_the_file_and_the_time" grep -q \
+    "^SCR rank 1: .*watchdog: flush of dataset 1: copying .* to $prefix/ckpt.1/rank1_f0.dat took more than SCR_WATCHDOG_TIMEOUT_PFS=3 s" \
+    "$mpi_err"
+check "once" test "$(grep -c 'watchdog: flush of dataset 1: copying' "$mpi_err")" -eq 1
+check "the_dataset_is_not_in_the_index" test -z "$(mpi_index_id ckpt.1)"
+check "rank_0's_copy_is_taken_back" test ! -e "$prefix/ckpt.1/rank0_f0.dat"
+check "no_flush_starts_while_the_abandoned_copy_has_not_returned" \
+    grep -q "watchdog: flush of dataset 1 not started" "$mpi_err"
+check "the_run_ends_without_waiting_for_the_file_system (${took}s)" test "$took" -lt 60
+rm "$prefix/ckpt.1/rank1_f0.dat"
+# copies that end in time, in their threads
+# shellcheck disable=SC2086
+mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=30 -- --steps 2
+mpi_expect_restart "the_next_run_restarts_from_the_cache" 1 2
+check "and_flushes_to_the_prefix_that_answers_again" test -n "$(mpi_index_id ckpt.2)"
+check "with_no_watchdog_line" test -z "$(grep "watchdog:" "$mpi_err")"
+
+# SCR_WATCHDOG_TIMEOUT (cache writes, which are the application's) is refused with a word
+# shellcheck disable=SC2086
+mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT=30 -- --steps 2
+mpi_expect_restart "SCR_WATCHDOG_TIMEOUT_does_not_stop_a_run" 2
+check "SCR_Init_says_once_that_it_is_not_used_and_names_the_one_that_is" test "$(grep -c \
+    "^SCR rank 0: warning: SCR_WATCHDOG_TIMEOUT=30 is not used: .*SCR_WATCHDOG_TIMEOUT_PFS (now 0, 0: no limit)" \
+    "$mpi_err")" -eq 1
+
+# --- a fetch ---------------------------------------------------------------------
+mpi_reset
+# shellcheck disable=SC2086
+mpi_run 2 2 $common -- --steps 2
+check "two_checkpoints_on_the_prefix" test -n "$(mpi_index_id ckpt.1)" -a -n "$(mpi_index_id ckpt.2)"
+mpi_lose_all_nodes
+rm "$prefix/ckpt.2/rank1_f0.dat" && mkfifo "$prefix/ckpt.2/rank1_f0.dat" || exit 99
+# shellcheck disable=SC2086
+mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=3 -- --steps 1
+mpi_expect_restart "a_fetch_from_a_prefix_that_stops_answering_falls_back_to_the_older_checkpoint" 1
+check "rank_1_says_the_operation_the_file_and_the_time" grep -q \
+    "^SCR rank 1: .*watchdog: fetch of dataset 2: copying $prefix/ckpt.2/rank1_f0.dat to .* took more than SCR_WATCHDOG_TIMEOUT_PFS=3 s" \
+    "$mpi_err"
+check "the_dataset_is_marked_failed_in_the_index" mpi_index_has "DSET/2/FAILED"
+mpi_lose_all_nodes
+# shellcheck disable=SC2086
+mpi_run 2 2 $common SCR_WATCHDOG_TIMEOUT_PFS=30 -- --steps 1
+mpi_expect_restart "a_later_run_restarts_from_the_older_checkpoint" 1 1
+check "without_trying_the_failed_one_again" test -z "$(grep "watchdog:" "$mpi_err")"
+
+# --- without the watchdog ----------------------------------------------------------
+mpi_reset
+mkdir -p "$prefix/ckpt.1" && mkfifo "$prefix/ckpt.1/rank1_f0.dat" || exit 99
+# shellcheck disable=SC2086
+mpi_start 2 2 $common -- --steps 1
+sleep 5
+out=$scratch/run$mpi_runs.out err=$scratch/run$mpi_runs.err
+check "without_the_watchdog_the_flush_waits_for_the_file_system" \
+    test -z "$(grep 'finished step' "$out"; grep "watchdog:" "$err")"
+# the file system answers: a reader takes the bytes, and fsync of a FIFO
+# then fails, so the flush fails as any failed flush does
+timeout 60 cat "$prefix/ckpt.1/rank1_f0.dat" > /dev/null
+mpi_wait
+check "and_goes_on_when_it_answers" grep -q "fsync of $prefix/ckpt.1/rank1_f0.dat failed" "$mpi_err"
+check "with_no_watchdog_line" test -z "$(grep "watchdog:" "$mpi_err")"
+
+done_testing
