@@ -80,6 +80,8 @@ const char *SCR_Config(const char *config)
                 config ? config : "");
         return NULL;
     }
+    /* as in SCR, no string (or a blank one) is no question and no setting */
+    if (config == NULL || config[strspn(config, " \t")] == '\0') return NULL;
     if (early_config == NULL && (early_config = scr_config_new()) == NULL) return NULL;
     /* a get ("KEY", "CKPT=0 TYPE") answers from every layer: read them first */
     int is_get = config != NULL && (strchr(config, '=') == NULL || strchr(config, ' ') != NULL);
@@ -574,8 +576,9 @@ static int init_collective(struct scr_run *r)
     if (r->rank == 0) {
         rc = scr_mkdir_p(r->prefix_scr, 0700);
         if (rc == SCR_SUCCESS) rc = take_prefix(r);
-        /* SCR_Config values hold for later runs too, as in SCR */
-        if (rc == SCR_SUCCESS && scr_kvtree_size(scr_config_app_tree(r->cfg)) > 0) {
+        /* what SCR_Config set, for the record, as SCR writes it (empty when
+         * nothing); a later run does not read it back, as in SCR 3.1 */
+        if (rc == SCR_SUCCESS) {
             char *app = NULL;
             rc = scr_path_join(r->prefix_scr, "app.conf", &app);
             if (rc == SCR_SUCCESS) rc = scr_config_save_app(r->cfg, app);
