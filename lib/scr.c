@@ -950,7 +950,20 @@ int SCR_Complete_output(int valid)
     int id = run->dataset_id, nfiles = 0;
     uint64_t bytes = 0;
     int mine_valid = valid ? 1 : 0;
-    int rc = seal_my_files(id, &mine_valid, &bytes, &nfiles);
+    const char *name = "?";
+    scr_dataset_get_name(run->dset, &name);
+    /* a file several ranks write (one shared file) has its size only once
+     * every rank is done with it */
+    int rc = scr_mpi_check(MPI_Barrier(run->world), "waiting for every rank's files");
+    if (rc != SCR_SUCCESS) return rc;
+    /* a file routed on several nodes is in pieces, one per node's cache */
+    int shared = 0;
+    if (run->dset_in_cache) {
+        rc = scr_shared_file_check(run, id, name, &shared);
+        if (rc != SCR_SUCCESS) return rc;
+        if (shared) mine_valid = 0;
+    }
+    rc = seal_my_files(id, &mine_valid, &bytes, &nfiles);
     if (rc != SCR_SUCCESS) mine_valid = 0;
 
     /* every rank learns the totals and whether every rank succeeded */
@@ -961,8 +974,6 @@ int SCR_Complete_output(int valid)
         mrc = scr_mpi_check(MPI_Allreduce(sums, totals, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->world),
                             "adding up the dataset's size");
     if (mrc != SCR_SUCCESS) return mrc;
-    const char *name = "?";
-    scr_dataset_get_name(run->dset, &name);
     int is_ckpt = scr_dataset_is_checkpoint(run->dset), is_output = scr_dataset_is_output(run->dset);
     rc = scr_dataset_set_size(run->dset, totals[0]);
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_files(run->dset, totals[1] > INT_MAX ? INT_MAX : (int)totals[1]);
