@@ -845,7 +845,10 @@ int scr_config_fprint(const scr_config *cfg, FILE *out)
             const char *key = scr_kvtree_elem_key(e);
             const char *v = NULL;
             if (scr_config_param_find(key) != NULL) continue;
-            if (find_layer(cfg, key, &v) == i && scr_kvtree_size(scr_kvtree_elem_hash(e)) == 1 &&
+            /* shown once, from the first layer holding it, with the value that wins */
+            int at = find_layer(cfg, key, &v), first = 1;
+            for (int j = 0; j < i; j++) first = first && scr_kvtree_get(cfg->layers[j].values, key) == NULL;
+            if ((at == i || (at == SCR_CONFIG_LAYER_ENV && first)) && scr_kvtree_size(scr_kvtree_elem_hash(e)) == 1 &&
                 scr_kvtree_size(scr_kvtree_elem_hash(scr_kvtree_elem_first(scr_kvtree_elem_hash(e)))) == 0) {
                 if (fprintf(out, "%s=%s  # %s\n", key, v, scr_config_origin(cfg, key)) < 0)
                     return SCR_ERR_IO;

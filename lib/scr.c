@@ -73,6 +73,20 @@ static const char *closing_call(void)
 
 /* --- SCR_Config ------------------------------------------------------------- */
 
+/* Whether an SCR_Config string asks ("KEY", "CKPT=0 TYPE", "STORE= /ssd
+ * COUNT"): its last word has no '=' and is no value after a "KEY =". */
+static int is_question(const char *config)
+{
+    size_t end = strlen(config);
+    while (end > 0 && (config[end - 1] == ' ' || config[end - 1] == '\t')) end--;
+    size_t start = end;
+    while (start > 0 && config[start - 1] != ' ' && config[start - 1] != '\t') start--;
+    if (end == start || memchr(config + start, '=', end - start) != NULL) return 0;
+    size_t before = start;
+    while (before > 0 && (config[before - 1] == ' ' || config[before - 1] == '\t')) before--;
+    return before == 0 || config[before - 1] != '=';
+}
+
 const char *SCR_Config(const char *config)
 {
     if (run != NULL || scr_disabled) {
@@ -84,8 +98,7 @@ const char *SCR_Config(const char *config)
     if (config == NULL || config[strspn(config, " \t")] == '\0') return NULL;
     if (early_config == NULL && (early_config = scr_config_new()) == NULL) return NULL;
     /* a get ("KEY", "CKPT=0 TYPE") answers from every layer: read them first */
-    int is_get = config != NULL && (strchr(config, '=') == NULL || strchr(config, ' ') != NULL);
-    if (is_get && scr_config_load(early_config, NULL) != SCR_SUCCESS) return NULL;
+    if (is_question(config) && scr_config_load(early_config, NULL) != SCR_SUCCESS) return NULL;
     char *value = NULL;
     if (scr_config_apply(early_config, config, &value) != SCR_SUCCESS) return NULL;
     return value;
