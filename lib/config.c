@@ -783,7 +783,10 @@ static int append_app_line(struct strbuf_lite *b, const scr_kvtree_elem *e)
 {
     const char *key = scr_kvtree_elem_key(e);
     const scr_kvtree *val = scr_kvtree_elem_hash(e);
-    if (scr_config_table_find(key) == NULL)
+    /* a parameter holds one value with nothing below it; anything else is a
+     * table, also one the catalogue does not know */
+    if (scr_config_table_find(key) == NULL && scr_kvtree_size(val) == 1 &&
+        scr_kvtree_size(scr_kvtree_elem_hash(scr_kvtree_elem_first(val))) == 0)
         return sb_printf(b, "%s=%s\n", key, scr_kvtree_first_key(val));
     for (scr_kvtree_elem *en = scr_kvtree_elem_first(val); en; en = scr_kvtree_elem_next(en)) {
         int rc = sb_printf(b, "%s=%s", key, scr_kvtree_elem_key(en));
