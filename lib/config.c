@@ -657,6 +657,21 @@ static void unset_origin_if_gone(struct layer *l, const char *key)
     if (scr_kvtree_get(l->values, key) == NULL) scr_kvtree_unset(l->origins, key);
 }
 
+/* SCR_Config changes a table as SCR does: the first change starts the
+ * application layer's table from the table as resolved then (the user's
+ * or the site's entries, when the files were read), so that changing one
+ * entry keeps the others. */
+static int seed_app_table(scr_config *cfg, const char *table)
+{
+    struct layer *app = &cfg->layers[SCR_CONFIG_LAYER_APP];
+    const scr_kvtree *resolved = scr_config_table(cfg, table);
+    if (scr_kvtree_get(app->values, table) != NULL || resolved == NULL) return SCR_SUCCESS;
+    scr_kvtree *copy = scr_kvtree_dup(resolved);
+    if (copy == NULL) return SCR_ERR_NOMEM;
+    if (scr_kvtree_set(app->values, table, copy) == NULL) return SCR_ERR_NOMEM;
+    return set_origin(app, table, "SCR_Config");
+}
+
 /* "TABLE=ENTRY ..." with attribute words after the first. */
 static int apply_descriptor(scr_config *cfg, struct reader *rd, const char *text,
                             struct word *w, int n, char **out_value)
@@ -680,7 +695,8 @@ static int apply_descriptor(scr_config *cfg, struct reader *rd, const char *text
         return dup_out(v, out_value);
     }
     scr_kvtree *entry;
-    int rc = put_entry(rd, table, entry_name, "SCR_Config", &entry);
+    int rc = seed_app_table(cfg, table);
+    if (rc == SCR_SUCCESS) rc = put_entry(rd, table, entry_name, "SCR_Config", &entry);
     for (int i = 1; rc == SCR_SUCCESS && i < n; i++) {
         if (w[i].value[0] == '\0')
             scr_kvtree_unset(entry, w[i].key);
@@ -730,7 +746,8 @@ int scr_config_apply(scr_config *cfg, const char *text, char **out_value)
     } else if (is_table) {
         /* "STORE=/ssd": an entry without attributes */
         scr_kvtree *entry;
-        rc = put_entry(&rd, key, value, "SCR_Config", &entry);
+        rc = seed_app_table(cfg, key);
+        if (rc == SCR_SUCCESS) rc = put_entry(&rd, key, value, "SCR_Config", &entry);
         if (rc == SCR_ERR_FORMAT) rc = SCR_ERR_ARG;
     } else {
         rc = put_param(&rd, key, value, "SCR_Config");

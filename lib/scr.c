@@ -30,6 +30,7 @@
 #include "util_log.h"
 #include "util_path.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -87,6 +88,18 @@ static int is_question(const char *config)
     return before == 0 || config[before - 1] != '=';
 }
 
+/* Whether an SCR_Config string changes a descriptor table ("CKPT=1 TYPE=RS"). */
+static int changes_a_table(const char *config)
+{
+    char key[32];
+    size_t i = 0;
+    config += strspn(config, " \t");
+    for (; i + 1 < sizeof(key) && config[i] != '\0' && strchr(" \t=", config[i]) == NULL; i++)
+        key[i] = (char)toupper((unsigned char)config[i]);
+    key[i] = '\0';
+    return scr_config_table_find(key) != NULL;
+}
+
 const char *SCR_Config(const char *config)
 {
     if (run != NULL || scr_disabled) {
@@ -97,8 +110,10 @@ const char *SCR_Config(const char *config)
     /* as in SCR, no string (or a blank one) is no question and no setting */
     if (config == NULL || config[strspn(config, " \t")] == '\0') return NULL;
     if (early_config == NULL && (early_config = scr_config_new()) == NULL) return NULL;
-    /* a get ("KEY", "CKPT=0 TYPE") answers from every layer: read them first */
-    if (is_question(config) && scr_config_load(early_config, NULL) != SCR_SUCCESS) return NULL;
+    /* a question ("KEY", "CKPT=0 TYPE") answers from every layer, and a
+     * change of a table starts from the table the files define: read them first */
+    if ((is_question(config) || changes_a_table(config)) && scr_config_load(early_config, NULL) != SCR_SUCCESS)
+        return NULL;
     char *value = NULL;
     if (scr_config_apply(early_config, config, &value) != SCR_SUCCESS) return NULL;
     return value;

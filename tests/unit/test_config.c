@@ -579,6 +579,24 @@ static void test_scr_config_answers_as_scr_3_1_test_config_expects(void)
     scr_config_delete(cfg);
 }
 
+static void test_scr_config_changes_one_entry_and_keeps_the_site_s_others(void)
+{
+    const char *dir = fresh_prefix("seed");
+    scr_config *cfg = scr_config_new();
+    REQUIRE(load(cfg, dir, "STORE=/site COUNT=2\nCKPT=0 TYPE=XOR SET_SIZE=4\n") == SCR_SUCCESS, "load");
+    REQUIRE(scr_config_apply(cfg, "CKPT=1 INTERVAL=2 TYPE=PARTNER", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_apply(cfg, "STORE=/ssd", NULL) == SCR_SUCCESS, "set");
+    /* SCR_Init reads the files again */
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "reload");
+    CHECK_ASK(cfg, "CKPT=0 SET_SIZE", "4");
+    CHECK_ASK(cfg, "CKPT=1 TYPE", "PARTNER");
+    CHECK_ASK(cfg, "STORE=/site COUNT", "2");
+    CHECK_ASK(cfg, "STORE", "/ssd");
+    CHECK(strcmp(scr_config_table_origin(cfg, "CKPT"), "SCR_Config") == 0, "origin %s",
+          scr_config_table_origin(cfg, "CKPT"));
+    scr_config_delete(cfg);
+}
+
 static void test_copy_type_file_leaves_the_scheme_to_the_ckpt_lines(void)
 {
     const char *dir = fresh_prefix("copytype-file");
@@ -739,6 +757,7 @@ int main(void)
     RUN(test_app_conf_of_an_earlier_run_is_not_read_back);
     RUN(test_an_empty_app_conf_as_scr_3_1_leaves_is_no_error);
     RUN(test_scr_config_answers_as_scr_3_1_test_config_expects);
+    RUN(test_scr_config_changes_one_entry_and_keeps_the_site_s_others);
     RUN(test_copy_type_file_leaves_the_scheme_to_the_ckpt_lines);
     RUN(test_store_lines_take_flush_and_mkdir);
     RUN(test_listing_shows_every_value_with_its_origin);
