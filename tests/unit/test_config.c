@@ -668,8 +668,7 @@ static void test_the_example_system_file_loads_without_a_warning(void)
 {
     const char *dir = fresh_prefix("example");
     scr_config *cfg = scr_config_new();
-    struct scr_config_sources src = {.system_file = tap_data("../../etc/scr.conf"),
-};
+    struct scr_config_sources src = {.system_file = tap_data("../../etc/scr.conf")};
     capture_begin();
     int rc = scr_config_load(cfg, &src);
     const char *err = capture_end();
