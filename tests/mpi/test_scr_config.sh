@@ -35,10 +35,10 @@ mpi_expect_restart "SCR_Config_SCR_CONF_FILE_names_the_user_file" 0 1
 check "the_user_file_it_names_is_read" test -f "$prefix/ckpt.1/rank1_f0.dat" -a -z "$(mpi_cache_datasets)"
 
 mpi_reset
-mpi_run 2 1 SCR_HALT_SECONDS=5 SCR_UNKNOWN_TO_US=from-env -- --steps 1 --config SCR_FLUSH --config SCR_HALT_SECONDS \
-    --config SCR_UNKNOWN_TO_US=from-app --config SCR_UNKNOWN_TO_US --config "CKPT=0 TYPE"
+mpi_run 2 1 SCR_HALT_SECONDS=5 MYAPP_SETTING=from-env -- --steps 1 --config SCR_FLUSH --config SCR_HALT_SECONDS \
+    --config MYAPP_SETTING=from-app --config MYAPP_SETTING --config "CKPT=0 TYPE"
 mpi_expect_lines "a_question_gets_what_is_set_and_NULL_for_a_default" "SCR_Config SCR_FLUSH = (null)" \
-    "SCR_Config SCR_HALT_SECONDS = 5" "SCR_Config SCR_UNKNOWN_TO_US = from-env" "SCR_Config CKPT=0 TYPE = (null)"
+    "SCR_Config SCR_HALT_SECONDS = 5" "SCR_Config MYAPP_SETTING = from-env" "SCR_Config CKPT=0 TYPE = (null)"
 
 mpi_run 2 1 -- --steps 1 --config "SCR_CNTL_BASE=$scratch/mine"
 check "SCR_CNTL_BASE_stays_the_site's" test ! -e "$scratch/mine" -a -d "$scratch/cntl/node0"

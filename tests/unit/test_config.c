@@ -566,11 +566,11 @@ static void test_scr_config_answers_as_scr_3_1_test_config_expects(void)
     CHECK(scr_config_apply(cfg, "STORE=", NULL) == SCR_SUCCESS, "unset STORE");
     CHECK_ASK(cfg, "STORE", NULL);
     /* the environment first, also for a key the catalogue does not know */
-    CHECK(scr_config_apply(cfg, "SCR_DB_NAME=dbname1", NULL) == SCR_SUCCESS, "unknown key kept");
-    setenv("SCR_DB_NAME", "dbname2", 1);
-    CHECK_ASK(cfg, "SCR_DB_NAME", "dbname2");
-    unsetenv("SCR_DB_NAME");
-    CHECK_ASK(cfg, "SCR_DB_NAME", "dbname1");
+    CHECK(scr_config_apply(cfg, "MYAPP_DB_NAME=dbname1", NULL) == SCR_SUCCESS, "unknown key kept");
+    setenv("MYAPP_DB_NAME", "dbname2", 1);
+    CHECK_ASK(cfg, "MYAPP_DB_NAME", "dbname2");
+    unsetenv("MYAPP_DB_NAME");
+    CHECK_ASK(cfg, "MYAPP_DB_NAME", "dbname1");
     /* malformed strings are refused */
     CHECK(scr_config_apply(cfg, "KEY==", NULL) == SCR_ERR_ARG, "KEY== taken");
     CHECK(scr_config_apply(cfg, "KEY=VALUE=VALUE", NULL) == SCR_ERR_ARG, "KEY=VALUE=VALUE taken");
