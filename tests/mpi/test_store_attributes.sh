@@ -26,6 +26,16 @@ mpi_run 2 1 SCR_FLUSH=0 -- --steps 1 --config "STORE=$ssd/%N COUNT=1 MKDIR=1" \
     --config "CKPT=0 TYPE=SINGLE STORE=$ssd/%N"
 mpi_expect_restart "MKDIR=1_(the_default)_creates_the_store_path" 0 1
 
+# the cache base is a store too: SCR_Init makes its job directory
+mpi_reset
+printf 'STORE=%s/cache/%%N MKDIR=0\n' "$scratch" > "$scratch/base.conf"
+mpi_run 2 1 SCR_CONF_FILE="$scratch/base.conf" -- --steps 1
+mpi_expect_failure "MKDIR=0_on_the_cache_base_is_checked_at_SCR_Init" \
+    "STORE=$scratch/cache/%N says MKDIR=0, so SCR does not create it, and $scratch/cache/node0: No such file or directory"
+mkdir -p "$scratch/cache/node0"
+mpi_run 2 1 SCR_CONF_FILE="$scratch/base.conf" -- --steps 1
+mpi_expect_restart "and_used_once_it_exists" 0 1
+
 sed 's/FLUSH=SYNC/FLUSH=PTHREAD/' "$scratch/user.conf" > "$scratch/pthread.conf"
 mpi_run 4 2 SCR_CONF_FILE="$scratch/pthread.conf" -- --steps 1
 mpi_expect_failure "FLUSH=PTHREAD_is_refused_once_with_the_reason" \
