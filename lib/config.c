@@ -2,14 +2,16 @@
 #include "build_config.h"
 #include "config.h"
 #include "config_parse.h"
-#include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "scr_err.h"
+#include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -244,48 +246,6 @@ static int load_file(struct reader *rd, const char *path, int required, const ch
     return rc;
 }
 
-/* Values saved by SCR_Config in an earlier run: a hash file of the same shape. */
-static int load_app_file(struct reader *rd, const char *path)
-{
-    scr_kvtree *saved = scr_kvtree_new();
-    if (saved == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_kvtree_read_file(path, saved);
-    if (rc == SCR_ERR_NOTFOUND) {
-        scr_kvtree_delete(saved);
-        return SCR_SUCCESS;
-    }
-    const char *where = path;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(saved); rc == SCR_SUCCESS && e;
-         e = scr_kvtree_elem_next(e)) {
-        const char *key = scr_kvtree_elem_key(e);
-        scr_kvtree *val = scr_kvtree_elem_hash(e);
-        if (scr_kvtree_get(rd->layer->values, key) != NULL) continue; /* set since: keep */
-        if (scr_config_table_find(key) == NULL && scr_kvtree_size(val) == 1 &&
-            scr_kvtree_size(scr_kvtree_elem_hash(scr_kvtree_elem_first(val))) == 0) {
-            rc = put_param(rd, key, scr_kvtree_first_key(val), where);
-            continue;
-        }
-        for (scr_kvtree_elem *en = scr_kvtree_elem_first(val); rc == SCR_SUCCESS && en;
-             en = scr_kvtree_elem_next(en)) {
-            scr_kvtree *entry;
-            rc = put_entry(rd, key, scr_kvtree_elem_key(en), where, &entry);
-            for (scr_kvtree_elem *a = scr_kvtree_elem_first(scr_kvtree_elem_hash(en));
-                 rc == SCR_SUCCESS && a; a = scr_kvtree_elem_next(a)) {
-                const char *v = scr_kvtree_first_key(scr_kvtree_elem_hash(a));
-                if (v == NULL || scr_kvtree_size(scr_kvtree_elem_hash(a)) != 1) {
-                    scr_err("%s: %s=%s %s does not hold one value", where, key,
-                            scr_kvtree_elem_key(en), scr_kvtree_elem_key(a));
-                    rc = SCR_ERR_FORMAT;
-                    break;
-                }
-                rc = put_attribute(entry, key, scr_kvtree_elem_key(a), v, where);
-            }
-        }
-    }
-    scr_kvtree_delete(saved);
-    return rc;
-}
-
 /* A load that read every layer (rc SCR_SUCCESS) replaces cfg's layers with
  * fresh; a failed one drops fresh and leaves cfg as it was. */
 static int adopt_layers(scr_config *cfg, struct layer fresh[NLAYERS], int rc)
@@ -323,10 +283,23 @@ static const char *system_file(const struct scr_config_sources *sources)
     return env;
 }
 
-/* <prefix>/<name> where prefix is $SCR_PREFIX or the current directory. */
-static int prefix_path(const char *name, char **out_path)
+/* What decides where the files are (SCR_CONF_FILE, SCR_PREFIX), before the
+ * files are read: the environment, else SCR_Config (app: that layer's values);
+ * NULL when neither sets it. */
+static const char *early_value(const scr_kvtree *app, const char *name)
 {
-    const char *prefix = getenv("SCR_PREFIX");
+    const char *v = getenv(name);
+    if (v != NULL && v[0] != '\0') return v;
+    v = NULL;
+    scr_kvtree_util_get_str(app, name, &v);
+    return v;
+}
+
+/* <prefix>/<name> where prefix is SCR_PREFIX as early_value finds it, or
+ * the current directory. */
+static int prefix_path(const scr_kvtree *app, const char *name, char **out_path)
+{
+    const char *prefix = early_value(app, "SCR_PREFIX");
     char cwd[4096];
     if (prefix == NULL || prefix[0] == '\0') {
         if (getcwd(cwd, sizeof(cwd)) == NULL) {
@@ -369,28 +342,22 @@ int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
     if (rc == SCR_SUCCESS) {
         rd.layer = &fresh[SCR_CONFIG_LAYER_USER];
         rd.kind = SCR_CONFIG_LAYER_USER;
-        const char *env_file = getenv("SCR_CONF_FILE");
+        /* SCR_CONF_FILE and SCR_PREFIX set through SCR_Config count here too */
+        const scr_kvtree *app = fresh[SCR_CONFIG_LAYER_APP].values;
+        const char *conf_file = early_value(app, "SCR_CONF_FILE");
         if (sources->user_file != NULL) {
             rc = load_file(&rd, sources->user_file, 1, "the user configuration setting");
-        } else if (env_file != NULL && env_file[0] != '\0') {
-            rc = load_file(&rd, env_file, 1, "SCR_CONF_FILE");
+        } else if (conf_file != NULL) {
+            rc = load_file(&rd, conf_file, 1, "SCR_CONF_FILE");
         } else {
             char *path = NULL;
-            rc = prefix_path(".scrconf", &path);
+            rc = prefix_path(app, ".scrconf", &path);
             if (rc == SCR_SUCCESS) rc = load_file(&rd, path, 0, NULL);
             free(path);
         }
     }
-    if (rc == SCR_SUCCESS && !sources->skip_app_file) {
-        rd.layer = &fresh[SCR_CONFIG_LAYER_APP];
-        rd.kind = SCR_CONFIG_LAYER_APP;
-        char *path = NULL;
-        if (sources->app_file != NULL) path = strdup(sources->app_file);
-        else rc = prefix_path(".scr/app.conf", &path);
-        if (rc == SCR_SUCCESS && path == NULL) rc = SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = load_app_file(&rd, path);
-        free(path);
-    }
+    /* what an earlier run set with SCR_Config (its .scr/app.conf) is not
+     * read: as in SCR 3.1, a setting holds for the run that made it */
     if (rc == SCR_SUCCESS) {
         rd.layer = &fresh[SCR_CONFIG_LAYER_SYSTEM];
         rd.kind = SCR_CONFIG_LAYER_SYSTEM;
@@ -452,9 +419,17 @@ int scr_config_load_with_files(scr_config *cfg, const scr_kvtree *files)
 /* The first layer holding name as a parameter (a single value), or -1. */
 static int find_layer(const scr_config *cfg, const char *name, const char **out_value)
 {
+    if (scr_config_table_find(name) != NULL) return -1;
+    /* the environment comes first for any key, as in SCR, also for one the
+     * catalogue does not know (load_env reads only the known ones) */
+    const char *env = scr_config_param_find(name) == NULL ? getenv(name) : NULL;
+    if (env != NULL && env[0] != '\0') {
+        *out_value = env;
+        return SCR_CONFIG_LAYER_ENV;
+    }
     for (int i = 0; i < NLAYERS; i++) {
         scr_kvtree *v = scr_kvtree_get(cfg->layers[i].values, name);
-        if (v != NULL && scr_config_table_find(name) == NULL) {
+        if (v != NULL) {
             *out_value = scr_kvtree_first_key(v);
             return i;
         }
@@ -546,7 +521,7 @@ const char *scr_config_origin(const scr_config *cfg, const char *name)
     if (i >= 0) {
         const char *where = NULL;
         scr_kvtree_util_get_str(cfg->layers[i].origins, name, &where);
-        return where;
+        return where != NULL ? where : "environment";
     }
     const struct scr_config_param *p = scr_config_param_find(name);
     return (p != NULL && p->default_value != NULL) ? "built-in default" : NULL;
@@ -590,42 +565,69 @@ static void free_words(struct word *w, int n)
     free(w);
 }
 
-/* Split text into words; keys are folded to upper case. */
+/* Split text into words as SCR reads an SCR_Config string: blanks may
+ * stand around '=' ("SCR_DEBUG = 1", "STORE= /ssd COUNT"), a word without
+ * '=' only asks (and must come last), a value holds no '='. Keys are folded
+ * to upper case. */
 static int split_words(const char *text, struct word **out_words, int *out_n)
 {
-    int cap = 4, n = 0;
+    int cap = 4, n = 0, rc = SCR_SUCCESS;
     struct word *w = malloc((size_t)cap * sizeof(*w));
     if (w == NULL) return SCR_ERR_NOMEM;
     const char *p = text;
     for (;;) {
         while (*p == ' ' || *p == '\t') p++;
         if (*p == '\0') break;
-        const char *start = p;
-        while (*p != '\0' && *p != ' ' && *p != '\t') p++;
+        const char *key = p;
+        while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '=') p++;
+        size_t klen = (size_t)(p - key);
+        while (*p == ' ' || *p == '\t') p++;
+        const char *val = NULL;
+        size_t vlen = 0;
+        if (*p == '=') {
+            p++;
+            while (*p == ' ' || *p == '\t') p++;
+            val = p;
+            while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '=') p++;
+            vlen = (size_t)(p - val);
+        }
+        if (klen == 0 || *p == '=' || (val == NULL && *p != '\0')) {
+            if (klen == 0) scr_err("SCR_Config: '%s': '=' without a key before it", text);
+            else if (*p == '=') scr_err("SCR_Config: '%s': a value cannot hold '='", text);
+            else scr_err("SCR_Config: '%s': '%.*s' has no '=' and is not the last word (ask for one "
+                         "value at a time)", text, (int)klen, key);
+            rc = SCR_ERR_ARG;
+            break;
+        }
         if (n == cap) {
             struct word *nw = realloc(w, (size_t)(cap *= 2) * sizeof(*w));
             if (nw == NULL) {
-                free_words(w, n);
-                return SCR_ERR_NOMEM;
+                rc = SCR_ERR_NOMEM;
+                break;
             }
             w = nw;
         }
-        char *s = strndup(start, (size_t)(p - start));
+        /* one allocation holds "KEY\0VALUE\0" */
+        char *s = malloc(klen + vlen + 2);
         if (s == NULL) {
-            free_words(w, n);
-            return SCR_ERR_NOMEM;
+            rc = SCR_ERR_NOMEM;
+            break;
         }
-        char *eq = strchr(s, '=');
-        if (eq != NULL) *eq = '\0';
+        memcpy(s, key, klen);
+        s[klen] = '\0';
         for (char *c = s; *c; c++) *c = (char)toupper((unsigned char)*c);
         w[n].key = s;
-        w[n].value = eq ? eq + 1 : NULL;
-        n++;
-        if (s[0] == '\0') {
-            scr_err("SCR_Config: '%s': '=' without a key before it", text);
-            free_words(w, n);
-            return SCR_ERR_ARG;
+        w[n].value = NULL;
+        if (val != NULL) {
+            w[n].value = s + klen + 1;
+            memcpy(w[n].value, val, vlen);
+            w[n].value[vlen] = '\0';
         }
+        n++;
+    }
+    if (rc != SCR_SUCCESS) {
+        free_words(w, n);
+        return rc;
     }
     *out_words = w;
     *out_n = n;
@@ -641,9 +643,33 @@ static int dup_out(const char *value, char **out_value)
     return *out_value ? SCR_SUCCESS : SCR_ERR_NOMEM;
 }
 
+/* The entry of table defined last (NULL: no table or no entry). */
+static const char *newest_entry(const scr_kvtree *table)
+{
+    const char *last = NULL;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(table); e; e = scr_kvtree_elem_next(e))
+        last = scr_kvtree_elem_key(e);
+    return last;
+}
+
 static void unset_origin_if_gone(struct layer *l, const char *key)
 {
     if (scr_kvtree_get(l->values, key) == NULL) scr_kvtree_unset(l->origins, key);
+}
+
+/* SCR_Config changes a table as SCR does: the first change starts the
+ * application layer's table from the table as resolved then (the user's
+ * or the site's entries, when the files were read), so that changing one
+ * entry keeps the others. */
+static int seed_app_table(scr_config *cfg, const char *table)
+{
+    struct layer *app = &cfg->layers[SCR_CONFIG_LAYER_APP];
+    const scr_kvtree *resolved = scr_config_table(cfg, table);
+    if (scr_kvtree_get(app->values, table) != NULL || resolved == NULL) return SCR_SUCCESS;
+    scr_kvtree *copy = scr_kvtree_dup(resolved);
+    if (copy == NULL) return SCR_ERR_NOMEM;
+    if (scr_kvtree_set(app->values, table, copy) == NULL) return SCR_ERR_NOMEM;
+    return set_origin(app, table, "SCR_Config");
 }
 
 /* "TABLE=ENTRY ..." with attribute words after the first. */
@@ -669,7 +695,8 @@ static int apply_descriptor(scr_config *cfg, struct reader *rd, const char *text
         return dup_out(v, out_value);
     }
     scr_kvtree *entry;
-    int rc = put_entry(rd, table, entry_name, "SCR_Config", &entry);
+    int rc = seed_app_table(cfg, table);
+    if (rc == SCR_SUCCESS) rc = put_entry(rd, table, entry_name, "SCR_Config", &entry);
     for (int i = 1; rc == SCR_SUCCESS && i < n; i++) {
         if (w[i].value[0] == '\0')
             scr_kvtree_unset(entry, w[i].key);
@@ -700,20 +727,33 @@ int scr_config_apply(scr_config *cfg, const char *text, char **out_value)
     char where[64];
     struct layer *app = &cfg->layers[SCR_CONFIG_LAYER_APP];
     struct reader rd = {app, SCR_CONFIG_LAYER_APP, where, sizeof(where)};
-    if (n > 1 || scr_config_table_find(w[0].key) != NULL) {
+    const char *key = w[0].key, *value = w[0].value;
+    int is_table = scr_config_table_find(key) != NULL;
+    if (n > 1) {
         rc = apply_descriptor(cfg, &rd, text, w, n, out_value);
-    } else if (w[0].value == NULL) {
+    } else if (value == NULL) {
+        /* a question: what some layer set, never a built-in default (as in
+         * SCR: NULL means nobody set it); a table answers with its newest
+         * entry, as SCR's hash, which puts new entries first, does */
         const char *v = NULL;
-        scr_config_get(cfg, w[0].key, &v);
+        if (is_table) v = newest_entry(scr_config_table(cfg, key));
+        else find_layer(cfg, key, &v);
         rc = dup_out(v, out_value);
-    } else if (w[0].value[0] == '\0') {
-        scr_kvtree_unset(app->values, w[0].key);
-        unset_origin_if_gone(app, w[0].key);
-    } else {
-        rc = put_param(&rd, w[0].key, w[0].value, "SCR_Config");
+    } else if (value[0] == '\0') {
+        /* "KEY=" takes back what SCR_Config set: a parameter or a whole table */
+        scr_kvtree_unset(app->values, key);
+        unset_origin_if_gone(app, key);
+    } else if (is_table) {
+        /* "STORE=/ssd": an entry without attributes */
+        scr_kvtree *entry;
+        rc = seed_app_table(cfg, key);
+        if (rc == SCR_SUCCESS) rc = put_entry(&rd, key, value, "SCR_Config", &entry);
         if (rc == SCR_ERR_FORMAT) rc = SCR_ERR_ARG;
-        const struct scr_config_param *p = scr_config_param_find(w[0].key);
-        if (rc == SCR_SUCCESS && p != NULL && scr_kvtree_get(app->values, w[0].key) == NULL)
+    } else {
+        rc = put_param(&rd, key, value, "SCR_Config");
+        if (rc == SCR_ERR_FORMAT) rc = SCR_ERR_ARG;
+        const struct scr_config_param *p = scr_config_param_find(key);
+        if (rc == SCR_SUCCESS && p != NULL && scr_kvtree_get(app->values, key) == NULL)
             rc = SCR_ERR_ARG; /* refused (and warned): not settable by SCR_Config */
     }
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory in SCR_Config");
@@ -726,13 +766,71 @@ const scr_kvtree *scr_config_app_tree(const scr_config *cfg)
     return cfg ? cfg->layers[SCR_CONFIG_LAYER_APP].values : NULL;
 }
 
+/* A growing text for app.conf. */
+struct strbuf_lite {
+    char *s;
+    size_t len, cap;
+};
+
+static int sb_printf(struct strbuf_lite *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int sb_printf(struct strbuf_lite *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return SCR_ERR_FORMAT;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + (size_t)n + 1) cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (s == NULL) return SCR_ERR_NOMEM;
+        b->s = s;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return SCR_SUCCESS;
+}
+
+/* One line of app.conf for the application layer's element e. */
+static int append_app_line(struct strbuf_lite *b, const scr_kvtree_elem *e)
+{
+    const char *key = scr_kvtree_elem_key(e);
+    const scr_kvtree *val = scr_kvtree_elem_hash(e);
+    /* a parameter holds one value with nothing below it; anything else is a
+     * table, also one the catalogue does not know */
+    if (scr_config_table_find(key) == NULL && scr_kvtree_size(val) == 1 &&
+        scr_kvtree_size(scr_kvtree_elem_hash(scr_kvtree_elem_first(val))) == 0)
+        return sb_printf(b, "%s=%s\n", key, scr_kvtree_first_key(val));
+    for (scr_kvtree_elem *en = scr_kvtree_elem_first(val); en; en = scr_kvtree_elem_next(en)) {
+        int rc = sb_printf(b, "%s=%s", key, scr_kvtree_elem_key(en));
+        for (scr_kvtree_elem *a = scr_kvtree_elem_first(scr_kvtree_elem_hash(en)); rc == SCR_SUCCESS && a;
+             a = scr_kvtree_elem_next(a))
+            rc = sb_printf(b, " %s=%s", scr_kvtree_elem_key(a), scr_kvtree_first_key(scr_kvtree_elem_hash(a)));
+        if (rc == SCR_SUCCESS) rc = sb_printf(b, "\n");
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
 int scr_config_save_app(const scr_config *cfg, const char *path)
 {
     if (cfg == NULL || path == NULL) {
         scr_err("saving SCR_Config values needs a configuration and a path");
         return SCR_ERR_ARG;
     }
-    return scr_kvtree_write_file(path, cfg->layers[SCR_CONFIG_LAYER_APP].values);
+    struct strbuf_lite b = {NULL, 0, 0};
+    int rc = SCR_SUCCESS;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(cfg->layers[SCR_CONFIG_LAYER_APP].values);
+         rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e))
+        rc = append_app_line(&b, e);
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory writing %s", path);
+    if (rc == SCR_SUCCESS) rc = scr_write_atomic(path, b.s ? b.s : "", b.len);
+    free(b.s);
+    return rc;
 }
 
 /* --- listing ------------------------------------------------------------------- */
@@ -767,7 +865,10 @@ int scr_config_fprint(const scr_config *cfg, FILE *out)
             const char *key = scr_kvtree_elem_key(e);
             const char *v = NULL;
             if (scr_config_param_find(key) != NULL) continue;
-            if (find_layer(cfg, key, &v) == i && scr_kvtree_size(scr_kvtree_elem_hash(e)) == 1 &&
+            /* shown once, from the first layer holding it, with the value that wins */
+            int at = find_layer(cfg, key, &v), first = 1;
+            for (int j = 0; j < i; j++) first = first && scr_kvtree_get(cfg->layers[j].values, key) == NULL;
+            if ((at == i || (at == SCR_CONFIG_LAYER_ENV && first)) && scr_kvtree_size(scr_kvtree_elem_hash(e)) == 1 &&
                 scr_kvtree_size(scr_kvtree_elem_hash(scr_kvtree_elem_first(scr_kvtree_elem_hash(e)))) == 0) {
                 if (fprintf(out, "%s=%s  # %s\n", key, v, scr_config_origin(cfg, key)) < 0)
                     return SCR_ERR_IO;

@@ -2,10 +2,12 @@
  *
  * A parameter's value is the first one found, in SCR's order:
  *   1. the environment;
- *   2. the user configuration file: $SCR_CONF_FILE, else <prefix>/.scrconf
- *      where prefix is $SCR_PREFIX or the current directory;
- *   3. values the application set with SCR_Config (kept in the prefix's
- *      .scr/app.conf between runs);
+ *   2. the user configuration file: SCR_CONF_FILE, else <prefix>/.scrconf
+ *      where prefix is SCR_PREFIX or the current directory (these two from
+ *      the environment, else from SCR_Config);
+ *   3. values the application set with SCR_Config in this process (written
+ *      to the prefix's .scr/app.conf as SCR does, and as in SCR 3.1 not
+ *      read back by a later run);
  *   4. the system configuration file: <sysconfdir>/scr.conf, or the file
  *      $SCR_SYSTEM_CONF_FILE names when root owns it and no one else may
  *      write it (test harnesses and the Slurm plugin use this; a user
@@ -22,6 +24,7 @@
  *     the value, what was expected and where it was set (environment,
  *     file:line or SCR_Config);
  *   - an unknown key is a warning (a newer version may know it) and is kept;
+ *     the environment comes first for it too when it is looked up;
  *   - a system-only parameter (SCR_CNTL_BASE) set by the environment, the user
  *     file or SCR_Config is ignored with a warning.
  * Getters never log and never fail on a loaded configuration for a known
@@ -50,9 +53,7 @@ enum scr_config_layer {
 /* Where to look. NULL fields take the standard places described above. */
 struct scr_config_sources {
     const char *system_file; /* default: as in 4. above */
-    const char *user_file;   /* default: $SCR_CONF_FILE, else <prefix>/.scrconf */
-    const char *app_file;    /* default: <prefix>/.scr/app.conf */
-    int skip_app_file;       /* 1: do not read SCR_Config values saved by a previous run */
+    const char *user_file;   /* default: SCR_CONF_FILE, else <prefix>/.scrconf */
 };
 
 /* The system configuration file compiled in (configure --with-scr-config-file). */
@@ -64,8 +65,7 @@ scr_config *scr_config_new(void);
 void scr_config_delete(scr_config *cfg);
 
 /* Read the environment and the files. sources may be NULL. Values already
- * set with scr_config_apply are kept (a saved app.conf fills in only what
- * they leave unset). A missing system, user or app file is normal, except
+ * set with scr_config_apply are kept. A missing system or user file is normal, except
  * a $SCR_CONF_FILE or explicit user_file that does not exist, which is an
  * error naming it. On failure the configuration is left as it was. */
 int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources);
@@ -108,19 +108,27 @@ const char *scr_config_table_origin(const scr_config *cfg, const char *table);
 /* Apply one SCR_Config string to the application layer:
  *   "KEY=VALUE"            set (checked like a file line);
  *   "KEY="                 unset;
- *   "KEY"                  *out_value = the resolved value (new string, the
- *                          caller frees; NULL when unset);
+ *   "KEY"                  *out_value = the value a layer sets (new string,
+ *                          the caller frees; NULL when no layer sets it: a
+ *                          built-in default is not an answer, as in SCR);
+ *   "TABLE"                *out_value = the name of the table's newest entry;
+ *   "TABLE="               unset the whole table SCR_Config defined;
+ *   "TABLE=ENTRY"          define an entry without attributes;
  *   "TABLE=ENTRY A=v B=w"  set attributes of a descriptor entry;
  *   "TABLE=ENTRY A="       unset attribute A;
  *   "TABLE=ENTRY A"        *out_value = attribute A of that entry.
- * out_value may be NULL for sets. A bad value, an unknown table attribute
- * or a parameter SCR_Config may not set returns SCR_ERR_ARG with a message. */
+ * Blanks may stand around '=' ("SCR_DEBUG = 1"), as SCR reads it; a word
+ * without '=' (a question) must be the last. out_value may be NULL for
+ * sets. A bad value, a malformed string or a parameter SCR_Config may not
+ * set returns SCR_ERR_ARG with a message. */
 int scr_config_apply(scr_config *cfg, const char *text, char **out_value);
 
-/* The application layer as a tree (as app.conf holds it); owned by cfg. */
+/* The application layer as a tree; owned by cfg. */
 const scr_kvtree *scr_config_app_tree(const scr_config *cfg);
 
-/* Write the application layer to path (a hash file, replaced atomically). */
+/* Write the application layer to path in the configuration syntax, one
+ * line per parameter or descriptor entry, as SCR writes .scr/app.conf (an
+ * empty file when SCR_Config set nothing); replaced atomically. */
 int scr_config_save_app(const scr_config *cfg, const char *path);
 
 /* --- listing ------------------------------------------------------------ */

@@ -34,6 +34,8 @@ static const struct {
     {"SCR_FLUSH_TYPE", "CPPR", "the Intel CPPR transfer"},
     {NULL, NULL, NULL},
 };
+/* SCR_COPY_TYPE=FILE: the CKPT descriptors of the configuration decide */
+static const char *const default_copy_types[] = {"SINGLE", "PARTNER", "XOR", "RS", "FILE", NULL};
 
 #define INT_P(name, def, lo, hi, flags, help) {name, SCR_CONFIG_INT, def, flags, lo, hi, NULL, help}
 #define BOOL_P(name, def, flags, help) {name, SCR_CONFIG_BOOL, def, flags, 0, 1, NULL, help}
@@ -51,12 +53,12 @@ static const struct scr_config_param params[] = {
     BOOL_P("SCR_PREFIX_PURGE", "0", 0, "delete every dataset in the prefix at start"),
     PATH_P("SCR_CNTL_BASE", SCR_CNTL_BASE_DEFAULT, SCR_CONFIG_SYSTEM_ONLY | SCR_CONFIG_NOT_BY_APP,
            "base of the node-local control directory"),
-    PATH_P("SCR_CACHE_BASE", SCR_CACHE_BASE_DEFAULT, SCR_CONFIG_NOT_BY_APP,
-           "base of the default cache store"),
-    INT_P("SCR_CACHE_SIZE", "1", 0, INT_MAX, SCR_CONFIG_NOT_BY_APP, "datasets kept in cache"),
+    PATH_P("SCR_CACHE_BASE", SCR_CACHE_BASE_DEFAULT, 0, "base of the default cache store"),
+    INT_P("SCR_CACHE_SIZE", "1", 0, INT_MAX, 0, "datasets kept in cache"),
     BOOL_P("SCR_CACHE_BYPASS", "0", 0, "write datasets straight to the prefix, not to cache"),
     BOOL_P("SCR_CACHE_PURGE", "0", 0, "delete the cache contents at start"),
-    ENUM_P("SCR_COPY_TYPE", "XOR", copy_types, 0, "redundancy scheme: SINGLE, PARTNER, XOR or RS"),
+    ENUM_P("SCR_COPY_TYPE", "XOR", default_copy_types, 0,
+           "redundancy scheme: SINGLE, PARTNER, XOR or RS; FILE: the CKPT descriptors decide"),
     STR_P("SCR_GROUP", "NODE", 0, "failure group of the default redundancy descriptor"),
     INT_P("SCR_SET_SIZE", "8", 1, INT_MAX, 0, "ranks per XOR or RS set"),
     INT_P("SCR_SET_FAILURES", "2", 1, 255, 0, "lost members each RS set survives"),
@@ -102,7 +104,7 @@ static const struct scr_config_param params[] = {
     STR_P("SCR_JOB_NAME", NULL, 0, "job name (default: SLURM_JOB_NAME)"),
     STR_P("SCR_CLUSTER_NAME", NULL, 0, "cluster name (default: SLURM_CLUSTER_NAME)"),
     STR_P("SCR_NODE_NAME", NULL, 0, "this node's name (default: SLURMD_NODENAME, then the host name)"),
-    PATH_P("SCR_CONF_FILE", NULL, SCR_CONFIG_NOT_BY_APP, "user configuration file (default: PREFIX/.scrconf)"),
+    PATH_P("SCR_CONF_FILE", NULL, 0, "user configuration file (default: PREFIX/.scrconf)"),
     INT_P("SCR_RUNS", "1", -1, INT_MAX, 0, "runs to attempt in one allocation (-1: no limit)"),
     INT_P("SCR_MIN_NODES", NULL, 1, INT_MAX, 0, "stop relaunching below this many nodes (default: the job's)"),
     STR_P("SCR_EXCLUDE_NODES", NULL, 0, "nodes never to use (a host list)"),
@@ -129,6 +131,8 @@ static const struct scr_config_param store_attributes[] = {
     INT_P("COUNT", "1", 0, INT_MAX, 0, "datasets kept in the store"),
     BOOL_P("ENABLED", "1", 0, "0 disables this store"),
     BYTES_P("BYTES", NULL, 0, "capacity the node health check expects"),
+    STR_P("FLUSH", "SYNC", 0, "how datasets of the store are flushed: SYNC (the only one built)"),
+    BOOL_P("MKDIR", "1", 0, "0: the store directory must exist; SCR does not create it"),
     {NULL, SCR_CONFIG_STRING, NULL, 0, 0, 0, NULL, NULL},
 };
 

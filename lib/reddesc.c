@@ -182,6 +182,8 @@ static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree 
     scr_config_get_int(cfg, "SCR_SET_SIZE", &dflt_size);
     scr_config_get_int(cfg, "SCR_SET_FAILURES", &dflt_fail);
     scr_config_get(cfg, "SCR_COPY_TYPE", &dflt_type);
+    /* FILE: the CKPT lines decide; without any, the default descriptor */
+    if (strcasecmp(dflt_type, "FILE") == 0) dflt_type = "XOR";
     scr_config_get(cfg, "SCR_GROUP", &dflt_group);
     int set_size = (int)dflt_size, iv = 0;
     d->failures = (int)dflt_fail;
@@ -215,6 +217,27 @@ static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree 
     return rc;
 }
 
+/* Every STORE line asks for what this build does: FLUSH=SYNC (a flush in
+ * the application's calls; a background flush is not built). Rank 0 says
+ * what is wrong; every rank has the same table and the same answer. */
+static int check_stores(const scr_config *cfg, int me)
+{
+    int rc = SCR_SUCCESS;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_config_table(cfg, "STORE")); e;
+         e = scr_kvtree_elem_next(e)) {
+        const char *flush = NULL;
+        if (scr_kvtree_util_get_str(scr_kvtree_elem_hash(e), "FLUSH", &flush) != SCR_SUCCESS ||
+            strcasecmp(flush, "SYNC") == 0)
+            continue;
+        if (me == 0)
+            scr_err("STORE=%s FLUSH=%s (from %s): this SCR flushes only with FLUSH=SYNC, in the "
+                    "application's own calls; background flushes (PTHREAD and the others) are not built",
+                    scr_kvtree_elem_key(e), flush, scr_config_table_origin(cfg, "STORE"));
+        rc = SCR_ERR_ARG;
+    }
+    return rc;
+}
+
 int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_name,
                         struct scr_reddesc **out_descs, int *out_count)
 {
@@ -222,6 +245,8 @@ int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_
     int n = 0;
     int me = 0;
     MPI_Comm_rank(world, &me);
+    int src = check_stores(cfg, me);
+    if (src != SCR_SUCCESS) return src;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(table); e; e = scr_kvtree_elem_next(e)) {
         int enabled = desc_enabled(cfg, scr_kvtree_elem_hash(e));
         if (!enabled && me == 0)

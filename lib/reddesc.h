@@ -60,7 +60,8 @@ const char *scr_copy_type_name(enum scr_copy_type type);
 
 /* Every enabled descriptor of cfg, with sets built for this run (collective).
  * node_name is this rank's node. *out_descs is a new array of *out_count
- * (free with scr_reddescs_free). */
+ * (free with scr_reddescs_free). A STORE line with a FLUSH other than SYNC
+ * is refused (SCR_ERR_ARG, said by rank 0): no background flush is built. */
 int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_name,
                         struct scr_reddesc **out_descs, int *out_count);
 void scr_reddescs_free(struct scr_reddesc *descs, int count);

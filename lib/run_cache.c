@@ -31,13 +31,48 @@ double scr_run_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Whether dir, the job directory of store, may be made. A store whose
+ * STORE line says MKDIR=0 is made by someone else (the site, a burst
+ * buffer), as in SCR: SCR does not create it, so its path must exist, and
+ * only the job's private levels are made in it. say: log why not. */
+static int store_dir_may_be_made(const struct scr_run *run, const char *store, const char *dir, int say)
+{
+    int may_mkdir = 1;
+    if (store != NULL) scr_kvtree_util_get_int(scr_store_entry(run->cfg, store), "MKDIR", &may_mkdir);
+    if (may_mkdir) return SCR_SUCCESS;
+    /* the store's own path is dir less <user>/scr.<jobid> */
+    char *user_dir = NULL, *base = NULL;
+    struct stat st;
+    int rc = scr_path_dirname(dir, &user_dir);
+    if (rc == SCR_SUCCESS) rc = scr_path_dirname(user_dir, &base);
+    if (rc == SCR_SUCCESS && stat(base, &st) != 0) {
+        if (say) scr_err("STORE=%s says MKDIR=0, so SCR does not create it, and %s: %s", store, base, strerror(errno));
+        rc = SCR_ERR_NOTFOUND;
+    } else if (rc == SCR_SUCCESS && !S_ISDIR(st.st_mode)) {
+        if (say) scr_err("STORE=%s says MKDIR=0, so SCR does not create it, and %s is not a directory", store, base);
+        rc = SCR_ERR_NOTFOUND;
+    }
+    free(user_dir);
+    free(base);
+    return rc;
+}
+
+/* Create dir, the job directory of store, when store_dir_may_be_made. */
+static int create_store_dir(const struct scr_run *run, const char *store, const char *dir)
+{
+    int rc = store_dir_may_be_made(run, store, dir, 1);
+    return rc == SCR_SUCCESS ? scr_job_dir_create(dir) : rc;
+}
+
 int scr_cache_create_dirs(struct scr_run *run)
 {
     int rc = SCR_SUCCESS;
     /* the node's first rank creates; everyone waits for every node */
     if (run->node_rank == 0) {
+        const char *base = NULL;
+        scr_config_get(run->cfg, "SCR_CACHE_BASE", &base);
         rc = scr_job_dir_create(run->cntl_dir);
-        if (rc == SCR_SUCCESS) rc = scr_job_dir_create(run->cache_dir);
+        if (rc == SCR_SUCCESS) rc = create_store_dir(run, base, run->cache_dir);
     }
     int all = 0;
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &all);
@@ -116,7 +151,11 @@ int scr_cache_prepare_dataset_dir(const struct scr_run *run, int id, char **out_
     /* a store other than the cache base gets its job directory on first use,
      * from the node's first rank (the others' mkdir below cannot grant
      * anything: the directories they make are the user's and private) */
-    if (rc == SCR_SUCCESS && run->node_rank == 0) rc = scr_job_dir_create(top);
+    const char *store = dataset_store(run, id);
+    if (store == NULL) scr_config_get(run->cfg, "SCR_CACHE_BASE", &store);
+    if (rc == SCR_SUCCESS && run->node_rank == 0) rc = create_store_dir(run, store, top);
+    /* the others make nothing where the first rank may not */
+    if (rc == SCR_SUCCESS && run->node_rank != 0) rc = store_dir_may_be_made(run, store, top, 0);
     if (rc == SCR_SUCCESS) rc = scr_cache_dataset_dir(run, id, &dsdir);
     if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dsdir, 0700);
     free(top);

@@ -465,6 +465,22 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     const char *name = "?";
     scr_dataset_get_name(desc, &name);
     *out_is_ckpt = scr_dataset_is_checkpoint(desc);
+    /* a dataset written with SCR_CACHE_BYPASS was never in cache (its
+     * ranks list it without a redundancy record): nothing to rebuild, and
+     * nothing wrong; the restart finds it on the prefix */
+    const scr_dataset *held = NULL;
+    const scr_kvtree *held_record = NULL;
+    int in_place = scr_filemap_get_dataset(run->map, id, run->rank, &held) == SCR_SUCCESS &&
+                   scr_filemap_get_reddesc(run->map, id, run->rank, &held_record) != SCR_SUCCESS;
+    int any_in_place = 0;
+    rc = scr_mpi_check(MPI_Allreduce(&in_place, &any_in_place, 1, MPI_INT, MPI_MAX, run->world),
+                       "finding datasets written in place");
+    if (rc != SCR_SUCCESS || any_in_place) {
+        if (rc == SCR_SUCCESS && run->rank == 0)
+            scr_dbg(1, "dataset %d (%s) was written in place on the prefix; nothing to rebuild in cache", id, name);
+        scr_kvtree_delete(desc);
+        return rc;
+    }
     /* 0. nothing below trusts a byte before its CRC was checked (a file that
      * cannot be read is lost, which the steps below deal with); a dataset
      * some rank could not check at all is not used */

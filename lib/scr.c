@@ -30,6 +30,7 @@
 #include "util_log.h"
 #include "util_path.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -74,6 +75,32 @@ static const char *closing_call(void)
 
 /* --- SCR_Config ------------------------------------------------------------- */
 
+/* Whether an SCR_Config string asks ("KEY", "CKPT=0 TYPE", "STORE= /ssd
+ * COUNT"): its last word has no '=' and is no value after a "KEY =". */
+static int is_question(const char *config)
+{
+    size_t end = strlen(config);
+    while (end > 0 && (config[end - 1] == ' ' || config[end - 1] == '\t')) end--;
+    size_t start = end;
+    while (start > 0 && config[start - 1] != ' ' && config[start - 1] != '\t') start--;
+    if (end == start || memchr(config + start, '=', end - start) != NULL) return 0;
+    size_t before = start;
+    while (before > 0 && (config[before - 1] == ' ' || config[before - 1] == '\t')) before--;
+    return before == 0 || config[before - 1] != '=';
+}
+
+/* Whether an SCR_Config string changes a descriptor table ("CKPT=1 TYPE=RS"). */
+static int changes_a_table(const char *config)
+{
+    char key[32];
+    size_t i = 0;
+    config += strspn(config, " \t");
+    for (; i + 1 < sizeof(key) && config[i] != '\0' && strchr(" \t=", config[i]) == NULL; i++)
+        key[i] = (char)toupper((unsigned char)config[i]);
+    key[i] = '\0';
+    return scr_config_table_find(key) != NULL;
+}
+
 const char *SCR_Config(const char *config)
 {
     if (run != NULL || scr_disabled) {
@@ -81,10 +108,13 @@ const char *SCR_Config(const char *config)
                 config ? config : "");
         return NULL;
     }
+    /* as in SCR, no string (or a blank one) is no question and no setting */
+    if (config == NULL || config[strspn(config, " \t")] == '\0') return NULL;
     if (early_config == NULL && (early_config = scr_config_new()) == NULL) return NULL;
-    /* a get ("KEY", "CKPT=0 TYPE") answers from every layer: read them first */
-    int is_get = config != NULL && (strchr(config, '=') == NULL || strchr(config, ' ') != NULL);
-    if (is_get && scr_config_load(early_config, NULL) != SCR_SUCCESS) return NULL;
+    /* a question ("KEY", "CKPT=0 TYPE") answers from every layer, and a
+     * change of a table starts from the table the files define: read them first */
+    if ((is_question(config) || changes_a_table(config)) && scr_config_load(early_config, NULL) != SCR_SUCCESS)
+        return NULL;
     char *value = NULL;
     if (scr_config_apply(early_config, config, &value) != SCR_SUCCESS) return NULL;
     return value;
@@ -592,8 +622,9 @@ static int init_collective(struct scr_run *r)
     if (r->rank == 0) {
         rc = scr_mkdir_p(r->prefix_scr, 0700);
         if (rc == SCR_SUCCESS) rc = take_prefix(r);
-        /* SCR_Config values hold for later runs too, as in SCR */
-        if (rc == SCR_SUCCESS && scr_kvtree_size(scr_config_app_tree(r->cfg)) > 0) {
+        /* what SCR_Config set, for the record, as SCR writes it (empty when
+         * nothing); a later run does not read it back, as in SCR 3.1 */
+        if (rc == SCR_SUCCESS) {
             char *app = NULL;
             rc = scr_path_join(r->prefix_scr, "app.conf", &app);
             if (rc == SCR_SUCCESS) rc = scr_config_save_app(r->cfg, app);
@@ -968,7 +999,20 @@ int SCR_Complete_output(int valid)
     int id = run->dataset_id, nfiles = 0;
     uint64_t bytes = 0;
     int mine_valid = valid ? 1 : 0;
-    int rc = seal_my_files(id, &mine_valid, &bytes, &nfiles);
+    const char *name = "?";
+    scr_dataset_get_name(run->dset, &name);
+    /* a file several ranks write (one shared file) has its size only once
+     * every rank is done with it */
+    int rc = scr_mpi_check(MPI_Barrier(run->world), "waiting for every rank's files");
+    if (rc != SCR_SUCCESS) return rc;
+    /* a file routed on several nodes is in pieces, one per node's cache */
+    int shared = 0;
+    if (run->dset_in_cache) {
+        rc = scr_shared_file_check(run, id, name, &shared);
+        if (rc != SCR_SUCCESS) return rc;
+        if (shared) mine_valid = 0;
+    }
+    rc = seal_my_files(id, &mine_valid, &bytes, &nfiles);
     if (rc != SCR_SUCCESS) mine_valid = 0;
 
     /* every rank learns the totals and whether every rank succeeded */
@@ -979,8 +1023,6 @@ int SCR_Complete_output(int valid)
         mrc = scr_mpi_check(MPI_Allreduce(sums, totals, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->world),
                             "adding up the dataset's size");
     if (mrc != SCR_SUCCESS) return mrc;
-    const char *name = "?";
-    scr_dataset_get_name(run->dset, &name);
     int is_ckpt = scr_dataset_is_checkpoint(run->dset), is_output = scr_dataset_is_output(run->dset);
     rc = scr_dataset_set_size(run->dset, totals[0]);
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_files(run->dset, totals[1] > INT_MAX ? INT_MAX : (int)totals[1]);

@@ -257,6 +257,15 @@ int scr_fetch_decide_restart(struct scr_run *run);
  * when the index does not list it. */
 int scr_fetch_record(struct scr_run *run, int id, int fetched);
 
+/* --- run_shared.c: one file routed on several nodes ---------------------------------- */
+
+/* *out_shared = 1 on every rank when ranks on more than one node routed a
+ * same file (a same name relative to the prefix) into dataset id, which is
+ * named name in messages: each node's cached copy would hold only its own
+ * ranks' part. The lowest rank that routed it then says which file, and
+ * that SCR_CACHE_BYPASS=1 writes it in place. */
+int scr_shared_file_check(struct scr_run *run, int id, const char *name, int *out_shared);
+
 /* --- run_halt.c: when to stop and when to checkpoint -------------------------------- */
 
 /* *out_halt = 1 on every rank when a halt condition holds. */

@@ -19,6 +19,12 @@
  * --need-checkpoint writes a checkpoint only when SCR_Need_checkpoint says so,
  * printing "rank R: step S checkpoint yes" (or no) every step; --sleep-ms N
  * sleeps N ms at the start of every step.
+ * --config TEXT (repeatable) calls SCR_Config(TEXT) before SCR_Init and
+ * prints "rank R: SCR_Config TEXT = VALUE" for a question (VALUE "(null)"
+ * when it gets none). --shared-file makes every rank write, instead of its
+ * own files, its part of one file ckpt.<step>/shared.dat: --size bytes at
+ * offset 4 + rank * --size (rank 0 also writes the 4-byte step first), as
+ * an application writing one file from every rank does.
  *
  * The restart loops as SCR applications do: when SCR_Complete_restart says
  * some rank could not read the checkpoint, every rank prints "rank R: restart
@@ -33,6 +39,7 @@
 #include "scr.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <mpi.h>
 #include <signal.h>
@@ -45,7 +52,8 @@
 
 struct options {
     int steps, files, crash_after, crash_rank, output_every, nested, restart_bare, mkdirs, uneven;
-    int need_checkpoint, sleep_ms;
+    int need_checkpoint, sleep_ms, shared_file, nconfig;
+    const char *config[8];
     long size;
     char no_files[256];
     const char *current, *drop, *delete_name;
@@ -147,6 +155,42 @@ static int check_file(const char *path, int f, long size)
     return step;
 }
 
+/* This rank's part of the shared file of step at path (rank 0: the step too). */
+static void write_shared(const char *path, int step, long size)
+{
+    int fd = open(path, O_WRONLY | O_CREAT, 0600);
+    if (fd < 0) FAIL("could not open file %s: %s", path, strerror(errno));
+    int32_t s = step;
+    if (rank == 0 && pwrite(fd, &s, sizeof(s), 0) != (ssize_t)sizeof(s)) FAIL("write %s", path);
+    for (long off = 0; off < size; off++) {
+        unsigned char c = byte_at(rank, 0, step, off);
+        if (pwrite(fd, &c, 1, 4 + (off_t)rank * size + off) != 1) FAIL("write %s: %s", path, strerror(errno));
+    }
+    if (close(fd) != 0) FAIL("close %s: %s", path, strerror(errno));
+}
+
+/* The step of the shared file at path after checking this rank's part; -1 if wrong. */
+static int check_shared(const char *path, long size)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        fprintf(stderr, "rank %d: cannot open restart file %s: %s\n", rank, path, strerror(errno));
+        return -1;
+    }
+    int32_t s = -1;
+    int step = pread(fd, &s, sizeof(s), 0) == (ssize_t)sizeof(s) ? s : -1;
+    for (long off = 0; off < size && step >= 0; off++) {
+        unsigned char c;
+        if (pread(fd, &c, 1, 4 + (off_t)rank * size + off) != 1 || c != byte_at(rank, 0, s, off)) {
+            fprintf(stderr, "rank %d: %s differs at byte %ld\n", rank, path, 4 + (long)rank * size + off);
+            step = -1;
+        }
+    }
+    close(fd);
+    return step;
+}
+
+
 /* Does --fail-restart-of make this rank call attempt (from 0) at name invalid? */
 static int told_to_fail(const struct options *o, int attempt, const char *name)
 {
@@ -172,7 +216,12 @@ static int restart_once(const struct options *o, int attempt)
     if (strcmp(started, name) != 0) FAIL("Start_restart gave %s, Have_restart %s", started, name);
     int step = -1, valid = 1;
     if (sscanf(name, "ckpt.%d", &step) != 1) FAIL("unexpected checkpoint name %s", name);
-    for (int f = 0; !has_no_files(o, rank) && f < o->files; f++) {
+    if (o->shared_file) {
+        char want[512], path[SCR_MAX_FILENAME];
+        snprintf(want, sizeof(want), "ckpt.%d/shared.dat", step);
+        if (SCR_Route_file(want, path) != SCR_SUCCESS || check_shared(path, o->size) != step) valid = 0;
+    }
+    for (int f = 0; !o->shared_file && !has_no_files(o, rank) && f < o->files; f++) {
         char want[512], path[SCR_MAX_FILENAME];
         if (o->restart_bare) snprintf(want, sizeof(want), "rank%d_f%d.dat", rank, f);
         else file_name(o, step, f, want, sizeof(want));
@@ -206,7 +255,14 @@ static void checkpoint(const struct options *o, int step)
     char dname[64];
     snprintf(dname, sizeof(dname), "ckpt.%d", step);
     if (SCR_Start_output(dname, SCR_FLAG_CHECKPOINT) != SCR_SUCCESS) FAIL("SCR_Start_output %s", dname);
-    for (int f = 0; !has_no_files(o, rank) && f < o->files; f++) {
+    if (o->shared_file) {
+        char want[512], path[SCR_MAX_FILENAME];
+        snprintf(want, sizeof(want), "ckpt.%d/shared.dat", step);
+        if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
+        if (o->mkdirs) make_parent_dirs(path);
+        write_shared(path, step, o->size);
+    }
+    for (int f = 0; !o->shared_file && !has_no_files(o, rank) && f < o->files; f++) {
         char want[512], path[SCR_MAX_FILENAME];
         file_name(o, step, f, want, sizeof(want));
         if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
@@ -242,6 +298,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"drop", required_argument, NULL, 'D'},        {"delete", required_argument, NULL, 'X'},
         {"need-checkpoint", no_argument, NULL, 'N'},   {"sleep-ms", required_argument, NULL, 'S'},
         {"fail-restart-of", required_argument, NULL, 'F'},
+        {"config", required_argument, NULL, 'K'},     {"shared-file", no_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
@@ -265,6 +322,11 @@ static void parse(int argc, char **argv, struct options *o)
         case 'N': o->need_checkpoint = 1; break;
         case 'S': o->sleep_ms = atoi(optarg); break;
         case 'F': o->fail_restart_of = optarg; break;
+        case 'K':
+            if (o->nconfig == (int)(sizeof(o->config) / sizeof(o->config[0]))) FAIL("too many --config");
+            o->config[o->nconfig++] = optarg;
+            break;
+        case 'H': o->shared_file = 1; break;
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }
@@ -277,6 +339,12 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     struct options o;
     parse(argc, argv, &o);
+    for (int i = 0; i < o.nconfig; i++) {
+        const char *v = SCR_Config(o.config[i]);
+        if (strchr(o.config[i], '=') == NULL || strchr(o.config[i], ' ') != NULL)
+            printf("rank %d: SCR_Config %s = %s\n", rank, o.config[i], v ? v : "(null)");
+        free((void *)v);
+    }
     /* every rank learns that SCR_Init failed and the job ends without
      * MPI_Abort, so no rank's error message is cut off by the abort */
     int init_failed = SCR_Init() != SCR_SUCCESS, any_failed = 0;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_cache_bypass.sh — with SCR_CACHE_BYPASS=1 a checkpoint is written in
 # place on the prefix and indexed as soon as it completes; nothing goes to
-# cache, and a restart reads it back from the prefix.
+# cache, and a restart reads it back from the prefix, without a word about
+# rebuilding from cache what was never there.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup cache-bypass
 
@@ -17,6 +18,7 @@ check "no_dataset_directory_in_cache" test -z "$(mpi_cache_datasets)"
 # the control directory still lists the files in place: no fetch needed
 mpi_run 4 2 SCR_CACHE_BYPASS=1 SCR_FLUSH=0 -- --steps 3 --files 2 --size 3000
 mpi_expect_restart "restart_from_checkpoint_2_read_where_it_was_written" 2 3
+check "datasets_never_in_cache_are_not_called_unrebuildable" eval "! grep -q error '$mpi_err'"
 check "checkpoint_3_is_indexed" test -n "$(mpi_index_id ckpt.3)"
 
 # with the nodes lost, the restart fetches checkpoint 3 through the index
@@ -30,5 +32,10 @@ mpi_reset
 mpi_run 1 1 SCR_CACHE_BYPASS=1 -- --steps 2
 mpi_run 1 1 SCR_CACHE_BYPASS=1 -- --steps 3
 mpi_expect_restart "one_rank_restarts_from_its_last_checkpoint_written_in_place" 2 3
+
+# a run that caches, after runs that wrote in place, says nothing of them either
+mpi_run 1 1 SCR_FLUSH=0 -- --steps 4
+mpi_expect_restart "a_caching_run_restarts_from_the_checkpoint_written_in_place" 3 4
+check "and_its_stderr_is_clean" test ! -s "$mpi_err"
 
 done_testing

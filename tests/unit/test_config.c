@@ -69,13 +69,12 @@ static const char *in_dir(const char *dir, const char *name)
     return b;
 }
 
-/* Load with a system file of the given text (NULL: none) and no saved app.conf. */
+/* Load with a system file of the given text (NULL: none). */
 static int load(scr_config *cfg, const char *dir, const char *system_text)
 {
     struct scr_config_sources src = {0};
     src.system_file = in_dir(dir, "system.conf");
     if (system_text) write_text(src.system_file, system_text);
-    src.skip_app_file = 1;
     return scr_config_load(cfg, &src);
 }
 
@@ -202,20 +201,40 @@ static void test_system_only_parameter_is_ignored_from_user_levels_with_a_warnin
     scr_config_delete(cfg);
 }
 
-static void test_scr_config_may_not_set_cache_size_or_bases(void)
+static void test_scr_config_sets_cache_base_and_size_as_scr_3_1_does(void)
 {
-    const char *dir = fresh_prefix("notbyapp");
+    const char *dir = fresh_prefix("byapp");
     scr_config *cfg = scr_config_new();
-    capture_begin();
-    int rc1 = scr_config_apply(cfg, "SCR_CACHE_SIZE=4", NULL);
-    int rc2 = scr_config_apply(cfg, "SCR_CACHE_BASE=/ssd", NULL);
-    const char *err = capture_end();
-    CHECK(rc1 == SCR_ERR_ARG && rc2 == SCR_ERR_ARG, "accepted: %d %d", rc1, rc2);
-    CHECK(strstr(err, "SCR_Config: SCR_CACHE_SIZE cannot be set through SCR_Config; ignored"),
-          "warning '%s'", err);
-    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load");
-    CHECK(strcmp(value_of(cfg, "SCR_CACHE_SIZE"), "1") == 0, "got %s",
-          value_of(cfg, "SCR_CACHE_SIZE"));
+    CHECK(scr_config_apply(cfg, "SCR_CACHE_SIZE=4", NULL) == SCR_SUCCESS, "cache size refused");
+    CHECK(scr_config_apply(cfg, "SCR_CACHE_BASE=/ssd", NULL) == SCR_SUCCESS, "cache base refused");
+    REQUIRE(load(cfg, dir, "SCR_CACHE_BASE=/site\n") == SCR_SUCCESS, "load");
+    CHECK(strcmp(value_of(cfg, "SCR_CACHE_SIZE"), "4") == 0, "got %s", value_of(cfg, "SCR_CACHE_SIZE"));
+    CHECK(strcmp(value_of(cfg, "SCR_CACHE_BASE"), "/ssd") == 0, "got %s", value_of(cfg, "SCR_CACHE_BASE"));
+    scr_config_delete(cfg);
+}
+
+static void test_scr_conf_file_and_prefix_set_by_scr_config_find_the_user_file(void)
+{
+    const char *dir = fresh_prefix("byapp-conffile");
+    write_text(in_dir(dir, "mine.conf"), "SCR_FLUSH=4\n");
+    scr_config *cfg = scr_config_new();
+    char line[4300];
+    snprintf(line, sizeof(line), "SCR_CONF_FILE=%s", in_dir(dir, "mine.conf"));
+    REQUIRE(scr_config_apply(cfg, line, NULL) == SCR_SUCCESS, "set: %s", scr_last_error());
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "4") == 0, "user file not read: %s", value_of(cfg, "SCR_FLUSH"));
+    scr_config_delete(cfg);
+
+    /* SCR_PREFIX set by SCR_Config names where .scrconf is */
+    const char *other = tap_path("byapp-prefix");
+    mkdir(other, 0700);
+    write_text(in_dir(other, ".scrconf"), "SCR_FLUSH=5\n");
+    unsetenv("SCR_PREFIX");
+    cfg = scr_config_new();
+    snprintf(line, sizeof(line), "SCR_PREFIX=%s", other);
+    REQUIRE(scr_config_apply(cfg, line, NULL) == SCR_SUCCESS, "set");
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "5") == 0, "prefix's .scrconf not read: %s", value_of(cfg, "SCR_FLUSH"));
     scr_config_delete(cfg);
 }
 
@@ -268,7 +287,7 @@ static void test_a_bad_value_is_an_error_naming_parameter_value_expectation_and_
     expect_load_error("SCR_CRC_ON_COPY=yes\n", NULL, NULL,
                       ".scrconf:1: SCR_CRC_ON_COPY=yes: expected 0 or 1");
     expect_load_error("SCR_COPY_TYPE=RAID5\n", NULL, NULL,
-                      ".scrconf:1: SCR_COPY_TYPE=RAID5: expected one of SINGLE, PARTNER, XOR, RS");
+                      ".scrconf:1: SCR_COPY_TYPE=RAID5: expected one of SINGLE, PARTNER, XOR, RS, FILE");
     expect_load_error("SCR_FILE_BUF_SIZE=12 MB\n", NULL, NULL,
                       ".scrconf:1: key 'MB' has no '=VALUE'");
     expect_load_error(NULL, "SCR_MPI_BUF_SIZE", "1QB",
@@ -466,50 +485,178 @@ static void test_scr_config_descriptor_form_sets_gets_and_unsets_attributes(void
     scr_config_delete(cfg);
 }
 
-static void test_scr_config_values_survive_in_app_conf_and_newer_sets_win(void)
+static void test_app_conf_of_an_earlier_run_is_not_read_back(void)
 {
     const char *dir = fresh_prefix("appconf");
-    const char *app = in_dir(dir, "app.conf");
+    char scrdir[4300];
+    snprintf(scrdir, sizeof(scrdir), "%s/.scr", dir);
+    mkdir(scrdir, 0700);
+    const char *app = in_dir(scrdir, "app.conf");
     scr_config *cfg = scr_config_new();
-    REQUIRE(scr_config_apply(cfg, "SCR_FLUSH=4", NULL) == SCR_SUCCESS, "set");
     REQUIRE(scr_config_apply(cfg, "SCR_SET_SIZE=2", NULL) == SCR_SUCCESS, "set");
     REQUIRE(scr_config_apply(cfg, "CKPT=0 TYPE=PARTNER", NULL) == SCR_SUCCESS, "set");
     REQUIRE(scr_config_save_app(cfg, app) == SCR_SUCCESS, "save: %s", scr_last_error());
     scr_config_delete(cfg);
+    FILE *f = fopen(app, "r");
+    char text[256] = "";
+    size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+    text[n] = '\0';
+    if (f) fclose(f);
+    CHECK(strcmp(text, "SCR_SET_SIZE=2\nCKPT=0 TYPE=PARTNER\n") == 0, "app.conf holds '%s'", text);
 
+    /* the next run starts without them, as in SCR 3.1 */
     cfg = scr_config_new();
-    REQUIRE(scr_config_apply(cfg, "SCR_FLUSH=6", NULL) == SCR_SUCCESS, "set");
-    struct scr_config_sources src = {.system_file = in_dir(dir, "none.conf"), .app_file = app};
-    REQUIRE(scr_config_load(cfg, &src) == SCR_SUCCESS, "load: %s", scr_last_error());
-    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "6") == 0, "newer set lost: %s",
-          value_of(cfg, "SCR_FLUSH"));
-    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "2") == 0, "saved value lost: %s",
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "8") == 0, "saved value read back: %s",
           value_of(cfg, "SCR_SET_SIZE"));
-    CHECK(strcmp(scr_config_origin(cfg, "SCR_SET_SIZE"), app) == 0, "origin %s",
-          scr_config_origin(cfg, "SCR_SET_SIZE"));
-    const char *v = NULL;
-    scr_kvtree_util_get_str(scr_kvtree_get(scr_config_table(cfg, "CKPT"), "0"), "TYPE", &v);
-    CHECK(v && strcmp(v, "PARTNER") == 0, "saved descriptor lost: %s", v);
+    CHECK(scr_config_table(cfg, "CKPT") == NULL, "saved descriptor read back");
     scr_config_delete(cfg);
 }
 
-static void test_a_damaged_app_conf_is_an_error_naming_it(void)
+static void test_an_empty_app_conf_as_scr_3_1_leaves_is_no_error(void)
 {
-    const char *dir = fresh_prefix("appconf-bad");
-    const char *app = in_dir(dir, "app.conf");
-    scr_kvtree *t = scr_kvtree_new();
-    scr_kvtree_util_set_str(t, "SCR_FLUSH", "lots");
-    REQUIRE(scr_kvtree_write_file(app, t) == SCR_SUCCESS, "write");
-    scr_kvtree_delete(t);
+    const char *dir = fresh_prefix("appconf-empty");
+    char scrdir[4300];
+    snprintf(scrdir, sizeof(scrdir), "%s/.scr", dir);
+    mkdir(scrdir, 0700);
+    write_text(in_dir(scrdir, "app.conf"), "");
     scr_config *cfg = scr_config_new();
-    struct scr_config_sources src = {.system_file = in_dir(dir, "none.conf"), .app_file = app};
-    scr_log_set_quiet(1);
-    int rc = scr_config_load(cfg, &src);
+    capture_begin();
+    int rc = load(cfg, dir, NULL);
+    const char *err = capture_end();
+    CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(err[0] == '\0', "said '%s'", err);
+    /* and nothing set writes an empty one */
+    REQUIRE(scr_config_save_app(cfg, in_dir(scrdir, "app.conf")) == SCR_SUCCESS, "save");
+    struct stat st;
+    CHECK(stat(in_dir(scrdir, "app.conf"), &st) == 0 && st.st_size == 0, "size %lld", (long long)st.st_size);
+    scr_config_delete(cfg);
+}
+
+/* SCR 3.1's own test of SCR_Config (examples/test_config.c), step by step */
+static char *ask(scr_config *cfg, const char *text)
+{
+    static char answer[256];
+    char *out = NULL;
+    if (scr_config_apply(cfg, text, &out) != SCR_SUCCESS) return (char *)"(error)";
+    if (out == NULL) return NULL;
+    snprintf(answer, sizeof(answer), "%s", out);
+    free(out);
+    return answer;
+}
+
+static int same_answer(const char *got, const char *want)
+{
+    return (got == NULL && want == NULL) || (got != NULL && want != NULL && strcmp(got, want) == 0);
+}
+
+#define CHECK_ASK(cfg, text, want)                                                             \
+    do {                                                                                       \
+        const char *got_ = ask(cfg, text), *want_ = (want);                                    \
+        CHECK(same_answer(got_, want_), "'%s' gave %s, expected %s", text, got_ ? got_ : "NULL", \
+              want_ ? want_ : "NULL");                                                         \
+    } while (0)
+
+static void test_scr_config_answers_as_scr_3_1_test_config_expects(void)
+{
+    const char *dir = fresh_prefix("scr31");
+    scr_config *cfg = scr_config_new();
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load");
+    scr_log_set_quiet(1); /* DEBUG and FOOBAR are unknown to the catalogue: warnings */
+    CHECK_ASK(cfg, "DEBUG", NULL);
+    CHECK_ASK(cfg, "SCR_DEBUG", NULL); /* a default is no answer */
+    const char *sets[] = {"DEBUG=1", "DEBUG =1", "DEBUG= 1", "DEBUG  = 1"};
+    for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+        CHECK(scr_config_apply(cfg, "DEBUG=", NULL) == SCR_SUCCESS, "unset");
+        CHECK(scr_config_apply(cfg, sets[i], NULL) == SCR_SUCCESS, "'%s': %s", sets[i], scr_last_error());
+        CHECK_ASK(cfg, "DEBUG", "1");
+    }
+    CHECK(scr_config_apply(cfg, "STORE=", NULL) == SCR_SUCCESS, "unset STORE");
+    CHECK_ASK(cfg, "STORE", NULL);
+    CHECK(scr_config_apply(cfg, "SCR_COPY_TYPE =SINGLE", NULL) == SCR_SUCCESS, "copy type");
+    CHECK_ASK(cfg, "SCR_COPY_TYPE", "SINGLE");
+    CHECK(scr_config_apply(cfg, "STORE= /dev/shm/foo GROUP = NODE COUNT  =1", NULL) == SCR_SUCCESS,
+          "store with blanks: %s", scr_last_error());
+    CHECK_ASK(cfg, "STORE= /dev/shm/foo COUNT", "1");
+    CHECK(scr_config_apply(cfg, "CKPT=0 INTERVAL=1 GROUP=NODE STORE=/dev/shm TYPE=XOR SET_SIZE=16", NULL) ==
+              SCR_SUCCESS, "ckpt: %s", scr_last_error());
+    CHECK_ASK(cfg, "CKPT=0 SET_SIZE", "16");
+    CHECK_ASK(cfg, "STORE", "/dev/shm/foo");
+    CHECK_ASK(cfg, "STORE=/dev/shm/foo GROUP", "NODE");
+    CHECK_ASK(cfg, "FOOBAR", NULL);
+    CHECK_ASK(cfg, "CKPT=1 FOOBAR", NULL);
+    CHECK(scr_config_apply(cfg, "STORE=/dev/shm GROUP=NODE COUNT=1", NULL) == SCR_SUCCESS, "second store");
+    CHECK_ASK(cfg, "STORE=/dev/shm COUNT", "1");
+    CHECK_ASK(cfg, "STORE", "/dev/shm");
+    CHECK(scr_config_apply(cfg, "STORE=", NULL) == SCR_SUCCESS, "unset STORE");
+    CHECK_ASK(cfg, "STORE", NULL);
+    /* the environment first, also for a key the catalogue does not know */
+    CHECK(scr_config_apply(cfg, "MYAPP_DB_NAME=dbname1", NULL) == SCR_SUCCESS, "unknown key kept");
+    setenv("MYAPP_DB_NAME", "dbname2", 1);
+    CHECK_ASK(cfg, "MYAPP_DB_NAME", "dbname2");
+    unsetenv("MYAPP_DB_NAME");
+    CHECK_ASK(cfg, "MYAPP_DB_NAME", "dbname1");
+    /* malformed strings are refused */
+    CHECK(scr_config_apply(cfg, "KEY==", NULL) == SCR_ERR_ARG, "KEY== taken");
+    CHECK(scr_config_apply(cfg, "KEY=VALUE=VALUE", NULL) == SCR_ERR_ARG, "KEY=VALUE=VALUE taken");
+    CHECK(scr_config_apply(cfg, "KEY VALUE", NULL) == SCR_ERR_ARG, "KEY VALUE taken");
     scr_log_set_quiet(0);
-    char want[4300];
-    snprintf(want, sizeof(want), "%s: SCR_FLUSH=lots: expected a whole number of at least 0", app);
-    CHECK(rc == SCR_ERR_FORMAT, "rc %d", rc);
-    CHECK(strcmp(scr_last_error(), want) == 0, "message '%s'", scr_last_error());
+    scr_config_delete(cfg);
+}
+
+static void test_scr_config_changes_one_entry_and_keeps_the_site_s_others(void)
+{
+    const char *dir = fresh_prefix("seed");
+    scr_config *cfg = scr_config_new();
+    REQUIRE(load(cfg, dir, "STORE=/site COUNT=2\nCKPT=0 TYPE=XOR SET_SIZE=4\n") == SCR_SUCCESS, "load");
+    REQUIRE(scr_config_apply(cfg, "CKPT=1 INTERVAL=2 TYPE=PARTNER", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_apply(cfg, "STORE=/ssd", NULL) == SCR_SUCCESS, "set");
+    /* SCR_Init reads the files again */
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "reload");
+    CHECK_ASK(cfg, "CKPT=0 SET_SIZE", "4");
+    CHECK_ASK(cfg, "CKPT=1 TYPE", "PARTNER");
+    CHECK_ASK(cfg, "STORE=/site COUNT", "2");
+    CHECK_ASK(cfg, "STORE", "/ssd");
+    CHECK(strcmp(scr_config_table_origin(cfg, "CKPT"), "SCR_Config") == 0, "origin %s",
+          scr_config_table_origin(cfg, "CKPT"));
+    scr_config_delete(cfg);
+}
+
+static void test_copy_type_file_leaves_the_scheme_to_the_ckpt_lines(void)
+{
+    const char *dir = fresh_prefix("copytype-file");
+    setenv("SCR_COPY_TYPE", "file", 1);
+    scr_config *cfg = scr_config_new();
+    int rc = load(cfg, dir, NULL);
+    CHECK(rc == SCR_SUCCESS, "SCR_COPY_TYPE=FILE refused: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_COPY_TYPE"), "FILE") == 0, "got %s", value_of(cfg, "SCR_COPY_TYPE"));
+    scr_config_delete(cfg);
+    /* a CKPT line's TYPE is still a scheme */
+    cfg = scr_config_new();
+    scr_log_set_quiet(1);
+    CHECK(scr_config_apply(cfg, "CKPT=0 TYPE=FILE", NULL) == SCR_ERR_ARG, "CKPT TYPE=FILE taken");
+    scr_log_set_quiet(0);
+    unsetenv("SCR_COPY_TYPE");
+    scr_config_delete(cfg);
+}
+
+static void test_store_lines_take_flush_and_mkdir(void)
+{
+    const char *dir = fresh_prefix("store-attrs");
+    scr_config *cfg = scr_config_new();
+    capture_begin();
+    int rc = load(cfg, dir, "STORE=/ssd COUNT=1 FLUSH=PTHREAD MKDIR=0\n");
+    const char *err = capture_end();
+    CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strstr(err, "no attribute") == NULL, "warned: '%s'", err);
+    const char *v = NULL;
+    scr_kvtree_util_get_str(scr_kvtree_get(scr_config_table(cfg, "STORE"), "/ssd"), "MKDIR", &v);
+    CHECK(v && strcmp(v, "0") == 0, "MKDIR %s", v ? v : "NULL");
+    scr_config_delete(cfg);
+    cfg = scr_config_new();
+    scr_log_set_quiet(1);
+    CHECK(load(cfg, dir, "STORE=/ssd MKDIR=maybe\n") == SCR_ERR_FORMAT, "MKDIR=maybe taken");
+    scr_log_set_quiet(0);
     scr_config_delete(cfg);
 }
 
@@ -546,8 +693,7 @@ static void test_the_example_system_file_loads_without_a_warning(void)
 {
     const char *dir = fresh_prefix("example");
     scr_config *cfg = scr_config_new();
-    struct scr_config_sources src = {.system_file = tap_data("../../etc/scr.conf"),
-                                     .skip_app_file = 1};
+    struct scr_config_sources src = {.system_file = tap_data("../../etc/scr.conf")};
     capture_begin();
     int rc = scr_config_load(cfg, &src);
     const char *err = capture_end();
@@ -568,7 +714,7 @@ static void test_system_file_from_environment_only_when_root_owned_and_private(v
     chmod(good, 0644);
     chmod(open_file, 0666);
     scr_config *cfg = scr_config_new();
-    struct scr_config_sources src = {.skip_app_file = 1};
+    struct scr_config_sources src = {0};
     setenv("SCR_SYSTEM_CONF_FILE", good, 1);
     int rc = scr_config_load(cfg, &src);
     if (geteuid() == 0) {
@@ -622,7 +768,8 @@ int main(void)
     RUN(test_scr_conf_file_names_the_user_file_instead_of_the_prefix_one);
     RUN(test_a_missing_scr_conf_file_is_an_error_naming_it);
     RUN(test_system_only_parameter_is_ignored_from_user_levels_with_a_warning);
-    RUN(test_scr_config_may_not_set_cache_size_or_bases);
+    RUN(test_scr_config_sets_cache_base_and_size_as_scr_3_1_does);
+    RUN(test_scr_conf_file_and_prefix_set_by_scr_config_find_the_user_file);
     RUN(test_unknown_key_is_a_warning_naming_file_and_line_and_is_kept);
     RUN(test_a_bad_value_is_an_error_naming_parameter_value_expectation_and_place);
     RUN(test_a_burst_buffer_flush_type_is_refused_by_name);
@@ -632,8 +779,12 @@ int main(void)
     RUN(test_typed_getters_read_what_the_layers_hold);
     RUN(test_scr_config_sets_gets_and_unsets_parameters);
     RUN(test_scr_config_descriptor_form_sets_gets_and_unsets_attributes);
-    RUN(test_scr_config_values_survive_in_app_conf_and_newer_sets_win);
-    RUN(test_a_damaged_app_conf_is_an_error_naming_it);
+    RUN(test_app_conf_of_an_earlier_run_is_not_read_back);
+    RUN(test_an_empty_app_conf_as_scr_3_1_leaves_is_no_error);
+    RUN(test_scr_config_answers_as_scr_3_1_test_config_expects);
+    RUN(test_scr_config_changes_one_entry_and_keeps_the_site_s_others);
+    RUN(test_copy_type_file_leaves_the_scheme_to_the_ckpt_lines);
+    RUN(test_store_lines_take_flush_and_mkdir);
     RUN(test_listing_shows_every_value_with_its_origin);
     RUN(test_the_example_system_file_loads_without_a_warning);
     RUN(test_system_file_from_environment_only_when_root_owned_and_private);
