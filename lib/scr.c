@@ -21,6 +21,7 @@
 #include "mpi_comm.h"
 #include "job_file.h"
 #include "nodes_file.h"
+#include "prefix_trim.h"
 #include "rank_filemap.h"
 #include "scr_err.h"
 #include "scr_run.h"
@@ -459,7 +460,10 @@ static void purge_prefix(struct scr_run *r)
     for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
         char *dir = NULL;
         int id = 0;
-        if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS) continue;
+        /* and what a crash left of a deletion by SCR_PREFIX_SIZE */
+        if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS &&
+            strncmp(e->d_name, SCR_PREFIX_TRIM_DIR_PREFIX, strlen(SCR_PREFIX_TRIM_DIR_PREFIX)) != 0)
+            continue;
         if (scr_path_join(r->prefix_scr, e->d_name, &dir) == SCR_SUCCESS)
             nftw(dir, purge_entry, 16, FTW_DEPTH | FTW_PHYS);
         free(dir);

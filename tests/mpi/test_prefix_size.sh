@@ -5,7 +5,7 @@
 # the middle of the deletion (the SCRTEST_PREFIX_TRIM_CRASH test hook of
 # lib/prefix_trim.c kills rank 0 at that step) leaves an index that names
 # only whole datasets, that scr-index --rebuild-index does not undo, and
-# whose leftovers the next trim removes.
+# whose leftovers the next trim (or SCR_PREFIX_PURGE) removes.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup prefix-size
 
@@ -64,5 +64,13 @@ mpi_expect_restart "the_next_run_restarts_from_ckpt.3" 3 4
 check "the_next_trim_finished_deleting_ckpt.1_and_deleted_ckpt.2" \
     sh -c "test ! -e '$prefix/.scr/scr.deleting.1' && test ! -e '$prefix/ckpt.1' && test ! -e '$prefix/ckpt.2' &&
            test -z '$(mpi_index_id ckpt.2)'"
+
+# SCR_PREFIX_PURGE forgets a half-deleted dataset with the others
+mpi_reset
+mpi_run 4 2 SCR_FLUSH=1 SCR_PREFIX_SIZE=2 SCRTEST_PREFIX_TRIM_CRASH=mid-delete -- --steps 3
+mpi_lose_all_nodes
+mpi_run 4 2 SCR_FLUSH=0 SCR_PREFIX_PURGE=1 -- --steps 1
+mpi_expect_restart "a_run_with_SCR_PREFIX_PURGE_starts_afresh" 0 1
+check "SCR_PREFIX_PURGE_removes_the_half_deleted_directory_too" test ! -e "$prefix/.scr/scr.deleting.1"
 
 done_testing
