@@ -131,7 +131,6 @@ static void fit_to_set(struct scr_reddesc *d, int requested_size)
             scr_dbg(1, "descriptor CKPT=%d: set %d of %d members cannot have partners %d apart; using %d",
                     d->index, d->set_id, d->set_size, asked_hop, d->hop);
     }
-    if (d->type != SCR_COPY_PARTNER) d->hop = 1;
     enum scr_copy_type asked = d->type;
     int asked_failures = d->failures;
     if (d->set_size == 1) d->type = SCR_COPY_SINGLE;
@@ -237,6 +236,7 @@ static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree 
     int set_hop = d->type == SCR_COPY_XOR || d->type == SCR_COPY_RS ? d->hop : 1;
     int rc = build_set(d, cfg, world, node, d->type == SCR_COPY_SINGLE ? 1 : set_size, set_hop);
     if (rc == SCR_SUCCESS) fit_to_set(d, set_size);
+    if (d->type != SCR_COPY_PARTNER) d->hop = 1; /* XOR and RS used it to form the sets */
     return rc;
 }
 
