@@ -2,6 +2,7 @@
 #include "build_config.h"
 #include "config.h"
 #include "config_parse.h"
+#include "config_refused.h"
 #include "kvtree_util.h"
 #include "scr_err.h"
 #include "util_io.h"
@@ -117,7 +118,12 @@ static int check_value(const struct scr_config_param *param, const char *name, c
 static int put_param(struct reader *rd, const char *name, const char *value, const char *where)
 {
     const struct scr_config_param *param = scr_config_param_find(name);
-    if (param == NULL) {
+    const struct scr_config_refused *refused = scr_config_refused_find(name);
+    if (refused != NULL) {
+        /* SCR's, but not taken here: never kept, so nothing can read it */
+        scr_warn("%s: %s is refused: %s", where, name, refused->why);
+        return SCR_SUCCESS;
+    } else if (param == NULL) {
         scr_warn("%s: unknown parameter %s (kept; a newer version may use it)", where, name);
     } else if ((param->flags & SCR_CONFIG_SYSTEM_ONLY) && rd->kind != SCR_CONFIG_LAYER_SYSTEM) {
         scr_warn("%s: %s may only be set by the system configuration; ignored", where, name);
@@ -228,6 +234,11 @@ static int load_env(struct reader *rd)
         }
         int rc = put_param(rd, p->name, v, "environment");
         if (rc != SCR_SUCCESS) return rc;
+    }
+    /* SCR parameters this version refuses are said, not silently passed over */
+    for (const struct scr_config_refused *r = scr_config_refused_list(); r->name != NULL; r++) {
+        const char *v = getenv(r->name);
+        if (v != NULL && v[0] != '\0') put_param(rd, r->name, v, "environment");
     }
     return SCR_SUCCESS;
 }
@@ -755,6 +766,8 @@ int scr_config_apply(scr_config *cfg, const char *text, char **out_value)
         const struct scr_config_param *p = scr_config_param_find(key);
         if (rc == SCR_SUCCESS && p != NULL && scr_kvtree_get(app->values, key) == NULL)
             rc = SCR_ERR_ARG; /* refused (and warned): not settable by SCR_Config */
+        if (rc == SCR_SUCCESS && scr_config_refused_find(w[0].key) != NULL)
+            rc = SCR_ERR_ARG; /* refused (and warned): not implemented */
     }
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory in SCR_Config");
     free_words(w, n);

@@ -25,6 +25,8 @@
  *     file:line or SCR_Config);
  *   - an unknown key is a warning (a newer version may know it) and is kept;
  *     the environment comes first for it too when it is looked up;
+ *   - an SCR parameter this version does not implement (config_refused.h)
+ *     is a warning naming it and why, and is not kept (SCR_Config: SCR_ERR_ARG);
  *   - a system-only parameter (SCR_CNTL_BASE) set by the environment, the user
  *     file or SCR_Config is ignored with a warning.
  * Getters never log and never fail on a loaded configuration for a known

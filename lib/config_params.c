@@ -76,6 +76,7 @@ static const struct scr_config_param params[] = {
     BOOL_P("SCR_DISTRIBUTE", "1", 0, "rebuild cached datasets at start"),
     BOOL_P("SCR_GLOBAL_RESTART", "0", 0, "flush at start, then restart from the prefix"),
     STR_P("SCR_CURRENT", NULL, 0, "name of the checkpoint to restart from"),
+    BOOL_P("SCR_DROP_AFTER_CURRENT", "0", 0, "the restart named by SCR_Current or SCR_CURRENT drops newer datasets from the index"),
     INT_P("SCR_CHECKPOINT_INTERVAL", "0", 0, INT_MAX, 0, "Need_checkpoint says yes every N calls (0: off)"),
     INT_P("SCR_CHECKPOINT_SECONDS", "0", 0, INT_MAX, 0, "... or after N seconds since the last checkpoint"),
     DOUBLE_P("SCR_CHECKPOINT_OVERHEAD", "0", 0, "... or while checkpoint time stays under this percent"),

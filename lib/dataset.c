@@ -21,7 +21,7 @@ struct field {
 };
 
 enum { F_ID, F_NAME, F_FLAGS, F_CREATED, F_USER, F_JOBNAME, F_JOBID, F_CKPT, F_SIZE, F_FILES,
-       F_COMPLETE };
+       F_COMPLETE, F_CLUSTER };
 
 static const struct field fields[] = {
     [F_ID] = { "ID", INT, 1, INT_MAX, "a dataset id (an integer >= 1)" },
@@ -36,6 +36,7 @@ static const struct field fields[] = {
     [F_SIZE] = { "SIZE", SIZE64, 0, 0, "a size in bytes" },
     [F_FILES] = { "FILES", INT, 0, INT_MAX, "a number of files (an integer >= 0)" },
     [F_COMPLETE] = { "COMPLETE", INT, 0, 1, "0 or 1" },
+    [F_CLUSTER] = { "CLUSTER", TEXT, 0, 0, "a non-empty cluster name" },
 };
 #define NFIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
@@ -137,6 +138,11 @@ int scr_dataset_set_jobname(scr_dataset *dset, const char *name)
     return set_text(dset, F_JOBNAME, name);
 }
 
+int scr_dataset_set_cluster(scr_dataset *dset, const char *cluster)
+{
+    return set_text(dset, F_CLUSTER, cluster);
+}
+
 int scr_dataset_set_jobid(scr_dataset *dset, const char *jobid)
 {
     return set_text(dset, F_JOBID, jobid);
@@ -198,6 +204,11 @@ int scr_dataset_get_username(const scr_dataset *dset, const char **out)
 int scr_dataset_get_jobname(const scr_dataset *dset, const char **out)
 {
     return get_text(dset, F_JOBNAME, out);
+}
+
+int scr_dataset_get_cluster(const scr_dataset *dset, const char **out)
+{
+    return get_text(dset, F_CLUSTER, out);
 }
 
 int scr_dataset_get_jobid(const scr_dataset *dset, const char **out)

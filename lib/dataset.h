@@ -9,6 +9,7 @@
  *             SCR_FLAG_OUTPUT of the public API); both may be set
  *   CREATED   when it was started, microseconds since the epoch
  *   USER      user name;  JOBNAME  job name;  JOBID  job id (text)
+ *   CLUSTER   name of the cluster that wrote it (SCR_CLUSTER_NAME)
  *   CKPT      checkpoint id (>= 1), for checkpoints
  *   SIZE      total bytes of the application's files, over all ranks
  *   FILES     number of the application's files, over all ranks
@@ -49,6 +50,7 @@ int scr_dataset_set_flags(scr_dataset *dset, int flags);
 int scr_dataset_set_created(scr_dataset *dset, int64_t usecs);
 int scr_dataset_set_username(scr_dataset *dset, const char *user);
 int scr_dataset_set_jobname(scr_dataset *dset, const char *jobname);
+int scr_dataset_set_cluster(scr_dataset *dset, const char *cluster);
 int scr_dataset_set_jobid(scr_dataset *dset, const char *jobid);
 int scr_dataset_set_ckpt(scr_dataset *dset, int ckpt_id);
 int scr_dataset_set_size(scr_dataset *dset, uint64_t bytes);
@@ -63,6 +65,7 @@ int scr_dataset_get_flags(const scr_dataset *dset, int *out_flags);
 int scr_dataset_get_created(const scr_dataset *dset, int64_t *out_usecs);
 int scr_dataset_get_username(const scr_dataset *dset, const char **out_user);
 int scr_dataset_get_jobname(const scr_dataset *dset, const char **out_jobname);
+int scr_dataset_get_cluster(const scr_dataset *dset, const char **out_cluster);
 int scr_dataset_get_jobid(const scr_dataset *dset, const char **out_jobid);
 int scr_dataset_get_ckpt(const scr_dataset *dset, int *out_ckpt_id);
 int scr_dataset_get_size(const scr_dataset *dset, uint64_t *out_bytes);

@@ -74,9 +74,10 @@ static int describe_set(struct scr_reddesc *d, MPI_Comm world)
 }
 
 /* The set of this rank for one descriptor: same position in their failure
- * group, split into consecutive blocks of at least set_size members. */
+ * group, split into consecutive blocks of at least set_size members; with a
+ * hop above 1 (XOR, RS) the blocks are drawn from every hop-th group. */
 static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world,
-                     const char *node, int set_size)
+                     const char *node, int set_size, int hop)
 {
     char gname[512];
     int grc = group_value(cfg, d->group, node, gname, sizeof(gname));
@@ -94,12 +95,21 @@ static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm worl
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(level, &lrank), "MPI_Comm_rank");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(level, &lsize), "MPI_Comm_size");
     if (rc == SCR_SUCCESS) {
-        int nsets = lsize / (set_size > 0 ? set_size : 1);
+        /* with a hop, the groups lrank, lrank + hop, ... form a class of their own */
+        if (hop > 1 && lsize / hop < 2) {
+            if (me == 0)
+                scr_dbg(1, "descriptor CKPT=%d: HOP_DISTANCE %d leaves sets of one member among %d %s groups; "
+                        "using 1", d->index, hop, lsize, d->group);
+            hop = 1;
+        }
+        if (hop < 1) hop = 1;
+        int cls = lrank % hop, pos = lrank / hop, csize = (lsize - cls + hop - 1) / hop;
+        int nsets = csize / (set_size > 0 ? set_size : 1);
         if (nsets < 1) nsets = 1;
         /* Reed-Solomon codes have at most 255 blocks */
-        if (d->type == SCR_COPY_RS && nsets < (lsize + 254) / 255) nsets = (lsize + 254) / 255;
-        int which = (int)((long long)lrank * nsets / lsize);
-        rc = scr_mpi_check(MPI_Comm_split(level, which, lrank, &d->set), "forming redundancy sets");
+        if (d->type == SCR_COPY_RS && nsets < (csize + 254) / 255) nsets = (csize + 254) / 255;
+        int which = (int)((long long)pos * nsets / csize);
+        rc = scr_mpi_check(MPI_Comm_split(level, which * hop + cls, lrank, &d->set), "forming redundancy sets");
     }
     if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
     if (level != MPI_COMM_NULL) MPI_Comm_free(&level);
@@ -111,6 +121,16 @@ static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm worl
 /* Lower the scheme to what the set can hold, and say so once per set. */
 static void fit_to_set(struct scr_reddesc *d, int requested_size)
 {
+    /* a PARTNER hop goes around the set's ring; one that comes back to the
+     * rank itself would leave it without a copy elsewhere */
+    if (d->type == SCR_COPY_PARTNER && d->set_size > 1) {
+        int asked_hop = d->hop;
+        d->hop %= d->set_size;
+        if (d->hop == 0) d->hop = 1;
+        if (d->hop != asked_hop && d->set_rank == 0)
+            scr_dbg(1, "descriptor CKPT=%d: set %d of %d members cannot have partners %d apart; using %d",
+                    d->index, d->set_id, d->set_size, asked_hop, d->hop);
+    }
     enum scr_copy_type asked = d->type;
     int asked_failures = d->failures;
     if (d->set_size == 1) d->type = SCR_COPY_SINGLE;
@@ -177,8 +197,9 @@ static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree 
 {
     memset(d, 0, sizeof(*d));
     d->set = MPI_COMM_NULL;
-    long long dflt_size = 8, dflt_fail = 2;
+    long long dflt_size = 8, dflt_fail = 2, dflt_hop = 1;
     const char *dflt_type = "XOR", *dflt_group = "NODE", *v = NULL;
+    scr_config_get_int(cfg, "SCR_HOP_DISTANCE", &dflt_hop);
     scr_config_get_int(cfg, "SCR_SET_SIZE", &dflt_size);
     scr_config_get_int(cfg, "SCR_SET_FAILURES", &dflt_fail);
     scr_config_get(cfg, "SCR_COPY_TYPE", &dflt_type);
@@ -192,6 +213,8 @@ static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree 
     if (scr_kvtree_util_get_int(attrs, "INTERVAL", &iv) == SCR_SUCCESS) d->interval = iv;
     if (scr_kvtree_util_get_int(attrs, "SET_SIZE", &iv) == SCR_SUCCESS) set_size = iv;
     if (scr_kvtree_util_get_int(attrs, "SET_FAILURES", &iv) == SCR_SUCCESS) d->failures = iv;
+    d->hop = dflt_hop > INT_MAX ? INT_MAX : (int)dflt_hop;
+    if (scr_kvtree_util_get_int(attrs, "HOP_DISTANCE", &iv) == SCR_SUCCESS) d->hop = iv;
     if (scr_kvtree_util_get_int(attrs, "OUTPUT", &iv) == SCR_SUCCESS) d->output = iv;
     if (scr_kvtree_util_get_str(attrs, "TYPE", &v) != SCR_SUCCESS) v = dflt_type;
     if (parse_type(v, &d->type) != SCR_SUCCESS) {
@@ -212,8 +235,10 @@ static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree 
         return SCR_ERR_ARG;
     }
     snprintf(d->store, sizeof(d->store), "%s", store);
-    int rc = build_set(d, cfg, world, node, d->type == SCR_COPY_SINGLE ? 1 : set_size);
+    int set_hop = d->type == SCR_COPY_XOR || d->type == SCR_COPY_RS ? d->hop : 1;
+    int rc = build_set(d, cfg, world, node, d->type == SCR_COPY_SINGLE ? 1 : set_size, set_hop);
     if (rc == SCR_SUCCESS) fit_to_set(d, set_size);
+    if (d->type != SCR_COPY_PARTNER) d->hop = 1; /* XOR and RS used it to form the sets */
     return rc;
 }
 
@@ -311,14 +336,21 @@ const struct scr_reddesc *scr_reddesc_for(const struct scr_reddesc *descs, int c
     return best != NULL ? best : &descs[0];
 }
 
+/* Set ranks between neighbours: the PARTNER hop, within the set. */
+static int step(const struct scr_reddesc *desc)
+{
+    int h = desc->type == SCR_COPY_PARTNER && desc->hop > 0 ? desc->hop % desc->set_size : 1;
+    return h == 0 ? 1 : h;
+}
+
 int scr_reddesc_lhs(const struct scr_reddesc *desc)
 {
-    return desc->members[(desc->set_rank + desc->set_size - 1) % desc->set_size];
+    return desc->members[(desc->set_rank + desc->set_size - step(desc)) % desc->set_size];
 }
 
 int scr_reddesc_rhs(const struct scr_reddesc *desc)
 {
-    return desc->members[(desc->set_rank + 1) % desc->set_size];
+    return desc->members[(desc->set_rank + step(desc)) % desc->set_size];
 }
 
 int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_record)
@@ -328,6 +360,7 @@ int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_recor
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(r, "TYPE", type_names[desc->type]);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "CKPT", desc->index);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "FAILURES", desc->failures);
+    if (rc == SCR_SUCCESS && desc->hop > 1) rc = scr_kvtree_util_set_int(r, "HOP", desc->hop);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(r, "GROUP", desc->group);
     if (rc == SCR_SUCCESS && desc->store[0] != '\0') rc = scr_kvtree_util_set_str(r, "STORE", desc->store);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "SET_ID", desc->set_id);
@@ -375,6 +408,9 @@ int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr
         ok = scr_kvtree_util_get_int(scr_kvtree_get(record, "MEMBERS"), key, &member) == SCR_SUCCESS &&
              member == me;
     }
+    /* records written before HOP existed, or with hop 1, have none */
+    out->hop = 1;
+    if (scr_kvtree_util_get_int(record, "HOP", &out->hop) == SCR_SUCCESS && out->hop < 1) ok = 0;
     const char *store = NULL;
     if (scr_kvtree_util_get_str(record, "STORE", &store) == SCR_SUCCESS) {
         if (strlen(store) < sizeof(out->store)) snprintf(out->store, sizeof(out->store), "%s", store);

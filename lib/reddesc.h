@@ -16,6 +16,14 @@
  * a set shrinks; a set of one member is SINGLE in effect, and RS tolerates at
  * most size-1 failures. All of this is said at SCR_DEBUG >= 1.
  *
+ * HOP_DISTANCE (default SCR_HOP_DISTANCE, 1) spreads a set over its failure
+ * groups as SCR does: PARTNER copies a rank's files to the member HOP_DISTANCE
+ * places to its right in the set's ring (hop 2: the node two away), and XOR
+ * and RS draw a set's members HOP_DISTANCE groups apart (4 nodes, sets of 2,
+ * hop 2: {0,2} and {1,3} instead of {0,1} and {2,3}). A hop that would give
+ * a rank itself as partner, or XOR/RS sets of one member, is taken as 1, and
+ * said at SCR_DEBUG >= 1.
+ *
  * A descriptor names the store its datasets are cached in (STORE=, default
  * SCR_CACHE_BASE). A store other than the cache base must be declared by a
  * STORE line; a descriptor whose store has ENABLED=0 is left out, and so is
@@ -41,6 +49,7 @@ struct scr_reddesc {
     int output;           /* preferred for output datasets */
     enum scr_copy_type type;     /* in effect for this rank's set */
     int failures;         /* RS: lost members a set survives */
+    int hop;              /* PARTNER: set ranks between a rank and the one holding its copy */
     char group[128];      /* failure group name */
     char store[1024];     /* cache store base as configured (may hold %N, %u, %j) */
     MPI_Comm set;         /* the set, ordered by set rank */
@@ -81,7 +90,9 @@ int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world,
                             struct scr_reddesc *out_desc, char *why, size_t why_len);
 void scr_reddesc_clear(struct scr_reddesc *desc);
 
-/* Left and right neighbours of this rank in its set (world ranks). */
+/* Left and right neighbours of this rank in its set (world ranks): HOP
+ * places away for PARTNER (the right one holds this rank's copy, this rank
+ * the left one's), adjacent for the other schemes. */
 int scr_reddesc_lhs(const struct scr_reddesc *desc);
 int scr_reddesc_rhs(const struct scr_reddesc *desc);
 

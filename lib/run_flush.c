@@ -35,6 +35,7 @@
 #include "index_file.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "prefix_trim.h"
 #include "rank_filemap.h"
 #include "scr_err.h"
 #include "scr_run.h"
@@ -362,6 +363,10 @@ int scr_flush_dataset(struct scr_run *run, int id)
 
     int nrc = scr_cache_note_location(run, id, run->dset_in_cache, mrc == SCR_SUCCESS, 0);
     if (mrc == SCR_SUCCESS) mrc = nrc;
+    /* SCR_PREFIX_SIZE: older checkpoints leave the prefix once this one is there */
+    if (mrc == SCR_SUCCESS && run->rank == 0 && run->prefix_size > 0 &&
+        scr_prefix_trim(run->prefix, run->prefix_size, id, NULL) != SCR_SUCCESS)
+        scr_warn("SCR_PREFIX_SIZE=%d: could not delete older checkpoints from %s", run->prefix_size, run->prefix);
     if (run->rank == 0) {
         const char *name = "?";
         scr_dataset_get_name(desc, &name);

@@ -21,6 +21,7 @@
 #include "mpi_comm.h"
 #include "job_file.h"
 #include "nodes_file.h"
+#include "prefix_trim.h"
 #include "rank_filemap.h"
 #include "scr_err.h"
 #include "scr_run.h"
@@ -183,6 +184,7 @@ static int read_parameters(struct scr_run *r)
         {"SCR_CHECKPOINT_INTERVAL", &r->ckpt_interval, 0},
         {"SCR_CHECKPOINT_SECONDS", &r->ckpt_seconds, 0},
         {"SCR_WATCHDOG_TIMEOUT_PFS", &r->watchdog_pfs, 0},
+        {"SCR_CRC_ON_DELETE", &r->crc_on_delete, 1}, {"SCR_PREFIX_SIZE", &r->prefix_size, 0},
     };
     for (size_t i = 0; rc == SCR_SUCCESS && i < sizeof(ints) / sizeof(ints[0]); i++)
         rc = ints[i].is_bool ? scr_config_get_bool(c, ints[i].name, ints[i].out)
@@ -340,13 +342,53 @@ static int set_paths(struct scr_run *r)
     return rc;
 }
 
+/* The value of param when a configuration file or SCR_Config sets it
+ * (*out_set = 1), checked as one directory level and copied into buf; the
+ * environment's value is job_env.h's to read, in its own order. */
+static int name_from_files(const scr_config *cfg, const char *param, char *buf, size_t len, int *out_set)
+{
+    enum scr_config_layer layer;
+    const char *v = NULL;
+    *out_set = 0;
+    if (scr_config_layer_of(cfg, param, &layer) != SCR_SUCCESS || layer == SCR_CONFIG_LAYER_ENV ||
+        layer == SCR_CONFIG_LAYER_DEFAULT || scr_config_get(cfg, param, &v) != SCR_SUCCESS)
+        return SCR_SUCCESS;
+    int rc = scr_job_env_check_name(param, v);
+    if (rc == SCR_SUCCESS && strlen(v) >= len) {
+        scr_err("%s='%s' (from %s) is longer than %zu bytes", param, v, scr_config_origin(cfg, param), len - 1);
+        rc = SCR_ERR_ARG;
+    }
+    if (rc == SCR_SUCCESS) {
+        snprintf(buf, len, "%s", v);
+        *out_set = 1;
+    }
+    return rc;
+}
+
+/* Node, user and job id: the environment as job_env.h reads it, but a value
+ * a file or SCR_Config gives takes the place of the detected one (the job
+ * id of a resource manager, SLURM_JOB_ID, still comes first). */
+static int identify(struct scr_run *r, int *out_defaulted)
+{
+    int set = 0;
+    *out_defaulted = 0;
+    int rc = name_from_files(r->cfg, "SCR_NODE_NAME", r->node_name, sizeof(r->node_name), &set);
+    if (rc == SCR_SUCCESS && !set) rc = scr_job_env_node_name(r->node_name, sizeof(r->node_name));
+    if (rc == SCR_SUCCESS) rc = name_from_files(r->cfg, "SCR_USER_NAME", r->user, sizeof(r->user), &set);
+    if (rc == SCR_SUCCESS && !set) rc = scr_job_env_user_name(r->user, sizeof(r->user));
+    const char *slurm = getenv("SLURM_JOB_ID");
+    set = 0;
+    if (rc == SCR_SUCCESS && (slurm == NULL || slurm[0] == '\0'))
+        rc = name_from_files(r->cfg, "SCR_JOB_ID", r->jobid, sizeof(r->jobid), &set);
+    if (rc == SCR_SUCCESS && !set) rc = scr_job_env_job_id(r->jobid, sizeof(r->jobid), out_defaulted);
+    return rc;
+}
+
 /* Everything of SCR_Init that each rank does on its own; collective outcome. */
 static int init_local(struct scr_run *r)
 {
     int defaulted = 0;
-    int rc = scr_job_env_node_name(r->node_name, sizeof(r->node_name));
-    if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(r->user, sizeof(r->user));
-    if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(r->jobid, sizeof(r->jobid), &defaulted);
+    int rc = identify(r, &defaulted);
     r->jobid_defaulted = defaulted;
     if (rc == SCR_SUCCESS && defaulted && r->rank == 0)
         scr_warn("no job id (neither SLURM_JOB_ID nor SCR_JOB_ID is set): using '%s' so that "
@@ -466,7 +508,10 @@ static void purge_prefix(struct scr_run *r)
     for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
         char *dir = NULL;
         int id = 0;
-        if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS) continue;
+        /* and what a crash left of a deletion by SCR_PREFIX_SIZE */
+        if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS &&
+            strncmp(e->d_name, SCR_PREFIX_TRIM_DIR_PREFIX, strlen(SCR_PREFIX_TRIM_DIR_PREFIX)) != 0)
+            continue;
         if (scr_path_join(r->prefix_scr, e->d_name, &dir) == SCR_SUCCESS)
             nftw(dir, purge_entry, 16, FTW_DEPTH | FTW_PHYS);
         free(dir);
@@ -645,6 +690,98 @@ static int init_collective(struct scr_run *r)
     return rc;
 }
 
+/* Rank 0: SCR_FLUSH_ASYNC and its limits ask for a background flush this
+ * version does not have; said once, never taken silently. */
+static void say_no_background_flush(const struct scr_run *r)
+{
+    static const char *const limits[] = {"SCR_FLUSH_ASYNC_BW", "SCR_FLUSH_ASYNC_PERCENT"};
+    enum scr_config_layer layer;
+    int async = 0;
+    if (r->rank != 0) return;
+    if (scr_config_get_bool(r->cfg, "SCR_FLUSH_ASYNC", &async) == SCR_SUCCESS && async)
+        scr_warn("SCR_FLUSH_ASYNC=1 (from %s) is not taken: background flush is not available in this "
+                 "version, so every flush runs synchronously", scr_config_origin(r->cfg, "SCR_FLUSH_ASYNC"));
+    for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+        const char *v = NULL;
+        if (scr_config_layer_of(r->cfg, limits[i], &layer) == SCR_SUCCESS && layer != SCR_CONFIG_LAYER_DEFAULT &&
+            scr_config_get(r->cfg, limits[i], &v) == SCR_SUCCESS)
+            scr_warn("%s=%s (from %s) has no effect: it limits a background flush, which is not available "
+                     "in this version", limits[i], v, scr_config_origin(r->cfg, limits[i]));
+    }
+}
+
+/* SCR_FLUSH_ON_RESTART and SCR_GLOBAL_RESTART: the checkpoint SCR_Init found
+ * in cache is copied to the prefix unless it is there already; with
+ * SCR_GLOBAL_RESTART the cache is then emptied, so that the restart reads
+ * the prefix (SCR_Have_restart fetches). Collective; all ranks agree. */
+static int restart_at_init(struct scr_run *r)
+{
+    int on_restart = 0, global = 0, flushed = 1, ok = 0;
+    scr_config_get_bool(r->cfg, "SCR_FLUSH_ON_RESTART", &on_restart);
+    scr_config_get_bool(r->cfg, "SCR_GLOBAL_RESTART", &global);
+    if (!on_restart && !global) return SCR_SUCCESS;
+    int rc = SCR_SUCCESS;
+    if (r->restart_id > 0) rc = scr_flush_is_flushed(r, r->restart_id, &flushed);
+    if (rc == SCR_SUCCESS && !flushed) {
+        if (r->rank == 0)
+            scr_dbg(1, "%s: flushing dataset %d from cache before the restart",
+                    global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", r->restart_id);
+        r->dset_in_cache = 1;
+        rc = scr_flush_dataset(r, r->restart_id); /* all ranks agree */
+    }
+    if (rc != SCR_SUCCESS || !global) return rc;
+    rc = purge_cache(r);
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
+    if (r->rank == 0 && r->restart_id > 0)
+        scr_dbg(1, "SCR_GLOBAL_RESTART: the restart reads from %s, not from cache", r->prefix);
+    r->restart_id = 0;
+    return SCR_SUCCESS;
+}
+
+struct drop_after {
+    const char *name;
+    int dropped;
+};
+
+/* Every dataset newer than the one called ctx->name leaves the index. */
+static int drop_newer(scr_kvtree *index, void *ctx)
+{
+    struct drop_after *d = ctx;
+    int id = 0, *ids = NULL, n = 0;
+    if (scr_index_file_lookup_id(index, d->name, &id) != SCR_SUCCESS) return SCR_SUCCESS;
+    int rc = scr_index_file_list_ids(index, &ids, &n);
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        if (ids[i] <= id) continue;
+        rc = scr_index_file_remove(index, ids[i]);
+        if (rc == SCR_SUCCESS) d->dropped++;
+    }
+    free(ids);
+    return rc;
+}
+
+/* SCR_DROP_AFTER_CURRENT: once SCR_Current or SCR_CURRENT chose name, the
+ * datasets the index lists after it are dropped (their files stay), so that
+ * no later restart is offered them. Collective: rank 0 edits, all agree. */
+static int drop_after_current(struct scr_run *r, const char *name)
+{
+    int drop = 0;
+    scr_config_get_bool(r->cfg, "SCR_DROP_AFTER_CURRENT", &drop);
+    if (!drop || name == NULL) return SCR_SUCCESS;
+    int rc = SCR_SUCCESS;
+    if (r->rank == 0) {
+        struct drop_after d = {name, 0};
+        rc = scr_index_file_update(r->index_path, drop_newer, &d);
+        if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* no index: nothing to drop */
+        if (rc == SCR_SUCCESS && d.dropped > 0)
+            scr_warn("SCR_DROP_AFTER_CURRENT: dropped %d dataset%s newer than %s from %s", d.dropped,
+                     d.dropped == 1 ? "" : "s", name, r->index_path);
+    }
+    int ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
+    return mrc != SCR_SUCCESS ? mrc : (ok ? SCR_SUCCESS : SCR_ERR_IO);
+}
+
 int SCR_Init(void)
 {
     if (run != NULL) return wrong_state("SCR_Init", "SCR_Finalize (SCR_Init was called already)");
@@ -715,6 +852,9 @@ int SCR_Init(void)
     if (mrc == SCR_SUCCESS && ok) rc = set_paths(r);
     if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
     if (mrc == SCR_SUCCESS && ok) mrc = init_collective(r);
+    if (mrc == SCR_SUCCESS && ok) mrc = restart_at_init(r);
+    if (mrc == SCR_SUCCESS && ok) mrc = drop_after_current(r, r->current_name);
+    if (mrc == SCR_SUCCESS && ok) say_no_background_flush(r);
     if (mrc != SCR_SUCCESS || !ok) {
         if (r->rank == 0) scr_err("SCR_Init failed");
         free_run(r);
@@ -835,14 +975,19 @@ static int new_dataset(const char *name, int flags, scr_dataset **out)
     if (d == NULL) return SCR_ERR_NOMEM;
     struct timeval tv;
     gettimeofday(&tv, NULL);
-    const char *jobname = getenv("SCR_JOB_NAME");
-    if (jobname == NULL) jobname = getenv("SLURM_JOB_NAME");
+    /* SCR_JOB_NAME and SCR_CLUSTER_NAME from any layer (a config file, too),
+     * else what Slurm says */
+    const char *jobname = NULL, *cluster = NULL;
+    if (scr_config_get(run->cfg, "SCR_JOB_NAME", &jobname) != SCR_SUCCESS) jobname = getenv("SLURM_JOB_NAME");
+    if (scr_config_get(run->cfg, "SCR_CLUSTER_NAME", &cluster) != SCR_SUCCESS)
+        cluster = getenv("SLURM_CLUSTER_NAME");
     int rc = scr_dataset_set_id(d, run->dataset_id);
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_name(d, name);
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_flags(d, flags);
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_created(d, (int64_t)tv.tv_sec * 1000000 + tv.tv_usec);
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_username(d, run->user);
     if (rc == SCR_SUCCESS && jobname != NULL && jobname[0] != '\0') rc = scr_dataset_set_jobname(d, jobname);
+    if (rc == SCR_SUCCESS && cluster != NULL && cluster[0] != '\0') rc = scr_dataset_set_cluster(d, cluster);
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_jobid(d, run->jobid);
     if (rc == SCR_SUCCESS && (flags & SCR_FLAG_CHECKPOINT)) rc = scr_dataset_set_ckpt(d, run->checkpoint_id);
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_complete(d, 0);
@@ -1335,7 +1480,8 @@ int SCR_Current(const char *name)
     }
     free(run->current_name);
     run->current_name = strdup(name);
-    return run->current_name ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (run->current_name == NULL) return SCR_ERR_NOMEM;
+    return drop_after_current(run, run->current_name);
 }
 
 struct drop {

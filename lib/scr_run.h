@@ -47,6 +47,8 @@ struct scr_run {
     int cache_size, flush_every, flush_width, fetch_width;
     int crc_on_flush, crc_on_copy, fetch, fetch_bypass, cache_bypass;
     int crc_in_cache;      /* files in cache get CRCs (run_crc.c); 0 only for benchmarks */
+    int crc_on_delete;     /* check files against their CRCs before deleting them from cache */
+    int prefix_size;       /* checkpoints kept on the prefix (0: all) */
     int halt_enabled, halt_exit, halt_seconds;
     int ckpt_interval, ckpt_seconds;
     double ckpt_overhead;

@@ -2,6 +2,7 @@
 #include "tap.h"
 
 #include "config.h"
+#include "config_refused.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "scr_err.h"
@@ -251,6 +252,43 @@ static void test_unknown_key_is_a_warning_naming_file_and_line_and_is_kept(void)
           "warning '%s'", err);
     CHECK(strcmp(value_of(cfg, "SCR_SHINY_NEW"), "yes") == 0, "not kept");
     scr_config_delete(cfg);
+}
+
+/* Every SCR parameter this version does not implement is refused, with its
+ * reason, from a file, the environment and SCR_Config, and is never kept. */
+static void test_scr_parameters_not_implemented_are_refused_everywhere_and_never_kept(void)
+{
+    for (const struct scr_config_refused *r = scr_config_refused_list(); r->name != NULL; r++) {
+        const char *dir = fresh_prefix("refused");
+        char line[256], want[512];
+        snprintf(line, sizeof(line), "SCR_FLUSH=2\n%s=1\n", r->name);
+        write_text(in_dir(dir, ".scrconf"), line);
+        setenv(r->name, "1", 1);
+        scr_config *cfg = scr_config_new();
+        capture_begin();
+        char set[128];
+        snprintf(set, sizeof(set), "%s=1", r->name);
+        int arc = scr_config_apply(cfg, set, NULL);
+        int rc = load(cfg, dir, NULL);
+        const char *err = capture_end();
+        CHECK(rc == SCR_SUCCESS, "%s: load failed: %s", r->name, scr_last_error());
+        CHECK(arc == SCR_ERR_ARG, "%s: SCR_Config accepted it (rc %d)", r->name, arc);
+        snprintf(want, sizeof(want), ".scrconf:2: %s is refused: %s", r->name, r->why);
+        CHECK(strstr(err, want) != NULL, "%s: no refusal from the file in '%s'", r->name, err);
+        snprintf(want, sizeof(want), "environment: %s is refused: %s", r->name, r->why);
+        CHECK(strstr(err, want) != NULL, "%s: no refusal from the environment in '%s'", r->name, err);
+        snprintf(want, sizeof(want), "SCR_Config: %s is refused: %s", r->name, r->why);
+        CHECK(strstr(err, want) != NULL, "%s: no refusal from SCR_Config in '%s'", r->name, err);
+        const char *v = NULL;
+        CHECK(scr_config_get(cfg, r->name, &v) == SCR_ERR_NOTFOUND, "%s: kept as '%s'", r->name, v ? v : "");
+        CHECK(scr_config_param_find(r->name) == NULL, "%s is in the catalogue too", r->name);
+        unsetenv(r->name);
+        scr_config_delete(cfg);
+    }
+    const struct scr_config_refused *db = scr_config_refused_find("SCR_LOG_DB_ENABLE");
+    CHECK(db != NULL && strstr(db->why, "SCR_LOG_TXT_ENABLE") && strstr(db->why, ".scr/events.jsonl") &&
+              strstr(db->why, "scr-log"),
+          "the MySQL log's refusal does not point to the text and JSON logs");
 }
 
 /* --- bad values --------------------------------------------------------------------- */
@@ -771,6 +809,7 @@ int main(void)
     RUN(test_scr_config_sets_cache_base_and_size_as_scr_3_1_does);
     RUN(test_scr_conf_file_and_prefix_set_by_scr_config_find_the_user_file);
     RUN(test_unknown_key_is_a_warning_naming_file_and_line_and_is_kept);
+    RUN(test_scr_parameters_not_implemented_are_refused_everywhere_and_never_kept);
     RUN(test_a_bad_value_is_an_error_naming_parameter_value_expectation_and_place);
     RUN(test_a_burst_buffer_flush_type_is_refused_by_name);
     RUN(test_descriptor_lines_become_tables_and_the_first_layer_defining_one_wins);

@@ -171,6 +171,27 @@ static void test_validate_names_file_key_and_text(void)
     scr_dataset_delete(d);
 }
 
+/* CLUSTER (SCR_CLUSTER_NAME) is one more optional text key: set, read back,
+ * refused empty, and a descriptor without it still valid. */
+static void test_cluster_is_an_optional_text_key(void)
+{
+    scr_dataset *d = sample_dataset();
+    REQUIRE(d != NULL, "setters failed");
+    const char *s = NULL;
+    CHECK(scr_dataset_get_cluster(d, &s) == SCR_ERR_NOTFOUND, "a cluster without setting one");
+    CHECK(scr_dataset_validate(d, "f.scr", NULL) == SCR_SUCCESS, "valid without CLUSTER");
+    CHECK(scr_dataset_set_cluster(d, "quartz") == SCR_SUCCESS, "set CLUSTER");
+    CHECK(scr_dataset_get_cluster(d, &s) == SCR_SUCCESS && strcmp(s, "quartz") == 0, "CLUSTER read back");
+    CHECK(scr_kvtree_get_kv(d, "CLUSTER", "quartz") != NULL, "stored under the key CLUSTER");
+    scr_log_set_quiet(1);
+    CHECK(scr_dataset_set_cluster(d, "") == SCR_ERR_ARG, "empty CLUSTER accepted");
+    scr_kvtree_util_set_int(d, "CLUSTER", 5);
+    scr_kvtree_util_set_str(d, "CLUSTER", "");
+    CHECK(scr_dataset_validate(d, "f.scr", NULL) == SCR_ERR_FORMAT, "an empty CLUSTER validated");
+    scr_log_set_quiet(0);
+    scr_dataset_delete(d);
+}
+
 static void test_copy_is_exact_and_independent(void)
 {
     scr_dataset *src = sample_dataset();
@@ -195,5 +216,6 @@ int main(void)
     RUN(test_setters_refuse_what_a_reader_would_refuse);
     RUN(test_validate_names_file_key_and_text);
     RUN(test_copy_is_exact_and_independent);
+    RUN(test_cluster_is_an_optional_text_key);
     return tap_done();
 }
