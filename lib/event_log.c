@@ -1,5 +1,6 @@
 /* event_log.c — where events go: text log, syslog, JSON lines (see event_log.h). */
 #include "event_log.h"
+#include "job_env.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +83,58 @@ int scr_event_log_setup(struct scr_event_log *log, const scr_config *cfg, const 
         log->syslog = 1;
     }
     return SCR_SUCCESS;
+}
+
+static int exists_in(const char *dir, const char *name)
+{
+    char *path = NULL;
+    struct stat st;
+    int yes = scr_path_join(dir, name, &path) == SCR_SUCCESS && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    free(path);
+    return yes;
+}
+
+int scr_event_log_setup_outside(struct scr_event_log *log, const char *prefix, const char *job)
+{
+    memset(log, 0, sizeof(*log));
+    char jobid[256] = "", user[256] = "", host[256] = "";
+    int defaulted = 0;
+    if (job == NULL && (scr_job_env_job_id(jobid, sizeof(jobid), &defaulted) != SCR_SUCCESS || defaulted))
+        jobid[0] = '\0';
+    if (scr_job_env_user_name(user, sizeof(user)) != SCR_SUCCESS) user[0] = '\0';
+    if (scr_job_env_node_name(host, sizeof(host)) != SCR_SUCCESS) host[0] = '\0';
+    char *dir = NULL, *user_file = NULL;
+    int rc = scr_path_join(prefix, ".scr", &dir);
+    if (rc == SCR_SUCCESS && getenv("SCR_CONF_FILE") == NULL) rc = scr_path_join(prefix, ".scrconf", &user_file);
+    scr_config *cfg = rc == SCR_SUCCESS ? scr_config_new() : NULL;
+    if (rc == SCR_SUCCESS && cfg == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) {
+        struct scr_config_sources src = {0};
+        struct stat st;
+        if (user_file != NULL && stat(user_file, &st) == 0) src.user_file = user_file;
+        src.skip_app_file = 1; /* SCR_Config may not set SCR_LOG_* */
+        int loaded = scr_config_load(cfg, &src) == SCR_SUCCESS;
+        enum scr_config_layer layer = SCR_CONFIG_LAYER_DEFAULT;
+        if (loaded) rc = scr_event_log_setup(log, cfg, dir, job ? job : jobid, user, host);
+        /* SCR_LOG_ENABLE set where we can see it is obeyed, 0 included */
+        if (loaded) scr_config_layer_of(cfg, "SCR_LOG_ENABLE", &layer);
+        if (rc == SCR_SUCCESS && layer == SCR_CONFIG_LAYER_DEFAULT && !scr_event_log_enabled(log)) {
+            if (log->syslog) closelog();
+            free(log->dir);
+            memset(log, 0, sizeof(*log));
+            log->json = exists_in(dir, SCR_EVENT_LOG_JSON_NAME);
+            log->text = exists_in(dir, SCR_EVENT_LOG_TEXT_NAME);
+            snprintf(log->job, sizeof(log->job), "%s", job ? job : jobid);
+            snprintf(log->user, sizeof(log->user), "%s", user);
+            snprintf(log->host, sizeof(log->host), "%s", host);
+            log->dir = dir;
+            dir = NULL;
+        }
+    }
+    scr_config_delete(cfg);
+    free(dir);
+    free(user_file);
+    return rc;
 }
 
 int scr_event_log_enabled(const struct scr_event_log *log) { return log->text || log->json || log->syslog; }

@@ -49,6 +49,17 @@ struct scr_event_log {
 int scr_event_log_setup(struct scr_event_log *log, const scr_config *cfg, const char *prefix_scr,
                         const char *job, const char *user, const char *host);
 
+/* For the writers outside the library (the commands, the Slurm plugin):
+ * the configuration loaded as libscr loads it for prefix (the environment,
+ * $SCR_CONF_FILE else <prefix>/.scrconf, the system file; a configuration
+ * that does not load counts as logging off), the job id (job NULL: from
+ * the environment, "" when none), user and host from job_env.h. Where a
+ * job's environment does not reach (the Slurm epilog runs without it),
+ * logging is on for a file the job's library already began on the prefix:
+ * each of events.jsonl and log that exists is appended to (syslog stays
+ * off then). SCR_ERR_NOMEM only. */
+int scr_event_log_setup_outside(struct scr_event_log *log, const char *prefix, const char *job);
+
 /* 1 when any event would be written. */
 int scr_event_log_enabled(const struct scr_event_log *log);
 
