@@ -5,7 +5,7 @@
 # logs init from the cache and the rebuild; a restart after losing every
 # node logs init from the prefix, a fetch that fails (marked FAILED) and the
 # fallback to an older dataset; a halt with its reason; finalize. With the
-# default SCR_LOG_ENABLE=0 nothing is written.
+# default SCR_LOG_ENABLE=0 nothing is written. scr-scavenge records its copy.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup event-log
 
@@ -56,6 +56,12 @@ check_query "the_job_user_and_host_are_recorded" \
   'all(e["job"]=="'"$SCR_JOB_ID"'" and e["user"] and e["host"] for e in ev)'
 check "the_text_log_has_the_flush_line" \
   grep -q "event=flush status=ok dataset=2 name=ckpt.2 bytes=$bytes seconds=" "$txt"
+
+# scr-scavenge, a command acting on the prefix, records its copy too
+(cd "$prefix" && SCR_LOG_ENABLE=1 SCR_LOG_SYSLOG_ENABLE=0 "$top_builddir/cli/scr-scavenge" --node node0 \
+    > "$scratch/scavenge.out" 2>&1)
+check_query "scr-scavenge_records_its_copy_of_checkpoint_3" \
+  '[(e["dataset_id"], e["node"], e["status"], e["bytes"] > 0) for e in ev if e["event"]=="scavenge"] == [(3,"node0","ok",True)]'
 
 # 2. node 1 is lost: the next run rebuilds checkpoint 3 from XOR in cache
 mpi_lose_node 1
