@@ -444,7 +444,7 @@ static int syslog_round_trip(const char *const *settings, char *got, size_t len)
     if (s < 0 || bind(s, (struct sockaddr *)&addr, sizeof(addr)) != 0) return -1;
     pid_t pid = fork();
     if (pid == 0) {
-        if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
             mount("tmpfs", "/dev", "tmpfs", 0, "size=64k") != 0 || symlink(sock_path, "/dev/log") != 0)
             _exit(2);
         struct scr_event_log log;
