@@ -5,7 +5,8 @@
 # logs init from the cache and the rebuild; a restart after losing every
 # node logs init from the prefix, a fetch that fails (marked FAILED) and the
 # fallback to an older dataset; a halt with its reason; finalize. With the
-# default SCR_LOG_ENABLE=0 nothing is written. scr-scavenge records its copy.
+# default SCR_LOG_ENABLE=0 nothing is written. scr-scavenge records its copy
+# and scr-run its relaunch.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup event-log
 
@@ -120,5 +121,13 @@ mkdir "$jsonl"   # a directory where the file should be: open() fails
 mpi_run 4 2 SCR_LOG_ENABLE=1 SCR_LOG_SYSLOG_ENABLE=0 SCR_LOG_TXT_ENABLE=0 SCR_FLUSH=1 -- --steps 3
 mpi_expect_restart "a_run_whose_log_cannot_be_written_finishes" 0 3
 check "it_warns_once_about_the_log" test "$(grep -c 'could not open the event log' "$mpi_err")" -eq 1
+
+# 8. scr-run, the relaunch loop for launchers other than srun, records its relaunch
+mpi_reset
+(cd "$prefix" && SCR_LOG_ENABLE=1 SCR_LOG_SYSLOG_ENABLE=0 timeout -k 10 120 "$top_builddir/cli/scr-run" --delay 0 \
+    --runs 2 --no-scavenge sh "$mpi_sim_run" -n 4 -N 2 -- "$mpi_app" --steps 3 --crash-after 1 --crash-rank 1) \
+    < /dev/null > "$scratch/scr-run.out" 2>&1
+check_query "scr-run_records_its_relaunch_between_the_two_runs" \
+  '[(e["event"], e.get("run"), e.get("restart_source")) for e in ev if e["event"] in ("init","relaunch")] == [("init",None,"none"),("relaunch",2,None),("init",None,"cache")]'
 
 done_testing
