@@ -22,8 +22,9 @@
  * The text line, in <prefix>/.scr/log and through syslog, says the same as
  * key=value words after the time: job= user= host= event= status= dataset=
  * name= bytes= seconds= bw= reason= and the event's own, each only when
- * known; a value with a space, a quote or a backslash is quoted with "..."
- * and \" \\ escapes. Nothing here does I/O or logs; the formatters
+ * known; a value with a space, '=', a quote or a backslash is quoted with
+ * "..." and \" \\ escapes, and a control character becomes '?', so that
+ * an event is always one line. Nothing here does I/O or logs; the formatters
  * allocate the line they return (free it). */
 #ifndef SCR_EVENT_FORMAT_H
 #define SCR_EVENT_FORMAT_H
