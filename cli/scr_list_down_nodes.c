@@ -11,6 +11,7 @@
 #include "build_config.h"
 #include "cli_common.h"
 #include "down_nodes.h"
+#include "event_log.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -46,6 +47,8 @@ static void usage(FILE *out)
             "  -p, --prefix DIR       the prefix (default: $SCR_PREFIX, else the current\n"
             "                         directory)\n"
             "  -n, --no-slurm         do not ask Slurm for node states nor probe slurmd\n"
+            "  -l, --log              record each down node and why in the prefix's event\n"
+            "                         log (when SCR_LOG_ENABLE=1; see scr-log)\n"
             "  -h, --help             show this help\n"
             "  -V, --version          show the version\n"
             "\n"
@@ -107,6 +110,30 @@ static int print_list(const struct scr_down_nodes *list, enum output output)
     return rc;
 }
 
+/* --log: a node_down event for each down node, in the prefix's event log. */
+static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix_option)
+{
+    char *prefix = cli_resolve_prefix(prefix_option);
+    struct scr_event_log log;
+    if (prefix == NULL || scr_event_log_setup_outside(&log, prefix, NULL) != SCR_SUCCESS) {
+        free(prefix);
+        return;
+    }
+    if (!scr_event_log_enabled(&log))
+        fprintf(stderr, "scr-list-down-nodes: --log: nothing recorded, SCR_LOG_ENABLE is not 1 for %s\n", prefix);
+    for (int i = 0; i < list->count; i++) {
+        if (!list->nodes[i].down) continue;
+        struct scr_event_field node[] = {SCR_EVENT_STR("node", list->nodes[i].name)};
+        struct scr_event ev = SCR_EVENT_INITIALIZER(SCR_EVENT_NODE_DOWN);
+        ev.reason = list->nodes[i].reason;
+        ev.fields = node;
+        ev.nfields = 1;
+        scr_event_log_write(&log, &ev);
+    }
+    scr_event_log_close(&log);
+    free(prefix);
+}
+
 /* The first of these that is set and not empty, else NULL. */
 static const char *first_set(const char *a, const char *b, const char *c)
 {
@@ -125,16 +152,17 @@ int main(int argc, char **argv)
         { "health-dir", required_argument, NULL, 'H' },
         { "prefix", required_argument, NULL, 'p' },
         { "no-slurm", no_argument, NULL, 'n' },
+        { "log", no_argument, NULL, 'l' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     enum output output = OUTPUT_HOSTLIST;
     const char *exclude = NULL, *health_dir = NULL, *prefix_option = NULL;
-    int ask_slurm = 1, before = optind, c;
+    int ask_slurm = 1, before = optind, c, log = 0;
     cli_init("scr-list-down-nodes");
     opterr = 0;
-    for (; (c = getopt_long(argc, argv, ":rjx:H:p:nhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, ":rjx:H:p:nlhV", options, NULL)) != -1; before = optind) {
         switch (c) {
         case 'r': output = OUTPUT_REASONS; break;
         case 'j': output = OUTPUT_JSON; break;
@@ -148,6 +176,7 @@ int main(int argc, char **argv)
             prefix_option = optarg;
             break;
         case 'n': ask_slurm = 0; break;
+        case 'l': log = 1; break;
         case 'h':
             usage(stdout);
             return 0;
@@ -183,6 +212,7 @@ int main(int argc, char **argv)
     if (ask_slurm && !list.slurm_asked)
         fprintf(stderr, "scr-list-down-nodes: node states not checked with Slurm: %s\n", list.slurm_error);
     if (list.probe_error[0] != '\0') fprintf(stderr, "scr-list-down-nodes: %s\n", list.probe_error);
+    if (log) log_down_nodes(&list, prefix_option);
     rc = print_list(&list, output);
     int down = list.down;
     scr_down_nodes_free(&list);

@@ -14,6 +14,7 @@
 #include "build_config.h"
 #include "cli_common.h"
 #include "config.h"
+#include "event_log.h"
 #include "job_dir.h"
 #include "job_env.h"
 #include "job_file.h"
@@ -201,7 +202,27 @@ static int print_status(const char *cntl)
     return flushed ? EXIT_NOTHING : 0;
 }
 
-static int scavenge(struct scr_scavenge_options *o)
+/* The scavenge event of this node's part, in the prefix's event log. */
+static void log_scavenge(const struct scr_scavenge_options *o, const char *node,
+                         const struct scr_scavenge_report *rep, int rc, double seconds)
+{
+    struct scr_event_log log;
+    if (scr_event_log_setup_outside(&log, o->prefix, NULL) != SCR_SUCCESS) return;
+    struct scr_event_field fields[] = {SCR_EVENT_STR("node", node ? node : log.host), SCR_EVENT_INT("files", rep->files_copied),
+                                       SCR_EVENT_INT("files_failed", rep->files_failed)};
+    struct scr_event ev = SCR_EVENT_INITIALIZER(SCR_EVENT_SCAVENGE);
+    ev.status = rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED;
+    ev.dataset_id = rep->id;
+    ev.bytes = (long long)rep->bytes_copied;
+    ev.seconds = seconds;
+    ev.reason = rc == SCR_SUCCESS ? NULL : "some files could not be copied";
+    ev.fields = fields;
+    ev.nfields = 3;
+    scr_event_log_write(&log, &ev);
+    scr_event_log_close(&log);
+}
+
+static int scavenge(struct scr_scavenge_options *o, const char *node)
 {
     struct scr_scavenge_report rep;
     struct progress p = {{0, 0}, 0};
@@ -217,6 +238,11 @@ static int scavenge(struct scr_scavenge_options *o)
         printf("dataset %d is on the prefix already (use --force to copy it again)\n", rep.id);
         return 0;
     }
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    if (rc == SCR_SUCCESS || rc == SCR_FAILURE)
+        log_scavenge(o, node, &rep, rc,
+                     (double)(end.tv_sec - p.start.tv_sec) + (double)(end.tv_nsec - p.start.tv_nsec) / 1e9);
     if (rc == SCR_SUCCESS || rc == SCR_FAILURE)
         printf("dataset %d: %d file(s), %llu bytes copied for %d rank(s) and %d partner copy(ies); "
                "%d file(s) not copied\n", rep.id, rep.files_copied, (unsigned long long)rep.bytes_copied, rep.ranks,
@@ -291,7 +317,7 @@ int main(int argc, char **argv)
         o.nfailed_ranks = nranks;
         o.failed_nodes = (const char *const *)nodes;
         o.nfailed_nodes = nnodes;
-        status = status_only ? print_status(cntl) : scavenge(&o);
+        status = status_only ? print_status(cntl) : scavenge(&o, node_option);
     }
     free(cntl);
     free(prefix);

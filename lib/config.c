@@ -432,8 +432,10 @@ static int find_layer(const scr_config *cfg, const char *name, const char **out_
 {
     if (scr_config_table_find(name) != NULL) return -1;
     /* the environment comes first for any key, as in SCR, also for one the
-     * catalogue does not know (load_env reads only the known ones) */
-    const char *env = scr_config_param_find(name) == NULL ? getenv(name) : NULL;
+     * catalogue does not know (load_env reads only the known ones); an SCR
+     * parameter this version refuses stays refused there too */
+    int unknown = scr_config_param_find(name) == NULL && scr_config_refused_find(name) == NULL;
+    const char *env = unknown ? getenv(name) : NULL;
     if (env != NULL && env[0] != '\0') {
         *out_value = env;
         return SCR_CONFIG_LAYER_ENV;

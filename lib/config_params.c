@@ -36,6 +36,12 @@ static const struct {
 };
 /* SCR_COPY_TYPE=FILE: the CKPT descriptors of the configuration decide */
 static const char *const default_copy_types[] = {"SINGLE", "PARTNER", "XOR", "RS", "FILE", NULL};
+/* the words of event_log.c, SCR's names of syslog(3)'s constants */
+static const char *const syslog_facilities[] = {"LOG_USER", "LOG_DAEMON", "LOG_LOCAL0", "LOG_LOCAL1",
+                                                "LOG_LOCAL2", "LOG_LOCAL3", "LOG_LOCAL4", "LOG_LOCAL5",
+                                                "LOG_LOCAL6", "LOG_LOCAL7", NULL};
+static const char *const syslog_levels[] = {"LOG_EMERG", "LOG_ALERT", "LOG_CRIT", "LOG_ERR", "LOG_WARNING",
+                                            "LOG_NOTICE", "LOG_INFO", "LOG_DEBUG", NULL};
 
 #define INT_P(name, def, lo, hi, flags, help) {name, SCR_CONFIG_INT, def, flags, lo, hi, NULL, help}
 #define BOOL_P(name, def, flags, help) {name, SCR_CONFIG_BOOL, def, flags, 0, 1, NULL, help}
@@ -100,6 +106,11 @@ static const struct scr_config_param params[] = {
     BOOL_P("SCR_LOG_ENABLE", "0", SCR_CONFIG_NOT_BY_APP, "record events in a log"),
     BOOL_P("SCR_LOG_TXT_ENABLE", "1", SCR_CONFIG_NOT_BY_APP, "... in a text file in the prefix"),
     BOOL_P("SCR_LOG_SYSLOG_ENABLE", "1", SCR_CONFIG_NOT_BY_APP, "... through syslog"),
+    ENUM_P("SCR_LOG_SYSLOG_FACILITY", "LOG_LOCAL7", syslog_facilities, SCR_CONFIG_NOT_BY_APP,
+           "syslog facility of events"),
+    ENUM_P("SCR_LOG_SYSLOG_LEVEL", "LOG_INFO", syslog_levels, SCR_CONFIG_NOT_BY_APP, "syslog level of events"),
+    STR_P("SCR_LOG_SYSLOG_PREFIX", "SCR", SCR_CONFIG_NOT_BY_APP, "syslog identity of events"),
+    BOOL_P("SCR_LOG_JSON_ENABLE", "1", SCR_CONFIG_NOT_BY_APP, "... as JSON lines in the prefix (events.jsonl)"),
     STR_P("SCR_USER_NAME", NULL, 0, "user name (default: from the password database)"),
     STR_P("SCR_JOB_ID", NULL, 0, "job id (default: SLURM_JOB_ID)"),
     STR_P("SCR_JOB_NAME", NULL, 0, "job name (default: SLURM_JOB_NAME)"),

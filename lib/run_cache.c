@@ -403,6 +403,13 @@ int scr_cache_make_room(struct scr_run *run, const char *store)
         if (most[1]) return SCR_ERR_NOMEM;
         if (most[0] < capacity || global_oldest == INT_MAX) return SCR_SUCCESS;
         scr_dbg(1, "store %s full (%d datasets): deleting dataset %d", store, most[0], global_oldest);
+        /* the event names the dataset before its record goes */
+        const scr_dataset *gone = NULL;
+        const char *gone_name = NULL;
+        char name[1024] = "";
+        if (run->rank == 0 && scr_filemap_get_dataset(run->map, global_oldest, run->rank, &gone) == SCR_SUCCESS &&
+            scr_dataset_get_name(gone, &gone_name) == SCR_SUCCESS)
+            snprintf(name, sizeof(name), "%s", gone_name);
         int drc = scr_cache_delete_dataset(run, global_oldest);
         /* the flush file keeps whether it reached the prefix, not that it is cached */
         int flushed = 0;
@@ -415,6 +422,10 @@ int scr_cache_make_room(struct scr_run *run, const char *store)
         int ok = 0;
         rc = scr_comm_all_true(drc == SCR_SUCCESS, run->world, &ok);
         if (rc != SCR_SUCCESS) return rc;
+        struct scr_event_field fields[] = {SCR_EVENT_STR("store", store ? store : ""),
+                                           SCR_EVENT_INT("flushed", flushed)};
+        scr_run_event(run, SCR_EVENT_EVICT, ok ? SCR_EVENT_OK : SCR_EVENT_FAILED, global_oldest,
+                      name[0] ? name : NULL, -1, -1, ok ? NULL : "its files could not all be deleted", fields, 2);
         if (!ok) return SCR_ERR_IO;
     }
 }

@@ -85,6 +85,34 @@ static int pick_candidate(struct scr_run *run, const char *wanted, int below, in
     return rc;
 }
 
+/* The name the index gives dataset id ("" when it gives none), for events. */
+static void index_name(struct scr_run *run, int id, char *name, size_t len)
+{
+    name[0] = '\0';
+    scr_kvtree *index = scr_kvtree_new();
+    const char *n = NULL;
+    if (index != NULL && scr_index_file_read(run->index_path, index) == SCR_SUCCESS &&
+        scr_index_file_get_name(index, id, &n) == SCR_SUCCESS)
+        snprintf(name, len, "%s", n);
+    scr_kvtree_delete(index);
+}
+
+int scr_fetch_peek(struct scr_run *run, int *out_id, char *name, size_t len)
+{
+    *out_id = 0;
+    name[0] = '\0';
+    scr_kvtree *index = scr_kvtree_new();
+    if (index == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_index_file_read(run->index_path, index);
+    if (rc == SCR_SUCCESS) rc = scr_index_file_restart_candidate(index, out_id);
+    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* nothing was ever flushed */
+    const char *n = NULL;
+    if (rc == SCR_SUCCESS && *out_id > 0 && scr_index_file_get_name(index, *out_id, &n) == SCR_SUCCESS)
+        snprintf(name, len, "%s", n);
+    scr_kvtree_delete(index);
+    return rc;
+}
+
 struct fetch_outcome {
     int id, fetched;
 };
@@ -407,6 +435,15 @@ int scr_fetch_decide_restart(struct scr_run *run)
                 scr_warn("could not record the fetch of dataset %d in %s", candidate, run->index_path);
             if (!ok) scr_warn("could not fetch dataset %d from %s; marked it failed, trying an older one",
                               candidate, run->prefix);
+            if (!ok && scr_event_log_enabled(&run->events)) {
+                char failed_name[1024];
+                struct scr_event_field fields[] = {SCR_EVENT_INT("attempt", attempt + 1),
+                                                   SCR_EVENT_STR("marked", "FAILED")};
+                index_name(run, candidate, failed_name, sizeof(failed_name));
+                scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_FAILED, candidate,
+                              failed_name[0] ? failed_name : NULL, -1, scr_run_now() - t0,
+                              "could not be read back from the prefix; an older dataset is tried", fields, 2);
+            }
         }
         if (!ok) continue;
         scr_kvtree_delete(tried);
@@ -432,9 +469,16 @@ int scr_fetch_decide_restart(struct scr_run *run)
         mrc = scr_comm_bcast_kvtree(&name_tree, 0, run->world);
         if (mrc == SCR_SUCCESS) set_restart_name(run, name_tree);
         scr_kvtree_delete(name_tree);
-        if (run->rank == 0)
+        if (run->rank == 0) {
+            uint64_t bytes = 0;
+            int have_bytes = desc != NULL && scr_dataset_get_size(desc, &bytes) == SCR_SUCCESS;
+            struct scr_event_field fields[] = {SCR_EVENT_INT("attempt", attempt + 1),
+                                               SCR_EVENT_STR("into", run->fetch_bypass ? "prefix" : "cache")};
+            scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_OK, candidate, run->restart_name,
+                          have_bytes ? (long long)bytes : -1, scr_run_now() - t0, NULL, fields, 2);
             scr_dbg(1, "fetched dataset %d (%s) from %s in %.3f s", candidate, run->restart_name,
                     run->prefix, scr_run_now() - t0);
+        }
         return mrc;
     }
 }

@@ -329,6 +329,8 @@ int scr_flush_dataset(struct scr_run *run, int id)
         }
         scr_undo_clear(&undo);
         free(dsdir);
+        scr_run_event(run, SCR_EVENT_FLUSH, SCR_EVENT_FAILED, id, NULL, -1, scr_run_now() - t0,
+                      "its directory on the prefix could not be made or belongs to another dataset", NULL, 0);
         return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
     }
 
@@ -370,6 +372,13 @@ int scr_flush_dataset(struct scr_run *run, int id)
     if (run->rank == 0) {
         const char *name = "?";
         scr_dataset_get_name(desc, &name);
+        uint64_t bytes = 0;
+        scr_dataset_get_size(desc, &bytes);
+        scr_run_event(run, SCR_EVENT_FLUSH, mrc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, id, name,
+                      (long long)bytes, scr_run_now() - t0,
+                      mrc == SCR_SUCCESS ? NULL : failed ? "copying to the prefix or indexing failed"
+                                                         : "recording where the dataset is failed",
+                      NULL, 0);
         if (mrc == SCR_SUCCESS)
             scr_dbg(1, "flushed dataset %d (%s) to %s in %.3f s", id, name, run->prefix,
                     scr_run_now() - t0);

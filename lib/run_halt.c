@@ -46,6 +46,10 @@ static int decide(struct scr_run *run, int *out_halt, const char **out_why)
         *out_why = halt_reason(run);
         halt = *out_why != NULL;
     }
+    if (halt && !run->halt_logged) {
+        scr_run_event(run, SCR_EVENT_HALT, NULL, 0, NULL, -1, -1, *out_why, NULL, 0);
+        run->halt_logged = 1;
+    }
     int rc = scr_mpi_check(MPI_Bcast(&halt, 1, MPI_INT, 0, run->world),
                            "sharing the halt decision");
     if (rc == SCR_SUCCESS) *out_halt = halt;

@@ -459,6 +459,7 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
 {
     *out_ok = 0;
     *out_is_ckpt = 0;
+    double t0 = scr_run_now();
     scr_kvtree *desc = NULL, *recv = NULL;
     int rc = share_descriptor(run, id, &desc);
     if (rc != SCR_SUCCESS || desc == NULL) return rc;
@@ -547,6 +548,16 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     if (rc == SCR_SUCCESS && ok) rc = scr_cache_dataset_is_intact(run, id, &ok);
     /* a damaged PARTNER copy is made again like the copies of a lost node */
     if (rc == SCR_SUCCESS && ok) rc = protect_again(run, &d, id, name, needed || damaged > 0);
+    /* the event counts the ranks whose files had to come from elsewhere */
+    int mine = needed || damaged > 0, lost = 0;
+    if (scr_mpi_check(MPI_Reduce(&mine, &lost, 1, MPI_INT, MPI_SUM, 0, run->world), "counting rebuilt ranks") ==
+        SCR_SUCCESS) {
+        struct scr_event_field fields[] = {SCR_EVENT_INT("ranks_rebuilt", lost)};
+        int done = rc == SCR_SUCCESS && ok;
+        scr_run_event(run, SCR_EVENT_REBUILD, done ? SCR_EVENT_OK : SCR_EVENT_FAILED, id, name, -1,
+                      scr_run_now() - t0, done ? NULL : "lost more than its redundancy scheme survives, or damaged",
+                      fields, 1);
+    }
     free(bufs[0]);
     free(bufs[1]);
     if (have_desc) scr_reddesc_clear(&d);

@@ -715,10 +715,26 @@ static int record_scheme(struct scr_run *run, const struct scr_reddesc *d, int i
     return SCR_SUCCESS;
 }
 
+/* Rank 0's encode event: the dataset's size and how long the scheme took. */
+static void log_encode(struct scr_run *run, const struct scr_reddesc *d, int id, double t0, int rc)
+{
+    const scr_dataset *desc = NULL;
+    uint64_t bytes = 0;
+    int have_bytes = run->rank == 0 && scr_filemap_get_dataset(run->map, id, run->rank, &desc) == SCR_SUCCESS &&
+                     scr_dataset_get_size(desc, &bytes) == SCR_SUCCESS;
+    struct scr_event_field fields[] = {SCR_EVENT_STR("scheme", scr_copy_type_name(d->type)),
+                                       SCR_EVENT_INT("set_size", d->set_size)};
+    scr_run_event(run, SCR_EVENT_ENCODE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, id, NULL,
+                  have_bytes ? (long long)bytes : -1, scr_run_now() - t0,
+                  rc == SCR_SUCCESS ? NULL : "the redundancy scheme failed", fields, 2);
+}
+
 int scr_redundancy_apply(struct scr_run *run, const struct scr_reddesc *d, int id)
 {
+    double t0 = scr_run_now();
     int rc = record_scheme(run, d, id);
     if (rc == SCR_SUCCESS) rc = run_scheme(run, d, id, 0);
+    log_encode(run, d, id, t0, rc);
     if (rc != SCR_SUCCESS) return rc;
     /* the expected count now includes the redundancy file */
     int expected = scr_filemap_num_files(run->map, id, run->rank);

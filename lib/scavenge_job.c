@@ -1,5 +1,6 @@
 /* scavenge_job.c — a node's part of the end-of-job scavenge, and the one index. */
 #include "scavenge_job.h"
+#include "event_log.h"
 #include "index_file.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
@@ -267,8 +268,42 @@ int scr_scavenge_job_note_nodes(const char *prefix, const char *jobid, const cha
     return rc;
 }
 
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The scavenge event of this node's part, in the prefix's event log (a
+ * node whose cache held nothing has none). */
+static void log_scavenge(const struct scr_scavenge_job *job, const struct scr_scavenge_job_outcome *out,
+                         double seconds)
+{
+    if (out->dataset <= 0) return;
+    struct scr_event_log log;
+    if (scr_event_log_setup_outside(&log, job->prefix, job->jobid) != SCR_SUCCESS) return;
+    struct scr_event_field fields[] = {
+        SCR_EVENT_STR("node", job->node), SCR_EVENT_INT("files", out->copy.files_copied),
+        SCR_EVENT_INT("files_failed", out->copy.files_failed), SCR_EVENT_INT("already_flushed", out->already_flushed),
+        SCR_EVENT_STR("index", out->index_text),
+    };
+    int failed = out->copy_failed || out->index_failed || out->error[0] != '\0';
+    struct scr_event ev = SCR_EVENT_INITIALIZER(SCR_EVENT_SCAVENGE);
+    ev.status = failed ? SCR_EVENT_FAILED : SCR_EVENT_OK;
+    ev.dataset_id = out->dataset;
+    ev.bytes = (long long)out->copy.bytes_copied;
+    ev.seconds = seconds;
+    ev.reason = out->error[0] != '\0' ? out->error : failed ? "some files could not be copied or indexed" : NULL;
+    ev.fields = fields;
+    ev.nfields = out->index_text[0] != '\0' ? 5 : 4;
+    scr_event_log_write(&log, &ev);
+    scr_event_log_close(&log);
+}
+
 int scr_scavenge_job_node(const struct scr_scavenge_job *job, struct scr_scavenge_job_outcome *out)
 {
+    double t0 = now_seconds();
     memset(out, 0, sizeof(*out));
     char *scr_dir = NULL;
     struct stat st;
@@ -289,6 +324,7 @@ int scr_scavenge_job_node(const struct scr_scavenge_job *job, struct scr_scaveng
     int arc = append_record(job, out);
     if (arc != SCR_SUCCESS) set_error(out, "cannot append to the job record: %s", last_error_or("failed"));
     if (rc == SCR_SUCCESS) rc = arc;
+    log_scavenge(job, out, now_seconds() - t0);
     return rc != SCR_SUCCESS ? rc : out->copy_failed || out->index_failed ? SCR_FAILURE : SCR_SUCCESS;
 }
 

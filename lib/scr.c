@@ -155,6 +155,7 @@ static void free_run(struct scr_run *r)
     scr_reddescs_free(r->reddescs, r->nreddescs);
     scr_dataset_delete(r->dset);
     scr_kvtree_delete(r->restart_files);
+    scr_event_log_close(&r->events);
     free(r);
 }
 
@@ -782,6 +783,27 @@ static int drop_after_current(struct scr_run *r, const char *name)
     return mrc != SCR_SUCCESS ? mrc : (ok ? SCR_SUCCESS : SCR_ERR_IO);
 }
 
+/* The init event: where a restart would come from as things stand (the
+ * cache's newest intact checkpoint, else the prefix's newest usable one;
+ * SCR_Current may still change it, and the fetch event says what was read). */
+static void log_init(struct scr_run *r, double seconds)
+{
+    if (r->rank != 0 || !scr_event_log_enabled(&r->events)) return;
+    int id = r->restart_id;
+    const char *source = "cache", *dname = NULL;
+    char name[SCR_MAX_FILENAME];
+    if (id == 0) {
+        source = "none";
+        if (r->fetch && scr_fetch_peek(r, &id, name, sizeof(name)) == SCR_SUCCESS && id > 0) {
+            source = "prefix";
+            dname = name;
+        }
+    }
+    struct scr_event_field fields[] = {SCR_EVENT_STR("restart_source", source), SCR_EVENT_INT("ranks", r->ranks),
+                                       SCR_EVENT_INT("nodes", r->nodes)};
+    scr_run_event(r, SCR_EVENT_INIT, SCR_EVENT_OK, id, dname, -1, seconds, NULL, fields, 3);
+}
+
 int SCR_Init(void)
 {
     if (run != NULL) return wrong_state("SCR_Init", "SCR_Finalize (SCR_Init was called already)");
@@ -791,6 +813,7 @@ int SCR_Init(void)
         scr_err("SCR_Init called before MPI_Init");
         return SCR_ERR_STATE;
     }
+    double t_init = scr_run_now();
     struct scr_run *r = calloc(1, sizeof(*r));
     if (r == NULL) {
         scr_err("out of memory starting SCR");
@@ -850,6 +873,8 @@ int SCR_Init(void)
     if (mrc == SCR_SUCCESS && ok) mrc = scr_mpi_check(MPI_Comm_rank(r->node, &r->node_rank), "MPI_Comm_rank");
     if (mrc == SCR_SUCCESS && ok) mrc = scr_mpi_check(MPI_Comm_size(r->node, &r->node_ranks), "MPI_Comm_size");
     if (mrc == SCR_SUCCESS && ok) rc = set_paths(r);
+    if (mrc == SCR_SUCCESS && ok && rc == SCR_SUCCESS && r->rank == 0)
+        rc = scr_event_log_setup(&r->events, r->cfg, r->prefix_scr, r->jobid, r->user, r->node_name);
     if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
     if (mrc == SCR_SUCCESS && ok) mrc = init_collective(r);
     if (mrc == SCR_SUCCESS && ok) mrc = restart_at_init(r);
@@ -863,6 +888,7 @@ int SCR_Init(void)
     r->time_start = r->time_last_ckpt_end = scr_run_now();
     r->state = SCR_STATE_IDLE;
     run = r;
+    log_init(r, r->time_start - t_init);
     if (scr_halt_clear_finalized(r) != SCR_SUCCESS)
         scr_warn("could not clear SCR_FINALIZE_CALLED from %s: a relaunch may take this run as finished",
                  r->halt_path);
@@ -917,6 +943,8 @@ int SCR_Finalize(void)
             if (rc == SCR_ERR_TIMEOUT) rc = SCR_SUCCESS;
         }
     }
+    scr_run_event(run, SCR_EVENT_FINALIZE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, 0, NULL, -1,
+                  scr_run_now() - run->time_start, rc == SCR_SUCCESS ? NULL : "the final flush failed", NULL, 0);
     int hrc = scr_halt_mark_finalized(run);
     if (hrc != SCR_SUCCESS) scr_warn("could not record SCR_FINALIZE_CALLED in %s", run->halt_path);
     int brc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier in SCR_Finalize");
@@ -1065,6 +1093,8 @@ int SCR_Start_output(const char *name, int flags)
     scr_dataset_delete(run->dset);
     run->dset = d;
     run->state = SCR_STATE_OUTPUT;
+    scr_run_event(run, is_ckpt ? SCR_EVENT_CHECKPOINT_START : SCR_EVENT_OUTPUT_START, NULL, id, name, -1, -1,
+                  NULL, NULL, 0);
     return SCR_SUCCESS;
 }
 
@@ -1178,7 +1208,11 @@ int SCR_Complete_output(int valid)
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS) return mrc;
 
+    const char *done_event = is_ckpt ? SCR_EVENT_CHECKPOINT_COMPLETE : SCR_EVENT_OUTPUT_COMPLETE;
+    double seconds = scr_run_now() - run->time_ckpt_start;
     if (!all_valid || !ok) {
+        scr_run_event(run, done_event, SCR_EVENT_FAILED, id, name, (long long)totals[0], seconds,
+                      !all_valid ? "not valid on every rank" : "its record could not be written", NULL, 0);
         if (run->rank == 0)
             scr_err("dataset %d (%s) is not valid on every rank; it is deleted and will not be "
                     "used to restart", id, name);
@@ -1186,6 +1220,8 @@ int SCR_Complete_output(int valid)
         scr_cache_note_location(run, id, 0, 0, 0);
         return SCR_FAILURE;
     }
+    struct scr_event_field files_field[] = {SCR_EVENT_INT("files", (long long)totals[1])};
+    scr_run_event(run, done_event, SCR_EVENT_OK, id, name, (long long)totals[0], seconds, NULL, files_field, 1);
     if (is_ckpt) {
         double now = scr_run_now();
         run->time_in_ckpt += now - run->time_ckpt_start;

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "dataset.h"
+#include "event_log.h"
 #include "filemap.h"
 #include "kvtree.h"
 #include "prefix_lock.h"
@@ -85,6 +86,10 @@ struct scr_run {
     scr_kvtree *restart_files;    /* prefix reads: NAME -> path, ORIG -> path */
     char *current_name;           /* set by SCR_Current */
 
+    /* the log of events (event_log.h), written by rank 0 (run_events.c) */
+    struct scr_event_log events;
+    int halt_logged;  /* the halt event was recorded */
+
     /* Need_checkpoint policy */
     long need_calls;
     double time_start, time_ckpt_start, time_last_ckpt_end, time_in_ckpt;
@@ -92,6 +97,16 @@ struct scr_run {
 
 /* Seconds since an arbitrary start, for intervals. */
 double scr_run_now(void);
+
+/* --- run_events.c: the log of events ------------------------------------------------- */
+
+/* Rank 0 records event name about dataset id (0: none; its name is looked
+ * up in this rank's filemap when dname is NULL) with what is known (status
+ * and reason NULL, bytes -1, seconds < 0 when not); other ranks return.
+ * Not collective; never fails (event_log.h). */
+void scr_run_event(struct scr_run *run, const char *name, const char *status, int id, const char *dname,
+                   long long bytes, double seconds, const char *reason, const struct scr_event_field *fields,
+                   int nfields);
 
 /* --- run_cache.c: directories and filemaps of this node's cache ------------------- */
 
@@ -253,6 +268,11 @@ int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);
  * a failed restart (restart_below set), the newest checkpoint older than
  * the one that failed, from cache when it is intact there, else fetched. */
 int scr_fetch_decide_restart(struct scr_run *run);
+
+/* Rank 0: the dataset of the prefix a restart would fetch first (0 when
+ * none) and its name, without fetching it or saying anything (for the init
+ * event). */
+int scr_fetch_peek(struct scr_run *run, int *out_id, char *name, size_t len);
 
 /* Rank 0: record in the index that dataset id was read back (FETCHED, now
  * CURRENT) or could not be (FAILED, no longer CURRENT). SCR_ERR_NOTFOUND

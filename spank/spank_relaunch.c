@@ -1,6 +1,7 @@
 /* spank_relaunch.c — srun starts a failed SCR step again inside its allocation. */
 #include "spank_relaunch.h"
 
+#include "event_log.h"
 #include "job_dir.h"
 #include "job_env.h"
 #include "job_file.h"
@@ -205,6 +206,23 @@ static void report_down(const struct scr_down_nodes *down)
     if (shown > SHOWN) slurm_info("scr: and %d more nodes are down (scr-list-down-nodes --reason lists them)", shown - SHOWN);
 }
 
+/* The relaunch event, in the prefix's event log (event_log.h). */
+static void log_relaunch(const char *prefix, int run_number, int nodes, const char *avoid)
+{
+    char job[32];
+    snprintf(job, sizeof(job), "%lu", (unsigned long)job_id);
+    struct scr_event_log log;
+    if (scr_event_log_setup_outside(&log, prefix, job) != SCR_SUCCESS) return;
+    struct scr_event_field fields[] = {SCR_EVENT_INT("run", run_number), SCR_EVENT_INT("nodes", nodes),
+                                       SCR_EVENT_STR("excluded", avoid ? avoid : "")};
+    struct scr_event ev = SCR_EVENT_INITIALIZER(SCR_EVENT_RELAUNCH);
+    ev.status = SCR_EVENT_OK;
+    ev.fields = fields;
+    ev.nfields = 3;
+    scr_event_log_write(&log, &ev);
+    scr_event_log_close(&log);
+}
+
 /* Replace this srun with the next run: its own command line with
  * --exclude=avoid (when set) and --overlap (when overlap) first, in place
  * of the words the last relaunch put there; returns only on failure (-1). */
@@ -310,6 +328,7 @@ int spank_scr_relaunch(void)
         slurm_info("scr: run %d ended before SCR_Finalize; starting run %d on %d nodes%s%s", run, run + 1,
                    plan.nodes_up, plan.avoid ? ", avoiding " : "", plan.avoid ? plan.avoid : "");
         report_down(&plan.down);
+        log_relaunch(prefix, run + 1, plan.nodes_up, plan.avoid);
         rc = start_next_run(run + 1, plan.avoid);
     }
     if (prefix != NULL) scr_relaunch_plan_free(&plan);

@@ -112,7 +112,9 @@ srun --mpi=pmix -K -N2 -n2 env LD_LIBRARY_PATH=$libs $app --steps 3 --crash-afte
 echo "srun status \$?"
 SCRIPT
 chmod 755 "$slurm_work/crash/job.sh"
-as_user sh -c "cd crash && sbatch -W -N2 --scr --scr-runs=3 --scr-flush=0 -o out.txt ./job.sh" > /dev/null 2>&1
+# with SCR_LOG_ENABLE=1 in the job's environment, the events of the library
+# (rank 0), of srun's relaunch and of the epilogs' scavenge share one log
+as_user sh -c "cd crash && SCR_LOG_ENABLE=1 sbatch -W -N2 --scr --scr-runs=3 --scr-flush=0 -o out.txt ./job.sh" > /dev/null 2>&1
 out=$(cat "$slurm_work/crash/out.txt" 2>&1)
 if [ "$(printf '%s\n' "$out" | grep -c 'restarted from step 1')" -eq 2 ] &&
    [ "$(printf '%s\n' "$out" | grep -c 'finished step 3')" -eq 2 ] &&
@@ -121,6 +123,28 @@ if [ "$(printf '%s\n' "$out" | grep -c 'restarted from step 1')" -eq 2 ] &&
     ok "a killed run is run again, resumes from its cached checkpoint, finishes, and is not run a third time"
 else
     not_ok "a killed run is run again, resumes from its cached checkpoint, finishes, and is not run a third time" "$out"
+fi
+# the epilogs run once the job has ended; give the last one time to write
+events=$slurm_work/crash/.scr/events.jsonl
+_tries=60
+while [ "$_tries" -gt 0 ] && [ "$(grep -c '"event":"scavenge"' "$events" 2>/dev/null)" -lt 2 ]; do
+    sleep 0.5
+    _tries=$((_tries - 1))
+done
+summary=$("$top_builddir/cli/scr-log" --prefix "$slurm_work/crash" --json --event init,relaunch,scavenge 2>&1 |
+    "${PYTHON3:-/usr/bin/python3}" -c '
+import json, sys
+ev = json.load(sys.stdin)
+print(" ".join("%s:%s" % (e["event"], e.get("restart_source") or e.get("run") or e.get("node")) for e in ev))
+print(len(set(e["job"] for e in ev)), all(e["status"] == "ok" for e in ev))' 2>&1)
+want="init:none relaunch:2 init:cache scavenge:n1 scavenge:n2
+1 True"
+sorted_summary=$(printf '%s\n' "$summary" | sed '1s/scavenge:n2 scavenge:n1/scavenge:n1 scavenge:n2/')
+if [ "$sorted_summary" = "$want" ]; then
+    ok "the event log has both runs' init, the relaunch and each node's scavenge, of one job"
+else
+    not_ok "the event log has both runs' init, the relaunch and each node's scavenge, of one job" "$summary
+$(cat "$events" 2>&1)"
 fi
 
 # --- node losses: the next run avoids the lost node and rebuilds onto a spare ------------

@@ -6,14 +6,10 @@
 #   - no source of lib/, spank/ or cli/ other than config_params.c names it
 #     as a string ("SCR_X"): nothing reads it, so setting it does nothing; or
 #   - no file under tests/ (this script aside) names it: nothing shows its effect.
-# Each failure is one TAP line naming the parameter and why. Parameters whose
-# implementation is arriving from work in progress elsewhere are listed in
-# PENDING below: they are reported, not failed; remove a name once its
-# reader and its test are in.
+# Each failure is one TAP line naming the parameter and why.
 set -u
 src=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 catalogue=$src/lib/config_params.c
-PENDING="SCR_LOG_ENABLE SCR_LOG_TXT_ENABLE SCR_LOG_SYSLOG_ENABLE"
 
 [ -r "$catalogue" ] || { echo "1..0 # SKIP $catalogue not found"; exit 0; }
 
@@ -35,8 +31,6 @@ for p in $names; do
     fi
     if [ -z "$why" ]; then
         echo "ok $n - $p is read and tested"
-    elif echo " $PENDING " | grep -qF " $p "; then
-        echo "ok $n - $p # SKIP pending: $why"
     else
         echo "not ok $n - $p: $why"
         failed=$((failed + 1))

@@ -739,6 +739,7 @@ static void test_the_example_system_file_loads_without_a_warning(void)
     CHECK(err[0] == '\0', "messages: %s", err);
     CHECK(scr_kvtree_size(scr_config_table(cfg, "CKPT")) == 2, "CKPT entries");
     CHECK(strcmp(value_of(cfg, "SCR_HALT_SECONDS"), "300") == 0, "halt seconds");
+    CHECK(strcmp(value_of(cfg, "SCR_LOG_ENABLE"), "1") == 0, "the example turns the event log on");
     (void)dir;
     scr_config_delete(cfg);
 }

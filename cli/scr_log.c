@@ -1,0 +1,326 @@
+/* scr_log.c — scr-log: show the events recorded on a prefix.
+ *
+ * Reads <prefix>/.scr/events.jsonl (event_log.h, written when
+ * SCR_LOG_ENABLE=1 by the library, the Slurm plugin and the commands)
+ * under a shared lock, so that a line being appended is never read half,
+ * and prints the events that pass every filter, oldest first: a table, or
+ * with --json a JSON array of the events as they are in the file. A line
+ * that is not a JSON object with an "event" and an "epoch" (a truncated
+ * write, garbage) is named with its line number on stderr and skipped.
+ * Exit status: 0 done (damaged lines included), 1 the log cannot be read
+ * (missing: nothing was recorded), 2 usage error. Links only libscr-core. */
+#include "build_config.h"
+#include "cli_common.h"
+#include "event_format.h"
+#include "event_log.h"
+#include "scr_err.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { OPT_JSON = 256 };
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: scr-log [OPTION]...\n"
+            "Show the events SCR recorded on a prefix (DIR/.scr/events.jsonl, written\n"
+            "when SCR_LOG_ENABLE=1), oldest first.\n"
+            "\n"
+            "  -p, --prefix DIR      the prefix (default: $SCR_PREFIX, else the current\n"
+            "                        directory)\n"
+            "  -j, --job ID          only events of job ID\n"
+            "  -d, --dataset ID|NAME only events of that dataset (a number is an id)\n"
+            "  -e, --event NAME      only events called NAME; repeat it or give a comma\n"
+            "                        list (init, checkpoint_start, checkpoint_complete,\n"
+            "                        output_start, output_complete, encode, rebuild, flush,\n"
+            "                        fetch, evict, halt, finalize, relaunch, scavenge,\n"
+            "                        node_down)\n"
+            "  -s, --since TIME      only events at or after TIME\n"
+            "  -u, --until TIME      only events at or before TIME\n"
+            "      --json            a JSON array of the events, as in the file\n"
+            "  -h, --help            show this help\n"
+            "  -V, --version         show the version\n"
+            "\n"
+            "TIME is seconds since the epoch (1795600000) or ISO 8601 in UTC\n"
+            "(2026-11-25, 2026-11-25T10:30[:00][Z], or with an offset, +02:00).\n"
+            "A damaged line is named with its number on stderr and skipped.\n"
+            "\n"
+            "Exit status: 0 if done, 1 if the log cannot be read (or there is none),\n"
+            "2 for a usage error.\n");
+}
+
+struct filters {
+    const char *prefix, *job, *dataset;
+    char **events;
+    int nevents;
+    int64_t since, until;
+    int json;
+};
+
+static int add_events(struct filters *f, const char *list)
+{
+    char *copy = strdup(list), *save = NULL;
+    if (copy == NULL) return cli_usage_error("out of memory");
+    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        char **grown = realloc(f->events, sizeof(*grown) * (size_t)(f->nevents + 1));
+        if (grown == NULL || (grown[f->nevents] = strdup(w)) == NULL) {
+            if (grown) f->events = grown;
+            free(copy);
+            return cli_usage_error("out of memory");
+        }
+        f->events = grown;
+        f->nevents++;
+    }
+    free(copy);
+    return f->nevents > 0 ? 0 : cli_usage_error("--event wants a name, not '%s'", list);
+}
+
+static const char *str_of(struct json_object *o, const char *key)
+{
+    struct json_object *v = NULL;
+    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string)) return NULL;
+    return json_object_get_string(v);
+}
+
+static int int_of(struct json_object *o, const char *key, int64_t *out)
+{
+    struct json_object *v = NULL;
+    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int)) return 0;
+    *out = json_object_get_int64(v);
+    return 1;
+}
+
+static int passes(const struct filters *f, struct json_object *o)
+{
+    int64_t epoch = 0, id = 0;
+    int_of(o, "epoch", &epoch);
+    if (epoch < f->since || epoch > f->until) return 0;
+    if (f->job != NULL && (str_of(o, "job") == NULL || strcmp(str_of(o, "job"), f->job) != 0)) return 0;
+    if (f->dataset != NULL) {
+        char *end = NULL;
+        long want = strtol(f->dataset, &end, 10);
+        if (*end == '\0' && end != f->dataset) {
+            if (!int_of(o, "dataset_id", &id) || id != want) return 0;
+        } else {
+            const char *name = str_of(o, "dataset_name");
+            if (name == NULL || strcmp(name, f->dataset) != 0) return 0;
+        }
+    }
+    if (f->nevents > 0) {
+        const char *ev = str_of(o, "event");
+        int any = 0;
+        for (int i = 0; i < f->nevents && !any; i++) any = strcmp(ev, f->events[i]) == 0;
+        if (!any) return 0;
+    }
+    return 1;
+}
+
+/* The members every reader relies on; anything else is a damaged line. */
+static struct json_object *parse_line(const char *line, size_t len, const char **why)
+{
+    struct json_tokener *tok = json_tokener_new();
+    if (tok == NULL) {
+        *why = "out of memory";
+        return NULL;
+    }
+    struct json_object *o = json_tokener_parse_ex(tok, line, (int)len);
+    enum json_tokener_error err = json_tokener_get_error(tok);
+    size_t used = (size_t)json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    int64_t epoch;
+    *why = NULL;
+    if (o == NULL || err != json_tokener_success) *why = "not JSON (a truncated or garbled write)";
+    else if (used != len) *why = "text after the JSON object";
+    else if (!json_object_is_type(o, json_type_object)) *why = "not a JSON object";
+    else if (str_of(o, "event") == NULL || !int_of(o, "epoch", &epoch)) *why = "no \"event\" or \"epoch\"";
+    if (*why != NULL) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
+}
+
+static void human_bytes(int64_t b, char *buf, size_t len)
+{
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024 && u < 5) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0) snprintf(buf, len, "%lld B", (long long)b);
+    else snprintf(buf, len, "%.1f %s", v, units[u]);
+}
+
+/* The members the table has columns for; the rest go to DETAILS. */
+static int is_column(const char *key)
+{
+    static const char *const columns[] = {"time", "epoch", "job", "user", "host", "event", "status",
+                                          "dataset_id", "dataset_name", "bytes", "seconds", "bandwidth",
+                                          NULL};
+    for (int i = 0; columns[i]; i++)
+        if (strcmp(columns[i], key) == 0) return 1;
+    return 0;
+}
+
+static void print_header(void)
+{
+    printf("%-20s  %-10s  %-10s  %-19s  %-6s  %-16s  %10s  %9s  %11s  %s\n", "TIME", "JOB", "HOST", "EVENT",
+           "STATUS", "DATASET", "BYTES", "SECONDS", "BW/S", "DETAILS");
+}
+
+/* sep key eq value, with control characters shown as '?' so that a row stays one line */
+static void print_clean(const char *sep, const char *key, const char *eq, const char *value)
+{
+    printf("%s", sep);
+    for (const char *parts[] = {key, eq, value}, **p = parts; p < parts + 3; p++)
+        for (const char *c = *p; *c; c++) putchar(iscntrl((unsigned char)*c) ? '?' : *c);
+}
+
+static void print_row(struct json_object *o)
+{
+    char when[32], dataset[64] = "-", bytes[32] = "-", secs[32] = "-", bw[32] = "-";
+    int64_t epoch = 0, v = 0;
+    int_of(o, "epoch", &epoch);
+    scr_event_format_time(epoch, when, sizeof(when));
+    const char *name = str_of(o, "dataset_name");
+    if (int_of(o, "dataset_id", &v)) snprintf(dataset, sizeof(dataset), "%lld%s%.40s", (long long)v, name ? " " : "",
+                                            name ? name : "");
+    if (int_of(o, "bytes", &v)) human_bytes(v, bytes, sizeof(bytes));
+    struct json_object *s = NULL;
+    if (json_object_object_get_ex(o, "seconds", &s) && s != NULL)
+        snprintf(secs, sizeof(secs), "%.3f", json_object_get_double(s));
+    if (int_of(o, "bandwidth", &v)) human_bytes(v, bw, sizeof(bw));
+    const char *status = str_of(o, "status");
+    printf("%-20s  %-10s  %-10s  %-19s  %-6s  %-16s  %10s  %9s  %11s ", when, str_of(o, "job") ? str_of(o, "job") : "",
+           str_of(o, "host") ? str_of(o, "host") : "", str_of(o, "event"), status ? status : "-", dataset, bytes,
+           secs, bw);
+    const char *reason = NULL;
+    json_object_object_foreach(o, key, val) {
+        if (is_column(key) || val == NULL) continue;
+        if (strcmp(key, "reason") == 0) reason = json_object_get_string(val);
+        else print_clean(" ", key, "=", json_object_get_string(val));
+    }
+    if (reason != NULL) print_clean(" ", "reason:", " ", reason);
+    printf("\n");
+}
+
+static int show(const struct filters *f, const char *path)
+{
+    FILE *in = fopen(path, "r");
+    if (in == NULL) {
+        if (errno == ENOENT)
+            scr_err("no events recorded on %s: %s does not exist (SCR_LOG_ENABLE=1 records them)", f->prefix,
+                    path);
+        else scr_err("cannot open %s: %s", path, strerror(errno));
+        return 1;
+    }
+    /* a writer holds an exclusive lock while it appends a line */
+    struct flock fl;
+    memset(&fl, 0, sizeof(fl));
+    fl.l_type = F_RDLCK;
+    fl.l_whence = SEEK_SET;
+    while (fcntl(fileno(in), F_SETLKW, &fl) != 0 && errno == EINTR) {}
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    long lineno = 0, shown = 0;
+    if (f->json) printf("[");
+    else print_header();
+    while ((n = getline(&line, &cap, in)) >= 0) {
+        lineno++;
+        size_t len = (size_t)n;
+        int complete = len > 0 && line[len - 1] == '\n';
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+        if (len == 0 && complete) continue;
+        const char *why = NULL;
+        struct json_object *o = parse_line(line, len, &why);
+        if (o == NULL) {
+            fprintf(stderr, "scr-log: %s:%ld: damaged line skipped: %s%s\n", path, lineno, why,
+                    complete ? "" : " (no end of line)");
+            continue;
+        }
+        if (passes(f, o)) {
+            if (f->json) printf("%s\n  %s", shown ? "," : "", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+            else print_row(o);
+            shown++;
+        }
+        json_object_put(o);
+    }
+    int read_error = ferror(in);
+    if (f->json) printf("%s]\n", shown ? "\n" : "");
+    free(line);
+    fclose(in);
+    if (read_error) {
+        scr_err("cannot read %s: %s", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+static int parse_time(const char *opt, const char *text, int64_t *out)
+{
+    if (scr_event_parse_time(text, out) != SCR_SUCCESS)
+        return cli_usage_error("%s wants seconds since the epoch or an ISO 8601 time (2026-11-25T10:30:00Z), "
+                               "not '%s'", opt, text);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cli_init("scr-log");
+    static const struct option options[] = {
+        {"prefix", required_argument, NULL, 'p'}, {"job", required_argument, NULL, 'j'},
+        {"dataset", required_argument, NULL, 'd'}, {"event", required_argument, NULL, 'e'},
+        {"since", required_argument, NULL, 's'},  {"until", required_argument, NULL, 'u'},
+        {"json", no_argument, NULL, OPT_JSON},     {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+    };
+    struct filters f = {NULL, NULL, NULL, NULL, 0, INT64_MIN, INT64_MAX, 0};
+    int before = optind, c, status = 0;
+    opterr = 0;
+    for (; status == 0 && (c = getopt_long(argc, argv, ":p:j:d:e:s:u:hV", options, NULL)) != -1; before = optind) {
+        switch (c) {
+        case 'p': f.prefix = optarg; break;
+        case 'j': f.job = optarg; break;
+        case 'd': f.dataset = optarg; break;
+        case 'e': status = add_events(&f, optarg); break;
+        case 's': status = parse_time("--since", optarg, &f.since); break;
+        case 'u': status = parse_time("--until", optarg, &f.until); break;
+        case OPT_JSON: f.json = 1; break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("scr-log (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
+        default: return cli_refused_option(c, argv, before);
+        }
+    }
+    if (status == 0 && optind < argc) status = cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (status == 0 && f.prefix != NULL && f.prefix[0] == '\0') status = cli_usage_error("--prefix is empty");
+    char *prefix = NULL, *path = NULL;
+    if (status == 0) {
+        prefix = cli_resolve_prefix(f.prefix);
+        status = prefix == NULL ? 1 : 0;
+    }
+    if (status == 0) {
+        f.prefix = prefix;
+        status = scr_path_join(prefix, ".scr/" SCR_EVENT_LOG_JSON_NAME, &path) == SCR_SUCCESS ? 0 : 1;
+    }
+    if (status == 0) status = show(&f, path);
+    for (int i = 0; i < f.nevents; i++) free(f.events[i]);
+    free(f.events);
+    free(path);
+    free(prefix);
+    return status;
+}
