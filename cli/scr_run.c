@@ -10,8 +10,10 @@
  * newest cached dataset to the prefix (scr-scavenge, started once per node
  * through the launcher) and each dataset copied that way is indexed
  * (scr-index --add), so the newest checkpoint is not lost with the
- * allocation. Exit status: that of the last run; 2 for a usage error; 3
- * when scr-run itself failed. Never links MPI. */
+ * allocation. With --json each decision is one JSON object on its own line
+ * of stdout, and what the runs print goes to stderr. Exit status: that of
+ * the last run; 2 for a usage error; 3 when scr-run itself failed. Never
+ * links MPI. */
 #include "build_config.h"
 #include "cli_common.h"
 #include "config.h"
@@ -28,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -61,6 +64,8 @@ static void usage(FILE *out)
             "                             --ntasks-per-node=1; for mpirun: mpirun --map-by\n"
             "                             ppr:1:node)\n"
             "  -n, --no-scavenge          do not copy anything at the end\n"
+            "  -j, --json                 print each decision as one JSON object per line\n"
+            "                             (the job's own output goes to stderr then)\n"
             "  -h, --help                 show this help\n"
             "  -V, --version              show the version\n"
             "\n"
@@ -69,7 +74,7 @@ static void usage(FILE *out)
 }
 
 struct settings {
-    int max_runs, min_nodes, delay, scavenge;
+    int max_runs, min_nodes, delay, scavenge, json;
     const char *prefix_option, *scavenge_launcher;
     char **launch;      /* LAUNCHER ARGS..., NULL-terminated (argv's) */
     char *prefix;
@@ -160,6 +165,9 @@ static char **with_exclude(char **argv, const char *hosts, char **out_option)
     return out;
 }
 
+/* With --json, stdout holds the decisions alone: what the runs print goes to stderr. */
+static int children_to_stderr;
+
 /* Run argv and wait; *out_status: its exit status (128+signal when killed). */
 static int run_command(char **argv, int *out_status)
 {
@@ -170,6 +178,7 @@ static int run_command(char **argv, int *out_status)
         return SCR_ERR_IO;
     }
     if (pid == 0) {
+        if (children_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) _exit(127);
         execvp(argv[0], argv);
         fprintf(stderr, "scr-run: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -202,6 +211,84 @@ static int make_plan(const struct settings *s, int runs_done, struct scr_relaunc
     return rc;
 }
 
+/* --- decisions as JSON ------------------------------------------------------------- */
+
+static const char *verdict_name(enum scr_relaunch_verdict v)
+{
+    switch (v) {
+    case SCR_RELAUNCH_GO: return "go";
+    case SCR_RELAUNCH_FINISHED: return "finished";
+    case SCR_RELAUNCH_HALTED: return "halted";
+    case SCR_RELAUNCH_NO_RUNS_LEFT: return "no_runs_left";
+    case SCR_RELAUNCH_TOO_FEW_NODES: return "too_few_nodes";
+    }
+    return "unknown";
+}
+
+/* Add key: value (NULL: JSON null) to obj; -1 when out of memory. */
+static int put(struct json_object *obj, const char *key, struct json_object *value, int is_null)
+{
+    if ((value == NULL && !is_null) || json_object_object_add(obj, key, value) != 0) {
+        json_object_put(value);
+        return -1;
+    }
+    return 0;
+}
+
+/* Print obj (then released) as one line on stdout. */
+static int print_line(struct json_object *obj, int bad)
+{
+    const char *text = bad || obj == NULL ? NULL
+                                          : json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+                                                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+    int rc = text == NULL ? SCR_ERR_NOMEM : printf("%s\n", text) < 0 || fflush(stdout) != 0 ? SCR_ERR_IO : SCR_SUCCESS;
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory building JSON");
+    if (rc == SCR_ERR_IO) scr_err("writing to standard output failed: %s", strerror(errno));
+    json_object_put(obj);
+    return rc;
+}
+
+/* One decision: run (1-based) the run it is about; status the exit status
+ * of that run when it was made (ran), else null. Schema in scr-run(1). */
+static int print_decision(int run, const struct scr_relaunch_plan *plan, int ran, int status)
+{
+    struct json_object *obj = json_object_new_object(), *down = json_object_new_array();
+    int bad = obj == NULL || down == NULL;
+    for (int i = 0; !bad && i < plan->down.count; i++) {
+        const struct scr_node_verdict *v = &plan->down.nodes[i];
+        if (!v->down) continue;
+        struct json_object *n = json_object_new_object();
+        bad = n == NULL || json_object_array_add(down, n) != 0;
+        if (bad) json_object_put(n);
+        bad = bad || put(n, "node", json_object_new_string(v->name), 0) ||
+              put(n, "reason", json_object_new_string(v->reason), 0);
+    }
+    bad = bad || put(obj, "event", json_object_new_string(plan->verdict == SCR_RELAUNCH_GO ? "run" : "stop"), 0) ||
+          put(obj, "run", json_object_new_int(run), 0) ||
+          put(obj, "verdict", json_object_new_string(verdict_name(plan->verdict)), 0) ||
+          put(obj, "why", json_object_new_string(plan->why), 0) ||
+          put(obj, "nodes_up", plan->nodes_up >= 0 ? json_object_new_int(plan->nodes_up) : NULL, plan->nodes_up < 0) ||
+          put(obj, "avoid", plan->avoid ? json_object_new_string(plan->avoid) : NULL, plan->avoid == NULL);
+    if (!bad) {
+        bad = put(obj, "down", down, 0);
+        down = NULL;
+    }
+    bad = bad || put(obj, "exit_status", ran ? json_object_new_int(status) : NULL, !ran);
+    json_object_put(down);
+    return print_line(obj, bad);
+}
+
+/* The copy at the end: the copy's exit status and what was indexed. */
+static int print_scavenge(int status, int indexed, int index_failed)
+{
+    struct json_object *obj = json_object_new_object();
+    int bad = obj == NULL || put(obj, "event", json_object_new_string("scavenge"), 0) ||
+              put(obj, "exit_status", json_object_new_int(status), 0) ||
+              put(obj, "indexed", json_object_new_int(indexed), 0) ||
+              put(obj, "index_failed", json_object_new_int(index_failed), 0);
+    return print_line(obj, bad);
+}
+
 /* The relaunch loop; *out_status: the last run's exit status, *out_verdict
  * why it ended, *out_down the last verdict on the nodes. */
 static int run_loop(struct settings *s, int *out_status, enum scr_relaunch_verdict *out_verdict,
@@ -227,8 +314,9 @@ static int run_loop(struct settings *s, int *out_status, enum scr_relaunch_verdi
         *out_verdict = plan.verdict;
         if (plan.verdict != SCR_RELAUNCH_GO) {
             fprintf(stderr, "scr-run: not running again: %s\n", plan.why);
+            rc = s->json ? print_decision(runs_done + 1, &plan, 0, 0) : SCR_SUCCESS;
             scr_relaunch_plan_free(&plan);
-            return SCR_SUCCESS;
+            return rc;
         }
         const char *hosts = plan.avoid;
         if (hosts != NULL && !is_launcher(s->launch[0], "srun"))
@@ -245,6 +333,7 @@ static int run_loop(struct settings *s, int *out_status, enum scr_relaunch_verdi
         rc = run_command(argv, out_status);
         free(argv);
         free(option);
+        if (rc == SCR_SUCCESS && s->json) rc = print_decision(runs_done + 1, &plan, 1, *out_status);
         scr_relaunch_plan_free(&plan);
         if (rc != SCR_SUCCESS) return rc;
         fprintf(stderr, "scr-run: run %d ended with exit status %d\n", runs_done + 1, *out_status);
@@ -334,7 +423,7 @@ static int scavenge_command(const struct settings *s, const struct scr_down_node
 
 /* scr-index --add every dataset directory of the prefix that holds rank
  * filemaps but no summary yet: what the scavenge just copied. */
-static int index_scavenged(const struct settings *s)
+static int index_scavenged(const struct settings *s, int *out_indexed, int *out_failed)
 {
     char *scr_dir = NULL, tool[PATH_MAX];
     int rc = scr_path_join(s->prefix, ".scr", &scr_dir);
@@ -369,6 +458,7 @@ static int index_scavenged(const struct settings *s)
         rc = run_command(argv, &status);
         if (rc == SCR_SUCCESS && status != 0)
             fprintf(stderr, "scr-run: scr-index --add %s ended with exit status %d\n", e->d_name, status);
+        if (rc == SCR_SUCCESS) *(status == 0 ? out_indexed : out_failed) += 1;
     }
     closedir(d);
     free(scr_dir);
@@ -389,7 +479,9 @@ static int scavenge(const struct settings *s, const struct scr_down_nodes *down)
     /* exit 3 on a node: nothing of its own to copy; still index what others copied */
     if (rc == SCR_SUCCESS && status != 0 && status != 3)
         fprintf(stderr, "scr-run: the copy ended with exit status %d; indexing what arrived\n", status);
-    if (rc == SCR_SUCCESS) rc = index_scavenged(s);
+    int indexed = 0, index_failed = 0;
+    if (rc == SCR_SUCCESS) rc = index_scavenged(s, &indexed, &index_failed);
+    if (rc == SCR_SUCCESS && s->json) rc = print_scavenge(status, indexed, index_failed);
     return rc;
 }
 
@@ -421,6 +513,7 @@ static int parse(int argc, char **argv, struct settings *s)
         { "prefix", required_argument, NULL, 'p' },
         { "scavenge-launcher", required_argument, NULL, 's' },
         { "no-scavenge", no_argument, NULL, 'n' },
+        { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -428,7 +521,7 @@ static int parse(int argc, char **argv, struct settings *s)
     int given_runs = 0, given_min = 0, before = optind, c, st;
     opterr = 0;
     /* '+': the first word that is not an option is the launcher; its options are its own */
-    for (; (c = getopt_long(argc, argv, "+:r:m:d:p:s:nhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, "+:r:m:d:p:s:njhV", options, NULL)) != -1; before = optind) {
         switch (c) {
         case 'r':
             if ((st = parse_count(optarg, "--runs", -1, &s->max_runs)) != 0) return st;
@@ -450,6 +543,7 @@ static int parse(int argc, char **argv, struct settings *s)
             s->scavenge_launcher = optarg;
             break;
         case 'n': s->scavenge = 0; break;
+        case 'j': s->json = 1; break;
         case 'h':
             usage(stdout);
             return -1;
@@ -474,6 +568,7 @@ int main(int argc, char **argv)
     int st = parse(argc, argv, &s);
     if (st != 0) return st < 0 ? 0 : st;
     find_self_dir(&s);
+    children_to_stderr = s.json;
     s.prefix = cli_resolve_prefix(s.prefix_option);
     if (s.prefix == NULL) return EXIT_SELF_FAILED;
     int status = 0;
