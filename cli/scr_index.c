@@ -22,10 +22,12 @@
 #include "index_rebuild.h"
 #include "kvtree.h"
 #include "scan_index.h"
+#include "scan_read.h"
 #include "scavenge_job.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
+#include "util_progress.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -170,12 +172,26 @@ static int drop_after(const char *prefix, const char *name)
     return 0;
 }
 
-/* Index the dataset directory dir; returns the exit status. */
+static void show_progress(void *ctx, int done, int total)
+{
+    struct scr_progress *p = ctx;
+    p->total = (uint64_t)total;
+    scr_progress_update(p, (uint64_t)done);
+}
+
+/* Index the dataset directory dir, the ranks read shown on stderr
+ * (util_progress.h); returns the exit status. */
 static int index_directory(const char *prefix, const char *dir, int crc)
 {
     struct scr_scan_index_options o = {prefix, dir, crc, 0};
     struct scr_scan_index_result res;
-    if (scr_scan_index_dataset(&o, &res) != SCR_SUCCESS) {
+    struct scr_progress p;
+    scr_progress_begin(&p, stderr, "scr-index: reading rank filemaps", SCR_PROGRESS_RANKS, 0);
+    scr_scan_set_progress(show_progress, &p);
+    int rc = scr_scan_index_dataset(&o, &res);
+    scr_scan_set_progress(NULL, NULL);
+    scr_progress_end(&p);
+    if (rc != SCR_SUCCESS) {
         fprintf(stderr, "scr-index: %s was not indexed\n", dir);
         return 1;
     }

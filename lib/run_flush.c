@@ -23,6 +23,7 @@
 #include "meta.h"
 #include "mpi_comm.h"
 #include "rank_filemap.h"
+#include "run_flush_progress.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "summary.h"
@@ -284,6 +285,8 @@ int scr_flush_dataset(struct scr_run *run, int id)
 
     scr_filemap *rmap = NULL;
     rc = flush_my_part(run, id, dsdir, &rmap, &undo);
+    int prc = scr_flush_progress_rank_done(run, id); /* rank 0 shows it at SCR_DEBUG >= 1 */
+    if (rc == SCR_SUCCESS) rc = prc;
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && !ok) {
         failed = 1;
