@@ -68,7 +68,8 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: scr-index [--list] [--prefix DIR] [--json]\n"
             "       scr-index --current=NAME | --drop=NAME | --drop-after=NAME [--prefix DIR]\n"
-            "       scr-index --add=DSET | --build=ID [--no-crc] [--prefix DIR]\n"
+            "       scr-index --add=DSET [--no-crc] [--prefix DIR] [--json]\n"
+            "       scr-index --build=ID [--no-crc] [--prefix DIR]\n"
             "       scr-index --rebuild-index [--prefix DIR] [--json]\n"
             "Show or change the datasets SCR keeps in DIR/.scr/index.scr.\n"
             "\n"
@@ -90,7 +91,8 @@ static void usage(FILE *out)
             "                     index.scr.damaged.<time>); a readable index is left alone\n"
             "  -p, --prefix DIR   the prefix directory (default: $SCR_PREFIX, else the\n"
             "                     current directory)\n"
-            "  -j, --json         print JSON instead of a table (--list, --rebuild-index)\n"
+            "  -j, --json         print JSON instead of a table or message (--list,\n"
+            "                     --rebuild-index, --add)\n"
             "  -h, --help         show this help\n"
             "  -V, --version      show the version\n"
             "\n"
@@ -172,6 +174,37 @@ static int drop_after(const char *prefix, const char *name)
     return 0;
 }
 
+/* What --add --json prints (schema in scr-index(1)); res NULL when the
+ * directory was not indexed. */
+static int print_add_json(const char *dir, const struct scr_scan_index_result *res)
+{
+    struct json_object *obj = json_object_new_object(), *missing = json_object_new_array();
+    int bad = obj == NULL || missing == NULL ||
+              json_object_object_add(obj, "directory", json_object_new_string(dir)) != 0 ||
+              json_object_object_add(obj, "indexed", json_object_new_boolean(res != NULL)) != 0;
+    if (!bad && res == NULL) {
+        const char *e = scr_last_error();
+        bad = json_object_object_add(obj, "error", json_object_new_string(e ? e : "")) != 0;
+    }
+    for (int i = 0; !bad && res != NULL && i < res->nmissing; i++)
+        bad = json_object_array_add(missing, json_object_new_int(res->missing[i])) != 0;
+    if (!bad && res != NULL) {
+        bad = json_object_object_add(obj, "dataset", json_object_new_int(res->id)) != 0 ||
+              json_object_object_add(obj, "complete", json_object_new_boolean(res->complete)) != 0 ||
+              json_object_object_add(obj, "rebuilt_ranks", json_object_new_int(res->rebuilt)) != 0 ||
+              json_object_object_add(obj, "missing_ranks", missing) != 0;
+        if (!bad) missing = NULL;
+    }
+    const char *text = bad ? NULL
+                           : json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                                     JSON_C_TO_STRING_NOSLASHESCAPE);
+    int rc = text == NULL ? SCR_ERR_NOMEM : printf("%s\n", text) < 0 ? SCR_ERR_IO : SCR_SUCCESS;
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory building JSON");
+    json_object_put(missing);
+    json_object_put(obj);
+    return rc;
+}
+
 static void show_progress(void *ctx, int done, int total)
 {
     struct scr_progress *p = ctx;
@@ -181,7 +214,7 @@ static void show_progress(void *ctx, int done, int total)
 
 /* Index the dataset directory dir, the ranks read shown on stderr
  * (util_progress.h); returns the exit status. */
-static int index_directory(const char *prefix, const char *dir, int crc)
+static int index_directory(const char *prefix, const char *dir, int crc, int json)
 {
     struct scr_scan_index_options o = {prefix, dir, crc, 0};
     struct scr_scan_index_result res;
@@ -193,9 +226,13 @@ static int index_directory(const char *prefix, const char *dir, int crc)
     scr_progress_end(&p);
     if (rc != SCR_SUCCESS) {
         fprintf(stderr, "scr-index: %s was not indexed\n", dir);
+        if (json) print_add_json(dir, NULL);
         return 1;
     }
-    if (res.complete) {
+    int status = res.complete ? 0 : EXIT_INCOMPLETE;
+    if (json) {
+        if (print_add_json(dir, &res) != SCR_SUCCESS) status = 1;
+    } else if (res.complete) {
         printf("dataset %d indexed complete%s", res.id, res.rebuilt ? " after rebuilding " : "");
         if (res.rebuilt) printf("%d rank(s)", res.rebuilt);
         printf("\n");
@@ -205,11 +242,11 @@ static int index_directory(const char *prefix, const char *dir, int crc)
         printf("\n");
     }
     free(res.missing);
-    return res.complete ? 0 : EXIT_INCOMPLETE;
+    return status;
 }
 
 /* --add: dset is a path, or a name in <prefix>/.scr. */
-static int add_dataset(const char *prefix, const char *dset, int crc)
+static int add_dataset(const char *prefix, const char *dset, int crc, int json)
 {
     char *scr_dir = NULL, *dir = NULL, *cwd = NULL;
     int rc = SCR_SUCCESS;
@@ -222,7 +259,7 @@ static int add_dataset(const char *prefix, const char *dset, int crc)
         rc = scr_path_join(prefix, ".scr", &scr_dir);
         if (rc == SCR_SUCCESS) rc = scr_path_join(scr_dir, dset, &dir);
     }
-    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc) : 1;
+    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc, json) : 1;
     free(scr_dir);
     free(dir);
     free(cwd);
@@ -250,7 +287,7 @@ static int build_dataset(const char *prefix, int id, int crc)
     }
     snprintf(name, sizeof(name), ".scr/scr.dataset.%d", id);
     if (rc == SCR_SUCCESS) rc = scr_path_join(prefix, name, &dir);
-    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc) : rc == SCR_ERR_STATE ? 0 : 1;
+    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc, 0) : rc == SCR_ERR_STATE ? 0 : 1;
     free(path);
     free(dir);
     scr_kvtree_delete(index);
@@ -418,8 +455,8 @@ int main(int argc, char **argv)
         }
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (json && action != ACTION_NONE && action != ACTION_LIST && action != ACTION_REBUILD_INDEX)
-        return cli_usage_error("--json goes with --list or --rebuild-index only");
+    if (json && action != ACTION_NONE && action != ACTION_LIST && action != ACTION_REBUILD_INDEX && action != ACTION_ADD)
+        return cli_usage_error("--json goes with --list, --rebuild-index or --add only");
     if (crc_option && action != ACTION_ADD && action != ACTION_BUILD)
         return cli_usage_error("%s goes with --add or --build only", crc_option == 'C' ? "--crc" : "--no-crc");
 
@@ -441,7 +478,7 @@ int main(int argc, char **argv)
         status = drop_after(prefix, name);
         break;
     case ACTION_ADD:
-        status = add_dataset(prefix, name, crc);
+        status = add_dataset(prefix, name, crc, json);
         break;
     case ACTION_BUILD:
         status = build_dataset(prefix, build_id, crc);
