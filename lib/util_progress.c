@@ -16,12 +16,13 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-double scr_progress_interval(void)
+/* $SCR_PROGRESS_INTERVAL when it is a number > 0, else 0. */
+static double interval_from_env(void)
 {
     const char *env = getenv("SCR_PROGRESS_INTERVAL");
     char *end = NULL;
     double v = env != NULL ? strtod(env, &end) : 0;
-    return env != NULL && end != env && *end == '\0' && v > 0 ? v : DEFAULT_INTERVAL;
+    return env != NULL && end != env && *end == '\0' && v > 0 ? v : 0;
 }
 
 void scr_progress_begin(struct scr_progress *p, FILE *out, const char *label, enum scr_progress_unit unit,
@@ -33,7 +34,8 @@ void scr_progress_begin(struct scr_progress *p, FILE *out, const char *label, en
     p->unit = unit;
     p->total = total;
     p->tty = out != NULL && isatty(fileno(out));
-    p->interval = p->tty ? TTY_INTERVAL : scr_progress_interval();
+    p->interval = interval_from_env();
+    if (p->interval <= 0) p->interval = p->tty ? TTY_INTERVAL : DEFAULT_INTERVAL;
     p->start = p->last = now();
 }
 

@@ -3,14 +3,14 @@
  * What is counted is bytes or ranks (units). On a terminal (isatty of the
  * stream) the line is rewritten in place, at most five times a second:
  *   scr-scavenge: 120.0 of 512.0 MiB (23%), 48.1 MiB/s, ETA 0:08
- * Elsewhere (a log file, a pipe) a plain line is printed every interval
- * seconds (5, or $SCR_PROGRESS_INTERVAL: a number of seconds, for tests and
- * quiet logs), the first one only after interval seconds, so an operation
- * shorter than that prints nothing at all; when at least one line went out,
- * scr_progress_end prints a last one with the totals. The line never goes
- * to stdout: a command's --json output stays pure JSON.
- * No MPI, no allocation after scr_progress_begin; not thread-safe (callers
- * that count from several threads serialise their calls). */
+ * Elsewhere (a log file, a pipe) a plain line is printed every 5 seconds.
+ * $SCR_PROGRESS_INTERVAL (seconds, a number > 0; for tests and quiet logs)
+ * replaces either interval. The first line comes only after one interval,
+ * so an operation shorter than that prints nothing at all; when a line went
+ * out, scr_progress_end prints a last one with the totals. The line never
+ * goes to stdout: a command's --json output stays pure JSON.
+ * No MPI, no allocation; not thread-safe (callers that count from several
+ * threads serialise their calls). */
 #ifndef SCR_UTIL_PROGRESS_H
 #define SCR_UTIL_PROGRESS_H
 
@@ -41,9 +41,5 @@ void scr_progress_update(struct scr_progress *p, uint64_t done);
 /* Ends the line: on a terminal the last state and a newline, elsewhere a
  * closing line when an earlier one was printed. */
 void scr_progress_end(struct scr_progress *p);
-
-/* The seconds between plain lines: $SCR_PROGRESS_INTERVAL when it is a
- * number > 0, else 5. */
-double scr_progress_interval(void);
 
 #endif
