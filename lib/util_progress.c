@@ -65,7 +65,7 @@ static void print_state(struct scr_progress *p, double t)
         double eta = r > 0 && p->total > p->done ? (double)(p->total - p->done) / r : 0;
         /* "1.0 MiB of 4.0 MiB" reads worse than "1.0 of 4.0 MiB" */
         char *unit = strchr(done, ' ');
-        if (unit != NULL && p->unit == SCR_PROGRESS_BYTES) *unit = '\0';
+        if (unit != NULL) *unit = '\0';
         fprintf(p->out, "%s: %s of %s (%d%%), %s, ETA %d:%02d", p->label, done, total, pct, rate, (int)eta / 60,
                 (int)eta % 60);
     } else {
