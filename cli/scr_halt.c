@@ -13,6 +13,7 @@
  * libscr-core (no MPI). */
 #include "build_config.h"
 #include "cli_common.h"
+#include "cli_json.h"
 #include "halt_edit.h"
 #include "halt_file.h"
 #include "scr_err.h"
@@ -214,25 +215,6 @@ static int parse(int argc, char **argv, struct request *req)
     return -1;
 }
 
-/* Add key: value to obj; 0 on success, -1 (value released) when out of memory. */
-static int put(struct json_object *obj, const char *key, struct json_object *value)
-{
-    if (value == NULL || json_object_object_add(obj, key, value) != 0) {
-        json_object_put(value);
-        return -1;
-    }
-    return 0;
-}
-
-/* Add key: value when has, else key: null; 0 on success, -1 when out of memory. */
-static int put_or_null(struct json_object *obj, const char *key, int has, struct json_object *value)
-{
-    if (has) return put(obj, key, value);
-    json_object_put(value);
-    return obj == NULL || json_object_object_add(obj, key, NULL) != 0 ? -1 : 0;
-}
-
-
 /* The halt file's conditions and what a job would do now, as --json prints
  * them (schema in scr-halt(1)); action is "list", "updated" or "removed". */
 static int print_json(const char *prefix, const char *path, const char *action, int removed,
@@ -243,44 +225,42 @@ static int print_json(const char *prefix, const char *path, const char *action, 
     int count = 0, bad = obj == NULL || cond == NULL;
     const char *reason = NULL;
     enum scr_halt_cause cause = SCR_HALT_NONE;
-    bad = bad || put(obj, "prefix", json_object_new_string(prefix)) ||
-          put(obj, "halt_file", json_object_new_string(path)) ||
-          put(obj, "action", json_object_new_string(action));
-    if (!bad && strcmp(action, "removed") == 0) bad = put(obj, "removed", json_object_new_boolean(removed));
+    bad = bad || cli_json_put(obj, "prefix", json_object_new_string(prefix)) ||
+          cli_json_put(obj, "halt_file", json_object_new_string(path)) ||
+          cli_json_put(obj, "action", json_object_new_string(action));
+    if (!bad && strcmp(action, "removed") == 0) bad = cli_json_put(obj, "removed", json_object_new_boolean(removed));
     if (!bad) {
         int has = scr_halt_file_get_checkpoints_left(halt, &count) == SCR_SUCCESS;
-        bad = put_or_null(cond, "checkpoints_left", has, json_object_new_int(count));
+        bad = cli_json_put_or_null(cond, "checkpoints_left", has, json_object_new_int(count));
     }
     if (!bad)
-        bad = put_or_null(cond, "exit_after", scr_halt_file_get_exit_after(halt, &v) == SCR_SUCCESS,
+        bad = cli_json_put_or_null(cond, "exit_after", scr_halt_file_get_exit_after(halt, &v) == SCR_SUCCESS,
                           json_object_new_int64(v));
     if (!bad)
-        bad = put_or_null(cond, "exit_before", scr_halt_file_get_exit_before(halt, &v) == SCR_SUCCESS,
+        bad = cli_json_put_or_null(cond, "exit_before", scr_halt_file_get_exit_before(halt, &v) == SCR_SUCCESS,
                           json_object_new_int64(v));
     if (!bad)
-        bad = put_or_null(cond, "halt_seconds", scr_halt_file_get_halt_seconds(halt, &v) == SCR_SUCCESS,
+        bad = cli_json_put_or_null(cond, "halt_seconds", scr_halt_file_get_halt_seconds(halt, &v) == SCR_SUCCESS,
                           json_object_new_int64(v));
     if (!bad) {
         int has = scr_halt_file_get_exit_reason(halt, &reason) == SCR_SUCCESS;
-        bad = put_or_null(cond, "exit_reason", has, has ? json_object_new_string(reason) : NULL);
+        bad = cli_json_put_or_null(cond, "exit_reason", has, has ? json_object_new_string(reason) : NULL);
     }
     if (!bad) {
-        bad = put(obj, "conditions", cond);
+        bad = cli_json_put(obj, "conditions", cond);
         cond = NULL;
     }
     if (!bad && scr_halt_file_should_halt(halt, now, &cause) != SCR_SUCCESS) cause = SCR_HALT_NONE;
     if (!bad)
-        bad = put(obj, "halts_now", json_object_new_boolean(cause != SCR_HALT_NONE)) ||
-              put_or_null(obj, "why", cause != SCR_HALT_NONE,
+        bad = cli_json_put(obj, "halts_now", json_object_new_boolean(cause != SCR_HALT_NONE)) ||
+              cli_json_put_or_null(obj, "why", cause != SCR_HALT_NONE,
                           cause != SCR_HALT_NONE ? json_object_new_string(scr_halt_cause_text(cause)) : NULL);
-    const char *text = bad ? NULL
-                           : json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                                     JSON_C_TO_STRING_NOSLASHESCAPE);
-    int rc = text == NULL ? SCR_ERR_NOMEM : printf("%s\n", text) < 0 ? SCR_ERR_IO : SCR_SUCCESS;
-    if (rc == SCR_ERR_NOMEM) scr_err("out of memory building JSON");
     json_object_put(cond);
-    json_object_put(obj);
-    return rc;
+    if (bad) {
+        json_object_put(obj);
+        obj = NULL;
+    }
+    return cli_json_print(obj, 0);
 }
 
 /* --list alone: the conditions as they are; returns the exit status. */

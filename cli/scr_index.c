@@ -16,6 +16,7 @@
  * named). Links only libscr-core (no MPI). */
 #include "build_config.h"
 #include "cli_common.h"
+#include "cli_json.h"
 #include "index_edit.h"
 #include "index_file.h"
 #include "index_list.h"
@@ -178,31 +179,32 @@ static int drop_after(const char *prefix, const char *name)
  * directory was not indexed. */
 static int print_add_json(const char *dir, const struct scr_scan_index_result *res)
 {
-    struct json_object *obj = json_object_new_object(), *missing = json_object_new_array();
-    int bad = obj == NULL || missing == NULL ||
-              json_object_object_add(obj, "directory", json_object_new_string(dir)) != 0 ||
-              json_object_object_add(obj, "indexed", json_object_new_boolean(res != NULL)) != 0;
+    struct json_object *obj = json_object_new_object(), *missing = NULL;
+    int bad = cli_json_put(obj, "directory", json_object_new_string(dir)) ||
+              cli_json_put(obj, "indexed", json_object_new_boolean(res != NULL));
     if (!bad && res == NULL) {
         const char *e = scr_last_error();
-        bad = json_object_object_add(obj, "error", json_object_new_string(e ? e : "")) != 0;
+        bad = cli_json_put(obj, "error", json_object_new_string(e ? e : ""));
     }
-    for (int i = 0; !bad && res != NULL && i < res->nmissing; i++)
-        bad = json_object_array_add(missing, json_object_new_int(res->missing[i])) != 0;
     if (!bad && res != NULL) {
-        bad = json_object_object_add(obj, "dataset", json_object_new_int(res->id)) != 0 ||
-              json_object_object_add(obj, "complete", json_object_new_boolean(res->complete)) != 0 ||
-              json_object_object_add(obj, "rebuilt_ranks", json_object_new_int(res->rebuilt)) != 0 ||
-              json_object_object_add(obj, "missing_ranks", missing) != 0;
-        if (!bad) missing = NULL;
+        missing = json_object_new_array();
+        bad = missing == NULL;
+        for (int i = 0; !bad && i < res->nmissing; i++) {
+            struct json_object *rank = json_object_new_int(res->missing[i]);
+            bad = rank == NULL || json_object_array_add(missing, rank) != 0;
+            if (bad) json_object_put(rank);
+        }
+        if (bad) json_object_put(missing);
+        bad = bad || cli_json_put(obj, "dataset", json_object_new_int(res->id)) ||
+              cli_json_put(obj, "complete", json_object_new_boolean(res->complete)) ||
+              cli_json_put(obj, "rebuilt_ranks", json_object_new_int(res->rebuilt)) ||
+              cli_json_put(obj, "missing_ranks", missing);
     }
-    const char *text = bad ? NULL
-                           : json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                                     JSON_C_TO_STRING_NOSLASHESCAPE);
-    int rc = text == NULL ? SCR_ERR_NOMEM : printf("%s\n", text) < 0 ? SCR_ERR_IO : SCR_SUCCESS;
-    if (rc == SCR_ERR_NOMEM) scr_err("out of memory building JSON");
-    json_object_put(missing);
-    json_object_put(obj);
-    return rc;
+    if (bad) {
+        json_object_put(obj);
+        obj = NULL;
+    }
+    return cli_json_print(obj, 0);
 }
 
 static void show_progress(void *ctx, int done, int total)

@@ -16,6 +16,7 @@
  * links MPI. */
 #include "build_config.h"
 #include "cli_common.h"
+#include "cli_json.h"
 #include "config.h"
 #include "down_nodes.h"
 #include "job_dir.h"
@@ -225,29 +226,6 @@ static const char *verdict_name(enum scr_relaunch_verdict v)
     return "unknown";
 }
 
-/* Add key: value (NULL: JSON null) to obj; -1 when out of memory. */
-static int put(struct json_object *obj, const char *key, struct json_object *value, int is_null)
-{
-    if ((value == NULL && !is_null) || json_object_object_add(obj, key, value) != 0) {
-        json_object_put(value);
-        return -1;
-    }
-    return 0;
-}
-
-/* Print obj (then released) as one line on stdout. */
-static int print_line(struct json_object *obj, int bad)
-{
-    const char *text = bad || obj == NULL ? NULL
-                                          : json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
-                                                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
-    int rc = text == NULL ? SCR_ERR_NOMEM : printf("%s\n", text) < 0 || fflush(stdout) != 0 ? SCR_ERR_IO : SCR_SUCCESS;
-    if (rc == SCR_ERR_NOMEM) scr_err("out of memory building JSON");
-    if (rc == SCR_ERR_IO) scr_err("writing to standard output failed: %s", strerror(errno));
-    json_object_put(obj);
-    return rc;
-}
-
 /* One decision: run (1-based) the run it is about; status the exit status
  * of that run when it was made (ran), else null. Schema in scr-run(1). */
 static int print_decision(int run, const struct scr_relaunch_plan *plan, int ran, int status)
@@ -260,33 +238,43 @@ static int print_decision(int run, const struct scr_relaunch_plan *plan, int ran
         struct json_object *n = json_object_new_object();
         bad = n == NULL || json_object_array_add(down, n) != 0;
         if (bad) json_object_put(n);
-        bad = bad || put(n, "node", json_object_new_string(v->name), 0) ||
-              put(n, "reason", json_object_new_string(v->reason), 0);
+        bad = bad || cli_json_put(n, "node", json_object_new_string(v->name)) ||
+              cli_json_put(n, "reason", json_object_new_string(v->reason));
     }
-    bad = bad || put(obj, "event", json_object_new_string(plan->verdict == SCR_RELAUNCH_GO ? "run" : "stop"), 0) ||
-          put(obj, "run", json_object_new_int(run), 0) ||
-          put(obj, "verdict", json_object_new_string(verdict_name(plan->verdict)), 0) ||
-          put(obj, "why", json_object_new_string(plan->why), 0) ||
-          put(obj, "nodes_up", plan->nodes_up >= 0 ? json_object_new_int(plan->nodes_up) : NULL, plan->nodes_up < 0) ||
-          put(obj, "avoid", plan->avoid ? json_object_new_string(plan->avoid) : NULL, plan->avoid == NULL);
+    const char *event = plan->verdict == SCR_RELAUNCH_GO ? "run" : "stop";
+    bad = bad || cli_json_put(obj, "event", json_object_new_string(event)) ||
+          cli_json_put(obj, "run", json_object_new_int(run)) ||
+          cli_json_put(obj, "verdict", json_object_new_string(verdict_name(plan->verdict))) ||
+          cli_json_put(obj, "why", json_object_new_string(plan->why)) ||
+          cli_json_put_or_null(obj, "nodes_up", plan->nodes_up >= 0, json_object_new_int(plan->nodes_up)) ||
+          cli_json_put_or_null(obj, "avoid", plan->avoid != NULL,
+                               plan->avoid ? json_object_new_string(plan->avoid) : NULL);
     if (!bad) {
-        bad = put(obj, "down", down, 0);
+        bad = cli_json_put(obj, "down", down);
         down = NULL;
     }
-    bad = bad || put(obj, "exit_status", ran ? json_object_new_int(status) : NULL, !ran);
+    bad = bad || cli_json_put_or_null(obj, "exit_status", ran, json_object_new_int(status));
     json_object_put(down);
-    return print_line(obj, bad);
+    if (bad) {
+        json_object_put(obj);
+        obj = NULL;
+    }
+    return cli_json_print(obj, 1);
 }
 
 /* The copy at the end: the copy's exit status and what was indexed. */
 static int print_scavenge(int status, int indexed, int index_failed)
 {
     struct json_object *obj = json_object_new_object();
-    int bad = obj == NULL || put(obj, "event", json_object_new_string("scavenge"), 0) ||
-              put(obj, "exit_status", json_object_new_int(status), 0) ||
-              put(obj, "indexed", json_object_new_int(indexed), 0) ||
-              put(obj, "index_failed", json_object_new_int(index_failed), 0);
-    return print_line(obj, bad);
+    int bad = obj == NULL || cli_json_put(obj, "event", json_object_new_string("scavenge")) ||
+              cli_json_put(obj, "exit_status", json_object_new_int(status)) ||
+              cli_json_put(obj, "indexed", json_object_new_int(indexed)) ||
+              cli_json_put(obj, "index_failed", json_object_new_int(index_failed));
+    if (bad) {
+        json_object_put(obj);
+        obj = NULL;
+    }
+    return cli_json_print(obj, 1);
 }
 
 /* The relaunch loop; *out_status: the last run's exit status, *out_verdict

@@ -14,6 +14,7 @@
  * needs a copy). Links only libscr-core. */
 #include "build_config.h"
 #include "cli_common.h"
+#include "cli_json.h"
 #include "config.h"
 #include "job_dir.h"
 #include "job_env.h"
@@ -165,38 +166,6 @@ static int derive_dirs(const char *node_option, const char *cntl_option, const c
 
 /* --- actions --------------------------------------------------------------------- */
 
-/* obj as one JSON document on stdout, then released; SCR_ERR_NOMEM when
- * building it failed (obj NULL), SCR_ERR_IO when it could not be written. */
-static int print_json(struct json_object *obj)
-{
-    const char *text = obj ? json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                                     JSON_C_TO_STRING_NOSLASHESCAPE)
-                           : NULL;
-    int rc = text == NULL ? SCR_ERR_NOMEM : printf("%s\n", text) < 0 ? SCR_ERR_IO : SCR_SUCCESS;
-    if (rc == SCR_ERR_NOMEM) scr_err("out of memory building JSON");
-    json_object_put(obj);
-    return rc;
-}
-
-/* Add key: value to obj, value NULL counting as out of memory; 0 on success.
- * The value is released when it cannot be added. */
-static int put(struct json_object *obj, const char *key, struct json_object *value)
-{
-    if (obj == NULL || value == NULL || json_object_object_add(obj, key, value) != 0) {
-        json_object_put(value);
-        return -1;
-    }
-    return 0;
-}
-
-/* Add key: value when has, else key: null; 0 on success, -1 when out of memory. */
-static int put_or_null(struct json_object *obj, const char *key, int has, struct json_object *value)
-{
-    if (has) return put(obj, key, value);
-    json_object_put(value);
-    return obj == NULL || json_object_object_add(obj, key, NULL) != 0 ? -1 : 0;
-}
-
 static int print_status(const char *cntl, int json)
 {
     int id = 0, flushed = 0;
@@ -206,18 +175,18 @@ static int print_status(const char *cntl, int json)
     int status = rc == SCR_ERR_NOTFOUND || flushed ? EXIT_NOTHING : 0;
     if (json) {
         struct json_object *obj = json_object_new_object();
-        int bad = put(obj, "cntl_dir", json_object_new_string(cntl)) ||
-                  put_or_null(obj, "dataset", rc == SCR_SUCCESS, json_object_new_int(id));
+        int bad = cli_json_put(obj, "cntl_dir", json_object_new_string(cntl)) ||
+                  cli_json_put_or_null(obj, "dataset", rc == SCR_SUCCESS, json_object_new_int(id));
         if (!bad && rc == SCR_SUCCESS)
-            bad = put_or_null(obj, "name", name != NULL, name ? json_object_new_string(name) : NULL) ||
-                  put(obj, "on_prefix", json_object_new_boolean(flushed));
-        if (!bad) bad = put(obj, "needs_copy", json_object_new_boolean(status == 0));
+            bad = cli_json_put_or_null(obj, "name", name != NULL, name ? json_object_new_string(name) : NULL) ||
+                  cli_json_put(obj, "on_prefix", json_object_new_boolean(flushed));
+        if (!bad) bad = cli_json_put(obj, "needs_copy", json_object_new_boolean(status == 0));
         if (bad) {
             json_object_put(obj);
             obj = NULL;
         }
         free(name);
-        return print_json(obj) == SCR_SUCCESS ? status : 1;
+        return cli_json_print(obj, 0) == SCR_SUCCESS ? status : 1;
     }
     if (rc == SCR_ERR_NOTFOUND) printf("no dataset in the cache of %s\n", cntl);
     else
@@ -244,19 +213,19 @@ static struct json_object *report_json(const struct scr_scavenge_options *o, int
                         : rc == SCR_SUCCESS ? "copied"
                         : rc == SCR_FAILURE ? "incomplete" : "failed";
     int known = rc == SCR_SUCCESS || rc == SCR_FAILURE;
-    int bad = put(obj, "outcome", json_object_new_string(outcome)) ||
-              put(obj, "prefix", json_object_new_string(o->prefix)) ||
-              put(obj, "cntl_dir", json_object_new_string(o->cntl_dir)) ||
-              put_or_null(obj, "dataset", known, json_object_new_int(rep->id));
+    int bad = cli_json_put(obj, "outcome", json_object_new_string(outcome)) ||
+              cli_json_put(obj, "prefix", json_object_new_string(o->prefix)) ||
+              cli_json_put(obj, "cntl_dir", json_object_new_string(o->cntl_dir)) ||
+              cli_json_put_or_null(obj, "dataset", known, json_object_new_int(rep->id));
     if (!bad && known)
-        bad = put(obj, "ranks", json_object_new_int(rep->ranks)) ||
-              put(obj, "partner_ranks", json_object_new_int(rep->partner_ranks)) ||
-              put(obj, "files_copied", json_object_new_int(rep->files_copied)) ||
-              put(obj, "bytes_copied", json_object_new_int64((int64_t)rep->bytes_copied)) ||
-              put(obj, "files_failed", json_object_new_int(rep->files_failed));
+        bad = cli_json_put(obj, "ranks", json_object_new_int(rep->ranks)) ||
+              cli_json_put(obj, "partner_ranks", json_object_new_int(rep->partner_ranks)) ||
+              cli_json_put(obj, "files_copied", json_object_new_int(rep->files_copied)) ||
+              cli_json_put(obj, "bytes_copied", json_object_new_int64((int64_t)rep->bytes_copied)) ||
+              cli_json_put(obj, "files_failed", json_object_new_int(rep->files_failed));
     if (!bad && rc != SCR_SUCCESS && rc != SCR_ERR_NOTFOUND) {
         const char *e = scr_last_error();
-        bad = put(obj, "error", json_object_new_string(e ? e : ""));
+        bad = cli_json_put(obj, "error", json_object_new_string(e ? e : ""));
     }
     if (bad) {
         json_object_put(obj);
@@ -276,7 +245,7 @@ static int scavenge(struct scr_scavenge_options *o, int json)
     int rc = scr_scavenge_node(o, &rep);
     scr_progress_end(&p);
     int status = rc == SCR_ERR_NOTFOUND ? EXIT_NOTHING : rc == SCR_SUCCESS ? 0 : 1;
-    if (json) return print_json(report_json(o, rc, &rep)) == SCR_SUCCESS ? status : 1;
+    if (json) return cli_json_print(report_json(o, rc, &rep), 0) == SCR_SUCCESS ? status : 1;
     if (rc == SCR_SUCCESS && rep.already_flushed) {
         printf("dataset %d is on the prefix already (use --force to copy it again)\n", rep.id);
         return 0;
