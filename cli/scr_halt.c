@@ -229,21 +229,23 @@ static int print_json(const char *prefix, const char *path, const char *action, 
           cli_json_put(obj, "halt_file", json_object_new_string(path)) ||
           cli_json_put(obj, "action", json_object_new_string(action));
     if (!bad && strcmp(action, "removed") == 0) bad = cli_json_put(obj, "removed", json_object_new_boolean(removed));
+    /* each value is read before it is added: argument order is unspecified */
+    int has = !bad && scr_halt_file_get_checkpoints_left(halt, &count) == SCR_SUCCESS;
+    bad = bad || cli_json_put_or_null(cond, "checkpoints_left", has, json_object_new_int(count));
     if (!bad) {
-        int has = scr_halt_file_get_checkpoints_left(halt, &count) == SCR_SUCCESS;
-        bad = cli_json_put_or_null(cond, "checkpoints_left", has, json_object_new_int(count));
+        has = scr_halt_file_get_exit_after(halt, &v) == SCR_SUCCESS;
+        bad = cli_json_put_or_null(cond, "exit_after", has, json_object_new_int64(v));
     }
-    if (!bad)
-        bad = cli_json_put_or_null(cond, "exit_after", scr_halt_file_get_exit_after(halt, &v) == SCR_SUCCESS,
-                          json_object_new_int64(v));
-    if (!bad)
-        bad = cli_json_put_or_null(cond, "exit_before", scr_halt_file_get_exit_before(halt, &v) == SCR_SUCCESS,
-                          json_object_new_int64(v));
-    if (!bad)
-        bad = cli_json_put_or_null(cond, "halt_seconds", scr_halt_file_get_halt_seconds(halt, &v) == SCR_SUCCESS,
-                          json_object_new_int64(v));
     if (!bad) {
-        int has = scr_halt_file_get_exit_reason(halt, &reason) == SCR_SUCCESS;
+        has = scr_halt_file_get_exit_before(halt, &v) == SCR_SUCCESS;
+        bad = cli_json_put_or_null(cond, "exit_before", has, json_object_new_int64(v));
+    }
+    if (!bad) {
+        has = scr_halt_file_get_halt_seconds(halt, &v) == SCR_SUCCESS;
+        bad = cli_json_put_or_null(cond, "halt_seconds", has, json_object_new_int64(v));
+    }
+    if (!bad) {
+        has = scr_halt_file_get_exit_reason(halt, &reason) == SCR_SUCCESS;
         bad = cli_json_put_or_null(cond, "exit_reason", has, has ? json_object_new_string(reason) : NULL);
     }
     if (!bad) {
@@ -254,7 +256,7 @@ static int print_json(const char *prefix, const char *path, const char *action, 
     if (!bad)
         bad = cli_json_put(obj, "halts_now", json_object_new_boolean(cause != SCR_HALT_NONE)) ||
               cli_json_put_or_null(obj, "why", cause != SCR_HALT_NONE,
-                          cause != SCR_HALT_NONE ? json_object_new_string(scr_halt_cause_text(cause)) : NULL);
+                                   cause != SCR_HALT_NONE ? json_object_new_string(scr_halt_cause_text(cause)) : NULL);
     json_object_put(cond);
     if (bad) {
         json_object_put(obj);

@@ -6,10 +6,11 @@
  * else $SCR_EXCLUDE_NODES; --down names nodes to count down unchecked;
  * health records come from --health-dir, else <prefix>/.scr/health; --free
  * runs the node health check on this node now (its job's directories and
- * their free space); --secs bounds the slurmd probe. Prints the down nodes as one host list (srun
- * --exclude takes it as is), or per node with --reason, or JSON. Exit
- * status: 0 no node is down, 1 some are, 2 usage error (a bad node list
- * included), 3 another failure. Links libslurm and libscr-core, never MPI. */
+ * their free space); --secs bounds the slurmd probe. Prints the down nodes
+ * as one host list (srun --exclude takes it as is), or per node with
+ * --reason, or JSON. Exit status: 0 no node is down, 1 some are, 2 usage
+ * error (a bad node list included), 3 another failure. Links libslurm and
+ * libscr-core, never MPI. */
 #include "build_config.h"
 #include "cli_common.h"
 #include "config.h"

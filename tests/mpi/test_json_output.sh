@@ -85,6 +85,9 @@ json "halt_json_reports_the_update" "$jout" \
 "$cli/scr-halt" --list --json > "$jout" 2> "$jerr"
 json "halt_list_json_reads_it_back" "$jout" \
     'd["action"] == "list" and d["conditions"]["checkpoints_left"] == 2 and d["conditions"]["exit_reason"] == "SCR_FINALIZE_CALLED"'
+"$cli/scr-halt" --after +1h --json > "$jout" 2> "$jerr"
+json "halt_json_gives_times_in_seconds_since_the_epoch" "$jout" \
+    'abs(d["conditions"]["exit_after"] - (__import__("time").time() + 3600)) < 60'
 "$cli/scr-halt" --remove --json > "$jout" 2> "$jerr"
 json "halt_remove_json_says_it_was_removed" "$jout" 'd["action"] == "removed" and d["removed"] is True'
 
