@@ -4,13 +4,16 @@
  * library reads at SCR_Init, in SCR_Need_checkpoint, after each checkpoint
  * and in SCR_Should_exit. Each change is one locked update (halt_edit.h); a
  * request without any condition records the reason JOB_HALTED, as SCR does,
- * so the job stops at its next check. The prefix is the argument, else
+ * so the job stops at its next check. A change or removal first prints
+ * SCR's own line, "Updating halt file in <prefix>", which scripts match;
+ * --json prints one JSON object instead. The prefix is the argument, else
  * $SCR_PREFIX, else the current directory. Exit status: 0 done, 1 the
  * prefix is missing, the halt file is damaged or cannot be written (one
  * line on stderr), 2 usage error (a bad TIME or count included). Links only
  * libscr-core (no MPI). */
 #include "build_config.h"
 #include "cli_common.h"
+#include "cli_json.h"
 #include "halt_edit.h"
 #include "halt_file.h"
 #include "scr_err.h"
@@ -18,6 +21,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +37,7 @@ enum {
     OPT_UNSET_AFTER,
     OPT_UNSET_SECONDS,
     OPT_UNSET_REASON,
+    OPT_JSON,
 };
 
 static void usage(FILE *out)
@@ -55,6 +60,8 @@ static void usage(FILE *out)
             "      --unset-checkpoints, --unset-before, --unset-after, --unset-seconds,\n"
             "      --unset-reason   remove that condition\n"
             "  -r, --remove         remove the halt file: no condition at all\n"
+            "      --json           print the conditions (and what changed) as one JSON\n"
+            "                       object\n"
             "  -h, --help           show this help\n"
             "  -V, --version        show the version\n"
             "\n"
@@ -69,7 +76,7 @@ static void usage(FILE *out)
 /* What the command line asks for. */
 struct request {
     struct scr_halt_edit edit;
-    int list, remove;
+    int list, remove, json;
     const char *dir;
 };
 
@@ -122,6 +129,7 @@ static int parse(int argc, char **argv, struct request *req)
         { "unset-seconds", no_argument, NULL, OPT_UNSET_SECONDS },
         { "unset-reason", no_argument, NULL, OPT_UNSET_REASON },
         { "remove", no_argument, NULL, 'r' },
+        { "json", no_argument, NULL, OPT_JSON },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -179,6 +187,9 @@ static int parse(int argc, char **argv, struct request *req)
         case 'r':
             req->remove = 1;
             break;
+        case OPT_JSON:
+            req->json = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -204,31 +215,93 @@ static int parse(int argc, char **argv, struct request *req)
     return -1;
 }
 
+/* The halt file's conditions and what a job would do now, as --json prints
+ * them (schema in scr-halt(1)); action is "list", "updated" or "removed". */
+static int print_json(const char *prefix, const char *path, const char *action, int removed,
+                      const scr_kvtree *halt)
+{
+    struct json_object *obj = json_object_new_object(), *cond = json_object_new_object();
+    int64_t now = (int64_t)time(NULL), v = 0;
+    int count = 0, bad = obj == NULL || cond == NULL;
+    const char *reason = NULL;
+    enum scr_halt_cause cause = SCR_HALT_NONE;
+    bad = bad || cli_json_put(obj, "prefix", json_object_new_string(prefix)) ||
+          cli_json_put(obj, "halt_file", json_object_new_string(path)) ||
+          cli_json_put(obj, "action", json_object_new_string(action));
+    if (!bad && strcmp(action, "removed") == 0) bad = cli_json_put(obj, "removed", json_object_new_boolean(removed));
+    /* each value is read before it is added: argument order is unspecified */
+    int has = !bad && scr_halt_file_get_checkpoints_left(halt, &count) == SCR_SUCCESS;
+    bad = bad || cli_json_put_or_null(cond, "checkpoints_left", has, json_object_new_int(count));
+    if (!bad) {
+        has = scr_halt_file_get_exit_after(halt, &v) == SCR_SUCCESS;
+        bad = cli_json_put_or_null(cond, "exit_after", has, json_object_new_int64(v));
+    }
+    if (!bad) {
+        has = scr_halt_file_get_exit_before(halt, &v) == SCR_SUCCESS;
+        bad = cli_json_put_or_null(cond, "exit_before", has, json_object_new_int64(v));
+    }
+    if (!bad) {
+        has = scr_halt_file_get_halt_seconds(halt, &v) == SCR_SUCCESS;
+        bad = cli_json_put_or_null(cond, "halt_seconds", has, json_object_new_int64(v));
+    }
+    if (!bad) {
+        has = scr_halt_file_get_exit_reason(halt, &reason) == SCR_SUCCESS;
+        bad = cli_json_put_or_null(cond, "exit_reason", has, has ? json_object_new_string(reason) : NULL);
+    }
+    if (!bad) {
+        bad = cli_json_put(obj, "conditions", cond);
+        cond = NULL;
+    }
+    if (!bad && scr_halt_file_should_halt(halt, now, &cause) != SCR_SUCCESS) cause = SCR_HALT_NONE;
+    if (!bad)
+        bad = cli_json_put(obj, "halts_now", json_object_new_boolean(cause != SCR_HALT_NONE)) ||
+              cli_json_put_or_null(obj, "why", cause != SCR_HALT_NONE,
+                                   cause != SCR_HALT_NONE ? json_object_new_string(scr_halt_cause_text(cause)) : NULL);
+    json_object_put(cond);
+    if (bad) {
+        json_object_put(obj);
+        obj = NULL;
+    }
+    return cli_json_print(obj, 0);
+}
+
 /* --list alone: the conditions as they are; returns the exit status. */
-static int list_conditions(const char *path)
+static int list_conditions(const char *prefix, const char *path, int json)
 {
     scr_kvtree *halt = scr_kvtree_new();
     int rc = halt != NULL ? scr_halt_file_read(path, halt) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_halt_edit_fprint(stdout, halt, (int64_t)time(NULL));
+    if (rc == SCR_SUCCESS && json) rc = print_json(prefix, path, "list", 0, halt);
+    else if (rc == SCR_SUCCESS) rc = scr_halt_edit_fprint(stdout, halt, (int64_t)time(NULL));
     scr_kvtree_delete(halt);
     return rc == SCR_SUCCESS ? 0 : 1;
 }
 
-/* --remove; returns the exit status. */
-static int remove_conditions(const char *path)
+/* --remove; returns the exit status. The first line is SCR's own, which
+ * scripts match. */
+static int remove_conditions(const char *prefix, const char *path, int json)
 {
     int removed = 0;
     if (scr_halt_edit_remove(path, &removed) != SCR_SUCCESS) return 1;
+    if (json) {
+        scr_kvtree *none = scr_kvtree_new();
+        int rc = none != NULL ? print_json(prefix, path, "removed", removed, none) : SCR_ERR_NOMEM;
+        scr_kvtree_delete(none);
+        return rc == SCR_SUCCESS ? 0 : 1;
+    }
+    printf("Updating halt file in %s\n", prefix);
     printf(removed ? "removed %s\n" : "no halt file to remove (%s)\n", path);
     return 0;
 }
 
 /* Set and unset conditions, then show them; returns the exit status. */
-static int change_conditions(const char *path, const struct scr_halt_edit *edit)
+static int change_conditions(const char *prefix, const char *path, const struct scr_halt_edit *edit, int json)
 {
     scr_kvtree *halt = scr_kvtree_new();
     int rc = halt != NULL ? scr_halt_edit_apply(path, edit, halt) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) {
+    if (rc == SCR_SUCCESS && json) {
+        rc = print_json(prefix, path, "updated", 0, halt);
+    } else if (rc == SCR_SUCCESS) {
+        printf("Updating halt file in %s\n", prefix);
         printf("updated %s:\n", path);
         rc = scr_halt_edit_fprint(stdout, halt, (int64_t)time(NULL));
     }
@@ -254,9 +327,9 @@ int main(int argc, char **argv)
         scr_err("the prefix %s is not a directory%s%s", prefix, errno ? ": " : "",
                 errno ? strerror(errno) : "");
     } else if (scr_halt_file_path(prefix, &path) == SCR_SUCCESS) {
-        if (req.remove) status = remove_conditions(path);
-        else if (req.edit.set | req.edit.unset) status = change_conditions(path, &req.edit);
-        else status = list_conditions(path);
+        if (req.remove) status = remove_conditions(prefix, path, req.json);
+        else if (req.edit.set | req.edit.unset) status = change_conditions(prefix, path, &req.edit, req.json);
+        else status = list_conditions(prefix, path, req.json);
     }
     free(path);
     free(prefix);

@@ -16,16 +16,19 @@
  * named). Links only libscr-core (no MPI). */
 #include "build_config.h"
 #include "cli_common.h"
+#include "cli_json.h"
 #include "index_edit.h"
 #include "index_file.h"
 #include "index_list.h"
 #include "index_rebuild.h"
 #include "kvtree.h"
 #include "scan_index.h"
+#include "scan_read.h"
 #include "scavenge_job.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
+#include "util_progress.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -66,7 +69,8 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: scr-index [--list] [--prefix DIR] [--json]\n"
             "       scr-index --current=NAME | --drop=NAME | --drop-after=NAME [--prefix DIR]\n"
-            "       scr-index --add=DSET | --build=ID [--no-crc] [--prefix DIR]\n"
+            "       scr-index --add=DSET [--no-crc] [--prefix DIR] [--json]\n"
+            "       scr-index --build=ID [--no-crc] [--prefix DIR]\n"
             "       scr-index --rebuild-index [--prefix DIR] [--json]\n"
             "Show or change the datasets SCR keeps in DIR/.scr/index.scr.\n"
             "\n"
@@ -88,7 +92,8 @@ static void usage(FILE *out)
             "                     index.scr.damaged.<time>); a readable index is left alone\n"
             "  -p, --prefix DIR   the prefix directory (default: $SCR_PREFIX, else the\n"
             "                     current directory)\n"
-            "  -j, --json         print JSON instead of a table (--list, --rebuild-index)\n"
+            "  -j, --json         print JSON instead of a table or message (--list,\n"
+            "                     --rebuild-index, --add)\n"
             "  -h, --help         show this help\n"
             "  -V, --version      show the version\n"
             "\n"
@@ -170,16 +175,66 @@ static int drop_after(const char *prefix, const char *name)
     return 0;
 }
 
-/* Index the dataset directory dir; returns the exit status. */
-static int index_directory(const char *prefix, const char *dir, int crc)
+/* What --add --json prints (schema in scr-index(1)); res NULL when the
+ * directory was not indexed. */
+static int print_add_json(const char *dir, const struct scr_scan_index_result *res)
+{
+    struct json_object *obj = json_object_new_object(), *missing = NULL;
+    int bad = cli_json_put(obj, "directory", json_object_new_string(dir)) ||
+              cli_json_put(obj, "indexed", json_object_new_boolean(res != NULL));
+    if (!bad && res == NULL) {
+        const char *e = scr_last_error();
+        bad = cli_json_put(obj, "error", json_object_new_string(e ? e : ""));
+    }
+    if (!bad && res != NULL) {
+        missing = json_object_new_array();
+        bad = missing == NULL;
+        for (int i = 0; !bad && i < res->nmissing; i++) {
+            struct json_object *rank = json_object_new_int(res->missing[i]);
+            bad = rank == NULL || json_object_array_add(missing, rank) != 0;
+            if (bad) json_object_put(rank);
+        }
+        if (bad) json_object_put(missing);
+        bad = bad || cli_json_put(obj, "dataset", json_object_new_int(res->id)) ||
+              cli_json_put(obj, "complete", json_object_new_boolean(res->complete)) ||
+              cli_json_put(obj, "rebuilt_ranks", json_object_new_int(res->rebuilt)) ||
+              cli_json_put(obj, "missing_ranks", missing);
+    }
+    if (bad) {
+        json_object_put(obj);
+        obj = NULL;
+    }
+    return cli_json_print(obj, 0);
+}
+
+static void show_progress(void *ctx, int done, int total)
+{
+    struct scr_progress *p = ctx;
+    p->total = (uint64_t)total;
+    scr_progress_update(p, (uint64_t)done);
+}
+
+/* Index the dataset directory dir, the ranks read shown on stderr
+ * (util_progress.h); returns the exit status. */
+static int index_directory(const char *prefix, const char *dir, int crc, int json)
 {
     struct scr_scan_index_options o = {prefix, dir, crc, 0};
     struct scr_scan_index_result res;
-    if (scr_scan_index_dataset(&o, &res) != SCR_SUCCESS) {
+    struct scr_progress p;
+    scr_progress_begin(&p, stderr, "scr-index: reading rank filemaps", SCR_PROGRESS_RANKS, 0);
+    scr_scan_set_progress(show_progress, &p);
+    int rc = scr_scan_index_dataset(&o, &res);
+    scr_scan_set_progress(NULL, NULL);
+    scr_progress_end(&p);
+    if (rc != SCR_SUCCESS) {
         fprintf(stderr, "scr-index: %s was not indexed\n", dir);
+        if (json) print_add_json(dir, NULL);
         return 1;
     }
-    if (res.complete) {
+    int status = res.complete ? 0 : EXIT_INCOMPLETE;
+    if (json) {
+        if (print_add_json(dir, &res) != SCR_SUCCESS) status = 1;
+    } else if (res.complete) {
         printf("dataset %d indexed complete%s", res.id, res.rebuilt ? " after rebuilding " : "");
         if (res.rebuilt) printf("%d rank(s)", res.rebuilt);
         printf("\n");
@@ -189,11 +244,11 @@ static int index_directory(const char *prefix, const char *dir, int crc)
         printf("\n");
     }
     free(res.missing);
-    return res.complete ? 0 : EXIT_INCOMPLETE;
+    return status;
 }
 
 /* --add: dset is a path, or a name in <prefix>/.scr. */
-static int add_dataset(const char *prefix, const char *dset, int crc)
+static int add_dataset(const char *prefix, const char *dset, int crc, int json)
 {
     char *scr_dir = NULL, *dir = NULL, *cwd = NULL;
     int rc = SCR_SUCCESS;
@@ -206,7 +261,7 @@ static int add_dataset(const char *prefix, const char *dset, int crc)
         rc = scr_path_join(prefix, ".scr", &scr_dir);
         if (rc == SCR_SUCCESS) rc = scr_path_join(scr_dir, dset, &dir);
     }
-    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc) : 1;
+    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc, json) : 1;
     free(scr_dir);
     free(dir);
     free(cwd);
@@ -234,7 +289,7 @@ static int build_dataset(const char *prefix, int id, int crc)
     }
     snprintf(name, sizeof(name), ".scr/scr.dataset.%d", id);
     if (rc == SCR_SUCCESS) rc = scr_path_join(prefix, name, &dir);
-    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc) : rc == SCR_ERR_STATE ? 0 : 1;
+    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc, 0) : rc == SCR_ERR_STATE ? 0 : 1;
     free(path);
     free(dir);
     scr_kvtree_delete(index);
@@ -402,8 +457,8 @@ int main(int argc, char **argv)
         }
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (json && action != ACTION_NONE && action != ACTION_LIST && action != ACTION_REBUILD_INDEX)
-        return cli_usage_error("--json goes with --list or --rebuild-index only");
+    if (json && action != ACTION_NONE && action != ACTION_LIST && action != ACTION_REBUILD_INDEX && action != ACTION_ADD)
+        return cli_usage_error("--json goes with --list, --rebuild-index or --add only");
     if (crc_option && action != ACTION_ADD && action != ACTION_BUILD)
         return cli_usage_error("%s goes with --add or --build only", crc_option == 'C' ? "--crc" : "--no-crc");
 
@@ -425,7 +480,7 @@ int main(int argc, char **argv)
         status = drop_after(prefix, name);
         break;
     case ACTION_ADD:
-        status = add_dataset(prefix, name, crc);
+        status = add_dataset(prefix, name, crc, json);
         break;
     case ACTION_BUILD:
         status = build_dataset(prefix, build_id, crc);

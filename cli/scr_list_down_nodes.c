@@ -3,21 +3,31 @@
  *
  * A thin front over down_nodes.h: the node list is the argument, else
  * $SLURM_NODELIST (then $SLURM_JOB_NODELIST); the exclude list --exclude,
- * else $SCR_EXCLUDE_NODES; health records come from --health-dir, else
- * <prefix>/.scr/health. Prints the down nodes as one host list (srun
- * --exclude takes it as is), or per node with --reason, or JSON. Exit
- * status: 0 no node is down, 1 some are, 2 usage error (a bad node list
- * included), 3 another failure. Links libslurm and libscr-core, never MPI. */
+ * else $SCR_EXCLUDE_NODES; --down names nodes to count down unchecked;
+ * health records come from --health-dir, else <prefix>/.scr/health; --free
+ * runs the node health check on this node now (its job's directories and
+ * their free space); --secs bounds the slurmd probe. Prints the down nodes
+ * as one host list (srun --exclude takes it as is), or per node with
+ * --reason, or JSON. Exit status: 0 no node is down, 1 some are, 2 usage
+ * error (a bad node list included), 3 another failure. Links libslurm and
+ * libscr-core, never MPI. */
 #include "build_config.h"
 #include "cli_common.h"
+#include "config.h"
+#include "config_params.h"
 #include "down_nodes.h"
 #include "event_log.h"
+#include "job_dir.h"
+#include "job_env.h"
+#include "kvtree_util.h"
+#include "node_health.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +53,12 @@ static void usage(FILE *out)
             "  -r, --reason           one line per down node: NODE: why\n"
             "  -j, --json             JSON with every node's verdict\n"
             "  -x, --exclude LIST     nodes never to use (default: $SCR_EXCLUDE_NODES)\n"
+            "  -d, --down LIST        nodes known to be down: counted down, not checked\n"
+            "  -f, --free             also check this node now: its job's control and cache\n"
+            "                         directories exist, take a file and have the free\n"
+            "                         space their STORE's BYTES asks for (else any)\n"
+            "  -s, --secs N           wait at most N seconds for a node's slurmd to answer\n"
+            "                         (default 3)\n"
             "  -H, --health-dir DIR   health records (default: PREFIX/.scr/health)\n"
             "  -p, --prefix DIR       the prefix (default: $SCR_PREFIX, else the current\n"
             "                         directory)\n"
@@ -134,6 +150,57 @@ static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix
     free(prefix);
 }
 
+/* BYTES of the STORE line of base, else 1 (some space left); 0 on success. */
+static int store_bytes(const scr_config *cfg, const char *base, uint64_t *out)
+{
+    const char *text = NULL;
+    const scr_kvtree *attrs = scr_kvtree_get(scr_config_table(cfg, "STORE"), base);
+    *out = 1;
+    if (attrs == NULL || scr_kvtree_util_get_str(attrs, "BYTES", &text) != SCR_SUCCESS) return 0;
+    if (scr_config_parse_bytes(text, out) != 0) {
+        scr_err("STORE=%s: BYTES=%s is not a size such as 512MB", base, text);
+        return -1;
+    }
+    return 0;
+}
+
+/* --free: the node health check (node_health.h), now, of this node's job
+ * directories, each against its store's BYTES; a node of list that fails
+ * it is down. SCR_SUCCESS when the check ran, whatever it found. */
+static int check_this_node(struct scr_down_nodes *list)
+{
+    static const char *const bases[2] = {"SCR_CNTL_BASE", "SCR_CACHE_BASE"};
+    char node[256], user[256], jobid[256];
+    int defaulted = 0;
+    scr_config *cfg = scr_config_new();
+    int rc = cfg != NULL ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_job_env_node_name(node, sizeof(node));
+    if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
+    if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
+    int listed = 0;
+    for (int i = 0; rc == SCR_SUCCESS && i < list->count; i++) listed |= strcmp(list->nodes[i].name, node) == 0;
+    if (rc == SCR_SUCCESS && !listed)
+        fprintf(stderr, "scr-list-down-nodes: --free checks this node, %s, which is not in the node list\n", node);
+    for (int i = 0; rc == SCR_SUCCESS && listed && i < 2; i++) {
+        const char *base = NULL;
+        char *dir = NULL;
+        uint64_t need = 0;
+        struct scr_health h;
+        rc = scr_config_get(cfg, bases[i], &base);
+        if (rc == SCR_SUCCESS && store_bytes(cfg, base, &need) != 0) rc = SCR_ERR_FORMAT;
+        if (rc == SCR_SUCCESS) rc = scr_job_dir_path(bases[i], base, node, user, jobid, &dir);
+        if (rc == SCR_SUCCESS) rc = scr_node_health_check(node, (const char *const *)&dir, 1, need, &h);
+        if (rc == SCR_SUCCESS && !h.healthy) {
+            char reason[600];
+            snprintf(reason, sizeof(reason), "failed the --free check of %s: %s", bases[i], h.reason);
+            scr_down_nodes_mark(list, node, reason);
+        }
+        free(dir);
+    }
+    scr_config_delete(cfg);
+    return rc;
+}
+
 /* The first of these that is set and not empty, else NULL. */
 static const char *first_set(const char *a, const char *b, const char *c)
 {
@@ -149,6 +216,9 @@ int main(int argc, char **argv)
         { "reason", no_argument, NULL, 'r' },
         { "json", no_argument, NULL, 'j' },
         { "exclude", required_argument, NULL, 'x' },
+        { "down", required_argument, NULL, 'd' },
+        { "free", no_argument, NULL, 'f' },
+        { "secs", required_argument, NULL, 's' },
         { "health-dir", required_argument, NULL, 'H' },
         { "prefix", required_argument, NULL, 'p' },
         { "no-slurm", no_argument, NULL, 'n' },
@@ -158,15 +228,26 @@ int main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     enum output output = OUTPUT_HOSTLIST;
-    const char *exclude = NULL, *health_dir = NULL, *prefix_option = NULL;
-    int ask_slurm = 1, before = optind, c, log = 0;
+    const char *exclude = NULL, *health_dir = NULL, *prefix_option = NULL, *down_option = NULL;
+    int ask_slurm = 1, check_free = 0, probe_ms = 0, before = optind, c, log = 0;
     cli_init("scr-list-down-nodes");
     opterr = 0;
-    for (; (c = getopt_long(argc, argv, ":rjx:H:p:nlhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, ":rjx:d:fs:H:p:nlhV", options, NULL)) != -1; before = optind) {
         switch (c) {
         case 'r': output = OUTPUT_REASONS; break;
         case 'j': output = OUTPUT_JSON; break;
         case 'x': exclude = optarg; break;
+        case 'd': down_option = optarg; break;
+        case 'f': check_free = 1; break;
+        case 's': {
+            char *end = NULL;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno != 0 || end == optarg || *end != '\0' || v < 1 || v > INT_MAX / 1000)
+                return cli_usage_error("--secs wants a whole number of seconds (1 or more), not '%s'", optarg);
+            probe_ms = (int)v * 1000;
+            break;
+        }
         case 'H':
             if (optarg[0] == '\0') return cli_usage_error("--health-dir wants a directory");
             health_dir = optarg;
@@ -203,12 +284,16 @@ int main(int argc, char **argv)
         free(prefix);
         health_dir = default_health;
     }
-    struct scr_down_nodes_query q = { nodelist, exclude, health_dir, ask_slurm, ask_slurm };
+    struct scr_down_nodes_query q = { nodelist, exclude, health_dir, ask_slurm, ask_slurm, down_option, probe_ms };
     struct scr_down_nodes list;
     int rc = scr_down_nodes_find(&q, &list);
     free(default_health);
     if (rc == SCR_ERR_ARG) return EXIT_USAGE;
     if (rc != SCR_SUCCESS) return EXIT_FAILURE_OTHER;
+    if (check_free && check_this_node(&list) != SCR_SUCCESS) {
+        scr_down_nodes_free(&list);
+        return EXIT_FAILURE_OTHER;
+    }
     if (ask_slurm && !list.slurm_asked)
         fprintf(stderr, "scr-list-down-nodes: node states not checked with Slurm: %s\n", list.slurm_error);
     if (list.probe_error[0] != '\0') fprintf(stderr, "scr-list-down-nodes: %s\n", list.probe_error);

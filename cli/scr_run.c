@@ -10,10 +10,13 @@
  * newest cached dataset to the prefix (scr-scavenge, started once per node
  * through the launcher) and each dataset copied that way is indexed
  * (scr-index --add), so the newest checkpoint is not lost with the
- * allocation. Exit status: that of the last run; 2 for a usage error; 3
- * when scr-run itself failed. Never links MPI. */
+ * allocation. With --json each decision is one JSON object on its own line
+ * of stdout, and what the runs print goes to stderr. Exit status: that of
+ * the last run; 2 for a usage error; 3 when scr-run itself failed. Never
+ * links MPI. */
 #include "build_config.h"
 #include "cli_common.h"
+#include "cli_json.h"
 #include "config.h"
 #include "down_nodes.h"
 #include "event_log.h"
@@ -29,6 +32,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -62,6 +66,8 @@ static void usage(FILE *out)
             "                             --ntasks-per-node=1; for mpirun: mpirun --map-by\n"
             "                             ppr:1:node)\n"
             "  -n, --no-scavenge          do not copy anything at the end\n"
+            "  -j, --json                 print each decision as one JSON object per line\n"
+            "                             (the job's own output goes to stderr then)\n"
             "  -h, --help                 show this help\n"
             "  -V, --version              show the version\n"
             "\n"
@@ -70,7 +76,7 @@ static void usage(FILE *out)
 }
 
 struct settings {
-    int max_runs, min_nodes, delay, scavenge;
+    int max_runs, min_nodes, delay, scavenge, json;
     const char *prefix_option, *scavenge_launcher;
     char **launch;      /* LAUNCHER ARGS..., NULL-terminated (argv's) */
     char *prefix;
@@ -161,6 +167,9 @@ static char **with_exclude(char **argv, const char *hosts, char **out_option)
     return out;
 }
 
+/* With --json, stdout holds the decisions alone: what the runs print goes to stderr. */
+static int children_to_stderr;
+
 /* Run argv and wait; *out_status: its exit status (128+signal when killed). */
 static int run_command(char **argv, int *out_status)
 {
@@ -171,6 +180,7 @@ static int run_command(char **argv, int *out_status)
         return SCR_ERR_IO;
     }
     if (pid == 0) {
+        if (children_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) _exit(127);
         execvp(argv[0], argv);
         fprintf(stderr, "scr-run: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -218,6 +228,71 @@ static void log_relaunch(const struct settings *s, int run_number, int nodes, co
     scr_event_log_close(&log);
 }
 
+/* --- decisions as JSON ------------------------------------------------------------- */
+
+static const char *verdict_name(enum scr_relaunch_verdict v)
+{
+    switch (v) {
+    case SCR_RELAUNCH_GO: return "go";
+    case SCR_RELAUNCH_FINISHED: return "finished";
+    case SCR_RELAUNCH_HALTED: return "halted";
+    case SCR_RELAUNCH_NO_RUNS_LEFT: return "no_runs_left";
+    case SCR_RELAUNCH_TOO_FEW_NODES: return "too_few_nodes";
+    }
+    return "unknown";
+}
+
+/* One decision: run (1-based) the run it is about; status the exit status
+ * of that run when it was made (ran), else null. Schema in scr-run(1). */
+static int print_decision(int run, const struct scr_relaunch_plan *plan, int ran, int status)
+{
+    struct json_object *obj = json_object_new_object(), *down = json_object_new_array();
+    int bad = obj == NULL || down == NULL;
+    for (int i = 0; !bad && i < plan->down.count; i++) {
+        const struct scr_node_verdict *v = &plan->down.nodes[i];
+        if (!v->down) continue;
+        struct json_object *n = json_object_new_object();
+        bad = n == NULL || json_object_array_add(down, n) != 0;
+        if (bad) json_object_put(n);
+        bad = bad || cli_json_put(n, "node", json_object_new_string(v->name)) ||
+              cli_json_put(n, "reason", json_object_new_string(v->reason));
+    }
+    const char *event = plan->verdict == SCR_RELAUNCH_GO ? "run" : "stop";
+    bad = bad || cli_json_put(obj, "event", json_object_new_string(event)) ||
+          cli_json_put(obj, "run", json_object_new_int(run)) ||
+          cli_json_put(obj, "verdict", json_object_new_string(verdict_name(plan->verdict))) ||
+          cli_json_put(obj, "why", json_object_new_string(plan->why)) ||
+          cli_json_put_or_null(obj, "nodes_up", plan->nodes_up >= 0, json_object_new_int(plan->nodes_up)) ||
+          cli_json_put_or_null(obj, "avoid", plan->avoid != NULL,
+                               plan->avoid ? json_object_new_string(plan->avoid) : NULL);
+    if (!bad) {
+        bad = cli_json_put(obj, "down", down);
+        down = NULL;
+    }
+    bad = bad || cli_json_put_or_null(obj, "exit_status", ran, json_object_new_int(status));
+    json_object_put(down);
+    if (bad) {
+        json_object_put(obj);
+        obj = NULL;
+    }
+    return cli_json_print(obj, 1);
+}
+
+/* The copy at the end: the copy's exit status and what was indexed. */
+static int print_scavenge(int status, int indexed, int index_failed)
+{
+    struct json_object *obj = json_object_new_object();
+    int bad = obj == NULL || cli_json_put(obj, "event", json_object_new_string("scavenge")) ||
+              cli_json_put(obj, "exit_status", json_object_new_int(status)) ||
+              cli_json_put(obj, "indexed", json_object_new_int(indexed)) ||
+              cli_json_put(obj, "index_failed", json_object_new_int(index_failed));
+    if (bad) {
+        json_object_put(obj);
+        obj = NULL;
+    }
+    return cli_json_print(obj, 1);
+}
+
 /* The relaunch loop; *out_status: the last run's exit status, *out_verdict
  * why it ended, *out_down the last verdict on the nodes. */
 static int run_loop(struct settings *s, int *out_status, enum scr_relaunch_verdict *out_verdict,
@@ -243,8 +318,9 @@ static int run_loop(struct settings *s, int *out_status, enum scr_relaunch_verdi
         *out_verdict = plan.verdict;
         if (plan.verdict != SCR_RELAUNCH_GO) {
             fprintf(stderr, "scr-run: not running again: %s\n", plan.why);
+            rc = s->json ? print_decision(runs_done + 1, &plan, 0, 0) : SCR_SUCCESS;
             scr_relaunch_plan_free(&plan);
-            return SCR_SUCCESS;
+            return rc;
         }
         const char *hosts = plan.avoid;
         if (hosts != NULL && !is_launcher(s->launch[0], "srun"))
@@ -262,6 +338,7 @@ static int run_loop(struct settings *s, int *out_status, enum scr_relaunch_verdi
         rc = run_command(argv, out_status);
         free(argv);
         free(option);
+        if (rc == SCR_SUCCESS && s->json) rc = print_decision(runs_done + 1, &plan, 1, *out_status);
         scr_relaunch_plan_free(&plan);
         if (rc != SCR_SUCCESS) return rc;
         fprintf(stderr, "scr-run: run %d ended with exit status %d\n", runs_done + 1, *out_status);
@@ -351,7 +428,7 @@ static int scavenge_command(const struct settings *s, const struct scr_down_node
 
 /* scr-index --add every dataset directory of the prefix that holds rank
  * filemaps but no summary yet: what the scavenge just copied. */
-static int index_scavenged(const struct settings *s)
+static int index_scavenged(const struct settings *s, int *out_indexed, int *out_failed)
 {
     char *scr_dir = NULL, tool[PATH_MAX];
     int rc = scr_path_join(s->prefix, ".scr", &scr_dir);
@@ -386,6 +463,7 @@ static int index_scavenged(const struct settings *s)
         rc = run_command(argv, &status);
         if (rc == SCR_SUCCESS && status != 0)
             fprintf(stderr, "scr-run: scr-index --add %s ended with exit status %d\n", e->d_name, status);
+        if (rc == SCR_SUCCESS) *(status == 0 ? out_indexed : out_failed) += 1;
     }
     closedir(d);
     free(scr_dir);
@@ -406,7 +484,9 @@ static int scavenge(const struct settings *s, const struct scr_down_nodes *down)
     /* exit 3 on a node: nothing of its own to copy; still index what others copied */
     if (rc == SCR_SUCCESS && status != 0 && status != 3)
         fprintf(stderr, "scr-run: the copy ended with exit status %d; indexing what arrived\n", status);
-    if (rc == SCR_SUCCESS) rc = index_scavenged(s);
+    int indexed = 0, index_failed = 0;
+    if (rc == SCR_SUCCESS) rc = index_scavenged(s, &indexed, &index_failed);
+    if (rc == SCR_SUCCESS && s->json) rc = print_scavenge(status, indexed, index_failed);
     return rc;
 }
 
@@ -438,6 +518,7 @@ static int parse(int argc, char **argv, struct settings *s)
         { "prefix", required_argument, NULL, 'p' },
         { "scavenge-launcher", required_argument, NULL, 's' },
         { "no-scavenge", no_argument, NULL, 'n' },
+        { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -445,7 +526,7 @@ static int parse(int argc, char **argv, struct settings *s)
     int given_runs = 0, given_min = 0, before = optind, c, st;
     opterr = 0;
     /* '+': the first word that is not an option is the launcher; its options are its own */
-    for (; (c = getopt_long(argc, argv, "+:r:m:d:p:s:nhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, "+:r:m:d:p:s:njhV", options, NULL)) != -1; before = optind) {
         switch (c) {
         case 'r':
             if ((st = parse_count(optarg, "--runs", -1, &s->max_runs)) != 0) return st;
@@ -467,6 +548,7 @@ static int parse(int argc, char **argv, struct settings *s)
             s->scavenge_launcher = optarg;
             break;
         case 'n': s->scavenge = 0; break;
+        case 'j': s->json = 1; break;
         case 'h':
             usage(stdout);
             return -1;
@@ -491,6 +573,7 @@ int main(int argc, char **argv)
     int st = parse(argc, argv, &s);
     if (st != 0) return st < 0 ? 0 : st;
     find_self_dir(&s);
+    children_to_stderr = s.json;
     s.prefix = cli_resolve_prefix(s.prefix_option);
     if (s.prefix == NULL) return EXIT_SELF_FAILED;
     int status = 0;

@@ -6,13 +6,15 @@
  * its patterns expanded for this node (--node, else $SCR_NODE_NAME, ...),
  * then <user>/scr.<job id>. The prefix is --prefix, else the one SCR_Init
  * recorded in the control directory (job_file.h), else SCR_PREFIX of the
- * configuration, else the current directory. A progress line goes to stderr
- * only when stderr is a terminal. Exit status: 0 done (or nothing needed),
+ * configuration, else the current directory. Progress goes to stderr
+ * (util_progress.h); --json prints the outcome as one JSON object on stdout.
+ * Exit status: 0 done (or nothing needed),
  * 1 some file could not be copied or records could not be used, 2 usage
  * error, 3 no dataset in this node's cache (or, with --status, none that
  * needs a copy). Links only libscr-core. */
 #include "build_config.h"
 #include "cli_common.h"
+#include "cli_json.h"
 #include "config.h"
 #include "event_log.h"
 #include "job_dir.h"
@@ -22,9 +24,11 @@
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
+#include "util_progress.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,6 +61,8 @@ static void usage(FILE *out)
             "  -f, --force             copy even if the dataset is already on the prefix\n"
             "  -s, --status            only say which dataset is newest in cache and\n"
             "                          whether it still needs a copy to the prefix\n"
+            "  -j, --json              print the outcome (of --status, or of the copy)\n"
+            "                          as one JSON object\n"
             "  -h, --help              show this help\n"
             "  -V, --version           show the version\n"
             "\n"
@@ -159,47 +165,36 @@ static int derive_dirs(const char *node_option, const char *cntl_option, const c
     return rc;
 }
 
-/* --- progress on a terminal ---------------------------------------------------- */
-
-struct progress {
-    struct timespec start;
-    int shown;
-};
-
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
-static void show_progress(void *ctx, uint64_t done, uint64_t total)
-{
-    struct progress *p = ctx;
-    double t = seconds_since(&p->start), mib = 1024.0 * 1024.0;
-    double rate = t > 0 ? (double)done / t : 0;
-    double eta = rate > 0 && total > done ? (double)(total - done) / rate : 0;
-    fprintf(stderr, "\rscr-scavenge: %.1f of %.1f MiB, %.1f MiB/s, ETA %d:%02d   ", (double)done / mib,
-            (double)total / mib, rate / mib, (int)eta / 60, (int)eta % 60);
-    p->shown = 1;
-}
-
 /* --- actions --------------------------------------------------------------------- */
 
-static int print_status(const char *cntl)
+static int print_status(const char *cntl, int json)
 {
     int id = 0, flushed = 0;
     char *name = NULL;
     int rc = scr_scavenge_newest(cntl, &id, &flushed, &name);
-    if (rc == SCR_ERR_NOTFOUND) {
-        printf("no dataset in the cache of %s\n", cntl);
-        return EXIT_NOTHING;
+    if (rc != SCR_SUCCESS && rc != SCR_ERR_NOTFOUND) return 1;
+    int status = rc == SCR_ERR_NOTFOUND || flushed ? EXIT_NOTHING : 0;
+    if (json) {
+        struct json_object *obj = json_object_new_object();
+        int bad = cli_json_put(obj, "cntl_dir", json_object_new_string(cntl)) ||
+                  cli_json_put_or_null(obj, "dataset", rc == SCR_SUCCESS, json_object_new_int(id));
+        if (!bad && rc == SCR_SUCCESS)
+            bad = cli_json_put_or_null(obj, "name", name != NULL, name ? json_object_new_string(name) : NULL) ||
+                  cli_json_put(obj, "on_prefix", json_object_new_boolean(flushed));
+        if (!bad) bad = cli_json_put(obj, "needs_copy", json_object_new_boolean(status == 0));
+        if (bad) {
+            json_object_put(obj);
+            obj = NULL;
+        }
+        free(name);
+        return cli_json_print(obj, 0) == SCR_SUCCESS ? status : 1;
     }
-    if (rc != SCR_SUCCESS) return 1;
-    printf("dataset %d%s%s%s: %s\n", id, name ? " (" : "", name ? name : "", name ? ")" : "",
-           flushed ? "on the prefix already" : "needs a copy to the prefix");
+    if (rc == SCR_ERR_NOTFOUND) printf("no dataset in the cache of %s\n", cntl);
+    else
+        printf("dataset %d%s%s%s: %s\n", id, name ? " (" : "", name ? name : "", name ? ")" : "",
+               flushed ? "on the prefix already" : "needs a copy to the prefix");
     free(name);
-    return flushed ? EXIT_NOTHING : 0;
+    return status;
 }
 
 /* The scavenge event of this node's part, in the prefix's event log. */
@@ -222,32 +217,71 @@ static void log_scavenge(const struct scr_scavenge_options *o, const char *node,
     scr_event_log_close(&log);
 }
 
-static int scavenge(struct scr_scavenge_options *o, const char *node)
+static void show_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    struct scr_progress *p = ctx;
+    p->total = total;
+    scr_progress_update(p, done);
+}
+
+/* The report of a scavenge run as JSON (see the man page). */
+static struct json_object *report_json(const struct scr_scavenge_options *o, int rc,
+                                       const struct scr_scavenge_report *rep)
+{
+    struct json_object *obj = json_object_new_object();
+    const char *outcome = rc == SCR_ERR_NOTFOUND ? "nothing"
+                        : rc == SCR_SUCCESS && rep->already_flushed ? "on_prefix"
+                        : rc == SCR_SUCCESS ? "copied"
+                        : rc == SCR_FAILURE ? "incomplete" : "failed";
+    int known = rc == SCR_SUCCESS || rc == SCR_FAILURE;
+    int bad = cli_json_put(obj, "outcome", json_object_new_string(outcome)) ||
+              cli_json_put(obj, "prefix", json_object_new_string(o->prefix)) ||
+              cli_json_put(obj, "cntl_dir", json_object_new_string(o->cntl_dir)) ||
+              cli_json_put_or_null(obj, "dataset", known, json_object_new_int(rep->id));
+    if (!bad && known)
+        bad = cli_json_put(obj, "ranks", json_object_new_int(rep->ranks)) ||
+              cli_json_put(obj, "partner_ranks", json_object_new_int(rep->partner_ranks)) ||
+              cli_json_put(obj, "files_copied", json_object_new_int(rep->files_copied)) ||
+              cli_json_put(obj, "bytes_copied", json_object_new_int64((int64_t)rep->bytes_copied)) ||
+              cli_json_put(obj, "files_failed", json_object_new_int(rep->files_failed));
+    if (!bad && rc != SCR_SUCCESS && rc != SCR_ERR_NOTFOUND) {
+        const char *e = scr_last_error();
+        bad = cli_json_put(obj, "error", json_object_new_string(e ? e : ""));
+    }
+    if (bad) {
+        json_object_put(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static int scavenge(struct scr_scavenge_options *o, const char *node, int json)
 {
     struct scr_scavenge_report rep;
-    struct progress p = {{0, 0}, 0};
-    clock_gettime(CLOCK_MONOTONIC, &p.start);
-    if (isatty(STDERR_FILENO)) {
-        o->progress = show_progress;
-        o->progress_ctx = &p;
-    }
+    struct scr_progress p;
+    struct timespec start, end;
+    memset(&rep, 0, sizeof(rep));
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    scr_progress_begin(&p, stderr, "scr-scavenge", SCR_PROGRESS_BYTES, 0);
+    o->progress = show_progress;
+    o->progress_ctx = &p;
     int rc = scr_scavenge_node(o, &rep);
-    if (p.shown) fputc('\n', stderr);
-    if (rc == SCR_ERR_NOTFOUND) return EXIT_NOTHING;
+    scr_progress_end(&p);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    if ((rc == SCR_SUCCESS && !rep.already_flushed) || rc == SCR_FAILURE)
+        log_scavenge(o, node, &rep, rc,
+                     (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9);
+    int status = rc == SCR_ERR_NOTFOUND ? EXIT_NOTHING : rc == SCR_SUCCESS ? 0 : 1;
+    if (json) return cli_json_print(report_json(o, rc, &rep), 0) == SCR_SUCCESS ? status : 1;
     if (rc == SCR_SUCCESS && rep.already_flushed) {
         printf("dataset %d is on the prefix already (use --force to copy it again)\n", rep.id);
         return 0;
     }
-    struct timespec end;
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    if (rc == SCR_SUCCESS || rc == SCR_FAILURE)
-        log_scavenge(o, node, &rep, rc,
-                     (double)(end.tv_sec - p.start.tv_sec) + (double)(end.tv_nsec - p.start.tv_nsec) / 1e9);
     if (rc == SCR_SUCCESS || rc == SCR_FAILURE)
         printf("dataset %d: %d file(s), %llu bytes copied for %d rank(s) and %d partner copy(ies); "
                "%d file(s) not copied\n", rep.id, rep.files_copied, (unsigned long long)rep.bytes_copied, rep.ranks,
                rep.partner_ranks, rep.files_failed);
-    return rc == SCR_SUCCESS ? 0 : 1;
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -261,18 +295,19 @@ int main(int argc, char **argv)
         { "failed-nodes", required_argument, NULL, 'N' },
         { "force", no_argument, NULL, 'f' },
         { "status", no_argument, NULL, 's' },
+        { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     struct scr_scavenge_options o;
     const char *cntl_option = NULL, *node_option = NULL, *prefix_option = NULL;
-    int *ranks = NULL, nranks = 0, nnodes = 0, status_only = 0, c;
+    int *ranks = NULL, nranks = 0, nnodes = 0, status_only = 0, json = 0, c;
     char **nodes = NULL;
     memset(&o, 0, sizeof(o));
     cli_init("scr-scavenge");
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":c:n:p:i:r:N:fshV", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":c:n:p:i:r:N:fsjhV", options, NULL)) != -1) {
         char *end = NULL;
         long v;
         switch (c) {
@@ -298,6 +333,7 @@ int main(int argc, char **argv)
             break;
         case 'f': o.force = 1; break;
         case 's': status_only = 1; break;
+        case 'j': json = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("scr-scavenge (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
         case ':': return cli_usage_error("option '%s' wants an argument", argv[optind - 1]);
@@ -317,7 +353,7 @@ int main(int argc, char **argv)
         o.nfailed_ranks = nranks;
         o.failed_nodes = (const char *const *)nodes;
         o.nfailed_nodes = nnodes;
-        status = status_only ? print_status(cntl) : scavenge(&o, node_option);
+        status = status_only ? print_status(cntl, json) : scavenge(&o, node_option, json);
     }
     free(cntl);
     free(prefix);

@@ -69,17 +69,18 @@ static int expand(const char *what, const char *text, struct scr_down_nodes *out
     return SCR_SUCCESS;
 }
 
-static int apply_exclude(const char *exclude, struct scr_down_nodes *out)
+/* Every node of out that the host list text names is down for reason;
+ * what names the list in messages. */
+static int apply_list(const char *what, const char *text, const char *reason, struct scr_down_nodes *out)
 {
-    if (exclude == NULL || exclude[0] == '\0') return SCR_SUCCESS;
-    struct scr_down_nodes excluded;
-    memset(&excluded, 0, sizeof(excluded));
-    int rc = expand("exclude list", exclude, &excluded);
+    if (text == NULL || text[0] == '\0') return SCR_SUCCESS;
+    struct scr_down_nodes named;
+    memset(&named, 0, sizeof(named));
+    int rc = expand(what, text, &named);
     for (int i = 0; rc == SCR_SUCCESS && i < out->count; i++)
-        for (int j = 0; j < excluded.count; j++)
-            if (strcmp(out->nodes[i].name, excluded.nodes[j].name) == 0)
-                set_reason(&out->nodes[i], "excluded by SCR_EXCLUDE_NODES");
-    free(excluded.nodes);
+        for (int j = 0; j < named.count; j++)
+            if (strcmp(out->nodes[i].name, named.nodes[j].name) == 0) set_reason(&out->nodes[i], "%s", reason);
+    free(named.nodes);
     return rc;
 }
 
@@ -114,7 +115,7 @@ static void slurmd_address(const node_info_t *ni, struct scr_probe_target *t)
 /* Probe the slurmd of every node Slurm still counts as up (probe[i].host
  * set for node i); a node whose slurmd does not answer is down. Compacts
  * probe[] in place, keeping in node_of[] which node each target is. */
-static int apply_probe(struct scr_probe_target *probe, int *node_of, struct scr_down_nodes *out)
+static int apply_probe(struct scr_probe_target *probe, int *node_of, int timeout_ms, struct scr_down_nodes *out)
 {
     int n = 0;
     for (int i = 0; i < out->count; i++) {
@@ -122,7 +123,7 @@ static int apply_probe(struct scr_probe_target *probe, int *node_of, struct scr_
         probe[n] = probe[i];
         node_of[n++] = i;
     }
-    int rc = scr_node_probe(probe, n, SLURMD_PROBE_TIMEOUT_MS);
+    int rc = scr_node_probe(probe, n, timeout_ms > 0 ? timeout_ms : SLURMD_PROBE_TIMEOUT_MS);
     int answered = 0;
     for (int k = 0; k < n; k++) answered += probe[k].answered;
     if (rc == SCR_SUCCESS && n > 0 && answered == 0) {
@@ -140,7 +141,7 @@ static int apply_probe(struct scr_probe_target *probe, int *node_of, struct scr_
     return rc;
 }
 
-static int apply_slurm(struct scr_down_nodes *out, int probe_slurmd)
+static int apply_slurm(struct scr_down_nodes *out, int probe_slurmd, int probe_timeout_ms)
 {
     const char *conf = slurm_conf_file();
     if (conf == NULL) {
@@ -185,7 +186,7 @@ static int apply_slurm(struct scr_down_nodes *out, int probe_slurmd)
         }
         if (!known) set_reason(v, "Slurm does not know this node");
     }
-    int rc = apply_probe(probe, node_of, out);
+    int rc = apply_probe(probe, node_of, probe_timeout_ms, out);
     free(probe);
     free(node_of);
     slurm_free_node_info_msg(msg);
@@ -219,8 +220,9 @@ int scr_down_nodes_find(const struct scr_down_nodes_query *q, struct scr_down_no
     memset(out, 0, sizeof(*out));
     if (q == NULL) return SCR_ERR_ARG;
     int rc = expand("node list", q->nodelist, out);
-    if (rc == SCR_SUCCESS) rc = apply_exclude(q->exclude, out);
-    if (rc == SCR_SUCCESS && q->ask_slurm) rc = apply_slurm(out, q->probe_slurmd);
+    if (rc == SCR_SUCCESS) rc = apply_list("--down list", q->down, "named down (--down), not checked", out);
+    if (rc == SCR_SUCCESS) rc = apply_list("exclude list", q->exclude, "excluded by SCR_EXCLUDE_NODES", out);
+    if (rc == SCR_SUCCESS && q->ask_slurm) rc = apply_slurm(out, q->probe_slurmd, q->probe_timeout_ms);
     if (rc == SCR_SUCCESS) rc = apply_health(q->health_dir, out);
     if (rc != SCR_SUCCESS) {
         scr_down_nodes_free(out);
@@ -228,6 +230,16 @@ int scr_down_nodes_find(const struct scr_down_nodes_query *q, struct scr_down_no
     }
     for (int i = 0; i < out->count; i++) out->down += out->nodes[i].down;
     return SCR_SUCCESS;
+}
+
+void scr_down_nodes_mark(struct scr_down_nodes *list, const char *node, const char *reason)
+{
+    for (int i = 0; i < list->count; i++) {
+        struct scr_node_verdict *v = &list->nodes[i];
+        if (strcmp(v->name, node) != 0 || v->down) continue;
+        set_reason(v, "%s", reason);
+        list->down++;
+    }
 }
 
 void scr_down_nodes_free(struct scr_down_nodes *list)

@@ -2,11 +2,13 @@
  *
  * A node is down when any of these says so, checked in this order (the
  * first reason found is the one given):
+ *   0. it is in the list of nodes the caller knows to be down (a command's
+ *      --down): counted down without any check;
  *   1. it is in the exclude list (SCR_EXCLUDE_NODES);
  *   2. Slurm reports it DOWN, DRAINED or DRAINING, FAILING, or not
  *      responding, or does not know it (asked only when ask_slurm is set);
  *   3. Slurm counts it up, but its slurmd does not accept a TCP connection
- *      within 3 s (node_probe.h): it crashed a moment ago, before slurmctld
+ *      within 3 s, or probe_timeout_ms when set (node_probe.h): it crashed a moment ago, before slurmctld
  *      noticed. Probed only when probe_slurmd is set and Slurm was asked,
  *      and ignored when no node answers at all (then this host cannot reach
  *      them; probe_error says so). One srun deciding a relaunch probes; the
@@ -31,6 +33,8 @@ struct scr_down_nodes_query {
     const char *health_dir; /* directory of <node>.health records, or NULL */
     int ask_slurm;          /* ask slurmctld for node states */
     int probe_slurmd;       /* and probe the slurmd of each node it counts up */
+    const char *down;       /* host list counted down without a check, or NULL */
+    int probe_timeout_ms;   /* how long the slurmd probe waits; 0: 3000 */
 };
 
 struct scr_node_verdict {
@@ -57,5 +61,9 @@ void scr_down_nodes_free(struct scr_down_nodes *list);
 /* The down nodes as one Slurm host list ("n[2,5]") in a new string ("" when
  * none are down), for srun --exclude. */
 int scr_down_nodes_hostlist(const struct scr_down_nodes *list, char **out);
+
+/* Count node down for reason (a check the caller made itself), unless it is
+ * down already (the first reason stands) or not in the list. */
+void scr_down_nodes_mark(struct scr_down_nodes *list, const char *node, const char *reason);
 
 #endif

@@ -37,6 +37,7 @@
 #include "mpi_comm.h"
 #include "prefix_trim.h"
 #include "rank_filemap.h"
+#include "run_flush_progress.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "summary.h"
@@ -337,6 +338,8 @@ int scr_flush_dataset(struct scr_run *run, int id)
     scr_filemap *rmap = NULL;
     rc = flush_my_part(run, id, dsdir, &rmap, &undo);
     int abandoned = rc == SCR_ERR_TIMEOUT; /* this rank leaves the prefix alone from here on */
+    int prc = scr_flush_progress_rank_done(run, id); /* rank 0 shows it at SCR_DEBUG >= 1 */
+    if (rc == SCR_SUCCESS) rc = prc;
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && !ok) {
         failed = 1;

@@ -25,6 +25,26 @@
 #define PARALLEL_MIN_RANKS 512
 #define MAX_READERS 8
 
+/* The progress hook and its count, shared by the reader threads. */
+static void (*progress_fn)(void *ctx, int done, int total);
+static void *progress_ctx;
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
+static int progress_done;
+
+void scr_scan_set_progress(void (*fn)(void *ctx, int done, int total), void *ctx)
+{
+    progress_fn = fn;
+    progress_ctx = ctx;
+}
+
+static void rank_read(int total)
+{
+    if (progress_fn == NULL) return;
+    pthread_mutex_lock(&progress_lock);
+    progress_fn(progress_ctx, ++progress_done, total);
+    pthread_mutex_unlock(&progress_lock);
+}
+
 /* What the meta of a listed file records, into f (name aside); 0 when it
  * cannot describe a usable file (no size, or written incomplete). */
 static int take_meta(const char *name, const scr_meta *meta, struct scr_scan_file *f)
@@ -192,7 +212,7 @@ struct reader {
     int check_crc;
     const int *ranks;
     struct scr_scan_found *found;
-    int lo, hi;
+    int lo, hi, total;
     scr_dataset *first_desc;
     int rc;
 };
@@ -203,8 +223,10 @@ static void *read_share(void *arg)
     void *crc_buf = NULL;
     r->rc = SCR_SUCCESS;
     if (r->check_crc && (crc_buf = malloc(CRC_BUF_SIZE)) == NULL) r->rc = SCR_ERR_NOMEM;
-    for (int i = r->lo; r->rc == SCR_SUCCESS && i < r->hi; i++)
+    for (int i = r->lo; r->rc == SCR_SUCCESS && i < r->hi; i++) {
         r->rc = take_rank_filemap(r->dir, r->dir_fd, r->ranks[i], crc_buf, &r->found[i], &r->first_desc);
+        rank_read(r->total);
+    }
     free(crc_buf);
     return NULL;
 }
@@ -227,9 +249,10 @@ static int read_all(const char *dir, int dir_fd, int check_crc, const int *ranks
     pthread_t threads[MAX_READERS];
     int started[MAX_READERS] = {0};
     scr_log_level(); /* read SCR_DEBUG before any thread logs */
+    progress_done = 0;
     for (int t = 0; t < nreaders; t++) {
         readers[t] = (struct reader){dir, dir_fd, check_crc, ranks, found, (int)((long)n * t / nreaders),
-                                     (int)((long)n * (t + 1) / nreaders), NULL, SCR_SUCCESS};
+                                     (int)((long)n * (t + 1) / nreaders), n, NULL, SCR_SUCCESS};
         if (t > 0) started[t] = pthread_create(&threads[t], NULL, read_share, &readers[t]) == 0;
     }
     read_share(&readers[0]);

@@ -31,6 +31,12 @@ struct scr_scan_found {
 int scr_scan_read_dir(const char *dir, int check_crc, struct scr_scan_found **out, int *out_n, int **out_damaged,
                       int *out_ndamaged, scr_dataset **out_desc);
 
+/* A function called after each rank filemap scr_scan_read_dir has read and
+ * checked, with the ranks done and the ranks in the directory, from one
+ * thread at a time; fn NULL (the default) for none. Process-wide, for a
+ * command that shows progress (util_progress.h). */
+void scr_scan_set_progress(void (*fn)(void *ctx, int done, int total), void *ctx);
+
 /* Read <dir>/<rank>.scrfilemap into a new *out, and the one dataset id it
  * lists; *out NULL (with SCR_SUCCESS) when it is absent, damaged (logged)
  * or does not hold the files of rank in one dataset. */

@@ -137,7 +137,7 @@ const char *SCR_Configf(const char *format, ...)
     return value;
 }
 
-char *SCR_Get_version(void) { return (char *)PACKAGE_VERSION; }
+char *SCR_Get_version(void) { return (char *)SCR_VERSION; }
 
 /* --- SCR_Init ------------------------------------------------------------------ */
 

@@ -19,6 +19,17 @@
 extern "C" {
 #endif
 
+/* The SCR API this library implements, in SCR 3.1's own form (strings),
+ * so that an application that prints or compares them builds and reads as
+ * it did with SCR 3.1: it is that API (these functions, constants and
+ * meanings) the application depends on, not this implementation's release.
+ * SCR_Get_version returns SCR_VERSION. The implementation's own version is
+ * the one the commands' --version and pkg-config's scr.pc report. */
+#define SCR_MAJOR_VERSION "3"
+#define SCR_MINOR_VERSION "1"
+#define SCR_PATCH_VERSION "0"
+#define SCR_VERSION "v3.1.0"
+
 #define SCR_SUCCESS (0)
 
 /* Size of the buffers Route_file, Have_restart and Start_restart fill. */
@@ -34,7 +45,7 @@ extern "C" {
 int SCR_Init(void);
 int SCR_Finalize(void);
 
-/* The library's version, e.g. "0.1.0" (a static string). */
+/* SCR_VERSION, the version of the SCR API implemented (a static string). */
 char *SCR_Get_version(void);
 
 /* *flag = 1 on every rank when the job should stop (a halt condition holds). */

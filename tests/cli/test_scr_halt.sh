@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_scr_halt.sh — scr-halt sets, removes and lists the conditions of a
 # prefix's .scr/halt.scr: every option with good and bad input, every TIME
-# form, a damaged halt file (a clear message, the file left as it was), usage
+# form, the line "Updating halt file in DIR" scripts written for SCR match,
+# a damaged halt file (a clear message, the file left as it was), usage
 # errors, and where the prefix comes from. That a job obeys what it sets is
 # tests/mpi/test_scr_halt.sh.
 . "$top_srcdir/tests/tap.sh"
@@ -150,9 +151,11 @@ check "all_unset_lists_no_conditions" test "$("$halt" --list "$p")" = "no halt c
 run --unset-after "$p"
 check "unsetting_an_absent_condition_is_no_error" test $status -eq 0
 
-"$halt" -c 1 "$p" > /dev/null
+run -c 1 "$p"
+check "a_change_says_Updating_halt_file_in_DIR_first,_as_SCR_does" test "$(head -1 "$tmp/out")" = "Updating halt file in $p"
 run --remove "$p"
 check "remove_deletes_the_halt_file" test $status -eq 0 -a ! -e "$file"
+check "and_says_Updating_halt_file_in_DIR_first,_as_SCR_does" test "$(head -1 "$tmp/out")" = "Updating halt file in $p"
 run -r "$p"
 check "remove_without_halt_file_is_no_error" test $status -eq 0
 check "remove_without_halt_file_says_so" grep -q "no halt file to remove" "$tmp/out"

@@ -127,7 +127,7 @@ refused "list_and_drop_are_a_usage_error" 2 "scr-index: --list and --drop cannot
     --prefix "$p" --list --drop ckpt.6
 refused "empty_name_is_a_usage_error" 2 "scr-index: --drop-after wants a dataset name" --prefix "$p" --drop-after=
 refused "current_without_a_name_is_a_usage_error" 2 "scr-index: option '--current' wants an argument" --current
-refused "json_with_an_edit_is_a_usage_error" 2 "scr-index: --json goes with --list or --rebuild-index only" \
+refused "json_with_an_edit_is_a_usage_error" 2 "scr-index: --json goes with --list, --rebuild-index or --add only" \
     --prefix "$p" --json --drop ckpt.6
 run --help
 check "help_names_the_edit_options" grep -q -e "--drop-after=NAME" "$tmp/out"

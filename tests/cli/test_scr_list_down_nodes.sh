@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_scr_list_down_nodes.sh — scr-list-down-nodes: host lists in and out,
 # the exclude list, health records (failed, healthy, damaged, absent), the
-# three output forms, exit codes, and a clear note when Slurm cannot be asked.
+# three output forms, exit codes, a clear note when Slurm cannot be asked,
+# and SCR's --down and --free (this node's job directories checked now).
 . "$top_srcdir/tests/tap.sh"
 
 cmd="$top_builddir/cli/scr-list-down-nodes"
@@ -74,6 +75,40 @@ check "without_a_Slurm_configuration_the_nodes_are_judged_anyway" test "$status"
 check "and_one_line_says_node_states_were_not_checked" \
     test "$(grep -c 'node states not checked with Slurm: no Slurm configuration here' "$tmp/err")" -eq 1
 
+# --- SCR's --down, --free, and --secs ------------------------------------------------------
+run --no-slurm --down 'n[2,4]' --exclude n4 --reason 'n[1-4]'
+check "--down_counts_nodes_down_unchecked" test "$status" -eq 1 -a "$(cut -d: -f1 "$tmp/out" | tr '\n' ' ')" = "n2 n4 "
+check "--down_comes_first_among_the_reasons" grep -q "^n4: named down (--down), not checked" "$tmp/out"
+
+# --free: this node (SCR_NODE_NAME) checked now; the control base comes only
+# from a system configuration root owns, so a plain user cannot run these
+if [ "$(id -u)" -eq 0 ]; then
+    cntl=$tmp/cntl cache=$tmp/cache
+    mkdir -p "$cntl/root/scr.free-1" "$cache/root/scr.free-1"
+    conf() { (umask 077 && printf 'SCR_CNTL_BASE=%s\nSCR_CACHE_BASE=%s\n%s\n' "$cntl" "$cache" "$1" > "$tmp/sys.conf"); }
+    free_run() {
+        SCR_SYSTEM_CONF_FILE=$tmp/sys.conf SCR_NODE_NAME=n2 SCR_JOB_ID=free-1 SCR_USER_NAME=root \
+            run --no-slurm --free --reason "$@"
+    }
+    conf ""
+    free_run 'n[1-3]'
+    check "--free:_a_node_whose_directories_take_a_file_is_up" test "$status" -eq 0 -a ! -s "$tmp/out"
+    conf "STORE=$cache BYTES=1000PB"
+    free_run 'n[1-3]'
+    check "--free:_less_free_space_than_the_store's_BYTES_is_down" \
+        grep -q "^n2: failed the --free check of SCR_CACHE_BASE: .* bytes free, the job needs" "$tmp/out"
+    conf ""
+    rm -rf "$cntl/root/scr.free-1"
+    free_run 'n[1-3]'
+    check "--free:_a_missing_control_directory_is_down" \
+        grep -q "^n2: failed the --free check of SCR_CNTL_BASE: .*No such file" "$tmp/out"
+    free_run 'n[5-6]'
+    check "--free:_this_node_outside_the_list_is_said_and_nothing_is_down" \
+        test "$status" -eq 0 -a "$(grep -c "which is not in the node list" "$tmp/err")" -eq 1
+else
+    for t in up down_by_BYTES down_missing outside; do skip "--free_$t" "needs root for a system configuration"; done
+fi
+
 # refused STATUS PATTERN ARGS...
 refused() {
     want=$1 pattern=$2
@@ -88,6 +123,8 @@ check "no_node_list_at_all_is_refused" refused 2 "no node list" --no-slurm
 check "an_unknown_option_is_refused" refused 2 "unknown option '--bogus'" --bogus
 check "two_node_lists_are_refused" refused 2 "unexpected argument 'n2'" n1 n2
 check "an_empty_--health-dir_is_refused" refused 2 "--health-dir wants a directory" --health-dir '' n1
+check "--secs_0_is_refused" refused 2 "--secs wants a whole number of seconds" --secs 0 n1
+check "a_bad_--down_list_is_refused" refused 2 "--down list: 'x\[' is not a host list" --no-slurm --down 'x[' n1
 run --help
 check "--help_documents_the_exit_status" grep -q "Exit status: 0 if no node is down" "$tmp/out"
 

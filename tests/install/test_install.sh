@@ -6,7 +6,12 @@
 #    <libdir>/slurm), the commands, their man pages and the example scr.conf
 #    under DESTDIR+prefix (and the Python module scr.py in <pythondir> when
 #    configure found a Python 3), and nothing outside it nor anything internal
-#    (libscr-core, the plugin's .la); `make uninstall` removes it all again.
+#    (libscr-core, the plugin's .la). Programs written for SCR 3.1 build
+#    against that staged tree as they did: a CMake project with
+#    find_package(scr 3.1) and target_link_libraries(app scr::scr) (when
+#    cmake is installed), and a Fortran program linked with -lscrf alone,
+#    which then runs on 2 ranks (when mpif90 is installed).
+#    `make uninstall` removes it all again.
 # 2. A plain user (scrinst, created when missing; needs root) unpacks the
 #    release tarball TARBALL (default: made by `make dist` in BUILDDIR) into
 #    a directory of its own, configures it with --prefix there, builds and
@@ -27,7 +32,7 @@ chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
 # the installation directories as the Makefile of BUILDDIR has them
-printf 'print-scr-dirs:\n\t@echo "prefix=$(prefix)"; echo "bindir=$(bindir)"; echo "libdir=$(libdir)"; echo "includedir=$(includedir)"; echo "man1dir=$(man1dir)"; echo "docdir=$(docdir)"; echo "pkgconfigdir=$(pkgconfigdir)"; echo "spankplugindir=$(spankplugindir)"; echo "pythondir=$(pythondir)"; echo "PYTHON=$(PYTHON)"\n' \
+printf 'print-scr-dirs:\n\t@echo "prefix=$(prefix)"; echo "cmakedir=$(cmakedir)"; echo "bindir=$(bindir)"; echo "libdir=$(libdir)"; echo "includedir=$(includedir)"; echo "man1dir=$(man1dir)"; echo "docdir=$(docdir)"; echo "pkgconfigdir=$(pkgconfigdir)"; echo "spankplugindir=$(spankplugindir)"; echo "pythondir=$(pythondir)"; echo "PYTHON=$(PYTHON)"\n' \
     > "$tmp/dirs.mk"
 if ! make -s --no-print-directory -C "$build" -f Makefile -f "$tmp/dirs.mk" print-scr-dirs > "$tmp/dirs"; then
     not_ok "the installation directories are known" "make print-scr-dirs failed in $build"
@@ -47,7 +52,8 @@ else
 fi
 
 expected="$libdir/libscr.so $libdir/libscr.so.0 $includedir/scr.h $includedir/scrf.h
-$pkgconfigdir/scr.pc $spankplugindir/spank_scr.so $docdir/scr.conf"
+$pkgconfigdir/scr.pc $spankplugindir/spank_scr.so $docdir/scr.conf
+$libdir/libscrf.so $cmakedir/scrConfig.cmake $cmakedir/scrConfigVersion.cmake"
 for c in $commands; do
     expected="$expected $bindir/$c $man1dir/$c.1"
 done
@@ -90,6 +96,68 @@ if [ -z "$internal" ]; then
     ok "no internal library and no .la of the plugin is installed"
 else
     not_ok "no internal library and no .la of the plugin is installed" "$internal"
+fi
+
+# --- 1b. programs written for SCR 3.1 build against the staged tree -----------
+staged_lib=$dest$libdir
+mkdir -p "$tmp/cmake-app"
+cat > "$tmp/cmake-app/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.13)
+project(scrapp C)
+find_package(scr 3.1 REQUIRED)
+add_executable(app app.c)
+target_link_libraries(app scr::scr)
+EOF
+cat > "$tmp/cmake-app/app.c" <<'EOF'
+/* app.c — SCR_Get_version agrees with the header's SCR_VERSION. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <scr.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    printf("%s %s\n", SCR_VERSION, SCR_Get_version());
+    int differ = strcmp(SCR_VERSION, SCR_Get_version()) != 0;
+    MPI_Finalize();
+    return differ;
+}
+EOF
+if ! command -v cmake > /dev/null 2>&1; then
+    skip "cmake: find_package(scr 3.1) and scr::scr build an SCR program" "cmake not found"
+elif (cd "$tmp/cmake-app" && cmake -S . -B build -DCMAKE_PREFIX_PATH="$dest$prefix" &&
+      cmake --build build) > "$tmp/cmake.log" 2>&1 &&
+     LD_LIBRARY_PATH=$staged_lib "$tmp/cmake-app/build/app" > "$tmp/cmake-app.out" 2>&1; then
+    ok "cmake: find_package(scr 3.1) and scr::scr build an SCR program; SCR_Get_version is SCR_VERSION"
+else
+    not_ok "cmake: find_package(scr 3.1) and scr::scr build an SCR program; SCR_Get_version is SCR_VERSION" \
+        "$(tail -20 "$tmp/cmake.log"; cat "$tmp/cmake-app.out" 2>/dev/null)"
+fi
+
+mpif90=$(command -v mpifort || command -v mpif90)
+if [ -z "$mpif90" ]; then
+    skip "a Fortran program linked with -lscrf alone runs on 2 ranks" "mpif90 not found"
+elif ! "$mpif90" -I"$dest$includedir" -o "$tmp/fapp" "$here/tests/mpi/test_fortran.f90" \
+        -L"$staged_lib" -lscrf > "$tmp/fapp.log" 2>&1; then
+    not_ok "a Fortran program linked with -lscrf alone runs on 2 ranks" "$(cat "$tmp/fapp.log")"
+else
+    # the control base comes only from a system configuration that root owns
+    mkdir -p "$tmp/f/prefix" "$tmp/f/cntl" "$tmp/f/cache"
+    (umask 077 && echo "SCR_CNTL_BASE=$tmp/f/cntl" > "$tmp/f/system.conf")
+    root_flag=
+    [ "$(id -u)" -ne 0 ] || root_flag=--allow-run-as-root
+    # shellcheck disable=SC2086 # root_flag is empty or one word
+    if (cd "$tmp/f/prefix" &&
+        env LD_LIBRARY_PATH="$staged_lib" SCR_SYSTEM_CONF_FILE="$tmp/f/system.conf" SCR_PREFIX="$tmp/f/prefix" \
+            SCR_CACHE_BASE="$tmp/f/cache" SCR_JOB_ID="install-$$" SCR_FLUSH=1 \
+            timeout 120 "${MPIRUN:-mpirun}" $root_flag --oversubscribe -np 2 "$tmp/fapp" 1) \
+            > "$tmp/fapp.out" 2>&1 && ! grep -q '^not ok' "$tmp/fapp.out" &&
+       [ "$(grep -c '^ok - scr_finalize' "$tmp/fapp.out")" -eq 2 ]; then
+        ok "a Fortran program linked with -lscrf alone runs on 2 ranks"
+    else
+        not_ok "a Fortran program linked with -lscrf alone runs on 2 ranks" "$(tail -20 "$tmp/fapp.out")"
+    fi
 fi
 
 if make -C "$build" uninstall DESTDIR="$dest" > "$tmp/uninstall.log" 2>&1 &&
