@@ -112,7 +112,6 @@ int scr_event_log_setup_outside(struct scr_event_log *log, const char *prefix, c
         struct scr_config_sources src = {0};
         struct stat st;
         if (user_file != NULL && stat(user_file, &st) == 0) src.user_file = user_file;
-        src.skip_app_file = 1; /* SCR_Config may not set SCR_LOG_* */
         int loaded = scr_config_load(cfg, &src) == SCR_SUCCESS;
         enum scr_config_layer layer = SCR_CONFIG_LAYER_DEFAULT;
         if (loaded) rc = scr_event_log_setup(log, cfg, dir, job ? job : jobid, user, host);

@@ -454,6 +454,36 @@ static int protect_again(struct scr_run *run, const struct scr_reddesc *d, int i
     return rc;
 }
 
+/* 1 unless this rank holds dataset id with a redundancy record. A dataset
+ * no rank holds with one was never protected in cache: written in place on
+ * the prefix (SCR_CACHE_BYPASS) or fetched from it for a restart. */
+static int held_without_record(const struct scr_run *run, int id)
+{
+    const scr_dataset *held = NULL;
+    const scr_kvtree *record = NULL;
+    return scr_filemap_get_dataset(run->map, id, run->rank, &held) != SCR_SUCCESS ||
+           scr_filemap_get_reddesc(run->map, id, run->rank, &record) != SCR_SUCCESS;
+}
+
+/* 1 unless this rank holds dataset id in cache: with a redundancy record,
+ * or with a file in the dataset's cache directory. A dataset written in
+ * place (SCR_CACHE_BYPASS) lists its files at their own paths. */
+static int not_in_cache_here(const struct scr_run *run, int id)
+{
+    if (held_without_record(run, id) == 0) return 0;
+    char *dsdir = NULL;
+    if (scr_cache_dataset_dir(run, id, &dsdir) != SCR_SUCCESS) return 0;
+    size_t n = strlen(dsdir);
+    int outside = 1;
+    for (scr_kvtree_elem *f = scr_filemap_first_file(run->map, id, run->rank); f && outside;
+         f = scr_kvtree_elem_next(f)) {
+        const char *path = scr_kvtree_elem_key(f);
+        outside = strncmp(path, dsdir, n) != 0 || path[n] != '/';
+    }
+    free(dsdir);
+    return outside;
+}
+
 /* All of the above for one dataset; *out_ok: complete on every rank now. */
 static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckpt)
 {
@@ -466,17 +496,12 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     const char *name = "?";
     scr_dataset_get_name(desc, &name);
     *out_is_ckpt = scr_dataset_is_checkpoint(desc);
-    /* a dataset written with SCR_CACHE_BYPASS was never in cache (its
-     * ranks list it without a redundancy record): nothing to rebuild, and
-     * nothing wrong; the restart finds it on the prefix */
-    const scr_dataset *held = NULL;
-    const scr_kvtree *held_record = NULL;
-    int in_place = scr_filemap_get_dataset(run->map, id, run->rank, &held) == SCR_SUCCESS &&
-                   scr_filemap_get_reddesc(run->map, id, run->rank, &held_record) != SCR_SUCCESS;
-    int any_in_place = 0;
-    rc = scr_mpi_check(MPI_Allreduce(&in_place, &any_in_place, 1, MPI_INT, MPI_MAX, run->world),
+    /* a dataset written in place on the prefix was never in cache: nothing
+     * to check or rebuild here (its files are read where they are) */
+    int outside = not_in_cache_here(run, id), all_outside = 0;
+    rc = scr_mpi_check(MPI_Allreduce(&outside, &all_outside, 1, MPI_INT, MPI_MIN, run->world),
                        "finding datasets written in place");
-    if (rc != SCR_SUCCESS || any_in_place) {
+    if (rc != SCR_SUCCESS || all_outside) {
         if (rc == SCR_SUCCESS && run->rank == 0)
             scr_dbg(1, "dataset %d (%s) was written in place on the prefix; nothing to rebuild in cache", id, name);
         scr_kvtree_delete(desc);
@@ -495,7 +520,20 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
         scr_kvtree_delete(desc);
         return SCR_SUCCESS;
     }
-    if (rc == SCR_SUCCESS) rc = announce_holdings(run, id, &recv);
+    /* a dataset fetched from the prefix has no redundancy data to rebuild
+     * from: nothing is wrong, and the restart reads the prefix again */
+    int unprotected = held_without_record(run, id), none_protected = 0;
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Allreduce(&unprotected, &none_protected, 1, MPI_INT, MPI_MIN, run->world),
+                           "finding datasets without redundancy data");
+    if (rc != SCR_SUCCESS || none_protected) {
+        if (rc == SCR_SUCCESS && run->rank == 0)
+            scr_dbg(1, "dataset %d (%s) has no redundancy data in cache (it was fetched); "
+                       "not rebuilt", id, name);
+        scr_kvtree_delete(desc);
+        return rc;
+    }
+    rc = announce_holdings(run, id, &recv);
     const scr_kvtree *record = rc == SCR_SUCCESS ? my_record(run, id, recv) : NULL;
     if (rc == SCR_SUCCESS) rc = scr_comm_all_true(record != NULL, run->world, &ok);
     if (rc == SCR_SUCCESS && !ok) {

@@ -49,7 +49,6 @@ static scr_config *config_of(const char *const *settings)
     scr_config *cfg = scr_config_new();
     struct scr_config_sources src = {0};
     src.system_file = tap_path("no-system.conf");
-    src.skip_app_file = 1;
     if (cfg == NULL || scr_config_load(cfg, &src) != SCR_SUCCESS) {
         scr_config_delete(cfg);
         return NULL;
