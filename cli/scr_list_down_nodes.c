@@ -6,7 +6,9 @@
  * else $SCR_EXCLUDE_NODES; --down names nodes to count down unchecked;
  * health records come from --health-dir, else <prefix>/.scr/health; --free
  * runs the node health check on this node now (its job's directories and
- * their free space); --secs bounds the slurmd probe. Prints the down nodes
+ * their free space); --probe-timeout bounds the slurmd probe; --log records
+ * each down node as an event, with --secs as the job's run time (SCR's
+ * meaning). Prints the down nodes
  * as one host list (srun --exclude takes it as is), or per node with
  * --reason, or JSON. Exit status: 0 no node is down, 1 some are, 2 usage
  * error (a bad node list included), 3 another failure. Links libslurm and
@@ -57,7 +59,7 @@ static void usage(FILE *out)
             "  -f, --free             also check this node now: its job's control and cache\n"
             "                         directories exist, take a file and have the free\n"
             "                         space their STORE's BYTES asks for (else any)\n"
-            "  -s, --secs N           wait at most N seconds for a node's slurmd to answer\n"
+            "  -t, --probe-timeout N  wait at most N seconds for a node's slurmd to answer\n"
             "                         (default 3)\n"
             "  -H, --health-dir DIR   health records (default: PREFIX/.scr/health)\n"
             "  -p, --prefix DIR       the prefix (default: $SCR_PREFIX, else the current\n"
@@ -65,6 +67,7 @@ static void usage(FILE *out)
             "  -n, --no-slurm         do not ask Slurm for node states nor probe slurmd\n"
             "  -l, --log              record each down node and why in the prefix's event\n"
             "                         log (when SCR_LOG_ENABLE=1; see scr-log)\n"
+            "  -s, --secs N           with --log: the job ran N seconds (the events' seconds)\n"
             "  -h, --help             show this help\n"
             "  -V, --version          show the version\n"
             "\n"
@@ -126,8 +129,10 @@ static int print_list(const struct scr_down_nodes *list, enum output output)
     return rc;
 }
 
-/* --log: a node_down event for each down node, in the prefix's event log. */
-static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix_option)
+/* --log: a node_down event for each down node, in the prefix's event log;
+ * run_seconds (--secs, how long the job ran) is each event's seconds, or
+ * unknown when negative. */
+static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix_option, double run_seconds)
 {
     char *prefix = cli_resolve_prefix(prefix_option);
     struct scr_event_log log;
@@ -142,6 +147,7 @@ static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix
         struct scr_event_field node[] = {SCR_EVENT_STR("node", list->nodes[i].name)};
         struct scr_event ev = SCR_EVENT_INITIALIZER(SCR_EVENT_NODE_DOWN);
         ev.reason = list->nodes[i].reason;
+        if (run_seconds >= 0) ev.seconds = run_seconds;
         ev.fields = node;
         ev.nfields = 1;
         scr_event_log_write(&log, &ev);
@@ -219,6 +225,7 @@ int main(int argc, char **argv)
         { "down", required_argument, NULL, 'd' },
         { "free", no_argument, NULL, 'f' },
         { "secs", required_argument, NULL, 's' },
+        { "probe-timeout", required_argument, NULL, 't' },
         { "health-dir", required_argument, NULL, 'H' },
         { "prefix", required_argument, NULL, 'p' },
         { "no-slurm", no_argument, NULL, 'n' },
@@ -230,22 +237,34 @@ int main(int argc, char **argv)
     enum output output = OUTPUT_HOSTLIST;
     const char *exclude = NULL, *health_dir = NULL, *prefix_option = NULL, *down_option = NULL;
     int ask_slurm = 1, check_free = 0, probe_ms = 0, before = optind, c, log = 0;
+    double run_seconds = -1;
     cli_init("scr-list-down-nodes");
     opterr = 0;
-    for (; (c = getopt_long(argc, argv, ":rjx:d:fs:H:p:nlhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, ":rjx:d:fs:t:H:p:nlhV", options, NULL)) != -1; before = optind) {
         switch (c) {
         case 'r': output = OUTPUT_REASONS; break;
         case 'j': output = OUTPUT_JSON; break;
         case 'x': exclude = optarg; break;
         case 'd': down_option = optarg; break;
         case 'f': check_free = 1; break;
-        case 's': {
+        case 't': {
             char *end = NULL;
             errno = 0;
             long v = strtol(optarg, &end, 10);
             if (errno != 0 || end == optarg || *end != '\0' || v < 1 || v > INT_MAX / 1000)
-                return cli_usage_error("--secs wants a whole number of seconds (1 or more), not '%s'", optarg);
+                return cli_usage_error("--probe-timeout wants a whole number of seconds (1 or more), not '%s'",
+                                       optarg);
             probe_ms = (int)v * 1000;
+            break;
+        }
+        case 's': {
+            char *end = NULL;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno != 0 || end == optarg || *end != '\0' || v < 0)
+                return cli_usage_error("--secs wants the job's run time in whole seconds (0 or more), not '%s'",
+                                       optarg);
+            run_seconds = (double)v;
             break;
         }
         case 'H':
@@ -297,7 +316,8 @@ int main(int argc, char **argv)
     if (ask_slurm && !list.slurm_asked)
         fprintf(stderr, "scr-list-down-nodes: node states not checked with Slurm: %s\n", list.slurm_error);
     if (list.probe_error[0] != '\0') fprintf(stderr, "scr-list-down-nodes: %s\n", list.probe_error);
-    if (log) log_down_nodes(&list, prefix_option);
+    if (log) log_down_nodes(&list, prefix_option, run_seconds);
+    else if (run_seconds >= 0) fprintf(stderr, "scr-list-down-nodes: --secs has no effect without --log\n");
     rc = print_list(&list, output);
     int down = list.down;
     scr_down_nodes_free(&list);

@@ -75,7 +75,7 @@ check "without_a_Slurm_configuration_the_nodes_are_judged_anyway" test "$status"
 check "and_one_line_says_node_states_were_not_checked" \
     test "$(grep -c 'node states not checked with Slurm: no Slurm configuration here' "$tmp/err")" -eq 1
 
-# --- SCR's --down, --free, and --secs ------------------------------------------------------
+# --- SCR's --down and --free; --probe-timeout ------------------------------------------------------
 run --no-slurm --down 'n[2,4]' --exclude n4 --reason 'n[1-4]'
 check "--down_counts_nodes_down_unchecked" test "$status" -eq 1 -a "$(cut -d: -f1 "$tmp/out" | tr '\n' ' ')" = "n2 n4 "
 check "--down_comes_first_among_the_reasons" grep -q "^n4: named down (--down), not checked" "$tmp/out"
@@ -123,7 +123,8 @@ check "no_node_list_at_all_is_refused" refused 2 "no node list" --no-slurm
 check "an_unknown_option_is_refused" refused 2 "unknown option '--bogus'" --bogus
 check "two_node_lists_are_refused" refused 2 "unexpected argument 'n2'" n1 n2
 check "an_empty_--health-dir_is_refused" refused 2 "--health-dir wants a directory" --health-dir '' n1
-check "--secs_0_is_refused" refused 2 "--secs wants a whole number of seconds" --secs 0 n1
+check "--probe-timeout_0_is_refused" refused 2 "--probe-timeout wants a whole number of seconds" --probe-timeout 0 n1
+check "a_negative_--secs_is_refused" refused 2 "--secs wants the job's run time" --secs -5 n1
 check "a_bad_--down_list_is_refused" refused 2 "--down list: 'x\[' is not a host list" --no-slurm --down 'x[' n1
 run --help
 check "--help_documents_the_exit_status" grep -q "Exit status: 0 if no node is down" "$tmp/out"

@@ -104,8 +104,15 @@ check "each_down_node_is_an_event" test "$("$py" -c '
 import json, sys
 print(" ".join("%s:%s:%s" % (e["node"], e["job"], bool(e["reason"])) for e in json.load(open(sys.argv[1]))))' "$tmp/out")" = "n2:55:True n4:55:True"
 check "and_a_line_of_the_text_log" test "$(grep -c 'event=node_down' "$q/.scr/log")" -eq 2
+# --secs: SCR's meaning, how long the job ran, as the events' seconds
+SCR_LOG_ENABLE=1 SCR_LOG_SYSLOG_ENABLE=0 SCR_JOB_ID=56 "$down" --no-slurm --log --secs 3600 --prefix "$q" \
+    --exclude n3 'n[1-4]' > /dev/null 2> "$tmp/derr"
+run --prefix "$q" --json --event node_down --job 56
+check "list-down-nodes_--secs_is_the_run_time_of_the_events" test "$("$py" -c '
+import json, sys
+print(" ".join("%s:%s" % (e["node"], e["seconds"]) for e in json.load(open(sys.argv[1]))))' "$tmp/out")" = "n3:3600.0"
 SCR_LOG_ENABLE=0 "$down" --no-slurm --log --prefix "$q" --exclude n3 'n[1-4]' > /dev/null 2> "$tmp/derr"
 check "without_SCR_LOG_ENABLE_--log_says_nothing_was_recorded" grep -q "nothing recorded" "$tmp/derr"
-check "and_records_nothing" test "$(grep -c node_down "$q/.scr/events.jsonl")" -eq 2
+check "and_records_nothing" test "$(grep -c node_down "$q/.scr/events.jsonl")" -eq 3
 
 done_testing
