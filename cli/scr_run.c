@@ -213,21 +213,6 @@ static int make_plan(const struct settings *s, int runs_done, struct scr_relaunc
     return rc;
 }
 
-/* The relaunch event of run run_number, in the prefix's event log. */
-static void log_relaunch(const struct settings *s, int run_number, int nodes, const char *avoid)
-{
-    struct scr_event_log log;
-    if (scr_event_log_setup_outside(&log, s->prefix, NULL) != SCR_SUCCESS) return;
-    struct scr_event_field fields[] = {SCR_EVENT_INT("run", run_number), SCR_EVENT_INT("nodes", nodes),
-                                       SCR_EVENT_STR("excluded", avoid ? avoid : "")};
-    struct scr_event ev = SCR_EVENT_INITIALIZER(SCR_EVENT_RELAUNCH);
-    ev.status = SCR_EVENT_OK;
-    ev.fields = fields;
-    ev.nfields = 3;
-    scr_event_log_write(&log, &ev);
-    scr_event_log_close(&log);
-}
-
 /* --- decisions as JSON ------------------------------------------------------------- */
 
 static const char *verdict_name(enum scr_relaunch_verdict v)
@@ -334,7 +319,7 @@ static int run_loop(struct settings *s, int *out_status, enum scr_relaunch_verdi
             return SCR_ERR_NOMEM;
         }
         fprintf(stderr, "scr-run: %s%s%s\n", plan.why, hosts ? ", avoiding " : "", hosts ? hosts : "");
-        if (runs_done > 0) log_relaunch(s, runs_done + 1, plan.nodes_up, hosts);
+        if (runs_done > 0) scr_event_log_relaunch(s->prefix, NULL, runs_done + 1, plan.nodes_up, hosts);
         rc = run_command(argv, out_status);
         free(argv);
         free(option);

@@ -216,3 +216,17 @@ void scr_event_log_close(struct scr_event_log *log)
     free(log->dir);
     memset(log, 0, sizeof(*log));
 }
+
+void scr_event_log_relaunch(const char *prefix, const char *job, int run_number, int nodes, const char *excluded)
+{
+    struct scr_event_log log;
+    if (scr_event_log_setup_outside(&log, prefix, job) != SCR_SUCCESS) return;
+    struct scr_event_field fields[] = {SCR_EVENT_INT("run", run_number), SCR_EVENT_INT("nodes", nodes),
+                                       SCR_EVENT_STR("excluded", excluded ? excluded : "")};
+    struct scr_event ev = SCR_EVENT_INITIALIZER(SCR_EVENT_RELAUNCH);
+    ev.status = SCR_EVENT_OK;
+    ev.fields = fields;
+    ev.nfields = 3;
+    scr_event_log_write(&log, &ev);
+    scr_event_log_close(&log);
+}

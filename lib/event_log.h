@@ -60,6 +60,12 @@ int scr_event_log_setup(struct scr_event_log *log, const scr_config *cfg, const 
  * off then). SCR_ERR_NOMEM only. */
 int scr_event_log_setup_outside(struct scr_event_log *log, const char *prefix, const char *job);
 
+/* The relaunch event of a job (job NULL: from the environment) on prefix,
+ * written by whoever starts its runs (the plugin, scr-run): run run_number
+ * on nodes nodes, avoiding excluded (a host list, or NULL). Never fails the
+ * caller: a log that cannot be written says so once. */
+void scr_event_log_relaunch(const char *prefix, const char *job, int run_number, int nodes, const char *excluded);
+
 /* 1 when any event would be written. */
 int scr_event_log_enabled(const struct scr_event_log *log);
 

@@ -203,20 +203,6 @@ static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree
     return status;
 }
 
-/* Copy src from the prefix to dest in cache, within SCR_WATCHDOG_TIMEOUT_PFS
- * when it is set (0: in this thread, as always). */
-static int copy_from_prefix(const struct scr_run *run, int id, const char *src, const char *dest, void *buf,
-                            struct scr_copy_result *got)
-{
-    if (run->watchdog_pfs <= 0) return scr_copy_file(src, dest, buf, run->file_buf_size, run->crc_on_flush, got);
-    int rc = scr_copy_file_timed(src, dest, run->file_buf_size, run->crc_on_flush, run->watchdog_pfs, "fetch", got);
-    if (rc == SCR_ERR_TIMEOUT)
-        scr_warn("watchdog: fetch of dataset %d: copying %s to %s took more than SCR_WATCHDOG_TIMEOUT_PFS=%d s; "
-                 "abandoned it (the fetch fails; the copy's thread waits until the file system answers)",
-                 id, src, dest, run->watchdog_pfs);
-    return rc;
-}
-
 /* This rank reads its files of dataset id from dsdir as part describes. */
 static int fetch_my_part(struct scr_run *run, int id, const char *dsdir, const scr_kvtree *part)
 {
@@ -263,7 +249,7 @@ static int fetch_my_part(struct scr_run *run, int id, const char *dsdir, const s
             if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, dest);
             if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
             if (rc == SCR_SUCCESS)
-                rc = copy_from_prefix(run, id, src, dest, buf, &got);
+                rc = scr_run_copy_pfs(run, "fetch", id, src, dest, buf, "the fetch fails", &got);
             if (rc == SCR_SUCCESS && got.bytes != size) {
                 scr_err("restart file %s has %llu bytes, %llu were written", src,
                         (unsigned long long)got.bytes, (unsigned long long)size);

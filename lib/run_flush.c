@@ -104,17 +104,15 @@ static int note_before_writing(struct scr_undo *undo, const char *path, int *out
     return rc;
 }
 
-/* Copy src from cache to dest on the prefix, within SCR_WATCHDOG_TIMEOUT_PFS
- * when it is set (0: in this thread, as always). */
-static int copy_to_prefix(const struct scr_run *run, int id, const char *src, const char *dest, void *buf,
-                          struct scr_copy_result *got)
+int scr_run_copy_pfs(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
+                     void *buf, const char *consequence, struct scr_copy_result *got)
 {
     if (run->watchdog_pfs <= 0) return scr_copy_file(src, dest, buf, run->file_buf_size, run->crc_on_flush, got);
-    int rc = scr_copy_file_timed(src, dest, run->file_buf_size, run->crc_on_flush, run->watchdog_pfs, "flush", got);
+    int rc = scr_copy_file_timed(src, dest, run->file_buf_size, run->crc_on_flush, run->watchdog_pfs, op, got);
     if (rc == SCR_ERR_TIMEOUT)
-        scr_warn("watchdog: flush of dataset %d: copying %s to %s took more than SCR_WATCHDOG_TIMEOUT_PFS=%d s; "
-                 "abandoned it (the dataset stays in cache; the copy's thread waits until the file system answers)",
-                 id, src, dest, run->watchdog_pfs);
+        scr_warn("watchdog: %s of dataset %d: copying %s to %s took more than SCR_WATCHDOG_TIMEOUT_PFS=%d s; "
+                 "abandoned it (%s; the copy's thread waits until the file system answers)",
+                 op, id, src, dest, run->watchdog_pfs, consequence);
     return rc;
 }
 
@@ -137,7 +135,7 @@ static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *b
         int in_place = rc == SCR_SUCCESS && strcmp(dest, files[f]) == 0, created = 0;
         if (rc == SCR_SUCCESS && !in_place) rc = note_before_writing(undo, dest, &created);
         if (rc == SCR_SUCCESS && !in_place) {
-            rc = copy_to_prefix(run, id, files[f], dest, buf, &got);
+            rc = scr_run_copy_pfs(run, "flush", id, files[f], dest, buf, "the dataset stays in cache", &got);
             if (rc == SCR_SUCCESS && created) rc = scr_undo_note_file(undo, dest);
         } else if (rc == SCR_SUCCESS && run->crc_on_flush)
             rc = scr_crc_file(dest, buf, run->file_buf_size, &got);

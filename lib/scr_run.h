@@ -16,6 +16,7 @@
 #include "kvtree.h"
 #include "prefix_lock.h"
 #include "reddesc.h"
+#include "util_copy.h"
 #include "util_crc_parts.h"
 
 #include <mpi.h>
@@ -257,6 +258,13 @@ int scr_rebuild_cache(struct scr_run *run, int *out_id);
  * abandoned a rank's copy, or one it abandoned earlier has not returned:
  * the dataset stays in cache, not flushed, and the caller may go on. */
 int scr_flush_dataset(struct scr_run *run, int id);
+
+/* Copy src to dest, one side on the prefix, for op ("flush", "fetch") of
+ * dataset id: in this thread, or within SCR_WATCHDOG_TIMEOUT_PFS when it is
+ * set (util_copy_timed.h); an abandoned copy is SCR_ERR_TIMEOUT, said in one
+ * line that ends with consequence (what it means for the operation). */
+int scr_run_copy_pfs(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
+                     void *buf, const char *consequence, struct scr_copy_result *got);
 
 /* 1 when dataset id is recorded as being on the prefix. */
 int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);

@@ -211,16 +211,7 @@ static void log_relaunch(const char *prefix, int run_number, int nodes, const ch
 {
     char job[32];
     snprintf(job, sizeof(job), "%lu", (unsigned long)job_id);
-    struct scr_event_log log;
-    if (scr_event_log_setup_outside(&log, prefix, job) != SCR_SUCCESS) return;
-    struct scr_event_field fields[] = {SCR_EVENT_INT("run", run_number), SCR_EVENT_INT("nodes", nodes),
-                                       SCR_EVENT_STR("excluded", avoid ? avoid : "")};
-    struct scr_event ev = SCR_EVENT_INITIALIZER(SCR_EVENT_RELAUNCH);
-    ev.status = SCR_EVENT_OK;
-    ev.fields = fields;
-    ev.nfields = 3;
-    scr_event_log_write(&log, &ev);
-    scr_event_log_close(&log);
+    scr_event_log_relaunch(prefix, job, run_number, nodes, avoid);
 }
 
 /* Replace this srun with the next run: its own command line with
