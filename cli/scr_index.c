@@ -195,10 +195,11 @@ static int print_add_json(const char *dir, const struct scr_scan_index_result *r
             if (bad) json_object_put(rank);
         }
         if (bad) json_object_put(missing);
-        bad = bad || cli_json_put(obj, "dataset", json_object_new_int(res->id)) ||
+        /* missing first: cli_json_put takes it, added or not */
+        bad = bad || cli_json_put(obj, "missing_ranks", missing) ||
+              cli_json_put(obj, "dataset", json_object_new_int(res->id)) ||
               cli_json_put(obj, "complete", json_object_new_boolean(res->complete)) ||
-              cli_json_put(obj, "rebuilt_ranks", json_object_new_int(res->rebuilt)) ||
-              cli_json_put(obj, "missing_ranks", missing);
+              cli_json_put(obj, "rebuilt_ranks", json_object_new_int(res->rebuilt));
     }
     if (bad) {
         json_object_put(obj);

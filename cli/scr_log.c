@@ -219,27 +219,53 @@ static void print_row(struct json_object *o)
 
 static int show(const struct filters *f, const char *path)
 {
-    FILE *in = fopen(path, "r");
-    if (in == NULL) {
+    FILE *file = fopen(path, "r");
+    if (file == NULL) {
         if (errno == ENOENT)
             scr_err("no events recorded on %s: %s does not exist (SCR_LOG_ENABLE=1 records them)", f->prefix,
                     path);
         else scr_err("cannot open %s: %s", path, strerror(errno));
         return 1;
     }
-    /* a writer holds an exclusive lock while it appends a line */
+    /* a writer holds an exclusive lock while it appends a line; the file
+     * is read whole under a shared lock and let go before anything is
+     * printed, so a reader that prints slowly (a pager, a full pipe) never
+     * keeps a running job's writers waiting */
     struct flock fl;
     memset(&fl, 0, sizeof(fl));
     fl.l_type = F_RDLCK;
     fl.l_whence = SEEK_SET;
-    while (fcntl(fileno(in), F_SETLKW, &fl) != 0 && errno == EINTR) {}
+    while (fcntl(fileno(file), F_SETLKW, &fl) != 0 && errno == EINTR) {}
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *copy = open_memstream(&text, &text_len);
+    char chunk[65536];
+    size_t got;
+    int read_error = copy == NULL;
+    while (!read_error && (got = fread(chunk, 1, sizeof(chunk), file)) > 0)
+        read_error = fwrite(chunk, 1, got, copy) != got;
+    read_error = read_error || ferror(file);
+    int saved_errno = errno;
+    fclose(file); /* drops the lock */
+    if (copy != NULL && fclose(copy) != 0) read_error = 1;
+    if (read_error) {
+        scr_err("cannot read %s: %s", path, strerror(saved_errno));
+        free(text);
+        return 1;
+    }
+    FILE *in = fmemopen(text, text_len, "r");
+    if (in == NULL && text_len > 0) {
+        scr_err("cannot read %s: %s", path, strerror(errno));
+        free(text);
+        return 1;
+    }
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
     long lineno = 0, shown = 0;
     if (f->json) printf("[");
     else print_header();
-    while ((n = getline(&line, &cap, in)) >= 0) {
+    while (in != NULL && (n = getline(&line, &cap, in)) >= 0) {
         lineno++;
         size_t len = (size_t)n;
         int complete = len > 0 && line[len - 1] == '\n';
@@ -260,14 +286,10 @@ static int show(const struct filters *f, const char *path)
         }
         json_object_put(o);
     }
-    int read_error = ferror(in);
     if (f->json) printf("%s]\n", shown ? "\n" : "");
     free(line);
-    fclose(in);
-    if (read_error) {
-        scr_err("cannot read %s: %s", path, strerror(errno));
-        return 1;
-    }
+    if (in != NULL) fclose(in);
+    free(text);
     return 0;
 }
 

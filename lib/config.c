@@ -335,7 +335,7 @@ int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
     char where[4200];
     int rc = SCR_SUCCESS;
     for (int i = 0; i < NLAYERS && rc == SCR_SUCCESS; i++) rc = layer_init(&fresh[i]);
-    /* SCR_Config values set before loading stay; the saved file fills in the rest */
+    /* SCR_Config values set before loading stay (app.conf is written, never read back) */
     if (rc == SCR_SUCCESS) {
         layer_clear(&fresh[SCR_CONFIG_LAYER_APP]);
         fresh[SCR_CONFIG_LAYER_APP].values = scr_kvtree_dup(cfg->layers[SCR_CONFIG_LAYER_APP].values);

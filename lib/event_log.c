@@ -146,6 +146,27 @@ static void warn_once(struct scr_event_log *log, const char *path, const char *w
              path, strerror(err));
 }
 
+/* An exclusive lock of the open file fd, waiting at most LOCK_WAIT_MS: 0,
+ * or why not. A reader or writer that holds the lock longer (a stuck
+ * process, a file system without fcntl locks) must not stop the run that
+ * logs, so the caller then appends without it: a line may then meet
+ * another writer's, but no event is lost and no rank waits. */
+#define LOCK_WAIT_MS 2000
+static int lock_for_a_while(int fd)
+{
+    struct flock fl;
+    memset(&fl, 0, sizeof(fl));
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    for (int waited_ms = 0;; waited_ms += 10) {
+        if (fcntl(fd, F_SETLK, &fl) == 0) return 0;
+        if (errno == EINTR) continue;
+        if ((errno != EAGAIN && errno != EACCES) || waited_ms >= LOCK_WAIT_MS) return errno;
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+}
+
 /* One line appended whole: the lock keeps writers on other nodes (where
  * O_APPEND alone is not atomic, NFS) from writing between our bytes. */
 static void append(struct scr_event_log *log, const char *name, const char *line)
@@ -161,15 +182,10 @@ static void append(struct scr_event_log *log, const char *name, const char *line
         free(path);
         return;
     }
-    struct flock fl;
-    memset(&fl, 0, sizeof(fl));
-    fl.l_type = F_WRLCK;
-    fl.l_whence = SEEK_SET;
-    int rc;
-    while ((rc = fcntl(fd, F_SETLKW, &fl)) != 0 && errno == EINTR) {}
-    if (rc != 0) warn_once(log, path, "lock", errno);
+    int err = lock_for_a_while(fd);
+    if (err != 0) warn_once(log, path, "lock (the line is appended unlocked)", err);
     size_t len = strlen(line), done = 0;
-    while (rc == 0 && done < len) {
+    while (done < len) {
         ssize_t n = write(fd, line + done, len - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {

@@ -11,17 +11,20 @@
  *   SCR_LOG_JSON_ENABLE (1)    one JSON object per line appended to
  *                              <prefix>/.scr/events.jsonl (event_format.h
  *                              gives the fields)
- * Each event is one open(O_APPEND), one write(2) of the whole line under an
+ * Each event is one open(O_APPEND), the whole line written under an
  * exclusive fcntl() lock of the file, and one close: writers in several
- * processes, on several nodes, never interleave or split a line (no fsync:
- * a crash may lose the newest lines, never garble older ones).
+ * processes, on several nodes, do not interleave or split a line (no fsync:
+ * a crash may lose the newest lines, never garble older ones). The lock is
+ * waited for at most 2 s; a file system without fcntl locks, or a process
+ * that holds the lock longer, gets the line appended unlocked (with the one
+ * warning below) rather than a run that waits or an event that is lost.
  *
  * Logging never fails the caller: scr_event_log_write returns nothing. A log
- * that cannot be written gives one warning per scr_event_log and is then
- * left alone; the run goes on. With SCR_LOG_ENABLE=0 nothing is opened,
- * written or sent. No MPI: the library (whichever rank observes an event),
- * the Slurm plugin and the commands all use it. Not thread-safe: one
- * scr_event_log per thread. */
+ * that cannot be written gives one warning per scr_event_log; the run goes
+ * on. With SCR_LOG_ENABLE=0 nothing is opened, written or sent. No MPI: the
+ * library (whichever rank observes an event), the Slurm plugin and the
+ * commands all use it. Not thread-safe (fcntl locks belong to the process):
+ * one thread of a process logs. */
 #ifndef SCR_EVENT_LOG_H
 #define SCR_EVENT_LOG_H
 

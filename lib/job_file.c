@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define KEY_PREFIX "PREFIX"
+#define KEY_CACHE "CACHE"
 
 int scr_job_file_set_prefix(scr_kvtree *job, const char *prefix)
 {
@@ -31,13 +32,29 @@ int scr_job_file_get_prefix(const scr_kvtree *job, const char **out_prefix)
     return SCR_SUCCESS;
 }
 
+int scr_job_file_add_cache_dir(scr_kvtree *job, const char *dir)
+{
+    if (job == NULL || dir == NULL || dir[0] != '/') {
+        scr_err("job file: a cache directory must be an absolute path, not '%s'", dir ? dir : "(none)");
+        return SCR_ERR_ARG;
+    }
+    scr_kvtree *set = scr_kvtree_set_kv(job, KEY_CACHE, dir);
+    if (set == NULL) {
+        scr_err("out of memory recording the cache directory %s", dir);
+        return SCR_ERR_NOMEM;
+    }
+    return SCR_SUCCESS;
+}
+
 static int validate(const char *origin, const scr_kvtree *tree)
 {
     const char *prefix;
     int rc = scr_job_file_get_prefix(tree, &prefix);
-    if (rc == SCR_ERR_NOTFOUND && scr_kvtree_get(tree, KEY_PREFIX) == NULL) return SCR_SUCCESS;
-    if (rc != SCR_SUCCESS)
+    if (rc != SCR_SUCCESS && !(rc == SCR_ERR_NOTFOUND && scr_kvtree_get(tree, KEY_PREFIX) == NULL))
         return scr_record_bad_value(origin, KEY_PREFIX, scr_kvtree_get(tree, KEY_PREFIX), "an absolute path");
+    const scr_kvtree *dirs = scr_kvtree_get(tree, KEY_CACHE);
+    for (const scr_kvtree_elem *e = dirs ? scr_kvtree_elem_first(dirs) : NULL; e; e = scr_kvtree_elem_next(e))
+        if (scr_kvtree_elem_key(e)[0] != '/') return scr_record_bad_value(origin, KEY_CACHE, dirs, "absolute paths");
     return SCR_SUCCESS;
 }
 
@@ -83,6 +100,43 @@ int scr_job_file_prefix_of(const char *cntl_dir, char **out_prefix)
             rc = SCR_ERR_NOMEM;
         }
     }
+    free(path);
+    scr_kvtree_delete(job);
+    return rc;
+}
+
+void scr_job_file_free_dirs(char **dirs)
+{
+    for (char **d = dirs; d != NULL && *d != NULL; d++) free(*d);
+    free(dirs);
+}
+
+int scr_job_file_cache_dirs_of(const char *cntl_dir, char ***out_dirs)
+{
+    char *path = NULL;
+    char **dirs = NULL;
+    scr_kvtree *job = scr_kvtree_new();
+    int rc = job != NULL ? scr_path_join(cntl_dir, SCR_JOB_FILE_NAME, &path) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_job_file_read(path, job);
+    const scr_kvtree *set = rc == SCR_SUCCESS ? scr_kvtree_get(job, KEY_CACHE) : NULL;
+    size_t n = 0;
+    if (rc == SCR_SUCCESS) {
+        n = set != NULL ? (size_t)scr_kvtree_size(set) : 0;
+        dirs = calloc(n + 1, sizeof(char *));
+        if (dirs == NULL) rc = SCR_ERR_NOMEM;
+    }
+    size_t i = 0;
+    for (const scr_kvtree_elem *e = set ? scr_kvtree_elem_first(set) : NULL; rc == SCR_SUCCESS && e && i < n;
+         e = scr_kvtree_elem_next(e), i++) {
+        dirs[i] = strdup(scr_kvtree_elem_key(e));
+        if (dirs[i] == NULL) rc = SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory reading %s", path ? path : cntl_dir);
+    if (rc != SCR_SUCCESS) {
+        scr_job_file_free_dirs(dirs);
+        dirs = NULL;
+    }
+    *out_dirs = dirs;
     free(path);
     scr_kvtree_delete(job);
     return rc;

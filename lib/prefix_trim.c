@@ -71,8 +71,14 @@ static int choose(scr_kvtree *index, void *ctx)
     for (int i = 0; i < n; i++) {
         const scr_dataset *d = NULL;
         int is_ckpt = scr_index_file_get_dataset(index, ids[i], &d) == SCR_SUCCESS && scr_dataset_is_checkpoint(d);
-        if (is_ckpt) checkpoints++;
-        if (is_ckpt && checkpoints > c->keep && !is_protected(index, ids[i], c))
+        /* only checkpoints a restart may load count toward the ones kept: a
+         * FAILED or incomplete one never stands in for an older good one,
+         * and goes once keep good ones are newer than it */
+        const char *why = NULL;
+        int usable = is_ckpt && scr_index_file_restartable(index, ids[i], &why) == SCR_SUCCESS && why == NULL;
+        if (usable) checkpoints++;
+        int beyond = usable ? checkpoints > c->keep : checkpoints >= c->keep;
+        if (is_ckpt && beyond && !is_protected(index, ids[i], c))
             c->victims[c->nvictims++] = ids[i];
         else
             c->kept[c->nkept++] = ids[i];

@@ -219,15 +219,35 @@ static int read_parameters(struct scr_run *r)
 }
 
 /* Rank 0, once at SCR_Init: settings SCR knows whose effect this version
- * does not have, and what happens instead. */
+ * does not have, and what happens instead; said, never taken silently. A
+ * background flush (SCR_FLUSH_ASYNC=1 or SCR_FLUSH_TYPE=PTHREAD) is one
+ * line however it was asked for. */
 static void say_what_is_not_available(const struct scr_run *r)
 {
+    static const char *const limits[] = {"SCR_FLUSH_ASYNC_BW", "SCR_FLUSH_ASYNC_PERCENT"};
+    char asked[512] = "";
     const char *type = NULL;
-    long long cache_timeout = 0;
+    int async = 0;
+    if (scr_config_get_bool(r->cfg, "SCR_FLUSH_ASYNC", &async) == SCR_SUCCESS && async)
+        snprintf(asked, sizeof(asked), "SCR_FLUSH_ASYNC=1 (from %s)", scr_config_origin(r->cfg, "SCR_FLUSH_ASYNC"));
     if (scr_config_get(r->cfg, "SCR_FLUSH_TYPE", &type) == SCR_SUCCESS && type != NULL &&
-        strcasecmp(type, "PTHREAD") == 0)
-        scr_warn("SCR_FLUSH_TYPE=PTHREAD: background flush is not available in this version; the flush runs "
-                 "synchronously");
+        strcasecmp(type, "PTHREAD") == 0) {
+        size_t n = strlen(asked);
+        snprintf(asked + n, sizeof(asked) - n, "%sSCR_FLUSH_TYPE=PTHREAD (from %s)", n ? " and " : "",
+                 scr_config_origin(r->cfg, "SCR_FLUSH_TYPE"));
+    }
+    if (asked[0] != '\0')
+        scr_warn("%s is not taken: background flush is not available in this version, so every flush runs "
+                 "synchronously", asked);
+    for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+        enum scr_config_layer layer;
+        const char *v = NULL;
+        if (scr_config_layer_of(r->cfg, limits[i], &layer) == SCR_SUCCESS && layer != SCR_CONFIG_LAYER_DEFAULT &&
+            scr_config_get(r->cfg, limits[i], &v) == SCR_SUCCESS)
+            scr_warn("%s=%s (from %s) has no effect: it limits a background flush, which is not available "
+                     "in this version", limits[i], v, scr_config_origin(r->cfg, limits[i]));
+    }
+    long long cache_timeout = 0;
     if (scr_config_get_int(r->cfg, "SCR_WATCHDOG_TIMEOUT", &cache_timeout) == SCR_SUCCESS && cache_timeout > 0)
         scr_warn("SCR_WATCHDOG_TIMEOUT=%lld is not used: the application writes to the cache itself; only the "
                  "copies to and from the prefix are timed, by SCR_WATCHDOG_TIMEOUT_PFS (now %d, 0: no limit)",
@@ -280,17 +300,27 @@ static void write_nodes_file(const struct scr_run *r)
 
 /* The prefix this run resolved, for the work done when the job ends (the
  * plugin's epilog, scr-scavenge) and for a relaunch: without it they only
- * know --scr-prefix or the job's working directory. */
+ * know --scr-prefix or the job's working directory. With it, the cache
+ * directories of this node that this run and the job's earlier runs used,
+ * so that the epilog removes a cache the site's base does not name. */
 static void write_job_file(const struct scr_run *r)
 {
     char *path = NULL;
     scr_kvtree *job = scr_kvtree_new();
     int rc = job ? scr_path_join(r->cntl_dir, SCR_JOB_FILE_NAME, &path) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && scr_job_file_read(path, job) != SCR_SUCCESS) scr_kvtree_unset_all(job);
     if (rc == SCR_SUCCESS) rc = scr_job_file_set_prefix(job, r->prefix);
+    if (rc == SCR_SUCCESS) rc = scr_job_file_add_cache_dir(job, r->cache_dir);
+    for (int i = 0; rc == SCR_SUCCESS && i < r->nreddescs; i++) {
+        char *dir = NULL;
+        rc = scr_cache_store_dir(r, r->reddescs[i].store, &dir);
+        if (rc == SCR_SUCCESS) rc = scr_job_file_add_cache_dir(job, dir);
+        free(dir);
+    }
     if (rc == SCR_SUCCESS) rc = scr_job_file_write(path, job);
     if (rc != SCR_SUCCESS)
-        scr_warn("could not record the prefix in %s: a scavenge at the end of the job may not find it",
-                 path ? path : r->cntl_dir);
+        scr_warn("could not record the prefix and the cache in %s: a scavenge at the end of the job may not "
+                 "find them", path ? path : r->cntl_dir);
     free(path);
     scr_kvtree_delete(job);
 }
@@ -642,7 +672,6 @@ static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
      * (scr-run reads it on this node, where the batch script runs); only a
      * hint, so failing to write it stops nothing */
     if (r->rank == 0) write_nodes_file(r);
-    if (r->node_rank == 0) write_job_file(r);
     note_run_nodes(r);
 
     scr_config_get_bool(r->cfg, "SCR_CACHE_PURGE", &purge);
@@ -653,6 +682,7 @@ static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
         if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
     }
     rc = scr_reddescs_create(r->cfg, r->world, r->node_name, &r->reddescs, &r->nreddescs);
+    if (rc == SCR_SUCCESS && r->node_rank == 0) write_job_file(r);
     if (rc == SCR_SUCCESS) rc = scr_rebuild_cache(r, &r->restart_id);
     if (rc == SCR_SUCCESS) rc = check_unindexed(r, unindexed, nunindexed);
     if (rc == SCR_SUCCESS) rc = flush_leftover_output(r);
@@ -691,26 +721,6 @@ static int init_collective(struct scr_run *r)
     return rc;
 }
 
-/* Rank 0: SCR_FLUSH_ASYNC and its limits ask for a background flush this
- * version does not have; said once, never taken silently. */
-static void say_no_background_flush(const struct scr_run *r)
-{
-    static const char *const limits[] = {"SCR_FLUSH_ASYNC_BW", "SCR_FLUSH_ASYNC_PERCENT"};
-    enum scr_config_layer layer;
-    int async = 0;
-    if (r->rank != 0) return;
-    if (scr_config_get_bool(r->cfg, "SCR_FLUSH_ASYNC", &async) == SCR_SUCCESS && async)
-        scr_warn("SCR_FLUSH_ASYNC=1 (from %s) is not taken: background flush is not available in this "
-                 "version, so every flush runs synchronously", scr_config_origin(r->cfg, "SCR_FLUSH_ASYNC"));
-    for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-        const char *v = NULL;
-        if (scr_config_layer_of(r->cfg, limits[i], &layer) == SCR_SUCCESS && layer != SCR_CONFIG_LAYER_DEFAULT &&
-            scr_config_get(r->cfg, limits[i], &v) == SCR_SUCCESS)
-            scr_warn("%s=%s (from %s) has no effect: it limits a background flush, which is not available "
-                     "in this version", limits[i], v, scr_config_origin(r->cfg, limits[i]));
-    }
-}
-
 /* SCR_FLUSH_ON_RESTART and SCR_GLOBAL_RESTART: the checkpoint SCR_Init found
  * in cache is copied to the prefix unless it is there already; with
  * SCR_GLOBAL_RESTART the cache is then emptied, so that the restart reads
@@ -729,6 +739,14 @@ static int restart_at_init(struct scr_run *r)
                     global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", r->restart_id);
         r->dset_in_cache = 1;
         rc = scr_flush_dataset(r, r->restart_id); /* all ranks agree */
+        if (rc != SCR_SUCCESS) {
+            /* a full or hung prefix (the watchdog) must not cost the restart
+             * its only copy: it is read from cache, as without the setting */
+            if (r->rank == 0)
+                scr_warn("%s: dataset %d could not be flushed (%s); the restart reads it from cache",
+                         global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", r->restart_id, scr_strstatus(rc));
+            return SCR_SUCCESS;
+        }
     }
     if (rc != SCR_SUCCESS || !global) return rc;
     rc = purge_cache(r);
@@ -879,7 +897,6 @@ int SCR_Init(void)
     if (mrc == SCR_SUCCESS && ok) mrc = init_collective(r);
     if (mrc == SCR_SUCCESS && ok) mrc = restart_at_init(r);
     if (mrc == SCR_SUCCESS && ok) mrc = drop_after_current(r, r->current_name);
-    if (mrc == SCR_SUCCESS && ok) say_no_background_flush(r);
     if (mrc != SCR_SUCCESS || !ok) {
         if (r->rank == 0) scr_err("SCR_Init failed");
         free_run(r);
@@ -1516,7 +1533,14 @@ int SCR_Current(const char *name)
     }
     free(run->current_name);
     run->current_name = strdup(name);
-    if (run->current_name == NULL) return SCR_ERR_NOMEM;
+    /* all ranks agree: drop_after_current is collective */
+    int ok = 0;
+    rc = scr_comm_all_true(run->current_name != NULL, run->world, &ok);
+    if (rc != SCR_SUCCESS) return rc;
+    if (!ok) {
+        if (run->current_name == NULL) scr_err("SCR_Current: out of memory");
+        return SCR_ERR_NOMEM;
+    }
     return drop_after_current(run, run->current_name);
 }
 

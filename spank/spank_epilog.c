@@ -118,6 +118,42 @@ static int purge(const char *dir, char *msg, size_t len)
     return 0;
 }
 
+/* Whether dir ends in <user>/scr.<jobid> of this job: a job directory
+ * (job_dir.h), whatever base it lies in. */
+static int is_this_jobs_dir(const struct spank_scr_job *job, const char *dir)
+{
+    char leaf[300];
+    snprintf(leaf, sizeof(leaf), "/%s/scr.%s", job->user.name, job->id_text);
+    size_t n = strlen(dir), m = strlen(leaf);
+    return n > m && strcmp(dir + n - m, leaf) == 0;
+}
+
+/* The cache directories the job's runs recorded in the control directory
+ * (a base set by the user's file or SCR_Config, a STORE of a descriptor),
+ * other than the site's ones in dirs, removed as the site's are. A job
+ * file the runs never wrote (no SCR_Init on this node) is nothing to do. */
+static int purge_recorded_caches(const struct spank_scr_job *job, char *const dirs[2], char *msg, size_t len)
+{
+    char **recorded = NULL;
+    int rc = scr_job_file_cache_dirs_of(dirs[0], &recorded);
+    if (rc == SCR_ERR_NOTFOUND) return 0;
+    if (rc != SCR_SUCCESS) {
+        add(msg, len, "; recorded cache directories not read: %s", last_error_or(dirs[0]));
+        return -1;
+    }
+    int failed = 0;
+    for (char **d = recorded; *d != NULL; d++) {
+        if (strcmp(*d, dirs[0]) == 0 || strcmp(*d, dirs[1]) == 0) continue;
+        if (!is_this_jobs_dir(job, *d)) {
+            add(msg, len, "; %s left alone: not a directory of this job", *d);
+            continue;
+        }
+        if (purge(*d, msg, len) != 0) failed = 1;
+    }
+    scr_job_file_free_dirs(recorded);
+    return failed ? -1 : 0;
+}
+
 /* The child's work. */
 static int end_node(void *arg, char *msg, size_t len)
 {
@@ -135,6 +171,7 @@ static int end_node(void *arg, char *msg, size_t len)
     }
     int rc = scavenge(e, dirs[0], msg, len);
     /* the cache first: the control directory's records name its files */
+    if (purge_recorded_caches(job, dirs, msg, len) != 0) rc = -1;
     if (purge(dirs[1], msg, len) != 0) rc = -1;
     if (strcmp(dirs[0], dirs[1]) != 0 && purge(dirs[0], msg, len) != 0) rc = -1;
     free(dirs[0]);

@@ -15,9 +15,13 @@ mpi_reset
 mpi_run 4 2 SCR_FLUSH=1 SCR_FLUSH_TYPE=PTHREAD -- --steps 2
 mpi_expect_restart "PTHREAD_runs" 0 2
 check "SCR_Init_says_once_that_the_flush_runs_synchronously" test "$(grep -c \
-    "^SCR rank 0: warning: SCR_FLUSH_TYPE=PTHREAD: background flush is not available in this version; the flush runs synchronously$" \
+    "^SCR rank 0: warning: SCR_FLUSH_TYPE=PTHREAD (from environment) is not taken: background flush is not available in this version, so every flush runs synchronously$" \
     "$mpi_err")" -eq 1
 check "and_it_does" test -n "$(mpi_index_id ckpt.1)" -a -n "$(mpi_index_id ckpt.2)"
+mpi_run 4 2 SCR_FLUSH=1 SCR_FLUSH_TYPE=PTHREAD SCR_FLUSH_ASYNC=1 -- --steps 1
+check "asked_for_twice_it_is_one_line" test "$(grep -c \
+    "warning: SCR_FLUSH_ASYNC=1 (from environment) and SCR_FLUSH_TYPE=PTHREAD (from environment) is not taken" \
+    "$mpi_err")" -eq 1 -a "$(grep -c "background flush" "$mpi_err")" -eq 1
 
 for type in BBAPI DATAWARP CPPR; do
     mpi_run 4 2 SCR_FLUSH=1 SCR_FLUSH_TYPE=$type -- --steps 1

@@ -7,7 +7,8 @@
 # node adds a line to the job's record, and the job's directories are gone
 # from every node. With XOR on 4 nodes and one node crashed before the
 # cancel, the 3 others scavenge and the index rebuilds the lost node's
-# ranks. A flushed job has nothing to copy and is still purged. A job that
+# ranks. A flushed job has nothing to copy and is still purged, also from a
+# cache base its own environment chose. A job that
 # sets its prefix in its script, in SCR_CONF_FILE or by --scr-prefix, away
 # from where it was submitted, is scavenged to that prefix, and a node none
 # of its runs used holds nothing back. A running job keeps other jobs off
@@ -154,6 +155,30 @@ if [ "$(grep -c 'dataset=2 (already on the prefix) files=0 bytes=0' "$record" 2>
 else
     not_ok "a flushed job: the epilogs copy nothing and still purge" "$out
 $(cat "$record" 2>&1) left on: $(dirs_left "$job" n1 n2)"
+fi
+
+# --- (c2) a cache the site's base does not name ------------------------------------------------
+# the job's runs cache under a base of their own (SCR_CACHE_BASE from the
+# job's environment): SCR_Init records it in the control directory, and the
+# epilogs remove it as they remove the site's
+user_cache=/dev/shm/scr-epilog-user-cache
+as_user mkdir -p "$slurm_work/c2"
+out=$(as_user env LD_LIBRARY_PATH="$top_builddir/lib/.libs" SCR_CACHE_BASE="$user_cache" srun --mpi=pmix -N2 -n2 \
+      --scr --scr-flush=1 -D "$slurm_work/c2" --scr-prefix="$slurm_work/c2" \
+      sh -c "\"$app\" --steps 2 $app_args; echo \"job \$SLURM_JOB_ID\"" 2>&1)
+job=$(printf '%s\n' "$out" | sed -n 's/^job //p' | head -n 1)
+wait_job_gone "$job" 60
+n=0
+for node in n1 n2; do
+    epilog_lines "$job" $node | grep -q "removed $user_cache/$slurm_user/scr.$job" && n=$((n + 1))
+done
+if [ -n "$job" ] && [ "$n" -eq 2 ] && [ ! -e "$user_cache/$slurm_user/scr.$job" ] &&
+   index_complete_current "$slurm_work/c2" ckpt.2; then
+    ok "a cache under the job's own SCR_CACHE_BASE is removed by the epilogs of both nodes"
+else
+    not_ok "a cache under the job's own SCR_CACHE_BASE is removed by the epilogs of both nodes" "$out
+$(ls -la "$user_cache/$slurm_user" 2>&1)
+$(epilog_lines "$job" n1) $(epilog_lines "$job" n2)"
 fi
 
 # --- (d) what the epilog refuses ------------------------------------------------------------------

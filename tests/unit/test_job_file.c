@@ -112,6 +112,44 @@ static void test_truncated_file_is_refused(void)
     scr_kvtree_delete(j);
 }
 
+static void test_cache_directories_match_their_golden_and_read_back(void)
+{
+    scr_kvtree *j = scr_kvtree_new();
+    REQUIRE(scr_job_file_set_prefix(j, "/p/lustre/run1") == SCR_SUCCESS, "set prefix");
+    REQUIRE(scr_job_file_add_cache_dir(j, "/ssd/alice/scr.1234") == SCR_SUCCESS &&
+                scr_job_file_add_cache_dir(j, "/dev/shm/alice/scr.1234") == SCR_SUCCESS &&
+                scr_job_file_add_cache_dir(j, "/ssd/alice/scr.1234") == SCR_SUCCESS,
+            "add cache directories");
+    const char *dir = tap_path("cntl-cache");
+    mkdir(dir, 0700);
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/%s", dir, SCR_JOB_FILE_NAME);
+    CHECK(scr_job_file_write(path, j) == SCR_SUCCESS, "write");
+    check_same_bytes(path, tap_data("control/job-cache.scr"));
+    char **dirs = NULL;
+    CHECK(scr_job_file_cache_dirs_of(dir, &dirs) == SCR_SUCCESS, "read back");
+    int n = 0, shm = 0, ssd = 0;
+    for (char **d = dirs; d && *d; d++, n++) {
+        shm += strcmp(*d, "/dev/shm/alice/scr.1234") == 0;
+        ssd += strcmp(*d, "/ssd/alice/scr.1234") == 0;
+    }
+    CHECK(n == 2 && shm == 1 && ssd == 1, "%d directories read back, want the two recorded once each", n);
+    scr_job_file_free_dirs(dirs);
+    /* a job file of an older build has none: an empty list, not an error */
+    dirs = NULL;
+    const char *old = tap_path("cntl-old");
+    mkdir(old, 0700);
+    snprintf(path, sizeof(path), "%s/%s", old, SCR_JOB_FILE_NAME);
+    scr_kvtree *o = scr_kvtree_new();
+    REQUIRE(scr_job_file_set_prefix(o, "/p") == SCR_SUCCESS && scr_job_file_write(path, o) == SCR_SUCCESS, "old");
+    CHECK(scr_job_file_cache_dirs_of(old, &dirs) == SCR_SUCCESS && dirs != NULL && dirs[0] == NULL,
+          "a job file without CACHE gives an empty list");
+    scr_job_file_free_dirs(dirs);
+    CHECK(scr_job_file_add_cache_dir(o, "relative/dir") == SCR_ERR_ARG, "a relative cache directory is refused");
+    scr_kvtree_delete(o);
+    scr_kvtree_delete(j);
+}
+
 static void test_setter_refuses_a_relative_prefix(void)
 {
     scr_kvtree *j = scr_kvtree_new();
@@ -132,5 +170,6 @@ int main(void)
     RUN(test_newer_version_and_bad_prefixes_are_refused);
     RUN(test_truncated_file_is_refused);
     RUN(test_setter_refuses_a_relative_prefix);
+    RUN(test_cache_directories_match_their_golden_and_read_back);
     return tap_done();
 }

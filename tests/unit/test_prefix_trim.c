@@ -89,6 +89,21 @@ static int set_current(const char *prefix, const char *name)
     return rc;
 }
 
+/* Mark dataset id FAILED, as a restart that could not read it does. */
+static int mark_failed(const char *prefix, int id)
+{
+    scr_kvtree *index = scr_kvtree_new();
+    int fd = -1;
+    int rc = scr_index_file_lock_read(under(prefix, ".scr/index.scr"), &fd, index);
+    if (rc == SCR_SUCCESS) rc = scr_index_file_mark_failed(index, id, "2026-11-25T10:00:00");
+    if (fd >= 0) {
+        int wrc = scr_index_file_write_unlock(under(prefix, ".scr/index.scr"), &fd, index);
+        if (rc == SCR_SUCCESS) rc = wrc;
+    }
+    scr_kvtree_delete(index);
+    return rc;
+}
+
 /* "1 2 3": the ids the index lists, oldest first. */
 static const char *listed_ids(const char *prefix)
 {
@@ -136,6 +151,23 @@ static void test_keeps_the_newest_checkpoints_and_never_current_or_output(void)
           "a scr.deleting directory was left");
 }
 
+static void test_a_failed_checkpoint_never_counts_as_one_kept(void)
+{
+    const char *p = fresh_prefix("failed");
+    REQUIRE(add_dataset(p, 1, "ckpt.1", CKPT, "ckpt.1/a") == SCR_SUCCESS, "dataset 1");
+    REQUIRE(add_dataset(p, 2, "ckpt.2", CKPT, "ckpt.2/a") == SCR_SUCCESS, "dataset 2");
+    REQUIRE(add_dataset(p, 3, "ckpt.3", CKPT, "ckpt.3/a") == SCR_SUCCESS, "dataset 3");
+    REQUIRE(add_dataset(p, 4, "ckpt.4", CKPT, "ckpt.4/a") == SCR_SUCCESS, "dataset 4");
+    REQUIRE(mark_failed(p, 4) == SCR_SUCCESS && mark_failed(p, 2) == SCR_SUCCESS, "FAILED marks");
+    REQUIRE(set_current(p, "ckpt.1") == SCR_SUCCESS, "current");
+    /* keep 1: ckpt.3 is the newest a restart may load; the FAILED ckpt.4 is
+     * newer and stays, the FAILED ckpt.2 is older and goes; ckpt.1 is current */
+    CHECK(scr_prefix_trim(p, 1, 0, NULL) == SCR_SUCCESS, "trim: %s", scr_last_error());
+    CHECK(strcmp(listed_ids(p), "1 3 4") == 0, "index lists '%s', want '1 3 4'", listed_ids(p));
+    CHECK(exists(p, "ckpt.3/a"), "the only usable checkpoint besides current was deleted");
+    CHECK(!exists(p, "ckpt.2/a"), "the FAILED ckpt.2 older than the kept one is still there");
+}
+
 static void test_a_dataset_being_flushed_is_never_deleted(void)
 {
     const char *p = fresh_prefix("busy");
@@ -175,6 +207,7 @@ static void test_keep_below_one_is_refused(void)
 int main(void)
 {
     RUN(test_keeps_the_newest_checkpoints_and_never_current_or_output);
+    RUN(test_a_failed_checkpoint_never_counts_as_one_kept);
     RUN(test_a_dataset_being_flushed_is_never_deleted);
     RUN(test_what_a_crash_left_half_deleted_is_finished_by_the_next_trim);
     RUN(test_keep_below_one_is_refused);
