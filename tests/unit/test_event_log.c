@@ -408,6 +408,48 @@ static void test_a_writer_waits_for_the_lock_of_another_process(void)
     CHECK(stat(path, &st) == 0 && st.st_size > 0, "nothing written after the lock was released");
 }
 
+/* A process that keeps the lock (a reader stuck on a full pipe, a hung
+ * client) does not stop the writer for long: after about 2 s the line is
+ * appended anyway, with one warning. */
+static void test_a_writer_does_not_wait_forever_for_a_held_lock(void)
+{
+    const char *dir = tap_path("held");
+    mkdir(dir, 0700);
+    char path[4200], err_path[4200];
+    snprintf(path, sizeof(path), "%s/%s", dir, SCR_EVENT_LOG_JSON_NAME);
+    snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+    int fd = open(path, O_RDWR | O_CREAT, 0600);
+    REQUIRE(fd >= 0, "open %s", path);
+    struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+    REQUIRE(fcntl(fd, F_SETLKW, &fl) == 0, "lock");
+    pid_t pid = fork();
+    REQUIRE(pid >= 0, "fork");
+    if (pid == 0) {
+        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (e < 0 || dup2(e, STDERR_FILENO) < 0) _exit(2);
+        const char *settings[] = {"SCR_LOG_ENABLE=1", "SCR_LOG_SYSLOG_ENABLE=0", "SCR_LOG_TXT_ENABLE=0", NULL};
+        struct scr_event_log log;
+        if (setup_in(&log, dir, settings) != SCR_SUCCESS) _exit(1);
+        write_one(&log, 5, NULL);
+        write_one(&log, 6, NULL);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0); /* while the lock is still held */
+    struct stat st;
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the writer failed: status %d", status);
+    CHECK(stat(path, &st) == 0 && st.st_size > 0, "nothing appended while another process held the lock");
+    FILE *f = fopen(err_path, "r");
+    char line[1024];
+    int warnings = 0;
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL) warnings += strstr(line, "appended unlocked") != NULL;
+    if (f != NULL) fclose(f);
+    CHECK(warnings == 1, "%d warnings about the lock, want 1", warnings);
+    fl.l_type = F_UNLCK;
+    fcntl(fd, F_SETLK, &fl);
+    close(fd);
+}
+
 static void test_a_log_that_cannot_be_written_warns_once_and_goes_on(void)
 {
     const char *settings[] = {"SCR_LOG_ENABLE=1", "SCR_LOG_SYSLOG_ENABLE=0", NULL};
@@ -508,6 +550,7 @@ int main(void)
     RUN(test_each_file_has_its_switch);
     RUN(test_writers_in_several_processes_never_interleave_a_line);
     RUN(test_a_writer_waits_for_the_lock_of_another_process);
+    RUN(test_a_writer_does_not_wait_forever_for_a_held_lock);
     RUN(test_a_log_that_cannot_be_written_warns_once_and_goes_on);
     RUN(test_syslog_receives_the_event_with_facility_level_and_prefix);
     return tap_done();
