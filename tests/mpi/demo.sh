@@ -71,10 +71,12 @@ app_args="--steps 5 --files 2 --size 65536 --output-every 2"
 echo "SCR demo: scratch directory $scratch"
 echo "   SCR_PREFIX=$prefix, cache and control directories per node under $scratch/{cache,cntl}/nodeK"
 echo "   SCR_FLUSH=2: every 2nd checkpoint goes to the prefix; output datasets always do"
+echo "   SCR_LOG_ENABLE=1: the runs record what they do in the prefix's event log (scr-log shows it)"
+log_env="SCR_LOG_ENABLE=1 SCR_LOG_SYSLOG_ENABLE=0"
 
 # job [APP ARGS...]: one run of the application, and what it printed
 job() {
-    mpi_run 4 2 SCR_FLUSH=2 -- $app_args "$@"
+    mpi_run 4 2 SCR_FLUSH=2 $log_env -- $app_args "$@"
     show_output
 }
 
@@ -97,7 +99,7 @@ mpi_lose_node 1
 show_places
 
 say "run 2: the job is started again; SCR rebuilds node 1's files from XOR and restarts from step 3"
-mpi_run 4 2 SCR_FLUSH=2 SCR_DEBUG=1 -- $app_args
+mpi_run 4 2 SCR_FLUSH=2 SCR_DEBUG=1 $log_env -- $app_args
 show_output
 grep "rebuilt lost files" "$mpi_err" | sed 's/^/   /'
 grep -q "rebuilt lost files" "$mpi_err" || fail "run 2 did not rebuild the lost node's files"
@@ -124,6 +126,12 @@ else
     say "the datasets on the prefix (.scr/index.scr read with scr-print; scr-index is not built)"
     "$mpi_print" "$prefix/.scr/index.scr" > /dev/null || fail "the index cannot be read"
     show_index
+fi
+
+if [ -x "$top_builddir/cli/scr-log" ]; then
+    say "the job's history: restarts, rebuilds, flushes and fetches (scr-log)"
+    "$top_builddir/cli/scr-log" --prefix "$prefix" --event init,rebuild,fetch,flush ||
+        fail "scr-log failed"
 fi
 
 say "done"
