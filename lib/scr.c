@@ -114,8 +114,20 @@ const char *SCR_Config(const char *config)
     if (early_config == NULL && (early_config = scr_config_new()) == NULL) return NULL;
     /* a question ("KEY", "CKPT=0 TYPE") answers from every layer, and a
      * change of a table starts from the table the files define: read them first */
-    if ((is_question(config) || changes_a_table(config)) && scr_config_load(early_config, NULL) != SCR_SUCCESS)
-        return NULL;
+    if (is_question(config) || changes_a_table(config)) {
+        /* every rank asks; what the files and environment hold is said by
+         * rank 0 alone, as at SCR_Init (an error is said by every rank) */
+        int initialized = 0, rank = 0;
+        if (MPI_Initialized(&initialized) == MPI_SUCCESS && initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank != 0) scr_log_set_quiet(1);
+        int rc = scr_config_load(early_config, NULL);
+        scr_log_set_quiet(0);
+        if (rc != SCR_SUCCESS) {
+            if (rank != 0) scr_err("SCR_Config('%s'): the configuration cannot be read (%s)", config,
+                                   scr_strstatus(rc));
+            return NULL;
+        }
+    }
     char *value = NULL;
     if (scr_config_apply(early_config, config, &value) != SCR_SUCCESS) return NULL;
     return value;

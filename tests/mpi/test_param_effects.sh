@@ -30,6 +30,14 @@ check "SCR_LOG_DB_ENABLE_is_refused_pointing_to_the_text_and_json_logs" \
 check "SCR_COPY_METADATA_is_refused_as_an_SCR_3.1_parameter_not_implemented" \
     test "$(count 'environment: SCR_COPY_METADATA is refused: it is an SCR 3.1 parameter this version does not implement')" -eq 1
 
+# a question to SCR_Config on every rank reads the configuration again: the
+# refusal is still said by rank 0 alone (once there, once at SCR_Init)
+mpi_reset
+mpi_run 4 2 SCR_COPY_METADATA=1 -- --steps 1 --config SCR_FLUSH
+mpi_expect_restart "a_run_asking_SCR_Config_with_a_refused_parameter_in_the_environment" 0 1
+check "the_refusal_is_said_by_rank_0_only" \
+    test "$(count 'environment: SCR_COPY_METADATA is refused')" -eq 2 -a "$(grep -c 'SCR rank [1-9][^:]*: warning' "$mpi_err")" -eq 0
+
 # --- from a configuration file (SCR_NODE_NAME and SCR_JOB_ID out of the environment) ---
 mpi_reset
 cat > "$scratch/user.conf" <<CONF
