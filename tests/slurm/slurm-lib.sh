@@ -130,8 +130,16 @@ next_job_id() {
 
 # the namespace names are cluster-env.sh's SCR_LAB_NS_PREFIX<node>
 kill_node() {
-    _slurm_pids=$(ip netns pids "scrlab-$1" 2>/dev/null)
-    [ -z "$_slurm_pids" ] || kill -9 $_slurm_pids 2>/dev/null
+    # again until nothing is left: a process forked between the listing and
+    # the kill (a slurmstepd, an epilog) could still hold slurmd's socket
+    _slurm_rounds=0
+    while [ "$_slurm_rounds" -lt 50 ]; do
+        _slurm_pids=$(ip netns pids "scrlab-$1" 2>/dev/null)
+        [ -n "$_slurm_pids" ] || break
+        kill -9 $_slurm_pids 2>/dev/null
+        sleep 0.1
+        _slurm_rounds=$((_slurm_rounds + 1))
+    done
     return 0
 }
 
