@@ -59,7 +59,7 @@ char *cli_resolve_prefix(const char *given)
     return prefix;
 }
 
-int cli_job_cntl_dir(const struct scr_config *cfg, const char *node, char **out_cntl)
+int cli_job_dir(const struct scr_config *cfg, const char *base_param, const char *node, char **out_dir)
 {
     char own_node[256], user[256], jobid[256];
     int defaulted = 0, rc = SCR_SUCCESS;
@@ -70,7 +70,12 @@ int cli_job_cntl_dir(const struct scr_config *cfg, const char *node, char **out_
     }
     if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
     if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
-    if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, "SCR_CNTL_BASE", &base);
-    if (rc == SCR_SUCCESS) rc = scr_job_dir_path("SCR_CNTL_BASE", base, node, user, jobid, out_cntl);
+    if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, base_param, &base);
+    if (rc == SCR_SUCCESS) rc = scr_job_dir_path(base_param, base, node, user, jobid, out_dir);
     return rc;
+}
+
+int cli_job_cntl_dir(const struct scr_config *cfg, const char *node, char **out_cntl)
+{
+    return cli_job_dir(cfg, "SCR_CNTL_BASE", node, out_cntl);
 }

@@ -31,4 +31,8 @@ char *cli_resolve_prefix(const char *given);
  * string. Errors are logged by libscr-core. */
 int cli_job_cntl_dir(const struct scr_config *cfg, const char *node, char **out_cntl);
 
+/* The same under the base that parameter base_param of cfg names
+ * ("SCR_CNTL_BASE", "SCR_CACHE_BASE"). */
+int cli_job_dir(const struct scr_config *cfg, const char *base_param, const char *node, char **out_dir);
+
 #endif

@@ -19,7 +19,6 @@
 #include "config_params.h"
 #include "down_nodes.h"
 #include "event_log.h"
-#include "job_dir.h"
 #include "job_env.h"
 #include "kvtree_util.h"
 #include "node_health.h"
@@ -176,13 +175,10 @@ static int store_bytes(const scr_config *cfg, const char *base, uint64_t *out)
 static int check_this_node(struct scr_down_nodes *list)
 {
     static const char *const bases[2] = {"SCR_CNTL_BASE", "SCR_CACHE_BASE"};
-    char node[256], user[256], jobid[256];
-    int defaulted = 0;
+    char node[256];
     scr_config *cfg = scr_config_new();
     int rc = cfg != NULL ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_job_env_node_name(node, sizeof(node));
-    if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
-    if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
     int listed = 0;
     for (int i = 0; rc == SCR_SUCCESS && i < list->count; i++) listed |= strcmp(list->nodes[i].name, node) == 0;
     if (rc == SCR_SUCCESS && !listed)
@@ -194,7 +190,7 @@ static int check_this_node(struct scr_down_nodes *list)
         struct scr_health h;
         rc = scr_config_get(cfg, bases[i], &base);
         if (rc == SCR_SUCCESS && store_bytes(cfg, base, &need) != 0) rc = SCR_ERR_FORMAT;
-        if (rc == SCR_SUCCESS) rc = scr_job_dir_path(bases[i], base, node, user, jobid, &dir);
+        if (rc == SCR_SUCCESS) rc = cli_job_dir(cfg, bases[i], node, &dir);
         if (rc == SCR_SUCCESS) rc = scr_node_health_check(node, (const char *const *)&dir, 1, need, &h);
         if (rc == SCR_SUCCESS && !h.healthy) {
             char reason[600];
