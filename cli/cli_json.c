@@ -40,3 +40,12 @@ int cli_json_print(struct json_object *obj, int one_line)
     json_object_put(obj);
     return rc;
 }
+
+int cli_json_print_built(struct json_object *obj, int bad, int one_line)
+{
+    if (bad) {
+        json_object_put(obj);
+        obj = NULL;
+    }
+    return cli_json_print(obj, one_line);
+}

@@ -21,4 +21,8 @@ int cli_json_put_or_null(struct json_object *obj, const char *key, int has, stru
  * of memory. SCR_SUCCESS, else SCR_ERR_NOMEM or SCR_ERR_IO, logged. */
 int cli_json_print(struct json_object *obj, int one_line);
 
+/* The end of a chain of builders: obj printed as above, or, when bad (some
+ * builder ran out of memory), released and reported as out of memory. */
+int cli_json_print_built(struct json_object *obj, int bad, int one_line);
+
 #endif

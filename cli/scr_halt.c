@@ -258,11 +258,7 @@ static int print_json(const char *prefix, const char *path, const char *action, 
               cli_json_put_or_null(obj, "why", cause != SCR_HALT_NONE,
                                    cause != SCR_HALT_NONE ? json_object_new_string(scr_halt_cause_text(cause)) : NULL);
     json_object_put(cond);
-    if (bad) {
-        json_object_put(obj);
-        obj = NULL;
-    }
-    return cli_json_print(obj, 0);
+    return cli_json_print_built(obj, bad, 0);
 }
 
 /* --list alone: the conditions as they are; returns the exit status. */

@@ -201,11 +201,7 @@ static int print_add_json(const char *dir, const struct scr_scan_index_result *r
               cli_json_put(obj, "complete", json_object_new_boolean(res->complete)) ||
               cli_json_put(obj, "rebuilt_ranks", json_object_new_int(res->rebuilt));
     }
-    if (bad) {
-        json_object_put(obj);
-        obj = NULL;
-    }
-    return cli_json_print(obj, 0);
+    return cli_json_print_built(obj, bad, 0);
 }
 
 static void show_progress(void *ctx, int done, int total)

@@ -13,6 +13,7 @@
 #include "cli_common.h"
 #include "event_format.h"
 #include "event_log.h"
+#include "index_list.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -151,17 +152,11 @@ static struct json_object *parse_line(const char *line, size_t len, const char *
     return o;
 }
 
+/* A byte count as scr-index shows sizes (index_list.h). */
 static void human_bytes(int64_t b, char *buf, size_t len)
 {
-    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = (double)b;
-    int u = 0;
-    while (v >= 1024 && u < 5) {
-        v /= 1024;
-        u++;
-    }
-    if (u == 0) snprintf(buf, len, "%lld B", (long long)b);
-    else snprintf(buf, len, "%.1f %s", v, units[u]);
+    if (b < 0) snprintf(buf, len, "-");
+    else scr_index_list_format_size((uint64_t)b, buf, len);
 }
 
 /* The members the table has columns for; the rest go to DETAILS. */

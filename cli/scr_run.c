@@ -256,11 +256,7 @@ static int print_decision(int run, const struct scr_relaunch_plan *plan, int ran
     }
     bad = bad || cli_json_put_or_null(obj, "exit_status", ran, json_object_new_int(status));
     json_object_put(down);
-    if (bad) {
-        json_object_put(obj);
-        obj = NULL;
-    }
-    return cli_json_print(obj, 1);
+    return cli_json_print_built(obj, bad, 1);
 }
 
 /* The copy at the end: the copy's exit status and what was indexed. */
@@ -271,11 +267,7 @@ static int print_scavenge(int status, int indexed, int index_failed)
               cli_json_put(obj, "exit_status", json_object_new_int(status)) ||
               cli_json_put(obj, "indexed", json_object_new_int(indexed)) ||
               cli_json_put(obj, "index_failed", json_object_new_int(index_failed));
-    if (bad) {
-        json_object_put(obj);
-        obj = NULL;
-    }
-    return cli_json_print(obj, 1);
+    return cli_json_print_built(obj, bad, 1);
 }
 
 /* The relaunch loop; *out_status: the last run's exit status, *out_verdict

@@ -182,12 +182,8 @@ static int print_status(const char *cntl, int json)
             bad = cli_json_put_or_null(obj, "name", name != NULL, name ? json_object_new_string(name) : NULL) ||
                   cli_json_put(obj, "on_prefix", json_object_new_boolean(flushed));
         if (!bad) bad = cli_json_put(obj, "needs_copy", json_object_new_boolean(status == 0));
-        if (bad) {
-            json_object_put(obj);
-            obj = NULL;
-        }
         free(name);
-        return cli_json_print(obj, 0) == SCR_SUCCESS ? status : 1;
+        return cli_json_print_built(obj, bad, 0) == SCR_SUCCESS ? status : 1;
     }
     if (rc == SCR_ERR_NOTFOUND) printf("no dataset in the cache of %s\n", cntl);
     else

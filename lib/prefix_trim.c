@@ -178,15 +178,27 @@ static void delete_dataset(const char *prefix, const char *prefix_scr, int id, c
 }
 
 /* What an earlier trim left half deleted. */
-static void finish_leftovers(const char *prefix, const char *prefix_scr, const scr_kvtree *kept_files)
+/* The scr.deleting.* directories a crash left in prefix_scr, under "DIR"
+ * of a new tree (NULL when there are none or the directory cannot be read). */
+static scr_kvtree *list_leftovers(const char *prefix_scr)
 {
     DIR *d = opendir(prefix_scr);
-    if (d == NULL) return;
+    if (d == NULL) return NULL;
     scr_kvtree *names = scr_kvtree_new();
     for (struct dirent *e; names != NULL && (e = readdir(d)) != NULL;)
         if (strncmp(e->d_name, SCR_PREFIX_TRIM_DIR_PREFIX, strlen(SCR_PREFIX_TRIM_DIR_PREFIX)) == 0)
             scr_kvtree_set_kv(names, "DIR", e->d_name);
     closedir(d);
+    if (names != NULL && scr_kvtree_get(names, "DIR") == NULL) {
+        scr_kvtree_delete(names);
+        names = NULL;
+    }
+    return names;
+}
+
+static void finish_leftovers(const char *prefix, const char *prefix_scr, const scr_kvtree *names,
+                             const scr_kvtree *kept_files)
+{
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(names, "DIR")); e; e = scr_kvtree_elem_next(e)) {
         char *trash = NULL;
         if (scr_path_join(prefix_scr, scr_kvtree_elem_key(e), &trash) == SCR_SUCCESS) {
@@ -195,7 +207,6 @@ static void finish_leftovers(const char *prefix, const char *prefix_scr, const s
         }
         free(trash);
     }
-    scr_kvtree_delete(names);
 }
 
 int scr_prefix_trim(const char *prefix, int keep, int busy_id, int *out_deleted)
@@ -207,20 +218,23 @@ int scr_prefix_trim(const char *prefix, int keep, int busy_id, int *out_deleted)
     }
     char *prefix_scr = NULL, *index_path = NULL;
     struct choice c = {keep, busy_id, NULL, 0, NULL, 0};
-    scr_kvtree *kept_files = scr_kvtree_new();
+    scr_kvtree *kept_files = scr_kvtree_new(), *leftovers = NULL;
     int rc = kept_files ? SCR_SUCCESS : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_path_join(prefix, ".scr", &prefix_scr);
     if (rc == SCR_SUCCESS) rc = scr_index_file_path(prefix, &index_path);
     if (rc == SCR_SUCCESS) rc = scr_index_file_update(index_path, choose, &c); /* step 1 */
     if (rc != SCR_SUCCESS) goto out;
     if (c.nvictims > 0) crash_point("after-index");
+    leftovers = list_leftovers(prefix_scr);
+    /* the usual flush: nothing to delete, so no kept summary is read */
+    if (c.nvictims == 0 && leftovers == NULL) goto out;
     for (int i = 0; i < c.nkept; i++) {
         char name[64], *dir = NULL;
         snprintf(name, sizeof(name), "scr.dataset.%d", c.kept[i]);
         if (scr_path_join(prefix_scr, name, &dir) == SCR_SUCCESS) add_listed(dir, kept_files);
         free(dir);
     }
-    finish_leftovers(prefix, prefix_scr, kept_files);
+    finish_leftovers(prefix, prefix_scr, leftovers, kept_files);
     for (int i = 0; i < c.nvictims; i++) {
         scr_dbg(1, "SCR_PREFIX_SIZE=%d: deleting checkpoint dataset %d from %s", keep, c.victims[i], prefix);
         delete_dataset(prefix, prefix_scr, c.victims[i], kept_files);
@@ -228,6 +242,7 @@ int scr_prefix_trim(const char *prefix, int keep, int busy_id, int *out_deleted)
     if (out_deleted != NULL) *out_deleted = c.nvictims;
 out:
     choice_free(&c);
+    scr_kvtree_delete(leftovers);
     scr_kvtree_delete(kept_files);
     free(prefix_scr);
     free(index_path);

@@ -67,7 +67,7 @@ int scr_crc_fill(struct scr_run *run, int id)
     if (!run->crc_in_cache) return SCR_SUCCESS;
     const char **files = NULL;
     void *buf = NULL;
-    int n = 0;
+    int n = 0, filled = 0;
     int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
     for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
         const scr_meta *meta = NULL;
@@ -79,10 +79,12 @@ int scr_crc_fill(struct scr_run *run, int id)
         if (buf == NULL && (buf = read_buffer(run)) == NULL) rc = SCR_ERR_NOMEM;
         if (rc == SCR_SUCCESS) rc = scr_crc_file(files[f], buf, run->file_buf_size, &got);
         if (rc == SCR_SUCCESS) rc = scr_crc_record(run, id, run->rank, files[f], got.crc, 1);
+        if (rc == SCR_SUCCESS) filled++;
     }
     free(buf);
     free(files);
-    if (rc == SCR_SUCCESS && n > 0) rc = scr_cache_save_filemap(run);
+    /* the redundancy encode records every CRC itself: nothing new, no write */
+    if (rc == SCR_SUCCESS && filled > 0) rc = scr_cache_save_filemap(run);
     return rc;
 }
 
