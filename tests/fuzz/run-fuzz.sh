@@ -19,11 +19,11 @@ cp "$src"/tests/data/fuzz/* "$src"/tests/data/kvtree/*.scr "$work/corpus/" 2>/de
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 libs="-lz $(pkg-config --libs json-c)"
 grep -q '^#define HAVE_ISAL 1' "$build/build_config.h" && libs="$libs -lisal"
-if ! $cc $flags -I"$build" -I"$src/lib" $(pkg-config --cflags json-c) \
+if ! $cc $flags -I"$build" -I"$src/lib/util" -I"$src/lib/kvtree" $(pkg-config --cflags json-c) \
         -o "$work/fuzz_kvtree" "$src/tests/fuzz/fuzz_kvtree.c" \
-        "$src"/lib/kvtree.c "$src"/lib/kvtree_pack.c "$src"/lib/kvtree_file.c \
-        "$src"/lib/kvtree_util.c "$src"/lib/util_io.c "$src"/lib/util_crc.c \
-        "$src"/lib/util_log.c $libs > "$work/build.log" 2>&1; then
+        "$src"/lib/kvtree/kvtree.c "$src"/lib/kvtree/kvtree_pack.c "$src"/lib/kvtree/kvtree_file.c \
+        "$src"/lib/kvtree/kvtree_util.c "$src"/lib/util/util_io.c "$src"/lib/util/util_crc.c \
+        "$src"/lib/util/util_log.c $libs > "$work/build.log" 2>&1; then
     echo "not ok 1 - fuzz_kvtree_builds"
     sed 's/^/# /' "$work/build.log"
     exit 1

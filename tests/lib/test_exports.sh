@@ -29,7 +29,7 @@ fi
 # the API: functions declared in scr.h (a declaration starts at the line's
 # first column, comments do not) and the bindings scr_fortran.c defines
 sed -n 's/^[a-z].*[ *]\(SCR_[A-Za-z_]*\)(.*/\1/p' "$top_srcdir/lib/scr.h" > "$tmp/c"
-sed -n 's/^void \(scr_[a-z_]*_\)(.*/\1/p' "$top_srcdir/lib/scr_fortran.c" > "$tmp/f" && sort -u -o "$tmp/f" "$tmp/f"
+sed -n 's/^void \(scr_[a-z_]*_\)(.*/\1/p' "$top_srcdir/lib/api/scr_fortran.c" > "$tmp/f" && sort -u -o "$tmp/f" "$tmp/f"
 sort -u "$tmp/c" "$tmp/f" > "$tmp/api"
 nm -D --defined-only "$lib" | awk 'NF == 3 { print $3 }' | sed 's/@.*//' | sort -u > "$tmp/exported"
 

@@ -5,7 +5,7 @@
  * KEY is one of CheckpointsLeft, ExitAfter, ExitBefore, HaltSeconds (whole
  * numbers; times in seconds since the epoch) or ExitReason (text); an empty
  * VALUE removes the key. The change is one locked read-modify-write of
- * <PREFIX>/.scr/halt.scr through lib/halt_file.h, as a halt command would do
+ * <PREFIX>/.scr/halt.scr through lib/records/halt_file.h, as a halt command would do
  * it. Exit status 0 on success, 1 on an error (said on stderr), 2 for usage. */
 #include "halt_file.h"
 #include "scr_err.h"

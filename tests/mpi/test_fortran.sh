@@ -12,7 +12,7 @@ prog="$top_builddir/tests/mpi/test_fortran"
 fixed="$top_builddir/tests/mpi/test_fortran_fixed"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/scr-fortran-test.XXXXXX")
 
-# SCR_CNTL_BASE may only come from the system configuration file (lib/config.h).
+# SCR_CNTL_BASE may only come from the system configuration file (lib/config/config.h).
 # Root may name one of its own in SCR_SYSTEM_CONF_FILE, so then the control
 # directories go to $tmp too. Anyone else gets the base chosen at configure
 # time; job ids of our own keep those directories apart from any other job's,

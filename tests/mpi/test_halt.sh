@@ -2,7 +2,7 @@
 # test_halt.sh — every halt condition stops a run: SCR_Should_exit says so on
 # every rank after the checkpoint during which it became true, and the app
 # prints "asked to exit after step S". The halt file is written with
-# tests/mpi/halt_set through lib/halt_file.h, as a halt command would.
+# tests/mpi/halt_set through lib/records/halt_file.h, as a halt command would.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup halt
 

@@ -3,7 +3,7 @@
 # the prefix: after each flush, older checkpoints leave the index and their
 # files and dataset directories are deleted; output datasets stay. A crash in
 # the middle of the deletion (the SCRTEST_PREFIX_TRIM_CRASH test hook of
-# lib/prefix_trim.c kills rank 0 at that step) leaves an index that names
+# lib/scan/prefix_trim.c kills rank 0 at that step) leaves an index that names
 # only whole datasets, that scr-index --rebuild-index does not undo, and
 # whose leftovers the next trim (or SCR_PREFIX_PURGE) removes.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # check_params.sh — every parameter in the catalogue does something and is tested.
 #
-# For each parameter of lib/config_params.c (the table of SCR_* names; not
+# For each parameter of lib/config/config_params.c (the table of SCR_* names; not
 # the CKPT/STORE attributes) this fails when
 #   - no source of lib/, spank/ or cli/ other than config_params.c names it
 #     as a string ("SCR_X"): nothing reads it, so setting it does nothing; or
@@ -9,7 +9,7 @@
 # Each failure is one TAP line naming the parameter and why.
 set -u
 src=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-catalogue=$src/lib/config_params.c
+catalogue=$src/lib/config/config_params.c
 
 [ -r "$catalogue" ] || { echo "1..0 # SKIP $catalogue not found"; exit 0; }
 
@@ -25,7 +25,7 @@ for p in $names; do
     n=$((n + 1))
     why=
     # shellcheck disable=SC2086 # one word per source file
-    grep -qF "\"$p\"" $sources || why="no source of lib/, spank/ or cli/ reads it (\"$p\" appears only in lib/config_params.c)"
+    grep -qF "\"$p\"" $sources || why="no source of lib/, spank/ or cli/ reads it (\"$p\" appears only in lib/config/config_params.c)"
     if ! grep -rlw -- "$p" "$src/tests" 2> /dev/null | grep -qvxF "$self"; then
         why="${why:+$why; }no test under tests/ names it"
     fi

@@ -1,5 +1,5 @@
 /* test_scr_fortran.c — the string and error handling of the Fortran bindings
- * (lib/scr_fortran.c), called as gfortran calls them, over a stand-in for
+ * (lib/api/scr_fortran.c), called as gfortran calls them, over a stand-in for
  * the C API defined here: no MPI and no libscr needed. */
 #include "tap.h"
 

@@ -25,6 +25,8 @@
 #include "rank_filemap.h"
 #include "scr_err.h"
 #include "scr_run.h"
+#include "transfer.h"
+#include "run_halt.h"
 #include "summary.h"
 #include "util_copy.h"
 #include "util_io.h"

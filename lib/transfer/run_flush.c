@@ -40,6 +40,7 @@
 #include "run_flush_progress.h"
 #include "scr_err.h"
 #include "scr_run.h"
+#include "transfer.h"
 #include "summary.h"
 #include "util_copy.h"
 #include "util_copy_timed.h"

@@ -3,7 +3,8 @@
  * One struct scr_run exists between SCR_Init and SCR_Finalize (scr.c owns
  * it). It holds who this process is, the resolved parameters, where things
  * live, this rank's filemap, and the API state. The modules that act on it
- * (run_cache.c, run_flush.c, run_fetch.c, run_halt.c) are collective over
+ * (this layer's run_cache.c, run_crc.c, run_rebuild.c, ...; transfer.h and
+ * the API's run_halt.h above it) are collective over
  * run->world unless they say otherwise, and end with an agreement so that
  * every rank returns the same status. Internal to libscr. */
 #ifndef SCR_RUN_H
@@ -249,44 +250,6 @@ int scr_redundancy_recover_rs(struct scr_run *run, const struct scr_reddesc *des
  * rebuilt; *out_id is the newest complete checkpoint (0: none). */
 int scr_rebuild_cache(struct scr_run *run, int *out_id);
 
-/* --- run_flush.c: copy a dataset to the prefix ---------------------------------- */
-
-/* Copy dataset id from cache to its original paths under the prefix (or, for
- * a dataset written in place, only record it), write its summary and rank
- * filemaps, then add it to the index; a checkpoint becomes current.
- * SCR_ERR_TIMEOUT on every rank when the watchdog (SCR_WATCHDOG_TIMEOUT_PFS)
- * abandoned a rank's copy, or one it abandoned earlier has not returned:
- * the dataset stays in cache, not flushed, and the caller may go on. */
-int scr_flush_dataset(struct scr_run *run, int id);
-
-/* Copy src to dest, one side on the prefix, for op ("flush", "fetch") of
- * dataset id: in this thread, or within SCR_WATCHDOG_TIMEOUT_PFS when it is
- * set (util_copy_timed.h); an abandoned copy is SCR_ERR_TIMEOUT, said in one
- * line that ends with consequence (what it means for the operation). */
-int scr_run_copy_pfs(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
-                     void *buf, const char *consequence, struct scr_copy_result *got);
-
-/* 1 when dataset id is recorded as being on the prefix. */
-int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);
-
-/* --- run_fetch.c: restart data from the prefix ------------------------------------- */
-
-/* Decide the restart dataset: the newest intact checkpoint in cache (or the
- * one named by SCR_Current / SCR_CURRENT), else fetch from the prefix. After
- * a failed restart (restart_below set), the newest checkpoint older than
- * the one that failed, from cache when it is intact there, else fetched. */
-int scr_fetch_decide_restart(struct scr_run *run);
-
-/* Rank 0: the dataset of the prefix a restart would fetch first (0 when
- * none) and its name, without fetching it or saying anything (for the init
- * event). */
-int scr_fetch_peek(struct scr_run *run, int *out_id, char *name, size_t len);
-
-/* Rank 0: record in the index that dataset id was read back (FETCHED, now
- * CURRENT) or could not be (FAILED, no longer CURRENT). SCR_ERR_NOTFOUND
- * when the index does not list it. */
-int scr_fetch_record(struct scr_run *run, int id, int fetched);
-
 /* --- run_shared.c: one file routed on several nodes ---------------------------------- */
 
 /* *out_shared = 1 on every rank when ranks on more than one node routed a
@@ -295,28 +258,5 @@ int scr_fetch_record(struct scr_run *run, int id, int fetched);
  * ranks' part. The lowest rank that routed it then says which file, and
  * that SCR_CACHE_BYPASS=1 writes it in place. */
 int scr_shared_file_check(struct scr_run *run, int id, const char *name, int *out_shared);
-
-/* --- run_halt.c: when to stop and when to checkpoint -------------------------------- */
-
-/* *out_halt = 1 on every rank when a halt condition holds. */
-int scr_halt_check(struct scr_run *run, int *out_halt);
-
-/* scr_halt_check at SCR_Init: a condition that holds already is said once
- * (rank 0, a warning naming it), since the run should not go on. */
-int scr_halt_check_at_start(struct scr_run *run, int *out_halt);
-
-/* After a completed checkpoint: count down CheckpointsLeft. */
-int scr_halt_count_checkpoint(struct scr_run *run);
-
-/* Rank 0: a new run is not finished, so an ExitReason of SCR_FINALIZE_CALLED
- * left by the last one goes (a relaunch reads it to tell a finished job
- * from one that died). Other reasons stay. */
-int scr_halt_clear_finalized(struct scr_run *run);
-
-/* SCR_Finalize's mark: ExitReason SCR_FINALIZE_CALLED. */
-int scr_halt_mark_finalized(struct scr_run *run);
-
-/* *out_need = 1 on every rank when the policy asks for a checkpoint. */
-int scr_policy_need_checkpoint(struct scr_run *run, int *out_need);
 
 #endif

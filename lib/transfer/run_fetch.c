@@ -19,6 +19,7 @@
 #include "mpi_comm.h"
 #include "scr_err.h"
 #include "scr_run.h"
+#include "transfer.h"
 #include "summary.h"
 #include "util_copy.h"
 #include "util_copy_timed.h"

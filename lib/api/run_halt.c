@@ -11,6 +11,7 @@
 #include "job_env.h"
 #include "mpi_comm.h"
 #include "scr_err.h"
+#include "run_halt.h"
 #include "scr_run.h"
 #include "util_log.h"
 

@@ -1,0 +1,52 @@
+/* transfer.h — moving a dataset between the cache and the prefix: the
+ * flush (run_flush.c) and the fetch of a restart (run_fetch.c).
+ *
+ * Collective over run->world unless a function says "Rank 0"; every rank
+ * returns the same status. Internal to libscr. */
+#ifndef SCR_TRANSFER_H
+#define SCR_TRANSFER_H
+
+#include "scr_run.h"
+
+#include <stddef.h>
+
+/* --- run_flush.c: copy a dataset to the prefix ---------------------------------- */
+
+/* Copy dataset id from cache to its original paths under the prefix (or, for
+ * a dataset written in place, only record it), write its summary and rank
+ * filemaps, then add it to the index; a checkpoint becomes current.
+ * SCR_ERR_TIMEOUT on every rank when the watchdog (SCR_WATCHDOG_TIMEOUT_PFS)
+ * abandoned a rank's copy, or one it abandoned earlier has not returned:
+ * the dataset stays in cache, not flushed, and the caller may go on. */
+int scr_flush_dataset(struct scr_run *run, int id);
+
+/* Copy src to dest, one side on the prefix, for op ("flush", "fetch") of
+ * dataset id: in this thread, or within SCR_WATCHDOG_TIMEOUT_PFS when it is
+ * set (util_copy_timed.h); an abandoned copy is SCR_ERR_TIMEOUT, said in one
+ * line that ends with consequence (what it means for the operation). */
+int scr_run_copy_pfs(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
+                     void *buf, const char *consequence, struct scr_copy_result *got);
+
+/* 1 when dataset id is recorded as being on the prefix. */
+int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);
+
+
+/* --- run_fetch.c: restart data from the prefix ------------------------------------- */
+
+/* Decide the restart dataset: the newest intact checkpoint in cache (or the
+ * one named by SCR_Current / SCR_CURRENT), else fetch from the prefix. After
+ * a failed restart (restart_below set), the newest checkpoint older than
+ * the one that failed, from cache when it is intact there, else fetched. */
+int scr_fetch_decide_restart(struct scr_run *run);
+
+/* Rank 0: the dataset of the prefix a restart would fetch first (0 when
+ * none) and its name, without fetching it or saying anything (for the init
+ * event). */
+int scr_fetch_peek(struct scr_run *run, int *out_id, char *name, size_t len);
+
+/* Rank 0: record in the index that dataset id was read back (FETCHED, now
+ * CURRENT) or could not be (FAILED, no longer CURRENT). SCR_ERR_NOTFOUND
+ * when the index does not list it. */
+int scr_fetch_record(struct scr_run *run, int id, int fetched);
+
+#endif
