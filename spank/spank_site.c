@@ -30,7 +30,7 @@ static int set_path(char *dst, size_t len, const char *key, const char *value, c
     return 0;
 }
 
-int spank_scr_site_parse(int ac, char **av, struct spank_scr_site *out, char *why, size_t why_len)
+int scr_spank_site_parse(int ac, char **av, struct spank_scr_site *out, char *why, size_t why_len)
 {
     memset(out, 0, sizeof(*out));
     snprintf(out->cntl_base, sizeof(out->cntl_base), "%s", builtin_default("SCR_CNTL_BASE"));
@@ -91,7 +91,7 @@ static int same_dir(const char *a, const char *b)
     return same;
 }
 
-int spank_scr_site_allows_store(const struct spank_scr_site *site, const char *dir)
+int scr_spank_site_allows_store(const struct spank_scr_site *site, const char *dir)
 {
     if (site->stores[0] == '\0') return dir[0] == '/';
     char list[sizeof(site->stores)];
