@@ -224,7 +224,7 @@ static int print_json(const char *prefix, const char *path, const char *action, 
     int64_t now = (int64_t)time(NULL), v = 0;
     int count = 0, bad = obj == NULL || cond == NULL;
     const char *reason = NULL;
-    enum scr_halt_cause cause = SCR_HALT_NONE;
+    enum scr_halt_file_cause cause = SCR_HALT_NONE;
     bad = bad || scr_cli_json_put(obj, "prefix", json_object_new_string(prefix)) ||
           scr_cli_json_put(obj, "halt_file", json_object_new_string(path)) ||
           scr_cli_json_put(obj, "action", json_object_new_string(action));
@@ -256,7 +256,7 @@ static int print_json(const char *prefix, const char *path, const char *action, 
     if (!bad)
         bad = scr_cli_json_put(obj, "halts_now", json_object_new_boolean(cause != SCR_HALT_NONE)) ||
               scr_cli_json_put_or_null(obj, "why", cause != SCR_HALT_NONE,
-                                       cause != SCR_HALT_NONE ? json_object_new_string(scr_halt_cause_text(cause)) : NULL);
+                                       cause != SCR_HALT_NONE ? json_object_new_string(scr_halt_file_cause_text(cause)) : NULL);
     json_object_put(cond);
     return scr_cli_json_print_built(obj, bad, 0);
 }

@@ -695,7 +695,7 @@ static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
     }
     rc = scr_reddescs_create(r->cfg, r->world, r->node_name, &r->reddescs, &r->nreddescs);
     if (rc == SCR_SUCCESS && r->node_rank == 0) write_job_file(r);
-    if (rc == SCR_SUCCESS) rc = scr_rebuild_cache(r, &r->restart_id);
+    if (rc == SCR_SUCCESS) rc = scr_cache_rebuild(r, &r->restart_id);
     if (rc == SCR_SUCCESS) rc = check_unindexed(r, unindexed, nunindexed);
     if (rc == SCR_SUCCESS) rc = flush_leftover_output(r);
     if (rc == SCR_SUCCESS) rc = find_last_ids(r);
@@ -918,12 +918,12 @@ int SCR_Init(void)
     r->state = SCR_STATE_IDLE;
     run = r;
     log_init(r, r->time_start - t_init);
-    if (scr_halt_clear_finalized(r) != SCR_SUCCESS)
+    if (scr_run_halt_clear_finalized(r) != SCR_SUCCESS)
         scr_warn("could not clear SCR_FINALIZE_CALLED from %s: a relaunch may take this run as finished",
                  r->halt_path);
     /* a run that should halt before it starts does not start when it may end the job */
     int halt = 0;
-    if (scr_halt_check_at_start(r, &halt) == SCR_SUCCESS && halt && r->halt_exit) {
+    if (scr_run_halt_check_at_start(r, &halt) == SCR_SUCCESS && halt && r->halt_exit) {
         SCR_Finalize();
         MPI_Finalize();
         exit(0);
@@ -974,7 +974,7 @@ int SCR_Finalize(void)
     }
     scr_run_event(run, SCR_EVENT_FINALIZE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, 0, NULL, -1,
                   scr_run_now() - run->time_start, rc == SCR_SUCCESS ? NULL : "the final flush failed", NULL, 0);
-    int hrc = scr_halt_mark_finalized(run);
+    int hrc = scr_run_halt_mark_finalized(run);
     if (hrc != SCR_SUCCESS) scr_warn("could not record SCR_FINALIZE_CALLED in %s", run->halt_path);
     int brc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier in SCR_Finalize");
     if (rc == SCR_SUCCESS) rc = brc;
@@ -996,7 +996,7 @@ int SCR_Need_checkpoint(int *flag)
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL || run->state != SCR_STATE_IDLE)
         return wrong_state("SCR_Need_checkpoint", closing_call());
-    return scr_policy_need_checkpoint(run, flag);
+    return scr_run_halt_need_checkpoint(run, flag);
 }
 
 int SCR_Should_exit(int *flag)
@@ -1008,7 +1008,7 @@ int SCR_Should_exit(int *flag)
     *flag = 0;
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL) return wrong_state("SCR_Should_exit", "SCR_Init");
-    return scr_halt_check(run, flag);
+    return scr_run_halt_check(run, flag);
 }
 
 /* --- output and checkpoints --------------------------------------------------- */
@@ -1255,7 +1255,7 @@ int SCR_Complete_output(int valid)
         double now = scr_run_now();
         run->time_in_ckpt += now - run->time_ckpt_start;
         run->time_last_ckpt_end = now;
-        scr_halt_count_checkpoint(run);
+        scr_run_halt_count_checkpoint(run);
     }
     /* output always goes to the prefix; checkpoints every SCR_FLUSH of them */
     int ckpt_id = 0;
@@ -1292,7 +1292,7 @@ int SCR_Complete_output(int valid)
     }
     if (is_ckpt && run->halt_exit) {
         int halt = 0;
-        if (scr_halt_check(run, &halt) == SCR_SUCCESS && halt) {
+        if (scr_run_halt_check(run, &halt) == SCR_SUCCESS && halt) {
             if (run->rank == 0) scr_warn("halt condition holds and SCR_HALT_EXIT=1: exiting");
             SCR_Finalize();
             MPI_Finalize();
