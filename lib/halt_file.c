@@ -105,21 +105,53 @@ int scr_halt_file_unset_checkpoints_left(scr_kvtree *halt)
     return unset_key(halt, KEY_CHECKPOINTS_LEFT);
 }
 
-#define DEFINE_SECONDS(name, key)                                                   \
-    int scr_halt_file_set_##name(scr_kvtree *halt, int64_t seconds)                 \
-    {                                                                               \
-        return set_number(halt, key, INT64_MAX, seconds);                           \
-    }                                                                               \
-    int scr_halt_file_get_##name(const scr_kvtree *halt, int64_t *out_seconds)      \
-    {                                                                               \
-        if (out_seconds == NULL) return SCR_ERR_ARG;                                \
-        return get_number(halt, key, INT64_MAX, out_seconds);                       \
-    }                                                                               \
-    int scr_halt_file_unset_##name(scr_kvtree *halt) { return unset_key(halt, key); }
+int scr_halt_file_set_exit_after(scr_kvtree *halt, int64_t seconds)
+{
+    return set_number(halt, KEY_EXIT_AFTER, INT64_MAX, seconds);
+}
 
-DEFINE_SECONDS(exit_after, KEY_EXIT_AFTER)
-DEFINE_SECONDS(exit_before, KEY_EXIT_BEFORE)
-DEFINE_SECONDS(halt_seconds, KEY_HALT_SECONDS)
+int scr_halt_file_get_exit_after(const scr_kvtree *halt, int64_t *out_seconds)
+{
+    if (out_seconds == NULL) return SCR_ERR_ARG;
+    return get_number(halt, KEY_EXIT_AFTER, INT64_MAX, out_seconds);
+}
+
+int scr_halt_file_unset_exit_after(scr_kvtree *halt)
+{
+    return unset_key(halt, KEY_EXIT_AFTER);
+}
+
+int scr_halt_file_set_exit_before(scr_kvtree *halt, int64_t seconds)
+{
+    return set_number(halt, KEY_EXIT_BEFORE, INT64_MAX, seconds);
+}
+
+int scr_halt_file_get_exit_before(const scr_kvtree *halt, int64_t *out_seconds)
+{
+    if (out_seconds == NULL) return SCR_ERR_ARG;
+    return get_number(halt, KEY_EXIT_BEFORE, INT64_MAX, out_seconds);
+}
+
+int scr_halt_file_unset_exit_before(scr_kvtree *halt)
+{
+    return unset_key(halt, KEY_EXIT_BEFORE);
+}
+
+int scr_halt_file_set_halt_seconds(scr_kvtree *halt, int64_t seconds)
+{
+    return set_number(halt, KEY_HALT_SECONDS, INT64_MAX, seconds);
+}
+
+int scr_halt_file_get_halt_seconds(const scr_kvtree *halt, int64_t *out_seconds)
+{
+    if (out_seconds == NULL) return SCR_ERR_ARG;
+    return get_number(halt, KEY_HALT_SECONDS, INT64_MAX, out_seconds);
+}
+
+int scr_halt_file_unset_halt_seconds(scr_kvtree *halt)
+{
+    return unset_key(halt, KEY_HALT_SECONDS);
+}
 
 int scr_halt_file_set_exit_reason(scr_kvtree *halt, const char *reason)
 {

@@ -123,16 +123,34 @@ int scr_kvtree_util_get_int(const scr_kvtree *tree, const char *key, int *out)
     return SCR_SUCCESS;
 }
 
-#define DEFINE_GETTER(name, type, parser)                                     \
-    int name(const scr_kvtree *tree, const char *key, type *out)              \
-    {                                                                         \
-        const char *s;                                                        \
-        int rc = scr_kvtree_util_get_str(tree, key, &s);                      \
-        if (rc != SCR_SUCCESS) return rc;                                     \
-        return parser(s, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;              \
-    }
+int scr_kvtree_util_get_int64(const scr_kvtree *tree, const char *key, int64_t *out)
+{
+    const char *s;
+    int rc = scr_kvtree_util_get_str(tree, key, &s);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_parse_int64(s, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+}
 
-DEFINE_GETTER(scr_kvtree_util_get_int64, int64_t, scr_parse_int64)
-DEFINE_GETTER(scr_kvtree_util_get_uint64, uint64_t, scr_parse_uint64)
-DEFINE_GETTER(scr_kvtree_util_get_double, double, scr_parse_double)
-DEFINE_GETTER(scr_kvtree_util_get_crc32, uint32_t, scr_parse_crc32)
+int scr_kvtree_util_get_uint64(const scr_kvtree *tree, const char *key, uint64_t *out)
+{
+    const char *s;
+    int rc = scr_kvtree_util_get_str(tree, key, &s);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_parse_uint64(s, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+}
+
+int scr_kvtree_util_get_double(const scr_kvtree *tree, const char *key, double *out)
+{
+    const char *s;
+    int rc = scr_kvtree_util_get_str(tree, key, &s);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_parse_double(s, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+}
+
+int scr_kvtree_util_get_crc32(const scr_kvtree *tree, const char *key, uint32_t *out)
+{
+    const char *s;
+    int rc = scr_kvtree_util_get_str(tree, key, &s);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_parse_crc32(s, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+}
