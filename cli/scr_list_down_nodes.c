@@ -24,6 +24,7 @@
 #include "node_health.h"
 #include "scr_err.h"
 #include "util_log.h"
+#include "util_parse.h"
 #include "util_path.h"
 
 #include <errno.h>
@@ -162,7 +163,7 @@ static int store_bytes(const scr_config *cfg, const char *base, uint64_t *out)
     const scr_kvtree *attrs = scr_kvtree_get(scr_config_table(cfg, "STORE"), base);
     *out = 1;
     if (attrs == NULL || scr_kvtree_util_get_str(attrs, "BYTES", &text) != SCR_SUCCESS) return 0;
-    if (scr_config_parse_bytes(text, out) != 0) {
+    if (scr_parse_bytes(text, out) != 0) {
         scr_err("STORE=%s: BYTES=%s is not a size such as 512MB", base, text);
         return -1;
     }

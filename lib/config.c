@@ -7,6 +7,7 @@
 #include "scr_err.h"
 #include "util_io.h"
 #include "util_log.h"
+#include "util_parse.h"
 #include "util_path.h"
 
 #include <ctype.h>
@@ -507,7 +508,7 @@ int scr_config_get_bool(const scr_config *cfg, const char *name, int *out_value)
     const char *text;
     int rc = get_typed(cfg, name, SCR_CONFIG_BOOL, &text);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_config_parse_bool(text, out_value) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+    return scr_parse_bool(text, out_value) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
 }
 
 int scr_config_get_bytes(const scr_config *cfg, const char *name, uint64_t *out_value)
@@ -515,7 +516,7 @@ int scr_config_get_bytes(const scr_config *cfg, const char *name, uint64_t *out_
     const char *text;
     int rc = get_typed(cfg, name, SCR_CONFIG_BYTES, &text);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_config_parse_bytes(text, out_value) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+    return scr_parse_bytes(text, out_value) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
 }
 
 int scr_config_get_double(const scr_config *cfg, const char *name, double *out_value)

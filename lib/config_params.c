@@ -1,7 +1,7 @@
 /* config_params.c — the catalogue of parameters and descriptor tables, and value checks. */
 #include "build_config.h"
 #include "config_params.h"
-#include "kvtree_util.h"
+#include "util_parse.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -191,62 +191,6 @@ const struct scr_config_param *scr_config_table_attribute(const struct scr_confi
     return table ? find_in(table->attributes, attr) : NULL;
 }
 
-int scr_config_parse_bool(const char *text, int *out)
-{
-    if (text == NULL) return -1;
-    if (strcmp(text, "0") == 0) *out = 0;
-    else if (strcmp(text, "1") == 0) *out = 1;
-    else return -1;
-    return 0;
-}
-
-/* The multiplier of a unit suffix ("", "K", "KB", "KiB", ...), 0 if unknown. */
-static uint64_t unit_factor(const char *unit)
-{
-    static const char letters[] = "KMGTP";
-    if (*unit == '\0' || strcasecmp(unit, "B") == 0) return 1;
-    const char *at = strchr(letters, toupper((unsigned char)unit[0]));
-    if (at == NULL) return 0;
-    const char *rest = unit + 1;
-    if (*rest != '\0' && strcasecmp(rest, "B") != 0 && strcasecmp(rest, "iB") != 0) return 0;
-    uint64_t f = 1;
-    for (const char *l = letters; l <= at; l++) f *= 1024;
-    return f;
-}
-
-int scr_config_parse_bytes(const char *text, uint64_t *out)
-{
-    if (text == NULL || !isdigit((unsigned char)text[0])) return -1;
-    const char *p = text;
-    while (isdigit((unsigned char)*p)) p++;
-    int has_fraction = 0;
-    if (*p == '.') {
-        has_fraction = 1;
-        p++;
-        if (!isdigit((unsigned char)*p)) return -1;
-        while (isdigit((unsigned char)*p)) p++;
-    }
-    uint64_t factor = unit_factor(p);
-    if (factor == 0) return -1;
-    char number[64];
-    size_t n = (size_t)(p - text);
-    if (n >= sizeof(number)) return -1;
-    memcpy(number, text, n);
-    number[n] = '\0';
-    if (!has_fraction) {
-        uint64_t v;
-        if (scr_parse_uint64(number, &v) != 0 || v > UINT64_MAX / factor) return -1;
-        *out = v * factor;
-        return 0;
-    }
-    double d;
-    if (scr_parse_double(number, &d) != 0) return -1;
-    double bytes = d * (double)factor;
-    if (!isfinite(bytes) || bytes >= 18446744073709551616.0) return -1;
-    *out = (uint64_t)bytes;
-    return 0;
-}
-
 int scr_config_param_check(const struct scr_config_param *param, const char *text, char *why,
                            size_t why_len)
 {
@@ -269,13 +213,13 @@ int scr_config_param_check(const struct scr_config_param *param, const char *tex
     }
     case SCR_CONFIG_BOOL: {
         int b;
-        if (scr_config_parse_bool(text, &b) == 0) return 0;
+        if (scr_parse_bool(text, &b) == 0) return 0;
         snprintf(why, why_len, "0 or 1");
         return -1;
     }
     case SCR_CONFIG_BYTES: {
         uint64_t v;
-        if (scr_config_parse_bytes(text, &v) == 0) return 0;
+        if (scr_parse_bytes(text, &v) == 0) return 0;
         snprintf(why, why_len, "a size such as 4096, 64KB or 1.5GB");
         return -1;
     }

@@ -77,8 +77,4 @@ const struct scr_config_param *scr_config_params(void);
 int scr_config_param_check(const struct scr_config_param *param, const char *text, char *why,
                            size_t why_len);
 
-/* Strict parsers behind the checks: 0 on success, -1 otherwise. */
-int scr_config_parse_bytes(const char *text, uint64_t *out);
-int scr_config_parse_bool(const char *text, int *out);
-
 #endif

@@ -5,6 +5,7 @@
 #include "record.h"
 #include "scr_err.h"
 #include "util_log.h"
+#include "util_parse.h"
 #include "util_path.h"
 
 #include <errno.h>

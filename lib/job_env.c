@@ -1,6 +1,6 @@
 /* job_env.c — node name, job id, user and allocation end from the environment. */
 #include "job_env.h"
-#include "kvtree_util.h"
+#include "util_parse.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"

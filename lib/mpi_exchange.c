@@ -1,7 +1,7 @@
 /* mpi_exchange.c — sparse exchange of trees and file streaming between ranks. */
 #include "mpi_exchange.h"
 #include "kvtree_pack.h"
-#include "kvtree_util.h"
+#include "util_parse.h"
 #include "mpi_comm.h"
 #include "scr_err.h"
 #include "util_crc.h"

@@ -6,6 +6,7 @@
 #include "scr_err.h"
 #include "util_io.h"
 #include "util_log.h"
+#include "util_parse.h"
 #include "util_path.h"
 
 #include <limits.h>

@@ -3,6 +3,7 @@
 
 #include "config_params.h"
 #include "scr_err.h"
+#include "util_parse.h"
 #include "util_path.h"
 
 #include <errno.h>
@@ -57,7 +58,7 @@ int scr_spank_site_parse(int ac, char **av, struct spank_scr_site *out, char *wh
             }
             snprintf(out->stores, sizeof(out->stores), "%s", value);
         } else if (klen == 8 && strncmp(av[i], "min_free", klen) == 0) {
-            if (scr_config_parse_bytes(value, &out->min_free) != 0) {
+            if (scr_parse_bytes(value, &out->min_free) != 0) {
                 snprintf(why, why_len, "plugin argument min_free=%s: expected a size such as 512MB", value);
                 return -1;
             }
