@@ -12,16 +12,16 @@ int scr_cli_json_put(struct json_object *obj, const char *key, struct json_objec
 {
     if (obj == NULL || value == NULL || json_object_object_add(obj, key, value) != 0) {
         json_object_put(value);
-        return -1;
+        return SCR_ERR_NOMEM;
     }
-    return 0;
+    return SCR_SUCCESS;
 }
 
 int scr_cli_json_put_or_null(struct json_object *obj, const char *key, int has, struct json_object *value)
 {
     if (has) return scr_cli_json_put(obj, key, value);
     json_object_put(value);
-    return obj == NULL || json_object_object_add(obj, key, NULL) != 0 ? -1 : 0;
+    return obj == NULL || json_object_object_add(obj, key, NULL) != 0 ? SCR_ERR_NOMEM : SCR_SUCCESS;
 }
 
 int scr_cli_json_print(struct json_object *obj, int one_line)

@@ -1,6 +1,7 @@
 /* cli_json.h — the commands' JSON output, built with json-c.
  *
- * The builders return 0, or -1 when out of memory, having released the
+ * The builders return SCR_SUCCESS, or SCR_ERR_NOMEM when out of memory
+ * (not logged: the caller says what it was building), having released the
  * value they were given, so that a document is built as one chain
  * (bad = bad || scr_cli_json_put(...)) and released once. scr_cli_json_print
  * writes one document to stdout (stdout holds nothing else then: progress

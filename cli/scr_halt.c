@@ -30,6 +30,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* parse's answer when the command is to go on; exit statuses are 0 or more. */
+#define PARSE_GO_ON (-1)
+
 /* Long options without a short form. */
 enum {
     OPT_UNSET_CHECKPOINTS = 256,
@@ -113,7 +116,7 @@ static int set_time(struct request *req, int key, const char *option, const char
     return mark(req, key, 0, option);
 }
 
-/* Fill req from the command line; returns -1 to go on, else the exit status. */
+/* Fill req from the command line; returns PARSE_GO_ON, else the exit status. */
 static int parse(int argc, char **argv, struct request *req)
 {
     static const struct option options[] = {
@@ -212,7 +215,7 @@ static int parse(int argc, char **argv, struct request *req)
         req->edit.reason = SCR_HALT_REASON_JOB_HALTED;
         req->edit.set = SCR_HALT_EDIT_EXIT_REASON;
     }
-    return -1;
+    return PARSE_GO_ON;
 }
 
 /* The halt file's conditions and what a job would do now, as --json prints
@@ -311,7 +314,7 @@ int main(int argc, char **argv)
     memset(&req, 0, sizeof(req));
     scr_cli_init("scr-halt");
     int status = parse(argc, argv, &req);
-    if (status >= 0) return status;
+    if (status != PARSE_GO_ON) return status;
 
     char *prefix = scr_cli_resolve_prefix(req.dir), *path = NULL;
     struct stat st;

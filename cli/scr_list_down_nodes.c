@@ -156,18 +156,19 @@ static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix
     free(prefix);
 }
 
-/* BYTES of the STORE line of base, else 1 (some space left); 0 on success. */
+/* BYTES of the STORE line of base, else 1 (some space left); SCR_ERR_FORMAT
+ * (logged) when BYTES is not a size. */
 static int store_bytes(const scr_config *cfg, const char *base, uint64_t *out)
 {
     const char *text = NULL;
     const scr_kvtree *attrs = scr_kvtree_get(scr_config_table(cfg, "STORE"), base);
     *out = 1;
-    if (attrs == NULL || scr_kvtree_util_get_str(attrs, "BYTES", &text) != SCR_SUCCESS) return 0;
-    if (scr_parse_bytes(text, out) != 0) {
+    if (attrs == NULL || scr_kvtree_util_get_str(attrs, "BYTES", &text) != SCR_SUCCESS) return SCR_SUCCESS;
+    if (scr_parse_bytes(text, out) != SCR_SUCCESS) {
         scr_err("STORE=%s: BYTES=%s is not a size such as 512MB", base, text);
-        return -1;
+        return SCR_ERR_FORMAT;
     }
-    return 0;
+    return SCR_SUCCESS;
 }
 
 /* --free: the node health check (node_health.h), now, of this node's job
@@ -190,7 +191,7 @@ static int check_this_node(struct scr_down_nodes *list)
         uint64_t need = 0;
         struct scr_health h;
         rc = scr_config_get(cfg, bases[i], &base);
-        if (rc == SCR_SUCCESS && store_bytes(cfg, base, &need) != 0) rc = SCR_ERR_FORMAT;
+        if (rc == SCR_SUCCESS) rc = store_bytes(cfg, base, &need);
         if (rc == SCR_SUCCESS) rc = scr_cli_job_dir(cfg, bases[i], node, &dir);
         if (rc == SCR_SUCCESS) rc = scr_node_health_check(node, (const char *const *)&dir, 1, need, &h);
         if (rc == SCR_SUCCESS && !h.healthy) {

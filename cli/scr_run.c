@@ -45,6 +45,9 @@
 
 #define EXIT_SELF_FAILED 3
 
+/* parse's answer after --help or --version: nothing to run, exit 0. */
+#define PARSE_DONE (-1)
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -486,6 +489,8 @@ static void find_self_dir(struct settings *s)
     snprintf(s->self_dir, sizeof(s->self_dir), "%s", exe);
 }
 
+/* Fill s from the command line and the environment; returns 0 to run,
+ * PARSE_DONE, or an exit status. */
 static int parse(int argc, char **argv, struct settings *s)
 {
     static const struct option options[] = {
@@ -528,10 +533,10 @@ static int parse(int argc, char **argv, struct settings *s)
         case 'j': s->json = 1; break;
         case 'h':
             usage(stdout);
-            return -1;
+            return PARSE_DONE;
         case 'V':
             printf("scr-run (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-            return -1;
+            return PARSE_DONE;
         default:
             return scr_cli_refused_option(c, argv, before);
         }
@@ -548,7 +553,8 @@ int main(int argc, char **argv)
     struct settings s = { .max_runs = 1, .min_nodes = -1, .delay = 5, .scavenge = 1 };
     scr_cli_init("scr-run");
     int st = parse(argc, argv, &s);
-    if (st != 0) return st < 0 ? 0 : st;
+    if (st == PARSE_DONE) return 0;
+    if (st != 0) return st;
     find_self_dir(&s);
     children_to_stderr = s.json;
     s.prefix = scr_cli_resolve_prefix(s.prefix_option);

@@ -71,7 +71,7 @@ static void usage(FILE *out)
             "dataset in this node's cache (with --status: none that needs a copy).\n");
 }
 
-/* "3,8-11" into a new array of ranks; 0 on success. */
+/* "3,8-11" into a new array of ranks; SCR_ERR_ARG when text is not such a list. */
 static int parse_ranks(const char *text, int **out, int *out_n)
 {
     int *ranks = NULL, n = 0, cap = 0;
@@ -103,28 +103,29 @@ static int parse_ranks(const char *text, int **out, int *out_n)
     if (n == 0) goto bad;
     *out = ranks;
     *out_n = n;
-    return 0;
+    return SCR_SUCCESS;
 bad:
     free(ranks);
-    return -1;
+    return SCR_ERR_ARG;
 }
 
-/* "a,b,c" split in place into a new array of names; 0 on success. */
+/* "a,b,c" split in place into a new array of names; SCR_ERR_ARG when text
+ * names none. */
 static int parse_names(char *text, char ***out, int *out_n)
 {
     int n = 1;
     for (char *p = text; *p; p++) n += *p == ',';
     char **names = calloc((size_t)n, sizeof(char *));
-    if (names == NULL) return -1;
+    if (names == NULL) return SCR_ERR_NOMEM;
     int k = 0;
     for (char *save = NULL, *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) names[k++] = tok;
     if (k == 0) {
         free(names);
-        return -1;
+        return SCR_ERR_ARG;
     }
     *out = names;
     *out_n = k;
-    return 0;
+    return SCR_SUCCESS;
 }
 
 /* The control directory and prefix as libscr would find them. */
@@ -319,12 +320,12 @@ int main(int argc, char **argv)
             break;
         case 'r':
             free(ranks);
-            if (parse_ranks(optarg, &ranks, &nranks) != 0)
+            if (parse_ranks(optarg, &ranks, &nranks) != SCR_SUCCESS)
                 return scr_cli_usage_error("--failed-ranks wants ranks such as 3,8-11, not '%s'", optarg);
             break;
         case 'N':
             free(nodes);
-            if (parse_names(optarg, &nodes, &nnodes) != 0)
+            if (parse_names(optarg, &nodes, &nnodes) != SCR_SUCCESS)
                 return scr_cli_usage_error("--failed-nodes wants node names separated by commas, not '%s'", optarg);
             break;
         case 'f': o.force = 1; break;

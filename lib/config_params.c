@@ -1,9 +1,9 @@
 /* config_params.c — the catalogue of parameters and descriptor tables, and value checks. */
 #include "build_config.h"
 #include "config_params.h"
+#include "scr_err.h"
 #include "util_parse.h"
 
-#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -196,43 +196,43 @@ int scr_config_param_check(const struct scr_config_param *param, const char *tex
 {
     if (text == NULL || text[0] == '\0') {
         snprintf(why, why_len, "a value");
-        return -1;
+        return SCR_ERR_TYPE;
     }
     switch (param->type) {
     case SCR_CONFIG_STRING:
     case SCR_CONFIG_PATH:
-        return 0;
+        return SCR_SUCCESS;
     case SCR_CONFIG_INT: {
         int64_t v;
-        if (scr_parse_int64(text, &v) == 0 && v >= param->min && v <= param->max) return 0;
+        if (scr_parse_int64(text, &v) == SCR_SUCCESS && v >= param->min && v <= param->max) return SCR_SUCCESS;
         if (param->max == INT_MAX || param->max == LLONG_MAX)
             snprintf(why, why_len, "a whole number of at least %lld", param->min);
         else
             snprintf(why, why_len, "a whole number from %lld to %lld", param->min, param->max);
-        return -1;
+        return SCR_ERR_TYPE;
     }
     case SCR_CONFIG_BOOL: {
         int b;
-        if (scr_parse_bool(text, &b) == 0) return 0;
+        if (scr_parse_bool(text, &b) == SCR_SUCCESS) return SCR_SUCCESS;
         snprintf(why, why_len, "0 or 1");
-        return -1;
+        return SCR_ERR_TYPE;
     }
     case SCR_CONFIG_BYTES: {
         uint64_t v;
-        if (scr_parse_bytes(text, &v) == 0) return 0;
+        if (scr_parse_bytes(text, &v) == SCR_SUCCESS) return SCR_SUCCESS;
         snprintf(why, why_len, "a size such as 4096, 64KB or 1.5GB");
-        return -1;
+        return SCR_ERR_TYPE;
     }
     case SCR_CONFIG_DOUBLE: {
         double d;
-        if (scr_parse_double(text, &d) == 0 && isfinite(d) && d >= 0) return 0;
+        if (scr_parse_double(text, &d) == SCR_SUCCESS && isfinite(d) && d >= 0) return SCR_SUCCESS;
         snprintf(why, why_len, "a number of at least 0");
-        return -1;
+        return SCR_ERR_TYPE;
     }
     case SCR_CONFIG_ENUM: {
         size_t used = 0;
         for (const char *const *w = param->words; *w != NULL; w++)
-            if (strcasecmp(*w, text) == 0) return 0;
+            if (strcasecmp(*w, text) == 0) return SCR_SUCCESS;
         used += (size_t)snprintf(why, why_len, "one of");
         for (const char *const *w = param->words; *w != NULL && used < why_len; w++)
             used += (size_t)snprintf(why + used, why_len - used, "%s %s", w == param->words ? "" : ",", *w);
@@ -241,9 +241,9 @@ int scr_config_param_check(const struct scr_config_param *param, const char *tex
                 strcasecmp(unavailable_words[u].word, text) == 0)
                 snprintf(why + used, why_len - used, " (%s, %s, is not available in this version)",
                          unavailable_words[u].word, unavailable_words[u].what);
-        return -1;
+        return SCR_ERR_TYPE;
     }
     }
     snprintf(why, why_len, "a value of a known type");
-    return -1;
+    return SCR_ERR_TYPE;
 }

@@ -138,7 +138,7 @@ int scr_job_env_end_time(int64_t *out_end)
 {
     const char *v = getenv("SCR_END_TIME");
     if (v == NULL || v[0] == '\0') return SCR_ERR_NOTFOUND;
-    if (scr_parse_int64(v, out_end) != 0 || *out_end < 0) {
+    if (scr_parse_int64(v, out_end) != SCR_SUCCESS || *out_end < 0) {
         scr_err("SCR_END_TIME='%s' is not a time in seconds since the epoch", v);
         return SCR_ERR_FORMAT;
     }

@@ -84,7 +84,7 @@ int scr_kvtree_util_get_int64(const scr_kvtree *tree, const char *key, int64_t *
     const char *s;
     int rc = scr_kvtree_util_get_str(tree, key, &s);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_parse_int64(s, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+    return scr_parse_int64(s, out);
 }
 
 int scr_kvtree_util_get_uint64(const scr_kvtree *tree, const char *key, uint64_t *out)
@@ -92,7 +92,7 @@ int scr_kvtree_util_get_uint64(const scr_kvtree *tree, const char *key, uint64_t
     const char *s;
     int rc = scr_kvtree_util_get_str(tree, key, &s);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_parse_uint64(s, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+    return scr_parse_uint64(s, out);
 }
 
 int scr_kvtree_util_get_double(const scr_kvtree *tree, const char *key, double *out)
@@ -100,7 +100,7 @@ int scr_kvtree_util_get_double(const scr_kvtree *tree, const char *key, double *
     const char *s;
     int rc = scr_kvtree_util_get_str(tree, key, &s);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_parse_double(s, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+    return scr_parse_double(s, out);
 }
 
 int scr_kvtree_util_get_crc32(const scr_kvtree *tree, const char *key, uint32_t *out)
@@ -108,5 +108,5 @@ int scr_kvtree_util_get_crc32(const scr_kvtree *tree, const char *key, uint32_t 
     const char *s;
     int rc = scr_kvtree_util_get_str(tree, key, &s);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_parse_crc32(s, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+    return scr_parse_crc32(s, out);
 }

@@ -1,5 +1,6 @@
 /* util_parse.c — strict parsers of numbers written as text. */
 #include "util_parse.h"
+#include "scr_err.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,54 +12,54 @@
 int scr_parse_int64(const char *s, int64_t *out)
 {
     char *end;
-    if (s == NULL || *s == '\0' || *s == ' ') return -1;
+    if (s == NULL || *s == '\0' || *s == ' ') return SCR_ERR_TYPE;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (errno != 0 || *end != '\0') return -1;
+    if (errno != 0 || *end != '\0') return SCR_ERR_TYPE;
     *out = (int64_t)v;
-    return 0;
+    return SCR_SUCCESS;
 }
 
 int scr_parse_uint64(const char *s, uint64_t *out)
 {
     char *end;
-    if (s == NULL || *s < '0' || *s > '9') return -1; /* strtoull accepts "-1" */
+    if (s == NULL || *s < '0' || *s > '9') return SCR_ERR_TYPE; /* strtoull accepts "-1" */
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0') return -1;
+    if (errno != 0 || *end != '\0') return SCR_ERR_TYPE;
     *out = (uint64_t)v;
-    return 0;
+    return SCR_SUCCESS;
 }
 
 int scr_parse_double(const char *s, double *out)
 {
     char *end;
-    if (s == NULL || *s == '\0' || *s == ' ') return -1;
+    if (s == NULL || *s == '\0' || *s == ' ') return SCR_ERR_TYPE;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno != 0 || *end != '\0' || !isfinite(v)) return -1;
+    if (errno != 0 || *end != '\0' || !isfinite(v)) return SCR_ERR_TYPE;
     *out = v;
-    return 0;
+    return SCR_SUCCESS;
 }
 
 int scr_parse_crc32(const char *s, uint32_t *out)
 {
     char *end;
-    if (s == NULL || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s[2] == '\0') return -1;
+    if (s == NULL || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s[2] == '\0') return SCR_ERR_TYPE;
     errno = 0;
     unsigned long long v = strtoull(s + 2, &end, 16);
-    if (errno != 0 || *end != '\0' || v > UINT32_MAX || s[2] == '-' || s[2] == '+') return -1;
+    if (errno != 0 || *end != '\0' || v > UINT32_MAX || s[2] == '-' || s[2] == '+') return SCR_ERR_TYPE;
     *out = (uint32_t)v;
-    return 0;
+    return SCR_SUCCESS;
 }
 
 int scr_parse_bool(const char *text, int *out)
 {
-    if (text == NULL) return -1;
+    if (text == NULL) return SCR_ERR_TYPE;
     if (strcmp(text, "0") == 0) *out = 0;
     else if (strcmp(text, "1") == 0) *out = 1;
-    else return -1;
-    return 0;
+    else return SCR_ERR_TYPE;
+    return SCR_SUCCESS;
 }
 
 /* The multiplier of a unit suffix ("", "K", "KB", "KiB", ...), 0 if unknown. */
@@ -77,33 +78,33 @@ static uint64_t unit_factor(const char *unit)
 
 int scr_parse_bytes(const char *text, uint64_t *out)
 {
-    if (text == NULL || !isdigit((unsigned char)text[0])) return -1;
+    if (text == NULL || !isdigit((unsigned char)text[0])) return SCR_ERR_TYPE;
     const char *p = text;
     while (isdigit((unsigned char)*p)) p++;
     int has_fraction = 0;
     if (*p == '.') {
         has_fraction = 1;
         p++;
-        if (!isdigit((unsigned char)*p)) return -1;
+        if (!isdigit((unsigned char)*p)) return SCR_ERR_TYPE;
         while (isdigit((unsigned char)*p)) p++;
     }
     uint64_t factor = unit_factor(p);
-    if (factor == 0) return -1;
+    if (factor == 0) return SCR_ERR_TYPE;
     char number[64];
     size_t n = (size_t)(p - text);
-    if (n >= sizeof(number)) return -1;
+    if (n >= sizeof(number)) return SCR_ERR_TYPE;
     memcpy(number, text, n);
     number[n] = '\0';
     if (!has_fraction) {
         uint64_t v;
-        if (scr_parse_uint64(number, &v) != 0 || v > UINT64_MAX / factor) return -1;
+        if (scr_parse_uint64(number, &v) != SCR_SUCCESS || v > UINT64_MAX / factor) return SCR_ERR_TYPE;
         *out = v * factor;
-        return 0;
+        return SCR_SUCCESS;
     }
     double d;
-    if (scr_parse_double(number, &d) != 0) return -1;
+    if (scr_parse_double(number, &d) != SCR_SUCCESS) return SCR_ERR_TYPE;
     double bytes = d * (double)factor;
-    if (!isfinite(bytes) || bytes >= 18446744073709551616.0) return -1;
+    if (!isfinite(bytes) || bytes >= 18446744073709551616.0) return SCR_ERR_TYPE;
     *out = (uint64_t)bytes;
-    return 0;
+    return SCR_SUCCESS;
 }

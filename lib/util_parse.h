@@ -5,7 +5,8 @@
  * written only on success and left as it was otherwise. Parsers do not log:
  * the caller knows which file, key or option held the text and says so.
  * Numbers are decimal; a CRC32 is "0x" followed by hex digits (the form SCR
- * writes). Strict text parsers: 0 on success, -1 otherwise. */
+ * writes). Each returns SCR_SUCCESS, or SCR_ERR_TYPE for text that is not
+ * a value of its type (NULL included). */
 #ifndef SCR_UTIL_PARSE_H
 #define SCR_UTIL_PARSE_H
 

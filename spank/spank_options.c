@@ -3,6 +3,7 @@
 
 #include "config_params.h"
 #include "scavenge_job.h"
+#include "scr_err.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -78,7 +79,7 @@ static int option_cb(int val, const char *optarg, int remote)
     }
     const struct scr_config_param *p = scr_config_param_find(o->param);
     char why[200];
-    if (p != NULL && scr_config_param_check(p, v, why, sizeof(why)) != 0) {
+    if (p != NULL && scr_config_param_check(p, v, why, sizeof(why)) != SCR_SUCCESS) {
         slurm_error("invalid --%s=%s: expected %s", o->name, text, why);
         free(v);
         return -1;

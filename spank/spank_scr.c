@@ -30,6 +30,8 @@
 #include "spank_relaunch.h"
 #include "spank_site.h"
 
+#include "scr_err.h"
+
 #include <slurm/slurm.h>
 #include <errno.h>
 #include <stdio.h>
@@ -44,7 +46,7 @@ static struct spank_scr_site site;
 static int load_site(int ac, char **av)
 {
     char why[512];
-    if (scr_spank_site_parse(ac, av, &site, why, sizeof(why)) != 0) {
+    if (scr_spank_site_parse(ac, av, &site, why, sizeof(why)) != SCR_SUCCESS) {
         slurm_error("scr: %s", why);
         return -1;
     }
