@@ -16,13 +16,13 @@
 
 static const char *command = "scr";
 
-void cli_init(const char *name)
+void scr_cli_init(const char *name)
 {
     command = name;
     scr_log_set_prefix(name);
 }
 
-int cli_usage_error(const char *fmt, ...)
+int scr_cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
     fprintf(stderr, "%s: ", command);
@@ -35,19 +35,19 @@ int cli_usage_error(const char *fmt, ...)
 
 /* A long option is a whole argument and moves optind on; a short one may sit
  * inside a cluster such as -jx, known only by optopt. */
-int cli_refused_option(int c, char **argv, int before)
+int scr_cli_refused_option(int c, char **argv, int before)
 {
     const char *arg = argv[optind - 1];
     if (optind == before || strncmp(arg, "--", 2) != 0) {
-        if (c == ':') return cli_usage_error("option '-%c' wants an argument", optopt);
-        return cli_usage_error("unknown option '-%c'", optopt);
+        if (c == ':') return scr_cli_usage_error("option '-%c' wants an argument", optopt);
+        return scr_cli_usage_error("unknown option '-%c'", optopt);
     }
-    if (c == ':') return cli_usage_error("option '%s' wants an argument", arg);
-    if (optopt != 0) return cli_usage_error("option '%s' takes no argument", arg);
-    return cli_usage_error("unknown option '%s'", arg);
+    if (c == ':') return scr_cli_usage_error("option '%s' wants an argument", arg);
+    if (optopt != 0) return scr_cli_usage_error("option '%s' takes no argument", arg);
+    return scr_cli_usage_error("unknown option '%s'", arg);
 }
 
-char *cli_resolve_prefix(const char *given)
+char *scr_cli_resolve_prefix(const char *given)
 {
     const char *env = getenv("SCR_PREFIX");
     if (given == NULL && env != NULL && env[0] != '\0') given = env;
@@ -59,7 +59,7 @@ char *cli_resolve_prefix(const char *given)
     return prefix;
 }
 
-int cli_job_dir(const struct scr_config *cfg, const char *base_param, const char *node, char **out_dir)
+int scr_cli_job_dir(const struct scr_config *cfg, const char *base_param, const char *node, char **out_dir)
 {
     char own_node[256], user[256], jobid[256];
     int defaulted = 0, rc = SCR_SUCCESS;
@@ -75,7 +75,7 @@ int cli_job_dir(const struct scr_config *cfg, const char *base_param, const char
     return rc;
 }
 
-int cli_job_cntl_dir(const struct scr_config *cfg, const char *node, char **out_cntl)
+int scr_cli_job_cntl_dir(const struct scr_config *cfg, const char *node, char **out_cntl)
 {
-    return cli_job_dir(cfg, "SCR_CNTL_BASE", node, out_cntl);
+    return scr_cli_job_dir(cfg, "SCR_CNTL_BASE", node, out_cntl);
 }

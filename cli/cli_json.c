@@ -8,23 +8,23 @@
 #include <stdio.h>
 #include <string.h>
 
-int cli_json_put(struct json_object *obj, const char *key, struct json_object *value)
+int scr_cli_json_put(struct json_object *obj, const char *key, struct json_object *value)
 {
     if (obj == NULL || value == NULL || json_object_object_add(obj, key, value) != 0) {
         json_object_put(value);
-        return -1;
+        return SCR_ERR_NOMEM;
     }
-    return 0;
+    return SCR_SUCCESS;
 }
 
-int cli_json_put_or_null(struct json_object *obj, const char *key, int has, struct json_object *value)
+int scr_cli_json_put_or_null(struct json_object *obj, const char *key, int has, struct json_object *value)
 {
-    if (has) return cli_json_put(obj, key, value);
+    if (has) return scr_cli_json_put(obj, key, value);
     json_object_put(value);
-    return obj == NULL || json_object_object_add(obj, key, NULL) != 0 ? -1 : 0;
+    return obj == NULL || json_object_object_add(obj, key, NULL) != 0 ? SCR_ERR_NOMEM : SCR_SUCCESS;
 }
 
-int cli_json_print(struct json_object *obj, int one_line)
+int scr_cli_json_print(struct json_object *obj, int one_line)
 {
     int flags = (one_line ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) |
                 JSON_C_TO_STRING_NOSLASHESCAPE;
@@ -41,11 +41,11 @@ int cli_json_print(struct json_object *obj, int one_line)
     return rc;
 }
 
-int cli_json_print_built(struct json_object *obj, int bad, int one_line)
+int scr_cli_json_print_built(struct json_object *obj, int bad, int one_line)
 {
     if (bad) {
         json_object_put(obj);
         obj = NULL;
     }
-    return cli_json_print(obj, one_line);
+    return scr_cli_json_print(obj, one_line);
 }

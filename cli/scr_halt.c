@@ -30,6 +30,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* parse's answer when the command is to go on; exit statuses are 0 or more. */
+#define PARSE_GO_ON (-1)
+
 /* Long options without a short form. */
 enum {
     OPT_UNSET_CHECKPOINTS = 256,
@@ -96,8 +99,8 @@ static int whole_number(const char *text, int64_t max, int64_t *out)
 static int mark(struct request *req, int key, int unset, const char *option)
 {
     if ((req->edit.set | req->edit.unset) & key)
-        return cli_usage_error("%s conflicts with an earlier option on the same condition",
-                               option);
+        return scr_cli_usage_error("%s conflicts with an earlier option on the same condition",
+                                   option);
     if (unset) req->edit.unset |= key;
     else req->edit.set |= key;
     return 0;
@@ -107,13 +110,13 @@ static int set_time(struct request *req, int key, const char *option, const char
                     int64_t *out)
 {
     if (scr_halt_edit_parse_time(text, (int64_t)time(NULL), out) != SCR_SUCCESS)
-        return cli_usage_error("%s: cannot read '%s' as a time; use '2026-11-22 17:30', "
-                               "'17:30', '@1790000000' or '+30m' (see --help)",
-                               option, text);
+        return scr_cli_usage_error("%s: cannot read '%s' as a time; use '2026-11-22 17:30', "
+                                   "'17:30', '@1790000000' or '+30m' (see --help)",
+                                   option, text);
     return mark(req, key, 0, option);
 }
 
-/* Fill req from the command line; returns -1 to go on, else the exit status. */
+/* Fill req from the command line; returns PARSE_GO_ON, else the exit status. */
 static int parse(int argc, char **argv, struct request *req)
 {
     static const struct option options[] = {
@@ -142,7 +145,7 @@ static int parse(int argc, char **argv, struct request *req)
         switch (c) {
         case 'c':
             if (!whole_number(optarg, INT_MAX, &v))
-                return cli_usage_error("--checkpoints wants a count of checkpoints (0 or "
+                return scr_cli_usage_error("--checkpoints wants a count of checkpoints (0 or "
                                        "more), not '%s'", optarg);
             req->edit.checkpoints = (int)v;
             status = mark(req, SCR_HALT_EDIT_CHECKPOINTS, 0, "--checkpoints");
@@ -157,8 +160,8 @@ static int parse(int argc, char **argv, struct request *req)
             break;
         case 's':
             if (!whole_number(optarg, INT64_MAX, &v))
-                return cli_usage_error("--seconds wants a number of seconds (0 or more), "
-                                       "not '%s'", optarg);
+                return scr_cli_usage_error("--seconds wants a number of seconds (0 or more), "
+                                           "not '%s'", optarg);
             req->edit.halt_seconds = v;
             status = mark(req, SCR_HALT_EDIT_HALT_SECONDS, 0, "--seconds");
             break;
@@ -197,22 +200,22 @@ static int parse(int argc, char **argv, struct request *req)
             printf("scr-halt (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
             return 0;
         default: /* '?' or ':' */
-            return cli_refused_option(c, argv, before);
+            return scr_cli_refused_option(c, argv, before);
         }
     }
     if (status != 0) return status;
     if (optind < argc) req->dir = argv[optind++];
-    if (optind < argc) return cli_usage_error("unexpected argument '%s' (one DIR only)", argv[optind]);
-    if (req->dir != NULL && req->dir[0] == '\0') return cli_usage_error("DIR is empty");
+    if (optind < argc) return scr_cli_usage_error("unexpected argument '%s' (one DIR only)", argv[optind]);
+    if (req->dir != NULL && req->dir[0] == '\0') return scr_cli_usage_error("DIR is empty");
     int changes = req->edit.set | req->edit.unset;
     if (req->remove && (changes || req->list))
-        return cli_usage_error("--remove cannot be combined with other options");
+        return scr_cli_usage_error("--remove cannot be combined with other options");
     /* SCR's default: no condition at all means stop at the next check */
     if (!changes && !req->list && !req->remove) {
         req->edit.reason = SCR_HALT_REASON_JOB_HALTED;
         req->edit.set = SCR_HALT_EDIT_EXIT_REASON;
     }
-    return -1;
+    return PARSE_GO_ON;
 }
 
 /* The halt file's conditions and what a job would do now, as --json prints
@@ -224,41 +227,41 @@ static int print_json(const char *prefix, const char *path, const char *action, 
     int64_t now = (int64_t)time(NULL), v = 0;
     int count = 0, bad = obj == NULL || cond == NULL;
     const char *reason = NULL;
-    enum scr_halt_cause cause = SCR_HALT_NONE;
-    bad = bad || cli_json_put(obj, "prefix", json_object_new_string(prefix)) ||
-          cli_json_put(obj, "halt_file", json_object_new_string(path)) ||
-          cli_json_put(obj, "action", json_object_new_string(action));
-    if (!bad && strcmp(action, "removed") == 0) bad = cli_json_put(obj, "removed", json_object_new_boolean(removed));
+    enum scr_halt_file_cause cause = SCR_HALT_NONE;
+    bad = bad || scr_cli_json_put(obj, "prefix", json_object_new_string(prefix)) ||
+          scr_cli_json_put(obj, "halt_file", json_object_new_string(path)) ||
+          scr_cli_json_put(obj, "action", json_object_new_string(action));
+    if (!bad && strcmp(action, "removed") == 0) bad = scr_cli_json_put(obj, "removed", json_object_new_boolean(removed));
     /* each value is read before it is added: argument order is unspecified */
     int has = !bad && scr_halt_file_get_checkpoints_left(halt, &count) == SCR_SUCCESS;
-    bad = bad || cli_json_put_or_null(cond, "checkpoints_left", has, json_object_new_int(count));
+    bad = bad || scr_cli_json_put_or_null(cond, "checkpoints_left", has, json_object_new_int(count));
     if (!bad) {
         has = scr_halt_file_get_exit_after(halt, &v) == SCR_SUCCESS;
-        bad = cli_json_put_or_null(cond, "exit_after", has, json_object_new_int64(v));
+        bad = scr_cli_json_put_or_null(cond, "exit_after", has, json_object_new_int64(v));
     }
     if (!bad) {
         has = scr_halt_file_get_exit_before(halt, &v) == SCR_SUCCESS;
-        bad = cli_json_put_or_null(cond, "exit_before", has, json_object_new_int64(v));
+        bad = scr_cli_json_put_or_null(cond, "exit_before", has, json_object_new_int64(v));
     }
     if (!bad) {
         has = scr_halt_file_get_halt_seconds(halt, &v) == SCR_SUCCESS;
-        bad = cli_json_put_or_null(cond, "halt_seconds", has, json_object_new_int64(v));
+        bad = scr_cli_json_put_or_null(cond, "halt_seconds", has, json_object_new_int64(v));
     }
     if (!bad) {
         has = scr_halt_file_get_exit_reason(halt, &reason) == SCR_SUCCESS;
-        bad = cli_json_put_or_null(cond, "exit_reason", has, has ? json_object_new_string(reason) : NULL);
+        bad = scr_cli_json_put_or_null(cond, "exit_reason", has, has ? json_object_new_string(reason) : NULL);
     }
     if (!bad) {
-        bad = cli_json_put(obj, "conditions", cond);
+        bad = scr_cli_json_put(obj, "conditions", cond);
         cond = NULL;
     }
     if (!bad && scr_halt_file_should_halt(halt, now, &cause) != SCR_SUCCESS) cause = SCR_HALT_NONE;
     if (!bad)
-        bad = cli_json_put(obj, "halts_now", json_object_new_boolean(cause != SCR_HALT_NONE)) ||
-              cli_json_put_or_null(obj, "why", cause != SCR_HALT_NONE,
-                                   cause != SCR_HALT_NONE ? json_object_new_string(scr_halt_cause_text(cause)) : NULL);
+        bad = scr_cli_json_put(obj, "halts_now", json_object_new_boolean(cause != SCR_HALT_NONE)) ||
+              scr_cli_json_put_or_null(obj, "why", cause != SCR_HALT_NONE,
+                                       cause != SCR_HALT_NONE ? json_object_new_string(scr_halt_file_cause_text(cause)) : NULL);
     json_object_put(cond);
-    return cli_json_print_built(obj, bad, 0);
+    return scr_cli_json_print_built(obj, bad, 0);
 }
 
 /* --list alone: the conditions as they are; returns the exit status. */
@@ -309,11 +312,11 @@ int main(int argc, char **argv)
 {
     struct request req;
     memset(&req, 0, sizeof(req));
-    cli_init("scr-halt");
+    scr_cli_init("scr-halt");
     int status = parse(argc, argv, &req);
-    if (status >= 0) return status;
+    if (status != PARSE_GO_ON) return status;
 
-    char *prefix = cli_resolve_prefix(req.dir), *path = NULL;
+    char *prefix = scr_cli_resolve_prefix(req.dir), *path = NULL;
     struct stat st;
     status = 1;
     errno = 0;

@@ -180,11 +180,11 @@ static int drop_after(const char *prefix, const char *name)
 static int print_add_json(const char *dir, const struct scr_scan_index_result *res)
 {
     struct json_object *obj = json_object_new_object(), *missing = NULL;
-    int bad = cli_json_put(obj, "directory", json_object_new_string(dir)) ||
-              cli_json_put(obj, "indexed", json_object_new_boolean(res != NULL));
+    int bad = scr_cli_json_put(obj, "directory", json_object_new_string(dir)) ||
+              scr_cli_json_put(obj, "indexed", json_object_new_boolean(res != NULL));
     if (!bad && res == NULL) {
         const char *e = scr_last_error();
-        bad = cli_json_put(obj, "error", json_object_new_string(e ? e : ""));
+        bad = scr_cli_json_put(obj, "error", json_object_new_string(e ? e : ""));
     }
     if (!bad && res != NULL) {
         missing = json_object_new_array();
@@ -195,13 +195,13 @@ static int print_add_json(const char *dir, const struct scr_scan_index_result *r
             if (bad) json_object_put(rank);
         }
         if (bad) json_object_put(missing);
-        /* missing first: cli_json_put takes it, added or not */
-        bad = bad || cli_json_put(obj, "missing_ranks", missing) ||
-              cli_json_put(obj, "dataset", json_object_new_int(res->id)) ||
-              cli_json_put(obj, "complete", json_object_new_boolean(res->complete)) ||
-              cli_json_put(obj, "rebuilt_ranks", json_object_new_int(res->rebuilt));
+        /* missing first: scr_cli_json_put takes it, added or not */
+        bad = bad || scr_cli_json_put(obj, "missing_ranks", missing) ||
+              scr_cli_json_put(obj, "dataset", json_object_new_int(res->id)) ||
+              scr_cli_json_put(obj, "complete", json_object_new_boolean(res->complete)) ||
+              scr_cli_json_put(obj, "rebuilt_ranks", json_object_new_int(res->rebuilt));
     }
-    return cli_json_print_built(obj, bad, 0);
+    return scr_cli_json_print_built(obj, bad, 0);
 }
 
 static void show_progress(void *ctx, int done, int total)
@@ -388,7 +388,7 @@ int main(int argc, char **argv)
     enum action action = ACTION_NONE;
     const char *prefix_option = NULL, *name = NULL;
     int json = 0, crc = 1, crc_option = 0, build_id = 0, before = optind, c;
-    cli_init("scr-index");
+    scr_cli_init("scr-index");
     opterr = 0; /* say it ourselves, naming the command rather than argv[0] */
     for (; (c = getopt_long(argc, argv, ":lc:d:a:b:rp:jhV", options, NULL)) != -1; before = optind) {
         enum action chosen = ACTION_NONE;
@@ -413,7 +413,7 @@ int main(int argc, char **argv)
             errno = 0;
             long v = strtol(optarg, &end, 10);
             if (end == optarg || *end || errno || v < 1 || v > INT_MAX)
-                return cli_usage_error("--build wants a dataset id (an integer >= 1), not '%s'", optarg);
+                return scr_cli_usage_error("--build wants a dataset id (an integer >= 1), not '%s'", optarg);
             build_id = (int)v;
             chosen = ACTION_BUILD;
             break;
@@ -427,7 +427,7 @@ int main(int argc, char **argv)
             chosen = ACTION_REBUILD_INDEX;
             break;
         case 'p':
-            if (optarg[0] == '\0') return cli_usage_error("--prefix wants a directory");
+            if (optarg[0] == '\0') return scr_cli_usage_error("--prefix wants a directory");
             prefix_option = optarg;
             break;
         case 'j':
@@ -440,26 +440,26 @@ int main(int argc, char **argv)
             printf("scr-index (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
             return 0;
         default: /* '?' or ':' */
-            return cli_refused_option(c, argv, before);
+            return scr_cli_refused_option(c, argv, before);
         }
         if (chosen != ACTION_NONE) {
             if (action != ACTION_NONE)
-                return cli_usage_error("%s and %s cannot be combined: one action at a time",
+                return scr_cli_usage_error("%s and %s cannot be combined: one action at a time",
                                    action_option(action), action_option(chosen));
             if (chosen != ACTION_LIST && chosen != ACTION_REBUILD_INDEX && optarg[0] == '\0')
-                return cli_usage_error("%s wants %s", action_option(chosen),
-                                       chosen == ACTION_ADD ? "a dataset directory" : "a dataset name");
+                return scr_cli_usage_error("%s wants %s", action_option(chosen),
+                                           chosen == ACTION_ADD ? "a dataset directory" : "a dataset name");
             action = chosen;
             name = optarg;
         }
     }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (optind < argc) return scr_cli_usage_error("unexpected argument '%s'", argv[optind]);
     if (json && action != ACTION_NONE && action != ACTION_LIST && action != ACTION_REBUILD_INDEX && action != ACTION_ADD)
-        return cli_usage_error("--json goes with --list, --rebuild-index or --add only");
+        return scr_cli_usage_error("--json goes with --list, --rebuild-index or --add only");
     if (crc_option && action != ACTION_ADD && action != ACTION_BUILD)
-        return cli_usage_error("%s goes with --add or --build only", crc_option == 'C' ? "--crc" : "--no-crc");
+        return scr_cli_usage_error("%s goes with --add or --build only", crc_option == 'C' ? "--crc" : "--no-crc");
 
-    char *prefix = cli_resolve_prefix(prefix_option);
+    char *prefix = scr_cli_resolve_prefix(prefix_option);
     if (prefix == NULL) return 1;
     int status = 1;
     switch (action) {

@@ -24,6 +24,7 @@
 #include "node_health.h"
 #include "scr_err.h"
 #include "util_log.h"
+#include "util_parse.h"
 #include "util_path.h"
 
 #include <errno.h>
@@ -133,7 +134,7 @@ static int print_list(const struct scr_down_nodes *list, enum output output)
  * unknown when negative. */
 static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix_option, double run_seconds)
 {
-    char *prefix = cli_resolve_prefix(prefix_option);
+    char *prefix = scr_cli_resolve_prefix(prefix_option);
     struct scr_event_log log;
     if (prefix == NULL || scr_event_log_setup_outside(&log, prefix, NULL) != SCR_SUCCESS) {
         free(prefix);
@@ -155,18 +156,19 @@ static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix
     free(prefix);
 }
 
-/* BYTES of the STORE line of base, else 1 (some space left); 0 on success. */
+/* BYTES of the STORE line of base, else 1 (some space left); SCR_ERR_FORMAT
+ * (logged) when BYTES is not a size. */
 static int store_bytes(const scr_config *cfg, const char *base, uint64_t *out)
 {
     const char *text = NULL;
     const scr_kvtree *attrs = scr_kvtree_get(scr_config_table(cfg, "STORE"), base);
     *out = 1;
-    if (attrs == NULL || scr_kvtree_util_get_str(attrs, "BYTES", &text) != SCR_SUCCESS) return 0;
-    if (scr_config_parse_bytes(text, out) != 0) {
+    if (attrs == NULL || scr_kvtree_util_get_str(attrs, "BYTES", &text) != SCR_SUCCESS) return SCR_SUCCESS;
+    if (scr_parse_bytes(text, out) != SCR_SUCCESS) {
         scr_err("STORE=%s: BYTES=%s is not a size such as 512MB", base, text);
-        return -1;
+        return SCR_ERR_FORMAT;
     }
-    return 0;
+    return SCR_SUCCESS;
 }
 
 /* --free: the node health check (node_health.h), now, of this node's job
@@ -189,8 +191,8 @@ static int check_this_node(struct scr_down_nodes *list)
         uint64_t need = 0;
         struct scr_health h;
         rc = scr_config_get(cfg, bases[i], &base);
-        if (rc == SCR_SUCCESS && store_bytes(cfg, base, &need) != 0) rc = SCR_ERR_FORMAT;
-        if (rc == SCR_SUCCESS) rc = cli_job_dir(cfg, bases[i], node, &dir);
+        if (rc == SCR_SUCCESS) rc = store_bytes(cfg, base, &need);
+        if (rc == SCR_SUCCESS) rc = scr_cli_job_dir(cfg, bases[i], node, &dir);
         if (rc == SCR_SUCCESS) rc = scr_node_health_check(node, (const char *const *)&dir, 1, need, &h);
         if (rc == SCR_SUCCESS && !h.healthy) {
             char reason[600];
@@ -234,7 +236,7 @@ int main(int argc, char **argv)
     const char *exclude = NULL, *health_dir = NULL, *prefix_option = NULL, *down_option = NULL;
     int ask_slurm = 1, check_free = 0, probe_ms = 0, before = optind, c, log = 0;
     double run_seconds = -1;
-    cli_init("scr-list-down-nodes");
+    scr_cli_init("scr-list-down-nodes");
     opterr = 0;
     for (; (c = getopt_long(argc, argv, ":rjx:d:fs:t:H:p:nlhV", options, NULL)) != -1; before = optind) {
         switch (c) {
@@ -248,8 +250,8 @@ int main(int argc, char **argv)
             errno = 0;
             long v = strtol(optarg, &end, 10);
             if (errno != 0 || end == optarg || *end != '\0' || v < 1 || v > INT_MAX / 1000)
-                return cli_usage_error("--probe-timeout wants a whole number of seconds (1 or more), not '%s'",
-                                       optarg);
+                return scr_cli_usage_error("--probe-timeout wants a whole number of seconds (1 or more), not '%s'",
+                                           optarg);
             probe_ms = (int)v * 1000;
             break;
         }
@@ -258,17 +260,17 @@ int main(int argc, char **argv)
             errno = 0;
             long v = strtol(optarg, &end, 10);
             if (errno != 0 || end == optarg || *end != '\0' || v < 0)
-                return cli_usage_error("--secs wants the job's run time in whole seconds (0 or more), not '%s'",
-                                       optarg);
+                return scr_cli_usage_error("--secs wants the job's run time in whole seconds (0 or more), not '%s'",
+                                           optarg);
             run_seconds = (double)v;
             break;
         }
         case 'H':
-            if (optarg[0] == '\0') return cli_usage_error("--health-dir wants a directory");
+            if (optarg[0] == '\0') return scr_cli_usage_error("--health-dir wants a directory");
             health_dir = optarg;
             break;
         case 'p':
-            if (optarg[0] == '\0') return cli_usage_error("--prefix wants a directory");
+            if (optarg[0] == '\0') return scr_cli_usage_error("--prefix wants a directory");
             prefix_option = optarg;
             break;
         case 'n': ask_slurm = 0; break;
@@ -280,18 +282,18 @@ int main(int argc, char **argv)
             printf("scr-list-down-nodes (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
             return 0;
         default:
-            return cli_refused_option(c, argv, before);
+            return scr_cli_refused_option(c, argv, before);
         }
     }
-    if (argc - optind > 1) return cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
+    if (argc - optind > 1) return scr_cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
     const char *nodelist = first_set(optind < argc ? argv[optind] : NULL, getenv("SLURM_NODELIST"),
                                      getenv("SLURM_JOB_NODELIST"));
-    if (nodelist == NULL) return cli_usage_error("no node list: give one, or run inside a Slurm allocation");
+    if (nodelist == NULL) return scr_cli_usage_error("no node list: give one, or run inside a Slurm allocation");
     if (exclude == NULL) exclude = getenv("SCR_EXCLUDE_NODES");
 
     char *default_health = NULL;
     if (health_dir == NULL) {
-        char *prefix = cli_resolve_prefix(prefix_option);
+        char *prefix = scr_cli_resolve_prefix(prefix_option);
         if (prefix == NULL || scr_path_join(prefix, ".scr/health", &default_health) != SCR_SUCCESS) {
             free(prefix);
             return EXIT_FAILURE_OTHER;

@@ -72,19 +72,19 @@ struct filters {
 static int add_events(struct filters *f, const char *list)
 {
     char *copy = strdup(list), *save = NULL;
-    if (copy == NULL) return cli_usage_error("out of memory");
+    if (copy == NULL) return scr_cli_usage_error("out of memory");
     for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
         char **grown = realloc(f->events, sizeof(*grown) * (size_t)(f->nevents + 1));
         if (grown == NULL || (grown[f->nevents] = strdup(w)) == NULL) {
             if (grown) f->events = grown;
             free(copy);
-            return cli_usage_error("out of memory");
+            return scr_cli_usage_error("out of memory");
         }
         f->events = grown;
         f->nevents++;
     }
     free(copy);
-    return f->nevents > 0 ? 0 : cli_usage_error("--event wants a name, not '%s'", list);
+    return f->nevents > 0 ? 0 : scr_cli_usage_error("--event wants a name, not '%s'", list);
 }
 
 static const char *str_of(struct json_object *o, const char *key)
@@ -291,14 +291,14 @@ static int show(const struct filters *f, const char *path)
 static int parse_time(const char *opt, const char *text, int64_t *out)
 {
     if (scr_event_parse_time(text, out) != SCR_SUCCESS)
-        return cli_usage_error("%s wants seconds since the epoch or an ISO 8601 time (2026-11-25T10:30:00Z), "
-                               "not '%s'", opt, text);
+        return scr_cli_usage_error("%s wants seconds since the epoch or an ISO 8601 time (2026-11-25T10:30:00Z), "
+                                   "not '%s'", opt, text);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    cli_init("scr-log");
+    scr_cli_init("scr-log");
     static const struct option options[] = {
         {"prefix", required_argument, NULL, 'p'}, {"job", required_argument, NULL, 'j'},
         {"dataset", required_argument, NULL, 'd'}, {"event", required_argument, NULL, 'e'},
@@ -320,14 +320,14 @@ int main(int argc, char **argv)
         case OPT_JSON: f.json = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("scr-log (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
-        default: return cli_refused_option(c, argv, before);
+        default: return scr_cli_refused_option(c, argv, before);
         }
     }
-    if (status == 0 && optind < argc) status = cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (status == 0 && f.prefix != NULL && f.prefix[0] == '\0') status = cli_usage_error("--prefix is empty");
+    if (status == 0 && optind < argc) status = scr_cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (status == 0 && f.prefix != NULL && f.prefix[0] == '\0') status = scr_cli_usage_error("--prefix is empty");
     char *prefix = NULL, *path = NULL;
     if (status == 0) {
-        prefix = cli_resolve_prefix(f.prefix);
+        prefix = scr_cli_resolve_prefix(f.prefix);
         status = prefix == NULL ? 1 : 0;
     }
     if (status == 0) {

@@ -45,6 +45,9 @@
 
 #define EXIT_SELF_FAILED 3
 
+/* parse's answer after --help or --version: nothing to run, exit 0. */
+#define PARSE_DONE (-1)
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -91,7 +94,7 @@ static int parse_count(const char *text, const char *what, int min, int *out)
     errno = 0;
     long v = strtol(text, &end, 10);
     if (errno != 0 || end == text || *end != '\0' || v < min || v > INT_MAX)
-        return cli_usage_error("%s: '%s' is not a whole number of at least %d", what, text, min);
+        return scr_cli_usage_error("%s: '%s' is not a whole number of at least %d", what, text, min);
     *out = (int)v;
     return 0;
 }
@@ -124,7 +127,7 @@ static int recorded_nodes(void)
     scr_config *cfg = scr_config_new();
     scr_kvtree *rec = scr_kvtree_new();
     int rc = cfg && rec ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = cli_job_cntl_dir(cfg, NULL, &cntl);
+    if (rc == SCR_SUCCESS) rc = scr_cli_job_cntl_dir(cfg, NULL, &cntl);
     if (rc == SCR_SUCCESS) rc = scr_path_join(cntl, SCR_NODES_FILE_NAME, &path);
     if (rc == SCR_SUCCESS && scr_nodes_file_read(path, rec) == SCR_SUCCESS) scr_nodes_file_get_nodes(rec, &count);
     free(cntl);
@@ -239,35 +242,35 @@ static int print_decision(int run, const struct scr_relaunch_plan *plan, int ran
         struct json_object *n = json_object_new_object();
         bad = n == NULL || json_object_array_add(down, n) != 0;
         if (bad) json_object_put(n);
-        bad = bad || cli_json_put(n, "node", json_object_new_string(v->name)) ||
-              cli_json_put(n, "reason", json_object_new_string(v->reason));
+        bad = bad || scr_cli_json_put(n, "node", json_object_new_string(v->name)) ||
+              scr_cli_json_put(n, "reason", json_object_new_string(v->reason));
     }
     const char *event = plan->verdict == SCR_RELAUNCH_GO ? "run" : "stop";
-    bad = bad || cli_json_put(obj, "event", json_object_new_string(event)) ||
-          cli_json_put(obj, "run", json_object_new_int(run)) ||
-          cli_json_put(obj, "verdict", json_object_new_string(verdict_name(plan->verdict))) ||
-          cli_json_put(obj, "why", json_object_new_string(plan->why)) ||
-          cli_json_put_or_null(obj, "nodes_up", plan->nodes_up >= 0, json_object_new_int(plan->nodes_up)) ||
-          cli_json_put_or_null(obj, "avoid", plan->avoid != NULL,
-                               plan->avoid ? json_object_new_string(plan->avoid) : NULL);
+    bad = bad || scr_cli_json_put(obj, "event", json_object_new_string(event)) ||
+          scr_cli_json_put(obj, "run", json_object_new_int(run)) ||
+          scr_cli_json_put(obj, "verdict", json_object_new_string(verdict_name(plan->verdict))) ||
+          scr_cli_json_put(obj, "why", json_object_new_string(plan->why)) ||
+          scr_cli_json_put_or_null(obj, "nodes_up", plan->nodes_up >= 0, json_object_new_int(plan->nodes_up)) ||
+          scr_cli_json_put_or_null(obj, "avoid", plan->avoid != NULL,
+                                   plan->avoid ? json_object_new_string(plan->avoid) : NULL);
     if (!bad) {
-        bad = cli_json_put(obj, "down", down);
+        bad = scr_cli_json_put(obj, "down", down);
         down = NULL;
     }
-    bad = bad || cli_json_put_or_null(obj, "exit_status", ran, json_object_new_int(status));
+    bad = bad || scr_cli_json_put_or_null(obj, "exit_status", ran, json_object_new_int(status));
     json_object_put(down);
-    return cli_json_print_built(obj, bad, 1);
+    return scr_cli_json_print_built(obj, bad, 1);
 }
 
 /* The copy at the end: the copy's exit status and what was indexed. */
 static int print_scavenge(int status, int indexed, int index_failed)
 {
     struct json_object *obj = json_object_new_object();
-    int bad = obj == NULL || cli_json_put(obj, "event", json_object_new_string("scavenge")) ||
-              cli_json_put(obj, "exit_status", json_object_new_int(status)) ||
-              cli_json_put(obj, "indexed", json_object_new_int(indexed)) ||
-              cli_json_put(obj, "index_failed", json_object_new_int(index_failed));
-    return cli_json_print_built(obj, bad, 1);
+    int bad = obj == NULL || scr_cli_json_put(obj, "event", json_object_new_string("scavenge")) ||
+              scr_cli_json_put(obj, "exit_status", json_object_new_int(status)) ||
+              scr_cli_json_put(obj, "indexed", json_object_new_int(indexed)) ||
+              scr_cli_json_put(obj, "index_failed", json_object_new_int(index_failed));
+    return scr_cli_json_print_built(obj, bad, 1);
 }
 
 /* The relaunch loop; *out_status: the last run's exit status, *out_verdict
@@ -486,6 +489,8 @@ static void find_self_dir(struct settings *s)
     snprintf(s->self_dir, sizeof(s->self_dir), "%s", exe);
 }
 
+/* Fill s from the command line and the environment; returns 0 to run,
+ * PARSE_DONE, or an exit status. */
 static int parse(int argc, char **argv, struct settings *s)
 {
     static const struct option options[] = {
@@ -517,26 +522,26 @@ static int parse(int argc, char **argv, struct settings *s)
             if ((st = parse_count(optarg, "--delay", 0, &s->delay)) != 0) return st;
             break;
         case 'p':
-            if (optarg[0] == '\0') return cli_usage_error("--prefix wants a directory");
+            if (optarg[0] == '\0') return scr_cli_usage_error("--prefix wants a directory");
             s->prefix_option = optarg;
             break;
         case 's':
-            if (optarg[0] == '\0') return cli_usage_error("--scavenge-launcher wants a command");
+            if (optarg[0] == '\0') return scr_cli_usage_error("--scavenge-launcher wants a command");
             s->scavenge_launcher = optarg;
             break;
         case 'n': s->scavenge = 0; break;
         case 'j': s->json = 1; break;
         case 'h':
             usage(stdout);
-            return -1;
+            return PARSE_DONE;
         case 'V':
             printf("scr-run (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-            return -1;
+            return PARSE_DONE;
         default:
-            return cli_refused_option(c, argv, before);
+            return scr_cli_refused_option(c, argv, before);
         }
     }
-    if (optind >= argc) return cli_usage_error("no launcher: give the command that starts the job");
+    if (optind >= argc) return scr_cli_usage_error("no launcher: give the command that starts the job");
     s->launch = argv + optind;
     if (!given_runs && (st = env_count("SCR_RUNS", -1, 1, &s->max_runs)) != 0) return st;
     if (!given_min && (st = env_count("SCR_MIN_NODES", 0, -1, &s->min_nodes)) != 0) return st;
@@ -546,12 +551,13 @@ static int parse(int argc, char **argv, struct settings *s)
 int main(int argc, char **argv)
 {
     struct settings s = { .max_runs = 1, .min_nodes = -1, .delay = 5, .scavenge = 1 };
-    cli_init("scr-run");
+    scr_cli_init("scr-run");
     int st = parse(argc, argv, &s);
-    if (st != 0) return st < 0 ? 0 : st;
+    if (st == PARSE_DONE) return 0;
+    if (st != 0) return st;
     find_self_dir(&s);
     children_to_stderr = s.json;
-    s.prefix = cli_resolve_prefix(s.prefix_option);
+    s.prefix = scr_cli_resolve_prefix(s.prefix_option);
     if (s.prefix == NULL) return EXIT_SELF_FAILED;
     int status = 0;
     enum scr_relaunch_verdict verdict = SCR_RELAUNCH_GO;

@@ -71,7 +71,7 @@ static void usage(FILE *out)
             "dataset in this node's cache (with --status: none that needs a copy).\n");
 }
 
-/* "3,8-11" into a new array of ranks; 0 on success. */
+/* "3,8-11" into a new array of ranks; SCR_ERR_ARG when text is not such a list. */
 static int parse_ranks(const char *text, int **out, int *out_n)
 {
     int *ranks = NULL, n = 0, cap = 0;
@@ -103,28 +103,29 @@ static int parse_ranks(const char *text, int **out, int *out_n)
     if (n == 0) goto bad;
     *out = ranks;
     *out_n = n;
-    return 0;
+    return SCR_SUCCESS;
 bad:
     free(ranks);
-    return -1;
+    return SCR_ERR_ARG;
 }
 
-/* "a,b,c" split in place into a new array of names; 0 on success. */
+/* "a,b,c" split in place into a new array of names; SCR_ERR_ARG when text
+ * names none. */
 static int parse_names(char *text, char ***out, int *out_n)
 {
     int n = 1;
     for (char *p = text; *p; p++) n += *p == ',';
     char **names = calloc((size_t)n, sizeof(char *));
-    if (names == NULL) return -1;
+    if (names == NULL) return SCR_ERR_NOMEM;
     int k = 0;
     for (char *save = NULL, *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) names[k++] = tok;
     if (k == 0) {
         free(names);
-        return -1;
+        return SCR_ERR_ARG;
     }
     *out = names;
     *out_n = k;
-    return 0;
+    return SCR_SUCCESS;
 }
 
 /* The control directory and prefix as libscr would find them. */
@@ -135,7 +136,7 @@ static int derive_dirs(const char *node_option, const char *cntl_option, const c
     scr_config *cfg = scr_config_new();
     int rc = cfg ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS && cntl_option == NULL) {
-        rc = cli_job_cntl_dir(cfg, node_option, out_cntl);
+        rc = scr_cli_job_cntl_dir(cfg, node_option, out_cntl);
     } else if (rc == SCR_SUCCESS) {
         rc = (*out_cntl = strdup(cntl_option)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
     }
@@ -176,14 +177,14 @@ static int print_status(const char *cntl, int json)
     int status = rc == SCR_ERR_NOTFOUND || flushed ? EXIT_NOTHING : 0;
     if (json) {
         struct json_object *obj = json_object_new_object();
-        int bad = cli_json_put(obj, "cntl_dir", json_object_new_string(cntl)) ||
-                  cli_json_put_or_null(obj, "dataset", rc == SCR_SUCCESS, json_object_new_int(id));
+        int bad = scr_cli_json_put(obj, "cntl_dir", json_object_new_string(cntl)) ||
+                  scr_cli_json_put_or_null(obj, "dataset", rc == SCR_SUCCESS, json_object_new_int(id));
         if (!bad && rc == SCR_SUCCESS)
-            bad = cli_json_put_or_null(obj, "name", name != NULL, name ? json_object_new_string(name) : NULL) ||
-                  cli_json_put(obj, "on_prefix", json_object_new_boolean(flushed));
-        if (!bad) bad = cli_json_put(obj, "needs_copy", json_object_new_boolean(status == 0));
+            bad = scr_cli_json_put_or_null(obj, "name", name != NULL, name ? json_object_new_string(name) : NULL) ||
+                  scr_cli_json_put(obj, "on_prefix", json_object_new_boolean(flushed));
+        if (!bad) bad = scr_cli_json_put(obj, "needs_copy", json_object_new_boolean(status == 0));
         free(name);
-        return cli_json_print_built(obj, bad, 0) == SCR_SUCCESS ? status : 1;
+        return scr_cli_json_print_built(obj, bad, 0) == SCR_SUCCESS ? status : 1;
     }
     if (rc == SCR_ERR_NOTFOUND) printf("no dataset in the cache of %s\n", cntl);
     else
@@ -230,19 +231,19 @@ static struct json_object *report_json(const struct scr_scavenge_options *o, int
                         : rc == SCR_SUCCESS ? "copied"
                         : rc == SCR_FAILURE ? "incomplete" : "failed";
     int known = rc == SCR_SUCCESS || rc == SCR_FAILURE;
-    int bad = cli_json_put(obj, "outcome", json_object_new_string(outcome)) ||
-              cli_json_put(obj, "prefix", json_object_new_string(o->prefix)) ||
-              cli_json_put(obj, "cntl_dir", json_object_new_string(o->cntl_dir)) ||
-              cli_json_put_or_null(obj, "dataset", known, json_object_new_int(rep->id));
+    int bad = scr_cli_json_put(obj, "outcome", json_object_new_string(outcome)) ||
+              scr_cli_json_put(obj, "prefix", json_object_new_string(o->prefix)) ||
+              scr_cli_json_put(obj, "cntl_dir", json_object_new_string(o->cntl_dir)) ||
+              scr_cli_json_put_or_null(obj, "dataset", known, json_object_new_int(rep->id));
     if (!bad && known)
-        bad = cli_json_put(obj, "ranks", json_object_new_int(rep->ranks)) ||
-              cli_json_put(obj, "partner_ranks", json_object_new_int(rep->partner_ranks)) ||
-              cli_json_put(obj, "files_copied", json_object_new_int(rep->files_copied)) ||
-              cli_json_put(obj, "bytes_copied", json_object_new_int64((int64_t)rep->bytes_copied)) ||
-              cli_json_put(obj, "files_failed", json_object_new_int(rep->files_failed));
+        bad = scr_cli_json_put(obj, "ranks", json_object_new_int(rep->ranks)) ||
+              scr_cli_json_put(obj, "partner_ranks", json_object_new_int(rep->partner_ranks)) ||
+              scr_cli_json_put(obj, "files_copied", json_object_new_int(rep->files_copied)) ||
+              scr_cli_json_put(obj, "bytes_copied", json_object_new_int64((int64_t)rep->bytes_copied)) ||
+              scr_cli_json_put(obj, "files_failed", json_object_new_int(rep->files_failed));
     if (!bad && rc != SCR_SUCCESS && rc != SCR_ERR_NOTFOUND) {
         const char *e = scr_last_error();
-        bad = cli_json_put(obj, "error", json_object_new_string(e ? e : ""));
+        bad = scr_cli_json_put(obj, "error", json_object_new_string(e ? e : ""));
     }
     if (bad) {
         json_object_put(obj);
@@ -268,7 +269,7 @@ static int scavenge(struct scr_scavenge_options *o, const char *node, int json)
         log_scavenge(o, node, &rep, rc,
                      (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9);
     int status = rc == SCR_ERR_NOTFOUND ? EXIT_NOTHING : rc == SCR_SUCCESS ? 0 : 1;
-    if (json) return cli_json_print(report_json(o, rc, &rep), 0) == SCR_SUCCESS ? status : 1;
+    if (json) return scr_cli_json_print(report_json(o, rc, &rep), 0) == SCR_SUCCESS ? status : 1;
     if (rc == SCR_SUCCESS && rep.already_flushed) {
         printf("dataset %d is on the prefix already (use --force to copy it again)\n", rep.id);
         return 0;
@@ -301,7 +302,7 @@ int main(int argc, char **argv)
     int *ranks = NULL, nranks = 0, nnodes = 0, status_only = 0, json = 0, c;
     char **nodes = NULL;
     memset(&o, 0, sizeof(o));
-    cli_init("scr-scavenge");
+    scr_cli_init("scr-scavenge");
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":c:n:p:i:r:N:fsjhV", options, NULL)) != -1) {
         char *end = NULL;
@@ -314,31 +315,31 @@ int main(int argc, char **argv)
             errno = 0;
             v = strtol(optarg, &end, 10);
             if (end == optarg || *end || errno || v < 1 || v > INT_MAX)
-                return cli_usage_error("--id wants a dataset id (an integer >= 1), not '%s'", optarg);
+                return scr_cli_usage_error("--id wants a dataset id (an integer >= 1), not '%s'", optarg);
             o.id = (int)v;
             break;
         case 'r':
             free(ranks);
-            if (parse_ranks(optarg, &ranks, &nranks) != 0)
-                return cli_usage_error("--failed-ranks wants ranks such as 3,8-11, not '%s'", optarg);
+            if (parse_ranks(optarg, &ranks, &nranks) != SCR_SUCCESS)
+                return scr_cli_usage_error("--failed-ranks wants ranks such as 3,8-11, not '%s'", optarg);
             break;
         case 'N':
             free(nodes);
-            if (parse_names(optarg, &nodes, &nnodes) != 0)
-                return cli_usage_error("--failed-nodes wants node names separated by commas, not '%s'", optarg);
+            if (parse_names(optarg, &nodes, &nnodes) != SCR_SUCCESS)
+                return scr_cli_usage_error("--failed-nodes wants node names separated by commas, not '%s'", optarg);
             break;
         case 'f': o.force = 1; break;
         case 's': status_only = 1; break;
         case 'j': json = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("scr-scavenge (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
-        case ':': return cli_usage_error("option '%s' wants an argument", argv[optind - 1]);
-        default: return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': return scr_cli_usage_error("option '%s' wants an argument", argv[optind - 1]);
+        default: return scr_cli_usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (optind < argc) return scr_cli_usage_error("unexpected argument '%s'", argv[optind]);
     const char *bad_node = node_option ? scr_job_env_name_problem(node_option) : NULL;
-    if (bad_node != NULL) return cli_usage_error("--node '%s' cannot name a directory: %s", node_option, bad_node);
+    if (bad_node != NULL) return scr_cli_usage_error("--node '%s' cannot name a directory: %s", node_option, bad_node);
 
     char *cntl = NULL, *prefix = NULL;
     int status = 1;

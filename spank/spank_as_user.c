@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int spank_scr_user_lookup(uid_t uid, gid_t gid, struct spank_scr_user *out, char *why, size_t why_len)
+int scr_spank_user_lookup(uid_t uid, gid_t gid, struct spank_scr_user *out, char *why, size_t why_len)
 {
     struct passwd pw, *res = NULL;
     char buf[4096];
@@ -118,7 +118,7 @@ static int read_report(int fd, time_t deadline, char *buf, size_t len, size_t *o
     return 0;
 }
 
-int spank_scr_as_user_within(const struct spank_scr_user *user, unsigned timeout, spank_scr_user_work work,
+int scr_spank_as_user_within(const struct spank_scr_user *user, unsigned timeout, spank_scr_user_work work,
                              void *arg, char *msg, size_t msg_len)
 {
     int fds[2];
@@ -163,8 +163,8 @@ int spank_scr_as_user_within(const struct spank_scr_user *user, unsigned timeout
     return buf[0] == '0' && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-int spank_scr_as_user(const struct spank_scr_user *user, spank_scr_user_work work, void *arg, char *msg,
+int scr_spank_as_user(const struct spank_scr_user *user, spank_scr_user_work work, void *arg, char *msg,
                       size_t msg_len)
 {
-    return spank_scr_as_user_within(user, 0, work, arg, msg, msg_len);
+    return scr_spank_as_user_within(user, 0, work, arg, msg, msg_len);
 }

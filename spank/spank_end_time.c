@@ -5,7 +5,7 @@
 #include <slurm/slurm_errno.h>
 #include <stdio.h>
 
-int spank_scr_load_job(uint32_t jobid, job_info_msg_t **out_msg, char *why, size_t why_len)
+int scr_spank_load_job(uint32_t jobid, job_info_msg_t **out_msg, char *why, size_t why_len)
 {
     job_info_msg_t *msg = NULL;
     if (slurm_load_job(&msg, jobid, SHOW_ALL) != SLURM_SUCCESS) {
@@ -22,10 +22,10 @@ int spank_scr_load_job(uint32_t jobid, job_info_msg_t **out_msg, char *why, size
     return 0;
 }
 
-int spank_scr_end_time(uint32_t jobid, long long *out_end, char *why, size_t why_len)
+int scr_spank_end_time(uint32_t jobid, long long *out_end, char *why, size_t why_len)
 {
     job_info_msg_t *msg = NULL;
-    if (spank_scr_load_job(jobid, &msg, why, why_len) != 0) return -1;
+    if (scr_spank_load_job(jobid, &msg, why, why_len) != 0) return -1;
     int rc = 0;
     if (msg->job_array[0].time_limit != INFINITE && msg->job_array[0].end_time != 0) {
         *out_end = (long long)msg->job_array[0].end_time;

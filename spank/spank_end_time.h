@@ -13,10 +13,10 @@
 /* The job's record from slurmctld in *out_msg (free it with
  * slurm_free_job_info_msg), holding at least one entry; -1 with why set
  * when slurmctld cannot tell or does not know the job. */
-int spank_scr_load_job(uint32_t jobid, job_info_msg_t **out_msg, char *why, size_t why_len);
+int scr_spank_load_job(uint32_t jobid, job_info_msg_t **out_msg, char *why, size_t why_len);
 
 /* 1 with *out_end (seconds since the epoch) when the job has a time limit,
  * 0 when it has none, -1 with why set when slurmctld could not tell. */
-int spank_scr_end_time(uint32_t jobid, long long *out_end, char *why, size_t why_len);
+int scr_spank_end_time(uint32_t jobid, long long *out_end, char *why, size_t why_len);
 
 #endif

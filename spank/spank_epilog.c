@@ -210,14 +210,14 @@ static int find_down(const struct spank_scr_job *job, struct scr_down_nodes *lis
     return 0;
 }
 
-int spank_scr_epilog(spank_t sp, const struct spank_scr_site *site)
+int scr_spank_epilog(spank_t sp, const struct spank_scr_site *site)
 {
-    if (!spank_scr_options_job_enabled()) return 0;
+    if (!scr_spank_options_job_enabled()) return 0;
     struct spank_scr_job job;
     char why[2048];
-    if (spank_scr_job_load(sp, site, &job, why, sizeof(why)) != 0) {
+    if (scr_spank_job_load(sp, site, &job, why, sizeof(why)) != 0) {
         slurm_error("scr: epilog: %s", why);
-        spank_scr_job_free(&job);
+        scr_spank_job_free(&job);
         return 0;
     }
     struct scr_down_nodes list;
@@ -227,7 +227,7 @@ int spank_scr_epilog(spank_t sp, const struct spank_scr_site *site)
         slurm_error("scr: epilog of job %s for %s: node %s: out of memory for the node list", job.id_text,
                     job.user.name, job.node);
     } else {
-        int ok = spank_scr_as_user_within(&job.user, site->epilog_timeout, end_node, &e, why, sizeof(why)) == 0;
+        int ok = scr_spank_as_user_within(&job.user, site->epilog_timeout, end_node, &e, why, sizeof(why)) == 0;
         /* the child starts its message with the node; a failure to fork or a kill does not */
         int named = strncmp(why, "node ", 5) == 0;
         if (ok)
@@ -239,6 +239,6 @@ int spank_scr_epilog(spank_t sp, const struct spank_scr_site *site)
     free(e.up);
     free(e.down);
     scr_down_nodes_free(&list);
-    spank_scr_job_free(&job);
+    scr_spank_job_free(&job);
     return 0;
 }

@@ -34,6 +34,6 @@
 
 #include "spank_site.h"
 
-int spank_scr_epilog(spank_t sp, const struct spank_scr_site *site);
+int scr_spank_epilog(spank_t sp, const struct spank_scr_site *site);
 
 #endif

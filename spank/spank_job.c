@@ -14,7 +14,7 @@
  * that directory; NULL when neither is known. *out_origin says which. */
 static char *job_prefix(const char **out_origin)
 {
-    const char *given = spank_scr_options_job_value("SCR_PREFIX");
+    const char *given = scr_spank_options_job_value("SCR_PREFIX");
     const char *workdir = getenv("SLURM_JOB_WORK_DIR");
     char *out = NULL;
     *out_origin = given != NULL ? "from --scr-prefix" : "the job's working directory";
@@ -23,7 +23,7 @@ static char *job_prefix(const char **out_origin)
     return out;
 }
 
-int spank_scr_job_load(spank_t sp, const struct spank_scr_site *site, struct spank_scr_job *out, char *why,
+int scr_spank_job_load(spank_t sp, const struct spank_scr_site *site, struct spank_scr_job *out, char *why,
                        size_t why_len)
 {
     memset(out, 0, sizeof(*out));
@@ -35,7 +35,7 @@ int spank_scr_job_load(spank_t sp, const struct spank_scr_site *site, struct spa
         return -1;
     }
     snprintf(out->id_text, sizeof(out->id_text), "%lu", (unsigned long)out->id);
-    if (spank_scr_user_lookup(uid, gid, &out->user, why, why_len) != 0) return -1;
+    if (scr_spank_user_lookup(uid, gid, &out->user, why, why_len) != 0) return -1;
     /* both become directory levels below the bases */
     const char *bad = scr_job_env_name_problem(out->user.name);
     if (bad != NULL) {
@@ -54,10 +54,10 @@ int spank_scr_job_load(spank_t sp, const struct spank_scr_site *site, struct spa
     }
     snprintf(out->node, sizeof(out->node), "%s", node);
     out->cntl_base = site->cntl_base;
-    out->cache_base = spank_scr_options_job_value("SCR_CACHE_BASE");
+    out->cache_base = scr_spank_options_job_value("SCR_CACHE_BASE");
     if (out->cache_base == NULL) {
         out->cache_base = site->cache_base;
-    } else if (!spank_scr_site_allows_store(site, out->cache_base)) {
+    } else if (!scr_spank_site_allows_store(site, out->cache_base)) {
         snprintf(why, why_len, "cache base %s is not one of the site's stores (%s)", out->cache_base, site->stores);
         return -1;
     }
@@ -69,7 +69,7 @@ int spank_scr_job_load(spank_t sp, const struct spank_scr_site *site, struct spa
     return 0;
 }
 
-void spank_scr_job_free(struct spank_scr_job *job)
+void scr_spank_job_free(struct spank_scr_job *job)
 {
     free(job->prefix);
     job->prefix = NULL;

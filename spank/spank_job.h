@@ -29,9 +29,9 @@ struct spank_scr_job {
 };
 
 /* Fill *out for the job of sp; -1 with why set when Slurm does not tell
- * or the job's choices are not allowed. Free with spank_scr_job_free. */
-int spank_scr_job_load(spank_t sp, const struct spank_scr_site *site, struct spank_scr_job *out, char *why,
+ * or the job's choices are not allowed. Free with scr_spank_job_free. */
+int scr_spank_job_load(spank_t sp, const struct spank_scr_site *site, struct spank_scr_job *out, char *why,
                        size_t why_len);
-void spank_scr_job_free(struct spank_scr_job *job);
+void scr_spank_job_free(struct spank_scr_job *job);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "config_params.h"
 #include "scavenge_job.h"
+#include "scr_err.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -40,12 +41,12 @@ static int enabled;
 static char *values[NOPTIONS];
 static const struct spank_scr_site *site;
 
-void spank_scr_options_set_site(const struct spank_scr_site *s)
+void scr_spank_options_set_site(const struct spank_scr_site *s)
 {
     site = s;
 }
 
-int spank_scr_options_enabled(void)
+int scr_spank_options_enabled(void)
 {
     return enabled;
 }
@@ -78,12 +79,12 @@ static int option_cb(int val, const char *optarg, int remote)
     }
     const struct scr_config_param *p = scr_config_param_find(o->param);
     char why[200];
-    if (p != NULL && scr_config_param_check(p, v, why, sizeof(why)) != 0) {
+    if (p != NULL && scr_config_param_check(p, v, why, sizeof(why)) != SCR_SUCCESS) {
         slurm_error("invalid --%s=%s: expected %s", o->name, text, why);
         free(v);
         return -1;
     }
-    if (strcmp(o->param, "SCR_CACHE_BASE") == 0 && site != NULL && !spank_scr_site_allows_store(site, v)) {
+    if (strcmp(o->param, "SCR_CACHE_BASE") == 0 && site != NULL && !scr_spank_site_allows_store(site, v)) {
         slurm_error("invalid --%s=%s: expected %s%s", o->name, text,
                     site->stores[0] ? "one of the site's stores: " : "an absolute path", site->stores);
         free(v);
@@ -94,7 +95,7 @@ static int option_cb(int val, const char *optarg, int remote)
     return 0;
 }
 
-int spank_scr_options_register(spank_t sp)
+int scr_spank_options_register(spank_t sp)
 {
     for (size_t i = 0; i < NOPTIONS; i++) {
         struct spank_option opt = {
@@ -134,7 +135,7 @@ static int put(spank_t sp, const char *name, const char *value)
     return 0;
 }
 
-int spank_scr_options_export(spank_t sp)
+int scr_spank_options_export(spank_t sp)
 {
     if (!enabled) return 0;
     int rc = 0;
@@ -151,7 +152,7 @@ int spank_scr_options_export(spank_t sp)
     return rc;
 }
 
-const char *spank_scr_options_param(const char *param)
+const char *scr_spank_options_param(const char *param)
 {
     for (size_t i = 0; i < NOPTIONS; i++)
         if (options[i].param != NULL && strcmp(options[i].param, param) == 0 && values[i] != NULL) return values[i];
@@ -159,7 +160,7 @@ const char *spank_scr_options_param(const char *param)
     return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
-const char *spank_scr_options_job_value(const char *param)
+const char *scr_spank_options_job_value(const char *param)
 {
     char name[128];
     snprintf(name, sizeof(name), "SPANK_%s", param);
@@ -167,7 +168,7 @@ const char *spank_scr_options_job_value(const char *param)
     return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
-int spank_scr_options_job_enabled(void)
+int scr_spank_options_job_enabled(void)
 {
     const char *v = getenv("SPANK_SCR");
     return v != NULL && strcmp(v, "1") == 0;

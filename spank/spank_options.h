@@ -25,28 +25,28 @@
 #include "spank_site.h"
 
 /* Register every option with Slurm (from slurm_spank_init). */
-int spank_scr_options_register(spank_t sp);
+int scr_spank_options_register(spank_t sp);
 
 /* Remember the site's defaults (the stores --scr-cache-base may name). */
-void spank_scr_options_set_site(const struct spank_scr_site *site);
+void scr_spank_options_set_site(const struct spank_scr_site *site);
 
 /* 1 when --scr or any --scr-* option was given. */
-int spank_scr_options_enabled(void);
+int scr_spank_options_enabled(void);
 
 /* Hand the values on: job-control environment in local and allocator
  * context, task environment (spank_setenv) in remote context. 0 or -1. */
-int spank_scr_options_export(spank_t sp);
+int scr_spank_options_export(spank_t sp);
 
 /* The value of SCR parameter param (e.g. "SCR_RUNS") for this srun: its
  * --scr-* option's, else the environment's; NULL when neither is set. */
-const char *spank_scr_options_param(const char *param);
+const char *scr_spank_options_param(const char *param);
 
 /* The value given for SCR parameter param (e.g. "SCR_PREFIX"), read back
  * from the job-control environment in prolog and epilog (SPANK_<param>);
  * NULL when not given. */
-const char *spank_scr_options_job_value(const char *param);
+const char *scr_spank_options_job_value(const char *param);
 
 /* 1 when the job was submitted with SCR on (prolog and epilog). */
-int spank_scr_options_job_enabled(void);
+int scr_spank_options_job_enabled(void);
 
 #endif

@@ -94,21 +94,21 @@ static int set_up_node(void *arg, char *msg, size_t msg_len)
     return rc == SCR_SUCCESS && rec.healthy ? 0 : -1;
 }
 
-int spank_scr_prolog(spank_t sp, const struct spank_scr_site *site)
+int scr_spank_prolog(spank_t sp, const struct spank_scr_site *site)
 {
-    if (!spank_scr_options_job_enabled()) return 0;
+    if (!scr_spank_options_job_enabled()) return 0;
     struct spank_scr_job job;
     char why[2048];
-    if (spank_scr_job_load(sp, site, &job, why, sizeof(why)) != 0) {
+    if (scr_spank_job_load(sp, site, &job, why, sizeof(why)) != 0) {
         slurm_error("scr: prolog: %s", why);
-        spank_scr_job_free(&job);
+        scr_spank_job_free(&job);
         return -1;
     }
     struct node_setup s = { .job = &job, .min_free = site->min_free };
-    if (spank_scr_as_user(&job.user, set_up_node, &s, why, sizeof(why)) == 0)
+    if (scr_spank_as_user(&job.user, set_up_node, &s, why, sizeof(why)) == 0)
         slurm_info("scr: prolog of job %s for %s: %s", job.id_text, job.user.name, why);
     else
         slurm_error("scr: prolog of job %s for %s: %s", job.id_text, job.user.name, why);
-    spank_scr_job_free(&job);
+    scr_spank_job_free(&job);
     return 0;
 }

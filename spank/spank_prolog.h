@@ -25,6 +25,6 @@
 
 /* 0 when the prolog did its work or had none to do, -1 when it could not
  * run at all (logged). */
-int spank_scr_prolog(spank_t sp, const struct spank_scr_site *site);
+int scr_spank_prolog(spank_t sp, const struct spank_scr_site *site);
 
 #endif

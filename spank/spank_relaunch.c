@@ -36,7 +36,7 @@ static uint32_t step_id = NO_VAL;
 static uint32_t step_nodes;   /* the step's node count, 0 unknown */
 static const char *site_cntl_base;  /* the site's base of control directories */
 
-void spank_scr_relaunch_init(const char *cntl_base)
+void scr_spank_relaunch_init(const char *cntl_base)
 {
     site_cntl_base = cntl_base;
     const char *id = getenv("SLURM_JOB_ID");
@@ -46,7 +46,7 @@ void spank_scr_relaunch_init(const char *cntl_base)
 /* A count parameter: the --scr option's value, else the environment's, else dflt. */
 static long param_count(const char *param, long dflt)
 {
-    const char *v = spank_scr_options_param(param);
+    const char *v = scr_spank_options_param(param);
     if (v == NULL) return dflt;
     char *end = NULL;
     errno = 0;
@@ -54,7 +54,7 @@ static long param_count(const char *param, long dflt)
     return errno == 0 && end != v && *end == '\0' ? n : dflt;
 }
 
-void spank_scr_relaunch_note_step(spank_t sp)
+void scr_spank_relaunch_note_step(spank_t sp)
 {
     if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) job_id = 0;
     if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS) step_id = NO_VAL;
@@ -70,7 +70,7 @@ void spank_scr_relaunch_note_step(spank_t sp)
 static int job_state(char **out_nodes, int *out_running, char *why, size_t why_len)
 {
     job_info_msg_t *msg = NULL;
-    if (spank_scr_load_job(job_id, &msg, why, why_len) != 0) return -1;
+    if (scr_spank_load_job(job_id, &msg, why, why_len) != 0) return -1;
     const slurm_job_info_t *job = &msg->job_array[0];
     *out_running = (job->job_state & JOB_STATE_BASE) == JOB_RUNNING && !(job->job_state & JOB_COMPLETING);
     *out_nodes = strdup(job->nodes != NULL ? job->nodes : "");
@@ -116,7 +116,7 @@ static char *recorded_prefix(void)
 {
     char node[256], user[256], jobid[32], *dir = NULL, *prefix = NULL;
     int defaulted = 0;
-    const char *base = spank_scr_options_param("SCR_CNTL_BASE");
+    const char *base = scr_spank_options_param("SCR_CNTL_BASE");
     if (base == NULL) base = site_cntl_base;
     if (base == NULL || scr_job_env_node_name(node, sizeof(node)) != SCR_SUCCESS ||
         scr_job_env_user_name(user, sizeof(user)) != SCR_SUCCESS ||
@@ -139,7 +139,7 @@ static char *resolve_prefix(void)
     char *recorded = recorded_prefix();
     if (recorded != NULL) return recorded;
     if (getcwd(cwd, sizeof(cwd)) == NULL) return NULL;
-    const char *p = spank_scr_options_param("SCR_PREFIX");
+    const char *p = scr_spank_options_param("SCR_PREFIX");
     char *out = NULL;
     if (p == NULL) return strdup(cwd);
     if (p[0] == '/') return strdup(p);
@@ -265,7 +265,7 @@ static int start_next_run(int run_number, const char *avoid)
 {
     int overlap = 0, running = 0;
     char why[512], *nodes = NULL;
-    if (spank_scr_step_leave(job_id, step_id, &overlap) != 0) return SCR_FAILURE;
+    if (scr_spank_step_leave(job_id, step_id, &overlap) != 0) return SCR_FAILURE;
     settle();
     if (job_state(&nodes, &running, why, sizeof(why)) != 0) {
         slurm_error("scr: not running again: %s", why);
@@ -278,7 +278,7 @@ static int start_next_run(int run_number, const char *avoid)
     return rc;
 }
 
-int spank_scr_relaunch(void)
+int scr_spank_relaunch(void)
 {
     long max_runs = param_count("SCR_RUNS", 1);
     const char *number = getenv(RUN_NUMBER_VAR);

@@ -34,15 +34,15 @@
 /* srun's start (slurm_spank_init, local context): whether an allocation
  * exists already; cntl_base (the site's, kept) locates the prefix a run
  * recorded on this node. */
-void spank_scr_relaunch_init(const char *cntl_base);
+void scr_spank_relaunch_init(const char *cntl_base);
 
 /* The step has its allocation (slurm_spank_local_user_init): remember the
  * job id and the step's node count, and warn about runs that cannot be made. */
-void spank_scr_relaunch_note_step(spank_t sp);
+void scr_spank_relaunch_note_step(spank_t sp);
 
 /* srun's end (slurm_spank_exit, local context, SCR on): returns when the
  * step is not run again (0) and when the exec failed (-1, logged); on
  * success it does not return. */
-int spank_scr_relaunch(void);
+int scr_spank_relaunch(void);
 
 #endif

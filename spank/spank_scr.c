@@ -30,6 +30,8 @@
 #include "spank_relaunch.h"
 #include "spank_site.h"
 
+#include "scr_err.h"
+
 #include <slurm/slurm.h>
 #include <errno.h>
 #include <stdio.h>
@@ -44,11 +46,11 @@ static struct spank_scr_site site;
 static int load_site(int ac, char **av)
 {
     char why[512];
-    if (spank_scr_site_parse(ac, av, &site, why, sizeof(why)) != 0) {
+    if (scr_spank_site_parse(ac, av, &site, why, sizeof(why)) != SCR_SUCCESS) {
         slurm_error("scr: %s", why);
         return -1;
     }
-    spank_scr_options_set_site(&site);
+    scr_spank_options_set_site(&site);
     return 0;
 }
 
@@ -56,8 +58,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 {
     if (load_site(ac, av) != 0) return -1;
     spank_context_t ctx = spank_context();
-    if (ctx == S_CTX_LOCAL) spank_scr_relaunch_init(site.cntl_base);
-    if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR || ctx == S_CTX_REMOTE) return spank_scr_options_register(sp);
+    if (ctx == S_CTX_LOCAL) scr_spank_relaunch_init(site.cntl_base);
+    if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR || ctx == S_CTX_REMOTE) return scr_spank_options_register(sp);
     return 0;
 }
 
@@ -71,7 +73,7 @@ static int export_end_time(spank_t sp)
     }
     long long end = 0;
     char why[300];
-    int found = spank_scr_end_time(jobid, &end, why, sizeof(why));
+    int found = scr_spank_end_time(jobid, &end, why, sizeof(why));
     if (found < 0) {
         slurm_error("scr: SCR_END_TIME not set: %s", why);
         return -1;
@@ -97,8 +99,8 @@ static int export_end_time(spank_t sp)
 
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
-    if (!spank_scr_options_enabled()) return 0;
-    int rc = spank_scr_options_export(sp);
+    if (!scr_spank_options_enabled()) return 0;
+    int rc = scr_spank_options_export(sp);
     uint32_t step;
     /* without an end time the tasks still run; they only cannot halt in time */
     if (spank_context() == S_CTX_REMOTE && spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS &&
@@ -109,27 +111,27 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 {
-    if (!spank_scr_options_enabled()) return 0;
+    if (!scr_spank_options_enabled()) return 0;
     export_end_time(sp);
-    spank_scr_relaunch_note_step(sp);
+    scr_spank_relaunch_note_step(sp);
     return 0;
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-    if (spank_context() != S_CTX_LOCAL || !spank_scr_options_enabled()) return 0;
-    return spank_scr_relaunch();
+    if (spank_context() != S_CTX_LOCAL || !scr_spank_options_enabled()) return 0;
+    return scr_spank_relaunch();
 }
 
 int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
 {
     /* slurm_spank_init does not run in the prolog's process */
     if (load_site(ac, av) != 0) return -1;
-    return spank_scr_prolog(sp, &site);
+    return scr_spank_prolog(sp, &site);
 }
 
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 {
     if (load_site(ac, av) != 0) return 0; /* logged; a failing epilog would drain the node */
-    return spank_scr_epilog(sp, &site);
+    return scr_spank_epilog(sp, &site);
 }

@@ -3,6 +3,7 @@
 
 #include "config_params.h"
 #include "scr_err.h"
+#include "util_parse.h"
 #include "util_path.h"
 
 #include <errno.h>
@@ -20,17 +21,17 @@ static int set_path(char *dst, size_t len, const char *key, const char *value, c
 {
     if (value[0] != '/') {
         snprintf(why, why_len, "plugin argument %s=%s: expected an absolute path", key, value);
-        return -1;
+        return SCR_ERR_ARG;
     }
     if (strlen(value) >= len) {
         snprintf(why, why_len, "plugin argument %s=%s: path too long", key, value);
-        return -1;
+        return SCR_ERR_ARG;
     }
     snprintf(dst, len, "%s", value);
-    return 0;
+    return SCR_SUCCESS;
 }
 
-int spank_scr_site_parse(int ac, char **av, struct spank_scr_site *out, char *why, size_t why_len)
+int scr_spank_site_parse(int ac, char **av, struct spank_scr_site *out, char *why, size_t why_len)
 {
     memset(out, 0, sizeof(*out));
     snprintf(out->cntl_base, sizeof(out->cntl_base), "%s", builtin_default("SCR_CNTL_BASE"));
@@ -40,26 +41,27 @@ int spank_scr_site_parse(int ac, char **av, struct spank_scr_site *out, char *wh
         const char *eq = strchr(av[i], '=');
         if (eq == NULL) {
             snprintf(why, why_len, "plugin argument '%s': expected KEY=VALUE", av[i]);
-            return -1;
+            return SCR_ERR_ARG;
         }
         size_t klen = (size_t)(eq - av[i]);
         const char *value = eq + 1;
         if (klen == 9 && strncmp(av[i], "cntl_base", klen) == 0) {
-            if (set_path(out->cntl_base, sizeof(out->cntl_base), "cntl_base", value, why, why_len) != 0) return -1;
+            if (set_path(out->cntl_base, sizeof(out->cntl_base), "cntl_base", value, why, why_len) != SCR_SUCCESS)
+                return SCR_ERR_ARG;
         } else if (klen == 10 && strncmp(av[i], "cache_base", klen) == 0) {
-            if (set_path(out->cache_base, sizeof(out->cache_base), "cache_base", value, why, why_len) != 0)
-                return -1;
+            if (set_path(out->cache_base, sizeof(out->cache_base), "cache_base", value, why, why_len) != SCR_SUCCESS)
+                return SCR_ERR_ARG;
             out->cache_base_given = 1;
         } else if (klen == 6 && strncmp(av[i], "stores", klen) == 0) {
             if (strlen(value) >= sizeof(out->stores)) {
                 snprintf(why, why_len, "plugin argument stores=: list too long");
-                return -1;
+                return SCR_ERR_ARG;
             }
             snprintf(out->stores, sizeof(out->stores), "%s", value);
         } else if (klen == 8 && strncmp(av[i], "min_free", klen) == 0) {
-            if (scr_config_parse_bytes(value, &out->min_free) != 0) {
+            if (scr_parse_bytes(value, &out->min_free) != SCR_SUCCESS) {
                 snprintf(why, why_len, "plugin argument min_free=%s: expected a size such as 512MB", value);
-                return -1;
+                return SCR_ERR_ARG;
             }
         } else if (klen == 14 && strncmp(av[i], "epilog_timeout", klen) == 0) {
             char *end = NULL;
@@ -68,16 +70,16 @@ int spank_scr_site_parse(int ac, char **av, struct spank_scr_site *out, char *wh
             if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v > 86400) {
                 snprintf(why, why_len, "plugin argument epilog_timeout=%s: expected seconds from 0 to 86400",
                          value);
-                return -1;
+                return SCR_ERR_ARG;
             }
             out->epilog_timeout = (unsigned)v;
         } else {
             snprintf(why, why_len, "unknown plugin argument '%s' (known: cntl_base, cache_base, stores, "
                      "min_free, epilog_timeout)", av[i]);
-            return -1;
+            return SCR_ERR_ARG;
         }
     }
-    return 0;
+    return SCR_SUCCESS;
 }
 
 /* a and b name the same directory, spelled however (lexically). */
@@ -91,7 +93,7 @@ static int same_dir(const char *a, const char *b)
     return same;
 }
 
-int spank_scr_site_allows_store(const struct spank_scr_site *site, const char *dir)
+int scr_spank_site_allows_store(const struct spank_scr_site *site, const char *dir)
 {
     if (site->stores[0] == '\0') return dir[0] == '/';
     char list[sizeof(site->stores)];

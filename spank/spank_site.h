@@ -35,10 +35,11 @@ struct spank_scr_site {
 
 #define SPANK_SCR_EPILOG_TIMEOUT_DEFAULT 300
 
-/* Parse the plugin arguments av[0..ac) into *out; on error -1 with why set. */
-int spank_scr_site_parse(int ac, char **av, struct spank_scr_site *out, char *why, size_t why_len);
+/* Parse the plugin arguments av[0..ac) into *out; SCR_ERR_ARG with why set
+ * when one is unknown or malformed. */
+int scr_spank_site_parse(int ac, char **av, struct spank_scr_site *out, char *why, size_t why_len);
 
 /* 1 when dir may be used as a cache base under the site's stores= list. */
-int spank_scr_site_allows_store(const struct spank_scr_site *site, const char *dir);
+int scr_spank_site_allows_store(const struct spank_scr_site *site, const char *dir);
 
 #endif

@@ -112,7 +112,7 @@ static int remember_stuck(uint32_t job_id, uint32_t step_id, int stuck, int *out
     return 0;
 }
 
-int spank_scr_step_leave(uint32_t job_id, uint32_t step_id, int *out_overlap)
+int scr_spank_step_leave(uint32_t job_id, uint32_t step_id, int *out_overlap)
 {
     char nodes[1024] = "?";
     int stuck = 0;

@@ -3,7 +3,7 @@
  * A relaunched run asks slurmctld for a new step on the job's nodes. While
  * the step of the run that just ended is still listed, slurmctld counts its
  * CPUs as taken and the new srun waits, possibly forever ("Requested nodes
- * are busy"). spank_scr_step_leave() waits for the step to leave, within
+ * are busy"). scr_spank_step_leave() waits for the step to leave, within
  * bounds: first a few seconds for it to go by itself, then it cancels the
  * step (slurm_kill_job_step, SIGKILL) and waits KillWait plus
  * MessageTimeout more. A step still listed after that is one slurmctld
@@ -24,6 +24,6 @@
  * lingers. *out_overlap is 1 when this step or one remembered from an
  * earlier run is still listed and the next run must share its CPUs.
  * Returns 0; -1 (logged) only when the environment cannot be updated. */
-int spank_scr_step_leave(uint32_t job_id, uint32_t step_id, int *out_overlap);
+int scr_spank_step_leave(uint32_t job_id, uint32_t step_id, int *out_overlap);
 
 #endif

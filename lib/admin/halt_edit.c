@@ -207,12 +207,12 @@ int scr_halt_edit_fprint(FILE *out, const scr_kvtree *halt, int64_t now)
         err |= fprintf(out, "ExitReason       %s\n", reason) < 0, printed = 1;
     if (!printed) err |= fprintf(out, "no halt conditions\n") < 0;
 
-    enum scr_halt_cause cause = SCR_HALT_NONE;
+    enum scr_halt_file_cause cause = SCR_HALT_NONE;
     int rc = scr_halt_file_should_halt(halt, now, &cause);
     if (rc != SCR_SUCCESS) return rc;
     if (cause != SCR_HALT_NONE)
         err |= fprintf(out, "A running job halts at its next check: %s.\n",
-                       scr_halt_cause_text(cause)) < 0;
+                       scr_halt_file_cause_text(cause)) < 0;
     if (err) {
         scr_err("writing the halt conditions failed");
         return SCR_ERR_IO;

@@ -219,7 +219,8 @@ static const char *cell(const scr_index_row *row, int c, char buf[CELL_MAX])
     return "";
 }
 
-/* One line of the table (the header when row is NULL); -1 if writing fails. */
+/* One line of the table (the header when row is NULL); SCR_ERR_IO if
+ * writing fails (the caller says so, with errno). */
 static int print_line(FILE *out, const scr_index_row *row, const int width[COLUMNS])
 {
     char buf[CELL_MAX];
@@ -228,9 +229,9 @@ static int print_line(FILE *out, const scr_index_row *row, const int width[COLUM
         const char *gap = c == COL_MARK ? "" : c == COL_ID ? " " : "  ";
         /* the last column is not padded: a long list of ranks widens no line */
         int w = columns[c].right ? width[c] : c == COLUMNS - 1 ? 0 : -width[c];
-        if (fprintf(out, "%s%*s", gap, w, cell(row, c, buf)) < 0) return -1;
+        if (fprintf(out, "%s%*s", gap, w, cell(row, c, buf)) < 0) return SCR_ERR_IO;
     }
-    return fputc('\n', out) == EOF ? -1 : 0;
+    return fputc('\n', out) == EOF ? SCR_ERR_IO : SCR_SUCCESS;
 }
 
 int scr_index_list_fprint_table(FILE *out, const scr_index_list *list)
@@ -248,7 +249,7 @@ int scr_index_list_fprint_table(FILE *out, const scr_index_list *list)
         }
     }
     for (int i = -1; i < list->count; i++) {
-        if (print_line(out, i < 0 ? NULL : &list->rows[i], width) != 0) {
+        if (print_line(out, i < 0 ? NULL : &list->rows[i], width) != SCR_SUCCESS) {
             scr_err("writing the list of datasets failed: %s", strerror(errno));
             return SCR_ERR_IO;
         }
@@ -259,16 +260,17 @@ int scr_index_list_fprint_table(FILE *out, const scr_index_list *list)
 /* --- JSON --------------------------------------------------------------------------- */
 
 /* Add member key to obj; value NULL stands for JSON null when may_be_null,
- * for a failed allocation otherwise. -1 on failure (value released). */
+ * for a failed allocation otherwise. SCR_ERR_NOMEM on failure (value
+ * released). */
 static int put(struct json_object *obj, const char *key, struct json_object *value,
                int may_be_null)
 {
-    if (value == NULL && !may_be_null) return -1;
+    if (value == NULL && !may_be_null) return SCR_ERR_NOMEM;
     if (json_object_object_add(obj, key, value) != 0) {
         json_object_put(value);
-        return -1;
+        return SCR_ERR_NOMEM;
     }
-    return 0;
+    return SCR_SUCCESS;
 }
 
 /* array with item appended; on failure both are released and NULL returned. */
@@ -341,7 +343,7 @@ struct json_object *scr_index_list_to_json(const scr_index_list *list, const cha
             bad = 1;
         }
     }
-    if (!bad && put(obj, "datasets", rows, 0) != 0) {
+    if (!bad && put(obj, "datasets", rows, 0) != SCR_SUCCESS) {
         rows = NULL; /* put released it */
         bad = 1;
     }

@@ -57,7 +57,7 @@ static int decide(struct scr_run *run, int *out_halt, const char **out_why)
     return rc;
 }
 
-int scr_halt_check(struct scr_run *run, int *out_halt)
+int scr_run_halt_check(struct scr_run *run, int *out_halt)
 {
     const char *why;
     int rc = decide(run, out_halt, &why);
@@ -65,7 +65,7 @@ int scr_halt_check(struct scr_run *run, int *out_halt)
     return rc;
 }
 
-int scr_halt_check_at_start(struct scr_run *run, int *out_halt)
+int scr_run_halt_check_at_start(struct scr_run *run, int *out_halt)
 {
     const char *why;
     int rc = decide(run, out_halt, &why);
@@ -77,14 +77,14 @@ int scr_halt_check_at_start(struct scr_run *run, int *out_halt)
     return rc;
 }
 
-int scr_halt_count_checkpoint(struct scr_run *run)
+int scr_run_halt_count_checkpoint(struct scr_run *run)
 {
     if (run->rank != 0) return SCR_SUCCESS;
     int left = -1;
     return scr_halt_file_decrement_checkpoints_left(run->halt_path, &left);
 }
 
-int scr_halt_mark_finalized(struct scr_run *run)
+int scr_run_halt_mark_finalized(struct scr_run *run)
 {
     if (run->rank != 0) return SCR_SUCCESS;
     scr_kvtree *halt = scr_kvtree_new();
@@ -100,7 +100,7 @@ int scr_halt_mark_finalized(struct scr_run *run)
     return rc;
 }
 
-int scr_halt_clear_finalized(struct scr_run *run)
+int scr_run_halt_clear_finalized(struct scr_run *run)
 {
     if (run->rank != 0 || access(run->halt_path, F_OK) != 0) return SCR_SUCCESS;
     scr_kvtree *halt = scr_kvtree_new();
@@ -116,7 +116,7 @@ int scr_halt_clear_finalized(struct scr_run *run)
     return rc;
 }
 
-int scr_policy_need_checkpoint(struct scr_run *run, int *out_need)
+int scr_run_halt_need_checkpoint(struct scr_run *run, int *out_need)
 {
     run->need_calls++;
     int need = 0;
@@ -136,7 +136,7 @@ int scr_policy_need_checkpoint(struct scr_run *run, int *out_need)
     if (rc != SCR_SUCCESS) return rc;
     if (!need) {
         int halt = 0;
-        rc = scr_halt_check(run, &halt);
+        rc = scr_run_halt_check(run, &halt);
         need = halt;
     }
     if (rc == SCR_SUCCESS) *out_need = need;

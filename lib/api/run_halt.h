@@ -12,24 +12,24 @@
 /* --- run_halt.c: when to stop and when to checkpoint -------------------------------- */
 
 /* *out_halt = 1 on every rank when a halt condition holds. */
-int scr_halt_check(struct scr_run *run, int *out_halt);
+int scr_run_halt_check(struct scr_run *run, int *out_halt);
 
-/* scr_halt_check at SCR_Init: a condition that holds already is said once
+/* scr_run_halt_check at SCR_Init: a condition that holds already is said once
  * (rank 0, a warning naming it), since the run should not go on. */
-int scr_halt_check_at_start(struct scr_run *run, int *out_halt);
+int scr_run_halt_check_at_start(struct scr_run *run, int *out_halt);
 
 /* After a completed checkpoint: count down CheckpointsLeft. */
-int scr_halt_count_checkpoint(struct scr_run *run);
+int scr_run_halt_count_checkpoint(struct scr_run *run);
 
 /* Rank 0: a new run is not finished, so an ExitReason of SCR_FINALIZE_CALLED
  * left by the last one goes (a relaunch reads it to tell a finished job
  * from one that died). Other reasons stay. */
-int scr_halt_clear_finalized(struct scr_run *run);
+int scr_run_halt_clear_finalized(struct scr_run *run);
 
 /* SCR_Finalize's mark: ExitReason SCR_FINALIZE_CALLED. */
-int scr_halt_mark_finalized(struct scr_run *run);
+int scr_run_halt_mark_finalized(struct scr_run *run);
 
 /* *out_need = 1 on every rank when the policy asks for a checkpoint. */
-int scr_policy_need_checkpoint(struct scr_run *run, int *out_need);
+int scr_run_halt_need_checkpoint(struct scr_run *run, int *out_need);
 
 #endif

@@ -187,8 +187,11 @@ static int read_parameters(struct scr_run *r)
     const scr_config *c = r->cfg;
     long long debug = 0;
     uint64_t bufsize = 0;
+    const char *current = NULL;
+    uint64_t piece = 0;
     int rc = scr_config_get_int(c, "SCR_DEBUG", &debug);
-    if (rc == SCR_SUCCESS) scr_log_set_level(debug > INT_MAX ? INT_MAX : (int)debug);
+    if (rc != SCR_SUCCESS) goto out;
+    scr_log_set_level(debug > INT_MAX ? INT_MAX : (int)debug);
     struct { const char *name; int *out; int is_bool; } ints[] = {
         {"SCR_CACHE_SIZE", &r->cache_size, 0},   {"SCR_FLUSH", &r->flush_every, 0},
         {"SCR_FLUSH_WIDTH", &r->flush_width, 0}, {"SCR_FETCH_WIDTH", &r->fetch_width, 0},
@@ -201,33 +204,37 @@ static int read_parameters(struct scr_run *r)
         {"SCR_WATCHDOG_TIMEOUT_PFS", &r->watchdog_pfs, 0},
         {"SCR_CRC_ON_DELETE", &r->crc_on_delete, 1}, {"SCR_PREFIX_SIZE", &r->prefix_size, 0},
     };
-    for (size_t i = 0; rc == SCR_SUCCESS && i < sizeof(ints) / sizeof(ints[0]); i++)
+    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
         rc = ints[i].is_bool ? scr_config_get_bool(c, ints[i].name, ints[i].out)
                              : get_int(c, ints[i].name, ints[i].out);
-    if (rc == SCR_SUCCESS) rc = scr_config_get_double(c, "SCR_CHECKPOINT_OVERHEAD", &r->ckpt_overhead);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_config_get_double(c, "SCR_CHECKPOINT_OVERHEAD", &r->ckpt_overhead);
+    if (rc != SCR_SUCCESS) goto out;
     /* not a parameter: tests/bench/run-bench-scr.sh measures what the CRCs
      * of files in cache cost against a run that records none */
     const char *no_crc = getenv("SCRBENCH_NO_CACHE_CRC");
     r->crc_in_cache = no_crc == NULL || strcmp(no_crc, "1") != 0;
     /* SCR_CURRENT names the checkpoint to restart from, as SCR_Current does */
-    const char *current = NULL;
-    if (rc == SCR_SUCCESS && scr_config_get(c, "SCR_CURRENT", &current) == SCR_SUCCESS && current != NULL &&
-        current[0] != '\0') {
+    if (scr_config_get(c, "SCR_CURRENT", &current) == SCR_SUCCESS && current != NULL && current[0] != '\0') {
         r->current_name = strdup(current);
-        if (r->current_name == NULL) rc = SCR_ERR_NOMEM;
+        if (r->current_name == NULL) {
+            rc = SCR_ERR_NOMEM;
+            goto out;
+        }
     }
-    if (rc == SCR_SUCCESS) rc = scr_config_get_bytes(c, "SCR_FILE_BUF_SIZE", &bufsize);
-    uint64_t piece = 0;
-    if (rc == SCR_SUCCESS) rc = scr_config_get_bytes(c, "SCR_MPI_BUF_SIZE", &piece);
-    if (rc == SCR_SUCCESS) {
-        if (bufsize < 4096) bufsize = 4096;
-        if (bufsize > ((uint64_t)1 << 30)) bufsize = (uint64_t)1 << 30;
-        r->file_buf_size = (size_t)bufsize;
-        /* pieces between ranks are small enough to stay in cache, at most a file buffer */
-        if (piece < 4096) piece = 4096;
-        r->mpi_buf_size = piece < bufsize ? (size_t)piece : (size_t)bufsize;
-        if (r->cache_size < 1) r->cache_size = 1;
-    }
+    rc = scr_config_get_bytes(c, "SCR_FILE_BUF_SIZE", &bufsize);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_config_get_bytes(c, "SCR_MPI_BUF_SIZE", &piece);
+    if (rc != SCR_SUCCESS) goto out;
+    if (bufsize < 4096) bufsize = 4096;
+    if (bufsize > ((uint64_t)1 << 30)) bufsize = (uint64_t)1 << 30;
+    r->file_buf_size = (size_t)bufsize;
+    /* pieces between ranks are small enough to stay in cache, at most a file buffer */
+    if (piece < 4096) piece = 4096;
+    r->mpi_buf_size = piece < bufsize ? (size_t)piece : (size_t)bufsize;
+    if (r->cache_size < 1) r->cache_size = 1;
+out:
     if (rc != SCR_SUCCESS) scr_err("cannot read SCR's parameters (%s)", scr_strstatus(rc));
     return rc;
 }
@@ -297,16 +304,22 @@ static int job_dir(const struct scr_run *r, const char *param, char **out_dir)
 {
     const char *base = NULL;
     int rc = scr_config_get(r->cfg, param, &base);
-    return rc == SCR_SUCCESS ? scr_run_job_dir(r, param, base, out_dir) : rc;
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_run_job_dir(r, param, base, out_dir);
 }
 
 static void write_nodes_file(const struct scr_run *r)
 {
     char *path = NULL;
     scr_kvtree *nodes = scr_kvtree_new();
-    int rc = nodes ? scr_path_join(r->cntl_dir, SCR_NODES_FILE_NAME, &path) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_nodes_file_set_nodes(nodes, r->nodes);
-    if (rc == SCR_SUCCESS) rc = scr_nodes_file_write(path, nodes);
+    int rc = SCR_ERR_NOMEM;
+    if (nodes == NULL) goto out;
+    rc = scr_path_join(r->cntl_dir, SCR_NODES_FILE_NAME, &path);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_nodes_file_set_nodes(nodes, r->nodes);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_nodes_file_write(path, nodes);
+out:
     if (rc != SCR_SUCCESS) scr_warn("could not record the run's node count in %s", path ? path : r->cntl_dir);
     free(path);
     scr_kvtree_delete(nodes);
@@ -321,17 +334,24 @@ static void write_job_file(const struct scr_run *r)
 {
     char *path = NULL;
     scr_kvtree *job = scr_kvtree_new();
-    int rc = job ? scr_path_join(r->cntl_dir, SCR_JOB_FILE_NAME, &path) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && scr_job_file_read(path, job) != SCR_SUCCESS) scr_kvtree_unset_all(job);
-    if (rc == SCR_SUCCESS) rc = scr_job_file_set_prefix(job, r->prefix);
-    if (rc == SCR_SUCCESS) rc = scr_job_file_add_cache_dir(job, r->cache_dir);
-    for (int i = 0; rc == SCR_SUCCESS && i < r->nreddescs; i++) {
+    int rc = SCR_ERR_NOMEM;
+    if (job == NULL) goto out;
+    rc = scr_path_join(r->cntl_dir, SCR_JOB_FILE_NAME, &path);
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_job_file_read(path, job) != SCR_SUCCESS) scr_kvtree_unset_all(job);
+    rc = scr_job_file_set_prefix(job, r->prefix);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_job_file_add_cache_dir(job, r->cache_dir);
+    if (rc != SCR_SUCCESS) goto out;
+    for (int i = 0; i < r->nreddescs; i++) {
         char *dir = NULL;
         rc = scr_cache_store_dir(r, r->reddescs[i].store, &dir);
         if (rc == SCR_SUCCESS) rc = scr_job_file_add_cache_dir(job, dir);
         free(dir);
+        if (rc != SCR_SUCCESS) goto out;
     }
-    if (rc == SCR_SUCCESS) rc = scr_job_file_write(path, job);
+    rc = scr_job_file_write(path, job);
+out:
     if (rc != SCR_SUCCESS)
         scr_warn("could not record the prefix and the cache in %s: a scavenge at the end of the job may not "
                  "find them", path ? path : r->cntl_dir);
@@ -378,13 +398,18 @@ static int set_paths(struct scr_run *r)
     char name[64];
     snprintf(name, sizeof(name), "filemap_%d.scrinfo", r->node_rank);
     int rc = job_dir(r, "SCR_CNTL_BASE", &r->cntl_dir);
-    if (rc == SCR_SUCCESS) rc = job_dir(r, "SCR_CACHE_BASE", &r->cache_dir);
-    if (rc == SCR_SUCCESS) rc = join_into(r->cntl_dir, name, &r->filemap_path);
-    if (rc == SCR_SUCCESS) rc = join_into(r->cntl_dir, "filemap.scrinfo", &r->master_filemap_path);
-    if (rc == SCR_SUCCESS) rc = join_into(r->cntl_dir, "flush.scr", &r->flush_path);
-    if (rc == SCR_SUCCESS) rc = join_into(r->prefix_scr, "halt.scr", &r->halt_path);
-    if (rc == SCR_SUCCESS) rc = join_into(r->prefix_scr, "index.scr", &r->index_path);
-    return rc;
+    if (rc != SCR_SUCCESS) return rc;
+    rc = job_dir(r, "SCR_CACHE_BASE", &r->cache_dir);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = join_into(r->cntl_dir, name, &r->filemap_path);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = join_into(r->cntl_dir, "filemap.scrinfo", &r->master_filemap_path);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = join_into(r->cntl_dir, "flush.scr", &r->flush_path);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = join_into(r->prefix_scr, "halt.scr", &r->halt_path);
+    if (rc != SCR_SUCCESS) return rc;
+    return join_into(r->prefix_scr, "index.scr", &r->index_path);
 }
 
 /* The value of param when a configuration file or SCR_Config sets it
@@ -399,15 +424,14 @@ static int name_from_files(const scr_config *cfg, const char *param, char *buf, 
         layer == SCR_CONFIG_LAYER_DEFAULT || scr_config_get(cfg, param, &v) != SCR_SUCCESS)
         return SCR_SUCCESS;
     int rc = scr_job_env_check_name(param, v);
-    if (rc == SCR_SUCCESS && strlen(v) >= len) {
+    if (rc != SCR_SUCCESS) return rc;
+    if (strlen(v) >= len) {
         scr_err("%s='%s' (from %s) is longer than %zu bytes", param, v, scr_config_origin(cfg, param), len - 1);
-        rc = SCR_ERR_ARG;
+        return SCR_ERR_ARG;
     }
-    if (rc == SCR_SUCCESS) {
-        snprintf(buf, len, "%s", v);
-        *out_set = 1;
-    }
-    return rc;
+    snprintf(buf, len, "%s", v);
+    *out_set = 1;
+    return SCR_SUCCESS;
 }
 
 /* Node, user and job id: the environment as job_env.h reads it, but a value
@@ -417,36 +441,61 @@ static int identify(struct scr_run *r, int *out_defaulted)
 {
     int set = 0;
     *out_defaulted = 0;
-    int rc = name_from_files(r->cfg, "SCR_NODE_NAME", r->node_name, sizeof(r->node_name), &set);
-    if (rc == SCR_SUCCESS && !set) rc = scr_job_env_node_name(r->node_name, sizeof(r->node_name));
-    if (rc == SCR_SUCCESS) rc = name_from_files(r->cfg, "SCR_USER_NAME", r->user, sizeof(r->user), &set);
-    if (rc == SCR_SUCCESS && !set) rc = scr_job_env_user_name(r->user, sizeof(r->user));
     const char *slurm = getenv("SLURM_JOB_ID");
+    int rc = name_from_files(r->cfg, "SCR_NODE_NAME", r->node_name, sizeof(r->node_name), &set);
+    if (rc != SCR_SUCCESS) return rc;
+    if (!set) {
+        rc = scr_job_env_node_name(r->node_name, sizeof(r->node_name));
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    rc = name_from_files(r->cfg, "SCR_USER_NAME", r->user, sizeof(r->user), &set);
+    if (rc != SCR_SUCCESS) return rc;
+    if (!set) {
+        rc = scr_job_env_user_name(r->user, sizeof(r->user));
+        if (rc != SCR_SUCCESS) return rc;
+    }
     set = 0;
-    if (rc == SCR_SUCCESS && (slurm == NULL || slurm[0] == '\0'))
+    if (slurm == NULL || slurm[0] == '\0') {
         rc = name_from_files(r->cfg, "SCR_JOB_ID", r->jobid, sizeof(r->jobid), &set);
-    if (rc == SCR_SUCCESS && !set) rc = scr_job_env_job_id(r->jobid, sizeof(r->jobid), out_defaulted);
-    return rc;
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    if (set) return SCR_SUCCESS;
+    return scr_job_env_job_id(r->jobid, sizeof(r->jobid), out_defaulted);
 }
 
-/* Everything of SCR_Init that each rank does on its own; collective outcome. */
+/* Everything of SCR_Init that each rank does on its own; the caller has
+ * all ranks agree on the outcome. */
 static int init_local(struct scr_run *r)
 {
     int defaulted = 0;
     int rc = identify(r, &defaulted);
     r->jobid_defaulted = defaulted;
-    if (rc == SCR_SUCCESS && defaulted && r->rank == 0)
+    if (rc != SCR_SUCCESS) return rc;
+    if (defaulted && r->rank == 0)
         scr_warn("no job id (neither SLURM_JOB_ID nor SCR_JOB_ID is set): using '%s' so that "
                  "later runs find this cache", r->jobid);
-    if (rc == SCR_SUCCESS) rc = read_parameters(r);
+    rc = read_parameters(r);
+    if (rc != SCR_SUCCESS) return rc;
     /* every rank checks the prefix; rank 0 says what is wrong with it */
     if (r->rank != 0) scr_log_set_quiet(1);
-    if (rc == SCR_SUCCESS) rc = resolve_prefix(r);
+    rc = resolve_prefix(r);
     scr_log_set_quiet(0);
+    if (rc != SCR_SUCCESS) return rc;
     r->map = scr_filemap_new();
     r->restart_files = scr_kvtree_new();
-    if (rc == SCR_SUCCESS && (r->map == NULL || r->restart_files == NULL)) rc = SCR_ERR_NOMEM;
-    return rc;
+    if (r->map == NULL || r->restart_files == NULL) return SCR_ERR_NOMEM;
+    return SCR_SUCCESS;
+}
+
+/* All ranks agree on the outcome of a step each did (rc, this rank's):
+ * SCR_SUCCESS when it succeeded everywhere, failed_code when it failed
+ * somewhere, or the MPI failure of the vote itself. Collective. */
+static int all_agree(const struct scr_run *r, int rc, int failed_code)
+{
+    int ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
+    if (mrc != SCR_SUCCESS) return mrc;
+    return ok ? SCR_SUCCESS : failed_code;
 }
 
 /* Newest dataset and checkpoint ids of the index (rank 0) and the cache;
@@ -489,15 +538,14 @@ static int find_last_ids(struct scr_run *r)
         int on_disk = 0;
         if (scr_dataset_claim_highest_id(r->prefix, &on_disk) == SCR_SUCCESS && on_disk > ids[0]) ids[0] = on_disk;
     }
+    /* all ranks agree: */
     int rc = scr_mpi_check(MPI_Allreduce(ids, all, 3, MPI_INT, MPI_MAX, r->world),
                            "finding the newest dataset id");
-    /* all ranks agree: */
-    if (rc == SCR_SUCCESS && all[2]) rc = SCR_ERR_FORMAT;
-    if (rc == SCR_SUCCESS) {
-        r->dataset_id = all[0];
-        r->checkpoint_id = all[1];
-    }
-    return rc;
+    if (rc != SCR_SUCCESS) return rc;
+    if (all[2]) return SCR_ERR_FORMAT;
+    r->dataset_id = all[0];
+    r->checkpoint_id = all[1];
+    return SCR_SUCCESS;
 }
 
 /* Output datasets a dead run left in cache unflushed are flushed now. */
@@ -514,10 +562,13 @@ static int flush_leftover_output(struct scr_run *r)
         if (scr_filemap_get_dataset(r->map, id, r->rank, &d) == SCR_SUCCESS)
             is_output = scr_dataset_is_output(d);
         int all_output = 0;
+        /* all ranks agree: */
         rc = scr_comm_all_true(is_output, r->world, &all_output);
-        if (rc == SCR_SUCCESS && all_output) rc = scr_flush_is_flushed(r, id, &flushed);
         if (rc != SCR_SUCCESS) return rc;
-        if (!all_output || flushed) continue;
+        if (!all_output) continue;
+        rc = scr_flush_is_flushed(r, id, &flushed); /* all ranks agree */
+        if (rc != SCR_SUCCESS) return rc;
+        if (flushed) continue;
         if (r->rank == 0) scr_warn("output dataset %d was not copied to the prefix before the "
                                    "last run ended; copying it now", id);
         r->dset_in_cache = 1;
@@ -586,14 +637,17 @@ static int prepare_index(struct scr_run *r, int **out_ids, int *out_n)
     scr_scavenge_job_index_pending(r->prefix, &pending); /* failing stops nothing; it said why */
     if (!unindexed) return SCR_SUCCESS;
     rc = scr_index_rebuild(r->prefix, &ro, &rep); /* what the scavenged datasets left */
-    if (rc == SCR_SUCCESS && rep.found == SCR_INDEX_FOUND_MISSING && !rep.rebuilt && rep.nskipped > 0) {
-        if ((*out_ids = malloc(sizeof(int) * (size_t)rep.nskipped)) == NULL) {
-            scr_err("out of memory listing the dataset directories of %s", r->prefix);
-            rc = SCR_ERR_NOMEM;
-        }
-        for (int i = 0; rc == SCR_SUCCESS && i < rep.nskipped; i++) (*out_ids)[i] = rep.skipped[i].id;
-        if (rc == SCR_SUCCESS) *out_n = rep.nskipped;
+    if (rc != SCR_SUCCESS) goto out;
+    if (rep.found != SCR_INDEX_FOUND_MISSING || rep.rebuilt || rep.nskipped <= 0) goto out;
+    *out_ids = malloc(sizeof(int) * (size_t)rep.nskipped);
+    if (*out_ids == NULL) {
+        scr_err("out of memory listing the dataset directories of %s", r->prefix);
+        rc = SCR_ERR_NOMEM;
+        goto out;
     }
+    for (int i = 0; i < rep.nskipped; i++) (*out_ids)[i] = rep.skipped[i].id;
+    *out_n = rep.nskipped;
+out:
     scr_index_rebuild_report_free(&rep);
     return rc;
 }
@@ -606,25 +660,26 @@ static int prepare_index(struct scr_run *r, int **out_ids, int *out_n)
 static int check_unindexed(struct scr_run *r, int *ids, int n)
 {
     int count = r->rank == 0 ? n : 0;
+    /* rank 0 says how many, everyone gets the answer */
     int rc = scr_mpi_check(MPI_Bcast(&count, 1, MPI_INT, 0, r->world), "sharing the unindexed datasets");
     if (rc != SCR_SUCCESS || count == 0) return rc;
     int *list = r->rank == 0 ? ids : calloc((size_t)count, sizeof(int));
     int *held = calloc((size_t)count, sizeof(int)), *any = calloc((size_t)count, sizeof(int));
-    int ok = 0, lrc = list && held && any ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (lrc != SCR_SUCCESS) scr_err("out of memory checking %d dataset directories", count);
-    rc = scr_comm_all_true(lrc == SCR_SUCCESS, r->world, &ok);
-    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Bcast(list, count, MPI_INT, 0, r->world), "sharing the unindexed datasets");
     int *cached = NULL, ncached = 0;
-    if (rc == SCR_SUCCESS && scr_filemap_list_datasets(r->map, &cached, &ncached) == SCR_SUCCESS)
+    int lrc = list && held && any ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (lrc != SCR_SUCCESS) scr_err("out of memory checking %d dataset directories", count);
+    /* all ranks agree: */
+    rc = all_agree(r, lrc, SCR_ERR_NOMEM);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_mpi_check(MPI_Bcast(list, count, MPI_INT, 0, r->world), "sharing the unindexed datasets");
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_filemap_list_datasets(r->map, &cached, &ncached) == SCR_SUCCESS)
         for (int i = 0; i < count; i++)
             for (int j = 0; j < ncached; j++) held[i] |= list[i] == cached[j];
-    free(cached);
-    if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Allreduce(held, any, count, MPI_INT, MPI_MAX, r->world), "finding cached datasets");
+    rc = scr_mpi_check(MPI_Allreduce(held, any, count, MPI_INT, MPI_MAX, r->world), "finding cached datasets");
+    if (rc != SCR_SUCCESS) goto out;
     int crc = SCR_SUCCESS;
-    if (rc == SCR_SUCCESS && r->rank == 0) {
+    if (r->rank == 0) {
         /* rank 0 asks again, with what the cache holds left out */
         int k = 0;
         for (int i = 0; i < count; i++)
@@ -635,8 +690,9 @@ static int check_unindexed(struct scr_run *r, int *ids, int n)
         scr_index_rebuild_report_free(&rep);
     }
     /* all ranks agree: */
-    if (rc == SCR_SUCCESS) rc = scr_comm_all_true(crc == SCR_SUCCESS, r->world, &ok);
-    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOTFOUND;
+    rc = all_agree(r, crc, SCR_ERR_NOTFOUND);
+out:
+    free(cached);
     if (r->rank != 0) free(list);
     free(held);
     free(any);
@@ -647,8 +703,12 @@ static int check_unindexed(struct scr_run *r, int *ids, int n)
 static int purge_cache(struct scr_run *r)
 {
     int *ids = NULL, n = 0, rc = SCR_SUCCESS;
-    if (scr_filemap_list_datasets(r->map, &ids, &n) == SCR_SUCCESS)
-        for (int i = 0; i < n && rc == SCR_SUCCESS; i++) rc = scr_cache_delete_dataset(r, ids[i]);
+    if (scr_filemap_list_datasets(r->map, &ids, &n) == SCR_SUCCESS) {
+        for (int i = 0; i < n; i++) {
+            rc = scr_cache_delete_dataset(r, ids[i]);
+            if (rc != SCR_SUCCESS) break;
+        }
+    }
     free(ids);
     return rc;
 }
@@ -678,9 +738,10 @@ static int take_prefix(struct scr_run *r)
  * the newest ids. */
 static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
 {
-    int ok = 0, purge = 0, distribute = 1, mrc = SCR_SUCCESS;
+    int purge = 0, distribute = 1;
     int rc = scr_cache_create_dirs(r);
-    if (rc == SCR_SUCCESS) rc = scr_cache_load_filemaps(r);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_cache_load_filemaps(r);
     if (rc != SCR_SUCCESS) return rc;
     /* how many nodes this run uses, for a relaunch's SCR_MIN_NODES default
      * (scr-run reads it on this node, where the batch script runs); only a
@@ -692,45 +753,62 @@ static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
     scr_config_get_bool(r->cfg, "SCR_DISTRIBUTE", &distribute);
     if (purge || !distribute) {
         rc = purge_cache(r);
-        mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
-        if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
+        /* all ranks agree: */
+        rc = all_agree(r, rc, SCR_ERR_IO);
+        if (rc != SCR_SUCCESS) return rc;
     }
     rc = scr_reddescs_create(r->cfg, r->world, r->node_name, &r->reddescs, &r->nreddescs);
-    if (rc == SCR_SUCCESS && r->node_rank == 0) write_job_file(r);
-    if (rc == SCR_SUCCESS) rc = scr_rebuild_cache(r, &r->restart_id);
-    if (rc == SCR_SUCCESS) rc = check_unindexed(r, unindexed, nunindexed);
-    if (rc == SCR_SUCCESS) rc = flush_leftover_output(r);
-    if (rc == SCR_SUCCESS) rc = find_last_ids(r);
+    if (rc != SCR_SUCCESS) return rc;
+    if (r->node_rank == 0) write_job_file(r);
+    rc = scr_cache_rebuild(r, &r->restart_id);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = check_unindexed(r, unindexed, nunindexed); /* all ranks agree */
+    if (rc != SCR_SUCCESS) return rc;
+    rc = flush_leftover_output(r);
+    if (rc != SCR_SUCCESS) return rc;
+    return find_last_ids(r); /* all ranks agree */
+}
+
+/* What SCR_Config set, for the record, as SCR writes it (empty when
+ * nothing); a later run does not read it back, as in SCR 3.1. */
+static int save_app_config(const struct scr_run *r)
+{
+    char *app = NULL;
+    int rc = scr_path_join(r->prefix_scr, "app.conf", &app);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_config_save_app(r->cfg, app);
+    free(app);
     return rc;
 }
 
-/* SCR_Init after the identity is known: the prefix and its index, then init_cache. */
+/* Rank 0: the prefix's .scr directory and lock, the record of SCR_Config,
+ * SCR_PREFIX_PURGE, then the index (prepare_index; *out_ids as there). */
+static int prepare_prefix(struct scr_run *r, int **out_ids, int *out_n)
+{
+    int purge = 0;
+    int rc = scr_mkdir_p(r->prefix_scr, 0700);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = take_prefix(r);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = save_app_config(r);
+    if (rc != SCR_SUCCESS) return rc;
+    if (scr_config_get_bool(r->cfg, "SCR_PREFIX_PURGE", &purge) == SCR_SUCCESS && purge) {
+        purge_prefix(r);
+        return SCR_SUCCESS;
+    }
+    return prepare_index(r, out_ids, out_n);
+}
+
+/* SCR_Init after the identity is known: the prefix and its index, then
+ * init_cache. Collective; all ranks agree on the outcome. */
 static int init_collective(struct scr_run *r)
 {
-    int ok = 0, purge = 0, rc = SCR_SUCCESS;
+    int rc = SCR_SUCCESS;
     int *unindexed = NULL, nunindexed = 0; /* rank 0: dataset directories the index misses */
-    if (r->rank == 0) {
-        rc = scr_mkdir_p(r->prefix_scr, 0700);
-        if (rc == SCR_SUCCESS) rc = take_prefix(r);
-        /* what SCR_Config set, for the record, as SCR writes it (empty when
-         * nothing); a later run does not read it back, as in SCR 3.1 */
-        if (rc == SCR_SUCCESS) {
-            char *app = NULL;
-            rc = scr_path_join(r->prefix_scr, "app.conf", &app);
-            if (rc == SCR_SUCCESS) rc = scr_config_save_app(r->cfg, app);
-            free(app);
-        }
-        if (rc == SCR_SUCCESS && scr_config_get_bool(r->cfg, "SCR_PREFIX_PURGE", &purge) == SCR_SUCCESS &&
-            purge)
-            purge_prefix(r);
-        if (rc == SCR_SUCCESS && !purge) rc = prepare_index(r, &unindexed, &nunindexed);
-    }
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
-    if (mrc != SCR_SUCCESS || !ok) {
-        free(unindexed);
-        return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
-    }
-    rc = init_cache(r, unindexed, nunindexed);
+    if (r->rank == 0) rc = prepare_prefix(r, &unindexed, &nunindexed);
+    /* all ranks agree: */
+    rc = all_agree(r, rc, SCR_ERR_IO);
+    if (rc == SCR_SUCCESS) rc = init_cache(r, unindexed, nunindexed);
     free(unindexed);
     return rc;
 }
@@ -741,13 +819,15 @@ static int init_collective(struct scr_run *r)
  * the prefix (SCR_Have_restart fetches). Collective; all ranks agree. */
 static int restart_at_init(struct scr_run *r)
 {
-    int on_restart = 0, global = 0, flushed = 1, ok = 0;
+    int on_restart = 0, global = 0, flushed = 1, rc = SCR_SUCCESS;
     scr_config_get_bool(r->cfg, "SCR_FLUSH_ON_RESTART", &on_restart);
     scr_config_get_bool(r->cfg, "SCR_GLOBAL_RESTART", &global);
     if (!on_restart && !global) return SCR_SUCCESS;
-    int rc = SCR_SUCCESS;
-    if (r->restart_id > 0) rc = scr_flush_is_flushed(r, r->restart_id, &flushed);
-    if (rc == SCR_SUCCESS && !flushed) {
+    if (r->restart_id > 0) {
+        rc = scr_flush_is_flushed(r, r->restart_id, &flushed); /* all ranks agree */
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    if (!flushed) {
         if (r->rank == 0)
             scr_dbg(1, "%s: flushing dataset %d from cache before the restart",
                     global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", r->restart_id);
@@ -762,10 +842,11 @@ static int restart_at_init(struct scr_run *r)
             return SCR_SUCCESS;
         }
     }
-    if (rc != SCR_SUCCESS || !global) return rc;
+    if (!global) return SCR_SUCCESS;
     rc = purge_cache(r);
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
-    if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
+    /* all ranks agree: */
+    rc = all_agree(r, rc, SCR_ERR_IO);
+    if (rc != SCR_SUCCESS) return rc;
     if (r->rank == 0 && r->restart_id > 0)
         scr_dbg(1, "SCR_GLOBAL_RESTART: the restart reads from %s, not from cache", r->prefix);
     r->restart_id = 0;
@@ -784,11 +865,14 @@ static int drop_newer(scr_kvtree *index, void *ctx)
     int id = 0, *ids = NULL, n = 0;
     if (scr_index_file_lookup_id(index, d->name, &id) != SCR_SUCCESS) return SCR_SUCCESS;
     int rc = scr_index_file_list_ids(index, &ids, &n);
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+    if (rc != SCR_SUCCESS) goto out;
+    for (int i = 0; i < n; i++) {
         if (ids[i] <= id) continue;
         rc = scr_index_file_remove(index, ids[i]);
-        if (rc == SCR_SUCCESS) d->dropped++;
+        if (rc != SCR_SUCCESS) goto out;
+        d->dropped++;
     }
+out:
     free(ids);
     return rc;
 }
@@ -810,9 +894,8 @@ static int drop_after_current(struct scr_run *r, const char *name)
             scr_warn("SCR_DROP_AFTER_CURRENT: dropped %d dataset%s newer than %s from %s", d.dropped,
                      d.dropped == 1 ? "" : "s", name, r->index_path);
     }
-    int ok = 0;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
-    return mrc != SCR_SUCCESS ? mrc : (ok ? SCR_SUCCESS : SCR_ERR_IO);
+    /* all ranks agree: */
+    return all_agree(r, rc, SCR_ERR_IO);
 }
 
 /* The init event: where a restart would come from as things stand (the
@@ -836,6 +919,73 @@ static void log_init(struct scr_run *r, double seconds)
     scr_run_event(r, SCR_EVENT_INIT, SCR_EVENT_OK, id, dname, -1, seconds, NULL, fields, 3);
 }
 
+/* Rank 0: the configuration files, read into cfg and exported (*out_files,
+ * a new tree) for the other ranks. */
+static int read_config_files(scr_config *cfg, scr_kvtree **out_files)
+{
+    int rc = scr_config_load(cfg, NULL);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_config_export_files(cfg, out_files);
+}
+
+/* The configuration: rank 0 reads the files for everyone; each rank reads
+ * its own environment (node names differ, for one). Collective; all ranks
+ * agree on the outcome (SCR_ERR_FORMAT when some rank's is wrong). */
+static int load_config(struct scr_run *r)
+{
+    scr_kvtree *files = NULL;
+    int rc = SCR_SUCCESS;
+    if (r->cfg == NULL) rc = SCR_ERR_NOMEM;
+    else if (r->rank == 0) rc = read_config_files(r->cfg, &files);
+    /* all ranks agree: */
+    rc = all_agree(r, rc, SCR_ERR_FORMAT);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_comm_bcast_kvtree(&files, 0, r->world);
+    if (rc != SCR_SUCCESS) goto out;
+    if (r->rank != 0) {
+        /* a bad value in the environment every rank shares is said once, by rank 0 */
+        scr_log_set_quiet(1);
+        rc = scr_config_load_with_files(r->cfg, files);
+        scr_log_set_quiet(0);
+        if (rc != SCR_SUCCESS) scr_err("%s", scr_last_error());
+    }
+    /* all ranks agree: */
+    rc = all_agree(r, rc, SCR_ERR_FORMAT);
+out:
+    scr_kvtree_delete(files);
+    return rc;
+}
+
+/* SCR_Init once the configuration is read and SCR is on: each rank's own
+ * part (init_local), the node communicator and the paths, then the prefix
+ * and the cache (init_collective), the restart and SCR_DROP_AFTER_CURRENT.
+ * Collective; all ranks agree on the outcome (SCR_FAILURE when some rank's
+ * own part failed). */
+static int start_run(struct scr_run *r)
+{
+    int rc = init_local(r);
+    /* all ranks agree: */
+    rc = all_agree(r, rc, SCR_FAILURE);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_comm_split_by_name(r->world, r->node_name, &r->node, &r->nodes);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mpi_check(MPI_Comm_rank(r->node, &r->node_rank), "MPI_Comm_rank");
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mpi_check(MPI_Comm_size(r->node, &r->node_ranks), "MPI_Comm_size");
+    if (rc != SCR_SUCCESS) return rc;
+    rc = set_paths(r);
+    if (rc == SCR_SUCCESS && r->rank == 0)
+        rc = scr_event_log_setup(&r->events, r->cfg, r->prefix_scr, r->jobid, r->user, r->node_name);
+    /* all ranks agree: */
+    rc = all_agree(r, rc, SCR_FAILURE);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = init_collective(r); /* all ranks agree */
+    if (rc != SCR_SUCCESS) return rc;
+    rc = restart_at_init(r); /* all ranks agree */
+    if (rc != SCR_SUCCESS) return rc;
+    return drop_after_current(r, r->current_name); /* all ranks agree */
+}
+
 int SCR_Init(void)
 {
     if (run != NULL) return wrong_state("SCR_Init", "SCR_Finalize (SCR_Init was called already)");
@@ -853,79 +1003,44 @@ int SCR_Init(void)
     }
     r->prefix_lock.fd = -1;
     r->world = r->node = MPI_COMM_NULL;
-    int rc = scr_mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &r->world), "duplicating MPI_COMM_WORLD");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(r->world, &r->rank), "MPI_Comm_rank");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(r->world, &r->ranks), "MPI_Comm_size");
-    if (rc != SCR_SUCCESS) {
-        free_run(r);
-        return rc;
-    }
+    int enabled = 1;
     char prefix[64];
+    int rc = scr_mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &r->world), "duplicating MPI_COMM_WORLD");
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_mpi_check(MPI_Comm_rank(r->world, &r->rank), "MPI_Comm_rank");
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_mpi_check(MPI_Comm_size(r->world, &r->ranks), "MPI_Comm_size");
+    if (rc != SCR_SUCCESS) goto out;
     snprintf(prefix, sizeof(prefix), "SCR rank %d", r->rank);
     scr_log_set_prefix(prefix);
 
-    /* the configuration: rank 0 reads the files for everyone; each rank
-     * reads its own environment (node names differ, for one) */
     r->cfg = early_config ? early_config : scr_config_new();
     early_config = NULL;
-    rc = r->cfg ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    scr_kvtree *files = NULL;
-    if (rc == SCR_SUCCESS && r->rank == 0) {
-        rc = scr_config_load(r->cfg, NULL);
-        if (rc == SCR_SUCCESS) rc = scr_config_export_files(r->cfg, &files);
-    }
-    int ok = 0, mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
-    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_bcast_kvtree(&files, 0, r->world);
-    if (mrc == SCR_SUCCESS && ok && r->rank != 0) {
-        /* a bad value in the environment every rank shares is said once, by rank 0 */
-        scr_log_set_quiet(1);
-        rc = scr_config_load_with_files(r->cfg, files);
-        scr_log_set_quiet(0);
-        if (rc != SCR_SUCCESS) scr_err("%s", scr_last_error());
-    }
-    scr_kvtree_delete(files);
-    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
-    if (mrc != SCR_SUCCESS || !ok) {
+    rc = load_config(r); /* all ranks agree */
+    if (rc != SCR_SUCCESS) {
         if (r->rank == 0) scr_err("SCR_Init failed: the configuration has errors (see above)");
-        free_run(r);
-        return mrc != SCR_SUCCESS ? mrc : SCR_ERR_FORMAT;
+        goto out;
     }
-    int enabled = 1;
     scr_config_get_bool(r->cfg, "SCR_ENABLE", &enabled);
     if (!enabled) {
         scr_disabled = 1;
-        free_run(r);
-        return SCR_SUCCESS;
+        goto out; /* SCR_SUCCESS, and nothing of the run is kept */
     }
-
-    rc = init_local(r);
-    mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
-    if (mrc == SCR_SUCCESS && ok)
-        mrc = scr_comm_split_by_name(r->world, r->node_name, &r->node, &r->nodes);
-    if (mrc == SCR_SUCCESS && ok) mrc = scr_mpi_check(MPI_Comm_rank(r->node, &r->node_rank), "MPI_Comm_rank");
-    if (mrc == SCR_SUCCESS && ok) mrc = scr_mpi_check(MPI_Comm_size(r->node, &r->node_ranks), "MPI_Comm_size");
-    if (mrc == SCR_SUCCESS && ok) rc = set_paths(r);
-    if (mrc == SCR_SUCCESS && ok && rc == SCR_SUCCESS && r->rank == 0)
-        rc = scr_event_log_setup(&r->events, r->cfg, r->prefix_scr, r->jobid, r->user, r->node_name);
-    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_all_true(rc == SCR_SUCCESS, r->world, &ok);
-    if (mrc == SCR_SUCCESS && ok) mrc = init_collective(r);
-    if (mrc == SCR_SUCCESS && ok) mrc = restart_at_init(r);
-    if (mrc == SCR_SUCCESS && ok) mrc = drop_after_current(r, r->current_name);
-    if (mrc != SCR_SUCCESS || !ok) {
+    rc = start_run(r); /* all ranks agree */
+    if (rc != SCR_SUCCESS) {
         if (r->rank == 0) scr_err("SCR_Init failed");
-        free_run(r);
-        return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+        goto out;
     }
     r->time_start = r->time_last_ckpt_end = scr_run_now();
     r->state = SCR_STATE_IDLE;
     run = r;
     log_init(r, r->time_start - t_init);
-    if (scr_halt_clear_finalized(r) != SCR_SUCCESS)
+    if (scr_run_halt_clear_finalized(r) != SCR_SUCCESS)
         scr_warn("could not clear SCR_FINALIZE_CALLED from %s: a relaunch may take this run as finished",
                  r->halt_path);
     /* a run that should halt before it starts does not start when it may end the job */
     int halt = 0;
-    if (scr_halt_check_at_start(r, &halt) == SCR_SUCCESS && halt && r->halt_exit) {
+    if (scr_run_halt_check_at_start(r, &halt) == SCR_SUCCESS && halt && r->halt_exit) {
         SCR_Finalize();
         MPI_Finalize();
         exit(0);
@@ -935,6 +1050,9 @@ int SCR_Init(void)
         scr_dbg(1, "SCR %s ready: %d ranks on %d nodes, prefix %s, cache %s, control %s",
                 PACKAGE_VERSION, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);
     return SCR_SUCCESS;
+out:
+    free_run(r);
+    return rc;
 }
 
 /* --- SCR_Finalize --------------------------------------------------------------- */
@@ -976,7 +1094,7 @@ int SCR_Finalize(void)
     }
     scr_run_event(run, SCR_EVENT_FINALIZE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, 0, NULL, -1,
                   scr_run_now() - run->time_start, rc == SCR_SUCCESS ? NULL : "the final flush failed", NULL, 0);
-    int hrc = scr_halt_mark_finalized(run);
+    int hrc = scr_run_halt_mark_finalized(run);
     if (hrc != SCR_SUCCESS) scr_warn("could not record SCR_FINALIZE_CALLED in %s", run->halt_path);
     int brc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier in SCR_Finalize");
     if (rc == SCR_SUCCESS) rc = brc;
@@ -998,7 +1116,7 @@ int SCR_Need_checkpoint(int *flag)
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL || run->state != SCR_STATE_IDLE)
         return wrong_state("SCR_Need_checkpoint", closing_call());
-    return scr_policy_need_checkpoint(run, flag);
+    return scr_run_halt_need_checkpoint(run, flag);
 }
 
 int SCR_Should_exit(int *flag)
@@ -1010,7 +1128,7 @@ int SCR_Should_exit(int *flag)
     *flag = 0;
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL) return wrong_state("SCR_Should_exit", "SCR_Init");
-    return scr_halt_check(run, flag);
+    return scr_run_halt_check(run, flag);
 }
 
 /* --- output and checkpoints --------------------------------------------------- */
@@ -1257,7 +1375,7 @@ int SCR_Complete_output(int valid)
         double now = scr_run_now();
         run->time_in_ckpt += now - run->time_ckpt_start;
         run->time_last_ckpt_end = now;
-        scr_halt_count_checkpoint(run);
+        scr_run_halt_count_checkpoint(run);
     }
     /* output always goes to the prefix; checkpoints every SCR_FLUSH of them */
     int ckpt_id = 0;
@@ -1294,7 +1412,7 @@ int SCR_Complete_output(int valid)
     }
     if (is_ckpt && run->halt_exit) {
         int halt = 0;
-        if (scr_halt_check(run, &halt) == SCR_SUCCESS && halt) {
+        if (scr_run_halt_check(run, &halt) == SCR_SUCCESS && halt) {
             if (run->rank == 0) scr_warn("halt condition holds and SCR_HALT_EXIT=1: exiting");
             SCR_Finalize();
             MPI_Finalize();

@@ -605,7 +605,7 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     return rc == SCR_FAILURE ? SCR_SUCCESS : rc; /* a failed rebuild is an outcome, not an error */
 }
 
-int scr_rebuild_cache(struct scr_run *run, int *out_id)
+int scr_cache_rebuild(struct scr_run *run, int *out_id)
 {
     *out_id = 0;
     int below = INT_MAX;

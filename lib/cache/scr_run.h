@@ -248,7 +248,7 @@ int scr_redundancy_recover_rs(struct scr_run *run, const struct scr_reddesc *des
 
 /* Move files to their owners, rebuild what is lost, delete what cannot be
  * rebuilt; *out_id is the newest complete checkpoint (0: none). */
-int scr_rebuild_cache(struct scr_run *run, int *out_id);
+int scr_cache_rebuild(struct scr_run *run, int *out_id);
 
 /* --- run_shared.c: one file routed on several nodes ---------------------------------- */
 

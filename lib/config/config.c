@@ -7,6 +7,7 @@
 #include "scr_err.h"
 #include "util_io.h"
 #include "util_log.h"
+#include "util_parse.h"
 #include "util_path.h"
 
 #include <ctype.h>
@@ -105,7 +106,7 @@ static int check_value(const struct scr_config_param *param, const char *name, c
     snprintf(canon, canon_len, "%s", value);
     if (param == NULL) return SCR_SUCCESS;
     char why[160];
-    if (scr_config_param_check(param, value, why, sizeof(why)) != 0) {
+    if (scr_config_param_check(param, value, why, sizeof(why)) != SCR_SUCCESS) {
         scr_err("%s: %s=%s: expected %s", where, name, value, why);
         return SCR_ERR_FORMAT;
     }
@@ -158,7 +159,7 @@ static int put_entry(struct reader *rd, const char *table_name, const char *entr
         struct scr_config_param as_param = {table->name, table->entry_type, NULL, 0,
                                             table->entry_min, table->entry_max, NULL, NULL};
         char why[160];
-        if (scr_config_param_check(&as_param, entry, why, sizeof(why)) != 0) {
+        if (scr_config_param_check(&as_param, entry, why, sizeof(why)) != SCR_SUCCESS) {
             scr_err("%s: %s=%s: expected %s", where, table_name, entry, why);
             return SCR_ERR_FORMAT;
         }
@@ -427,35 +428,38 @@ int scr_config_load_with_files(scr_config *cfg, const scr_kvtree *files)
 
 /* --- lookups ------------------------------------------------------------------- */
 
-/* The first layer holding name as a parameter (a single value), or -1. */
-static int find_layer(const scr_config *cfg, const char *name, const char **out_value)
+/* The first layer holding name as a parameter (a single value) and that
+ * value; SCR_ERR_NOTFOUND when no layer holds it (or name is a table). */
+static int find_layer(const scr_config *cfg, const char *name, int *out_layer, const char **out_value)
 {
-    if (scr_config_table_find(name) != NULL) return -1;
+    if (scr_config_table_find(name) != NULL) return SCR_ERR_NOTFOUND;
     /* the environment comes first for any key, as in SCR, also for one the
      * catalogue does not know (load_env reads only the known ones); an SCR
      * parameter this version refuses stays refused there too */
     int unknown = scr_config_param_find(name) == NULL && scr_config_refused_find(name) == NULL;
     const char *env = unknown ? getenv(name) : NULL;
     if (env != NULL && env[0] != '\0') {
+        *out_layer = SCR_CONFIG_LAYER_ENV;
         *out_value = env;
-        return SCR_CONFIG_LAYER_ENV;
+        return SCR_SUCCESS;
     }
     for (int i = 0; i < NLAYERS; i++) {
         scr_kvtree *v = scr_kvtree_get(cfg->layers[i].values, name);
         if (v != NULL) {
+            *out_layer = i;
             *out_value = scr_kvtree_first_key(v);
-            return i;
+            return SCR_SUCCESS;
         }
     }
-    return -1;
+    return SCR_ERR_NOTFOUND;
 }
 
 int scr_config_layer_of(const scr_config *cfg, const char *name, enum scr_config_layer *out_layer)
 {
     if (cfg == NULL || name == NULL || out_layer == NULL) return SCR_ERR_ARG;
     const char *v;
-    int i = find_layer(cfg, name, &v);
-    if (i >= 0) {
+    int i;
+    if (find_layer(cfg, name, &i, &v) == SCR_SUCCESS) {
         *out_layer = (enum scr_config_layer)i;
         return SCR_SUCCESS;
     }
@@ -470,7 +474,8 @@ int scr_config_layer_of(const scr_config *cfg, const char *name, enum scr_config
 int scr_config_get(const scr_config *cfg, const char *name, const char **out_value)
 {
     if (cfg == NULL || name == NULL || out_value == NULL) return SCR_ERR_ARG;
-    if (find_layer(cfg, name, out_value) >= 0) return SCR_SUCCESS;
+    int layer;
+    if (find_layer(cfg, name, &layer, out_value) == SCR_SUCCESS) return SCR_SUCCESS;
     const struct scr_config_param *p = scr_config_param_find(name);
     if (p != NULL && p->default_value != NULL) {
         *out_value = p->default_value;
@@ -497,7 +502,7 @@ int scr_config_get_int(const scr_config *cfg, const char *name, long long *out_v
     int rc = get_typed(cfg, name, SCR_CONFIG_INT, &text);
     if (rc != SCR_SUCCESS) return rc;
     int64_t v;
-    if (scr_parse_int64(text, &v) != 0) return SCR_ERR_TYPE;
+    if (scr_parse_int64(text, &v) != SCR_SUCCESS) return SCR_ERR_TYPE;
     *out_value = v;
     return SCR_SUCCESS;
 }
@@ -507,7 +512,7 @@ int scr_config_get_bool(const scr_config *cfg, const char *name, int *out_value)
     const char *text;
     int rc = get_typed(cfg, name, SCR_CONFIG_BOOL, &text);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_config_parse_bool(text, out_value) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+    return scr_parse_bool(text, out_value);
 }
 
 int scr_config_get_bytes(const scr_config *cfg, const char *name, uint64_t *out_value)
@@ -515,7 +520,7 @@ int scr_config_get_bytes(const scr_config *cfg, const char *name, uint64_t *out_
     const char *text;
     int rc = get_typed(cfg, name, SCR_CONFIG_BYTES, &text);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_config_parse_bytes(text, out_value) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+    return scr_parse_bytes(text, out_value);
 }
 
 int scr_config_get_double(const scr_config *cfg, const char *name, double *out_value)
@@ -523,15 +528,15 @@ int scr_config_get_double(const scr_config *cfg, const char *name, double *out_v
     const char *text;
     int rc = get_typed(cfg, name, SCR_CONFIG_DOUBLE, &text);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_parse_double(text, out_value) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;
+    return scr_parse_double(text, out_value);
 }
 
 const char *scr_config_origin(const scr_config *cfg, const char *name)
 {
     if (cfg == NULL || name == NULL) return NULL;
     const char *v;
-    int i = find_layer(cfg, name, &v);
-    if (i >= 0) {
+    int i;
+    if (find_layer(cfg, name, &i, &v) == SCR_SUCCESS) {
         const char *where = NULL;
         scr_kvtree_util_get_str(cfg->layers[i].origins, name, &where);
         return where != NULL ? where : "environment";
@@ -540,27 +545,33 @@ const char *scr_config_origin(const scr_config *cfg, const char *name)
     return (p != NULL && p->default_value != NULL) ? "built-in default" : NULL;
 }
 
-/* The first layer (user, app, system) defining table, or -1. */
-static int table_layer(const scr_config *cfg, const char *table)
+/* The first layer (user, app, system) defining table; SCR_ERR_NOTFOUND
+ * when none does. */
+static int table_layer(const scr_config *cfg, const char *table, int *out_layer)
 {
-    for (int i = SCR_CONFIG_LAYER_USER; i < NLAYERS; i++)
-        if (scr_kvtree_get(cfg->layers[i].values, table) != NULL) return i;
-    return -1;
+    for (int i = SCR_CONFIG_LAYER_USER; i < NLAYERS; i++) {
+        if (scr_kvtree_get(cfg->layers[i].values, table) != NULL) {
+            *out_layer = i;
+            return SCR_SUCCESS;
+        }
+    }
+    return SCR_ERR_NOTFOUND;
 }
 
 const scr_kvtree *scr_config_table(const scr_config *cfg, const char *table)
 {
     if (cfg == NULL || table == NULL) return NULL;
-    int i = table_layer(cfg, table);
-    return i < 0 ? NULL : scr_kvtree_get(cfg->layers[i].values, table);
+    int i;
+    if (table_layer(cfg, table, &i) != SCR_SUCCESS) return NULL;
+    return scr_kvtree_get(cfg->layers[i].values, table);
 }
 
 const char *scr_config_table_origin(const scr_config *cfg, const char *table)
 {
     if (cfg == NULL || table == NULL) return NULL;
-    int i = table_layer(cfg, table);
+    int i;
     const char *where = NULL;
-    if (i >= 0) scr_kvtree_util_get_str(cfg->layers[i].origins, table, &where);
+    if (table_layer(cfg, table, &i) == SCR_SUCCESS) scr_kvtree_util_get_str(cfg->layers[i].origins, table, &where);
     return where;
 }
 
@@ -749,8 +760,9 @@ int scr_config_apply(scr_config *cfg, const char *text, char **out_value)
          * SCR: NULL means nobody set it); a table answers with its newest
          * entry, as SCR's hash, which puts new entries first, does */
         const char *v = NULL;
+        int layer;
         if (is_table) v = newest_entry(scr_config_table(cfg, key));
-        else find_layer(cfg, key, &v);
+        else if (find_layer(cfg, key, &layer, &v) != SCR_SUCCESS) v = NULL;  /* nobody set it */
         rc = dup_out(v, out_value);
     } else if (value[0] == '\0') {
         /* "KEY=" takes back what SCR_Config set: a parameter or a whole table */
@@ -881,13 +893,14 @@ int scr_config_fprint(const scr_config *cfg, FILE *out)
             const char *v = NULL;
             if (scr_config_param_find(key) != NULL) continue;
             /* shown once, from the first layer holding it, with the value that wins */
-            int at = find_layer(cfg, key, &v), first = 1;
+            int at, first = 1, in_table;
+            int held = find_layer(cfg, key, &at, &v) == SCR_SUCCESS;
             for (int j = 0; j < i; j++) first = first && scr_kvtree_get(cfg->layers[j].values, key) == NULL;
-            if ((at == i || (at == SCR_CONFIG_LAYER_ENV && first)) && scr_kvtree_size(scr_kvtree_elem_hash(e)) == 1 &&
+            if (held && (at == i || (at == SCR_CONFIG_LAYER_ENV && first)) && scr_kvtree_size(scr_kvtree_elem_hash(e)) == 1 &&
                 scr_kvtree_size(scr_kvtree_elem_hash(scr_kvtree_elem_first(scr_kvtree_elem_hash(e)))) == 0) {
                 if (fprintf(out, "%s=%s  # %s\n", key, v, scr_config_origin(cfg, key)) < 0)
                     return SCR_ERR_IO;
-            } else if (table_layer(cfg, key) == i) {
+            } else if (table_layer(cfg, key, &in_table) == SCR_SUCCESS && in_table == i) {
                 int rc = print_table(out, key, scr_kvtree_elem_hash(e),
                                      scr_config_table_origin(cfg, key));
                 if (rc != SCR_SUCCESS) return rc;

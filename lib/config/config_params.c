@@ -1,9 +1,9 @@
 /* config_params.c — the catalogue of parameters and descriptor tables, and value checks. */
 #include "build_config.h"
 #include "config_params.h"
-#include "kvtree_util.h"
+#include "scr_err.h"
+#include "util_parse.h"
 
-#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -191,104 +191,48 @@ const struct scr_config_param *scr_config_table_attribute(const struct scr_confi
     return table ? find_in(table->attributes, attr) : NULL;
 }
 
-int scr_config_parse_bool(const char *text, int *out)
-{
-    if (text == NULL) return -1;
-    if (strcmp(text, "0") == 0) *out = 0;
-    else if (strcmp(text, "1") == 0) *out = 1;
-    else return -1;
-    return 0;
-}
-
-/* The multiplier of a unit suffix ("", "K", "KB", "KiB", ...), 0 if unknown. */
-static uint64_t unit_factor(const char *unit)
-{
-    static const char letters[] = "KMGTP";
-    if (*unit == '\0' || strcasecmp(unit, "B") == 0) return 1;
-    const char *at = strchr(letters, toupper((unsigned char)unit[0]));
-    if (at == NULL) return 0;
-    const char *rest = unit + 1;
-    if (*rest != '\0' && strcasecmp(rest, "B") != 0 && strcasecmp(rest, "iB") != 0) return 0;
-    uint64_t f = 1;
-    for (const char *l = letters; l <= at; l++) f *= 1024;
-    return f;
-}
-
-int scr_config_parse_bytes(const char *text, uint64_t *out)
-{
-    if (text == NULL || !isdigit((unsigned char)text[0])) return -1;
-    const char *p = text;
-    while (isdigit((unsigned char)*p)) p++;
-    int has_fraction = 0;
-    if (*p == '.') {
-        has_fraction = 1;
-        p++;
-        if (!isdigit((unsigned char)*p)) return -1;
-        while (isdigit((unsigned char)*p)) p++;
-    }
-    uint64_t factor = unit_factor(p);
-    if (factor == 0) return -1;
-    char number[64];
-    size_t n = (size_t)(p - text);
-    if (n >= sizeof(number)) return -1;
-    memcpy(number, text, n);
-    number[n] = '\0';
-    if (!has_fraction) {
-        uint64_t v;
-        if (scr_parse_uint64(number, &v) != 0 || v > UINT64_MAX / factor) return -1;
-        *out = v * factor;
-        return 0;
-    }
-    double d;
-    if (scr_parse_double(number, &d) != 0) return -1;
-    double bytes = d * (double)factor;
-    if (!isfinite(bytes) || bytes >= 18446744073709551616.0) return -1;
-    *out = (uint64_t)bytes;
-    return 0;
-}
-
 int scr_config_param_check(const struct scr_config_param *param, const char *text, char *why,
                            size_t why_len)
 {
     if (text == NULL || text[0] == '\0') {
         snprintf(why, why_len, "a value");
-        return -1;
+        return SCR_ERR_TYPE;
     }
     switch (param->type) {
     case SCR_CONFIG_STRING:
     case SCR_CONFIG_PATH:
-        return 0;
+        return SCR_SUCCESS;
     case SCR_CONFIG_INT: {
         int64_t v;
-        if (scr_parse_int64(text, &v) == 0 && v >= param->min && v <= param->max) return 0;
+        if (scr_parse_int64(text, &v) == SCR_SUCCESS && v >= param->min && v <= param->max) return SCR_SUCCESS;
         if (param->max == INT_MAX || param->max == LLONG_MAX)
             snprintf(why, why_len, "a whole number of at least %lld", param->min);
         else
             snprintf(why, why_len, "a whole number from %lld to %lld", param->min, param->max);
-        return -1;
+        return SCR_ERR_TYPE;
     }
     case SCR_CONFIG_BOOL: {
         int b;
-        if (scr_config_parse_bool(text, &b) == 0) return 0;
+        if (scr_parse_bool(text, &b) == SCR_SUCCESS) return SCR_SUCCESS;
         snprintf(why, why_len, "0 or 1");
-        return -1;
+        return SCR_ERR_TYPE;
     }
     case SCR_CONFIG_BYTES: {
         uint64_t v;
-        if (scr_config_parse_bytes(text, &v) == 0) return 0;
+        if (scr_parse_bytes(text, &v) == SCR_SUCCESS) return SCR_SUCCESS;
         snprintf(why, why_len, "a size such as 4096, 64KB or 1.5GB");
-        return -1;
+        return SCR_ERR_TYPE;
     }
     case SCR_CONFIG_DOUBLE: {
         double d;
-        if (scr_parse_double(text, &d) == 0 && isfinite(d) && d >= 0) return 0;
+        if (scr_parse_double(text, &d) == SCR_SUCCESS && isfinite(d) && d >= 0) return SCR_SUCCESS;
         snprintf(why, why_len, "a number of at least 0");
-        return -1;
+        return SCR_ERR_TYPE;
     }
     case SCR_CONFIG_ENUM: {
         size_t used = 0;
         for (const char *const *w = param->words; *w != NULL; w++)
-            if (strcasecmp(*w, text) == 0) return 0;
+            if (strcasecmp(*w, text) == 0) return SCR_SUCCESS;
         used += (size_t)snprintf(why, why_len, "one of");
         for (const char *const *w = param->words; *w != NULL && used < why_len; w++)
             used += (size_t)snprintf(why + used, why_len - used, "%s %s", w == param->words ? "" : ",", *w);
@@ -297,9 +241,9 @@ int scr_config_param_check(const struct scr_config_param *param, const char *tex
                 strcasecmp(unavailable_words[u].word, text) == 0)
                 snprintf(why + used, why_len - used, " (%s, %s, is not available in this version)",
                          unavailable_words[u].word, unavailable_words[u].what);
-        return -1;
+        return SCR_ERR_TYPE;
     }
     }
     snprintf(why, why_len, "a value of a known type");
-    return -1;
+    return SCR_ERR_TYPE;
 }

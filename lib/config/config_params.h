@@ -72,13 +72,10 @@ const struct scr_config_param *scr_config_table_attribute(const struct scr_confi
 /* All parameters, terminated by an entry whose name is NULL. */
 const struct scr_config_param *scr_config_params(void);
 
-/* 0 when text is a valid value of param; otherwise -1, with why set to a
- * phrase that completes "expected ..." (e.g. "a whole number from 0 to 100"). */
+/* SCR_SUCCESS when text is a valid value of param; otherwise SCR_ERR_TYPE,
+ * with why set to a phrase that completes "expected ..." (e.g. "a whole
+ * number from 0 to 100"). Does not log: the caller names where text came from. */
 int scr_config_param_check(const struct scr_config_param *param, const char *text, char *why,
                            size_t why_len);
-
-/* Strict parsers behind the checks: 0 on success, -1 otherwise. */
-int scr_config_parse_bytes(const char *text, uint64_t *out);
-int scr_config_parse_bool(const char *text, int *out);
 
 #endif

@@ -112,19 +112,19 @@ static int is_trusted_level(const struct stat *st, const char *path, const char 
 }
 
 /* name inside the directory open as parent_fd, made with mode when
- * missing, looked at without following a link into *out; 0, or -1
- * (logged; path names it). */
+ * missing, looked at without following a link into *out; SCR_ERR_IO
+ * when either fails (logged; path names it). */
 static int make_and_look(int parent_fd, const char *name, mode_t mode, const char *path, struct stat *out)
 {
     if (mkdirat(parent_fd, name, mode) != 0 && errno != EEXIST) {
         scr_err("mkdir of %s failed: %s", path, strerror(errno));
-        return -1;
+        return SCR_ERR_IO;
     }
     if (fstatat(parent_fd, name, out, AT_SYMLINK_NOFOLLOW) != 0) {
         scr_err("cannot stat %s: %s", path, strerror(errno));
-        return -1;
+        return SCR_ERR_IO;
     }
-    return 0;
+    return SCR_SUCCESS;
 }
 
 /* One level of a base: name inside the directory open as parent_fd,
@@ -136,7 +136,7 @@ static int make_and_look(int parent_fd, const char *name, mode_t mode, const cha
 static int shared_level(int parent_fd, const char *name, const char *path)
 {
     struct stat before, st;
-    if (make_and_look(parent_fd, name, 0755, path, &before) != 0) return -1;
+    if (make_and_look(parent_fd, name, 0755, path, &before) != SCR_SUCCESS) return -1;
     int link = S_ISLNK(before.st_mode);
     if (!link && !S_ISDIR(before.st_mode)) {
         scr_err("refusing %s: it is not a directory", path);
@@ -198,7 +198,7 @@ static int open_base(const char *base)
 static int private_subdir(int parent_fd, const char *name, const char *path)
 {
     struct stat before, st;
-    if (make_and_look(parent_fd, name, 0700, path, &before) != 0) return -1;
+    if (make_and_look(parent_fd, name, 0700, path, &before) != SCR_SUCCESS) return -1;
     if (!is_ours(&before, path)) return -1;
     int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {

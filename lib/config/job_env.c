@@ -1,6 +1,6 @@
 /* job_env.c — node name, job id, user and allocation end from the environment. */
 #include "job_env.h"
-#include "kvtree_util.h"
+#include "util_parse.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -138,7 +138,7 @@ int scr_job_env_end_time(int64_t *out_end)
 {
     const char *v = getenv("SCR_END_TIME");
     if (v == NULL || v[0] == '\0') return SCR_ERR_NOTFOUND;
-    if (scr_parse_int64(v, out_end) != 0 || *out_end < 0) {
+    if (scr_parse_int64(v, out_end) != SCR_SUCCESS || *out_end < 0) {
         scr_err("SCR_END_TIME='%s' is not a time in seconds since the epoch", v);
         return SCR_ERR_FORMAT;
     }

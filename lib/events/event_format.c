@@ -185,17 +185,18 @@ int scr_event_format_text(const struct scr_event *ev, int with_time, char **out_
     return SCR_SUCCESS;
 }
 
-/* digits of exactly n characters at *p, advanced past them */
+/* digits of exactly n characters at *p, advanced past them; SCR_ERR_FORMAT
+ * when one is not a digit */
 static int digits(const char **p, int n, int *out)
 {
     int v = 0;
     for (int i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)(*p)[i])) return -1;
+        if (!isdigit((unsigned char)(*p)[i])) return SCR_ERR_FORMAT;
         v = v * 10 + ((*p)[i] - '0');
     }
     *p += n;
     *out = v;
-    return 0;
+    return SCR_SUCCESS;
 }
 
 /* days since 1970-01-01 of a proleptic Gregorian date (no time zone involved) */

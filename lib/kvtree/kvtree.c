@@ -266,11 +266,12 @@ void scr_kvtree_unset_kv_int(scr_kvtree *tree, const char *key, long long value)
 /* --- getf / setf ----------------------------------------------------------- */
 
 /* Format one space-separated token of fmt (at most one conversion) into key,
- * consuming its argument from ap. Returns 0, or -1 for an unsupported token. */
+ * consuming its argument from ap. SCR_ERR_ARG for an unsupported token or
+ * a key too long. */
 static int format_token(char *key, size_t keylen, const char *tok, size_t toklen, va_list *ap)
 {
     char spec[64];
-    if (toklen >= sizeof(spec)) return -1;
+    if (toklen >= sizeof(spec)) return SCR_ERR_ARG;
     memcpy(spec, tok, toklen);
     spec[toklen] = '\0';
 
@@ -278,12 +279,12 @@ static int format_token(char *key, size_t keylen, const char *tok, size_t toklen
     for (const char *p = spec; *p; p++) {
         if (*p != '%') continue;
         if (p[1] == '%') { p++; continue; }
-        if (pct != NULL) return -1; /* two conversions in one key */
+        if (pct != NULL) return SCR_ERR_ARG; /* two conversions in one key */
         pct = p;
     }
     if (pct == NULL) { /* literal key (with %% unescaped by snprintf) */
         snprintf(key, keylen, spec, 0);
-        return 0;
+        return SCR_SUCCESS;
     }
     const char *c = pct + 1;
     int longs = 0;
@@ -291,30 +292,30 @@ static int format_token(char *key, size_t keylen, const char *tok, size_t toklen
     int n;
     switch (*c) {
     case 's':
-        if (longs) return -1;
+        if (longs) return SCR_ERR_ARG;
         n = snprintf(key, keylen, spec, va_arg(*ap, const char *));
         break;
     case 'd': case 'i':
         if (longs == 0) n = snprintf(key, keylen, spec, va_arg(*ap, int));
         else if (longs == 1) n = snprintf(key, keylen, spec, va_arg(*ap, long));
         else if (longs == 2) n = snprintf(key, keylen, spec, va_arg(*ap, long long));
-        else return -1;
+        else return SCR_ERR_ARG;
         break;
     case 'u': case 'x':
         if (longs == 0) n = snprintf(key, keylen, spec, va_arg(*ap, unsigned int));
         else if (longs == 1) n = snprintf(key, keylen, spec, va_arg(*ap, unsigned long));
         else if (longs == 2) n = snprintf(key, keylen, spec, va_arg(*ap, unsigned long long));
-        else return -1;
+        else return SCR_ERR_ARG;
         break;
     case 'f':
-        if (longs > 1) return -1;
+        if (longs > 1) return SCR_ERR_ARG;
         n = snprintf(key, keylen, spec, va_arg(*ap, double));
         break;
     default:
-        return -1;
+        return SCR_ERR_ARG;
     }
-    if (c[1] != '\0' && strchr(c + 1, '%') != NULL) return -1;
-    return (n < 0 || (size_t)n >= keylen) ? -1 : 0;
+    if (c[1] != '\0' && strchr(c + 1, '%') != NULL) return SCR_ERR_ARG;
+    return (n < 0 || (size_t)n >= keylen) ? SCR_ERR_ARG : SCR_SUCCESS;
 }
 
 /* Walk fmt; for every key but the last call step(level), for the last call
@@ -332,7 +333,7 @@ static scr_kvtree *walk_format(scr_kvtree *tree, scr_kvtree *value, int create,
     while (*p) {
         const char *end = strchr(p, ' ');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == 0 || format_token(key, sizeof(key), p, len, ap) != 0) {
+        if (len == 0 || format_token(key, sizeof(key), p, len, ap) != SCR_SUCCESS) {
             scr_err("kvtree: unsupported key format '%s'", fmt);
             scr_kvtree_delete(value);
             return NULL;

@@ -1,8 +1,8 @@
 /* kvtree_util.c — typed single values over kvtree. */
 #include "kvtree_util.h"
 #include "scr_err.h"
+#include "util_parse.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -69,50 +69,6 @@ int scr_kvtree_util_get_str(const scr_kvtree *tree, const char *key, const char 
     return SCR_SUCCESS;
 }
 
-int scr_parse_int64(const char *s, int64_t *out)
-{
-    char *end;
-    if (s == NULL || *s == '\0' || *s == ' ') return -1;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno != 0 || *end != '\0') return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
-int scr_parse_uint64(const char *s, uint64_t *out)
-{
-    char *end;
-    if (s == NULL || *s < '0' || *s > '9') return -1; /* strtoull accepts "-1" */
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0') return -1;
-    *out = (uint64_t)v;
-    return 0;
-}
-
-int scr_parse_double(const char *s, double *out)
-{
-    char *end;
-    if (s == NULL || *s == '\0' || *s == ' ') return -1;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno != 0 || *end != '\0' || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
-}
-
-int scr_parse_crc32(const char *s, uint32_t *out)
-{
-    char *end;
-    if (s == NULL || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s[2] == '\0') return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s + 2, &end, 16);
-    if (errno != 0 || *end != '\0' || v > UINT32_MAX || s[2] == '-' || s[2] == '+') return -1;
-    *out = (uint32_t)v;
-    return 0;
-}
-
 int scr_kvtree_util_get_int(const scr_kvtree *tree, const char *key, int *out)
 {
     int64_t v;
@@ -123,16 +79,34 @@ int scr_kvtree_util_get_int(const scr_kvtree *tree, const char *key, int *out)
     return SCR_SUCCESS;
 }
 
-#define DEFINE_GETTER(name, type, parser)                                     \
-    int name(const scr_kvtree *tree, const char *key, type *out)              \
-    {                                                                         \
-        const char *s;                                                        \
-        int rc = scr_kvtree_util_get_str(tree, key, &s);                      \
-        if (rc != SCR_SUCCESS) return rc;                                     \
-        return parser(s, out) == 0 ? SCR_SUCCESS : SCR_ERR_TYPE;              \
-    }
+int scr_kvtree_util_get_int64(const scr_kvtree *tree, const char *key, int64_t *out)
+{
+    const char *s;
+    int rc = scr_kvtree_util_get_str(tree, key, &s);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_parse_int64(s, out);
+}
 
-DEFINE_GETTER(scr_kvtree_util_get_int64, int64_t, scr_parse_int64)
-DEFINE_GETTER(scr_kvtree_util_get_uint64, uint64_t, scr_parse_uint64)
-DEFINE_GETTER(scr_kvtree_util_get_double, double, scr_parse_double)
-DEFINE_GETTER(scr_kvtree_util_get_crc32, uint32_t, scr_parse_crc32)
+int scr_kvtree_util_get_uint64(const scr_kvtree *tree, const char *key, uint64_t *out)
+{
+    const char *s;
+    int rc = scr_kvtree_util_get_str(tree, key, &s);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_parse_uint64(s, out);
+}
+
+int scr_kvtree_util_get_double(const scr_kvtree *tree, const char *key, double *out)
+{
+    const char *s;
+    int rc = scr_kvtree_util_get_str(tree, key, &s);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_parse_double(s, out);
+}
+
+int scr_kvtree_util_get_crc32(const scr_kvtree *tree, const char *key, uint32_t *out)
+{
+    const char *s;
+    int rc = scr_kvtree_util_get_str(tree, key, &s);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_parse_crc32(s, out);
+}

@@ -6,7 +6,7 @@
  * several values or text of another type. Getters do not log; the record
  * module that calls them knows which file was wrong and says so.
  * Numbers are written in decimal, CRCs as "0x%x", doubles with "%f" (the
- * forms SCR writes). */
+ * forms SCR writes); values are read by the parsers of util_parse.h. */
 #ifndef SCR_KVTREE_UTIL_H
 #define SCR_KVTREE_UTIL_H
 
@@ -28,11 +28,5 @@ int scr_kvtree_util_get_int64(const scr_kvtree *tree, const char *key, int64_t *
 int scr_kvtree_util_get_uint64(const scr_kvtree *tree, const char *key, uint64_t *out);
 int scr_kvtree_util_get_double(const scr_kvtree *tree, const char *key, double *out);
 int scr_kvtree_util_get_crc32(const scr_kvtree *tree, const char *key, uint32_t *out);
-
-/* Strict text parsers used by the getters (0 on success, -1 otherwise). */
-int scr_parse_int64(const char *s, int64_t *out);
-int scr_parse_uint64(const char *s, uint64_t *out);
-int scr_parse_double(const char *s, double *out);
-int scr_parse_crc32(const char *s, uint32_t *out);
 
 #endif

@@ -1,7 +1,7 @@
 /* mpi_exchange.c — sparse exchange of trees and file streaming between ranks. */
 #include "mpi_exchange.h"
 #include "kvtree_pack.h"
-#include "kvtree_util.h"
+#include "util_parse.h"
 #include "mpi_comm.h"
 #include "scr_err.h"
 #include "util_crc.h"
@@ -44,7 +44,7 @@ static int pack_all(const scr_kvtree *send, int size, struct outgoing **out_list
     }
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(dests); e; e = scr_kvtree_elem_next(e), i++) {
         int64_t d;
-        if (scr_parse_int64(scr_kvtree_elem_key(e), &d) != 0 || d < 0 || d >= size) {
+        if (scr_parse_int64(scr_kvtree_elem_key(e), &d) != SCR_SUCCESS || d < 0 || d >= size) {
             scr_err("exchange: rank %s does not exist in a job of %d ranks", scr_kvtree_elem_key(e), size);
             free_outgoing(out, i);
             return SCR_ERR_ARG;

@@ -105,21 +105,53 @@ int scr_halt_file_unset_checkpoints_left(scr_kvtree *halt)
     return unset_key(halt, KEY_CHECKPOINTS_LEFT);
 }
 
-#define DEFINE_SECONDS(name, key)                                                   \
-    int scr_halt_file_set_##name(scr_kvtree *halt, int64_t seconds)                 \
-    {                                                                               \
-        return set_number(halt, key, INT64_MAX, seconds);                           \
-    }                                                                               \
-    int scr_halt_file_get_##name(const scr_kvtree *halt, int64_t *out_seconds)      \
-    {                                                                               \
-        if (out_seconds == NULL) return SCR_ERR_ARG;                                \
-        return get_number(halt, key, INT64_MAX, out_seconds);                       \
-    }                                                                               \
-    int scr_halt_file_unset_##name(scr_kvtree *halt) { return unset_key(halt, key); }
+int scr_halt_file_set_exit_after(scr_kvtree *halt, int64_t seconds)
+{
+    return set_number(halt, KEY_EXIT_AFTER, INT64_MAX, seconds);
+}
 
-DEFINE_SECONDS(exit_after, KEY_EXIT_AFTER)
-DEFINE_SECONDS(exit_before, KEY_EXIT_BEFORE)
-DEFINE_SECONDS(halt_seconds, KEY_HALT_SECONDS)
+int scr_halt_file_get_exit_after(const scr_kvtree *halt, int64_t *out_seconds)
+{
+    if (out_seconds == NULL) return SCR_ERR_ARG;
+    return get_number(halt, KEY_EXIT_AFTER, INT64_MAX, out_seconds);
+}
+
+int scr_halt_file_unset_exit_after(scr_kvtree *halt)
+{
+    return unset_key(halt, KEY_EXIT_AFTER);
+}
+
+int scr_halt_file_set_exit_before(scr_kvtree *halt, int64_t seconds)
+{
+    return set_number(halt, KEY_EXIT_BEFORE, INT64_MAX, seconds);
+}
+
+int scr_halt_file_get_exit_before(const scr_kvtree *halt, int64_t *out_seconds)
+{
+    if (out_seconds == NULL) return SCR_ERR_ARG;
+    return get_number(halt, KEY_EXIT_BEFORE, INT64_MAX, out_seconds);
+}
+
+int scr_halt_file_unset_exit_before(scr_kvtree *halt)
+{
+    return unset_key(halt, KEY_EXIT_BEFORE);
+}
+
+int scr_halt_file_set_halt_seconds(scr_kvtree *halt, int64_t seconds)
+{
+    return set_number(halt, KEY_HALT_SECONDS, INT64_MAX, seconds);
+}
+
+int scr_halt_file_get_halt_seconds(const scr_kvtree *halt, int64_t *out_seconds)
+{
+    if (out_seconds == NULL) return SCR_ERR_ARG;
+    return get_number(halt, KEY_HALT_SECONDS, INT64_MAX, out_seconds);
+}
+
+int scr_halt_file_unset_halt_seconds(scr_kvtree *halt)
+{
+    return unset_key(halt, KEY_HALT_SECONDS);
+}
 
 int scr_halt_file_set_exit_reason(scr_kvtree *halt, const char *reason)
 {
@@ -258,7 +290,7 @@ int scr_halt_file_decrement_checkpoints_left(const char *path, int *out_left)
 
 /* --- decisions ------------------------------------------------------------- */
 
-const char *scr_halt_cause_text(enum scr_halt_cause cause)
+const char *scr_halt_file_cause_text(enum scr_halt_file_cause cause)
 {
     switch (cause) {
     case SCR_HALT_NONE: return "no halt condition holds";
@@ -271,11 +303,11 @@ const char *scr_halt_cause_text(enum scr_halt_cause cause)
     return "unknown halt cause";
 }
 
-/* The first condition that holds at now (the order of enum scr_halt_cause);
+/* The first condition that holds at now (the order of enum scr_halt_file_cause);
  * the margin before ExitBefore and the allocation's end is the file's
  * HaltSeconds, else default_margin (*out_margin_name says which). */
 static int find_cause(const scr_kvtree *halt, int64_t now, int64_t default_margin, int64_t end_time,
-                      enum scr_halt_cause *out_cause, int64_t *out_margin, const char **out_margin_name,
+                      enum scr_halt_file_cause *out_cause, int64_t *out_margin, const char **out_margin_name,
                       const char **out_reason)
 {
     int rc = validate("halt conditions", halt, SCR_ERR_TYPE);
@@ -299,7 +331,7 @@ static int find_cause(const scr_kvtree *halt, int64_t now, int64_t default_margi
     return SCR_SUCCESS;
 }
 
-int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt_cause *out_cause)
+int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt_file_cause *out_cause)
 {
     if (out_cause == NULL) return SCR_ERR_ARG;
     int64_t margin;
@@ -311,7 +343,7 @@ int scr_halt_file_explain(const scr_kvtree *halt, int64_t now, int64_t default_m
                           int *out_halt, char *why, size_t why_len)
 {
     if (out_halt == NULL || why == NULL) return SCR_ERR_ARG;
-    enum scr_halt_cause cause;
+    enum scr_halt_file_cause cause;
     int64_t margin;
     const char *margin_name, *reason = NULL;
     int rc = find_cause(halt, now, default_margin, end_time, &cause, &margin, &margin_name, &reason);

@@ -95,7 +95,7 @@ int scr_halt_file_unset_exit_reason(scr_kvtree *halt);
 /* --- decisions ------------------------------------------------------------ */
 
 /* Why the library halts; when several conditions hold, the first listed wins. */
-enum scr_halt_cause {
+enum scr_halt_file_cause {
     SCR_HALT_NONE = 0,        /* keep running */
     SCR_HALT_EXIT_REASON,     /* ExitReason set to something other than SCR_FINALIZE_CALLED */
     SCR_HALT_CHECKPOINTS,     /* CheckpointsLeft is 0 (or below) */
@@ -105,13 +105,13 @@ enum scr_halt_cause {
 };
 
 /* Short description of a cause for messages ("ExitAfter time reached", ...). */
-const char *scr_halt_cause_text(enum scr_halt_cause cause);
+const char *scr_halt_file_cause_text(enum scr_halt_file_cause cause);
 
 /* Whether the halt file alone halts a job at time now (seconds since the
  * epoch), and why: *out_cause is SCR_HALT_NONE to keep running. The same
  * rule as scr_halt_file_explain with no default margin and no allocation
  * end. A value of the wrong type gives SCR_ERR_TYPE (logged, naming the key). */
-int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt_cause *out_cause);
+int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt_file_cause *out_cause);
 
 /* The whole rule a job follows (libscr, and a relaunch deciding whether to
  * start another run): the halt file's conditions as scr_halt_file_should_halt

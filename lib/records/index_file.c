@@ -5,6 +5,7 @@
 #include "record.h"
 #include "scr_err.h"
 #include "util_log.h"
+#include "util_parse.h"
 #include "util_path.h"
 
 #include <errno.h>
@@ -332,7 +333,7 @@ int scr_index_file_list_missing(const scr_kvtree *index, int id, int **out_ranks
     if (n && ranks == NULL) return SCR_ERR_NOMEM;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(missing); e; e = scr_kvtree_elem_next(e)) {
         int64_t v = -1;
-        if (scr_parse_int64(scr_kvtree_elem_key(e), &v) != 0 || v < 0 || v > INT_MAX) {
+        if (scr_parse_int64(scr_kvtree_elem_key(e), &v) != SCR_SUCCESS || v < 0 || v > INT_MAX) {
             free(ranks);
             return SCR_ERR_TYPE;
         }
@@ -412,7 +413,7 @@ static int validate_ranks(const char *file, const char *where, const scr_kvtree 
 {
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(ranks); e; e = scr_kvtree_elem_next(e)) {
         int64_t v = -1;
-        if (scr_parse_int64(scr_kvtree_elem_key(e), &v) != 0 || v < 0 || v > INT_MAX ||
+        if (scr_parse_int64(scr_kvtree_elem_key(e), &v) != SCR_SUCCESS || v < 0 || v > INT_MAX ||
             scr_kvtree_size(scr_kvtree_elem_hash(e)))
             return scr_record_bad_key(file, where, scr_kvtree_elem_key(e), "ranks (integers >= 0)");
     }

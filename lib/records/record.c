@@ -6,6 +6,7 @@
 #include "scr_err.h"
 #include "util_io.h"
 #include "util_log.h"
+#include "util_parse.h"
 #include "util_path.h"
 
 #include <limits.h>
@@ -58,7 +59,7 @@ int scr_record_key_int(const char *text, int min, int *out)
 {
     int64_t v;
     char canonical[32];
-    if (scr_parse_int64(text, &v) != 0 || v < min || v > INT_MAX) return SCR_ERR_TYPE;
+    if (scr_parse_int64(text, &v) != SCR_SUCCESS || v < min || v > INT_MAX) return SCR_ERR_TYPE;
     snprintf(canonical, sizeof(canonical), "%d", (int)v);
     if (strcmp(canonical, text) != 0) return SCR_ERR_TYPE;
     *out = (int)v;

@@ -6,6 +6,7 @@
 #include "util_crc.h"
 #include "util_io.h"
 #include "util_log.h"
+#include "util_parse.h"
 
 #include <errno.h>
 #include <limits.h>

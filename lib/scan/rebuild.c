@@ -80,8 +80,8 @@ static int rebuild_set(const struct scr_scan *scan, struct scr_scan_set *set, co
         scr_err("%s: XOR set %d lost %d members; it can rebuild one", scan->dir, set->set_id, nlost);
         return SCR_FAILURE;
     }
-    int rc = set->kind == SCR_REDUNDANCY_XOR ? rebuild_xor_set(scan, set, lost[0], bufsize)
-                                             : rebuild_rs_set(scan, set, lost, nlost, bufsize);
+    int rc = set->kind == SCR_REDUNDANCY_XOR ? scr_rebuild_xor_set(scan, set, lost[0], bufsize)
+                                             : scr_rebuild_rs_set(scan, set, lost, nlost, bufsize);
     if (rc != SCR_SUCCESS) return rc;
     for (int i = 0; i < nlost; i++) done[set->member_rank[lost[i]]] = 1;
     *out_rebuilt += nlost;
@@ -104,7 +104,7 @@ int scr_rebuild_dataset(const struct scr_scan *scan, size_t bufsize, int *out_re
     /* a PARTNER copy is the cheapest source */
     for (int i = 0; rc == SCR_SUCCESS && i < scan->nmissing; i++) {
         int r = scan->missing[i];
-        int prc = rebuild_partner_rank(scan, r, bufsize);
+        int prc = scr_rebuild_partner_rank(scan, r, bufsize);
         if (prc == SCR_SUCCESS) {
             done[r] = 1;
             (*out_rebuilt)++;

@@ -20,8 +20,8 @@
 
 #define TMP_SUFFIX ".rebuild"
 
-const scr_kvtree *rebuild_member_metas_of(const struct rebuild_member *m, const struct scr_scan_set *set,
-                                          int self, int other)
+const scr_kvtree *scr_rebuild_member_metas_of(const struct rebuild_member *m, const struct scr_scan_set *set,
+                                              int self, int other)
 {
     if (other == self) return scr_kvtree_get(m->header, "CURRENT");
     if (set->kind == SCR_REDUNDANCY_XOR)
@@ -112,8 +112,8 @@ static int open_file(const char *path, int flags, int *out_fd)
     return SCR_SUCCESS;
 }
 
-int rebuild_member_open(const struct scr_scan *scan, const struct scr_scan_set *set, int i,
-                        struct rebuild_member *m)
+int scr_rebuild_member_open(const struct scr_scan *scan, const struct scr_scan_set *set, int i,
+                            struct rebuild_member *m)
 {
     char name[128];
     struct scr_redundancy_name rn = {set->kind, i, set->size, set->set_id};
@@ -156,9 +156,9 @@ static int create_sized(const char *path, uint64_t size, int *out_fd)
     return rc;
 }
 
-int rebuild_member_create(const struct scr_scan *scan, const struct scr_scan_set *set, int i,
-                          int rank, const scr_kvtree *current, const scr_kvtree *header,
-                          uint64_t data_len, struct rebuild_member *m)
+int scr_rebuild_member_create(const struct scr_scan *scan, const struct scr_scan_set *set, int i,
+                              int rank, const scr_kvtree *current, const scr_kvtree *header,
+                              uint64_t data_len, struct rebuild_member *m)
 {
     char name[128];
     struct scr_redundancy_name rn = {set->kind, i, set->size, set->set_id};
@@ -307,8 +307,8 @@ static int rename_into_place(const char *tmp)
     return rc;
 }
 
-int rebuild_member_commit(const struct scr_scan *scan, const struct scr_scan_set *set,
-                          struct rebuild_member *m, void *buf, size_t bufsize)
+int scr_rebuild_member_commit(const struct scr_scan *scan, const struct scr_scan_set *set,
+                              struct rebuild_member *m, void *buf, size_t bufsize)
 {
     uint32_t *crcs = calloc((size_t)m->nfiles + 1, sizeof(uint32_t));
     uint64_t chunk_bytes = 0, rsize = 0;
@@ -336,7 +336,7 @@ int rebuild_member_commit(const struct scr_scan *scan, const struct scr_scan_set
     return rc;
 }
 
-void rebuild_member_close(struct rebuild_member *m)
+void scr_rebuild_member_close(struct rebuild_member *m)
 {
     for (int f = 0; f < m->nfiles; f++) {
         if (m->parts && m->parts[f].fd >= 0) close(m->parts[f].fd);

@@ -4,7 +4,7 @@
  *
  * A survivor's files are opened for reading. A lost member's are created
  * under temporary names ("<name>.rebuild") at their recorded sizes, and
- * rebuild_member_commit checks them against the recorded sizes and CRCs,
+ * scr_rebuild_member_commit checks them against the recorded sizes and CRCs,
  * renames them into place and writes the member's rank filemap. */
 #ifndef SCR_REBUILD_MEMBER_H
 #define SCR_REBUILD_MEMBER_H
@@ -32,26 +32,26 @@ struct rebuild_member {
 
 /* Open member i of set as a survivor: its redundancy file and header, and
  * its data files in the order its header's CURRENT gives. */
-int rebuild_member_open(const struct scr_scan *scan, const struct scr_scan_set *set, int i,
-                        struct rebuild_member *m);
+int scr_rebuild_member_open(const struct scr_scan *scan, const struct scr_scan_set *set, int i,
+                            struct rebuild_member *m);
 
 /* Create lost member i (world rank rank) of set: the data files current
  * describes and a redundancy file starting with header, under temporary
  * names; data_len is the redundancy data's length after the header. */
-int rebuild_member_create(const struct scr_scan *scan, const struct scr_scan_set *set, int i,
-                          int rank, const scr_kvtree *current, const scr_kvtree *header,
-                          uint64_t data_len, struct rebuild_member *m);
+int scr_rebuild_member_create(const struct scr_scan *scan, const struct scr_scan_set *set, int i,
+                              int rank, const scr_kvtree *current, const scr_kvtree *header,
+                              uint64_t data_len, struct rebuild_member *m);
 
 /* Check, rename into place and record a rebuilt member (see above). */
-int rebuild_member_commit(const struct scr_scan *scan, const struct scr_scan_set *set,
-                          struct rebuild_member *m, void *buf, size_t bufsize);
+int scr_rebuild_member_commit(const struct scr_scan *scan, const struct scr_scan_set *set,
+                              struct rebuild_member *m, void *buf, size_t bufsize);
 
 /* Close what is open; remove the temporary files of an uncommitted lost member. */
-void rebuild_member_close(struct rebuild_member *m);
+void scr_rebuild_member_close(struct rebuild_member *m);
 
 /* The metas a survivor's header keeps of member other (CURRENT for itself,
  * PARTNER for its left neighbour under XOR, PARTNERS <other> under RS). */
-const scr_kvtree *rebuild_member_metas_of(const struct rebuild_member *m, const struct scr_scan_set *set,
-                                          int self, int other);
+const scr_kvtree *scr_rebuild_member_metas_of(const struct rebuild_member *m, const struct scr_scan_set *set,
+                                              int self, int other);
 
 #endif

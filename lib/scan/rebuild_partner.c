@@ -43,7 +43,7 @@ static int copy_back(const struct scr_scan *scan, const char *pdir, const char *
     return rc;
 }
 
-int rebuild_partner_rank(const struct scr_scan *scan, int rank, size_t bufsize)
+int scr_rebuild_partner_rank(const struct scr_scan *scan, int rank, size_t bufsize)
 {
     char *pdir = NULL, *path = NULL, **tmps = NULL;
     struct scr_rank_filemap_file *files = NULL;

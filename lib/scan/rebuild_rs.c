@@ -52,7 +52,7 @@ static const scr_kvtree *metas_of(const struct scr_scan_set *set, const struct r
     if (!r->is_lost[x]) return scr_kvtree_get(r->mem[x].header, "CURRENT");
     for (int j = 1; j <= r->k; j++) {
         int y = mod(x + j, r->N);
-        if (!r->is_lost[y]) return rebuild_member_metas_of(&r->mem[y], set, y, x);
+        if (!r->is_lost[y]) return scr_rebuild_member_metas_of(&r->mem[y], set, y, x);
     }
     return NULL;
 }
@@ -118,8 +118,8 @@ static int decode_all(struct rs_set *r, const scr_rs_code *code, char *blocks, s
     return rc;
 }
 
-int rebuild_rs_set(const struct scr_scan *scan, const struct scr_scan_set *set, const int *lost, int nlost,
-                   size_t bufsize)
+int scr_rebuild_rs_set(const struct scr_scan *scan, const struct scr_scan_set *set, const int *lost, int nlost,
+                       size_t bufsize)
 {
     struct rs_set r = {0};
     scr_rs_code code = {0};
@@ -133,7 +133,7 @@ int rebuild_rs_set(const struct scr_scan *scan, const struct scr_scan_set *set, 
     for (int i = 0; rc == SCR_SUCCESS && i < nlost; i++) r.is_lost[lost[i]] = 1;
     for (int i = 0; rc == SCR_SUCCESS && i < r.N; i++) {
         if (r.is_lost[i]) continue;
-        rc = rebuild_member_open(scan, set, i, &r.mem[i]);
+        rc = scr_rebuild_member_open(scan, set, i, &r.mem[i]);
         if (base < 0) base = i;
     }
     if (rc == SCR_SUCCESS && base < 0) rc = SCR_ERR_FORMAT;
@@ -154,17 +154,17 @@ int rebuild_rs_set(const struct scr_scan *scan, const struct scr_scan_set *set, 
         scr_kvtree *h = NULL;
         rc = lost_header(set, &r, bh, lost[i], &h);
         if (rc == SCR_SUCCESS)
-            rc = rebuild_member_create(scan, set, lost[i], group[lost[i]], scr_kvtree_get(h, "CURRENT"), h,
-                                       r.chunk * (uint64_t)r.k, &r.mem[lost[i]]);
+            rc = scr_rebuild_member_create(scan, set, lost[i], group[lost[i]], scr_kvtree_get(h, "CURRENT"), h,
+                                           r.chunk * (uint64_t)r.k, &r.mem[lost[i]]);
         scr_kvtree_delete(h);
     }
     if (rc == SCR_SUCCESS) rc = scr_rs_init(&code, r.d, r.k);
     if (rc == SCR_SUCCESS && (blocks = malloc(bufsize * (size_t)(r.d + r.k))) == NULL) rc = SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = decode_all(&r, &code, blocks, bufsize);
     for (int i = 0; rc == SCR_SUCCESS && i < nlost; i++)
-        rc = rebuild_member_commit(scan, set, &r.mem[lost[i]], blocks, bufsize);
+        rc = scr_rebuild_member_commit(scan, set, &r.mem[lost[i]], blocks, bufsize);
     if (rc == SCR_SUCCESS) scr_dbg(1, "%s: rebuilt %d member(s) of RS set %d", scan->dir, nlost, set->set_id);
-    for (int i = 0; r.mem && i < r.N; i++) rebuild_member_close(&r.mem[i]);
+    for (int i = 0; r.mem && i < r.N; i++) scr_rebuild_member_close(&r.mem[i]);
     scr_rs_free(&code);
     free(r.mem);
     free(r.is_lost);

@@ -37,7 +37,7 @@ static int lost_header(const struct scr_scan_set *set, struct rebuild_member *me
                        const scr_kvtree **out_current)
 {
     int N = set->size, right = (lost + 1) % N, left = (lost + N - 1) % N;
-    const scr_kvtree *mine = rebuild_member_metas_of(&mem[right], set, right, lost);
+    const scr_kvtree *mine = scr_rebuild_member_metas_of(&mem[right], set, right, lost);
     const scr_kvtree *lefts = scr_kvtree_get(mem[left].header, "CURRENT");
     if (mine == NULL || lefts == NULL) {
         scr_err("%s: the XOR headers of set %d keep no record of member %d's files", mem[right].rpath, set->set_id, lost);
@@ -80,7 +80,7 @@ static int compute(const struct scr_scan_set *set, struct rebuild_member *mem, i
     return rc;
 }
 
-int rebuild_xor_set(const struct scr_scan *scan, const struct scr_scan_set *set, int lost, size_t bufsize)
+int scr_rebuild_xor_set(const struct scr_scan *scan, const struct scr_scan_set *set, int lost, size_t bufsize)
 {
     int N = set->size, right = (lost + 1) % N;
     struct rebuild_member *mem = calloc((size_t)N, sizeof(*mem));
@@ -91,7 +91,7 @@ int rebuild_xor_set(const struct scr_scan *scan, const struct scr_scan_set *set,
     int rc = (mem && acc && buf) ? SCR_SUCCESS : SCR_ERR_NOMEM;
     for (int i = 0; mem && i < N; i++) mem[i].rfd = -1;
     for (int i = 0; rc == SCR_SUCCESS && i < N; i++)
-        if (i != lost) rc = rebuild_member_open(scan, set, i, &mem[i]);
+        if (i != lost) rc = scr_rebuild_member_open(scan, set, i, &mem[i]);
     if (rc == SCR_SUCCESS && scr_kvtree_util_get_uint64(mem[right].header, "CHUNK", &chunk) != SCR_SUCCESS) rc = SCR_ERR_FORMAT;
     for (int i = 0; rc == SCR_SUCCESS && i < N; i++) {
         if (i == lost) continue;
@@ -104,11 +104,11 @@ int rebuild_xor_set(const struct scr_scan *scan, const struct scr_scan_set *set,
     int *group = NULL, gsize = 0;
     if (rc == SCR_SUCCESS) rc = scr_redundancy_file_group(header, mem[right].rpath, &group, &gsize);
     if (rc == SCR_SUCCESS && gsize != N) rc = SCR_ERR_FORMAT;
-    if (rc == SCR_SUCCESS) rc = rebuild_member_create(scan, set, lost, group[lost], current, header, chunk, &mem[lost]);
+    if (rc == SCR_SUCCESS) rc = scr_rebuild_member_create(scan, set, lost, group[lost], current, header, chunk, &mem[lost]);
     if (rc == SCR_SUCCESS) rc = compute(set, mem, lost, chunk, acc, buf, bufsize);
-    if (rc == SCR_SUCCESS) rc = rebuild_member_commit(scan, set, &mem[lost], buf, bufsize);
+    if (rc == SCR_SUCCESS) rc = scr_rebuild_member_commit(scan, set, &mem[lost], buf, bufsize);
     if (rc == SCR_SUCCESS) scr_dbg(1, "%s: rebuilt rank %d from XOR set %d", scan->dir, group[lost], set->set_id);
-    for (int i = 0; mem && i < N; i++) rebuild_member_close(&mem[i]);
+    for (int i = 0; mem && i < N; i++) scr_rebuild_member_close(&mem[i]);
     free(mem);
     free(acc);
     free(buf);

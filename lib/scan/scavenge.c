@@ -46,80 +46,107 @@ static int read_one_filemap(const char *path, scr_filemap *all)
     return rc == SCR_ERR_NOMEM ? rc : SCR_SUCCESS;
 }
 
+/* Every filemap_*.scrinfo of the control directory. */
+static int read_every_filemap(const char *cntl_dir, scr_filemap *all)
+{
+    DIR *d = opendir(cntl_dir);
+    if (d == NULL) {
+        scr_err("cannot read the control directory %s: %s", cntl_dir, strerror(errno));
+        return errno == ENOENT ? SCR_ERR_NOTFOUND : SCR_ERR_IO;
+    }
+    int rc = SCR_SUCCESS;
+    for (struct dirent *de; (de = readdir(d)) != NULL;) {
+        size_t n = strlen(de->d_name);
+        if (strncmp(de->d_name, "filemap_", 8) != 0 || n < 16 || strcmp(de->d_name + n - 8, ".scrinfo") != 0)
+            continue;
+        char *path = NULL;
+        rc = scr_path_join(cntl_dir, de->d_name, &path);
+        if (rc == SCR_SUCCESS) rc = read_one_filemap(path, all);
+        free(path);
+        if (rc != SCR_SUCCESS) break;
+    }
+    closedir(d);
+    return rc;
+}
+
 /* The filemaps the master list names; without a master list, every
  * filemap_*.scrinfo of the control directory. */
 static int read_node_filemaps(const char *cntl_dir, scr_filemap *all)
 {
     char *master = NULL;
     scr_kvtree *list = scr_kvtree_new();
-    int rc = list ? scr_path_join(cntl_dir, MASTER_FILE, &master) : SCR_ERR_NOMEM;
-    int lrc = rc == SCR_SUCCESS ? scr_kvtree_read_file(master, list) : rc;
-    if (lrc == SCR_SUCCESS) {
-        for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(list, MASTER_KEY));
-             e && rc == SCR_SUCCESS; e = scr_kvtree_elem_next(e))
-            rc = read_one_filemap(scr_kvtree_elem_key(e), all);
-    } else if (rc == SCR_SUCCESS) {
+    if (list == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_path_join(cntl_dir, MASTER_FILE, &master);
+    if (rc != SCR_SUCCESS) goto out;
+    int lrc = scr_kvtree_read_file(master, list);
+    if (lrc != SCR_SUCCESS) {
         if (lrc != SCR_ERR_NOTFOUND) scr_warn("ignoring damaged %s; reading every filemap of %s", master, cntl_dir);
-        DIR *d = opendir(cntl_dir);
-        if (d == NULL) {
-            scr_err("cannot read the control directory %s: %s", cntl_dir, strerror(errno));
-            rc = errno == ENOENT ? SCR_ERR_NOTFOUND : SCR_ERR_IO;
-        }
-        for (struct dirent *de; rc == SCR_SUCCESS && d && (de = readdir(d)) != NULL;) {
-            size_t n = strlen(de->d_name);
-            if (strncmp(de->d_name, "filemap_", 8) != 0 || n < 16 || strcmp(de->d_name + n - 8, ".scrinfo") != 0)
-                continue;
-            char *path = NULL;
-            rc = scr_path_join(cntl_dir, de->d_name, &path);
-            if (rc == SCR_SUCCESS) rc = read_one_filemap(path, all);
-            free(path);
-        }
-        if (d) closedir(d);
+        rc = read_every_filemap(cntl_dir, all);
+        goto out;
     }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(list, MASTER_KEY)); e;
+         e = scr_kvtree_elem_next(e)) {
+        rc = read_one_filemap(scr_kvtree_elem_key(e), all);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+out:
     free(master);
     scr_kvtree_delete(list);
     return rc;
 }
 
-static int read_flush_file(const char *cntl_dir, scr_kvtree **out)
+/* This node's flush file, a new tree the caller deletes; an empty one when
+ * there is no flush file yet. */
+static int read_flush_file(const char *cntl_dir, scr_kvtree **out_flush)
 {
     char *path = NULL;
     scr_kvtree *flush = scr_kvtree_new();
-    int rc = flush ? scr_path_join(cntl_dir, SCR_FLUSH_FILE_NAME, &path) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_flush_file_read(path, flush);
+    if (flush == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_path_join(cntl_dir, SCR_FLUSH_FILE_NAME, &path);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_flush_file_read(path, flush);
     if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* an empty record */
+    if (rc != SCR_SUCCESS) goto out;
+    *out_flush = flush;
+    flush = NULL;
+out:
     free(path);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(flush);
-        return rc;
-    }
-    *out = flush;
-    return SCR_SUCCESS;
+    scr_kvtree_delete(flush);
+    return rc;
 }
 
 int scr_scavenge_newest(const char *cntl_dir, int *out_id, int *out_flushed, char **out_name)
 {
     scr_kvtree *flush = NULL;
     scr_filemap *map = NULL;
+    const char *name = NULL;
     int id = 0, flushed = 0;
     *out_name = NULL;
     int rc = read_flush_file(cntl_dir, &flush);
-    if (rc == SCR_SUCCESS && scr_flush_file_newest_cached_is_flushed(flush, &id, &flushed) != SCR_SUCCESS) {
+    if (rc != SCR_SUCCESS) return rc;
+    if (scr_flush_file_newest_cached_is_flushed(flush, &id, &flushed) != SCR_SUCCESS) {
         /* no flush file (or nothing marked in cache): ask the filemaps */
         map = scr_filemap_new();
-        rc = map ? read_node_filemaps(cntl_dir, map) : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS && scr_filemap_latest_dataset(map, &id) != SCR_SUCCESS) rc = SCR_ERR_NOTFOUND;
-        if (rc == SCR_SUCCESS && scr_flush_file_has_location(flush, id, SCR_FLUSH_LOCATION_PFS, &flushed) != SCR_SUCCESS)
+        if (map == NULL) {
+            rc = SCR_ERR_NOMEM;
+            goto out;
+        }
+        rc = read_node_filemaps(cntl_dir, map);
+        if (rc != SCR_SUCCESS) goto out;
+        if (scr_filemap_latest_dataset(map, &id) != SCR_SUCCESS) {
+            rc = SCR_ERR_NOTFOUND;
+            goto out;
+        }
+        if (scr_flush_file_has_location(flush, id, SCR_FLUSH_LOCATION_PFS, &flushed) != SCR_SUCCESS)
             flushed = 0;
     }
-    const char *name = NULL;
-    if (rc == SCR_SUCCESS && scr_flush_file_get_name(flush, id, &name) == SCR_SUCCESS &&
-        (*out_name = strdup(name)) == NULL)
+    if (scr_flush_file_get_name(flush, id, &name) == SCR_SUCCESS && (*out_name = strdup(name)) == NULL) {
         rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) {
-        *out_id = id;
-        *out_flushed = flushed;
+        goto out;
     }
+    *out_id = id;
+    *out_flushed = flushed;
+out:
     scr_kvtree_delete(flush);
     scr_filemap_delete(map);
     return rc;
@@ -204,38 +231,52 @@ static void progress(struct scavenge *s)
     if (s->o->progress) s->o->progress(s->o->progress_ctx, s->report->bytes_copied, s->total);
 }
 
+/* In rmap, rel's meta gets crc: the CRC of the copy on the prefix. */
+static int record_crc(scr_filemap *rmap, int id, int rank, const char *rel, uint32_t crc)
+{
+    const scr_meta *listed = NULL;
+    scr_meta *m = scr_meta_new();
+    if (m == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_filemap_get_meta(rmap, id, rank, rel, &listed);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_copy(m, listed);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_crc32(m, crc);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_filemap_set_meta(rmap, id, rank, rel, m);
+out:
+    scr_meta_delete(m);
+    return rc;
+}
+
 /* Copy one file of the entry and record its CRC (or its absence) in rmap. */
 static int copy_listed_file(struct scavenge *s, int rank, const char *file, const scr_meta *meta,
                             const char *pdir, scr_filemap *rmap)
 {
     int id = s->report->id;
     char *rel = NULL, *dest = NULL;
-    int rc = scr_rank_filemap_name_of(s->dsdir, file, meta, &rel);
-    if (rc == SCR_SUCCESS) rc = pdir ? scr_partner_copy_path(pdir, rel, &dest) : scr_rank_filemap_file_path(s->dsdir, rel, &dest);
-    if (rc != SCR_SUCCESS) goto done;
     uint32_t crc = 0;
     uint64_t size = 0;
-    if (copy_one(s, file, dest, meta, &crc) == SCR_SUCCESS) {
-        const scr_meta *listed = NULL;
-        scr_meta *m = scr_meta_new();
-        rc = m ? scr_filemap_get_meta(rmap, id, rank, rel, &listed) : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = scr_meta_copy(m, listed);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_crc32(m, crc);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(rmap, id, rank, rel, m);
-        scr_meta_delete(m);
-        scr_meta_get_filesize(meta, &size);
-        s->report->files_copied++;
-        s->report->bytes_copied += size;
-        progress(s);
-    } else {
+    int rc = scr_rank_filemap_name_of(s->dsdir, file, meta, &rel);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = pdir ? scr_partner_copy_path(pdir, rel, &dest) : scr_rank_filemap_file_path(s->dsdir, rel, &dest);
+    if (rc != SCR_SUCCESS) goto out;
+    if (copy_one(s, file, dest, meta, &crc) != SCR_SUCCESS) {
         /* the rank filemap still lists it, with the size and CRC recorded in
          * cache, so that the scan counts it missing and checks a rebuild
          * against them; nothing of another dataset may stand in for it */
         s->report->files_failed++;
         if (strcmp(file, dest) != 0 && unlink(dest) != 0 && errno != ENOENT)
             scr_warn("cannot remove %s, which is not this dataset's copy: %s", dest, strerror(errno));
+        goto out;
     }
-done:
+    /* the file is on the prefix and counted even when its CRC cannot be recorded */
+    rc = record_crc(rmap, id, rank, rel, crc);
+    scr_meta_get_filesize(meta, &size);
+    s->report->files_copied++;
+    s->report->bytes_copied += size;
+    progress(s);
+out:
     free(rel);
     free(dest);
     return rc;
@@ -251,20 +292,28 @@ static int scavenge_entry(struct scavenge *s, int rank, int partner)
     const char **files = NULL;
     int n = 0;
     int rc = scr_rank_filemap_build(s->map, id, rank, s->dsdir, &rmap);
-    if (rc == SCR_SUCCESS && partner) rc = scr_partner_copy_dir(s->dsdir, rank, &pdir);
-    if (rc == SCR_SUCCESS && partner) rc = scr_mkdir_p(pdir, 0700);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(s->map, id, rank, &files, &n);
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+    if (rc != SCR_SUCCESS) goto out;
+    if (partner) {
+        rc = scr_partner_copy_dir(s->dsdir, rank, &pdir);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = scr_mkdir_p(pdir, 0700);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_filemap_list_files(s->map, id, rank, &files, &n);
+    if (rc != SCR_SUCCESS) goto out;
+    for (int i = 0; i < n; i++) {
         const scr_meta *meta = NULL;
         scr_filemap_get_meta(s->map, id, rank, files[i], &meta);
         rc = copy_listed_file(s, rank, files[i], meta, pdir, rmap);
+        if (rc != SCR_SUCCESS) goto out;
     }
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_path(partner ? pdir : s->dsdir, rank, &path);
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_write(path, rmap);
-    if (rc == SCR_SUCCESS) {
-        if (partner) s->report->partner_ranks++;
-        else s->report->ranks++;
-    }
+    rc = scr_rank_filemap_path(partner ? pdir : s->dsdir, rank, &path);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rank_filemap_write(path, rmap);
+    if (rc != SCR_SUCCESS) goto out;
+    if (partner) s->report->partner_ranks++;
+    else s->report->ranks++;
+out:
     free(files);
     free(pdir);
     free(path);
@@ -311,18 +360,29 @@ static int mark_flush_file(const struct scavenge *s, scr_kvtree *flush, int on_p
     if (scr_filemap_list_ranks_by_dataset(s->map, id, &ranks, &n) == SCR_SUCCESS && n > 0) rank = ranks[0];
     free(ranks);
     int rc = scr_flush_file_set_location(flush, id, SCR_FLUSH_LOCATION_CACHE);
-    if (rc == SCR_SUCCESS) rc = scr_flush_file_unset_location(flush, id, SCR_FLUSH_LOCATION_FLUSHING);
-    if (rc == SCR_SUCCESS)
-        rc = on_prefix ? scr_flush_file_set_location(flush, id, SCR_FLUSH_LOCATION_PFS)
-                       : scr_flush_file_unset_location(flush, id, SCR_FLUSH_LOCATION_PFS);
-    if (rc == SCR_SUCCESS && rank >= 0 && scr_filemap_get_dataset(s->map, id, rank, &desc) == SCR_SUCCESS) {
-        if (scr_dataset_get_name(desc, &name) == SCR_SUCCESS) rc = scr_flush_file_set_name(flush, id, name);
-        if (rc == SCR_SUCCESS && scr_dataset_get_ckpt(desc, &ckpt) == SCR_SUCCESS)
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_flush_file_unset_location(flush, id, SCR_FLUSH_LOCATION_FLUSHING);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = on_prefix ? scr_flush_file_set_location(flush, id, SCR_FLUSH_LOCATION_PFS)
+                   : scr_flush_file_unset_location(flush, id, SCR_FLUSH_LOCATION_PFS);
+    if (rc != SCR_SUCCESS) return rc;
+    if (rank >= 0 && scr_filemap_get_dataset(s->map, id, rank, &desc) == SCR_SUCCESS) {
+        if (scr_dataset_get_name(desc, &name) == SCR_SUCCESS) {
+            rc = scr_flush_file_set_name(flush, id, name);
+            if (rc != SCR_SUCCESS) return rc;
+        }
+        if (scr_dataset_get_ckpt(desc, &ckpt) == SCR_SUCCESS) {
             rc = scr_flush_file_set_checkpoint_id(flush, id, ckpt);
-        if (rc == SCR_SUCCESS && scr_dataset_is_output(desc)) rc = scr_flush_file_set_output(flush, id, 1);
+            if (rc != SCR_SUCCESS) return rc;
+        }
+        if (scr_dataset_is_output(desc)) {
+            rc = scr_flush_file_set_output(flush, id, 1);
+            if (rc != SCR_SUCCESS) return rc;
+        }
     }
-    if (rc == SCR_SUCCESS) rc = scr_path_join(s->o->cntl_dir, SCR_FLUSH_FILE_NAME, &path);
-    if (rc == SCR_SUCCESS) rc = scr_flush_file_write(path, flush);
+    rc = scr_path_join(s->o->cntl_dir, SCR_FLUSH_FILE_NAME, &path);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_flush_file_write(path, flush);
     free(path);
     return rc;
 }
@@ -356,63 +416,79 @@ static int dataset_dir(const char *prefix, int id, char **out)
     return scr_path_join(prefix, sub, out);
 }
 
-int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_report *out)
+int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_report *report)
 {
-    if (o == NULL || out == NULL) {
+    if (o == NULL || report == NULL) {
         scr_err("scavenge: no %s given", o == NULL ? "options" : "report to fill in");
         return SCR_ERR_ARG;
     }
     struct scavenge s = {0};
     int *ranks = NULL, nranks = 0, flushed = 0;
     scr_kvtree *flush = NULL;
-    memset(out, 0, sizeof(*out));
+    memset(report, 0, sizeof(*report));
     s.o = o;
-    s.report = out;
+    s.report = report;
+    report->id = o->id;
     int rc = check_options(o);
-    if (rc == SCR_SUCCESS) rc = (s.map = scr_filemap_new()) ? read_node_filemaps(o->cntl_dir, s.map) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = read_flush_file(o->cntl_dir, &flush);
-    out->id = o->id;
-    if (rc == SCR_SUCCESS && out->id == 0) {
+    if (rc != SCR_SUCCESS) goto out;
+    s.map = scr_filemap_new();
+    if (s.map == NULL) {
+        rc = SCR_ERR_NOMEM;
+        goto out;
+    }
+    rc = read_node_filemaps(o->cntl_dir, s.map);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = read_flush_file(o->cntl_dir, &flush);
+    if (rc != SCR_SUCCESS) goto out;
+    if (report->id == 0) {
         char *name = NULL;
-        rc = scr_scavenge_newest(o->cntl_dir, &out->id, &flushed, &name);
+        rc = scr_scavenge_newest(o->cntl_dir, &report->id, &flushed, &name);
         free(name);
         if (rc == SCR_ERR_NOTFOUND) scr_err("scavenge: no dataset in the cache of %s", o->cntl_dir);
+        if (rc != SCR_SUCCESS) goto out;
     }
-    if (rc == SCR_SUCCESS && !scr_filemap_num_ranks_by_dataset(s.map, out->id)) {
-        scr_err("scavenge: dataset %d is not in the cache of this node (%s)", out->id, o->cntl_dir);
+    if (!scr_filemap_num_ranks_by_dataset(s.map, report->id)) {
+        scr_err("scavenge: dataset %d is not in the cache of this node (%s)", report->id, o->cntl_dir);
         rc = SCR_ERR_NOTFOUND;
+        goto out;
     }
-    if (rc == SCR_SUCCESS && scr_flush_file_has_location(flush, out->id, SCR_FLUSH_LOCATION_PFS, &flushed) != SCR_SUCCESS)
+    if (scr_flush_file_has_location(flush, report->id, SCR_FLUSH_LOCATION_PFS, &flushed) != SCR_SUCCESS)
         flushed = 0;
-    if (rc == SCR_SUCCESS && flushed && !o->force) {
-        out->already_flushed = 1;
-        goto done;
+    if (flushed && !o->force) {
+        report->already_flushed = 1;
+        goto out;
     }
     s.bufsize = o->buf_size ? o->buf_size : DEFAULT_BUF_SIZE;
-    if (rc == SCR_SUCCESS && (s.buf = malloc(s.bufsize)) == NULL) {
+    s.buf = malloc(s.bufsize);
+    if (s.buf == NULL) {
         scr_err("scavenge: out of memory for a copy buffer of %zu bytes", s.bufsize);
         rc = SCR_ERR_NOMEM;
+        goto out;
     }
-    if (rc == SCR_SUCCESS) rc = dataset_dir(o->prefix, out->id, &s.dsdir);
-    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(s.dsdir, 0700);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_list_ranks_by_dataset(s.map, out->id, &ranks, &nranks);
-    if (rc == SCR_SUCCESS) s.total = bytes_to_copy(&s, ranks, nranks);
-    for (int r = 0; rc == SCR_SUCCESS && r < nranks; r++) {
-        int kind = entry_kind(o, s.map, out->id, ranks[r]);
-        if (kind != 0) rc = scavenge_entry(&s, ranks[r], kind == 2);
+    rc = dataset_dir(o->prefix, report->id, &s.dsdir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_mkdir_p(s.dsdir, 0700);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_filemap_list_ranks_by_dataset(s.map, report->id, &ranks, &nranks);
+    if (rc != SCR_SUCCESS) goto out;
+    s.total = bytes_to_copy(&s, ranks, nranks);
+    for (int r = 0; r < nranks; r++) {
+        int kind = entry_kind(o, s.map, report->id, ranks[r]);
+        if (kind == 0) continue;
+        rc = scavenge_entry(&s, ranks[r], kind == 2);
+        if (rc != SCR_SUCCESS) goto out;   /* a copy that stopped on an error marks nothing */
     }
-    /* a copy that stopped on an error marks nothing; one that lost files
-     * clears an earlier mark */
-    if (rc == SCR_SUCCESS && (out->files_failed == 0 || flushed)) {
-        int mrc = mark_flush_file(&s, flush, out->files_failed == 0);
-        if (mrc != SCR_SUCCESS) rc = mrc;
+    /* a copy that lost files clears an earlier mark */
+    if (report->files_failed == 0 || flushed) {
+        rc = mark_flush_file(&s, flush, report->files_failed == 0);
+        if (rc != SCR_SUCCESS) goto out;
     }
-    if (rc == SCR_SUCCESS && out->files_failed > 0) {
+    if (report->files_failed > 0) {
         scr_err("scavenge of dataset %d: %d file(s) could not be copied; a scan of %s may rebuild them",
-                out->id, out->files_failed, s.dsdir);
+                report->id, report->files_failed, s.dsdir);
         rc = SCR_FAILURE;
     }
-done:
+out:
     free(ranks);
     free(s.buf);
     free(s.dsdir);

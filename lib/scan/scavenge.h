@@ -60,13 +60,13 @@ struct scr_scavenge_report {
     int files_failed;       /* missing or damaged in cache, or not copied */
 };
 
-/* Copy this node's part of the dataset; *out is filled in whenever the
+/* Copy this node's part of the dataset; *report is filled in whenever the
  * dataset could be determined. SCR_SUCCESS when every file was copied (or
  * the dataset was skipped), SCR_FAILURE when some file could not be,
- * SCR_ERR_ARG (logged) when opts or out is NULL or an option is bad,
+ * SCR_ERR_ARG (logged) when opts or report is NULL or an option is bad,
  * SCR_ERR_NOTFOUND (logged) when the node has no such dataset in cache, or
  * another error when records or the prefix cannot be used. */
-int scr_scavenge_node(const struct scr_scavenge_options *opts, struct scr_scavenge_report *out);
+int scr_scavenge_node(const struct scr_scavenge_options *opts, struct scr_scavenge_report *report);
 
 /* The newest dataset of this node's cache and whether the flush file marks
  * it as on the prefix; its name (new string, caller frees) when known, else

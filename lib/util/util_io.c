@@ -187,7 +187,8 @@ int scr_fsync_parent(const char *path)
     return rc;
 }
 
-/* Create a temporary file next to path, honouring the umask. */
+/* Create a temporary file next to path, honouring the umask. Returns its
+ * descriptor, as open() does, or -1 when none could be made (logged). */
 static int open_temp(const char *path, char *tmp, size_t tmplen)
 {
     static unsigned counter;

@@ -36,7 +36,7 @@ static struct spank_scr_user nobody;
 static void test_the_work_runs_as_the_user_and_its_message_comes_back(void)
 {
     char msg[256];
-    CHECK(spank_scr_as_user_within(&nobody, 30, say_who, NULL, msg, sizeof(msg)) == 0, "failed: %s", msg);
+    CHECK(scr_spank_as_user_within(&nobody, 30, say_who, NULL, msg, sizeof(msg)) == 0, "failed: %s", msg);
     CHECK(strcmp(msg, "uid 65534 gid 65534") == 0, "the child said '%s'", msg);
     CHECK(getuid() == 0, "the parent changed identity");
 }
@@ -44,21 +44,21 @@ static void test_the_work_runs_as_the_user_and_its_message_comes_back(void)
 static void test_a_failure_and_its_reason_come_back(void)
 {
     char msg[256];
-    CHECK(spank_scr_as_user(&nobody, fail, "the prefix is gone", msg, sizeof(msg)) == -1, "reported success");
+    CHECK(scr_spank_as_user(&nobody, fail, "the prefix is gone", msg, sizeof(msg)) == -1, "reported success");
     CHECK(strcmp(msg, "the prefix is gone") == 0, "message '%s'", msg);
 }
 
 static void test_a_child_past_its_time_limit_is_killed(void)
 {
     char msg[256];
-    CHECK(spank_scr_as_user_within(&nobody, 1, hang, NULL, msg, sizeof(msg)) == -1, "reported success");
+    CHECK(scr_spank_as_user_within(&nobody, 1, hang, NULL, msg, sizeof(msg)) == -1, "reported success");
     CHECK(strcmp(msg, "killed after 1 seconds, its time limit") == 0, "message '%s'", msg);
 }
 
 int main(void)
 {
     char why[256];
-    if (geteuid() != 0 || spank_scr_user_lookup(65534, 65534, &nobody, why, sizeof(why)) != 0) {
+    if (geteuid() != 0 || scr_spank_user_lookup(65534, 65534, &nobody, why, sizeof(why)) != 0) {
         printf("1..0 # SKIP needs root and the user nobody (uid 65534)\n");
         return 0;
     }

@@ -7,6 +7,7 @@
 #include "kvtree_util.h"
 #include "scr_err.h"
 #include "util_log.h"
+#include "util_parse.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -427,14 +428,14 @@ static void test_sizes_accept_units_as_powers_of_1024(void)
     };
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
         uint64_t v = 1;
-        CHECK(scr_config_parse_bytes(ok[i].text, &v) == 0 && v == ok[i].bytes, "%s gave %llu",
+        CHECK(scr_parse_bytes(ok[i].text, &v) == 0 && v == ok[i].bytes, "%s gave %llu",
               ok[i].text, (unsigned long long)v);
     }
     const char *bad[] = {"", "MB", "-1", "1.", ".5", "1 MB", "1XB", "1KBB", "16EB",
                          "18446744073709551616", "20000000P", "1e3"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         uint64_t v;
-        CHECK(scr_config_parse_bytes(bad[i], &v) != 0, "'%s' accepted as %llu", bad[i],
+        CHECK(scr_parse_bytes(bad[i], &v) != 0, "'%s' accepted as %llu", bad[i],
               (unsigned long long)v);
     }
 }

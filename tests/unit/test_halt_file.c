@@ -229,11 +229,11 @@ static void test_getters_report_wrong_type_without_logging(void)
     scr_kvtree_delete(h);
 }
 
-static enum scr_halt_cause decide(const scr_kvtree *h, int64_t now)
+static enum scr_halt_file_cause decide(const scr_kvtree *h, int64_t now)
 {
-    enum scr_halt_cause cause = (enum scr_halt_cause)-1;
+    enum scr_halt_file_cause cause = (enum scr_halt_file_cause)-1;
     int rc = scr_halt_file_should_halt(h, now, &cause);
-    return rc == SCR_SUCCESS ? cause : (enum scr_halt_cause)(100 + rc);
+    return rc == SCR_SUCCESS ? cause : (enum scr_halt_file_cause)(100 + rc);
 }
 
 static void test_finalize_reason_does_not_halt_but_other_reasons_do(void)
@@ -297,7 +297,7 @@ static void test_exit_before_halts_halt_seconds_early(void)
     CHECK(decide(g, 1298943599) == SCR_HALT_NONE, "golden before ExitBefore - HaltSeconds");
     CHECK(decide(g, 1298943600) == SCR_HALT_EXIT_BEFORE, "golden at ExitBefore - HaltSeconds");
     scr_kvtree_delete(g);
-    CHECK(scr_halt_cause_text(SCR_HALT_EXIT_BEFORE)[0] != '\0', "cause text");
+    CHECK(scr_halt_file_cause_text(SCR_HALT_EXIT_BEFORE)[0] != '\0', "cause text");
 }
 
 static void test_decision_on_damaged_value_is_an_error_naming_the_key(void)
