@@ -1157,21 +1157,61 @@ static int new_dataset(const char *name, int flags, scr_dataset **out)
     if (scr_config_get(run->cfg, "SCR_CLUSTER_NAME", &cluster) != SCR_SUCCESS)
         cluster = getenv("SLURM_CLUSTER_NAME");
     int rc = scr_dataset_set_id(d, run->dataset_id);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_name(d, name);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_flags(d, flags);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_created(d, (int64_t)tv.tv_sec * 1000000 + tv.tv_usec);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_username(d, run->user);
-    if (rc == SCR_SUCCESS && jobname != NULL && jobname[0] != '\0') rc = scr_dataset_set_jobname(d, jobname);
-    if (rc == SCR_SUCCESS && cluster != NULL && cluster[0] != '\0') rc = scr_dataset_set_cluster(d, cluster);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_jobid(d, run->jobid);
-    if (rc == SCR_SUCCESS && (flags & SCR_FLAG_CHECKPOINT)) rc = scr_dataset_set_ckpt(d, run->checkpoint_id);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_complete(d, 0);
-    if (rc != SCR_SUCCESS) {
-        scr_dataset_delete(d);
-        return rc;
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_dataset_set_name(d, name);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_dataset_set_flags(d, flags);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_dataset_set_created(d, (int64_t)tv.tv_sec * 1000000 + tv.tv_usec);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_dataset_set_username(d, run->user);
+    if (rc != SCR_SUCCESS) goto out;
+    if (jobname != NULL && jobname[0] != '\0') {
+        rc = scr_dataset_set_jobname(d, jobname);
+        if (rc != SCR_SUCCESS) goto out;
     }
+    if (cluster != NULL && cluster[0] != '\0') {
+        rc = scr_dataset_set_cluster(d, cluster);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_dataset_set_jobid(d, run->jobid);
+    if (rc != SCR_SUCCESS) goto out;
+    if (flags & SCR_FLAG_CHECKPOINT) {
+        rc = scr_dataset_set_ckpt(d, run->checkpoint_id);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_dataset_set_complete(d, 0);
+    if (rc != SCR_SUCCESS) goto out;
     *out = d;
     return SCR_SUCCESS;
+out:
+    scr_dataset_delete(d);
+    return rc;
+}
+
+/* This rank's filemap learns dataset id (its descriptor d, and when it is
+ * in cache the record of red, which names the store, so the dataset's
+ * directory is known from here on, also after a crash) and is saved; the
+ * directory in cache is made. */
+static int record_new_dataset(int id, scr_dataset *d, const struct scr_reddesc *red)
+{
+    scr_kvtree *record = NULL;
+    char *dsdir = NULL;
+    int rc = scr_filemap_set_dataset(run->map, id, run->rank, d);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_filemap_set_expected_files(run->map, id, run->rank, 0);
+    if (rc != SCR_SUCCESS) return rc;
+    if (run->dset_in_cache) {
+        rc = scr_reddesc_to_record(red, &record);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_reddesc(run->map, id, run->rank, record);
+        scr_kvtree_delete(record);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    rc = scr_cache_save_filemap(run);
+    if (rc != SCR_SUCCESS || !run->dset_in_cache) return rc;
+    rc = scr_cache_prepare_dataset_dir(run, id, &dsdir);
+    free(dsdir);
+    return rc;
 }
 
 int SCR_Start_output(const char *name, int flags)
@@ -1205,37 +1245,26 @@ int SCR_Start_output(const char *name, int flags)
     int is_ckpt = (flags & SCR_FLAG_CHECKPOINT) != 0;
     const struct scr_reddesc *red = scr_reddesc_for(run->reddescs, run->nreddescs, run->dataset_id,
                                                     !is_ckpt);
-    int rc = run->dset_in_cache && is_ckpt ? scr_cache_make_room(run, red->store) : SCR_SUCCESS;
+    int rc = SCR_SUCCESS;
+    if (run->dset_in_cache && is_ckpt) rc = scr_cache_make_room(run, red->store);
     /* rank 0 describes the dataset, so every copy of the descriptor is the same */
     scr_dataset *d = NULL;
     if (rc == SCR_SUCCESS && run->rank == 0) rc = new_dataset(name, flags, &d);
-    int ok = 0;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_bcast_kvtree(&d, 0, run->world);
-    if (mrc != SCR_SUCCESS || !ok) {
+    /* all ranks agree: */
+    rc = all_agree(run, rc, SCR_FAILURE);
+    if (rc == SCR_SUCCESS) rc = scr_comm_bcast_kvtree(&d, 0, run->world);
+    if (rc != SCR_SUCCESS) {
         scr_dataset_delete(d);
-        return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+        return rc;
     }
     int id = run->dataset_id;
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, run->rank, d);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, 0);
-    /* the record names the store, so the dataset's directory is known from
-     * here on (and after a crash) */
-    scr_kvtree *record = NULL;
-    if (rc == SCR_SUCCESS && run->dset_in_cache) rc = scr_reddesc_to_record(red, &record);
-    if (record != NULL) rc = scr_filemap_set_reddesc(run->map, id, run->rank, record);
-    scr_kvtree_delete(record);
-    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
-    char *dsdir = NULL;
-    if (rc == SCR_SUCCESS && run->dset_in_cache) {
-        rc = scr_cache_prepare_dataset_dir(run, id, &dsdir);
-    }
-    free(dsdir);
-    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc != SCR_SUCCESS || !ok) {
+    rc = record_new_dataset(id, d, red);
+    /* all ranks agree: */
+    rc = all_agree(run, rc, SCR_FAILURE);
+    if (rc != SCR_SUCCESS) {
         scr_dataset_delete(d);
         scr_cache_delete_dataset(run, id);
-        return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+        return rc;
     }
     scr_dataset_delete(run->dset);
     run->dset = d;
