@@ -1072,6 +1072,22 @@ static int newest_cached_checkpoint(int *out_id)
                          "finding the newest checkpoint");
 }
 
+/* SCR_FLUSH set: the newest checkpoint in cache goes to the prefix unless it
+ * is there already. Collective; all ranks agree on the outcome. */
+static int flush_at_finalize(void)
+{
+    int newest = 0, flushed = 1;
+    int rc = newest_cached_checkpoint(&newest); /* all ranks agree */
+    if (rc != SCR_SUCCESS || newest == 0) return rc;
+    rc = scr_flush_is_flushed(run, newest, &flushed); /* all ranks agree */
+    if (rc != SCR_SUCCESS || flushed) return rc;
+    run->dset_in_cache = 1;
+    rc = scr_flush_dataset(run, newest); /* all ranks agree */
+    /* abandoned by the watchdog: it stays in cache for the next run or the scavenge */
+    if (rc == SCR_ERR_TIMEOUT) return SCR_SUCCESS;
+    return rc;
+}
+
 int SCR_Finalize(void)
 {
     if (scr_disabled) {
@@ -1079,17 +1095,7 @@ int SCR_Finalize(void)
         return SCR_SUCCESS;
     }
     if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Finalize", closing_call());
-    int rc = SCR_SUCCESS, newest = 0, flushed = 1;
-    if (run->flush_every > 0) {
-        rc = newest_cached_checkpoint(&newest);
-        if (rc == SCR_SUCCESS && newest > 0) rc = scr_flush_is_flushed(run, newest, &flushed);
-        if (rc == SCR_SUCCESS && !flushed) {
-            run->dset_in_cache = 1;
-            rc = scr_flush_dataset(run, newest);
-            /* abandoned by the watchdog: it stays in cache for the next run or the scavenge */
-            if (rc == SCR_ERR_TIMEOUT) rc = SCR_SUCCESS;
-        }
-    }
+    int rc = run->flush_every > 0 ? flush_at_finalize() : SCR_SUCCESS;
     scr_run_event(run, SCR_EVENT_FINALIZE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, 0, NULL, -1,
                   scr_run_now() - run->time_start, rc == SCR_SUCCESS ? NULL : "the final flush failed", NULL, 0);
     int hrc = scr_run_halt_mark_finalized(run);
@@ -1341,6 +1347,21 @@ static int fill_crcs(int id)
     return ok ? SCR_SUCCESS : SCR_FAILURE;
 }
 
+/* The dataset's size, file count and completeness, in its descriptor and
+ * this rank's filemap, which is saved. */
+static int record_totals(int id, uint64_t bytes, int files, int complete)
+{
+    int rc = scr_dataset_set_size(run->dset, bytes);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_dataset_set_files(run->dset, files);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_dataset_set_complete(run->dset, complete);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_filemap_set_dataset(run->map, id, run->rank, run->dset);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_cache_save_filemap(run);
+}
+
 int SCR_Complete_output(int valid)
 {
     if (scr_disabled) return SCR_SUCCESS;
@@ -1375,12 +1396,9 @@ int SCR_Complete_output(int valid)
                             "adding up the dataset's size");
     if (mrc != SCR_SUCCESS) return mrc;
     int is_ckpt = scr_dataset_is_checkpoint(run->dset), is_output = scr_dataset_is_output(run->dset);
-    rc = scr_dataset_set_size(run->dset, totals[0]);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_files(run->dset, totals[1] > INT_MAX ? INT_MAX : (int)totals[1]);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_complete(run->dset, all_valid);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, run->rank, run->dset);
-    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    rc = record_totals(id, totals[0], totals[1] > INT_MAX ? INT_MAX : (int)totals[1], all_valid);
     int ok = 0;
+    /* all ranks agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS) return mrc;
 
