@@ -1288,6 +1288,46 @@ int SCR_Start_checkpoint(void)
     return SCR_Start_output(NULL, SCR_FLAG_CHECKPOINT);
 }
 
+/* One file of this rank's part of dataset id: its size, its CRC (with
+ * SCR_CRC_ON_COPY, through buf) and whether it is complete, in its meta; a
+ * file routed but never written makes *valid 0. *out_bytes grows by its size. */
+static int seal_file(int id, const char *file, void *buf, int *valid, uint64_t *out_bytes)
+{
+    const scr_meta *stored = NULL;
+    struct stat st;
+    int exists = 0;
+    scr_meta *meta = scr_meta_new();
+    if (meta == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_filemap_get_meta(run->map, id, run->rank, file, &stored);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_copy(meta, stored);
+    if (rc != SCR_SUCCESS) goto out;
+    exists = stat(file, &st) == 0;
+    if (!exists) {
+        const char *orig = file;
+        scr_meta_get_orig(meta, &orig);
+        scr_err("file %s was routed (as %s) but never written", orig, file);
+        *valid = 0;
+    } else {
+        rc = scr_meta_set_filesize(meta, (uint64_t)st.st_size);
+        *out_bytes += (uint64_t)st.st_size;
+        if (rc != SCR_SUCCESS) goto out;
+        if (run->crc_on_copy) {
+            struct scr_copy_result got;
+            rc = scr_crc_file(file, buf, run->file_buf_size, &got);
+            if (rc != SCR_SUCCESS) goto out;
+            rc = scr_meta_set_crc32(meta, got.crc);
+            if (rc != SCR_SUCCESS) goto out;
+        }
+    }
+    rc = scr_meta_set_complete(meta, *valid && exists);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_filemap_set_meta(run->map, id, run->rank, file, meta);
+out:
+    scr_meta_delete(meta);
+    return rc;
+}
+
 /* Record size, completeness and (SCR_CRC_ON_COPY, in a pass of its own as
  * SCR does) CRC of this rank's files. Without SCR_CRC_ON_COPY the CRCs come
  * later: from the redundancy encoding, which reads every byte anyway, else
@@ -1295,45 +1335,27 @@ int SCR_Start_checkpoint(void)
 static int seal_my_files(int id, int *valid, uint64_t *out_bytes, int *out_files)
 {
     const char **files = NULL;
-    int nfiles = 0;
-    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
     void *buf = NULL;
-    if (rc == SCR_SUCCESS && run->crc_on_copy && nfiles > 0) {
-        buf = malloc(run->file_buf_size);
-        if (buf == NULL) rc = SCR_ERR_NOMEM;
-    }
+    int nfiles = 0;
     *out_bytes = 0;
-    for (int f = 0; rc == SCR_SUCCESS && f < nfiles; f++) {
-        const scr_meta *stored = NULL;
-        scr_meta *meta = scr_meta_new();
-        struct stat st;
-        if (meta == NULL) rc = SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, files[f], &stored);
-        if (rc == SCR_SUCCESS) rc = scr_meta_copy(meta, stored);
-        int exists = stat(files[f], &st) == 0;
-        if (rc == SCR_SUCCESS && !exists) {
-            const char *orig = files[f];
-            scr_meta_get_orig(meta, &orig);
-            scr_err("file %s was routed (as %s) but never written", orig, files[f]);
-            *valid = 0;
+    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
+    if (rc != SCR_SUCCESS) goto out;
+    if (run->crc_on_copy && nfiles > 0) {
+        buf = malloc(run->file_buf_size);
+        if (buf == NULL) {
+            rc = SCR_ERR_NOMEM;
+            goto out;
         }
-        if (rc == SCR_SUCCESS && exists) {
-            rc = scr_meta_set_filesize(meta, (uint64_t)st.st_size);
-            *out_bytes += (uint64_t)st.st_size;
-        }
-        if (rc == SCR_SUCCESS && exists && run->crc_on_copy) {
-            struct scr_copy_result got;
-            rc = scr_crc_file(files[f], buf, run->file_buf_size, &got);
-            if (rc == SCR_SUCCESS) rc = scr_meta_set_crc32(meta, got.crc);
-        }
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(meta, *valid && exists);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, files[f], meta);
-        scr_meta_delete(meta);
     }
+    for (int f = 0; f < nfiles; f++) {
+        rc = seal_file(id, files[f], buf, valid, out_bytes);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
+out:
     free(buf);
     free(files);
     *out_files = nfiles;
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
     return rc;
 }
 
@@ -1502,53 +1524,106 @@ static int absolute_path(const char *name, char **out)
 }
 
 /* Register name in the open dataset and give the path to write it at. */
+/* The meta of a file SCR_Route_file hands out for the dataset being
+ * written (*out_meta, new): name as the application gave it, abs its
+ * absolute path, rel its path under the prefix. */
+static int new_file_meta(const char *name, const char *abs, const char *rel, scr_meta **out_meta)
+{
+    char *odir = NULL, *base = NULL;
+    int ckpt = 0;
+    scr_meta *meta = scr_meta_new();
+    if (meta == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_path_dirname(abs, &odir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_basename(abs, &base);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_filename(meta, rel);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_filetype(meta, SCR_META_TYPE_FULL);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_complete(meta, 0);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_rank(meta, run->rank);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_ranks(meta, run->ranks);
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_dataset_get_ckpt(run->dset, &ckpt) == SCR_SUCCESS) {
+        rc = scr_meta_set_checkpoint(meta, ckpt);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_meta_set_origpath(meta, odir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_origname(meta, base);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_orig(meta, name);
+    if (rc != SCR_SUCCESS) goto out;
+    *out_meta = meta;
+    meta = NULL;
+out:
+    scr_meta_delete(meta);
+    free(odir);
+    free(base);
+    return rc;
+}
+
+/* dest joins this rank's filemap for dataset id, with meta, and the
+ * filemap is saved: the file is listed before the caller can create it. */
+static int list_new_file(int id, const char *dest, const scr_meta *meta)
+{
+    int rc = scr_filemap_add_file(run->map, id, run->rank, dest);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_filemap_set_meta(run->map, id, run->rank, dest, meta);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_cache_save_filemap(run);
+}
+
 static int route_output(const char *name, char **out_path)
 {
     int id = run->dataset_id, inside = 0;
-    char *abs = NULL, *rel = NULL, *dest = NULL, *dsdir = NULL, *dir = NULL, *base = NULL;
+    char *abs = NULL, *rel = NULL, *dest = NULL, *dsdir = NULL, *dir = NULL;
+    scr_meta *meta = NULL;
     int rc = absolute_path(name, &abs);
-    if (rc == SCR_SUCCESS) rc = scr_path_is_inside(run->prefix, abs, &inside);
-    if (rc == SCR_SUCCESS && (!inside || strcmp(abs, run->prefix) == 0)) {
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_is_inside(run->prefix, abs, &inside);
+    if (rc != SCR_SUCCESS) goto out;
+    if (!inside || strcmp(abs, run->prefix) == 0) {
         scr_err("SCR_Route_file: %s is not a file inside the prefix %s", abs, run->prefix);
         rc = SCR_ERR_ARG;
+        goto out;
     }
-    if (rc == SCR_SUCCESS) rc = scr_path_relative(run->prefix, abs, &rel);
-    if (rc == SCR_SUCCESS && run->dset_in_cache) {
+    rc = scr_path_relative(run->prefix, abs, &rel);
+    if (rc != SCR_SUCCESS) goto out;
+    if (run->dset_in_cache) {
         rc = scr_cache_dataset_dir(run, id, &dsdir);
-        if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, rel, &dest);
-    } else if (rc == SCR_SUCCESS) {
+        if (rc != SCR_SUCCESS) goto out;
+        rc = scr_path_join(dsdir, rel, &dest);
+        if (rc != SCR_SUCCESS) goto out;
+    } else {
         dest = strdup(abs);
-        if (dest == NULL) rc = SCR_ERR_NOMEM;
+        if (dest == NULL) {
+            rc = SCR_ERR_NOMEM;
+            goto out;
+        }
     }
-    if (rc == SCR_SUCCESS) rc = scr_path_dirname(dest, &dir);
-    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, run->dset_in_cache ? 0700 : 0777);
-    if (rc == SCR_SUCCESS && !scr_filemap_have_file(run->map, id, run->rank, dest)) {
-        /* listed before the caller can create it */
-        scr_meta *meta = scr_meta_new();
-        char *odir = NULL;
-        int ckpt = 0;
-        rc = meta ? SCR_SUCCESS : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = scr_path_dirname(abs, &odir);
-        if (rc == SCR_SUCCESS) rc = scr_path_basename(abs, &base);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_filename(meta, rel);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_filetype(meta, SCR_META_TYPE_FULL);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(meta, 0);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_rank(meta, run->rank);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_ranks(meta, run->ranks);
-        if (rc == SCR_SUCCESS && scr_dataset_get_ckpt(run->dset, &ckpt) == SCR_SUCCESS)
-            rc = scr_meta_set_checkpoint(meta, ckpt);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_origpath(meta, odir);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_origname(meta, base);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_orig(meta, name);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, dest);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, dest, meta);
-        if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
-        scr_meta_delete(meta);
-        free(odir);
+    rc = scr_path_dirname(dest, &dir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_mkdir_p(dir, run->dset_in_cache ? 0700 : 0777);
+    if (rc != SCR_SUCCESS) goto out;
+    if (!scr_filemap_have_file(run->map, id, run->rank, dest)) {
+        rc = new_file_meta(name, abs, rel, &meta);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = list_new_file(id, dest, meta);
+        if (rc != SCR_SUCCESS) goto out;
     }
-    free(abs); free(rel); free(dsdir); free(dir); free(base);
-    if (rc == SCR_SUCCESS) *out_path = dest;
-    else free(dest);
+    *out_path = dest;
+    dest = NULL;
+out:
+    scr_meta_delete(meta);
+    free(abs);
+    free(rel);
+    free(dsdir);
+    free(dir);
+    free(dest);
     return rc;
 }
 
