@@ -62,17 +62,20 @@ char *scr_cli_resolve_prefix(const char *given)
 int scr_cli_job_dir(const struct scr_config *cfg, const char *base_param, const char *node, char **out_dir)
 {
     char own_node[256], user[256], jobid[256];
-    int defaulted = 0, rc = SCR_SUCCESS;
+    int defaulted = 0, rc;
     const char *base = NULL;
     if (node == NULL) {
         rc = scr_job_env_node_name(own_node, sizeof(own_node));
+        if (rc != SCR_SUCCESS) return rc;
         node = own_node;
     }
-    if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
-    if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
-    if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, base_param, &base);
-    if (rc == SCR_SUCCESS) rc = scr_job_dir_path(base_param, base, node, user, jobid, out_dir);
-    return rc;
+    rc = scr_job_env_user_name(user, sizeof(user));
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_config_get(cfg, base_param, &base);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_job_dir_path(base_param, base, node, user, jobid, out_dir);
 }
 
 int scr_cli_job_cntl_dir(const struct scr_config *cfg, const char *node, char **out_cntl)

@@ -171,6 +171,33 @@ static int store_bytes(const scr_config *cfg, const char *base, uint64_t *out)
     return SCR_SUCCESS;
 }
 
+/* The health check of node's job directory under base_param (one of the
+ * bases); a node that fails it is marked down in list. */
+static int check_base(const scr_config *cfg, const char *base_param, const char *node,
+                      struct scr_down_nodes *list)
+{
+    const char *base = NULL;
+    char *dir = NULL;
+    uint64_t need = 0;
+    struct scr_health h;
+    int rc = scr_config_get(cfg, base_param, &base);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = store_bytes(cfg, base, &need);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_cli_job_dir(cfg, base_param, node, &dir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_node_health_check(node, (const char *const *)&dir, 1, need, &h);
+    if (rc != SCR_SUCCESS) goto out;
+    if (!h.healthy) {
+        char reason[600];
+        snprintf(reason, sizeof(reason), "failed the --free check of %s: %s", base_param, h.reason);
+        scr_down_nodes_mark(list, node, reason);
+    }
+out:
+    free(dir);
+    return rc;
+}
+
 /* --free: the node health check (node_health.h), now, of this node's job
  * directories, each against its store's BYTES; a node of list that fails
  * it is down. SCR_SUCCESS when the check ran, whatever it found. */
@@ -178,29 +205,23 @@ static int check_this_node(struct scr_down_nodes *list)
 {
     static const char *const bases[2] = {"SCR_CNTL_BASE", "SCR_CACHE_BASE"};
     char node[256];
-    scr_config *cfg = scr_config_new();
-    int rc = cfg != NULL ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_job_env_node_name(node, sizeof(node));
     int listed = 0;
-    for (int i = 0; rc == SCR_SUCCESS && i < list->count; i++) listed |= strcmp(list->nodes[i].name, node) == 0;
-    if (rc == SCR_SUCCESS && !listed)
+    scr_config *cfg = scr_config_new();
+    if (cfg == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_config_load(cfg, NULL);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_job_env_node_name(node, sizeof(node));
+    if (rc != SCR_SUCCESS) goto out;
+    for (int i = 0; i < list->count; i++) listed |= strcmp(list->nodes[i].name, node) == 0;
+    if (!listed) {
         fprintf(stderr, "scr-list-down-nodes: --free checks this node, %s, which is not in the node list\n", node);
-    for (int i = 0; rc == SCR_SUCCESS && listed && i < 2; i++) {
-        const char *base = NULL;
-        char *dir = NULL;
-        uint64_t need = 0;
-        struct scr_health h;
-        rc = scr_config_get(cfg, bases[i], &base);
-        if (rc == SCR_SUCCESS) rc = store_bytes(cfg, base, &need);
-        if (rc == SCR_SUCCESS) rc = scr_cli_job_dir(cfg, bases[i], node, &dir);
-        if (rc == SCR_SUCCESS) rc = scr_node_health_check(node, (const char *const *)&dir, 1, need, &h);
-        if (rc == SCR_SUCCESS && !h.healthy) {
-            char reason[600];
-            snprintf(reason, sizeof(reason), "failed the --free check of %s: %s", bases[i], h.reason);
-            scr_down_nodes_mark(list, node, reason);
-        }
-        free(dir);
+        goto out;
     }
+    for (int i = 0; i < 2; i++) {
+        rc = check_base(cfg, bases[i], node, list);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+out:
     scr_config_delete(cfg);
     return rc;
 }

@@ -56,14 +56,16 @@ int scr_halt_edit_apply(const char *path, const struct scr_halt_edit *edit, scr_
     if (halt == NULL) return SCR_ERR_NOMEM;
     int fd = -1;
     int rc = scr_halt_file_lock_read(path, &fd, halt);
-    if (rc == SCR_SUCCESS) {
-        rc = remove_keys(halt, edit->unset);
-        if (rc == SCR_SUCCESS) rc = store_values(halt, edit);
-        if (rc == SCR_SUCCESS) rc = scr_halt_file_write_unlock(path, &fd, halt);
-        else scr_halt_file_unlock(&fd);
-    }
-    if (rc == SCR_SUCCESS && out_halt != NULL && scr_kvtree_merge(out_halt, halt) != SCR_SUCCESS)
-        rc = SCR_ERR_NOMEM;
+    if (rc != SCR_SUCCESS) goto out;
+    rc = remove_keys(halt, edit->unset);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = store_values(halt, edit);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_halt_file_write_unlock(path, &fd, halt); /* unlocks even when the write fails */
+    if (rc != SCR_SUCCESS) goto out;
+    if (out_halt != NULL && scr_kvtree_merge(out_halt, halt) != SCR_SUCCESS) rc = SCR_ERR_NOMEM;
+out:
+    if (fd >= 0) scr_halt_file_unlock(&fd);
     scr_kvtree_delete(halt);
     return rc;
 }

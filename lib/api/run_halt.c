@@ -91,11 +91,12 @@ int scr_run_halt_mark_finalized(struct scr_run *run)
     if (halt == NULL) return SCR_ERR_NOMEM;
     int fd = -1;
     int rc = scr_halt_file_lock_read(run->halt_path, &fd, halt);
-    if (rc == SCR_SUCCESS) {
-        rc = scr_halt_file_set_exit_reason(halt, SCR_HALT_REASON_FINALIZE);
-        if (rc == SCR_SUCCESS) rc = scr_halt_file_write_unlock(run->halt_path, &fd, halt);
-        else scr_halt_file_unlock(&fd);
-    }
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_halt_file_set_exit_reason(halt, SCR_HALT_REASON_FINALIZE);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_halt_file_write_unlock(run->halt_path, &fd, halt); /* unlocks even when the write fails */
+out:
+    if (fd >= 0) scr_halt_file_unlock(&fd);
     scr_kvtree_delete(halt);
     return rc;
 }
@@ -107,10 +108,12 @@ int scr_run_halt_clear_finalized(struct scr_run *run)
     if (halt == NULL) return SCR_ERR_NOMEM;
     int fd = -1, finished = 0;
     int rc = scr_halt_file_lock_read(run->halt_path, &fd, halt);
-    if (rc == SCR_SUCCESS && scr_halt_file_finalize_called(halt, &finished) == SCR_SUCCESS && finished) {
-        rc = scr_halt_file_unset_exit_reason(halt);
-        if (rc == SCR_SUCCESS) rc = scr_halt_file_write_unlock(run->halt_path, &fd, halt);
-    }
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_halt_file_finalize_called(halt, &finished) != SCR_SUCCESS || !finished) goto out;
+    rc = scr_halt_file_unset_exit_reason(halt);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_halt_file_write_unlock(run->halt_path, &fd, halt); /* unlocks even when the write fails */
+out:
     if (fd >= 0) scr_halt_file_unlock(&fd);
     scr_kvtree_delete(halt);
     return rc;

@@ -1074,6 +1074,22 @@ static int newest_cached_checkpoint(int *out_id)
                          "finding the newest checkpoint");
 }
 
+/* SCR_FLUSH set: the newest checkpoint in cache goes to the prefix unless it
+ * is there already. Collective; all ranks agree on the outcome. */
+static int flush_at_finalize(void)
+{
+    int newest = 0, flushed = 1;
+    int rc = newest_cached_checkpoint(&newest); /* all ranks agree */
+    if (rc != SCR_SUCCESS || newest == 0) return rc;
+    rc = scr_flush_is_flushed(run, newest, &flushed); /* all ranks agree */
+    if (rc != SCR_SUCCESS || flushed) return rc;
+    run->dset_in_cache = 1;
+    rc = scr_flush_dataset(run, newest); /* all ranks agree */
+    /* abandoned by the watchdog: it stays in cache for the next run or the scavenge */
+    if (rc == SCR_ERR_TIMEOUT) return SCR_SUCCESS;
+    return rc;
+}
+
 int SCR_Finalize(void)
 {
     if (scr_disabled) {
@@ -1081,17 +1097,7 @@ int SCR_Finalize(void)
         return SCR_SUCCESS;
     }
     if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Finalize", closing_call());
-    int rc = SCR_SUCCESS, newest = 0, flushed = 1;
-    if (run->flush_every > 0) {
-        rc = newest_cached_checkpoint(&newest);
-        if (rc == SCR_SUCCESS && newest > 0) rc = scr_flush_is_flushed(run, newest, &flushed);
-        if (rc == SCR_SUCCESS && !flushed) {
-            run->dset_in_cache = 1;
-            rc = scr_flush_dataset(run, newest);
-            /* abandoned by the watchdog: it stays in cache for the next run or the scavenge */
-            if (rc == SCR_ERR_TIMEOUT) rc = SCR_SUCCESS;
-        }
-    }
+    int rc = run->flush_every > 0 ? flush_at_finalize() : SCR_SUCCESS;
     scr_run_event(run, SCR_EVENT_FINALIZE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, 0, NULL, -1,
                   scr_run_now() - run->time_start, rc == SCR_SUCCESS ? NULL : "the final flush failed", NULL, 0);
     int hrc = scr_run_halt_mark_finalized(run);
@@ -1159,21 +1165,61 @@ static int new_dataset(const char *name, int flags, scr_dataset **out)
     if (scr_config_get(run->cfg, "SCR_CLUSTER_NAME", &cluster) != SCR_SUCCESS)
         cluster = getenv("SLURM_CLUSTER_NAME");
     int rc = scr_dataset_set_id(d, run->dataset_id);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_name(d, name);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_flags(d, flags);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_created(d, (int64_t)tv.tv_sec * 1000000 + tv.tv_usec);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_username(d, run->user);
-    if (rc == SCR_SUCCESS && jobname != NULL && jobname[0] != '\0') rc = scr_dataset_set_jobname(d, jobname);
-    if (rc == SCR_SUCCESS && cluster != NULL && cluster[0] != '\0') rc = scr_dataset_set_cluster(d, cluster);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_jobid(d, run->jobid);
-    if (rc == SCR_SUCCESS && (flags & SCR_FLAG_CHECKPOINT)) rc = scr_dataset_set_ckpt(d, run->checkpoint_id);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_complete(d, 0);
-    if (rc != SCR_SUCCESS) {
-        scr_dataset_delete(d);
-        return rc;
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_dataset_set_name(d, name);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_dataset_set_flags(d, flags);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_dataset_set_created(d, (int64_t)tv.tv_sec * 1000000 + tv.tv_usec);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_dataset_set_username(d, run->user);
+    if (rc != SCR_SUCCESS) goto out;
+    if (jobname != NULL && jobname[0] != '\0') {
+        rc = scr_dataset_set_jobname(d, jobname);
+        if (rc != SCR_SUCCESS) goto out;
     }
+    if (cluster != NULL && cluster[0] != '\0') {
+        rc = scr_dataset_set_cluster(d, cluster);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_dataset_set_jobid(d, run->jobid);
+    if (rc != SCR_SUCCESS) goto out;
+    if (flags & SCR_FLAG_CHECKPOINT) {
+        rc = scr_dataset_set_ckpt(d, run->checkpoint_id);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_dataset_set_complete(d, 0);
+    if (rc != SCR_SUCCESS) goto out;
     *out = d;
     return SCR_SUCCESS;
+out:
+    scr_dataset_delete(d);
+    return rc;
+}
+
+/* This rank's filemap learns dataset id (its descriptor d, and when it is
+ * in cache the record of red, which names the store, so the dataset's
+ * directory is known from here on, also after a crash) and is saved; the
+ * directory in cache is made. */
+static int record_new_dataset(int id, scr_dataset *d, const struct scr_reddesc *red)
+{
+    scr_kvtree *record = NULL;
+    char *dsdir = NULL;
+    int rc = scr_filemap_set_dataset(run->map, id, run->rank, d);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_filemap_set_expected_files(run->map, id, run->rank, 0);
+    if (rc != SCR_SUCCESS) return rc;
+    if (run->dset_in_cache) {
+        rc = scr_reddesc_to_record(red, &record);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_reddesc(run->map, id, run->rank, record);
+        scr_kvtree_delete(record);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    rc = scr_cache_save_filemap(run);
+    if (rc != SCR_SUCCESS || !run->dset_in_cache) return rc;
+    rc = scr_cache_prepare_dataset_dir(run, id, &dsdir);
+    free(dsdir);
+    return rc;
 }
 
 int SCR_Start_output(const char *name, int flags)
@@ -1207,37 +1253,26 @@ int SCR_Start_output(const char *name, int flags)
     int is_ckpt = (flags & SCR_FLAG_CHECKPOINT) != 0;
     const struct scr_reddesc *red = scr_reddesc_for(run->reddescs, run->nreddescs, run->dataset_id,
                                                     !is_ckpt);
-    int rc = run->dset_in_cache && is_ckpt ? scr_cache_make_room(run, red->store) : SCR_SUCCESS;
+    int rc = SCR_SUCCESS;
+    if (run->dset_in_cache && is_ckpt) rc = scr_cache_make_room(run, red->store);
     /* rank 0 describes the dataset, so every copy of the descriptor is the same */
     scr_dataset *d = NULL;
     if (rc == SCR_SUCCESS && run->rank == 0) rc = new_dataset(name, flags, &d);
-    int ok = 0;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_bcast_kvtree(&d, 0, run->world);
-    if (mrc != SCR_SUCCESS || !ok) {
+    /* all ranks agree: */
+    rc = all_agree(run, rc, SCR_FAILURE);
+    if (rc == SCR_SUCCESS) rc = scr_comm_bcast_kvtree(&d, 0, run->world);
+    if (rc != SCR_SUCCESS) {
         scr_dataset_delete(d);
-        return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+        return rc;
     }
     int id = run->dataset_id;
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, run->rank, d);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, 0);
-    /* the record names the store, so the dataset's directory is known from
-     * here on (and after a crash) */
-    scr_kvtree *record = NULL;
-    if (rc == SCR_SUCCESS && run->dset_in_cache) rc = scr_reddesc_to_record(red, &record);
-    if (record != NULL) rc = scr_filemap_set_reddesc(run->map, id, run->rank, record);
-    scr_kvtree_delete(record);
-    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
-    char *dsdir = NULL;
-    if (rc == SCR_SUCCESS && run->dset_in_cache) {
-        rc = scr_cache_prepare_dataset_dir(run, id, &dsdir);
-    }
-    free(dsdir);
-    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc != SCR_SUCCESS || !ok) {
+    rc = record_new_dataset(id, d, red);
+    /* all ranks agree: */
+    rc = all_agree(run, rc, SCR_FAILURE);
+    if (rc != SCR_SUCCESS) {
         scr_dataset_delete(d);
         scr_cache_delete_dataset(run, id);
-        return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+        return rc;
     }
     scr_dataset_delete(run->dset);
     run->dset = d;
@@ -1255,6 +1290,46 @@ int SCR_Start_checkpoint(void)
     return SCR_Start_output(NULL, SCR_FLAG_CHECKPOINT);
 }
 
+/* One file of this rank's part of dataset id: its size, its CRC (with
+ * SCR_CRC_ON_COPY, through buf) and whether it is complete, in its meta; a
+ * file routed but never written makes *valid 0. *out_bytes grows by its size. */
+static int seal_file(int id, const char *file, void *buf, int *valid, uint64_t *out_bytes)
+{
+    const scr_meta *stored = NULL;
+    struct stat st;
+    int exists = 0;
+    scr_meta *meta = scr_meta_new();
+    if (meta == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_filemap_get_meta(run->map, id, run->rank, file, &stored);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_copy(meta, stored);
+    if (rc != SCR_SUCCESS) goto out;
+    exists = stat(file, &st) == 0;
+    if (!exists) {
+        const char *orig = file;
+        scr_meta_get_orig(meta, &orig);
+        scr_err("file %s was routed (as %s) but never written", orig, file);
+        *valid = 0;
+    } else {
+        rc = scr_meta_set_filesize(meta, (uint64_t)st.st_size);
+        *out_bytes += (uint64_t)st.st_size;
+        if (rc != SCR_SUCCESS) goto out;
+        if (run->crc_on_copy) {
+            struct scr_copy_result got;
+            rc = scr_crc_file(file, buf, run->file_buf_size, &got);
+            if (rc != SCR_SUCCESS) goto out;
+            rc = scr_meta_set_crc32(meta, got.crc);
+            if (rc != SCR_SUCCESS) goto out;
+        }
+    }
+    rc = scr_meta_set_complete(meta, *valid && exists);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_filemap_set_meta(run->map, id, run->rank, file, meta);
+out:
+    scr_meta_delete(meta);
+    return rc;
+}
+
 /* Record size, completeness and (SCR_CRC_ON_COPY, in a pass of its own as
  * SCR does) CRC of this rank's files. Without SCR_CRC_ON_COPY the CRCs come
  * later: from the redundancy encoding, which reads every byte anyway, else
@@ -1262,45 +1337,27 @@ int SCR_Start_checkpoint(void)
 static int seal_my_files(int id, int *valid, uint64_t *out_bytes, int *out_files)
 {
     const char **files = NULL;
-    int nfiles = 0;
-    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
     void *buf = NULL;
-    if (rc == SCR_SUCCESS && run->crc_on_copy && nfiles > 0) {
-        buf = malloc(run->file_buf_size);
-        if (buf == NULL) rc = SCR_ERR_NOMEM;
-    }
+    int nfiles = 0;
     *out_bytes = 0;
-    for (int f = 0; rc == SCR_SUCCESS && f < nfiles; f++) {
-        const scr_meta *stored = NULL;
-        scr_meta *meta = scr_meta_new();
-        struct stat st;
-        if (meta == NULL) rc = SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, files[f], &stored);
-        if (rc == SCR_SUCCESS) rc = scr_meta_copy(meta, stored);
-        int exists = stat(files[f], &st) == 0;
-        if (rc == SCR_SUCCESS && !exists) {
-            const char *orig = files[f];
-            scr_meta_get_orig(meta, &orig);
-            scr_err("file %s was routed (as %s) but never written", orig, files[f]);
-            *valid = 0;
+    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
+    if (rc != SCR_SUCCESS) goto out;
+    if (run->crc_on_copy && nfiles > 0) {
+        buf = malloc(run->file_buf_size);
+        if (buf == NULL) {
+            rc = SCR_ERR_NOMEM;
+            goto out;
         }
-        if (rc == SCR_SUCCESS && exists) {
-            rc = scr_meta_set_filesize(meta, (uint64_t)st.st_size);
-            *out_bytes += (uint64_t)st.st_size;
-        }
-        if (rc == SCR_SUCCESS && exists && run->crc_on_copy) {
-            struct scr_copy_result got;
-            rc = scr_crc_file(files[f], buf, run->file_buf_size, &got);
-            if (rc == SCR_SUCCESS) rc = scr_meta_set_crc32(meta, got.crc);
-        }
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(meta, *valid && exists);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, files[f], meta);
-        scr_meta_delete(meta);
     }
+    for (int f = 0; f < nfiles; f++) {
+        rc = seal_file(id, files[f], buf, valid, out_bytes);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
+out:
     free(buf);
     free(files);
     *out_files = nfiles;
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
     return rc;
 }
 
@@ -1312,6 +1369,21 @@ static int fill_crcs(int id)
     if (mrc != SCR_SUCCESS) return mrc;
     if (!ok && run->rank == 0) scr_err("dataset %d: the CRCs of its files could not be recorded on every rank", id);
     return ok ? SCR_SUCCESS : SCR_FAILURE;
+}
+
+/* The dataset's size, file count and completeness, in its descriptor and
+ * this rank's filemap, which is saved. */
+static int record_totals(int id, uint64_t bytes, int files, int complete)
+{
+    int rc = scr_dataset_set_size(run->dset, bytes);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_dataset_set_files(run->dset, files);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_dataset_set_complete(run->dset, complete);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_filemap_set_dataset(run->map, id, run->rank, run->dset);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_cache_save_filemap(run);
 }
 
 int SCR_Complete_output(int valid)
@@ -1348,12 +1420,9 @@ int SCR_Complete_output(int valid)
                             "adding up the dataset's size");
     if (mrc != SCR_SUCCESS) return mrc;
     int is_ckpt = scr_dataset_is_checkpoint(run->dset), is_output = scr_dataset_is_output(run->dset);
-    rc = scr_dataset_set_size(run->dset, totals[0]);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_files(run->dset, totals[1] > INT_MAX ? INT_MAX : (int)totals[1]);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_complete(run->dset, all_valid);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, run->rank, run->dset);
-    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    rc = record_totals(id, totals[0], totals[1] > INT_MAX ? INT_MAX : (int)totals[1], all_valid);
     int ok = 0;
+    /* all ranks agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS) return mrc;
 
@@ -1457,53 +1526,106 @@ static int absolute_path(const char *name, char **out)
 }
 
 /* Register name in the open dataset and give the path to write it at. */
+/* The meta of a file SCR_Route_file hands out for the dataset being
+ * written (*out_meta, new): name as the application gave it, abs its
+ * absolute path, rel its path under the prefix. */
+static int new_file_meta(const char *name, const char *abs, const char *rel, scr_meta **out_meta)
+{
+    char *odir = NULL, *base = NULL;
+    int ckpt = 0;
+    scr_meta *meta = scr_meta_new();
+    if (meta == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_path_dirname(abs, &odir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_basename(abs, &base);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_filename(meta, rel);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_filetype(meta, SCR_META_TYPE_FULL);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_complete(meta, 0);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_rank(meta, run->rank);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_ranks(meta, run->ranks);
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_dataset_get_ckpt(run->dset, &ckpt) == SCR_SUCCESS) {
+        rc = scr_meta_set_checkpoint(meta, ckpt);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_meta_set_origpath(meta, odir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_origname(meta, base);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_orig(meta, name);
+    if (rc != SCR_SUCCESS) goto out;
+    *out_meta = meta;
+    meta = NULL;
+out:
+    scr_meta_delete(meta);
+    free(odir);
+    free(base);
+    return rc;
+}
+
+/* dest joins this rank's filemap for dataset id, with meta, and the
+ * filemap is saved: the file is listed before the caller can create it. */
+static int list_new_file(int id, const char *dest, const scr_meta *meta)
+{
+    int rc = scr_filemap_add_file(run->map, id, run->rank, dest);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_filemap_set_meta(run->map, id, run->rank, dest, meta);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_cache_save_filemap(run);
+}
+
 static int route_output(const char *name, char **out_path)
 {
     int id = run->dataset_id, inside = 0;
-    char *abs = NULL, *rel = NULL, *dest = NULL, *dsdir = NULL, *dir = NULL, *base = NULL;
+    char *abs = NULL, *rel = NULL, *dest = NULL, *dsdir = NULL, *dir = NULL;
+    scr_meta *meta = NULL;
     int rc = absolute_path(name, &abs);
-    if (rc == SCR_SUCCESS) rc = scr_path_is_inside(run->prefix, abs, &inside);
-    if (rc == SCR_SUCCESS && (!inside || strcmp(abs, run->prefix) == 0)) {
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_is_inside(run->prefix, abs, &inside);
+    if (rc != SCR_SUCCESS) goto out;
+    if (!inside || strcmp(abs, run->prefix) == 0) {
         scr_err("SCR_Route_file: %s is not a file inside the prefix %s", abs, run->prefix);
         rc = SCR_ERR_ARG;
+        goto out;
     }
-    if (rc == SCR_SUCCESS) rc = scr_path_relative(run->prefix, abs, &rel);
-    if (rc == SCR_SUCCESS && run->dset_in_cache) {
+    rc = scr_path_relative(run->prefix, abs, &rel);
+    if (rc != SCR_SUCCESS) goto out;
+    if (run->dset_in_cache) {
         rc = scr_cache_dataset_dir(run, id, &dsdir);
-        if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, rel, &dest);
-    } else if (rc == SCR_SUCCESS) {
+        if (rc != SCR_SUCCESS) goto out;
+        rc = scr_path_join(dsdir, rel, &dest);
+        if (rc != SCR_SUCCESS) goto out;
+    } else {
         dest = strdup(abs);
-        if (dest == NULL) rc = SCR_ERR_NOMEM;
+        if (dest == NULL) {
+            rc = SCR_ERR_NOMEM;
+            goto out;
+        }
     }
-    if (rc == SCR_SUCCESS) rc = scr_path_dirname(dest, &dir);
-    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, run->dset_in_cache ? 0700 : 0777);
-    if (rc == SCR_SUCCESS && !scr_filemap_have_file(run->map, id, run->rank, dest)) {
-        /* listed before the caller can create it */
-        scr_meta *meta = scr_meta_new();
-        char *odir = NULL;
-        int ckpt = 0;
-        rc = meta ? SCR_SUCCESS : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = scr_path_dirname(abs, &odir);
-        if (rc == SCR_SUCCESS) rc = scr_path_basename(abs, &base);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_filename(meta, rel);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_filetype(meta, SCR_META_TYPE_FULL);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(meta, 0);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_rank(meta, run->rank);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_ranks(meta, run->ranks);
-        if (rc == SCR_SUCCESS && scr_dataset_get_ckpt(run->dset, &ckpt) == SCR_SUCCESS)
-            rc = scr_meta_set_checkpoint(meta, ckpt);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_origpath(meta, odir);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_origname(meta, base);
-        if (rc == SCR_SUCCESS) rc = scr_meta_set_orig(meta, name);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, dest);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, dest, meta);
-        if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
-        scr_meta_delete(meta);
-        free(odir);
+    rc = scr_path_dirname(dest, &dir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_mkdir_p(dir, run->dset_in_cache ? 0700 : 0777);
+    if (rc != SCR_SUCCESS) goto out;
+    if (!scr_filemap_have_file(run->map, id, run->rank, dest)) {
+        rc = new_file_meta(name, abs, rel, &meta);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = list_new_file(id, dest, meta);
+        if (rc != SCR_SUCCESS) goto out;
     }
-    free(abs); free(rel); free(dsdir); free(dir); free(base);
-    if (rc == SCR_SUCCESS) *out_path = dest;
-    else free(dest);
+    *out_path = dest;
+    dest = NULL;
+out:
+    scr_meta_delete(meta);
+    free(abs);
+    free(rel);
+    free(dsdir);
+    free(dir);
+    free(dest);
     return rc;
 }
 

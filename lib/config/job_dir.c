@@ -23,20 +23,26 @@ int scr_job_dir_path(const char *what, const char *base, const char *node, const
     /* the names are checked where they are read; this keeps any other
      * caller from making a level out of something else */
     int rc = scr_job_env_check_name("node name", node);
-    if (rc == SCR_SUCCESS) rc = scr_job_env_check_name("user name", user);
-    if (rc == SCR_SUCCESS) rc = scr_job_env_check_name("job id", jobid);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_job_env_check_name("user name", user);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_job_env_check_name("job id", jobid);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_job_env_expand(base, node, user, jobid, &expanded);
-    if (rc == SCR_SUCCESS && expanded[0] != '/') {
+    if (rc != SCR_SUCCESS) goto out;
+    if (expanded[0] != '/') {
         scr_err("%s=%s must be an absolute path", what, base);
         rc = SCR_ERR_ARG;
+        goto out;
     }
     int n = snprintf(sub, sizeof(sub), "%s/scr.%s", user, jobid);
-    if (rc == SCR_SUCCESS && (n < 0 || (size_t)n >= sizeof(sub))) {
+    if (n < 0 || (size_t)n >= sizeof(sub)) {
         scr_err("user name or job id too long for a directory name: %s, %s", user, jobid);
         rc = SCR_ERR_ARG;
+        goto out;
     }
-    if (rc == SCR_SUCCESS) rc = scr_path_join(expanded, sub, out_dir);
+    rc = scr_path_join(expanded, sub, out_dir);
+out:
     free(expanded);
     return rc;
 }
@@ -221,19 +227,32 @@ static int private_subdir(int parent_fd, const char *name, const char *path)
 int scr_job_dir_create(const char *dir)
 {
     char *jobdir = NULL, *userdir = NULL, *base = NULL, *user = NULL, *job = NULL;
+    int base_fd = -1, user_fd = -1, job_fd = -1;
     int rc = scr_path_normalize(dir, &jobdir);
-    if (rc == SCR_SUCCESS) rc = scr_path_dirname(jobdir, &userdir);
-    if (rc == SCR_SUCCESS) rc = scr_path_dirname(userdir, &base);
-    if (rc == SCR_SUCCESS) rc = scr_path_basename(userdir, &user);
-    if (rc == SCR_SUCCESS) rc = scr_path_basename(jobdir, &job);
-    if (rc == SCR_SUCCESS && (jobdir[0] != '/' || strcmp(userdir, "/") == 0)) {
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_dirname(jobdir, &userdir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_dirname(userdir, &base);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_basename(userdir, &user);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_basename(jobdir, &job);
+    if (rc != SCR_SUCCESS) goto out;
+    if (jobdir[0] != '/' || strcmp(userdir, "/") == 0) {
         scr_err("%s is not a job directory <base>/<user>/scr.<jobid>", dir);
         rc = SCR_ERR_ARG;
+        goto out;
     }
-    int base_fd = -1, user_fd = -1, job_fd = -1;
-    if (rc == SCR_SUCCESS && (base_fd = open_base(base)) < 0) rc = SCR_ERR_IO;
-    if (rc == SCR_SUCCESS && (user_fd = private_subdir(base_fd, user, userdir)) < 0) rc = SCR_ERR_IO;
-    if (rc == SCR_SUCCESS && (job_fd = private_subdir(user_fd, job, jobdir)) < 0) rc = SCR_ERR_IO;
+    /* each level says what is wrong with it */
+    rc = SCR_ERR_IO;
+    base_fd = open_base(base);
+    if (base_fd < 0) goto out;
+    user_fd = private_subdir(base_fd, user, userdir);
+    if (user_fd < 0) goto out;
+    job_fd = private_subdir(user_fd, job, jobdir);
+    if (job_fd < 0) goto out;
+    rc = SCR_SUCCESS;
+out:
     if (job_fd >= 0) close(job_fd);
     if (user_fd >= 0) close(user_fd);
     if (base_fd >= 0) close(base_fd);
