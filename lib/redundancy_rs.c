@@ -209,7 +209,8 @@ static int ring_step(const struct rs_ring *r, uint64_t p0, int n, int t, int *io
         } else {
             mrc = wait_all(k, rreq, "computing Reed-Solomon data (MPI_Waitall)");
         }
-        if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS) rc = scr_rs_encode_update(r->code, len, t, in, (void *const *)work);
+        if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
+            rc = scr_rs_encode_update(r->code, len, t, in, (void *const *)work);
         /* the other set was sent last step: once it has gone, the next step arrives in it */
         if (mrc == SCR_SUCCESS) mrc = wait_all(k, sreq, "computing Reed-Solomon data (MPI_Waitall)");
         for (int j = 0; mrc == SCR_SUCCESS && j < k; j++)
@@ -304,6 +305,19 @@ static int known_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_red
     return rc;
 }
 
+/* The header of this member's RS file built again from the shared metas
+ * and written in place. */
+static int rewrite_header(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, const scr_dataset *dset,
+                          const scr_kvtree *members, uint64_t chunk, const struct rs_file *r, uint32_t *out_header_crc)
+{
+    scr_kvtree *header = NULL;
+    int rc = build_header(ctx, d, dset, members, d->set_rank, chunk, &header);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_redundancy_file_write_header(r->fd, r->path, header, r->hlen, out_header_crc);
+    scr_kvtree_delete(header);
+    return rc;
+}
+
 /* After the ring: this member's files' CRCs go into the filemap and into
  * its metas, the members share their metas again, and the header is written
  * anew in place (its CRC fields have a fixed width); *out_header_crc is its
@@ -313,16 +327,14 @@ static int settle_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_re
                        uint32_t *out_header_crc, int *io_rc)
 {
     int rc = *io_rc;
-    scr_kvtree *known = NULL, *members = NULL, *header = NULL;
+    scr_kvtree *known = NULL, *members = NULL;
     if (rc == SCR_SUCCESS) rc = known_crcs(ctx, d, id, f, &known);
     /* a member that failed still takes part, with what it knows */
     int mrc = share_metas(d, known, &members);
-    if (rc == SCR_SUCCESS) rc = mrc;
-    if (rc == SCR_SUCCESS) rc = build_header(ctx, d, dset, members, d->set_rank, chunk, &header);
-    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_write_header(r->fd, r->path, header, r->hlen, out_header_crc);
+    if (rc == SCR_SUCCESS)
+        rc = mrc != SCR_SUCCESS ? mrc : rewrite_header(ctx, d, dset, members, chunk, r, out_header_crc);
     scr_kvtree_delete(known);
     scr_kvtree_delete(members);
-    scr_kvtree_delete(header);
     *io_rc = rc;
     return mrc;
 }
@@ -337,6 +349,19 @@ static int open_mine(const struct scr_redundancy_ctx *ctx, const struct scr_redd
     if (ctx->crc_in_cache && (rc = scr_redundancy_fix_width(f->desc, NULL)) != SCR_SUCCESS) return rc;
     if ((rc = scr_filemap_get_dataset(ctx->map, id, ctx->rank, out_dset)) != SCR_SUCCESS) return rc;
     return known_of(d, f->desc, out_known);
+}
+
+/* This member's header from the shared metas, and its RS file created with it. */
+static int start_rs_file(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
+                         const scr_dataset *dset, const scr_kvtree *members, uint64_t chunk, struct rs_file *r,
+                         uint32_t *out_header_crc)
+{
+    scr_kvtree *header = NULL;
+    int rc = build_header(ctx, d, dset, members, d->set_rank, chunk, &header);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = create_rs_file(ctx, d, id, header, chunk, r, out_header_crc);
+    scr_kvtree_delete(header);
+    return rc;
 }
 
 /* The buffers of the ring: two sets of k accumulators for every piece in
@@ -362,7 +387,7 @@ int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct s
     struct scr_redundancy_files f = {0};
     struct rs_file file = {NULL, -1, 0};
     scr_rs_code code = {0};
-    scr_kvtree *known = NULL, *members = NULL, *header = NULL;
+    scr_kvtree *known = NULL, *members = NULL;
     char *acc = NULL;
     MPI_Request *reqs = NULL;
     scr_crc_parts *blocks = NULL;
@@ -381,9 +406,8 @@ int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct s
     rc = track_crcs(ctx, &f, chunk, k, &blocks);
     /* a member that failed still takes part in the sharing */
     int src = share_metas(d, rc == SCR_SUCCESS ? known : NULL, &members);
-    if (rc == SCR_SUCCESS) rc = src;
-    if (rc == SCR_SUCCESS) rc = build_header(ctx, d, dset, members, d->set_rank, chunk, &header);
-    if (rc == SCR_SUCCESS) rc = create_rs_file(ctx, d, id, header, chunk, &file, &header_crc);
+    if (rc == SCR_SUCCESS)
+        rc = src != SCR_SUCCESS ? src : start_rs_file(ctx, d, id, dset, members, chunk, &file, &header_crc);
     if (rc == SCR_SUCCESS) rc = ring_buffers(ctx, k, &acc, &reqs, &group);
     /* all ranks of the set agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
@@ -413,7 +437,6 @@ done:
     scr_rs_free(&code);
     scr_kvtree_delete(known);
     scr_kvtree_delete(members);
-    scr_kvtree_delete(header);
     if (mrc != SCR_SUCCESS) return mrc;
     return ok ? SCR_SUCCESS : SCR_FAILURE;
 }
@@ -432,16 +455,18 @@ static int block_slot(int b, int dd)
     return b < dd ? b : b - dd;
 }
 
-/* Lost member: register its files and RS file from the shared metas, create them. */
+/* Lost member: register its files and RS file from the shared metas (with
+ * the chunk size), create them, and track what is written into them. */
 static int prepare_lost(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                        const scr_kvtree *members, uint64_t chunk, struct scr_redundancy_files *f, struct rs_file *r,
-                        uint32_t *out_header_crc)
+                        const scr_kvtree *members, struct scr_redundancy_files *f, struct rs_file *r,
+                        uint64_t *out_chunk, scr_crc_parts **out_parity, uint32_t *out_header_crc)
 {
     const scr_kvtree *mine = scr_kvtree_get_kv_int(members, "MEMBER", d->set_rank);
     const scr_kvtree *dset = scr_kvtree_get(members, "DSET");
-    scr_kvtree *header = NULL;
+    uint64_t chunk = 0;
     int n = 0;
-    if (mine == NULL || scr_kvtree_util_get_int(mine, "FILES", &n) != SCR_SUCCESS) {
+    if (mine == NULL || scr_kvtree_util_get_int(mine, "FILES", &n) != SCR_SUCCESS ||
+        scr_kvtree_util_get_uint64(members, "CHUNK", &chunk) != SCR_SUCCESS) {
         scr_err("rank %d: no surviving record of its files", ctx->rank);
         return SCR_ERR_FORMAT;
     }
@@ -453,10 +478,10 @@ static int prepare_lost(const struct scr_redundancy_ctx *ctx, const struct scr_r
     if ((rc = scr_redundancy_save_filemap(ctx)) != SCR_SUCCESS) return rc;
     if ((rc = scr_padset_open(&f->set, O_RDWR | O_CREAT | O_TRUNC)) != SCR_SUCCESS) return rc;
     if ((rc = scr_padset_truncate(&f->set)) != SCR_SUCCESS) return rc;
-    if ((rc = build_header(ctx, d, dset, members, d->set_rank, chunk, &header)) != SCR_SUCCESS) return rc;
-    rc = create_rs_file(ctx, d, id, header, chunk, r, out_header_crc);
-    scr_kvtree_delete(header);
-    return rc;
+    if ((rc = start_rs_file(ctx, d, id, dset, members, chunk, r, out_header_crc)) != SCR_SUCCESS) return rc;
+    *out_chunk = chunk;
+    /* the rebuilt files are checked against the CRCs the survivors kept as they are written */
+    return track_crcs(ctx, f, chunk, d->failures, out_parity);
 }
 
 /* The metas a survivor keeps of lost members to its left (PARTNERS of its
@@ -664,11 +689,9 @@ int scr_redundancy_rs_rebuild(const struct scr_redundancy_ctx *ctx, const struct
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
     rc = share_metas(d, known, &members);
-    if (rc == SCR_SUCCESS && am_lost) rc = scr_kvtree_util_get_uint64(members, "CHUNK", &chunk);
-    if (rc == SCR_SUCCESS && am_lost) rc = prepare_lost(ctx, d, id, members, chunk, &f, &file, &header_crc);
-    /* the rebuilt files are checked against the CRCs the survivors kept as they are written */
-    if (rc == SCR_SUCCESS && am_lost) rc = track_crcs(ctx, &f, chunk, k, &parity);
-    if (rc == SCR_SUCCESS && (blocks = malloc(ctx->piece * (size_t)(dd + k))) == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && am_lost) rc = prepare_lost(ctx, d, id, members, &f, &file, &chunk, &parity, &header_crc);
+    blocks = malloc(ctx->piece * (size_t)(dd + k));
+    if (rc == SCR_SUCCESS && blocks == NULL) rc = SCR_ERR_NOMEM;
     /* all ranks of the set agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;

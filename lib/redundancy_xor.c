@@ -137,7 +137,8 @@ static int xor_ring(const struct scr_redundancy_ctx *ctx, const struct scr_redde
                 char *sb = sendbuf + (size_t)g * piece, *rb = recvbuf + (size_t)g * piece;
                 mrc = wait_for(&sreq[g], "computing XOR data (MPI_Wait)");
                 if (mrc != SCR_SUCCESS) break;
-                if (rc == SCR_SUCCESS) rc = scr_padfile_read(parts, nparts, slot_offset(me, slot, chunk) + off, sb, len);
+                if (rc == SCR_SUCCESS)
+                    rc = scr_padfile_read(parts, nparts, slot_offset(me, slot, chunk) + off, sb, len);
                 if (rc == SCR_SUCCESS) scr_crc_parts_add(fs->crc, slot_offset(me, slot, chunk) + off, sb, len);
                 if (rc != SCR_SUCCESS) memset(sb, 0, len);
                 if (t > 0) {
@@ -183,6 +184,15 @@ static int my_crcs_into(const struct scr_redundancy_ctx *ctx, int id, const stru
     return rc;
 }
 
+/* The header with its left neighbour's metas (left, taken) as PARTNER,
+ * written again in place. */
+static int rewrite_header(scr_kvtree *header, scr_kvtree *left, const struct xor_file *x, uint32_t *out_header_crc)
+{
+    /* set() takes ownership, also when it fails */
+    if (scr_kvtree_set(header, "PARTNER", left) == NULL) return SCR_ERR_NOMEM;
+    return scr_redundancy_file_write_header(x->fd, x->path, header, x->hlen, out_header_crc);
+}
+
 /* After the ring: this rank's files' CRCs go into the filemap and into its
  * header as CURRENT, travel right, and the left neighbour's come back as
  * PARTNER; the header is then written again in place (its CRC fields have
@@ -195,13 +205,11 @@ static int settle_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_re
     int rc = *io_rc;
     scr_kvtree *current = scr_kvtree_get(header, "CURRENT"), *left = NULL;
     if (rc == SCR_SUCCESS) rc = my_crcs_into(ctx, id, fs, current);
+    /* a rank that failed still takes part, with an empty description */
     int mrc = scr_comm_sendrecv_kvtree(rc == SCR_SUCCESS ? current : NULL, scr_reddesc_rhs(d), scr_reddesc_lhs(d),
                                        TAG_CRC, ctx->world, &left);
-    if (rc == SCR_SUCCESS) rc = mrc;
-    /* set() takes ownership, also when it fails */
-    if (rc == SCR_SUCCESS && scr_kvtree_set(header, "PARTNER", left) == NULL) rc = SCR_ERR_NOMEM;
-    else if (rc != SCR_SUCCESS) scr_kvtree_delete(left);
-    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_write_header(x->fd, x->path, header, x->hlen, out_header_crc);
+    if (rc == SCR_SUCCESS) rc = mrc != SCR_SUCCESS ? mrc : rewrite_header(header, left, x, out_header_crc);
+    else scr_kvtree_delete(left);
     *io_rc = rc;
     return mrc;
 }

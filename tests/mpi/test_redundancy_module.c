@@ -73,7 +73,8 @@ static int write_dataset(scr_filemap *map, const char *dsdir)
     if (scr_mkdir_p(sub, 0700) != SCR_SUCCESS) return fail("cannot make the dataset directory");
     scr_dataset *dset = scr_dataset_new();
     if (dset == NULL || scr_dataset_set_id(dset, ID) != SCR_SUCCESS ||
-        scr_dataset_set_name(dset, "ckpt.1") != SCR_SUCCESS || scr_filemap_set_dataset(map, ID, me, dset) != SCR_SUCCESS)
+        scr_dataset_set_name(dset, "ckpt.1") != SCR_SUCCESS ||
+        scr_filemap_set_dataset(map, ID, me, dset) != SCR_SUCCESS)
         return fail("cannot record the dataset");
     scr_dataset_delete(dset);
     for (int f = 0; f < FILES; f++) {
@@ -173,7 +174,9 @@ static int run(const char *scheme, const char *dir)
 
     struct scr_reddesc d;
     memset(&d, 0, sizeof(d));
-    d.type = strcmp(scheme, "PARTNER") == 0 ? SCR_COPY_PARTNER : strcmp(scheme, "XOR") == 0 ? SCR_COPY_XOR : SCR_COPY_RS;
+    d.type = strcmp(scheme, "PARTNER") == 0 ? SCR_COPY_PARTNER
+             : strcmp(scheme, "XOR") == 0   ? SCR_COPY_XOR
+                                            : SCR_COPY_RS;
     d.failures = d.type == SCR_COPY_RS ? 2 : 1;
     d.hop = 1;
     snprintf(d.group, sizeof(d.group), "NODE");
