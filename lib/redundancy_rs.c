@@ -678,13 +678,14 @@ int scr_redundancy_rs_rebuild(const struct scr_redundancy_ctx *ctx, const struct
     char *blocks = NULL;
     uint64_t chunk = 0;
     uint32_t header_crc = 0;
-    int rc = lost_by_rank && known ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    unsigned char scratch[SCR_RS_MAX_BLOCKS];
-    int mrc = scr_mpi_check(MPI_Allgather(&am_lost, 1, MPI_UNSIGNED_CHAR, lost_by_rank ? lost_by_rank : scratch, 1,
-                                          MPI_UNSIGNED_CHAR, d->set), "listing lost members");
+    int rc = lost_by_rank && known ? scr_rs_init(&code, dd, k) : SCR_ERR_NOMEM;
+    /* all ranks of the set agree: */
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+    if (mrc != SCR_SUCCESS || !ok) goto done;
+    mrc = scr_mpi_check(MPI_Allgather(&am_lost, 1, MPI_UNSIGNED_CHAR, lost_by_rank, 1, MPI_UNSIGNED_CHAR, d->set),
+                        "listing lost members");
     if (mrc != SCR_SUCCESS) goto done;
-    if (rc == SCR_SUCCESS) rc = scr_rs_init(&code, dd, k);
-    if (rc == SCR_SUCCESS && !am_lost) rc = prepare_survivor(ctx, d, id, lost_by_rank, &f, &file, known, &chunk);
+    if (!am_lost) rc = prepare_survivor(ctx, d, id, lost_by_rank, &f, &file, known, &chunk);
     /* all ranks of the set agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
