@@ -416,27 +416,31 @@ static int register_one(const struct scr_redundancy_ctx *ctx, int id, int owner,
     return rc;
 }
 
-int scr_redundancy_files_register(const struct scr_redundancy_ctx *ctx, int id, int owner, const scr_kvtree *desc,
-                                  const char *subdir, struct scr_redundancy_files *out)
+int scr_redundancy_list_described(const struct scr_redundancy_ctx *ctx, int id, int owner, const scr_kvtree *desc,
+                                  const char *subdir, struct scr_padset *out_set)
 {
     char *dir = NULL;
     int n = 0;
-    memset(out, 0, sizeof(*out));
     if (scr_kvtree_util_get_int(desc, "FILES", &n) != SCR_SUCCESS || n < 0) {
         scr_err("rank %d: no description of rank %d's files", ctx->rank, owner);
         return SCR_ERR_FORMAT;
     }
-    int rc = scr_padset_init(&out->set, n);
+    int rc = scr_padset_init(out_set, n);
     if (rc != SCR_SUCCESS) return rc;
-    if ((out->desc = scr_kvtree_dup(desc)) == NULL) {
-        rc = SCR_ERR_NOMEM;
-        goto out;
-    }
-    rc = subdir ? scr_path_join(ctx->dsdir, subdir, &dir) : ((dir = strdup(ctx->dsdir)) ? SCR_SUCCESS : SCR_ERR_NOMEM);
+    if (subdir != NULL) rc = scr_path_join(ctx->dsdir, subdir, &dir);
+    else if ((dir = strdup(ctx->dsdir)) == NULL) rc = SCR_ERR_NOMEM;
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++)
-        rc = register_one(ctx, id, owner, scr_kvtree_get_kv_int(desc, "FILE", i), dir, &out->set);
-out:
+        rc = register_one(ctx, id, owner, scr_kvtree_get_kv_int(desc, "FILE", i), dir, out_set);
     free(dir);
+    return rc;
+}
+
+int scr_redundancy_files_register(const struct scr_redundancy_ctx *ctx, int id, int owner, const scr_kvtree *desc,
+                                  const char *subdir, struct scr_redundancy_files *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = (out->desc = scr_kvtree_dup(desc)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_list_described(ctx, id, owner, desc, subdir, &out->set);
     if (rc != SCR_SUCCESS) scr_redundancy_files_close(out);
     return rc;
 }

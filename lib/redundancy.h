@@ -32,7 +32,9 @@
 #define SCR_REDUNDANCY_H
 
 #include "filemap.h"
+#include "kvtree.h"
 #include "reddesc.h"
+#include "util_padfile.h"
 
 #include <mpi.h>
 #include <stddef.h>
@@ -79,6 +81,15 @@ int scr_redundancy_rebuild(const struct scr_redundancy_ctx *ctx, const struct sc
  * RS: this rank's .xor/.rs file) and their filemap entries, and save the
  * filemap. The application's own files stay. Not collective. */
 int scr_redundancy_forget(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id);
+
+/* The files a description names (FILES n, FILE i {meta}, as redundancy
+ * records and the announcements of a rebuild hold them), listed in the
+ * filemap under owner at <dsdir>[/subdir]/<name> with their metas, before
+ * they exist, and in *out_set (a zeroed set, closed by the caller with
+ * scr_padset_close, also on failure). Not opened; the filemap is not saved.
+ * Not collective. */
+int scr_redundancy_list_described(const struct scr_redundancy_ctx *ctx, int id, int owner, const scr_kvtree *desc,
+                                  const char *subdir, struct scr_padset *out_set);
 
 /* Set the CRC of file (held for rank in dataset id) in map, and with
  * complete 0 mark it incomplete; the caller saves. */

@@ -216,23 +216,6 @@ static int outgoing(struct scr_run *run, int id, int owner, struct move_side *s)
     return rc;
 }
 
-/* One file a holder announced: listed under this rank, in dir. */
-static int register_incoming(struct scr_run *run, int id, const scr_meta *m, const char *dir, struct scr_padset *set)
-{
-    const char *rel = NULL;
-    char *path = NULL;
-    uint64_t size = 0;
-    if (m == NULL || scr_meta_get_filename(m, &rel) != SCR_SUCCESS || scr_meta_get_filesize(m, &size) != SCR_SUCCESS)
-        return SCR_ERR_FORMAT;
-    int rc = scr_path_join(dir, rel, &path);
-    if (rc != SCR_SUCCESS) return rc;
-    rc = scr_filemap_add_file(run->map, id, run->rank, path);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, path, m);
-    if (rc == SCR_SUCCESS) rc = scr_padset_add(set, path, size);
-    free(path);
-    return rc;
-}
-
 /* The receiver's side: register the files a holder announced, under our own
  * dataset directory, before any byte arrives. */
 static int incoming(struct scr_run *run, const struct scr_redundancy_ctx *ctx, int id, const scr_kvtree *info,
@@ -248,17 +231,15 @@ static int incoming(struct scr_run *run, const struct scr_redundancy_ctx *ctx, i
         uint64_t size = 0;
         if (scr_meta_get_filesize(scr_kvtree_get_kv_int(info, "FILE", f), &size) == SCR_SUCCESS) announced += size;
     }
-    rc = scr_padset_init(&s->set, n);
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++)
-        rc = register_incoming(run, id, scr_kvtree_get_kv_int(info, "FILE", f), ctx->dsdir, &s->set);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, n);
-    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
-    if (rc == SCR_SUCCESS) rc = scr_padset_open(&s->set, O_WRONLY | O_CREAT | O_TRUNC);
-    if (rc == SCR_SUCCESS && run->crc_in_cache &&
-        (s->crc = scr_crc_parts_new(s->set.parts, (size_t)s->set.count)) == NULL)
-        rc = SCR_ERR_NOMEM;
+    rc = scr_redundancy_list_described(ctx, id, run->rank, info, NULL, &s->set);
     s->set.total = announced;
-    return rc;
+    if (rc != SCR_SUCCESS) return rc;
+    if ((rc = scr_filemap_set_expected_files(run->map, id, run->rank, n)) != SCR_SUCCESS) return rc;
+    if ((rc = scr_cache_save_filemap(run)) != SCR_SUCCESS) return rc;
+    if ((rc = scr_padset_open(&s->set, O_WRONLY | O_CREAT | O_TRUNC)) != SCR_SUCCESS) return rc;
+    if (run->crc_in_cache && (s->crc = scr_crc_parts_new(s->set.parts, (size_t)s->set.count)) == NULL)
+        return SCR_ERR_NOMEM;
+    return SCR_SUCCESS;
 }
 
 /* 3. Move files from holders to owners that lack theirs; *out_needed: this
