@@ -1457,7 +1457,7 @@ int SCR_Complete_output(int valid)
     rc = SCR_SUCCESS;
     if (run->dset_in_cache) {
         const struct scr_reddesc *d = scr_reddesc_for(run->reddescs, run->nreddescs, id, is_output && !is_ckpt);
-        rc = scr_redundancy_apply(run, d, id);
+        rc = scr_run_apply_redundancy(run, d, id);
     }
     /* SINGLE reads nothing: the files are read once more for their CRCs,
      * unless the flush that follows computes them as it copies */

@@ -6,6 +6,7 @@
 #include "meta.h"
 #include "mpi_comm.h"
 #include "reddesc.h"
+#include "redundancy.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_copy.h"
@@ -320,8 +321,8 @@ static void check_before_delete(struct scr_run *run, int id, int rank, const cha
     }
     struct scr_copy_result got;
     if (scr_crc_file(file, *buf, run->file_buf_size, &got) == SCR_SUCCESS && got.crc != recorded)
-        scr_crc_say_damaged(run, id, rank, file, ", checked before its deletion from cache (SCR_CRC_ON_DELETE),",
-                            got.crc, recorded);
+        scr_redundancy_say_damaged(run->map, run->rank, id, rank, file,
+                                   ", checked before its deletion from cache (SCR_CRC_ON_DELETE),", got.crc, recorded);
 }
 
 int scr_cache_delete_dataset(struct scr_run *run, int id)

@@ -3,8 +3,9 @@
  *
  * A file's CRC lives in its meta in the filemap (CRC, as SCR's CRC32). The
  * redundancy encodings compute it from the bytes they read anyway (PARTNER,
- * XOR, RS: run_redundancy.c, run_rs.c); with SINGLE, or in a set of one
- * member, nothing reads the files, and scr_crc_fill reads them once more.
+ * XOR, RS: redundancy_*.c, through redundancy.c); with SINGLE, or in a set
+ * of one member, nothing reads the files, and scr_crc_fill reads them once
+ * more.
  * At SCR_Init, scr_crc_check_held reads every file a rank holds of a
  * dataset before anything trusts it; a file whose bytes do not match is
  * said once and marked incomplete, which makes it a lost file like any
@@ -13,6 +14,7 @@
  * checked in the pass that writes them. */
 #include "kvtree_util.h"
 #include "meta.h"
+#include "redundancy.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_copy.h"
@@ -22,36 +24,15 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-/* The dataset's name as this rank knows it, for messages. */
-static const char *dataset_name(const struct scr_run *run, int id, int rank)
-{
-    const scr_dataset *d = NULL;
-    const char *name = NULL;
-    if ((scr_filemap_get_dataset(run->map, id, run->rank, &d) == SCR_SUCCESS ||
-         scr_filemap_get_dataset(run->map, id, rank, &d) == SCR_SUCCESS) &&
-        scr_dataset_get_name(d, &name) == SCR_SUCCESS)
-        return name;
-    return "?";
-}
-
 void scr_crc_say_damaged(const struct scr_run *run, int id, int rank, const char *file, const char *how,
                          uint32_t found, uint32_t recorded)
 {
-    scr_err("dataset %d (%s): rank %d's file %s%s is damaged: CRC32 0x%08x found, 0x%08x recorded", id,
-            dataset_name(run, id, rank), rank, file, how ? how : "", found, recorded);
+    scr_redundancy_say_damaged(run->map, run->rank, id, rank, file, how, found, recorded);
 }
 
 int scr_crc_record(struct scr_run *run, int id, int rank, const char *file, uint32_t crc, int complete)
 {
-    const scr_meta *stored = NULL;
-    scr_meta *meta = scr_meta_new();
-    int rc = meta ? scr_filemap_get_meta(run->map, id, rank, file, &stored) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_meta_copy(meta, stored);
-    if (rc == SCR_SUCCESS) rc = scr_meta_set_crc32(meta, crc);
-    if (rc == SCR_SUCCESS && !complete) rc = scr_meta_set_complete(meta, 0);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, rank, file, meta);
-    scr_meta_delete(meta);
-    return rc;
+    return scr_redundancy_record_crc(run->map, id, rank, file, crc, complete);
 }
 
 /* A buffer for reading files, logged when there is none. */
@@ -136,75 +117,4 @@ int scr_crc_check_held(struct scr_run *run, int id, int *out_damaged)
     free(buf);
     if (rc == SCR_SUCCESS && *out_damaged > 0) rc = scr_cache_save_filemap(run);
     return rc;
-}
-
-int scr_crc_record_read(struct scr_run *run, int id, char *const *paths, int count, const scr_crc_parts *cp,
-                        uint32_t *out_crcs)
-{
-    int rc = SCR_SUCCESS;
-    for (int i = 0; rc == SCR_SUCCESS && i < count; i++) {
-        const scr_meta *meta = NULL;
-        uint32_t crc = 0, before = 0;
-        if (scr_crc_parts_get(cp, (size_t)i, &crc) != SCR_SUCCESS) {
-            scr_err("%s: its CRC32 could not be computed while its bytes were read", paths[i]);
-            rc = SCR_FAILURE;
-            break;
-        }
-        rc = scr_filemap_get_meta(run->map, id, run->rank, paths[i], &meta);
-        if (rc == SCR_SUCCESS && scr_meta_get_crc32(meta, &before) == SCR_SUCCESS && before != crc) {
-            scr_err("%s changed after its dataset was complete: CRC32 0x%08x now, 0x%08x then", paths[i], crc,
-                    before);
-            rc = SCR_ERR_FORMAT;
-        }
-        if (rc == SCR_SUCCESS) rc = scr_crc_record(run, id, run->rank, paths[i], crc, 1);
-        out_crcs[i] = crc;
-    }
-    if (rc == SCR_SUCCESS && count > 0) rc = scr_cache_save_filemap(run);
-    return rc;
-}
-
-int scr_crc_fix_width(scr_kvtree *files, const uint32_t *crcs)
-{
-    int n = 0;
-    int rc = scr_kvtree_util_get_int(files, "FILES", &n);
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
-        scr_meta *meta = scr_kvtree_get_kv_int(files, "FILE", i);
-        uint32_t crc = 0;
-        if (meta == NULL) {
-            rc = SCR_ERR_FORMAT;
-            break;
-        }
-        if (crcs != NULL) crc = crcs[i];
-        else if (scr_meta_get_crc32(meta, &crc) != SCR_SUCCESS) crc = 0;
-        rc = scr_meta_set_crc32_fixed(meta, crc);
-    }
-    if (rc != SCR_SUCCESS) scr_err("a description of files to protect is malformed (%s)", scr_strstatus(rc));
-    return rc;
-}
-
-int scr_crc_check_rebuilt(struct scr_run *run, int id, char *const *paths, int count, const scr_crc_parts *cp,
-                          const char *how)
-{
-    int rc = SCR_SUCCESS;
-    for (int i = 0; i < count && cp != NULL; i++) {
-        const scr_meta *meta = NULL;
-        uint32_t got = 0, recorded = 0;
-        if (scr_crc_parts_get(cp, (size_t)i, &got) != SCR_SUCCESS) {
-            scr_err("%s: its CRC32 could not be computed while it was%s", paths[i], how);
-            rc = SCR_FAILURE;
-            continue;
-        }
-        int frc = scr_filemap_get_meta(run->map, id, run->rank, paths[i], &meta);
-        if (frc == SCR_SUCCESS && scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS) {
-            if (got == recorded) continue;
-            scr_crc_say_damaged(run, id, run->rank, paths[i], how, got, recorded);
-            frc = scr_crc_record(run, id, run->rank, paths[i], recorded, 0);
-            if (rc == SCR_SUCCESS) rc = SCR_ERR_FORMAT;
-        } else if (frc == SCR_SUCCESS) {
-            frc = scr_crc_record(run, id, run->rank, paths[i], got, 1);
-        }
-        if (frc != SCR_SUCCESS && rc == SCR_SUCCESS) rc = frc;
-    }
-    int src = scr_cache_save_filemap(run);
-    return rc != SCR_SUCCESS ? rc : src;
 }

@@ -24,6 +24,7 @@
 #include "mpi_stream.h"
 #include "mpi_exchange.h"
 #include "reddesc.h"
+#include "redundancy.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_io.h"
@@ -154,63 +155,16 @@ static int drop_my_files(struct scr_run *run, int id)
     return rc;
 }
 
-/* Open files of a list as padded parts; paths are kept by the caller. */
-static int open_parts(const char **paths, const uint64_t *sizes, int n, int flags, scr_padfile_part **out,
-                      uint64_t *out_total)
-{
-    scr_padfile_part *parts = calloc((size_t)(n > 0 ? n : 1), sizeof(*parts));
-    if (parts == NULL) return SCR_ERR_NOMEM;
-    int rc = SCR_SUCCESS;
-    /* the total is what the peer expects, whatever fails below */
-    *out_total = 0;
-    for (int i = 0; i < n; i++) {
-        parts[i].fd = -1;
-        *out_total += sizes[i];
-    }
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
-        parts[i].path = paths[i];
-        parts[i].size = sizes[i];
-        if (flags & O_CREAT) {
-            char *dir = NULL;
-            rc = scr_path_dirname(paths[i], &dir);
-            if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0700);
-            free(dir);
-        }
-        if (rc == SCR_SUCCESS) {
-            parts[i].fd = open(paths[i], flags | O_CLOEXEC, 0600);
-            if (parts[i].fd < 0) {
-                scr_err("cannot open %s: %s", paths[i], strerror(errno));
-                rc = SCR_ERR_IO;
-            }
-        }
-    }
-    *out = parts;
-    return rc;
-}
-
-static void close_parts(scr_padfile_part *parts, int n)
-{
-    for (int i = 0; parts && i < n; i++)
-        if (parts[i].fd >= 0) close(parts[i].fd);
-    free(parts);
-}
-
-/* One side of a move: the files, the parts over them, and (receiving) the
+/* One side of a move: the files as one logical file, and (receiving) the
  * CRCs of what arrives. */
 struct move_side {
-    int n;
-    const char **paths;
-    uint64_t *sizes;
-    scr_padfile_part *parts;
-    uint64_t total;
+    struct scr_padset set;
     scr_crc_parts *crc;
 };
 
 static void move_side_free(struct move_side *s)
 {
-    close_parts(s->parts, s->n);
-    free(s->paths);
-    free(s->sizes);
+    scr_padset_close(&s->set);
     scr_crc_parts_free(s->crc);
     memset(s, 0, sizeof(*s));
 }
@@ -220,18 +174,19 @@ static void move_side_free(struct move_side *s)
 static int check_arrivals(struct scr_run *run, int id, struct move_side *in)
 {
     int rc = SCR_SUCCESS, changed = 0;
-    for (int f = 0; rc == SCR_SUCCESS && in->crc != NULL && f < in->n; f++) {
+    for (int f = 0; rc == SCR_SUCCESS && in->crc != NULL && f < in->set.count; f++) {
+        const char *path = in->set.paths[f];
         const scr_meta *m = NULL;
         uint32_t recorded = 0, got = 0;
-        if (scr_filemap_get_meta(run->map, id, run->rank, in->paths[f], &m) != SCR_SUCCESS ||
+        if (scr_filemap_get_meta(run->map, id, run->rank, path, &m) != SCR_SUCCESS ||
             scr_meta_get_crc32(m, &recorded) != SCR_SUCCESS)
             continue;
         if (scr_crc_parts_get(in->crc, (size_t)f, &got) != SCR_SUCCESS) {
-            scr_err("%s: the CRC of what arrived is unknown", in->paths[f]);
+            scr_err("%s: the CRC of what arrived is unknown", path);
             rc = SCR_FAILURE;
         } else if (got != recorded) {
-            scr_crc_say_damaged(run, id, run->rank, in->paths[f], " (as received)", got, recorded);
-            rc = scr_crc_record(run, id, run->rank, in->paths[f], recorded, 0);
+            scr_crc_say_damaged(run, id, run->rank, path, " (as received)", got, recorded);
+            rc = scr_crc_record(run, id, run->rank, path, recorded, 0);
             changed = 1;
         }
     }
@@ -239,67 +194,58 @@ static int check_arrivals(struct scr_run *run, int id, struct move_side *in)
     return rc;
 }
 
-/* The sender's side: the files this rank holds for owner. */
+/* The sender's side: the files this rank holds for owner, opened. */
 static int outgoing(struct scr_run *run, int id, int owner, struct move_side *s)
 {
+    const char **files = NULL;
+    int n = 0;
     memset(s, 0, sizeof(*s));
-    int rc = scr_filemap_list_files(run->map, id, owner, &s->paths, &s->n);
-    s->sizes = calloc((size_t)(s->n > 0 ? s->n : 1), sizeof(uint64_t));
-    if (rc == SCR_SUCCESS && s->sizes == NULL) rc = SCR_ERR_NOMEM;
-    for (int f = 0; rc == SCR_SUCCESS && f < s->n; f++) {
+    int rc = scr_filemap_list_files(run->map, id, owner, &files, &n);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_padset_init(&s->set, n);
+    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
         const scr_meta *m = NULL;
-        rc = scr_filemap_get_meta(run->map, id, owner, s->paths[f], &m);
-        if (rc == SCR_SUCCESS) rc = scr_meta_get_filesize(m, &s->sizes[f]);
+        uint64_t size = 0;
+        rc = scr_filemap_get_meta(run->map, id, owner, files[f], &m);
+        if (rc == SCR_SUCCESS) rc = scr_meta_get_filesize(m, &size);
+        if (rc == SCR_SUCCESS) rc = scr_padset_add(&s->set, files[f], size);
     }
-    if (rc == SCR_SUCCESS) rc = open_parts(s->paths, s->sizes, s->n, O_RDONLY, &s->parts, &s->total);
+    /* the total is what the peer expects, whatever fails below */
+    if (rc == SCR_SUCCESS) rc = scr_padset_open(&s->set, O_RDONLY);
+    free(files);
     return rc;
 }
 
 /* The receiver's side: register the files a holder announced, under our own
  * dataset directory, before any byte arrives. */
-static int incoming(struct scr_run *run, int id, const scr_kvtree *info, struct move_side *s, char ***out_owned)
+static int incoming(struct scr_run *run, const struct scr_redundancy_ctx *ctx, int id, const scr_kvtree *info,
+                    struct move_side *s)
 {
-    memset(s, 0, sizeof(*s));
-    char *dsdir = NULL;
     int n = 0;
+    uint64_t announced = 0;
+    memset(s, 0, sizeof(*s));
     int rc = scr_kvtree_util_get_int(info, "FILES", &n);
+    if (rc != SCR_SUCCESS) return rc;
     /* the bytes the holder will send, known before anything here can fail */
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+    for (int f = 0; f < n; f++) {
         uint64_t size = 0;
-        if (scr_meta_get_filesize(scr_kvtree_get_kv_int(info, "FILE", f), &size) == SCR_SUCCESS)
-            s->total += size;
+        if (scr_meta_get_filesize(scr_kvtree_get_kv_int(info, "FILE", f), &size) == SCR_SUCCESS) announced += size;
     }
-    uint64_t announced = s->total;
-    char **owned = calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
-    s->paths = calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
-    s->sizes = calloc((size_t)(n > 0 ? n : 1), sizeof(uint64_t));
-    if (owned == NULL || s->paths == NULL || s->sizes == NULL) rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_cache_dataset_dir(run, id, &dsdir);
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
-        const scr_meta *m = scr_kvtree_get_kv_int(info, "FILE", f);
-        const char *rel = NULL;
-        rc = (m && scr_meta_get_filename(m, &rel) == SCR_SUCCESS) ? SCR_SUCCESS : SCR_ERR_FORMAT;
-        if (rc == SCR_SUCCESS) rc = scr_meta_get_filesize(m, &s->sizes[f]);
-        if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, rel, &owned[f]);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, owned[f]);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, owned[f], m);
-        s->paths[f] = owned[f];
-        s->n = f + 1;
-    }
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_expected_files(run->map, id, run->rank, n);
-    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
-    if (rc == SCR_SUCCESS) rc = open_parts(s->paths, s->sizes, s->n, O_WRONLY | O_CREAT | O_TRUNC, &s->parts, &s->total);
-    if (rc == SCR_SUCCESS && run->crc_in_cache && (s->crc = scr_crc_parts_new(s->parts, (size_t)s->n)) == NULL)
-        rc = SCR_ERR_NOMEM;
-    s->total = announced;
-    free(dsdir);
-    *out_owned = owned;
-    return rc;
+    rc = scr_redundancy_list_described(ctx, id, run->rank, info, NULL, &s->set);
+    s->set.total = announced;
+    if (rc != SCR_SUCCESS) return rc;
+    if ((rc = scr_filemap_set_expected_files(run->map, id, run->rank, n)) != SCR_SUCCESS) return rc;
+    if ((rc = scr_cache_save_filemap(run)) != SCR_SUCCESS) return rc;
+    if ((rc = scr_padset_open(&s->set, O_WRONLY | O_CREAT | O_TRUNC)) != SCR_SUCCESS) return rc;
+    if (run->crc_in_cache && (s->crc = scr_crc_parts_new(s->set.parts, (size_t)s->set.count)) == NULL)
+        return SCR_ERR_NOMEM;
+    return SCR_SUCCESS;
 }
 
 /* 3. Move files from holders to owners that lack theirs; *out_needed: this
  * rank lacked its own files. */
-static int move_files(struct scr_run *run, int id, const scr_kvtree *recv, char *bufs[2], int *out_needed)
+static int move_files(struct scr_run *run, const struct scr_redundancy_ctx *ctx, int id, const scr_kvtree *recv,
+                      int *out_needed)
 {
     /* the owner picks a holder with everything, preferring its own files over a copy */
     int source = -1, need = !scr_cache_rank_is_intact(run, id);
@@ -360,29 +306,21 @@ static int move_files(struct scr_run *run, int id, const scr_kvtree *recv, char 
         int dest = round < nask ? askers[round] : MPI_PROC_NULL;
         int src = round == my_round ? source : MPI_PROC_NULL;
         struct move_side out = {0}, in = {0};
-        char **owned = NULL;
         int src_rc = SCR_SUCCESS, dst_rc = SCR_SUCCESS;
         if (dest != MPI_PROC_NULL) src_rc = outgoing(run, id, dest, &out);
-        if (src != MPI_PROC_NULL) dst_rc = incoming(run, id, chosen, &in, &owned);
+        if (src != MPI_PROC_NULL) dst_rc = incoming(run, ctx, id, chosen, &in);
         /* both sides know both totals from the announcements, so they stay in step */
-        struct scr_stream_side to = {out.parts, (size_t)out.n, out.total, dest, NULL};
-        struct scr_stream_side from = {in.parts, (size_t)in.n, in.total, src, in.crc};
-        mrc = scr_stream_exchange(&to, &from, run->world, TAG_MOVE, bufs[0], bufs[1], run->mpi_buf_size,
-                                  scr_stream_depth(run->file_buf_size, run->mpi_buf_size), &src_rc, &dst_rc);
-        for (int f = 0; dst_rc == SCR_SUCCESS && f < in.n; f++) {
-            if (fsync(in.parts[f].fd) != 0) {
-                scr_err("fsync of %s failed: %s", in.paths[f], strerror(errno));
-                dst_rc = SCR_ERR_IO;
-            }
-        }
+        struct scr_stream_side to = {out.set.parts, (size_t)out.set.count, out.set.total, dest, NULL};
+        struct scr_stream_side from = {in.set.parts, (size_t)in.set.count, in.set.total, src, in.crc};
+        mrc = scr_stream_exchange(&to, &from, run->world, TAG_MOVE, ctx->bufs[0], ctx->bufs[1], ctx->piece,
+                                  scr_stream_depth(ctx->buf_size, ctx->piece), &src_rc, &dst_rc);
+        if (dst_rc == SCR_SUCCESS) dst_rc = scr_padset_sync(&in.set);
         if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) dst_rc = check_arrivals(run, id, &in);
         if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) {
             const scr_kvtree *red = scr_kvtree_get(chosen, "REDDESC");
             if (red != NULL) dst_rc = scr_filemap_set_reddesc(run->map, id, run->rank, red);
             if (dst_rc == SCR_SUCCESS) dst_rc = scr_cache_save_filemap(run);
         }
-        for (int f = 0; owned && f < in.n; f++) free(owned[f]);
-        free(owned);
         move_side_free(&out);
         move_side_free(&in);
         if (status == SCR_SUCCESS) status = src_rc != SCR_SUCCESS ? src_rc : dst_rc;
@@ -395,11 +333,11 @@ static int move_files(struct scr_run *run, int id, const scr_kvtree *recv, char 
 }
 
 /* 4. Rebuild missing members within each set; *out_ok on every rank. */
-static int recover(struct scr_run *run, const struct scr_reddesc *d, int id, const char *name, int *out_ok)
+static int recover(struct scr_run *run, const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
+                   const char *name, int *out_ok)
 {
-    int lost = !scr_cache_rank_is_intact(run, id), lost_in_set = 0, root = lost ? d->set_rank : -1, r2 = -1;
+    int lost = !scr_cache_rank_is_intact(run, id), lost_in_set = 0;
     int rc = scr_mpi_check(MPI_Allreduce(&lost, &lost_in_set, 1, MPI_INT, MPI_SUM, d->set), "counting lost members");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Allreduce(&root, &r2, 1, MPI_INT, MPI_MAX, d->set), "finding the lost member");
     int tolerated = d->type == SCR_COPY_XOR ? 1 : d->type == SCR_COPY_RS ? d->failures : 0;
     int can = lost_in_set <= tolerated;
     /* one line for the whole job: the first set that cannot be rebuilt */
@@ -417,8 +355,8 @@ static int recover(struct scr_run *run, const struct scr_reddesc *d, int id, con
     }
     int prc = SCR_SUCCESS;
     double t0 = scr_run_now();
-    if (lost_in_set > 0 && d->type == SCR_COPY_XOR) prc = scr_redundancy_recover_xor(run, d, id, r2);
-    else if (lost_in_set > 0 && d->type == SCR_COPY_RS) prc = scr_redundancy_recover_rs(run, d, id);
+    if (lost_in_set > 0 && (d->type == SCR_COPY_XOR || d->type == SCR_COPY_RS))
+        prc = scr_redundancy_rebuild(ctx, d, id, lost);
     int any = 0, ok = 0;
     rc = scr_mpi_check(MPI_Allreduce(&lost_in_set, &any, 1, MPI_INT, MPI_MAX, run->world), "MPI_Allreduce");
     if (rc == SCR_SUCCESS) rc = scr_comm_all_true(prc == SCR_SUCCESS, run->world, &ok);
@@ -434,7 +372,8 @@ static int recover(struct scr_run *run, const struct scr_reddesc *d, int id, con
  * any rank needed its files (or found a file it held damaged), the dataset
  * is protected again; failing that, it is still a good restart, only less
  * safe. */
-static int protect_again(struct scr_run *run, const struct scr_reddesc *d, int id, const char *name, int needed)
+static int protect_again(struct scr_run *run, const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
+                         const char *name, int needed)
 {
     int any = 0;
     int rc = scr_mpi_check(MPI_Allreduce(&needed, &any, 1, MPI_INT, MPI_MAX, run->world), "agreeing on a rebuild");
@@ -444,7 +383,7 @@ static int protect_again(struct scr_run *run, const struct scr_reddesc *d, int i
     int have_left_copy = d->type == SCR_COPY_PARTNER && lhs != run->rank &&
                          scr_filemap_get_tag(run->map, id, lhs, "HOLDER", &holder) == SCR_SUCCESS &&
                          held_files_present(run, id, lhs);
-    rc = scr_redundancy_protect_again(run, d, id, have_left_copy);
+    rc = scr_redundancy_protect_again(ctx, d, id, have_left_copy);
     if (rc == SCR_FAILURE) {
         if (run->rank == 0)
             scr_warn("dataset %d (%s) was rebuilt but could not be protected by %s again; another lost node "
@@ -567,12 +506,6 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
                         "run (%s)", id, name, teller == INT_MAX ? scr_strstatus(drc) : why);
         }
     }
-    char *bufs[2] = {NULL, NULL};
-    if (rc == SCR_SUCCESS && ok) {
-        bufs[0] = malloc(run->file_buf_size);
-        bufs[1] = malloc(run->file_buf_size);
-        rc = scr_comm_all_true(bufs[0] && bufs[1], run->world, &ok);
-    }
     if (rc == SCR_SUCCESS && ok) {
         /* everyone keeps the descriptor of the dataset, even a rank that held nothing */
         int src = scr_filemap_set_dataset(run->map, id, run->rank, desc);
@@ -580,12 +513,18 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
         if (src == SCR_SUCCESS) src = scr_cache_save_filemap(run);
         rc = scr_comm_all_true(src == SCR_SUCCESS, run->world, &ok);
     }
+    /* the record names the dataset's directory: the context comes after it */
+    struct scr_redundancy_ctx ctx = {0};
+    if (rc == SCR_SUCCESS && ok) {
+        int crc = scr_run_redundancy_ctx(run, id, &ctx);
+        rc = scr_comm_all_true(crc == SCR_SUCCESS && ctx.bufs[0] && ctx.bufs[1], run->world, &ok);
+    }
     int needed = 0;
-    if (rc == SCR_SUCCESS && ok) rc = move_files(run, id, recv, bufs, &needed);
-    if (rc == SCR_SUCCESS && ok) rc = recover(run, &d, id, name, &ok);
+    if (rc == SCR_SUCCESS && ok) rc = move_files(run, &ctx, id, recv, &needed);
+    if (rc == SCR_SUCCESS && ok) rc = recover(run, &ctx, &d, id, name, &ok);
     if (rc == SCR_SUCCESS && ok) rc = scr_cache_dataset_is_intact(run, id, &ok);
     /* a damaged PARTNER copy is made again like the copies of a lost node */
-    if (rc == SCR_SUCCESS && ok) rc = protect_again(run, &d, id, name, needed || damaged > 0);
+    if (rc == SCR_SUCCESS && ok) rc = protect_again(run, &ctx, &d, id, name, needed || damaged > 0);
     /* the event counts the ranks whose files had to come from elsewhere */
     int mine = needed || damaged > 0, lost = 0;
     if (scr_mpi_check(MPI_Reduce(&mine, &lost, 1, MPI_INT, MPI_SUM, 0, run->world), "counting rebuilt ranks") ==
@@ -596,8 +535,7 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
                       scr_run_now() - t0, done ? NULL : "lost more than its redundancy scheme survives, or damaged",
                       fields, 1);
     }
-    free(bufs[0]);
-    free(bufs[1]);
+    scr_run_redundancy_ctx_free(&ctx);
     if (have_desc) scr_reddesc_clear(&d);
     scr_kvtree_delete(recv);
     scr_kvtree_delete(desc);

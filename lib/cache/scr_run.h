@@ -194,55 +194,21 @@ void scr_crc_say_damaged(const struct scr_run *run, int id, int rank, const char
  * memory, and with complete 0 mark it incomplete; the caller saves. */
 int scr_crc_record(struct scr_run *run, int id, int rank, const char *file, uint32_t crc, int complete);
 
-/* The CRCs a pass that read this rank's files of dataset id computed (cp,
- * over the count files of paths, in that order): each is compared with a
- * CRC the filemap holds already, if any (SCR_CRC_ON_COPY computes one as
- * the dataset completes; a difference means the file changed since, an
- * error), then recorded there; out_crcs[i] is file i's. Saves the filemap.
- * Not collective. */
-int scr_crc_record_read(struct scr_run *run, int id, char *const *paths, int count, const scr_crc_parts *cp,
-                        uint32_t *out_crcs);
+/* --- run_redundancy_ctx.c: the way into redundancy.h ------------------------------ */
 
-/* In a description of files as redundancy headers keep them (FILES n, FILE
- * i {meta}), write each file's CRC with 8 hex digits (scr_meta_set_crc32_fixed):
- * crcs[i] when crcs is given, else the CRC the meta holds, else 0 until it
- * is known. The header's length then stays the same when it is written
- * again with the real values. */
-int scr_crc_fix_width(scr_kvtree *files, const uint32_t *crcs);
+struct scr_redundancy_ctx;
 
-/* After a rebuild wrote this rank's files of dataset id (the count files of
- * paths, their CRCs as written in cp): each is compared with the CRC the
- * filemap records for it; one that differs is said (how: " rebuilt from
- * XOR", say), marked incomplete, and the rebuild fails with SCR_ERR_FORMAT,
- * since the data it came from was damaged. A file without a recorded CRC
- * gets the one computed. Saves the filemap. Not collective. */
-int scr_crc_check_rebuilt(struct scr_run *run, int id, char *const *paths, int count, const scr_crc_parts *cp,
-                          const char *how);
+/* The context of dataset id for the redundancy layer (redundancy.h), made
+ * from run: its directory in cache and two buffers of SCR_FILE_BUF_SIZE
+ * (NULL when memory ran out; the redundancy layer says so and every rank
+ * agrees where one is needed). Not collective; free with
+ * scr_run_redundancy_ctx_free. */
+int scr_run_redundancy_ctx(const struct scr_run *run, int id, struct scr_redundancy_ctx *out);
+void scr_run_redundancy_ctx_free(struct scr_redundancy_ctx *ctx);
 
-/* --- run_redundancy.c: protect a dataset, rebuild a lost member ------------------- */
-
-/* Apply desc's scheme to dataset id (every rank, collective) and record it. */
-int scr_redundancy_apply(struct scr_run *run, const struct scr_reddesc *desc, int id);
-int scr_redundancy_apply_rs(struct scr_run *run, const struct scr_reddesc *desc, int id, char *bufs[2]);
-
-/* After a restart rebuilt some members of dataset id, protect it as
- * scr_redundancy_apply did (every rank, collective): the records of left
- * neighbours are kept again and, with PARTNER, files are copied to every
- * right neighbour that lacks them (have_left_copy: this rank holds an intact
- * copy of its left neighbour's files). XOR and RS files come back with their
- * member's data and are not computed again. */
-int scr_redundancy_protect_again(struct scr_run *run, const struct scr_reddesc *desc, int id, int have_left_copy);
-
-/* List the redundancy file path of this rank in dataset id (of type XOR or
- * RS) with its size and completeness, and its CRC when with_crc. */
-int scr_redundancy_register_file(struct scr_run *run, int id, const char *path, const char *type,
-                                 uint64_t size, int with_crc, uint32_t crc, int complete);
-
-/* Rebuild the files of set rank root from the rest of its XOR set (the set's ranks). */
-int scr_redundancy_recover_xor(struct scr_run *run, const struct scr_reddesc *desc, int id, int root);
-
-/* Rebuild every member of the set that lost its files with RS (the set's ranks). */
-int scr_redundancy_recover_rs(struct scr_run *run, const struct scr_reddesc *desc, int id);
+/* Apply desc's scheme to dataset id (every rank, collective;
+ * scr_redundancy_apply) and log the encode event. */
+int scr_run_apply_redundancy(struct scr_run *run, const struct scr_reddesc *desc, int id);
 
 /* --- run_rebuild.c: every cached dataset back after a restart ------------------------ */
 

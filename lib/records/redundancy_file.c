@@ -1,4 +1,4 @@
-/* redundancy_file.c — names and headers of XOR and RS files. */
+/* redundancy_file.c — names and headers of XOR and RS files: read, built, written. */
 #include "redundancy_file.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
@@ -9,6 +9,7 @@
 #include "util_parse.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,15 +93,7 @@ int scr_redundancy_file_read_header(int fd, const char *path, scr_kvtree **out_h
         scr_err("%s: out of memory for a header of %llu bytes", path, (unsigned long long)size);
         rc = SCR_ERR_NOMEM;
     }
-    if (rc == SCR_SUCCESS) {
-        ssize_t n = pread(fd, buf, (size_t)size, 0);
-        if (n != (ssize_t)size) {
-            if (n < 0) scr_err("%s: cannot read its header: %s", path, strerror(errno));
-            else scr_err("%s: ends inside its header (%zd of %llu bytes)", path, n,
-                         (unsigned long long)size);
-            rc = n < 0 ? SCR_ERR_IO : SCR_ERR_FORMAT;
-        }
-    }
+    if (rc == SCR_SUCCESS) rc = scr_pread_full(fd, buf, (size_t)size, 0, path);
     scr_kvtree *h = rc == SCR_SUCCESS ? scr_kvtree_new() : NULL;
     if (rc == SCR_SUCCESS && h == NULL) rc = SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_kvtree_parse_image(buf, (size_t)size, h, path);
@@ -186,5 +179,95 @@ int scr_redundancy_file_set_rs_metas(scr_kvtree *h, int m, int N, int k, scr_red
         scr_kvtree *slot = scr_kvtree_set_kv_int(h, "PARTNERS", left);
         if (slot == NULL || scr_kvtree_copy(slot, theirs) != SCR_SUCCESS) return SCR_ERR_NOMEM;
     }
+    return SCR_SUCCESS;
+}
+
+/* GROUP of a header: RANKS N, and RANK i -> world rank (XOR) or RANK i WORLD w (RS). */
+static int set_group(scr_kvtree *h, const int *members, int N, int rs)
+{
+    scr_kvtree *group = scr_kvtree_set(h, "GROUP", scr_kvtree_new());
+    if (group == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_kvtree_util_set_int(group, "RANKS", N);
+    for (int i = 0; rc == SCR_SUCCESS && i < N; i++) {
+        if (rs) {
+            scr_kvtree *slot = scr_kvtree_set_kv_int(group, "RANK", i);
+            rc = slot ? scr_kvtree_util_set_int(slot, "WORLD", members[i]) : SCR_ERR_NOMEM;
+        } else {
+            char key[16];
+            snprintf(key, sizeof(key), "%d", i);
+            scr_kvtree *ranks = scr_kvtree_get(group, "RANK");
+            if (ranks == NULL) ranks = scr_kvtree_set(group, "RANK", scr_kvtree_new());
+            rc = ranks ? scr_kvtree_util_set_int(ranks, key, members[i]) : SCR_ERR_NOMEM;
+        }
+    }
+    return rc;
+}
+
+/* DSET, RANKS, CHUNK: what both kinds of header start with. */
+static int new_header(const scr_kvtree *dset, int ranks, uint64_t chunk, scr_kvtree **out)
+{
+    scr_kvtree *h = scr_kvtree_new();
+    if (h == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_kvtree_set(h, "DSET", scr_kvtree_dup(dset)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(h, "RANKS", ranks);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_uint64(h, "CHUNK", chunk);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(h);
+        return rc;
+    }
+    *out = h;
+    return SCR_SUCCESS;
+}
+
+int scr_redundancy_file_xor_header(const scr_kvtree *dset, int ranks, uint64_t chunk, const int *members, int N,
+                                   scr_kvtree *current, scr_kvtree *partner, scr_kvtree **out_header)
+{
+    scr_kvtree *h = NULL;
+    int rc = new_header(dset, ranks, chunk, &h);
+    if (rc == SCR_SUCCESS) rc = set_group(h, members, N, 0);
+    /* set() takes ownership, also when it fails */
+    if (rc == SCR_SUCCESS && scr_kvtree_set(h, "CURRENT", current) == NULL) rc = SCR_ERR_NOMEM;
+    else if (rc != SCR_SUCCESS) scr_kvtree_delete(current);
+    if (rc == SCR_SUCCESS && scr_kvtree_set(h, "PARTNER", partner) == NULL) rc = SCR_ERR_NOMEM;
+    else if (rc != SCR_SUCCESS) scr_kvtree_delete(partner);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(h);
+        return rc;
+    }
+    *out_header = h;
+    return SCR_SUCCESS;
+}
+
+int scr_redundancy_file_rs_header(const scr_kvtree *dset, int ranks, uint64_t chunk, int k, const int *members,
+                                  int N, int m, scr_redundancy_metas_fn metas, void *ctx, scr_kvtree **out_header)
+{
+    scr_kvtree *h = NULL;
+    int rc = new_header(dset, ranks, chunk, &h);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(h, "FAILURES", k);
+    if (rc == SCR_SUCCESS) rc = set_group(h, members, N, 1);
+    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_set_rs_metas(h, m, N, k, metas, ctx);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(h);
+        return rc;
+    }
+    *out_header = h;
+    return SCR_SUCCESS;
+}
+
+int scr_redundancy_file_create(const char *path, const void *image, size_t image_len, uint64_t data_len,
+                               int *out_fd)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        scr_err("cannot create %s: %s", path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    int rc = scr_write_full(fd, image, image_len, path);
+    if (rc == SCR_SUCCESS) rc = scr_truncate_fd(fd, (uint64_t)image_len + data_len, path);
+    if (rc != SCR_SUCCESS) {
+        close(fd);
+        return rc;
+    }
+    *out_fd = fd;
     return SCR_SUCCESS;
 }

@@ -18,6 +18,10 @@
  * a cache) and the scan of a dataset directory (to rebuild files on the
  * prefix) read these files through this module, which needs no MPI.
  *
+ * The headers are built here too (scr_redundancy_file_xor_header, _rs_header)
+ * and a file is created with its header in place (scr_redundancy_file_create);
+ * the MPI code that computes the data only fills in the bytes after it.
+ *
  * Readers never trust a length from the file: a header above 1 GiB or one
  * that does not parse is refused with SCR_ERR_FORMAT, naming the file. */
 #ifndef SCR_REDUNDANCY_FILE_H
@@ -75,5 +79,22 @@ typedef const scr_kvtree *(*scr_redundancy_metas_fn)(void *ctx, int member);
  * same for the file written at a checkpoint and for one rebuilt later.
  * SCR_ERR_FORMAT when metas knows one of them not, SCR_ERR_NOMEM. */
 int scr_redundancy_file_set_rs_metas(scr_kvtree *h, int m, int N, int k, scr_redundancy_metas_fn metas, void *ctx);
+
+/* A new XOR header for a member of a set of N (members: world ranks by set
+ * rank) of a run of ranks ranks: DSET (a copy of dset), RANKS, CHUNK, GROUP,
+ * and CURRENT and PARTNER, whose trees it takes (also when it fails). */
+int scr_redundancy_file_xor_header(const scr_kvtree *dset, int ranks, uint64_t chunk, const int *members, int N,
+                                   scr_kvtree *current, scr_kvtree *partner, scr_kvtree **out_header);
+
+/* A new RS header for member m: DSET, RANKS, CHUNK, FAILURES k, GROUP, and
+ * CURRENT and PARTNERS as scr_redundancy_file_set_rs_metas puts them. */
+int scr_redundancy_file_rs_header(const scr_kvtree *dset, int ranks, uint64_t chunk, int k, const int *members,
+                                  int N, int m, scr_redundancy_metas_fn metas, void *ctx, scr_kvtree **out_header);
+
+/* Create (or empty) path, write the header image (image_len bytes, a
+ * kvtree file image of the header) at its start and size it to hold
+ * data_len bytes after it; *out_fd is open for reading and writing. */
+int scr_redundancy_file_create(const char *path, const void *image, size_t image_len, uint64_t data_len,
+                               int *out_fd);
 
 #endif

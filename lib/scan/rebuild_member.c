@@ -197,24 +197,15 @@ int scr_rebuild_member_create(const struct scr_scan *scan, const struct scr_scan
 /* Sync fd and checksum its size bytes. */
 static int sync_and_crc(int fd, const char *path, uint64_t size, void *buf, size_t bufsize, uint32_t *out)
 {
-    uint32_t crc = 0;
-    if (fsync(fd) != 0) {
-        scr_err("fsync of %s failed: %s", path, strerror(errno));
-        return SCR_ERR_IO;
+    uint64_t len = 0;
+    int rc = scr_fsync_fd(fd, path);
+    if (rc == SCR_SUCCESS) rc = scr_crc_fd(fd, path, buf, bufsize, out, &len);
+    if (rc == SCR_SUCCESS && len != size) {
+        scr_err("cannot read back %s: it is shorter than written (%llu of %llu bytes)", path,
+                (unsigned long long)len, (unsigned long long)size);
+        rc = SCR_ERR_IO;
     }
-    for (uint64_t off = 0; off < size;) {
-        size_t len = size - off < bufsize ? (size_t)(size - off) : bufsize;
-        ssize_t n = pread(fd, buf, len, (off_t)off);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR) continue;
-            scr_err("cannot read back %s: %s", path, n < 0 ? strerror(errno) : "it is shorter than written");
-            return SCR_ERR_IO;
-        }
-        crc = scr_crc32(crc, buf, (size_t)n);
-        off += (uint64_t)n;
-    }
-    *out = crc;
-    return SCR_SUCCESS;
+    return rc;
 }
 
 /* Record name in rmap with meta base (may be NULL), checking and setting its CRC. */

@@ -1,6 +1,8 @@
 /* util_crc.c — CRC-32 through ISA-L when present, zlib otherwise. */
 #include "build_config.h"
 #include "util_crc.h"
+#include "scr_err.h"
+#include "util_io.h"
 
 #include <limits.h>
 #include <zlib.h>
@@ -47,6 +49,23 @@ uint32_t scr_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
 {
     /* z_off_t is 64 bits wide where off_t is, as with the large-file flags of this build */
     return (uint32_t)crc32_combine(crc_a, crc_b, (z_off_t)len_b);
+}
+
+int scr_crc_fd(int fd, const char *path, void *buf, size_t bufsize, uint32_t *out_crc, uint64_t *out_len)
+{
+    uint32_t crc = 0;
+    uint64_t off = 0;
+    for (;;) {
+        size_t got = 0;
+        int rc = scr_pread_upto(fd, buf, bufsize, off, &got, path);
+        if (rc != SCR_SUCCESS) return rc;
+        if (got == 0) break;
+        crc = scr_crc32(crc, buf, got);
+        off += got;
+    }
+    *out_crc = crc;
+    if (out_len != NULL) *out_len = off;
+    return SCR_SUCCESS;
 }
 
 int scr_crc32_uses_isal(void)

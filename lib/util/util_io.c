@@ -90,6 +90,38 @@ int scr_pwrite_full(int fd, const void *buf, size_t len, uint64_t offset, const 
     return SCR_SUCCESS;
 }
 
+int scr_pread_upto(int fd, void *buf, size_t len, uint64_t offset, size_t *out_got, const char *path)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(offset + done));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            scr_err("read of %s at byte %llu failed: %s", path, (unsigned long long)(offset + done),
+                    strerror(errno));
+            return SCR_ERR_IO;
+        }
+        if (n == 0) break;
+        done += (size_t)n;
+    }
+    *out_got = done;
+    return SCR_SUCCESS;
+}
+
+int scr_fsync_fd(int fd, const char *path)
+{
+    if (fsync(fd) == 0) return SCR_SUCCESS;
+    scr_err("fsync of %s failed: %s", path, strerror(errno));
+    return SCR_ERR_IO;
+}
+
+int scr_truncate_fd(int fd, uint64_t size, const char *path)
+{
+    if (ftruncate(fd, (off_t)size) == 0) return SCR_SUCCESS;
+    scr_err("cannot size %s to %llu bytes: %s", path, (unsigned long long)size, strerror(errno));
+    return SCR_ERR_IO;
+}
+
 int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size_t *out_len)
 {
     struct stat st;

@@ -28,6 +28,14 @@ int scr_write_full(int fd, const void *buf, size_t len, const char *path);
 int scr_pread_full(int fd, void *buf, size_t len, uint64_t offset, const char *path);
 int scr_pwrite_full(int fd, const void *buf, size_t len, uint64_t offset, const char *path);
 
+/* Read up to len bytes at offset (pread), stopping early only at end of
+ * file; *out_got receives the bytes read (0 at or past the end). */
+int scr_pread_upto(int fd, void *buf, size_t len, uint64_t offset, size_t *out_got, const char *path);
+
+/* fsync fd; ftruncate fd to size. Each logs its failure once. */
+int scr_fsync_fd(int fd, const char *path);
+int scr_truncate_fd(int fd, uint64_t size, const char *path);
+
 /* Read a whole file into a new buffer (caller frees *out_buf). Files larger
  * than max_bytes are refused with SCR_ERR_FORMAT. A missing file gives
  * SCR_ERR_NOTFOUND without logging, so callers decide whether that is normal. */

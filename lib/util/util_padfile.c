@@ -1,10 +1,14 @@
-/* util_padfile.c — reads and writes on a zero-padded concatenation of files. */
+/* util_padfile.c — reads and writes on a zero-padded concatenation of files,
+ * and the list of files behind one. */
 #include "util_padfile.h"
 #include "scr_err.h"
 #include "util_io.h"
 #include "util_log.h"
+#include "util_path.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -125,4 +129,97 @@ int scr_padfile_write(const scr_padfile_part *parts, size_t count, uint64_t offs
         if (rc != SCR_SUCCESS) return rc;
     }
     return SCR_SUCCESS;
+}
+
+/* --- the list of files ------------------------------------------------------------ */
+
+int scr_padset_init(struct scr_padset *set, int n)
+{
+    size_t room = (size_t)(n > 0 ? n : 1);
+    memset(set, 0, sizeof(*set));
+    set->paths = calloc(room, sizeof(char *));
+    set->parts = calloc(room, sizeof(scr_padfile_part));
+    if (set->paths == NULL || set->parts == NULL) {
+        scr_err("out of memory for a list of %d files", n);
+        scr_padset_close(set);
+        return SCR_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < room; i++) set->parts[i].fd = -1;
+    set->room = n > 0 ? n : 0;
+    return SCR_SUCCESS;
+}
+
+int scr_padset_add(struct scr_padset *set, const char *path, uint64_t size)
+{
+    if (set->count >= set->room) {
+        scr_err("%s: a list of %d files has no room for another", path, set->room);
+        return SCR_ERR_ARG;
+    }
+    char *copy = strdup(path);
+    if (copy == NULL) {
+        scr_err("out of memory listing %s", path);
+        return SCR_ERR_NOMEM;
+    }
+    int i = set->count++;
+    set->paths[i] = copy;
+    set->parts[i].path = copy;
+    set->parts[i].size = size;
+    set->total += size;
+    return SCR_SUCCESS;
+}
+
+/* The directory that will hold path. */
+static int make_parent(const char *path)
+{
+    char *dir = NULL;
+    int rc = scr_path_dirname(path, &dir);
+    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0700);
+    free(dir);
+    return rc;
+}
+
+int scr_padset_open(struct scr_padset *set, int flags)
+{
+    for (int i = 0; i < set->count; i++) {
+        if ((flags & O_CREAT) != 0) {
+            int rc = make_parent(set->paths[i]);
+            if (rc != SCR_SUCCESS) return rc;
+        }
+        set->parts[i].fd = open(set->paths[i], flags | O_CLOEXEC, 0600);
+        if (set->parts[i].fd < 0) {
+            scr_err("cannot open %s: %s", set->paths[i], strerror(errno));
+            return SCR_ERR_IO;
+        }
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_padset_truncate(const struct scr_padset *set)
+{
+    for (int i = 0; i < set->count; i++) {
+        int rc = scr_truncate_fd(set->parts[i].fd, set->parts[i].size, set->paths[i]);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_padset_sync(const struct scr_padset *set)
+{
+    for (int i = 0; i < set->count; i++) {
+        if (set->parts[i].fd < 0) continue;
+        int rc = scr_fsync_fd(set->parts[i].fd, set->paths[i]);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
+void scr_padset_close(struct scr_padset *set)
+{
+    for (int i = 0; i < set->count; i++) {
+        if (set->parts && set->parts[i].fd >= 0) close(set->parts[i].fd);
+        if (set->paths) free(set->paths[i]);
+    }
+    free(set->paths);
+    free(set->parts);
+    memset(set, 0, sizeof(*set));
 }

@@ -19,7 +19,14 @@
  *   damaged redundancy data). Such a write is refused with SCR_ERR_FORMAT
  *   before any file is touched, rather than dropped silently.
  *
- * Every failure is logged once with the file, the offset and strerror(errno). */
+ * Every failure is logged once with the file, the offset and strerror(errno).
+ *
+ * A scr_padset is the list behind such a logical file when the caller
+ * builds it from names and sizes: it owns copies of the paths, opens every
+ * file (creating its directory when asked to create it), sizes, syncs and
+ * closes them. Its total is the sum of the sizes added, whatever opening
+ * does: the length two ranks agreed on stays the same when a file here
+ * cannot be opened. */
 #ifndef SCR_UTIL_PADFILE_H
 #define SCR_UTIL_PADFILE_H
 
@@ -46,5 +53,36 @@ int scr_padfile_read(const scr_padfile_part *parts, size_t count, uint64_t offse
 /* Write len bytes of buf to the logical file starting at offset. */
 int scr_padfile_write(const scr_padfile_part *parts, size_t count, uint64_t offset,
                       const void *buf, size_t len);
+
+/* A list of files as one logical file; zero it (= {0}) before use. */
+struct scr_padset {
+    int count;                /* files added */
+    int room;                 /* files there is room for */
+    char **paths;             /* owned copies */
+    scr_padfile_part *parts;  /* parts[i].path is paths[i]; fd -1 until opened */
+    uint64_t total;           /* the sum of the sizes added */
+};
+
+/* Make room for n files (n may be 0). */
+int scr_padset_init(struct scr_padset *set, int n);
+
+/* Add path (copied) with size bytes, after the files added before; more
+ * than the n of scr_padset_init is SCR_ERR_ARG. */
+int scr_padset_add(struct scr_padset *set, const char *path, uint64_t size);
+
+/* Open every file with flags (O_CLOEXEC added, mode 0600 when created);
+ * with O_CREAT its directory is made first (mode 0700). Stops at the
+ * first failure, logged; the files opened so far stay open. */
+int scr_padset_open(struct scr_padset *set, int flags);
+
+/* Give every open file its size (ftruncate), so that a file is as long as
+ * recorded even where the bytes written into it are zeros. */
+int scr_padset_truncate(const struct scr_padset *set);
+
+/* fsync every open file. */
+int scr_padset_sync(const struct scr_padset *set);
+
+/* Close the files, free the list and zero *set. */
+void scr_padset_close(struct scr_padset *set);
 
 #endif

@@ -13,16 +13,20 @@ if [ -z "${PYTHON3:-}" ] || ! command -v nm > /dev/null 2>&1; then
     done_testing
     exit $?
 fi
-# libtool keeps the objects of shared code under .libs
-set -- "$top_builddir"/lib/*/.libs/*.o
-[ -f "$1" ] || set -- "$top_builddir"/lib/*/*.o
-if [ ! -f "$1" ] || [ $# -lt 50 ]; then
-    not_ok "lib/'s objects are built" "found $# in $top_builddir/lib/*/"
+# each folder's archive (its current objects, none left from an older
+# build), libscr-slurm's, and the API's objects, which libscr links itself
+set -- "$top_builddir"/lib/*/.libs/libscr-*.a "$top_builddir"/lib/.libs/libscr-slurm.a \
+    "$top_builddir"/lib/api/.libs/libscr_la-*.o
+missing=
+for f in "$@"; do [ -f "$f" ] || missing="$missing $f"; done
+if [ -n "$missing" ] || [ $# -lt 14 ]; then
+    not_ok "lib/'s archives are built" "found $#, missing:$missing"
     done_testing
     exit $?
 fi
+objects=$(for f in "$@"; do case $f in *.a) ar t "$f" ;; *) echo "$f" ;; esac; done | wc -l)
 if out=$("$PYTHON3" "$top_srcdir/tests/tools/object_cycles.py" "$@" 2>&1); then
-    ok "no cycle among lib/'s files ($# objects)"
+    ok "no cycle among lib/'s files ($objects objects in $# archives and files)"
 else
     not_ok "no cycle among lib/'s files" "$out"
 fi

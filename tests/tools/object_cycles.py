@@ -1,7 +1,8 @@
 """object_cycles.py — the files of a library that depend on each other in a circle.
 
-Reads the objects named on the command line with nm: object A depends on
-object B when A uses a symbol B defines. Prints one line per strongly
+Reads the objects and archives named on the command line with nm (an
+archive stands for its members): object A depends on object B when A uses
+a symbol B defines. Prints one line per strongly
 connected group of two or more objects (a cycle: each can reach the others),
 naming the source files, with one symbol for each edge of the group, and
 exits 1 when there is any; prints nothing and exits 0 otherwise.
@@ -18,17 +19,24 @@ def source_name(obj):
     return base.split("-", 1)[-1][:-2] + ".c" if base.endswith(".o") else base
 
 
-def read_symbols(objects):
-    defined, used = {}, collections.defaultdict(set)
-    for obj in objects:
-        out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+def read_symbols(paths):
+    """The objects, the symbol -> object that defines it, object -> symbols used."""
+    objects, defined, used = [], {}, collections.defaultdict(set)
+    for path in paths:
+        out = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
+        obj = path
+        if not path.endswith(".a"):
+            objects.append(obj)
         for line in out.splitlines():
             fields = line.split()
-            if len(fields) == 3 and fields[1] in "TDBRC":
+            if len(fields) == 1 and line.endswith(":"):  # an archive's member
+                obj = line[:-1]
+                objects.append(obj)
+            elif len(fields) == 3 and fields[1] in "TDBRC":
                 defined[fields[2]] = obj
             elif len(fields) == 2 and fields[0] == "U":
                 used[obj].add(fields[1])
-    return defined, used
+    return objects, defined, used
 
 
 def groups_in_circles(objects, edges):
@@ -72,8 +80,8 @@ def groups_in_circles(objects, edges):
     return found
 
 
-def main(objects):
-    defined, used = read_symbols(objects)
+def main(paths):
+    objects, defined, used = read_symbols(paths)
     edges = {}
     why = {}
     for obj in objects:

@@ -1,9 +1,14 @@
 /* test_util_crc.c — CRC-32 known values, zlib against ISA-L, and chaining. */
 #include "tap.h"
 
+#include "scr_err.h"
 #include "util_crc.h"
+#include "util_io.h"
+#include "util_log.h"
 
+#include <fcntl.h>
 #include <stdint.h>
+#include <unistd.h>
 
 /* Bit-at-a-time CRC-32 (reflected polynomial 0xedb88320), written straight
  * from the definition so that neither library is its own judge. */
@@ -127,11 +132,36 @@ static void test_chaining_equals_crc_of_concatenation(void)
     free(buf);
 }
 
+/* scr_crc_fd reads the whole file in pieces, from byte 0 wherever the
+ * descriptor stands, and says which file it could not read. */
+static void test_crc_of_an_open_file_is_the_crc_of_its_bytes(void)
+{
+    unsigned char data[10007], buf[64];
+    const char *path = tap_path("crc_fd.dat");
+    for (size_t i = 0; i < sizeof(data); i++) data[i] = (unsigned char)(i * 37 + (i >> 8));
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    REQUIRE(fd >= 0 && scr_write_full(fd, data, sizeof(data), path) == SCR_SUCCESS, "set-up");
+    uint32_t crc = 0;
+    uint64_t len = 0;
+    CHECK(scr_crc_fd(fd, path, buf, sizeof(buf), &crc, &len) == SCR_SUCCESS, "read");
+    CHECK(crc == scr_crc32(0, data, sizeof(data)) && len == sizeof(data), "crc 0x%08x, %llu bytes", crc,
+          (unsigned long long)len);
+    close(fd);
+    fd = open(path, O_WRONLY);
+    scr_log_set_quiet(1);
+    scr_clear_last_error();
+    CHECK(scr_crc_fd(fd, path, buf, sizeof(buf), &crc, NULL) == SCR_ERR_IO, "a descriptor not open for reading");
+    CHECK(strstr(scr_last_error(), "crc_fd.dat") != NULL, "'%s'", scr_last_error());
+    scr_log_set_quiet(0);
+    close(fd);
+}
+
 int main(void)
 {
     RUN(test_known_check_values);
     RUN(test_empty_input_leaves_crc_unchanged);
     RUN(test_implementations_agree_on_random_buffers);
     RUN(test_chaining_equals_crc_of_concatenation);
+    RUN(test_crc_of_an_open_file_is_the_crc_of_its_bytes);
     return tap_done();
 }

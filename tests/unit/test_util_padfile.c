@@ -280,6 +280,43 @@ static void test_bad_arguments_are_refused(void)
     scr_log_set_quiet(0);
 }
 
+/* A padset creates its files (and their directories) at their sizes, as
+ * one logical file, and keeps its total when a file cannot be opened. */
+static void test_padset_creates_sized_files_as_one_logical_file(void)
+{
+    struct scr_padset set = {0};
+    char a[1024], b[1024];
+    unsigned char buf[12], want[12] = {0};
+    struct stat st;
+    snprintf(a, sizeof(a), "%s/x/a.dat", tap_path("padset"));
+    snprintf(b, sizeof(b), "%s/y/z/b.dat", tap_path("padset"));
+    REQUIRE(scr_padset_init(&set, 2) == SCR_SUCCESS, "init");
+    CHECK(scr_padset_add(&set, a, 5) == SCR_SUCCESS && scr_padset_add(&set, b, 4) == SCR_SUCCESS, "add");
+    CHECK(set.count == 2 && set.total == 9 && set.parts[1].path == set.paths[1], "count %d total %llu", set.count,
+          (unsigned long long)set.total);
+    scr_log_set_quiet(1);
+    CHECK(scr_padset_add(&set, a, 1) == SCR_ERR_ARG && set.total == 9, "a third file has no room");
+    scr_log_set_quiet(0);
+    CHECK(scr_padset_open(&set, O_RDWR | O_CREAT | O_TRUNC) == SCR_SUCCESS, "open creates the directories");
+    CHECK(scr_padset_truncate(&set) == SCR_SUCCESS && scr_padset_sync(&set) == SCR_SUCCESS, "size and sync");
+    CHECK(stat(b, &st) == 0 && st.st_size == 4, "b.dat has its 4 bytes");
+    CHECK(scr_padfile_read(set.parts, (size_t)set.count, 0, buf, sizeof(buf)) == SCR_SUCCESS &&
+          memcmp(buf, want, sizeof(buf)) == 0, "reads as zeros");
+    scr_padset_close(&set);
+    CHECK(set.count == 0 && set.paths == NULL && set.parts == NULL, "close empties the set");
+
+    /* a file that cannot be opened is said; the total stays what was agreed */
+    REQUIRE(scr_padset_init(&set, 1) == SCR_SUCCESS, "init");
+    CHECK(scr_padset_add(&set, tap_path("padset/missing/c.dat"), 7) == SCR_SUCCESS, "add");
+    scr_log_set_quiet(1);
+    scr_clear_last_error();
+    CHECK(scr_padset_open(&set, O_RDONLY) == SCR_ERR_IO, "missing file");
+    CHECK(strstr(scr_last_error(), "c.dat") != NULL, "'%s'", scr_last_error());
+    scr_log_set_quiet(0);
+    CHECK(set.total == 7 && set.parts[0].fd == -1, "total %llu", (unsigned long long)set.total);
+    scr_padset_close(&set);
+}
+
 /* Many random files and ranges, checked against an in-memory model. */
 static void test_random_reads_and_writes_match_a_model(void)
 {
@@ -346,5 +383,6 @@ int main(void)
     RUN(test_short_write_continues_then_reports_where_it_stopped);
     RUN(test_bad_arguments_are_refused);
     RUN(test_random_reads_and_writes_match_a_model);
+    RUN(test_padset_creates_sized_files_as_one_logical_file);
     return tap_done();
 }
