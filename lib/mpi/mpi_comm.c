@@ -29,6 +29,14 @@ int scr_comm_all_true(int flag, MPI_Comm comm, int *out_all)
     return rc;
 }
 
+int scr_comm_agree(MPI_Comm comm, int rc, int failed_code)
+{
+    int all = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, comm, &all);
+    if (mrc != SCR_SUCCESS) return mrc;
+    return all ? SCR_SUCCESS : failed_code;
+}
+
 /* A packed copy of tree in a new buffer; its size must fit an MPI count. */
 static int pack_tree(const scr_kvtree *tree, char **out_buf, int *out_len)
 {

@@ -20,6 +20,11 @@ int scr_mpi_check(int mpi_rc, const char *what);
 /* *out_all = 1 on every rank when flag is non-zero on every rank. */
 int scr_comm_all_true(int flag, MPI_Comm comm, int *out_all);
 
+/* All ranks of comm agree on the outcome of a step each did (rc, this
+ * rank's): SCR_SUCCESS when it succeeded everywhere, failed_code when it
+ * failed somewhere, or the MPI failure of the vote itself. Collective. */
+int scr_comm_agree(MPI_Comm comm, int rc, int failed_code);
+
 /* Replace *tree on every rank but root with a copy of root's tree. On
  * non-root ranks *tree may be NULL on entry; it is a new tree on return. */
 int scr_comm_bcast_kvtree(scr_kvtree **tree, int root, MPI_Comm comm);

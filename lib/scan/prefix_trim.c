@@ -1,16 +1,15 @@
 /* prefix_trim.c — delete the checkpoints of a prefix beyond the newest SCR_PREFIX_SIZE. */
-#define _GNU_SOURCE /* nftw */
 #include "prefix_trim.h"
 #include "index_file.h"
 #include "kvtree_util.h"
 #include "scr_err.h"
 #include "summary.h"
+#include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,13 +127,6 @@ static void remove_empty_parents(const char *prefix, const char *path)
     free(dir);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st; (void)flag; (void)ftw;
-    if (remove(path) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", path, strerror(errno));
-    return 0;
-}
-
 /* Step 3 for the dataset directory trash (renamed already): the
  * application files its summary lists that no kept dataset lists, then
  * trash itself. */
@@ -156,8 +148,7 @@ static void delete_trash(const char *prefix, const char *trash, const scr_kvtree
         crash_point("mid-delete");
     }
     scr_kvtree_delete(mine);
-    if (nftw(trash, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
-        scr_warn("cannot remove all of %s: %s", trash, strerror(errno));
+    scr_remove_tree(trash); /* says what stays; the next trim tries again */
 }
 
 /* Steps 2 and 3 for dataset id. */

@@ -1,10 +1,13 @@
-/* util_io.c — full reads and writes, whole-file reads, atomic replacement. */
+/* util_io.c — full reads and writes, whole-file reads, atomic replacement,
+ * directories made and removed. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "util_io.h"
 #include "scr_err.h"
 #include "util_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,4 +367,27 @@ int scr_mkdir_p(const char *path, mode_t mode)
     }
     free(copy);
     return rc;
+}
+
+static int remove_tree_failed; /* an entry stayed, in the walk under way */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st; (void)flag; (void)ftw;
+    if (remove(path) != 0 && errno != ENOENT) {
+        scr_warn("cannot remove %s: %s", path, strerror(errno));
+        remove_tree_failed = 1;
+    }
+    return 0; /* go on: remove what can be removed */
+}
+
+int scr_remove_tree(const char *dir)
+{
+    remove_tree_failed = 0;
+    if (nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+        if (errno == ENOENT) return SCR_SUCCESS; /* nothing there */
+        scr_warn("cannot remove all of %s: %s", dir, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    return remove_tree_failed ? SCR_ERR_IO : SCR_SUCCESS;
 }

@@ -63,4 +63,10 @@ int scr_fsync_parent(const char *path);
 /* mkdir -p with the given mode for directories it creates. */
 int scr_mkdir_p(const char *path, mode_t mode);
 
+/* rm -r of dir without following symbolic links: every entry is tried,
+ * each one that stays is warned about. SCR_SUCCESS when nothing of dir is
+ * left (a dir that never existed included), SCR_ERR_IO otherwise. Not
+ * thread-safe (nftw keeps no context, so the outcome is kept statically). */
+int scr_remove_tree(const char *dir);
+
 #endif
