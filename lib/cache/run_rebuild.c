@@ -516,7 +516,7 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     /* the record names the dataset's directory: the context comes after it */
     struct scr_redundancy_ctx ctx = {0};
     if (rc == SCR_SUCCESS && ok) {
-        int crc = scr_run_redundancy_ctx(run, id, &ctx);
+        int crc = scr_run_redundancy_ctx(run, id, 1, &ctx);
         rc = scr_comm_all_true(crc == SCR_SUCCESS && ctx.bufs[0] && ctx.bufs[1], run->world, &ok);
     }
     int needed = 0;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int scr_run_redundancy_ctx(const struct scr_run *run, int id, struct scr_redundancy_ctx *out)
+int scr_run_redundancy_ctx(const struct scr_run *run, int id, int with_buffers, struct scr_redundancy_ctx *out)
 {
     char *dsdir = NULL;
     memset(out, 0, sizeof(*out));
@@ -28,8 +28,10 @@ int scr_run_redundancy_ctx(const struct scr_run *run, int id, struct scr_redunda
     out->dsdir = dsdir;
     /* a buffer that cannot be had is NULL: the redundancy layer says so and
      * every rank agrees, where it needs one */
-    out->bufs[0] = malloc(run->file_buf_size);
-    out->bufs[1] = malloc(run->file_buf_size);
+    if (with_buffers) {
+        out->bufs[0] = malloc(run->file_buf_size);
+        out->bufs[1] = malloc(run->file_buf_size);
+    }
     out->buf_size = run->file_buf_size;
     out->piece = run->mpi_buf_size;
     out->crc_in_cache = run->crc_in_cache;
@@ -64,7 +66,8 @@ int scr_run_apply_redundancy(struct scr_run *run, const struct scr_reddesc *d, i
     struct scr_redundancy_ctx ctx;
     double t0 = scr_run_now();
     int ok = 0;
-    int rc = scr_run_redundancy_ctx(run, id, &ctx);
+    /* SINGLE moves no data: no buffers */
+    int rc = scr_run_redundancy_ctx(run, id, d->type != SCR_COPY_SINGLE, &ctx);
     /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && ok) rc = scr_redundancy_apply(&ctx, d, id);

@@ -199,11 +199,11 @@ int scr_crc_record(struct scr_run *run, int id, int rank, const char *file, uint
 struct scr_redundancy_ctx;
 
 /* The context of dataset id for the redundancy layer (redundancy.h), made
- * from run: its directory in cache and two buffers of SCR_FILE_BUF_SIZE
- * (NULL when memory ran out; the redundancy layer says so and every rank
- * agrees where one is needed). Not collective; free with
+ * from run: its directory in cache and, with_buffers, two buffers of
+ * SCR_FILE_BUF_SIZE (NULL when memory ran out; the redundancy layer says so
+ * and every rank agrees where one is needed). Not collective; free with
  * scr_run_redundancy_ctx_free. */
-int scr_run_redundancy_ctx(const struct scr_run *run, int id, struct scr_redundancy_ctx *out);
+int scr_run_redundancy_ctx(const struct scr_run *run, int id, int with_buffers, struct scr_redundancy_ctx *out);
 void scr_run_redundancy_ctx_free(struct scr_redundancy_ctx *ctx);
 
 /* Apply desc's scheme to dataset id (every rank, collective;
