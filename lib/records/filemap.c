@@ -113,8 +113,8 @@ int scr_filemap_merge(scr_filemap *dst, const scr_filemap *src)
 {
     if (dst == NULL) return SCR_ERR_ARG;
     int rc = scr_kvtree_merge(dst, src);
-    if (rc == SCR_SUCCESS && src != NULL) rc = replace_tags(dst, src);
-    return rc;
+    if (rc != SCR_SUCCESS || src == NULL) return rc;
+    return replace_tags(dst, src);
 }
 
 void scr_filemap_clear(scr_filemap *map) { scr_kvtree_unset_all(map); }
@@ -124,7 +124,8 @@ void scr_filemap_clear(scr_filemap *map) { scr_kvtree_unset_all(map); }
 int scr_filemap_add_file(scr_filemap *map, int id, int rank, const char *file)
 {
     int rc = check_args("adding a file", map, id, rank);
-    if (rc == SCR_SUCCESS) rc = check_file_arg("adding a file", file);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = check_file_arg("adding a file", file);
     if (rc != SCR_SUCCESS) return rc;
     scr_kvtree *entry = entry_make(map, id, rank);
     if (entry == NULL || scr_kvtree_set_kv(entry, KEY_FILE, file) == NULL) return SCR_ERR_NOMEM;
@@ -134,7 +135,8 @@ int scr_filemap_add_file(scr_filemap *map, int id, int rank, const char *file)
 int scr_filemap_remove_file(scr_filemap *map, int id, int rank, const char *file)
 {
     int rc = check_args("removing a file", map, id, rank);
-    if (rc == SCR_SUCCESS) rc = check_file_arg("removing a file", file);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = check_file_arg("removing a file", file);
     if (rc != SCR_SUCCESS) return rc;
     scr_kvtree_unset_kv(entry_of(map, id, rank), KEY_FILE, file);
     entry_prune(map, id, rank);
@@ -444,7 +446,8 @@ int scr_filemap_set_meta(scr_filemap *map, int id, int rank, const char *file,
                          const scr_meta *meta)
 {
     int rc = check_args("setting meta data", map, id, rank);
-    if (rc == SCR_SUCCESS) rc = check_file_arg("setting meta data", file);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = check_file_arg("setting meta data", file);
     if (rc != SCR_SUCCESS) return rc;
     if (meta == NULL) {
         scr_err("filemap: setting meta data of %s without meta data", file);
@@ -475,7 +478,8 @@ int scr_filemap_get_meta(const scr_filemap *map, int id, int rank, const char *f
 int scr_filemap_unset_meta(scr_filemap *map, int id, int rank, const char *file)
 {
     int rc = check_args("unsetting meta data", map, id, rank);
-    if (rc == SCR_SUCCESS) rc = check_file_arg("unsetting meta data", file);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = check_file_arg("unsetting meta data", file);
     if (rc != SCR_SUCCESS) return rc;
     scr_kvtree_unset(scr_kvtree_get_kv(entry_of(map, id, rank), KEY_FILE, file), KEY_META);
     return SCR_SUCCESS;
@@ -502,7 +506,8 @@ static int check_tag(const char *tag)
 int scr_filemap_set_tag(scr_filemap *map, int id, int rank, const char *tag, const char *value)
 {
     int rc = check_args("setting a tag", map, id, rank);
-    if (rc == SCR_SUCCESS) rc = check_tag(tag);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = check_tag(tag);
     if (rc != SCR_SUCCESS) return rc;
     if (value == NULL || value[0] == '\0') {
         scr_err("filemap: tag %s of rank %d in dataset %d without a value", tag, rank, id);
@@ -523,7 +528,8 @@ int scr_filemap_get_tag(const scr_filemap *map, int id, int rank, const char *ta
 int scr_filemap_unset_tag(scr_filemap *map, int id, int rank, const char *tag)
 {
     int rc = check_args("unsetting a tag", map, id, rank);
-    if (rc == SCR_SUCCESS) rc = check_tag(tag);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = check_tag(tag);
     if (rc != SCR_SUCCESS) return rc;
     return unset_key(map, id, rank, tag);
 }
@@ -552,6 +558,32 @@ static int validate_file_entry(const char *file, const char *where, const char *
     return scr_meta_validate(scr_kvtree_get(entry, KEY_META), file, here);
 }
 
+/* The DSETDESC of entry id (value; here names it): a descriptor with that id. */
+static int validate_desc(const char *file, const char *where, char *here, size_t here_len, int id,
+                         const scr_kvtree *value)
+{
+    int desc_id;
+    int rc = scr_dataset_validate(value, file, here);
+    if (rc != SCR_SUCCESS) return rc;
+    if (scr_dataset_get_id(value, &desc_id) == SCR_SUCCESS && desc_id != id) {
+        char expected[64];
+        snprintf(expected, sizeof(expected), "%d, the id of its entry", id);
+        scr_record_key_path(here, here_len, "%s %s ID", where, KEY_DSETDESC);
+        return scr_record_bad_value(file, here, scr_kvtree_get(value, "ID"), expected);
+    }
+    return SCR_SUCCESS;
+}
+
+/* Each file of an entry's FILE (value). */
+static int validate_files(const char *file, const char *where, const scr_kvtree *value, enum scr_filemap_kind kind)
+{
+    for (scr_kvtree_elem *f = scr_kvtree_elem_first(value); f; f = scr_kvtree_elem_next(f)) {
+        int rc = validate_file_entry(file, where, scr_kvtree_elem_key(f), scr_kvtree_elem_hash(f), kind);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
 static int validate_entry(const char *file, int id, int rank, const scr_kvtree *entry,
                           enum scr_filemap_kind kind)
 {
@@ -563,15 +595,7 @@ static int validate_entry(const char *file, int id, int rank, const scr_kvtree *
         scr_record_key_path(here, sizeof(here), "%s %s", where, key);
         int rc = SCR_SUCCESS;
         if (strcmp(key, KEY_DSETDESC) == 0) {
-            int desc_id;
-            rc = scr_dataset_validate(value, file, here);
-            if (rc == SCR_SUCCESS && scr_dataset_get_id(value, &desc_id) == SCR_SUCCESS &&
-                desc_id != id) {
-                char expected[64];
-                snprintf(expected, sizeof(expected), "%d, the id of its entry", id);
-                scr_record_key_path(here, sizeof(here), "%s %s ID", where, key);
-                rc = scr_record_bad_value(file, here, scr_kvtree_get(value, "ID"), expected);
-            }
+            rc = validate_desc(file, where, here, sizeof(here), id, value);
         } else if (strcmp(key, KEY_REDDESC) == 0 && kind == SCR_FILEMAP_CACHE) {
             /* the redundancy layer owns its descriptor's contents */
         } else if (strcmp(key, KEY_FILES) == 0) {
@@ -579,10 +603,7 @@ static int validate_entry(const char *file, int id, int rank, const scr_kvtree *
             if (scr_kvtree_util_get_int(entry, KEY_FILES, &n) != SCR_SUCCESS || n < 0)
                 rc = scr_record_bad_value(file, here, value, "a number of files (>= 0)");
         } else if (strcmp(key, KEY_FILE) == 0) {
-            for (scr_kvtree_elem *f = scr_kvtree_elem_first(value); f && rc == SCR_SUCCESS;
-                 f = scr_kvtree_elem_next(f))
-                rc = validate_file_entry(file, where, scr_kvtree_elem_key(f),
-                                         scr_kvtree_elem_hash(f), kind);
+            rc = validate_files(file, where, value, kind);
         } else if (kind == SCR_FILEMAP_RANK) {
             rc = scr_record_bad_key(file, where, key,
                                     "DSETDESC, FILES or FILE (a rank filemap has no "
@@ -679,8 +700,8 @@ static int validate(const char *file, const scr_filemap *map, enum scr_filemap_k
         }
     }
     int rc = validate_index(file, map);
-    if (rc == SCR_SUCCESS) rc = validate_data(file, map, kind);
-    return rc;
+    if (rc != SCR_SUCCESS) return rc;
+    return validate_data(file, map, kind);
 }
 
 /* --- files ---------------------------------------------------------------------------------- */

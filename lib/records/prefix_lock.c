@@ -50,24 +50,27 @@ static int parse_holder(const void *buf, size_t len, const char *path, struct sc
     int rc = scr_kvtree_parse_image(buf, len, t, path);
     int version = 1, released = 0;
     int64_t pid = 0, since = 0;
-    if (rc == SCR_SUCCESS && scr_kvtree_util_get_int(t, "VERSION", &version) == SCR_SUCCESS &&
-        version > SCR_PREFIX_LOCK_VERSION) {
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_kvtree_util_get_int(t, "VERSION", &version) == SCR_SUCCESS && version > SCR_PREFIX_LOCK_VERSION) {
         scr_err("%s: prefix lock version %d, newer than this build reads (%d)", path, version,
                 SCR_PREFIX_LOCK_VERSION);
         rc = SCR_ERR_FORMAT;
+        goto out;
     }
-    if (rc == SCR_SUCCESS && scr_kvtree_get(t, "JOBID") == NULL) rc = SCR_ERR_NOTFOUND;
-    if (rc == SCR_SUCCESS) {
-        copy_str(out->jobid, sizeof(out->jobid), t, "JOBID");
-        copy_str(out->user, sizeof(out->user), t, "USER");
-        copy_str(out->host, sizeof(out->host), t, "HOST");
-        scr_kvtree_util_get_int64(t, "PID", &pid);
-        scr_kvtree_util_get_int64(t, "SINCE", &since);
-        scr_kvtree_util_get_int(t, "RELEASED", &released);
-        out->pid = (long)pid;
-        out->since = since;
-        out->released = released != 0;
+    if (scr_kvtree_get(t, "JOBID") == NULL) {
+        rc = SCR_ERR_NOTFOUND;
+        goto out;
     }
+    copy_str(out->jobid, sizeof(out->jobid), t, "JOBID");
+    copy_str(out->user, sizeof(out->user), t, "USER");
+    copy_str(out->host, sizeof(out->host), t, "HOST");
+    scr_kvtree_util_get_int64(t, "PID", &pid);
+    scr_kvtree_util_get_int64(t, "SINCE", &since);
+    scr_kvtree_util_get_int(t, "RELEASED", &released);
+    out->pid = (long)pid;
+    out->since = since;
+    out->released = released != 0;
+out:
     scr_kvtree_delete(t);
     return rc;
 }
@@ -77,9 +80,30 @@ static int read_holder_fd(int fd, const char *path, struct scr_prefix_holder *ou
     void *buf = NULL;
     size_t len = 0;
     int rc = scr_read_fd(fd, path, MAX_RECORD_BYTES, &buf, &len);
-    if (rc == SCR_SUCCESS) rc = parse_holder(buf, len, path, out);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = parse_holder(buf, len, path, out);
+out:
     free(buf);
     return rc;
+}
+
+/* h as the record's keys in t. */
+static int holder_tree(const struct scr_prefix_holder *h, scr_kvtree *t)
+{
+    int rc = scr_kvtree_util_set_int(t, "VERSION", SCR_PREFIX_LOCK_VERSION);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_util_set_str(t, "JOBID", h->jobid);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_util_set_str(t, "USER", h->user);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_util_set_str(t, "HOST", h->host);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_util_set_int64(t, "PID", h->pid);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_util_set_int64(t, "SINCE", h->since);
+    if (rc != SCR_SUCCESS) return rc;
+    if (h->released) return scr_kvtree_util_set_int(t, "RELEASED", 1);
+    return SCR_SUCCESS;
 }
 
 /* Replace the file's content with h, in place (the lock is the inode's). */
@@ -88,23 +112,23 @@ static int write_holder_fd(int fd, const char *path, const struct scr_prefix_hol
     scr_kvtree *t = scr_kvtree_new();
     void *buf = NULL;
     size_t len = 0;
-    int rc = t ? scr_kvtree_util_set_int(t, "VERSION", SCR_PREFIX_LOCK_VERSION) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(t, "JOBID", h->jobid);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(t, "USER", h->user);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(t, "HOST", h->host);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int64(t, "PID", h->pid);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int64(t, "SINCE", h->since);
-    if (rc == SCR_SUCCESS && h->released) rc = scr_kvtree_util_set_int(t, "RELEASED", 1);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_file_image(t, &buf, &len);
-    if (rc == SCR_SUCCESS) rc = scr_pwrite_full(fd, buf, len, 0, path);
-    if (rc == SCR_SUCCESS && ftruncate(fd, (off_t)len) != 0) {
+    if (t == NULL) return SCR_ERR_NOMEM;
+    int rc = holder_tree(h, t);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_kvtree_file_image(t, &buf, &len);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_pwrite_full(fd, buf, len, 0, path);
+    if (rc != SCR_SUCCESS) goto out;
+    if (ftruncate(fd, (off_t)len) != 0) {
         scr_err("cannot truncate %s: %s", path, strerror(errno));
         rc = SCR_ERR_IO;
+        goto out;
     }
-    if (rc == SCR_SUCCESS && fsync(fd) != 0) {
+    if (fsync(fd) != 0) {
         scr_err("cannot sync %s: %s", path, strerror(errno));
         rc = SCR_ERR_IO;
     }
+out:
     free(buf);
     scr_kvtree_delete(t);
     return rc;
@@ -161,6 +185,28 @@ static int may_take_held(int fd, const char *path, const struct scr_prefix_holde
     return 0;
 }
 
+/* Whether me may take the prefix whose lock file is open as fd: SCR_SUCCESS
+ * (note set when it takes the prefix from another job), or why not, logged. */
+static int may_take(int fd, const char *path, const struct scr_prefix_holder *me, int same_job_wait,
+                    struct scr_prefix_lock *out, char *note, size_t note_len)
+{
+    int got = try_lock(fd);
+    if (got < 0) {
+        scr_err("cannot lock %s: %s (the prefix's file system must support fcntl() locks)", path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    if (got == 0) return may_take_held(fd, path, me, same_job_wait, out, note, note_len) ? SCR_SUCCESS : SCR_ERR_STATE;
+    out->kernel_lock = 1;
+    struct scr_prefix_holder h;
+    char who[512];
+    /* free, yet a record of someone else who never released: it died */
+    if (read_holder_fd(fd, path, &h) == SCR_SUCCESS && !h.released && strcmp(h.jobid, me->jobid) != 0) {
+        scr_prefix_lock_describe(&h, who, sizeof(who));
+        snprintf(note, note_len, "taking over the prefix from %s: no process holds its lock any more", who);
+    }
+    return SCR_SUCCESS;
+}
+
 int scr_prefix_lock_take(const char *prefix, const struct scr_prefix_holder *me, int same_job_wait,
                          struct scr_prefix_lock *out, char *note, size_t note_len)
 {
@@ -176,23 +222,10 @@ int scr_prefix_lock_take(const char *prefix, const struct scr_prefix_holder *me,
         free(path);
         return SCR_ERR_IO;
     }
-    int got = try_lock(fd);
-    if (got < 0) {
-        scr_err("cannot lock %s: %s (the prefix's file system must support fcntl() locks)", path, strerror(errno));
-        rc = SCR_ERR_IO;
-    } else if (got == 1) {
-        out->kernel_lock = 1;
-        struct scr_prefix_holder h;
-        char who[512];
-        /* free, yet a record of someone else who never released: it died */
-        if (read_holder_fd(fd, path, &h) == SCR_SUCCESS && !h.released && strcmp(h.jobid, me->jobid) != 0) {
-            scr_prefix_lock_describe(&h, who, sizeof(who));
-            snprintf(note, note_len, "taking over the prefix from %s: no process holds its lock any more", who);
-        }
-    } else if (!may_take_held(fd, path, me, same_job_wait, out, note, note_len)) {
-        rc = SCR_ERR_STATE;
-    }
-    if (rc == SCR_SUCCESS) rc = write_holder_fd(fd, path, me);
+    rc = may_take(fd, path, me, same_job_wait, out, note, note_len);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = write_holder_fd(fd, path, me);
+out:
     if (rc != SCR_SUCCESS) {
         close(fd);
         out->kernel_lock = 0;
@@ -251,8 +284,11 @@ int scr_prefix_lock_read(const char *prefix, struct scr_prefix_holder *out)
     void *buf = NULL;
     size_t len = 0;
     int rc = lock_path(prefix, &path);
-    if (rc == SCR_SUCCESS) rc = scr_read_file(path, MAX_RECORD_BYTES, &buf, &len);
-    if (rc == SCR_SUCCESS) rc = parse_holder(buf, len, path, out);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_read_file(path, MAX_RECORD_BYTES, &buf, &len);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = parse_holder(buf, len, path, out);
+out:
     free(buf);
     free(path);
     return rc;

@@ -77,26 +77,32 @@ int scr_redundancy_file_read_header(int fd, const char *path, scr_kvtree **out_h
 {
     unsigned char head[SCR_KVTREE_FILE_HEADER_SIZE];
     size_t got = 0;
-    int rc = scr_read_full(fd, head, sizeof(head), &got, path);
-    if (rc == SCR_SUCCESS && got != sizeof(head)) {
-        scr_err("%s: shorter than a redundancy file header", path);
-        rc = SCR_ERR_FORMAT;
-    }
     uint64_t size = 0;
+    char *buf = NULL;
+    scr_kvtree *h = NULL;
+    int rc = scr_read_full(fd, head, sizeof(head), &got, path);
+    if (rc != SCR_SUCCESS) return rc;
+    if (got != sizeof(head)) {
+        scr_err("%s: shorter than a redundancy file header", path);
+        return SCR_ERR_FORMAT;
+    }
     for (int i = 8; i < 16; i++) size = size << 8 | head[i];
-    if (rc == SCR_SUCCESS && (size < sizeof(head) || size > HEADER_MAX)) {
+    if (size < sizeof(head) || size > HEADER_MAX) {
         scr_err("%s: a redundancy file header of %llu bytes", path, (unsigned long long)size);
-        rc = SCR_ERR_FORMAT;
+        return SCR_ERR_FORMAT;
     }
-    char *buf = rc == SCR_SUCCESS ? malloc((size_t)size) : NULL;
-    if (rc == SCR_SUCCESS && buf == NULL) {
+    if ((buf = malloc((size_t)size)) == NULL) {
         scr_err("%s: out of memory for a header of %llu bytes", path, (unsigned long long)size);
-        rc = SCR_ERR_NOMEM;
+        return SCR_ERR_NOMEM;
     }
-    if (rc == SCR_SUCCESS) rc = scr_pread_full(fd, buf, (size_t)size, 0, path);
-    scr_kvtree *h = rc == SCR_SUCCESS ? scr_kvtree_new() : NULL;
-    if (rc == SCR_SUCCESS && h == NULL) rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_parse_image(buf, (size_t)size, h, path);
+    rc = scr_pread_full(fd, buf, (size_t)size, 0, path);
+    if (rc != SCR_SUCCESS) goto out;
+    if ((h = scr_kvtree_new()) == NULL) {
+        rc = SCR_ERR_NOMEM;
+        goto out;
+    }
+    rc = scr_kvtree_parse_image(buf, (size_t)size, h, path);
+out:
     free(buf);
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(h);
@@ -113,13 +119,17 @@ int scr_redundancy_file_write_header(int fd, const char *path, const scr_kvtree 
     void *image = NULL;
     size_t image_len = 0;
     int rc = scr_kvtree_file_image(header, &image, &image_len);
-    if (rc == SCR_SUCCESS && (uint64_t)image_len != len) {
+    if (rc != SCR_SUCCESS) goto out;
+    if ((uint64_t)image_len != len) {
         scr_err("%s: its header would be %zu bytes, not the %llu it has; not rewritten", path, image_len,
                 (unsigned long long)len);
         rc = SCR_ERR_FORMAT;
+        goto out;
     }
-    if (rc == SCR_SUCCESS) rc = scr_pwrite_full(fd, image, image_len, 0, path);
-    if (rc == SCR_SUCCESS) *out_crc = scr_crc32(0, image, image_len);
+    rc = scr_pwrite_full(fd, image, image_len, 0, path);
+    if (rc != SCR_SUCCESS) goto out;
+    *out_crc = scr_crc32(0, image, image_len);
+out:
     free(image);
     return rc;
 }
@@ -138,9 +148,7 @@ int scr_redundancy_file_group(const scr_kvtree *header, const char *path, int **
     int *members = malloc(sizeof(int) * (size_t)n);
     if (members == NULL) return SCR_ERR_NOMEM;
     for (int i = 0; i < n; i++) members[i] = -1;
-    int rc = SCR_SUCCESS;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(ranks); e && rc == SCR_SUCCESS;
-         e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(ranks); e; e = scr_kvtree_elem_next(e)) {
         int64_t i = -1, w = -1;
         const scr_kvtree *v = scr_kvtree_elem_hash(e);
         /* XOR stores the world rank as the value, RS under WORLD */
@@ -151,14 +159,10 @@ int scr_redundancy_file_group(const scr_kvtree *header, const char *path, int **
             w > INT_MAX) {
             scr_err("%s: its header's GROUP has a bad entry for member '%s'", path,
                     scr_kvtree_elem_key(e));
-            rc = SCR_ERR_FORMAT;
-        } else {
-            members[i] = (int)w;
+            free(members);
+            return SCR_ERR_FORMAT;
         }
-    }
-    if (rc != SCR_SUCCESS) {
-        free(members);
-        return rc;
+        members[i] = (int)w;
     }
     *out_members = members;
     *out_size = n;
@@ -188,7 +192,8 @@ static int set_group(scr_kvtree *h, const int *members, int N, int rs)
     scr_kvtree *group = scr_kvtree_set(h, "GROUP", scr_kvtree_new());
     if (group == NULL) return SCR_ERR_NOMEM;
     int rc = scr_kvtree_util_set_int(group, "RANKS", N);
-    for (int i = 0; rc == SCR_SUCCESS && i < N; i++) {
+    if (rc != SCR_SUCCESS) return rc;
+    for (int i = 0; i < N; i++) {
         if (rs) {
             scr_kvtree *slot = scr_kvtree_set_kv_int(group, "RANK", i);
             rc = slot ? scr_kvtree_util_set_int(slot, "WORLD", members[i]) : SCR_ERR_NOMEM;
@@ -199,8 +204,9 @@ static int set_group(scr_kvtree *h, const int *members, int N, int rs)
             if (ranks == NULL) ranks = scr_kvtree_set(group, "RANK", scr_kvtree_new());
             rc = ranks ? scr_kvtree_util_set_int(ranks, key, members[i]) : SCR_ERR_NOMEM;
         }
+        if (rc != SCR_SUCCESS) return rc;
     }
-    return rc;
+    return SCR_SUCCESS;
 }
 
 /* DSET, RANKS, CHUNK: what both kinds of header start with. */
@@ -208,9 +214,12 @@ static int new_header(const scr_kvtree *dset, int ranks, uint64_t chunk, scr_kvt
 {
     scr_kvtree *h = scr_kvtree_new();
     if (h == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_kvtree_set(h, "DSET", scr_kvtree_dup(dset)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(h, "RANKS", ranks);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_uint64(h, "CHUNK", chunk);
+    int rc = SCR_ERR_NOMEM;
+    if (scr_kvtree_set(h, "DSET", scr_kvtree_dup(dset)) == NULL) goto out;
+    rc = scr_kvtree_util_set_int(h, "RANKS", ranks);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_kvtree_util_set_uint64(h, "CHUNK", chunk);
+out:
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(h);
         return rc;
@@ -224,12 +233,19 @@ int scr_redundancy_file_xor_header(const scr_kvtree *dset, int ranks, uint64_t c
 {
     scr_kvtree *h = NULL;
     int rc = new_header(dset, ranks, chunk, &h);
-    if (rc == SCR_SUCCESS) rc = set_group(h, members, N, 0);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = set_group(h, members, N, 0);
+    if (rc != SCR_SUCCESS) goto out;
     /* set() takes ownership, also when it fails */
-    if (rc == SCR_SUCCESS && scr_kvtree_set(h, "CURRENT", current) == NULL) rc = SCR_ERR_NOMEM;
-    else if (rc != SCR_SUCCESS) scr_kvtree_delete(current);
-    if (rc == SCR_SUCCESS && scr_kvtree_set(h, "PARTNER", partner) == NULL) rc = SCR_ERR_NOMEM;
-    else if (rc != SCR_SUCCESS) scr_kvtree_delete(partner);
+    rc = scr_kvtree_set(h, "CURRENT", current) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    current = NULL;
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_kvtree_set(h, "PARTNER", partner) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    partner = NULL;
+out:
+    /* current and partner are ours to delete until h takes them */
+    scr_kvtree_delete(current);
+    scr_kvtree_delete(partner);
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(h);
         return rc;
@@ -243,9 +259,13 @@ int scr_redundancy_file_rs_header(const scr_kvtree *dset, int ranks, uint64_t ch
 {
     scr_kvtree *h = NULL;
     int rc = new_header(dset, ranks, chunk, &h);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(h, "FAILURES", k);
-    if (rc == SCR_SUCCESS) rc = set_group(h, members, N, 1);
-    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_set_rs_metas(h, m, N, k, metas, ctx);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_util_set_int(h, "FAILURES", k);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = set_group(h, members, N, 1);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_redundancy_file_set_rs_metas(h, m, N, k, metas, ctx);
+out:
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(h);
         return rc;
@@ -263,7 +283,9 @@ int scr_redundancy_file_create(const char *path, const void *image, size_t image
         return SCR_ERR_IO;
     }
     int rc = scr_write_full(fd, image, image_len, path);
-    if (rc == SCR_SUCCESS) rc = scr_truncate_fd(fd, (uint64_t)image_len + data_len, path);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_truncate_fd(fd, (uint64_t)image_len + data_len, path);
+out:
     if (rc != SCR_SUCCESS) {
         close(fd);
         return rc;

@@ -168,6 +168,26 @@ int scr_summary_set_file(scr_kvtree *summary, int rank, const char *name, uint64
     return scr_kvtree_util_set_uint64(file, KEY_SIZE, size);
 }
 
+/* A rank's level in entry: FILES expected, and FILE <name> with SIZE, CRC
+ * and NOFETCH for each of the n files. */
+static int fill_rank(scr_kvtree *entry, int expected, const struct scr_summary_file *files, int n)
+{
+    int rc = scr_kvtree_util_set_int(entry, KEY_FILES, expected);
+    if (rc != SCR_SUCCESS) return rc;
+    for (int i = 0; i < n; i++) {
+        scr_kvtree *file = scr_kvtree_set_kv(entry, KEY_FILE, files[i].name);
+        if (file == NULL) return SCR_ERR_NOMEM;
+        rc = scr_kvtree_util_set_uint64(file, KEY_SIZE, files[i].size);
+        if (rc != SCR_SUCCESS) return rc;
+        if (files[i].has_crc) {
+            rc = scr_kvtree_util_set_crc32(file, KEY_CRC, files[i].crc);
+            if (rc != SCR_SUCCESS) return rc;
+        }
+        if (files[i].nofetch && scr_kvtree_set(file, KEY_NOFETCH, NULL) == NULL) return SCR_ERR_NOMEM;
+    }
+    return SCR_SUCCESS;
+}
+
 int scr_summary_set_rank(scr_kvtree *summary, int rank, int expected, const struct scr_summary_file *files,
                          int n)
 {
@@ -175,20 +195,17 @@ int scr_summary_set_rank(scr_kvtree *summary, int rank, int expected, const stru
                              : check_args("listing a rank", summary, rank, NULL, 0);
     if (rc != SCR_SUCCESS) return rc;
     scr_kvtree *entry = scr_kvtree_new();
-    rc = entry ? scr_kvtree_util_set_int(entry, KEY_FILES, expected) : SCR_ERR_NOMEM;
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
-        scr_kvtree *file = scr_kvtree_set_kv(entry, KEY_FILE, files[i].name);
-        rc = file ? scr_kvtree_util_set_uint64(file, KEY_SIZE, files[i].size) : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS && files[i].has_crc) rc = scr_kvtree_util_set_crc32(file, KEY_CRC, files[i].crc);
-        if (rc == SCR_SUCCESS && files[i].nofetch && scr_kvtree_set(file, KEY_NOFETCH, NULL) == NULL)
-            rc = SCR_ERR_NOMEM;
-    }
-    scr_kvtree *r2f = rc == SCR_SUCCESS ? r2f_make(summary) : NULL;
+    if (entry == NULL) return SCR_ERR_NOMEM;
+    rc = fill_rank(entry, expected, files, n);
+    if (rc != SCR_SUCCESS) goto out;
+    scr_kvtree *r2f = r2f_make(summary);
     scr_kvtree *ranks = scr_kvtree_get(r2f, KEY_RANK);
     if (r2f != NULL && ranks == NULL) ranks = scr_kvtree_set(r2f, KEY_RANK, NULL);
-    if (rc != SCR_SUCCESS || ranks == NULL) {
+    if (ranks == NULL) rc = SCR_ERR_NOMEM;
+out:
+    if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(entry);
-        return rc != SCR_SUCCESS ? rc : SCR_ERR_NOMEM;
+        return rc;
     }
     char key[16];
     snprintf(key, sizeof(key), "%d", rank);
@@ -446,6 +463,35 @@ static int convert_v5_rank(const char *path, const char *where, int rank, const 
     return scr_summary_set_expected_files(out, rank, files);
 }
 
+/* The descriptor of checkpoint id of a version 5 summary (ckpt) into out. */
+static int convert_v5_dataset(const char *path, int id, const scr_kvtree *ckpt, scr_kvtree *out)
+{
+    char where[WHERE_MAX];
+    int complete;
+    scr_dataset *desc = scr_dataset_new();
+    if (desc == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_dataset_set_id(desc, id);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_dataset_set_ckpt(desc, id);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_dataset_set_flags(desc, SCR_DATASET_FLAG_CHECKPOINT);
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_kvtree_get(ckpt, KEY_COMPLETE) != NULL) {
+        if (scr_kvtree_util_get_int(ckpt, KEY_COMPLETE, &complete) != SCR_SUCCESS ||
+            (complete != 0 && complete != 1)) {
+            scr_record_key_path(where, sizeof(where), "%s %d %s", KEY_CKPT, id, KEY_COMPLETE);
+            rc = scr_record_bad_value(path, where, scr_kvtree_get(ckpt, KEY_COMPLETE), "0 or 1");
+            goto out;
+        }
+        rc = scr_dataset_set_complete(desc, complete);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_summary_set_dataset(out, desc);
+out:
+    scr_dataset_delete(desc);
+    return rc;
+}
+
 /* The checkpoint of a version 5 summary into out, in the version 6 form. */
 static int convert_v5(const char *path, const scr_kvtree *in, scr_kvtree *out)
 {
@@ -470,23 +516,8 @@ static int convert_v5(const char *path, const scr_kvtree *in, scr_kvtree *out)
             return scr_record_bad_key(path, where, key, "COMPLETE, RANKS or RANK");
     }
 
-    scr_dataset *desc = scr_dataset_new();
-    if (desc == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_dataset_set_id(desc, id);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_ckpt(desc, id);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_flags(desc, SCR_DATASET_FLAG_CHECKPOINT);
-    int complete, ranks;
-    if (rc == SCR_SUCCESS && scr_kvtree_get(ckpt, KEY_COMPLETE) != NULL) {
-        if (scr_kvtree_util_get_int(ckpt, KEY_COMPLETE, &complete) != SCR_SUCCESS ||
-            (complete != 0 && complete != 1)) {
-            scr_record_key_path(where, sizeof(where), "%s %d %s", KEY_CKPT, id, KEY_COMPLETE);
-            rc = scr_record_bad_value(path, where, scr_kvtree_get(ckpt, KEY_COMPLETE), "0 or 1");
-        } else {
-            rc = scr_dataset_set_complete(desc, complete);
-        }
-    }
-    if (rc == SCR_SUCCESS) rc = scr_summary_set_dataset(out, desc);
-    scr_dataset_delete(desc);
+    int ranks;
+    int rc = convert_v5_dataset(path, id, ckpt, out);
     if (rc != SCR_SUCCESS) return rc;
 
     if (scr_kvtree_get(ckpt, KEY_RANKS) != NULL) {
@@ -544,14 +575,18 @@ int scr_summary_read(const char *path, scr_kvtree *summary)
     if (raw == NULL) return SCR_ERR_NOMEM;
     int version = SCR_SUMMARY_VERSION;
     int rc = scr_kvtree_read_file(path, raw);
-    if (rc == SCR_SUCCESS) rc = take_version(path, raw, &version);
-    if (rc == SCR_SUCCESS && version == 5) {
+    if (rc != SCR_SUCCESS) goto out;
+    rc = take_version(path, raw, &version);
+    if (rc != SCR_SUCCESS) goto out;
+    if (version == 5) {
         scr_kvtree *converted = scr_kvtree_new();
         rc = converted ? convert_v5(path, raw, converted) : SCR_ERR_NOMEM;
         scr_kvtree_delete(raw);
         raw = converted;
+        if (rc != SCR_SUCCESS) goto out;
     }
-    if (rc == SCR_SUCCESS) rc = validate(path, raw);
+    rc = validate(path, raw);
+out:
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(raw);
         return rc;
@@ -622,12 +657,12 @@ static int pack_rank(struct scr_pack_buf *b, int rank, int expected, const struc
 {
     char text[32];
     int rc = check_rank_list(rank, expected, files, n);
-    if (rc == SCR_SUCCESS && n > *room) {
+    if (rc != SCR_SUCCESS) return rc;
+    if (n > *room) {
         free(*order);
         *room = n;
-        if ((*order = malloc(sizeof(**order) * (size_t)n)) == NULL) rc = SCR_ERR_NOMEM;
+        if ((*order = malloc(sizeof(**order) * (size_t)n)) == NULL) return SCR_ERR_NOMEM;
     }
-    if (rc != SCR_SUCCESS) return rc;
     for (int i = 0; i < n; i++) {
         (*order)[i].file = &files[i];
         (*order)[i].pos = (size_t)i;
@@ -671,16 +706,20 @@ int scr_summary_write_ranks(const char *path, const scr_dataset *desc, int ranks
     scr_pack_count(&b, 2);
     scr_pack_key(&b, KEY_RANK);
     scr_pack_count(&b, (uint32_t)ranks);
-    for (int r = 0; rc == SCR_SUCCESS && r < ranks; r++) {
+    for (int r = 0; r < ranks; r++) {
         const struct scr_summary_file *files = NULL;
         int expected = 0, n = 0;
         rc = rank_files(ctx, r, &expected, &files, &n);
-        if (rc == SCR_SUCCESS) rc = pack_rank(&b, r, expected, files, n, &order, &room);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = pack_rank(&b, r, expected, files, n, &order, &room);
+        if (rc != SCR_SUCCESS) goto out;
     }
     snprintf(text, sizeof(text), "%d", ranks);
     scr_pack_value(&b, KEY_RANKS, text);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_file_finish(&b);
-    if (rc == SCR_SUCCESS) rc = scr_write_atomic(path, b.data, b.len);
+    rc = scr_kvtree_file_finish(&b);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_write_atomic(path, b.data, b.len);
+out:
     free(order);
     free(b.data);
     return rc;
@@ -692,17 +731,23 @@ int scr_summary_add_rank_files(scr_kvtree *summary, const scr_filemap *rmap, int
     struct scr_summary_file *files = NULL;
     int n = 0, expected = 0;
     int rc = scr_rank_filemap_list_files(rmap, id, rank, &listed, &n);
-    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
-    if (rc == SCR_SUCCESS && scr_filemap_get_expected_files(rmap, id, rank, &expected) != SCR_SUCCESS) expected = n;
-    if (rc == SCR_SUCCESS && n > 0 && (files = calloc((size_t)n, sizeof(*files))) == NULL) rc = SCR_ERR_NOMEM;
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* a rank the map does not list has no files */
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_filemap_get_expected_files(rmap, id, rank, &expected) != SCR_SUCCESS) expected = n;
+    if (n > 0 && (files = calloc((size_t)n, sizeof(*files))) == NULL) {
+        rc = SCR_ERR_NOMEM;
+        goto out;
+    }
+    for (int f = 0; f < n; f++) {
         files[f].name = listed[f].name;
         rc = scr_meta_get_filesize(listed[f].meta, &files[f].size);
+        if (rc != SCR_SUCCESS) goto out;
         files[f].has_crc = scr_meta_get_crc32(listed[f].meta, &files[f].crc) == SCR_SUCCESS;
         /* redundancy data is kept for rebuilds, never read back by a restart */
         files[f].nofetch = scr_meta_check_filetype(listed[f].meta, SCR_META_TYPE_FULL) != SCR_SUCCESS;
     }
-    if (rc == SCR_SUCCESS) rc = scr_summary_set_rank(summary, rank, expected, files, n);
+    rc = scr_summary_set_rank(summary, rank, expected, files, n);
+out:
     free(files);
     free(listed);
     return rc;

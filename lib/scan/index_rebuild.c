@@ -97,11 +97,55 @@ static int holds_records(const char *dir)
     return any;
 }
 
+/* f onto the end of c->found. */
+static int append_found(struct collected *c, const struct found *f)
+{
+    struct found *more = realloc(c->found, sizeof(*more) * (size_t)(c->nfound + 1));
+    if (more == NULL) {
+        scr_err("index: out of memory listing datasets");
+        return SCR_ERR_NOMEM;
+    }
+    c->found = more;
+    c->found[c->nfound++] = *f;
+    return SCR_SUCCESS;
+}
+
+/* Dataset id as the summary at path describes it (desc), into c->found
+ * with at least ID, NAME and COMPLETE, and the summary's time as flushed. */
+static int add_found(const char *path, int id, const scr_dataset *desc, struct collected *c)
+{
+    struct found f = {id, scr_dataset_new(), 1, ""};
+    const char *name = NULL;
+    int complete = 1;
+    struct stat st;
+    if (f.desc == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_dataset_copy(f.desc, desc);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_dataset_set_id(f.desc, id);
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_dataset_get_name(f.desc, &name) != SCR_SUCCESS) {
+        char text[64];
+        snprintf(text, sizeof(text), DIR_PREFIX "%d", id);
+        rc = scr_dataset_set_name(f.desc, text);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    if (scr_dataset_get_complete(f.desc, &complete) == SCR_SUCCESS && complete == 0) f.complete = 0;
+    rc = scr_dataset_set_complete(f.desc, f.complete);
+    if (rc != SCR_SUCCESS) goto out;
+    /* the summary is written as the copy to the prefix ends */
+    time_t when = stat(path, &st) == 0 ? st.st_mtime : time(NULL);
+    rc = scr_index_file_format_timestamp(when, f.flushed, sizeof(f.flushed));
+    if (rc != SCR_SUCCESS) goto out;
+    rc = append_found(c, &f);
+out:
+    if (rc != SCR_SUCCESS) scr_dataset_delete(f.desc);
+    return rc;
+}
+
 /* The entry the summary in dir gives dataset id: into c->found, or why not into c->skipped. */
 static int read_summary(const char *dir, int id, struct collected *c)
 {
     char *path = NULL;
-    struct stat st;
     scr_kvtree *summary = scr_kvtree_new();
     int rc = summary ? scr_path_join(dir, SCR_SUMMARY_FILE_NAME, &path) : SCR_ERR_NOMEM;
     if (rc != SCR_SUCCESS) goto out;
@@ -119,33 +163,7 @@ static int read_summary(const char *dir, int id, struct collected *c)
     } else if (scr_dataset_get_id(desc, &sid) == SCR_SUCCESS && sid != id) {
         rc = add_skip(c, id, "its summary is of dataset %d", sid);
     } else {
-        struct found f = {id, scr_dataset_new(), 1, ""};
-        const char *name = NULL;
-        int complete = 1;
-        rc = f.desc ? scr_dataset_copy(f.desc, desc) : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = scr_dataset_set_id(f.desc, id);
-        if (rc == SCR_SUCCESS && scr_dataset_get_name(f.desc, &name) != SCR_SUCCESS) {
-            char text[64];
-            snprintf(text, sizeof(text), DIR_PREFIX "%d", id);
-            rc = scr_dataset_set_name(f.desc, text);
-        }
-        if (rc == SCR_SUCCESS && scr_dataset_get_complete(f.desc, &complete) == SCR_SUCCESS && complete == 0)
-            f.complete = 0;
-        if (rc == SCR_SUCCESS) rc = scr_dataset_set_complete(f.desc, f.complete);
-        /* the summary is written as the copy to the prefix ends */
-        time_t when = stat(path, &st) == 0 ? st.st_mtime : time(NULL);
-        if (rc == SCR_SUCCESS) rc = scr_index_file_format_timestamp(when, f.flushed, sizeof(f.flushed));
-        struct found *more = rc == SCR_SUCCESS ? realloc(c->found, sizeof(*more) * (size_t)(c->nfound + 1)) : NULL;
-        if (rc == SCR_SUCCESS && more == NULL) {
-            scr_err("index: out of memory listing datasets");
-            rc = SCR_ERR_NOMEM;
-        }
-        if (rc != SCR_SUCCESS) {
-            scr_dataset_delete(f.desc);
-            goto out;
-        }
-        c->found = more;
-        c->found[c->nfound++] = f;
+        rc = add_found(path, id, desc, c);
     }
 out:
     free(path);
@@ -153,30 +171,56 @@ out:
     return rc;
 }
 
+/* Drop c->found[i] (its desc, to NULL) when a newer dataset has its name. */
+static int drop_if_superseded(struct collected *c, int i)
+{
+    const char *name = NULL, *other = NULL;
+    scr_dataset_get_name(c->found[i].desc, &name);
+    for (int j = i + 1; j < c->nfound; j++) {
+        if (c->found[j].desc == NULL) continue;
+        scr_dataset_get_name(c->found[j].desc, &other);
+        if (strcmp(name, other) != 0) continue;
+        int rc = add_skip(c, c->found[i].id, "dataset %d has its name, %s, and replaced its files", c->found[j].id,
+                          name);
+        /* dropped even when the reason could not be noted */
+        scr_dataset_delete(c->found[i].desc);
+        c->found[i].desc = NULL;
+        return rc;
+    }
+    return SCR_SUCCESS;
+}
+
 /* Of two datasets of one name the older is dropped: the newer wrote its files. */
 static int drop_superseded(struct collected *c)
 {
     int rc = SCR_SUCCESS;
-    for (int i = c->nfound - 1; i >= 0 && rc == SCR_SUCCESS; i--) {
-        const char *name = NULL, *other = NULL;
-        scr_dataset_get_name(c->found[i].desc, &name);
-        for (int j = i + 1; j < c->nfound && other == NULL; j++) {
-            if (c->found[j].desc == NULL) continue;
-            scr_dataset_get_name(c->found[j].desc, &other);
-            if (strcmp(name, other) != 0) other = NULL;
-            else rc = add_skip(c, c->found[i].id, "dataset %d has its name, %s, and replaced its files",
-                               c->found[j].id, name);
-        }
-        if (other != NULL) {
-            scr_dataset_delete(c->found[i].desc);
-            c->found[i].desc = NULL;
-        }
+    for (int i = c->nfound - 1; i >= 0; i--) {
+        rc = drop_if_superseded(c, i);
+        if (rc != SCR_SUCCESS) break;
     }
+    /* even after a failure: what was dropped leaves no hole in c->found */
     int k = 0;
     for (int i = 0; i < c->nfound; i++)
         if (c->found[i].desc != NULL) c->found[k++] = c->found[i];
     c->nfound = k;
     return rc;
+}
+
+/* The summary of each scr.dataset.<id> directory d (scr_dir) lists that holds records. */
+static int read_summaries(const char *scr_dir, DIR *d, struct collected *c)
+{
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        int id = 0;
+        struct stat st;
+        char *dir = NULL;
+        if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS) continue;
+        int rc = scr_path_join(scr_dir, e->d_name, &dir);
+        if (rc != SCR_SUCCESS) return rc;
+        if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && holds_records(dir)) rc = read_summary(dir, id, c);
+        free(dir);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
 }
 
 /* Every scr.dataset.<id> directory of <prefix>/.scr. */
@@ -186,24 +230,19 @@ static int collect(const char *prefix, struct collected *c)
     int rc = scr_path_join(prefix, ".scr", &scr_dir);
     if (rc != SCR_SUCCESS) return rc;
     DIR *d = opendir(scr_dir);
-    if (d == NULL && errno != ENOENT && errno != ENOTDIR) {
+    if (d != NULL) {
+        rc = read_summaries(scr_dir, d, c);
+        closedir(d);
+    } else if (errno != ENOENT && errno != ENOTDIR) {
         scr_err("cannot read %s: %s", scr_dir, strerror(errno));
         rc = SCR_ERR_IO;
     }
-    for (struct dirent *e; d != NULL && rc == SCR_SUCCESS && (e = readdir(d)) != NULL;) {
-        int id = 0;
-        struct stat st;
-        char *dir = NULL;
-        if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS) continue;
-        rc = scr_path_join(scr_dir, e->d_name, &dir);
-        if (rc == SCR_SUCCESS && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && holds_records(dir))
-            rc = read_summary(dir, id, c);
-        free(dir);
-    }
-    if (d != NULL) closedir(d);
     free(scr_dir);
     if (c->nfound > 1) qsort(c->found, (size_t)c->nfound, sizeof(*c->found), compare_found);
-    if (rc == SCR_SUCCESS) rc = drop_superseded(c);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = drop_superseded(c);
+out:
+    /* even after a failure: the caller reports what was skipped */
     if (c->nskipped > 1) qsort(c->skipped, (size_t)c->nskipped, sizeof(*c->skipped), compare_skip);
     return rc;
 }
@@ -222,26 +261,45 @@ static int fill_index(scr_kvtree *index, void *ctx)
     struct fill *f = ctx;
     const char *name = NULL, *current = NULL;
     int rc = SCR_SUCCESS, other = 0, newest = 0;
-    for (int i = 0; i < f->c->nfound && rc == SCR_SUCCESS; i++) {
+    for (int i = 0; i < f->c->nfound; i++) {
         const struct found *d = &f->c->found[i];
         scr_dataset_get_name(d->desc, &name);
         if (scr_index_file_get_name(index, d->id, &current) == SCR_SUCCESS ||
             scr_index_file_lookup_id(index, name, &other) == SCR_SUCCESS)
             continue; /* listed meanwhile by someone else */
         rc = scr_index_file_set_dataset(index, d->desc, d->complete);
-        if (rc == SCR_SUCCESS) rc = scr_index_file_mark_flushed(index, d->id, d->flushed);
+        if (rc != SCR_SUCCESS) return rc;
+        rc = scr_index_file_mark_flushed(index, d->id, d->flushed);
+        if (rc != SCR_SUCCESS) return rc;
         if (d->complete && scr_dataset_is_checkpoint(d->desc)) newest = d->id;
     }
-    if (rc == SCR_SUCCESS && newest > 0 && scr_index_file_get_current(index, &current) != SCR_SUCCESS &&
+    if (newest > 0 && scr_index_file_get_current(index, &current) != SCR_SUCCESS &&
         scr_index_file_get_name(index, newest, &name) == SCR_SUCCESS) {
         rc = scr_index_file_set_current(index, name);
-        if (rc == SCR_SUCCESS) f->current = newest;
+        if (rc != SCR_SUCCESS) return rc;
+        f->current = newest;
     }
-    return rc;
+    return SCR_SUCCESS;
 }
 
-/* Keep the damaged file beside itself under a name no file has: a hard
- * link, or where the file system has none, a copy of its bytes. */
+/* Keep path as kept: a hard link, or where the file system has none, a copy
+ * of its bytes. *made is 0 when kept is a name some file has already. */
+static int keep_as(const char *path, const char *kept, const void *bytes, size_t len, int *made)
+{
+    *made = 0;
+    if (link(path, kept) == 0) {
+        *made = 1;
+    } else if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS) {
+        int rc = scr_write_new(kept, bytes, len, made);
+        if (rc != SCR_SUCCESS) return rc;
+    } else if (errno != EEXIST) {
+        scr_err("cannot keep %s aside as %s: %s", path, kept, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    return *made ? scr_fsync_parent(kept) : SCR_SUCCESS;
+}
+
+/* Keep the damaged file beside itself under a name no file has. */
 static int keep_aside(const char *path, const void *bytes, size_t len, char **out_kept)
 {
     char stamp[32], *kept = NULL;
@@ -257,20 +315,15 @@ static int keep_aside(const char *path, const void *bytes, size_t len, char **ou
             scr_err("index: out of memory naming a copy of %s", path);
             return SCR_ERR_NOMEM;
         }
-        int made = 0, rc = SCR_SUCCESS;
-        if (link(path, kept) == 0) {
-            made = 1;
-        } else if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS) {
-            rc = scr_write_new(kept, bytes, len, &made);
-        } else if (errno != EEXIST) {
-            scr_err("cannot keep %s aside as %s: %s", path, kept, strerror(errno));
-            rc = SCR_ERR_IO;
-        }
-        if (rc == SCR_SUCCESS && made) rc = scr_fsync_parent(kept);
-        if (rc != SCR_SUCCESS || made) {
-            if (rc == SCR_SUCCESS) *out_kept = kept;
-            else free(kept);
+        int made = 0;
+        int rc = keep_as(path, kept, bytes, len, &made);
+        if (rc != SCR_SUCCESS) {
+            free(kept);
             return rc;
+        }
+        if (made) {
+            *out_kept = kept;
+            return SCR_SUCCESS;
         }
     }
     scr_err("cannot keep %s aside: every name %s.damaged.%s[.N] is taken", path, path, stamp);
@@ -347,6 +400,8 @@ static int report_datasets(const struct collected *c, struct scr_index_rebuild_r
 static int rebuild_missing(const char *prefix, const struct scr_index_rebuild_options *o, struct collected *c,
                            struct scr_index_rebuild_report *out)
 {
+    int rc = collect(prefix, c);
+    if (rc != SCR_SUCCESS) return rc;
     if (c->nfound == 0) {
         int blocking = 0;
         for (int i = 0; i < c->nskipped; i++) blocking += !is_cached(o, c->skipped[i].id);
@@ -359,7 +414,7 @@ static int rebuild_missing(const char *prefix, const struct scr_index_rebuild_op
         return SCR_ERR_NOTFOUND;
     }
     struct fill f = {c, 0};
-    int rc = scr_index_file_update(out->index_path, fill_index, &f);
+    rc = scr_index_file_update(out->index_path, fill_index, &f);
     if (rc != SCR_SUCCESS) return rc;
     out->rebuilt = 1;
     out->current = f.current;
@@ -387,14 +442,17 @@ static int rebuild_damaged(const char *prefix, const struct scr_index_rebuild_op
     }
     scr_kvtree *index = scr_kvtree_new();
     struct fill f = {c, 0};
-    rc = index ? fill_index(index, &f) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = keep_aside(path, bytes, len, &out->kept_as);
-    if (rc == SCR_SUCCESS) rc = scr_index_file_write_unlock(path, fd, index);
-    if (rc == SCR_SUCCESS) {
-        out->rebuilt = 1;
-        out->current = f.current;
-        rc = report_datasets(c, out);
-    }
+    if (index == NULL) return SCR_ERR_NOMEM;
+    rc = fill_index(index, &f);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = keep_aside(path, bytes, len, &out->kept_as);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_index_file_write_unlock(path, fd, index);
+    if (rc != SCR_SUCCESS) goto out;
+    out->rebuilt = 1;
+    out->current = f.current;
+    rc = report_datasets(c, out);
+out:
     scr_kvtree_delete(index);
     return rc;
 }
@@ -405,8 +463,12 @@ static int parse_version(const void *bytes, size_t len, const char *path, long l
 {
     int64_t version = 0;
     scr_kvtree *raw = scr_kvtree_new();
-    int rc = raw ? scr_kvtree_parse_image(bytes, len, raw, path) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) scr_kvtree_util_get_int64(raw, SCR_RECORD_KEY_VERSION, &version);
+    int rc = SCR_ERR_NOMEM;
+    if (raw == NULL) goto out;
+    rc = scr_kvtree_parse_image(bytes, len, raw, path);
+    if (rc != SCR_SUCCESS) goto out;
+    scr_kvtree_util_get_int64(raw, SCR_RECORD_KEY_VERSION, &version); /* none: 0 */
+out:
     scr_kvtree_delete(raw);
     *out_version = (long long)version;
     return rc;
@@ -418,15 +480,35 @@ static int check_index(const char *path, const void *bytes, size_t len)
 {
     long long version = 0;
     int rc = parse_version(bytes, len, path, &version);
+    if (rc != SCR_SUCCESS) return rc;
     /* a newer version's index is not damaged: it is left to that version */
-    if (rc == SCR_SUCCESS && version > SCR_INDEX_FILE_VERSION) {
+    if (version > SCR_INDEX_FILE_VERSION) {
         scr_err("%s: index version %lld is newer than this build reads (up to %d); left as it is", path,
                 version, SCR_INDEX_FILE_VERSION);
         return SCR_ERR_STATE;
     }
-    scr_kvtree *index = rc == SCR_SUCCESS ? scr_kvtree_new() : NULL;
-    if (rc == SCR_SUCCESS) rc = index ? scr_index_file_parse(path, bytes, len, index) : SCR_ERR_NOMEM;
+    scr_kvtree *index = scr_kvtree_new();
+    if (index == NULL) return SCR_ERR_NOMEM;
+    rc = scr_index_file_parse(path, bytes, len, index);
     scr_kvtree_delete(index);
+    return rc;
+}
+
+/* The index is there and locked (fd): readable, of a newer version, or
+ * damaged and rebuilt. */
+static int judge_index(const char *prefix, const struct scr_index_rebuild_options *o, const void *bytes, size_t len,
+                       int *fd, struct collected *c, struct scr_index_rebuild_report *out)
+{
+    int rc = check_index(out->index_path, bytes, len);
+    if (rc == SCR_ERR_FORMAT) {
+        out->found = SCR_INDEX_FOUND_DAMAGED;
+        return rebuild_damaged(prefix, o, bytes, len, fd, c, out);
+    }
+    if (rc == SCR_ERR_STATE) {
+        out->found = SCR_INDEX_FOUND_NEWER;
+        return SCR_ERR_FORMAT;
+    }
+    if (rc == SCR_SUCCESS) out->found = SCR_INDEX_FOUND_READABLE;
     return rc;
 }
 
@@ -446,19 +528,9 @@ int scr_index_rebuild(const char *prefix, const struct scr_index_rebuild_options
     rc = scr_kvtree_lock_open_image(out->index_path, &fd, &bytes, &len);
     if (rc == SCR_ERR_NOTFOUND) {
         out->found = SCR_INDEX_FOUND_MISSING;
-        rc = collect(prefix, &c);
-        if (rc == SCR_SUCCESS) rc = rebuild_missing(prefix, o, &c, out);
+        rc = rebuild_missing(prefix, o, &c, out);
     } else if (rc == SCR_SUCCESS) {
-        rc = check_index(out->index_path, bytes, len);
-        if (rc == SCR_SUCCESS) {
-            out->found = SCR_INDEX_FOUND_READABLE;
-        } else if (rc == SCR_ERR_FORMAT) {
-            out->found = SCR_INDEX_FOUND_DAMAGED;
-            rc = rebuild_damaged(prefix, o, bytes, len, &fd, &c, out);
-        } else if (rc == SCR_ERR_STATE) {
-            out->found = SCR_INDEX_FOUND_NEWER;
-            rc = SCR_ERR_FORMAT;
-        }
+        rc = judge_index(prefix, o, bytes, len, &fd, &c, out);
     }
     if (fd >= 0) scr_kvtree_close_unlock(&fd);
     if (c.nskipped > 0 && rc != SCR_ERR_NOMEM) {

@@ -31,25 +31,32 @@ static int complete_members(const struct scr_scan *scan, struct scr_scan_set *se
     uint64_t hlen = 0;
     int *group = NULL, n = 0, fd = -1;
     int rc = scr_redundancy_file_name(&rn, name, sizeof(name));
-    if (rc == SCR_SUCCESS) rc = scr_path_join(scan->dir, name, &path);
-    if (rc == SCR_SUCCESS && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_path_join(scan->dir, name, &path);
+    if (rc != SCR_SUCCESS) goto out;
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
         scr_err("cannot open %s: %s", path, strerror(errno));
         rc = SCR_ERR_IO;
+        goto out;
     }
-    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_read_header(fd, path, &header, &hlen);
-    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_group(header, path, &group, &n);
-    if (rc == SCR_SUCCESS && n != set->size) {
+    rc = scr_redundancy_file_read_header(fd, path, &header, &hlen);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_redundancy_file_group(header, path, &group, &n);
+    if (rc != SCR_SUCCESS) goto out;
+    if (n != set->size) {
         scr_err("%s: its GROUP has %d members, its name says %d", path, n, set->size);
         rc = SCR_ERR_FORMAT;
+        goto out;
     }
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+    for (int i = 0; i < n; i++) {
         if (group[i] >= scan->ranks || (set->member_rank[i] >= 0 && set->member_rank[i] != group[i])) {
             scr_err("%s: its GROUP names rank %d as member %d, which the rank filemaps contradict", path, group[i], i);
             rc = SCR_ERR_FORMAT;
-        } else {
-            set->member_rank[i] = group[i];
+            goto out;
         }
+        set->member_rank[i] = group[i];
     }
+out:
     if (fd >= 0) close(fd);
     free(path);
     free(group);
@@ -98,11 +105,15 @@ int scr_rebuild_dataset(const struct scr_scan *scan, size_t bufsize, int *out_re
     if (scan->nmissing == 0) return SCR_SUCCESS;
     if (bufsize == 0) bufsize = DEFAULT_BUF_SIZE;
     char *is_missing = calloc((size_t)scan->ranks, 1), *done = calloc((size_t)scan->ranks, 1);
-    int rc = (is_missing && done) ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    for (int i = 0; rc == SCR_SUCCESS && i < scan->nmissing; i++) is_missing[scan->missing[i]] = 1;
+    int *left = NULL, nleft = 0;
+    int rc = SCR_ERR_NOMEM;
+    if (is_missing == NULL || done == NULL) goto out;
+    for (int i = 0; i < scan->nmissing; i++) is_missing[scan->missing[i]] = 1;
 
-    /* a PARTNER copy is the cheapest source */
-    for (int i = 0; rc == SCR_SUCCESS && i < scan->nmissing; i++) {
+    /* a PARTNER copy is the cheapest source; a rank without a usable one
+     * is not a failure here but left to its redundancy set, so only a lack
+     * of memory stops the loop */
+    for (int i = 0; i < scan->nmissing; i++) {
         int r = scan->missing[i];
         int prc = scr_rebuild_partner_rank(scan, r, bufsize);
         if (prc == SCR_SUCCESS) {
@@ -110,22 +121,25 @@ int scr_rebuild_dataset(const struct scr_scan *scan, size_t bufsize, int *out_re
             (*out_rebuilt)++;
         } else if (prc == SCR_ERR_NOMEM) {
             rc = prc;
+            goto out;
         }
     }
-    /* then each redundancy set that lost members */
-    for (int s = 0; rc == SCR_SUCCESS && s < scan->nsets; s++)
-        rebuild_set(scan, &scan->sets[s], is_missing, done, bufsize, out_rebuilt);
+    /* then each redundancy set that lost members; a set that cannot be
+     * rebuilt (it said why) goes on to the next: its ranks stay undone and
+     * are named below */
+    for (int s = 0; s < scan->nsets; s++) rebuild_set(scan, &scan->sets[s], is_missing, done, bufsize, out_rebuilt);
 
-    int *left = malloc(sizeof(int) * (size_t)scan->nmissing), nleft = 0;
-    if (rc == SCR_SUCCESS && left == NULL) rc = SCR_ERR_NOMEM;
-    for (int i = 0; rc == SCR_SUCCESS && i < scan->nmissing; i++)
+    if ((left = malloc(sizeof(int) * (size_t)scan->nmissing)) == NULL) goto out;
+    for (int i = 0; i < scan->nmissing; i++)
         if (!done[scan->missing[i]]) left[nleft++] = scan->missing[i];
-    if (rc == SCR_SUCCESS && nleft > 0) {
+    rc = SCR_SUCCESS;
+    if (nleft > 0) {
         char list[256];
         scr_scan_format_ranks(left, nleft, 20, list, sizeof(list));
         scr_err("%s: the files of %d rank(s) cannot be rebuilt: %s", scan->dir, nleft, list);
         rc = SCR_FAILURE;
     }
+out:
     free(left);
     free(is_missing);
     free(done);

@@ -61,23 +61,28 @@ static int name_files(const struct scr_scan *scan, int rank, const scr_kvtree *c
     struct scr_rank_filemap_file *listed = NULL;
     int nlisted = 0;
     int rc = scr_scan_read_rank_filemap(scan, rank, &rmap);
-    if (rc == SCR_SUCCESS && rmap != NULL &&
-        scr_rank_filemap_list_files(rmap, scan->id, rank, &listed, &nlisted) != SCR_SUCCESS) {
+    if (rc != SCR_SUCCESS) goto out;
+    /* a rank filemap that lists nothing usable only costs us its names:
+     * the files are then named as a scavenge would name them */
+    if (rmap != NULL && scr_rank_filemap_list_files(rmap, scan->id, rank, &listed, &nlisted) != SCR_SUCCESS) {
         listed = NULL;
         nlisted = 0;
     }
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+    for (int i = 0; i < n; i++) {
         const scr_meta *meta = scr_kvtree_get_kv_int(current, "FILE", i);
         uint64_t size = 0;
         if (meta == NULL || scr_meta_get_filesize(meta, &size) != SCR_SUCCESS) {
             scr_err("%s: the redundancy header gives no size for file %d of rank %d", scan->dir, i, rank);
             rc = SCR_ERR_FORMAT;
-            break;
+            goto out;
         }
-        rc = name_of(scan, rank, listed, nlisted, meta, &m->names[i]);
-        if (rc == SCR_SUCCESS) rc = scr_rank_filemap_file_path(scan->dir, m->names[i], &m->paths[i]);
         m->parts[i].size = size;
+        rc = name_of(scan, rank, listed, nlisted, meta, &m->names[i]);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = scr_rank_filemap_file_path(scan->dir, m->names[i], &m->paths[i]);
+        if (rc != SCR_SUCCESS) goto out;
     }
+out:
     free(listed);
     scr_filemap_delete(rmap);
     return rc;
@@ -120,17 +125,25 @@ int scr_rebuild_member_open(const struct scr_scan *scan, const struct scr_scan_s
     memset(m, 0, sizeof(*m));
     m->rfd = -1;
     m->rank = set->member_rank[i];
+    /* what is open or allocated on failure is the caller's to close */
     int rc = scr_redundancy_file_name(&rn, name, sizeof(name));
-    if (rc == SCR_SUCCESS && (m->rname = strdup(name)) == NULL) rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_path_join(scan->dir, name, &m->rpath);
-    if (rc == SCR_SUCCESS) rc = open_file(m->rpath, O_RDONLY, &m->rfd);
-    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_read_header(m->rfd, m->rpath, &m->header, &m->hlen);
-    if (rc == SCR_SUCCESS) rc = describe(scan, m->rank, scr_kvtree_get(m->header, "CURRENT"), m);
-    for (int f = 0; rc == SCR_SUCCESS && f < m->nfiles; f++) {
+    if (rc != SCR_SUCCESS) return rc;
+    if ((m->rname = strdup(name)) == NULL) return SCR_ERR_NOMEM;
+    rc = scr_path_join(scan->dir, name, &m->rpath);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = open_file(m->rpath, O_RDONLY, &m->rfd);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_redundancy_file_read_header(m->rfd, m->rpath, &m->header, &m->hlen);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = describe(scan, m->rank, scr_kvtree_get(m->header, "CURRENT"), m);
+    if (rc != SCR_SUCCESS) return rc;
+    for (int f = 0; f < m->nfiles; f++) {
         m->parts[f].path = m->paths[f];
-        if (m->parts[f].size > 0) rc = open_file(m->paths[f], O_RDONLY, &m->parts[f].fd);
+        if (m->parts[f].size == 0) continue;
+        rc = open_file(m->paths[f], O_RDONLY, &m->parts[f].fd);
+        if (rc != SCR_SUCCESS) return rc;
     }
-    return rc;
+    return SCR_SUCCESS;
 }
 
 static int tmp_path(const char *path, char **out)
@@ -146,13 +159,65 @@ static int create_sized(const char *path, uint64_t size, int *out_fd)
 {
     char *dir = NULL;
     int rc = scr_path_dirname(path, &dir);
-    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0700);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mkdir_p(dir, 0700);
     free(dir);
-    if (rc == SCR_SUCCESS) rc = open_file(path, O_RDWR | O_CREAT | O_TRUNC, out_fd);
-    if (rc == SCR_SUCCESS && ftruncate(*out_fd, (off_t)size) != 0) {
+    if (rc != SCR_SUCCESS) return rc;
+    rc = open_file(path, O_RDWR | O_CREAT | O_TRUNC, out_fd);
+    if (rc != SCR_SUCCESS) return rc;
+    if (ftruncate(*out_fd, (off_t)size) != 0) {
         scr_err("cannot make %s %llu bytes long: %s", path, (unsigned long long)size, strerror(errno));
-        rc = SCR_ERR_IO;
+        return SCR_ERR_IO;
     }
+    return SCR_SUCCESS;
+}
+
+/* The lost member's redundancy file: its name, and the temporary path it is written under. */
+static int name_redundancy_file(const struct scr_scan *scan, const struct scr_scan_set *set, int i,
+                                struct rebuild_member *m)
+{
+    char name[128];
+    struct scr_redundancy_name rn = {set->kind, i, set->size, set->set_id};
+    char *final = NULL;
+    int rc = scr_redundancy_file_name(&rn, name, sizeof(name));
+    if (rc != SCR_SUCCESS) return rc;
+    if ((m->rname = strdup(name)) == NULL) return SCR_ERR_NOMEM;
+    rc = scr_path_join(scan->dir, name, &final);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = tmp_path(final, &m->rpath);
+    free(final);
+    return rc;
+}
+
+/* Each data file of the lost member, created at its size under its temporary name. */
+static int create_data_files(struct rebuild_member *m)
+{
+    for (int f = 0; f < m->nfiles; f++) {
+        char *tmp = NULL;
+        int rc = tmp_path(m->paths[f], &tmp);
+        if (rc != SCR_SUCCESS) return rc;
+        free(m->paths[f]);
+        m->paths[f] = tmp;
+        m->parts[f].path = tmp;
+        rc = create_sized(tmp, m->parts[f].size, &m->parts[f].fd);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
+/* The redundancy file, data_len bytes of redundancy data after header's image. */
+static int create_redundancy_file(const scr_kvtree *header, uint64_t data_len, struct rebuild_member *m)
+{
+    void *image = NULL;
+    size_t image_len = 0;
+    int rc = scr_kvtree_file_image(header, &image, &image_len);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = create_sized(m->rpath, image_len + data_len, &m->rfd);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_write_full(m->rfd, image, image_len, m->rpath);
+out:
+    m->hlen = image_len;
+    free(image);
     return rc;
 }
 
@@ -160,38 +225,19 @@ int scr_rebuild_member_create(const struct scr_scan *scan, const struct scr_scan
                               int rank, const scr_kvtree *current, const scr_kvtree *header,
                               uint64_t data_len, struct rebuild_member *m)
 {
-    char name[128];
-    struct scr_redundancy_name rn = {set->kind, i, set->size, set->set_id};
-    void *image = NULL;
-    size_t image_len = 0;
     memset(m, 0, sizeof(*m));
     m->rfd = -1;
     m->rank = rank;
     m->lost = 1;
-    char *final = NULL;
+    /* what is created on failure is the caller's to close (and remove) */
     int rc = describe(scan, rank, current, m);
-    if (rc == SCR_SUCCESS && (m->header = scr_kvtree_dup(header)) == NULL) rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_name(&rn, name, sizeof(name));
-    if (rc == SCR_SUCCESS && (m->rname = strdup(name)) == NULL) rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_path_join(scan->dir, name, &final);
-    if (rc == SCR_SUCCESS) rc = tmp_path(final, &m->rpath);
-    free(final);
-    for (int f = 0; rc == SCR_SUCCESS && f < m->nfiles; f++) {
-        char *tmp = NULL;
-        rc = tmp_path(m->paths[f], &tmp);
-        if (rc == SCR_SUCCESS) {
-            free(m->paths[f]);
-            m->paths[f] = tmp;
-            m->parts[f].path = tmp;
-            rc = create_sized(tmp, m->parts[f].size, &m->parts[f].fd);
-        }
-    }
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_file_image(header, &image, &image_len);
-    if (rc == SCR_SUCCESS) rc = create_sized(m->rpath, image_len + data_len, &m->rfd);
-    if (rc == SCR_SUCCESS) rc = scr_write_full(m->rfd, image, image_len, m->rpath);
-    m->hlen = image_len;
-    free(image);
-    return rc;
+    if (rc != SCR_SUCCESS) return rc;
+    if ((m->header = scr_kvtree_dup(header)) == NULL) return SCR_ERR_NOMEM;
+    rc = name_redundancy_file(scan, set, i, m);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = create_data_files(m);
+    if (rc != SCR_SUCCESS) return rc;
+    return create_redundancy_file(header, data_len, m);
 }
 
 /* Sync fd and checksum its size bytes. */
@@ -199,13 +245,15 @@ static int sync_and_crc(int fd, const char *path, uint64_t size, void *buf, size
 {
     uint64_t len = 0;
     int rc = scr_fsync_fd(fd, path);
-    if (rc == SCR_SUCCESS) rc = scr_crc_fd(fd, path, buf, bufsize, out, &len);
-    if (rc == SCR_SUCCESS && len != size) {
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_crc_fd(fd, path, buf, bufsize, out, &len);
+    if (rc != SCR_SUCCESS) return rc;
+    if (len != size) {
         scr_err("cannot read back %s: it is shorter than written (%llu of %llu bytes)", path,
                 (unsigned long long)len, (unsigned long long)size);
-        rc = SCR_ERR_IO;
+        return SCR_ERR_IO;
     }
-    return rc;
+    return SCR_SUCCESS;
 }
 
 /* Record name in rmap with meta base (may be NULL), checking and setting its CRC. */
@@ -222,12 +270,20 @@ static int record_file(const struct scr_scan *scan, scr_filemap *rmap, int rank,
         return SCR_ERR_FORMAT;
     }
     scr_meta *m = scr_meta_new();
-    int rc = m ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && known) rc = scr_meta_copy(m, known);
-    if (rc == SCR_SUCCESS) rc = scr_meta_set_filename(m, name);
-    if (rc == SCR_SUCCESS) rc = scr_meta_set_crc32(m, crc);
-    if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(m, 1);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(rmap, scan->id, rank, name, m);
+    if (m == NULL) return SCR_ERR_NOMEM;
+    int rc = SCR_SUCCESS;
+    if (known) {
+        rc = scr_meta_copy(m, known);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_meta_set_filename(m, name);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_crc32(m, crc);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_complete(m, 1);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_filemap_set_meta(rmap, scan->id, rank, name, m);
+out:
     scr_meta_delete(m);
     return rc;
 }
@@ -237,18 +293,47 @@ static int redundancy_meta(const struct scr_scan *scan, const struct scr_scan_se
                            uint64_t size, scr_meta **out)
 {
     scr_meta *meta = scr_meta_new();
-    int rc = meta ? scr_meta_set_filename(meta, m->rname) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS)
-        rc = scr_meta_set_filetype(meta, set->kind == SCR_REDUNDANCY_XOR ? SCR_META_TYPE_XOR : SCR_META_TYPE_RS);
-    if (rc == SCR_SUCCESS) rc = scr_meta_set_filesize(meta, size);
-    if (rc == SCR_SUCCESS) rc = scr_meta_set_rank(meta, m->rank);
-    if (rc == SCR_SUCCESS) rc = scr_meta_set_ranks(meta, scan->ranks);
-    if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(meta, 1);
+    if (meta == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_meta_set_filename(meta, m->rname);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_filetype(meta, set->kind == SCR_REDUNDANCY_XOR ? SCR_META_TYPE_XOR : SCR_META_TYPE_RS);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_filesize(meta, size);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_rank(meta, m->rank);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_ranks(meta, scan->ranks);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_set_complete(meta, 1);
+out:
     if (rc != SCR_SUCCESS) {
         scr_meta_delete(meta);
         return rc;
     }
     *out = meta;
+    return SCR_SUCCESS;
+}
+
+/* Into rmap: the member's scanned rank filemap (if any), with the expected
+ * file count and the dataset taken from the header where it has none. */
+static int start_rank_filemap(const struct scr_scan *scan, const struct rebuild_member *m, scr_filemap *rmap)
+{
+    int id = scan->id, rank = m->rank, expected = 0;
+    scr_filemap *scanned = NULL;
+    int rc = scr_scan_read_rank_filemap(scan, rank, &scanned);
+    if (rc != SCR_SUCCESS) return rc;
+    if (scanned) {
+        rc = scr_filemap_merge(rmap, scanned);
+        scr_filemap_delete(scanned);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    if (scr_filemap_get_expected_files(rmap, id, rank, &expected) != SCR_SUCCESS) {
+        rc = scr_filemap_set_expected_files(rmap, id, rank, m->nfiles + 1);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    const scr_dataset *desc = NULL;
+    if (scr_filemap_get_dataset(rmap, id, rank, &desc) != SCR_SUCCESS)
+        return scr_filemap_set_dataset(rmap, id, rank, scr_kvtree_get(m->header, "DSET"));
     return SCR_SUCCESS;
 }
 
@@ -258,23 +343,20 @@ static int build_rank_filemap(const struct scr_scan *scan, const struct scr_scan
                               const struct rebuild_member *m, const uint32_t *crcs, uint64_t rsize,
                               scr_filemap **out)
 {
-    int id = scan->id, rank = m->rank, expected = 0;
+    int rank = m->rank;
     scr_filemap *rmap = scr_filemap_new();
     scr_meta *rmeta = NULL;
-    int rc = rmap ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    scr_filemap *scanned = NULL;
-    if (rc == SCR_SUCCESS) rc = scr_scan_read_rank_filemap(scan, rank, &scanned);
-    if (rc == SCR_SUCCESS && scanned) rc = scr_filemap_merge(rmap, scanned);
-    scr_filemap_delete(scanned);
-    if (rc == SCR_SUCCESS && scr_filemap_get_expected_files(rmap, id, rank, &expected) != SCR_SUCCESS)
-        rc = scr_filemap_set_expected_files(rmap, id, rank, m->nfiles + 1);
-    const scr_dataset *desc = NULL;
-    if (rc == SCR_SUCCESS && scr_filemap_get_dataset(rmap, id, rank, &desc) != SCR_SUCCESS)
-        rc = scr_filemap_set_dataset(rmap, id, rank, scr_kvtree_get(m->header, "DSET"));
-    for (int f = 0; rc == SCR_SUCCESS && f < m->nfiles; f++)
+    if (rmap == NULL) return SCR_ERR_NOMEM;
+    int rc = start_rank_filemap(scan, m, rmap);
+    if (rc != SCR_SUCCESS) goto out;
+    for (int f = 0; f < m->nfiles; f++) {
         rc = record_file(scan, rmap, rank, m->names[f], scr_kvtree_get_kv_int(m->current, "FILE", f), crcs[f]);
-    if (rc == SCR_SUCCESS) rc = redundancy_meta(scan, set, m, rsize, &rmeta);
-    if (rc == SCR_SUCCESS) rc = record_file(scan, rmap, rank, m->rname, rmeta, crcs[m->nfiles]);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = redundancy_meta(scan, set, m, rsize, &rmeta);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = record_file(scan, rmap, rank, m->rname, rmeta, crcs[m->nfiles]);
+out:
     scr_meta_delete(rmeta);
     if (rc != SCR_SUCCESS) {
         scr_filemap_delete(rmap);
@@ -298,29 +380,56 @@ static int rename_into_place(const char *tmp)
     return rc;
 }
 
+/* Sync every file of the member and take its CRC into crcs (the data files,
+ * then the redundancy file, whose length goes to *rsize). */
+static int sync_member(const struct scr_scan_set *set, const struct rebuild_member *m, void *buf, size_t bufsize,
+                       uint32_t *crcs, uint64_t *rsize)
+{
+    uint64_t chunk_bytes = 0;
+    int k = 1;
+    for (int f = 0; f < m->nfiles; f++) {
+        int rc = sync_and_crc(m->parts[f].fd, m->paths[f], m->parts[f].size, buf, bufsize, &crcs[f]);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    if (scr_kvtree_util_get_uint64(m->header, "CHUNK", &chunk_bytes) != SCR_SUCCESS) return SCR_ERR_FORMAT;
+    if (set->kind == SCR_REDUNDANCY_RS && scr_kvtree_util_get_int(m->header, "FAILURES", &k) != SCR_SUCCESS)
+        return SCR_ERR_FORMAT;
+    *rsize = m->hlen + chunk_bytes * (uint64_t)k;
+    return sync_and_crc(m->rfd, m->rpath, *rsize, buf, bufsize, &crcs[m->nfiles]);
+}
+
+/* Every file of the member under its final name. */
+static int rename_member(struct rebuild_member *m)
+{
+    for (int f = 0; f < m->nfiles; f++) {
+        int rc = rename_into_place(m->paths[f]);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    int rc = rename_into_place(m->rpath);
+    if (rc != SCR_SUCCESS) return rc;
+    m->lost = 0; /* nothing temporary left to remove */
+    return SCR_SUCCESS;
+}
+
 int scr_rebuild_member_commit(const struct scr_scan *scan, const struct scr_scan_set *set,
                               struct rebuild_member *m, void *buf, size_t bufsize)
 {
     uint32_t *crcs = calloc((size_t)m->nfiles + 1, sizeof(uint32_t));
-    uint64_t chunk_bytes = 0, rsize = 0;
-    int rc = crcs ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    for (int f = 0; rc == SCR_SUCCESS && f < m->nfiles; f++)
-        rc = sync_and_crc(m->parts[f].fd, m->paths[f], m->parts[f].size, buf, bufsize, &crcs[f]);
-    if (rc == SCR_SUCCESS && scr_kvtree_util_get_uint64(m->header, "CHUNK", &chunk_bytes) != SCR_SUCCESS) rc = SCR_ERR_FORMAT;
-    int k = 1;
-    if (rc == SCR_SUCCESS && set->kind == SCR_REDUNDANCY_RS && scr_kvtree_util_get_int(m->header, "FAILURES", &k) != SCR_SUCCESS)
-        rc = SCR_ERR_FORMAT;
-    rsize = m->hlen + chunk_bytes * (uint64_t)k;
-    if (rc == SCR_SUCCESS) rc = sync_and_crc(m->rfd, m->rpath, rsize, buf, bufsize, &crcs[m->nfiles]);
-    /* check every CRC before any file takes its final name */
+    uint64_t rsize = 0;
     scr_filemap *rmap = NULL;
     char *path = NULL;
-    if (rc == SCR_SUCCESS) rc = build_rank_filemap(scan, set, m, crcs, rsize, &rmap);
-    for (int f = 0; rc == SCR_SUCCESS && f < m->nfiles; f++) rc = rename_into_place(m->paths[f]);
-    if (rc == SCR_SUCCESS) rc = rename_into_place(m->rpath);
-    if (rc == SCR_SUCCESS) m->lost = 0; /* nothing temporary left to remove */
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_path(scan->dir, m->rank, &path);
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_write(path, rmap);
+    if (crcs == NULL) return SCR_ERR_NOMEM;
+    int rc = sync_member(set, m, buf, bufsize, crcs, &rsize);
+    if (rc != SCR_SUCCESS) goto out;
+    /* check every CRC before any file takes its final name */
+    rc = build_rank_filemap(scan, set, m, crcs, rsize, &rmap);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = rename_member(m);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rank_filemap_path(scan->dir, m->rank, &path);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rank_filemap_write(path, rmap);
+out:
     scr_filemap_delete(rmap);
     free(path);
     free(crcs);

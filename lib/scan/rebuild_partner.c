@@ -24,68 +24,129 @@ static int copy_back(const struct scr_scan *scan, const char *pdir, const char *
     uint32_t crc = 0;
     struct scr_copy_result got = {0, 0};
     int rc = scr_partner_copy_path(pdir, name, &src);
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_file_path(scan->dir, name, &dest);
-    size_t len = dest ? strlen(dest) + 9 : 0;
-    if (rc == SCR_SUCCESS && (*out_tmp = malloc(len)) == NULL) rc = SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) snprintf(*out_tmp, len, "%s.rebuild", dest);
-    if (rc == SCR_SUCCESS) rc = scr_copy_file(src, *out_tmp, buf, bufsize, 1, &got);
-    if (rc == SCR_SUCCESS && (scr_meta_get_filesize(meta, &size) != SCR_SUCCESS || size != got.bytes)) {
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rank_filemap_file_path(scan->dir, name, &dest);
+    if (rc != SCR_SUCCESS) goto out;
+    size_t len = strlen(dest) + 9;
+    if ((*out_tmp = malloc(len)) == NULL) {
+        rc = SCR_ERR_NOMEM;
+        goto out;
+    }
+    snprintf(*out_tmp, len, "%s.rebuild", dest);
+    rc = scr_copy_file(src, *out_tmp, buf, bufsize, 1, &got);
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_meta_get_filesize(meta, &size) != SCR_SUCCESS || size != got.bytes) {
         scr_err("%s: %llu bytes, %llu recorded", src, (unsigned long long)got.bytes, (unsigned long long)size);
         rc = SCR_ERR_FORMAT;
+        goto out;
     }
-    if (rc == SCR_SUCCESS && scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS && crc != got.crc) {
+    if (scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS && crc != got.crc) {
         scr_err("%s is damaged: CRC32 0x%08x, 0x%08x recorded", src, got.crc, crc);
         rc = SCR_ERR_FORMAT;
+        goto out;
     }
-    if (rc == SCR_SUCCESS) rc = scr_meta_set_crc32(meta, got.crc);
+    rc = scr_meta_set_crc32(meta, got.crc);
+out:
     free(src);
     free(dest);
     return rc;
+}
+
+/* Read into rmap the rank filemap of rank's PARTNER copy under pdir; a rank
+ * without one is SCR_ERR_NOTFOUND, silently: the caller tries other sources. */
+static int read_partner_filemap(const struct scr_scan *scan, int rank, const char *pdir, scr_filemap *rmap)
+{
+    char *path = NULL;
+    int rc = scr_rank_filemap_path(pdir, rank, &path);
+    if (rc != SCR_SUCCESS) return rc;
+    if (access(path, F_OK) != 0) {
+        rc = SCR_ERR_NOTFOUND;
+        goto out;
+    }
+    rc = scr_rank_filemap_read(path, rmap);
+    if (rc != SCR_SUCCESS) goto out;
+    if (!scr_filemap_have_rank_by_dataset(rmap, scan->id, rank)) {
+        scr_err("%s does not describe rank %d in dataset %d", path, rank, scan->id);
+        rc = SCR_ERR_FORMAT;
+    }
+out:
+    free(path);
+    return rc;
+}
+
+/* Copy file back to *out_tmp and record its checked meta in rmap. */
+static int copy_file_back(const struct scr_scan *scan, int rank, const char *pdir,
+                          const struct scr_rank_filemap_file *file, scr_filemap *rmap, void *buf, size_t bufsize,
+                          char **out_tmp)
+{
+    char *name = NULL;
+    scr_meta *meta = scr_meta_new();
+    if (meta == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_meta_copy(meta, file->meta);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = copy_back(scan, pdir, file->name, meta, buf, bufsize, out_tmp);
+    if (rc != SCR_SUCCESS) goto out;
+    /* file points into rmap: keep the name before the meta is replaced */
+    if ((name = strdup(file->name)) == NULL) {
+        rc = SCR_ERR_NOMEM;
+        goto out;
+    }
+    rc = scr_filemap_set_meta(rmap, scan->id, rank, name, meta);
+out:
+    free(name);
+    scr_meta_delete(meta);
+    return rc;
+}
+
+/* Give each of the n checked copies its final name (tmps without ".rebuild"). */
+static int rename_copies(char **tmps, int n)
+{
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(tmps[i]) - strlen(".rebuild");
+        char *final = strndup(tmps[i], len);
+        if (final == NULL) return SCR_ERR_NOMEM;
+        if (rename(tmps[i], final) != 0) {
+            scr_err("cannot rename %s to %s: %s", tmps[i], final, strerror(errno));
+            free(final);
+            return SCR_ERR_IO;
+        }
+        free(final);
+    }
+    return SCR_SUCCESS;
 }
 
 int scr_rebuild_partner_rank(const struct scr_scan *scan, int rank, size_t bufsize)
 {
     char *pdir = NULL, *path = NULL, **tmps = NULL;
     struct scr_rank_filemap_file *files = NULL;
-    int n = 0, done = 0;
+    int n = 0;
     scr_filemap *rmap = scr_filemap_new();
     void *buf = malloc(bufsize);
-    int rc = (rmap && buf) ? scr_partner_copy_dir(scan->dir, rank, &pdir) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_path(pdir, rank, &path);
-    if (rc == SCR_SUCCESS && access(path, F_OK) != 0) rc = SCR_ERR_NOTFOUND;
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_read(path, rmap);
-    if (rc == SCR_SUCCESS && !scr_filemap_have_rank_by_dataset(rmap, scan->id, rank)) {
-        scr_err("%s does not describe rank %d in dataset %d", path, rank, scan->id);
-        rc = SCR_ERR_FORMAT;
+    int rc = SCR_ERR_NOMEM;
+    if (rmap == NULL || buf == NULL) goto out;
+    rc = scr_partner_copy_dir(scan->dir, rank, &pdir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = read_partner_filemap(scan, rank, pdir, rmap);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rank_filemap_list_files(rmap, scan->id, rank, &files, &n);
+    if (rc != SCR_SUCCESS) goto out;
+    if (n > 0 && (tmps = calloc((size_t)n, sizeof(char *))) == NULL) {
+        rc = SCR_ERR_NOMEM;
+        goto out;
     }
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_list_files(rmap, scan->id, rank, &files, &n);
-    if (rc == SCR_SUCCESS && n > 0 && (tmps = calloc((size_t)n, sizeof(char *))) == NULL) rc = SCR_ERR_NOMEM;
-    for (; rc == SCR_SUCCESS && done < n; done++) {
-        scr_meta *meta = scr_meta_new();
-        rc = meta ? scr_meta_copy(meta, files[done].meta) : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = copy_back(scan, pdir, files[done].name, meta, buf, bufsize, &tmps[done]);
-        /* files[] points into rmap: keep the name before the meta is replaced */
-        char *name = rc == SCR_SUCCESS ? strdup(files[done].name) : NULL;
-        if (rc == SCR_SUCCESS) rc = name ? scr_filemap_set_meta(rmap, scan->id, rank, name, meta) : SCR_ERR_NOMEM;
-        free(name);
-        scr_meta_delete(meta);
+    for (int i = 0; i < n; i++) {
+        rc = copy_file_back(scan, rank, pdir, &files[i], rmap, buf, bufsize, &tmps[i]);
+        if (rc != SCR_SUCCESS) goto out;
     }
     /* every copy checked: give each its final name, then the rank filemap */
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
-        size_t len = strlen(tmps[i]) - strlen(".rebuild");
-        char *final = strndup(tmps[i], len);
-        if (final == NULL) rc = SCR_ERR_NOMEM;
-        else if (rename(tmps[i], final) != 0) {
-            scr_err("cannot rename %s to %s: %s", tmps[i], final, strerror(errno));
-            rc = SCR_ERR_IO;
-        }
-        free(final);
-    }
-    free(path);
-    path = NULL;
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_path(scan->dir, rank, &path);
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_write(path, rmap);
-    if (rc == SCR_SUCCESS) scr_dbg(1, "%s: rebuilt rank %d from its PARTNER copy", scan->dir, rank);
+    rc = rename_copies(tmps, n);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rank_filemap_path(scan->dir, rank, &path);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rank_filemap_write(path, rmap);
+    if (rc != SCR_SUCCESS) goto out;
+    scr_dbg(1, "%s: rebuilt rank %d from its PARTNER copy", scan->dir, rank);
+out:
     for (int i = 0; tmps && i < n; i++) {
         if (rc != SCR_SUCCESS && tmps[i]) unlink(tmps[i]);
         free(tmps[i]);

@@ -62,22 +62,46 @@ static int compute(const struct scr_scan_set *set, struct rebuild_member *mem, i
                    char *acc, char *buf, size_t bufsize)
 {
     int N = set->size, rc = SCR_SUCCESS;
-    for (int s = 0; rc == SCR_SUCCESS && s < N; s++) {
-        for (uint64_t p = 0; rc == SCR_SUCCESS && p < chunk; p += bufsize) {
+    for (int s = 0; s < N; s++) {
+        for (uint64_t p = 0; p < chunk; p += bufsize) {
             size_t len = chunk - p < bufsize ? (size_t)(chunk - p) : bufsize;
             memset(acc, 0, len);
-            for (int j = 0; rc == SCR_SUCCESS && j < N; j++) {
+            for (int j = 0; j < N; j++) {
                 if (j == lost) continue;
                 if (j == s) rc = xor_data(&mem[j], chunk, p, buf, len, 0);
                 else rc = scr_padfile_read(mem[j].parts, (size_t)mem[j].nfiles, slot_offset(j, s, chunk) + p, buf, len);
-                if (rc == SCR_SUCCESS) scr_xor_accumulate(acc, buf, len);
+                if (rc != SCR_SUCCESS) return rc;
+                scr_xor_accumulate(acc, buf, len);
             }
-            if (rc != SCR_SUCCESS) break;
             if (s == lost) rc = xor_data(&mem[lost], chunk, p, acc, len, 1);
             else rc = scr_padfile_write(mem[lost].parts, (size_t)mem[lost].nfiles, slot_offset(lost, s, chunk) + p, acc, len);
+            if (rc != SCR_SUCCESS) return rc;
         }
     }
-    return rc;
+    return SCR_SUCCESS;
+}
+
+/* Open every member but the lost one, and read the CHUNK their headers agree on. */
+static int open_survivors(const struct scr_scan *scan, const struct scr_scan_set *set, struct rebuild_member *mem,
+                          int lost, uint64_t *out_chunk)
+{
+    int N = set->size, right = (lost + 1) % N;
+    uint64_t chunk = 0, other = 0;
+    for (int i = 0; i < N; i++) {
+        if (i == lost) continue;
+        int rc = scr_rebuild_member_open(scan, set, i, &mem[i]);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    if (scr_kvtree_util_get_uint64(mem[right].header, "CHUNK", &chunk) != SCR_SUCCESS) return SCR_ERR_FORMAT;
+    for (int i = 0; i < N; i++) {
+        if (i == lost) continue;
+        if (scr_kvtree_util_get_uint64(mem[i].header, "CHUNK", &other) != SCR_SUCCESS || other != chunk) {
+            scr_err("%s: its CHUNK differs from the rest of XOR set %d", mem[i].rpath, set->set_id);
+            return SCR_ERR_FORMAT;
+        }
+    }
+    *out_chunk = chunk;
+    return SCR_SUCCESS;
 }
 
 int scr_rebuild_xor_set(const struct scr_scan *scan, const struct scr_scan_set *set, int lost, size_t bufsize)
@@ -87,27 +111,29 @@ int scr_rebuild_xor_set(const struct scr_scan *scan, const struct scr_scan_set *
     char *acc = malloc(bufsize), *buf = malloc(bufsize);
     scr_kvtree *header = NULL;
     const scr_kvtree *current = NULL;
-    uint64_t chunk = 0, other = 0;
-    int rc = (mem && acc && buf) ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    for (int i = 0; mem && i < N; i++) mem[i].rfd = -1;
-    for (int i = 0; rc == SCR_SUCCESS && i < N; i++)
-        if (i != lost) rc = scr_rebuild_member_open(scan, set, i, &mem[i]);
-    if (rc == SCR_SUCCESS && scr_kvtree_util_get_uint64(mem[right].header, "CHUNK", &chunk) != SCR_SUCCESS) rc = SCR_ERR_FORMAT;
-    for (int i = 0; rc == SCR_SUCCESS && i < N; i++) {
-        if (i == lost) continue;
-        if (scr_kvtree_util_get_uint64(mem[i].header, "CHUNK", &other) != SCR_SUCCESS || other != chunk) {
-            scr_err("%s: its CHUNK differs from the rest of XOR set %d", mem[i].rpath, set->set_id);
-            rc = SCR_ERR_FORMAT;
-        }
-    }
-    if (rc == SCR_SUCCESS) rc = lost_header(set, mem, lost, &header, &current);
+    uint64_t chunk = 0;
     int *group = NULL, gsize = 0;
-    if (rc == SCR_SUCCESS) rc = scr_redundancy_file_group(header, mem[right].rpath, &group, &gsize);
-    if (rc == SCR_SUCCESS && gsize != N) rc = SCR_ERR_FORMAT;
-    if (rc == SCR_SUCCESS) rc = scr_rebuild_member_create(scan, set, lost, group[lost], current, header, chunk, &mem[lost]);
-    if (rc == SCR_SUCCESS) rc = compute(set, mem, lost, chunk, acc, buf, bufsize);
-    if (rc == SCR_SUCCESS) rc = scr_rebuild_member_commit(scan, set, &mem[lost], buf, bufsize);
-    if (rc == SCR_SUCCESS) scr_dbg(1, "%s: rebuilt rank %d from XOR set %d", scan->dir, group[lost], set->set_id);
+    int rc = SCR_ERR_NOMEM;
+    for (int i = 0; mem && i < N; i++) mem[i].rfd = -1;
+    if (mem == NULL || acc == NULL || buf == NULL) goto out;
+    rc = open_survivors(scan, set, mem, lost, &chunk);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = lost_header(set, mem, lost, &header, &current);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_redundancy_file_group(header, mem[right].rpath, &group, &gsize);
+    if (rc != SCR_SUCCESS) goto out;
+    if (gsize != N) {
+        rc = SCR_ERR_FORMAT;
+        goto out;
+    }
+    rc = scr_rebuild_member_create(scan, set, lost, group[lost], current, header, chunk, &mem[lost]);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = compute(set, mem, lost, chunk, acc, buf, bufsize);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rebuild_member_commit(scan, set, &mem[lost], buf, bufsize);
+    if (rc != SCR_SUCCESS) goto out;
+    scr_dbg(1, "%s: rebuilt rank %d from XOR set %d", scan->dir, group[lost], set->set_id);
+out:
     for (int i = 0; mem && i < N; i++) scr_rebuild_member_close(&mem[i]);
     free(mem);
     free(acc);

@@ -70,15 +70,22 @@ static int descriptor(const scr_dataset *found, int id, int complete, scr_datase
 {
     scr_dataset *d = scr_dataset_new();
     const char *name = NULL;
-    int rc = d ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && found) rc = scr_dataset_copy(d, found);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_id(d, id);
-    if (rc == SCR_SUCCESS && scr_dataset_get_name(d, &name) != SCR_SUCCESS) {
+    if (d == NULL) return SCR_ERR_NOMEM;
+    int rc = SCR_SUCCESS;
+    if (found) {
+        rc = scr_dataset_copy(d, found);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_dataset_set_id(d, id);
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_dataset_get_name(d, &name) != SCR_SUCCESS) {
         char text[64];
         snprintf(text, sizeof(text), "scr.dataset.%d", id);
         rc = scr_dataset_set_name(d, text);
+        if (rc != SCR_SUCCESS) goto out;
     }
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_complete(d, complete);
+    rc = scr_dataset_set_complete(d, complete);
+out:
     if (rc != SCR_SUCCESS) {
         scr_dataset_delete(d);
         return rc;
@@ -97,27 +104,33 @@ static int add_entry(scr_kvtree *index, void *ctx)
     scr_dataset_get_name(e->desc, &name);
     int rc = SCR_SUCCESS;
     /* an older dataset of the same name had its files overwritten by this one */
-    if (scr_index_file_lookup_id(index, name, &older) == SCR_SUCCESS && older != id)
+    if (scr_index_file_lookup_id(index, name, &older) == SCR_SUCCESS && older != id) {
         rc = scr_index_file_remove(index, older);
-    if (rc == SCR_SUCCESS) rc = scr_index_file_set_dataset(index, e->desc, e->complete);
-    if (rc == SCR_SUCCESS) rc = scr_index_file_set_missing(index, id, e->missing, e->nmissing);
-    if (rc == SCR_SUCCESS) rc = scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp));
-    if (rc == SCR_SUCCESS) rc = scr_index_file_mark_flushed(index, id, stamp);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    rc = scr_index_file_set_dataset(index, e->desc, e->complete);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_index_file_set_missing(index, id, e->missing, e->nmissing);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp));
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_index_file_mark_flushed(index, id, stamp);
+    if (rc != SCR_SUCCESS) return rc;
     int newer_current = scr_index_file_get_current(index, &current) == SCR_SUCCESS &&
                         scr_index_file_lookup_id(index, current, &cur_id) == SCR_SUCCESS && cur_id > id;
-    if (rc == SCR_SUCCESS && e->complete && scr_dataset_is_checkpoint(e->desc) && !newer_current)
-        rc = scr_index_file_set_current(index, name);
+    if (e->complete && scr_dataset_is_checkpoint(e->desc) && !newer_current)
+        return scr_index_file_set_current(index, name);
     /* found incomplete (--crc) after it was current: a restart must not start from it */
-    if (rc == SCR_SUCCESS && !e->complete && current != NULL && strcmp(current, name) == 0)
-        rc = scr_index_file_unset_current(index);
-    return rc;
+    if (!e->complete && current != NULL && strcmp(current, name) == 0) return scr_index_file_unset_current(index);
+    return SCR_SUCCESS;
 }
 
 static int update_index(const char *prefix, const struct entry *e)
 {
     char *path = NULL;
     int rc = scr_index_file_path(prefix, &path);
-    if (rc == SCR_SUCCESS) rc = scr_index_file_update(path, add_entry, (void *)e);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_index_file_update(path, add_entry, (void *)e);
     free(path);
     return rc;
 }
@@ -155,21 +168,40 @@ static int summary_file_holds(const char *dir, const scr_kvtree *summary, int ra
  * and checked. The ranks with a file that is missing or differs go to
  * *out_bad (ascending, a new array, NULL when none), each file named in a
  * message. */
+/* Whether every file summary lists for rank holds (*out_good). Each file is
+ * checked, even after one that differs, so that every bad file is named. */
+static int rank_files_hold(const char *dir, const scr_kvtree *summary, int rank, void *buf, int *out_good)
+{
+    const char **names = NULL;
+    int n = 0;
+    int rc = scr_summary_list_files(summary, rank, &names, &n);
+    if (rc != SCR_SUCCESS) return rc;
+    *out_good = 1;
+    for (int f = 0; f < n; f++)
+        if (!summary_file_holds(dir, summary, rank, names[f], buf)) *out_good = 0;
+    free(names);
+    return SCR_SUCCESS;
+}
+
 static int check_summary_files(const char *dir, const scr_kvtree *summary, int **out_bad, int *out_nbad)
 {
     int *ranks = NULL, nranks = 0, *bad = NULL, nbad = 0;
     void *buf = malloc(CHECK_BUF_SIZE);
-    int rc = buf ? scr_summary_list_ranks(summary, &ranks, &nranks) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && nranks > 0 && (bad = malloc(sizeof(int) * (size_t)nranks)) == NULL) rc = SCR_ERR_NOMEM;
-    for (int i = 0; rc == SCR_SUCCESS && i < nranks; i++) {
-        const char **names = NULL;
-        int n = 0, good = 1;
-        rc = scr_summary_list_files(summary, ranks[i], &names, &n);
-        for (int f = 0; rc == SCR_SUCCESS && f < n; f++)
-            if (!summary_file_holds(dir, summary, ranks[i], names[f], buf)) good = 0;
-        free(names);
+    int rc = SCR_ERR_NOMEM;
+    if (buf == NULL) goto out;
+    rc = scr_summary_list_ranks(summary, &ranks, &nranks);
+    if (rc != SCR_SUCCESS) goto out;
+    if (nranks > 0 && (bad = malloc(sizeof(int) * (size_t)nranks)) == NULL) {
+        rc = SCR_ERR_NOMEM;
+        goto out;
+    }
+    for (int i = 0; i < nranks; i++) {
+        int good = 1;
+        rc = rank_files_hold(dir, summary, ranks[i], buf, &good);
+        if (rc != SCR_SUCCESS) goto out;
         if (!good) bad[nbad++] = ranks[i];
     }
+out:
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory checking the files of %s", dir);
     free(buf);
     free(ranks);
@@ -207,26 +239,34 @@ static int index_from_summary(const struct scr_scan_index_options *o, const char
     scr_dataset *desc = NULL;
     int *bad = NULL, nbad = 0;
     *out_rescan = 0;
-    int rc = summary ? scr_summary_read(spath, summary) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && (scr_summary_get_dataset(summary, &found) != SCR_SUCCESS ||
-                              scr_dataset_get_id(found, &out->id) != SCR_SUCCESS)) {
+    int rc = SCR_ERR_NOMEM;
+    if (summary == NULL) goto out;
+    rc = scr_summary_read(spath, summary);
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_summary_get_dataset(summary, &found) != SCR_SUCCESS || scr_dataset_get_id(found, &out->id) != SCR_SUCCESS) {
         scr_err("%s: no dataset id in the summary", spath);
         rc = SCR_ERR_FORMAT;
+        goto out;
     }
-    if (rc == SCR_SUCCESS && o->check_crc && has_rank_filemaps(o->dir)) {
+    if (o->check_crc && has_rank_filemaps(o->dir)) {
         *out_rescan = 1;
         rc = SCR_ERR_NOTFOUND;
+        goto out;
     }
-    if (rc == SCR_SUCCESS && o->check_crc) rc = check_summary_files(o->dir, summary, &bad, &nbad);
-    if (rc == SCR_SUCCESS) rc = descriptor(found, out->id, nbad == 0, &desc);
+    if (o->check_crc) {
+        rc = check_summary_files(o->dir, summary, &bad, &nbad);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = descriptor(found, out->id, nbad == 0, &desc);
+    if (rc != SCR_SUCCESS) goto out;
     struct entry e = {desc, nbad == 0, bad, nbad};
-    if (rc == SCR_SUCCESS) rc = update_index(o->prefix, &e);
-    if (rc == SCR_SUCCESS) {
-        out->complete = nbad == 0;
-        out->missing = bad;
-        out->nmissing = nbad;
-        bad = NULL;
-    }
+    rc = update_index(o->prefix, &e);
+    if (rc != SCR_SUCCESS) goto out;
+    out->complete = nbad == 0;
+    out->missing = bad;
+    out->nmissing = nbad;
+    bad = NULL;
+out:
     free(bad);
     scr_dataset_delete(desc);
     scr_kvtree_delete(summary);
@@ -256,51 +296,74 @@ static int check_index(const char *prefix)
     return rc;
 }
 
+/* Step 2: scan the directory and, when ranks are missing, rebuild what
+ * can be and scan again; out->rebuilt counts the ranks rebuilt. */
+static int scan_and_rebuild(const struct scr_scan_index_options *o, struct scr_scan **scan,
+                            struct scr_scan_index_result *out)
+{
+    int rc = scr_scan_dataset(o->dir, o->check_crc, scan);
+    if (rc != SCR_SUCCESS) return rc;
+    if ((*scan)->invalid) {
+        scr_err("%s: not indexed, its records contradict each other", o->dir);
+        return SCR_ERR_FORMAT;
+    }
+    if ((*scan)->nmissing == 0) return SCR_SUCCESS;
+    scr_rebuild_dataset(*scan, o->buf_size, &out->rebuilt); /* says what it could not do */
+    if (out->rebuilt == 0) return SCR_SUCCESS;
+    scr_scan_free(*scan);
+    *scan = NULL;
+    return scr_scan_dataset(o->dir, o->check_crc, scan);
+}
+
+/* Step 3: the summary (when complete) and the index entry of what scan
+ * found; a summary that called an incomplete dataset complete (rescan) goes. */
+static int index_from_scan(const struct scr_scan_index_options *o, const struct scr_scan *scan, const char *spath,
+                           int rescan, struct scr_scan_index_result *out)
+{
+    scr_dataset *desc = NULL;
+    out->id = scan->id;
+    out->complete = scr_scan_is_complete(scan);
+    int rc = descriptor(scan->desc, scan->id, out->complete, &desc);
+    if (rc != SCR_SUCCESS) return rc;
+    if (out->complete) {
+        rc = write_summary(scan, spath);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    if (!out->complete && rescan) remove_summary(spath, scan->id);
+    if (scan->nmissing > 0) {
+        out->missing = malloc(sizeof(int) * (size_t)scan->nmissing);
+        out->nmissing = scan->nmissing;
+        if (out->missing == NULL) {
+            rc = SCR_ERR_NOMEM;
+            goto out;
+        }
+        memcpy(out->missing, scan->missing, sizeof(int) * (size_t)scan->nmissing);
+    }
+    struct entry e = {desc, out->complete, out->missing, out->nmissing};
+    rc = update_index(o->prefix, &e);
+out:
+    scr_dataset_delete(desc);
+    return rc;
+}
+
 int scr_scan_index_dataset(const struct scr_scan_index_options *o, struct scr_scan_index_result *out)
 {
     struct scr_scan *scan = NULL;
-    scr_dataset *desc = NULL;
     char *spath = NULL;
     int rescan = 0;
     memset(out, 0, sizeof(*out));
     int rc = check_index(o->prefix);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_path_join(o->dir, SCR_SUMMARY_FILE_NAME, &spath);
-    if (rc == SCR_SUCCESS) {
-        rc = index_from_summary(o, spath, out, &rescan);
-        if (rc != SCR_ERR_NOTFOUND) goto done;
-    }
-    rc = scr_scan_dataset(o->dir, o->check_crc, &scan);
-    if (rc == SCR_SUCCESS && scan->invalid) {
-        scr_err("%s: not indexed, its records contradict each other", o->dir);
-        rc = SCR_ERR_FORMAT;
-    }
-    if (rc == SCR_SUCCESS && scan->nmissing > 0) {
-        scr_rebuild_dataset(scan, o->buf_size, &out->rebuilt); /* says what it could not do */
-        if (out->rebuilt > 0) {
-            scr_scan_free(scan);
-            scan = NULL;
-            rc = scr_scan_dataset(o->dir, o->check_crc, &scan);
-        }
-    }
-    if (rc == SCR_SUCCESS) {
-        out->id = scan->id;
-        out->complete = scr_scan_is_complete(scan);
-        rc = descriptor(scan->desc, scan->id, out->complete, &desc);
-    }
-    if (rc == SCR_SUCCESS && out->complete) rc = write_summary(scan, spath);
-    if (rc == SCR_SUCCESS && !out->complete && rescan) remove_summary(spath, scan->id);
-    if (rc == SCR_SUCCESS && scan->nmissing > 0) {
-        out->missing = malloc(sizeof(int) * (size_t)scan->nmissing);
-        if (out->missing == NULL) rc = SCR_ERR_NOMEM;
-        else memcpy(out->missing, scan->missing, sizeof(int) * (size_t)scan->nmissing);
-        out->nmissing = scan->nmissing;
-    }
-    struct entry e = {desc, out->complete, out->missing, out->nmissing};
-    if (rc == SCR_SUCCESS) rc = update_index(o->prefix, &e);
-done:
+    if (rc != SCR_SUCCESS) return rc;
+    /* Step 1; SCR_ERR_NOTFOUND: no summary, or one not taken on trust */
+    rc = index_from_summary(o, spath, out, &rescan);
+    if (rc != SCR_ERR_NOTFOUND) goto out;
+    rc = scan_and_rebuild(o, &scan, out);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = index_from_scan(o, scan, spath, rescan, out);
+out:
     scr_scan_free(scan);
-    scr_dataset_delete(desc);
     free(spath);
     return rc;
 }

@@ -114,17 +114,26 @@ static int waiting_for(const struct scr_scavenge_job *job, const scr_kvtree *nod
     return missing;
 }
 
+/* Index dataset id in its directory under prefix, into res. */
+static int index_one(const char *prefix, int id, struct scr_scan_index_result *res)
+{
+    char sub[64], *dir = NULL;
+    snprintf(sub, sizeof(sub), ".scr/scr.dataset.%d", id);
+    int rc = scr_path_join(prefix, sub, &dir);
+    if (rc != SCR_SUCCESS) return rc;
+    struct scr_scan_index_options o = { .prefix = prefix, .dir = dir };
+    rc = scr_scan_index_dataset(&o, res);
+    free(dir);
+    return rc;
+}
+
 /* Index one dataset every node has copied its part of; the outcome goes
  * into out->index_text. */
 static void index_dataset(const struct scr_scavenge_job *job, int id, struct scr_scavenge_job_outcome *out)
 {
-    char sub[64], *dir = NULL;
     struct scr_scan_index_result res;
     memset(&res, 0, sizeof(res));
-    snprintf(sub, sizeof(sub), ".scr/scr.dataset.%d", id);
-    int rc = scr_path_join(job->prefix, sub, &dir);
-    struct scr_scan_index_options o = { .prefix = job->prefix, .dir = dir };
-    if (rc == SCR_SUCCESS) rc = scr_scan_index_dataset(&o, &res);
+    int rc = index_one(job->prefix, id, &res);
     size_t used = strlen(out->index_text);
     char *at = out->index_text + used;
     size_t room = sizeof(out->index_text) - used;
@@ -145,7 +154,6 @@ static void index_dataset(const struct scr_scavenge_job *job, int id, struct scr
         snprintf(at, room, "%sincomplete(%d,missing ranks %s)", sep, id, ranks);
     }
     free(res.missing);
-    free(dir);
 }
 
 /* Index every dataset some node copied. */
@@ -169,36 +177,49 @@ static void index_copied(const struct scr_scavenge_job *job, const scr_kvtree *n
     if (nids == 0) snprintf(out->index_text, sizeof(out->index_text), "none");
 }
 
+/* In the locked nodes file (all): this node's entry; then, when every node
+ * has reported and none has indexed yet, the index. */
+static int record_node(const struct scr_scavenge_job *job, scr_kvtree *all, struct scr_scavenge_job_outcome *out)
+{
+    scr_kvtree *nodes = scr_kvtree_get(all, "NODE");
+    if (nodes == NULL) nodes = scr_kvtree_set(all, "NODE", scr_kvtree_new());
+    scr_kvtree *mine = nodes ? scr_kvtree_set(nodes, job->node, scr_kvtree_new()) : NULL;
+    if (mine == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_kvtree_util_set_int(mine, "DSET", out->dataset);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_util_set_int(mine, "COPIED", copied_something(out));
+    if (rc != SCR_SUCCESS) return rc;
+    const char *indexer = NULL;
+    if (scr_kvtree_util_get_str(all, "INDEXED", &indexer) == SCR_SUCCESS) {
+        snprintf(out->index_text, sizeof(out->index_text), "done by %s", indexer);
+        return SCR_SUCCESS;
+    }
+    if (waiting_for(job, nodes, scr_kvtree_get(all, KEY_RAN), out) > 0) {
+        snprintf(out->index_text, sizeof(out->index_text), "waiting(%s)", out->waiting_for);
+        return SCR_SUCCESS;
+    }
+    index_copied(job, nodes, out);
+    return scr_kvtree_util_set_str(all, "INDEXED", job->node);
+}
+
 /* Step 2: report under the lock; the last node indexes. */
 static int report_and_index(const struct scr_scavenge_job *job, struct scr_scavenge_job_outcome *out)
 {
     char *path = NULL;
     int fd = -1;
     scr_kvtree *all = scr_kvtree_new();
-    int rc = all ? job_file(job, "nodes", &path) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_lock_open_read(path, &fd, all);
-    scr_kvtree *nodes = NULL, *mine = NULL;
-    if (rc == SCR_SUCCESS) {
-        nodes = scr_kvtree_get(all, "NODE");
-        if (nodes == NULL) nodes = scr_kvtree_set(all, "NODE", scr_kvtree_new());
-        mine = nodes ? scr_kvtree_set(nodes, job->node, scr_kvtree_new()) : NULL;
-        if (mine == NULL) rc = SCR_ERR_NOMEM;
-    }
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(mine, "DSET", out->dataset);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(mine, "COPIED", copied_something(out));
-    const char *indexer = NULL;
-    if (rc == SCR_SUCCESS && scr_kvtree_util_get_str(all, "INDEXED", &indexer) == SCR_SUCCESS) {
-        snprintf(out->index_text, sizeof(out->index_text), "done by %s", indexer);
-    } else if (rc == SCR_SUCCESS && waiting_for(job, nodes, scr_kvtree_get(all, KEY_RAN), out) > 0) {
-        snprintf(out->index_text, sizeof(out->index_text), "waiting(%s)", out->waiting_for);
-    } else if (rc == SCR_SUCCESS) {
-        index_copied(job, nodes, out);
-        rc = scr_kvtree_util_set_str(all, "INDEXED", job->node);
-    }
-    if (fd >= 0) {
-        int wrc = scr_kvtree_write_close_unlock(path, &fd, all);
-        if (rc == SCR_SUCCESS) rc = wrc;
-    }
+    int rc = SCR_ERR_NOMEM;
+    if (all == NULL) goto out;
+    rc = job_file(job, "nodes", &path);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_kvtree_lock_open_read(path, &fd, all);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = record_node(job, all, out);
+    /* the file is written back (and unlocked) even when recording failed,
+     * with what was recorded; the first failure is the one that counts */
+    int wrc = scr_kvtree_write_close_unlock(path, &fd, all);
+    if (rc == SCR_SUCCESS) rc = wrc;
+out:
     if (rc != SCR_SUCCESS) set_error(out, "cannot record the node in %s: %s", path ? path : job->prefix,
                                      last_error_or("failed"));
     scr_kvtree_delete(all);
@@ -244,24 +265,34 @@ static int append_record(const struct scr_scavenge_job *job, const struct scr_sc
     return rc;
 }
 
+/* Each of the nnodes nodes under RAN in all. */
+static int note_ran(scr_kvtree *all, const char *const *nodes, int nnodes)
+{
+    scr_kvtree *ran = scr_kvtree_get(all, KEY_RAN);
+    if (ran == NULL && (ran = scr_kvtree_set(all, KEY_RAN, scr_kvtree_new())) == NULL) return SCR_ERR_NOMEM;
+    for (int i = 0; i < nnodes; i++)
+        if (scr_kvtree_get(ran, nodes[i]) == NULL && scr_kvtree_set(ran, nodes[i], scr_kvtree_new()) == NULL)
+            return SCR_ERR_NOMEM;
+    return SCR_SUCCESS;
+}
+
 int scr_scavenge_job_note_nodes(const char *prefix, const char *jobid, const char *const *nodes, int nnodes)
 {
     char *path = NULL;
     int fd = -1;
     struct scr_scavenge_job job = { .jobid = jobid, .prefix = prefix };
     scr_kvtree *all = scr_kvtree_new();
-    int rc = all ? job_file(&job, "nodes", &path) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_lock_open_read(path, &fd, all);
-    scr_kvtree *ran = rc == SCR_SUCCESS ? scr_kvtree_get(all, KEY_RAN) : NULL;
-    if (rc == SCR_SUCCESS && ran == NULL && (ran = scr_kvtree_set(all, KEY_RAN, scr_kvtree_new())) == NULL)
-        rc = SCR_ERR_NOMEM;
-    for (int i = 0; rc == SCR_SUCCESS && i < nnodes; i++)
-        if (scr_kvtree_get(ran, nodes[i]) == NULL && scr_kvtree_set(ran, nodes[i], scr_kvtree_new()) == NULL)
-            rc = SCR_ERR_NOMEM;
-    if (fd >= 0) {
-        if (rc == SCR_SUCCESS) rc = scr_kvtree_write_close_unlock(path, &fd, all);
-        else scr_kvtree_close_unlock(&fd);
-    }
+    int rc = SCR_ERR_NOMEM;
+    if (all == NULL) goto out;
+    rc = job_file(&job, "nodes", &path);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_kvtree_lock_open_read(path, &fd, all);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = note_ran(all, nodes, nnodes);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_kvtree_write_close_unlock(path, &fd, all);
+out:
+    scr_kvtree_close_unlock(&fd); /* unless written: a failure leaves the file as it was */
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory noting the nodes of job %s in %s", jobid, path ? path : prefix);
     scr_kvtree_delete(all);
     free(path);
@@ -301,25 +332,35 @@ static void log_scavenge(const struct scr_scavenge_job *job, const struct scr_sc
     scr_event_log_close(&log);
 }
 
+/* <prefix>/.scr, made when missing. */
+static int make_scr_dir(const char *prefix)
+{
+    char *scr_dir = NULL;
+    int rc = scr_path_join(prefix, ".scr", &scr_dir);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mkdir_p(scr_dir, 0700);
+    free(scr_dir);
+    return rc;
+}
+
 int scr_scavenge_job_node(const struct scr_scavenge_job *job, struct scr_scavenge_job_outcome *out)
 {
     double t0 = now_seconds();
     memset(out, 0, sizeof(*out));
-    char *scr_dir = NULL;
     struct stat st;
     int bad = stat(job->prefix, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
     if (bad != 0) {
         set_error(out, "the prefix %s cannot be used: %s", job->prefix, strerror(bad));
         return SCR_ERR_NOTFOUND;
     }
-    int rc = scr_path_join(job->prefix, ".scr", &scr_dir);
-    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(scr_dir, 0700);
-    free(scr_dir);
+    int rc = make_scr_dir(job->prefix);
     if (rc != SCR_SUCCESS) {
         set_error(out, "the prefix %s cannot be used: %s", job->prefix, last_error_or("failed"));
         return rc;
     }
     copy_newest(job, out);
+    /* each step runs whatever the step before it did: the job's record and
+     * the event log must tell what happened; the first failure is returned */
     rc = report_and_index(job, out);
     int arc = append_record(job, out);
     if (arc != SCR_SUCCESS) set_error(out, "cannot append to the job record: %s", last_error_or("failed"));
@@ -337,22 +378,35 @@ static int job_indexed(const scr_kvtree *all)
            scr_kvtree_util_get_int(all, "LATE_INDEXED", &late) == SCR_SUCCESS;
 }
 
-/* The pending datasets of one job's nodes file (locked meanwhile). */
-static int index_late(const char *prefix, const char *path, const scr_kvtree *index, int *count)
+/* Index dataset id, copied at the end of the job of path but not indexed:
+ * a failure to index it said why and only leaves it out of *count. Returns
+ * what joining the dataset's path returned. */
+static int index_one_late(const char *prefix, const char *path, int id, int *count)
 {
-    int fd = -1;
-    scr_kvtree *all = scr_kvtree_new();
-    /* most files are done: a shared lock tells, without making anyone wait */
-    int rc = all ? scr_kvtree_read_with_lock(path, all) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && !job_indexed(all)) {
-        scr_kvtree_unset_all(all);
-        rc = scr_kvtree_lock_open_read(path, &fd, all);
+    char sub[64], *dir = NULL;
+    struct scr_scan_index_result res;
+    memset(&res, 0, sizeof(res));
+    snprintf(sub, sizeof(sub), ".scr/scr.dataset.%d", id);
+    int rc = scr_path_join(prefix, sub, &dir);
+    if (rc != SCR_SUCCESS) return rc;
+    struct scr_scan_index_options o = { .prefix = prefix, .dir = dir };
+    if (scr_scan_index_dataset(&o, &res) == SCR_SUCCESS) { /* else it said why */
+        (*count)++;
+        scr_warn("dataset %d was copied to %s at the end of a job but not indexed (%s): indexed now, %s", id,
+                 prefix, path, res.complete ? "complete" : "incomplete");
     }
-    if (rc != SCR_SUCCESS || job_indexed(all)) {
-        if (fd >= 0) scr_kvtree_close_unlock(&fd);
-        scr_kvtree_delete(all);
-        return rc == SCR_ERR_NOMEM ? rc : SCR_SUCCESS; /* an error said why; the other jobs still count */
-    }
+    free(res.missing);
+    free(dir);
+    return SCR_SUCCESS;
+}
+
+/* Index each dataset the nodes of all (the nodes file path) copied that the
+ * index does not list. A dataset that cannot be indexed does not stop the
+ * others; only running out of memory does. Returns the last path's result. */
+static int index_nodes_late(const char *prefix, const char *path, const scr_kvtree *all, const scr_kvtree *index,
+                            int *count)
+{
+    int rc = SCR_SUCCESS;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(all, "NODE")); e; e = scr_kvtree_elem_next(e)) {
         int id = 0, copied = 0;
         const scr_dataset *known = NULL;
@@ -361,55 +415,81 @@ static int index_late(const char *prefix, const char *path, const scr_kvtree *in
             scr_kvtree_util_get_int(entry, "COPIED", &copied) != SCR_SUCCESS || !copied || id <= 0 ||
             scr_index_file_get_dataset(index, id, &known) == SCR_SUCCESS)
             continue;
-        char sub[64], *dir = NULL;
-        struct scr_scan_index_result res;
-        memset(&res, 0, sizeof(res));
-        snprintf(sub, sizeof(sub), ".scr/scr.dataset.%d", id);
-        rc = scr_path_join(prefix, sub, &dir);
-        struct scr_scan_index_options o = { .prefix = prefix, .dir = dir };
-        if (rc == SCR_SUCCESS && scr_scan_index_dataset(&o, &res) == SCR_SUCCESS) { /* else it said why */
-            (*count)++;
-            scr_warn("dataset %d was copied to %s at the end of a job but not indexed (%s): indexed now, %s", id,
-                     prefix, path, res.complete ? "complete" : "incomplete");
-        }
-        free(res.missing);
-        free(dir);
+        rc = index_one_late(prefix, path, id, count);
         if (rc == SCR_ERR_NOMEM) break;
     }
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(all, "LATE_INDEXED", 1);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_write_close_unlock(path, &fd, all);
-    else scr_kvtree_close_unlock(&fd);
+    return rc;
+}
+
+/* The pending datasets of one job's nodes file (locked meanwhile). An
+ * error said why; the other jobs still count, so only SCR_ERR_NOMEM is
+ * returned. */
+static int index_late(const char *prefix, const char *path, const scr_kvtree *index, int *count)
+{
+    int fd = -1;
+    scr_kvtree *all = scr_kvtree_new();
+    int rc = SCR_ERR_NOMEM;
+    if (all == NULL) goto out;
+    /* most files are done: a shared lock tells, without making anyone wait */
+    rc = scr_kvtree_read_with_lock(path, all);
+    if (rc != SCR_SUCCESS || job_indexed(all)) goto out;
+    scr_kvtree_unset_all(all);
+    rc = scr_kvtree_lock_open_read(path, &fd, all);
+    if (rc != SCR_SUCCESS || job_indexed(all)) goto out;
+    rc = index_nodes_late(prefix, path, all, index, count);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_kvtree_util_set_int(all, "LATE_INDEXED", 1);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_kvtree_write_close_unlock(path, &fd, all);
+out:
+    scr_kvtree_close_unlock(&fd); /* unless written: the job is then left for the next look */
     scr_kvtree_delete(all);
     return rc == SCR_ERR_NOMEM ? rc : SCR_SUCCESS;
+}
+
+/* The prefix's index into index, empty when the prefix has none yet. */
+static int read_index(const char *prefix, char **ipath, scr_kvtree *index)
+{
+    int rc = scr_index_file_path(prefix, ipath);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_index_file_read(*ipath, index);
+    return rc == SCR_ERR_NOTFOUND ? SCR_SUCCESS : rc;
 }
 
 int scr_scavenge_job_index_pending(const char *prefix, int *out_indexed)
 {
     char *scr_dir = NULL, *ipath = NULL;
+    DIR *d = NULL;
+    int index_read = 0;
     *out_indexed = 0;
     scr_kvtree *index = scr_kvtree_new();
-    int rc = index ? scr_path_join(prefix, ".scr", &scr_dir) : SCR_ERR_NOMEM;
-    DIR *d = rc == SCR_SUCCESS ? opendir(scr_dir) : NULL;
-    if (rc == SCR_SUCCESS && d == NULL && errno != ENOENT) {
-        scr_err("cannot read %s: %s", scr_dir, strerror(errno));
-        rc = SCR_ERR_IO;
+    int rc = SCR_ERR_NOMEM;
+    if (index == NULL) goto out;
+    rc = scr_path_join(prefix, ".scr", &scr_dir);
+    if (rc != SCR_SUCCESS) goto out;
+    if ((d = opendir(scr_dir)) == NULL) { /* without .scr, no job left a nodes file */
+        if (errno != ENOENT) {
+            scr_err("cannot read %s: %s", scr_dir, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+        goto out;
     }
-    int index_read = 0;
-    for (struct dirent *e; d != NULL && rc == SCR_SUCCESS && (e = readdir(d)) != NULL;) {
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
         size_t n = strlen(e->d_name);
         if (strncmp(e->d_name, "job.", 4) != 0 || n < 11 || strcmp(e->d_name + n - 6, ".nodes") != 0) continue;
         if (!index_read) { /* only when some job left a nodes file */
-            rc = scr_index_file_path(prefix, &ipath);
-            if (rc == SCR_SUCCESS) rc = scr_index_file_read(ipath, index);
-            if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
-            if (rc != SCR_SUCCESS) break;
+            rc = read_index(prefix, &ipath, index);
+            if (rc != SCR_SUCCESS) goto out;
             index_read = 1;
         }
         char *path = NULL;
         rc = scr_path_join(scr_dir, e->d_name, &path);
-        if (rc == SCR_SUCCESS) rc = index_late(prefix, path, index, out_indexed);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = index_late(prefix, path, index, out_indexed);
         free(path);
+        if (rc != SCR_SUCCESS) goto out;
     }
+out:
     if (d != NULL) closedir(d);
     free(scr_dir);
     free(ipath);
