@@ -252,8 +252,8 @@ out:
 static int hand_out_entries(struct scr_run *run, scr_filemap *all, const int *granks, int status)
 {
     for (int i = 1; i < run->node_ranks; i++) {
-        /* the loop goes on after a failure, sending nothing: every rank of
-         * the node waits for its message */
+        /* the loop goes on after a failure, sending an empty record: every
+         * rank of the node waits for its message */
         scr_filemap *part = NULL;
         if (status == SCR_SUCCESS) status = scr_filemap_extract_rank(all, granks[i], &part);
         int src = scr_comm_send_kvtree(status == SCR_SUCCESS ? part : NULL, i, TAG_FILEMAP,
