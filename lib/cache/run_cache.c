@@ -46,14 +46,17 @@ static int store_dir_may_be_made(const struct scr_run *run, const char *store, c
     char *user_dir = NULL, *base = NULL;
     struct stat st;
     int rc = scr_path_dirname(dir, &user_dir);
-    if (rc == SCR_SUCCESS) rc = scr_path_dirname(user_dir, &base);
-    if (rc == SCR_SUCCESS && stat(base, &st) != 0) {
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_dirname(user_dir, &base);
+    if (rc != SCR_SUCCESS) goto out;
+    if (stat(base, &st) != 0) {
         if (say) scr_err("STORE=%s says MKDIR=0, so SCR does not create it, and %s: %s", store, base, strerror(errno));
         rc = SCR_ERR_NOTFOUND;
-    } else if (rc == SCR_SUCCESS && !S_ISDIR(st.st_mode)) {
+    } else if (!S_ISDIR(st.st_mode)) {
         if (say) scr_err("STORE=%s says MKDIR=0, so SCR does not create it, and %s is not a directory", store, base);
         rc = SCR_ERR_NOTFOUND;
     }
+out:
     free(user_dir);
     free(base);
     return rc;
@@ -66,25 +69,26 @@ static int create_store_dir(const struct scr_run *run, const char *store, const 
     return rc == SCR_SUCCESS ? scr_job_dir_create(dir) : rc;
 }
 
+/* The node's first rank: the control directory and the cache's job directory. */
+static int create_node_dirs(const struct scr_run *run)
+{
+    const char *base = NULL;
+    scr_config_get(run->cfg, "SCR_CACHE_BASE", &base);
+    int rc = scr_job_dir_create(run->cntl_dir);
+    if (rc != SCR_SUCCESS) return rc;
+    return create_store_dir(run, base, run->cache_dir);
+}
+
 int scr_cache_create_dirs(struct scr_run *run)
 {
     int rc = SCR_SUCCESS;
     /* the node's first rank creates; everyone waits for every node */
-    if (run->node_rank == 0) {
-        const char *base = NULL;
-        scr_config_get(run->cfg, "SCR_CACHE_BASE", &base);
-        rc = scr_job_dir_create(run->cntl_dir);
-        if (rc == SCR_SUCCESS) rc = create_store_dir(run, base, run->cache_dir);
-    }
-    int all = 0;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &all);
-    if (mrc != SCR_SUCCESS) return mrc;
-    if (!all) {
-        if (run->rank == 0 && rc == SCR_SUCCESS)
-            scr_err("another node could not create its control or cache directory");
-        return SCR_ERR_IO;
-    }
-    return SCR_SUCCESS;
+    if (run->node_rank == 0) rc = create_node_dirs(run);
+    /* all ranks agree: */
+    int arc = scr_comm_agree(run->world, rc, SCR_ERR_IO);
+    if (arc == SCR_ERR_IO && run->rank == 0 && rc == SCR_SUCCESS)
+        scr_err("another node could not create its control or cache directory");
+    return arc;
 }
 
 /* NULL and "" stand for the cache base, however it is spelled. */
@@ -141,7 +145,8 @@ int scr_cache_dataset_dir(const struct scr_run *run, int id, char **out_dir)
     char name[64], *top = NULL;
     snprintf(name, sizeof(name), "scr.dataset.%d", id);
     int rc = scr_cache_store_dir(run, dataset_store(run, id), &top);
-    if (rc == SCR_SUCCESS) rc = scr_path_join(top, name, out_dir);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_path_join(top, name, out_dir);
     free(top);
     return rc;
 }
@@ -150,23 +155,26 @@ int scr_cache_prepare_dataset_dir(const struct scr_run *run, int id, char **out_
 {
     char *top = NULL, *dsdir = NULL;
     int rc = scr_cache_store_dir(run, dataset_store(run, id), &top);
+    if (rc != SCR_SUCCESS) goto out;
     /* a store other than the cache base gets its job directory on first use,
      * from the node's first rank (the others' mkdir below cannot grant
      * anything: the directories they make are the user's and private) */
     const char *store = dataset_store(run, id);
     if (store == NULL) scr_config_get(run->cfg, "SCR_CACHE_BASE", &store);
-    if (rc == SCR_SUCCESS && run->node_rank == 0) rc = create_store_dir(run, store, top);
+    if (run->node_rank == 0) rc = create_store_dir(run, store, top);
     /* the others make nothing where the first rank may not */
-    if (rc == SCR_SUCCESS && run->node_rank != 0) rc = store_dir_may_be_made(run, store, top, 0);
-    if (rc == SCR_SUCCESS) rc = scr_cache_dataset_dir(run, id, &dsdir);
-    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dsdir, 0700);
-    free(top);
-    if (rc != SCR_SUCCESS) {
-        free(dsdir);
-        return rc;
-    }
+    else rc = store_dir_may_be_made(run, store, top, 0);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_cache_dataset_dir(run, id, &dsdir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_mkdir_p(dsdir, 0700);
+    if (rc != SCR_SUCCESS) goto out;
     *out_dir = dsdir;
-    return SCR_SUCCESS;
+    dsdir = NULL;
+out:
+    free(top);
+    free(dsdir);
+    return rc;
 }
 
 int scr_cache_save_filemap(struct scr_run *run)
@@ -216,22 +224,72 @@ static int write_master_list(struct scr_run *run, const scr_kvtree *old_list)
     if (list == NULL) return SCR_ERR_NOMEM;
     scr_kvtree *files = scr_kvtree_set(list, MASTER_KEY, scr_kvtree_new());
     int rc = files ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    for (int i = 0; rc == SCR_SUCCESS && i < run->node_ranks; i++) {
+    if (rc != SCR_SUCCESS) goto out;
+    for (int i = 0; i < run->node_ranks; i++) {
         char *path = NULL;
         rc = filemap_path_of(run, i, &path);
         if (rc == SCR_SUCCESS && scr_kvtree_set(files, path, scr_kvtree_new()) == NULL)
             rc = SCR_ERR_NOMEM;
         free(path);
+        if (rc != SCR_SUCCESS) goto out;
     }
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_write_file(run->master_filemap_path, list);
+    rc = scr_kvtree_write_file(run->master_filemap_path, list);
+    if (rc != SCR_SUCCESS) goto out;
     /* filemaps of a larger earlier run: their entries now live in ours */
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(old_list, MASTER_KEY));
-         rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(old_list, MASTER_KEY)); e;
+         e = scr_kvtree_elem_next(e)) {
         const char *path = scr_kvtree_elem_key(e);
         if (scr_kvtree_get(files, path) == NULL && unlink(path) != 0 && errno != ENOENT)
             scr_warn("cannot remove old filemap %s: %s", path, strerror(errno));
     }
+out:
     scr_kvtree_delete(list);
+    return rc;
+}
+
+/* The node's first rank: each other rank of the node gets its own entries
+ * from all, and run->map keeps the rest. status: what failed before. */
+static int hand_out_entries(struct scr_run *run, scr_filemap *all, const int *granks, int status)
+{
+    for (int i = 1; i < run->node_ranks; i++) {
+        /* the loop goes on after a failure, sending an empty record: every
+         * rank of the node waits for its message */
+        scr_filemap *part = NULL;
+        if (status == SCR_SUCCESS) status = scr_filemap_extract_rank(all, granks[i], &part);
+        int src = scr_comm_send_kvtree(status == SCR_SUCCESS ? part : NULL, i, TAG_FILEMAP,
+                                       run->node);
+        scr_filemap_delete(part);
+        if (status == SCR_SUCCESS) status = src;
+    }
+    if (status != SCR_SUCCESS) return status;
+    scr_filemap_clear(run->map);
+    return scr_filemap_merge(run->map, all); /* our own entries and leftovers */
+}
+
+/* The other ranks of the node: their own entries, from the first rank. */
+static int receive_entries(struct scr_run *run)
+{
+    scr_kvtree *part = NULL;
+    int rc = scr_comm_recv_kvtree(0, TAG_FILEMAP, run->node, &part);
+    if (rc != SCR_SUCCESS) goto out;
+    scr_filemap_clear(run->map);
+    rc = scr_filemap_merge(run->map, part);
+out:
+    scr_kvtree_delete(part);
+    return rc;
+}
+
+/* The first rank hands each rank of the node its own entries (status: what
+ * failed before), then every rank saves its filemap and the first rank the
+ * list of them. Collective over the node. */
+static int share_entries(struct scr_run *run, scr_filemap *all, const int *granks, const scr_kvtree *old_list,
+                         int status)
+{
+    int rc = run->node_rank == 0 ? hand_out_entries(run, all, granks, status) : receive_entries(run);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_cache_save_filemap(run);
+    if (rc != SCR_SUCCESS) return rc;
+    if (run->node_rank == 0) rc = write_master_list(run, old_list);
     return rc;
 }
 
@@ -248,44 +306,16 @@ int scr_cache_load_filemaps(struct scr_run *run)
         if (granks == NULL || all == NULL || old_list == NULL) rc = SCR_ERR_NOMEM;
         else rc = read_node_filemaps(run, all, old_list);
     }
+    /* the first rank gathers and hands out even after a failure of its own:
+     * the node's other ranks wait for it */
     int grc = scr_mpi_check(MPI_Gather(&run->rank, 1, MPI_INT, granks, 1, MPI_INT, 0, run->node),
                             "gathering the ranks of this node");
-    if (rc == SCR_SUCCESS) rc = grc;
-
-    /* the first rank hands each rank of the node its own entries */
-    int status = rc;
-    if (run->node_rank == 0) {
-        for (int i = 1; i < run->node_ranks; i++) {
-            scr_filemap *part = NULL;
-            if (status == SCR_SUCCESS) status = scr_filemap_extract_rank(all, granks[i], &part);
-            int src = scr_comm_send_kvtree(status == SCR_SUCCESS ? part : NULL, i, TAG_FILEMAP,
-                                           run->node);
-            scr_filemap_delete(part);
-            if (status == SCR_SUCCESS) status = src;
-        }
-        if (status == SCR_SUCCESS) {
-            scr_filemap_clear(run->map);
-            status = scr_filemap_merge(run->map, all); /* our own entries and leftovers */
-        }
-    } else {
-        scr_kvtree *part = NULL;
-        status = scr_comm_recv_kvtree(0, TAG_FILEMAP, run->node, &part);
-        if (status == SCR_SUCCESS) {
-            scr_filemap_clear(run->map);
-            status = scr_filemap_merge(run->map, part);
-        }
-        scr_kvtree_delete(part);
-    }
-    if (status == SCR_SUCCESS) status = scr_cache_save_filemap(run);
-    if (status == SCR_SUCCESS && run->node_rank == 0) status = write_master_list(run, old_list);
+    rc = share_entries(run, all, granks, old_list, rc != SCR_SUCCESS ? rc : grc);
     free(granks);
     scr_filemap_delete(all);
     scr_kvtree_delete(old_list);
-
-    int ok = 0;
-    rc = scr_comm_all_true(status == SCR_SUCCESS, run->world, &ok);
-    if (rc != SCR_SUCCESS) return rc;
-    return ok ? SCR_SUCCESS : SCR_FAILURE;
+    /* all ranks agree: */
+    return scr_comm_agree(run->world, rc, SCR_FAILURE);
 }
 
 /* Remove the directories between path's directory and top that are now empty. */
@@ -354,10 +384,11 @@ int scr_cache_delete_dataset(struct scr_run *run, int id)
     if (rmdir(dsdir) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
         scr_warn("cannot remove %s: %s", dsdir, strerror(errno));
     free(dsdir);
+    if (rc != SCR_SUCCESS) return rc;
     /* the entries go only after the files, so a crash leaves no unnamed file */
-    if (rc == SCR_SUCCESS) rc = scr_filemap_remove_dataset(run->map, id);
-    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
-    return rc;
+    rc = scr_filemap_remove_dataset(run->map, id);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_cache_save_filemap(run);
 }
 
 /* Number of datasets of this rank's map kept in store, and the oldest of
@@ -503,6 +534,37 @@ int scr_cache_id_of_name(const struct scr_run *run, const char *name, int checkp
     return found;
 }
 
+/* Dataset id's entry in the flush file's tree: where it is, its name, its
+ * checkpoint id and whether it is output. */
+static int set_flush_entry(const struct scr_run *run, scr_kvtree *flush, int id, int in_cache, int on_prefix,
+                           int flushing)
+{
+    const scr_dataset *desc = NULL;
+    const char *name = NULL;
+    int ckpt = 0, rc = SCR_SUCCESS;
+    scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+    struct { int on; enum scr_flush_location loc; } want[] = {
+        {in_cache, SCR_FLUSH_LOCATION_CACHE},
+        {on_prefix, SCR_FLUSH_LOCATION_PFS},
+        {flushing, SCR_FLUSH_LOCATION_FLUSHING},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        rc = want[i].on ? scr_flush_file_set_location(flush, id, want[i].loc)
+                        : scr_flush_file_unset_location(flush, id, want[i].loc);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    if (scr_dataset_get_name(desc, &name) == SCR_SUCCESS) {
+        rc = scr_flush_file_set_name(flush, id, name);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    if (scr_dataset_get_ckpt(desc, &ckpt) == SCR_SUCCESS) {
+        rc = scr_flush_file_set_checkpoint_id(flush, id, ckpt);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    if (scr_dataset_is_output(desc)) return scr_flush_file_set_output(flush, id, 1);
+    return SCR_SUCCESS;
+}
+
 int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix,
                             int flushing)
 {
@@ -516,29 +578,11 @@ int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_pr
         scr_kvtree_unset_all(flush);
         rc = SCR_SUCCESS;
     }
-    if (!in_cache && !on_prefix && !flushing) {
-        rc = scr_flush_file_remove_dataset(flush, id);
-    } else {
-        const scr_dataset *desc = NULL;
-        const char *name = NULL;
-        int ckpt = 0;
-        scr_filemap_get_dataset(run->map, id, run->rank, &desc);
-        struct { int on; enum scr_flush_location loc; } want[] = {
-            {in_cache, SCR_FLUSH_LOCATION_CACHE},
-            {on_prefix, SCR_FLUSH_LOCATION_PFS},
-            {flushing, SCR_FLUSH_LOCATION_FLUSHING},
-        };
-        for (size_t i = 0; rc == SCR_SUCCESS && i < sizeof(want) / sizeof(want[0]); i++)
-            rc = want[i].on ? scr_flush_file_set_location(flush, id, want[i].loc)
-                            : scr_flush_file_unset_location(flush, id, want[i].loc);
-        if (rc == SCR_SUCCESS && scr_dataset_get_name(desc, &name) == SCR_SUCCESS)
-            rc = scr_flush_file_set_name(flush, id, name);
-        if (rc == SCR_SUCCESS && scr_dataset_get_ckpt(desc, &ckpt) == SCR_SUCCESS)
-            rc = scr_flush_file_set_checkpoint_id(flush, id, ckpt);
-        if (rc == SCR_SUCCESS && scr_dataset_is_output(desc))
-            rc = scr_flush_file_set_output(flush, id, 1);
-    }
-    if (rc == SCR_SUCCESS) rc = scr_flush_file_write(run->flush_path, flush);
+    if (!in_cache && !on_prefix && !flushing) rc = scr_flush_file_remove_dataset(flush, id);
+    else rc = set_flush_entry(run, flush, id, in_cache, on_prefix, flushing);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_flush_file_write(run->flush_path, flush);
+out:
     scr_kvtree_delete(flush);
     return rc;
 }

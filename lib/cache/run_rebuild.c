@@ -84,13 +84,48 @@ static int held_files_present(struct scr_run *run, int id, int rank)
     return ok;
 }
 
-/* 2. Tell each rank what this rank holds of theirs. */
-static int announce_holdings(struct scr_run *run, int id, scr_kvtree **out_recv)
+/* What this rank holds of rank r's files of dataset id, in info: r's
+ * redundancy record, whether the files are intact, who holds them, their
+ * metadata. */
+static int describe_holding(struct scr_run *run, int id, int r, scr_kvtree *info)
 {
-    scr_kvtree *send = scr_kvtree_new();
-    int *ranks = NULL, n = 0, rc = send ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &n);
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+    const scr_kvtree *red = NULL;
+    const char *holder = NULL;
+    const char **files = NULL;
+    int nf = 0;
+    if (scr_filemap_get_reddesc(run->map, id, r, &red) == SCR_SUCCESS &&
+        scr_kvtree_set(info, "REDDESC", scr_kvtree_dup(red)) == NULL)
+        return SCR_ERR_NOMEM;
+    int rc = scr_kvtree_util_set_int(info, "INTACT", held_files_present(run, id, r));
+    if (rc != SCR_SUCCESS) return rc;
+    if (scr_filemap_get_tag(run->map, id, r, "HOLDER", &holder) == SCR_SUCCESS) {
+        rc = scr_kvtree_util_set_str(info, "HOLDER", holder);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    rc = scr_filemap_list_files(run->map, id, r, &files, &nf);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_kvtree_util_set_int(info, "FILES", nf);
+    if (rc != SCR_SUCCESS) goto out;
+    for (int f = 0; f < nf; f++) {
+        const scr_meta *m = NULL;
+        scr_kvtree *slot = scr_kvtree_set_kv_int(info, "FILE", f);
+        if (slot == NULL || scr_filemap_get_meta(run->map, id, r, files[f], &m) != SCR_SUCCESS ||
+            scr_kvtree_copy(slot, m) != SCR_SUCCESS) {
+            rc = SCR_FAILURE;
+            goto out;
+        }
+    }
+out:
+    free(files);
+    return rc;
+}
+
+/* What this rank holds of other ranks' files of dataset id, in send. */
+static int list_holdings(struct scr_run *run, int id, scr_kvtree *send)
+{
+    int *ranks = NULL, n = 0, rc = SCR_SUCCESS;
+    scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &n);
+    for (int i = 0; i < n; i++) {
         int r = ranks[i];
         if (r == run->rank) continue;
         if (r >= run->ranks) { /* files of a larger earlier run: no owner now */
@@ -98,35 +133,25 @@ static int announce_holdings(struct scr_run *run, int id, scr_kvtree **out_recv)
             continue;
         }
         scr_kvtree *info = scr_kvtree_set_kv_int(send, "RANK", r);
-        const scr_kvtree *red = NULL;
-        const char *holder = NULL;
-        const char **files = NULL;
-        int nf = 0;
-        if (info == NULL) rc = SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS && scr_filemap_get_reddesc(run->map, id, r, &red) == SCR_SUCCESS &&
-            scr_kvtree_set(info, "REDDESC", scr_kvtree_dup(red)) == NULL)
-            rc = SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(info, "INTACT", held_files_present(run, id, r));
-        if (rc == SCR_SUCCESS && scr_filemap_get_tag(run->map, id, r, "HOLDER", &holder) == SCR_SUCCESS)
-            rc = scr_kvtree_util_set_str(info, "HOLDER", holder);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(run->map, id, r, &files, &nf);
-        if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(info, "FILES", nf);
-        for (int f = 0; rc == SCR_SUCCESS && f < nf; f++) {
-            const scr_meta *m = NULL;
-            scr_kvtree *slot = scr_kvtree_set_kv_int(info, "FILE", f);
-            if (slot == NULL || scr_filemap_get_meta(run->map, id, r, files[f], &m) != SCR_SUCCESS ||
-                scr_kvtree_copy(slot, m) != SCR_SUCCESS)
-                rc = SCR_FAILURE;
-        }
-        free(files);
+        rc = info != NULL ? describe_holding(run, id, r, info) : SCR_ERR_NOMEM;
+        if (rc != SCR_SUCCESS) break;
     }
     free(ranks);
-    int ok = 0;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_exchange(send, run->world, out_recv);
+    return rc;
+}
+
+/* 2. Tell each rank what this rank holds of theirs. */
+static int announce_holdings(struct scr_run *run, int id, scr_kvtree **out_recv)
+{
+    scr_kvtree *send = scr_kvtree_new();
+    int rc = send != NULL ? list_holdings(run, id, send) : SCR_ERR_NOMEM;
+    /* all ranks agree: */
+    rc = scr_comm_agree(run->world, rc, SCR_FAILURE);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_comm_exchange(send, run->world, out_recv);
+out:
     scr_kvtree_delete(send);
-    if (mrc != SCR_SUCCESS) return mrc;
-    return ok ? SCR_SUCCESS : SCR_FAILURE;
+    return rc;
 }
 
 /* This rank's redundancy record: its own, else one a holder sent. */
@@ -203,15 +228,20 @@ static int outgoing(struct scr_run *run, int id, int owner, struct move_side *s)
     int rc = scr_filemap_list_files(run->map, id, owner, &files, &n);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_padset_init(&s->set, n);
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+    if (rc != SCR_SUCCESS) goto out;
+    for (int f = 0; f < n; f++) {
         const scr_meta *m = NULL;
         uint64_t size = 0;
         rc = scr_filemap_get_meta(run->map, id, owner, files[f], &m);
-        if (rc == SCR_SUCCESS) rc = scr_meta_get_filesize(m, &size);
-        if (rc == SCR_SUCCESS) rc = scr_padset_add(&s->set, files[f], size);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = scr_meta_get_filesize(m, &size);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = scr_padset_add(&s->set, files[f], size);
+        if (rc != SCR_SUCCESS) goto out;
     }
     /* the total is what the peer expects, whatever fails below */
-    if (rc == SCR_SUCCESS) rc = scr_padset_open(&s->set, O_RDONLY);
+    rc = scr_padset_open(&s->set, O_RDONLY);
+out:
     free(files);
     return rc;
 }
@@ -338,12 +368,12 @@ static int recover(struct scr_run *run, const struct scr_redundancy_ctx *ctx, co
 {
     int lost = !scr_cache_rank_is_intact(run, id), lost_in_set = 0;
     int rc = scr_mpi_check(MPI_Allreduce(&lost, &lost_in_set, 1, MPI_INT, MPI_SUM, d->set), "counting lost members");
+    if (rc != SCR_SUCCESS) return rc;
     int tolerated = d->type == SCR_COPY_XOR ? 1 : d->type == SCR_COPY_RS ? d->failures : 0;
     int can = lost_in_set <= tolerated;
     /* one line for the whole job: the first set that cannot be rebuilt */
     int bad_set = can ? INT_MAX : d->set_id, first_bad = INT_MAX;
-    if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Allreduce(&bad_set, &first_bad, 1, MPI_INT, MPI_MIN, run->world), "agreeing on sets");
+    rc = scr_mpi_check(MPI_Allreduce(&bad_set, &first_bad, 1, MPI_INT, MPI_MIN, run->world), "agreeing on sets");
     if (rc != SCR_SUCCESS) return rc;
     if (first_bad != INT_MAX) {
         if (d->set_id == first_bad && d->set_rank == 0)
@@ -359,10 +389,14 @@ static int recover(struct scr_run *run, const struct scr_redundancy_ctx *ctx, co
         prc = scr_redundancy_rebuild(ctx, d, id, lost);
     int any = 0, ok = 0;
     rc = scr_mpi_check(MPI_Allreduce(&lost_in_set, &any, 1, MPI_INT, MPI_MAX, run->world), "MPI_Allreduce");
-    if (rc == SCR_SUCCESS) rc = scr_comm_all_true(prc == SCR_SUCCESS, run->world, &ok);
-    if (rc == SCR_SUCCESS && any && ok && run->rank == 0)
+    if (rc != SCR_SUCCESS) goto out;
+    /* all ranks agree: */
+    rc = scr_comm_all_true(prc == SCR_SUCCESS, run->world, &ok);
+    if (rc != SCR_SUCCESS) goto out;
+    if (any && ok && run->rank == 0)
         scr_dbg(1, "dataset %d (%s): rebuilt lost files with %s in %.3f s", id, name, scr_copy_type_name(d->type),
                 scr_run_now() - t0);
+out:
     *out_ok = ok;
     return rc;
 }
@@ -423,13 +457,111 @@ static int not_in_cache_here(const struct scr_run *run, int id)
     return outside;
 }
 
+/* No copy of some ranks' redundancy records survived (record: this rank's,
+ * NULL when it has none): name them, in one line for the job. Collective. */
+static int say_records_lost(struct scr_run *run, int id, const char *name, const scr_kvtree *record)
+{
+    int missing = record == NULL, nmissing = 0, first = record == NULL ? run->rank : INT_MAX, lowest = 0;
+    int rc = scr_mpi_check(MPI_Allreduce(&missing, &nmissing, 1, MPI_INT, MPI_SUM, run->world), "MPI_Allreduce");
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mpi_check(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, run->world), "MPI_Allreduce");
+    if (rc != SCR_SUCCESS) return rc;
+    if (run->rank == 0)
+        scr_err("dataset %d (%s) cannot be rebuilt from cache: %d rank(s), the first rank %d, lost their "
+                "files together with every rank that kept a copy of their redundancy record; more nodes "
+                "were lost than the dataset's scheme survives", id, name, nmissing, lowest);
+    return SCR_SUCCESS;
+}
+
+/* The redundancy set of record formed again, in *d (*have_desc). A set that
+ * cannot be formed again (a relaunch on fewer ranks, a damaged record)
+ * means this dataset cannot be rebuilt (*out_ok = 0), not that SCR_Init
+ * fails. Collective. */
+static int reform_desc(struct scr_run *run, int id, const char *name, const scr_kvtree *record,
+                       struct scr_reddesc *d, int *have_desc, int *out_ok)
+{
+    char why[256];
+    int drc = scr_reddesc_from_record(record, run->world, d, why, sizeof(why));
+    *have_desc = drc == SCR_SUCCESS;
+    if (*have_desc) return SCR_SUCCESS;
+    /* one line for the job, from the lowest rank that knows why */
+    int mine = why[0] != '\0' ? run->rank : INT_MAX, teller = INT_MAX;
+    *out_ok = 0;
+    int rc = scr_mpi_check(MPI_Allreduce(&mine, &teller, 1, MPI_INT, MPI_MIN, run->world),
+                           "agreeing on who reports");
+    if (rc == SCR_SUCCESS && (run->rank == teller || (teller == INT_MAX && run->rank == 0)))
+        scr_err("dataset %d (%s) cannot be rebuilt from cache: its redundancy sets do not fit this "
+                "run (%s)", id, name, teller == INT_MAX ? scr_strstatus(drc) : why);
+    return rc;
+}
+
+/* Every rank keeps the descriptor of the dataset, even a rank that held
+ * nothing, and its redundancy record. */
+static int keep_descriptor(struct scr_run *run, int id, const scr_kvtree *desc, const scr_kvtree *record)
+{
+    int rc = scr_filemap_set_dataset(run->map, id, run->rank, desc);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_filemap_set_reddesc(run->map, id, run->rank, record);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_cache_save_filemap(run);
+}
+
+/* Steps 2 to 6 for a dataset some rank holds redundancy data of (desc:
+ * its descriptor; damaged: files of this rank whose CRC failed).
+ * *out_needed: this rank needed files from others; *out_ok: complete on
+ * every rank now. It stops early only where all ranks agreed, or where an
+ * MPI call of this rank failed, as each step does. Collective. */
+static int rebuild_protected(struct scr_run *run, int id, const char *name, const scr_kvtree *desc, int damaged,
+                             int *out_needed, int *out_ok)
+{
+    scr_kvtree *recv = NULL;
+    struct scr_reddesc d;
+    struct scr_redundancy_ctx ctx = {0};
+    int have_desc = 0, ok = 0;
+    int rc = announce_holdings(run, id, &recv);
+    if (rc != SCR_SUCCESS) goto out;
+    const scr_kvtree *record = my_record(run, id, recv);
+    /* all ranks agree: */
+    rc = scr_comm_all_true(record != NULL, run->world, &ok);
+    if (rc != SCR_SUCCESS) goto out;
+    if (!ok) {
+        rc = say_records_lost(run, id, name, record);
+        goto out;
+    }
+    rc = reform_desc(run, id, name, record, &d, &have_desc, &ok);
+    if (rc != SCR_SUCCESS || !ok) goto out;
+    int krc = keep_descriptor(run, id, desc, record);
+    /* all ranks agree: */
+    rc = scr_comm_all_true(krc == SCR_SUCCESS, run->world, &ok);
+    if (rc != SCR_SUCCESS || !ok) goto out;
+    /* the record names the dataset's directory: the context comes after it */
+    int crc = scr_run_redundancy_ctx(run, id, 1, &ctx);
+    /* all ranks agree: */
+    rc = scr_comm_all_true(crc == SCR_SUCCESS && ctx.bufs[0] && ctx.bufs[1], run->world, &ok);
+    if (rc != SCR_SUCCESS || !ok) goto out;
+    rc = move_files(run, &ctx, id, recv, out_needed);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = recover(run, &ctx, &d, id, name, &ok);
+    if (rc != SCR_SUCCESS || !ok) goto out;
+    rc = scr_cache_dataset_is_intact(run, id, &ok);
+    if (rc != SCR_SUCCESS || !ok) goto out;
+    /* a damaged PARTNER copy is made again like the copies of a lost node */
+    rc = protect_again(run, &ctx, &d, id, name, *out_needed || damaged > 0);
+out:
+    scr_run_redundancy_ctx_free(&ctx);
+    if (have_desc) scr_reddesc_clear(&d);
+    scr_kvtree_delete(recv);
+    *out_ok = ok;
+    return rc;
+}
+
 /* All of the above for one dataset; *out_ok: complete on every rank now. */
 static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckpt)
 {
     *out_ok = 0;
     *out_is_ckpt = 0;
     double t0 = scr_run_now();
-    scr_kvtree *desc = NULL, *recv = NULL;
+    scr_kvtree *desc = NULL;
     int rc = share_descriptor(run, id, &desc);
     if (rc != SCR_SUCCESS || desc == NULL) return rc;
     const char *name = "?";
@@ -472,59 +604,8 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
         scr_kvtree_delete(desc);
         return rc;
     }
-    rc = announce_holdings(run, id, &recv);
-    const scr_kvtree *record = rc == SCR_SUCCESS ? my_record(run, id, recv) : NULL;
-    if (rc == SCR_SUCCESS) rc = scr_comm_all_true(record != NULL, run->world, &ok);
-    if (rc == SCR_SUCCESS && !ok) {
-        /* name the ranks whose files and every copy of their records are gone */
-        int missing = record == NULL, nmissing = 0, first = record == NULL ? run->rank : INT_MAX, lowest = 0;
-        rc = scr_mpi_check(MPI_Allreduce(&missing, &nmissing, 1, MPI_INT, MPI_SUM, run->world), "MPI_Allreduce");
-        if (rc == SCR_SUCCESS)
-            rc = scr_mpi_check(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, run->world), "MPI_Allreduce");
-        if (rc == SCR_SUCCESS && run->rank == 0)
-            scr_err("dataset %d (%s) cannot be rebuilt from cache: %d rank(s), the first rank %d, lost their "
-                    "files together with every rank that kept a copy of their redundancy record; more nodes "
-                    "were lost than the dataset's scheme survives", id, name, nmissing, lowest);
-    }
-    struct scr_reddesc d;
-    int have_desc = 0;
-    if (rc == SCR_SUCCESS && ok) {
-        /* a set that cannot be formed again (a relaunch on fewer ranks, a
-         * damaged record) means this dataset cannot be rebuilt, not that
-         * SCR_Init fails */
-        char why[256];
-        int drc = scr_reddesc_from_record(record, run->world, &d, why, sizeof(why));
-        have_desc = drc == SCR_SUCCESS;
-        if (!have_desc) {
-            /* one line for the job, from the lowest rank that knows why */
-            int mine = why[0] != '\0' ? run->rank : INT_MAX, teller = INT_MAX;
-            ok = 0;
-            rc = scr_mpi_check(MPI_Allreduce(&mine, &teller, 1, MPI_INT, MPI_MIN, run->world),
-                               "agreeing on who reports");
-            if (rc == SCR_SUCCESS && (run->rank == teller || (teller == INT_MAX && run->rank == 0)))
-                scr_err("dataset %d (%s) cannot be rebuilt from cache: its redundancy sets do not fit this "
-                        "run (%s)", id, name, teller == INT_MAX ? scr_strstatus(drc) : why);
-        }
-    }
-    if (rc == SCR_SUCCESS && ok) {
-        /* everyone keeps the descriptor of the dataset, even a rank that held nothing */
-        int src = scr_filemap_set_dataset(run->map, id, run->rank, desc);
-        if (src == SCR_SUCCESS) src = scr_filemap_set_reddesc(run->map, id, run->rank, record);
-        if (src == SCR_SUCCESS) src = scr_cache_save_filemap(run);
-        rc = scr_comm_all_true(src == SCR_SUCCESS, run->world, &ok);
-    }
-    /* the record names the dataset's directory: the context comes after it */
-    struct scr_redundancy_ctx ctx = {0};
-    if (rc == SCR_SUCCESS && ok) {
-        int crc = scr_run_redundancy_ctx(run, id, 1, &ctx);
-        rc = scr_comm_all_true(crc == SCR_SUCCESS && ctx.bufs[0] && ctx.bufs[1], run->world, &ok);
-    }
     int needed = 0;
-    if (rc == SCR_SUCCESS && ok) rc = move_files(run, &ctx, id, recv, &needed);
-    if (rc == SCR_SUCCESS && ok) rc = recover(run, &ctx, &d, id, name, &ok);
-    if (rc == SCR_SUCCESS && ok) rc = scr_cache_dataset_is_intact(run, id, &ok);
-    /* a damaged PARTNER copy is made again like the copies of a lost node */
-    if (rc == SCR_SUCCESS && ok) rc = protect_again(run, &ctx, &d, id, name, needed || damaged > 0);
+    rc = rebuild_protected(run, id, name, desc, damaged, &needed, &ok);
     /* the event counts the ranks whose files had to come from elsewhere */
     int mine = needed || damaged > 0, lost = 0;
     if (scr_mpi_check(MPI_Reduce(&mine, &lost, 1, MPI_INT, MPI_SUM, 0, run->world), "counting rebuilt ranks") ==
@@ -535,9 +616,6 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
                       scr_run_now() - t0, done ? NULL : "lost more than its redundancy scheme survives, or damaged",
                       fields, 1);
     }
-    scr_run_redundancy_ctx_free(&ctx);
-    if (have_desc) scr_reddesc_clear(&d);
-    scr_kvtree_delete(recv);
     scr_kvtree_delete(desc);
     *out_ok = rc == SCR_SUCCESS && ok;
     return rc == SCR_FAILURE ? SCR_SUCCESS : rc; /* a failed rebuild is an outcome, not an error */

@@ -57,8 +57,10 @@ static int describe_set(struct scr_reddesc *d, MPI_Comm world)
 {
     int me;
     int rc = scr_mpi_check(MPI_Comm_rank(world, &me), "MPI_Comm_rank");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(d->set, &d->set_rank), "MPI_Comm_rank");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(d->set, &d->set_size), "MPI_Comm_size");
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mpi_check(MPI_Comm_rank(d->set, &d->set_rank), "MPI_Comm_rank");
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mpi_check(MPI_Comm_size(d->set, &d->set_size), "MPI_Comm_size");
     if (rc != SCR_SUCCESS) return rc;
     d->members = malloc((size_t)d->set_size * sizeof(int));
     if (d->members == NULL) {
@@ -73,49 +75,70 @@ static int describe_set(struct scr_reddesc *d, MPI_Comm world)
     return rc;
 }
 
-/* The set of this rank for one descriptor: same position in their failure
- * group, split into consecutive blocks of at least set_size members; with a
- * hop above 1 (XOR, RS) the blocks are drawn from every hop-th group. */
-static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world,
-                     const char *node, int set_size, int hop)
+/* d->set from the failure group gname of world rank me: same position in
+ * their failure group, split into consecutive blocks of at least set_size
+ * members; with a hop above 1 (XOR, RS) the blocks are drawn from every
+ * hop-th group. The communicators on the way are freed. Collective over world. */
+static int split_set(struct scr_reddesc *d, MPI_Comm world, int me, const char *gname, int set_size, int hop)
+{
+    MPI_Comm group = MPI_COMM_NULL, level = MPI_COMM_NULL;
+    int grank = 0, lrank = 0, lsize = 0;
+    int rc = scr_comm_split_by_name(world, gname, &group, NULL);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_mpi_check(MPI_Comm_rank(group, &grank), "MPI_Comm_rank");
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_mpi_check(MPI_Comm_split(world, grank, me, &level), "grouping ranks across failure groups");
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_mpi_check(MPI_Comm_rank(level, &lrank), "MPI_Comm_rank");
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_mpi_check(MPI_Comm_size(level, &lsize), "MPI_Comm_size");
+    if (rc != SCR_SUCCESS) goto out;
+    /* with a hop, the groups lrank, lrank + hop, ... form a class of their own */
+    if (hop > 1 && lsize / hop < 2) {
+        if (me == 0)
+            scr_dbg(1, "descriptor CKPT=%d: HOP_DISTANCE %d leaves sets of one member among %d %s groups; "
+                    "using 1", d->index, hop, lsize, d->group);
+        hop = 1;
+    }
+    if (hop < 1) hop = 1;
+    int cls = lrank % hop, pos = lrank / hop, csize = (lsize - cls + hop - 1) / hop;
+    int nsets = csize / (set_size > 0 ? set_size : 1);
+    if (nsets < 1) nsets = 1;
+    /* Reed-Solomon codes have at most 255 blocks */
+    if (d->type == SCR_COPY_RS && nsets < (csize + 254) / 255) nsets = (csize + 254) / 255;
+    int which = (int)((long long)pos * nsets / csize);
+    rc = scr_mpi_check(MPI_Comm_split(level, which * hop + cls, lrank, &d->set), "forming redundancy sets");
+out:
+    if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
+    if (level != MPI_COMM_NULL) MPI_Comm_free(&level);
+    return rc;
+}
+
+/* This rank's set for one descriptor (split_set) and its members. */
+static int form_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world, const char *node,
+                    int set_size, int hop)
 {
     char gname[512];
     int grc = group_value(cfg, d->group, node, gname, sizeof(gname));
-    int me, ok = 0;
+    int me;
     int rc = scr_mpi_check(MPI_Comm_rank(world, &me), "MPI_Comm_rank");
-    if (rc == SCR_SUCCESS && grc == SCR_ERR_NOTFOUND && me == 0)
+    if (rc != SCR_SUCCESS) return rc;
+    if (grc == SCR_ERR_NOTFOUND && me == 0)
         scr_warn("redundancy group %s is not NODE or WORLD and no GROUPS lines define it; "
                  "every node is a group of its own", d->group);
-    MPI_Comm group = MPI_COMM_NULL, level = MPI_COMM_NULL;
-    int grank = 0, lrank = 0, lsize = 0;
-    if (rc == SCR_SUCCESS) rc = scr_comm_split_by_name(world, gname, &group, NULL);
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(group, &grank), "MPI_Comm_rank");
-    if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Comm_split(world, grank, me, &level), "grouping ranks across failure groups");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(level, &lrank), "MPI_Comm_rank");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(level, &lsize), "MPI_Comm_size");
-    if (rc == SCR_SUCCESS) {
-        /* with a hop, the groups lrank, lrank + hop, ... form a class of their own */
-        if (hop > 1 && lsize / hop < 2) {
-            if (me == 0)
-                scr_dbg(1, "descriptor CKPT=%d: HOP_DISTANCE %d leaves sets of one member among %d %s groups; "
-                        "using 1", d->index, hop, lsize, d->group);
-            hop = 1;
-        }
-        if (hop < 1) hop = 1;
-        int cls = lrank % hop, pos = lrank / hop, csize = (lsize - cls + hop - 1) / hop;
-        int nsets = csize / (set_size > 0 ? set_size : 1);
-        if (nsets < 1) nsets = 1;
-        /* Reed-Solomon codes have at most 255 blocks */
-        if (d->type == SCR_COPY_RS && nsets < (csize + 254) / 255) nsets = (csize + 254) / 255;
-        int which = (int)((long long)pos * nsets / csize);
-        rc = scr_mpi_check(MPI_Comm_split(level, which * hop + cls, lrank, &d->set), "forming redundancy sets");
-    }
-    if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
-    if (level != MPI_COMM_NULL) MPI_Comm_free(&level);
-    if (rc == SCR_SUCCESS) rc = describe_set(d, world);
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, world, &ok);
-    return mrc != SCR_SUCCESS ? mrc : (ok ? SCR_SUCCESS : SCR_FAILURE);
+    rc = split_set(d, world, me, gname, set_size, hop);
+    if (rc != SCR_SUCCESS) return rc;
+    return describe_set(d, world);
+}
+
+/* The set of this rank for one descriptor (form_set). Collective; all
+ * ranks agree on the outcome. */
+static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world,
+                     const char *node, int set_size, int hop)
+{
+    int rc = form_set(d, cfg, world, node, set_size, hop);
+    /* all ranks agree: */
+    return scr_comm_agree(world, rc, SCR_FAILURE);
 }
 
 /* Lower the scheme to what the set can hold, and say so once per set. */
@@ -353,32 +376,69 @@ int scr_reddesc_rhs(const struct scr_reddesc *desc)
     return desc->members[(desc->set_rank + step(desc)) % desc->set_size];
 }
 
-int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_record)
+/* The fields of desc's record, in r. */
+static int fill_record(scr_kvtree *r, const struct scr_reddesc *desc)
 {
-    scr_kvtree *r = scr_kvtree_new();
-    int rc = r ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(r, "TYPE", type_names[desc->type]);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "CKPT", desc->index);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "FAILURES", desc->failures);
-    if (rc == SCR_SUCCESS && desc->hop > 1) rc = scr_kvtree_util_set_int(r, "HOP", desc->hop);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(r, "GROUP", desc->group);
-    if (rc == SCR_SUCCESS && desc->store[0] != '\0') rc = scr_kvtree_util_set_str(r, "STORE", desc->store);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "SET_ID", desc->set_id);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "SET_SIZE", desc->set_size);
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r, "SET_RANK", desc->set_rank);
-    scr_kvtree *members = rc == SCR_SUCCESS ? scr_kvtree_set(r, "MEMBERS", scr_kvtree_new()) : NULL;
-    if (rc == SCR_SUCCESS && members == NULL) rc = SCR_ERR_NOMEM;
-    for (int i = 0; rc == SCR_SUCCESS && i < desc->set_size; i++) {
+    int rc = scr_kvtree_util_set_str(r, "TYPE", type_names[desc->type]);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_util_set_int(r, "CKPT", desc->index);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_util_set_int(r, "FAILURES", desc->failures);
+    if (rc != SCR_SUCCESS) return rc;
+    if (desc->hop > 1) {
+        rc = scr_kvtree_util_set_int(r, "HOP", desc->hop);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    rc = scr_kvtree_util_set_str(r, "GROUP", desc->group);
+    if (rc != SCR_SUCCESS) return rc;
+    if (desc->store[0] != '\0') {
+        rc = scr_kvtree_util_set_str(r, "STORE", desc->store);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    rc = scr_kvtree_util_set_int(r, "SET_ID", desc->set_id);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_util_set_int(r, "SET_SIZE", desc->set_size);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_kvtree_util_set_int(r, "SET_RANK", desc->set_rank);
+    if (rc != SCR_SUCCESS) return rc;
+    scr_kvtree *members = scr_kvtree_set(r, "MEMBERS", scr_kvtree_new());
+    if (members == NULL) return SCR_ERR_NOMEM;
+    for (int i = 0; i < desc->set_size; i++) {
         char key[16];
         snprintf(key, sizeof(key), "%d", i);
         rc = scr_kvtree_util_set_int(members, key, desc->members[i]);
+        if (rc != SCR_SUCCESS) return rc;
     }
+    return SCR_SUCCESS;
+}
+
+int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_record)
+{
+    scr_kvtree *r = scr_kvtree_new();
+    int rc = r != NULL ? fill_record(r, desc) : SCR_ERR_NOMEM;
     if (rc != SCR_SUCCESS) {
         scr_err("out of memory recording a redundancy descriptor");
         scr_kvtree_delete(r);
         return rc;
     }
     *out_record = r;
+    return SCR_SUCCESS;
+}
+
+/* The set a record describes, formed again from world (set_id, set_rank)
+ * and checked against the size it had (set_size; *why says otherwise). */
+static int reform_set(struct scr_reddesc *out, MPI_Comm world, int set_id, int set_rank, int set_size,
+                      char *why, size_t why_len)
+{
+    int rc = scr_mpi_check(MPI_Comm_split(world, set_id, set_rank, &out->set), "re-forming a redundancy set");
+    if (rc != SCR_SUCCESS) return rc;
+    rc = describe_set(out, world);
+    if (rc != SCR_SUCCESS) return rc;
+    if (out->set_size != set_size || out->set_id != set_id) {
+        snprintf(why, why_len, "redundancy set %d has %d members now, %d when it was written", set_id,
+                 out->set_size, set_size);
+        return SCR_ERR_FORMAT;
+    }
     return SCR_SUCCESS;
 }
 
@@ -418,22 +478,13 @@ int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr
     }
     if (ok) snprintf(out->group, sizeof(out->group), "%s", group);
     else snprintf(why, why_len, "rank %d has a damaged redundancy record", me);
-    int all = 0;
-    if (rc == SCR_SUCCESS) rc = scr_comm_all_true(ok, world, &all);
-    if (rc != SCR_SUCCESS || !all) return rc != SCR_SUCCESS ? rc : SCR_ERR_FORMAT;
-    rc = scr_mpi_check(MPI_Comm_split(world, set_id, set_rank, &out->set),
-                       "re-forming a redundancy set");
-    if (rc == SCR_SUCCESS) rc = describe_set(out, world);
-    if (rc == SCR_SUCCESS && (out->set_size != set_size || out->set_id != set_id)) {
-        snprintf(why, why_len, "redundancy set %d has %d members now, %d when it was written", set_id,
-                 out->set_size, set_size);
-        rc = SCR_ERR_FORMAT;
-    }
-    int agreed = 0;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, world, &agreed);
-    if (mrc != SCR_SUCCESS || !agreed) {
-        scr_reddesc_clear(out);
-        return mrc != SCR_SUCCESS ? mrc : SCR_ERR_FORMAT;
-    }
-    return SCR_SUCCESS;
+    if (rc != SCR_SUCCESS) return rc;
+    /* all ranks agree: */
+    rc = scr_comm_agree(world, ok ? SCR_SUCCESS : SCR_ERR_FORMAT, SCR_ERR_FORMAT);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = reform_set(out, world, set_id, set_rank, set_size, why, why_len);
+    /* all ranks agree: */
+    rc = scr_comm_agree(world, rc, SCR_ERR_FORMAT);
+    if (rc != SCR_SUCCESS) scr_reddesc_clear(out);
+    return rc;
 }

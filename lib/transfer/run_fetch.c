@@ -98,14 +98,21 @@ static void index_name(struct scr_run *run, int id, char *name, size_t len)
     scr_kvtree_delete(index);
 }
 
+/* The index at path, in index, and the restart it offers (*out_id). */
+static int read_candidate(const char *path, scr_kvtree *index, int *out_id)
+{
+    int rc = scr_index_file_read(path, index);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_index_file_restart_candidate(index, out_id);
+}
+
 int scr_fetch_peek(struct scr_run *run, int *out_id, char *name, size_t len)
 {
     *out_id = 0;
     name[0] = '\0';
     scr_kvtree *index = scr_kvtree_new();
     if (index == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_index_file_read(run->index_path, index);
-    if (rc == SCR_SUCCESS) rc = scr_index_file_restart_candidate(index, out_id);
+    int rc = read_candidate(run->index_path, index, out_id);
     if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* nothing was ever flushed */
     const char *n = NULL;
     if (rc == SCR_SUCCESS && *out_id > 0 && scr_index_file_get_name(index, *out_id, &n) == SCR_SUCCESS)
@@ -125,17 +132,19 @@ static int note_outcome(scr_kvtree *index, void *ctx)
     char stamp[SCR_INDEX_TIMESTAMP_SIZE];
     const char *name = NULL, *current = NULL;
     int rc = scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp));
-    if (rc == SCR_SUCCESS) rc = scr_index_file_get_name(index, o->id, &name);
-    if (rc == SCR_SUCCESS && o->fetched) {
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_index_file_get_name(index, o->id, &name);
+    if (rc != SCR_SUCCESS) return rc;
+    if (o->fetched) {
         rc = scr_index_file_mark_fetched(index, o->id, stamp);
-        if (rc == SCR_SUCCESS) rc = scr_index_file_set_current(index, name);
-    } else if (rc == SCR_SUCCESS) {
-        rc = scr_index_file_mark_failed(index, o->id, stamp);
-        if (rc == SCR_SUCCESS && scr_index_file_get_current(index, &current) == SCR_SUCCESS &&
-            strcmp(current, name) == 0)
-            rc = scr_index_file_unset_current(index);
+        if (rc != SCR_SUCCESS) return rc;
+        return scr_index_file_set_current(index, name);
     }
-    return rc;
+    rc = scr_index_file_mark_failed(index, o->id, stamp);
+    if (rc != SCR_SUCCESS) return rc;
+    if (scr_index_file_get_current(index, &current) == SCR_SUCCESS && strcmp(current, name) == 0)
+        return scr_index_file_unset_current(index);
+    return SCR_SUCCESS;
 }
 
 int scr_fetch_record(struct scr_run *run, int id, int fetched)
@@ -144,48 +153,72 @@ int scr_fetch_record(struct scr_run *run, int id, int fetched)
     return scr_index_file_update(run->index_path, note_outcome, &o);
 }
 
-/* Rank 0: each rank's part of the summary of id: DSET {desc}, FILE name {SIZE, CRC}. */
+/* Rank 0: the summary of dataset id in dsdir, read into summary and checked
+ * against this run; *out_desc: the dataset's descriptor. */
+static int read_summary(const struct scr_run *run, int id, const char *dsdir, scr_kvtree *summary,
+                        const scr_dataset **out_desc)
+{
+    char *path = NULL;
+    int rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_summary_read(path, summary);
+    if (rc == SCR_ERR_NOTFOUND) scr_err("%s is missing", path);
+    if (rc != SCR_SUCCESS) goto out;
+    int ranks = 0;
+    rc = scr_summary_get_ranks(summary, &ranks);
+    if (rc != SCR_SUCCESS) goto out;
+    if (ranks != run->ranks) {
+        scr_err("dataset %d was written by %d ranks; this run has %d", id, ranks, run->ranks);
+        rc = SCR_ERR_FORMAT;
+        goto out;
+    }
+    rc = scr_summary_get_dataset(summary, out_desc);
+out:
+    free(path);
+    return rc;
+}
+
+/* Rank 0: rank r's part of the summary, in part: DSET {desc}, FILE name {SIZE, CRC}. */
+static int describe_part(const scr_kvtree *summary, const scr_dataset *desc, int r, scr_kvtree *part)
+{
+    const char **names = NULL;
+    int n = 0;
+    if (scr_kvtree_set(part, KEY_DSET, scr_kvtree_dup(desc)) == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_summary_list_files(summary, r, &names, &n);
+    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* a rank without files */
+    if (rc != SCR_SUCCESS) goto out;
+    for (int f = 0; f < n; f++) {
+        uint64_t size = 0;
+        uint32_t crc;
+        int nofetch = 0;
+        scr_summary_get_file_nofetch(summary, r, names[f], &nofetch);
+        if (nofetch) continue;
+        scr_kvtree *file = scr_kvtree_set_kv(part, KEY_FILE, names[f]);
+        rc = file ? scr_summary_get_file_size(summary, r, names[f], &size) : SCR_ERR_NOMEM;
+        if (rc != SCR_SUCCESS) goto out;
+        rc = scr_kvtree_util_set_uint64(file, KEY_SIZE, size);
+        if (rc != SCR_SUCCESS) goto out;
+        if (scr_summary_get_file_crc(summary, r, names[f], &crc) == SCR_SUCCESS) {
+            rc = scr_kvtree_util_set_crc32(file, KEY_CRC, crc);
+            if (rc != SCR_SUCCESS) goto out;
+        }
+    }
+out:
+    free(names);
+    return rc;
+}
+
+/* Rank 0: each rank's part of the summary of id (describe_part); its own
+ * in *out_mine. */
 static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree **out_mine)
 {
     scr_kvtree *summary = scr_kvtree_new();
-    char *path = NULL;
-    int rc = summary ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
-    if (rc == SCR_SUCCESS) {
-        rc = scr_summary_read(path, summary);
-        if (rc == SCR_ERR_NOTFOUND) scr_err("%s is missing", path);
-    }
-    int ranks = 0;
-    if (rc == SCR_SUCCESS) rc = scr_summary_get_ranks(summary, &ranks);
-    if (rc == SCR_SUCCESS && ranks != run->ranks) {
-        scr_err("dataset %d was written by %d ranks; this run has %d", id, ranks, run->ranks);
-        rc = SCR_ERR_FORMAT;
-    }
     const scr_dataset *desc = NULL;
-    if (rc == SCR_SUCCESS) rc = scr_summary_get_dataset(summary, &desc);
-    int status = rc;
+    int status = summary ? read_summary(run, id, dsdir, summary, &desc) : SCR_ERR_NOMEM;
+    /* the loop goes on after a failure: every rank waits for its message */
     for (int r = 0; r < run->ranks; r++) {
         scr_kvtree *part = scr_kvtree_new();
-        int prc = (part && status == SCR_SUCCESS) ? SCR_SUCCESS : SCR_FAILURE;
-        const char **names = NULL;
-        int n = 0;
-        if (prc == SCR_SUCCESS && scr_kvtree_set(part, KEY_DSET, scr_kvtree_dup(desc)) == NULL)
-            prc = SCR_ERR_NOMEM;
-        if (prc == SCR_SUCCESS) prc = scr_summary_list_files(summary, r, &names, &n);
-        if (prc == SCR_ERR_NOTFOUND) prc = SCR_SUCCESS; /* a rank without files */
-        for (int f = 0; prc == SCR_SUCCESS && f < n; f++) {
-            uint64_t size = 0;
-            uint32_t crc;
-            int nofetch = 0;
-            scr_summary_get_file_nofetch(summary, r, names[f], &nofetch);
-            if (nofetch) continue;
-            scr_kvtree *file = scr_kvtree_set_kv(part, KEY_FILE, names[f]);
-            prc = file ? scr_summary_get_file_size(summary, r, names[f], &size) : SCR_ERR_NOMEM;
-            if (prc == SCR_SUCCESS) prc = scr_kvtree_util_set_uint64(file, KEY_SIZE, size);
-            if (prc == SCR_SUCCESS && scr_summary_get_file_crc(summary, r, names[f], &crc) == SCR_SUCCESS)
-                prc = scr_kvtree_util_set_crc32(file, KEY_CRC, crc);
-        }
-        free(names);
+        int prc = (part && status == SCR_SUCCESS) ? describe_part(summary, desc, r, part) : SCR_FAILURE;
         if (prc != SCR_SUCCESS) { /* every rank still gets a message, saying to give up */
             scr_kvtree_unset_all(part);
             scr_kvtree_util_set_int(part, KEY_ERROR, 1);
@@ -199,9 +232,123 @@ static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree
             if (status == SCR_SUCCESS) status = src;
         }
     }
-    free(path);
     scr_kvtree_delete(summary);
     return status;
+}
+
+/* SCR_FETCH_BYPASS: the restart reads src (size bytes) where it is, under
+ * its name and its path. */
+static int note_in_place(struct scr_run *run, const char *src, const char *name, uint64_t size)
+{
+    struct stat st;
+    if (stat(src, &st) != 0 || (uint64_t)st.st_size != size) {
+        scr_err("restart file %s is %s", src, stat(src, &st) ? "missing" : "of the wrong size");
+        return SCR_ERR_NOTFOUND;
+    }
+    if (scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "NAME", name), "PATH", src) != SCR_SUCCESS ||
+        scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "ORIG", src), "PATH", src) != SCR_SUCCESS)
+        return SCR_ERR_NOMEM;
+    return SCR_SUCCESS;
+}
+
+/* The meta of a fetched file: rel, its path under the prefix; dir and
+ * name, where the application wrote it; crc, the summary's CRC (NULL:
+ * none), else copied_crc, the one the copy computed. */
+static int fill_meta(const struct scr_run *run, scr_meta *meta, const char *rel, const char *dir, const char *name,
+                     uint64_t size, const uint32_t *crc, uint32_t copied_crc)
+{
+    int rc = scr_meta_set_filename(meta, rel);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_meta_set_filetype(meta, SCR_META_TYPE_FULL);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_meta_set_filesize(meta, size);
+    if (rc != SCR_SUCCESS) return rc;
+    /* a file in cache has its CRC: the summary's, else the one the copy computed */
+    if (crc != NULL) rc = scr_meta_set_crc32(meta, *crc);
+    else if (run->crc_on_flush && run->crc_in_cache) rc = scr_meta_set_crc32(meta, copied_crc);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_meta_set_rank(meta, run->rank);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_meta_set_ranks(meta, run->ranks);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_meta_set_origpath(meta, dir);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_meta_set_origname(meta, name);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_meta_set_complete(meta, 1);
+}
+
+/* Copy src (size bytes; crc: its recorded CRC, NULL when none) from the
+ * prefix into cachedir, listed in the filemap before it exists, and record
+ * its meta (dir, name: where the application wrote it). */
+static int copy_to_cache(struct scr_run *run, int id, const char *cachedir, void *buf, const char *src,
+                         const char *dir, const char *name, uint64_t size, const uint32_t *crc)
+{
+    struct scr_copy_result got = {0, 0};
+    char *rel = NULL, *dest = NULL;
+    scr_meta *meta = NULL;
+    int rc = scr_path_relative(run->prefix, src, &rel);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_join(cachedir, rel, &dest);
+    if (rc != SCR_SUCCESS) goto out;
+    meta = scr_meta_new();
+    if (meta == NULL) {
+        rc = SCR_ERR_NOMEM;
+        goto out;
+    }
+    /* listed before the file exists, so a crash leaves no unnamed file */
+    rc = scr_filemap_add_file(run->map, id, run->rank, dest);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_cache_save_filemap(run);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_run_copy_pfs(run, "fetch", id, src, dest, buf, "the fetch fails", &got);
+    if (rc != SCR_SUCCESS) goto out;
+    if (got.bytes != size) {
+        scr_err("restart file %s has %llu bytes, %llu were written", src,
+                (unsigned long long)got.bytes, (unsigned long long)size);
+        rc = SCR_ERR_FORMAT;
+        goto out;
+    }
+    if (crc != NULL && run->crc_on_flush && got.crc != *crc) {
+        scr_err("restart file %s is damaged: CRC32 0x%08x, recorded 0x%08x", src, got.crc, *crc);
+        rc = SCR_ERR_FORMAT;
+        goto out;
+    }
+    rc = fill_meta(run, meta, rel, dir, name, size, crc, got.crc);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_filemap_set_meta(run->map, id, run->rank, dest, meta);
+out:
+    scr_meta_delete(meta);
+    free(rel);
+    free(dest);
+    return rc;
+}
+
+/* One file of this rank's part (e: its path in dsdir, its SIZE and CRC):
+ * read in place with SCR_FETCH_BYPASS, else copied into cachedir. */
+static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char *cachedir, void *buf,
+                      const scr_kvtree_elem *e)
+{
+    const scr_kvtree *info = scr_kvtree_elem_hash(e);
+    uint64_t size = 0;
+    uint32_t crc = 0;
+    int have_crc = scr_kvtree_util_get_crc32(info, KEY_CRC, &crc) == SCR_SUCCESS;
+    char *src = NULL, *dir = NULL, *name = NULL;
+    int rc = scr_kvtree_util_get_uint64(info, KEY_SIZE, &size);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_join(dsdir, scr_kvtree_elem_key(e), &src);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_dirname(src, &dir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_basename(src, &name);
+    if (rc != SCR_SUCCESS) goto out;
+    if (run->fetch_bypass) rc = note_in_place(run, src, name, size);
+    else rc = copy_to_cache(run, id, cachedir, buf, src, dir, name, size, have_crc ? &crc : NULL);
+out:
+    free(src);
+    free(dir);
+    free(name);
+    return rc;
 }
 
 /* This rank reads its files of dataset id from dsdir as part describes. */
@@ -215,75 +362,65 @@ static int fetch_my_part(struct scr_run *run, int id, const char *dsdir, const s
     if (!run->fetch_bypass) {
         rc = scr_cache_dataset_dir(run, id, &cachedir);
         buf = malloc(run->file_buf_size);
-        if (rc == SCR_SUCCESS && buf == NULL) rc = SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = scr_filemap_set_dataset(run->map, id, run->rank, desc);
-    }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(part, KEY_FILE));
-         rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e), nfiles++) {
-        const scr_kvtree *info = scr_kvtree_elem_hash(e);
-        uint64_t size = 0;
-        uint32_t crc = 0;
-        int have_crc = scr_kvtree_util_get_crc32(info, KEY_CRC, &crc) == SCR_SUCCESS;
-        char *src = NULL, *rel = NULL, *dest = NULL, *dir = NULL, *name = NULL;
-        rc = scr_kvtree_util_get_uint64(info, KEY_SIZE, &size);
-        if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, scr_kvtree_elem_key(e), &src);
-        if (rc == SCR_SUCCESS) rc = scr_path_dirname(src, &dir);
-        if (rc == SCR_SUCCESS) rc = scr_path_basename(src, &name);
-        if (rc == SCR_SUCCESS && run->fetch_bypass) {
-            struct stat st;
-            if (stat(src, &st) != 0 || (uint64_t)st.st_size != size) {
-                scr_err("restart file %s is %s", src, stat(src, &st) ? "missing" : "of the wrong size");
-                rc = SCR_ERR_NOTFOUND;
-            } else if (scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "NAME", name),
-                                               "PATH", src) != SCR_SUCCESS ||
-                       scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "ORIG", src),
-                                               "PATH", src) != SCR_SUCCESS) {
-                rc = SCR_ERR_NOMEM;
-            }
-        } else if (rc == SCR_SUCCESS) {
-            struct scr_copy_result got = {0, 0};
-            rc = scr_path_relative(run->prefix, src, &rel);
-            if (rc == SCR_SUCCESS) rc = scr_path_join(cachedir, rel, &dest);
-            scr_meta *meta = rc == SCR_SUCCESS ? scr_meta_new() : NULL;
-            if (rc == SCR_SUCCESS && meta == NULL) rc = SCR_ERR_NOMEM;
-            /* listed before the file exists, so a crash leaves no unnamed file */
-            if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, dest);
-            if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
-            if (rc == SCR_SUCCESS)
-                rc = scr_run_copy_pfs(run, "fetch", id, src, dest, buf, "the fetch fails", &got);
-            if (rc == SCR_SUCCESS && got.bytes != size) {
-                scr_err("restart file %s has %llu bytes, %llu were written", src,
-                        (unsigned long long)got.bytes, (unsigned long long)size);
-                rc = SCR_ERR_FORMAT;
-            }
-            if (rc == SCR_SUCCESS && have_crc && run->crc_on_flush && got.crc != crc) {
-                scr_err("restart file %s is damaged: CRC32 0x%08x, recorded 0x%08x", src, got.crc, crc);
-                rc = SCR_ERR_FORMAT;
-            }
-            if (rc == SCR_SUCCESS) rc = scr_meta_set_filename(meta, rel);
-            if (rc == SCR_SUCCESS) rc = scr_meta_set_filetype(meta, SCR_META_TYPE_FULL);
-            if (rc == SCR_SUCCESS) rc = scr_meta_set_filesize(meta, size);
-            /* a file in cache has its CRC: the summary's, else the one the copy computed */
-            if (rc == SCR_SUCCESS && have_crc) rc = scr_meta_set_crc32(meta, crc);
-            else if (rc == SCR_SUCCESS && run->crc_on_flush && run->crc_in_cache)
-                rc = scr_meta_set_crc32(meta, got.crc);
-            if (rc == SCR_SUCCESS) rc = scr_meta_set_rank(meta, run->rank);
-            if (rc == SCR_SUCCESS) rc = scr_meta_set_ranks(meta, run->ranks);
-            if (rc == SCR_SUCCESS) rc = scr_meta_set_origpath(meta, dir);
-            if (rc == SCR_SUCCESS) rc = scr_meta_set_origname(meta, name);
-            if (rc == SCR_SUCCESS) rc = scr_meta_set_complete(meta, 1);
-            if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, dest, meta);
-            scr_meta_delete(meta);
+        if (rc != SCR_SUCCESS) goto out;
+        if (buf == NULL) {
+            rc = SCR_ERR_NOMEM;
+            goto out;
         }
-        free(src); free(rel); free(dest); free(dir); free(name);
+        rc = scr_filemap_set_dataset(run->map, id, run->rank, desc);
+        if (rc != SCR_SUCCESS) goto out;
     }
-    if (rc == SCR_SUCCESS && !run->fetch_bypass) {
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(part, KEY_FILE)); e;
+         e = scr_kvtree_elem_next(e), nfiles++) {
+        rc = fetch_file(run, id, dsdir, cachedir, buf, e);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    if (!run->fetch_bypass) {
         rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
-        if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = scr_cache_save_filemap(run);
     }
+out:
     free(cachedir);
     free(buf);
     return rc;
+}
+
+/* Rank 0 hands every rank its part of dataset id's summary, or, once
+ * something failed (rc: what came before), a part saying to give up; the
+ * others receive theirs whatever failed before, for rank 0 sends to them
+ * all. Collective. */
+static int share_parts(struct scr_run *run, int id, const char *dsdir, int rc, scr_kvtree **out_part)
+{
+    if (run->rank != 0) {
+        int rrc = scr_comm_recv_kvtree(0, TAG_FETCH, run->world, out_part);
+        return rc != SCR_SUCCESS ? rc : rrc;
+    }
+    if (rc == SCR_SUCCESS) return send_parts(run, id, dsdir, out_part);
+    /* the others still wait for their part */
+    for (int r = 1; r < run->ranks; r++) {
+        scr_kvtree *err = scr_kvtree_new();
+        scr_kvtree_util_set_int(err, KEY_ERROR, 1);
+        scr_comm_send_kvtree(err, r, TAG_FETCH, run->world);
+        scr_kvtree_delete(err);
+    }
+    return rc;
+}
+
+/* This rank's part read (fetch_my_part) while at most SCR_FETCH_WIDTH
+ * ranks read from the prefix at once. A rank passes through the window even
+ * when it reads nothing (rc: what failed before), for the ranks after it
+ * wait for it. */
+static int fetch_in_window(struct scr_run *run, int id, const char *dsdir, const scr_kvtree *part, int rc)
+{
+    int wrc = scr_comm_window_enter(run->world, run->fetch_width, TAG_WIDTH);
+    if (rc != SCR_SUCCESS) goto leave;
+    rc = wrc;
+    if (rc != SCR_SUCCESS) goto leave;
+    rc = fetch_my_part(run, id, dsdir, part);
+leave:
+    wrc = scr_comm_window_leave(run->world, run->fetch_width, TAG_WIDTH);
+    return rc != SCR_SUCCESS ? rc : wrc;
 }
 
 /* One attempt at dataset id; all ranks agree on *out_ok. */
@@ -293,29 +430,12 @@ static int try_fetch(struct scr_run *run, int id, int *out_ok)
     snprintf(name, sizeof(name), "scr.dataset.%d", id);
     int rc = scr_path_join(run->prefix_scr, name, &dsdir);
     scr_kvtree *part = NULL;
-    if (run->rank == 0) {
-        if (rc == SCR_SUCCESS) rc = send_parts(run, id, dsdir, &part);
-        else { /* the others still wait for their part */
-            for (int r = 1; r < run->ranks; r++) {
-                scr_kvtree *err = scr_kvtree_new();
-                scr_kvtree_util_set_int(err, KEY_ERROR, 1);
-                scr_comm_send_kvtree(err, r, TAG_FETCH, run->world);
-                scr_kvtree_delete(err);
-            }
-        }
-    } else {
-        int rrc = scr_comm_recv_kvtree(0, TAG_FETCH, run->world, &part);
-        if (rc == SCR_SUCCESS) rc = rrc;
-    }
+    rc = share_parts(run, id, dsdir, rc, &part);
     if (run->fetch_bypass) scr_kvtree_unset_all(run->restart_files);
-    /* at most SCR_FETCH_WIDTH ranks read from the prefix at once */
-    int wrc = scr_comm_window_enter(run->world, run->fetch_width, TAG_WIDTH);
-    if (rc == SCR_SUCCESS) rc = wrc;
-    if (rc == SCR_SUCCESS) rc = fetch_my_part(run, id, dsdir, part);
-    wrc = scr_comm_window_leave(run->world, run->fetch_width, TAG_WIDTH);
-    if (rc == SCR_SUCCESS) rc = wrc;
+    rc = fetch_in_window(run, id, dsdir, part, rc);
     scr_kvtree_delete(part);
     free(dsdir);
+    /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, out_ok);
     if (mrc == SCR_SUCCESS && !*out_ok && !run->fetch_bypass) scr_cache_delete_dataset(run, id);
     return mrc;

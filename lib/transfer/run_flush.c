@@ -99,7 +99,9 @@ static int note_before_writing(struct scr_undo *undo, const char *path, int *out
 {
     char *dir = NULL;
     int rc = scr_path_dirname(path, &dir);
-    if (rc == SCR_SUCCESS) rc = scr_undo_note_missing_dirs(undo, dir);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_undo_note_missing_dirs(undo, dir);
+out:
     free(dir);
     *out_new = is_absent(path);
     return rc;
@@ -117,6 +119,55 @@ int scr_run_copy_pfs(const struct scr_run *run, const char *op, int id, const ch
     return rc;
 }
 
+/* Copy (or, written in place, checksum) file, one of this rank's; update
+ * its meta. A file the copy creates is noted in undo. */
+static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo,
+                      const char *file)
+{
+    const scr_meta *stored = NULL;
+    char *dest = NULL;
+    struct scr_copy_result got = {0, 0};
+    int created = 0;
+    scr_meta *meta = scr_meta_new();
+    int rc = meta != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_filemap_get_meta(run->map, id, run->rank, file, &stored);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_copy(meta, stored);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = original_path(meta, dsdir, &dest);
+    if (rc != SCR_SUCCESS) goto out;
+    if (strcmp(dest, file) != 0) {
+        rc = note_before_writing(undo, dest, &created);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = scr_run_copy_pfs(run, "flush", id, file, dest, buf, "the dataset stays in cache", &got);
+        if (rc != SCR_SUCCESS) goto out;
+        if (created) {
+            rc = scr_undo_note_file(undo, dest);
+            if (rc != SCR_SUCCESS) goto out;
+        }
+    } else if (run->crc_on_flush) { /* written in place */
+        rc = scr_crc_file(dest, buf, run->file_buf_size, &got);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    if (run->crc_on_flush) {
+        uint32_t recorded;
+        if (scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS && recorded != got.crc) {
+            scr_err("flush of %s: CRC32 0x%08x differs from 0x%08x recorded when it was "
+                    "written; the file in cache is damaged", file, got.crc, recorded);
+            rc = SCR_ERR_FORMAT;
+            goto out;
+        }
+        rc = scr_meta_set_crc32(meta, got.crc);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_filemap_set_meta(run->map, id, run->rank, file, meta);
+out:
+    free(dest);
+    scr_meta_delete(meta);
+    return rc;
+}
+
 /* Copy (or, written in place, checksum) this rank's files; update their
  * meta. Each file the copy creates is noted in undo. */
 static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo)
@@ -124,46 +175,20 @@ static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *b
     const char **files = NULL;
     int nfiles = 0;
     int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
-    for (int f = 0; rc == SCR_SUCCESS && f < nfiles; f++) {
-        const scr_meta *stored = NULL;
-        scr_meta *meta = scr_meta_new();
-        char *dest = NULL;
-        if (meta == NULL) rc = SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, files[f], &stored);
-        if (rc == SCR_SUCCESS) rc = scr_meta_copy(meta, stored);
-        if (rc == SCR_SUCCESS) rc = original_path(meta, dsdir, &dest);
-        struct scr_copy_result got = {0, 0};
-        int in_place = rc == SCR_SUCCESS && strcmp(dest, files[f]) == 0, created = 0;
-        if (rc == SCR_SUCCESS && !in_place) rc = note_before_writing(undo, dest, &created);
-        if (rc == SCR_SUCCESS && !in_place) {
-            rc = scr_run_copy_pfs(run, "flush", id, files[f], dest, buf, "the dataset stays in cache", &got);
-            if (rc == SCR_SUCCESS && created) rc = scr_undo_note_file(undo, dest);
-        } else if (rc == SCR_SUCCESS && run->crc_on_flush)
-            rc = scr_crc_file(dest, buf, run->file_buf_size, &got);
-        uint32_t recorded;
-        if (rc == SCR_SUCCESS && run->crc_on_flush) {
-            if (scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS && recorded != got.crc) {
-                scr_err("flush of %s: CRC32 0x%08x differs from 0x%08x recorded when it was "
-                        "written; the file in cache is damaged", files[f], got.crc, recorded);
-                rc = SCR_ERR_FORMAT;
-            } else {
-                rc = scr_meta_set_crc32(meta, got.crc);
-            }
-        }
-        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, files[f], meta);
-        free(dest);
-        scr_meta_delete(meta);
+    if (rc != SCR_SUCCESS) goto out;
+    for (int f = 0; f < nfiles; f++) {
+        rc = flush_file(run, id, dsdir, buf, undo, files[f]);
+        if (rc != SCR_SUCCESS) goto out;
     }
+    rc = scr_cache_save_filemap(run);
+out:
     free(files);
-    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     return rc;
 }
 
-/* Copy this rank's part, waiting for the rank SCR_FLUSH_WIDTH before us so
- * that at most that many ranks write to the prefix at once. What it
- * creates is noted in undo. */
-static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_filemap **out_rmap,
-                         struct scr_undo *undo)
+/* Copy this rank's files, waiting for the rank SCR_FLUSH_WIDTH before us so
+ * that at most that many ranks write to the prefix at once. */
+static int copy_in_window(struct scr_run *run, int id, const char *dsdir, struct scr_undo *undo)
 {
     int rc = scr_comm_window_enter(run->world, run->flush_width, TAG_WIDTH);
     void *buf = malloc(run->file_buf_size);
@@ -171,18 +196,33 @@ static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_fil
         scr_err("out of memory for a flush buffer of %zu bytes", run->file_buf_size);
         rc = SCR_ERR_NOMEM;
     }
-    if (rc == SCR_SUCCESS) rc = copy_my_files(run, id, dsdir, buf, undo);
+    if (rc != SCR_SUCCESS) goto leave;
+    rc = copy_my_files(run, id, dsdir, buf, undo);
+leave:
     free(buf);
+    /* a rank leaves the window whatever failed: the ranks after it wait for it */
     int lrc = scr_comm_window_leave(run->world, run->flush_width, TAG_WIDTH);
-    if (rc == SCR_SUCCESS) rc = lrc;
+    return rc != SCR_SUCCESS ? rc : lrc;
+}
+
+/* Copy this rank's part (copy_in_window) and write its rank filemap
+ * (*out_rmap). What it creates is noted in undo. */
+static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_filemap **out_rmap,
+                         struct scr_undo *undo)
+{
     scr_filemap *rmap = NULL;
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_build(run->map, id, run->rank, dsdir, &rmap);
     char *path = NULL;
-    int created = 0;
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_path(dsdir, run->rank, &path);
-    if (rc == SCR_SUCCESS) created = is_absent(path);
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_write(path, rmap);
-    if (rc == SCR_SUCCESS && created) rc = scr_undo_note_file(undo, path);
+    int rc = copy_in_window(run, id, dsdir, undo);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rank_filemap_build(run->map, id, run->rank, dsdir, &rmap);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rank_filemap_path(dsdir, run->rank, &path);
+    if (rc != SCR_SUCCESS) goto out;
+    int created = is_absent(path);
+    rc = scr_rank_filemap_write(path, rmap);
+    if (rc != SCR_SUCCESS) goto out;
+    if (created) rc = scr_undo_note_file(undo, path);
+out:
     free(path);
     if (rc == SCR_SUCCESS) *out_rmap = rmap;
     else scr_filemap_delete(rmap);
@@ -195,17 +235,24 @@ static int write_summary(struct scr_run *run, int id, const char *dsdir, scr_kvt
                          const scr_dataset *desc, struct scr_undo *undo)
 {
     scr_kvtree *summary = scr_kvtree_new();
-    int rc = summary ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_summary_set_dataset(summary, desc);
-    if (rc == SCR_SUCCESS) rc = scr_summary_set_ranks(summary, run->ranks);
-    for (int r = 0; rc == SCR_SUCCESS && r < run->ranks; r++)
-        rc = scr_summary_add_rank_files(summary, rmaps[r], id, r);
     char *path = NULL;
-    int created = 0;
-    if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
-    if (rc == SCR_SUCCESS) created = is_absent(path);
-    if (rc == SCR_SUCCESS) rc = scr_summary_write(path, summary);
-    if (rc == SCR_SUCCESS && created) rc = scr_undo_note_file(undo, path);
+    int rc = summary ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_summary_set_dataset(summary, desc);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_summary_set_ranks(summary, run->ranks);
+    if (rc != SCR_SUCCESS) goto out;
+    for (int r = 0; r < run->ranks; r++) {
+        rc = scr_summary_add_rank_files(summary, rmaps[r], id, r);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
+    if (rc != SCR_SUCCESS) goto out;
+    int created = is_absent(path);
+    rc = scr_summary_write(path, summary);
+    if (rc != SCR_SUCCESS) goto out;
+    if (created) rc = scr_undo_note_file(undo, path);
+out:
     free(path);
     scr_kvtree_delete(summary);
     return rc;
@@ -233,12 +280,16 @@ static int list_flushed(scr_kvtree *index, void *ctx)
     if (scr_index_file_lookup_id(index, name, &older) == SCR_SUCCESS && older != id) {
         scr_dbg(1, "dataset %d (%s) replaces dataset %d of the same name in the index", id, name, older);
         rc = scr_index_file_remove(index, older);
+        if (rc != SCR_SUCCESS) return rc;
     }
     char stamp[SCR_INDEX_TIMESTAMP_SIZE];
-    if (rc == SCR_SUCCESS) rc = scr_index_file_set_dataset(index, desc, 1);
-    if (rc == SCR_SUCCESS) rc = scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp));
-    if (rc == SCR_SUCCESS) rc = scr_index_file_mark_flushed(index, id, stamp);
-    if (rc == SCR_SUCCESS && scr_dataset_is_checkpoint(desc)) rc = scr_index_file_set_current(index, name);
+    rc = scr_index_file_set_dataset(index, desc, 1);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_index_file_format_timestamp(time(NULL), stamp, sizeof(stamp));
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_index_file_mark_flushed(index, id, stamp);
+    if (rc != SCR_SUCCESS) return rc;
+    if (scr_dataset_is_checkpoint(desc)) rc = scr_index_file_set_current(index, name);
     return rc;
 }
 
@@ -246,6 +297,15 @@ static int list_flushed(scr_kvtree *index, void *ctx)
 static int add_to_index(struct scr_run *run, const scr_dataset *desc)
 {
     return scr_index_file_update(run->index_path, list_flushed, (void *)desc);
+}
+
+/* Rank 0: the summary from every rank's filemap (rmaps), then the index entry. */
+static int summarize(struct scr_run *run, int id, const char *dsdir, scr_kvtree **rmaps, const scr_dataset *desc,
+                     struct scr_undo *undo)
+{
+    int rc = write_summary(run, id, dsdir, rmaps, desc, undo);
+    if (rc != SCR_SUCCESS) return rc;
+    return add_to_index(run, desc); /* the index is replaced whole, or kept */
 }
 
 /* After the ranks agreed that the flush failed: every rank removes the
@@ -277,15 +337,19 @@ static int note_claim(struct scr_undo *undo, const char *dsdir)
 {
     char *path = NULL;
     int rc = scr_path_join(dsdir, SCR_DATASET_CLAIM_NAME, &path);
-    if (rc == SCR_SUCCESS) rc = scr_undo_note_file(undo, path);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_undo_note_file(undo, path);
     free(path);
     return rc;
 }
 
-int scr_flush_dataset(struct scr_run *run, int id)
+/* Whether the flush of dataset id may start (*out_desc: its descriptor):
+ * every rank has a record of it, and no copy the watchdog abandoned is
+ * still out. Collective; all ranks agree on the outcome (SCR_ERR_NOTFOUND,
+ * SCR_ERR_TIMEOUT). */
+static int flush_may_start(struct scr_run *run, int id, const scr_dataset **out_desc)
 {
-    const scr_dataset *desc = NULL;
-    int rc = scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+    int rc = scr_filemap_get_dataset(run->map, id, run->rank, out_desc);
     if (rc != SCR_SUCCESS) {
         scr_err("cannot flush dataset %d: this rank has no record of it", id);
         rc = SCR_ERR_NOTFOUND;
@@ -298,27 +362,122 @@ int scr_flush_dataset(struct scr_run *run, int id)
         scr_warn("watchdog: flush of dataset %d not started: the abandoned copy to %s has not returned; the "
                  "dataset stays in cache", id, late);
     int ok = 0;
+    /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS && waiting == 0, run->world, &ok);
     if (mrc != SCR_SUCCESS) return mrc;
-    if (!ok) { /* all ranks agree on why: */
-        int none_waiting = 0;
-        mrc = scr_comm_all_true(waiting == 0, run->world, &none_waiting);
-        if (mrc != SCR_SUCCESS) return mrc;
-        return none_waiting ? SCR_ERR_NOTFOUND : SCR_ERR_TIMEOUT;
+    if (ok) return SCR_SUCCESS;
+    /* all ranks agree on why: */
+    int none_waiting = 0;
+    mrc = scr_comm_all_true(waiting == 0, run->world, &none_waiting);
+    if (mrc != SCR_SUCCESS) return mrc;
+    return none_waiting ? SCR_ERR_NOTFOUND : SCR_ERR_TIMEOUT;
+}
+
+/* The dataset's directory on the prefix (*out_dsdir), where the flush
+ * records that it is flushing; rank 0 makes it and claims it for desc.
+ * What it creates is noted in undo. */
+static int prepare_dataset_dir(struct scr_run *run, int id, const scr_dataset *desc, char **out_dsdir,
+                               struct scr_undo *undo)
+{
+    int rc = prefix_dataset_dir(run, id, out_dsdir);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 1);
+    if (rc != SCR_SUCCESS || run->rank != 0) return rc;
+    rc = scr_undo_note_missing_dirs(undo, *out_dsdir);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mkdir_p(*out_dsdir, 0700);
+    if (rc != SCR_SUCCESS) return rc;
+    /* nothing is written into a dataset directory another job's dataset owns */
+    int claimed = 0;
+    rc = scr_dataset_claim(*out_dsdir, desc, &claimed);
+    if (rc != SCR_SUCCESS) return rc;
+    if (claimed) rc = note_claim(undo, *out_dsdir);
+    return rc;
+}
+
+/* Every rank copies its part of dataset id into dsdir; once all have, rank
+ * 0 writes the summary and the index entry. Collective; all ranks agree on
+ * the outcome (*out_failed: they agreed that the flush failed), but for
+ * *out_abandoned: this rank's copy was abandoned by the watchdog. */
+static int copy_and_index(struct scr_run *run, int id, const scr_dataset *desc, const char *dsdir,
+                          struct scr_undo *undo, int *out_abandoned, int *out_failed)
+{
+    scr_filemap *rmap = NULL;
+    scr_kvtree **rmaps = NULL;
+    int ok = 0;
+    int rc = flush_my_part(run, id, dsdir, &rmap, undo);
+    *out_abandoned = rc == SCR_ERR_TIMEOUT; /* this rank leaves the prefix alone from here on */
+    /* a rank says it is done even when its part failed: rank 0 counts every rank in */
+    int prc = scr_flush_progress_rank_done(run, id); /* rank 0 shows it at SCR_DEBUG >= 1 */
+    /* all ranks agree: */
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS && prc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS) goto out;
+    if (!ok) {
+        *out_failed = 1;
+        mrc = SCR_ERR_IO;
+        goto out;
     }
+    /* rank 0 needs every rank's files for the summary */
+    mrc = scr_comm_gather_kvtree(rmap, 0, run->world, &rmaps);
+    if (mrc != SCR_SUCCESS) goto out;
+    rc = SCR_SUCCESS;
+    if (run->rank == 0) rc = summarize(run, id, dsdir, rmaps, desc, undo);
+    /* all ranks agree: */
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && !ok) {
+        *out_failed = 1;
+        mrc = SCR_ERR_IO;
+    }
+out:
+    scr_filemap_delete(rmap);
+    scr_comm_free_trees(rmaps, run->rank == 0 ? run->ranks : 0);
+    return mrc;
+}
+
+/* Rank 0: the flush event and one line on how the flush of dataset id
+ * (descriptor desc, begun at t0) ended: mrc, whether the ranks agreed it
+ * failed, the files taken back and the ranks whose copy was abandoned. */
+static void say_flush_outcome(struct scr_run *run, int id, const scr_dataset *desc, double t0, int mrc, int failed,
+                              int removed, int abandoned_ranks)
+{
+    const char *name = "?";
+    scr_dataset_get_name(desc, &name);
+    uint64_t bytes = 0;
+    scr_dataset_get_size(desc, &bytes);
+    scr_run_event(run, SCR_EVENT_FLUSH, mrc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, id, name,
+                  (long long)bytes, scr_run_now() - t0,
+                  mrc == SCR_SUCCESS ? NULL : failed ? "copying to the prefix or indexing failed"
+                                                     : "recording where the dataset is failed",
+                  NULL, 0);
+    if (mrc == SCR_SUCCESS)
+        scr_dbg(1, "flushed dataset %d (%s) to %s in %.3f s", id, name, run->prefix,
+                scr_run_now() - t0);
+    else if (abandoned_ranks > 0)
+        scr_warn("flush of dataset %d (%s) to %s abandoned: a copy on %d rank%s took more than "
+                 "SCR_WATCHDOG_TIMEOUT_PFS=%d s; it is not in the index and stays in cache", id, name,
+                 run->prefix, abandoned_ranks, abandoned_ranks == 1 ? "" : "s", run->watchdog_pfs);
+    else if (failed)
+        scr_err("flush of dataset %d (%s) to %s failed; it is not in the index, and the %d file%s "
+                "the flush had written there %s removed", id, name, run->prefix, removed,
+                removed == 1 ? "" : "s", removed == 1 ? "was" : "were");
+    else
+        scr_err("flush of dataset %d (%s) to %s failed; it is not in the index", id, name,
+                run->prefix);
+}
+
+int scr_flush_dataset(struct scr_run *run, int id)
+{
+    const scr_dataset *desc = NULL;
+    int mrc = flush_may_start(run, id, &desc); /* all ranks agree */
+    if (mrc != SCR_SUCCESS) return mrc;
 
     double t0 = scr_run_now();
     char *dsdir = NULL;
     struct scr_undo undo = SCR_UNDO_INIT;
     int failed = 0; /* all ranks agree: the flush failed, take back what it wrote */
-    rc = prefix_dataset_dir(run, id, &dsdir);
-    if (rc == SCR_SUCCESS) rc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 1);
-    if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_undo_note_missing_dirs(&undo, dsdir);
-    if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_mkdir_p(dsdir, 0700);
-    /* nothing is written into a dataset directory another job's dataset owns */
-    int claimed = 0;
-    if (rc == SCR_SUCCESS && run->rank == 0) rc = scr_dataset_claim(dsdir, desc, &claimed);
-    if (rc == SCR_SUCCESS && claimed) rc = note_claim(&undo, dsdir);
+    int ok = 0;
+    int rc = prepare_dataset_dir(run, id, desc, &dsdir, &undo);
+    /* all ranks agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && !ok) failed = 1;
     if (mrc != SCR_SUCCESS || !ok) {
@@ -334,68 +493,22 @@ int scr_flush_dataset(struct scr_run *run, int id)
         return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
     }
 
-    scr_filemap *rmap = NULL;
-    rc = flush_my_part(run, id, dsdir, &rmap, &undo);
-    int abandoned = rc == SCR_ERR_TIMEOUT; /* this rank leaves the prefix alone from here on */
-    int prc = scr_flush_progress_rank_done(run, id); /* rank 0 shows it at SCR_DEBUG >= 1 */
-    if (rc == SCR_SUCCESS) rc = prc;
-    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && !ok) {
-        failed = 1;
-        mrc = SCR_ERR_IO;
-    }
-
-    /* rank 0 needs every rank's files for the summary */
-    scr_kvtree **rmaps = NULL;
-    if (mrc == SCR_SUCCESS) mrc = scr_comm_gather_kvtree(rmap, 0, run->world, &rmaps);
-    scr_filemap_delete(rmap);
-    rc = SCR_SUCCESS;
-    if (mrc == SCR_SUCCESS && run->rank == 0) {
-        rc = write_summary(run, id, dsdir, rmaps, desc, &undo);
-        if (rc == SCR_SUCCESS) rc = add_to_index(run, desc); /* the index is replaced whole, or kept */
-    }
-    scr_comm_free_trees(rmaps, run->rank == 0 ? run->ranks : 0);
-    if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && !ok) {
-        failed = 1;
-        mrc = SCR_ERR_IO;
-    }
+    int abandoned = 0;
+    mrc = copy_and_index(run, id, desc, dsdir, &undo, &abandoned, &failed); /* all ranks agree */
     int removed = 0, abandoned_ranks = 0;
     if (failed) take_back(run, &undo, abandoned, &removed, &abandoned_ranks);
     if (abandoned_ranks > 0) mrc = SCR_ERR_TIMEOUT;
     scr_undo_clear(&undo);
 
+    /* where the dataset is, recorded whatever the outcome; its failure is
+     * the outcome only when all else went well */
     int nrc = scr_cache_note_location(run, id, run->dset_in_cache, mrc == SCR_SUCCESS, 0);
     if (mrc == SCR_SUCCESS) mrc = nrc;
     /* SCR_PREFIX_SIZE: older checkpoints leave the prefix once this one is there */
     if (mrc == SCR_SUCCESS && run->rank == 0 && run->prefix_size > 0 &&
         scr_prefix_trim(run->prefix, run->prefix_size, id, NULL) != SCR_SUCCESS)
         scr_warn("SCR_PREFIX_SIZE=%d: could not delete older checkpoints from %s", run->prefix_size, run->prefix);
-    if (run->rank == 0) {
-        const char *name = "?";
-        scr_dataset_get_name(desc, &name);
-        uint64_t bytes = 0;
-        scr_dataset_get_size(desc, &bytes);
-        scr_run_event(run, SCR_EVENT_FLUSH, mrc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, id, name,
-                      (long long)bytes, scr_run_now() - t0,
-                      mrc == SCR_SUCCESS ? NULL : failed ? "copying to the prefix or indexing failed"
-                                                         : "recording where the dataset is failed",
-                      NULL, 0);
-        if (mrc == SCR_SUCCESS)
-            scr_dbg(1, "flushed dataset %d (%s) to %s in %.3f s", id, name, run->prefix,
-                    scr_run_now() - t0);
-        else if (abandoned_ranks > 0)
-            scr_warn("flush of dataset %d (%s) to %s abandoned: a copy on %d rank%s took more than "
-                     "SCR_WATCHDOG_TIMEOUT_PFS=%d s; it is not in the index and stays in cache", id, name,
-                     run->prefix, abandoned_ranks, abandoned_ranks == 1 ? "" : "s", run->watchdog_pfs);
-        else if (failed)
-            scr_err("flush of dataset %d (%s) to %s failed; it is not in the index, and the %d file%s "
-                    "the flush had written there %s removed", id, name, run->prefix, removed,
-                    removed == 1 ? "" : "s", removed == 1 ? "was" : "were");
-        else
-            scr_err("flush of dataset %d (%s) to %s failed; it is not in the index", id, name,
-                    run->prefix);
-    }
+    if (run->rank == 0) say_flush_outcome(run, id, desc, t0, mrc, failed, removed, abandoned_ranks);
     /* a caller may abort the job as soon as it returns: rank 0's reason goes out first */
     if (failed) scr_mpi_check(MPI_Barrier(run->world), "waiting for the flush's failure to be said");
     free(dsdir);
