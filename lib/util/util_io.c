@@ -54,21 +54,13 @@ int scr_write_full(int fd, const void *buf, size_t len, const char *path)
 
 int scr_pread_full(int fd, void *buf, size_t len, uint64_t offset, const char *path)
 {
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(offset + done));
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            scr_err("read of %s at byte %llu failed: %s", path, (unsigned long long)(offset + done),
-                    strerror(errno));
-            return SCR_ERR_IO;
-        }
-        if (n == 0) {
-            scr_err("%s ends at byte %llu, before the %zu bytes wanted at byte %llu", path,
-                    (unsigned long long)(offset + done), len, (unsigned long long)offset);
-            return SCR_ERR_FORMAT;
-        }
-        done += (size_t)n;
+    size_t got = 0;
+    int rc = scr_pread_upto(fd, buf, len, offset, &got, path);
+    if (rc != SCR_SUCCESS) return rc;
+    if (got < len) {
+        scr_err("%s ends at byte %llu, before the %zu bytes wanted at byte %llu", path,
+                (unsigned long long)(offset + got), len, (unsigned long long)offset);
+        return SCR_ERR_FORMAT;
     }
     return SCR_SUCCESS;
 }
