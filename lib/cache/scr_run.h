@@ -18,7 +18,6 @@
 #include "prefix_lock.h"
 #include "reddesc.h"
 #include "util_copy.h"
-#include "util_crc_parts.h"
 
 #include <mpi.h>
 #include <stdint.h>
