@@ -88,8 +88,14 @@ static int add_file(scr_filemap *rmap, int id, int rank, const char *dir, const 
     return rc;
 }
 
-int scr_rank_filemap_build(const scr_filemap *map, int id, int rank, const char *dir,
-                           scr_filemap **out_rmap)
+/* A file is the application's when its meta says FULL (no meta: unknown, kept). */
+static int is_app_file(const scr_meta *meta)
+{
+    return meta == NULL || scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) == SCR_SUCCESS;
+}
+
+static int build(const scr_filemap *map, int id, int rank, const char *dir, int app_only,
+                 scr_filemap **out_rmap)
 {
     if (out_rmap == NULL || dir == NULL || dir[0] != '/') {
         scr_err("rank filemap: the dataset directory '%s' is not an absolute path",
@@ -100,13 +106,10 @@ int scr_rank_filemap_build(const scr_filemap *map, int id, int rank, const char 
     scr_filemap *rmap = scr_filemap_new();
     if (rmap == NULL) return SCR_ERR_NOMEM;
 
-    int rc = SCR_SUCCESS, expected;
+    int rc = SCR_SUCCESS, expected, left_out = 0;
     const scr_dataset *desc;
     if (scr_filemap_get_dataset(map, id, rank, &desc) == SCR_SUCCESS)
         rc = scr_filemap_set_dataset(rmap, id, rank, desc);
-    if (rc == SCR_SUCCESS && scr_filemap_get_expected_files(map, id, rank, &expected) ==
-                                 SCR_SUCCESS)
-        rc = scr_filemap_set_expected_files(rmap, id, rank, expected);
 
     const char **files = NULL;
     int count = 0;
@@ -114,15 +117,33 @@ int scr_rank_filemap_build(const scr_filemap *map, int id, int rank, const char 
     for (int i = 0; i < count && rc == SCR_SUCCESS; i++) {
         const scr_meta *meta = NULL;
         scr_filemap_get_meta(map, id, rank, files[i], &meta);
+        if (app_only && !is_app_file(meta)) {
+            left_out++;
+            continue;
+        }
         rc = add_file(rmap, id, rank, dir, files[i], meta);
     }
     free(files);
+    if (rc == SCR_SUCCESS && scr_filemap_get_expected_files(map, id, rank, &expected) == SCR_SUCCESS)
+        rc = scr_filemap_set_expected_files(rmap, id, rank, expected > left_out ? expected - left_out : 0);
     if (rc != SCR_SUCCESS) {
         scr_filemap_delete(rmap);
         return rc;
     }
     *out_rmap = rmap;
     return SCR_SUCCESS;
+}
+
+int scr_rank_filemap_build(const scr_filemap *map, int id, int rank, const char *dir,
+                           scr_filemap **out_rmap)
+{
+    return build(map, id, rank, dir, 0, out_rmap);
+}
+
+int scr_rank_filemap_build_app(const scr_filemap *map, int id, int rank, const char *dir,
+                               scr_filemap **out_rmap)
+{
+    return build(map, id, rank, dir, 1, out_rmap);
 }
 
 int scr_rank_filemap_read(const char *path, scr_filemap *rmap)

@@ -48,6 +48,13 @@ int scr_rank_filemap_is_name(const char *name, int *out_rank);
 int scr_rank_filemap_build(const scr_filemap *map, int id, int rank, const char *dir,
                            scr_filemap **out_rmap);
 
+/* As scr_rank_filemap_build, but listing the application's files only (a
+ * meta of type FULL): what a flush puts on the prefix, where the redundancy
+ * data would be dead weight, since every rank's own files are there. The
+ * expected file count is lowered by the redundancy files left out. */
+int scr_rank_filemap_build_app(const scr_filemap *map, int id, int rank, const char *dir,
+                               scr_filemap **out_rmap);
+
 /* The name (relative to the dataset directory dir, absolute) under which
  * scr_rank_filemap_build lists the cache file file with meta meta: PATH/NAME
  * for an application file, else dir/<its own name>; a new string. */

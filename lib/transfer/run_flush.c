@@ -1,5 +1,9 @@
 /* run_flush.c — copy a dataset from cache to the prefix and record it there.
  *
+ * Only the application's files go to the prefix: every rank's own files
+ * are copied, so XOR and RS data would be dead weight there (a scavenge,
+ * which may miss nodes, keeps copying it).
+ *
  * Order of events, so that a crash at any point leaves the prefix consistent:
  * the node's flush file says FLUSHING; every rank copies its files to their
  * original paths (at most SCR_FLUSH_WIDTH ranks at once) with the CRC-32
@@ -11,8 +15,8 @@
  *
  * A flush that fails takes back what it wrote (util_undo.h), so that a full
  * prefix is not left fuller: every rank notes each file it created on the
- * prefix (application files at their original paths, redundancy files and
- * its rank filemap in <prefix>/.scr/scr.dataset.<id>, and rank 0 the
+ * prefix (application files at their original paths, its rank filemap in
+ * <prefix>/.scr/scr.dataset.<id>, and rank 0 the
  * summary) and each directory that was missing, and once the ranks agree
  * that the flush failed, removes them. A file that existed before the
  * attempt (a dataset flushed earlier, a file written in place on the
@@ -168,6 +172,17 @@ out:
     return rc;
 }
 
+/* Whether file (this rank's, of dataset id) is the application's: only
+ * those go to the prefix. Redundancy data (XOR, RS) would be dead weight
+ * there, since every rank's own files are flushed; a scavenge, which may
+ * miss nodes, copies it (scavenge.h). */
+static int is_app_file(const struct scr_run *run, int id, const char *file)
+{
+    const scr_meta *meta = NULL;
+    if (scr_filemap_get_meta(run->map, id, run->rank, file, &meta) != SCR_SUCCESS) return 1;
+    return scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) == SCR_SUCCESS;
+}
+
 /* Copy (or, written in place, checksum) this rank's files; update their
  * meta. Each file the copy creates is noted in undo. */
 static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo)
@@ -177,6 +192,7 @@ static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *b
     int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
     if (rc != SCR_SUCCESS) goto out;
     for (int f = 0; f < nfiles; f++) {
+        if (!is_app_file(run, id, files[f])) continue;
         rc = flush_file(run, id, dsdir, buf, undo, files[f]);
         if (rc != SCR_SUCCESS) goto out;
     }
@@ -214,7 +230,7 @@ static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_fil
     char *path = NULL;
     int rc = copy_in_window(run, id, dsdir, undo);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_rank_filemap_build(run->map, id, run->rank, dsdir, &rmap);
+    rc = scr_rank_filemap_build_app(run->map, id, run->rank, dsdir, &rmap);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_rank_filemap_path(dsdir, run->rank, &path);
     if (rc != SCR_SUCCESS) goto out;
