@@ -266,7 +266,9 @@ int SCR_Finalize(void)
         return SCR_SUCCESS;
     }
     if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Finalize", closing_call());
-    int rc = run->flush_every > 0 ? flush_at_finalize() : SCR_SUCCESS;
+    /* a flush in the background is finished first: it may be the newest checkpoint's */
+    int rc = scr_flush_async_wait(run); /* all ranks agree */
+    if (rc == SCR_SUCCESS && run->flush_every > 0) rc = flush_at_finalize();
     scr_run_event(run, SCR_EVENT_FINALIZE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, 0, NULL, -1,
                   scr_run_now() - run->time_start, rc == SCR_SUCCESS ? NULL : "the final flush failed", NULL, 0);
     int hrc = scr_run_halt_mark_finalized(run);
@@ -291,6 +293,8 @@ int SCR_Need_checkpoint(int *flag)
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL || run->state != SCR_STATE_IDLE)
         return wrong_state("SCR_Need_checkpoint", closing_call());
+    int rc = scr_flush_async_poll(run); /* all ranks agree */
+    if (rc != SCR_SUCCESS) return rc;
     return scr_run_halt_need_checkpoint(run, flag);
 }
 
@@ -303,6 +307,8 @@ int SCR_Should_exit(int *flag)
     *flag = 0;
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL) return wrong_state("SCR_Should_exit", "SCR_Init");
+    int rc = scr_flush_async_poll(run); /* all ranks agree */
+    if (rc != SCR_SUCCESS) return rc;
     return scr_run_halt_check(run, flag);
 }
 
@@ -366,6 +372,27 @@ out:
     return rc;
 }
 
+/* A new checkpoint in red's store may push the oldest out: a background
+ * flush is concluded first (without waiting, when it has landed), and
+ * waited for when its dataset is the one to go, since the cache never
+ * drops a dataset that is still being copied. Collective. */
+static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
+{
+    int rc = scr_flush_async_poll(run); /* all ranks agree */
+    if (rc != SCR_SUCCESS || !run->dset_in_cache || !is_ckpt) return rc;
+    int flushing = scr_flush_async_id(run), evicted = 0;
+    if (flushing > 0) {
+        rc = scr_cache_would_evict(run, red->store, flushing, &evicted); /* all ranks agree */
+        if (rc == SCR_SUCCESS && evicted) {
+            scr_dbg(1, "dataset %d is still being flushed and must leave the cache for the next: waiting for "
+                    "its flush", flushing);
+            rc = scr_flush_async_wait(run); /* all ranks agree */
+        }
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return scr_cache_make_room(run, red->store);
+}
+
 /* This rank's filemap learns dataset id (its descriptor d, and when it is
  * in cache the record of red, which names the store, so the dataset's
  * directory is known from here on, also after a crash) and is saved; the
@@ -422,8 +449,7 @@ int SCR_Start_output(const char *name, int flags)
     int is_ckpt = (flags & SCR_FLAG_CHECKPOINT) != 0;
     const struct scr_reddesc *red = scr_reddesc_for(run->reddescs, run->nreddescs, run->dataset_id,
                                                     !is_ckpt);
-    int rc = SCR_SUCCESS;
-    if (run->dset_in_cache && is_ckpt) rc = scr_cache_make_room(run, red->store);
+    int rc = make_room_for(red, is_ckpt); /* all ranks agree */
     /* rank 0 describes the dataset, so every copy of the descriptor is the same */
     scr_dataset *d = NULL;
     if (rc == SCR_SUCCESS && run->rank == 0) rc = new_dataset(name, flags, &d);
@@ -561,6 +587,9 @@ int SCR_Complete_output(int valid)
     if (run == NULL || run->state != SCR_STATE_OUTPUT)
         return wrong_state("SCR_Complete_output", "SCR_Start_output");
     run->state = SCR_STATE_IDLE;
+    /* a background flush that has landed is concluded (all ranks agree) */
+    int prc = scr_flush_async_poll(run);
+    if (prc != SCR_SUCCESS) return prc;
     int id = run->dataset_id, nfiles = 0;
     uint64_t bytes = 0;
     int mine_valid = valid ? 1 : 0;
@@ -635,7 +664,12 @@ int SCR_Complete_output(int valid)
     int nrc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 0);
     if (rc == SCR_SUCCESS) rc = nrc;
 
-    if (flush) {
+    if (flush && run->flush_async && run->dset_in_cache) {
+        /* the flush goes on in the background: concluded at a later call */
+        int frc = scr_flush_async_start(run, id); /* all ranks agree */
+        if (frc != SCR_SUCCESS && crc_by_flush) fill_crcs(id);
+        if (frc != SCR_SUCCESS && frc != SCR_ERR_TIMEOUT && frc != SCR_ERR_IO) return frc;
+    } else if (flush) {
         int frc = scr_flush_dataset(run, id);
         /* it stays in cache unflushed, and still gets its CRCs */
         if (frc != SCR_SUCCESS && run->dset_in_cache && crc_by_flush) fill_crcs(id);
@@ -996,6 +1030,9 @@ int SCR_Drop(const char *name)
         scr_err("SCR_Drop called without a dataset name");
         return SCR_ERR_ARG;
     }
+    /* the dataset may be the one a background flush is about to index */
+    int wrc = scr_flush_async_wait(run); /* all ranks agree */
+    if (wrc != SCR_SUCCESS) return wrc;
     int id = 0, rc = SCR_SUCCESS;
     if (run->rank == 0) {
         rc = drop_from_index(name, &id);
@@ -1041,6 +1078,9 @@ int SCR_Delete(const char *name)
         scr_err("SCR_Delete called without a dataset name");
         return SCR_ERR_ARG;
     }
+    /* the dataset may be the one a background flush is copying */
+    int wrc = scr_flush_async_wait(run); /* all ranks agree */
+    if (wrc != SCR_SUCCESS) return wrc;
     /* which dataset: from the index, else from the cache */
     int id = run->rank == 0 ? name_in_index(name) : 0;
     int rc = scr_mpi_check(MPI_Bcast(&id, 1, MPI_INT, 0, run->world), "looking up a dataset");

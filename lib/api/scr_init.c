@@ -70,6 +70,31 @@ static int get_int(const scr_config *cfg, const char *name, int *out)
     return rc;
 }
 
+/* SCR_FLUSH_ASYNC=1, or SCR 3's SCR_FLUSH_TYPE=PTHREAD, flushes in the
+ * background (flush_async.c), within SCR_FLUSH_ASYNC_BW bytes per second
+ * and SCR_FLUSH_ASYNC_PERCENT of a core per node (0: no limit). */
+static int read_flush_async(struct scr_run *r)
+{
+    const char *type = NULL;
+    uint64_t bw = 0;
+    int rc = scr_config_get_bool(r->cfg, "SCR_FLUSH_ASYNC", &r->flush_async);
+    if (rc != SCR_SUCCESS) return rc;
+    if (scr_config_get(r->cfg, "SCR_FLUSH_TYPE", &type) == SCR_SUCCESS && type != NULL &&
+        strcasecmp(type, "PTHREAD") == 0)
+        r->flush_async = 1;
+    rc = scr_config_get_bytes(r->cfg, "SCR_FLUSH_ASYNC_BW", &bw);
+    if (rc != SCR_SUCCESS) return rc;
+    r->flush_async_bw = (double)bw;
+    rc = scr_config_get_double(r->cfg, "SCR_FLUSH_ASYNC_PERCENT", &r->flush_async_percent);
+    if (rc != SCR_SUCCESS) return rc;
+    if (r->flush_async_percent < 0 || r->flush_async_percent > 100) {
+        scr_err("SCR_FLUSH_ASYNC_PERCENT=%g (from %s): expected a share of a core from 0 to 100 (0: no limit)",
+                r->flush_async_percent, scr_config_origin(r->cfg, "SCR_FLUSH_ASYNC_PERCENT"));
+        return SCR_ERR_ARG;
+    }
+    return SCR_SUCCESS;
+}
+
 /* Resolve the parameters libscr uses into run. */
 static int read_parameters(struct scr_run *r)
 {
@@ -100,6 +125,8 @@ static int read_parameters(struct scr_run *r)
     }
     rc = scr_config_get_double(c, "SCR_CHECKPOINT_OVERHEAD", &r->ckpt_overhead);
     if (rc != SCR_SUCCESS) goto out;
+    rc = read_flush_async(r);
+    if (rc != SCR_SUCCESS) goto out;
     /* not a parameter: tests/bench/run-bench-scr.sh measures what the CRCs
      * of files in cache cost against a run that records none */
     const char *no_crc = getenv("SCRBENCH_NO_CACHE_CRC");
@@ -129,34 +156,22 @@ out:
 }
 
 /* Rank 0, once at SCR_Init: settings SCR knows whose effect this version
- * does not have, and what happens instead; said, never taken silently. A
- * background flush (SCR_FLUSH_ASYNC=1 or SCR_FLUSH_TYPE=PTHREAD) is one
- * line however it was asked for. */
+ * does not have, and what happens instead; said, never taken silently. */
 void scr_init_say_unavailable(const struct scr_run *r)
 {
     static const char *const limits[] = {"SCR_FLUSH_ASYNC_BW", "SCR_FLUSH_ASYNC_PERCENT"};
-    char asked[512] = "";
-    const char *type = NULL;
-    int async = 0;
-    if (scr_config_get_bool(r->cfg, "SCR_FLUSH_ASYNC", &async) == SCR_SUCCESS && async)
-        snprintf(asked, sizeof(asked), "SCR_FLUSH_ASYNC=1 (from %s)", scr_config_origin(r->cfg, "SCR_FLUSH_ASYNC"));
-    if (scr_config_get(r->cfg, "SCR_FLUSH_TYPE", &type) == SCR_SUCCESS && type != NULL &&
-        strcasecmp(type, "PTHREAD") == 0) {
-        size_t n = strlen(asked);
-        snprintf(asked + n, sizeof(asked) - n, "%sSCR_FLUSH_TYPE=PTHREAD (from %s)", n ? " and " : "",
-                 scr_config_origin(r->cfg, "SCR_FLUSH_TYPE"));
-    }
-    if (asked[0] != '\0')
-        scr_warn("%s is not taken: background flush is not available in this version, so every flush runs "
-                 "synchronously", asked);
-    for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+    for (size_t i = 0; !r->flush_async && i < sizeof(limits) / sizeof(limits[0]); i++) {
         enum scr_config_layer layer;
         const char *v = NULL;
         if (scr_config_layer_of(r->cfg, limits[i], &layer) == SCR_SUCCESS && layer != SCR_CONFIG_LAYER_DEFAULT &&
             scr_config_get(r->cfg, limits[i], &v) == SCR_SUCCESS)
-            scr_warn("%s=%s (from %s) has no effect: it limits a background flush, which is not available "
-                     "in this version", limits[i], v, scr_config_origin(r->cfg, limits[i]));
+            scr_warn("%s=%s (from %s) has no effect: it limits a background flush, and SCR_FLUSH_ASYNC is 0",
+                     limits[i], v, scr_config_origin(r->cfg, limits[i]));
     }
+    if (r->flush_async && r->watchdog_pfs > 0)
+        scr_warn("SCR_WATCHDOG_TIMEOUT_PFS=%d times the flushes that run in the foreground (at SCR_Finalize "
+                 "and at a restart) and the fetches; a background flush (SCR_FLUSH_ASYNC=1) is not timed",
+                 r->watchdog_pfs);
     long long cache_timeout = 0;
     if (scr_config_get_int(r->cfg, "SCR_WATCHDOG_TIMEOUT", &cache_timeout) == SCR_SUCCESS && cache_timeout > 0)
         scr_warn("SCR_WATCHDOG_TIMEOUT=%lld is not used: the application writes to the cache itself; only the "

@@ -28,7 +28,8 @@ void scr_init_free_run(struct scr_run *r);
 void scr_init_log(struct scr_run *r, double seconds);
 
 /* Rank 0: one line for each parameter SCR defines that does nothing here
- * (SCR_FLUSH_ASYNC, ...), so that nobody counts on it. */
+ * as set (a limit of the background flush without one, ...), so that
+ * nobody counts on it. */
 void scr_init_say_unavailable(const struct scr_run *r);
 
 /* SCR_DROP_AFTER_CURRENT: once SCR_Current or SCR_CURRENT chose name, the

@@ -462,6 +462,26 @@ int scr_cache_make_room(struct scr_run *run, const char *store)
     }
 }
 
+int scr_cache_would_evict(struct scr_run *run, const char *store, int id, int *out_evicted)
+{
+    int capacity = store_capacity(run, store);
+    int *ids = NULL, n = 0, count = 0, older = 0, holds = 0;
+    int rc = scr_filemap_list_datasets(run->map, &ids, &n);
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+        if (!same_store(run, dataset_store(run, ids[i]), store)) continue;
+        count++;
+        if (ids[i] <= id) older++;
+        if (ids[i] == id) holds = 1;
+    }
+    free(ids);
+    /* make room deletes the oldest until capacity - 1 are left */
+    int mine = rc != SCR_SUCCESS || (holds && count >= capacity && older <= count - capacity + 1), any = 0;
+    int mrc = scr_mpi_check(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, run->world),
+                            "finding whether a dataset leaves the cache");
+    if (mrc == SCR_SUCCESS) *out_evicted = any;
+    return mrc;
+}
+
 /* Is one listed file complete and of its recorded size? Reports what differs
  * at debug level 1. Its bytes were checked against its CRC once, at SCR_Init
  * or as it was written (scr_crc_check_held, and the copies and rebuilds). */

@@ -56,6 +56,9 @@ struct scr_run {
     double ckpt_overhead;
     size_t file_buf_size;  /* file I/O buffer (SCR_FILE_BUF_SIZE) */
     size_t mpi_buf_size;   /* pieces that travel between ranks (SCR_MPI_BUF_SIZE) */
+    int flush_async;       /* SCR_FLUSH_ASYNC: flushes go on in the background (transfer.h) */
+    double flush_async_bw; /* SCR_FLUSH_ASYNC_BW: a node's flush, bytes per second (0: no limit) */
+    double flush_async_percent; /* SCR_FLUSH_ASYNC_PERCENT: of a core (0: no limit) */
     int watchdog_pfs;      /* seconds a file's copy to or from the prefix may take, 0: no limit
                             * (SCR_WATCHDOG_TIMEOUT_PFS; run_flush.c, run_fetch.c) */
 
@@ -63,6 +66,9 @@ struct scr_run {
     struct scr_prefix_lock prefix_lock;
     struct scr_prefix_holder prefix_holder;
     int jobid_defaulted;  /* no SLURM_JOB_ID or SCR_JOB_ID: a default every job of the user shares */
+
+    /* the flush that goes on in the background, NULL when none (flush_async.c) */
+    struct scr_flush_async *flush_in_background;
 
     /* this rank's files in cache, kept on disk at filemap_path */
     scr_filemap *map;
@@ -144,6 +150,10 @@ int scr_cache_delete_dataset(struct scr_run *run, int id);
  * oldest datasets of that store on every rank until fewer than its COUNT
  * (SCR_CACHE_SIZE for the cache base) remain. Collective. */
 int scr_cache_make_room(struct scr_run *run, const char *store);
+
+/* *out_evicted 1 on every rank when scr_cache_make_room(run, store) would
+ * delete dataset id on some rank (or a rank could not tell). Collective. */
+int scr_cache_would_evict(struct scr_run *run, const char *store, int id, int *out_evicted);
 
 /* 1 on every rank when dataset id is complete in cache on every rank: each
  * file listed, complete and of the recorded size. Contents are not read

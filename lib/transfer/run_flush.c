@@ -45,6 +45,7 @@
 #include "scr_err.h"
 #include "scr_run.h"
 #include "transfer.h"
+#include "flush_steps.h"
 #include "summary.h"
 #include "util_copy.h"
 #include "util_copy_timed.h"
@@ -123,23 +124,54 @@ int scr_run_copy_pfs(const struct scr_run *run, const char *op, int id, const ch
     return rc;
 }
 
-/* Copy (or, written in place, checksum) file, one of this rank's; update
- * its meta. A file the copy creates is noted in undo. */
-static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo,
-                      const char *file)
+int scr_flush_destination(const struct scr_run *run, int id, const char *dsdir, const char *file,
+                          char **out_dest)
+{
+    const scr_meta *meta = NULL;
+    int rc = scr_filemap_get_meta(run->map, id, run->rank, file, &meta);
+    if (rc != SCR_SUCCESS) return rc;
+    return original_path(meta, dsdir, out_dest);
+}
+
+int scr_flush_note_destination(struct scr_undo *undo, const char *dest, int *out_new)
+{
+    return note_before_writing(undo, dest, out_new);
+}
+
+int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got)
 {
     const scr_meta *stored = NULL;
-    char *dest = NULL;
-    struct scr_copy_result got = {0, 0};
-    int created = 0;
     scr_meta *meta = scr_meta_new();
     int rc = meta != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_filemap_get_meta(run->map, id, run->rank, file, &stored);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_meta_copy(meta, stored);
+    if (rc != SCR_SUCCESS || !run->crc_on_flush) goto out;
+    uint32_t recorded;
+    if (scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS && recorded != got->crc) {
+        scr_err("flush of %s: CRC32 0x%08x differs from 0x%08x recorded when it was "
+                "written; the file in cache is damaged", file, got->crc, recorded);
+        rc = SCR_ERR_FORMAT;
+        goto out;
+    }
+    rc = scr_meta_set_crc32(meta, got->crc);
     if (rc != SCR_SUCCESS) goto out;
-    rc = original_path(meta, dsdir, &dest);
+    rc = scr_filemap_set_meta(run->map, id, run->rank, file, meta);
+out:
+    scr_meta_delete(meta);
+    return rc;
+}
+
+/* Copy (or, written in place, checksum) file, one of this rank's; update
+ * its meta. A file the copy creates is noted in undo. */
+static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo,
+                      const char *file)
+{
+    char *dest = NULL;
+    struct scr_copy_result got = {0, 0};
+    int created = 0;
+    int rc = scr_flush_destination(run, id, dsdir, file, &dest);
     if (rc != SCR_SUCCESS) goto out;
     if (strcmp(dest, file) != 0) {
         rc = note_before_writing(undo, dest, &created);
@@ -154,21 +186,9 @@ static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf,
         rc = scr_crc_file(dest, buf, run->file_buf_size, &got);
         if (rc != SCR_SUCCESS) goto out;
     }
-    if (run->crc_on_flush) {
-        uint32_t recorded;
-        if (scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS && recorded != got.crc) {
-            scr_err("flush of %s: CRC32 0x%08x differs from 0x%08x recorded when it was "
-                    "written; the file in cache is damaged", file, got.crc, recorded);
-            rc = SCR_ERR_FORMAT;
-            goto out;
-        }
-        rc = scr_meta_set_crc32(meta, got.crc);
-        if (rc != SCR_SUCCESS) goto out;
-    }
-    rc = scr_filemap_set_meta(run->map, id, run->rank, file, meta);
+    rc = scr_flush_record_copy(run, id, file, &got);
 out:
     free(dest);
-    scr_meta_delete(meta);
     return rc;
 }
 
@@ -176,7 +196,7 @@ out:
  * those go to the prefix. Redundancy data (XOR, RS) would be dead weight
  * there, since every rank's own files are flushed; a scavenge, which may
  * miss nodes, copies it (scavenge.h). */
-static int is_app_file(const struct scr_run *run, int id, const char *file)
+int scr_flush_is_app_file(const struct scr_run *run, int id, const char *file)
 {
     const scr_meta *meta = NULL;
     if (scr_filemap_get_meta(run->map, id, run->rank, file, &meta) != SCR_SUCCESS) return 1;
@@ -192,7 +212,7 @@ static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *b
     int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
     if (rc != SCR_SUCCESS) goto out;
     for (int f = 0; f < nfiles; f++) {
-        if (!is_app_file(run, id, files[f])) continue;
+        if (!scr_flush_is_app_file(run, id, files[f])) continue;
         rc = flush_file(run, id, dsdir, buf, undo, files[f]);
         if (rc != SCR_SUCCESS) goto out;
     }
@@ -221,16 +241,14 @@ leave:
     return rc != SCR_SUCCESS ? rc : lrc;
 }
 
-/* Copy this rank's part (copy_in_window) and write its rank filemap
- * (*out_rmap). What it creates is noted in undo. */
-static int flush_my_part(struct scr_run *run, int id, const char *dsdir, scr_filemap **out_rmap,
-                         struct scr_undo *undo)
+/* This rank's rank filemap (*out_rmap), written into dsdir once its files
+ * are copied, and noted in undo when it is new. */
+static int write_my_rank_filemap(struct scr_run *run, int id, const char *dsdir, scr_filemap **out_rmap,
+                                 struct scr_undo *undo)
 {
     scr_filemap *rmap = NULL;
     char *path = NULL;
-    int rc = copy_in_window(run, id, dsdir, undo);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_rank_filemap_build_app(run->map, id, run->rank, dsdir, &rmap);
+    int rc = scr_rank_filemap_build_app(run->map, id, run->rank, dsdir, &rmap);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_rank_filemap_path(dsdir, run->rank, &path);
     if (rc != SCR_SUCCESS) goto out;
@@ -411,18 +429,18 @@ static int prepare_dataset_dir(struct scr_run *run, int id, const scr_dataset *d
     return rc;
 }
 
-/* Every rank copies its part of dataset id into dsdir; once all have, rank
- * 0 writes the summary and the index entry. Collective; all ranks agree on
- * the outcome (*out_failed: they agreed that the flush failed), but for
- * *out_abandoned: this rank's copy was abandoned by the watchdog. */
-static int copy_and_index(struct scr_run *run, int id, const scr_dataset *desc, const char *dsdir,
-                          struct scr_undo *undo, int *out_abandoned, int *out_failed)
+/* Every rank has copied its part of dataset id into dsdir (copy_rc: how
+ * that went); each writes its rank filemap and, once all have, rank 0
+ * writes the summary and the index entry. Collective; all ranks agree on
+ * the outcome (*out_failed: they agreed that the flush failed). */
+static int index_copied(struct scr_run *run, int id, const scr_dataset *desc, const char *dsdir,
+                        struct scr_undo *undo, int copy_rc, int *out_failed)
 {
     scr_filemap *rmap = NULL;
     scr_kvtree **rmaps = NULL;
     int ok = 0;
-    int rc = flush_my_part(run, id, dsdir, &rmap, undo);
-    *out_abandoned = rc == SCR_ERR_TIMEOUT; /* this rank leaves the prefix alone from here on */
+    int rc = copy_rc;
+    if (rc == SCR_SUCCESS) rc = write_my_rank_filemap(run, id, dsdir, &rmap, undo);
     /* a rank says it is done even when its part failed: rank 0 counts every rank in */
     int prc = scr_flush_progress_rank_done(run, id); /* rank 0 shows it at SCR_DEBUG >= 1 */
     /* all ranks agree: */
@@ -453,18 +471,20 @@ out:
 /* Rank 0: the flush event and one line on how the flush of dataset id
  * (descriptor desc, begun at t0) ended: mrc, whether the ranks agreed it
  * failed, the files taken back and the ranks whose copy was abandoned. */
-static void say_flush_outcome(struct scr_run *run, int id, const scr_dataset *desc, double t0, int mrc, int failed,
+static void say_flush_outcome(struct scr_run *run, const struct scr_flush_attempt *a, int mrc, int failed,
                               int removed, int abandoned_ranks)
 {
     const char *name = "?";
-    scr_dataset_get_name(desc, &name);
+    int id = a->id;
+    double t0 = a->t0;
+    scr_dataset_get_name(a->desc, &name);
     uint64_t bytes = 0;
-    scr_dataset_get_size(desc, &bytes);
+    scr_dataset_get_size(a->desc, &bytes);
     scr_run_event(run, SCR_EVENT_FLUSH, mrc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, id, name,
                   (long long)bytes, scr_run_now() - t0,
                   mrc == SCR_SUCCESS ? NULL : failed ? "copying to the prefix or indexing failed"
                                                      : "recording where the dataset is failed",
-                  NULL, 0);
+                  a->fields, a->nfields);
     if (mrc == SCR_SUCCESS)
         scr_dbg(1, "flushed dataset %d (%s) to %s in %.3f s", id, name, run->prefix,
                 scr_run_now() - t0);
@@ -481,53 +501,77 @@ static void say_flush_outcome(struct scr_run *run, int id, const scr_dataset *de
                 run->prefix);
 }
 
-int scr_flush_dataset(struct scr_run *run, int id)
+int scr_flush_begin(struct scr_run *run, int id, struct scr_flush_attempt *out)
 {
     const scr_dataset *desc = NULL;
+    memset(out, 0, sizeof(*out));
+    out->id = id;
+    out->in_cache = run->dset_in_cache;
     int mrc = flush_may_start(run, id, &desc); /* all ranks agree */
     if (mrc != SCR_SUCCESS) return mrc;
 
-    double t0 = scr_run_now();
-    char *dsdir = NULL;
-    struct scr_undo undo = SCR_UNDO_INIT;
-    int failed = 0; /* all ranks agree: the flush failed, take back what it wrote */
+    out->t0 = scr_run_now();
     int ok = 0;
-    int rc = prepare_dataset_dir(run, id, desc, &dsdir, &undo);
+    /* the attempt keeps its own descriptor: the filemap's may go while a
+     * background flush runs */
+    out->desc = scr_dataset_new();
+    int rc = out->desc != NULL ? scr_dataset_copy(out->desc, desc) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = prepare_dataset_dir(run, id, desc, &out->dsdir, &out->undo);
     /* all ranks agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && !ok) failed = 1;
-    if (mrc != SCR_SUCCESS || !ok) {
-        if (failed) {
-            int removed = 0;
-            scr_undo_files(&undo, &removed);
-            scr_undo_dirs(&undo);
-        }
-        scr_undo_clear(&undo);
-        free(dsdir);
-        scr_run_event(run, SCR_EVENT_FLUSH, SCR_EVENT_FAILED, id, NULL, -1, scr_run_now() - t0,
-                      "its directory on the prefix could not be made or belongs to another dataset", NULL, 0);
-        return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
+    if (mrc == SCR_SUCCESS && ok) return SCR_SUCCESS;
+    if (mrc == SCR_SUCCESS) { /* they agreed that it failed: take back what it made */
+        int removed = 0;
+        scr_undo_files(&out->undo, &removed);
+        scr_undo_dirs(&out->undo);
     }
+    scr_flush_attempt_free(out);
+    scr_run_event(run, SCR_EVENT_FLUSH, SCR_EVENT_FAILED, id, NULL, -1, scr_run_now() - out->t0,
+                  "its directory on the prefix could not be made or belongs to another dataset", NULL, 0);
+    return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
+}
 
-    int abandoned = 0;
-    mrc = copy_and_index(run, id, desc, dsdir, &undo, &abandoned, &failed); /* all ranks agree */
+int scr_flush_conclude(struct scr_run *run, struct scr_flush_attempt *a, int copy_rc)
+{
+    int id = a->id, failed = 0; /* failed: all ranks agree that the flush failed, take back what it wrote */
+    int abandoned = copy_rc == SCR_ERR_TIMEOUT; /* this rank leaves the prefix alone from here on */
+    int mrc = index_copied(run, id, a->desc, a->dsdir, &a->undo, copy_rc, &failed); /* all ranks agree */
     int removed = 0, abandoned_ranks = 0;
-    if (failed) take_back(run, &undo, abandoned, &removed, &abandoned_ranks);
+    if (failed) take_back(run, &a->undo, abandoned, &removed, &abandoned_ranks);
     if (abandoned_ranks > 0) mrc = SCR_ERR_TIMEOUT;
-    scr_undo_clear(&undo);
+    scr_undo_clear(&a->undo);
 
     /* where the dataset is, recorded whatever the outcome; its failure is
      * the outcome only when all else went well */
-    int nrc = scr_cache_note_location(run, id, run->dset_in_cache, mrc == SCR_SUCCESS, 0);
+    int nrc = scr_cache_note_location(run, id, a->in_cache, mrc == SCR_SUCCESS, 0);
     if (mrc == SCR_SUCCESS) mrc = nrc;
     /* SCR_PREFIX_SIZE: older checkpoints leave the prefix once this one is there */
     if (mrc == SCR_SUCCESS && run->rank == 0 && run->prefix_size > 0 &&
         scr_prefix_trim(run->prefix, run->prefix_size, id, NULL) != SCR_SUCCESS)
         scr_warn("SCR_PREFIX_SIZE=%d: could not delete older checkpoints from %s", run->prefix_size, run->prefix);
-    if (run->rank == 0) say_flush_outcome(run, id, desc, t0, mrc, failed, removed, abandoned_ranks);
+    if (run->rank == 0) say_flush_outcome(run, a, mrc, failed, removed, abandoned_ranks);
     /* a caller may abort the job as soon as it returns: rank 0's reason goes out first */
     if (failed) scr_mpi_check(MPI_Barrier(run->world), "waiting for the flush's failure to be said");
-    free(dsdir);
+    return mrc;
+}
+
+void scr_flush_attempt_free(struct scr_flush_attempt *a)
+{
+    scr_undo_clear(&a->undo);
+    scr_dataset_delete(a->desc);
+    free(a->dsdir);
+    a->desc = NULL;
+    a->dsdir = NULL;
+}
+
+int scr_flush_dataset(struct scr_run *run, int id)
+{
+    struct scr_flush_attempt a;
+    int mrc = scr_flush_begin(run, id, &a); /* all ranks agree */
+    if (mrc != SCR_SUCCESS) return mrc;
+    int rc = copy_in_window(run, id, a.dsdir, &a.undo);
+    mrc = scr_flush_conclude(run, &a, rc); /* all ranks agree */
+    scr_flush_attempt_free(&a);
     return mrc;
 }
 

@@ -23,7 +23,7 @@ static int open_retry(const char *path, int flags, mode_t mode)
 
 /* Read all of fd through buf, writing to out_fd when it is >= 0. */
 static int pump(int fd, const char *src, int out_fd, const char *dst, void *buf, size_t bufsize,
-                int with_crc, struct scr_copy_result *out)
+                int with_crc, int (*pace)(void *, size_t), void *pace_ctx, struct scr_copy_result *out)
 {
     out->bytes = 0;
     out->crc = 0;
@@ -38,6 +38,10 @@ static int pump(int fd, const char *src, int out_fd, const char *dst, void *buf,
             if (rc != SCR_SUCCESS) return rc;
         }
         out->bytes += got;
+        if (pace != NULL) {
+            rc = pace(pace_ctx, got);
+            if (rc != SCR_SUCCESS) return rc;
+        }
     }
 }
 
@@ -48,13 +52,19 @@ int scr_crc_file(const char *path, void *buf, size_t bufsize, struct scr_copy_re
         scr_err("cannot open %s: %s", path, strerror(errno));
         return errno == ENOENT ? SCR_ERR_NOTFOUND : SCR_ERR_IO;
     }
-    int rc = pump(fd, path, -1, NULL, buf, bufsize, 1, out);
+    int rc = pump(fd, path, -1, NULL, buf, bufsize, 1, NULL, NULL, out);
     close(fd);
     return rc;
 }
 
 int scr_copy_file(const char *src, const char *dst, void *buf, size_t bufsize, int with_crc,
                   struct scr_copy_result *out)
+{
+    return scr_copy_file_paced(src, dst, buf, bufsize, with_crc, NULL, NULL, out);
+}
+
+int scr_copy_file_paced(const char *src, const char *dst, void *buf, size_t bufsize, int with_crc,
+                        int (*pace)(void *pace_ctx, size_t bytes), void *pace_ctx, struct scr_copy_result *out)
 {
     if (src == NULL || dst == NULL || buf == NULL || bufsize == 0 || out == NULL) {
         scr_err("file copy called without a source, a destination or a buffer");
@@ -78,7 +88,7 @@ int scr_copy_file(const char *src, const char *dst, void *buf, size_t bufsize, i
             rc = SCR_ERR_IO;
         }
     }
-    if (rc == SCR_SUCCESS) rc = pump(in, src, outfd, dst, buf, bufsize, with_crc, out);
+    if (rc == SCR_SUCCESS) rc = pump(in, src, outfd, dst, buf, bufsize, with_crc, pace, pace_ctx, out);
     if (rc == SCR_SUCCESS && fsync(outfd) != 0) {
         scr_err("fsync of %s failed: %s", dst, strerror(errno));
         rc = SCR_ERR_IO;

@@ -21,6 +21,13 @@ struct scr_copy_result {
 int scr_copy_file(const char *src, const char *dst, void *buf, size_t bufsize, int with_crc,
                   struct scr_copy_result *out);
 
+/* scr_copy_file, calling pace(pace_ctx, n) after each n bytes written
+ * (to hold the copy to a rate, util_pace.h, or to report progress); pace
+ * may be NULL. A pace that returns non-zero stops the copy, which then
+ * fails with what it returned (an SCR_ERR_* code; the pace says why). */
+int scr_copy_file_paced(const char *src, const char *dst, void *buf, size_t bufsize, int with_crc,
+                        int (*pace)(void *pace_ctx, size_t bytes), void *pace_ctx, struct scr_copy_result *out);
+
 /* Read path through buf and return its size and CRC-32. */
 int scr_crc_file(const char *path, void *buf, size_t bufsize, struct scr_copy_result *out);
 
