@@ -171,7 +171,7 @@ int SCR_Init(void)
         return SCR_ERR_NOMEM;
     }
     r->prefix_lock.fd = -1;
-    r->world = r->node = MPI_COMM_NULL;
+    r->world = r->node = r->encode_world = MPI_COMM_NULL;
     int enabled = 1;
     char prefix[64];
     int rc = scr_mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &r->world), "duplicating MPI_COMM_WORLD");
@@ -224,6 +224,25 @@ out:
     return rc;
 }
 
+/* --- work in the background ------------------------------------------------------ */
+
+/* Conclude what the library's threads have finished (an encode, a flush),
+ * without waiting for what still runs. Collective; all ranks agree. */
+static int poll_background(void)
+{
+    int rc = scr_encode_async_poll(run);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_flush_async_poll(run);
+}
+
+/* Wait for the library's threads and conclude their work. Collective. */
+static int wait_background(void)
+{
+    int rc = scr_encode_async_wait(run);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_flush_async_wait(run);
+}
+
 /* --- SCR_Finalize --------------------------------------------------------------- */
 
 /* The newest checkpoint in cache, 0 if none. */
@@ -266,8 +285,8 @@ int SCR_Finalize(void)
         return SCR_SUCCESS;
     }
     if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Finalize", closing_call());
-    /* a flush in the background is finished first: it may be the newest checkpoint's */
-    int rc = scr_flush_async_wait(run); /* all ranks agree */
+    /* work in the background is finished first: it may be the newest checkpoint's */
+    int rc = wait_background(); /* all ranks agree */
     if (rc == SCR_SUCCESS && run->flush_every > 0) rc = flush_at_finalize();
     scr_run_event(run, SCR_EVENT_FINALIZE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, 0, NULL, -1,
                   scr_run_now() - run->time_start, rc == SCR_SUCCESS ? NULL : "the final flush failed", NULL, 0);
@@ -293,7 +312,7 @@ int SCR_Need_checkpoint(int *flag)
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL || run->state != SCR_STATE_IDLE)
         return wrong_state("SCR_Need_checkpoint", closing_call());
-    int rc = scr_flush_async_poll(run); /* all ranks agree */
+    int rc = poll_background(); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
     return scr_run_halt_need_checkpoint(run, flag);
 }
@@ -307,7 +326,7 @@ int SCR_Should_exit(int *flag)
     *flag = 0;
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL) return wrong_state("SCR_Should_exit", "SCR_Init");
-    int rc = scr_flush_async_poll(run); /* all ranks agree */
+    int rc = poll_background(); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
     return scr_run_halt_check(run, flag);
 }
@@ -372,18 +391,30 @@ out:
     return rc;
 }
 
-/* A new checkpoint in red's store may push the oldest out: a background
- * flush is concluded first (without waiting, when it has landed), and
- * waited for when its dataset is the one to go, since the cache never
- * drops a dataset that is still being copied. Collective. */
+/* A new checkpoint in red's store may push the oldest out. Work in the
+ * background that has landed is concluded first; the cache never drops a
+ * dataset that a flush or an encode still reads, and waits for an encode
+ * when the datasets it would drop are all the protected ones there are.
+ * Collective; all ranks agree. */
 static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
 {
-    int rc = scr_flush_async_poll(run); /* all ranks agree */
+    int rc = poll_background(); /* all ranks agree */
     if (rc != SCR_SUCCESS || !run->dset_in_cache || !is_ckpt) return rc;
-    int flushing = scr_flush_async_id(run), evicted = 0;
+    int encoding = scr_encode_async_id(run), flushing = scr_flush_async_id(run);
+    struct scr_eviction ev;
+    if (encoding > 0) {
+        rc = scr_cache_would_evict(run, red->store, encoding, &ev); /* all ranks agree */
+        if (rc != SCR_SUCCESS) return rc;
+        if (ev.evicts_id || (ev.older_now && ev.no_older_left)) {
+            scr_dbg(1, "dataset %d is still being encoded and the next checkpoint would leave no protected "
+                    "dataset in cache: waiting for its encode", encoding);
+            rc = scr_encode_async_wait(run); /* all ranks agree */
+            if (rc != SCR_SUCCESS) return rc;
+        }
+    }
     if (flushing > 0) {
-        rc = scr_cache_would_evict(run, red->store, flushing, &evicted); /* all ranks agree */
-        if (rc == SCR_SUCCESS && evicted) {
+        rc = scr_cache_would_evict(run, red->store, flushing, &ev); /* all ranks agree */
+        if (rc == SCR_SUCCESS && ev.evicts_id) {
             scr_dbg(1, "dataset %d is still being flushed and must leave the cache for the next: waiting for "
                     "its flush", flushing);
             rc = scr_flush_async_wait(run); /* all ranks agree */
@@ -587,8 +618,8 @@ int SCR_Complete_output(int valid)
     if (run == NULL || run->state != SCR_STATE_OUTPUT)
         return wrong_state("SCR_Complete_output", "SCR_Start_output");
     run->state = SCR_STATE_IDLE;
-    /* a background flush that has landed is concluded (all ranks agree) */
-    int prc = scr_flush_async_poll(run);
+    /* work in the background that has landed is concluded (all ranks agree) */
+    int prc = poll_background();
     if (prc != SCR_SUCCESS) return prc;
     int id = run->dataset_id, nfiles = 0;
     uint64_t bytes = 0;
@@ -653,14 +684,17 @@ int SCR_Complete_output(int valid)
     /* protect the dataset in cache before anything else can go wrong; the
      * encoding records every file's CRC on the way */
     rc = SCR_SUCCESS;
+    int encoding = 0; /* the scheme is applied in the background, and records the CRCs as it reads */
     if (run->dset_in_cache) {
         const struct scr_reddesc *d = scr_reddesc_for(run->reddescs, run->nreddescs, id, is_output && !is_ckpt);
-        rc = scr_run_apply_redundancy(run, d, id);
+        encoding = run->encode_async && d->type != SCR_COPY_SINGLE && run->crc_in_cache;
+        if (encoding) rc = scr_encode_async_start(run, d, id); /* all ranks agree */
+        else rc = scr_run_apply_redundancy(run, d, id);
     }
     /* SINGLE reads nothing: the files are read once more for their CRCs,
      * unless the flush that follows computes them as it copies */
     int crc_by_flush = flush && run->crc_on_flush;
-    if (rc == SCR_SUCCESS && run->dset_in_cache && !crc_by_flush) rc = fill_crcs(id);
+    if (rc == SCR_SUCCESS && run->dset_in_cache && !crc_by_flush && !encoding) rc = fill_crcs(id);
     int nrc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 0);
     if (rc == SCR_SUCCESS) rc = nrc;
 
@@ -1031,7 +1065,7 @@ int SCR_Drop(const char *name)
         return SCR_ERR_ARG;
     }
     /* the dataset may be the one a background flush is about to index */
-    int wrc = scr_flush_async_wait(run); /* all ranks agree */
+    int wrc = wait_background(); /* all ranks agree */
     if (wrc != SCR_SUCCESS) return wrc;
     int id = 0, rc = SCR_SUCCESS;
     if (run->rank == 0) {
@@ -1078,8 +1112,8 @@ int SCR_Delete(const char *name)
         scr_err("SCR_Delete called without a dataset name");
         return SCR_ERR_ARG;
     }
-    /* the dataset may be the one a background flush is copying */
-    int wrc = scr_flush_async_wait(run); /* all ranks agree */
+    /* the dataset may be the one a background flush or encode reads */
+    int wrc = wait_background(); /* all ranks agree */
     if (wrc != SCR_SUCCESS) return wrc;
     /* which dataset: from the index, else from the cache */
     int id = run->rank == 0 ? name_in_index(name) : 0;

@@ -55,6 +55,7 @@ void scr_init_free_run(struct scr_run *r)
     free(r->filemap_path); free(r->master_filemap_path); free(r->flush_path);
     free(r->halt_path); free(r->index_path); free(r->current_name);
     scr_filemap_delete(r->map);
+    scr_encode_async_teardown(r);
     scr_reddescs_free(r->reddescs, r->nreddescs);
     scr_dataset_delete(r->dset);
     scr_kvtree_delete(r->restart_files);
@@ -645,6 +646,10 @@ static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
         if (rc != SCR_SUCCESS) return rc;
     }
     rc = scr_reddescs_create(r->cfg, r->world, r->node_name, &r->reddescs, &r->nreddescs);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_encode_async_setup(r);
+    /* all ranks agree: */
+    rc = scr_comm_agree(r->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) return rc;
     if (r->node_rank == 0) write_job_file(r);
     rc = scr_cache_rebuild(r, &r->restart_id);

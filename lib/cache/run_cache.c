@@ -14,6 +14,7 @@
 #include "util_log.h"
 #include "util_path.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -25,6 +26,9 @@
 
 #define MASTER_KEY "Filemap"
 #define TAG_FILEMAP 4701
+/* encode_<node rank>.scrinfo: the filemap of an encode in the background (run_encode_async.c) */
+#define ENCODE_MAP_PREFIX "encode_"
+#define ENCODE_MAP_SUFFIX ".scrinfo"
 
 double scr_run_now(void)
 {
@@ -217,6 +221,67 @@ static int read_node_filemaps(struct scr_run *run, scr_filemap *all, scr_kvtree 
     return SCR_SUCCESS;
 }
 
+int scr_cache_encode_filemap_path(const struct scr_run *run, char **out_path)
+{
+    char name[64];
+    snprintf(name, sizeof(name), "%s%d%s", ENCODE_MAP_PREFIX, run->node_rank, ENCODE_MAP_SUFFIX);
+    return scr_path_join(run->cntl_dir, name, out_path);
+}
+
+/* Whether name is the filemap of an encode in the background. */
+static int is_encode_map_name(const char *name)
+{
+    size_t n = strlen(name), p = strlen(ENCODE_MAP_PREFIX), s = strlen(ENCODE_MAP_SUFFIX);
+    return n > p + s && strncmp(name, ENCODE_MAP_PREFIX, p) == 0 && strcmp(name + n - s, ENCODE_MAP_SUFFIX) == 0;
+}
+
+/* Remove the files an encode filemap at path lists that all does not (an
+ * encode that never finished: its files are no one's), then the map. */
+static void remove_unfinished_encode(const scr_filemap *all, const char *path)
+{
+    scr_filemap *map = scr_filemap_new();
+    int *ids = NULL, nids = 0;
+    if (map == NULL || scr_filemap_read(path, map) != SCR_SUCCESS ||
+        scr_filemap_list_datasets(map, &ids, &nids) != SCR_SUCCESS)
+        nids = 0;
+    for (int i = 0; i < nids; i++) {
+        int *ranks = NULL, nranks = 0;
+        scr_filemap_list_ranks_by_dataset(map, ids[i], &ranks, &nranks);
+        for (int r = 0; r < nranks; r++) {
+            const char **files = NULL;
+            int nfiles = 0;
+            scr_filemap_list_files(map, ids[i], ranks[r], &files, &nfiles);
+            for (int f = 0; f < nfiles; f++)
+                if (!scr_filemap_have_file(all, ids[i], ranks[r], files[f]) && unlink(files[f]) != 0 &&
+                    errno != ENOENT)
+                    scr_warn("cannot remove %s, left by an unfinished encode: %s", files[f], strerror(errno));
+            free(files);
+        }
+        free(ranks);
+    }
+    free(ids);
+    scr_filemap_delete(map);
+    if (unlink(path) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", path, strerror(errno));
+}
+
+/* The node's first rank: what encodes in the background left when their
+ * run died before the ranks agreed on them (all: the node's filemaps). */
+static void remove_unfinished_encodes(struct scr_run *run, const scr_filemap *all)
+{
+    DIR *dir = opendir(run->cntl_dir);
+    if (dir == NULL) return;
+    struct dirent *ent;
+    while ((ent = readdir(dir)) != NULL) {
+        char *path = NULL;
+        if (!is_encode_map_name(ent->d_name) || scr_path_join(run->cntl_dir, ent->d_name, &path) != SCR_SUCCESS)
+            continue;
+        scr_dbg(1, "removing what an unfinished encode left (%s)", path);
+        remove_unfinished_encode(all, path);
+        free(path);
+    }
+    closedir(dir);
+}
+
 /* The node's first rank: record the filemaps of this run, remove older ones. */
 static int write_master_list(struct scr_run *run, const scr_kvtree *old_list)
 {
@@ -305,6 +370,7 @@ int scr_cache_load_filemaps(struct scr_run *run)
         old_list = scr_kvtree_new();
         if (granks == NULL || all == NULL || old_list == NULL) rc = SCR_ERR_NOMEM;
         else rc = read_node_filemaps(run, all, old_list);
+        if (rc == SCR_SUCCESS) remove_unfinished_encodes(run, all);
     }
     /* the first rank gathers and hands out even after a failure of its own:
      * the node's other ranks wait for it */
@@ -462,7 +528,7 @@ int scr_cache_make_room(struct scr_run *run, const char *store)
     }
 }
 
-int scr_cache_would_evict(struct scr_run *run, const char *store, int id, int *out_evicted)
+int scr_cache_would_evict(struct scr_run *run, const char *store, int id, struct scr_eviction *out)
 {
     int capacity = store_capacity(run, store);
     int *ids = NULL, n = 0, count = 0, older = 0, holds = 0;
@@ -470,16 +536,23 @@ int scr_cache_would_evict(struct scr_run *run, const char *store, int id, int *o
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
         if (!same_store(run, dataset_store(run, ids[i]), store)) continue;
         count++;
-        if (ids[i] <= id) older++;
+        if (ids[i] < id) older++;
         if (ids[i] == id) holds = 1;
     }
     free(ids);
     /* make room deletes the oldest until capacity - 1 are left */
-    int mine = rc != SCR_SUCCESS || (holds && count >= capacity && older <= count - capacity + 1), any = 0;
-    int mrc = scr_mpi_check(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, run->world),
-                            "finding whether a dataset leaves the cache");
-    if (mrc == SCR_SUCCESS) *out_evicted = any;
-    return mrc;
+    int deleted = count >= capacity ? count - capacity + 1 : 0;
+    int left = older > deleted ? older - deleted : 0;
+    /* the most any rank says: a rank that could not count says the worst */
+    int mine[3] = {rc != SCR_SUCCESS || (holds && deleted > older), older > 0, rc != SCR_SUCCESS || left == 0};
+    int any[3] = {0, 0, 0};
+    int mrc = scr_mpi_check(MPI_Allreduce(mine, any, 3, MPI_INT, MPI_MAX, run->world),
+                            "finding what leaves the cache");
+    if (mrc != SCR_SUCCESS) return mrc;
+    out->evicts_id = any[0];
+    out->older_now = any[1];
+    out->no_older_left = any[2];
+    return SCR_SUCCESS;
 }
 
 /* Is one listed file complete and of its recorded size? Reports what differs

@@ -77,6 +77,14 @@ struct scr_run {
     struct scr_reddesc *reddescs;
     int nreddescs;
 
+    /* the encode in the background (run_encode_async.c): with MPI_THREAD_MULTIPLE,
+     * a duplicate of world and the same descriptors over it, for the thread */
+    int encode_async;
+    MPI_Comm encode_world;
+    struct scr_reddesc *encode_reddescs;
+    int nencode_reddescs;
+    struct scr_encode_async *encode_in_background; /* NULL when none runs */
+
     /* API state */
     enum scr_api_state state;
     int dataset_id;       /* newest dataset id known (cache or prefix) */
@@ -151,9 +159,15 @@ int scr_cache_delete_dataset(struct scr_run *run, int id);
  * (SCR_CACHE_SIZE for the cache base) remain. Collective. */
 int scr_cache_make_room(struct scr_run *run, const char *store);
 
-/* *out_evicted 1 on every rank when scr_cache_make_room(run, store) would
- * delete dataset id on some rank (or a rank could not tell). Collective. */
-int scr_cache_would_evict(struct scr_run *run, const char *store, int id, int *out_evicted);
+/* What scr_cache_make_room(run, store) would delete, as seen from dataset
+ * id, the same on every rank (a rank that cannot tell counts as the worst
+ * case): */
+struct scr_eviction {
+    int evicts_id;     /* dataset id itself goes on some rank */
+    int older_now;     /* some rank holds datasets older than id there */
+    int no_older_left; /* on some rank none older than id would be left */
+};
+int scr_cache_would_evict(struct scr_run *run, const char *store, int id, struct scr_eviction *out);
 
 /* 1 on every rank when dataset id is complete in cache on every rank: each
  * file listed, complete and of the recorded size. Contents are not read
@@ -218,6 +232,36 @@ void scr_run_redundancy_ctx_free(struct scr_redundancy_ctx *ctx);
 /* Apply desc's scheme to dataset id (every rank, collective;
  * scr_redundancy_apply) and log the encode event. */
 int scr_run_apply_redundancy(struct scr_run *run, const struct scr_reddesc *desc, int id);
+
+/* --- run_encode_async.c: redundancy applied in a library thread -------------------- */
+
+/* At SCR_Init, after the descriptors: with SCR_ENCODE_ASYNC=1, a scheme
+ * that moves data and MPI_THREAD_MULTIPLE, run->encode_async becomes 1 and
+ * the encode's world and descriptors are made; otherwise the encode stays
+ * synchronous, which rank 0 says once at SCR_DEBUG >= 1. Collective. */
+int scr_encode_async_setup(struct scr_run *run);
+void scr_encode_async_teardown(struct scr_run *run);
+
+/* Start applying desc (one of run->reddescs) to dataset id in each rank's
+ * encode thread and return; an encode still running is concluded first.
+ * Until the ranks agree that it finished, the dataset is recorded as
+ * SINGLE. Collective; all ranks agree on the outcome. */
+int scr_encode_async_start(struct scr_run *run, const struct scr_reddesc *desc, int id);
+
+/* Conclude the encode when every rank's thread is done (else return at
+ * once): the dataset is then protected, or, when an encode failed, it
+ * stays SINGLE and rank 0 says so. Collective. */
+int scr_encode_async_poll(struct scr_run *run);
+
+/* As poll, waiting for every thread first. */
+int scr_encode_async_wait(struct scr_run *run);
+
+/* The dataset being encoded in the background, 0 when none (the same on every rank). */
+int scr_encode_async_id(const struct scr_run *run);
+
+/* Where this rank's encode thread keeps its filemap (run_cache.c), in a
+ * new string; scr_cache_load_filemaps removes what one left unfinished. */
+int scr_cache_encode_filemap_path(const struct scr_run *run, char **out_path);
 
 /* --- run_rebuild.c: every cached dataset back after a restart ------------------------ */
 

@@ -73,7 +73,10 @@ static const struct scr_config_param params[] = {
     BOOL_P("SCR_FLUSH_ASYNC", "0", 0, "flush in the background"),
     BYTES_P("SCR_FLUSH_ASYNC_BW", "200MB", 0, "bandwidth limit of a background flush, per second"),
     DOUBLE_P("SCR_FLUSH_ASYNC_PERCENT", "0", 0, "CPU share limit of a background flush, percent (0: none)"),
-    ENUM_P("SCR_FLUSH_TYPE", "SYNC", flush_types, 0, "how a flush moves files: SYNC (PTHREAD flushes synchronously too)"),
+    ENUM_P("SCR_FLUSH_TYPE", "SYNC", flush_types, 0, "how a flush moves files: SYNC, or PTHREAD (in the background, as SCR_FLUSH_ASYNC=1)"),
+    BOOL_P("SCR_ENCODE_ASYNC", "1", 0,
+           "apply PARTNER, XOR and RS in a library thread after SCR_Complete_checkpoint returns, when MPI "
+           "gives MPI_THREAD_MULTIPLE (0: always before it returns)"),
     INT_P("SCR_FLUSH_WIDTH", "256", 1, INT_MAX, 0, "ranks writing to the prefix at once"),
     BOOL_P("SCR_FLUSH_ON_RESTART", "0", 0, "flush the rebuilt dataset at start"),
     BOOL_P("SCR_FETCH", "1", 0, "fetch from the prefix when the cache has nothing"),

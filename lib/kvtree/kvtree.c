@@ -450,7 +450,9 @@ struct sort_item {
     struct scr_kvtree_sort_key k;
 };
 
-static int sort_order; /* qsort has no context argument in C99 */
+/* qsort has no context argument in C99; one per thread, since the library
+ * sorts in its background threads too */
+static __thread int sort_order;
 
 static int compare_str(const void *a, const void *b)
 {

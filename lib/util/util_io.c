@@ -361,7 +361,7 @@ int scr_mkdir_p(const char *path, mode_t mode)
     return rc;
 }
 
-static int remove_tree_failed; /* an entry stayed, in the walk under way */
+static __thread int remove_tree_failed; /* an entry stayed, in the walk under way (nftw has no context) */
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {

@@ -25,6 +25,8 @@
  * own files, its part of one file ckpt.<step>/shared.dat: --size bytes at
  * offset 4 + rank * --size (rank 0 also writes the 4-byte step first), as
  * an application writing one file from every rank does.
+ * --thread-multiple initialises MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE),
+ * as an application that lets SCR encode in the background does.
  *
  * The restart loops as SCR applications do: when SCR_Complete_restart says
  * some rank could not read the checkpoint, every rank prints "rank R: restart
@@ -299,6 +301,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"need-checkpoint", no_argument, NULL, 'N'},   {"sleep-ms", required_argument, NULL, 'S'},
         {"fail-restart-of", required_argument, NULL, 'F'},
         {"config", required_argument, NULL, 'K'},     {"shared-file", no_argument, NULL, 'H'},
+        {"thread-multiple", no_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
@@ -327,14 +330,29 @@ static void parse(int argc, char **argv, struct options *o)
             o->config[o->nconfig++] = optarg;
             break;
         case 'H': o->shared_file = 1; break;
+        case 'T': break; /* read before MPI_Init */
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }
 }
 
+/* --thread-multiple: MPI_Init_thread asks for MPI_THREAD_MULTIPLE */
+static int wants_thread_multiple(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--thread-multiple") == 0) return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    if (wants_thread_multiple(argc, argv)) {
+        int provided = MPI_THREAD_SINGLE;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        if (provided != MPI_THREAD_MULTIPLE) fprintf(stderr, "MPI does not give MPI_THREAD_MULTIPLE\n");
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     struct options o;

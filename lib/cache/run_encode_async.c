@@ -1,0 +1,295 @@
+/* run_encode_async.c — PARTNER, XOR and RS applied in a library thread.
+ *
+ * When the application's MPI gives MPI_THREAD_MULTIPLE (and
+ * SCR_ENCODE_ASYNC=1, the default), SCR_Complete_checkpoint returns once
+ * the dataset's files are closed and checked, and every rank's encode
+ * thread applies the scheme on communicators of its own: a duplicate of the
+ * world, with its own redundancy sets, made at SCR_Init. Nothing the
+ * application or the main thread does on run->world can then match a
+ * message of the encode.
+ *
+ * The thread works on its own filemap, a copy of the dataset's entries,
+ * saved beside the rank's filemap (scr_cache_encode_filemap_path), so that
+ * every redundancy file it creates is named on disk before it exists.
+ * Until the ranks agree that every encode finished, the rank's own filemap
+ * records the dataset with a SINGLE scheme: a restart after a crash uses it
+ * while every node holds its part and never counts on an unfinished encode
+ * (scr_cache_load_filemaps removes what the thread left). At the first API
+ * call that finds every thread done (scr_encode_async_poll), all ranks
+ * agree on the outcome: the thread's entries replace the dataset's in the
+ * rank's filemap, with the real scheme, and the dataset is protected; or
+ * the encode failed, its files are removed and the dataset stays SINGLE. */
+#include "kvtree_util.h"
+#include "mpi_comm.h"
+#include "reddesc.h"
+#include "redundancy.h"
+#include "scr_err.h"
+#include "scr_run.h"
+#include "util_log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct scr_encode_async {
+    int id;
+    const struct scr_reddesc *desc;    /* in run->encode_reddescs */
+    struct scr_redundancy_ctx ctx;     /* over run->encode_world, the thread's filemap */
+    scr_filemap *map;                  /* the thread's filemap */
+    char *map_path;
+    pthread_t thread;
+    int thread_started;
+    atomic_int done;
+    int rc;                            /* the encode's outcome on this rank */
+    double t0, seconds;
+};
+
+static const char *thread_level_name(int level)
+{
+    switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    default: return "MPI_THREAD_MULTIPLE";
+    }
+}
+
+int scr_encode_async_setup(struct scr_run *run)
+{
+    int wanted = 1, level = MPI_THREAD_SINGLE;
+    run->encode_world = MPI_COMM_NULL;
+    int rc = scr_config_get_bool(run->cfg, "SCR_ENCODE_ASYNC", &wanted);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mpi_check(MPI_Query_thread(&level), "asking MPI for its thread level");
+    if (rc != SCR_SUCCESS) return rc;
+    int needed = 0; /* a scheme that moves data: SINGLE alone needs no thread */
+    for (int i = 0; i < run->nreddescs; i++) needed |= run->reddescs[i].type != SCR_COPY_SINGLE;
+    if (!wanted || !needed) return SCR_SUCCESS;
+    if (level != MPI_THREAD_MULTIPLE) {
+        if (run->rank == 0)
+            scr_dbg(1, "redundancy is applied before SCR_Complete_checkpoint returns: MPI gives %s, and "
+                    "the encode in the background (SCR_ENCODE_ASYNC=1) needs MPI_THREAD_MULTIPLE (MPI_Init_thread)",
+                    thread_level_name(level));
+        return SCR_SUCCESS;
+    }
+    rc = scr_mpi_check(MPI_Comm_dup(run->world, &run->encode_world), "duplicating the world for the encode");
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_reddescs_create(run->cfg, run->encode_world, run->node_name, &run->encode_reddescs,
+                             &run->nencode_reddescs);
+    if (rc != SCR_SUCCESS) return rc;
+    run->encode_async = 1;
+    if (run->rank == 0)
+        scr_dbg(1, "redundancy is applied in the background, after SCR_Complete_checkpoint returns "
+                "(SCR_ENCODE_ASYNC=1, MPI_THREAD_MULTIPLE)");
+    return SCR_SUCCESS;
+}
+
+void scr_encode_async_teardown(struct scr_run *run)
+{
+    scr_reddescs_free(run->encode_reddescs, run->nencode_reddescs);
+    run->encode_reddescs = NULL;
+    run->nencode_reddescs = 0;
+    if (run->encode_world != MPI_COMM_NULL) MPI_Comm_free(&run->encode_world);
+    run->encode_async = 0;
+}
+
+/* --- the start -------------------------------------------------------------- */
+
+static void *encode_thread(void *arg)
+{
+    struct scr_encode_async *e = arg;
+    e->rc = scr_redundancy_apply(&e->ctx, e->desc, e->id);
+    e->seconds = scr_run_now() - e->t0;
+    atomic_store(&e->done, 1);
+    return NULL;
+}
+
+/* The entries of dataset id in map, in a new filemap. */
+static int dataset_entries(const scr_filemap *map, int id, scr_filemap **out)
+{
+    int *ids = NULL, n = 0;
+    scr_filemap *copy = scr_kvtree_dup(map);
+    int rc = copy != NULL ? scr_filemap_list_datasets(copy, &ids, &n) : SCR_ERR_NOMEM;
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++)
+        if (ids[i] != id) rc = scr_filemap_remove_dataset(copy, ids[i]);
+    free(ids);
+    if (rc == SCR_SUCCESS) *out = copy;
+    else scr_filemap_delete(copy);
+    return rc;
+}
+
+/* Until the encode is agreed on, this rank's filemap records dataset id
+ * with the SINGLE scheme, in the same store. */
+static int record_unprotected(struct scr_run *run, int id)
+{
+    const scr_kvtree *record = NULL;
+    int rc = scr_filemap_get_reddesc(run->map, id, run->rank, &record);
+    if (rc != SCR_SUCCESS) return rc;
+    scr_kvtree *single = scr_kvtree_dup(record);
+    if (single == NULL) return SCR_ERR_NOMEM;
+    rc = scr_kvtree_util_set_str(single, "TYPE", scr_copy_type_name(SCR_COPY_SINGLE));
+    if (rc == SCR_SUCCESS) rc = scr_filemap_set_reddesc(run->map, id, run->rank, single);
+    scr_kvtree_delete(single);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_cache_save_filemap(run);
+}
+
+static void free_encode(struct scr_encode_async *e)
+{
+    if (e == NULL) return;
+    e->ctx.map = NULL; /* ours, below */
+    e->ctx.filemap_path = NULL;
+    scr_run_redundancy_ctx_free(&e->ctx);
+    scr_filemap_delete(e->map);
+    free(e->map_path);
+    free(e);
+}
+
+/* This rank's part of the start: the thread's filemap and context. */
+static int prepare(struct scr_run *run, struct scr_encode_async *e)
+{
+    int rc = dataset_entries(run->map, e->id, &e->map);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_cache_encode_filemap_path(run, &e->map_path);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_filemap_write(e->map_path, e->map);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_run_redundancy_ctx(run, e->id, 1, &e->ctx);
+    if (rc != SCR_SUCCESS) return rc;
+    e->ctx.world = run->encode_world;
+    e->ctx.map = e->map;
+    e->ctx.filemap_path = e->map_path;
+    return record_unprotected(run, e->id);
+}
+
+int scr_encode_async_start(struct scr_run *run, const struct scr_reddesc *d, int id)
+{
+    int rc = scr_encode_async_wait(run); /* one at a time; all ranks agree */
+    if (rc != SCR_SUCCESS) return rc;
+    struct scr_encode_async *e = calloc(1, sizeof(*e));
+    int lrc = e != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (e != NULL) {
+        e->id = id;
+        e->t0 = scr_run_now();
+        atomic_init(&e->done, 0);
+        /* the same descriptor, with its sets over the encode's world */
+        e->desc = &run->encode_reddescs[d - run->reddescs];
+        lrc = prepare(run, e);
+    }
+    /* all ranks agree: */
+    rc = scr_comm_agree(run->world, lrc, SCR_FAILURE);
+    if (rc != SCR_SUCCESS) {
+        if (e != NULL && e->map_path != NULL) unlink(e->map_path);
+        free_encode(e);
+        return rc;
+    }
+    int prc = pthread_create(&e->thread, NULL, encode_thread, e);
+    if (prc == 0) {
+        e->thread_started = 1;
+    } else {
+        /* the other ranks' threads are in the encode already: this rank
+         * joins them from its own thread, on the same communicators */
+        scr_warn("cannot start the encode thread (%s): dataset %d is encoded before SCR_Complete_checkpoint "
+                 "returns", strerror(prc), id);
+        encode_thread(e);
+    }
+    run->encode_in_background = e;
+    return SCR_SUCCESS;
+}
+
+/* --- the conclusion ------------------------------------------------------------ */
+
+/* Every encode succeeded: the thread's entries replace the dataset's. */
+static int adopt(struct scr_run *run, struct scr_encode_async *e)
+{
+    int rc = scr_filemap_remove_dataset(run->map, e->id);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_filemap_merge(run->map, e->map);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_cache_save_filemap(run);
+}
+
+/* Rank 0's encode event and, on failure, the line that says what it means. */
+static void log_encode(struct scr_run *run, const struct scr_encode_async *e, double seconds, int ok)
+{
+    const scr_dataset *desc = NULL;
+    uint64_t bytes = 0;
+    const char *name = "?";
+    int have_bytes = scr_filemap_get_dataset(run->map, e->id, run->rank, &desc) == SCR_SUCCESS &&
+                     scr_dataset_get_size(desc, &bytes) == SCR_SUCCESS;
+    if (desc != NULL) scr_dataset_get_name(desc, &name);
+    struct scr_event_field fields[] = {SCR_EVENT_STR("scheme", scr_copy_type_name(e->desc->type)),
+                                       SCR_EVENT_INT("set_size", e->desc->set_size),
+                                       SCR_EVENT_INT("background", 1)};
+    scr_run_event(run, SCR_EVENT_ENCODE, ok ? SCR_EVENT_OK : SCR_EVENT_FAILED, e->id, NULL,
+                  have_bytes ? (long long)bytes : -1, seconds, ok ? NULL : "the redundancy scheme failed", fields,
+                  3);
+    if (run->rank != 0) return;
+    if (ok)
+        scr_dbg(1, "dataset %d (%s) is protected by %s, encoded in the background in %.3f s", e->id, name,
+                scr_copy_type_name(e->desc->type), seconds);
+    else
+        scr_warn("dataset %d (%s) is not protected: its %s encode in the background failed; it stays in cache "
+                 "and serves a restart only while every node keeps its files", e->id, name,
+                 scr_copy_type_name(e->desc->type));
+}
+
+static int conclude(struct scr_run *run, struct scr_encode_async *e)
+{
+    int ok = 0;
+    /* all ranks agree: */
+    int rc = scr_comm_all_true(e->rc == SCR_SUCCESS, run->world, &ok);
+    if (rc != SCR_SUCCESS) return rc;
+    /* the slowest rank's time is the encode's */
+    double seconds = e->seconds;
+    rc = scr_mpi_check(MPI_Allreduce(&e->seconds, &seconds, 1, MPI_DOUBLE, MPI_MAX, run->world),
+                       "timing the encode");
+    if (rc != SCR_SUCCESS) return rc;
+    int lrc = ok ? adopt(run, e) : scr_redundancy_forget(&e->ctx, e->desc, e->id);
+    if (lrc == SCR_SUCCESS && unlink(e->map_path) != 0 && errno != ENOENT)
+        scr_warn("cannot remove %s: %s", e->map_path, strerror(errno));
+    /* all ranks agree: */
+    rc = scr_comm_agree(run->world, lrc, SCR_FAILURE);
+    log_encode(run, e, seconds, ok && rc == SCR_SUCCESS);
+    return rc;
+}
+
+static int poll(struct scr_run *run, int wait)
+{
+    struct scr_encode_async *e = run->encode_in_background;
+    if (e == NULL) return SCR_SUCCESS; /* the same on every rank */
+    if (wait && e->thread_started) {
+        pthread_join(e->thread, NULL);
+        e->thread_started = 0;
+    }
+    int all = 0;
+    /* all ranks agree: */
+    int rc = scr_comm_all_true(atomic_load(&e->done), run->world, &all);
+    if (rc != SCR_SUCCESS || !all) return rc;
+    if (e->thread_started) {
+        pthread_join(e->thread, NULL);
+        e->thread_started = 0;
+    }
+    run->encode_in_background = NULL;
+    rc = conclude(run, e); /* all ranks agree */
+    free_encode(e);
+    return rc;
+}
+
+int scr_encode_async_poll(struct scr_run *run)
+{
+    return poll(run, 0);
+}
+
+int scr_encode_async_wait(struct scr_run *run)
+{
+    return poll(run, 1);
+}
+
+int scr_encode_async_id(const struct scr_run *run)
+{
+    return run->encode_in_background != NULL ? run->encode_in_background->id : 0;
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# test_encode_async.sh — with MPI_THREAD_MULTIPLE (and SCR_ENCODE_ASYNC=1,
+# the default), PARTNER, XOR and RS are applied in a library thread after
+# SCR_Complete_checkpoint returns; the dataset counts as protected only once
+# every rank's encode finished and the ranks agreed on it at a later call.
+# An application at MPI_THREAD_SINGLE, or SCR_ENCODE_ASYNC=0, keeps the
+# encode before Complete returns. A node lost after a protected checkpoint
+# is rebuilt from cache; a node lost while the newest encode had not been
+# agreed on falls back to the newest protected dataset.
+. "$top_srcdir/tests/mpi/mpi-lib.sh"
+mpi_setup encode-async
+
+events=$scratch/prefix/.scr/events.jsonl
+# the encode events of the log that ran in the background
+background_encodes() {
+    grep '"event":"encode"' "$events" 2> /dev/null | grep -c '"background":1'
+}
+
+for scheme in XOR RS PARTNER; do
+    mpi_reset
+    mpi_run 4 4 SCR_LOG_ENABLE=1 SCR_DEBUG=1 SCR_COPY_TYPE=$scheme SCR_SET_SIZE=4 SCR_FLUSH=0 SCR_CACHE_SIZE=2 -- \
+        --steps 3 --size 200000 --thread-multiple
+    mpi_expect_restart "${scheme}_with_MPI_THREAD_MULTIPLE_runs" 0 3
+    check "${scheme}:_SCR_Init_says_the_encode_goes_on_in_the_background" \
+        grep -q "redundancy is applied in the background" "$mpi_err"
+    check "${scheme}:_every_encode_ran_in_the_background" test "$(background_encodes)" -eq 3
+    check "${scheme}:_no_encode_filemap_is_left" test -z "$(find "$scratch/cntl" -name 'encode_*')"
+    for lost in 0 3; do
+        rm -rf "$scratch/saved" && mkdir "$scratch/saved" && cp -a "$scratch/cache" "$scratch/cntl" "$scratch/saved/"
+        mpi_lose_node $lost
+        mpi_run 4 4 SCR_COPY_TYPE=$scheme SCR_SET_SIZE=4 SCR_FLUSH=0 -- --steps 3 --size 200000 --thread-multiple
+        mpi_expect_restart "${scheme}:_node_${lost}_lost:_rebuilt_from_cache" 3 3
+        rm -rf "$scratch/cache" "$scratch/cntl" && cp -a "$scratch/saved/cache" "$scratch/saved/cntl" "$scratch/"
+    done
+done
+
+# MPI_THREAD_SINGLE: the encode before Complete returns, said at SCR_DEBUG=1
+mpi_reset
+mpi_run 4 4 SCR_LOG_ENABLE=1 SCR_DEBUG=1 SCR_COPY_TYPE=XOR SCR_SET_SIZE=4 SCR_FLUSH=0 -- --steps 2
+mpi_expect_restart "MPI_THREAD_SINGLE_runs" 0 2
+check "MPI_THREAD_SINGLE:_SCR_Init_says_once_that_the_encode_stays_before_Complete" \
+    test "$(grep -c "redundancy is applied before SCR_Complete_checkpoint returns: MPI gives MPI_THREAD_SINGLE" "$mpi_err")" -eq 1
+check "MPI_THREAD_SINGLE:_no_encode_ran_in_the_background" test "$(background_encodes)" -eq 0
+check "MPI_THREAD_SINGLE:_every_encode_was_logged" test "$(grep -c '"event":"encode"' "$events")" -eq 2
+
+# SCR_ENCODE_ASYNC=0 turns it off
+mpi_reset
+mpi_run 4 4 SCR_LOG_ENABLE=1 SCR_ENCODE_ASYNC=0 SCR_COPY_TYPE=XOR SCR_SET_SIZE=4 SCR_FLUSH=0 -- --steps 2 --thread-multiple
+mpi_expect_restart "SCR_ENCODE_ASYNC=0_runs" 0 2
+check "SCR_ENCODE_ASYNC=0:_no_encode_ran_in_the_background" test "$(background_encodes)" -eq 0
+
+done_testing
