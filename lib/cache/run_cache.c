@@ -273,10 +273,14 @@ static void remove_unfinished_encodes(struct scr_run *run, const scr_filemap *al
     struct dirent *ent;
     while ((ent = readdir(dir)) != NULL) {
         char *path = NULL;
-        if (!is_encode_map_name(ent->d_name) || scr_path_join(run->cntl_dir, ent->d_name, &path) != SCR_SUCCESS)
-            continue;
+        int whole = is_encode_map_name(ent->d_name);
+        /* the temporary file of a write the end of the run cut short */
+        int partial = !whole && strncmp(ent->d_name, ENCODE_MAP_PREFIX, strlen(ENCODE_MAP_PREFIX)) == 0 &&
+                      strstr(ent->d_name, ENCODE_MAP_SUFFIX ".tmp.") != NULL;
+        if ((!whole && !partial) || scr_path_join(run->cntl_dir, ent->d_name, &path) != SCR_SUCCESS) continue;
         scr_dbg(1, "removing what an unfinished encode left (%s)", path);
-        remove_unfinished_encode(all, path);
+        if (whole) remove_unfinished_encode(all, path);
+        else if (unlink(path) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", path, strerror(errno));
         free(path);
     }
     closedir(dir);

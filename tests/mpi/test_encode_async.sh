@@ -34,6 +34,34 @@ for scheme in XOR RS PARTNER; do
     done
 done
 
+# killed right after SCR_Complete_checkpoint of ckpt.2 returned, before any
+# later call: the ranks never agreed on its encode, whether or not the
+# threads had finished it
+for scheme in XOR RS PARTNER; do
+    mpi_reset
+    run_args="SCR_COPY_TYPE=$scheme SCR_SET_SIZE=4 SCR_FLUSH=0 SCR_CACHE_SIZE=2 -- --size 200000 --thread-multiple"
+    # shellcheck disable=SC2086 # the settings are meant to be split
+    mpi_run 4 4 $run_args --steps 3 --crash-after 2 --crash-rank 1
+    mpi_expect_killed "${scheme}:_killed_before_the_encode_of_ckpt.2_was_agreed_on" 2
+    check "${scheme}:_the_encode_thread's_filemap_names_what_it_wrote" test -n "$(find "$scratch/cntl" -name 'encode_*')"
+    rm -rf "$scratch/saved" && mkdir "$scratch/saved" && cp -a "$scratch/cache" "$scratch/cntl" "$scratch/saved/"
+    # every node there: ckpt.2 is intact, and used
+    # shellcheck disable=SC2086
+    mpi_run 4 4 $run_args --steps 3
+    mpi_expect_restart "${scheme}:_every_node_kept:_restarts_from_the_unprotected_but_intact_ckpt.2" 2 3
+    rm -rf "$scratch/cache" "$scratch/cntl" && cp -a "$scratch/saved/cache" "$scratch/saved/cntl" "$scratch/"
+    # a node lost: ckpt.2 was never protected, ckpt.1 was
+    mpi_lose_node 2
+    # shellcheck disable=SC2086
+    mpi_run 4 4 SCR_DEBUG=1 $run_args --steps 3
+    mpi_expect_restart "${scheme}:_node_2_lost:_restarts_from_the_protected_ckpt.1" 1 3
+    # the lost rank's record was SINGLE, and no neighbour had adopted a copy of its XOR, RS or PARTNER record
+    check "${scheme}:_ckpt.2_cannot_be_rebuilt:_no_rank_kept_a_protected_record_of_it" \
+        grep -q "dataset 2 (ckpt.2) cannot be rebuilt from cache: " "$mpi_err"
+    check "${scheme}:_what_the_unfinished_encode_left_is_removed" \
+        test -z "$(find "$scratch/cntl" -name 'encode_*')" -a -n "$(grep "removing what an unfinished encode left" "$mpi_err")"
+done
+
 # MPI_THREAD_SINGLE: the encode before Complete returns, said at SCR_DEBUG=1
 mpi_reset
 mpi_run 4 4 SCR_LOG_ENABLE=1 SCR_DEBUG=1 SCR_COPY_TYPE=XOR SCR_SET_SIZE=4 SCR_FLUSH=0 -- --steps 2
