@@ -37,6 +37,7 @@
 #   mpi_ranks_without TEXT                the ranks that did not print TEXT
 # Damage and inspection:
 #   mpi_lose_node K, mpi_lose_all_nodes   delete nodes' cache and control dirs
+#   mpi_kill_ranks                        SIGKILL this test's running ranks
 #   mpi_flip_byte FILE OFFSET             invert one byte of FILE in place
 #   mpi_flip_bit FILE OFFSET BIT          invert bit BIT (0-7) of one byte
 #   mpi_tree_paths FILE                   every path of a hash file, one per
@@ -272,4 +273,14 @@ mpi_index_id() {
 
 mpi_cache_datasets() {
     find "$scratch/cache" -type d -name 'scr.dataset.*' 2> /dev/null | sort
+}
+
+# mpi_kill_ranks: SIGKILL every rank of this test's runs (the processes
+# whose environment names this test's scratch directory), as a node failure
+# would end them; mpirun then ends the run. Other tests' ranks are left alone.
+mpi_kill_ranks() {
+    for _mpi_pid in $(pgrep -f "$mpi_app" 2> /dev/null); do
+        grep -qa "$scratch" "/proc/$_mpi_pid/environ" 2> /dev/null && kill -9 "$_mpi_pid" 2> /dev/null
+    done
+    return 0
 }

@@ -1,0 +1,144 @@
+#!/bin/sh
+# run-bench-encode-async.sh — the background encode (SCR_ENCODE_ASYNC=1 with
+# MPI_THREAD_MULTIPLE) against SINGLE and against the synchronous encode
+# (SCR_ENCODE_ASYNC=0), all measured in this run, as `make bench` does:
+#   1. the checkpoint the application sees (SCR_Start_checkpoint until
+#      SCR_Complete_checkpoint returns), 4 ranks x BENCH_MIB (256) MiB as 4
+#      nodes, for XOR, PARTNER and RS (SCR_SET_SIZE=4, RS SCR_SET_FAILURES=2);
+#   2. a compute-and-checkpoint loop, 2 ranks as 2 nodes, 5 checkpoints of
+#      BENCH_MIB MiB per rank with XOR (SCR_SET_SIZE=2), the compute between
+#      them (a) a sleep that leaves the cores idle, as long as the encode
+#      takes here (BENCH_GAP seconds overrides), (b) the same time of busy
+#      arithmetic on every rank, calibrated once;
+#   3. the peak RSS of a rank above SCR_Init in both.
+# Every run asks MPI for MPI_THREAD_MULTIPLE, so that the variants differ
+# only in SCR_COPY_TYPE and SCR_ENCODE_ASYNC. Prints each figure with its
+# target and whether it is met; never fails on a figure.
+#   run-bench-encode-async.sh BUILD_DIR
+set -eu
+build=$(cd "${1:?usage: run-bench-encode-async.sh BUILD_DIR}" && pwd)
+sim="$(cd "$(dirname "$0")/../mpi" && pwd)/scr-sim-run"
+bench="$build/tests/bench/bench_encode_async"
+mib=${BENCH_MIB:-256}
+work=$(mktemp -d "${TMPDIR:-/tmp}/scr-bench-encode.XXXXXX")
+shm=$(mktemp -d /dev/shm/scr-bench-encode.XXXXXX)
+trap 'rm -rf "$work" "$shm"' EXIT
+mkdir -p "$work/prefix"
+# the control and cache bases may only come from a system file that root
+# owns; %N gives every simulated node its own
+printf 'SCR_CNTL_BASE=%s/cntl/%%N\nSCR_CACHE_BASE=%s/cache/%%N\n' "$shm" "$shm" > "$work/system.conf"
+chmod 644 "$work/system.conf"
+export SCR_SYSTEM_CONF_FILE="$work/system.conf" SCR_PREFIX="$work/prefix" SCR_JOB_ID=encode$$
+export SCR_FLUSH=0 SCR_CACHE_SIZE=2
+# the encode events (and their seconds) are read back from the prefix's log
+export SCR_LOG_ENABLE=1 SCR_LOG_TXT_ENABLE=0 SCR_LOG_SYSLOG_ENABLE=0
+cd "$work/prefix"
+buf=${SCR_FILE_BUF_SIZE:-4MB}
+buf_kib=$(echo "$buf" | awk '{ v = $0 + 0; u = toupper($0); sub(/^[0-9.]+/, "", u)
+    m = u ~ /^G/ ? 1048576 : u ~ /^M/ ? 1024 : u ~ /^K/ ? 1 : 1 / 1024; printf "%d", v * m }')
+
+# one run on N ranks as N nodes, with a fresh cache: ea N [VAR=VALUE...] -- ARGS
+ea() {
+    n=$1
+    shift
+    vars=''
+    while [ "$1" != -- ]; do vars="$vars $1"; shift; done
+    shift
+    rm -rf "$shm/cache" "$shm/cntl"
+    # shellcheck disable=SC2086 # $vars are VAR=VALUE words
+    env $vars "$sim" -n "$n" -N "$n" "$bench" --thread multiple --mib "$mib" "$@"
+}
+field() { sed -n "s/.*$1 \([0-9.]*\).*/\1/p" | head -1; } # the number after WORD
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t ? "met" : "MISSED") }'; }
+
+# --- 1. the checkpoint the application sees ------------------------------------
+echo "bench_encode_async: checkpoint of 4 ranks x $mib MiB as 4 nodes, from SCR_Start_checkpoint until"
+echo "  SCR_Complete_checkpoint returns (slowest rank, best of 3; between two, the encode is let finish)"
+out=$(ea 4 SCR_COPY_TYPE=SINGLE -- --rounds 3)
+single=$(echo "$out" | field checkpoint)
+rss_single=$(echo "$out" | field growth)
+printf '  %-8s %7.3f s\n' SINGLE "$single"
+mem=''
+for type in XOR PARTNER RS; do
+    vars="SCR_COPY_TYPE=$type SCR_SET_SIZE=4 SCR_SET_FAILURES=2"
+    # shellcheck disable=SC2086
+    bg=$(ea 4 $vars SCR_ENCODE_ASYNC=1 -- --rounds 3)
+    # shellcheck disable=SC2086
+    sy=$(ea 4 $vars SCR_ENCODE_ASYNC=0 -- --rounds 3)
+    tb=$(echo "$bg" | field checkpoint) ts=$(echo "$sy" | field checkpoint)
+    eb=$(echo "$bg" | field encode) es=$(echo "$sy" | field encode)
+    awk -v n="$type" -v b="$tb" -v s="$ts" -v one="$single" -v eb="$eb" -v es="$es" -v ok="$(verdict "$(awk -v b="$tb" -v o="$single" 'BEGIN { print b / o }')" 1.10)" \
+        'BEGIN { printf "  %-8s %7.3f s background = %.2f x SINGLE (target <= 1.10: %s); synchronous %.3f s = %.2f x SINGLE;" \
+                        " encode alone %.3f s in the background, %.3f s synchronous\n", n, b, b / one, ok, s, s / one, eb, es }'
+    mem="$mem $type $(echo "$bg" | field growth) $(echo "$sy" | field growth)"
+done
+
+# --- 2. a compute-and-checkpoint loop -----------------------------------------
+rm -rf "$work/prefix/.scr"
+loopvars="SCR_SET_SIZE=2"
+if [ -z "${BENCH_GAP:-}" ]; then
+    # the gap is as long as the synchronous encode takes here
+    # shellcheck disable=SC2086
+    cal=$(ea 2 SCR_COPY_TYPE=XOR $loopvars SCR_ENCODE_ASYNC=0 -- --loop 2 --gap 0)
+    gap=$(echo "$cal" | awk '/^encodes/ { g = $2 > 0 ? $4 / $2 : 1; g = int(g * 10 + 0.5) / 10; print (g < 0.5 ? 0.5 : g) }')
+else
+    gap=$BENCH_GAP
+fi
+iters=$("$sim" -n 2 -N 2 "$bench" --calibrate "$gap" | field spin)
+loop_run() { # VARIANT COMPUTE-ARGS: the loop's output on one line
+    case $1 in
+    SINGLE) v="SCR_COPY_TYPE=SINGLE" ;;
+    background) v="SCR_COPY_TYPE=XOR SCR_ENCODE_ASYNC=1" ;;
+    synchronous) v="SCR_COPY_TYPE=XOR SCR_ENCODE_ASYNC=0" ;;
+    esac
+    shift
+    # shellcheck disable=SC2086
+    ea 2 $v $loopvars -- --loop 5 "$@" | tr '\n' ' '
+}
+loop_table() { # prints the three variants' lines; sets total_SINGLE etc.
+    for variant in SINGLE background synchronous; do
+        line=$(loop_run "$variant" "$@")
+        echo "$line" | awk -v n="$variant" '{
+            for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+            printf "    %-12s %6.3f %6.3f %6.3f %8.3f %7.3f %8.3f %7.3f   %d in %.3f s\n", n, v["need"], v["start"], v["write"],
+                   v["complete"], v["compute"], v["finalize"], v["total"], v["encodes"], v["sum"] }'
+        eval "total_$variant=$(echo "$line" | field total)"
+        eval "rss_$variant=\$(echo \"\$line\" | field growth)"
+    done
+}
+header() {
+    echo "    variant        need  start  write complete compute finalize   total   encodes (slowest rank's seconds, summed)"
+}
+echo "bench_encode_async: 5 checkpoints of $mib MiB per rank, 2 ranks as 2 nodes, XOR (SCR_SET_SIZE=2, SCR_CACHE_SIZE=2),"
+echo "  each followed by compute; the slowest rank's seconds in each call, and the total until SCR_Finalize returned"
+echo "  a. idle cores: nanosleep $gap s (as long as the synchronous encode of one checkpoint here)"
+header
+loop_table --gap "$gap"
+awk -v b="$total_background" -v o="$total_SINGLE" -v s="$total_synchronous" -v ok="$(verdict "$(awk -v b="$total_background" -v o="$total_SINGLE" 'BEGIN { print b / o }')" 1.15)" \
+    'BEGIN { printf "    background total = %.2f x SINGLE (target <= 1.15: %s); synchronous = %.2f x SINGLE\n", b / o, ok, s / o }'
+rss_loop_idle="$rss_background $rss_synchronous"
+echo "  b. busy cores: $iters iterations of arithmetic on every rank (about $gap s alone)"
+header
+loop_table --spin "$iters"
+awk -v b="$total_background" -v o="$total_SINGLE" -v s="$total_synchronous" -v ok="$(verdict "$(awk -v b="$total_background" -v s="$total_synchronous" 'BEGIN { print b / s }')" 1.05)" \
+    'BEGIN { printf "    background total = %.2f x synchronous (target <= 1.05: %s); background = %.2f x SINGLE, synchronous = %.2f x SINGLE\n",
+             b / s, ok, b / o, s / o }'
+rss_loop_busy="$rss_background $rss_synchronous"
+
+# --- 3. memory ---------------------------------------------------------------
+echo "bench_encode_async: peak RSS of any rank above its own after SCR_Init (SCR_FILE_BUF_SIZE=$buf)"
+echo "  target: background <= synchronous + 2 x SCR_FILE_BUF_SIZE (the encode's two buffers, $((2 * buf_kib)) KiB)"
+printf '  %-22s %6d KiB\n' "SINGLE, 4 ranks" "$rss_single"
+mem_line() { # WHAT BACKGROUND SYNCHRONOUS
+    awk -v n="$1" -v b="$2" -v s="$3" -v lim="$((2 * buf_kib))" 'BEGIN {
+        printf "  %-22s %6d KiB background, %6d KiB synchronous: %+d KiB (%s)\n", n, b, s, b - s, b - s <= lim ? "met" : "MISSED" }'
+}
+set -- $mem
+while [ $# -ge 3 ]; do
+    mem_line "$1, 4 ranks" "$2" "$3"
+    shift 3
+done
+# shellcheck disable=SC2086
+mem_line "XOR loop, idle cores" $rss_loop_idle
+# shellcheck disable=SC2086
+mem_line "XOR loop, busy cores" $rss_loop_busy
