@@ -698,7 +698,8 @@ int SCR_Complete_output(int valid)
     int nrc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 0);
     if (rc == SCR_SUCCESS) rc = nrc;
 
-    if (flush && run->flush_async && run->dset_in_cache) {
+    const struct scr_reddesc *red = scr_reddesc_for(run->reddescs, run->nreddescs, id, is_output && !is_ckpt);
+    if (flush && run->dset_in_cache && scr_store_flushes_in_background(run->cfg, red->store, run->flush_async)) {
         /* the flush goes on in the background: concluded at a later call */
         int frc = scr_flush_async_start(run, id); /* all ranks agree */
         if (frc != SCR_SUCCESS && crc_by_flush) fill_crcs(id);

@@ -266,8 +266,8 @@ static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree 
 }
 
 /* Every STORE line asks for what this build does: FLUSH=SYNC (a flush in
- * the application's calls; a background flush is not built). Rank 0 says
- * what is wrong; every rank has the same table and the same answer. */
+ * the application's calls) or FLUSH=PTHREAD (in the background). Rank 0
+ * says what is wrong; every rank has the same table and the same answer. */
 static int check_stores(const scr_config *cfg, int me)
 {
     int rc = SCR_SUCCESS;
@@ -275,15 +275,22 @@ static int check_stores(const scr_config *cfg, int me)
          e = scr_kvtree_elem_next(e)) {
         const char *flush = NULL;
         if (scr_kvtree_util_get_str(scr_kvtree_elem_hash(e), "FLUSH", &flush) != SCR_SUCCESS ||
-            strcasecmp(flush, "SYNC") == 0)
+            strcasecmp(flush, "SYNC") == 0 || strcasecmp(flush, "PTHREAD") == 0)
             continue;
         if (me == 0)
-            scr_err("STORE=%s FLUSH=%s (from %s): this SCR flushes only with FLUSH=SYNC, in the "
-                    "application's own calls; background flushes (PTHREAD and the others) are not built",
+            scr_err("STORE=%s FLUSH=%s (from %s): this SCR flushes with FLUSH=SYNC, in the application's own "
+                    "calls, or FLUSH=PTHREAD, in a thread of each node; the other transfers are not built",
                     scr_kvtree_elem_key(e), flush, scr_config_table_origin(cfg, "STORE"));
         rc = SCR_ERR_ARG;
     }
     return rc;
+}
+
+int scr_store_flushes_in_background(const scr_config *cfg, const char *store, int otherwise)
+{
+    const char *flush = NULL;
+    if (scr_kvtree_util_get_str(scr_store_entry(cfg, store), "FLUSH", &flush) != SCR_SUCCESS) return otherwise;
+    return strcasecmp(flush, "PTHREAD") == 0;
 }
 
 int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_name,

@@ -61,6 +61,11 @@ struct scr_reddesc {
 /* The STORE table entry for path (trailing slashes aside), NULL if none. */
 const scr_kvtree *scr_store_entry(const scr_config *cfg, const char *path);
 
+/* 1 when datasets of store are flushed in the background: its STORE line
+ * says FLUSH=PTHREAD (FLUSH=SYNC: 0); without FLUSH, otherwise
+ * (SCR_FLUSH_ASYNC). */
+int scr_store_flushes_in_background(const scr_config *cfg, const char *store, int otherwise);
+
 /* 1 when path is SCR_CACHE_BASE (trailing slashes aside). */
 int scr_store_is_cache_base(const scr_config *cfg, const char *path);
 
@@ -70,7 +75,7 @@ const char *scr_copy_type_name(enum scr_copy_type type);
 /* Every enabled descriptor of cfg, with sets built for this run (collective).
  * node_name is this rank's node. *out_descs is a new array of *out_count
  * (free with scr_reddescs_free). A STORE line with a FLUSH other than SYNC
- * is refused (SCR_ERR_ARG, said by rank 0): no background flush is built. */
+ * or PTHREAD is refused (SCR_ERR_ARG, said by rank 0). */
 int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_name,
                         struct scr_reddesc **out_descs, int *out_count);
 void scr_reddescs_free(struct scr_reddesc *descs, int count);

@@ -21,11 +21,14 @@
  * the previous one still runs, takes the peak resident memory:
  *
  *   overlap MONO
- *   rss init KIB peak KIB growth KIB
  *
- * growth being the largest of the ranks' peak RSS above their own after
- * SCR_Init (at the end of the run when there is no --overlap), and then
- * completes it. The last line is `finalize SECONDS`.
+ * and then completes it. Then, for every rank, its peak RSS after SCR_Init
+ * and at the overlap (at the end of the run when there is no --overlap),
+ * and the largest growth between the two of any rank:
+ *
+ *   rss rank R init KIB peak KIB
+ *   rss growth KIB
+ * The last line is `finalize SECONDS`.
  *
  * The second form watches a node's transfer file (transfer_file.h), as
  * another process would, and prints the CLOCK_MONOTONIC second at which a
@@ -228,12 +231,19 @@ int main(int argc, char **argv)
     if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
     double t_fin = slowest(t0);
     if (!overlap) rss_peak = my_peak_rss_kib();
-    long mine[3] = {rss_peak - rss_init, rss_init, rss_peak}, most[3];
-    MPI_Allreduce(mine, most, 3, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    long mine[2] = {rss_init, rss_peak}, *all = malloc(sizeof(mine) * (size_t)ranks);
+    if (all == NULL) die("malloc");
+    MPI_Gather(mine, 2, MPI_LONG, all, 2, MPI_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        printf("rss init %ld peak %ld growth %ld\n", most[1], most[2], most[0]);
+        long most = 0;
+        for (int r = 0; r < ranks; r++) {
+            printf("rss rank %d init %ld peak %ld\n", r, all[2 * r], all[2 * r + 1]);
+            if (all[2 * r + 1] - all[2 * r] > most) most = all[2 * r + 1] - all[2 * r];
+        }
+        printf("rss growth %ld\n", most);
         printf("finalize %.6f\n", t_fin);
     }
+    free(all);
     free(buf);
     MPI_Finalize();
     return 0;

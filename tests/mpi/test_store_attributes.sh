@@ -1,8 +1,9 @@
 #!/bin/sh
 # test_store_attributes.sh — SCR 3.1's STORE attributes MKDIR= and FLUSH=:
-# with MKDIR=0 SCR does not create the store's path, which must exist; a
-# store other than FLUSH=SYNC is refused at SCR_Init, since no background
-# flush is built.
+# with MKDIR=0 SCR does not create the store's path, which must exist;
+# FLUSH=PTHREAD flushes that store's datasets in the background, FLUSH=SYNC
+# in the application's calls even with SCR_FLUSH_ASYNC=1, and any other
+# transfer is refused at SCR_Init, naming the two there are.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup store-attributes
 
@@ -36,9 +37,23 @@ mkdir -p "$scratch/cache/node0"
 mpi_run 2 1 SCR_CONF_FILE="$scratch/base.conf" -- --steps 1
 mpi_expect_restart "and_used_once_it_exists" 0 1
 
+events=$prefix/.scr/events.jsonl
+flushes() { # the flush events, and those of them in the background
+    printf '%s %s' "$(grep -c '"event":"flush"' "$events")" "$(grep '"event":"flush"' "$events" | grep -c '"background":1')"
+}
 sed 's/FLUSH=SYNC/FLUSH=PTHREAD/' "$scratch/user.conf" > "$scratch/pthread.conf"
-mpi_run 4 2 SCR_CONF_FILE="$scratch/pthread.conf" -- --steps 1
-mpi_expect_failure "FLUSH=PTHREAD_is_refused_once_with_the_reason" \
-    "STORE=$ssd/%N FLUSH=PTHREAD (from $scratch/pthread.conf:1): this SCR flushes only with FLUSH=SYNC" 1
+mpi_reset
+mpi_run 4 2 SCR_LOG_ENABLE=1 SCR_FLUSH=1 SCR_CONF_FILE="$scratch/pthread.conf" -- --steps 2
+mpi_expect_restart "FLUSH=PTHREAD_runs" 0 2
+check "FLUSH=PTHREAD_flushes_the_store's_datasets_in_the_background" test "$(flushes)" = "2 2"
+mpi_reset
+mpi_run 4 2 SCR_LOG_ENABLE=1 SCR_FLUSH=1 SCR_FLUSH_ASYNC=1 SCR_CONF_FILE="$scratch/user.conf" -- --steps 2
+mpi_expect_restart "FLUSH=SYNC_with_SCR_FLUSH_ASYNC=1_runs" 0 2
+check "FLUSH=SYNC_flushes_in_the_application's_calls_even_with_SCR_FLUSH_ASYNC=1" test "$(flushes)" = "2 0"
+
+sed 's/FLUSH=SYNC/FLUSH=BBAPI/' "$scratch/user.conf" > "$scratch/bbapi.conf"
+mpi_run 4 2 SCR_CONF_FILE="$scratch/bbapi.conf" -- --steps 1
+mpi_expect_failure "FLUSH=BBAPI_is_refused_once_with_the_reason" \
+    "STORE=$ssd/%N FLUSH=BBAPI (from $scratch/bbapi.conf:1): this SCR flushes with FLUSH=SYNC, in the application's own calls, or FLUSH=PTHREAD, in a thread of each node; the other transfers are not built" 1
 
 done_testing
