@@ -687,7 +687,8 @@ int SCR_Complete_output(int valid)
     int encoding = 0; /* the scheme is applied in the background, and records the CRCs as it reads */
     if (run->dset_in_cache) {
         const struct scr_reddesc *d = scr_reddesc_for(run->reddescs, run->nreddescs, id, is_output && !is_ckpt);
-        encoding = run->encode_async && d->type != SCR_COPY_SINGLE && run->crc_in_cache;
+        /* an output-only dataset leaves the cache once flushed: its encode stays in the foreground */
+        encoding = run->encode_async && is_ckpt && d->type != SCR_COPY_SINGLE && run->crc_in_cache;
         if (encoding) rc = scr_encode_async_start(run, d, id); /* all ranks agree */
         else rc = scr_run_apply_redundancy(run, d, id);
     }

@@ -81,9 +81,11 @@ struct scr_flush_async {
 
 /* --- the thread ----------------------------------------------------------- */
 
-/* Write job i's progress to the transfer file and read the COMMAND there:
- * STOP waits (STATE STOPPED) until it changes, EXIT is SCR_ERR_STATE. */
-static int update_transfer_file(struct scr_flush_async *a, int final)
+/* Write the current job's progress to the transfer file and read the
+ * COMMAND there: STOP waits (STATE STOPPED) until it changes, EXIT is
+ * SCR_ERR_STATE. final: the thread is done (FLAG DONE when every file was
+ * copied, done), the command no longer matters. */
+static int update_transfer_file(struct scr_flush_async *a, int final, int done)
 {
     scr_kvtree *t = scr_kvtree_new();
     int fd = -1, rc = t != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
@@ -91,14 +93,17 @@ static int update_transfer_file(struct scr_flush_async *a, int final)
     for (;;) {
         rc = scr_transfer_file_lock_read(a->transfer_path, &fd, t);
         if (rc != SCR_SUCCESS) break;
-        const struct flush_job *j = &a->jobs[a->current < a->njobs ? a->current : a->njobs - 1];
-        if (a->njobs > 0 && scr_transfer_file_get_destination(t, j->src, &(const char *){NULL}) == SCR_SUCCESS)
-            scr_transfer_file_set_written(t, j->src, j->got.bytes < j->size ? j->got.bytes : j->size);
+        if (a->current < a->njobs) {
+            const struct flush_job *j = &a->jobs[a->current];
+            const char *dest = NULL;
+            if (scr_transfer_file_get_destination(t, j->src, &dest) == SCR_SUCCESS)
+                scr_transfer_file_set_written(t, j->src, j->got.bytes < j->size ? j->got.bytes : j->size);
+        }
         enum scr_transfer_command cmd = SCR_TRANSFER_COMMAND_RUN;
         scr_transfer_file_get_command(t, &cmd);
         if (final || cmd != SCR_TRANSFER_COMMAND_STOP) {
             rc = scr_transfer_file_set_state(t, SCR_TRANSFER_STATE_RUNNING);
-            if (rc == SCR_SUCCESS && final) rc = scr_transfer_file_set_done(t);
+            if (rc == SCR_SUCCESS && final && done) rc = scr_transfer_file_set_done(t);
             int wrc = scr_transfer_file_write_unlock(a->transfer_path, &fd, t);
             if (rc == SCR_SUCCESS) rc = wrc;
             if (rc == SCR_SUCCESS && !final && cmd == SCR_TRANSFER_COMMAND_EXIT) {
@@ -128,7 +133,7 @@ static int after_piece(void *ctx, size_t bytes)
     double now = scr_pace_now();
     if (now - a->last_update < TRANSFER_UPDATE_SECONDS) return SCR_SUCCESS;
     a->last_update = now;
-    return update_transfer_file(a, 0);
+    return update_transfer_file(a, 0, 0);
 }
 
 static int copy_one(struct scr_flush_async *a, struct flush_job *j, void *buf)
@@ -154,17 +159,18 @@ static void *flush_thread(void *arg)
     if (rc != SCR_SUCCESS) scr_err("out of memory for a background flush buffer of %zu bytes", a->buf_size);
     scr_pace_start(&a->pace, a->bw, a->percent);
     a->last_update = scr_pace_now();
+    int copied = 0;
     for (a->current = 0; rc == SCR_SUCCESS && a->current < a->njobs; a->current++) {
         struct flush_job *j = &a->jobs[a->current];
         rc = j->rc = copy_one(a, j, buf);
-        if (rc == SCR_SUCCESS) rc = update_transfer_file(a, 0);
+        if (rc == SCR_SUCCESS) copied++;
+        if (rc == SCR_SUCCESS) rc = update_transfer_file(a, 0, 0);
     }
     /* every job not copied has failed, so that its owner knows */
-    for (int i = 0; i < a->njobs; i++)
-        if (i >= a->current && a->jobs[i].rc == SCR_SUCCESS) a->jobs[i].rc = rc != SCR_SUCCESS ? rc : SCR_FAILURE;
-    if (a->current > a->njobs) a->current = a->njobs;
+    for (int i = copied; i < a->njobs; i++)
+        if (a->jobs[i].rc == SCR_SUCCESS) a->jobs[i].rc = rc != SCR_SUCCESS ? rc : SCR_FAILURE;
     scr_pace_measured(&a->pace, &a->measured_bw, &a->measured_percent, &a->seconds);
-    int urc = update_transfer_file(a, 1);
+    int urc = update_transfer_file(a, 1, rc == SCR_SUCCESS);
     if (rc == SCR_SUCCESS) rc = urc;
     free(buf);
     a->rc = rc;
@@ -430,6 +436,8 @@ static int conclude(struct scr_run *run, struct scr_flush_async *a)
 static void after_flush(struct scr_run *run, int id, int rc)
 {
     const scr_dataset *d = NULL;
+    /* an output dataset's encode runs in the foreground (scr.c), so no
+     * thread reads what leaves the cache here */
     /* the CRCs were to come from the copy: they come from a read now */
     if (rc != SCR_SUCCESS && run->crc_on_flush) scr_crc_fill(run, id);
     if (rc != SCR_SUCCESS || scr_filemap_get_dataset(run->map, id, run->rank, &d) != SCR_SUCCESS) return;
