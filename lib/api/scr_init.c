@@ -71,17 +71,21 @@ static int get_int(const scr_config *cfg, const char *name, int *out)
     return rc;
 }
 
-/* SCR_FLUSH_ASYNC=1, or SCR 3's SCR_FLUSH_TYPE=PTHREAD, flushes in the
- * background (flush_async.c), within SCR_FLUSH_ASYNC_BW bytes per second
+/* SCR_FLUSH_ASYNC=1, or SCR 3's SCR_FLUSH_TYPE=PTHREAD where SCR_FLUSH_ASYNC
+ * is not set, flushes in the background (flush_async.c), within SCR_FLUSH_ASYNC_BW bytes per second
  * and SCR_FLUSH_ASYNC_PERCENT of a core per node (0: no limit). */
 static int read_flush_async(struct scr_run *r)
 {
     const char *type = NULL;
     uint64_t bw = 0;
+    enum scr_config_layer layer = SCR_CONFIG_LAYER_DEFAULT;
     int rc = scr_config_get_bool(r->cfg, "SCR_FLUSH_ASYNC", &r->flush_async);
     if (rc != SCR_SUCCESS) return rc;
+    /* PTHREAD asks for the background unless SCR_FLUSH_ASYNC=0 is set
+     * somewhere: as in SCR, that switch has the last word */
     if (scr_config_get(r->cfg, "SCR_FLUSH_TYPE", &type) == SCR_SUCCESS && type != NULL &&
-        strcasecmp(type, "PTHREAD") == 0)
+        strcasecmp(type, "PTHREAD") == 0 && scr_config_layer_of(r->cfg, "SCR_FLUSH_ASYNC", &layer) == SCR_SUCCESS &&
+        layer == SCR_CONFIG_LAYER_DEFAULT)
         r->flush_async = 1;
     rc = scr_config_get_bytes(r->cfg, "SCR_FLUSH_ASYNC_BW", &bw);
     if (rc != SCR_SUCCESS) return rc;
@@ -379,9 +383,12 @@ static int init_local(struct scr_run *r)
     if (defaulted && r->rank == 0)
         scr_warn("no job id (neither SLURM_JOB_ID nor SCR_JOB_ID is set): using '%s' so that "
                  "later runs find this cache", r->jobid);
+    /* every rank reads the parameters and checks the prefix; rank 0 says
+     * what is wrong with them */
+    if (r->rank != 0) scr_log_set_quiet(1);
     rc = read_parameters(r);
+    scr_log_set_quiet(0);
     if (rc != SCR_SUCCESS) return rc;
-    /* every rank checks the prefix; rank 0 says what is wrong with it */
     if (r->rank != 0) scr_log_set_quiet(1);
     rc = resolve_prefix(r);
     scr_log_set_quiet(0);

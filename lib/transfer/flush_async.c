@@ -53,6 +53,7 @@ struct flush_job {
     int owner;                  /* node rank whose file it is */
     uint64_t size;
     int created;                /* dest did not exist before (set by the thread) */
+    uint64_t synced;            /* bytes of dest known to be on disk */
     int rc;                     /* how its copy went */
     struct scr_copy_result got;
 };
@@ -97,7 +98,7 @@ static int update_transfer_file(struct scr_flush_async *a, int final, int done)
             const struct flush_job *j = &a->jobs[a->current];
             const char *dest = NULL;
             if (scr_transfer_file_get_destination(t, j->src, &dest) == SCR_SUCCESS)
-                scr_transfer_file_set_written(t, j->src, j->got.bytes < j->size ? j->got.bytes : j->size);
+                scr_transfer_file_set_written(t, j->src, j->synced < j->size ? j->synced : j->size);
         }
         enum scr_transfer_command cmd = SCR_TRANSFER_COMMAND_RUN;
         scr_transfer_file_get_command(t, &cmd);
@@ -128,7 +129,10 @@ static int update_transfer_file(struct scr_flush_async *a, int final, int done)
 static int after_piece(void *ctx, size_t bytes)
 {
     struct scr_flush_async *a = ctx;
-    a->jobs[a->current].got.bytes += bytes;
+    struct flush_job *j = &a->jobs[a->current];
+    /* the copy waited for every piece before this one to reach the disk */
+    j->synced = j->got.bytes;
+    j->got.bytes += bytes;
     scr_pace_account(&a->pace, bytes);
     double now = scr_pace_now();
     if (now - a->last_update < TRANSFER_UPDATE_SECONDS) return SCR_SUCCESS;
@@ -147,7 +151,10 @@ static int copy_one(struct scr_flush_async *a, struct flush_job *j, void *buf)
         int nrc = scr_undo_note_file(&a->attempt.undo, j->dest);
         if (rc == SCR_SUCCESS) rc = nrc;
     }
-    if (rc == SCR_SUCCESS) j->got = got;
+    if (rc == SCR_SUCCESS) {
+        j->got = got;
+        j->synced = got.bytes; /* the copy ends with an fsync */
+    }
     return rc;
 }
 

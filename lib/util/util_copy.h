@@ -24,7 +24,11 @@ int scr_copy_file(const char *src, const char *dst, void *buf, size_t bufsize, i
 /* scr_copy_file, calling pace(pace_ctx, n) after each n bytes written
  * (to hold the copy to a rate, util_pace.h, or to report progress); pace
  * may be NULL. A pace that returns non-zero stops the copy, which then
- * fails with what it returned (an SCR_ERR_* code; the pace says why). */
+ * fails with what it returned (an SCR_ERR_* code; the pace says why).
+ * With a pace, each piece starts going to disk as it is written and the
+ * piece before it is waited for (sync_file_range, where the file system
+ * has it), so that a paced copy is paced by the disk too, and when pace is
+ * called all but the last piece is on disk. */
 int scr_copy_file_paced(const char *src, const char *dst, void *buf, size_t bufsize, int with_crc,
                         int (*pace)(void *pace_ctx, size_t bytes), void *pace_ctx, struct scr_copy_result *out);
 

@@ -279,7 +279,9 @@ mpi_cache_datasets() {
 # whose environment names this test's scratch directory), as a node failure
 # would end them; mpirun then ends the run. Other tests' ranks are left alone.
 mpi_kill_ranks() {
-    for _mpi_pid in $(pgrep -f "$mpi_app" 2> /dev/null); do
+    # the ranks themselves (.libs/scr_test_app or lt-scr_test_app), not the
+    # libtool wrapper's path on the command lines of timeout and mpirun
+    for _mpi_pid in $(pgrep -x 'scr_test_app|lt-scr_test_app' 2> /dev/null); do
         grep -qa "$scratch" "/proc/$_mpi_pid/environ" 2> /dev/null && kill -9 "$_mpi_pid" 2> /dev/null
     done
     return 0

@@ -3,12 +3,14 @@
 # library's threads encode (MPI_THREAD_MULTIPLE) and flush (SCR_FLUSH_ASYNC)
 # in the background loses nothing it had agreed on: the next run restarts
 # from a checkpoint whose every byte checks (the application reads them
-# all), also after losing a node, and the prefix's index stays readable.
+# all), also after losing a node, no older than the checkpoint the index
+# called current, and the prefix's index stays readable. Some kills catch
+# an encode the ranks had not agreed on, and some a flush in flight.
 #
 # Each trial waits for the first checkpoint in cache, then picks, from a
-# seed it prints, a delay before the kill and
-# whether a node is lost before the next run; a failing trial names its
-# seed, so that it can be run again (TRIAL_SEEDS="..." runs those alone).
+# seed it prints, a delay before the kill and whether a node is lost before
+# the next run; a failing trial names its seed, so that it can be run again
+# (TRIAL_SEEDS="..." runs those alone).
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup background-kill
 
@@ -33,7 +35,7 @@ wait_for_first_checkpoint() {
     done
 }
 
-failed=
+failed= encodes_caught=0 flushes_caught=0
 for seed in $trials; do
     set -- $(plan "$seed")
     delay=$1 lost=$2
@@ -44,6 +46,10 @@ for seed in $trials; do
     sleep "$delay"
     mpi_kill_ranks
     mpi_wait
+    # what the kill caught: an encode not agreed on, a flush not concluded
+    [ -n "$(find "$scratch/cntl" -name 'encode_*' 2> /dev/null)" ] && encodes_caught=$((encodes_caught + 1))
+    grep -qs FLUSHING "$scratch"/cntl/node*/*/*/flush.scr && flushes_caught=$((flushes_caught + 1))
+    current=$("$index" --list --prefix "$prefix" 2> /dev/null | awk '$1 == "*" {print $3}' | sed -n 's/^ckpt\.//p')
     [ "$lost" -ge 0 ] && mpi_lose_node "$lost"
     # shellcheck disable=SC2086
     mpi_run 4 4 $settings -- $app_args --steps 13 --sleep-ms 0
@@ -56,6 +62,9 @@ for seed in $trials; do
         why="scr-index cannot list the index: $(cat "$scratch/index.err")"
     fi
     from=$(sed -n 's/^rank 0: restarted from step \([0-9]*\)$/\1/p' "$mpi_out")
+    if [ -z "$why" ] && [ "${from:-0}" -lt "${current:-0}" ]; then
+        why="restarted from step ${from:-0}, older than ckpt.$current, the current checkpoint on the prefix"
+    fi
     if [ -z "$why" ]; then
         ok "seed_${seed}:_killed_after_${delay}_s,_node_${lost}_lost:_restarted_from_step_${from:-0}"
     else
@@ -64,5 +73,10 @@ for seed in $trials; do
     fi
 done
 [ -z "$failed" ] || echo "# failed seeds (TRIAL_SEEDS=\"$failed\"):$failed"
+echo "# the kills caught $encodes_caught encodes and $flushes_caught flushes in the background"
+if [ -z "${TRIAL_SEEDS:-}" ]; then
+    check "some_kill_caught_an_encode_the_ranks_had_not_agreed_on" test "$encodes_caught" -gt 0
+    check "some_kill_caught_a_flush_in_the_background" test "$flushes_caught" -gt 0
+fi
 
 done_testing
