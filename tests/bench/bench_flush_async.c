@@ -1,24 +1,36 @@
 /* bench_flush_async.c — what the background flush (SCR_FLUSH_ASYNC=1) costs
  * the application, and how well it keeps to its limits.
  *
- *   mpirun -np 2 bench_flush_async [--mib N] [--ckpts K] [--gap SECONDS] [--overlap]
+ *   mpirun -np 2 bench_flush_async [--mib N] [--ckpts K] [--gap SECONDS] [--wait-flushed] [--overlap]
  *   bench_flush_async --watch TRANSFER_FILE        (no MPI)
  *
  * The first form is the application: each rank writes K checkpoints of N
  * MiB (default 256, K 5), with a compute gap of SECONDS (a sleep, default
- * 3) after each, ending with SCR_Need_checkpoint, which concludes a
- * background flush that has landed. Whether a checkpoint is flushed, and
- * how, is the environment's (SCR_FLUSH, SCR_FLUSH_ASYNC, ...). Rank 0
- * prints one line per checkpoint,
+ * 3) between two, ending with SCR_Need_checkpoint, which concludes a
+ * background flush that has landed. --wait-flushed makes the gap long
+ * enough for the flush to land: after SECONDS the application goes on
+ * computing, calling SCR_Need_checkpoint every 20 ms, until the prefix's
+ * event log (SCR_LOG_ENABLE=1) has a flush event for every checkpoint so
+ * far. Whether a checkpoint is flushed, and how, is the environment's
+ * (SCR_FLUSH, SCR_FLUSH_ASYNC, ...). Rank 0 prints a line per checkpoint
+ * and one per gap,
  *
- *   ckpt I complete SECONDS end MONO conclude SECONDS
+ *   ckpt I complete SECONDS end MONO write SECONDS call SECONDS
+ *   gap I conclude SECONDS extra SECONDS
  *
  * where complete is the slowest rank's time from SCR_Start_checkpoint to
  * SCR_Complete_checkpoint returning, end the CLOCK_MONOTONIC second at which
- * rank 0's SCR_Complete_checkpoint returned and conclude the slowest rank's
- * SCR_Need_checkpoint after the gap. --overlap then writes one checkpoint
- * more and, once every rank has written its files and while the flush of
- * the previous one still runs, takes the peak resident memory:
+ * rank 0's SCR_Complete_checkpoint returned, write and call the slowest
+ * rank's time to start the checkpoint and write its file and that of the
+ * SCR_Complete_checkpoint call alone, conclude the slowest rank's last
+ * SCR_Need_checkpoint of the gap after checkpoint I and extra how much
+ * longer than SECONDS the gap was before that call (the last checkpoint has
+ * no gap: SCR_Finalize waits for its flush, if any).
+ *
+ * --overlap then writes one checkpoint more and, once every rank has
+ * written its files and computed for half a second more, while the flush of
+ * the previous one still runs, takes the peak resident memory (at the mark
+ * MONO):
  *
  *   overlap MONO
  *
@@ -28,7 +40,8 @@
  *
  *   rss rank R init KIB peak KIB
  *   rss growth KIB
- * The last line is `finalize SECONDS`.
+ *
+ * The last line is `finalize SECONDS`, the slowest rank's SCR_Finalize.
  *
  * The second form watches a node's transfer file (transfer_file.h), as
  * another process would, and prints the CLOCK_MONOTONIC second at which a
@@ -153,6 +166,22 @@ static long my_peak_rss_kib(void)
     return ru.ru_maxrss;
 }
 
+/* Flush events in the prefix's event log (SCR_LOG_ENABLE=1): every flush
+ * concluded so far. Read by rank 0 between API calls, when the library
+ * holds no lock of the file. */
+static int count_flush_events(void)
+{
+    const char *prefix = getenv("SCR_PREFIX");
+    char path[4096], line[8192];
+    snprintf(path, sizeof(path), "%s/.scr/events.jsonl", prefix != NULL ? prefix : ".");
+    FILE *f = fopen(path, "r");
+    int n = 0;
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        if (strstr(line, "\"event\":\"flush\"") != NULL) n++;
+    if (f != NULL) fclose(f);
+    return n;
+}
+
 /* Start a checkpoint and write this rank's file of it. */
 static void write_checkpoint(long mib, const char *buf)
 {
@@ -166,13 +195,14 @@ static void write_checkpoint(long mib, const char *buf)
 int main(int argc, char **argv)
 {
     long mib = 256;
-    int ckpts = 5, overlap = 0;
+    int ckpts = 5, overlap = 0, wait_flushed = 0;
     double gap = 3;
     const char *watch_path = NULL;
     static const struct option opts[] = {{"mib", required_argument, NULL, 'm'},
                                          {"ckpts", required_argument, NULL, 'k'},
                                          {"gap", required_argument, NULL, 'g'},
                                          {"overlap", no_argument, NULL, 'o'},
+                                         {"wait-flushed", no_argument, NULL, 'f'},
                                          {"watch", required_argument, NULL, 'w'},
                                          {NULL, 0, NULL, 0}};
     int c;
@@ -181,9 +211,11 @@ int main(int argc, char **argv)
         else if (c == 'k') ckpts = atoi(optarg);
         else if (c == 'g') gap = atof(optarg);
         else if (c == 'o') overlap = 1;
+        else if (c == 'f') wait_flushed = 1;
         else if (c == 'w') watch_path = optarg;
         else {
-            fprintf(stderr, "usage: bench_flush_async [--mib N] [--ckpts K] [--gap S] [--overlap] | --watch FILE\n");
+            fprintf(stderr, "usage: bench_flush_async [--mib N] [--ckpts K] [--gap S] [--wait-flushed] [--overlap]\n"
+                            "       bench_flush_async --watch FILE\n");
             return 1;
         }
     }
@@ -199,21 +231,41 @@ int main(int argc, char **argv)
     if (SCR_Init() != SCR_SUCCESS) die("SCR_Init");
     long rss_init = my_peak_rss_kib();
     for (int i = 1; i <= ckpts; i++) {
+        if (i > 1) {
+            /* the application computes; then asks whether to checkpoint,
+             * which concludes the flush that has landed meanwhile; with
+             * --wait-flushed it goes on computing, asking every 20 ms,
+             * until the flush of every checkpoint so far is concluded */
+            sleep_seconds(gap);
+            double t_end = mono(), conclude = 0;
+            for (;;) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                int flag = 0;
+                if (SCR_Need_checkpoint(&flag) != SCR_SUCCESS) die("SCR_Need_checkpoint");
+                conclude = slowest(t0);
+                int flushes = rank == 0 && wait_flushed ? count_flush_events() : 0;
+                MPI_Bcast(&flushes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+                if (!wait_flushed || flushes >= i - 1) break;
+                if (mono() - t_end > 120) {
+                    errno = ETIMEDOUT;
+                    die("waiting 120 s for a flush event");
+                }
+                sleep_seconds(0.02);
+            }
+            if (rank == 0) printf("gap %d conclude %.6f extra %.6f\n", i - 1, conclude, mono() - t_end - conclude);
+        }
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         write_checkpoint(mib, buf);
+        double t1 = MPI_Wtime();
         if (SCR_Complete_checkpoint(1) != SCR_SUCCESS) die("SCR_Complete_checkpoint");
         double end = mono();
         double t = slowest(t0);
-        /* the application computes; then asks whether to checkpoint, which
-         * concludes the flush that has landed meanwhile */
-        sleep_seconds(gap);
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        int flag = 0;
-        if (SCR_Need_checkpoint(&flag) != SCR_SUCCESS) die("SCR_Need_checkpoint");
-        double conclude = slowest(t0);
-        if (rank == 0) printf("ckpt %d complete %.6f end %.6f conclude %.6f\n", i, t, end, conclude);
+        double parts[2] = {t1 - t0, MPI_Wtime() - t1}, worst[2];
+        MPI_Reduce(parts, worst, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (rank == 0)
+            printf("ckpt %d complete %.6f end %.6f write %.6f call %.6f\n", i, t, end, worst[0], worst[1]);
         fflush(stdout);
     }
     long rss_peak = 0;
@@ -221,6 +273,7 @@ int main(int argc, char **argv)
         /* the next checkpoint's files, written while the last one is flushed */
         MPI_Barrier(MPI_COMM_WORLD);
         write_checkpoint(mib, buf);
+        sleep_seconds(0.5); /* and computes a little (the flush thread gets going) */
         rss_peak = my_peak_rss_kib();
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 0) printf("overlap %.6f\n", mono());
