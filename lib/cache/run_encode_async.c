@@ -101,7 +101,10 @@ void scr_encode_async_teardown(struct scr_run *run)
 static void *encode_thread(void *arg)
 {
     struct scr_encode_async *e = arg;
+    /* the application computes meanwhile: no spinning in MPI's waits */
+    scr_mpi_wait_politely(1);
     e->rc = scr_redundancy_apply(&e->ctx, e->desc, e->id);
+    scr_mpi_wait_politely(0); /* also when this rank runs it in its own thread */
     e->seconds = scr_run_now() - e->t0;
     atomic_store(&e->done, 1);
     return NULL;

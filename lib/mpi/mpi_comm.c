@@ -4,11 +4,13 @@
 #include "scr_err.h"
 #include "util_log.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int scr_mpi_check(int mpi_rc, const char *what)
 {
@@ -23,8 +25,7 @@ int scr_mpi_check(int mpi_rc, const char *what)
 int scr_comm_all_true(int flag, MPI_Comm comm, int *out_all)
 {
     int mine = flag ? 1 : 0, all = 0;
-    int rc = scr_mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm),
-                           "agreeing with the other ranks (MPI_Allreduce)");
+    int rc = scr_mpi_allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm, "agreeing with the other ranks (MPI_Allreduce)");
     if (rc == SCR_SUCCESS) *out_all = all;
     return rc;
 }
@@ -366,4 +367,52 @@ int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, 
     free(names);
     MPI_Comm_free(&hashed);
     return rc;
+}
+
+/* --- polite waits (mpi_comm.h) ------------------------------------------------ */
+
+/* the first nap, and the longest, in nanoseconds */
+#define NAP_FIRST_NS 10000L
+#define NAP_MOST_NS 1000000L
+
+static __thread int polite;
+
+void scr_mpi_wait_politely(int on)
+{
+    polite = on != 0;
+}
+
+static void nap(long ns)
+{
+    struct timespec ts = {0, ns};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+int scr_mpi_waitall(int n, MPI_Request *reqs, const char *what)
+{
+    if (!polite) return scr_mpi_check(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE), what);
+    long ns = NAP_FIRST_NS;
+    for (;;) {
+        int done = 0;
+        int rc = scr_mpi_check(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE), what);
+        if (rc != SCR_SUCCESS || done) return rc;
+        nap(ns);
+        if (ns < NAP_MOST_NS) ns *= 2;
+    }
+}
+
+int scr_mpi_wait(MPI_Request *req, const char *what)
+{
+    return scr_mpi_waitall(1, req, what);
+}
+
+int scr_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                      const char *what)
+{
+    if (!polite) return scr_mpi_check(MPI_Allreduce(sendbuf, recvbuf, count, type, op, comm), what);
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc = scr_mpi_check(MPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, &req), what);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_mpi_wait(&req, what);
 }

@@ -1,5 +1,6 @@
 /* mpi_comm.h — the MPI helpers libscr builds on: checked calls, trees over
- * messages, agreement, and communicators by name.
+ * messages, agreement, communicators by name, and waits that leave the core
+ * to the application in a library thread.
  *
  * Every function is collective over the communicator it is given unless it
  * says otherwise, checks every MPI call, and logs a failure once with the
@@ -59,5 +60,30 @@ int scr_comm_window_leave(MPI_Comm comm, int width, int tag);
  * the names themselves. *out_groups (if not NULL) is the number of distinct
  * names over comm. */
 int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, int *out_groups);
+
+/* --- waits that leave the core to the application ---------------------------
+ *
+ * A blocking MPI wait spins: Open MPI polls its transports until the
+ * message is there. In the application's own call that is the fastest way
+ * to wait; in a library thread that encodes while the application
+ * computes on the same cores, the spinning takes half a core from the
+ * computation. A thread that has said it waits politely
+ * (scr_mpi_wait_politely) therefore tests its requests and sleeps between
+ * tests, briefly at first (a piece of a ring is usually there within
+ * microseconds) and longer the longer it waits, up to a millisecond. Other
+ * threads wait as MPI does. The setting is per thread; errors are checked
+ * and logged as scr_mpi_check does. */
+
+/* From now on, this thread waits politely (on: 1) or as MPI does (0). */
+void scr_mpi_wait_politely(int on);
+
+/* MPI_Wait and MPI_Waitall (statuses ignored); what names the operation
+ * in a failure's message. */
+int scr_mpi_wait(MPI_Request *req, const char *what);
+int scr_mpi_waitall(int n, MPI_Request *reqs, const char *what);
+
+/* MPI_Allreduce, as MPI_Iallreduce and a wait of the kind above. */
+int scr_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                      const char *what);
 
 #endif

@@ -57,7 +57,7 @@ int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stre
             int j = (int)(i % (uint64_t)depth);
             size_t len = piece_len(out, i, piece);
             char *buf = sendbuf + (size_t)j * piece;
-            mrc = scr_mpi_check(MPI_Wait(&sreq[j], MPI_STATUS_IGNORE), "sending files (MPI_Wait)");
+            mrc = scr_mpi_wait(&sreq[j], "sending files (MPI_Wait)");
             if (mrc != SCR_SUCCESS) break;
             if (read_rc == SCR_SUCCESS) read_rc = scr_padfile_read(out->parts, out->count, i * piece, buf, len);
             if (read_rc == SCR_SUCCESS) scr_crc_parts_add(out->crc, i * piece, buf, len);
@@ -69,7 +69,7 @@ int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stre
         uint64_t r = i - 1;
         int j = (int)(r % (uint64_t)depth);
         size_t len = piece_len(in, r, piece);
-        mrc = scr_mpi_check(MPI_Wait(&rreq[j], MPI_STATUS_IGNORE), "receiving files (MPI_Wait)");
+        mrc = scr_mpi_wait(&rreq[j], "receiving files (MPI_Wait)");
         if (mrc == SCR_SUCCESS && write_rc == SCR_SUCCESS) {
             write_rc = scr_padfile_write(in->parts, in->count, r * piece, recvbuf + (size_t)j * piece, len);
             if (write_rc == SCR_SUCCESS) scr_crc_parts_add(in->crc, r * piece, recvbuf + (size_t)j * piece, len);
@@ -80,7 +80,7 @@ int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stre
                                 "receiving files (MPI_Irecv)");
     }
     if (mrc == SCR_SUCCESS)
-        mrc = scr_mpi_check(MPI_Waitall(depth, sreq, MPI_STATUSES_IGNORE), "sending files (MPI_Waitall)");
+        mrc = scr_mpi_waitall(depth, sreq, "sending files (MPI_Waitall)");
     if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, 2 * MAX_DEPTH);
     *io_read_rc = read_rc;
     *io_write_rc = write_rc;

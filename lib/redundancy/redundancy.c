@@ -131,8 +131,7 @@ int scr_redundancy_protect_again(const struct scr_redundancy_ctx *ctx, const str
     /* sets of one member are SINGLE beside PARTNER sets, and the copying is
      * collective: every rank asks whether any set is PARTNER */
     int partner = d->type == SCR_COPY_PARTNER, any_partner = 0;
-    rc = scr_mpi_check(MPI_Allreduce(&partner, &any_partner, 1, MPI_INT, MPI_MAX, ctx->world),
-                       "agreeing on the scheme");
+    rc = scr_mpi_allreduce(&partner, &any_partner, 1, MPI_INT, MPI_MAX, ctx->world, "agreeing on the scheme");
     if (rc != SCR_SUCCESS || !any_partner) return rc;
     rc = run_scheme(ctx, d, id, have_left_copy);
     if (rc == SCR_SUCCESS && ctx->rank == 0)

@@ -183,7 +183,7 @@ static char *acc_of(const struct rs_ring *r, int s, int g, int j)
 /* Wait for n requests. */
 static int wait_all(int n, MPI_Request *reqs, const char *what)
 {
-    return scr_mpi_check(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE), what);
+    return scr_mpi_waitall(n, reqs, what);
 }
 
 /* Step t of the ring for the n pieces of a group starting at p0: my chunk
@@ -396,8 +396,8 @@ int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct s
     int rc = open_mine(ctx, d, id, &f, &known, &dset);
     if (rc == SCR_SUCCESS) rc = scr_rs_init(&code, dd, k);
     unsigned long long total = f.set.total, most = 0;
-    int mrc = scr_mpi_check(MPI_Allreduce(&total, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, d->set),
-                            "finding the largest member of an RS set");
+    int mrc = scr_mpi_allreduce(&total, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, d->set,
+                                "finding the largest member of an RS set");
     /* all ranks of the set agree: */
     if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;

@@ -50,7 +50,7 @@ static uint64_t slot_offset(int member, int slot, uint64_t chunk)
 
 static int wait_for(MPI_Request *req, const char *what)
 {
-    return scr_mpi_check(MPI_Wait(req, MPI_STATUS_IGNORE), what);
+    return scr_mpi_wait(req, what);
 }
 
 /* An XOR file being written: where, its descriptor, its header's length. */
@@ -165,7 +165,7 @@ static int xor_ring(const struct scr_redundancy_ctx *ctx, const struct scr_redde
         }
     }
     if (mrc == SCR_SUCCESS)
-        mrc = scr_mpi_check(MPI_Waitall(depth, sreq, MPI_STATUSES_IGNORE), "computing XOR data (MPI_Waitall)");
+        mrc = scr_mpi_waitall(depth, sreq, "computing XOR data (MPI_Waitall)");
     if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, 2 * SCR_STREAM_MAX_DEPTH);
     *out_slot_crc = slot_crc;
     *io_rc = rc;
@@ -255,8 +255,8 @@ int scr_redundancy_xor_apply(const struct scr_redundancy_ctx *ctx, const struct 
 
     /* the chunk size fits the largest member's data into N-1 chunks */
     unsigned long long mine_total = fs.set.total, most = 0;
-    int mrc = scr_mpi_check(MPI_Allreduce(&mine_total, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, d->set),
-                            "finding the largest member of an XOR set");
+    int mrc = scr_mpi_allreduce(&mine_total, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, d->set,
+                                "finding the largest member of an XOR set");
     uint64_t chunk = (most + (uint64_t)(N - 2)) / (uint64_t)(N - 1);
     /* all ranks of the set agree: */
     if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
