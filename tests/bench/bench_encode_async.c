@@ -19,10 +19,13 @@
  *              that no checkpoint starts with an encode still running.
  *              Prints
  *                checkpoint BEST s  mean MEAN s  encode SECONDS s
+ *                encodes COUNT background COUNT
  *                rss growth KIB KiB
  *              (the best of the K, their mean, the slowest encode the log
- *              records, and the largest peak RSS of any rank above its own
- *              after SCR_Init).
+ *              records, how many encode events it has (of XOR, PARTNER or
+ *              RS) and how many of them say "background":1, and the
+ *              largest peak RSS of any rank above its own after SCR_Init,
+ *              whose peak is reset then).
  *
  * --loop K     the compute-and-checkpoint loop of an application: K times
  *              { SCR_Need_checkpoint, SCR_Start_checkpoint, write N MiB,
@@ -38,12 +41,16 @@
  *              every rank returned from SCR_Finalize, which waits for the
  *              last encode):
  *                loop need S start S write S complete S compute S finalize S total S
- *                encodes COUNT sum S max S
+ *                encodes COUNT sum S max S background COUNT
  *                rss growth KIB KiB
+ *                cpu all S main S
+ *              (the CPU seconds, user and system, of the processes, the
+ *              library's threads included, and of the main threads alone,
+ *              summed over the ranks).
  *
- * --calibrate S  (no libscr) every rank spins at once for about 1 s and
- *              prints the iterations that take S seconds at the slowest
- *              rank's rate: "spin ITERATIONS".
+ * --calibrate S  (no libscr) every rank spins at once, in ten windows of
+ *              0.1 s, and prints the iterations that take S seconds at the
+ *              slowest rank's best rate: "spin ITERATIONS".
  *
  * Never judges a figure: run-bench-encode-async.sh does. */
 #define _GNU_SOURCE
@@ -58,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,6 +122,16 @@ static long reset_peak_rss(void)
     return status_kib("VmRSS");
 }
 
+/* CPU seconds (user + system) of the process (who = RUSAGE_SELF: every
+ * thread, the library's included) or of the calling thread (RUSAGE_THREAD). */
+static double cpu_seconds(int who)
+{
+    struct rusage ru;
+    getrusage(who, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec * 1e-6;
+}
+
 /* The busy work: a chain of dependent multiply-adds the compiler cannot
  * fold, so that I iterations take the same time whatever the variant. */
 static volatile uint64_t spin_sink;
@@ -131,11 +149,13 @@ static void idle(double seconds)
     }
 }
 
-/* The encode events rank 0 finds in the log: their number, and the largest
- * and summed "seconds". Broadcast to every rank. */
+/* The encode events of this run that rank 0 finds in the log: their number,
+ * how many ran in the background, and the largest and summed "seconds".
+ * Broadcast to every rank. */
+static int background_encodes;
 static void encode_events(int *count, double *max, double *sum)
 {
-    double v[3] = {0, 0, 0};
+    double v[4] = {0, 0, 0, 0};
     if (rank == 0) {
         const char *prefix = getenv("SCR_PREFIX");
         char path[4096];
@@ -151,10 +171,12 @@ static void encode_events(int *count, double *max, double *sum)
             v[0] += 1;
             if (secs > v[1]) v[1] = secs;
             v[2] += secs;
+            v[3] += strstr(line, "\"background\":1") != NULL;
         }
         if (f != NULL) fclose(f);
     }
-    MPI_Bcast(v, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(v, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    background_encodes = (int)v[3];
     *count = (int)v[0];
     *max = v[1];
     *sum = v[2];
@@ -206,6 +228,7 @@ static void rounds(int k, long mib, const char *buf, int wait)
     if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
     if (rank == 0) {
         printf("checkpoint %.3f s  mean %.3f s  encode %.3f s\n", best, sum / k, mx);
+        printf("encodes %d background %d\n", n, background_encodes);
         printf("rss growth %ld KiB\n", most);
     }
 }
@@ -215,6 +238,7 @@ static void loop(int k, long mib, const char *buf, double gap, long iterations)
     double t_need = 0, t_start = 0, t_write = 0, t_complete = 0, t_compute = 0;
     long rss_init = reset_peak_rss();
     MPI_Barrier(MPI_COMM_WORLD);
+    double cpu_all = cpu_seconds(RUSAGE_SELF), cpu_main = cpu_seconds(RUSAGE_THREAD);
     double t0 = MPI_Wtime();
     for (int i = 0; i < k; i++) {
         int flag = 0;
@@ -241,6 +265,8 @@ static void loop(int k, long mib, const char *buf, double gap, long iterations)
     double a = MPI_Wtime();
     if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
     double t_finalize = MPI_Wtime() - a, t_total = MPI_Wtime() - t0;
+    double cpu[2] = {cpu_seconds(RUSAGE_SELF) - cpu_all, cpu_seconds(RUSAGE_THREAD) - cpu_main}, cpus[2];
+    MPI_Allreduce(cpu, cpus, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     encode_events(&n, &mx, &esum); /* Finalize concluded the last encode */
     long growth = status_kib("VmHWM") - rss_init, most = 0;
     MPI_Allreduce(&growth, &most, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
@@ -249,21 +275,29 @@ static void loop(int k, long mib, const char *buf, double gap, long iterations)
     if (rank == 0) {
         printf("loop need %.3f start %.3f write %.3f complete %.3f compute %.3f finalize %.3f total %.3f\n", w[0],
                w[1], w[2], w[3], w[4], w[5], w[6]);
-        printf("encodes %d sum %.3f max %.3f\n", n, esum, mx);
+        printf("encodes %d sum %.3f max %.3f background %d\n", n, esum, mx, background_encodes);
         printf("rss growth %ld KiB\n", most);
+        printf("cpu all %.3f main %.3f\n", cpus[0], cpus[1]);
     }
 }
 
+/* The iterations that take `seconds`: every rank spins in windows of about
+ * 0.1 s for about 1 s, and the fastest window counts (other work on the
+ * machine only ever slows a window down); the slowest rank's rate is used. */
 static void calibrate(double seconds)
 {
-    long n = 1 << 20, done = 0;
+    long n = 1 << 20;
+    double rate = 0, slowest = 0;
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime(), t = 0;
-    while ((t = MPI_Wtime() - t0) < 1.0) {
-        spin(n);
-        done += n;
+    for (int w = 0; w < 10; w++) {
+        long done = 0;
+        double t0 = MPI_Wtime(), t = 0;
+        while ((t = MPI_Wtime() - t0) < 0.1) {
+            spin(n);
+            done += n;
+        }
+        if ((double)done / t > rate) rate = (double)done / t;
     }
-    double rate = (double)done / t, slowest = 0;
     MPI_Allreduce(&rate, &slowest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     if (rank == 0) printf("spin %ld\n", (long)(slowest * seconds));
 }
