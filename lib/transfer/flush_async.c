@@ -458,6 +458,14 @@ static int poll(struct scr_run *run, int wait)
 {
     struct scr_flush_async *a = run->flush_in_background;
     if (a == NULL) return SCR_SUCCESS; /* the same on every rank */
+    /* a dataset is flushed (and becomes current on the prefix) only once it
+     * is protected in cache: a restart after a lost node then finds it in
+     * cache as new as on the prefix */
+    if (scr_encode_async_id(run) == a->id) {
+        if (!wait) return SCR_SUCCESS;
+        int erc = scr_encode_async_wait(run); /* all ranks agree */
+        if (erc != SCR_SUCCESS) return erc;
+    }
     int mine = 1, all = 0;
     if (a->thread_started) {
         if (wait) {

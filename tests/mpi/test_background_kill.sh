@@ -17,13 +17,18 @@ mpi_setup background-kill
 index=$top_builddir/cli/scr-index
 trials=${TRIAL_SEEDS:-$(seq 1 20)}
 settings="SCR_COPY_TYPE=XOR SCR_SET_SIZE=4 SCR_FLUSH=2 SCR_FLUSH_ASYNC=1 SCR_FLUSH_ASYNC_BW=8MB SCR_CACHE_SIZE=2"
-app_args="--size 400000 --thread-multiple --sleep-ms 100"
+app_args="--size 300000 --thread-multiple --sleep-ms 60"
 
 # seconds to wait, once the first checkpoint is in cache, before the kill,
 # and the node to lose (-1: none), from a seed
 plan() {
-    awk -v s="$1" 'BEGIN { srand(s); d = rand() * 1.2; n = int(rand() * 6) - 2; if (n < 0) n = -1;
+    awk -v s="$1" 'BEGIN { srand(s); d = rand() * 0.8; n = int(rand() * 6) - 2; if (n < 0) n = -1;
                            printf "%.2f %d\n", d, n }'
+}
+
+# the current checkpoint of the prefix's index, by name
+current_after() {
+    "$index" --list --prefix "$prefix" 2> /dev/null | awk '$1 == "*" {print $3}'
 }
 
 # wait (at most 60 s) until the running job has a dataset in cache
@@ -41,7 +46,7 @@ for seed in $trials; do
     delay=$1 lost=$2
     mpi_reset
     # shellcheck disable=SC2086 # the settings are meant to be split
-    mpi_start 4 4 $settings -- $app_args --steps 12
+    mpi_start 4 4 $settings -- $app_args --steps 10
     wait_for_first_checkpoint
     sleep "$delay"
     mpi_kill_ranks
@@ -52,18 +57,20 @@ for seed in $trials; do
     current=$("$index" --list --prefix "$prefix" 2> /dev/null | awk '$1 == "*" {print $3}' | sed -n 's/^ckpt\.//p')
     [ "$lost" -ge 0 ] && mpi_lose_node "$lost"
     # shellcheck disable=SC2086
-    mpi_run 4 4 $settings -- $app_args --steps 13 --sleep-ms 0
+    mpi_run 4 4 $settings -- $app_args --steps 11 --sleep-ms 0
     why=
     if [ "$mpi_status" -ne 0 ]; then
         why="the run after the kill failed (status $mpi_status): $(tail -3 "$mpi_err" | tr '\n' ' ')"
-    elif [ -n "$(mpi_ranks_without "finished step 13")" ]; then
-        why="ranks $(mpi_ranks_without "finished step 13") did not finish"
+    elif [ -n "$(mpi_ranks_without "finished step 11")" ]; then
+        why="ranks $(mpi_ranks_without "finished step 11") did not finish"
     elif [ -e "$prefix/.scr/index.scr" ] && ! "$index" --list --prefix "$prefix" > /dev/null 2> "$scratch/index.err"; then
         why="scr-index cannot list the index: $(cat "$scratch/index.err")"
     fi
     from=$(sed -n 's/^rank 0: restarted from step \([0-9]*\)$/\1/p' "$mpi_out")
     if [ -z "$why" ] && [ "${from:-0}" -lt "${current:-0}" ]; then
         why="restarted from step ${from:-0}, older than ckpt.$current, the current checkpoint on the prefix"
+    elif [ -z "$why" ] && [ "$(current_after)" != ckpt.11 ]; then
+        why="after the run, the current checkpoint is '$(current_after)', not ckpt.11"
     fi
     if [ -z "$why" ]; then
         ok "seed_${seed}:_killed_after_${delay}_s,_node_${lost}_lost:_restarted_from_step_${from:-0}"

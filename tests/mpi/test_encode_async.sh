@@ -19,7 +19,7 @@ background_encodes() {
 for scheme in XOR RS PARTNER; do
     mpi_reset
     mpi_run 4 4 SCR_LOG_ENABLE=1 SCR_DEBUG=1 SCR_COPY_TYPE=$scheme SCR_SET_SIZE=4 SCR_FLUSH=0 SCR_CACHE_SIZE=2 -- \
-        --steps 3 --size 200000 --thread-multiple
+        --steps 3 --size 65536 --thread-multiple
     mpi_expect_restart "${scheme}_with_MPI_THREAD_MULTIPLE_runs" 0 3
     check "${scheme}:_SCR_Init_says_the_encode_goes_on_in_the_background" \
         grep -q "redundancy is applied in the background" "$mpi_err"
@@ -28,7 +28,7 @@ for scheme in XOR RS PARTNER; do
     for lost in 0 3; do
         rm -rf "$scratch/saved" && mkdir "$scratch/saved" && cp -a "$scratch/cache" "$scratch/cntl" "$scratch/saved/"
         mpi_lose_node $lost
-        mpi_run 4 4 SCR_COPY_TYPE=$scheme SCR_SET_SIZE=4 SCR_FLUSH=0 -- --steps 3 --size 200000 --thread-multiple
+        mpi_run 4 4 SCR_COPY_TYPE=$scheme SCR_SET_SIZE=4 SCR_FLUSH=0 -- --steps 3 --size 65536 --thread-multiple
         mpi_expect_restart "${scheme}:_node_${lost}_lost:_rebuilt_from_cache" 3 3
         rm -rf "$scratch/cache" "$scratch/cntl" && cp -a "$scratch/saved/cache" "$scratch/saved/cntl" "$scratch/"
     done
@@ -39,7 +39,7 @@ done
 # threads had finished it
 for scheme in XOR RS PARTNER; do
     mpi_reset
-    run_args="SCR_COPY_TYPE=$scheme SCR_SET_SIZE=4 SCR_FLUSH=0 SCR_CACHE_SIZE=2 -- --size 200000 --thread-multiple"
+    run_args="SCR_COPY_TYPE=$scheme SCR_SET_SIZE=4 SCR_FLUSH=0 SCR_CACHE_SIZE=2 -- --size 65536 --thread-multiple"
     # shellcheck disable=SC2086 # the settings are meant to be split
     mpi_run 4 4 $run_args --steps 3 --crash-after 2 --crash-rank 1
     mpi_expect_killed "${scheme}:_killed_before_the_encode_of_ckpt.2_was_agreed_on" 2

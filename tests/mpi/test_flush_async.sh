@@ -13,10 +13,8 @@
 #   its SCR_Finalize flushes it; or, from a copy of the caches as the crash
 #   left them, scr-scavenge on each node and scr-index --add redo the flush,
 #   and a run that lost every node restarts from it on the prefix;
-# - every rank killed at a random moment, 20 times (FLUSH_ASYNC_SEED=N
-#   repeats a sequence; the seed is printed): the index reads, the next run
-#   restarts from a checkpoint no older than the current one (every byte
-#   checked), also when a node is lost and XOR rebuilds it, and completes;
+# - (every rank killed at a random moment while flushes and encodes run in
+#   the background: tests/mpi/test_background_kill.sh);
 # - a halt condition (CheckpointsLeft, with and without SCR_HALT_EXIT=1):
 #   the run exits 0, its newest checkpoint indexed, nothing left FLUSHING;
 # - SCR_CACHE_SIZE=1: the next checkpoint waits for the flush of the one it
@@ -252,98 +250,5 @@ else
         skip "full_prefix:_$name" "cannot mount a small tmpfs here"
     done
 fi
-
-# --- every rank killed at a random moment ---------------------------------------------
-# Each trial starts 10 steps of 32 KiB a node (a rank on each of 2 nodes),
-# flushed in the background at 128 KB/s: a quarter of a second a flush,
-# and the next checkpoint waits for it (SCR_CACHE_SIZE=1), so the 10 steps
-# take 2.5 s or more. Once the first checkpoint is begun, the trial sleeps 0
-# to 1.2 s (from the seed) and kills every rank with SIGKILL; every third
-# trial also loses node1. The next run then has to restart and finish.
-seed=${FLUSH_ASYNC_SEED:-$(date +%s)}
-echo "# random kills: FLUSH_ASYNC_SEED=$seed"
-trials=20 steps=10
-kill_args="SCR_FLUSH=1 SCR_FLUSH_ASYNC=1 SCR_COPY_TYPE=XOR SCR_CACHE_SIZE=1 SCR_LOG_ENABLE=1"
-# the ranks of the run in the background: scr_test_app processes below it
-app_pids() {
-    ps -e -o pid= -o ppid= -o comm= | awk -v root="$_mpi_bg_pid" '
-        { parent[$1] = $2; comm[$1] = $3 }
-        END {
-            for (p in parent) {
-                if (comm[p] !~ /scr_test_app$/) continue
-                for (q = parent[p]; q in parent && q != root; q = parent[q]) ;
-                if (q == root) print p
-            }
-        }'
-}
-# SIGKILL every rank until the run is over (a rank still starting is
-# killed on the next round)
-kill_ranks() {
-    _rounds=0
-    while kill -0 "$_mpi_bg_pid" 2> /dev/null && [ $_rounds -lt 100 ]; do
-        # shellcheck disable=SC2046 # one pid a word
-        kill -9 $(app_pids) 2> /dev/null
-        _rounds=$((_rounds + 1))
-        sleep 0.1
-    done
-}
-# index_readable: scr-index --list reads the index, or says there is none
-index_readable() {
-    "$index" --list --prefix "$prefix" > "$scratch/list.out" 2>&1
-    _st=$?
-    [ $_st -eq 0 ] && return 0
-    [ $_st -eq 1 ] && [ ! -e "$prefix/.scr/index.scr" ] && grep -q "no datasets in" "$scratch/list.out"
-}
-not_killed= not_listed= not_restarted= not_listed_after= not_current_after= in_flight=0 rebuilt=0
-t0=$(date +%s)
-trial=1
-while [ $trial -le $trials ]; do
-    mpi_reset
-    delay=$(awk -v s=$((seed + trial)) 'BEGIN { srand(s); printf "%.2f", 1.2 * rand() }')
-    lose=$((trial % 3 == 0))
-    what="trial $trial of FLUSH_ASYNC_SEED=$seed (delay ${delay}s$([ $lose -eq 1 ] && echo ', node1 lost'); runs $((mpi_runs + 1))-$((mpi_runs + 2)))"
-    # shellcheck disable=SC2086
-    mpi_start 2 2 $kill_args SCR_FLUSH_ASYNC_BW=128KB -- --steps $steps --size 32768
-    while kill -0 "$_mpi_bg_pid" 2> /dev/null && [ -z "$(mpi_cache_datasets)" ]; do sleep 0.05; done
-    sleep "$delay"
-    kill_ranks
-    mpi_wait
-    if [ "$mpi_status" -eq 0 ] || grep -q "finished step" "$mpi_out"; then
-        not_killed="$not_killed
-$what: the run was not killed: $(mpi_diag)"
-    fi
-    flushing_on 0 '[0-9]*' && in_flight=$((in_flight + 1))
-    if ! index_readable; then
-        not_listed="$not_listed
-$what: $(cat "$scratch/list.out")"
-    fi
-    was_current=$(current | sed 's/^ckpt\.//')
-    [ $lose -eq 1 ] && mpi_lose_node 1
-    # shellcheck disable=SC2086
-    mpi_run 2 2 $kill_args -- --steps $steps --size 32768
-    from=$(sed -n 's/^rank 0: restarted from step \([0-9]*\)$/\1/p' "$mpi_out")
-    first=$(sed -n 's/^rank 0: \(fresh start\|restarted from step [0-9]*\)$/\1/p' "$mpi_out")
-    if [ -z "$first" ] || [ "${from:-0}" -lt "${was_current:-0}" ] ||
-       [ -n "$(mpi_ranks_without "$first")$(mpi_ranks_without "finished step $steps")" ] || [ "$mpi_status" -ne 0 ]; then
-        not_restarted="$not_restarted
-$what: current was ckpt.${was_current:-none}: $(mpi_diag)"
-    fi
-    [ $lose -eq 1 ] && [ "${from:-0}" -gt "${was_current:-0}" ] &&
-        grep -q '"event":"rebuild","status":"ok"' "$events" && rebuilt=$((rebuilt + 1))
-    index_readable || not_listed_after="$not_listed_after
-$what: $(cat "$scratch/list.out")"
-    [ "$(current)" = "ckpt.$steps" ] || not_current_after="$not_current_after
-$what: current is '$(current)'"
-    trial=$((trial + 1))
-done
-echo "# random kills: $trials trials in $(($(date +%s) - t0)) s; $in_flight killed a flush in flight, $rebuilt rebuilt a lost node"
-none_failed "random_kills:_every_kill_lands_while_the_run_goes_on" "$not_killed"
-check "random_kills:_some_kill_lands_while_a_background_flush_is_in_flight" test "$in_flight" -gt 0
-none_failed "random_kills:_scr-index_reads_the_index_after_every_kill" "$not_listed"
-none_failed "random_kills:_every_next_run_restarts_from_the_current_checkpoint_or_newer_and_completes" \
-    "$not_restarted"
-check "random_kills:_some_next_run_rebuilds_a_lost_node_from_XOR_in_cache" test "$rebuilt" -gt 0
-none_failed "random_kills:_after_every_next_run_the_index_reads" "$not_listed_after"
-none_failed "random_kills:_after_every_next_run_its_last_checkpoint_is_current" "$not_current_after"
 
 done_testing
