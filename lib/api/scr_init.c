@@ -7,7 +7,6 @@
 
 #include "config.h"
 #include "dataset_claim.h"
-#include "kvtree_file.h"
 #include "index_file.h"
 #include "index_rebuild.h"
 #include "scavenge_job.h"
@@ -548,37 +547,11 @@ out:
     return rc;
 }
 
-/* Rank 0: whether dataset directory id of the prefix is claimed by this
- * job (dataset_claim.h): a flush of this job's that a dead run left
- * unfinished, of a dataset no node holds any more (a lost node took it,
- * while its flush ran in the background). Said once; it stays unindexed
- * and new datasets take higher ids. */
-static int is_own_unfinished_flush(const struct scr_run *r, int id)
-{
-    char name[64];
-    char *path = NULL;
-    const char *jobid = NULL, *dname = "?";
-    snprintf(name, sizeof(name), "scr.dataset.%d/%s", id, SCR_DATASET_CLAIM_NAME);
-    scr_kvtree *claim = scr_kvtree_new();
-    int own = claim != NULL && scr_path_join(r->prefix_scr, name, &path) == SCR_SUCCESS &&
-              scr_kvtree_read_file(path, claim) == SCR_SUCCESS &&
-              scr_dataset_get_jobid(claim, &jobid) == SCR_SUCCESS && strcmp(jobid, r->jobid) == 0;
-    if (own) {
-        scr_dataset_get_name(claim, &dname);
-        scr_warn("%s/scr.dataset.%d holds an unfinished flush of this job's dataset %d (%s), which no node has "
-                 "in cache any more: it stays unindexed, and is not restarted from", r->prefix_scr, id, id, dname);
-    }
-    scr_kvtree_delete(claim);
-    free(path);
-    return own;
-}
-
 /* The dataset directories of the prefix that give no index (ids, known to
  * rank 0) may stay only when they are copies this job will make again: of
  * datasets some rank still holds in cache (a flush that failed, or a run
- * that died flushing), or this job's own flushes a dead run left
- * unfinished. Otherwise SCR_Init stops rather than start over on top of
- * them. Collective; all ranks agree on the outcome. */
+ * that died flushing). Otherwise SCR_Init stops rather than start over on
+ * top of them. Collective; all ranks agree on the outcome. */
 static int check_unindexed(struct scr_run *r, int *ids, int n)
 {
     int count = r->rank == 0 ? n : 0;
@@ -602,11 +575,10 @@ static int check_unindexed(struct scr_run *r, int *ids, int n)
     if (rc != SCR_SUCCESS) goto out;
     int crc = SCR_SUCCESS;
     if (r->rank == 0) {
-        /* rank 0 asks again, with what the cache holds and this job's own
-         * unfinished flushes left out */
+        /* rank 0 asks again, with what the cache holds left out */
         int k = 0;
         for (int i = 0; i < count; i++)
-            if (any[i] || is_own_unfinished_flush(r, list[i])) held[k++] = list[i];
+            if (any[i]) held[k++] = list[i];
         struct scr_index_rebuild_options ro = {.damaged = 1, .require = 1, .announce = 1, .cached = held, .ncached = k};
         struct scr_index_rebuild_report rep;
         crc = scr_index_rebuild(r->prefix, &ro, &rep);

@@ -251,4 +251,21 @@ else
     done
 fi
 
+# --- a lost node took the dataset whose flush a crash interrupted -----------------------
+# SINGLE: ckpt.1 cannot come back from cache without node1, and its flush
+# (at 256 KB/s) had not been concluded when the run died
+mpi_reset
+lost_args="SCR_COPY_TYPE=SINGLE SCR_FLUSH=1 SCR_FLUSH_ASYNC=1 SCR_FLUSH_ASYNC_BW=256KB"
+# shellcheck disable=SC2086
+mpi_run 2 2 $lost_args -- --steps 2 --size 524288 --crash-after 1 --crash-rank 1
+mpi_expect_killed "lost_dataset:_killed_while_the_flush_of_ckpt.1_runs" 1
+check "lost_dataset:_the_unfinished_flush_left_its_directory" test -f "$prefix/.scr/scr.dataset.1/claim.scr"
+mpi_lose_node 1
+# shellcheck disable=SC2086
+mpi_run 2 2 $lost_args -- --steps 2 --size 524288
+# its directory on the prefix holds no records yet (a background flush
+# writes the rank filemaps when it is concluded): nothing to index
+mpi_expect_restart "lost_dataset:_the_next_run_starts_fresh_beside_the_unfinished_flush" 0 2
+check "lost_dataset:_the_new_ckpt.1_is_indexed_under_a_new_id" test "$(mpi_index_id ckpt.1)" -gt 1
+
 done_testing
