@@ -55,6 +55,7 @@
  * Never judges a figure: run-bench-encode-async.sh does. */
 #define _GNU_SOURCE
 #include "scr.h"
+#include "bench_app.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,26 +71,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHUNK (1 << 20)
-
 static int rank, ranks;
 static long events_from; /* the log's size at the start: older events are another run's */
-
-static void die(const char *what)
-{
-    fprintf(stderr, "bench_encode_async rank %d: %s failed: %s\n", rank, what, strerror(errno));
-    MPI_Abort(MPI_COMM_WORLD, 2);
-    exit(2);
-}
-
-static void write_bytes(const char *path, long mib, const char *buf)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) die(path);
-    for (long i = 0; i < mib; i++)
-        if (write(fd, buf, CHUNK) != CHUNK) die(path);
-    if (close(fd) != 0) die(path);
-}
 
 static double max_over_ranks(double mine)
 {
@@ -304,6 +287,7 @@ static void calibrate(double seconds)
 
 int main(int argc, char **argv)
 {
+    bench_name = "bench_encode_async";
     const char *thread = NULL;
     long mib = 256, iterations = 0;
     int nrounds = 0, nloop = 0;
@@ -336,6 +320,7 @@ int main(int argc, char **argv)
     int provided = MPI_THREAD_SINGLE;
     MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    bench_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     if (multiple && provided != MPI_THREAD_MULTIPLE) {
         if (rank == 0) fprintf(stderr, "bench_encode_async: MPI gives no MPI_THREAD_MULTIPLE\n");

@@ -59,6 +59,7 @@
  * does, against the targets. */
 #define _GNU_SOURCE
 #include "scr.h"
+#include "bench_app.h"
 #include "transfer_file.h"
 
 #include <errno.h>
@@ -73,15 +74,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHUNK (1 << 20)
-
 static int rank, ranks;
-
-static void die(const char *what)
-{
-    fprintf(stderr, "bench_flush_async rank %d: %s failed: %s\n", rank, what, strerror(errno));
-    MPI_Abort(MPI_COMM_WORLD, 2);
-}
 
 static double mono(void)
 {
@@ -142,15 +135,6 @@ _Noreturn static void watch(const char *path)
 
 /* --- the application ---------------------------------------------------------- */
 
-static void write_bytes(const char *path, long mib, const char *buf)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) die(path);
-    for (long i = 0; i < mib; i++)
-        if (write(fd, buf, CHUNK) != CHUNK) die(path);
-    if (close(fd) != 0) die(path);
-}
-
 /* Seconds the slowest rank spent since start (after a barrier). */
 static double slowest(double start)
 {
@@ -194,6 +178,7 @@ static void write_checkpoint(long mib, const char *buf)
 
 int main(int argc, char **argv)
 {
+    bench_name = "bench_flush_async";
     long mib = 256;
     int ckpts = 5, overlap = 0, wait_flushed = 0;
     double gap = 3;
@@ -223,6 +208,7 @@ int main(int argc, char **argv)
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    bench_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     char *buf = malloc(CHUNK);
     if (buf == NULL) die("malloc");

@@ -18,6 +18,7 @@
  * (which includes rebuilding a lost node's files). */
 #define _GNU_SOURCE
 #include "scr.h"
+#include "bench_app.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,24 +30,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define CHUNK (1 << 20)
-
 static int rank, ranks;
-
-static void die(const char *what)
-{
-    fprintf(stderr, "bench_scr rank %d: %s failed: %s\n", rank, what, strerror(errno));
-    MPI_Abort(MPI_COMM_WORLD, 2);
-}
-
-static void write_bytes(const char *path, long mib, const char *buf)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) die(path);
-    for (long i = 0; i < mib; i++)
-        if (write(fd, buf, CHUNK) != CHUNK) die(path);
-    if (close(fd) != 0) die(path);
-}
 
 /* Seconds the slowest rank spent since start (after a barrier). */
 static double slowest(double start)
@@ -67,8 +51,10 @@ static long peak_rss_kib(void)
 
 int main(int argc, char **argv)
 {
+    bench_name = "bench_scr";
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    bench_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     long mib = 256;
     const char *plain_dir = "/dev/shm";
