@@ -874,6 +874,11 @@ static int route_restart(const char *name, char **out_path)
     char *abs = NULL;
     int rc = absolute_path(name, &abs);
     if (rc != SCR_SUCCESS) return rc;
+    if (run->restart_source == SCR_RESTART_WHOLE) {
+        rc = scr_fetch_whole_route(run, name, abs, out_path);
+        free(abs);
+        return rc;
+    }
     int bare = strchr(name, '/') == NULL;
     const char *found = NULL;
     char *hit = NULL;

@@ -17,7 +17,11 @@
  *      saying why;
  *   6. a dataset some rank needed files of is protected again, since a lost
  *      member also held redundancy data of others.
- * The newest complete checkpoint becomes the restart candidate. */
+ * The newest complete checkpoint becomes the restart candidate. A dataset
+ * written by another number of ranks is neither rebuilt nor deleted: its
+ * redundancy sets do not fit this run, and a restart that reads it whole
+ * (run_fetch_whole.c) uses what each node's cache holds of it. */
+#include "flush_file.h"
 #include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_comm.h"
@@ -621,6 +625,47 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     return rc == SCR_FAILURE ? SCR_SUCCESS : rc; /* a failed rebuild is an outcome, not an error */
 }
 
+/* The number of ranks of the run that wrote dataset id, by the meta of a
+ * file some rank holds (0 when none says). Collective. */
+static int writer_ranks(struct scr_run *run, int id, int *out_ranks)
+{
+    int *ranks = NULL, nranks = 0, mine = 0;
+    scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &nranks);
+    for (int i = 0; i < nranks && mine == 0; i++) {
+        const char **files = NULL;
+        int n = 0;
+        scr_filemap_list_files(run->map, id, ranks[i], &files, &n);
+        for (int f = 0; f < n && mine == 0; f++) {
+            const scr_meta *meta = NULL;
+            if (scr_filemap_get_meta(run->map, id, ranks[i], files[f], &meta) == SCR_SUCCESS &&
+                scr_meta_get_ranks(meta, &mine) != SCR_SUCCESS)
+                mine = 0;
+        }
+        free(files);
+    }
+    free(ranks);
+    return scr_mpi_check(MPI_Allreduce(&mine, out_ranks, 1, MPI_INT, MPI_MAX, run->world),
+                         "finding the number of ranks that wrote a dataset");
+}
+
+/* Rank 0: say what becomes of dataset id, written by writers ranks: a
+ * restart can read it whole only from the prefix. */
+static void say_kept_whole(const struct scr_run *run, int id, int writers)
+{
+    scr_kvtree *flush = scr_kvtree_new();
+    int flushed = 0;
+    if (flush != NULL && scr_flush_file_read(run->flush_path, flush) == SCR_SUCCESS)
+        scr_flush_file_has_location(flush, id, SCR_FLUSH_LOCATION_PFS, &flushed);
+    scr_kvtree_delete(flush);
+    if (flushed)
+        scr_dbg(1, "dataset %d was written by %d ranks and this run has %d: kept in cache, where a restart "
+                   "reading it whole uses the copies each node holds", id, writers, run->ranks);
+    else
+        scr_warn("dataset %d was written by %d ranks and is in cache only: a run of %d ranks can restart "
+                 "from it once it is on the prefix (scr-scavenge, or SCR_FLUSH) or with %d ranks",
+                 id, writers, run->ranks, writers);
+}
+
 int scr_cache_rebuild(struct scr_run *run, int *out_id)
 {
     *out_id = 0;
@@ -631,6 +676,13 @@ int scr_cache_rebuild(struct scr_run *run, int *out_id)
         if (rc != SCR_SUCCESS) return rc;
         if (id == 0) return SCR_SUCCESS;
         below = id;
+        int writers = 0;
+        rc = writer_ranks(run, id, &writers);
+        if (rc != SCR_SUCCESS) return rc;
+        if (writers > 0 && writers != run->ranks) {
+            if (run->rank == 0) say_kept_whole(run, id, writers);
+            continue;
+        }
         int ok = 0, is_ckpt = 0;
         rc = rebuild_one(run, id, &ok, &is_ckpt);
         if (rc != SCR_SUCCESS) return rc;

@@ -30,7 +30,12 @@ enum scr_api_state {
 };
 
 /* Where the restart dataset's files are read from. */
-enum scr_restart_source { SCR_RESTART_NONE = 0, SCR_RESTART_CACHE, SCR_RESTART_PREFIX };
+enum scr_restart_source {
+    SCR_RESTART_NONE = 0,
+    SCR_RESTART_CACHE,  /* this rank's files, in cache */
+    SCR_RESTART_PREFIX, /* this rank's files, read in place (SCR_FETCH_BYPASS) */
+    SCR_RESTART_WHOLE   /* any file of a checkpoint of another number of ranks (run_fetch_whole.c) */
+};
 
 struct scr_run {
     /* who and where */
@@ -98,7 +103,7 @@ struct scr_run {
     int restart_below;            /* after a failed restart: only older datasets are offered (0: any) */
     char restart_name[1024];
     enum scr_restart_source restart_source;
-    scr_kvtree *restart_files;    /* prefix reads: NAME -> path, ORIG -> path */
+    scr_kvtree *restart_files;    /* prefix reads: NAME -> path, ORIG -> path; WHOLE: run_fetch_whole.c */
     char *current_name;           /* set by SCR_Current */
 
     /* the log of events (event_log.h), written by rank 0 (run_events.c) */

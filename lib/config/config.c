@@ -250,7 +250,7 @@ static int load_file(struct reader *rd, const char *path, int required, const ch
     int rc = scr_config_parse_file(path, put_line, rd);
     if (rc == SCR_ERR_NOTFOUND) {
         if (!required) {
-            scr_dbg(2, "no %s file %s", layer_names[rd->kind], path);
+            scr_dbg(2, "%s file %s does not exist", layer_names[rd->kind], path);
             return SCR_SUCCESS;
         }
         scr_err("%s names %s, which does not exist", why_required, path);

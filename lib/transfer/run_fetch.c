@@ -12,7 +12,9 @@
  * line and counts as failed, so the fetch falls back in the same way. After
  * the application found a restart unreadable (SCR_Complete_restart(0)), the
  * same choice is made again among the checkpoints older than that one, in
- * cache and then on the prefix. */
+ * cache and then on the prefix. A checkpoint written by another number of
+ * ranks is not fetched: any rank may read any of its files
+ * (run_fetch_whole.c). */
 #include "index_file.h"
 #include "kvtree_util.h"
 #include "meta.h"
@@ -43,10 +45,12 @@
 #define KEY_ERROR "ERROR"
 
 /* Rank 0: the next dataset to try (0: none) among those older than below,
- * by name when one is asked for. */
-static int pick_candidate(struct scr_run *run, const char *wanted, int below, int *out_id)
+ * by name when one is asked for; *out_whole: it was written by another
+ * number of ranks, and is read whole (run_fetch_whole.c). */
+static int pick_candidate(struct scr_run *run, const char *wanted, int below, int *out_id, int *out_whole)
 {
     *out_id = 0;
+    *out_whole = 0;
     scr_kvtree *index = scr_kvtree_new();
     if (index == NULL) return SCR_ERR_NOMEM;
     int rc = scr_index_file_read(run->index_path, index);
@@ -65,8 +69,8 @@ static int pick_candidate(struct scr_run *run, const char *wanted, int below, in
         if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
     }
     scr_kvtree_delete(index);
-    /* a dataset of another number of ranks is not damaged, only not ours:
-     * leave the index as it is and start afresh */
+    /* a dataset of another number of ranks is not fetched rank by rank:
+     * every rank may read any of its files */
     if (rc == SCR_SUCCESS && *out_id > 0) {
         char name[64], *path = NULL;
         int ranks = 0;
@@ -75,10 +79,9 @@ static int pick_candidate(struct scr_run *run, const char *wanted, int below, in
         if (summary != NULL && scr_path_join(run->prefix_scr, name, &path) == SCR_SUCCESS &&
             scr_summary_read(path, summary) == SCR_SUCCESS &&
             scr_summary_get_ranks(summary, &ranks) == SCR_SUCCESS && ranks != run->ranks) {
-            scr_err("the newest checkpoint on %s (dataset %d) was written by %d ranks and this run has %d; "
-                    "not restarting from it (run with %d ranks to use it)", run->prefix, *out_id, ranks,
-                    run->ranks, ranks);
-            *out_id = 0;
+            scr_dbg(1, "dataset %d on %s was written by %d ranks and this run has %d: any rank may read any "
+                       "of its files", *out_id, run->prefix, ranks, run->ranks);
+            *out_whole = 1;
         }
         free(path);
         scr_kvtree_delete(summary);
@@ -514,16 +517,18 @@ int scr_fetch_decide_restart(struct scr_run *run)
     scr_kvtree *tried = scr_kvtree_new();
     if (tried == NULL) return SCR_ERR_NOMEM;
     for (int attempt = 0;; attempt++) {
-        int candidate = 0, rc = SCR_SUCCESS;
-        if (run->rank == 0) rc = pick_candidate(run, attempt == 0 ? wanted : NULL, below, &candidate);
+        int candidate = 0, whole = 0, rc = SCR_SUCCESS;
+        if (run->rank == 0) rc = pick_candidate(run, attempt == 0 ? wanted : NULL, below, &candidate, &whole);
         if (rc != SCR_SUCCESS) candidate = -1;
         if (candidate > 0 && scr_kvtree_get_kv_int(tried, "ID", candidate) != NULL) {
             scr_warn("dataset %d was tried already; no older dataset to restart from", candidate);
             candidate = 0;
         }
         if (candidate > 0 && scr_kvtree_set_kv_int(tried, "ID", candidate) == NULL) candidate = -1;
-        int mrc = scr_mpi_check(MPI_Bcast(&candidate, 1, MPI_INT, 0, run->world),
-                                "sharing the dataset to fetch");
+        int choice[2] = {candidate, whole};
+        int mrc = scr_mpi_check(MPI_Bcast(choice, 2, MPI_INT, 0, run->world), "sharing the dataset to fetch");
+        candidate = choice[0];
+        whole = choice[1];
         if (mrc != SCR_SUCCESS || candidate <= 0) {
             scr_kvtree_delete(tried);
             if (mrc != SCR_SUCCESS) return mrc;
@@ -532,7 +537,7 @@ int scr_fetch_decide_restart(struct scr_run *run)
 
         double t0 = scr_run_now();
         int ok = 0;
-        mrc = try_fetch(run, candidate, &ok);
+        mrc = whole ? scr_fetch_whole_prepare(run, candidate, &ok) : try_fetch(run, candidate, &ok);
         if (mrc != SCR_SUCCESS) {
             scr_kvtree_delete(tried);
             return mrc;
@@ -556,12 +561,14 @@ int scr_fetch_decide_restart(struct scr_run *run)
         scr_kvtree_delete(tried);
 
         const scr_dataset *desc = NULL;
-        if (!run->fetch_bypass) {
+        if (!run->fetch_bypass && !whole) {
             scr_filemap_get_dataset(run->map, candidate, run->rank, &desc);
             scr_cache_note_location(run, candidate, 1, 1, 0);
         }
         run->restart_id = candidate;
-        run->restart_source = run->fetch_bypass ? SCR_RESTART_PREFIX : SCR_RESTART_CACHE;
+        run->restart_source = whole ? SCR_RESTART_WHOLE
+                              : run->fetch_bypass ? SCR_RESTART_PREFIX
+                                                  : SCR_RESTART_CACHE;
         /* every rank learns the name from rank 0, which read the summary */
         scr_kvtree *name_tree = scr_kvtree_new();
         if (run->rank == 0 && desc != NULL) scr_kvtree_copy(name_tree, desc);
@@ -580,11 +587,17 @@ int scr_fetch_decide_restart(struct scr_run *run)
             uint64_t bytes = 0;
             int have_bytes = desc != NULL && scr_dataset_get_size(desc, &bytes) == SCR_SUCCESS;
             struct scr_event_field fields[] = {SCR_EVENT_INT("attempt", attempt + 1),
-                                               SCR_EVENT_STR("into", run->fetch_bypass ? "prefix" : "cache")};
+                                               SCR_EVENT_STR("into", whole              ? "whole"
+                                                                     : run->fetch_bypass ? "prefix"
+                                                                                         : "cache")};
             scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_OK, candidate, run->restart_name,
                           have_bytes ? (long long)bytes : -1, scr_run_now() - t0, NULL, fields, 2);
-            scr_dbg(1, "fetched dataset %d (%s) from %s in %.3f s", candidate, run->restart_name,
-                    run->prefix, scr_run_now() - t0);
+            if (whole)
+                scr_dbg(1, "restarting from dataset %d (%s) of %s, written by another number of ranks: "
+                           "any rank may read any of its files", candidate, run->restart_name, run->prefix);
+            else
+                scr_dbg(1, "fetched dataset %d (%s) from %s in %.3f s", candidate, run->restart_name,
+                        run->prefix, scr_run_now() - t0);
         }
         return mrc;
     }

@@ -65,6 +65,21 @@ int scr_fetch_decide_restart(struct scr_run *run);
  * event). */
 int scr_fetch_peek(struct scr_run *run, int *out_id, char *name, size_t len);
 
+/* --- run_fetch_whole.c: a checkpoint of another number of ranks ------------------ */
+
+/* Prepare the restart from dataset id of the prefix, written by another
+ * number of ranks than this run has, for any rank to read any of its
+ * files: every file listed is checked to be there with its size, every
+ * rank learns them all, and each node pools the copies its cache holds.
+ * *out_ok: the same on every rank. */
+int scr_fetch_whole_prepare(struct scr_run *run, int id, int *out_ok);
+
+/* Not collective: the path to read the restart file the application calls
+ * name (abs: name as an absolute path) at: a copy in this node's cache, or
+ * the file on the prefix, its CRC checked the first time. A bare name must
+ * belong to one file only. */
+int scr_fetch_whole_route(struct scr_run *run, const char *name, const char *abs, char **out_path);
+
 /* Rank 0: record in the index that dataset id was read back (FETCHED, now
  * CURRENT) or could not be (FAILED, no longer CURRENT). SCR_ERR_NOTFOUND
  * when the index does not list it. */

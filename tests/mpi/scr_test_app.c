@@ -27,6 +27,10 @@
  * an application writing one file from every rank does.
  * --thread-multiple initialises MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE),
  * as an application that lets SCR encode in the background does.
+ * --written-by N restarts from a checkpoint that N ranks wrote, whatever
+ * the number of ranks now: rank r reads the files of every writer w with
+ * w % ranks == r, and a rank r >= N also those of writer r % N (so every
+ * file is read, some by two ranks).
  *
  * The restart loops as SCR applications do: when SCR_Complete_restart says
  * some rank could not read the checkpoint, every rank prints "rank R: restart
@@ -54,7 +58,7 @@
 
 struct options {
     int steps, files, crash_after, crash_rank, output_every, nested, restart_bare, mkdirs, uneven;
-    int need_checkpoint, sleep_ms, shared_file, nconfig;
+    int need_checkpoint, sleep_ms, shared_file, nconfig, written_by;
     const char *config[8];
     long size;
     char no_files[256];
@@ -96,12 +100,17 @@ static int has_no_files(const struct options *o, int r)
     return strstr(list, key) != NULL;
 }
 
-static void file_name(const struct options *o, int step, int f, char *buf, size_t len)
+static void file_name_of(const struct options *o, int r, int step, int f, char *buf, size_t len)
 {
     if (o->nested)
-        snprintf(buf, len, "ckpt.%d/a/b%d/rank%d_f%d.dat", step, f % 2, rank, f);
+        snprintf(buf, len, "ckpt.%d/a/b%d/rank%d_f%d.dat", step, f % 2, r, f);
     else
-        snprintf(buf, len, "ckpt.%d/rank%d_f%d.dat", step, rank, f);
+        snprintf(buf, len, "ckpt.%d/rank%d_f%d.dat", step, r, f);
+}
+
+static void file_name(const struct options *o, int step, int f, char *buf, size_t len)
+{
+    file_name_of(o, rank, step, f, buf, len);
 }
 
 /* mkdir -p of the directory of path. */
@@ -129,8 +138,9 @@ static void write_file(const char *path, int f, int step, long size)
     if (fclose(fp) != 0) FAIL("close %s: %s", path, strerror(errno));
 }
 
-/* The step stored in path, after checking every byte; -1 if anything is wrong. */
-static int check_file(const char *path, int f, long size)
+/* The step stored in path, file f of writer w, after checking every byte;
+ * -1 if anything is wrong. */
+static int check_file_of(const char *path, int w, int f, long size)
 {
     FILE *fp = fopen(path, "rb");
     if (fp == NULL) {
@@ -143,7 +153,7 @@ static int check_file(const char *path, int f, long size)
         step = s;
         for (long off = 0; off < size && step >= 0; off++) {
             int c = fgetc(fp);
-            if (c == EOF || (unsigned char)c != byte_at(rank, f, s, off)) {
+            if (c == EOF || (unsigned char)c != byte_at(w, f, s, off)) {
                 fprintf(stderr, "rank %d: %s differs at byte %ld\n", rank, path, off + 4);
                 step = -1;
             }
@@ -155,6 +165,11 @@ static int check_file(const char *path, int f, long size)
     }
     fclose(fp);
     return step;
+}
+
+static int check_file(const char *path, int f, long size)
+{
+    return check_file_of(path, rank, f, size);
 }
 
 /* This rank's part of the shared file of step at path (rank 0: the step too). */
@@ -223,7 +238,7 @@ static int restart_once(const struct options *o, int attempt)
         snprintf(want, sizeof(want), "ckpt.%d/shared.dat", step);
         if (SCR_Route_file(want, path) != SCR_SUCCESS || check_shared(path, o->size) != step) valid = 0;
     }
-    for (int f = 0; !o->shared_file && !has_no_files(o, rank) && f < o->files; f++) {
+    for (int f = 0; !o->shared_file && !o->written_by && !has_no_files(o, rank) && f < o->files; f++) {
         char want[512], path[SCR_MAX_FILENAME];
         if (o->restart_bare) snprintf(want, sizeof(want), "rank%d_f%d.dat", rank, f);
         else file_name(o, step, f, want, sizeof(want));
@@ -232,6 +247,15 @@ static int restart_once(const struct options *o, int attempt)
             continue;
         }
         if (check_file(path, f, file_size(o, f)) != step) valid = 0;
+    }
+    for (int w = 0; o->written_by > 0 && w < o->written_by; w++) {
+        if (w % ranks != rank && !(rank >= o->written_by && w == rank % o->written_by)) continue;
+        for (int f = 0; !has_no_files(o, w) && f < o->files; f++) {
+            char want[512], path[SCR_MAX_FILENAME];
+            if (o->restart_bare) snprintf(want, sizeof(want), "rank%d_f%d.dat", w, f);
+            else file_name_of(o, w, step, f, want, sizeof(want));
+            if (SCR_Route_file(want, path) != SCR_SUCCESS || check_file_of(path, w, f, o->size) != step) valid = 0;
+        }
     }
     if (told_to_fail(o, attempt, name)) valid = 0;
     if (SCR_Complete_restart(valid) != SCR_SUCCESS) {
@@ -301,7 +325,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"need-checkpoint", no_argument, NULL, 'N'},   {"sleep-ms", required_argument, NULL, 'S'},
         {"fail-restart-of", required_argument, NULL, 'F'},
         {"config", required_argument, NULL, 'K'},     {"shared-file", no_argument, NULL, 'H'},
-        {"thread-multiple", no_argument, NULL, 'T'},
+        {"thread-multiple", no_argument, NULL, 'T'},  {"written-by", required_argument, NULL, 'W'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
@@ -331,6 +355,7 @@ static void parse(int argc, char **argv, struct options *o)
             break;
         case 'H': o->shared_file = 1; break;
         case 'T': break; /* read before MPI_Init */
+        case 'W': o->written_by = atoi(optarg); break;
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }
