@@ -8,7 +8,8 @@
 #    where: under DESTDIR, and as a plain user under a prefix of its own
 #    (tests/install/test_install.sh);
 # 3. the same tests built with AddressSanitizer and UBSan by clang (from that
-#    tarball), warnings as errors too;
+#    tarball), warnings as errors too, but for the longest MPI tests and the
+#    Slurm tests other than the plugin's own;
 # 4. a build without ISA-L (the portable kernels), unpacked with 0775
 #    directories, with the unit tests, the redundancy tests and the plugin's
 #    Slurm tests;
@@ -94,9 +95,10 @@ count_suite "$logs/check.log"
 
 : > "$logs/distcheck.log"
 # the tarball's own check: every unit and command test, one MPI and one Slurm
-# file (the full MPI suite ran above and runs again under the sanitizers)
-quick="$(ls tests/unit/test_*.c | sed 's/\.c$//' | tr '\n' ' ')$(ls tests/cli/test_*.sh tests/lib/test_*.sh | tr '\n' ' ')"
-quick="$quick tests/mpi/test_api.sh tests/slurm/test_spank.sh"
+# file (the full MPI suite ran above, and most of it runs again under the
+# sanitizers)
+serial="$(ls tests/unit/test_*.c | sed 's/\.c$//' | tr '\n' ' ')$(ls tests/cli/test_*.sh tests/lib/test_*.sh | tr '\n' ' ')"
+quick="$serial tests/mpi/test_api.sh tests/slurm/test_spank.sh"
 if step "make distcheck" "$logs/distcheck.log" make -j2 distcheck TESTS="$quick"; then
     passed=$((passed + 1))
 fi
@@ -106,6 +108,19 @@ tarball=$(ls -t scr-*.tar.gz 2>/dev/null | head -1)
 echo "== make install: under DESTDIR, and as a plain user under its own prefix"
 sh tests/install/test_install.sh "$src" ${tarball:+"$src/$tarball"} > "$logs/install.log" 2>&1
 count_tap "$logs/install.log" $?
+
+# Under the sanitizers: every unit, command and library test and every MPI
+# test but the longest, which repeat paths the others take (random kills,
+# every scheme at every loss pattern); of the Slurm tests, the plugin's own.
+# Step 1 ran them all without the sanitizers.
+asan_tests=$serial
+for t in tests/mpi/test_*.sh; do
+    case $t in
+    */test_background_kill.sh | */test_redundancy_xor.sh | */test_redundancy_partner.sh | */test_redundancy_rs.sh) ;;
+    *) asan_tests="$asan_tests $t" ;;
+    esac
+done
+asan_tests="$asan_tests tests/slurm/test_spank.sh"
 
 echo "== ASan/UBSan build and tests"
 rm -rf "$logs/asan"
@@ -118,7 +133,7 @@ if [ -n "$tarball" ] && tar -xzf "$tarball" -C "$logs/asan" --strip-components=1
    step "asan make" "$logs/asan.log" make -C "$logs/asan" -j2; then
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
         LSAN_OPTIONS=suppressions="$src/tests/lsan.supp" \
-        make -C "$logs/asan" -j2 check > "$logs/asan-check.log" 2>&1
+        make -C "$logs/asan" -j2 check TESTS="$asan_tests" > "$logs/asan-check.log" 2>&1
     grep -E '^(FAIL|ERROR|XPASS):' "$logs/asan-check.log"
     count_suite "$logs/asan-check.log"
 elif [ -z "$tarball" ]; then
