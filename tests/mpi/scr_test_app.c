@@ -27,6 +27,9 @@
  * an application writing one file from every rank does.
  * --thread-multiple initialises MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE),
  * as an application that lets SCR encode in the background does.
+ * --compressible K makes the first K files of each rank compressible (runs
+ * of 512 equal bytes, still a function of rank, file, step and offset), as
+ * a file a compressed flush shrinks; the others stay random-looking.
  *
  * The restart loops as SCR applications do: when SCR_Complete_restart says
  * some rank could not read the checkpoint, every rank prints "rank R: restart
@@ -63,6 +66,7 @@ struct options {
 };
 
 static int rank, ranks;
+static int compressible_files; /* --compressible: files below this number are */
 
 #define FAIL(...)                                                  \
     do {                                                           \
@@ -74,6 +78,7 @@ static int rank, ranks;
 
 static unsigned char byte_at(int r, int f, int step, long off)
 {
+    if (f < compressible_files) return (unsigned char)('a' + (r * 3 + f * 5 + step * 7 + off / 512) % 26);
     uint32_t x = (uint32_t)(r * 7919 + f * 104729 + step * 1299709) ^ (uint32_t)off * 2654435761u;
     x ^= x >> 15;
     return (unsigned char)(x * 2246822519u >> 24);
@@ -301,7 +306,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"need-checkpoint", no_argument, NULL, 'N'},   {"sleep-ms", required_argument, NULL, 'S'},
         {"fail-restart-of", required_argument, NULL, 'F'},
         {"config", required_argument, NULL, 'K'},     {"shared-file", no_argument, NULL, 'H'},
-        {"thread-multiple", no_argument, NULL, 'T'},
+        {"thread-multiple", no_argument, NULL, 'T'},   {"compressible", required_argument, NULL, 'Z'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
@@ -331,6 +336,7 @@ static void parse(int argc, char **argv, struct options *o)
             break;
         case 'H': o->shared_file = 1; break;
         case 'T': break; /* read before MPI_Init */
+        case 'Z': compressible_files = atoi(optarg); break;
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }

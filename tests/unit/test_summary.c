@@ -404,8 +404,8 @@ static void test_set_rank_gives_the_golden_bytes(void)
         app_name(app, sizeof(app), r);
         xor_name(xor, sizeof(xor), r);
         struct scr_summary_file files[2] = {
-            {xor, xor_size[r], r < 3 ? xor_crc[r] : 0, r < 3, 1},
-            {app, app_size[r], app_crc[r], 1, 0},
+            {xor, xor_size[r], r < 3 ? xor_crc[r] : 0, r < 3, 1, 0, 0},
+            {app, app_size[r], app_crc[r], 1, 0, 0, 0},
         };
         /* listed twice: the second call replaces the first */
         rc |= scr_summary_set_rank(s, r, 1, files + 1, 1);
@@ -415,7 +415,7 @@ static void test_set_rank_gives_the_golden_bytes(void)
     const char *path = tap_path(SCR_SUMMARY_FILE_NAME);
     CHECK(scr_summary_write(path, s) == SCR_SUCCESS, "write");
     check_same_bytes(path, tap_data("records/summary.scr"));
-    struct scr_summary_file bad = {"/abs", 1, 0, 0, 0};
+    struct scr_summary_file bad = {"/abs", 1, 0, 0, 0, 0, 0};
     CHECK(scr_summary_set_rank(s, 0, 1, &bad, 1) == SCR_ERR_ARG, "an absolute name is refused");
     CHECK(scr_summary_set_rank(s, -1, 0, NULL, 0) == SCR_ERR_ARG, "a negative rank is refused");
     CHECK(scr_summary_set_rank(s, 0, -1, NULL, 0) == SCR_ERR_ARG, "a negative count is refused");
@@ -436,8 +436,8 @@ static int golden_rank_files(void *ctx, int rank, int *out_expected, const struc
     xor_name(g->names[rank][0], sizeof(g->names[rank][0]), rank);
     app_name(g->names[rank][1], sizeof(g->names[rank][1]), rank);
     /* given in the opposite order to the file's: the writer sorts them */
-    g->files[0] = (struct scr_summary_file){g->names[rank][1], app_size[rank], app_crc[rank], 1, 0};
-    g->files[1] = (struct scr_summary_file){g->names[rank][0], xor_size[rank], rank < 3 ? xor_crc[rank] : 0, rank < 3, 1};
+    g->files[0] = (struct scr_summary_file){g->names[rank][1], app_size[rank], app_crc[rank], 1, 0, 0, 0};
+    g->files[1] = (struct scr_summary_file){g->names[rank][0], xor_size[rank], rank < 3 ? xor_crc[rank] : 0, rank < 3, 1, 0, 0};
     if (rank == g->bad_rank) g->files[1].name = "/etc/passwd";
     *out_expected = 2;
     *out_files = g->files;
@@ -479,7 +479,7 @@ static int odd_rank_files(void *ctx, int rank, int *out_expected, const struct s
     struct scr_summary_file *files = ctx;
     for (int i = 0; i < 7; i++)
         files[i] = (struct scr_summary_file){odd_names[(i + rank) % 7], (uint64_t)(rank * 100 + i), (uint32_t)i,
-                                             i % 2, i % 3 == 0};
+                                             i % 2, i % 3 == 0, 0, 0};
     *out_expected = 7;
     *out_files = files;
     *out_n = rank % 3 == 2 ? 0 : 7;
