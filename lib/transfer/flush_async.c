@@ -306,7 +306,7 @@ static int start_thread(struct scr_run *run, struct scr_flush_async *a, scr_kvtr
     if (rc != SCR_SUCCESS) return rc;
     a->buf_size = run->file_buf_size;
     a->with_crc = run->crc_on_flush;
-    a->compress = run->flush_compress;
+    a->compress = scr_flush_compress_level(run, a->attempt.desc);
     rc = write_transfer_file(a);
     if (rc != SCR_SUCCESS) return rc;
     int prc = pthread_create(&a->thread, NULL, flush_thread, a);

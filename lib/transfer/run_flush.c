@@ -149,6 +149,11 @@ int scr_flush_note_destination(struct scr_undo *undo, const char *dest, int *out
     return note_before_writing(undo, dest, out_new);
 }
 
+int scr_flush_compress_level(const struct scr_run *run, const scr_dataset *desc)
+{
+    return desc != NULL && scr_dataset_is_output(desc) ? 0 : run->flush_compress;
+}
+
 int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got,
                           const struct scr_copy_stored *form)
 {
@@ -187,14 +192,17 @@ static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf,
     char *dest = NULL;
     struct scr_copy_result got = {0, 0};
     struct scr_copy_stored form = {0, 0};
+    const scr_dataset *desc = NULL;
     int created = 0;
+    scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+    int gzip = scr_flush_compress_level(run, desc) > 0;
     int rc = scr_flush_destination(run, id, dsdir, file, &dest);
     if (rc != SCR_SUCCESS) goto out;
     if (strcmp(dest, file) != 0) {
         rc = note_before_writing(undo, dest, &created);
         if (rc != SCR_SUCCESS) goto out;
         rc = scr_run_copy_pfs_as(run, "flush", id, file, dest, buf, "the dataset stays in cache",
-                                 run->flush_compress > 0 ? SCR_COPY_GZIP : SCR_COPY_RAW, &got, &form);
+                                 gzip ? SCR_COPY_GZIP : SCR_COPY_RAW, &got, &form);
         if (rc != SCR_SUCCESS) goto out;
         if (created) {
             rc = scr_undo_note_file(undo, dest);

@@ -1,8 +1,11 @@
 /* util_compress.h — the byte pumps of a copy that stores a file as gzip, and
  * of one that reads such a file back.
  *
- * A compressed file is one gzip member (RFC 1952: zlib's deflate with the
- * gzip header and trailer), so `gzip -d` restores it by hand. The CRC-32 a
+ * A compressed file is one gzip member (RFC 1952: deflate data between the
+ * gzip header and trailer), so `gzip -d` restores it by hand. Level 1 is
+ * written by ISA-L's igzip where the build has ISA-L (several times zlib's
+ * speed at level 1, about the same size), every other level by zlib;
+ * either is read back by zlib. The CRC-32 a
  * pump returns is always of the uncompressed bytes, the application's,
  * computed in the same pass that (de)compresses them; the gzip trailer
  * checks the stream on its own.
