@@ -56,8 +56,10 @@ struct scr_copy_stored {
 
 /* scr_copy_file_paced in the form asked for, at level (1..9) for
  * SCR_COPY_GZIP. out->bytes and out->crc are of the uncompressed bytes;
- * stored (may be NULL) says what the compressed side holds. A gzip source
- * that is damaged or truncated fails with SCR_ERR_FORMAT. Write-behind is
+ * stored (may be NULL) says what the compressed side holds. pace is told
+ * the bytes written to dst (compressed ones for SCR_COPY_GZIP, so that a
+ * rate limit holds the prefix's share). A gzip source that is damaged or
+ * truncated fails with SCR_ERR_FORMAT. Write-behind is
  * done for raw copies only; a compressed one is synced at its end. */
 int scr_copy_file_as(const char *src, const char *dst, void *buf, size_t bufsize, int with_crc,
                      enum scr_copy_form form, int level, int (*pace)(void *pace_ctx, size_t bytes), void *pace_ctx,

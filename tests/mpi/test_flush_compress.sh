@@ -5,7 +5,8 @@
 # the summary); SIZE and CRC stay those of the bytes the application wrote.
 # - the prefix files are smaller, `gzip -dc` gives back the exact bytes of
 #   the file in cache, and a run that lost every node restarts from them
-#   (the test app checks every byte);
+#   (the test app checks every byte); SCR_FETCH_BYPASS=1 says it cannot
+#   read a compressed file in place and does not restart from it;
 # - a file that does not shrink (random bytes) is stored as written, and a
 #   dataset with both kinds restarts;
 # - the background flush (SCR_FLUSH_ASYNC=1) compresses too;
@@ -74,8 +75,15 @@ check "compressed_flush:_COMPRESSED_is_the_size_on_the_prefix" \
 "$index" --add "scr.dataset.$(mpi_index_id ckpt.2)" > "$scratch/index.out" 2>&1
 check "compressed_flush:_scr-index_add_checks_the_CRCs_of_the_expanded_files" test $? -eq 0
 mpi_lose_all_nodes
+cp -a "$prefix" "$scratch/flushed"
 mpi_run 4 2 SCR_FLUSH_COMPRESS=1 -- --steps 3 --size $size --compressible 1
 mpi_expect_restart "compressed_flush:_every_node_lost:_restarts_from_ckpt.2_on_the_prefix" 2 3
+# SCR_FETCH_BYPASS cannot read a gzip file in place: said, and no restart from it
+rm -rf "$prefix" "$scratch/cache" "$scratch/cntl" && cp -a "$scratch/flushed" "$prefix" && cd "$prefix" || exit 99
+mpi_run 4 2 SCR_FETCH_BYPASS=1 -- --steps 3 --size $size --compressible 1
+check "fetch_bypass:_a_compressed_file_is_not_read_in_place" \
+    grep -q "SCR_FETCH_BYPASS=1 cannot restart from .*ckpt.2/rank[0-3]_f0.dat in place: it is stored compressed" "$mpi_err"
+check "fetch_bypass:_no_rank_restarts_from_the_compressed_ckpt.2" sh -c "! grep -q 'restarted from step 2' '$mpi_out'"
 
 # --- random data stays raw; a dataset of both kinds ------------------------------------
 mpi_reset
@@ -83,8 +91,9 @@ mpi_run 4 2 SCR_FLUSH=1 SCR_FLUSH_COMPRESS=6 -- --steps 1 --files 2 --size $size
 mpi_expect_restart "mixed:_the_run_completes" 0 1
 check "mixed:_the_compressible_file_is_stored_compressed" all_compressed_and_exact 1 0
 check "mixed:_the_random_file_is_stored_as_written" all_raw 1 1
-check "mixed:_the_random_file_has_no_COMPRESSED" sh -c \
-    "! '$mpi_print' '$(dsdir ckpt.1)/summary.scr' | grep -A4 rank1_f1.dat | grep -q COMPRESSED"
+mpi_tree_paths "$(dsdir ckpt.1)/summary.scr" > "$scratch/summary.paths"
+check "mixed:_the_summary_lists_the_random_file_without_COMPRESSED" sh -c \
+    "grep -q 'rank1_f1.dat/SIZE/$full\$' '$scratch/summary.paths' && ! grep -q 'rank1_f1.dat/COMPRESSED' '$scratch/summary.paths'"
 mpi_lose_all_nodes
 mpi_run 4 2 SCR_FLUSH_COMPRESS=6 -- --steps 2 --files 2 --size $size --compressible 1
 mpi_expect_restart "mixed:_every_node_lost:_restarts_from_both_kinds_of_files" 1 2
