@@ -122,6 +122,7 @@ static int read_parameters(struct scr_run *r)
         {"SCR_CHECKPOINT_SECONDS", &r->ckpt_seconds, 0},
         {"SCR_WATCHDOG_TIMEOUT_PFS", &r->watchdog_pfs, 0},
         {"SCR_CRC_ON_DELETE", &r->crc_on_delete, 1}, {"SCR_PREFIX_SIZE", &r->prefix_size, 0},
+        {"SCR_FLUSH_COMPRESS", &r->flush_compress, 0},
     };
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
         rc = ints[i].is_bool ? scr_config_get_bool(c, ints[i].name, ints[i].out)

@@ -64,6 +64,7 @@ struct scr_run {
     int flush_async;       /* SCR_FLUSH_ASYNC: flushes go on in the background (transfer.h) */
     double flush_async_bw; /* SCR_FLUSH_ASYNC_BW: a node's flush, bytes per second (0: no limit) */
     double flush_async_percent; /* SCR_FLUSH_ASYNC_PERCENT: of a core (0: no limit) */
+    int flush_compress;         /* SCR_FLUSH_COMPRESS: zlib level of flushed files (0: stored as written) */
     int watchdog_pfs;      /* seconds a file's copy to or from the prefix may take, 0: no limit
                             * (SCR_WATCHDOG_TIMEOUT_PFS; run_flush.c, run_fetch.c) */
 

@@ -73,6 +73,9 @@ static const struct scr_config_param params[] = {
     BOOL_P("SCR_FLUSH_ASYNC", "0", 0, "flush in the background"),
     BYTES_P("SCR_FLUSH_ASYNC_BW", "200MB", 0, "bandwidth limit of a background flush, per second"),
     DOUBLE_P("SCR_FLUSH_ASYNC_PERCENT", "0", 0, "CPU share limit of a background flush, percent (0: none)"),
+    INT_P("SCR_FLUSH_COMPRESS", "0", 0, 9, 0,
+          "store flushed files as gzip at this zlib level, 1 (fast) to 9 (small); a file that does not "
+          "shrink is stored as written (0: off)"),
     ENUM_P("SCR_FLUSH_TYPE", "SYNC", flush_types, 0, "how a flush moves files: SYNC, or PTHREAD (in the background, as SCR_FLUSH_ASYNC=1)"),
     BOOL_P("SCR_ENCODE_ASYNC", "1", 0,
            "apply PARTNER, XOR and RS in a library thread after SCR_Complete_checkpoint returns, when MPI "

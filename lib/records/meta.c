@@ -32,7 +32,7 @@ struct field {
     const char *expected;         /* for messages */
 };
 
-enum { F_FILE, F_TYPE, F_COMPLETE, F_SIZE, F_CRC, F_RANK, F_RANKS, F_CKPT, F_NAME, F_PATH, F_ORIG };
+enum { F_FILE, F_TYPE, F_COMPLETE, F_SIZE, F_CRC, F_RANK, F_RANKS, F_CKPT, F_NAME, F_PATH, F_ORIG, F_COMPRESSED };
 
 static const struct field fields[] = {
     [F_FILE] = { "FILE", TEXT, text_relative, 0, 0, "a relative file name" },
@@ -46,6 +46,7 @@ static const struct field fields[] = {
     [F_NAME] = { "NAME", TEXT, text_basename, 0, 0, "a file name without a directory" },
     [F_PATH] = { "PATH", TEXT, text_absolute, 0, 0, "an absolute directory" },
     [F_ORIG] = { "ORIG", TEXT, text_nonempty, 0, 0, "a non-empty file name" },
+    [F_COMPRESSED] = { "COMPRESSED", SIZE64, NULL, 0, 0, "the size in bytes of the file stored as gzip" },
 };
 #define NFIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
@@ -192,6 +193,25 @@ int scr_meta_unset_crc32(scr_meta *meta)
     if (meta == NULL) return SCR_ERR_ARG;
     scr_kvtree_unset(meta, fields[F_CRC].key);
     return SCR_SUCCESS;
+}
+
+int scr_meta_set_compressed(scr_meta *meta, uint64_t stored_size)
+{
+    if (meta == NULL) return SCR_ERR_ARG;
+    return scr_kvtree_util_set_uint64(meta, fields[F_COMPRESSED].key, stored_size);
+}
+
+int scr_meta_unset_compressed(scr_meta *meta)
+{
+    if (meta == NULL) return SCR_ERR_ARG;
+    scr_kvtree_unset(meta, fields[F_COMPRESSED].key);
+    return SCR_SUCCESS;
+}
+
+int scr_meta_get_compressed(const scr_meta *meta, uint64_t *out_stored_size)
+{
+    if (out_stored_size == NULL) return SCR_ERR_ARG;
+    return scr_kvtree_util_get_uint64(meta, fields[F_COMPRESSED].key, out_stored_size);
 }
 
 /* --- getters ----------------------------------------------------------------- */

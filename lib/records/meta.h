@@ -14,6 +14,10 @@
  *   NAME      name of the original file, without its directory
  *   PATH      absolute directory of the original file
  *   ORIG      the file name exactly as the application gave it
+ *   COMPRESSED  on the prefix only: the file is stored there as gzip (one
+ *             member, `gzip -d` restores it) and this many bytes long;
+ *             SIZE and CRC stay those of the uncompressed bytes. Absent:
+ *             stored as written.
  * Every key is optional; other keys are kept untouched. Meta records do not
  * live in files of their own: filemaps (filemap.h, rank_filemap.h) hold one
  * per file, and those modules check them with scr_meta_validate.
@@ -65,6 +69,12 @@ int scr_meta_set_crc32_fixed(scr_meta *meta, uint32_t crc);
 
 /* Forget the CRC, e.g. when the file is rewritten. */
 int scr_meta_unset_crc32(scr_meta *meta);
+
+/* COMPRESSED: the file is stored as gzip, stored_size bytes long; unset:
+ * stored as written. The getter gives SCR_ERR_NOTFOUND for a raw file. */
+int scr_meta_set_compressed(scr_meta *meta, uint64_t stored_size);
+int scr_meta_unset_compressed(scr_meta *meta);
+int scr_meta_get_compressed(const scr_meta *meta, uint64_t *out_stored_size);
 
 /* --- getters (strings point into meta, valid until the key changes) --------- */
 

@@ -24,6 +24,7 @@
 #define KEY_SIZE "SIZE"
 #define KEY_CRC "CRC"
 #define KEY_NOFETCH "NOFETCH"
+#define KEY_COMPRESSED "COMPRESSED"
 #define KEY_CKPT "CKPT"         /* version 5 */
 #define KEY_COMPLETE "COMPLETE" /* version 5 */
 
@@ -184,6 +185,10 @@ static int fill_rank(scr_kvtree *entry, int expected, const struct scr_summary_f
             if (rc != SCR_SUCCESS) return rc;
         }
         if (files[i].nofetch && scr_kvtree_set(file, KEY_NOFETCH, NULL) == NULL) return SCR_ERR_NOMEM;
+        if (files[i].compressed) {
+            rc = scr_kvtree_util_set_uint64(file, KEY_COMPRESSED, files[i].stored_size);
+            if (rc != SCR_SUCCESS) return rc;
+        }
     }
     return SCR_SUCCESS;
 }
@@ -244,6 +249,23 @@ int scr_summary_set_file_nofetch(scr_kvtree *summary, int rank, const char *name
         return SCR_SUCCESS;
     }
     return scr_kvtree_set(file, KEY_NOFETCH, NULL) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+}
+
+int scr_summary_set_file_compressed(scr_kvtree *summary, int rank, const char *name, uint64_t stored_size)
+{
+    scr_kvtree *file;
+    int rc = listed_file(summary, rank, name, "marking a file compressed", &file);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_kvtree_util_set_uint64(file, KEY_COMPRESSED, stored_size);
+}
+
+int scr_summary_get_file_compressed(const scr_kvtree *summary, int rank, const char *name,
+                                    uint64_t *out_stored_size)
+{
+    if (out_stored_size == NULL) return SCR_ERR_ARG;
+    const scr_kvtree *file = file_of(summary, rank, name);
+    if (file == NULL) return SCR_ERR_NOTFOUND;
+    return scr_kvtree_util_get_uint64(file, KEY_COMPRESSED, out_stored_size);
 }
 
 int scr_summary_get_file_size(const scr_kvtree *summary, int rank, const char *name,
@@ -327,8 +349,11 @@ static int validate_file(const char *path, const char *where, const scr_kvtree *
         } else if (strcmp(key, KEY_NOFETCH) == 0) {
             if (nofetch_of(file, &flag) != SCR_SUCCESS)
                 return scr_record_bad_value(path, here, value, "nothing (NOFETCH is a flag)");
+        } else if (strcmp(key, KEY_COMPRESSED) == 0) {
+            if (scr_kvtree_util_get_uint64(file, key, &size) != SCR_SUCCESS)
+                return scr_record_bad_value(path, here, value, "the size in bytes of the file stored as gzip");
         } else {
-            return scr_record_bad_key(path, where, key, "SIZE, CRC or NOFETCH");
+            return scr_record_bad_key(path, where, key, "SIZE, CRC, NOFETCH or COMPRESSED");
         }
     }
     if (scr_kvtree_get(file, KEY_SIZE) == NULL) {
@@ -633,12 +658,16 @@ static int compare_files(const void *a, const void *b)
     return c;
 }
 
-/* One file's level, keys in canonical order: CRC, NOFETCH, SIZE. */
+/* One file's level, keys in canonical order: COMPRESSED, CRC, NOFETCH, SIZE. */
 static void pack_file(struct scr_pack_buf *b, const struct scr_summary_file *f)
 {
     char text[32];
     scr_pack_key(b, f->name);
-    scr_pack_count(b, 1 + (f->has_crc != 0) + (f->nofetch != 0));
+    scr_pack_count(b, 1 + (f->compressed != 0) + (f->has_crc != 0) + (f->nofetch != 0));
+    if (f->compressed) {
+        snprintf(text, sizeof(text), "%" PRIu64, f->stored_size);
+        scr_pack_value(b, KEY_COMPRESSED, text);
+    }
     if (f->has_crc) {
         snprintf(text, sizeof(text), "0x%x", f->crc);
         scr_pack_value(b, KEY_CRC, text);
@@ -745,6 +774,7 @@ int scr_summary_add_rank_files(scr_kvtree *summary, const scr_filemap *rmap, int
         files[f].has_crc = scr_meta_get_crc32(listed[f].meta, &files[f].crc) == SCR_SUCCESS;
         /* redundancy data is kept for rebuilds, never read back by a restart */
         files[f].nofetch = scr_meta_check_filetype(listed[f].meta, SCR_META_TYPE_FULL) != SCR_SUCCESS;
+        files[f].compressed = scr_meta_get_compressed(listed[f].meta, &files[f].stored_size) == SCR_SUCCESS;
     }
     rc = scr_summary_set_rank(summary, rank, expected, files, n);
 out:

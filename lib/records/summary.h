@@ -16,6 +16,10 @@
  *         CRC <0x...>                            when known
  *         NOFETCH                                flag: redundancy data, not
  *                                                fetched on restart
+ *         COMPRESSED <bytes>                     when the file is stored as
+ *                                                gzip (meta.h): its size there;
+ *                                                SIZE and CRC are of the bytes
+ *                                                the application wrote
  *
  * Older writers used version 5, keyed by checkpoint id:
  *   VERSION 5
@@ -78,6 +82,8 @@ struct scr_summary_file {
     uint32_t crc;
     int has_crc;
     int nofetch;
+    int compressed;       /* stored as gzip, stored_size bytes long */
+    uint64_t stored_size;
 };
 
 /* List rank with FILES expected and the n files given, replacing whatever
@@ -109,6 +115,12 @@ int scr_summary_get_file_crc(const scr_kvtree *summary, int rank, const char *na
 int scr_summary_get_file_nofetch(const scr_kvtree *summary, int rank, const char *name,
                                  int *out_flag);
 
+/* COMPRESSED of a listed file: set logs when the file is not listed; get
+ * gives SCR_ERR_NOTFOUND (not logged) for a file stored as written. */
+int scr_summary_set_file_compressed(scr_kvtree *summary, int rank, const char *name, uint64_t stored_size);
+int scr_summary_get_file_compressed(const scr_kvtree *summary, int rank, const char *name,
+                                    uint64_t *out_stored_size);
+
 /* Unlist a file (no-op when absent); the rank stays listed. */
 int scr_summary_remove_file(scr_kvtree *summary, int rank, const char *name);
 
@@ -119,7 +131,8 @@ int scr_summary_list_files(const scr_kvtree *summary, int rank, const char ***ou
                            int *out_count);
 
 /* List every file of rank's entry in the rank filemap rmap (dataset id)
- * with its size, CRC when known, and NOFETCH for redundancy data; FILES is
+ * with its size, CRC when known, COMPRESSED when its meta has it, and
+ * NOFETCH for redundancy data; FILES is
  * the number the rank wrote (the count listed when the entry has none). */
 int scr_summary_add_rank_files(scr_kvtree *summary, const scr_filemap *rmap, int id, int rank);
 

@@ -52,6 +52,17 @@ static int name_of(const struct scr_scan *scan, int rank, const struct scr_rank_
     return scr_rank_filemap_name_of(scan->dir, file, meta, out);
 }
 
+/* 1 when the rank filemap lists name as stored compressed (meta.h
+ * COMPRESSED): a rebuild reads a member's bytes as they lie on the prefix,
+ * which only a scavenge puts there, always uncompressed. */
+static int listed_compressed(const struct scr_rank_filemap_file *listed, int nlisted, const char *name)
+{
+    uint64_t stored = 0;
+    for (int i = 0; i < nlisted; i++)
+        if (strcmp(listed[i].name, name) == 0) return scr_meta_get_compressed(listed[i].meta, &stored) == SCR_SUCCESS;
+    return 0;
+}
+
 /* Fill names/paths/parts for the n files of the header's record (FILE i {meta}),
  * with the rank filemap of rank, when it has a usable one, read once for all. */
 static int name_files(const struct scr_scan *scan, int rank, const scr_kvtree *current, int n,
@@ -79,6 +90,12 @@ static int name_files(const struct scr_scan *scan, int rank, const scr_kvtree *c
         m->parts[i].size = size;
         rc = name_of(scan, rank, listed, nlisted, meta, &m->names[i]);
         if (rc != SCR_SUCCESS) goto out;
+        if (listed_compressed(listed, nlisted, m->names[i])) {
+            scr_err("%s/%s of rank %d is stored compressed; a rebuild reads redundancy set members "
+                    "as written, which is how a scavenge stores them", scan->dir, m->names[i], rank);
+            rc = SCR_ERR_FORMAT;
+            goto out;
+        }
         rc = scr_rank_filemap_file_path(scan->dir, m->names[i], &m->paths[i]);
         if (rc != SCR_SUCCESS) goto out;
     }
@@ -277,6 +294,8 @@ static int record_file(const struct scr_scan *scan, scr_filemap *rmap, int rank,
         if (rc != SCR_SUCCESS) goto out;
     }
     rc = scr_meta_set_filename(m, name);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_unset_compressed(m); /* a rebuild writes the bytes as they are */
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_meta_set_crc32(m, crc);
     if (rc != SCR_SUCCESS) goto out;

@@ -46,6 +46,7 @@ static int copy_back(const struct scr_scan *scan, const char *pdir, const char *
         goto out;
     }
     rc = scr_meta_set_crc32(meta, got.crc);
+    if (rc == SCR_SUCCESS) rc = scr_meta_unset_compressed(meta); /* copied as it is */
 out:
     free(src);
     free(dest);

@@ -36,10 +36,12 @@
 struct scr_scan_file {
     const char *name;          /* relative to the dataset directory */
     uint64_t size;             /* recorded size */
+    uint64_t stored_size;      /* its size on the prefix when compressed (stored as gzip) */
     uint32_t crc;              /* recorded CRC-32, when has_crc */
     int ranks;                 /* RANKS of its meta, 0 when not recorded */
     unsigned char has_crc;
     unsigned char redundancy;  /* not an application file: never fetched */
+    unsigned char compressed;  /* stored as gzip (meta COMPRESSED): size and CRC are of its expansion */
     unsigned char good;        /* present with its recorded size (and CRC) */
 };
 

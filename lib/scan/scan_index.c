@@ -48,7 +48,8 @@ static int rank_files(void *ctx, int rank, int *out_expected, const struct scr_s
     }
     for (int f = 0; f < sr->nfiles; f++) {
         const struct scr_scan_file *file = &sr->files[f];
-        l->files[f] = (struct scr_summary_file){file->name, file->size, file->crc, file->has_crc, file->redundancy};
+        l->files[f] = (struct scr_summary_file){file->name,       file->size,       file->crc, file->has_crc,
+                                                file->redundancy, file->compressed, file->stored_size};
     }
     *out_expected = sr->expected >= 0 ? sr->expected : sr->nfiles;
     *out_files = l->files;
@@ -140,24 +141,29 @@ static int update_index(const char *prefix, const struct entry *e)
 static int summary_file_holds(const char *dir, const scr_kvtree *summary, int rank, const char *name, void *buf)
 {
     char *path = NULL;
-    uint64_t size = 0;
+    uint64_t size = 0, stored = 0;
     uint32_t crc = 0;
     struct stat st;
     int good = 0;
     if (scr_rank_filemap_file_path(dir, name, &path) != SCR_SUCCESS) return 0;
+    int gzip = scr_summary_get_file_compressed(summary, rank, name, &stored) == SCR_SUCCESS;
     if (scr_summary_get_file_size(summary, rank, name, &size) != SCR_SUCCESS) {
         scr_err("%s: the summary records no size", path);
     } else if (stat(path, &st) != 0) {
         scr_err("%s: %s", path, strerror(errno));
-    } else if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != size) {
-        scr_err("%s is %llu bytes, %llu recorded", path, (unsigned long long)st.st_size, (unsigned long long)size);
+    } else if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != (gzip ? stored : size)) {
+        scr_err("%s is %llu bytes, %llu recorded%s", path, (unsigned long long)st.st_size,
+                (unsigned long long)(gzip ? stored : size), gzip ? " (compressed)" : "");
     } else if (scr_summary_get_file_crc(summary, rank, name, &crc) != SCR_SUCCESS) {
         good = 1; /* no CRC recorded: the size is all there is to check */
     } else {
         struct scr_copy_result got = {0, 0};
-        if (scr_crc_file(path, buf, CHECK_BUF_SIZE, &got) == SCR_SUCCESS) {
-            good = got.crc == crc;
-            if (!good) scr_err("%s is damaged: CRC32 0x%08x, 0x%08x recorded", path, got.crc, crc);
+        int rc = gzip ? scr_crc_file_gunzip(path, buf, CHECK_BUF_SIZE, &got, NULL)
+                      : scr_crc_file(path, buf, CHECK_BUF_SIZE, &got);
+        if (rc == SCR_SUCCESS) {
+            good = got.crc == crc && got.bytes == size;
+            if (!good) scr_err("%s is damaged: %llu bytes with CRC32 0x%08x, %llu and 0x%08x recorded", path,
+                               (unsigned long long)got.bytes, got.crc, (unsigned long long)size, crc);
         }
     }
     free(path);

@@ -54,6 +54,7 @@ static int take_meta(const char *name, const scr_meta *meta, struct scr_scan_fil
         return 0;
     }
     f->has_crc = scr_meta_get_crc32(meta, &f->crc) == SCR_SUCCESS;
+    f->compressed = scr_meta_get_compressed(meta, &f->stored_size) == SCR_SUCCESS;
     if (scr_meta_get_ranks(meta, &f->ranks) != SCR_SUCCESS) f->ranks = 0;
     /* redundancy data is kept for rebuilds, never read back by a restart */
     f->redundancy = scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) != SCR_SUCCESS;
@@ -73,7 +74,8 @@ static int stays_inside(const char *name)
     return 1;
 }
 
-/* 1 when the file exists with its recorded size (and CRC when checked).
+/* 1 when the file exists with its recorded size (its COMPRESSED size when
+ * stored as gzip) and, when checked, CRC (of its expansion when gzip).
  * It is looked up from the open dataset directory when its name stays
  * inside it: the kernel then walks one name, not the whole path, for each
  * of the many files of a large dataset. */
@@ -85,14 +87,22 @@ static int file_is_good(int dir_fd, const char *name, const char *path, const st
         scr_dbg(1, "%s: %s", path, strerror(errno));
         return 0;
     }
-    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != f->size) {
-        scr_warn("%s is %llu bytes, %llu recorded", path, (unsigned long long)st.st_size,
-                 (unsigned long long)f->size);
+    uint64_t size = f->compressed ? f->stored_size : f->size;
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != size) {
+        scr_warn("%s is %llu bytes, %llu recorded%s", path, (unsigned long long)st.st_size,
+                 (unsigned long long)size, f->compressed ? " (compressed)" : "");
         return 0;
     }
     if (buf != NULL && f->has_crc) {
         struct scr_copy_result got = {0, 0};
-        if (scr_crc_file(path, buf, CRC_BUF_SIZE, &got) != SCR_SUCCESS) return 0;
+        int rc = f->compressed ? scr_crc_file_gunzip(path, buf, CRC_BUF_SIZE, &got, NULL)
+                               : scr_crc_file(path, buf, CRC_BUF_SIZE, &got);
+        if (rc != SCR_SUCCESS) return 0;
+        if (f->compressed && got.bytes != f->size) {
+            scr_err("%s expands to %llu bytes, %llu recorded", path, (unsigned long long)got.bytes,
+                    (unsigned long long)f->size);
+            return 0;
+        }
         if (got.crc != f->crc) {
             scr_err("%s is damaged: CRC32 0x%08x, 0x%08x recorded", path, got.crc, f->crc);
             return 0;

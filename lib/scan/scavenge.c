@@ -231,7 +231,9 @@ static void progress(struct scavenge *s)
     if (s->o->progress) s->o->progress(s->o->progress_ctx, s->report->bytes_copied, s->total);
 }
 
-/* In rmap, rel's meta gets crc: the CRC of the copy on the prefix. */
+/* In rmap, rel's meta gets crc: the CRC of the copy on the prefix, which
+ * a scavenge always stores uncompressed (whatever a flush of the same
+ * dataset that did not finish may have recorded in cache). */
 static int record_crc(scr_filemap *rmap, int id, int rank, const char *rel, uint32_t crc)
 {
     const scr_meta *listed = NULL;
@@ -242,6 +244,8 @@ static int record_crc(scr_filemap *rmap, int id, int rank, const char *rel, uint
     rc = scr_meta_copy(m, listed);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_meta_set_crc32(m, crc);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_meta_unset_compressed(m);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_filemap_set_meta(rmap, id, rank, rel, m);
 out:

@@ -56,6 +56,7 @@ struct flush_job {
     uint64_t synced;            /* bytes of dest known to be on disk */
     int rc;                     /* how its copy went */
     struct scr_copy_result got;
+    struct scr_copy_stored stored; /* how the prefix holds it (SCR_FLUSH_COMPRESS) */
 };
 
 struct scr_flush_async {
@@ -71,6 +72,7 @@ struct scr_flush_async {
     char *transfer_path;
     size_t buf_size;
     int with_crc;
+    int compress;               /* SCR_FLUSH_COMPRESS: zlib level, 0 for none */
     double bw, percent;
     struct scr_pace pace;
     int current;                /* the job being copied */
@@ -130,8 +132,10 @@ static int after_piece(void *ctx, size_t bytes)
 {
     struct scr_flush_async *a = ctx;
     struct flush_job *j = &a->jobs[a->current];
-    /* the copy waited for every piece before this one to reach the disk */
-    j->synced = j->got.bytes;
+    /* a raw copy waited for every piece before this one to reach the disk;
+     * a compressed one is known on disk only at its end (its fsync), and
+     * counts compressed bytes, so it says nothing before */
+    if (!a->compress) j->synced = j->got.bytes;
     j->got.bytes += bytes;
     scr_pace_account(&a->pace, bytes);
     double now = scr_pace_now();
@@ -146,13 +150,17 @@ static int copy_one(struct scr_flush_async *a, struct flush_job *j, void *buf)
     if (rc != SCR_SUCCESS) return rc;
     j->got.bytes = 0;
     struct scr_copy_result got = {0, 0};
-    rc = scr_copy_file_paced(j->src, j->dest, buf, a->buf_size, a->with_crc, after_piece, a, &got);
+    struct scr_copy_stored stored = {0, 0};
+    /* the pace holds the bytes written to the prefix, compressed or not, to SCR_FLUSH_ASYNC_BW */
+    rc = scr_copy_file_as(j->src, j->dest, buf, a->buf_size, a->with_crc, a->compress ? SCR_COPY_GZIP : SCR_COPY_RAW,
+                          a->compress, after_piece, a, &got, &stored);
     if (j->created && (rc == SCR_SUCCESS || rc == SCR_ERR_STATE)) {
         int nrc = scr_undo_note_file(&a->attempt.undo, j->dest);
         if (rc == SCR_SUCCESS) rc = nrc;
     }
     if (rc == SCR_SUCCESS) {
         j->got = got;
+        j->stored = stored;
         j->synced = got.bytes; /* the copy ends with an fsync */
     }
     return rc;
@@ -298,6 +306,7 @@ static int start_thread(struct scr_run *run, struct scr_flush_async *a, scr_kvtr
     if (rc != SCR_SUCCESS) return rc;
     a->buf_size = run->file_buf_size;
     a->with_crc = run->crc_on_flush;
+    a->compress = scr_flush_compress_level(run, a->attempt.desc);
     rc = write_transfer_file(a);
     if (rc != SCR_SUCCESS) return rc;
     int prc = pthread_create(&a->thread, NULL, flush_thread, a);
@@ -355,7 +364,8 @@ int scr_flush_async_start(struct scr_run *run, int id)
 /* --- the conclusion, on every rank ----------------------------------------- */
 
 /* The node's first rank: each rank of the node gets what became of its
- * files (<src> -> RC, CRC, BYTES); its own go to *out_mine. */
+ * files (<src> -> RC, CRC, BYTES, and COMPRESSED
+ * with the stored size for a file the prefix holds as gzip); its own go to *out_mine. */
 static int hand_out_results(struct scr_run *run, struct scr_flush_async *a, scr_kvtree **out_mine)
 {
     int status = a->start_rc; /* the node's thread never ran: nobody's file was copied */
@@ -370,6 +380,8 @@ static int hand_out_results(struct scr_run *run, struct scr_flush_async *a, scr_
             if (status == SCR_SUCCESS) status = scr_kvtree_util_set_int(e, "RC", j->rc);
             if (status == SCR_SUCCESS) status = scr_kvtree_util_set_uint64(e, "BYTES", j->got.bytes);
             if (status == SCR_SUCCESS) status = scr_kvtree_util_set_uint64(e, "CRC", j->got.crc);
+            if (status == SCR_SUCCESS && j->stored.compressed)
+                status = scr_kvtree_util_set_uint64(e, "COMPRESSED", j->stored.bytes);
         }
         if (r == 0) {
             *out_mine = t;
@@ -396,11 +408,13 @@ static int record_results(struct scr_run *run, int id, const scr_kvtree *results
         int frc = SCR_FAILURE;
         uint64_t crc = 0;
         struct scr_copy_result got = {0, 0};
+        struct scr_copy_stored form = {0, 0};
+        form.compressed = scr_kvtree_util_get_uint64(r, "COMPRESSED", &form.bytes) == SCR_SUCCESS;
         scr_kvtree_util_get_int(r, "RC", &frc);
         scr_kvtree_util_get_uint64(r, "BYTES", &got.bytes);
         scr_kvtree_util_get_uint64(r, "CRC", &crc);
         got.crc = (uint32_t)crc;
-        if (frc == SCR_SUCCESS) frc = scr_flush_record_copy(run, id, scr_kvtree_elem_key(e), &got);
+        if (frc == SCR_SUCCESS) frc = scr_flush_record_copy(run, id, scr_kvtree_elem_key(e), &got, &form);
         if (rc == SCR_SUCCESS) rc = frc;
     }
     if (rc != SCR_SUCCESS) return rc;

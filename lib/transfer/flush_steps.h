@@ -53,9 +53,17 @@ int scr_flush_destination(const struct scr_run *run, int id, const char *dsdir, 
  * and *out_new whether dest itself is missing. */
 int scr_flush_note_destination(struct scr_undo *undo, const char *dest, int *out_new);
 
+/* The zlib level at which the flush of a dataset described by desc stores
+ * its files: SCR_FLUSH_COMPRESS for a checkpoint, 0 (as written) for an
+ * output dataset, whose files people and programs read on the prefix. */
+int scr_flush_compress_level(const struct scr_run *run, const scr_dataset *desc);
+
 /* Record in this rank's filemap (in memory) what the copy of file gave: with
  * SCR_CRC_ON_FLUSH its CRC, which must equal the one recorded when it was
- * written (else SCR_ERR_FORMAT, said: the file in cache is damaged). */
-int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got);
+ * written (else SCR_ERR_FORMAT, said: the file in cache is damaged); and
+ * form, how the prefix holds it (COMPRESSED and its size when gzip; NULL or
+ * not compressed: as written). */
+int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got,
+                          const struct scr_copy_stored *form);
 
 #endif

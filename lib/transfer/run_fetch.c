@@ -42,6 +42,7 @@
 #define KEY_FILE "FILE"
 #define KEY_SIZE "SIZE"
 #define KEY_CRC "CRC"
+#define KEY_COMPRESSED "COMPRESSED"
 #define KEY_ERROR "ERROR"
 
 /* Rank 0: the next dataset to try (0: none) among those older than below,
@@ -181,7 +182,8 @@ out:
     return rc;
 }
 
-/* Rank 0: rank r's part of the summary, in part: DSET {desc}, FILE name {SIZE, CRC}. */
+/* Rank 0: rank r's part of the summary, in part: DSET {desc}, FILE name
+ * {SIZE, CRC, COMPRESSED when the prefix holds it as gzip}. */
 static int describe_part(const scr_kvtree *summary, const scr_dataset *desc, int r, scr_kvtree *part)
 {
     const char **names = NULL;
@@ -203,6 +205,11 @@ static int describe_part(const scr_kvtree *summary, const scr_dataset *desc, int
         if (rc != SCR_SUCCESS) goto out;
         if (scr_summary_get_file_crc(summary, r, names[f], &crc) == SCR_SUCCESS) {
             rc = scr_kvtree_util_set_crc32(file, KEY_CRC, crc);
+            if (rc != SCR_SUCCESS) goto out;
+        }
+        uint64_t stored = 0;
+        if (scr_summary_get_file_compressed(summary, r, names[f], &stored) == SCR_SUCCESS) {
+            rc = scr_kvtree_util_set_uint64(file, KEY_COMPRESSED, stored);
             if (rc != SCR_SUCCESS) goto out;
         }
     }
@@ -281,11 +288,12 @@ static int fill_meta(const struct scr_run *run, scr_meta *meta, const char *rel,
     return scr_meta_set_complete(meta, 1);
 }
 
-/* Copy src (size bytes; crc: its recorded CRC, NULL when none) from the
- * prefix into cachedir, listed in the filemap before it exists, and record
- * its meta (dir, name: where the application wrote it). */
+/* Copy src (size bytes; crc: its recorded CRC, NULL when none; gzip: the
+ * prefix holds it compressed, expanded on the way) from the prefix into
+ * cachedir, listed in the filemap before it exists, and record its meta
+ * (dir, name: where the application wrote it). */
 static int copy_to_cache(struct scr_run *run, int id, const char *cachedir, void *buf, const char *src,
-                         const char *dir, const char *name, uint64_t size, const uint32_t *crc)
+                         const char *dir, const char *name, uint64_t size, const uint32_t *crc, int gzip)
 {
     struct scr_copy_result got = {0, 0};
     char *rel = NULL, *dest = NULL;
@@ -304,7 +312,8 @@ static int copy_to_cache(struct scr_run *run, int id, const char *cachedir, void
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_cache_save_filemap(run);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_run_copy_pfs(run, "fetch", id, src, dest, buf, "the fetch fails", &got);
+    rc = scr_run_copy_pfs_as(run, "fetch", id, src, dest, buf, "the fetch fails",
+                             gzip ? SCR_COPY_GUNZIP : SCR_COPY_RAW, &got, NULL);
     if (rc != SCR_SUCCESS) goto out;
     if (got.bytes != size) {
         scr_err("restart file %s has %llu bytes, %llu were written", src,
@@ -335,7 +344,9 @@ static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char
     const scr_kvtree *info = scr_kvtree_elem_hash(e);
     uint64_t size = 0;
     uint32_t crc = 0;
+    uint64_t stored = 0;
     int have_crc = scr_kvtree_util_get_crc32(info, KEY_CRC, &crc) == SCR_SUCCESS;
+    int gzip = scr_kvtree_util_get_uint64(info, KEY_COMPRESSED, &stored) == SCR_SUCCESS;
     char *src = NULL, *dir = NULL, *name = NULL;
     int rc = scr_kvtree_util_get_uint64(info, KEY_SIZE, &size);
     if (rc != SCR_SUCCESS) goto out;
@@ -345,8 +356,15 @@ static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_path_basename(src, &name);
     if (rc != SCR_SUCCESS) goto out;
-    if (run->fetch_bypass) rc = note_in_place(run, src, name, size);
-    else rc = copy_to_cache(run, id, cachedir, buf, src, dir, name, size, have_crc ? &crc : NULL);
+    if (run->fetch_bypass && gzip) {
+        scr_err("SCR_FETCH_BYPASS=1 cannot restart from %s in place: it is stored compressed "
+                "(SCR_FLUSH_COMPRESS); fetch it into cache (SCR_FETCH_BYPASS=0)", src);
+        rc = SCR_ERR_FORMAT;
+    } else if (run->fetch_bypass) {
+        rc = note_in_place(run, src, name, size);
+    } else {
+        rc = copy_to_cache(run, id, cachedir, buf, src, dir, name, size, have_crc ? &crc : NULL, gzip);
+    }
 out:
     free(src);
     free(dir);

@@ -13,7 +13,9 @@
  * SCR_Route_file (scr_fetch_whole_route) resolves a name, the path the
  * application wrote the file at or its bare name when no other file of the
  * dataset has that name, to this node's cached copy when there is one of
- * the recorded size, else to the file on the prefix, read in place. The
+ * the recorded size, else to the file on the prefix, read in place (or,
+ * when the prefix holds it compressed, SCR_FLUSH_COMPRESS, expanded into
+ * this rank's part of the cache, listed in its filemap first). The
  * first route of a file checks its CRC when one is recorded (a cached copy
  * that fails falls back to the prefix); a file whose bytes do not check is
  * an error of that route, and the application's SCR_Complete_restart(0)
@@ -46,6 +48,7 @@
 #define KEY_CRC "CRC"
 #define KEY_CACHE "CACHE"
 #define KEY_CHECKED "CHECKED"
+#define KEY_COMPRESSED "COMPRESSED" /* bytes of the gzip file on the prefix */
 #define KEY_ERROR "ERROR"
 
 /* Rank 0: one file of the summary (rank r, name relative to dsdir) into
@@ -53,24 +56,26 @@
 static int add_listed_file(const scr_kvtree *summary, int r, const char *name, const char *dsdir,
                            scr_kvtree *whole)
 {
-    uint64_t size = 0;
+    uint64_t size = 0, stored = 0;
     uint32_t crc = 0;
     char *path = NULL;
     int rc = scr_summary_get_file_size(summary, r, name, &size);
     if (rc != SCR_SUCCESS) return rc;
+    int gzip = scr_summary_get_file_compressed(summary, r, name, &stored) == SCR_SUCCESS;
     rc = scr_path_join(dsdir, name, &path);
     if (rc != SCR_SUCCESS) return rc;
     struct stat st;
     if (stat(path, &st) != 0) {
         scr_err("restart file %s (rank %d of the run that wrote it) is missing: %s", path, r, strerror(errno));
         rc = SCR_ERR_NOTFOUND;
-    } else if ((uint64_t)st.st_size != size) {
-        scr_err("restart file %s has %llu bytes, %llu were written", path, (unsigned long long)st.st_size,
-                (unsigned long long)size);
+    } else if ((uint64_t)st.st_size != (gzip ? stored : size)) {
+        scr_err("restart file %s has %llu bytes, %llu were %s", path, (unsigned long long)st.st_size,
+                (unsigned long long)(gzip ? stored : size), gzip ? "stored compressed" : "written");
         rc = SCR_ERR_FORMAT;
     } else {
         scr_kvtree *file = scr_kvtree_set_kv(whole, KEY_WHOLE, path);
         rc = file != NULL ? scr_kvtree_util_set_uint64(file, KEY_SIZE, size) : SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS && gzip) rc = scr_kvtree_util_set_uint64(file, KEY_COMPRESSED, stored);
         if (rc == SCR_SUCCESS && scr_summary_get_file_crc(summary, r, name, &crc) == SCR_SUCCESS)
             rc = scr_kvtree_util_set_crc32(file, KEY_CRC, crc);
     }
@@ -222,6 +227,47 @@ static int bytes_check(const struct scr_run *run, const char *path, uint64_t siz
     return ok;
 }
 
+/* The prefix's gzip file path (size bytes once expanded, crc: their CRC
+ * when recorded), expanded into this rank's part of the cache of dataset
+ * id and listed in its filemap before it exists; *out_dest: where. */
+static int expand_into_cache(struct scr_run *run, const char *path, uint64_t size, const uint32_t *crc,
+                             char **out_dest)
+{
+    char *dsdir = NULL, *rel = NULL, *mine = NULL, *dest = NULL, sub[64];
+    struct scr_copy_result got = {0, 0};
+    void *buf = malloc(run->file_buf_size);
+    int rc = buf != NULL ? scr_cache_dataset_dir(run, run->restart_id, &dsdir) : SCR_ERR_NOMEM;
+    /* two ranks of a node may read one file: each expands its own */
+    snprintf(sub, sizeof(sub), "expanded.%d", run->rank);
+    if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, sub, &mine);
+    if (rc == SCR_SUCCESS) rc = scr_path_relative(run->prefix, path, &rel);
+    if (rc == SCR_SUCCESS) rc = scr_path_join(mine, rel, &dest);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, run->restart_id, run->rank, dest);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    if (rc == SCR_SUCCESS)
+        rc = scr_copy_file_as(path, dest, buf, run->file_buf_size, 1, SCR_COPY_GUNZIP, 0, NULL, NULL, &got, NULL);
+    if (rc == SCR_SUCCESS && got.bytes != size) {
+        scr_warn("restart file %s expands to %llu bytes, %llu were written", path, (unsigned long long)got.bytes,
+                 (unsigned long long)size);
+        rc = SCR_ERR_FORMAT;
+    }
+    if (rc == SCR_SUCCESS && crc != NULL && run->crc_on_flush && got.crc != *crc) {
+        scr_warn("restart file %s is damaged: CRC32 0x%08x of its expanded bytes, recorded 0x%08x", path, got.crc,
+                 *crc);
+        rc = SCR_ERR_FORMAT;
+    }
+    if (rc == SCR_SUCCESS) {
+        *out_dest = dest;
+        dest = NULL;
+    }
+    free(buf);
+    free(dsdir);
+    free(mine);
+    free(rel);
+    free(dest);
+    return rc;
+}
+
 /* The entry of the file the application calls name (abs: as an absolute
  * path), by path first, then by bare name when no other file has it. */
 static int find_entry(const struct scr_run *run, const char *name, const char *abs, scr_kvtree_elem **out)
@@ -257,11 +303,13 @@ int scr_fetch_whole_route(struct scr_run *run, const char *name, const char *abs
     if (rc != SCR_SUCCESS) return rc;
     scr_kvtree *file = scr_kvtree_elem_hash(e);
     const char *prefix_path = scr_kvtree_elem_key(e), *cached = NULL, *chosen = NULL;
-    uint64_t size = 0;
+    uint64_t size = 0, stored = 0;
     uint32_t crc = 0;
     int checked = 0;
+    char *expanded = NULL;
     rc = scr_kvtree_util_get_uint64(file, KEY_SIZE, &size);
     if (rc != SCR_SUCCESS) return rc;
+    int gzip = scr_kvtree_util_get_uint64(file, KEY_COMPRESSED, &stored) == SCR_SUCCESS;
     const uint32_t *want = scr_kvtree_util_get_crc32(file, KEY_CRC, &crc) == SCR_SUCCESS ? &crc : NULL;
     scr_kvtree_util_get_str(file, KEY_CACHE, &cached);
     scr_kvtree_util_get_int(file, KEY_CHECKED, &checked);
@@ -271,16 +319,21 @@ int scr_fetch_whole_route(struct scr_run *run, const char *name, const char *abs
         /* the node's copy first; one that does not check is not used again */
         if (cached != NULL && bytes_check(run, cached, size, want, "cached copy"))
             chosen = cached;
-        else if (bytes_check(run, prefix_path, size, want, "restart file"))
+        else if (gzip && expand_into_cache(run, prefix_path, size, want, &expanded) == SCR_SUCCESS)
+            chosen = expanded;
+        else if (!gzip && bytes_check(run, prefix_path, size, want, "restart file"))
             chosen = prefix_path;
         if (chosen == NULL) {
             scr_err("SCR_Route_file: no intact copy of %s (checkpoint %s)", name, run->restart_name);
             return SCR_ERR_FORMAT;
         }
         char *keep = strdup(chosen);
+        free(expanded);
         if (keep == NULL) return SCR_ERR_NOMEM;
+        /* from now on the copy chosen: a cached or expanded one, else the prefix's */
         if (chosen != cached) scr_kvtree_unset(file, KEY_CACHE); /* frees cached, not chosen */
-        rc = scr_kvtree_util_set_int(file, KEY_CHECKED, 1);
+        rc = chosen == prefix_path ? SCR_SUCCESS : scr_kvtree_util_set_str(file, KEY_CACHE, keep);
+        if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(file, KEY_CHECKED, 1);
         if (rc == SCR_SUCCESS) *out_path = keep;
         else free(keep);
         return rc;

@@ -115,8 +115,19 @@ out:
 int scr_run_copy_pfs(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
                      void *buf, const char *consequence, struct scr_copy_result *got)
 {
-    if (run->watchdog_pfs <= 0) return scr_copy_file(src, dest, buf, run->file_buf_size, run->crc_on_flush, got);
-    int rc = scr_copy_file_timed(src, dest, run->file_buf_size, run->crc_on_flush, run->watchdog_pfs, op, got);
+    return scr_run_copy_pfs_as(run, op, id, src, dest, buf, consequence, SCR_COPY_RAW, got, NULL);
+}
+
+int scr_run_copy_pfs_as(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
+                        void *buf, const char *consequence, enum scr_copy_form form, struct scr_copy_result *got,
+                        struct scr_copy_stored *stored)
+{
+    int level = run->flush_compress;
+    if (run->watchdog_pfs <= 0)
+        return scr_copy_file_as(src, dest, buf, run->file_buf_size, run->crc_on_flush, form, level, NULL, NULL, got,
+                                stored);
+    int rc = scr_copy_file_timed_as(src, dest, run->file_buf_size, run->crc_on_flush, form, level, run->watchdog_pfs,
+                                    op, got, stored);
     if (rc == SCR_ERR_TIMEOUT)
         scr_warn("watchdog: %s of dataset %d: copying %s to %s took more than SCR_WATCHDOG_TIMEOUT_PFS=%d s; "
                  "abandoned it (%s; the copy's thread waits until the file system answers)",
@@ -138,7 +149,13 @@ int scr_flush_note_destination(struct scr_undo *undo, const char *dest, int *out
     return note_before_writing(undo, dest, out_new);
 }
 
-int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got)
+int scr_flush_compress_level(const struct scr_run *run, const scr_dataset *desc)
+{
+    return desc != NULL && scr_dataset_is_output(desc) ? 0 : run->flush_compress;
+}
+
+int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got,
+                          const struct scr_copy_stored *form)
 {
     const scr_meta *stored = NULL;
     scr_meta *meta = scr_meta_new();
@@ -147,15 +164,19 @@ int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const s
     rc = scr_filemap_get_meta(run->map, id, run->rank, file, &stored);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_meta_copy(meta, stored);
-    if (rc != SCR_SUCCESS || !run->crc_on_flush) goto out;
+    if (rc != SCR_SUCCESS) goto out;
     uint32_t recorded;
-    if (scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS && recorded != got->crc) {
+    if (run->crc_on_flush && scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS && recorded != got->crc) {
         scr_err("flush of %s: CRC32 0x%08x differs from 0x%08x recorded when it was "
                 "written; the file in cache is damaged", file, got->crc, recorded);
         rc = SCR_ERR_FORMAT;
         goto out;
     }
-    rc = scr_meta_set_crc32(meta, got->crc);
+    if (run->crc_on_flush) rc = scr_meta_set_crc32(meta, got->crc);
+    if (rc != SCR_SUCCESS) goto out;
+    /* how the prefix holds it: the rank filemap and the summary say so */
+    if (form != NULL && form->compressed) rc = scr_meta_set_compressed(meta, form->bytes);
+    else rc = scr_meta_unset_compressed(meta);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_filemap_set_meta(run->map, id, run->rank, file, meta);
 out:
@@ -170,13 +191,18 @@ static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf,
 {
     char *dest = NULL;
     struct scr_copy_result got = {0, 0};
+    struct scr_copy_stored form = {0, 0};
+    const scr_dataset *desc = NULL;
     int created = 0;
+    scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+    int gzip = scr_flush_compress_level(run, desc) > 0;
     int rc = scr_flush_destination(run, id, dsdir, file, &dest);
     if (rc != SCR_SUCCESS) goto out;
     if (strcmp(dest, file) != 0) {
         rc = note_before_writing(undo, dest, &created);
         if (rc != SCR_SUCCESS) goto out;
-        rc = scr_run_copy_pfs(run, "flush", id, file, dest, buf, "the dataset stays in cache", &got);
+        rc = scr_run_copy_pfs_as(run, "flush", id, file, dest, buf, "the dataset stays in cache",
+                                 gzip ? SCR_COPY_GZIP : SCR_COPY_RAW, &got, &form);
         if (rc != SCR_SUCCESS) goto out;
         if (created) {
             rc = scr_undo_note_file(undo, dest);
@@ -186,7 +212,7 @@ static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf,
         rc = scr_crc_file(dest, buf, run->file_buf_size, &got);
         if (rc != SCR_SUCCESS) goto out;
     }
-    rc = scr_flush_record_copy(run, id, file, &got);
+    rc = scr_flush_record_copy(run, id, file, &got, &form);
 out:
     free(dest);
     return rc;

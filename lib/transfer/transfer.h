@@ -7,6 +7,7 @@
 #define SCR_TRANSFER_H
 
 #include "scr_run.h"
+#include "util_copy.h"
 
 #include <stddef.h>
 
@@ -26,6 +27,13 @@ int scr_flush_dataset(struct scr_run *run, int id);
  * line that ends with consequence (what it means for the operation). */
 int scr_run_copy_pfs(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
                      void *buf, const char *consequence, struct scr_copy_result *got);
+
+/* scr_run_copy_pfs in a form of util_copy.h: SCR_COPY_GZIP at level
+ * SCR_FLUSH_COMPRESS, or SCR_COPY_GUNZIP for a file the prefix holds
+ * compressed; stored (may be NULL) gets what the prefix side holds. */
+int scr_run_copy_pfs_as(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
+                        void *buf, const char *consequence, enum scr_copy_form form, struct scr_copy_result *got,
+                        struct scr_copy_stored *stored);
 
 /* 1 when dataset id is recorded as being on the prefix. */
 int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);

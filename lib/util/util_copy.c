@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* sync_file_range */
 #include "util_copy.h"
 #include "scr_err.h"
+#include "util_compress.h"
 #include "util_crc.h"
 #include "util_io.h"
 #include "util_log.h"
@@ -86,6 +87,21 @@ int scr_crc_file(const char *path, void *buf, size_t bufsize, struct scr_copy_re
     return rc;
 }
 
+int scr_crc_file_gunzip(const char *path, void *buf, size_t bufsize, struct scr_copy_result *out,
+                        struct scr_copy_stored *stored)
+{
+    struct scr_copy_stored ignored;
+    int fd = open_retry(path, O_RDONLY, 0);
+    if (fd < 0) {
+        scr_err("cannot open %s: %s", path, strerror(errno));
+        return errno == ENOENT ? SCR_ERR_NOTFOUND : SCR_ERR_IO;
+    }
+    int rc = scr_gunzip_pump(fd, path, -1, NULL, buf, bufsize, 1, NULL, NULL, out,
+                             stored != NULL ? stored : &ignored);
+    close(fd);
+    return rc;
+}
+
 int scr_copy_file(const char *src, const char *dst, void *buf, size_t bufsize, int with_crc,
                   struct scr_copy_result *out)
 {
@@ -95,6 +111,43 @@ int scr_copy_file(const char *src, const char *dst, void *buf, size_t bufsize, i
 int scr_copy_file_paced(const char *src, const char *dst, void *buf, size_t bufsize, int with_crc,
                         int (*pace)(void *pace_ctx, size_t bytes), void *pace_ctx, struct scr_copy_result *out)
 {
+    return scr_copy_file_as(src, dst, buf, bufsize, with_crc, SCR_COPY_RAW, 0, pace, pace_ctx, out, NULL);
+}
+
+/* Move the bytes of in to outfd in the form asked for. A file that does
+ * not compress is copied raw from its start. */
+static int pump_as(int in, const char *src, int outfd, const char *dst, void *buf, size_t bufsize, int with_crc,
+                   enum scr_copy_form form, int level, int (*pace)(void *, size_t), void *pace_ctx,
+                   struct scr_copy_result *out, struct scr_copy_stored *stored)
+{
+    int raw = 1, rc = SCR_SUCCESS;
+    stored->compressed = 0;
+    if (form == SCR_COPY_GUNZIP)
+        return scr_gunzip_pump(in, src, outfd, dst, buf, bufsize, with_crc, pace, pace_ctx, out, stored);
+    if (form == SCR_COPY_GZIP) {
+        rc = scr_gzip_pump(in, src, outfd, dst, buf, bufsize, level, with_crc, pace, pace_ctx, out, stored, &raw);
+        if (rc != SCR_SUCCESS || !raw) return rc;
+        /* the probe did not shrink: the whole file goes raw, read again from its start */
+        if (lseek(in, 0, SEEK_SET) != 0) {
+            scr_err("cannot rewind %s to copy it uncompressed: %s", src, strerror(errno));
+            return SCR_ERR_IO;
+        }
+    }
+    rc = pump(in, src, outfd, dst, buf, bufsize, with_crc, pace, pace_ctx, out);
+    stored->bytes = out->bytes;
+    return rc;
+}
+
+int scr_copy_file_as(const char *src, const char *dst, void *buf, size_t bufsize, int with_crc,
+                     enum scr_copy_form form, int level, int (*pace)(void *pace_ctx, size_t bytes), void *pace_ctx,
+                     struct scr_copy_result *out, struct scr_copy_stored *stored)
+{
+    struct scr_copy_stored ignored;
+    if (stored == NULL) stored = &ignored;
+    if (form == SCR_COPY_GZIP && (level < 1 || level > 9)) {
+        scr_err("compressed copy of %s asked for level %d; zlib's levels are 1 to 9", src ? src : "(null)", level);
+        return SCR_ERR_ARG;
+    }
     if (src == NULL || dst == NULL || buf == NULL || bufsize == 0 || out == NULL) {
         scr_err("file copy called without a source, a destination or a buffer");
         return SCR_ERR_ARG;
@@ -117,7 +170,8 @@ int scr_copy_file_paced(const char *src, const char *dst, void *buf, size_t bufs
             rc = SCR_ERR_IO;
         }
     }
-    if (rc == SCR_SUCCESS) rc = pump(in, src, outfd, dst, buf, bufsize, with_crc, pace, pace_ctx, out);
+    if (rc == SCR_SUCCESS)
+        rc = pump_as(in, src, outfd, dst, buf, bufsize, with_crc, form, level, pace, pace_ctx, out, stored);
     if (rc == SCR_SUCCESS && fsync(outfd) != 0) {
         scr_err("fsync of %s failed: %s", dst, strerror(errno));
         rc = SCR_ERR_IO;

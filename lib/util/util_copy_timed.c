@@ -18,8 +18,11 @@ struct copy_job {
     void *buf;
     size_t bufsize;
     int with_crc;
+    enum scr_copy_form form;
+    int level;
     int rc;
     struct scr_copy_result result;
+    struct scr_copy_stored stored;
     int done;              /* the thread has finished the copy */
     int abandoned;         /* the caller stopped waiting: the thread cleans up */
     struct copy_job *next; /* in the list of pending copies, oldest first */
@@ -54,10 +57,13 @@ static void *run_copy(void *arg)
 {
     struct copy_job *j = arg;
     struct scr_copy_result got = {0, 0};
-    int rc = scr_copy_file(j->src, j->dst, j->buf, j->bufsize, j->with_crc, &got);
+    struct scr_copy_stored stored = {0, 0};
+    int rc = scr_copy_file_as(j->src, j->dst, j->buf, j->bufsize, j->with_crc, j->form, j->level, NULL, NULL, &got,
+                              &stored);
     pthread_mutex_lock(&lock);
     j->rc = rc;
     j->result = got;
+    j->stored = stored;
     j->done = 1;
     int abandoned = j->abandoned;
     if (!abandoned) pthread_cond_broadcast(&finished);
@@ -102,6 +108,13 @@ static int start_thread(struct copy_job *j)
 int scr_copy_file_timed(const char *src, const char *dst, size_t bufsize, int with_crc, int seconds,
                         const char *kind, struct scr_copy_result *out)
 {
+    return scr_copy_file_timed_as(src, dst, bufsize, with_crc, SCR_COPY_RAW, 0, seconds, kind, out, NULL);
+}
+
+int scr_copy_file_timed_as(const char *src, const char *dst, size_t bufsize, int with_crc, enum scr_copy_form form,
+                           int level, int seconds, const char *kind, struct scr_copy_result *out,
+                           struct scr_copy_stored *stored)
+{
     if (src == NULL || dst == NULL || bufsize == 0 || seconds <= 0 || kind == NULL || out == NULL) {
         scr_err("timed file copy called without a source, a destination, a buffer size or a time limit");
         return SCR_ERR_ARG;
@@ -125,6 +138,8 @@ int scr_copy_file_timed(const char *src, const char *dst, size_t bufsize, int wi
     j->kind = kind;
     j->bufsize = bufsize;
     j->with_crc = with_crc;
+    j->form = form;
+    j->level = level;
 
     struct timespec deadline;
     if (clock_gettime(CLOCK_MONOTONIC, &deadline) != 0) {
@@ -154,6 +169,7 @@ int scr_copy_file_timed(const char *src, const char *dst, size_t bufsize, int wi
     pthread_mutex_unlock(&lock);
     rc = j->rc;
     *out = j->result;
+    if (stored != NULL) *stored = j->stored;
     job_free(j);
     return rc;
 }

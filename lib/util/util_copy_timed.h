@@ -29,6 +29,12 @@
 int scr_copy_file_timed(const char *src, const char *dst, size_t bufsize, int with_crc, int seconds,
                         const char *kind, struct scr_copy_result *out);
 
+/* scr_copy_file_timed in a form of util_copy.h (scr_copy_file_as);
+ * stored (may be NULL) gets what the compressed side holds. */
+int scr_copy_file_timed_as(const char *src, const char *dst, size_t bufsize, int with_crc, enum scr_copy_form form,
+                           int level, int seconds, const char *kind, struct scr_copy_result *out,
+                           struct scr_copy_stored *stored);
+
 /* The abandoned copies of this kind that have not returned yet; when there
  * is one and out_dst is given, the destination of the oldest goes there
  * (at most len bytes with the terminating NUL). */

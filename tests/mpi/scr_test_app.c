@@ -31,6 +31,9 @@
  * the number of ranks now: rank r reads the files of every writer w with
  * w % ranks == r, and a rank r >= N also those of writer r % N (so every
  * file is read, some by two ranks).
+ * --compressible K makes the first K files of each rank compressible (runs
+ * of 512 equal bytes, still a function of rank, file, step and offset), as
+ * a file a compressed flush shrinks; the others stay random-looking.
  *
  * The restart loops as SCR applications do: when SCR_Complete_restart says
  * some rank could not read the checkpoint, every rank prints "rank R: restart
@@ -67,6 +70,7 @@ struct options {
 };
 
 static int rank, ranks;
+static int compressible_files; /* --compressible: files below this number are */
 
 #define FAIL(...)                                                  \
     do {                                                           \
@@ -78,6 +82,7 @@ static int rank, ranks;
 
 static unsigned char byte_at(int r, int f, int step, long off)
 {
+    if (f < compressible_files) return (unsigned char)('a' + (r * 3 + f * 5 + step * 7 + off / 512) % 26);
     uint32_t x = (uint32_t)(r * 7919 + f * 104729 + step * 1299709) ^ (uint32_t)off * 2654435761u;
     x ^= x >> 15;
     return (unsigned char)(x * 2246822519u >> 24);
@@ -326,6 +331,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"fail-restart-of", required_argument, NULL, 'F'},
         {"config", required_argument, NULL, 'K'},     {"shared-file", no_argument, NULL, 'H'},
         {"thread-multiple", no_argument, NULL, 'T'},  {"written-by", required_argument, NULL, 'W'},
+        {"compressible", required_argument, NULL, 'Z'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
@@ -356,6 +362,7 @@ static void parse(int argc, char **argv, struct options *o)
         case 'H': o->shared_file = 1; break;
         case 'T': break; /* read before MPI_Init */
         case 'W': o->written_by = atoi(optarg); break;
+        case 'Z': compressible_files = atoi(optarg); break;
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }

@@ -247,9 +247,31 @@ static void test_fixed_width_crc_keeps_the_packed_length(void)
     scr_meta_delete(m);
 }
 
+static void test_compressed_is_a_stored_size_set_read_unset_and_validated(void)
+{
+    scr_meta *m = scr_meta_new();
+    REQUIRE(m != NULL, "new");
+    uint64_t stored = 0;
+    CHECK(scr_meta_get_compressed(m, &stored) == SCR_ERR_NOTFOUND, "absent: stored as written");
+    CHECK(scr_meta_set_compressed(m, 131178) == SCR_SUCCESS, "set");
+    CHECK(scr_meta_get_compressed(m, &stored) == SCR_SUCCESS && stored == 131178, "got %llu",
+          (unsigned long long)stored);
+    CHECK(scr_meta_validate(m, "meta.scr", NULL) == SCR_SUCCESS, "a stored size refused");
+    CHECK(scr_meta_unset_compressed(m) == SCR_SUCCESS && scr_meta_get_compressed(m, &stored) == SCR_ERR_NOTFOUND,
+          "unset");
+    scr_kvtree_util_set_str(m, "COMPRESSED", "gzip");
+    CHECK(scr_meta_get_compressed(m, &stored) == SCR_ERR_TYPE, "'gzip' read as a size");
+    scr_log_set_quiet(1);
+    CHECK(scr_meta_validate(m, "meta.scr", "RANK 0 FILE a META") == SCR_ERR_FORMAT, "'gzip' accepted");
+    scr_log_set_quiet(0);
+    check_error_has("COMPRESSED", "meta.scr: key RANK 0 FILE a META COMPRESSED holds 'gzip'");
+    scr_meta_delete(m);
+}
+
 int main(void)
 {
     RUN(test_meta_built_by_setters_matches_independent_golden);
+    RUN(test_compressed_is_a_stored_size_set_read_unset_and_validated);
     RUN(test_golden_meta_reads_back_through_getters);
     RUN(test_checks_tell_match_mismatch_and_absence);
     RUN(test_getters_tell_missing_from_wrong_type_without_logging);

@@ -266,7 +266,7 @@ static void test_damaged_values_are_refused_naming_key_and_text(void)
     expect_refused(g, "crc.scr", edit_bad_crc,
                    "key RANK2FILE RANK 0 FILE ../../ckpt.6/rank_0.ckpt CRC holds 'abc'");
     expect_refused(g, "nofetch.scr", edit_nofetch_value, "NOFETCH holds '1', expected nothing");
-    expect_refused(g, "junk.scr", edit_file_junk, "holds 'MTIME', expected SIZE, CRC or NOFETCH");
+    expect_refused(g, "junk.scr", edit_file_junk, "holds 'MTIME', expected SIZE, CRC, NOFETCH or COMPRESSED");
     expect_refused(g, "files.scr", edit_files_negative, "key RANK2FILE RANK 0 FILES holds '-1'");
     expect_refused(g, "ranks.scr", edit_ranks_zero, "key RANK2FILE RANKS holds '0'");
     expect_refused(g, "flags.scr", edit_desc_flags, "key DSET FLAGS holds '4'");
@@ -404,8 +404,8 @@ static void test_set_rank_gives_the_golden_bytes(void)
         app_name(app, sizeof(app), r);
         xor_name(xor, sizeof(xor), r);
         struct scr_summary_file files[2] = {
-            {xor, xor_size[r], r < 3 ? xor_crc[r] : 0, r < 3, 1},
-            {app, app_size[r], app_crc[r], 1, 0},
+            {xor, xor_size[r], r < 3 ? xor_crc[r] : 0, r < 3, 1, 0, 0},
+            {app, app_size[r], app_crc[r], 1, 0, 0, 0},
         };
         /* listed twice: the second call replaces the first */
         rc |= scr_summary_set_rank(s, r, 1, files + 1, 1);
@@ -415,7 +415,7 @@ static void test_set_rank_gives_the_golden_bytes(void)
     const char *path = tap_path(SCR_SUMMARY_FILE_NAME);
     CHECK(scr_summary_write(path, s) == SCR_SUCCESS, "write");
     check_same_bytes(path, tap_data("records/summary.scr"));
-    struct scr_summary_file bad = {"/abs", 1, 0, 0, 0};
+    struct scr_summary_file bad = {"/abs", 1, 0, 0, 0, 0, 0};
     CHECK(scr_summary_set_rank(s, 0, 1, &bad, 1) == SCR_ERR_ARG, "an absolute name is refused");
     CHECK(scr_summary_set_rank(s, -1, 0, NULL, 0) == SCR_ERR_ARG, "a negative rank is refused");
     CHECK(scr_summary_set_rank(s, 0, -1, NULL, 0) == SCR_ERR_ARG, "a negative count is refused");
@@ -436,8 +436,8 @@ static int golden_rank_files(void *ctx, int rank, int *out_expected, const struc
     xor_name(g->names[rank][0], sizeof(g->names[rank][0]), rank);
     app_name(g->names[rank][1], sizeof(g->names[rank][1]), rank);
     /* given in the opposite order to the file's: the writer sorts them */
-    g->files[0] = (struct scr_summary_file){g->names[rank][1], app_size[rank], app_crc[rank], 1, 0};
-    g->files[1] = (struct scr_summary_file){g->names[rank][0], xor_size[rank], rank < 3 ? xor_crc[rank] : 0, rank < 3, 1};
+    g->files[0] = (struct scr_summary_file){g->names[rank][1], app_size[rank], app_crc[rank], 1, 0, 0, 0};
+    g->files[1] = (struct scr_summary_file){g->names[rank][0], xor_size[rank], rank < 3 ? xor_crc[rank] : 0, rank < 3, 1, 0, 0};
     if (rank == g->bad_rank) g->files[1].name = "/etc/passwd";
     *out_expected = 2;
     *out_files = g->files;
@@ -479,7 +479,7 @@ static int odd_rank_files(void *ctx, int rank, int *out_expected, const struct s
     struct scr_summary_file *files = ctx;
     for (int i = 0; i < 7; i++)
         files[i] = (struct scr_summary_file){odd_names[(i + rank) % 7], (uint64_t)(rank * 100 + i), (uint32_t)i,
-                                             i % 2, i % 3 == 0};
+                                             i % 2, i % 3 == 0, i % 4 == 1, (uint64_t)(rank * 10 + i)};
     *out_expected = 7;
     *out_files = files;
     *out_n = rank % 3 == 2 ? 0 : 7;
@@ -510,6 +510,95 @@ static void test_write_ranks_matches_the_tree_writer(void)
     scr_kvtree_delete(s);
 }
 
+/* --- COMPRESSED: a file stored as gzip (tests/data/records/summary-compressed.json) --- */
+
+static const uint64_t cz_size[2] = { 524294, 524296 };
+static const uint32_t cz_crc[2] = { 0x5d3e6a12u, 0xb77c9e4u };
+#define CZ_STORED 131178 /* rank 0's file on the prefix; rank 1's is stored as written */
+
+static scr_dataset *compressed_dataset(void)
+{
+    scr_dataset *d = scr_dataset_new();
+    int rc = scr_dataset_set_id(d, 7);
+    rc |= scr_dataset_set_name(d, "scr.dataset.7");
+    rc |= scr_dataset_set_flags(d, SCR_DATASET_FLAG_CHECKPOINT);
+    rc |= scr_dataset_set_created(d, 1312850790668536LL);
+    rc |= scr_dataset_set_username(d, "user1");
+    rc |= scr_dataset_set_jobname(d, "simulation123");
+    rc |= scr_dataset_set_jobid(d, "112573");
+    rc |= scr_dataset_set_ckpt(d, 7);
+    rc |= scr_dataset_set_size(d, 1048590);
+    rc |= scr_dataset_set_files(d, 2);
+    rc |= scr_dataset_set_complete(d, 1);
+    if (rc == SCR_SUCCESS) return d;
+    scr_dataset_delete(d);
+    return NULL;
+}
+
+static int compressed_rank_files(void *ctx, int rank, int *out_expected, const struct scr_summary_file **out_files,
+                                 int *out_n)
+{
+    static char name[64];
+    struct scr_summary_file *f = ctx;
+    snprintf(name, sizeof(name), "../../ckpt.7/rank_%d.ckpt", rank);
+    *f = (struct scr_summary_file){name, cz_size[rank], cz_crc[rank], 1, 0, rank == 0, rank == 0 ? CZ_STORED : 0};
+    *out_expected = 1;
+    *out_files = f;
+    *out_n = 1;
+    return SCR_SUCCESS;
+}
+
+static void test_compressed_files_match_the_golden_in_both_writers(void)
+{
+    scr_dataset *d = compressed_dataset();
+    scr_kvtree *s = scr_kvtree_new();
+    REQUIRE(d != NULL && s != NULL, "descriptor");
+    int rc = scr_summary_set_dataset(s, d) | scr_summary_set_ranks(s, 2);
+    for (int r = 0; r < 2; r++) {
+        char name[64];
+        snprintf(name, sizeof(name), "../../ckpt.7/rank_%d.ckpt", r);
+        rc |= scr_summary_set_file(s, r, name, cz_size[r]);
+        rc |= scr_summary_set_file_crc(s, r, name, cz_crc[r]);
+        rc |= scr_summary_set_expected_files(s, r, 1);
+        if (r == 0) rc |= scr_summary_set_file_compressed(s, r, name, CZ_STORED);
+    }
+    REQUIRE(rc == SCR_SUCCESS, "setters");
+    CHECK(scr_summary_write(tap_path("cz-tree.scr"), s) == SCR_SUCCESS, "tree writer");
+    check_same_bytes(tap_path("cz-tree.scr"), tap_data("records/summary-compressed.scr"));
+    struct scr_summary_file f;
+    CHECK(scr_summary_write_ranks(tap_path("cz-lists.scr"), d, 2, compressed_rank_files, &f) == SCR_SUCCESS,
+          "list writer");
+    check_same_bytes(tap_path("cz-lists.scr"), tap_data("records/summary-compressed.scr"));
+    scr_kvtree_delete(s);
+    scr_dataset_delete(d);
+}
+
+static void test_compressed_reads_back_and_a_raw_file_has_none(void)
+{
+    scr_kvtree *s = scr_kvtree_new();
+    REQUIRE(scr_summary_read(tap_data("records/summary-compressed.scr"), s) == SCR_SUCCESS, "read golden");
+    uint64_t stored = 0, size = 0;
+    CHECK(scr_summary_get_file_compressed(s, 0, "../../ckpt.7/rank_0.ckpt", &stored) == SCR_SUCCESS &&
+              stored == CZ_STORED,
+          "rank 0: COMPRESSED %llu", (unsigned long long)stored);
+    CHECK(scr_summary_get_file_size(s, 0, "../../ckpt.7/rank_0.ckpt", &size) == SCR_SUCCESS && size == cz_size[0],
+          "rank 0: SIZE %llu is the uncompressed size", (unsigned long long)size);
+    CHECK(scr_summary_get_file_compressed(s, 1, "../../ckpt.7/rank_1.ckpt", &stored) == SCR_ERR_NOTFOUND,
+          "rank 1's file is stored as written");
+    scr_kvtree_delete(s);
+}
+
+static void edit_compressed_bad(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_str(scr_kvtree_get_kv(rank0(raw), "FILE", "../../ckpt.7/rank_0.ckpt"), "COMPRESSED", "gzip");
+}
+
+static void test_a_compressed_size_that_is_no_number_is_refused(void)
+{
+    expect_refused("records/summary-compressed.scr", "cz-bad.scr", edit_compressed_bad,
+                   "key RANK2FILE RANK 0 FILE ../../ckpt.7/rank_0.ckpt COMPRESSED holds 'gzip'");
+}
+
 int main(void)
 {
     RUN(test_written_summary_matches_independent_golden);
@@ -517,6 +606,9 @@ int main(void)
     RUN(test_set_rank_gives_the_golden_bytes);
     RUN(test_write_ranks_gives_the_golden_bytes);
     RUN(test_write_ranks_matches_the_tree_writer);
+    RUN(test_compressed_files_match_the_golden_in_both_writers);
+    RUN(test_compressed_reads_back_and_a_raw_file_has_none);
+    RUN(test_a_compressed_size_that_is_no_number_is_refused);
     RUN(test_version_5_reads_into_the_same_form);
     RUN(test_versions_outside_5_and_6_are_refused);
     RUN(test_missing_version_is_read_by_layout);

@@ -1,0 +1,330 @@
+/* util_compress.c — gzip streams written and read by zlib, the CRC of the
+ * uncompressed bytes taken on the way. */
+#include "build_config.h"
+#include "util_compress.h"
+#include "scr_err.h"
+#include "util_crc.h"
+#include "util_io.h"
+#include "util_log.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#ifdef HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
+
+/* windowBits for deflateInit2/inflateInit2: 15 (32 KiB) plus 16 asks for
+ * the gzip header and trailer instead of zlib's */
+#define GZIP_WINDOW (15 + 16)
+#define MEM_LEVEL 8
+
+/* zlib counts in uInt: a buffer handed to it at once stays below 1 GiB */
+static uInt zlen(size_t n)
+{
+    return n > ((size_t)1 << 30) ? (uInt)1 << 30 : (uInt)n;
+}
+
+/* --- the deflater: ISA-L's igzip for level 1 where the build has it (about
+ * six times zlib's speed at level 1, much the same size), zlib otherwise;
+ * both write a standard gzip member --------------------------------------- */
+
+struct deflater {
+    z_stream zs;
+#ifdef HAVE_ISAL
+    int isal;
+    struct isal_zstream is;
+    unsigned char *level_buf;
+#endif
+};
+
+static int deflater_init(struct deflater *d, int level, const char *src)
+{
+    memset(d, 0, sizeof(*d));
+#ifdef HAVE_ISAL
+    if (level == 1) {
+        d->level_buf = malloc(ISAL_DEF_LVL1_DEFAULT);
+        if (d->level_buf == NULL) {
+            scr_err("out of memory to compress %s", src);
+            return SCR_ERR_NOMEM;
+        }
+        isal_deflate_init(&d->is);
+        d->is.gzip_flag = IGZIP_GZIP;
+        d->is.level = 1;
+        d->is.level_buf = d->level_buf;
+        d->is.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+        d->is.flush = NO_FLUSH;
+        d->isal = 1;
+        return SCR_SUCCESS;
+    }
+#endif
+    int z = deflateInit2(&d->zs, level, Z_DEFLATED, GZIP_WINDOW, MEM_LEVEL, Z_DEFAULT_STRATEGY);
+    if (z != Z_OK) {
+        scr_err("cannot compress %s at level %d: zlib says %s", src, level,
+                z == Z_MEM_ERROR ? "out of memory" : "bad arguments");
+        return z == Z_MEM_ERROR ? SCR_ERR_NOMEM : SCR_ERR_ARG;
+    }
+    return SCR_SUCCESS;
+}
+
+static void deflater_end(struct deflater *d)
+{
+#ifdef HAVE_ISAL
+    if (d->isal) {
+        free(d->level_buf);
+        return;
+    }
+#endif
+    deflateEnd(&d->zs);
+}
+
+/* Take what it can of the len bytes at in (finish: they are the last),
+ * writing at most room bytes to out: *used, *made, and *ended once the
+ * stream's trailer is out. */
+static int deflater_step(struct deflater *d, const char *dst, const void *in, size_t len, void *out, size_t room,
+                         int finish, size_t *used, size_t *made, int *ended)
+{
+#ifdef HAVE_ISAL
+    if (d->isal) {
+        d->is.next_in = (uint8_t *)(uintptr_t)in;
+        d->is.avail_in = (uint32_t)(len > ((size_t)1 << 30) ? (size_t)1 << 30 : len);
+        d->is.next_out = out;
+        d->is.avail_out = (uint32_t)(room > ((size_t)1 << 30) ? (size_t)1 << 30 : room);
+        uint32_t in0 = d->is.avail_in, out0 = d->is.avail_out;
+        d->is.end_of_stream = finish && in0 == len;
+        int rc = isal_deflate(&d->is);
+        if (rc != COMP_OK) {
+            scr_err("compressing into %s failed: ISA-L's deflate returned %d", dst, rc);
+            return SCR_FAILURE;
+        }
+        *used = in0 - d->is.avail_in;
+        *made = out0 - d->is.avail_out;
+        *ended = d->is.internal_state.state == ZSTATE_END;
+        return SCR_SUCCESS;
+    }
+#endif
+    d->zs.next_in = (Bytef *)(uintptr_t)in;
+    d->zs.avail_in = zlen(len);
+    d->zs.next_out = out;
+    d->zs.avail_out = zlen(room);
+    uInt in0 = d->zs.avail_in, out0 = d->zs.avail_out;
+    int z = deflate(&d->zs, finish && in0 == len ? Z_FINISH : Z_NO_FLUSH);
+    if (z == Z_STREAM_ERROR) {
+        scr_err("compressing into %s failed: zlib's stream is inconsistent", dst);
+        return SCR_FAILURE;
+    }
+    *used = in0 - d->zs.avail_in;
+    *made = out0 - d->zs.avail_out;
+    *ended = z == Z_STREAM_END;
+    return SCR_SUCCESS;
+}
+
+/* Write the n bytes at p to out and tell the pace. */
+static int emit(int out, const char *dst, const void *p, size_t n, int (*pace)(void *, size_t), void *pace_ctx,
+                struct scr_copy_stored *stored)
+{
+    if (n == 0) return SCR_SUCCESS;
+    if (out >= 0) {
+        int rc = scr_write_full(out, p, n, dst);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    stored->bytes += n;
+    return pace != NULL ? pace(pace_ctx, n) : SCR_SUCCESS;
+}
+
+/* Deflate the len bytes at in (finish: the last ones) through obuf (olen
+ * bytes), writing each piece it makes. */
+static int deflate_out(struct deflater *d, const unsigned char *in, size_t len, int finish, unsigned char *obuf,
+                       size_t olen, int out, const char *dst, int (*pace)(void *, size_t), void *pace_ctx,
+                       struct scr_copy_stored *stored)
+{
+    size_t off = 0;
+    for (;;) {
+        size_t used = 0, made = 0;
+        int ended = 0;
+        int rc = deflater_step(d, dst, in + off, len - off, obuf, olen, finish, &used, &made, &ended);
+        if (rc != SCR_SUCCESS) return rc;
+        off += used;
+        rc = emit(out, dst, obuf, made, pace, pace_ctx, stored);
+        if (rc != SCR_SUCCESS) return rc;
+        /* done: the trailer is out, or (more to come) all taken and nothing held back */
+        if (finish ? ended : off == len && made < olen) return SCR_SUCCESS;
+    }
+}
+
+/* The probe: deflate up to SCR_COMPRESS_PROBE_BYTES of in into held (room
+ * bytes). *out_made: the bytes held; *out_eof when the file ended within
+ * the probe (the stream is then finished); *out_full when its output did
+ * not fit in room, which no probe that shrinks comes near. */
+static int deflate_probe(struct deflater *d, int in, const char *src, void *buf, size_t bufsize, int with_crc,
+                         unsigned char *held, size_t room, struct scr_copy_result *res, size_t *out_made,
+                         int *out_eof, int *out_full)
+{
+    *out_made = 0;
+    *out_eof = 0;
+    *out_full = 0;
+    for (;;) {
+        size_t got = 0;
+        if (res->bytes < SCR_COMPRESS_PROBE_BYTES) {
+            size_t want = SCR_COMPRESS_PROBE_BYTES - (size_t)res->bytes;
+            int rc = scr_read_full(in, buf, want < bufsize ? want : bufsize, &got, src);
+            if (rc != SCR_SUCCESS) return rc;
+        }
+        if (got == 0 && res->bytes < SCR_COMPRESS_PROBE_BYTES) *out_eof = 1;
+        if (got == 0 && !*out_eof) return SCR_SUCCESS; /* the probe is read; the file goes on */
+        if (with_crc) res->crc = scr_crc32(res->crc, buf, got);
+        res->bytes += got;
+        size_t off = 0;
+        int ended = 0;
+        do {
+            size_t used = 0, made = 0;
+            int rc = deflater_step(d, src, (unsigned char *)buf + off, got - off, held + *out_made, room - *out_made,
+                                   *out_eof, &used, &made, &ended);
+            if (rc != SCR_SUCCESS) return rc;
+            off += used;
+            *out_made += made;
+            if (*out_made == room) {
+                *out_full = 1;
+                return SCR_SUCCESS;
+            }
+        } while (off < got || (*out_eof && !ended));
+        if (*out_eof) return SCR_SUCCESS;
+    }
+}
+
+/* The rest of in after the probe, deflated through obuf. */
+static int deflate_rest(struct deflater *d, int in, const char *src, int out, const char *dst, void *buf,
+                        size_t bufsize, unsigned char *obuf, size_t olen, int with_crc, int (*pace)(void *, size_t),
+                        void *pace_ctx, struct scr_copy_result *res, struct scr_copy_stored *stored)
+{
+    for (;;) {
+        size_t got = 0;
+        int rc = scr_read_full(in, buf, bufsize, &got, src);
+        if (rc != SCR_SUCCESS) return rc;
+        if (with_crc) res->crc = scr_crc32(res->crc, buf, got);
+        res->bytes += got;
+        rc = deflate_out(d, buf, got, got == 0, obuf, olen, out, dst, pace, pace_ctx, stored);
+        if (rc != SCR_SUCCESS || got == 0) return rc;
+    }
+}
+
+int scr_gzip_pump(int in, const char *src, int out, const char *dst, void *buf, size_t bufsize, int level,
+                  int with_crc, int (*pace)(void *, size_t), void *pace_ctx, struct scr_copy_result *res,
+                  struct scr_copy_stored *stored, int *out_raw)
+{
+    struct deflater d;
+    res->bytes = 0;
+    res->crc = 0;
+    stored->bytes = 0;
+    stored->compressed = 0;
+    *out_raw = 0;
+    int rc = deflater_init(&d, level, src);
+    if (rc != SCR_SUCCESS) return rc;
+    /* room for the probe as it is, and then some: output that needs more
+     * did not shrink, and the file goes raw */
+    size_t room = SCR_COMPRESS_PROBE_BYTES + SCR_COMPRESS_PROBE_BYTES / 8 + 4096;
+    unsigned char *held = malloc(room);
+    unsigned char *obuf = malloc(bufsize);
+    int eof = 0, full = 0;
+    size_t made = 0;
+    if (held == NULL || obuf == NULL) {
+        scr_err("out of memory for the %zu + %zu bytes of compressing %s", room, bufsize, src);
+        rc = SCR_ERR_NOMEM;
+        goto out;
+    }
+    rc = deflate_probe(&d, in, src, buf, bufsize, with_crc, held, room, res, &made, &eof, &full);
+    if (rc != SCR_SUCCESS) goto out;
+    /* not worth it: an empty file, or a probe that did not shrink enough */
+    if (full || res->bytes == 0 || (uint64_t)made * 100 >= res->bytes * SCR_COMPRESS_KEEP_PERCENT) {
+        scr_dbg(2, "%s: %llu bytes compress to %zu%s: stored as written", src, (unsigned long long)res->bytes,
+                made, full ? " or more" : "");
+        *out_raw = 1;
+        goto out;
+    }
+    rc = emit(out, dst, held, made, pace, pace_ctx, stored);
+    if (rc != SCR_SUCCESS) goto out;
+    if (!eof)
+        rc = deflate_rest(&d, in, src, out, dst, buf, bufsize, obuf, bufsize, with_crc, pace, pace_ctx, res, stored);
+    if (rc == SCR_SUCCESS) stored->compressed = 1;
+out:
+    deflater_end(&d);
+    free(held);
+    free(obuf);
+    return rc;
+}
+
+/* What inflate's failure z means for src, logged. */
+static int inflate_failed(const char *src, const z_stream *zs, int z)
+{
+    if (z == Z_MEM_ERROR) {
+        scr_err("out of memory expanding %s", src);
+        return SCR_ERR_NOMEM;
+    }
+    scr_err("%s is not a valid gzip file (damaged after %lu compressed bytes): %s", src,
+            (unsigned long)zs->total_in, zs->msg != NULL ? zs->msg : "bad data");
+    return SCR_ERR_FORMAT;
+}
+
+int scr_gunzip_pump(int in, const char *src, int out, const char *dst, void *buf, size_t bufsize, int with_crc,
+                    int (*pace)(void *, size_t), void *pace_ctx, struct scr_copy_result *res,
+                    struct scr_copy_stored *stored)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof(zs));
+    res->bytes = 0;
+    res->crc = 0;
+    stored->bytes = 0;
+    stored->compressed = 1;
+    if (inflateInit2(&zs, GZIP_WINDOW) != Z_OK) {
+        scr_err("out of memory to expand %s", src);
+        return SCR_ERR_NOMEM;
+    }
+    unsigned char *ibuf = malloc(bufsize);
+    int rc = ibuf != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc != SCR_SUCCESS) scr_err("out of memory for a %zu byte buffer to expand %s", bufsize, src);
+    int z = Z_OK;
+    while (rc == SCR_SUCCESS && z != Z_STREAM_END) {
+        size_t got = 0;
+        rc = scr_read_full(in, ibuf, bufsize, &got, src);
+        if (rc != SCR_SUCCESS) break;
+        if (got == 0) {
+            scr_err("%s is truncated: its gzip stream stops after %llu bytes, before its end", src,
+                    (unsigned long long)stored->bytes);
+            rc = SCR_ERR_FORMAT;
+            break;
+        }
+        stored->bytes += got;
+        zs.next_in = ibuf;
+        zs.avail_in = zlen(got);
+        /* all of the input, as long as output comes */
+        while (rc == SCR_SUCCESS && z != Z_STREAM_END && (zs.avail_in > 0 || zs.avail_out == 0)) {
+            zs.next_out = buf;
+            zs.avail_out = zlen(bufsize);
+            z = inflate(&zs, Z_NO_FLUSH);
+            if (z != Z_OK && z != Z_STREAM_END && z != Z_BUF_ERROR) {
+                rc = inflate_failed(src, &zs, z);
+                break;
+            }
+            size_t made = zlen(bufsize) - zs.avail_out;
+            if (with_crc) res->crc = scr_crc32(res->crc, buf, made);
+            res->bytes += made;
+            if (made > 0 && out >= 0) rc = scr_write_full(out, buf, made, dst);
+            if (rc == SCR_SUCCESS && made > 0 && pace != NULL) rc = pace(pace_ctx, made);
+            if (z == Z_BUF_ERROR) break; /* needs more input */
+        }
+    }
+    /* one stream per file: anything after its end is damage */
+    if (rc == SCR_SUCCESS) {
+        size_t more = zs.avail_in;
+        if (more == 0) rc = scr_read_full(in, ibuf, 1, &more, src);
+        if (rc == SCR_SUCCESS && more > 0) {
+            scr_err("%s is damaged: bytes follow the end of its gzip stream at byte %lu", src,
+                    (unsigned long)zs.total_in);
+            rc = SCR_ERR_FORMAT;
+        }
+    }
+    inflateEnd(&zs);
+    free(ibuf);
+    return rc;
+}
