@@ -1,0 +1,234 @@
+/* drill_nodes.c — simulated nodes' directories, their caches, and losing them. */
+#include "drill_nodes.h"
+#include "dataset.h"
+#include "filemap.h"
+#include "job_dir.h"
+#include "job_env.h"
+#include "kvtree.h"
+#include "kvtree_util.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int drill_node_of_rank(int ranks, int nodes, int r)
+{
+    return (int)((long long)r * nodes / ranks);
+}
+
+void drill_nodes_free(struct drill_nodes *dn)
+{
+    for (int i = 0; i < dn->ndirs; i++) free(dn->job_dirs[i]);
+    free(dn->job_dirs);
+    dn->job_dirs = NULL;
+    dn->ndirs = 0;
+}
+
+/* The job directory under base (read from parameter what) appended to dn,
+ * unless dn has it already. */
+static int add_job_dir(struct drill_nodes *dn, const char *what, const char *base, const char *node,
+                       const char *user, const char *jobid)
+{
+    char *dir = NULL;
+    int rc = scr_job_dir_path(what, base, node, user, jobid, &dir);
+    if (rc != SCR_SUCCESS) return rc;
+    for (int i = 0; i < dn->ndirs; i++) {
+        if (strcmp(dn->job_dirs[i], dir) == 0) {
+            free(dir);
+            return SCR_SUCCESS;
+        }
+    }
+    char **grown = realloc(dn->job_dirs, (size_t)(dn->ndirs + 1) * sizeof(*grown));
+    if (grown == NULL) {
+        scr_err("out of memory");
+        free(dir);
+        return SCR_ERR_NOMEM;
+    }
+    dn->job_dirs = grown;
+    dn->job_dirs[dn->ndirs++] = dir;
+    return SCR_SUCCESS;
+}
+
+int drill_nodes_setup(struct drill_nodes *dn, const scr_config *cfg, int ranks, int nodes)
+{
+    memset(dn, 0, sizeof(*dn));
+    dn->ranks = ranks;
+    dn->nodes = nodes;
+    char node[256], user[256], jobid[256];
+    int defaulted = 0;
+    const char *cntl = NULL, *cache = NULL;
+    /* the real node's name: a simulated node's directories are inside its job directory */
+    int rc = scr_job_env_node_name(node, sizeof(node));
+    if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
+    if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
+    if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, "SCR_CNTL_BASE", &cntl);
+    if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, "SCR_CACHE_BASE", &cache);
+    if (rc == SCR_SUCCESS) rc = add_job_dir(dn, "SCR_CNTL_BASE", cntl, node, user, jobid);
+    if (rc == SCR_SUCCESS) rc = add_job_dir(dn, "SCR_CACHE_BASE", cache, node, user, jobid);
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_config_table(cfg, "STORE")); rc == SCR_SUCCESS && e;
+         e = scr_kvtree_elem_next(e))
+        rc = add_job_dir(dn, "STORE", scr_kvtree_elem_key(e), node, user, jobid);
+    if (rc != SCR_SUCCESS) drill_nodes_free(dn);
+    return rc;
+}
+
+/* Simulated node k's directory inside job directory i. */
+static int node_dir(const struct drill_nodes *dn, int i, int k, char **out_dir)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "node%d", k);
+    return scr_job_dir_sim_path(dn->job_dirs[i], name, out_dir);
+}
+
+int drill_nodes_cntl_dir(const struct drill_nodes *dn, int k, char **out_dir)
+{
+    return node_dir(dn, 0, k, out_dir);
+}
+
+/* Every filemap_<n>.scrinfo of directory dir merged into map. */
+static int read_filemaps(const char *dir, scr_filemap *map)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        if (errno == ENOENT) return SCR_SUCCESS; /* the node never reached SCR_Init */
+        scr_err("cannot read directory %s: %s", dir, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    int rc = SCR_SUCCESS;
+    for (struct dirent *e; rc == SCR_SUCCESS && (e = readdir(d)) != NULL;) {
+        int n = 0, used = 0;
+        if (sscanf(e->d_name, "filemap_%d.scrinfo%n", &n, &used) != 1 || e->d_name[used] != '\0') continue;
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        rc = scr_filemap_read(path, map);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Whether the set that rank's record red describes survives; lost[k] for
+ * node k. scheme receives the record's TYPE. */
+static int set_survives(const struct drill_nodes *dn, const scr_kvtree *red, const int *lost, char *scheme,
+                        size_t len)
+{
+    const char *type = "SINGLE";
+    int failures = 0, hop = 1, size = 0;
+    scr_kvtree_util_get_str(red, "TYPE", &type);
+    scr_kvtree_util_get_int(red, "FAILURES", &failures);
+    scr_kvtree_util_get_int(red, "HOP", &hop);
+    scr_kvtree_util_get_int(red, "SET_SIZE", &size);
+    snprintf(scheme, len, "%s", type);
+    const scr_kvtree *members = scr_kvtree_get(red, "MEMBERS");
+    if (size < 1 || members == NULL || hop < 1) return 0; /* a record we cannot judge: not counted on */
+    int nlost = 0, partner_lost_too = 0;
+    for (int i = 0; i < size; i++) {
+        char key[16];
+        int rank = -1, partner = -1;
+        snprintf(key, sizeof(key), "%d", i);
+        if (scr_kvtree_util_get_int(members, key, &rank) != SCR_SUCCESS || rank < 0 || rank >= dn->ranks) return 0;
+        if (!lost[drill_node_of_rank(dn->ranks, dn->nodes, rank)]) continue;
+        nlost++;
+        snprintf(key, sizeof(key), "%d", (i + hop) % size);
+        if (scr_kvtree_util_get_int(members, key, &partner) == SCR_SUCCESS && partner >= 0 && partner < dn->ranks &&
+            lost[drill_node_of_rank(dn->ranks, dn->nodes, partner)])
+            partner_lost_too = 1;
+    }
+    if (nlost == 0) return 1;
+    if (strcmp(type, "XOR") == 0) return nlost <= 1;
+    if (strcmp(type, "RS") == 0) return nlost <= failures;
+    if (strcmp(type, "PARTNER") == 0) return !partner_lost_too;
+    return 0; /* SINGLE keeps no copy */
+}
+
+/* Judge dataset id of map into c. */
+static void judge(const struct drill_nodes *dn, const scr_filemap *map, int id, const int *lost,
+                  struct drill_cached *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->id = id;
+    c->complete = 1;
+    c->survives = 1;
+    for (int r = 0; r < dn->ranks; r++) {
+        const scr_dataset *desc = NULL;
+        const scr_kvtree *red = NULL;
+        const char *name = NULL;
+        int complete = 0;
+        if (scr_filemap_get_dataset(map, id, r, &desc) != SCR_SUCCESS ||
+            scr_dataset_get_complete(desc, &complete) != SCR_SUCCESS || !complete) {
+            c->complete = 0;
+            continue;
+        }
+        if (c->name[0] == '\0' && scr_dataset_get_name(desc, &name) == SCR_SUCCESS)
+            snprintf(c->name, sizeof(c->name), "%s", name);
+        if (lost[drill_node_of_rank(dn->ranks, dn->nodes, r)]) c->rebuild = 1;
+        if (scr_filemap_get_reddesc(map, id, r, &red) != SCR_SUCCESS) {
+            c->survives = 0;
+            continue;
+        }
+        if (!set_survives(dn, red, lost, c->scheme, sizeof(c->scheme))) c->survives = 0;
+    }
+    if (!c->complete) c->survives = 0;
+}
+
+int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struct drill_cached *out, int max,
+                            int *out_count)
+{
+    *out_count = 0;
+    scr_filemap *map = scr_filemap_new();
+    if (map == NULL) {
+        scr_err("out of memory");
+        return SCR_ERR_NOMEM;
+    }
+    int rc = SCR_SUCCESS, *ids = NULL, nids = 0;
+    for (int k = 0; k < dn->nodes && rc == SCR_SUCCESS; k++) {
+        char *dir = NULL;
+        rc = drill_nodes_cntl_dir(dn, k, &dir);
+        if (rc == SCR_SUCCESS) rc = read_filemaps(dir, map);
+        free(dir);
+    }
+    if (rc == SCR_SUCCESS) rc = scr_filemap_list_datasets(map, &ids, &nids);
+    /* newest first: the ids come in ascending order */
+    for (int i = nids - 1; rc == SCR_SUCCESS && i >= 0 && *out_count < max; i--) {
+        const scr_dataset *desc = NULL;
+        int r;
+        for (r = 0; r < dn->ranks; r++)
+            if (scr_filemap_get_dataset(map, ids[i], r, &desc) == SCR_SUCCESS) break;
+        if (r == dn->ranks || !scr_dataset_is_checkpoint(desc)) continue;
+        judge(dn, map, ids[i], lost, &out[(*out_count)++]);
+    }
+    free(ids);
+    scr_filemap_delete(map);
+    return rc;
+}
+
+int drill_nodes_lose(const struct drill_nodes *dn, int k)
+{
+    int rc = SCR_SUCCESS;
+    for (int i = 0; i < dn->ndirs; i++) {
+        char *dir = NULL;
+        int removed = 0, step = node_dir(dn, i, k, &dir);
+        if (step == SCR_SUCCESS) step = scr_job_dir_remove(dir, &removed);
+        if (step == SCR_SUCCESS && !removed && i == 0) {
+            scr_err("node%d has no control directory %s to lose: the run never reached SCR_Init on it", k, dir);
+            step = SCR_ERR_NOTFOUND;
+        }
+        free(dir);
+        if (rc == SCR_SUCCESS) rc = step;
+    }
+    return rc;
+}
+
+int drill_nodes_remove_all(const struct drill_nodes *dn)
+{
+    int rc = SCR_SUCCESS;
+    for (int i = 0; i < dn->ndirs; i++) {
+        int removed = 0;
+        int step = scr_job_dir_remove(dn->job_dirs[i], &removed);
+        if (rc == SCR_SUCCESS) rc = step;
+    }
+    return rc;
+}
