@@ -80,10 +80,9 @@ static void take_line(struct drill_events *ev, const char *line)
         ev->completed++;
         ev->last_completed_id = id;
         snprintf(ev->last_completed_name, sizeof(ev->last_completed_name), "%s", dname ? dname : "");
-    } else if (strcmp(name, SCR_EVENT_CHECKPOINT_START) == 0 || strcmp(name, SCR_EVENT_OUTPUT_START) == 0) {
-        if (id > ev->last_started_id) ev->last_started_id = id;
-    } else if (strcmp(name, SCR_EVENT_FINALIZE) == 0) {
-        ev->saw_finalize = 1;
+    } else if (strcmp(name, SCR_EVENT_HALT) == 0) {
+        const char *reason = str_member(obj, "reason");
+        if (reason != NULL && strncmp(reason, "SCR_DRILL_STOP_AFTER=", 21) == 0) ev->saw_drill_stop = 1;
     } else if (strcmp(name, SCR_EVENT_INIT) == 0) {
         const char *source = str_member(obj, "restart_source");
         ev->saw_init = 1;

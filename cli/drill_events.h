@@ -4,7 +4,7 @@
  * appends one JSON object per event to <prefix>/.scr/events.jsonl
  * (event_format.h). A drill_events follows that file from the offset it had
  * before the run began and keeps only the events of the drill's job id:
- * the checkpoints completed, the datasets started, the finalize, and at a restart the init event,
+ * the checkpoints completed, the library's stop for the drill, and at a restart the init event,
  * the rebuilds and the fetches. Lines are read whole: a line still being
  * written stays for the next poll. A line that is not an event object is
  * counted in bad_lines and skipped (the log promises no garbage, but a run
@@ -37,8 +37,7 @@ struct drill_events {
     int completed;           /* checkpoint_complete with status ok */
     int last_completed_id;   /* the newest of them, 0 when none */
     char last_completed_name[256];
-    int last_started_id;     /* the newest checkpoint_start or output_start */
-    int saw_finalize;        /* SCR_Finalize was called */
+    int saw_drill_stop;      /* the halt event of SCR_DRILL_STOP_AFTER: the library killed the run */
 
     /* the restart: the init event, then rebuilds and fetches */
     int saw_init;

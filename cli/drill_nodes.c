@@ -6,6 +6,7 @@
 #include "job_env.h"
 #include "kvtree.h"
 #include "kvtree_util.h"
+#include "meta.h"
 #include "scr_err.h"
 #include "util_log.h"
 
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int drill_node_of_rank(int ranks, int nodes, int r)
 {
@@ -110,9 +112,9 @@ static int read_filemaps(const char *dir, scr_filemap *map)
     return rc;
 }
 
-/* Whether the set that rank's record red describes survives; lost[k] for
- * node k. scheme receives the record's TYPE. */
-static int set_survives(const struct drill_nodes *dn, const scr_kvtree *red, const int *lost, char *scheme,
+/* Whether the set that rank's record red describes survives when the
+ * ranks gone[r] nonzero are missing; scheme receives the record's TYPE. */
+static int set_survives(const struct drill_nodes *dn, const scr_kvtree *red, const char *gone, char *scheme,
                         size_t len)
 {
     const char *type = "SINGLE";
@@ -130,11 +132,11 @@ static int set_survives(const struct drill_nodes *dn, const scr_kvtree *red, con
         int rank = -1, partner = -1;
         snprintf(key, sizeof(key), "%d", i);
         if (scr_kvtree_util_get_int(members, key, &rank) != SCR_SUCCESS || rank < 0 || rank >= dn->ranks) return 0;
-        if (!lost[drill_node_of_rank(dn->ranks, dn->nodes, rank)]) continue;
+        if (!gone[rank]) continue;
         nlost++;
         snprintf(key, sizeof(key), "%d", (i + hop) % size);
-        if (scr_kvtree_util_get_int(members, key, &partner) == SCR_SUCCESS && partner >= 0 && partner < dn->ranks &&
-            lost[drill_node_of_rank(dn->ranks, dn->nodes, partner)])
+        if (scr_kvtree_util_get_int(members, key, &partner) == SCR_SUCCESS && partner >= 0 &&
+            partner < dn->ranks && gone[partner])
             partner_lost_too = 1;
     }
     if (nlost == 0) return 1;
@@ -144,34 +146,61 @@ static int set_survives(const struct drill_nodes *dn, const scr_kvtree *red, con
     return 0; /* SINGLE keeps no copy */
 }
 
-/* Judge dataset id of map into c. */
-static void judge(const struct drill_nodes *dn, const scr_filemap *map, int id, const int *lost,
+/* Whether rank r holds dataset id whole, as SCR_Init will judge it: marked
+ * complete, every file it expects listed, each written completely and of
+ * its recorded size (a run killed in the middle of an encode leaves the
+ * redundancy file short or unlisted). */
+static int rank_is_intact(const scr_filemap *map, int id, int r)
+{
+    const scr_dataset *desc = NULL;
+    int complete = 0, expected = -1, nfiles = 0, ok = 1;
+    if (scr_filemap_get_dataset(map, id, r, &desc) != SCR_SUCCESS ||
+        scr_dataset_get_complete(desc, &complete) != SCR_SUCCESS || !complete ||
+        scr_filemap_get_expected_files(map, id, r, &expected) != SCR_SUCCESS ||
+        expected != scr_filemap_num_files(map, id, r))
+        return 0;
+    const char **files = NULL;
+    if (scr_filemap_list_files(map, id, r, &files, &nfiles) != SCR_SUCCESS) return 0;
+    for (int f = 0; ok && f < nfiles; f++) {
+        const scr_meta *meta = NULL;
+        uint64_t size = 0;
+        struct stat st;
+        ok = scr_filemap_get_meta(map, id, r, files[f], &meta) == SCR_SUCCESS && scr_meta_is_complete(meta) &&
+             scr_meta_get_filesize(meta, &size) == SCR_SUCCESS && stat(files[f], &st) == 0 &&
+             (uint64_t)st.st_size == size;
+    }
+    free(files);
+    return ok;
+}
+
+/* Judge dataset id of map into c; gone is scratch room for dn->ranks flags. */
+static void judge(const struct drill_nodes *dn, const scr_filemap *map, int id, const int *lost, char *gone,
                   struct drill_cached *c)
 {
     memset(c, 0, sizeof(*c));
     c->id = id;
     c->complete = 1;
-    c->survives = 1;
     for (int r = 0; r < dn->ranks; r++) {
         const scr_dataset *desc = NULL;
-        const scr_kvtree *red = NULL;
         const char *name = NULL;
-        int complete = 0;
-        if (scr_filemap_get_dataset(map, id, r, &desc) != SCR_SUCCESS ||
-            scr_dataset_get_complete(desc, &complete) != SCR_SUCCESS || !complete) {
-            c->complete = 0;
-            continue;
-        }
-        if (c->name[0] == '\0' && scr_dataset_get_name(desc, &name) == SCR_SUCCESS)
+        int intact = rank_is_intact(map, id, r), on_lost = lost[drill_node_of_rank(dn->ranks, dn->nodes, r)];
+        if (!intact) c->complete = 0;
+        gone[r] = !intact || on_lost;
+        if (gone[r]) c->rebuild = 1;
+        if (c->name[0] == '\0' && scr_filemap_get_dataset(map, id, r, &desc) == SCR_SUCCESS &&
+            scr_dataset_get_name(desc, &name) == SCR_SUCCESS)
             snprintf(c->name, sizeof(c->name), "%s", name);
-        if (lost[drill_node_of_rank(dn->ranks, dn->nodes, r)]) c->rebuild = 1;
+    }
+    /* every rank's set must survive what is gone */
+    c->survives = 1;
+    for (int r = 0; r < dn->ranks; r++) {
+        const scr_kvtree *red = NULL;
         if (scr_filemap_get_reddesc(map, id, r, &red) != SCR_SUCCESS) {
             c->survives = 0;
             continue;
         }
-        if (!set_survives(dn, red, lost, c->scheme, sizeof(c->scheme))) c->survives = 0;
+        if (!set_survives(dn, red, gone, c->scheme, sizeof(c->scheme))) c->survives = 0;
     }
-    if (!c->complete) c->survives = 0;
 }
 
 int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struct drill_cached *out, int max,
@@ -181,6 +210,12 @@ int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struc
     scr_filemap *map = scr_filemap_new();
     if (map == NULL) {
         scr_err("out of memory");
+        return SCR_ERR_NOMEM;
+    }
+    char *gone = malloc((size_t)dn->ranks);
+    if (gone == NULL) {
+        scr_err("out of memory");
+        scr_filemap_delete(map);
         return SCR_ERR_NOMEM;
     }
     int rc = SCR_SUCCESS, *ids = NULL, nids = 0;
@@ -198,9 +233,10 @@ int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struc
         for (r = 0; r < dn->ranks; r++)
             if (scr_filemap_get_dataset(map, ids[i], r, &desc) == SCR_SUCCESS) break;
         if (r == dn->ranks || !scr_dataset_is_checkpoint(desc)) continue;
-        judge(dn, map, ids[i], lost, &out[(*out_count)++]);
+        judge(dn, map, ids[i], lost, gone, &out[(*out_count)++]);
     }
     free(ids);
+    free(gone);
     scr_filemap_delete(map);
     return rc;
 }

@@ -12,9 +12,11 @@
  *
  * What a cache holds is read from the filemaps in each node's control
  * directory (filemap_<n>.scrinfo, filemap.h): for each checkpoint, whether
- * every rank recorded it complete, and the redundancy record of each rank
- * (reddesc.h: TYPE, FAILURES, HOP, SET_SIZE, SET_RANK, MEMBERS), from which
- * the drill judges whether a dataset survives the loss of given nodes:
+ * each rank holds it whole as SCR_Init judges it (marked complete, all its
+ * expected files listed, each complete and of its recorded size), and the
+ * redundancy record of each rank (reddesc.h: TYPE, FAILURES, HOP, SET_SIZE,
+ * MEMBERS). A rank is missing when it is not whole or its node is lost,
+ * and the drill judges whether the dataset survives that:
  * a set of SINGLE loses nothing and survives; XOR loses at most one member;
  * RS at most FAILURES; PARTNER survives when no lost member's partner
  * (HOP places to its right in the set) is lost as well. */
@@ -38,9 +40,9 @@ struct drill_cached {
     int id;
     char name[256];
     char scheme[16];  /* "XOR", ... ; "" when no rank recorded one */
-    int complete;     /* every rank has it, marked complete */
+    int complete;     /* every rank holds it whole */
     int survives;     /* with the lost nodes given to drill_nodes_read_caches */
-    int rebuild;      /* some of its ranks are on a lost node */
+    int rebuild;      /* some of its ranks are missing: it needs its redundancy */
 };
 
 /* The simulated node of rank r. */

@@ -91,14 +91,15 @@ static void print_words(const struct drill_outcome *o)
     printf("first run: %d ranks as %d simulated nodes (job %s), %d checkpoint%s completed%s%s\n", o->ranks,
            o->nodes, o->job, o->run1_checkpoints, o->run1_checkpoints == 1 ? "" : "s",
            o->run1_last[0] ? ", the last " : "", o->run1_last);
-    if (o->run1.kill_at < 0)
-        printf("ended: by itself, status %d, before the drill stopped it\n", o->run1.status);
+    if (o->run1_stopped)
+        printf("ended: every rank killed with SIGKILL by libscr right after checkpoint %d completed\n",
+               o->stop_after);
     else if (o->run1.killed_rank >= 0)
         printf("ended: rank %d (node%d) killed with SIGKILL %.1f s after the start (seed %lu)\n",
                o->run1.killed_rank, drill_node_of_rank(o->ranks, o->nodes, o->run1.killed_rank), o->run1.kill_at,
                o->seed);
     else
-        printf("ended: every rank killed with SIGKILL right after checkpoint %d completed\n", o->stop_after);
+        printf("ended: by itself, status %d, before the drill stopped it\n", o->run1.status);
     print_lost(o);
     char want[320];
     describe(o->expect_source, o->expect_name, want, sizeof(want));
@@ -182,7 +183,7 @@ static int print_json(const struct drill_outcome *o)
     bad = bad || scr_cli_json_put(top, "prefix", json_object_new_string(o->prefix));
     bad = bad || put_str(top, "logs", o->logs_kept ? o->log_dir : "");
 
-    const char *ended = o->run1.kill_at < 0 ? "itself" : o->run1.killed_rank >= 0 ? "kill_random" : "stop_after";
+    const char *ended = o->run1_stopped ? "stop_after" : o->run1.killed_rank >= 0 ? "kill_random" : "itself";
     bad = bad || scr_cli_json_put(first, "ended", json_object_new_string(ended));
     bad = bad || scr_cli_json_put(first, "status", json_object_new_int(o->run1.status));
     bad = bad || scr_cli_json_put(first, "checkpoints", json_object_new_int(o->run1_checkpoints));

@@ -30,6 +30,7 @@ struct drill_outcome {
     /* the first run */
     struct drill_run_result run1;
     int run1_checkpoints;     /* checkpoints it completed */
+    int run1_stopped;         /* the library stopped it after checkpoint stop_after */
     char run1_last[256];      /* the newest of them, "" when none */
 
     /* what the restart should do */

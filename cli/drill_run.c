@@ -94,8 +94,11 @@ static void exec_mpirun(const struct drill_run_spec *spec)
         fprintf(stderr, "scr-drill: cannot set up the run's input and log %s: %s\n", spec->log_path, strerror(errno));
         _exit(126);
     }
-    if (setenv("SCR_DRILL_TAG", spec->tag, 1) != 0) {
-        fprintf(stderr, "scr-drill: cannot set SCR_DRILL_TAG: %s\n", strerror(errno));
+    char stop[16];
+    snprintf(stop, sizeof(stop), "%d", spec->stop_after);
+    if (setenv("SCR_DRILL_TAG", spec->tag, 1) != 0 ||
+        (spec->stop_after > 0 ? setenv("SCR_DRILL_STOP_AFTER", stop, 1) : unsetenv("SCR_DRILL_STOP_AFTER")) != 0) {
+        fprintf(stderr, "scr-drill: cannot set the ranks' environment: %s\n", strerror(errno));
         _exit(126);
     }
     int nprog = 0;

@@ -9,6 +9,10 @@
  * drill never links MPI: mpirun is a child process. Its standard input is
  * /dev/null and its output and errors go to a log file.
  *
+ * With stop_after K, the ranks get SCR_DRILL_STOP_AFTER=K, and libscr
+ * kills them itself right after their K-th checkpoint (run_halt.h): a
+ * point no watcher outside could hit as surely.
+ *
  * Each rank carries SCR_DRILL_TAG=<tag> in its environment; that is how
  * the drill finds the ranks to kill (in /proc/<pid>/environ, which a user
  * may read for its own processes): a rank is a process with the tag and a
@@ -33,6 +37,7 @@ struct drill_run_spec {
     char *const *program;     /* the program and its arguments, NULL-terminated */
     const char *tag;          /* SCR_DRILL_TAG of the ranks */
     const char *log_path;     /* the run's output and errors, appended */
+    int stop_after;           /* SCR_DRILL_STOP_AFTER of the ranks (run_halt.h); 0: none */
     int time_limit;           /* seconds */
 };
 

@@ -1,9 +1,9 @@
 /* scr_drill.c — scr-drill: rehearse a failure and the restart of an MPI job on one host.
  *
  * Runs the user's MPI program on R ranks as M simulated nodes (drill_run.h),
- * ends the first run right after its K-th checkpoint (--stop-after K: every
- * rank is killed once the event log shows that checkpoint completed and the
- * application went on to its next dataset or to SCR_Finalize) or at a random moment (--kill-random: one random rank is killed
+ * ends the first run right after its K-th checkpoint (--stop-after K: the
+ * ranks get SCR_DRILL_STOP_AFTER=K, and libscr kills every one of them with
+ * SIGKILL once that checkpoint is complete, run_halt.h) or at a random moment (--kill-random: one random rank is killed
  * after a random delay, both drawn from --seed), deletes the cache and
  * control directories of the nodes --lose names (drill_nodes.h), runs the
  * program again, and reports whether it restarted from the dataset it
@@ -184,6 +184,10 @@ static int parse(int argc, char **argv, struct options *o)
             o->expect = optarg;
             break;
         case 'p': o->prefix = optarg; break;
+        case OPT_LOG_DIR:
+            if (optarg[0] == '\0') status = scr_cli_usage_error("--log-dir wants a directory");
+            o->log_dir = optarg;
+            break;
         case OPT_MPIRUN:
             if (optarg[0] == '\0') status = scr_cli_usage_error("--mpirun wants a program");
             o->mpirun = optarg;
@@ -218,31 +222,7 @@ static int parse(int argc, char **argv, struct options *o)
     return status;
 }
 
-/* --- the watchers of the first run ---------------------------------------------------- */
-
-struct stop_after_watch {
-    struct drill_events *ev;
-    int k;
-    int target_id; /* the K-th checkpoint, once it completed */
-};
-
-/* Kill every rank once checkpoint K has completed and SCR_Complete_checkpoint
- * has returned, with all it does (redundancy, a flush SCR_FLUSH asks for):
- * the moment the application starts its next dataset, or calls
- * SCR_Finalize (before the flush that may do). Work the library goes on
- * with in the background (an asynchronous flush or encode) is cut short,
- * as a failure would cut it. */
-static enum drill_watch stop_after(void *ctx, double elapsed, int *out_rank)
-{
-    struct stop_after_watch *w = ctx;
-    (void)elapsed;
-    (void)out_rank;
-    if (drill_events_poll(w->ev) != SCR_SUCCESS) return DRILL_GO_ON;
-    if (w->target_id == 0 && w->ev->completed >= w->k) w->target_id = w->ev->last_completed_id;
-    if (w->target_id == 0) return DRILL_GO_ON;
-    if (w->ev->last_started_id > w->target_id || w->ev->saw_finalize) return DRILL_KILL_ALL;
-    return DRILL_GO_ON;
-}
+/* --- the random kill of the first run ------------------------------------------------- */
 
 struct random_watch {
     double at;
@@ -337,7 +317,6 @@ static int make_log_dir(const char *given, char *buf, size_t len, int *out_made)
 static int first_run(const struct options *o, struct drill_run_spec *spec, struct drill_events *ev,
                      struct drill_outcome *out)
 {
-    struct stop_after_watch sw = {ev, o->stop_after, 0};
     struct random_watch rw = {0, 0};
     if (o->kill_random) {
         unsigned long state = out->seed;
@@ -346,20 +325,32 @@ static int first_run(const struct options *o, struct drill_run_spec *spec, struc
         rw.rank = (int)(next_random(&state) % (unsigned long)o->ranks);
         out->kill_delay = rw.at;
     }
-    int rc = drill_run(spec, o->kill_random ? kill_random : stop_after, o->kill_random ? (void *)&rw : (void *)&sw,
-                       &out->run1);
+    /* --stop-after: libscr stops the run itself (SCR_DRILL_STOP_AFTER in spec) */
+    int rc = drill_run(spec, o->kill_random ? kill_random : NULL, &rw, &out->run1);
     if (rc != SCR_SUCCESS) return rc;
     rc = drill_events_poll(ev);
     if (rc != SCR_SUCCESS) return rc;
     out->run1_checkpoints = ev->completed;
+    out->run1_stopped = ev->saw_drill_stop;
     snprintf(out->run1_last, sizeof(out->run1_last), "%s", ev->last_completed_name);
     if (out->run1.timed_out) {
         scr_err("the first run did not end within %d s (see %s); give --time-limit", o->time_limit, spec->log_path);
         return SCR_FAILURE;
     }
-    if (o->stop_after > 0 && ev->completed < o->stop_after) {
-        scr_err("the first run ended (status %d) after %d checkpoint%s, before checkpoint %d: does the program "
-                "write that many (see %s)?", out->run1.status, ev->completed, ev->completed == 1 ? "" : "s",
+    if (o->stop_after > 0 && !ev->saw_drill_stop) {
+        if (ev->saw_init && ev->init_id > 0)
+            scr_err("the first run ended (status %d) after %d checkpoint%s, before checkpoint %d: it restarted "
+                    "from dataset %d that SCR_Init found on the prefix %s; drill on a prefix the program starts "
+                    "afresh from (see %s)", out->run1.status, ev->completed, ev->completed == 1 ? "" : "s",
+                    o->stop_after, ev->init_id, out->prefix, spec->log_path);
+        else
+            scr_err("the first run ended (status %d) after %d checkpoint%s, before checkpoint %d: does the "
+                    "program write that many (see %s)?", out->run1.status, ev->completed,
+                    ev->completed == 1 ? "" : "s", o->stop_after, spec->log_path);
+        return SCR_FAILURE;
+    }
+    if (o->stop_after > 0 && out->run1.status == 0) {
+        scr_err("the first run ended with status 0 after its checkpoint %d: the library did not stop it (see %s)",
                 o->stop_after, spec->log_path);
         return SCR_FAILURE;
     }
@@ -419,7 +410,7 @@ static int drill(const struct options *o)
     out.lost = o->lost;
 
     struct drill_run_spec spec = {o->mpirun, o->mpirun_args, o->nmpirun_args, o->ranks, o->nodes,
-                                  o->program, job, log1, o->time_limit};
+                                  o->program, job, log1, o->stop_after, o->time_limit};
     if (drill_events_start(&ev1, prefix, job) != SCR_SUCCESS) goto out;
     if (first_run(o, &spec, &ev1, &out) != SCR_SUCCESS) goto out;
 
@@ -438,6 +429,7 @@ static int drill(const struct options *o)
     /* the restart */
     if (drill_events_start(&ev2, prefix, job) != SCR_SUCCESS) goto out;
     spec.log_path = log2;
+    spec.stop_after = 0;
     if (drill_run(&spec, NULL, NULL, &out.run2) != SCR_SUCCESS) goto out;
     if (drill_events_poll(&ev2) != SCR_SUCCESS) goto out;
     out.ev2 = &ev2;

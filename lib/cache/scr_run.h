@@ -58,6 +58,8 @@ struct scr_run {
     int crc_on_delete;     /* check files against their CRCs before deleting them from cache */
     int prefix_size;       /* checkpoints kept on the prefix (0: all) */
     int halt_enabled, halt_exit, halt_seconds;
+    int drill_stop_after;  /* SCR_DRILL_STOP_AFTER (run_halt.h), 0: none */
+    int drill_checkpoints; /* checkpoints this run completed, counted for it */
     int ckpt_interval, ckpt_seconds;
     double ckpt_overhead;
     size_t file_buf_size;  /* file I/O buffer (SCR_FILE_BUF_SIZE) */

@@ -124,6 +124,20 @@ int scr_job_env_sim_node(char *buf, size_t len, int *out_set)
     return rc;
 }
 
+int scr_job_env_drill_stop_after(int *out_k)
+{
+    *out_k = 0;
+    const char *v = getenv("SCR_DRILL_STOP_AFTER");
+    if (v == NULL) return SCR_SUCCESS;
+    int64_t k = 0;
+    if (scr_parse_int64(v, &k) != SCR_SUCCESS || k < 1 || k > INT32_MAX) {
+        scr_err("SCR_DRILL_STOP_AFTER='%.32s' is not a number of checkpoints (1 or more)", v);
+        return SCR_ERR_ARG;
+    }
+    *out_k = (int)k;
+    return SCR_SUCCESS;
+}
+
 int scr_job_env_job_id(char *buf, size_t len, int *out_defaulted)
 {
     static const char *const vars[] = {"SLURM_JOB_ID", "SCR_JOB_ID"};

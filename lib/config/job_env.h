@@ -55,6 +55,12 @@ int scr_job_env_node_name(char *buf, size_t len);
  * set but refused as above or longer than SCR_SIM_NODE_MAX. */
 int scr_job_env_sim_node(char *buf, size_t len, int *out_set);
 
+/* The checkpoint after which scr-drill wants the run to die:
+ * $SCR_DRILL_STOP_AFTER, a whole number >= 1, into *out_k; 0 when unset.
+ * SCR_ERR_ARG (logged, naming the variable and the value) for anything
+ * else. Only scr-drill sets it (run_halt.h says what libscr does with it). */
+int scr_job_env_drill_stop_after(int *out_k);
+
 /* Job id into buf. *out_defaulted is 1 when no resource manager or
  * SCR_JOB_ID gave one (the caller warns once). */
 int scr_job_env_job_id(char *buf, size_t len, int *out_defaulted);
