@@ -248,10 +248,9 @@ int drill_nodes_lose(const struct drill_nodes *dn, int k)
         char *dir = NULL;
         int removed = 0, step = node_dir(dn, i, k, &dir);
         if (step == SCR_SUCCESS) step = scr_job_dir_remove(dir, &removed);
-        if (step == SCR_SUCCESS && !removed && i == 0) {
-            scr_err("node%d has no control directory %s to lose: the run never reached SCR_Init on it", k, dir);
-            step = SCR_ERR_NOTFOUND;
-        }
+        if (step == SCR_SUCCESS && !removed && i == 0)
+            scr_warn("node%d has no control directory %s: the first run never reached SCR_Init there, so it "
+                     "has nothing to lose", k, dir);
         free(dir);
         if (rc == SCR_SUCCESS) rc = step;
     }

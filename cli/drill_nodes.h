@@ -64,9 +64,10 @@ int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struc
                             int *out_count);
 
 /* Lose simulated node k: delete its control directory and its directory in
- * every cache store, as a failed node would lose them. SCR_ERR_NOTFOUND
- * (logged) when it has no control directory (the run never reached
- * SCR_Init there); SCR_ERR_IO (logged) when something cannot be removed. */
+ * every cache store, as a failed node would lose them. A node without a
+ * control directory (the run was killed before SCR_Init made it) has
+ * nothing to lose: a warning says so. SCR_ERR_IO (logged) when something
+ * cannot be removed. */
 int drill_nodes_lose(const struct drill_nodes *dn, int k);
 
 /* Remove the job directories the drill used, with every simulated node's
