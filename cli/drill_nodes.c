@@ -173,21 +173,25 @@ static int rank_is_intact(const scr_filemap *map, int id, int r)
     return ok;
 }
 
-/* Judge dataset id of map into c; gone is scratch room for dn->ranks flags. */
-static void judge(const struct drill_nodes *dn, const scr_filemap *map, int id, const int *lost, char *gone,
+/* Judge dataset id into c from maps[k], node k's filemaps: each rank as its
+ * own node records it (a node also lists the files it holds for other
+ * ranks, PARTNER copies, which say nothing of whether the rank's own files
+ * are whole). gone is scratch room for dn->ranks flags. */
+static void judge(const struct drill_nodes *dn, scr_filemap *const *maps, int id, const int *lost, char *gone,
                   struct drill_cached *c)
 {
     memset(c, 0, sizeof(*c));
     c->id = id;
     c->complete = 1;
     for (int r = 0; r < dn->ranks; r++) {
+        int k = drill_node_of_rank(dn->ranks, dn->nodes, r);
         const scr_dataset *desc = NULL;
         const char *name = NULL;
-        int intact = rank_is_intact(map, id, r), on_lost = lost[drill_node_of_rank(dn->ranks, dn->nodes, r)];
+        int intact = rank_is_intact(maps[k], id, r);
         if (!intact) c->complete = 0;
-        gone[r] = !intact || on_lost;
+        gone[r] = !intact || lost[k];
         if (gone[r]) c->rebuild = 1;
-        if (c->name[0] == '\0' && scr_filemap_get_dataset(map, id, r, &desc) == SCR_SUCCESS &&
+        if (c->name[0] == '\0' && scr_filemap_get_dataset(maps[k], id, r, &desc) == SCR_SUCCESS &&
             scr_dataset_get_name(desc, &name) == SCR_SUCCESS)
             snprintf(c->name, sizeof(c->name), "%s", name);
     }
@@ -195,7 +199,7 @@ static void judge(const struct drill_nodes *dn, const scr_filemap *map, int id, 
     c->survives = 1;
     for (int r = 0; r < dn->ranks; r++) {
         const scr_kvtree *red = NULL;
-        if (scr_filemap_get_reddesc(map, id, r, &red) != SCR_SUCCESS) {
+        if (scr_filemap_get_reddesc(maps[drill_node_of_rank(dn->ranks, dn->nodes, r)], id, r, &red) != SCR_SUCCESS) {
             c->survives = 0;
             continue;
         }
@@ -203,41 +207,81 @@ static void judge(const struct drill_nodes *dn, const scr_filemap *map, int id, 
     }
 }
 
+static int newest_first(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x < y) - (x > y);
+}
+
+/* The ids of the checkpoints any map names, newest first and once each,
+ * into a new array. */
+static int checkpoint_ids(const struct drill_nodes *dn, scr_filemap *const *maps, int **out_ids, int *out_n)
+{
+    int *all = NULL, n = 0, rc = SCR_SUCCESS;
+    for (int k = 0; k < dn->nodes && rc == SCR_SUCCESS; k++) {
+        int *ids = NULL, nids = 0;
+        rc = scr_filemap_list_datasets(maps[k], &ids, &nids);
+        for (int i = 0; rc == SCR_SUCCESS && i < nids; i++) {
+            const scr_dataset *desc = NULL;
+            int have = 0;
+            for (int j = 0; j < n && !have; j++) have = all[j] == ids[i];
+            if (have) continue;
+            /* any rank's descriptor says whether it is a checkpoint */
+            for (scr_kvtree_elem *e = scr_filemap_first_rank_by_dataset(maps[k], ids[i]); e && desc == NULL;
+                 e = scr_kvtree_elem_next(e))
+                scr_filemap_get_dataset(maps[k], ids[i], atoi(scr_kvtree_elem_key(e)), &desc);
+            if (desc == NULL || !scr_dataset_is_checkpoint(desc)) continue;
+            int *grown = realloc(all, (size_t)(n + 1) * sizeof(*all));
+            if (grown == NULL) {
+                scr_err("out of memory");
+                rc = SCR_ERR_NOMEM;
+                break;
+            }
+            all = grown;
+            all[n++] = ids[i];
+        }
+        free(ids);
+    }
+    if (rc != SCR_SUCCESS) {
+        free(all);
+        return rc;
+    }
+    if (n > 1) qsort(all, (size_t)n, sizeof(*all), newest_first);
+    *out_ids = all;
+    *out_n = n;
+    return SCR_SUCCESS;
+}
+
 int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struct drill_cached *out, int max,
                             int *out_count)
 {
     *out_count = 0;
-    scr_filemap *map = scr_filemap_new();
-    if (map == NULL) {
-        scr_err("out of memory");
-        return SCR_ERR_NOMEM;
-    }
-    char *gone = malloc((size_t)dn->ranks);
-    if (gone == NULL) {
-        scr_err("out of memory");
-        scr_filemap_delete(map);
-        return SCR_ERR_NOMEM;
-    }
     int rc = SCR_SUCCESS, *ids = NULL, nids = 0;
-    for (int k = 0; k < dn->nodes && rc == SCR_SUCCESS; k++) {
+    scr_filemap **maps = calloc((size_t)dn->nodes, sizeof(*maps));
+    char *gone = malloc((size_t)dn->ranks);
+    if (maps == NULL || gone == NULL) {
+        scr_err("out of memory");
+        rc = SCR_ERR_NOMEM;
+    }
+    for (int k = 0; rc == SCR_SUCCESS && k < dn->nodes; k++) {
         char *dir = NULL;
+        maps[k] = scr_filemap_new();
+        if (maps[k] == NULL) {
+            scr_err("out of memory");
+            rc = SCR_ERR_NOMEM;
+            break;
+        }
         rc = drill_nodes_cntl_dir(dn, k, &dir);
-        if (rc == SCR_SUCCESS) rc = read_filemaps(dir, map);
+        if (rc == SCR_SUCCESS) rc = read_filemaps(dir, maps[k]);
         free(dir);
     }
-    if (rc == SCR_SUCCESS) rc = scr_filemap_list_datasets(map, &ids, &nids);
-    /* newest first: the ids come in ascending order */
-    for (int i = nids - 1; rc == SCR_SUCCESS && i >= 0 && *out_count < max; i--) {
-        const scr_dataset *desc = NULL;
-        int r;
-        for (r = 0; r < dn->ranks; r++)
-            if (scr_filemap_get_dataset(map, ids[i], r, &desc) == SCR_SUCCESS) break;
-        if (r == dn->ranks || !scr_dataset_is_checkpoint(desc)) continue;
-        judge(dn, map, ids[i], lost, gone, &out[(*out_count)++]);
-    }
+    if (rc == SCR_SUCCESS) rc = checkpoint_ids(dn, maps, &ids, &nids);
+    for (int i = 0; rc == SCR_SUCCESS && i < nids && *out_count < max; i++)
+        judge(dn, maps, ids[i], lost, gone, &out[(*out_count)++]);
     free(ids);
     free(gone);
-    scr_filemap_delete(map);
+    for (int k = 0; maps != NULL && k < dn->nodes; k++) scr_filemap_delete(maps[k]);
+    free(maps);
     return rc;
 }
 

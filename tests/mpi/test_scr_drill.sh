@@ -5,6 +5,8 @@
 #   - two nodes of the one XOR set lost: nothing in cache survives, so the
 #     restart is a fresh start, or ckpt.2 from the prefix when it was
 #     flushed; an --expect the restart cannot meet fails with a message;
+#   - PARTNER survives two lost nodes that do not hold each other's copies,
+#     and not a node with its partner;
 #   - a random kill with a seed picks the same rank and moment again;
 #   - an ordinary user (nobody) runs a drill with no system file of its own;
 #   - bad arguments are refused, each with a message naming the problem;
@@ -136,6 +138,16 @@ unset SCR_FLUSH
 check_field "with_every_checkpoint_flushed_the_restart_falls_back_to_the_prefix" \
     'r["as_expected"] is True and r["expected"]["source"] == "prefix" and r["restart"] == {"dataset": "ckpt.2", "source": "prefix", "status": 0}'
 check_field "and_the_fetch_is_reported" '[(e["dataset"], e["ok"]) for e in r["fetched"]][-1] == ("ckpt.2", True)'
+
+# --- PARTNER: a node and the one holding its copies cannot both go ------------------------------
+export SCR_COPY_TYPE=PARTNER
+drill --ranks 4 --nodes 4 --stop-after 2 --lose 1,3 --json -- "$mpi_app" $app_args
+check_field "partner_survives_two_nodes_that_do_not_hold_each_others_copies" \
+    'r["as_expected"] is True and r["expected"]["rebuilt_by"] == "PARTNER" and r["restart"]["dataset"] == "ckpt.2"'
+drill --ranks 4 --nodes 4 --stop-after 2 --lose 1,2 --json -- "$mpi_app" $app_args
+check_field "partner_does_not_survive_a_node_and_its_partner" \
+    'r["as_expected"] is True and r["expected"]["source"] == "none" and r["restart"]["dataset"] is None'
+unset SCR_COPY_TYPE
 
 # --- a random kill, repeated by its seed ---------------------------------------------------
 long_args="--steps 30 --files 1 --size 2000 --sleep-ms 200"
