@@ -192,6 +192,8 @@ static int print_json(const struct drill_outcome *o)
     bad = bad || scr_cli_json_put_or_null(first, "seed", o->kill_random, json_object_new_int64((int64_t)o->seed));
     bad = bad || scr_cli_json_put_or_null(first, "killed_rank", o->run1.killed_rank >= 0,
                                           json_object_new_int(o->run1.killed_rank));
+    bad = bad || scr_cli_json_put_or_null(first, "kill_planned_seconds", o->kill_random,
+                                          json_object_new_double(o->kill_delay));
     bad = bad || scr_cli_json_put_or_null(first, "kill_seconds", o->run1.kill_at >= 0,
                                           json_object_new_double(o->run1.kill_at));
     bad = bad || scr_cli_json_put(top, "first_run", first);
