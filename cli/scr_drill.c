@@ -291,6 +291,24 @@ static int work_out_expectation(struct drill_outcome *out, const char *prefix)
     return rc;
 }
 
+/* Whether program can be started: a path that is executable, or a name
+ * found so in $PATH. */
+static int can_run(const char *program)
+{
+    if (strchr(program, '/') != NULL) return access(program, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (path == NULL) return 0;
+    for (const char *p = path; *p;) {
+        size_t len = strcspn(p, ":");
+        char candidate[4096];
+        int n = snprintf(candidate, sizeof(candidate), "%.*s/%s", (int)(len ? len : 1), len ? p : ".", program);
+        if (n > 0 && (size_t)n < sizeof(candidate) && access(candidate, X_OK) == 0) return 1;
+        p += len;
+        if (*p == ':') p++;
+    }
+    return 0;
+}
+
 /* A directory for the runs' output: the one given, else a new one. */
 static int make_log_dir(const char *given, char *buf, size_t len, int *out_made)
 {
@@ -337,8 +355,15 @@ static int first_run(const struct options *o, struct drill_run_spec *spec, struc
         scr_err("the first run did not end within %d s (see %s); give --time-limit", o->time_limit, spec->log_path);
         return SCR_FAILURE;
     }
+    /* (a random kill may come before SCR_Init: the restart is then a fresh start) */
+    if (!ev->saw_init && out->run1.kill_at < 0) {
+        scr_err("the first run ended (status %d) before SCR_Init recorded anything on the prefix %s: does the "
+                "program start under %s and call SCR_Init (see %s)?", out->run1.status, out->prefix,
+                o->mpirun, spec->log_path);
+        return SCR_FAILURE;
+    }
     if (o->stop_after > 0 && !ev->saw_drill_stop) {
-        if (ev->saw_init && ev->init_id > 0)
+        if (ev->init_id > 0)
             scr_err("the first run ended (status %d) after %d checkpoint%s, before checkpoint %d: it restarted "
                     "from dataset %d that SCR_Init found on the prefix %s; drill on a prefix the program starts "
                     "afresh from (see %s)", out->run1.status, ev->completed, ev->completed == 1 ? "" : "s",
@@ -388,6 +413,11 @@ static int drill(const struct options *o)
         goto out;
     }
 
+    if (!can_run(o->mpirun)) {
+        scr_err("cannot run %s: %s (give --mpirun PATH)", o->mpirun,
+                strchr(o->mpirun, '/') ? "it is not an executable file" : "it is not found in PATH");
+        goto out;
+    }
     snprintf(job, sizeof(job), "drill-%ld-%ld", (long)getpid(), (long)time(NULL));
     const char *slurm = getenv("SLURM_JOB_ID");
     if (slurm != NULL && slurm[0] != '\0') snprintf(job, sizeof(job), "%s", slurm); /* libscr takes it first */

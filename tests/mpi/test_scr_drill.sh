@@ -9,7 +9,7 @@
 #     and not a node with its partner;
 #   - a random kill with a seed picks the same rank and moment again;
 #   - an ordinary user (nobody) runs a drill with no system file of its own;
-#   - bad arguments are refused, each with a message naming the problem;
+#   - a program that writes fewer checkpoints than --stop-after is named;
 #   - the library keeps a simulated node's directories inside the job's own
 #     (<base>/<user>/scr.<jobid>/sim.<name>), refuses names that would leave
 #     it, and SCR_CNTL_BASE from the environment still moves nothing.
@@ -71,27 +71,7 @@ no_sim_dirs_left() {
     test -z "$(find "$scratch/bases" -name 'sim.*' 2> /dev/null)"
 }
 
-# --- bad arguments ------------------------------------------------------------------------
-drill --ranks 2 --nodes 4 --stop-after 1 -- "$mpi_app"
-expect_status "more_nodes_than_ranks_is_refused" 2 "--nodes 4 is more than --ranks 2"
-drill --ranks 4 --nodes 4 --stop-after 1
-expect_status "a_missing_program_is_refused" 2 "no program to run"
-drill --ranks 4 --nodes 4 --stop-after 1 --bogus -- "$mpi_app"
-expect_status "an_unknown_option_is_refused" 2 "unknown option '--bogus'"
-drill --ranks 4 --nodes 4 --stop-after 1 --lose 4 -- "$mpi_app"
-expect_status "losing_a_node_that_does_not_exist_is_refused" 2 "--lose 4: there is no node 4: the nodes are 0 to 3"
-drill --ranks 4 --nodes 4 --stop-after 1 --lose 1,x -- "$mpi_app"
-expect_status "a_lose_list_that_is_not_numbers_is_refused" 2 "--lose wants node numbers"
-drill --ranks 4 --nodes 4 -- "$mpi_app"
-expect_status "a_drill_without_a_failure_is_refused" 2 "give --stop-after K or --kill-random"
-drill --nodes 4 --stop-after 1 -- "$mpi_app"
-expect_status "a_missing_rank_count_is_refused" 2 "--ranks is missing"
-drill --ranks 4 --stop-after 0 -- "$mpi_app"
-expect_status "stop_after_0_is_refused" 2 "--stop-after wants a whole number from 1"
-drill --ranks 2 --stop-after 1 --seed 3 -- "$mpi_app"
-expect_status "a_seed_without_a_random_kill_is_refused" 2 "--seed goes with --kill-random"
-drill --ranks 2 --stop-after 1 --prefix "$scratch/none" -- "$mpi_app"
-expect_status "a_missing_prefix_is_refused" 1 "the prefix $scratch/none: No such file or directory"
+# --- a program that writes too few checkpoints (refused arguments: tests/cli/test_scr_drill_args.sh)
 drill --ranks 2 --stop-after 3 --json -- "$mpi_app" --steps 2
 expect_status "a_program_that_writes_fewer_checkpoints_than_stop_after_is_reported" 1 \
     "the first run ended (status 0) after 2 checkpoints, before checkpoint 3"
