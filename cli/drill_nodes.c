@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int drill_node_of_rank(int ranks, int nodes, int r)
 {
@@ -305,9 +306,19 @@ int drill_nodes_remove_all(const struct drill_nodes *dn)
 {
     int rc = SCR_SUCCESS;
     for (int i = 0; i < dn->ndirs; i++) {
-        int removed = 0;
-        int step = scr_job_dir_remove(dn->job_dirs[i], &removed);
-        if (rc == SCR_SUCCESS) rc = step;
+        for (int k = 0; k < dn->nodes; k++) {
+            char *dir = NULL;
+            int removed = 0, step = node_dir(dn, i, k, &dir);
+            if (step == SCR_SUCCESS) step = scr_job_dir_remove(dir, &removed);
+            free(dir);
+            if (rc == SCR_SUCCESS) rc = step;
+        }
+        /* the job directory goes only when nothing else is in it: inside an
+         * allocation it is the real job's too (SLURM_JOB_ID) */
+        if (rmdir(dn->job_dirs[i]) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST) {
+            scr_err("cannot remove %s: %s", dn->job_dirs[i], strerror(errno));
+            if (rc == SCR_SUCCESS) rc = SCR_ERR_IO;
+        }
     }
     return rc;
 }

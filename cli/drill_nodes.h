@@ -70,8 +70,10 @@ int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struc
  * cannot be removed. */
 int drill_nodes_lose(const struct drill_nodes *dn, int k);
 
-/* Remove the job directories the drill used, with every simulated node's
- * files. SCR_ERR_IO (logged) when something cannot be removed. */
+/* Remove every simulated node's directories, then each job directory they
+ * were in when nothing else is left in it (inside an allocation the job id
+ * is the real job's). SCR_ERR_IO (logged) when something cannot be
+ * removed. */
 int drill_nodes_remove_all(const struct drill_nodes *dn);
 
 #endif
