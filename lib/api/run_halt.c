@@ -15,6 +15,8 @@
 #include "scr_run.h"
 #include "util_log.h"
 
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -82,6 +84,18 @@ int scr_run_halt_count_checkpoint(struct scr_run *run)
     if (run->rank != 0) return SCR_SUCCESS;
     int left = -1;
     return scr_halt_file_decrement_checkpoints_left(run->halt_path, &left);
+}
+
+void scr_run_halt_drill_stop(struct scr_run *run)
+{
+    if (run->drill_stop_after <= 0 || ++run->drill_checkpoints != run->drill_stop_after) return;
+    char why[96];
+    snprintf(why, sizeof(why), "SCR_DRILL_STOP_AFTER=%d: every rank is killed now", run->drill_stop_after);
+    scr_run_event(run, SCR_EVENT_HALT, NULL, 0, NULL, -1, -1, why, NULL, 0);
+    /* no rank dies while another is still inside the checkpoint's collectives */
+    if (scr_mpi_check(MPI_Barrier(run->world), "waiting for every rank before the drill's stop") != SCR_SUCCESS)
+        return;
+    raise(SIGKILL);
 }
 
 int scr_run_halt_mark_finalized(struct scr_run *run)

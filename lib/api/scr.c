@@ -727,6 +727,7 @@ int SCR_Complete_output(int valid)
             exit(0);
         }
     }
+    if (is_ckpt && rc == SCR_SUCCESS) scr_run_halt_drill_stop(run);
     return rc;
 }
 

@@ -358,6 +358,13 @@ static int identify(struct scr_run *r, int *out_defaulted)
         rc = scr_job_env_node_name(r->node_name, sizeof(r->node_name));
         if (rc != SCR_SUCCESS) return rc;
     }
+    /* a simulated node takes the node's name; the real one keeps the bases */
+    snprintf(r->base_node, sizeof(r->base_node), "%s", r->node_name);
+    rc = scr_job_env_sim_node(r->sim_node, sizeof(r->sim_node), &set);
+    if (rc != SCR_SUCCESS) return rc;
+    if (set) snprintf(r->node_name, sizeof(r->node_name), "%s", r->sim_node);
+    rc = scr_job_env_drill_stop_after(&r->drill_stop_after);
+    if (rc != SCR_SUCCESS) return rc;
     rc = name_from_files(r->cfg, "SCR_USER_NAME", r->user, sizeof(r->user), &set);
     if (rc != SCR_SUCCESS) return rc;
     if (!set) {

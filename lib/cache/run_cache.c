@@ -46,10 +46,12 @@ static int store_dir_may_be_made(const struct scr_run *run, const char *store, c
     int may_mkdir = 1;
     if (store != NULL) scr_kvtree_util_get_int(scr_store_entry(run->cfg, store), "MKDIR", &may_mkdir);
     if (may_mkdir) return SCR_SUCCESS;
-    /* the store's own path is dir less <user>/scr.<jobid> */
-    char *user_dir = NULL, *base = NULL;
+    /* the store's own path is dir less <user>/scr.<jobid> (and sim.<node>) */
+    char *user_dir = NULL, *base = NULL, *job_dir = NULL;
     struct stat st;
-    int rc = scr_path_dirname(dir, &user_dir);
+    int rc = run->sim_node[0] ? scr_path_dirname(dir, &job_dir) : SCR_SUCCESS;
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_path_dirname(job_dir ? job_dir : dir, &user_dir);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_path_dirname(user_dir, &base);
     if (rc != SCR_SUCCESS) goto out;
@@ -61,16 +63,23 @@ static int store_dir_may_be_made(const struct scr_run *run, const char *store, c
         rc = SCR_ERR_NOTFOUND;
     }
 out:
+    free(job_dir);
     free(user_dir);
     free(base);
     return rc;
+}
+
+/* Create dir, a job directory of this run (a simulated node's level too). */
+static int create_job_dir(const struct scr_run *run, const char *dir)
+{
+    return run->sim_node[0] ? scr_job_dir_create_sim(dir) : scr_job_dir_create(dir);
 }
 
 /* Create dir, the job directory of store, when store_dir_may_be_made. */
 static int create_store_dir(const struct scr_run *run, const char *store, const char *dir)
 {
     int rc = store_dir_may_be_made(run, store, dir, 1);
-    return rc == SCR_SUCCESS ? scr_job_dir_create(dir) : rc;
+    return rc == SCR_SUCCESS ? create_job_dir(run, dir) : rc;
 }
 
 /* The node's first rank: the control directory and the cache's job directory. */
@@ -78,7 +87,7 @@ static int create_node_dirs(const struct scr_run *run)
 {
     const char *base = NULL;
     scr_config_get(run->cfg, "SCR_CACHE_BASE", &base);
-    int rc = scr_job_dir_create(run->cntl_dir);
+    int rc = create_job_dir(run, run->cntl_dir);
     if (rc != SCR_SUCCESS) return rc;
     return create_store_dir(run, base, run->cache_dir);
 }
@@ -110,7 +119,14 @@ static int same_store(const struct scr_run *run, const char *a, const char *b)
 
 int scr_run_job_dir(const struct scr_run *run, const char *what, const char *base, char **out_dir)
 {
-    return scr_job_dir_path(what, base, run->node_name, run->user, run->jobid, out_dir);
+    /* a simulated node's directories are inside the real node's job
+     * directory: its name never reaches the base (job_dir.h) */
+    if (!run->sim_node[0]) return scr_job_dir_path(what, base, run->node_name, run->user, run->jobid, out_dir);
+    char *job_dir = NULL;
+    int rc = scr_job_dir_path(what, base, run->base_node, run->user, run->jobid, &job_dir);
+    if (rc == SCR_SUCCESS) rc = scr_job_dir_sim_path(job_dir, run->sim_node, out_dir);
+    free(job_dir);
+    return rc;
 }
 
 int scr_cache_store_dir(const struct scr_run *run, const char *store, char **out_dir)

@@ -14,6 +14,7 @@
 #include "dataset.h"
 #include "event_log.h"
 #include "filemap.h"
+#include "job_env.h"
 #include "kvtree.h"
 #include "prefix_lock.h"
 #include "reddesc.h"
@@ -43,13 +44,18 @@ struct scr_run {
     MPI_Comm node;  /* the ranks on this node */
     int rank, ranks, node_rank, node_ranks, nodes;
     char node_name[256], user[256], jobid[256];
+    /* A simulated node (SCR_SIM_NODE, job_env.h): node_name is its name,
+     * base_node the real node's that a base's %N expands to, and every job
+     * directory gets a sim.<name> level inside (job_dir.h). Without one,
+     * sim_node is "" and base_node is node_name. */
+    char sim_node[SCR_SIM_NODE_MAX + 1], base_node[256];
 
     /* parameters */
     scr_config *cfg;
     char *prefix;      /* absolute, normalised */
     char *prefix_scr;  /* <prefix>/.scr */
-    char *cntl_dir;    /* <SCR_CNTL_BASE>/<user>/scr.<jobid> */
-    char *cache_dir;   /* <SCR_CACHE_BASE>/<user>/scr.<jobid> */
+    char *cntl_dir;    /* <SCR_CNTL_BASE>/<user>/scr.<jobid>[/sim.<node>] */
+    char *cache_dir;   /* <SCR_CACHE_BASE>/<user>/scr.<jobid>[/sim.<node>] */
     char *filemap_path, *master_filemap_path, *flush_path, *halt_path, *index_path;
     int cache_size, flush_every, flush_width, fetch_width;
     int crc_on_flush, crc_on_copy, fetch, fetch_bypass, cache_bypass;
@@ -57,6 +63,8 @@ struct scr_run {
     int crc_on_delete;     /* check files against their CRCs before deleting them from cache */
     int prefix_size;       /* checkpoints kept on the prefix (0: all) */
     int halt_enabled, halt_exit, halt_seconds;
+    int drill_stop_after;  /* SCR_DRILL_STOP_AFTER (run_halt.h), 0: none */
+    int drill_checkpoints; /* checkpoints this run completed, counted for it */
     int ckpt_interval, ckpt_seconds;
     double ckpt_overhead;
     size_t file_buf_size;  /* file I/O buffer (SCR_FILE_BUF_SIZE) */
@@ -135,7 +143,8 @@ void scr_run_event(struct scr_run *run, const char *name, const char *status, in
 int scr_cache_create_dirs(struct scr_run *run);
 
 /* <base>/<user>/scr.<jobid> with base's %N, %u, %j expanded, in a new
- * string; what names the setting in messages (base must be absolute). */
+ * string; what names the setting in messages (base must be absolute). A
+ * simulated node's is <that>/sim.<name>, %N being the real node's. */
 int scr_run_job_dir(const struct scr_run *run, const char *what, const char *base, char **out_dir);
 
 /* This job's directory in a cache store (NULL or "": the cache base). */

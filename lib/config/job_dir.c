@@ -224,10 +224,12 @@ static int private_subdir(int parent_fd, const char *name, const char *path)
     return -1;
 }
 
-int scr_job_dir_create(const char *dir)
+/* Create dir as scr_job_dir_create describes; with sim_level (not NULL)
+ * also that private level inside it. */
+static int create_levels(const char *dir, const char *sim_level)
 {
-    char *jobdir = NULL, *userdir = NULL, *base = NULL, *user = NULL, *job = NULL;
-    int base_fd = -1, user_fd = -1, job_fd = -1;
+    char *jobdir = NULL, *userdir = NULL, *base = NULL, *user = NULL, *job = NULL, *simdir = NULL;
+    int base_fd = -1, user_fd = -1, job_fd = -1, sim_fd = -1;
     int rc = scr_path_normalize(dir, &jobdir);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_path_dirname(jobdir, &userdir);
@@ -243,6 +245,10 @@ int scr_job_dir_create(const char *dir)
         rc = SCR_ERR_ARG;
         goto out;
     }
+    if (sim_level != NULL) {
+        rc = scr_path_join(jobdir, sim_level, &simdir);
+        if (rc != SCR_SUCCESS) goto out;
+    }
     /* each level says what is wrong with it */
     rc = SCR_ERR_IO;
     base_fd = open_base(base);
@@ -251,8 +257,13 @@ int scr_job_dir_create(const char *dir)
     if (user_fd < 0) goto out;
     job_fd = private_subdir(user_fd, job, jobdir);
     if (job_fd < 0) goto out;
+    if (sim_level != NULL) {
+        sim_fd = private_subdir(job_fd, sim_level, simdir);
+        if (sim_fd < 0) goto out;
+    }
     rc = SCR_SUCCESS;
 out:
+    if (sim_fd >= 0) close(sim_fd);
     if (job_fd >= 0) close(job_fd);
     if (user_fd >= 0) close(user_fd);
     if (base_fd >= 0) close(base_fd);
@@ -261,6 +272,44 @@ out:
     free(base);
     free(user);
     free(job);
+    free(simdir);
+    return rc;
+}
+
+int scr_job_dir_create(const char *dir)
+{
+    return create_levels(dir, NULL);
+}
+
+/* The level a simulated node's directories take inside the job directory. */
+#define SIM_LEVEL_PREFIX "sim."
+
+int scr_job_dir_sim_path(const char *job_dir, const char *sim_node, char **out_dir)
+{
+    char level[SCR_SIM_NODE_MAX + sizeof(SIM_LEVEL_PREFIX)];
+    int rc = scr_job_env_check_name("simulated node", sim_node);
+    if (rc != SCR_SUCCESS) return rc;
+    if (strlen(sim_node) > SCR_SIM_NODE_MAX) {
+        scr_err("simulated node '%.32s...' has a name longer than %d characters", sim_node, SCR_SIM_NODE_MAX);
+        return SCR_ERR_ARG;
+    }
+    snprintf(level, sizeof(level), SIM_LEVEL_PREFIX "%s", sim_node);
+    return scr_path_join(job_dir, level, out_dir);
+}
+
+int scr_job_dir_create_sim(const char *sim_dir)
+{
+    char *jobdir = NULL, *level = NULL;
+    int rc = scr_path_dirname(sim_dir, &jobdir);
+    if (rc == SCR_SUCCESS) rc = scr_path_basename(sim_dir, &level);
+    if (rc == SCR_SUCCESS && (strncmp(level, SIM_LEVEL_PREFIX, strlen(SIM_LEVEL_PREFIX)) != 0 ||
+                              scr_job_env_name_problem(level) != NULL)) {
+        scr_err("%s is not a simulated node's directory <job dir>/" SIM_LEVEL_PREFIX "<name>", sim_dir);
+        rc = SCR_ERR_ARG;
+    }
+    if (rc == SCR_SUCCESS) rc = create_levels(jobdir, level);
+    free(jobdir);
+    free(level);
     return rc;
 }
 

@@ -39,9 +39,19 @@
 int scr_job_dir_path(const char *what, const char *base, const char *node, const char *user,
                      const char *jobid, char **out_dir);
 
+/* <job_dir>/sim.<sim_node> in a new string the caller frees; sim_node
+ * must be a name job_env.h accepts, at most SCR_SIM_NODE_MAX characters
+ * (SCR_ERR_ARG, logged). */
+int scr_job_dir_sim_path(const char *job_dir, const char *sim_node, char **out_dir);
+
 /* Create dir, a path made by scr_job_dir_path, as described above. Its last
  * two components are the private ones. SCR_ERR_IO (logged) when refused. */
 int scr_job_dir_create(const char *dir);
+
+/* Create sim_dir, a path made by scr_job_dir_sim_path: its job directory
+ * as scr_job_dir_create does, then the private sim.<name> level in it.
+ * SCR_ERR_ARG (logged) when sim_dir's last level is not sim.<name>. */
+int scr_job_dir_create_sim(const char *sim_dir);
 
 /* Whether dir may be used as the caller's job directory: SCR_SUCCESS for a
  * real directory the caller owns, SCR_ERR_NOTFOUND (not logged) when there

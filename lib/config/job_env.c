@@ -107,6 +107,37 @@ int scr_job_env_node_name(char *buf, size_t len)
     return copy_out("the host name", host, "set SCR_NODE_NAME", buf, len);
 }
 
+int scr_job_env_sim_node(char *buf, size_t len, int *out_set)
+{
+    *out_set = 0;
+    if (len > 0) buf[0] = '\0';
+    const char *v = getenv("SCR_SIM_NODE");
+    if (v == NULL) return SCR_SUCCESS;
+    /* the limit keeps <job dir>/sim.<name> well inside a path's length */
+    if (strlen(v) > SCR_SIM_NODE_MAX) {
+        scr_err("SCR_SIM_NODE='%.32s...' is too long for a simulated node's name (at most %d characters)", v,
+                SCR_SIM_NODE_MAX);
+        return SCR_ERR_ARG;
+    }
+    int rc = copy_out("SCR_SIM_NODE", v, NULL, buf, len);
+    if (rc == SCR_SUCCESS) *out_set = 1;
+    return rc;
+}
+
+int scr_job_env_drill_stop_after(int *out_k)
+{
+    *out_k = 0;
+    const char *v = getenv("SCR_DRILL_STOP_AFTER");
+    if (v == NULL) return SCR_SUCCESS;
+    int64_t k = 0;
+    if (scr_parse_int64(v, &k) != SCR_SUCCESS || k < 1 || k > INT32_MAX) {
+        scr_err("SCR_DRILL_STOP_AFTER='%.32s' is not a number of checkpoints (1 or more)", v);
+        return SCR_ERR_ARG;
+    }
+    *out_k = (int)k;
+    return SCR_SUCCESS;
+}
+
 int scr_job_env_job_id(char *buf, size_t len, int *out_defaulted)
 {
     static const char *const vars[] = {"SLURM_JOB_ID", "SCR_JOB_ID"};

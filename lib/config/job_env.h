@@ -16,7 +16,16 @@
  * used, and refused (SCR_ERR_ARG, logged naming the variable and the value)
  * when it is empty, made of dots alone ("." or ".."), or holds a '/' or a
  * control character. A refused value is never replaced by the next source:
- * a mistake in SCR_NODE_NAME must not silently share another node's cache. */
+ * a mistake in SCR_NODE_NAME must not silently share another node's cache.
+ *
+ * A simulated node ($SCR_SIM_NODE, set by scr-drill for each rank) is a
+ * name for a node that exists only on this host. It never chooses a base:
+ * libscr keeps its directories one level *inside* the job's own
+ * directories (job_dir.h, <base>/<user>/scr.<jobid>/sim.<name>), so an
+ * ordinary job can give every simulated node a control directory of its
+ * own without any say over SCR_CNTL_BASE, which only the system file sets.
+ * The name follows the rules above and is at most SCR_SIM_NODE_MAX
+ * characters. */
 #ifndef SCR_JOB_ENV_H
 #define SCR_JOB_ENV_H
 
@@ -36,6 +45,21 @@ int scr_job_env_check_name(const char *what, const char *value);
 /* Node name into buf (len bytes); SCR_ERR_ARG when it does not fit or is
  * refused as above. */
 int scr_job_env_node_name(char *buf, size_t len);
+
+/* The longest name $SCR_SIM_NODE may hold. */
+#define SCR_SIM_NODE_MAX 64
+
+/* The simulated node $SCR_SIM_NODE names, into buf (len bytes):
+ * *out_set is 0 (and buf "") when the variable is unset, 1 when it names
+ * one. SCR_ERR_ARG (logged, naming the variable and the value) when it is
+ * set but refused as above or longer than SCR_SIM_NODE_MAX. */
+int scr_job_env_sim_node(char *buf, size_t len, int *out_set);
+
+/* The checkpoint after which scr-drill wants the run to die:
+ * $SCR_DRILL_STOP_AFTER, a whole number >= 1, into *out_k; 0 when unset.
+ * SCR_ERR_ARG (logged, naming the variable and the value) for anything
+ * else. Only scr-drill sets it (run_halt.h says what libscr does with it). */
+int scr_job_env_drill_stop_after(int *out_k);
 
 /* Job id into buf. *out_defaulted is 1 when no resource manager or
  * SCR_JOB_ID gave one (the caller warns once). */

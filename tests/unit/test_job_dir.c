@@ -266,6 +266,49 @@ static void test_remove_refuses_a_job_directory_that_is_a_link(void)
     CHECK(scr_job_dir_check(tap_path("rml/ann/scr.none")) == SCR_ERR_NOTFOUND, "a missing directory");
 }
 
+static void test_a_simulated_node_is_one_private_level_inside_the_job_directory(void)
+{
+    char *sim = NULL;
+    CHECK(scr_job_dir_sim_path("/ssd/ann/scr.42", "node3", &sim) == SCR_SUCCESS &&
+              strcmp(sim, "/ssd/ann/scr.42/sim.node3") == 0,
+          "got %s", sim ? sim : "(null)");
+    free(sim);
+    sim = NULL;
+    const char *dir = tap_path("simbase/ann/scr.5/sim.node1");
+    REQUIRE(scr_job_dir_create_sim(dir) == SCR_SUCCESS, "create: %s", scr_last_error());
+    CHECK(S_ISDIR(mode_of(dir)) && (mode_of(dir) & 0777) == 0700, "sim dir mode %o", mode_of(dir));
+    CHECK((mode_of(tap_path("simbase/ann/scr.5")) & 0777) == 0700, "job dir mode %o",
+          mode_of(tap_path("simbase/ann/scr.5")));
+    CHECK(scr_job_dir_create_sim(dir) == SCR_SUCCESS, "an existing one is reused");
+
+    /* a link where the simulated node's level goes is not followed */
+    REQUIRE(mkdir(tap_path("sim-target"), 0700) == 0 &&
+                symlink(tap_path("sim-target"), tap_path("simbase/ann/scr.5/sim.node2")) == 0,
+            "symlink");
+    scr_log_set_quiet(1);
+    scr_clear_last_error();
+    CHECK(scr_job_dir_create_sim(tap_path("simbase/ann/scr.5/sim.node2")) == SCR_ERR_IO &&
+              strstr(scr_last_error(), "sim.node2: it is a symbolic link") != NULL,
+          "link accepted: '%s'", scr_last_error());
+    scr_clear_last_error();
+    CHECK(scr_job_dir_create_sim(tap_path("simbase/ann/scr.5/other")) == SCR_ERR_ARG &&
+              strstr(scr_last_error(), "is not a simulated node's directory") != NULL,
+          "a level without sim. accepted: '%s'", scr_last_error());
+    static const char *const bad[] = {"..", "../x", "a/b", "", "."};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        CHECK(scr_job_dir_sim_path("/ssd/ann/scr.42", bad[i], &sim) == SCR_ERR_ARG, "'%s' gave %s", bad[i],
+              sim ? sim : "(null)");
+        free(sim);
+        sim = NULL;
+    }
+    char longname[80];
+    memset(longname, 'n', 65);
+    longname[65] = '\0';
+    CHECK(scr_job_dir_sim_path("/ssd/ann/scr.42", longname, &sim) == SCR_ERR_ARG, "65 characters accepted");
+    free(sim);
+    scr_log_set_quiet(0);
+}
+
 int main(void)
 {
     umask(022);
@@ -275,6 +318,7 @@ int main(void)
     RUN(test_create_tightens_an_open_directory_of_ours);
     RUN(test_create_refuses_a_symbolic_link_at_either_level);
     RUN(test_create_refuses_a_file_in_the_way);
+    RUN(test_a_simulated_node_is_one_private_level_inside_the_job_directory);
     RUN(test_remove_takes_the_tree_but_not_what_links_point_to);
     RUN(test_remove_refuses_a_job_directory_that_is_a_link);
     RUN(test_base_follows_a_link_root_made);

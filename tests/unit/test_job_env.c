@@ -1,8 +1,10 @@
-/* test_job_env.c — the node name, job id and user name a process takes from
- * its environment stay one directory level each: a value that would lead
+/* test_job_env.c — the node name, job id, user name and simulated node
+ * (SCR_SIM_NODE) a process takes from its environment stay one directory
+ * level each: a value that would lead
  * out of a base (a '/', dots alone), an empty one or one with a control
  * character is refused with a message naming the variable and the value,
- * and never replaced by the next source. */
+ * and never replaced by the next source. SCR_DRILL_STOP_AFTER is a count of
+ * checkpoints or refused. */
 #include "tap.h"
 
 #include "job_env.h"
@@ -140,6 +142,59 @@ static void test_the_check_alone_names_the_source(void)
     CHECK(scr_job_env_name_problem("node7") == NULL, "node7 refused");
 }
 
+static int sim(char *buf, size_t len)
+{
+    int set = 0;
+    return scr_job_env_sim_node(buf, len, &set);
+}
+
+static void test_a_simulated_node_is_a_name_of_one_level_and_64_characters_at_most(void)
+{
+    char buf[SCR_SIM_NODE_MAX + 1];
+    int set = 1;
+    unsetenv("SCR_SIM_NODE");
+    CHECK(scr_job_env_sim_node(buf, sizeof(buf), &set) == SCR_SUCCESS && set == 0 && buf[0] == '\0',
+          "unset: set %d '%s'", set, buf);
+    setenv("SCR_SIM_NODE", "node3", 1);
+    CHECK(scr_job_env_sim_node(buf, sizeof(buf), &set) == SCR_SUCCESS && set == 1 && strcmp(buf, "node3") == 0,
+          "node3: set %d '%s'", set, buf);
+    for (size_t i = 0; i < NUNUSABLE; i++) expect_refused("SCR_SIM_NODE", unusable[i], shown(unusable[i]), sim);
+    char longname[SCR_SIM_NODE_MAX + 2];
+    memset(longname, 'n', SCR_SIM_NODE_MAX + 1);
+    longname[SCR_SIM_NODE_MAX + 1] = '\0';
+    setenv("SCR_SIM_NODE", longname, 1);
+    scr_log_set_quiet(1);
+    scr_clear_last_error();
+    CHECK(scr_job_env_sim_node(buf, sizeof(buf), &set) == SCR_ERR_ARG && set == 0 &&
+              strstr(scr_last_error(), "is too long for a simulated node's name (at most 64 characters)") != NULL,
+          "65 characters: '%s'", scr_last_error());
+    scr_log_set_quiet(0);
+    longname[SCR_SIM_NODE_MAX] = '\0';
+    setenv("SCR_SIM_NODE", longname, 1);
+    CHECK(scr_job_env_sim_node(buf, sizeof(buf), &set) == SCR_SUCCESS && set == 1, "64 characters refused");
+    unsetenv("SCR_SIM_NODE");
+}
+
+static void test_the_drill_stop_is_a_count_of_checkpoints(void)
+{
+    int k = -1;
+    unsetenv("SCR_DRILL_STOP_AFTER");
+    CHECK(scr_job_env_drill_stop_after(&k) == SCR_SUCCESS && k == 0, "unset gave %d", k);
+    setenv("SCR_DRILL_STOP_AFTER", "3", 1);
+    CHECK(scr_job_env_drill_stop_after(&k) == SCR_SUCCESS && k == 3, "3 gave %d", k);
+    static const char *const bad[] = {"0", "-1", "x", "", "2x", "99999999999"};
+    scr_log_set_quiet(1);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        setenv("SCR_DRILL_STOP_AFTER", bad[i], 1);
+        scr_clear_last_error();
+        CHECK(scr_job_env_drill_stop_after(&k) == SCR_ERR_ARG &&
+                  strstr(scr_last_error(), "SCR_DRILL_STOP_AFTER=") != NULL,
+              "'%s' accepted as %d: '%s'", bad[i], k, scr_last_error());
+    }
+    scr_log_set_quiet(0);
+    unsetenv("SCR_DRILL_STOP_AFTER");
+}
+
 int main(void)
 {
     RUN(test_each_variable_refuses_every_value_that_is_not_one_level);
@@ -147,5 +202,7 @@ int main(void)
     RUN(test_a_refused_value_is_not_replaced_by_the_next_source);
     RUN(test_ordinary_names_are_taken_as_they_are);
     RUN(test_the_check_alone_names_the_source);
+    RUN(test_a_simulated_node_is_a_name_of_one_level_and_64_characters_at_most);
+    RUN(test_the_drill_stop_is_a_count_of_checkpoints);
     return tap_done();
 }
