@@ -1,0 +1,142 @@
+/* scr_adopt.c — scr-adopt: make a directory of checkpoint files written
+ * without SCR a checkpoint of the prefix, which a restart through the SCR
+ * API then loads.
+ *
+ * The command parses its options and calls scr_adopt_dataset (adopt.h),
+ * which checks everything before writing the dataset's records and index
+ * entry; the files stay where they are. The prefix is --prefix, else
+ * $SCR_PREFIX, else the current directory. Exit status: 0 adopted, 1
+ * refused or failed (the reason on stderr, nothing changed on the prefix),
+ * 2 usage error. Links only libscr-core (no MPI). */
+#include "build_config.h"
+#include "adopt.h"
+#include "cli_common.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: scr-adopt --name NAME (--owner RULE [--ranks N] | --global) [--no-current]\n"
+            "                 [--prefix DIR] DSETDIR\n"
+            "Record the files under DSETDIR, written without SCR, as checkpoint NAME of the\n"
+            "prefix DIR, so that an SCR application restarts from them. The files stay where\n"
+            "they are; DSETDIR is relative to DIR, or absolute, and must be inside it.\n"
+            "\n"
+            "  -n, --name NAME    the dataset's name (SCR_Have_restart offers it)\n"
+            "  -o, --owner RULE   which rank reads which file: a pattern of the path relative\n"
+            "                     to DSETDIR, with one %%d for the rank (e.g. 'rank_%%d.ckpt'),\n"
+            "                     * for any characters but '/', %%%% for a '%%'\n"
+            "  -r, --ranks N      the dataset has N ranks (default: the highest rank + 1, and\n"
+            "                     every rank below it must own a file)\n"
+            "  -g, --global       every file to rank 0 of a dataset of 1 rank\n"
+            "      --no-current   leave the index's current dataset as it is\n"
+            "  -p, --prefix DIR   the prefix directory (default: $SCR_PREFIX, else the\n"
+            "                     current directory)\n"
+            "  -h, --help         show this help\n"
+            "  -V, --version      show the version\n"
+            "\n"
+            "Exit status: 0 if the directory was adopted; 1 if it was refused or could not\n"
+            "be recorded (the reason is said, nothing changed on the prefix); 2 for a usage\n"
+            "error.\n");
+}
+
+/* A positive rank count, or 0 (said) when text is none. */
+static int parse_ranks(const char *text)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno != 0 || v < 1 || v > INT_MAX) return 0;
+    return (int)v;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option options[] = {
+        { "name", required_argument, NULL, 'n' },
+        { "owner", required_argument, NULL, 'o' },
+        { "ranks", required_argument, NULL, 'r' },
+        { "global", no_argument, NULL, 'g' },
+        { "no-current", no_argument, NULL, 'C' },
+        { "prefix", required_argument, NULL, 'p' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct scr_adopt_options o = {NULL, NULL, NULL, NULL, 0, 0, 1};
+    const char *prefix_option = NULL;
+    int before = optind, c;
+    scr_cli_init("scr-adopt");
+    opterr = 0; /* say it ourselves, naming the command rather than argv[0] */
+    for (; (c = getopt_long(argc, argv, ":n:o:r:gp:hV", options, NULL)) != -1; before = optind) {
+        switch (c) {
+        case 'n':
+            if (optarg[0] == '\0') return scr_cli_usage_error("--name wants a dataset name");
+            o.name = optarg;
+            break;
+        case 'o':
+            if (optarg[0] == '\0') return scr_cli_usage_error("--owner wants a rule, such as 'rank_%%d.ckpt'");
+            o.owner = optarg;
+            break;
+        case 'r':
+            if ((o.ranks = parse_ranks(optarg)) == 0)
+                return scr_cli_usage_error("--ranks wants a number of ranks (an integer >= 1), not '%s'", optarg);
+            break;
+        case 'g':
+            o.global = 1;
+            break;
+        case 'C':
+            o.make_current = 0;
+            break;
+        case 'p':
+            if (optarg[0] == '\0') return scr_cli_usage_error("--prefix wants a directory");
+            prefix_option = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf("scr-adopt (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            return 0;
+        default: /* '?' or ':' */
+            return scr_cli_refused_option(c, argv, before);
+        }
+    }
+    if (optind == argc) return scr_cli_usage_error("no directory to adopt given");
+    if (optind + 1 < argc) return scr_cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
+    o.dir = argv[optind];
+    if (o.dir[0] == '\0') return scr_cli_usage_error("the directory to adopt is an empty string");
+    if (o.name == NULL) return scr_cli_usage_error("--name is required: the dataset's name");
+    if (o.global && o.owner != NULL) return scr_cli_usage_error("--owner and --global cannot be combined");
+    if (o.global && o.ranks > 0) return scr_cli_usage_error("--ranks goes with --owner, not --global (1 rank)");
+    if (!o.global && o.owner == NULL)
+        return scr_cli_usage_error("say which rank reads which file: --owner RULE, or --global");
+
+    char *prefix = scr_cli_resolve_prefix(prefix_option);
+    if (prefix == NULL) return 1;
+    o.prefix = prefix;
+    struct scr_adopt_result res;
+    int status = 0;
+    if (scr_adopt_dataset(&o, &res) != SCR_SUCCESS) {
+        fprintf(stderr, "scr-adopt: %s was not adopted; nothing changed on the prefix\n", o.dir);
+        status = 1;
+    } else {
+        printf("adopted %s as dataset %d (%s) of %s: %d file%s, %llu bytes, %d rank%s%s\n", o.dir, res.id, o.name,
+               prefix, res.files, res.files == 1 ? "" : "s", (unsigned long long)res.bytes, res.ranks,
+               res.ranks == 1 ? "" : "s", o.make_current ? "; it is the current checkpoint" : "");
+    }
+    free(prefix);
+    if (fflush(stdout) != 0) {
+        scr_err("writing to standard output failed: %s", strerror(errno));
+        status = 1;
+    }
+    return status;
+}
