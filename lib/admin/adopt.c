@@ -154,8 +154,9 @@ static int check_no_rank_missing(const struct adopt *a)
     qsort(owners, (size_t)n, sizeof(int), by_int);
     long long total = 0, next = 0; /* the next rank expected to own a file */
     for (int i = 0; i < n; i++) {
-        for (long long r = next; r < owners[i]; r++, total++)
-            if (nmissing < NAMED_AT_MOST) missing[nmissing++] = (int)r;
+        if (owners[i] < next) continue; /* another file of the same rank */
+        for (long long r = next; r < owners[i] && nmissing < NAMED_AT_MOST; r++) missing[nmissing++] = (int)r;
+        total += owners[i] - next; /* counted, not walked: a rank can be far above the others */
         next = (long long)owners[i] + 1;
     }
     free(owners);

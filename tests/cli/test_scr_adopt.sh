@@ -4,15 +4,21 @@
 # index entry a flush would have written, with every file's size and CRC32
 # (checked here against zlib's, the records read by the independent kvtree
 # reader tests/tools/kvtree_ref.py); the next free id; --global, --ranks,
-# --no-current; and every refusal, each naming what was wrong and leaving
-# the prefix exactly as it was.
+# --no-current; every refusal, each naming what was wrong and leaving the
+# prefix exactly as it was; and a prefix that fills up while the records
+# are written, which gets back what it held.
 . "$top_srcdir/tests/tap.sh"
 
 adopt="$top_builddir/cli/scr-adopt"
+as_nobody= # set: refused runs the command as nobody
+run_adopt() {
+    if [ -n "$as_nobody" ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$adopt" "$@"
+    else "$adopt" "$@"; fi
+}
 index="$top_builddir/cli/scr-index"
 ref="$top_srcdir/tests/tools/kvtree_ref.py"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/scr-adopt-test.XXXXXX")
-trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'umount "$tmp/full" 2>/dev/null; chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 unset SCR_PREFIX
 p=$tmp/prefix
 
@@ -44,7 +50,7 @@ refused() {
     name=$1 text=$2
     shift 2
     before=$(snapshot)
-    out=$("$adopt" --prefix "$p" "$@" 2>&1)
+    out=$(run_adopt --prefix "$p" "$@" 2>&1)
     status=$?
     after=$(snapshot)
     if [ "$status" -ne 1 ]; then
@@ -232,13 +238,17 @@ refused "a_file_of_a_rank_above_ranks_is_refused" "$p/gaps/rank_5.ckpt belongs t
     --name x --owner 'rank_%d.ckpt' --ranks 4 gaps
 refused "a_rule_with_two_ranks_is_refused" "has 2 %d; it needs exactly one" --name x --owner 'r%d_%d' next
 refused "a_rule_with_an_unknown_percent_is_refused" "'%s' is not understood" --name x --owner 'r%d_%s' next
-if [ "$(id -u)" -eq 0 ]; then
-    skip "an_unreadable_file_is_refused" "root reads every file"
+# root reads every file: the command then runs as nobody, who can read the
+# others (the scratch directory is opened to it for this one case)
+if [ "$(id -u)" -eq 0 ] && ! command -v setpriv > /dev/null 2>&1; then
+    skip "an_unreadable_file_is_refused" "root reads every file, and setpriv is not there to run as nobody"
 else
-    chmod 000 "$p/next/rank_1.ckpt"
+    chmod 755 "$tmp" && chmod 000 "$p/next/rank_1.ckpt"
+    [ "$(id -u)" -eq 0 ] && as_nobody=1
     refused "an_unreadable_file_is_refused" "$p/next/rank_1.ckpt: it cannot be read: Permission denied" \
         --name x --owner 'rank_%d.ckpt' next
-    chmod 644 "$p/next/rank_1.ckpt"
+    as_nobody=
+    chmod 644 "$p/next/rank_1.ckpt" && chmod 700 "$tmp"
 fi
 cp "$p/.scr/index.scr" "$tmp/index.good"
 printf 'damaged' > "$p/.scr/index.scr"
@@ -267,6 +277,29 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do [ -f "$tmp/held" ] && break; sl
 refused "a_prefix_a_job_holds_is_refused" "is in use by job 4242 of alice on n17" --name x --owner 'rank_%d.ckpt' next
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
+
+# a prefix that fills up while the records are written: what was written is
+# taken back (a 256 KiB tmpfs, 24 KiB of it free: room for a few of the 20
+# rank filemaps; skipped where a tmpfs cannot be mounted)
+full=$tmp/full
+mkdir -p "$full" || exit 99
+if mount -t tmpfs -o size=256k tmpfs "$full" 2> /dev/null; then
+    mkdir "$full/d" && head -c 155648 /dev/zero > "$full/filler" || exit 99
+    for r in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19; do printf x > "$full/d/rank_$r.ckpt"; done
+    out=$("$adopt" --prefix "$full" --name full --owner 'rank_%d.ckpt' d 2>&1)
+    status=$?
+    if [ "$status" -eq 1 ] && printf '%s\n' "$out" | grep -q "scrfilemap.* failed: No space left on device"; then
+        ok "a_full_prefix_is_named_as_the_cause"
+    else
+        not_ok "a_full_prefix_is_named_as_the_cause" "exit status $status: $out"
+    fi
+    check "what_was_written_before_the_disk_filled_is_taken_back" \
+        test "$(cd "$full/.scr" && find . | sort | tr '\n' ' ')" = ". ./lock.scr "
+    umount "$full"
+else
+    skip "a_full_prefix_is_named_as_the_cause" "cannot mount a small tmpfs here"
+    skip "what_was_written_before_the_disk_filled_is_taken_back" "cannot mount a small tmpfs here"
+fi
 
 # --- usage errors ---------------------------------------------------------------
 usage_error "a_name_is_required" "--name is required" --global next
