@@ -66,8 +66,9 @@ static int real_path(const char *path, const char *what, char **out)
 {
     char buf[PATH_MAX];
     if (realpath(path, buf) == NULL) {
-        scr_err("%s %s: %s", what, path, strerror(errno));
-        return errno == ENOENT || errno == ENOTDIR ? SCR_ERR_ARG : SCR_ERR_IO;
+        int err = errno;
+        scr_err("%s %s: %s", what, path, strerror(err));
+        return err == ENOENT || err == ENOTDIR ? SCR_ERR_ARG : SCR_ERR_IO;
     }
     if ((*out = strdup(buf)) == NULL) {
         scr_err("out of memory");
@@ -97,8 +98,13 @@ static int resolve_paths(struct adopt *a)
     if (rc != SCR_SUCCESS) goto out;
     rc = o->dir[0] == '/' ? scr_path_normalize(o->dir, &dir_abs) : scr_path_join(a->prefix, o->dir, &dir_abs);
     if (rc != SCR_SUCCESS) goto out;
-    if (stat(dir_abs, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        scr_err("cannot adopt %s: %s", dir_abs, stat(dir_abs, &st) != 0 ? strerror(errno) : "not a directory");
+    if (stat(dir_abs, &st) != 0) {
+        scr_err("cannot adopt %s: %s", dir_abs, strerror(errno));
+        rc = SCR_ERR_ARG;
+        goto out;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        scr_err("cannot adopt %s: not a directory", dir_abs);
         rc = SCR_ERR_ARG;
         goto out;
     }
@@ -202,9 +208,8 @@ static int assign_owners(struct adopt *a)
     if (unowned > 0) {
         char text[1024] = "";
         size_t len = 0;
-        for (int i = 0; i < unowned && i < NAMED_AT_MOST; i++)
-            len += (size_t)snprintf(text + len, len < sizeof(text) ? sizeof(text) - len : 0, "%s%s",
-                                    i ? ", " : "", named[i]);
+        for (int i = 0; i < unowned && i < NAMED_AT_MOST && len < sizeof(text); i++)
+            len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s", i ? ", " : "", named[i]);
         scr_err("%d file%s of %s match%s no rank by the rule '%s': %s%s (move %s out, or give a rule that "
                 "covers %s)", unowned, unowned == 1 ? "" : "s", a->dir_lex, unowned == 1 ? "es" : "", o->owner,
                 text, unowned > NAMED_AT_MOST ? ", ..." : "", unowned == 1 ? "it" : "them",
