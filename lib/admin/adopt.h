@@ -2,7 +2,7 @@
  * checkpoint of the prefix, so that a restart through the SCR API loads it.
  *
  * The files stay where they are, inside the prefix; what a flush would have
- * written about them is written beside the other datasets:
+ * written about them is written beside the other datasets (adopt_records.h):
  *   <prefix>/.scr/scr.dataset.<id>/claim.scr, <rank>.scrfilemap for every
  *   rank (files named relative to that directory, "../../ckpt/rank_3.ckpt",
  *   with the meta PATH, NAME and ORIG a routed file would have had) and
