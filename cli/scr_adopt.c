@@ -6,7 +6,7 @@
  * which checks everything before writing the dataset's records and index
  * entry; the files stay where they are. The prefix is --prefix, else
  * $SCR_PREFIX, else the current directory. Exit status: 0 adopted, 1
- * refused or failed (the reason on stderr, nothing changed on the prefix),
+ * refused or failed (the reason on stderr, no record of it left on the prefix),
  * 2 usage error. Links only libscr-core (no MPI). */
 #include "build_config.h"
 #include "adopt.h"
@@ -44,7 +44,7 @@ static void usage(FILE *out)
             "  -V, --version      show the version\n"
             "\n"
             "Exit status: 0 if the directory was adopted; 1 if it was refused or could not\n"
-            "be recorded (the reason is said, nothing changed on the prefix); 2 for a usage\n"
+            "be recorded (the reason is said; no record of it is left); 2 for a usage\n"
             "error.\n");
 }
 
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
     struct scr_adopt_result res;
     int status = 0;
     if (scr_adopt_dataset(&o, &res) != SCR_SUCCESS) {
-        fprintf(stderr, "scr-adopt: %s was not adopted; nothing changed on the prefix\n", o.dir);
+        fprintf(stderr, "scr-adopt: %s was not adopted; the prefix holds no record of it\n", o.dir);
         status = 1;
     } else {
         printf("adopted %s as dataset %d (%s) of %s: %d file%s, %llu bytes, %d rank%s%s\n", o.dir, res.id, o.name,

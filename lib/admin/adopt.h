@@ -46,7 +46,9 @@ struct scr_adopt_result {
 };
 
 /* Adopt o->dir as described above. SCR_SUCCESS with *out filled; an error
- * (logged) and nothing changed on the prefix otherwise: SCR_ERR_ARG for bad
+ * (logged) and no record of the directory left otherwise (a refusal changes
+ * nothing at all; a failure while writing may leave the .scr directory and
+ * its lock file it made): SCR_ERR_ARG for bad
  * input, SCR_ERR_STATE when the prefix is in use by a job, SCR_ERR_FORMAT
  * for a damaged index, SCR_ERR_IO or SCR_ERR_NOMEM. */
 int scr_adopt_dataset(const struct scr_adopt_options *o, struct scr_adopt_result *out);

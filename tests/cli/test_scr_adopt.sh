@@ -57,7 +57,7 @@ refused() {
         not_ok "$name" "exit status $status, 1 expected: $out"
     elif ! printf '%s\n' "$out" | grep -qF -- "$text"; then
         not_ok "$name" "no '$text' in: $out"
-    elif ! printf '%s\n' "$out" | grep -qF "was not adopted; nothing changed on the prefix"; then
+    elif ! printf '%s\n' "$out" | grep -qF "was not adopted; the prefix holds no record of it"; then
         not_ok "$name" "no closing line in: $out"
     elif [ "$before" != "$after" ]; then
         not_ok "$name" "the prefix changed: $(printf '%s\n' "$before" > "$tmp/b"; printf '%s\n' "$after" > "$tmp/a"; diff "$tmp/b" "$tmp/a")"
