@@ -134,6 +134,13 @@ for d in json.load(sys.stdin)["datasets"]:
     if d["id"] == int(sys.argv[1]): print(json.dumps(d[sys.argv[2]]))' "$1" "$2"
 }
 
+# index_field_id NAME: the id of dataset NAME
+index_field_id() {
+    "$index" --prefix "$p" --json | "$PYTHON3" -c '
+import json, sys
+print(*[d["id"] for d in json.load(sys.stdin)["datasets"] if d["name"] == sys.argv[1]])' "$1"
+}
+
 # --- what an adoption records ------------------------------------------------
 mkdir -p "$p" || exit 99
 files "$p/ckpt" 4
@@ -300,6 +307,14 @@ else
     skip "a_full_prefix_is_named_as_the_cause" "cannot mount a small tmpfs here"
     skip "what_was_written_before_the_disk_filled_is_taken_back" "cannot mount a small tmpfs here"
 fi
+
+# --json: the outcome as one document, adopted or not
+files "$p/js" 2
+json_of() { "$PYTHON3" -c 'import json, sys; d = json.load(sys.stdin); print(" ".join(str(d.get(k)) for k in sys.argv[1:]))' "$@"; }
+got=$("$adopt" --prefix "$p" --name js --owner 'rank_%d.ckpt' --no-current --json js 2>/dev/null | json_of adopted name ranks files size current)
+check "json_describes_the_adopted_dataset" test "$got" = "True js 2 2 2517 False"
+got=$("$adopt" --prefix "$p" --name js --global --json js 2>/dev/null | json_of adopted error)
+check "json_says_why_a_directory_was_not_adopted" test "$got" = "False the name js belongs to dataset $(index_field_id js) of $p already; give the adopted dataset another one"
 
 # --- usage errors ---------------------------------------------------------------
 usage_error "a_name_is_required" "--name is required" --global next
