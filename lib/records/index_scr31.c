@@ -47,8 +47,8 @@ static int upgrade_entry(const char *file, int id, scr_kvtree *entry)
     }
     if (scr_kvtree_get(entry, KEY_DSETDESC) == NULL) {
         scr_kvtree *copy = scr_kvtree_dup(desc);
+        /* a failed set frees the copy */
         if (copy == NULL || scr_kvtree_set(entry, KEY_DSETDESC, copy) == NULL) {
-            scr_kvtree_delete(copy);
             scr_err("%s: out of memory reading dataset %d", file, id);
             return SCR_ERR_NOMEM;
         }
@@ -125,8 +125,10 @@ int scr_index_scr31_note_dataset(scr_kvtree *index, int id, const scr_dataset *d
     scr_kvtree *copy = scr_kvtree_dup(desc);
     int rc = (at != NULL && copy != NULL) ? scr_kvtree_util_set_int(at, KEY_DSET, id) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_scr31_flags(copy);
-    if (rc == SCR_SUCCESS && scr_kvtree_set(entry, SCR_INDEX_SCR31_KEY_DESC, copy) == NULL) rc = SCR_ERR_NOMEM;
-    else if (rc == SCR_SUCCESS) copy = NULL;
+    if (rc == SCR_SUCCESS) {
+        rc = scr_kvtree_set(entry, SCR_INDEX_SCR31_KEY_DESC, copy) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+        copy = NULL; /* the entry's now, or freed by the failed set */
+    }
     scr_kvtree_delete(copy);
     if (rc == SCR_ERR_NOMEM) scr_err("index: out of memory entering dataset %d in SCR 3.1's name map", id);
     return rc;

@@ -112,8 +112,10 @@ int scr_scan_scr31_complete_summary(const char *dsdir, scr_kvtree *summary)
     for (int r = 0; rc == SCR_SUCCESS && r < ranks; r++)
         rc = list_rank(dsdir, prefix, r, scr_kvtree_get_kv_int(files, KEY_RANK, r), out, &t);
     if (rc == SCR_SUCCESS) rc = check_tally(dsdir, desc, &t);
-    if (rc == SCR_SUCCESS && scr_kvtree_set(summary, KEY_RANK2FILE, scr_kvtree_dup(scr_kvtree_get(out, KEY_RANK2FILE))) == NULL)
-        rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) { /* summary changes only now, when all is well */
+        scr_kvtree *r2f = scr_kvtree_dup(scr_kvtree_get(out, KEY_RANK2FILE));
+        if (r2f == NULL || scr_kvtree_set(summary, KEY_RANK2FILE, r2f) == NULL) rc = SCR_ERR_NOMEM;
+    }
 out:
     if (rc == SCR_ERR_NOMEM) scr_err("%s: out of memory reading its rank2file", dsdir);
     scr_kvtree_delete(files);

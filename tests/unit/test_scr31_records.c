@@ -307,6 +307,26 @@ static void test_a_truncated_or_missing_file_fails_the_completion(void)
     scr_kvtree_delete(s);
 }
 
+static void test_without_a_recorded_size_or_count_the_files_are_accepted_unverified(void)
+{
+    const char *dsdir = make_dataset("unverified");
+    REQUIRE(dsdir != NULL, "set-up");
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/summary.scr", dsdir);
+    scr_kvtree *s = scr_kvtree_new();
+    REQUIRE(scr_summary_read(path, s) == SCR_SUCCESS, "read");
+    scr_kvtree *desc = scr_kvtree_get(s, "DSET");
+    scr_kvtree_unset(desc, "SIZE");
+    scr_kvtree_unset(desc, "FILES");
+    scr_log_set_quiet(1);
+    scr_clear_last_error();
+    CHECK(scr_scan_scr31_complete_summary(dsdir, s) == SCR_SUCCESS, "refused: %s", scr_last_error());
+    scr_log_set_quiet(0);
+    int ranks = 0;
+    CHECK(scr_summary_get_ranks(s, &ranks) == 0 && ranks == 4, "ranks %d", ranks);
+    scr_kvtree_delete(s);
+}
+
 int main(void)
 {
     RUN(test_scr31_flush_file_reads_as_this_builds_entry);
@@ -322,5 +342,6 @@ int main(void)
     RUN(test_a_missing_part_is_refused_and_a_missing_map_is_notfound);
     RUN(test_summary_is_completed_with_sizes_from_the_prefix);
     RUN(test_a_truncated_or_missing_file_fails_the_completion);
+    RUN(test_without_a_recorded_size_or_count_the_files_are_accepted_unverified);
     return tap_done();
 }
