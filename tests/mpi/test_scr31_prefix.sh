@@ -74,12 +74,23 @@ check "our_entry_carries_the_descriptor_where_scr31_looks_with_its_flags" \
     eval "mpi_index_has DSET/5/DSET/FLAG_CKPT/1 && mpi_index_has DSET/5/DSET/FLAG_OUTPUT/0 && mpi_index_has DSET/5/DSET/NAME/ckpt.5"
 check "scr31s_entries_keep_their_descriptor" mpi_index_has "DSET/4/DSET/FLAG_CKPT/1"
 check "scr31s_summaries_are_left_as_they_were" cmp "$prefix/.scr/scr.dataset.4/summary.scr" "$golden/prefix/.scr/scr.dataset.4/summary.scr"
+check "every_record_on_the_prefix_still_reads_after_our_checkpoint" "$mpi_print" \
+    "$prefix/.scr/index.scr" "$prefix/.scr/halt.scr" "$prefix/.scr/flush.scr" "$prefix/.scr/nodes.scr" \
+    "$prefix/.scr/app.conf" "$prefix/.scr/scr.dataset.5/summary.scr" "$prefix/.scr/scr.dataset.4/rank2file.0.0"
 check "scr_index_lists_the_mixed_prefix" eval "'$top_builddir/cli/scr-index' --prefix '$prefix' --list | grep -q 'ckpt.5'"
 
 # the next run restarts from our own checkpoint on the same prefix
 rm -rf "$scratch/cache" "$scratch/cntl"
 restart 4 4 -- "$readback" 'rank_%d.ckpt'
 mpi_expect_lines "after_our_checkpoint_the_next_run_restarts_from_it" "restarted from ckpt.5" "done"
+
+# SCR_PREFIX_SIZE trims SCR 3.1's datasets too: their files, records and names
+scr31_prefix
+restart 4 4 SCR_PREFIX_SIZE=2 -- "$readback" --checkpoint ckpt.5 'rank_%d.ckpt'
+mpi_expect_lines "a_run_with_SCR_PREFIX_SIZE_2_restarts_and_checkpoints" "restarted from ckpt.4" "done"
+check "the_trimmed_scr31_datasets_lose_their_files_and_directories" \
+    eval "[ ! -e '$prefix/ckpt.3' ] && [ ! -e '$prefix/ckpt.1' ] && [ ! -e '$prefix/.scr/scr.dataset.3' ] && [ -f '$prefix/ckpt.4/rank_0.ckpt' ]"
+check "the_trimmed_datasets_leave_the_name_map" eval "! mpi_index_has NAME/ckpt.3/DSET/3 && mpi_index_has NAME/ckpt.4/DSET/4"
 
 # --- damage: the restart falls back to ckpt.3 ------------------------------------
 
