@@ -21,7 +21,7 @@ struct field {
 };
 
 enum { F_ID, F_NAME, F_FLAGS, F_CREATED, F_USER, F_JOBNAME, F_JOBID, F_CKPT, F_SIZE, F_FILES,
-       F_COMPLETE, F_CLUSTER };
+       F_COMPLETE, F_CLUSTER, F_FLAG_CKPT, F_FLAG_OUTPUT };
 
 static const struct field fields[] = {
     [F_ID] = { "ID", INT, 1, INT_MAX, "a dataset id (an integer >= 1)" },
@@ -37,6 +37,9 @@ static const struct field fields[] = {
     [F_FILES] = { "FILES", INT, 0, INT_MAX, "a number of files (an integer >= 0)" },
     [F_COMPLETE] = { "COMPLETE", INT, 0, 1, "0 or 1" },
     [F_CLUSTER] = { "CLUSTER", TEXT, 0, 0, "a non-empty cluster name" },
+    /* SCR 3.1 writes these two instead of FLAGS */
+    [F_FLAG_CKPT] = { "FLAG_CKPT", INT, 0, 1, "0 or 1" },
+    [F_FLAG_OUTPUT] = { "FLAG_OUTPUT", INT, 0, 1, "0 or 1" },
 };
 #define NFIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
@@ -193,7 +196,27 @@ int scr_dataset_get_name(const scr_dataset *dset, const char **out)
 
 int scr_dataset_get_flags(const scr_dataset *dset, int *out)
 {
-    return get_int(dset, F_FLAGS, out);
+    int rc = get_int(dset, F_FLAGS, out);
+    if (rc != SCR_ERR_NOTFOUND) return rc;
+    /* a descriptor SCR 3.1 wrote: one key per flag */
+    int ckpt = 0, output = 0;
+    int crc = get_int(dset, F_FLAG_CKPT, &ckpt), orc = get_int(dset, F_FLAG_OUTPUT, &output);
+    if (crc == SCR_ERR_NOTFOUND && orc == SCR_ERR_NOTFOUND) return SCR_ERR_NOTFOUND;
+    if ((crc != SCR_SUCCESS && crc != SCR_ERR_NOTFOUND) || (orc != SCR_SUCCESS && orc != SCR_ERR_NOTFOUND))
+        return SCR_ERR_TYPE;
+    *out = (ckpt ? SCR_DATASET_FLAG_CHECKPOINT : 0) | (output ? SCR_DATASET_FLAG_OUTPUT : 0);
+    return SCR_SUCCESS;
+}
+
+int scr_dataset_set_scr31_flags(scr_dataset *dset)
+{
+    int flags;
+    int rc = scr_dataset_get_flags(dset, &flags);
+    if (rc == SCR_ERR_NOTFOUND) flags = scr_dataset_is_checkpoint(dset) ? SCR_DATASET_FLAG_CHECKPOINT : 0;
+    else if (rc != SCR_SUCCESS) return rc;
+    rc = set_int(dset, F_FLAG_CKPT, (flags & SCR_DATASET_FLAG_CHECKPOINT) != 0);
+    if (rc == SCR_SUCCESS) rc = set_int(dset, F_FLAG_OUTPUT, (flags & SCR_DATASET_FLAG_OUTPUT) != 0);
+    return rc;
 }
 
 int scr_dataset_get_username(const scr_dataset *dset, const char **out)

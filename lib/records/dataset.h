@@ -14,6 +14,9 @@
  *   SIZE      total bytes of the application's files, over all ranks
  *   FILES     number of the application's files, over all ranks
  *   COMPLETE  1 if every rank reported its files valid, 0 otherwise
+ *   FLAG_CKPT, FLAG_OUTPUT  0 or 1 each: how SCR 3.1 writes FLAGS. A
+ *             descriptor without FLAGS takes its flags from these two; this
+ *             build writes them only beside SCR 3.1's own records
  * Every key is optional; other keys are kept untouched. A descriptor is not
  * a file of its own: filemaps, the rank filemaps, the summary and the index
  * embed one, and check it with scr_dataset_validate.
@@ -71,6 +74,10 @@ int scr_dataset_get_ckpt(const scr_dataset *dset, int *out_ckpt_id);
 int scr_dataset_get_size(const scr_dataset *dset, uint64_t *out_bytes);
 int scr_dataset_get_files(const scr_dataset *dset, int *out_files);
 int scr_dataset_get_complete(const scr_dataset *dset, int *out_complete);
+
+/* FLAG_CKPT and FLAG_OUTPUT set from the flags (FLAGS, or a CKPT id when
+ * there are none), so that SCR 3.1 reads the descriptor as this build does. */
+int scr_dataset_set_scr31_flags(scr_dataset *dset);
 
 /* --- questions ------------------------------------------------------------------ */
 

@@ -1,5 +1,6 @@
 /* flush_file.c — the flush file: locations, names and kinds of cached datasets. */
 #include "flush_file.h"
+#include "dataset.h"
 #include "kvtree_util.h"
 #include "record.h"
 #include "scr_err.h"
@@ -97,12 +98,83 @@ static int validate(const char *file, const scr_kvtree *tree)
     return SCR_SUCCESS;
 }
 
+/* --- SCR 3.1's layout -------------------------------------------------------- */
+
+#define KEY_SCR31_DATASET "DATASET"
+#define KEY_SCR31_DSETDESC "DSETDESC"
+
+/* SCR 3.1's entry id (DSETDESC {descriptor}, CKPT 1 for a checkpoint,
+ * OUTPUT 1 for output, LOCATION, NAME) as this build's entry in out. */
+static int upgrade_scr31_entry(const char *file, int id, const scr_kvtree *old, scr_kvtree *out)
+{
+    char where[256];
+    const scr_dataset *desc = scr_kvtree_get(old, KEY_SCR31_DSETDESC);
+    snprintf(where, sizeof(where), "%s %d %s", KEY_SCR31_DATASET, id, KEY_SCR31_DSETDESC);
+    int rc = scr_dataset_validate(desc, file, where);
+    if (rc != SCR_SUCCESS) return rc;
+    int is_ckpt = 0, is_output = 0, ckpt_id;
+    const char *name;
+    snprintf(where, sizeof(where), "%s %d %s", KEY_SCR31_DATASET, id, KEY_CKPT);
+    if (scr_kvtree_get(old, KEY_CKPT) != NULL &&
+        (scr_kvtree_util_get_int(old, KEY_CKPT, &is_ckpt) != SCR_SUCCESS || (is_ckpt != 0 && is_ckpt != 1)))
+        return scr_record_bad_value(file, where, scr_kvtree_get(old, KEY_CKPT), "0 or 1 (SCR 3.1's checkpoint flag)");
+    snprintf(where, sizeof(where), "%s %d %s", KEY_SCR31_DATASET, id, KEY_OUTPUT);
+    if (scr_kvtree_get(old, KEY_OUTPUT) != NULL &&
+        (scr_kvtree_util_get_int(old, KEY_OUTPUT, &is_output) != SCR_SUCCESS || (is_output != 0 && is_output != 1)))
+        return scr_record_bad_value(file, where, scr_kvtree_get(old, KEY_OUTPUT), "0 or 1");
+    scr_kvtree *entry = scr_kvtree_set_kv_int(out, KEY_DSET, id);
+    if (entry == NULL) return SCR_ERR_NOMEM;
+    for (scr_kvtree_elem *l = scr_kvtree_elem_first(scr_kvtree_get(old, KEY_LOCATION)); l; l = scr_kvtree_elem_next(l))
+        if (scr_kvtree_set_kv(entry, KEY_LOCATION, scr_kvtree_elem_key(l)) == NULL) return SCR_ERR_NOMEM;
+    if (scr_kvtree_util_get_str(old, KEY_NAME, &name) == SCR_SUCCESS &&
+        scr_kvtree_util_set_str(entry, KEY_NAME, name) != SCR_SUCCESS)
+        return SCR_ERR_NOMEM;
+    /* SCR 3.1's CKPT is a flag; this build keeps the checkpoint id there */
+    if (is_ckpt) {
+        if (scr_dataset_get_ckpt(desc, &ckpt_id) != SCR_SUCCESS) {
+            scr_err("%s: key %s %d marks a checkpoint whose %s has no CKPT id", file, KEY_SCR31_DATASET, id,
+                    KEY_SCR31_DSETDESC);
+            return SCR_ERR_FORMAT;
+        }
+        rc = scr_kvtree_util_set_int(entry, KEY_CKPT, ckpt_id);
+    }
+    if (rc == SCR_SUCCESS && is_output) rc = scr_kvtree_util_set_int(entry, KEY_OUTPUT, 1);
+    return rc;
+}
+
+/* A flush file SCR 3.1 wrote keeps its datasets under DATASET: they become
+ * this build's DSET entries (an id listed under both keeps this build's). */
+static int upgrade_scr31(const char *file, scr_kvtree *tree)
+{
+    const scr_kvtree *old = scr_kvtree_get(tree, KEY_SCR31_DATASET);
+    if (old == NULL) return SCR_SUCCESS;
+    scr_kvtree *out = scr_kvtree_new();
+    int rc = out ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(old); rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e)) {
+        int id;
+        if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS)
+            rc = scr_record_bad_key(file, KEY_SCR31_DATASET, scr_kvtree_elem_key(e), "dataset ids (positive integers)");
+        else if (scr_kvtree_get_kv_int(tree, KEY_DSET, id) == NULL)
+            rc = upgrade_scr31_entry(file, id, scr_kvtree_elem_hash(e), out);
+    }
+    scr_kvtree *dsets = rc == SCR_SUCCESS ? scr_kvtree_get(out, KEY_DSET) : NULL;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e)) {
+        scr_kvtree *mine = scr_kvtree_set_kv(tree, KEY_DSET, scr_kvtree_elem_key(e));
+        if (mine == NULL || scr_kvtree_copy(mine, scr_kvtree_elem_hash(e)) != SCR_SUCCESS) rc = SCR_ERR_NOMEM;
+    }
+    if (rc == SCR_SUCCESS) scr_kvtree_unset(tree, KEY_SCR31_DATASET);
+    if (rc == SCR_ERR_NOMEM) scr_err("%s: out of memory reading SCR 3.1's datasets", file);
+    scr_kvtree_delete(out);
+    return rc;
+}
+
 /* --- files ---------------------------------------------------------------- */
 
 static const struct scr_record_kind flush_kind = {
     .name = "flush file",
     .version = SCR_FLUSH_FILE_VERSION,
     .validate = validate,
+    .upgrade = upgrade_scr31,
 };
 
 int scr_flush_file_read(const char *path, scr_kvtree *flush)

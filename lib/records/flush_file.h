@@ -15,6 +15,10 @@
  * At the end of an allocation this file tells whether the newest dataset in
  * cache still has to be copied to the prefix.
  *
+ * SCR 3.1 wrote its datasets under DATASET <id> {DSETDESC, CKPT 1 (a flag),
+ * LOCATION, NAME}; reading turns each into this build's DSET entry, with the
+ * checkpoint id from its DSETDESC, and drops the DATASET key.
+ *
  * The record is a scr_kvtree the caller owns (scr_kvtree_new/delete); the
  * functions below read and change it and keep its shape valid. Setters check
  * their arguments (SCR_ERR_ARG, logged). Getters do not log: they return

@@ -1,5 +1,6 @@
 /* index_file.c — the index of datasets on the prefix. */
 #include "index_file.h"
+#include "index_scr31.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "record.h"
@@ -131,6 +132,7 @@ int scr_index_file_set_dataset(scr_kvtree *index, const scr_dataset *desc, int c
     }
     int rc = scr_kvtree_util_set_str(entry, KEY_NAME, name);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(entry, KEY_COMPLETE, complete);
+    if (rc == SCR_SUCCESS) rc = scr_index_scr31_note_dataset(index, id, desc);
     return rc;
 }
 
@@ -183,6 +185,7 @@ int scr_index_file_remove(scr_kvtree *index, int id)
         scr_index_file_get_current(index, &current) == SCR_SUCCESS && strcmp(name, current) == 0)
         scr_kvtree_unset(index, KEY_CURRENT);
     scr_kvtree_unset_kv_int(index, KEY_DSET, id);
+    scr_index_scr31_forget(index, id);
     return SCR_SUCCESS;
 }
 
@@ -452,9 +455,12 @@ static int validate_entry(const char *file, int id, const scr_kvtree *entry)
             rc = validate_times(file, here, value);
         } else if (strcmp(key, KEY_MISSING) == 0) {
             rc = validate_ranks(file, here, value);
+        } else if (strcmp(key, SCR_INDEX_SCR31_KEY_DESC) == 0) {
+            rc = scr_index_scr31_validate_desc(file, here, id, value);
         } else {
             rc = scr_record_bad_key(file, where, key,
-                                    "NAME, DSETDESC, COMPLETE, FLUSHED, FETCHED, FAILED or MISSING");
+                                    "NAME, DSETDESC, COMPLETE, FLUSHED, FETCHED, FAILED, MISSING "
+                                    "or SCR 3.1's DSET");
         }
     }
     if (rc == SCR_SUCCESS && name == NULL) {
@@ -474,9 +480,9 @@ static int validate(const char *file, const scr_kvtree *index)
             return SCR_ERR_FORMAT;
         }
         if (strcmp(key, KEY_CURRENT) != 0 && strcmp(key, KEY_DSET) != 0 &&
-            strcmp(key, SCR_RECORD_KEY_VERSION) != 0) {
-            scr_err("%s: unexpected key '%s' at the top of an index, expected %s and %s", file,
-                    key, KEY_CURRENT, KEY_DSET);
+            strcmp(key, SCR_INDEX_SCR31_KEY_NAMES) != 0 && strcmp(key, SCR_RECORD_KEY_VERSION) != 0) {
+            scr_err("%s: unexpected key '%s' at the top of an index, expected %s, %s and SCR 3.1's %s",
+                    file, key, KEY_CURRENT, KEY_DSET, SCR_INDEX_SCR31_KEY_NAMES);
             return SCR_ERR_FORMAT;
         }
     }
@@ -512,18 +518,21 @@ static int validate(const char *file, const scr_kvtree *index)
         }
     }
     scr_kvtree_delete(names);
+    if (rc == SCR_SUCCESS) rc = scr_index_scr31_validate_names(file, index);
     return rc;
 }
 
 /* --- files ---------------------------------------------------------------------------- */
 
-/* What the file holds: VERSION, CURRENT, then the datasets, sorted. */
-static const char *const file_keys[] = { KEY_CURRENT, KEY_DSET };
+/* What the file holds: VERSION, CURRENT, SCR 3.1's name map when the index
+ * has one, then the datasets, sorted. */
+static const char *const file_keys[] = { KEY_CURRENT, SCR_INDEX_SCR31_KEY_NAMES, KEY_DSET };
 
 static const struct scr_record_kind index_kind = {
     .name = "index",
     .version = SCR_INDEX_FILE_VERSION,
     .validate = validate,
+    .upgrade = scr_index_scr31_upgrade,
     .keys = file_keys,
     .nkeys = sizeof(file_keys) / sizeof(file_keys[0]),
     .lock_creates_dir = 1,

@@ -11,6 +11,10 @@
  *     FAILED <time> ...                 each restart that could not read it
  *     MISSING <rank> ...                ranks whose files are lost (COMPLETE 0)
  *
+ * An index SCR 3.1 wrote also holds a top-level NAME map and, in each entry,
+ * its descriptor under DSET instead of NAME and DSETDESC: index_scr31.h reads
+ * those, and keeps them in step while the map is there.
+ *
  * Times are local "YYYY-MM-DDTHH:MM:SS" (scr_index_file_format_timestamp);
  * callers pass them in so that what is recorded is theirs to choose. A
  * dataset enters the index once it is complete on the prefix; restarts and

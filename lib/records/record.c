@@ -182,6 +182,7 @@ static int accept(const struct scr_record_kind *kind, const char *path, scr_kvtr
                   scr_kvtree *tree)
 {
     int rc = scr_record_take_version(path, kind->name, kind->version, fresh);
+    if (rc == SCR_SUCCESS && kind->upgrade != NULL) rc = kind->upgrade(path, fresh);
     if (rc == SCR_SUCCESS) rc = kind->validate(path, fresh);
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(fresh);

@@ -78,6 +78,10 @@ struct scr_record_kind {
     /* Check tree (without VERSION) as a reader would; a refusal is logged once,
      * naming file, and returned as an error code (SCR_ERR_FORMAT). */
     int (*validate)(const char *file, const scr_kvtree *tree);
+    /* When set, called on what was read (without VERSION) before validate, to
+     * bring another writer's layout into this build's (SCR 3.1's index);
+     * a refusal is logged naming file and returned as an error code. */
+    int (*upgrade)(const char *file, scr_kvtree *tree);
     /* When set, a file holds VERSION and then only these top-level keys, in
      * this order, every level sorted (integer keys numerically, then the
      * others by bytes); otherwise VERSION and every key in the tree's order. */

@@ -435,6 +435,10 @@ static int validate(const char *path, const scr_kvtree *summary)
             rc = scr_dataset_validate(scr_kvtree_elem_hash(e), path, KEY_DSET);
         } else if (strcmp(key, KEY_RANK2FILE) == 0) {
             rc = validate_rank2file(path, scr_kvtree_elem_hash(e));
+        } else if (strcmp(key, KEY_COMPLETE) == 0) { /* SCR 3.1 repeats the descriptor's here */
+            int v;
+            if (scr_kvtree_util_get_int(summary, key, &v) != SCR_SUCCESS || (v != 0 && v != 1))
+                rc = scr_record_bad_value(path, key, scr_kvtree_elem_hash(e), "0 or 1");
         } else if (strcmp(key, SCR_RECORD_KEY_VERSION) != 0) {
             scr_err("%s: unexpected key '%s' at the top of a summary, expected %s and %s", path,
                     key, KEY_DSET, KEY_RANK2FILE);
@@ -619,8 +623,9 @@ out:
     return scr_kvtree_absorb(summary, raw);
 }
 
-/* What the file holds: VERSION, then DSET and RANK2FILE, each sorted. */
-static const char *const file_keys[] = { KEY_DSET, KEY_RANK2FILE };
+/* What the file holds: VERSION, then DSET, SCR 3.1's COMPLETE when the
+ * summary has it, and RANK2FILE, each sorted. */
+static const char *const file_keys[] = { KEY_DSET, KEY_COMPLETE, KEY_RANK2FILE };
 
 /* Only writing goes through scr_record: reading also takes version 5. */
 static const struct scr_record_kind summary_kind = {

@@ -21,6 +21,10 @@
  *                                                SIZE and CRC are of the bytes
  *                                                the application wrote
  *
+ * SCR 3.1 writes version 6 as VERSION, DSET and a top-level COMPLETE 0/1
+ * (kept in the tree and written back), with no RANK2FILE: its files are
+ * listed in rank2file.h's tree beside it (scan_scr31.h completes it).
+ *
  * Older writers used version 5, keyed by checkpoint id:
  *   VERSION 5
  *   CKPT <id>  COMPLETE 0/1  RANKS <n>  RANK <rank> FILE <name> {SIZE, CRC}

@@ -2,6 +2,7 @@
 #include "prefix_trim.h"
 #include "index_file.h"
 #include "kvtree_util.h"
+#include "rank2file.h"
 #include "scr_err.h"
 #include "summary.h"
 #include "util_io.h"
@@ -87,6 +88,29 @@ static int choose(scr_kvtree *index, void *ctx)
     return rc;
 }
 
+/* Every file the rank2file of a dataset SCR 3.1 flushed into dsdir lists,
+ * as a normalised path, into set (nothing when it cannot be read). */
+static void add_listed_scr31(const char *dsdir, scr_kvtree *set)
+{
+    scr_kvtree *files = NULL;
+    char *scrdir = NULL, *prefix = NULL;
+    int ranks = 0;
+    if (scr_rank2file_read(dsdir, &ranks, &files) != SCR_SUCCESS || scr_path_dirname(dsdir, &scrdir) != SCR_SUCCESS ||
+        scr_path_dirname(scrdir, &prefix) != SCR_SUCCESS)
+        ranks = 0;
+    for (int r = 0; r < ranks; r++) {
+        const scr_kvtree *listed = scr_kvtree_get(scr_kvtree_get_kv_int(files, "RANK", r), "FILE");
+        for (scr_kvtree_elem *e = scr_kvtree_elem_first(listed); e; e = scr_kvtree_elem_next(e)) {
+            char *file = NULL; /* relative to the prefix, and checked to stay inside it */
+            if (scr_path_join(prefix, scr_kvtree_elem_key(e), &file) == SCR_SUCCESS) scr_kvtree_set_kv(set, "PATH", file);
+            free(file);
+        }
+    }
+    scr_kvtree_delete(files);
+    free(scrdir);
+    free(prefix);
+}
+
 /* Every file the summary in dsdir lists, as a normalised path, into set. */
 static void add_listed(const char *dsdir, scr_kvtree *set)
 {
@@ -97,6 +121,8 @@ static void add_listed(const char *dsdir, scr_kvtree *set)
         scr_summary_read(path, summary) != SCR_SUCCESS ||
         scr_summary_list_ranks(summary, &ranks, &nranks) != SCR_SUCCESS)
         nranks = 0;
+    if (scr_kvtree_get(summary, "DSET") != NULL && scr_kvtree_get(summary, "RANK2FILE") == NULL)
+        add_listed_scr31(dsdir, set); /* SCR 3.1 lists the files apart */
     for (int r = 0; r < nranks; r++) {
         const char **names = NULL;
         int n = 0;

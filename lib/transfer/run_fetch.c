@@ -19,6 +19,7 @@
 #include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "scan_scr31.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "transfer.h"
@@ -167,6 +168,8 @@ static int read_summary(const struct scr_run *run, int id, const char *dsdir, sc
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_summary_read(path, summary);
     if (rc == SCR_ERR_NOTFOUND) scr_err("%s is missing", path);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_scan_scr31_complete_summary(dsdir, summary); /* SCR 3.1 lists the files apart */
     if (rc != SCR_SUCCESS) goto out;
     int ranks = 0;
     rc = scr_summary_get_ranks(summary, &ranks);
