@@ -74,17 +74,21 @@ static int pick_candidate(struct scr_run *run, const char *wanted, int below, in
     /* a dataset of another number of ranks is not fetched rank by rank:
      * every rank may read any of its files */
     if (rc == SCR_SUCCESS && *out_id > 0) {
-        char name[64], *path = NULL;
+        char name[64], *dsdir = NULL, *path = NULL;
         int ranks = 0;
         scr_kvtree *summary = scr_kvtree_new();
-        snprintf(name, sizeof(name), "scr.dataset.%d/%s", *out_id, SCR_SUMMARY_FILE_NAME);
-        if (summary != NULL && scr_path_join(run->prefix_scr, name, &path) == SCR_SUCCESS &&
+        snprintf(name, sizeof(name), "scr.dataset.%d", *out_id);
+        /* SCR 3.1's summary has no ranks: they come with its file list */
+        if (summary != NULL && scr_path_join(run->prefix_scr, name, &dsdir) == SCR_SUCCESS &&
+            scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path) == SCR_SUCCESS &&
             scr_summary_read(path, summary) == SCR_SUCCESS &&
+            scr_scan_scr31_complete_summary(dsdir, summary) == SCR_SUCCESS &&
             scr_summary_get_ranks(summary, &ranks) == SCR_SUCCESS && ranks != run->ranks) {
             scr_dbg(1, "dataset %d on %s was written by %d ranks and this run has %d: any rank may read any "
                        "of its files", *out_id, run->prefix, ranks, run->ranks);
             *out_whole = 1;
         }
+        free(dsdir);
         free(path);
         scr_kvtree_delete(summary);
     }

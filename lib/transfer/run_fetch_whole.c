@@ -28,6 +28,7 @@
 #include "meta.h"
 #include "mpi_comm.h"
 #include "scr_err.h"
+#include "scan_scr31.h"
 #include "scr_run.h"
 #include "summary.h"
 #include "transfer.h"
@@ -95,6 +96,7 @@ static int list_whole_dataset(const struct scr_run *run, int id, scr_kvtree *who
     if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
     if (rc == SCR_SUCCESS) rc = scr_summary_read(path, summary);
     if (rc == SCR_ERR_NOTFOUND) scr_err("%s is missing", path);
+    if (rc == SCR_SUCCESS) rc = scr_scan_scr31_complete_summary(dsdir, summary); /* SCR 3.1 lists files apart */
     if (rc == SCR_SUCCESS) rc = scr_summary_list_ranks(summary, &ranks, &nranks);
     for (int i = 0; rc == SCR_SUCCESS && i < nranks; i++) {
         const char **files = NULL;

@@ -6,7 +6,8 @@
 # absolute path or its bare name (tests/mpi/adopt_app compares the bytes
 # with a pristine copy outside the prefix). A file changed after the
 # adoption is caught by its CRC32 at the fetch: named, the dataset marked
-# FAILED, and no restart from it. A --global dataset restarts on 1 rank.
+# FAILED, and no restart from it. A --global dataset restarts on 1 rank and
+# on 4, where every rank reads every file.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup adopt
 
@@ -73,6 +74,11 @@ check "scr_adopt_global_records_the_files_for_one_rank" \
     "$adopt" --prefix "$prefix" --name input --global input
 mpi_run_program "$app" 1 1 -- "input/a.dat=$scratch/a.dat" "input/mesh/b.dat=$scratch/b.dat"
 mpi_expect_lines "a_global_dataset_restarts_on_1_rank_with_every_byte_right" \
+    "restarted from input" "12000 bytes right"
+# and on 4 ranks as 2 nodes: every rank reads both files, by path and by name
+mpi_lose_all_nodes
+mpi_run_program "$app" 4 2 -- "input/a.dat=$scratch/a.dat" "b.dat=$scratch/b.dat"
+mpi_expect_lines "a_global_dataset_restarts_on_4_ranks_every_rank_reading_every_file" \
     "restarted from input" "12000 bytes right"
 
 done_testing

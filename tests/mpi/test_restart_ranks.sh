@@ -27,6 +27,16 @@ mpi_lose_all_nodes
 mpi_run 6 3 SCR_COPY_TYPE=XOR SCR_SET_SIZE=2 -- --steps 4 --files 2 --size 3000 --written-by 4 --restart-by-path
 mpi_expect_restart "4 -> 6 ranks, from the prefix, files named by path" 3 4
 
+# a compressed flush (SCR_FLUSH_COMPRESS): each rank expands what it reads
+mpi_reset
+mpi_run 4 4 SCR_COPY_TYPE=XOR SCR_SET_SIZE=4 SCR_FLUSH=1 SCR_FLUSH_COMPRESS=1 -- --steps 3 --files 2 --size 30000 \
+    --compressible 2
+mpi_expect_restart "4 ranks write three checkpoints, flushed compressed" 0 3
+check "the prefix holds them as gzip" gzip -t "$prefix/ckpt.3/rank3_f1.dat"
+mpi_lose_all_nodes
+mpi_run 2 2 SCR_COPY_TYPE=XOR SCR_SET_SIZE=2 -- --steps 4 --files 2 --size 30000 --compressible 2 --written-by 4
+mpi_expect_restart "4 -> 2 ranks from a compressed flush: every file expanded and read back" 3 4
+
 # --- from cache: a damaged prefix copy is not read where a node holds the file -----
 write4 SCR_FLUSH=1
 for r in 0 1; do mpi_flip_byte "$prefix/ckpt.3/rank${r}_f0.dat" 100; done

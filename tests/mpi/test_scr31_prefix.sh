@@ -157,4 +157,14 @@ mpi_lose_all_nodes
 restart 4 2 SCR_COPY_TYPE=PARTNER -- "$readback" 'rank_%d.ckpt'
 mpi_expect_lines "after_losing_every_node_the_partner_checkpoint_comes_back_from_the_prefix" "restarted from ckpt.5" "done"
 
+# on another number of ranks: 2 ranks read all four ranks' files of ckpt.4,
+# and 6 ranks (two of them reading files others read too)
+scr31_prefix
+restart 2 2 -- "$readback" 'rank_%d.ckpt' 'rank_2.ckpt' 'rank_3.ckpt'
+mpi_expect_lines "the_scr31_prefix_restarts_on_2_ranks_reading_every_file" "restarted from ckpt.4" "done"
+same_bytes "the_2_ranks_read_ckpt.4_byte_for_byte" ckpt.4 'rank_%d.ckpt'
+scr31_prefix
+restart 6 3 -- "$readback" 'rank_1.ckpt'
+mpi_expect_lines "the_scr31_prefix_restarts_on_6_ranks" "restarted from ckpt.4" "done"
+
 done_testing
