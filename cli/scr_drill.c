@@ -34,11 +34,13 @@
 #include "util_parse.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -392,6 +394,33 @@ static int first_run(const struct options *o, struct drill_run_spec *spec, struc
     return SCR_SUCCESS;
 }
 
+/* Inside an allocation every drill has the allocation's job id, so two at
+ * once would share the simulated nodes' directories: the second is
+ * refused while the first holds a lock named after the user and the job
+ * (*out_fd: the lock, kept open until the drill ends; -1 outside one). */
+static int one_drill_per_job(const char *slurm_job, int *out_fd)
+{
+    *out_fd = -1;
+    if (slurm_job == NULL || slurm_job[0] == '\0') return SCR_SUCCESS;
+    const char *tmp = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/scr-drill.%ld.%s.lock", tmp != NULL && tmp[0] == '/' ? tmp : "/tmp",
+             (long)getuid(), slurm_job);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        scr_err("cannot open the drill's lock %s: %s", path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        scr_err("another scr-drill runs in job %s (it holds %s); drills of one job run one at a time, "
+                "since they share its simulated nodes", slurm_job, path);
+        close(fd);
+        return SCR_FAILURE;
+    }
+    *out_fd = fd;
+    return SCR_SUCCESS;
+}
+
 static int drill(const struct options *o)
 {
     struct drill_outcome out;
@@ -400,7 +429,8 @@ static int drill(const struct options *o)
     struct drill_events ev1 = {0}, ev2 = {0};
     struct drill_cached cached[DRILL_MAX_CACHED];
     scr_config *cfg = NULL;
-    char job[128], log_dir[4096] = "", log1[4200], log2[4200];
+    char job[128], tag[128], log_dir[4096] = "", log1[4200], log2[4200];
+    int lock_fd = -1;
     int made_log_dir = 0, status = EXIT_NOT_AS_EXPECTED;
 
     char *given = scr_cli_resolve_prefix(o->prefix), *prefix = given ? realpath(given, NULL) : NULL;
@@ -418,8 +448,11 @@ static int drill(const struct options *o)
                 strchr(o->mpirun, '/') ? "it is not an executable file" : "it is not found in PATH");
         goto out;
     }
-    snprintf(job, sizeof(job), "drill-%ld-%ld", (long)getpid(), (long)time(NULL));
+    /* the tag that finds this drill's ranks to kill is its own, whatever the job id */
+    snprintf(tag, sizeof(tag), "drill-%ld-%ld", (long)getpid(), (long)time(NULL));
+    snprintf(job, sizeof(job), "%s", tag);
     const char *slurm = getenv("SLURM_JOB_ID");
+    if (one_drill_per_job(slurm, &lock_fd) != SCR_SUCCESS) goto out;
     if (slurm != NULL && slurm[0] != '\0') snprintf(job, sizeof(job), "%s", slurm); /* libscr takes it first */
     if (set_run_environment(prefix, job) != SCR_SUCCESS) goto out;
     cfg = scr_config_new();
@@ -440,7 +473,7 @@ static int drill(const struct options *o)
     out.lost = o->lost;
 
     struct drill_run_spec spec = {o->mpirun, o->mpirun_args, o->nmpirun_args, o->ranks, o->nodes,
-                                  o->program, job, log1, o->stop_after, o->time_limit};
+                                  o->program, tag, log1, o->stop_after, o->time_limit};
     if (drill_events_start(&ev1, prefix, job) != SCR_SUCCESS) goto out;
     if (first_run(o, &spec, &ev1, &out) != SCR_SUCCESS) goto out;
 
@@ -484,6 +517,7 @@ out:
     drill_nodes_free(&dn);
     scr_config_delete(cfg);
     free(prefix);
+    if (lock_fd >= 0) close(lock_fd);
     return status;
 }
 

@@ -13,6 +13,7 @@
 #include "scr_err.h"
 #include "run_halt.h"
 #include "scr_run.h"
+#include "transfer.h"
 #include "util_log.h"
 
 #include <signal.h>
@@ -89,6 +90,11 @@ int scr_run_halt_count_checkpoint(struct scr_run *run)
 void scr_run_halt_drill_stop(struct scr_run *run)
 {
     if (run->drill_stop_after <= 0 || ++run->drill_checkpoints != run->drill_stop_after) return;
+    /* the checkpoint is protected and flushed as SCR_FLUSH asks before the
+     * job dies, also when that goes on in the background */
+    if (scr_encode_async_wait(run) != SCR_SUCCESS || scr_flush_async_wait(run) != SCR_SUCCESS)
+        scr_warn("SCR_DRILL_STOP_AFTER=%d: the checkpoint's encode or flush in the background failed (said above); "
+                 "the run is stopped anyway", run->drill_stop_after);
     char why[96];
     snprintf(why, sizeof(why), "SCR_DRILL_STOP_AFTER=%d: every rank is killed now", run->drill_stop_after);
     scr_run_event(run, SCR_EVENT_HALT, NULL, 0, NULL, -1, -1, why, NULL, 0);

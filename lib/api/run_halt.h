@@ -23,13 +23,14 @@ int scr_run_halt_count_checkpoint(struct scr_run *run);
 
 /* scr-drill's stop (scr-drill(1)): with SCR_DRILL_STOP_AFTER=K in the
  * environment (run->drill_stop_after), once the run's K-th checkpoint has
- * completed, with its redundancy and any flush SCR_FLUSH asked for, rank 0
- * records a halt event saying so, every rank waits for the others, and
- * each kills itself with SIGKILL: the job dies at a known point, as it
- * would if all its nodes failed there, with no flush at exit and whatever
- * the library does in the background cut short. Call it after each
- * completed checkpoint; it returns only when there is nothing to do (or
- * the barrier failed, said). */
+ * completed on every rank, it waits for that checkpoint's encode and flush
+ * in the background (if any), rank 0 records a halt event saying so, every
+ * rank waits for the others, and each kills itself with SIGKILL: the job
+ * dies at a known point, the checkpoint protected and flushed as SCR_FLUSH
+ * asks, as it would if all its nodes failed there, with no flush at exit.
+ * Collective: call it on every rank after each checkpoint every rank
+ * completed; it returns only when there is nothing to do (or the barrier
+ * failed, said). */
 void scr_run_halt_drill_stop(struct scr_run *run);
 
 /* Rank 0: a new run is not finished, so an ExitReason of SCR_FINALIZE_CALLED

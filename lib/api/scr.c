@@ -727,7 +727,11 @@ int SCR_Complete_output(int valid)
             exit(0);
         }
     }
-    if (is_ckpt && rc == SCR_SUCCESS) scr_run_halt_drill_stop(run);
+    /* every rank counts the checkpoint, or none: the drill's stop is collective */
+    int all_ok = 0;
+    if (is_ckpt && run->drill_stop_after > 0 && scr_comm_all_true(rc == SCR_SUCCESS, run->world, &all_ok) == SCR_SUCCESS &&
+        all_ok)
+        scr_run_halt_drill_stop(run);
     return rc;
 }
 

@@ -630,12 +630,12 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
 static int writer_ranks(struct scr_run *run, int id, int *out_ranks)
 {
     int *ranks = NULL, nranks = 0, mine = 0;
-    scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &nranks);
-    for (int i = 0; i < nranks && mine == 0; i++) {
+    int lrc = scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &nranks);
+    for (int i = 0; lrc == SCR_SUCCESS && i < nranks && mine == 0; i++) {
         const char **files = NULL;
         int n = 0;
-        scr_filemap_list_files(run->map, id, ranks[i], &files, &n);
-        for (int f = 0; f < n && mine == 0; f++) {
+        lrc = scr_filemap_list_files(run->map, id, ranks[i], &files, &n);
+        for (int f = 0; lrc == SCR_SUCCESS && f < n && mine == 0; f++) {
             const scr_meta *meta = NULL;
             if (scr_filemap_get_meta(run->map, id, ranks[i], files[f], &meta) == SCR_SUCCESS &&
                 scr_meta_get_ranks(meta, &mine) != SCR_SUCCESS)
@@ -644,8 +644,14 @@ static int writer_ranks(struct scr_run *run, int id, int *out_ranks)
         free(files);
     }
     free(ranks);
-    return scr_mpi_check(MPI_Allreduce(&mine, out_ranks, 1, MPI_INT, MPI_MAX, run->world),
-                         "finding the number of ranks that wrote a dataset");
+    /* a rank that could not look does not let the dataset be taken for this run's */
+    int mine_and_failed[2] = {mine, lrc != SCR_SUCCESS}, all[2] = {0, 0};
+    int rc = scr_mpi_check(MPI_Allreduce(mine_and_failed, all, 2, MPI_INT, MPI_MAX, run->world),
+                           "finding the number of ranks that wrote a dataset");
+    if (rc != SCR_SUCCESS) return rc;
+    if (all[1]) return SCR_ERR_NOMEM;
+    *out_ranks = all[0];
+    return SCR_SUCCESS;
 }
 
 /* Rank 0: say what becomes of dataset id, written by writers ranks: a

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define TAG_WHOLE_NODE 4705
 #define KEY_WHOLE "WHOLE" /* WHOLE/<path on the prefix>/{SIZE, CRC, CACHE, CHECKED} */
@@ -53,9 +54,9 @@
 #define KEY_ERROR "ERROR"
 
 /* Rank 0: one file of the summary (rank r, name relative to dsdir) into
- * whole, after checking it is on the prefix with its size. */
-static int add_listed_file(const scr_kvtree *summary, int r, const char *name, const char *dsdir,
-                           scr_kvtree *whole)
+ * whole, after checking it is under run_prefix, there, with its size. */
+static int add_listed_file(const char *run_prefix, const scr_kvtree *summary, int r, const char *name,
+                           const char *dsdir, scr_kvtree *whole)
 {
     uint64_t size = 0, stored = 0;
     uint32_t crc = 0;
@@ -66,7 +67,11 @@ static int add_listed_file(const scr_kvtree *summary, int r, const char *name, c
     rc = scr_path_join(dsdir, name, &path);
     if (rc != SCR_SUCCESS) return rc;
     struct stat st;
-    if (stat(path, &st) != 0) {
+    int inside = 0;
+    if (scr_path_is_inside(run_prefix, path, &inside) != SCR_SUCCESS || !inside) {
+        scr_err("the summary in %s names %s, which is not under the prefix %s", dsdir, name, run_prefix);
+        rc = SCR_ERR_FORMAT;
+    } else if (stat(path, &st) != 0) {
         scr_err("restart file %s (rank %d of the run that wrote it) is missing: %s", path, r, strerror(errno));
         rc = SCR_ERR_NOTFOUND;
     } else if ((uint64_t)st.st_size != (gzip ? stored : size)) {
@@ -106,7 +111,7 @@ static int list_whole_dataset(const struct scr_run *run, int id, scr_kvtree *who
         for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
             int nofetch = 0;
             scr_summary_get_file_nofetch(summary, ranks[i], files[f], &nofetch);
-            if (!nofetch) rc = add_listed_file(summary, ranks[i], files[f], dsdir, whole);
+            if (!nofetch) rc = add_listed_file(run->prefix, summary, ranks[i], files[f], dsdir, whole);
         }
         free(files);
     }
@@ -122,12 +127,12 @@ static int list_whole_dataset(const struct scr_run *run, int id, scr_kvtree *who
  * by their paths on the prefix, in held. */
 static int list_held_files(const struct scr_run *run, int id, scr_kvtree *held)
 {
-    int *ranks = NULL, nranks = 0, rc = SCR_SUCCESS;
-    scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &nranks);
+    int *ranks = NULL, nranks = 0;
+    int rc = scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &nranks);
     for (int i = 0; rc == SCR_SUCCESS && i < nranks; i++) {
         const char **files = NULL;
         int n = 0;
-        scr_filemap_list_files(run->map, id, ranks[i], &files, &n);
+        rc = scr_filemap_list_files(run->map, id, ranks[i], &files, &n);
         for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
             const scr_meta *meta = NULL;
             const char *rel = NULL;
@@ -137,8 +142,8 @@ static int list_held_files(const struct scr_run *run, int id, scr_kvtree *held)
                 scr_meta_get_filename(meta, &rel) != SCR_SUCCESS)
                 continue;
             rc = scr_path_join(run->prefix, rel, &path);
-            if (rc == SCR_SUCCESS && scr_kvtree_util_set_str(scr_kvtree_set_kv(held, KEY_HELD, path), KEY_CACHE,
-                                                             files[f]) != SCR_SUCCESS)
+            scr_kvtree *entry = rc == SCR_SUCCESS ? scr_kvtree_set_kv(held, KEY_HELD, path) : NULL;
+            if (rc == SCR_SUCCESS && (entry == NULL || scr_kvtree_util_set_str(entry, KEY_CACHE, files[f]) != SCR_SUCCESS))
                 rc = SCR_ERR_NOMEM;
             free(path);
         }
@@ -244,7 +249,9 @@ static int expand_into_cache(struct scr_run *run, const char *path, uint64_t siz
     if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, sub, &mine);
     if (rc == SCR_SUCCESS) rc = scr_path_relative(run->prefix, path, &rel);
     if (rc == SCR_SUCCESS) rc = scr_path_join(mine, rel, &dest);
+    int listed = 0;
     if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, run->restart_id, run->rank, dest);
+    if (rc == SCR_SUCCESS) listed = 1;
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     if (rc == SCR_SUCCESS)
         rc = scr_copy_file_as(path, dest, buf, run->file_buf_size, 1, SCR_COPY_GUNZIP, 0, NULL, NULL, &got, NULL);
@@ -261,6 +268,10 @@ static int expand_into_cache(struct scr_run *run, const char *path, uint64_t siz
     if (rc == SCR_SUCCESS) {
         *out_dest = dest;
         dest = NULL;
+    } else if (listed) { /* what did not check is not kept */
+        if (unlink(dest) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", dest, strerror(errno));
+        if (scr_filemap_remove_file(run->map, run->restart_id, run->rank, dest) == SCR_SUCCESS)
+            scr_cache_save_filemap(run);
     }
     free(buf);
     free(dsdir);

@@ -86,4 +86,19 @@ check "each_rank_ran_as_its_simulated_node" \
     grep -qx "rank 1 is node1" "$tmp/logs/run1.log"
 check "and_the_log_directory_is_named" grep -q "the runs' output is in $tmp/logs" "$tmp/err"
 
+# two drills in one allocation would share its simulated nodes: while one
+# holds the job's lock, the next is refused
+if command -v flock > /dev/null 2>&1; then
+    lock="$tmp/scr-drill.$(id -u).4711.lock"
+    flock "$lock" sleep 30 &
+    holder=$!
+    sleep 1
+    SLURM_JOB_ID=4711 TMPDIR=$tmp expect "a_second_drill_in_one_job_is_refused" 1 "another scr-drill runs in job 4711" \
+        --mpirun "$tmp/fake-mpirun" --ranks 2 --nodes 2 --stop-after 1 -- "$tmp/rank"
+    kill "$holder" 2> /dev/null
+    wait "$holder" 2> /dev/null
+else
+    skip "a_second_drill_in_one_job_is_refused" "no flock command"
+fi
+
 done_testing

@@ -40,9 +40,19 @@ write_args="--steps 2 --files 2 --size 9000 --uneven --no-files 1"
 restart_args="--steps 3 --files 2 --size 9000 --uneven --no-files 1"
 common="SCR_FLUSH=0 SCR_SET_SIZE=4 SCR_SET_FAILURES=2 SCR_CRC_ON_COPY=1 SCR_FILE_BUF_SIZE=4096 SCR_MPI_BUF_SIZE=4096"
 
-# a relaunch on fewer ranks cannot re-form the sets: a fresh start, not a failure
+# a relaunch on fewer ranks cannot re-form the sets, and a checkpoint in
+# cache only is out of reach of a run of another size: a fresh start, not a
+# failure, with one warning saying why and what would use it
 red_write XOR 8 4 SCR_SET_SIZE=4
 red_ranks=4 red_nodes=2 red_case=relaunched_on_4_ranks
-red_expect_fresh ""
+red_empty_prefix=1
+red_replay ""
+red_empty_prefix=
+mpi_expect_restart "$(red_name "" with_an_empty_prefix_starts_fresh)" 0 2
+warned_once() {
+    [ "$(grep -c 'written by 8 ranks and is in cache only: a run of 4 ranks can restart' "$mpi_err")" -eq 1 ] &&
+        ! grep -qi error "$mpi_err"
+}
+check "$(red_name "" says_why_in_one_warning_and_no_error)" warned_once
 
 done_testing

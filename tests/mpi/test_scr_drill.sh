@@ -196,6 +196,7 @@ mpi_expect_killed "SCR_DRILL_STOP_AFTER_kills_every_rank_after_that_checkpoint" 
 mpi_run 2 2 -- --steps 3
 mpi_expect_restart "and_the_next_run_restarts_from_that_checkpoint" 1 3
 
+mpi_reset # a fresh start: the 2-rank checkpoints would be read whole by 1 rank
 mpi_run 1 1 SCR_SIM_NODE=nodeB "SCR_CNTL_BASE=$scratch/moved" -- --steps 1
 mpi_expect_lines "an_environment_naming_another_control_base_still_runs" "finished step 1"
 check "but_the_control_base_stays_the_sites" \
