@@ -41,7 +41,7 @@ if ! make -s --no-print-directory -C "$build" -f Makefile -f "$tmp/dirs.mk" prin
 fi
 . "$tmp/dirs"
 
-commands="scr-print scr-index scr-adopt scr-halt scr-list-down-nodes scr-scavenge scr-run"
+commands="scr-print scr-index scr-adopt scr-halt scr-list-down-nodes scr-scavenge scr-run scr-log scr-drill"
 
 # --- 1. make install DESTDIR=... ------------------------------------------------
 dest=$tmp/dest
