@@ -131,6 +131,9 @@ static void exec_mpirun(const struct drill_run_spec *spec)
 
 /* End a run that outlived its limit: SIGTERM to mpirun, SIGKILL to the
  * ranks, and SIGKILL to mpirun when it has not gone 10 s later. */
+/* Seconds the launcher gets to end the job after one of its ranks was killed. */
+#define DRILL_JOB_DOWN_SECONDS 30
+
 static int end_overdue(pid_t pid, const char *tag, int *out_wstatus)
 {
     kill(pid, SIGTERM);
@@ -165,7 +168,7 @@ int drill_run(const struct drill_run_spec *spec, drill_watcher watch, void *ctx,
     if (pid == 0) exec_mpirun(spec);
 
     double start = now_seconds();
-    int wstatus = 0, asking = watch != NULL;
+    int wstatus = 0, asking = watch != NULL, job_taken_down = 0;
     for (;;) {
         pid_t w = waitpid(pid, &wstatus, WNOHANG);
         if (w == pid) break;
@@ -179,6 +182,13 @@ int drill_run(const struct drill_run_spec *spec, drill_watcher watch, void *ctx,
             int rc = end_overdue(pid, spec->tag, &wstatus);
             if (rc != SCR_SUCCESS) return rc;
             break;
+        }
+        /* a node that fails takes its job down: when the launcher has not
+         * ended the job a while after one rank was killed (a failure
+         * detector slowed by a busy machine), the rest go too */
+        if (!asking && !job_taken_down && out->killed_rank >= 0 && elapsed > out->kill_at + DRILL_JOB_DOWN_SECONDS) {
+            drill_run_kill_ranks(spec->tag, -1);
+            job_taken_down = 1;
         }
         if (asking) {
             int rank = -1;
