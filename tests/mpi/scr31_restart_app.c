@@ -24,13 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define FAIL(...)                                                  \
-    do {                                                           \
-        fprintf(stderr, "rank %d: FAIL: ", rank);                  \
-        fprintf(stderr, __VA_ARGS__);                              \
-        fprintf(stderr, "\n");                                     \
-        MPI_Abort(MPI_COMM_WORLD, 3);                              \
-    } while (0)
+#include "mpi_app_fail.h"
 
 static int rank;
 

@@ -72,13 +72,7 @@ struct options {
 static int rank, ranks;
 static int compressible_files; /* --compressible: files below this number are */
 
-#define FAIL(...)                                                  \
-    do {                                                           \
-        fprintf(stderr, "rank %d: FAIL: ", rank);                  \
-        fprintf(stderr, __VA_ARGS__);                              \
-        fprintf(stderr, "\n");                                     \
-        MPI_Abort(MPI_COMM_WORLD, 3);                              \
-    } while (0)
+#include "mpi_app_fail.h"
 
 static unsigned char byte_at(int r, int f, int step, long off)
 {
