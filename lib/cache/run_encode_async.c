@@ -43,6 +43,7 @@ struct scr_encode_async {
     pthread_t thread;
     int thread_started;
     atomic_int done;
+    atomic_int polite;                 /* 0 once this rank's application waits for the encode */
     int rc;                            /* the encode's outcome on this rank */
     double t0, seconds;
 };
@@ -101,8 +102,8 @@ void scr_encode_async_teardown(struct scr_run *run)
 static void *encode_thread(void *arg)
 {
     struct scr_encode_async *e = arg;
-    /* the application computes meanwhile: no spinning in MPI's waits */
-    scr_mpi_wait_politely(1);
+    /* while the application computes, no spinning in MPI's waits */
+    scr_mpi_wait_politely_while(&e->polite);
     e->rc = scr_redundancy_apply(&e->ctx, e->desc, e->id);
     scr_mpi_wait_politely(0); /* also when this rank runs it in its own thread */
     e->seconds = scr_run_now() - e->t0;
@@ -178,6 +179,7 @@ int scr_encode_async_start(struct scr_run *run, const struct scr_reddesc *d, int
         e->id = id;
         e->t0 = scr_run_now();
         atomic_init(&e->done, 0);
+        atomic_init(&e->polite, 1);
         /* the same descriptor, with its sets over the encode's world */
         e->desc = &run->encode_reddescs[d - run->reddescs];
         lrc = prepare(run, e);
@@ -197,6 +199,7 @@ int scr_encode_async_start(struct scr_run *run, const struct scr_reddesc *d, int
          * joins them from its own thread, on the same communicators */
         scr_warn("cannot start the encode thread (%s): dataset %d is encoded before SCR_Complete_checkpoint "
                  "returns", strerror(prc), id);
+        atomic_store(&e->polite, 0);
         encode_thread(e);
     }
     run->encode_in_background = e;
@@ -265,12 +268,18 @@ static int poll(struct scr_run *run, int wait)
     struct scr_encode_async *e = run->encode_in_background;
     if (e == NULL) return SCR_SUCCESS; /* the same on every rank */
     if (wait && e->thread_started) {
+        /* the application waits: the core is the encode's */
+        atomic_store(&e->polite, 0);
         pthread_join(e->thread, NULL);
         e->thread_started = 0;
     }
     int all = 0;
+    /* a rank that comes first waits for the others without spinning: its
+     * encode thread may still want the core */
+    scr_mpi_wait_politely(1);
     /* all ranks agree: */
     int rc = scr_comm_all_true(atomic_load(&e->done), run->world, &all);
+    scr_mpi_wait_politely(0);
     if (rc != SCR_SUCCESS || !all) return rc;
     if (e->thread_started) {
         pthread_join(e->thread, NULL);

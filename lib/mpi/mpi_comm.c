@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,15 +372,35 @@ int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, 
 
 /* --- polite waits (mpi_comm.h) ------------------------------------------------ */
 
-/* the first nap, and the longest, in nanoseconds */
-#define NAP_FIRST_NS 10000L
+/* How long a wait yields the core between tests before it naps instead,
+ * and its naps: the first and the longest, in nanoseconds. */
+#define YIELD_NS 50000000L
+#define NAP_FIRST_NS 100000L
 #define NAP_MOST_NS 1000000L
 
-static __thread int polite;
+static const atomic_int always = 1;
+static __thread const atomic_int *polite; /* NULL: wait as MPI does */
 
 void scr_mpi_wait_politely(int on)
 {
-    polite = on != 0;
+    polite = on ? &always : NULL;
+}
+
+void scr_mpi_wait_politely_while(const atomic_int *flag)
+{
+    polite = flag;
+}
+
+static int is_polite(void)
+{
+    return polite != NULL && atomic_load_explicit(polite, memory_order_relaxed);
+}
+
+static long elapsed_ns(const struct timespec *since)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - since->tv_sec) * 1000000000L + (now.tv_nsec - since->tv_nsec);
 }
 
 static void nap(long ns)
@@ -391,15 +412,21 @@ static void nap(long ns)
 
 int scr_mpi_waitall(int n, MPI_Request *reqs, const char *what)
 {
-    if (!polite) return scr_mpi_check(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE), what);
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
     long ns = NAP_FIRST_NS;
-    for (;;) {
+    while (is_polite()) {
         int done = 0;
         int rc = scr_mpi_check(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE), what);
         if (rc != SCR_SUCCESS || done) return rc;
-        nap(ns);
-        if (ns < NAP_MOST_NS) ns *= 2;
+        if (elapsed_ns(&start) < YIELD_NS) {
+            sched_yield();
+        } else {
+            nap(ns);
+            if (ns < NAP_MOST_NS) ns *= 2;
+        }
     }
+    return scr_mpi_check(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE), what);
 }
 
 int scr_mpi_wait(MPI_Request *req, const char *what)
@@ -410,7 +437,9 @@ int scr_mpi_wait(MPI_Request *req, const char *what)
 int scr_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                       const char *what)
 {
-    if (!polite) return scr_mpi_check(MPI_Allreduce(sendbuf, recvbuf, count, type, op, comm), what);
+    /* chosen by the setting, not by its flag: a nonblocking collective
+     * never matches a blocking one, and two ranks' flags may differ */
+    if (polite == NULL) return scr_mpi_check(MPI_Allreduce(sendbuf, recvbuf, count, type, op, comm), what);
     MPI_Request req = MPI_REQUEST_NULL;
     int rc = scr_mpi_check(MPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, &req), what);
     if (rc != SCR_SUCCESS) return rc;

@@ -13,6 +13,7 @@
 #include "kvtree.h"
 
 #include <mpi.h>
+#include <stdatomic.h>
 
 /* SCR_SUCCESS when mpi_rc is MPI_SUCCESS; otherwise logs "<what>: <MPI's
  * message>" and returns SCR_FAILURE. */
@@ -66,16 +67,30 @@ int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, 
  * A blocking MPI wait spins: Open MPI polls its transports until the
  * message is there. In the application's own call that is the fastest way
  * to wait; in a library thread that encodes while the application
- * computes on the same cores, the spinning takes half a core from the
+ * computes on the same core, the spinning takes half the core from the
  * computation. A thread that has said it waits politely
- * (scr_mpi_wait_politely) therefore tests its requests and sleeps between
- * tests, briefly at first (a piece of a ring is usually there within
- * microseconds) and longer the longer it waits, up to a millisecond. Other
- * threads wait as MPI does. The setting is per thread; errors are checked
- * and logged as scr_mpi_check does. */
+ * (scr_mpi_wait_politely) therefore tests its requests and yields the
+ * core between tests (sched_yield): the application computes meanwhile,
+ * and a core nobody else wants is the wait's own, as fast as spinning.
+ * Sleeping between tests instead costs more than it saves: every wakeup
+ * takes the core from the application, and a sleeping thread finds its
+ * cache cold. A wait that lasts beyond 50 ms naps, from 0.1 ms up to a
+ * millisecond between tests, so that a thread whose peer is stuck burns
+ * no core. Other threads wait as MPI does. The setting is per thread;
+ * errors are checked and logged as scr_mpi_check does. A thread that
+ * waits politely makes its collectives nonblocking ones, whether or not
+ * it yields at the time, so the same setting must hold on every rank of
+ * the communicator. */
 
 /* From now on, this thread waits politely (on: 1) or as MPI does (0). */
 void scr_mpi_wait_politely(int on);
+
+/* From now on, this thread waits politely while *flag is nonzero, and
+ * spins as MPI does once another thread cleared it (a wait under way
+ * notices at its next test): for a library thread that the application
+ * has stopped to wait for, whose core is then its own. flag must outlive
+ * the setting; NULL is scr_mpi_wait_politely(0). */
+void scr_mpi_wait_politely_while(const atomic_int *flag);
 
 /* MPI_Wait and MPI_Waitall (statuses ignored); what names the operation
  * in a failure's message. */
