@@ -129,11 +129,11 @@ static void exec_mpirun(const struct drill_run_spec *spec)
     _exit(127);
 }
 
-/* End a run that outlived its limit: SIGTERM to mpirun, SIGKILL to the
- * ranks, and SIGKILL to mpirun when it has not gone 10 s later. */
 /* Seconds the launcher gets to end the job after one of its ranks was killed. */
 #define DRILL_JOB_DOWN_SECONDS 30
 
+/* End a run that outlived its limit: SIGTERM to mpirun, SIGKILL to the
+ * ranks, and SIGKILL to mpirun when it has not gone 10 s later. */
 static int end_overdue(pid_t pid, const char *tag, int *out_wstatus)
 {
     kill(pid, SIGTERM);

@@ -3,6 +3,7 @@
 #include "kvtree_pack.h"
 #include "scr_err.h"
 #include "util_log.h"
+#include "util_pace.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -372,9 +373,9 @@ int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, 
 
 /* --- polite waits (mpi_comm.h) ------------------------------------------------ */
 
-/* How long a wait yields the core between tests before it naps instead,
- * and its naps: the first and the longest, in nanoseconds. */
-#define YIELD_NS 50000000L
+/* How long a wait yields the core between tests before it naps instead
+ * (seconds), and its naps: the first and the longest, in nanoseconds. */
+#define YIELD_SECONDS 0.05
 #define NAP_FIRST_NS 100000L
 #define NAP_MOST_NS 1000000L
 
@@ -396,13 +397,6 @@ static int is_polite(void)
     return polite != NULL && atomic_load_explicit(polite, memory_order_relaxed);
 }
 
-static long elapsed_ns(const struct timespec *since)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (now.tv_sec - since->tv_sec) * 1000000000L + (now.tv_nsec - since->tv_nsec);
-}
-
 static void nap(long ns)
 {
     struct timespec ts = {0, ns};
@@ -412,14 +406,14 @@ static void nap(long ns)
 
 int scr_mpi_waitall(int n, MPI_Request *reqs, const char *what)
 {
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    double start = 0; /* taken at the first test that finds the requests pending */
     long ns = NAP_FIRST_NS;
     while (is_polite()) {
         int done = 0;
         int rc = scr_mpi_check(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE), what);
         if (rc != SCR_SUCCESS || done) return rc;
-        if (elapsed_ns(&start) < YIELD_NS) {
+        if (start == 0) start = scr_pace_now();
+        if (scr_pace_now() - start < YIELD_SECONDS) {
             sched_yield();
         } else {
             nap(ns);
