@@ -131,11 +131,15 @@ next_job_id() {
 # the namespace names are cluster-env.sh's SCR_LAB_NS_PREFIX<node>
 kill_node() {
     # again until nothing is left: a process forked between the listing and
-    # the kill (a slurmstepd, an epilog) could still hold slurmd's socket
+    # the kill (a slurmstepd, an epilog) could still hold slurmd's socket.
+    # Each round stops every process before killing any, as a crash would:
+    # otherwise a task whose step daemon died first may end on its own, and
+    # srun start the next run while the node's slurmd still answers
     _slurm_rounds=0
     while [ "$_slurm_rounds" -lt 50 ]; do
         _slurm_pids=$(ip netns pids "scrlab-$1" 2>/dev/null)
         [ -n "$_slurm_pids" ] || break
+        kill -STOP $_slurm_pids 2>/dev/null
         kill -9 $_slurm_pids 2>/dev/null
         sleep 0.1
         _slurm_rounds=$((_slurm_rounds + 1))
