@@ -36,6 +36,12 @@
  *                --spin I  I iterations of integer arithmetic on every
  *                          rank: the cores are busy, the same work whatever
  *                          runs beside it.
+ *              With --warmup W, W more checkpoints go first, untimed, and
+ *              their encodes are let finish: the loop then runs as an
+ *              application's does after its first checkpoints, its cache
+ *              full and each checkpoint's memory taken from the one it
+ *              evicts (a fresh page costs more than a reused one, on a VM
+ *              whose host takes freed memory back, several times more).
  *              Prints the slowest rank's time in each part, summed over the
  *              loop, and the total (from the barrier before the loop until
  *              every rank returned from SCR_Finalize, which waits for the
@@ -72,7 +78,7 @@
 #include <unistd.h>
 
 static int rank, ranks;
-static long events_from; /* the log's size at the start: older events are another run's */
+static long events_from; /* the log's size when counting began: older events are another run's or the warm-up's */
 
 static double max_over_ranks(double mine)
 {
@@ -216,33 +222,53 @@ static void rounds(int k, long mib, const char *buf, int wait)
     }
 }
 
-static void loop(int k, long mib, const char *buf, double gap, long iterations)
+/* One turn of the loop: need, start, write, complete, compute; the seconds
+ * of the parts in t[0..4] (added to). */
+static void loop_turn(long mib, const char *buf, double gap, long iterations, double *t)
 {
-    double t_need = 0, t_start = 0, t_write = 0, t_complete = 0, t_compute = 0;
+    int flag = 0;
+    double a = MPI_Wtime();
+    if (SCR_Need_checkpoint(&flag) != SCR_SUCCESS) die("SCR_Need_checkpoint");
+    double b = MPI_Wtime();
+    if (SCR_Start_checkpoint() != SCR_SUCCESS) die("SCR_Start_checkpoint");
+    double c = MPI_Wtime();
+    checkpoint(mib, buf);
+    double d = MPI_Wtime();
+    if (SCR_Complete_checkpoint(1) != SCR_SUCCESS) die("SCR_Complete_checkpoint");
+    double e = MPI_Wtime();
+    if (iterations > 0) spin(iterations);
+    else idle(gap);
+    double f = MPI_Wtime();
+    t[0] += b - a;
+    t[1] += c - b;
+    t[2] += d - c;
+    t[3] += e - d;
+    t[4] += f - e;
+}
+
+/* The log's length now, at rank 0: encode_events counts from there on. */
+static void events_from_now(void)
+{
+    if (rank != 0) return;
+    const char *prefix = getenv("SCR_PREFIX");
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/.scr/events.jsonl", prefix != NULL ? prefix : ".");
+    events_from = stat(path, &st) == 0 ? (long)st.st_size : 0;
+}
+
+static void loop(int k, int warm, int encodes, long mib, const char *buf, double gap, long iterations)
+{
+    double parts[5] = {0, 0, 0, 0, 0};
     long rss_init = reset_peak_rss();
+    for (int i = 0; i < warm; i++) loop_turn(mib, buf, gap, iterations, parts);
+    if (warm > 0 && encodes) wait_for_encodes(warm);
+    events_from_now();
+    for (int i = 0; i < 5; i++) parts[i] = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     double cpu_all = cpu_seconds(RUSAGE_SELF), cpu_main = cpu_seconds(RUSAGE_THREAD);
     double t0 = MPI_Wtime();
-    for (int i = 0; i < k; i++) {
-        int flag = 0;
-        double a = MPI_Wtime();
-        if (SCR_Need_checkpoint(&flag) != SCR_SUCCESS) die("SCR_Need_checkpoint");
-        double b = MPI_Wtime();
-        if (SCR_Start_checkpoint() != SCR_SUCCESS) die("SCR_Start_checkpoint");
-        double c = MPI_Wtime();
-        checkpoint(mib, buf);
-        double d = MPI_Wtime();
-        if (SCR_Complete_checkpoint(1) != SCR_SUCCESS) die("SCR_Complete_checkpoint");
-        double e = MPI_Wtime();
-        if (iterations > 0) spin(iterations);
-        else idle(gap);
-        double f = MPI_Wtime();
-        t_need += b - a;
-        t_start += c - b;
-        t_write += d - c;
-        t_complete += e - d;
-        t_compute += f - e;
-    }
+    for (int i = 0; i < k; i++) loop_turn(mib, buf, gap, iterations, parts);
     int n = 0;
     double mx = 0, esum = 0;
     double a = MPI_Wtime();
@@ -253,7 +279,7 @@ static void loop(int k, long mib, const char *buf, double gap, long iterations)
     encode_events(&n, &mx, &esum); /* Finalize concluded the last encode */
     long growth = status_kib("VmHWM") - rss_init, most = 0;
     MPI_Allreduce(&growth, &most, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-    double t[7] = {t_need, t_start, t_write, t_complete, t_compute, t_finalize, t_total}, w[7];
+    double t[7] = {parts[0], parts[1], parts[2], parts[3], parts[4], t_finalize, t_total}, w[7];
     MPI_Allreduce(t, w, 7, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("loop need %.3f start %.3f write %.3f complete %.3f compute %.3f finalize %.3f total %.3f\n", w[0],
@@ -290,12 +316,13 @@ int main(int argc, char **argv)
     bench_name = "bench_encode_async";
     const char *thread = NULL;
     long mib = 256, iterations = 0;
-    int nrounds = 0, nloop = 0;
+    int nrounds = 0, nloop = 0, nwarm = 0;
     double gap = 0, cal = 0;
     static const struct option opts[] = {{"thread", required_argument, NULL, 't'},
                                          {"mib", required_argument, NULL, 'm'},
                                          {"rounds", required_argument, NULL, 'r'},
                                          {"loop", required_argument, NULL, 'l'},
+                                         {"warmup", required_argument, NULL, 'w'},
                                          {"gap", required_argument, NULL, 'g'},
                                          {"spin", required_argument, NULL, 's'},
                                          {"calibrate", required_argument, NULL, 'c'},
@@ -306,6 +333,7 @@ int main(int argc, char **argv)
         else if (c == 'm') mib = atol(optarg);
         else if (c == 'r') nrounds = atoi(optarg);
         else if (c == 'l') nloop = atoi(optarg);
+        else if (c == 'w') nwarm = atoi(optarg);
         else if (c == 'g') gap = atof(optarg);
         else if (c == 's') iterations = atol(optarg);
         else if (c == 'c') cal = atof(optarg);
@@ -314,7 +342,7 @@ int main(int argc, char **argv)
     int multiple = thread != NULL && strcmp(thread, "multiple") == 0;
     if ((thread == NULL || (!multiple && strcmp(thread, "single") != 0)) && cal <= 0) {
         fprintf(stderr, "usage: bench_encode_async --thread single|multiple [--mib N] "
-                        "(--rounds K | --loop K (--gap S | --spin I)) | --calibrate S\n");
+                        "(--rounds K | --loop K [--warmup W] (--gap S | --spin I)) | --calibrate S\n");
         return 1;
     }
     int provided = MPI_THREAD_SINGLE;
@@ -335,19 +363,13 @@ int main(int argc, char **argv)
     if (buf == NULL) die("malloc");
     for (int i = 0; i < CHUNK; i++) buf[i] = (char)(i * 31 + rank);
 
-    if (rank == 0) {
-        const char *prefix = getenv("SCR_PREFIX");
-        char path[4096];
-        struct stat st;
-        snprintf(path, sizeof(path), "%s/.scr/events.jsonl", prefix != NULL ? prefix : ".");
-        events_from = stat(path, &st) == 0 ? (long)st.st_size : 0;
-    }
+    events_from_now();
     MPI_Barrier(MPI_COMM_WORLD);
     if (SCR_Init() != SCR_SUCCESS) die("SCR_Init");
     const char *type = getenv("SCR_COPY_TYPE");
     int single_type = type != NULL && strcasecmp(type, "SINGLE") == 0;
     if (nrounds > 0) rounds(nrounds, mib, buf, multiple && !single_type);
-    else if (nloop > 0) loop(nloop, mib, buf, gap, iterations);
+    else if (nloop > 0) loop(nloop, nwarm, multiple && !single_type, mib, buf, gap, iterations);
     else if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
     free(buf);
     MPI_Finalize();
