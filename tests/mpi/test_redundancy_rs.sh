@@ -2,12 +2,12 @@
 # test_redundancy_rs.sh — Reed-Solomon with two failures: any two lost
 # members of a set rebuilt.
 #
-# On 8 ranks as 4 nodes (N=4, k=2) all 6 pairs of lost nodes, and on 16 ranks
-# as 8 nodes (N=8, k=2) nine of the 28, restart from cache; three lost nodes are too
-# many: the restart falls back to the prefix (or starts fresh without one),
-# said in one line. After a restart that rebuilt two nodes, two others can be
-# lost in turn. A damaged RS file is found by its CRC, named once, and
-# counts as a lost member. See tests/mpi/redundancy-lib.sh.
+# On 8 ranks as 4 nodes (N=4, k=2) all 6 pairs of lost nodes, and on 16
+# ranks as 8 nodes (N=8, k=2) nine of the 28, restart from cache; three lost
+# nodes are too many: the restart falls back to the prefix (or starts fresh
+# without one), said in one line. After a restart that rebuilt two nodes, two
+# others can be lost in turn. A damaged RS file is found by its CRC, named
+# once, and counts as a lost member. See tests/mpi/redundancy-lib.sh.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup redundancy-rs
 . "$top_srcdir/tests/mpi/redundancy-lib.sh"

@@ -5,11 +5,11 @@
 # On 8 ranks as 4 nodes with sets of 4, every single lost node restarts from
 # cache, and on 16 ranks as 8 nodes with sets of 8, half of them; on 16
 # ranks as 8 nodes with sets of 4 (nodes 0-3 and 4-7), pairs of nodes in
-# different sets do, each member of each set lost once. Two nodes of one set are too many: the restart falls back to the
-# prefix (or starts fresh without one), said in one line. After a restart
-# that rebuilt a node, its neighbours can be lost in turn. A damaged XOR file
-# is found by its CRC, named once, and rebuilt like a lost member.
-# See tests/mpi/redundancy-lib.sh.
+# different sets do, each member of each set lost once. Two nodes of one
+# set are too many: the restart falls back to the prefix (or starts fresh
+# without one), said in one line. After a restart that rebuilt a node, its
+# neighbours can be lost in turn. A damaged XOR file is found by its CRC,
+# named once, and rebuilt like a lost member. See tests/mpi/redundancy-lib.sh.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup redundancy-xor
 . "$top_srcdir/tests/mpi/redundancy-lib.sh"
