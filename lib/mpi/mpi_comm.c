@@ -412,8 +412,9 @@ int scr_mpi_waitall(int n, MPI_Request *reqs, const char *what)
         int done = 0;
         int rc = scr_mpi_check(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE), what);
         if (rc != SCR_SUCCESS || done) return rc;
-        if (start == 0) start = scr_pace_now();
-        if (scr_pace_now() - start < YIELD_SECONDS) {
+        double now = scr_pace_now();
+        if (start == 0) start = now;
+        if (now - start < YIELD_SECONDS) {
             sched_yield();
         } else {
             nap(ns);

@@ -138,6 +138,13 @@ static void idle(double seconds)
     }
 }
 
+/* The prefix's event log, where the encode events are read back. */
+static void events_path(char *path, size_t len)
+{
+    const char *prefix = getenv("SCR_PREFIX");
+    snprintf(path, len, "%s/.scr/events.jsonl", prefix != NULL ? prefix : ".");
+}
+
 /* The encode events of this run that rank 0 finds in the log: their number,
  * how many ran in the background, and the largest and summed "seconds".
  * Broadcast to every rank. */
@@ -146,9 +153,8 @@ static void encode_events(int *count, double *max, double *sum)
 {
     double v[4] = {0, 0, 0, 0};
     if (rank == 0) {
-        const char *prefix = getenv("SCR_PREFIX");
         char path[4096];
-        snprintf(path, sizeof(path), "%s/.scr/events.jsonl", prefix != NULL ? prefix : ".");
+        events_path(path, sizeof(path));
         FILE *f = fopen(path, "r");
         if (f != NULL && fseek(f, events_from, SEEK_SET) != 0) die(path);
         char line[8192];
@@ -250,21 +256,19 @@ static void loop_turn(long mib, const char *buf, double gap, long iterations, do
 static void events_from_now(void)
 {
     if (rank != 0) return;
-    const char *prefix = getenv("SCR_PREFIX");
     char path[4096];
     struct stat st;
-    snprintf(path, sizeof(path), "%s/.scr/events.jsonl", prefix != NULL ? prefix : ".");
+    events_path(path, sizeof(path));
     events_from = stat(path, &st) == 0 ? (long)st.st_size : 0;
 }
 
 static void loop(int k, int warm, int encodes, long mib, const char *buf, double gap, long iterations)
 {
-    double parts[5] = {0, 0, 0, 0, 0};
+    double parts[5] = {0, 0, 0, 0, 0}, untimed[5] = {0, 0, 0, 0, 0};
     long rss_init = reset_peak_rss();
-    for (int i = 0; i < warm; i++) loop_turn(mib, buf, gap, iterations, parts);
+    for (int i = 0; i < warm; i++) loop_turn(mib, buf, gap, iterations, untimed);
     if (warm > 0 && encodes) wait_for_encodes(warm);
     events_from_now();
-    for (int i = 0; i < 5; i++) parts[i] = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     double cpu_all = cpu_seconds(RUSAGE_SELF), cpu_main = cpu_seconds(RUSAGE_THREAD);
     double t0 = MPI_Wtime();
