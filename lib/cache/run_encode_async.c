@@ -90,6 +90,10 @@ int scr_encode_async_setup(struct scr_run *run)
 
 void scr_encode_async_teardown(struct scr_run *run)
 {
+    for (int i = 0; i < 2; i++) {
+        free(run->encode_bufs[i]);
+        run->encode_bufs[i] = NULL;
+    }
     scr_reddescs_free(run->encode_reddescs, run->nencode_reddescs);
     run->encode_reddescs = NULL;
     run->nencode_reddescs = 0;
@@ -146,6 +150,7 @@ static void free_encode(struct scr_encode_async *e)
     if (e == NULL) return;
     e->ctx.map = NULL; /* ours, below */
     e->ctx.filemap_path = NULL;
+    e->ctx.bufs[0] = e->ctx.bufs[1] = NULL; /* the run's */
     scr_run_redundancy_ctx_free(&e->ctx);
     scr_filemap_delete(e->map);
     free(e->map_path);
@@ -161,8 +166,16 @@ static int prepare(struct scr_run *run, struct scr_encode_async *e)
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_filemap_write(e->map_path, e->map);
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_run_redundancy_ctx(run, e->id, 1, &e->ctx);
+    rc = scr_run_redundancy_ctx(run, e->id, 0, &e->ctx);
     if (rc != SCR_SUCCESS) return rc;
+    /* the run keeps the buffers: freed after each encode, they went back to
+     * the kernel, and the thread faulted every page in again. One that
+     * cannot be had stays NULL: the redundancy layer says so, and the ranks
+     * agree on the encode's failure. */
+    for (int i = 0; i < 2; i++) {
+        if (run->encode_bufs[i] == NULL) run->encode_bufs[i] = malloc(run->file_buf_size);
+        e->ctx.bufs[i] = run->encode_bufs[i];
+    }
     e->ctx.world = run->encode_world;
     e->ctx.map = e->map;
     e->ctx.filemap_path = e->map_path;

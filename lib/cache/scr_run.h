@@ -98,6 +98,7 @@ struct scr_run {
     struct scr_reddesc *encode_reddescs;
     int nencode_reddescs;
     struct scr_encode_async *encode_in_background; /* NULL when none runs */
+    char *encode_bufs[2]; /* the thread's buffers, of file_buf_size bytes, kept from one encode to the next */
 
     /* API state */
     enum scr_api_state state;
