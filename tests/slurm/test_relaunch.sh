@@ -167,7 +167,7 @@ loss_job() {
 #!/bin/sh
 echo "job \$SLURM_JOB_ID"
 srun --mpi=pmix $3 -N$4 -n$5 sh -c '[ "\$SLURM_PROCID" != 0 ] || echo "run \${SCR_RUN_NUMBER:-1} \$(date +%s) \$SLURM_STEP_NODELIST" >> runs.txt
-    exec env LD_LIBRARY_PATH=$libs $app --steps $6 --files 2 --size 200000 --uneven --sleep-ms 1500'
+    exec env LD_LIBRARY_PATH=$libs $app --steps $6 --files 2 --size 200000 --uneven --sleep-ms 1000'
 echo "srun status \$?"
 SCRIPT
     chmod 755 "$_dir/job.sh"
@@ -241,7 +241,7 @@ revive_nodes() {
 
 # Case 1: the last node of the step, srun -K, sbatch --ntasks-per-node. Also
 # what scr-list-down-nodes makes of a node that has just crashed.
-loss_job last "-N4 --ntasks-per-node=2" "-K" 3 6 8
+loss_job last "-N4 --ntasks-per-node=2" "-K" 3 6 6
 if crash_at n3 3; then
     # at once, before slurmctld may have noticed: its slurmd no longer
     # answers, and every other node's still does
@@ -268,7 +268,7 @@ if crash_at n3 3; then
     check_next_run last 2 n3
     if wait_node_state n3 DOWN 60; then ok "the crashed node is down"
     else not_ok "the crashed node is down" "$(scontrol -o show node n3)"; fi
-    check_finish last 6 8 2
+    check_finish last 6 6 2
     if grep -q "starting run 2 on 3 nodes, avoiding n3" "$slurm_work/last/out.txt" &&
        grep -q "scr: n3 is down: " "$slurm_work/last/out.txt"; then
         ok "last: srun says it avoids n3 and why"
@@ -288,12 +288,12 @@ revive_nodes
 # step before slurmctld declares the node down; the step is cancelled here
 # as that abort does, so that srun gives up on the lost node's tasks and
 # leaves a step slurmctld keeps (spank/spank_step_leave.c).
-loss_job first "-N4 --exclusive" "" 3 6 8
+loss_job first "-N4 --exclusive" "" 3 6 6
 if crash_at n2 3; then
     sleep 0.3
     scancel "$job.0" 2>/dev/null
     check_next_run first 2 n2
-    check_finish first 6 8 2
+    check_finish first 6 6 2
     if grep -q "scr: step $job.0 " "$slurm_work/first/out.txt"; then
         ok "first: srun says what it waited for, and how long"
         grep "scr: step $job.0 \|scr: waited" "$slurm_work/first/out.txt" | sed 's/^/# /'
@@ -306,10 +306,10 @@ fi
 revive_nodes
 
 # Case 3: a middle node of a 4-node step, no -K, --ntasks-per-node.
-loss_job middle "-N5 --ntasks-per-node=2" "" 4 8 8
+loss_job middle "-N5 --ntasks-per-node=2" "" 4 8 6
 if crash_at n3 3; then
     check_next_run middle 2 n3
-    check_finish middle 8 8 2
+    check_finish middle 8 6 2
 else
     not_ok "middle: the job reaches its third checkpoint" "$(cat "$slurm_work/middle/out.txt" 2>&1)"
 fi
@@ -318,13 +318,13 @@ revive_nodes
 # Case 4: two losses in one job, -K, --exclusive: n2 under run 1, then n3
 # under run 2 (which runs on n1, n3 and n4), once run 2 has made a
 # checkpoint of its own; run 3 runs on n1, n4 and n5.
-loss_job twice "-N5 --exclusive" "-K" 3 6 12
+loss_job twice "-N5 --exclusive" "-K" 3 6 10
 if crash_at n2 3; then
     check_next_run twice 2 n2
     # run 2 restarts from dataset 2 or 3 and numbers its checkpoints on from 4
     if crash_at n3 5; then
         check_next_run twice 3 n3
-        check_finish twice 6 12 3
+        check_finish twice 6 10 3
     else
         not_ok "twice: run 2 reaches a checkpoint of its own" "$(cat "$slurm_work/twice/out.txt" 2>&1)"
     fi
