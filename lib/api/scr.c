@@ -202,6 +202,7 @@ int SCR_Init(void)
     }
     r->time_start = r->time_last_ckpt_end = scr_run_now();
     r->state = SCR_STATE_IDLE;
+    scr_encode_async_work_begins(r);
     run = r;
     scr_init_log(r, r->time_start - t_init);
     if (scr_run_halt_clear_finalized(r) != SCR_SUCCESS)
@@ -454,6 +455,7 @@ int SCR_Start_output(const char *name, int flags)
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL || run->state != SCR_STATE_IDLE)
         return wrong_state("SCR_Start_output", closing_call());
+    scr_encode_async_work_ends(run);
     int bad = (flags & ~(SCR_FLAG_CHECKPOINT | SCR_FLAG_OUTPUT)) != 0 || flags == SCR_FLAG_NONE;
     if (bad || (name != NULL && (name[0] == '\0' || strlen(name) >= SCR_MAX_FILENAME))) {
         if (bad) scr_err("SCR_Start_output: flags %d must be SCR_FLAG_CHECKPOINT, SCR_FLAG_OUTPUT or both", flags);
@@ -612,11 +614,8 @@ static int record_totals(int id, uint64_t bytes, int files, int complete)
     return scr_cache_save_filemap(run);
 }
 
-int SCR_Complete_output(int valid)
+static int complete_output(int valid)
 {
-    if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_OUTPUT)
-        return wrong_state("SCR_Complete_output", "SCR_Start_output");
     run->state = SCR_STATE_IDLE;
     /* work in the background that has landed is concluded (all ranks agree) */
     int prc = poll_background();
@@ -641,11 +640,13 @@ int SCR_Complete_output(int valid)
     if (rc != SCR_SUCCESS) mine_valid = 0;
 
     /* every rank learns the totals and whether every rank succeeded */
-    unsigned long long sums[2] = {bytes, (unsigned long long)nfiles}, totals[2] = {0, 0};
+    /* ... and how many found their cores busy while the application worked */
+    unsigned long long sums[3] = {bytes, (unsigned long long)nfiles, (unsigned long long)run->work_cores_busy};
+    unsigned long long totals[3] = {0, 0, 0};
     int all_valid = 0;
     int mrc = scr_comm_all_true(mine_valid, run->world, &all_valid);
     if (mrc == SCR_SUCCESS)
-        mrc = scr_mpi_check(MPI_Allreduce(sums, totals, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->world),
+        mrc = scr_mpi_check(MPI_Allreduce(sums, totals, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->world),
                             "adding up the dataset's size");
     if (mrc != SCR_SUCCESS) return mrc;
     int is_ckpt = scr_dataset_is_checkpoint(run->dset), is_output = scr_dataset_is_output(run->dset);
@@ -688,7 +689,8 @@ int SCR_Complete_output(int valid)
     if (run->dset_in_cache) {
         const struct scr_reddesc *d = scr_reddesc_for(run->reddescs, run->nreddescs, id, is_output && !is_ckpt);
         /* an output-only dataset leaves the cache once flushed: its encode stays in the foreground */
-        encoding = run->encode_async && is_ckpt && d->type != SCR_COPY_SINGLE && run->crc_in_cache;
+        encoding = run->encode_async && is_ckpt && d->type != SCR_COPY_SINGLE && run->crc_in_cache &&
+                   scr_encode_async_goes_to_background(run, id, (int)totals[2]);
         if (encoding) rc = scr_encode_async_start(run, d, id); /* all ranks agree */
         else rc = scr_run_apply_redundancy(run, d, id);
     }
@@ -732,6 +734,16 @@ int SCR_Complete_output(int valid)
     if (is_ckpt && run->drill_stop_after > 0 && scr_comm_all_true(rc == SCR_SUCCESS, run->world, &all_ok) == SCR_SUCCESS &&
         all_ok)
         scr_run_halt_drill_stop(run);
+    return rc;
+}
+
+int SCR_Complete_output(int valid)
+{
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_OUTPUT)
+        return wrong_state("SCR_Complete_output", "SCR_Start_output");
+    int rc = complete_output(valid);
+    scr_encode_async_work_begins(run);
     return rc;
 }
 
@@ -978,11 +990,8 @@ int SCR_Start_restart(char *name)
     return SCR_SUCCESS;
 }
 
-int SCR_Complete_restart(int valid)
+static int complete_restart(int valid)
 {
-    if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_RESTART)
-        return wrong_state("SCR_Complete_restart", "SCR_Start_restart");
     run->state = SCR_STATE_IDLE;
     int all = 0, id = run->restart_id;
     int rc = scr_comm_all_true(valid, run->world, &all);
@@ -1003,6 +1012,17 @@ int SCR_Complete_restart(int valid)
     run->restart_below = id;
     run->restart_decided = 0;
     return SCR_FAILURE;
+}
+
+int SCR_Complete_restart(int valid)
+{
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || run->state != SCR_STATE_RESTART)
+        return wrong_state("SCR_Complete_restart", "SCR_Start_restart");
+    int rc = complete_restart(valid);
+    /* reading the restart is not the application's work between checkpoints */
+    scr_encode_async_work_begins(run);
+    return rc;
 }
 
 /* --- managing datasets -------------------------------------------------------------- */

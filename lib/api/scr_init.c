@@ -174,6 +174,13 @@ void scr_init_say_unavailable(const struct scr_run *r)
             scr_warn("%s=%s (from %s) has no effect: it limits a background flush, and SCR_FLUSH_ASYNC is 0",
                      limits[i], v, scr_config_origin(r->cfg, limits[i]));
     }
+    enum scr_config_layer busy_layer;
+    if (!r->encode_async && r->encode_when_busy &&
+        scr_config_layer_of(r->cfg, "SCR_ENCODE_ASYNC_BUSY", &busy_layer) == SCR_SUCCESS &&
+        busy_layer != SCR_CONFIG_LAYER_DEFAULT)
+        scr_warn("SCR_ENCODE_ASYNC_BUSY=1 (from %s) has no effect: no encode runs in the background in this run "
+                 "(SCR_ENCODE_ASYNC=0, MPI below MPI_THREAD_MULTIPLE, or no scheme that moves data)",
+                 scr_config_origin(r->cfg, "SCR_ENCODE_ASYNC_BUSY"));
     if (r->flush_async && r->watchdog_pfs > 0)
         scr_warn("SCR_WATCHDOG_TIMEOUT_PFS=%d times the flushes that run in the foreground (at SCR_Finalize "
                  "and at a restart) and the fetches; a background flush (SCR_FLUSH_ASYNC=1) is not timed",

@@ -32,6 +32,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct scr_encode_async {
@@ -46,6 +47,7 @@ struct scr_encode_async {
     atomic_int polite;                 /* 0 once this rank's application waits for the encode */
     int rc;                            /* the encode's outcome on this rank */
     double t0, seconds;
+    double cpu;                        /* the encode's CPU seconds, once done */
 };
 
 static const char *thread_level_name(int level)
@@ -63,6 +65,7 @@ int scr_encode_async_setup(struct scr_run *run)
     int wanted = 1, level = MPI_THREAD_SINGLE;
     run->encode_world = MPI_COMM_NULL;
     int rc = scr_config_get_bool(run->cfg, "SCR_ENCODE_ASYNC", &wanted);
+    if (rc == SCR_SUCCESS) rc = scr_config_get_bool(run->cfg, "SCR_ENCODE_ASYNC_BUSY", &run->encode_when_busy);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_mpi_check(MPI_Query_thread(&level), "asking MPI for its thread level");
     if (rc != SCR_SUCCESS) return rc;
@@ -103,14 +106,23 @@ void scr_encode_async_teardown(struct scr_run *run)
 
 /* --- the start -------------------------------------------------------------- */
 
+static double thread_cpu_seconds(clockid_t clock)
+{
+    struct timespec ts;
+    if (clock_gettime(clock, &ts) != 0) return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void *encode_thread(void *arg)
 {
     struct scr_encode_async *e = arg;
+    double cpu0 = thread_cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
     /* while the application computes, no spinning in MPI's waits */
     scr_mpi_wait_politely_while(&e->polite);
     e->rc = scr_redundancy_apply(&e->ctx, e->desc, e->id);
     scr_mpi_wait_politely(0); /* also when this rank runs it in its own thread */
     e->seconds = scr_run_now() - e->t0;
+    e->cpu = thread_cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
     atomic_store(&e->done, 1);
     return NULL;
 }
@@ -299,6 +311,7 @@ static int poll(struct scr_run *run, int wait)
         e->thread_started = 0;
     }
     run->encode_in_background = NULL;
+    run->encode_cpu_ended += e->cpu;
     rc = conclude(run, e); /* all ranks agree */
     free_encode(e);
     return rc;
@@ -317,4 +330,65 @@ int scr_encode_async_wait(struct scr_run *run)
 int scr_encode_async_id(const struct scr_run *run)
 {
     return run->encode_in_background != NULL ? run->encode_in_background->id : 0;
+}
+
+/* --- where the encode runs ------------------------------------------------------ */
+
+/* An encode in the background takes its cycles from the computation when
+ * the application's thread wants its core most of the time and the cores
+ * it may run on have little to spare; it then costs the application more
+ * than in the foreground, as it shares the core's caches and time slices
+ * and waits for the other ranks' threads, whose cores are as busy
+ * (bench_encode_async's busy-core loop). */
+#define BUSY_DEMAND 0.75
+#define SPARE_SHARE_FOR_BACKGROUND 0.25
+/* /proc/stat counts in ticks of 10 ms: a shorter stretch tells too little */
+#define SHORTEST_STRETCH_SECONDS 0.1
+
+/* CPU seconds of every encode of the run so far, the running one's included. */
+static double encode_cpu_seconds(const struct scr_run *run)
+{
+    double cpu = run->encode_cpu_ended;
+    const struct scr_encode_async *e = run->encode_in_background;
+    if (e == NULL) return cpu;
+    if (atomic_load(&e->done)) return cpu + e->cpu;
+    clockid_t clock;
+    if (e->thread_started && pthread_getcpuclockid(e->thread, &clock) == 0) cpu += thread_cpu_seconds(clock);
+    return cpu;
+}
+
+void scr_encode_async_work_begins(struct scr_run *run)
+{
+    if (!run->encode_async || run->encode_when_busy) return;
+    scr_cpu_sample_take(&run->work_from);
+    run->work_from_encode_cpu = encode_cpu_seconds(run);
+}
+
+void scr_encode_async_work_ends(struct scr_run *run)
+{
+    run->work_cores_busy = 0;
+    if (!run->encode_async || run->encode_when_busy) return;
+    struct scr_cpu_sample to;
+    scr_cpu_sample_take(&to);
+    struct scr_cpu_stretch st;
+    int rc = scr_cpu_stretch_measure(&run->work_from, &to, encode_cpu_seconds(run) - run->work_from_encode_cpu, &st);
+    run->work_cores_busy = rc == SCR_SUCCESS && st.seconds >= SHORTEST_STRETCH_SECONDS && st.demand >= BUSY_DEMAND &&
+                           st.spare < SPARE_SHARE_FOR_BACKGROUND;
+}
+
+int scr_encode_async_goes_to_background(struct scr_run *run, int id, int busy_ranks)
+{
+    int held_back = busy_ranks > 0;
+    if (run->rank == 0 && held_back != run->encode_held_back) {
+        if (held_back)
+            scr_dbg(1, "dataset %d is encoded before SCR_Complete_checkpoint returns: on %d of %d ranks the "
+                    "application computed %.0f%% of the time or more since the last checkpoint, on cores with less "
+                    "than %.0f%% of a core to spare, and an encode in the background would take its time from the "
+                    "computation", id, busy_ranks, run->ranks, BUSY_DEMAND * 100, SPARE_SHARE_FOR_BACKGROUND * 100);
+        else
+            scr_dbg(1, "dataset %d is encoded in the background again: the cores had time to spare while the "
+                    "application worked", id);
+    }
+    run->encode_held_back = held_back;
+    return !held_back;
 }

@@ -19,6 +19,7 @@
 #include "prefix_lock.h"
 #include "reddesc.h"
 #include "util_copy.h"
+#include "util_cpu_spare.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -99,6 +100,15 @@ struct scr_run {
     int nencode_reddescs;
     struct scr_encode_async *encode_in_background; /* NULL when none runs */
     char *encode_bufs[2]; /* the thread's buffers, of file_buf_size bytes, kept from one encode to the next */
+    double encode_cpu_ended;  /* CPU seconds of the encodes concluded so far */
+    /* the application's last stretch of work, from the end of SCR_Init or an
+     * SCR_Complete_* call to SCR_Start_output: the CPU time its cores had
+     * to spare decides where the next encode runs */
+    struct scr_cpu_sample work_from;
+    double work_from_encode_cpu;
+    int encode_when_busy;     /* SCR_ENCODE_ASYNC_BUSY: in the background whatever the cores did */
+    int work_cores_busy;      /* this rank's cores had too little to spare */
+    int encode_held_back;     /* the last encode ran in the foreground for busy cores */
 
     /* API state */
     enum scr_api_state state;
@@ -274,6 +284,24 @@ int scr_encode_async_wait(struct scr_run *run);
 
 /* The dataset being encoded in the background, 0 when none (the same on every rank). */
 int scr_encode_async_id(const struct scr_run *run);
+
+/* The application's work begins (at the end of SCR_Init and of the
+ * SCR_Complete_* calls) and ends (SCR_Start_output): at the end, this
+ * rank's cores count as busy (run->work_cores_busy) when, over a stretch of
+ * 0.1 s or more, the calling thread was runnable three quarters of the time
+ * or more and its cores had less than a quarter of a core to spare
+ * (util_cpu_spare.h). Local; nothing is measured without the background,
+ * nor with SCR_ENCODE_ASYNC_BUSY=1. */
+void scr_encode_async_work_begins(struct scr_run *run);
+void scr_encode_async_work_ends(struct scr_run *run);
+
+/* Whether the encode of dataset id goes to the background, given that
+ * busy_ranks ranks (the sum of run->work_cores_busy, the same on every
+ * rank) found their cores busy: only when none did (or with
+ * SCR_ENCODE_ASYNC_BUSY=1), as the encode would
+ * take its cycles from the computation and cost more than in the
+ * foreground. Rank 0 says at SCR_DEBUG >= 1 when the choice changes. */
+int scr_encode_async_goes_to_background(struct scr_run *run, int id, int busy_ranks);
 
 /* Where this rank's encode thread keeps its filemap (run_cache.c), in a
  * new string; scr_cache_load_filemaps removes what one left unfinished. */

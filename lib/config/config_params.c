@@ -80,6 +80,9 @@ static const struct scr_config_param params[] = {
     BOOL_P("SCR_ENCODE_ASYNC", "1", 0,
            "apply PARTNER, XOR and RS in a library thread after SCR_Complete_checkpoint returns, when MPI "
            "gives MPI_THREAD_MULTIPLE (0: always before it returns)"),
+    BOOL_P("SCR_ENCODE_ASYNC_BUSY", "0", 0,
+           "1: encode in the background even after the application kept its cores busy since the last "
+           "checkpoint (0: such an encode runs before SCR_Complete_checkpoint returns, where it costs less)"),
     INT_P("SCR_FLUSH_WIDTH", "256", 1, INT_MAX, 0, "ranks writing to the prefix at once"),
     BOOL_P("SCR_FLUSH_ON_RESTART", "0", 0, "flush the rebuilt dataset at start"),
     BOOL_P("SCR_FETCH", "1", 0, "fetch from the prefix when the cache has nothing"),

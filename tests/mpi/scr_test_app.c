@@ -18,7 +18,8 @@
  * rather than MPI_Abort, so that no rank's message is cut off.
  * --need-checkpoint writes a checkpoint only when SCR_Need_checkpoint says so,
  * printing "rank R: step S checkpoint yes" (or no) every step; --sleep-ms N
- * sleeps N ms at the start of every step.
+ * sleeps N ms at the start of every step, and --compute-ms N computes for
+ * N ms there (keeping its core busy, as a CPU-bound application does).
  * --config TEXT (repeatable) calls SCR_Config(TEXT) before SCR_Init and
  * prints "rank R: SCR_Config TEXT = VALUE" for a question (VALUE "(null)"
  * when it gets none). --shared-file makes every rank write, instead of its
@@ -61,7 +62,7 @@
 
 struct options {
     int steps, files, crash_after, crash_rank, output_every, nested, restart_bare, mkdirs, uneven;
-    int need_checkpoint, sleep_ms, shared_file, nconfig, written_by;
+    int need_checkpoint, sleep_ms, compute_ms, shared_file, nconfig, written_by;
     const char *config[8];
     long size;
     char no_files[256];
@@ -325,7 +326,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"fail-restart-of", required_argument, NULL, 'F'},
         {"config", required_argument, NULL, 'K'},     {"shared-file", no_argument, NULL, 'H'},
         {"thread-multiple", no_argument, NULL, 'T'},  {"written-by", required_argument, NULL, 'W'},
-        {"compressible", required_argument, NULL, 'Z'},
+        {"compressible", required_argument, NULL, 'Z'}, {"compute-ms", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
@@ -348,6 +349,7 @@ static void parse(int argc, char **argv, struct options *o)
         case 'X': o->delete_name = optarg; break;
         case 'N': o->need_checkpoint = 1; break;
         case 'S': o->sleep_ms = atoi(optarg); break;
+        case 'M': o->compute_ms = atoi(optarg); break;
         case 'F': o->fail_restart_of = optarg; break;
         case 'K':
             if (o->nconfig == (int)(sizeof(o->config) / sizeof(o->config[0]))) FAIL("too many --config");
@@ -360,6 +362,17 @@ static void parse(int argc, char **argv, struct options *o)
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }
+}
+
+/* Arithmetic for ms milliseconds of wall time. */
+static volatile unsigned long compute_sink;
+static void compute_for(int ms)
+{
+    double end = MPI_Wtime() + ms / 1000.0;
+    unsigned long x = 1;
+    while (MPI_Wtime() < end)
+        for (int i = 0; i < 10000; i++) x = x * 6364136223846793005ul + 1442695040888963407ul;
+    compute_sink = x;
 }
 
 /* --thread-multiple: MPI_Init_thread asks for MPI_THREAD_MULTIPLE */
@@ -413,6 +426,7 @@ int main(int argc, char **argv)
     while (step < o.steps) {
         step++;
         if (o.sleep_ms > 0) usleep((useconds_t)o.sleep_ms * 1000);
+        if (o.compute_ms > 0) compute_for(o.compute_ms);
         int need = 1;
         if (o.need_checkpoint) {
             if (SCR_Need_checkpoint(&need) != SCR_SUCCESS) FAIL("SCR_Need_checkpoint");

@@ -16,7 +16,9 @@ mpi_setup background-kill
 
 index=$top_builddir/cli/scr-index
 trials=${TRIAL_SEEDS:-$(seq 1 20)}
+# SCR_ENCODE_ASYNC_BUSY=1: every encode in the background, however loaded the machine
 settings="SCR_COPY_TYPE=XOR SCR_SET_SIZE=4 SCR_FLUSH=2 SCR_FLUSH_ASYNC=1 SCR_FLUSH_ASYNC_BW=8MB SCR_CACHE_SIZE=2"
+settings="$settings SCR_ENCODE_ASYNC_BUSY=1"
 app_args="--size 300000 --thread-multiple --sleep-ms 60"
 
 # seconds to wait, once the first checkpoint is in cache, before the kill,

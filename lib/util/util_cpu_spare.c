@@ -1,0 +1,113 @@
+/* util_cpu_spare.c — idle CPU time of the calling thread's cores, from /proc. */
+#include "util_cpu_spare.h"
+
+#include "scr_err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* /proc/stat holds a line per CPU and one per interrupt source: a few
+ * hundred KiB on the largest nodes */
+#define PROC_STAT_MAX (16u << 20)
+
+int scr_cpu_idle_parse(const char *proc_stat, const cpu_set_t *mask, long ticks_per_second, double *out_seconds)
+{
+    if (ticks_per_second <= 0) return SCR_ERR_ARG;
+    int wanted = CPU_COUNT(mask), found = 0;
+    unsigned long long ticks = 0;
+    for (const char *line = proc_stat; line != NULL && *line != '\0';) {
+        const char *next = strchr(line, '\n');
+        int cpu = -1, used = 0;
+        unsigned long long user, nice, system, idle, iowait;
+        /* "cpuN user nice system idle iowait ...": the total line "cpu " has no N */
+        if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu%n", &cpu, &user, &nice, &system, &idle, &iowait, &used) ==
+                6 &&
+            cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, mask) && (next == NULL || line + used <= next)) {
+            ticks += idle + iowait;
+            found++;
+        }
+        line = next != NULL ? next + 1 : NULL;
+    }
+    if (found != wanted) return SCR_ERR_FORMAT;
+    *out_seconds = (double)ticks / (double)ticks_per_second;
+    return SCR_SUCCESS;
+}
+
+/* The whole of a /proc file, NUL-terminated, in a buffer the caller frees;
+ * NULL when it cannot be read. Silent: a missing file is an answer here. */
+static char *read_proc(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    size_t cap = 8192, len = 0;
+    char *buf = malloc(cap);
+    while (buf != NULL) {
+        if (len + 1 == cap) {
+            char *grown = cap < PROC_STAT_MAX ? realloc(buf, cap * 2) : NULL;
+            if (grown == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + len, cap - 1 - len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            free(buf);
+            buf = NULL;
+        } else if (got == 0) {
+            buf[len] = '\0';
+            break;
+        } else {
+            len += (size_t)got;
+        }
+    }
+    close(fd);
+    return buf;
+}
+
+void scr_cpu_sample_take(struct scr_cpu_sample *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    out->wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    long ticks = sysconf(_SC_CLK_TCK);
+    if (sched_getaffinity(0, sizeof(mask), &mask) != 0 || ticks <= 0) return;
+    /* "run_ns wait_ns timeslices" of this thread (kernels with schedstats) */
+    char *sched = read_proc("/proc/thread-self/schedstat");
+    unsigned long long run_ns = 0, wait_ns = 0;
+    int have_wait = sched != NULL && sscanf(sched, "%llu %llu", &run_ns, &wait_ns) == 2;
+    free(sched);
+    if (!have_wait) return;
+    char *stat = read_proc("/proc/stat");
+    int rc = stat != NULL ? scr_cpu_idle_parse(stat, &mask, ticks, &out->idle) : SCR_ERR_IO;
+    free(stat);
+    if (rc != SCR_SUCCESS) return;
+    out->ran = (double)run_ns * 1e-9;
+    out->waited = (double)wait_ns * 1e-9;
+    out->valid = 1;
+}
+
+int scr_cpu_stretch_measure(const struct scr_cpu_sample *from, const struct scr_cpu_sample *to, double library_cpu,
+                            struct scr_cpu_stretch *out)
+{
+    double wall = to->wall - from->wall;
+    if (!from->valid || !to->valid || wall <= 0) return SCR_ERR_ARG;
+    double waited = to->waited - from->waited, ran = to->ran - from->ran;
+    double spare = (to->idle - from->idle) + library_cpu - waited;
+    double demand = (ran + waited) / wall;
+    out->seconds = wall;
+    out->demand = demand < 0 ? 0 : demand > 1 ? 1 : demand;
+    out->spare = spare > 0 ? spare / wall : 0;
+    return SCR_SUCCESS;
+}
