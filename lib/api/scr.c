@@ -202,7 +202,6 @@ int SCR_Init(void)
     }
     r->time_start = r->time_last_ckpt_end = scr_run_now();
     r->state = SCR_STATE_IDLE;
-    scr_encode_async_work_begins(r);
     run = r;
     scr_init_log(r, r->time_start - t_init);
     if (scr_run_halt_clear_finalized(r) != SCR_SUCCESS)
@@ -219,6 +218,7 @@ int SCR_Init(void)
     if (r->rank == 0)
         scr_dbg(1, "SCR %s ready: %d ranks on %d nodes, prefix %s, cache %s, control %s",
                 PACKAGE_VERSION, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);
+    scr_encode_async_work_begins(r);
     return SCR_SUCCESS;
 out:
     scr_init_free_run(r);
@@ -691,8 +691,13 @@ static int complete_output(int valid)
         /* an output-only dataset leaves the cache once flushed: its encode stays in the foreground */
         encoding = run->encode_async && is_ckpt && d->type != SCR_COPY_SINGLE && run->crc_in_cache &&
                    scr_encode_async_goes_to_background(run, id, (int)totals[2]);
-        if (encoding) rc = scr_encode_async_start(run, d, id); /* all ranks agree */
-        else rc = scr_run_apply_redundancy(run, d, id);
+        if (encoding) {
+            rc = scr_encode_async_start(run, d, id); /* all ranks agree */
+        } else {
+            /* an encode still running in the background would share the cores with this one */
+            rc = scr_encode_async_wait(run); /* all ranks agree */
+            if (rc == SCR_SUCCESS) rc = scr_run_apply_redundancy(run, d, id);
+        }
     }
     /* SINGLE reads nothing: the files are read once more for their CRCs,
      * unless the flush that follows computes them as it copies */

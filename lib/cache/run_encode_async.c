@@ -87,7 +87,9 @@ int scr_encode_async_setup(struct scr_run *run)
     run->encode_async = 1;
     if (run->rank == 0)
         scr_dbg(1, "redundancy is applied in the background, after SCR_Complete_checkpoint returns "
-                "(SCR_ENCODE_ASYNC=1, MPI_THREAD_MULTIPLE)");
+                "(SCR_ENCODE_ASYNC=1, MPI_THREAD_MULTIPLE)%s",
+                run->encode_when_busy ? ", busy cores or not (SCR_ENCODE_ASYNC_BUSY=1)"
+                                      : ", while the application leaves its cores time to spare");
     return SCR_SUCCESS;
 }
 
@@ -106,23 +108,32 @@ void scr_encode_async_teardown(struct scr_run *run)
 
 /* --- the start -------------------------------------------------------------- */
 
-static double thread_cpu_seconds(clockid_t clock)
+/* The CPU seconds of clock in *out; 0 when it cannot be read (its thread ended). */
+static int read_cpu_clock(clockid_t clock, double *out)
 {
     struct timespec ts;
     if (clock_gettime(clock, &ts) != 0) return 0;
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    *out = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return 1;
+}
+
+static double thread_cpu_seconds(void)
+{
+    double cpu = 0;
+    read_cpu_clock(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    return cpu;
 }
 
 static void *encode_thread(void *arg)
 {
     struct scr_encode_async *e = arg;
-    double cpu0 = thread_cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+    double cpu0 = thread_cpu_seconds();
     /* while the application computes, no spinning in MPI's waits */
     scr_mpi_wait_politely_while(&e->polite);
     e->rc = scr_redundancy_apply(&e->ctx, e->desc, e->id);
     scr_mpi_wait_politely(0); /* also when this rank runs it in its own thread */
     e->seconds = scr_run_now() - e->t0;
-    e->cpu = thread_cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+    e->cpu = thread_cpu_seconds() - cpu0;
     atomic_store(&e->done, 1);
     return NULL;
 }
@@ -353,14 +364,27 @@ static double encode_cpu_seconds(const struct scr_run *run)
     if (e == NULL) return cpu;
     if (atomic_load(&e->done)) return cpu + e->cpu;
     clockid_t clock;
-    if (e->thread_started && pthread_getcpuclockid(e->thread, &clock) == 0) cpu += thread_cpu_seconds(clock);
-    return cpu;
+    double running = 0;
+    if (e->thread_started && pthread_getcpuclockid(e->thread, &clock) == 0 && read_cpu_clock(clock, &running))
+        return cpu + running;
+    /* the thread ended in between: it said done first */
+    return atomic_load(&e->done) ? cpu + e->cpu : cpu;
+}
+
+/* Rank 0 says once that the cores cannot be measured, and what follows. */
+static void say_unmeasured(struct scr_run *run, int rc)
+{
+    if (run->rank != 0 || run->work_unmeasured_said) return;
+    run->work_unmeasured_said = 1;
+    scr_dbg(1, "cannot tell how busy the cores are (/proc/stat or /proc/thread-self/schedstat: %s): every encode "
+            "goes to the background", scr_strstatus(rc));
 }
 
 void scr_encode_async_work_begins(struct scr_run *run)
 {
     if (!run->encode_async || run->encode_when_busy) return;
-    scr_cpu_sample_take(&run->work_from);
+    int rc = scr_cpu_sample_take(&run->work_from);
+    if (rc != SCR_SUCCESS) say_unmeasured(run, rc);
     run->work_from_encode_cpu = encode_cpu_seconds(run);
 }
 
@@ -369,9 +393,10 @@ void scr_encode_async_work_ends(struct scr_run *run)
     run->work_cores_busy = 0;
     if (!run->encode_async || run->encode_when_busy) return;
     struct scr_cpu_sample to;
-    scr_cpu_sample_take(&to);
+    int rc = scr_cpu_sample_take(&to);
+    if (rc != SCR_SUCCESS) say_unmeasured(run, rc);
     struct scr_cpu_stretch st;
-    int rc = scr_cpu_stretch_measure(&run->work_from, &to, encode_cpu_seconds(run) - run->work_from_encode_cpu, &st);
+    rc = scr_cpu_stretch_measure(&run->work_from, &to, encode_cpu_seconds(run) - run->work_from_encode_cpu, &st);
     run->work_cores_busy = rc == SCR_SUCCESS && st.seconds >= SHORTEST_STRETCH_SECONDS && st.demand >= BUSY_DEMAND &&
                            st.spare < SPARE_SHARE_FOR_BACKGROUND;
 }

@@ -108,6 +108,7 @@ struct scr_run {
     double work_from_encode_cpu;
     int encode_when_busy;     /* SCR_ENCODE_ASYNC_BUSY: in the background whatever the cores did */
     int work_cores_busy;      /* this rank's cores had too little to spare */
+    int work_unmeasured_said; /* rank 0 said that /proc cannot tell */
     int encode_held_back;     /* the last encode ran in the foreground for busy cores */
 
     /* API state */

@@ -8,25 +8,28 @@
  * records, at one moment, the idle seconds of the CPUs the calling thread
  * may run on (its affinity mask, from /proc/stat) and the seconds the
  * calling thread has spent on a CPU and runnable but waiting for one (its
- * schedstat). Two samples taken by the same thread bound a stretch, which has
+ * schedstat). Two samples taken by the same thread with the same mask bound
+ * a stretch, which has
  *  - a demand: the share of its time the thread was runnable (running or
  *    waiting for a CPU), 1 for a thread that computed throughout;
  *  - a spare share, in cores:
- *      (idle + what the library's threads used - what the thread waited) / wall
- *    the library's own CPU time would have been idle but for them, except
- *    what they took from the sampling thread, which made it wait.
- * Linux only; where /proc lacks either file the sample is not valid and the
- * stretch cannot be measured. Thread-safe; no allocation outlives a call. */
+ *      (idle + library CPU time - what the thread waited) / wall
+ *    where the library CPU time is what the caller's own threads used in
+ *    the stretch (it would have been idle but for them) and any wait of
+ *    the sampling thread counts against it, whoever caused it.
+ * Linux only; where /proc lacks a file or the thread's mask changes, no
+ * stretch is measured. Thread-safe; says nothing, no allocation outlives
+ * a call. */
 #ifndef SCR_UTIL_CPU_SPARE_H
 #define SCR_UTIL_CPU_SPARE_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <sched.h>
+#include <sys/types.h>
 
 struct scr_cpu_sample {
-    int valid;       /* 0: /proc could not tell; the other fields mean nothing */
+    int valid;       /* 0: /proc could not tell; only wall, tid and mask mean something */
+    pid_t tid;       /* the sampling thread */
+    cpu_set_t mask;  /* the CPUs it may run on */
     double wall;     /* monotonic seconds */
     double idle;     /* idle and iowait seconds, summed over the CPUs of the mask */
     double ran;      /* the thread's seconds on a CPU, since it started */
@@ -39,8 +42,10 @@ struct scr_cpu_stretch {
     double spare;    /* cores to spare, never below 0 */
 };
 
-/* A sample of the calling thread now; out->valid says whether it could be taken. */
-void scr_cpu_sample_take(struct scr_cpu_sample *out);
+/* A sample of the calling thread now. SCR_SUCCESS (out->valid 1), or
+ * SCR_ERR_IO when the affinity mask or a /proc file cannot be read and
+ * SCR_ERR_FORMAT when a file is not as expected (out->valid 0). */
+int scr_cpu_sample_take(struct scr_cpu_sample *out);
 
 /* Idle and iowait seconds of the CPUs in mask, summed, from the text of
  * /proc/stat, whose counters tick ticks_per_second times a second.
@@ -49,8 +54,9 @@ void scr_cpu_sample_take(struct scr_cpu_sample *out);
 int scr_cpu_idle_parse(const char *proc_stat, const cpu_set_t *mask, long ticks_per_second, double *out_seconds);
 
 /* The stretch from `from` to `to` (samples of the same thread), in which
- * the library's threads used library_cpu CPU seconds. SCR_SUCCESS, or
- * SCR_ERR_ARG when a sample is not valid or the stretch has no length. */
+ * the caller's threads used library_cpu CPU seconds. SCR_SUCCESS, or
+ * SCR_ERR_ARG when a sample is not valid, the two differ in thread or
+ * mask, or the stretch has no length. */
 int scr_cpu_stretch_measure(const struct scr_cpu_sample *from, const struct scr_cpu_sample *to, double library_cpu,
                             struct scr_cpu_stretch *out);
 

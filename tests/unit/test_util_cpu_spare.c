@@ -1,8 +1,10 @@
 /* test_util_cpu_spare.c — the idle seconds of a mask's CPUs are read from
- * /proc/stat's per-CPU lines only, a CPU of the mask without its line is a
- * format error, the spare share counts the library's CPU time as spare and
+ * /proc/stat's per-CPU lines only (the total line is no CPU), a CPU of the
+ * mask without its line is a format error, two samples of different
+ * threads or masks bound no stretch, the spare share counts the library's CPU time as spare and
  * the sampling thread's wait against it, a thread that computes on its
  * only CPU finds next to nothing spare and a sleeping one has no demand. */
+#define _GNU_SOURCE /* CPU_* of sched.h */
 #include "tap.h"
 
 #include "scr_err.h"
@@ -42,11 +44,19 @@ static void test_a_mask_cpu_without_its_line_is_a_format_error(void)
     CPU_SET(0, &mask);
     CHECK(scr_cpu_idle_parse("cpu0 1 2 3\n", &mask, 100, &s) == SCR_ERR_FORMAT, "a line without iowait accepted");
     CHECK(scr_cpu_idle_parse(stat_text, &mask, 0, &s) == SCR_ERR_ARG, "0 ticks per second accepted");
+    /* "cpu  900 10 ...", the total line, read as CPU 900, would count */
+    CPU_ZERO(&mask);
+    CPU_SET(900, &mask);
+    CHECK(scr_cpu_idle_parse(stat_text, &mask, 100, &s) == SCR_ERR_FORMAT, "the total line taken for cpu900");
 }
 
 static void test_stretch_counts_library_cpu_as_spare_and_the_wait_against_it(void)
 {
-    struct scr_cpu_sample from = {1, 10.0, 100.0, 7.0, 3.0}, to = {1, 12.0, 100.5, 8.0, 3.5};
+    struct scr_cpu_sample from = {.valid = 1, .tid = 7, .wall = 10.0, .idle = 100.0, .ran = 7.0, .waited = 3.0};
+    struct scr_cpu_sample to = {.valid = 1, .tid = 7, .wall = 12.0, .idle = 100.5, .ran = 8.0, .waited = 3.5};
+    CPU_ZERO(&from.mask);
+    CPU_SET(1, &from.mask);
+    to.mask = from.mask;
     struct scr_cpu_stretch st = {-1, -1, -1};
     /* 0.5 s idle + 1.5 s of the library's threads - 0.5 s waited, over 2 s */
     CHECK(scr_cpu_stretch_measure(&from, &to, 1.5, &st) == SCR_SUCCESS, "stretch refused");
@@ -62,6 +72,12 @@ static void test_stretch_counts_library_cpu_as_spare_and_the_wait_against_it(voi
     to.valid = 0;
     CHECK(scr_cpu_stretch_measure(&from, &to, 0, &st) == SCR_ERR_ARG, "an invalid sample accepted");
     to.valid = 1;
+    to.tid = 8;
+    CHECK(scr_cpu_stretch_measure(&from, &to, 0, &st) == SCR_ERR_ARG, "samples of two threads accepted");
+    to.tid = 7;
+    CPU_SET(2, &to.mask);
+    CHECK(scr_cpu_stretch_measure(&from, &to, 0, &st) == SCR_ERR_ARG, "samples of two masks accepted");
+    to.mask = from.mask;
     to.wall = from.wall;
     CHECK(scr_cpu_stretch_measure(&from, &to, 0, &st) == SCR_ERR_ARG, "a stretch of no length accepted");
 }
@@ -77,8 +93,8 @@ static void test_a_thread_computing_on_its_only_cpu_finds_little_spare(void)
     CPU_SET(cpu, &mask);
     REQUIRE(sched_setaffinity(0, sizeof(mask), &mask) == 0, "binding to cpu %d", cpu);
     struct scr_cpu_sample from, to;
-    scr_cpu_sample_take(&from);
-    REQUIRE(from.valid, "no sample: this kernel's /proc has no schedstat or no per-CPU lines");
+    REQUIRE(scr_cpu_sample_take(&from) == SCR_SUCCESS && from.valid,
+            "no sample: this kernel's /proc has no schedstat or no per-CPU lines");
     /* 0.3 s of computation: the CPU is this thread's or another's, never idle */
     volatile unsigned long x = 1;
     do {
@@ -95,8 +111,7 @@ static void test_a_thread_computing_on_its_only_cpu_finds_little_spare(void)
 static void test_a_sleeping_thread_has_no_demand(void)
 {
     struct scr_cpu_sample from, to;
-    scr_cpu_sample_take(&from);
-    REQUIRE(from.valid, "no sample");
+    REQUIRE(scr_cpu_sample_take(&from) == SCR_SUCCESS, "no sample");
     struct timespec ts = {0, 200 * 1000 * 1000};
     while (nanosleep(&ts, &ts) != 0) {
     }
