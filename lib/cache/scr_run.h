@@ -298,8 +298,8 @@ void scr_encode_async_work_ends(struct scr_run *run);
 
 /* Whether the encode of dataset id goes to the background, given that
  * busy_ranks ranks (the sum of run->work_cores_busy, the same on every
- * rank) found their cores busy: only when none did (or with
- * SCR_ENCODE_ASYNC_BUSY=1), as the encode would
+ * rank) found their cores busy: only when none did (as with
+ * SCR_ENCODE_ASYNC_BUSY=1, where none measures), since the encode would
  * take its cycles from the computation and cost more than in the
  * foreground. Rank 0 says at SCR_DEBUG >= 1 when the choice changes. */
 int scr_encode_async_goes_to_background(struct scr_run *run, int id, int busy_ranks);
