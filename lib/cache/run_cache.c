@@ -366,16 +366,30 @@ out:
 
 /* The first rank hands each rank of the node its own entries (status: what
  * failed before), then every rank saves its filemap and the first rank the
- * list of them. Collective over the node. */
+ * list of them. An entry may move from the filemap file of one node rank to
+ * another's (the ranks of a relaunch are not where they were), and a run
+ * killed at any moment must leave it in one of them: the first rank's file
+ * holds every entry of the node before any other rank saves (they save only
+ * what they got from it), and drops theirs only once all of them saved and
+ * the list names their files. Collective over the node. */
 static int share_entries(struct scr_run *run, scr_filemap *all, const int *granks, const scr_kvtree *old_list,
                          int status)
 {
-    int rc = run->node_rank == 0 ? hand_out_entries(run, all, granks, status) : receive_entries(run);
+    int rc = status;
+    if (run->node_rank == 0 && rc == SCR_SUCCESS) rc = scr_filemap_write(run->filemap_path, all);
+    rc = run->node_rank == 0 ? hand_out_entries(run, all, granks, rc) : receive_entries(run);
+    if (rc == SCR_SUCCESS && run->node_rank != 0) rc = scr_cache_save_filemap(run);
+    int saved = 0;
+    /* all ranks of the node agree: */
+    int arc = scr_comm_all_true(rc == SCR_SUCCESS, run->node, &saved);
+    if (arc != SCR_SUCCESS) return arc;
+    if (!saved) return rc != SCR_SUCCESS ? rc : SCR_FAILURE;
+    if (run->node_rank != 0) return SCR_SUCCESS;
+    /* the list names the files of this run before the first rank's file
+     * stops holding what the others now hold */
+    rc = write_master_list(run, old_list);
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_cache_save_filemap(run);
-    if (rc != SCR_SUCCESS) return rc;
-    if (run->node_rank == 0) rc = write_master_list(run, old_list);
-    return rc;
+    return scr_cache_save_filemap(run);
 }
 
 int scr_cache_load_filemaps(struct scr_run *run)
