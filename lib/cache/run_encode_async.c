@@ -26,6 +26,7 @@
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_log.h"
+#include "util_pace.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -108,32 +109,16 @@ void scr_encode_async_teardown(struct scr_run *run)
 
 /* --- the start -------------------------------------------------------------- */
 
-/* The CPU seconds of clock in *out; 0 when it cannot be read (its thread ended). */
-static int read_cpu_clock(clockid_t clock, double *out)
-{
-    struct timespec ts;
-    if (clock_gettime(clock, &ts) != 0) return 0;
-    *out = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-    return 1;
-}
-
-static double thread_cpu_seconds(void)
-{
-    double cpu = 0;
-    read_cpu_clock(CLOCK_THREAD_CPUTIME_ID, &cpu);
-    return cpu;
-}
-
 static void *encode_thread(void *arg)
 {
     struct scr_encode_async *e = arg;
-    double cpu0 = thread_cpu_seconds();
+    double cpu0 = scr_pace_thread_cpu();
     /* while the application computes, no spinning in MPI's waits */
     scr_mpi_wait_politely_while(&e->polite);
     e->rc = scr_redundancy_apply(&e->ctx, e->desc, e->id);
     scr_mpi_wait_politely(0); /* also when this rank runs it in its own thread */
     e->seconds = scr_run_now() - e->t0;
-    e->cpu = thread_cpu_seconds() - cpu0;
+    e->cpu = scr_pace_thread_cpu() - cpu0;
     atomic_store(&e->done, 1);
     return NULL;
 }
@@ -355,6 +340,15 @@ int scr_encode_async_id(const struct scr_run *run)
 #define SPARE_SHARE_FOR_BACKGROUND 0.25
 /* /proc/stat counts in ticks of 10 ms: a shorter stretch tells too little */
 #define SHORTEST_STRETCH_SECONDS 0.1
+
+/* The CPU seconds of another thread's clock in *out; 0 when it cannot be read (the thread ended). */
+static int read_cpu_clock(clockid_t clock, double *out)
+{
+    struct timespec ts;
+    if (clock_gettime(clock, &ts) != 0) return 0;
+    *out = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return 1;
+}
 
 /* CPU seconds of every encode of the run so far, the running one's included. */
 static double encode_cpu_seconds(const struct scr_run *run)

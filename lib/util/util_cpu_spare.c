@@ -3,6 +3,7 @@
 #include "util_cpu_spare.h"
 
 #include "scr_err.h"
+#include "util_pace.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* /proc/stat holds a line per CPU and one per interrupt source: a few
@@ -96,9 +96,7 @@ static char *read_proc(const char *path)
 int scr_cpu_sample_take(struct scr_cpu_sample *out)
 {
     memset(out, 0, sizeof(*out));
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    out->wall = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    out->wall = scr_pace_now();
     out->tid = gettid();
     CPU_ZERO(&out->mask);
     long ticks = sysconf(_SC_CLK_TCK);
