@@ -3,14 +3,19 @@
 #include "event_format.h"
 #include "event_log.h"
 #include "scr_err.h"
+#include "util_io.h"
+#include "util_lines.h"
 #include "util_log.h"
 #include "util_path.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int drill_events_start(struct drill_events *ev, const char *prefix, const char *job)
 {
@@ -96,36 +101,36 @@ static void take_line(struct drill_events *ev, const char *line)
     json_object_put(obj);
 }
 
+/* The longest event line taken: longer ones are damage, skipped. */
+#define DRILL_MAX_EVENT_LINE ((size_t)1 << 20)
+
 int drill_events_poll(struct drill_events *ev)
 {
-    FILE *f = fopen(ev->path, "r");
-    if (f == NULL) {
-        if (errno == ENOENT) return SCR_SUCCESS;
-        scr_err("cannot open the event log %s: %s", ev->path, strerror(errno));
+    int fd;
+    int rc = scr_open_regular(ev->path, O_RDONLY, 0, &fd);
+    if (rc == SCR_ERR_NOTFOUND) return SCR_SUCCESS;
+    if (rc != SCR_SUCCESS) return rc;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        scr_err("cannot stat the event log %s: %s", ev->path, strerror(errno));
+        close(fd);
         return SCR_ERR_IO;
     }
-    int rc = SCR_SUCCESS;
-    if (fseek(f, ev->offset, SEEK_SET) != 0) {
-        scr_err("cannot seek in the event log %s: %s", ev->path, strerror(errno));
-        fclose(f);
-        return SCR_ERR_IO;
+    struct scr_lines lines;
+    rc = scr_lines_init(&lines, fd, ev->path, (uint64_t)ev->offset, (uint64_t)st.st_size, DRILL_MAX_EVENT_LINE);
+    struct scr_line ln;
+    int more = 1;
+    uint64_t partial = UINT64_MAX;
+    while (rc == SCR_SUCCESS && (rc = scr_lines_next(&lines, &ln, &more)) == SCR_SUCCESS && more) {
+        /* a line without its newline is still being written: read again next time */
+        if (!ln.complete && !ln.cut) {
+            partial = ln.offset;
+            break;
+        }
+        if (!ln.cut) take_line(ev, ln.text);
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    errno = 0;
-    while ((len = getline(&line, &cap, f)) > 0) {
-        /* a line without its newline is still being written */
-        if (line[len - 1] != '\n') break;
-        ev->offset += (long)len;
-        line[len - 1] = '\0';
-        take_line(ev, line);
-    }
-    if (ferror(f)) {
-        scr_err("cannot read the event log %s: %s", ev->path, strerror(errno));
-        rc = SCR_ERR_IO;
-    }
-    free(line);
-    fclose(f);
+    if (rc == SCR_SUCCESS) ev->offset = (long)(partial != UINT64_MAX ? partial : scr_lines_offset(&lines));
+    scr_lines_free(&lines);
+    close(fd);
     return rc;
 }

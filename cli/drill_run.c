@@ -89,7 +89,7 @@ int drill_run_kill_ranks(const char *tag, int rank)
 static void exec_mpirun(const struct drill_run_spec *spec)
 {
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int out = open(spec->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int out = open(spec->log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
     if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
         fprintf(stderr, "scr-drill: cannot set up the run's input and log %s: %s\n", spec->log_path, strerror(errno));
         _exit(126);

@@ -15,6 +15,8 @@
 #include "event_log.h"
 #include "index_list.h"
 #include "scr_err.h"
+#include "util_io.h"
+#include "util_lines.h"
 #include "util_log.h"
 #include "util_path.h"
 
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { OPT_JSON = 256 };
@@ -212,80 +215,94 @@ static void print_row(struct json_object *o)
     printf("\n");
 }
 
-static int show(const struct filters *f, const char *path)
+/* The longest line shown: an event line is well under 4 KiB; a longer
+ * one is damage, and memory stays bounded whatever the file holds. */
+#define MAX_EVENT_LINE ((size_t)1 << 20)
+
+/* The size of the log at a moment no writer is inside a line. A writer
+ * holds an exclusive lock while it appends a line: the size is taken under
+ * a shared lock, which is let go at once, so a reader that prints slowly
+ * (a pager, a full pipe) never keeps a running job's writers waiting;
+ * what was below that size is never written again. */
+static int settled_size(int fd, const char *path, uint64_t *out_size)
 {
-    FILE *file = fopen(path, "r");
-    if (file == NULL) {
-        if (errno == ENOENT)
-            scr_err("no events recorded on %s: %s does not exist (SCR_LOG_ENABLE=1 records them)", f->prefix,
-                    path);
-        else scr_err("cannot open %s: %s", path, strerror(errno));
-        return 1;
-    }
-    /* a writer holds an exclusive lock while it appends a line; the file
-     * is read whole under a shared lock and let go before anything is
-     * printed, so a reader that prints slowly (a pager, a full pipe) never
-     * keeps a running job's writers waiting */
     struct flock fl;
     memset(&fl, 0, sizeof(fl));
     fl.l_type = F_RDLCK;
     fl.l_whence = SEEK_SET;
-    while (fcntl(fileno(file), F_SETLKW, &fl) != 0 && errno == EINTR) {}
-    char *text = NULL;
-    size_t text_len = 0;
-    FILE *copy = open_memstream(&text, &text_len);
-    char chunk[65536];
-    size_t got;
-    int read_error = copy == NULL;
-    while (!read_error && (got = fread(chunk, 1, sizeof(chunk), file)) > 0)
-        read_error = fwrite(chunk, 1, got, copy) != got;
-    read_error = read_error || ferror(file);
-    int saved_errno = errno;
-    fclose(file); /* drops the lock */
-    if (copy != NULL && fclose(copy) != 0) read_error = 1;
-    if (read_error) {
-        scr_err("cannot read %s: %s", path, strerror(saved_errno));
-        free(text);
+    while (fcntl(fd, F_SETLKW, &fl) != 0 && errno == EINTR) {}
+    struct stat st;
+    int ok = fstat(fd, &st) == 0;
+    fl.l_type = F_UNLCK;
+    fcntl(fd, F_SETLK, &fl);
+    if (!ok) {
+        scr_err("cannot stat %s: %s", path, strerror(errno));
         return 1;
     }
-    FILE *in = fmemopen(text, text_len, "r");
-    if (in == NULL && text_len > 0) {
-        scr_err("cannot read %s: %s", path, strerror(errno));
-        free(text);
+    *out_size = (uint64_t)st.st_size;
+    return 0;
+}
+
+/* One line of the log: shown when it passes the filters, reported on
+ * stderr when it is damaged. */
+static void show_line(const struct filters *f, const char *path, long lineno, const struct scr_line *ln,
+                      long *shown)
+{
+    const char *why = NULL;
+    if (ln->cut) {
+        fprintf(stderr, "scr-log: %s:%ld: damaged line skipped: longer than %zu bytes\n", path, lineno,
+                MAX_EVENT_LINE);
+        return;
+    }
+    size_t len = ln->len;
+    char *line = (char *)ln->text;
+    while (len > 0 && line[len - 1] == '\r') line[--len] = '\0';
+    if (len == 0 && ln->complete) return;
+    struct json_object *o = parse_line(line, len, &why);
+    if (o == NULL) {
+        fprintf(stderr, "scr-log: %s:%ld: damaged line skipped: %s%s\n", path, lineno, why,
+                ln->complete ? "" : " (no end of line)");
+        return;
+    }
+    if (passes(f, o)) {
+        if (f->json) printf("%s\n  %s", *shown ? "," : "", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                                     JSON_C_TO_STRING_NOSLASHESCAPE));
+        else print_row(o);
+        (*shown)++;
+    }
+    json_object_put(o);
+}
+
+static int show(const struct filters *f, const char *path)
+{
+    int fd;
+    int rc = scr_open_regular(path, O_RDONLY, 0, &fd);
+    if (rc == SCR_ERR_NOTFOUND)
+        scr_err("no events recorded on %s: %s does not exist (SCR_LOG_ENABLE=1 records them)", f->prefix, path);
+    if (rc != SCR_SUCCESS) return 1;
+    uint64_t size = 0;
+    struct scr_lines lines;
+    if (settled_size(fd, path, &size) != 0 ||
+        scr_lines_init(&lines, fd, path, 0, size, MAX_EVENT_LINE) != SCR_SUCCESS) {
+        close(fd);
         return 1;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
     long lineno = 0, shown = 0;
     if (f->json) printf("[");
     else print_header();
-    while (in != NULL && (n = getline(&line, &cap, in)) >= 0) {
+    struct scr_line ln;
+    int more = 1;
+    while (rc == SCR_SUCCESS && (rc = scr_lines_next(&lines, &ln, &more)) == SCR_SUCCESS && more) {
         lineno++;
-        size_t len = (size_t)n;
-        int complete = len > 0 && line[len - 1] == '\n';
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
-        if (len == 0 && complete) continue;
-        const char *why = NULL;
-        struct json_object *o = parse_line(line, len, &why);
-        if (o == NULL) {
-            fprintf(stderr, "scr-log: %s:%ld: damaged line skipped: %s%s\n", path, lineno, why,
-                    complete ? "" : " (no end of line)");
-            continue;
-        }
-        if (passes(f, o)) {
-            if (f->json) printf("%s\n  %s", shown ? "," : "", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-                                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
-            else print_row(o);
-            shown++;
-        }
-        json_object_put(o);
+        show_line(f, path, lineno, &ln, &shown);
     }
     if (f->json) printf("%s]\n", shown ? "\n" : "");
-    free(line);
-    if (in != NULL) fclose(in);
-    free(text);
-    return 0;
+    if (lines.skipped > 0)
+        fprintf(stderr, "scr-log: %s: %llu bytes of zeros (a hole, not events) skipped\n", path,
+                (unsigned long long)lines.skipped);
+    scr_lines_free(&lines);
+    close(fd);
+    return rc == SCR_SUCCESS ? 0 : 1;
 }
 
 static int parse_time(const char *opt, const char *text, int64_t *out)

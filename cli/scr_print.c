@@ -9,15 +9,18 @@
 #include "kvtree_file.h"
 #include "kvtree_json.h"
 #include "scr_err.h"
+#include "util_io.h"
 #include "util_log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void usage(FILE *out)
 {
@@ -53,10 +56,15 @@ static int is_app_conf_text(const char *path)
     base = base ? base + 1 : path;
     if (strcmp(base, APP_CONF_NAME) != 0) return 0;
     unsigned char magic[4] = {0};
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return 0; /* the hash reader says why */
-    size_t n = fread(magic, 1, sizeof(magic), f);
-    fclose(f);
+    int fd;
+    scr_log_set_quiet(1); /* the hash reader says why it cannot be opened */
+    int rc = scr_open_regular(path, O_RDONLY, 0, &fd);
+    scr_log_set_quiet(0);
+    if (rc != SCR_SUCCESS) return 0;
+    size_t n = 0;
+    rc = scr_read_full(fd, magic, sizeof(magic), &n, path);
+    close(fd);
+    if (rc != SCR_SUCCESS) return 0;
     uint32_t m = (uint32_t)magic[0] << 24 | (uint32_t)magic[1] << 16 | (uint32_t)magic[2] << 8 | magic[3];
     return n < sizeof(magic) || m != SCR_KVTREE_FILE_MAGIC;
 }

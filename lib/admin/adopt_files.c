@@ -50,47 +50,55 @@ static int add_file(struct scr_adopt_list *list, const char *rel)
 static int readable(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct stat st;
     if (fd < 0) {
         scr_err("cannot adopt %s: it cannot be read: %s", path, strerror(errno));
+        return 0;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        scr_err("cannot adopt %s: it is not a regular file", path);
+        close(fd);
         return 0;
     }
     close(fd);
     return 1;
 }
 
-/* A symbolic link at path: 1 when it leads to a regular file inside the
- * prefix and outside its .scr, else 0 (said why). */
-static int link_is_usable(const struct walk *w, const char *path)
+/* A symbolic link at path: always refused, since the library opens the
+ * files of a dataset without following links; says why, and what the link
+ * leads to, so that the user knows what to put there instead. */
+static void refuse_link(const struct walk *w, const char *path)
 {
     struct stat st;
     char real[PATH_MAX];
     int inside = 0, in_scr = 0;
     if (stat(path, &st) != 0) {
         scr_err("cannot adopt %s: a symbolic link to nothing (%s)", path, strerror(errno));
-        return 0;
+        return;
     }
     if (S_ISDIR(st.st_mode)) {
         scr_err("cannot adopt %s: a symbolic link to a directory (not followed; adopt that directory, or "
                 "copy its files here)", path);
-        return 0;
+        return;
     }
     if (!S_ISREG(st.st_mode)) {
         scr_err("cannot adopt %s: a symbolic link to something other than a regular file", path);
-        return 0;
+        return;
     }
     if (realpath(path, real) == NULL) {
         scr_err("cannot adopt %s: cannot resolve the symbolic link: %s", path, strerror(errno));
-        return 0;
+        return;
     }
     if (scr_path_is_inside(w->prefix_real, real, &inside) != SCR_SUCCESS ||
         scr_path_is_inside(w->scr_real, real, &in_scr) != SCR_SUCCESS)
-        return 0;
+        return;
     if (!inside || in_scr) {
         scr_err("cannot adopt %s: a symbolic link to %s, %s", path, real,
                 inside ? "which is in the prefix's .scr directory" : "which is outside the prefix");
-        return 0;
+        return;
     }
-    return 1;
+    scr_err("cannot adopt %s: a symbolic link to %s; a checkpoint's files are never read through a link "
+            "(put the file itself there)", path, real);
 }
 
 static int walk_dir(struct walk *w, const char *rel);
@@ -107,10 +115,11 @@ static int walk_entry(struct walk *w, const char *rel)
         w->refused++;
     } else if (S_ISDIR(st.st_mode)) {
         rc = walk_dir(w, rel);
-    } else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
-        int good = S_ISREG(st.st_mode) || link_is_usable(w, path);
-        if (good) good = readable(path);
-        if (good) rc = add_file(w->list, rel);
+    } else if (S_ISLNK(st.st_mode)) {
+        refuse_link(w, path);
+        w->refused++;
+    } else if (S_ISREG(st.st_mode)) {
+        if (readable(path)) rc = add_file(w->list, rel);
         else w->refused++;
     } else {
         scr_err("cannot adopt %s: not a regular file (a device, socket or FIFO)", path);

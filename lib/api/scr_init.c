@@ -213,7 +213,16 @@ static int resolve_prefix(struct scr_run *r)
                 stat(r->prefix, &st) != 0 ? "does not exist" : "is not a directory");
         return SCR_ERR_NOTFOUND;
     }
-    return scr_path_join(r->prefix, ".scr", &r->prefix_scr);
+    rc = scr_path_join(r->prefix, ".scr", &r->prefix_scr);
+    if (rc != SCR_SUCCESS) return rc;
+    /* the records are opened by name inside .scr; a .scr that is a link
+     * would send them wherever its owner pointed it */
+    if (lstat(r->prefix_scr, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        scr_err("%s is %s, not a directory: the prefix's records are never kept through one",
+                r->prefix_scr, scr_file_kind(st.st_mode));
+        return SCR_ERR_IO;
+    }
+    return SCR_SUCCESS;
 }
 
 /* <base>/<user>/scr.<jobid> with the base's patterns expanded. */

@@ -138,12 +138,17 @@ int scr_event_log_setup_outside(struct scr_event_log *log, const char *prefix, c
 
 int scr_event_log_enabled(const struct scr_event_log *log) { return log->text || log->json || log->syslog; }
 
-static void warn_once(struct scr_event_log *log, const char *path, const char *what, int err)
+static void warn_once_why(struct scr_event_log *log, const char *path, const char *what, const char *why)
 {
     if (log->warned) return;
     log->warned = 1;
     scr_warn("could not %s the event log %s: %s; the run goes on, events may be missing from it", what,
-             path, strerror(err));
+             path, why);
+}
+
+static void warn_once(struct scr_event_log *log, const char *path, const char *what, int err)
+{
+    warn_once_why(log, path, what, strerror(err));
 }
 
 /* An exclusive lock of the open file fd, waiting at most LOCK_WAIT_MS: 0,
@@ -167,6 +172,29 @@ static int lock_for_a_while(int fd)
     }
 }
 
+/* The log file at path opened for appending, or -1 (warned once). The
+ * user owns the directory: a symbolic link, a FIFO or a device planted at
+ * the log's name is refused, never written through nor waited on. */
+static int open_log_file(struct scr_event_log *log, const char *path)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+    struct stat st;
+    if (fd < 0) {
+        int err = errno;
+        if ((err == ELOOP || err == ENXIO) && lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            warn_once_why(log, path, "open", S_ISLNK(st.st_mode) ? "it is a symbolic link, never followed"
+                                                                  : "it is not a regular file");
+        else warn_once(log, path, "open", err);
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        warn_once_why(log, path, "open", "it is not a regular file");
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* One line appended whole: the lock keeps writers on other nodes (where
  * O_APPEND alone is not atomic, NFS) from writing between our bytes. */
 static void append(struct scr_event_log *log, const char *name, const char *line)
@@ -176,9 +204,8 @@ static void append(struct scr_event_log *log, const char *name, const char *line
         warn_once(log, name, "name", ENOMEM);
         return;
     }
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    int fd = open_log_file(log, path);
     if (fd < 0) {
-        warn_once(log, path, "open", errno);
         free(path);
         return;
     }

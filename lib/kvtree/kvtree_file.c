@@ -247,7 +247,7 @@ static int lock_fd(int fd, short type, const char *path)
 static int still_current(int fd, const char *path)
 {
     struct stat a, b;
-    if (fstat(fd, &a) != 0 || stat(path, &b) != 0) return 0;
+    if (fstat(fd, &a) != 0 || lstat(path, &b) != 0) return 0;
     return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
@@ -255,14 +255,10 @@ static int still_current(int fd, const char *path)
 static int open_locked(const char *path, int flags, short type, int *out_fd)
 {
     for (;;) {
-        int fd = open(path, flags | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            if (errno == EINTR) continue;
-            if (errno == ENOENT) return SCR_ERR_NOTFOUND;
-            scr_err("open of %s failed: %s", path, strerror(errno));
-            return SCR_ERR_IO;
-        }
-        int rc = lock_fd(fd, type, path);
+        int fd;
+        int rc = scr_open_regular(path, flags, 0666, &fd);
+        if (rc != SCR_SUCCESS) return rc;
+        rc = lock_fd(fd, type, path);
         if (rc != SCR_SUCCESS) {
             close(fd);
             return rc;

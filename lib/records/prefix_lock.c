@@ -216,11 +216,12 @@ int scr_prefix_lock_take(const char *prefix, const struct scr_prefix_holder *me,
     note[0] = '\0';
     int rc = lock_path(prefix, &path);
     if (rc != SCR_SUCCESS) return rc;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        scr_err("cannot open the prefix's lock %s: %s", path, strerror(errno));
+    int fd;
+    rc = scr_open_regular(path, O_RDWR | O_CREAT, 0600, &fd);
+    if (rc != SCR_SUCCESS) {
+        scr_err("cannot take the prefix's lock %s", path);
         free(path);
-        return SCR_ERR_IO;
+        return rc;
     }
     rc = may_take(fd, path, me, same_job_wait, out, note, note_len);
     if (rc != SCR_SUCCESS) goto out;
@@ -258,10 +259,10 @@ int scr_prefix_lock_release_job(const char *prefix, const char *jobid, int *out_
     *out_released = 0;
     int rc = lock_path(prefix, &path);
     if (rc != SCR_SUCCESS) return rc;
-    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
-        rc = errno == ENOENT ? SCR_SUCCESS : SCR_ERR_IO;
-        if (rc != SCR_SUCCESS) scr_err("cannot open the prefix's lock %s: %s", path, strerror(errno));
+    int fd;
+    rc = scr_open_regular(path, O_RDWR, 0, &fd);
+    if (rc != SCR_SUCCESS) {
+        if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
         free(path);
         return rc;
     }

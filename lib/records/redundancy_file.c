@@ -277,12 +277,10 @@ out:
 int scr_redundancy_file_create(const char *path, const void *image, size_t image_len, uint64_t data_len,
                                int *out_fd)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        scr_err("cannot create %s: %s", path, strerror(errno));
-        return SCR_ERR_IO;
-    }
-    int rc = scr_write_full(fd, image, image_len, path);
+    int fd;
+    int rc = scr_open_regular(path, O_RDWR | O_CREAT | O_TRUNC, 0600, &fd);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_write_full(fd, image, image_len, path);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_truncate_fd(fd, (uint64_t)image_len + data_len, path);
 out:

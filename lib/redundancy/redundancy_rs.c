@@ -512,8 +512,9 @@ static int prepare_survivor(const struct scr_redundancy_ctx *ctx, const struct s
     rc = scr_redundancy_find_file(ctx, id, SCR_META_TYPE_RS, &r->path);
     if (rc == SCR_ERR_NOTFOUND) scr_err("rank %d has no RS file for dataset %d", ctx->rank, id);
     if (rc != SCR_SUCCESS) return rc;
-    if ((r->fd = open(r->path, O_RDONLY | O_CLOEXEC)) < 0) {
-        scr_err("cannot open %s: %s", r->path, strerror(errno));
+    if ((rc = scr_open_regular(r->path, O_RDONLY, 0, &r->fd)) != SCR_SUCCESS) {
+        r->fd = -1;
+        if (rc == SCR_ERR_NOTFOUND) scr_err("cannot open %s: %s", r->path, strerror(ENOENT));
         return SCR_ERR_IO;
     }
     if ((rc = scr_redundancy_file_read_header(r->fd, r->path, &h, &r->hlen)) != SCR_SUCCESS) return rc;

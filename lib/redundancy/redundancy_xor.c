@@ -298,8 +298,9 @@ static int open_survivor(const struct scr_redundancy_ctx *ctx, int id, struct sc
     rc = scr_redundancy_find_file(ctx, id, SCR_META_TYPE_XOR, &x->path);
     if (rc == SCR_ERR_NOTFOUND) scr_err("rank %d has no XOR file for dataset %d", ctx->rank, id);
     if (rc != SCR_SUCCESS) return rc;
-    if ((x->fd = open(x->path, O_RDONLY | O_CLOEXEC)) < 0) {
-        scr_err("cannot open %s: %s", x->path, strerror(errno));
+    if ((rc = scr_open_regular(x->path, O_RDONLY, 0, &x->fd)) != SCR_SUCCESS) {
+        x->fd = -1;
+        if (rc == SCR_ERR_NOTFOUND) scr_err("cannot open %s: %s", x->path, strerror(ENOENT));
         return SCR_ERR_IO;
     }
     rc = scr_redundancy_file_read_header(x->fd, x->path, out_header, &x->hlen);

@@ -3,6 +3,7 @@
 #include "rebuild_schemes.h"
 #include "redundancy_file.h"
 #include "scr_err.h"
+#include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
 
@@ -34,8 +35,9 @@ static int complete_members(const struct scr_scan *scan, struct scr_scan_set *se
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_path_join(scan->dir, name, &path);
     if (rc != SCR_SUCCESS) goto out;
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-        scr_err("cannot open %s: %s", path, strerror(errno));
+    if ((rc = scr_open_regular(path, O_RDONLY, 0, &fd)) != SCR_SUCCESS) {
+        if (rc == SCR_ERR_NOTFOUND) scr_err("cannot open %s: %s", path, strerror(ENOENT));
+        fd = -1;
         rc = SCR_ERR_IO;
         goto out;
     }

@@ -126,12 +126,11 @@ static int describe(const struct scr_scan *scan, int rank, const scr_kvtree *cur
 
 static int open_file(const char *path, int flags, int *out_fd)
 {
-    *out_fd = open(path, flags | O_CLOEXEC, 0600);
-    if (*out_fd < 0) {
-        scr_err("cannot %s %s: %s", (flags & O_CREAT) ? "create" : "open", path, strerror(errno));
-        return SCR_ERR_IO;
-    }
-    return SCR_SUCCESS;
+    int rc = scr_open_regular(path, flags, 0600, out_fd);
+    if (rc == SCR_SUCCESS) return SCR_SUCCESS;
+    *out_fd = -1;
+    if (rc == SCR_ERR_NOTFOUND) scr_err("cannot open %s: %s", path, strerror(ENOENT));
+    return SCR_ERR_IO;
 }
 
 int scr_rebuild_member_open(const struct scr_scan *scan, const struct scr_scan_set *set, int i,

@@ -250,11 +250,9 @@ static int append_record(const struct scr_scavenge_job *job, const struct scr_sc
     snprintf(line, sizeof(line), "%s %s\n", stamp, text);
     int rc = job_file(job, "log", &path);
     if (rc != SCR_SUCCESS) return rc;
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) {
-        scr_err("cannot open %s: %s", path, strerror(errno));
-        rc = SCR_ERR_IO;
-    } else {
+    int fd;
+    rc = scr_open_regular(path, O_WRONLY | O_CREAT | O_APPEND, 0600, &fd);
+    if (rc == SCR_SUCCESS) {
         rc = scr_write_full(fd, line, strlen(line), path);
         if (close(fd) != 0 && rc == SCR_SUCCESS) {
             scr_err("close of %s failed: %s", path, strerror(errno));

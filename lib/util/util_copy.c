@@ -14,13 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static int open_retry(const char *path, int flags, mode_t mode)
+/* Open path as scr_open_regular does (no symbolic link, nothing but a
+ * regular file), saying so when it is missing too: a copy or a checksum
+ * names its file. */
+static int open_file(const char *path, int flags, mode_t mode, int *out_fd)
 {
-    int fd;
-    do {
-        fd = open(path, flags | O_CLOEXEC, mode);
-    } while (fd < 0 && errno == EINTR);
-    return fd;
+    int rc = scr_open_regular(path, flags, mode, out_fd);
+    if (rc == SCR_ERR_NOTFOUND) scr_err("cannot open %s: %s", path, strerror(ENOENT));
+    return rc;
 }
 
 /* Write-behind of a paced copy: the piece at [off, off+len) of fd starts
@@ -77,12 +78,10 @@ static int pump(int fd, const char *src, int out_fd, const char *dst, void *buf,
 
 int scr_crc_file(const char *path, void *buf, size_t bufsize, struct scr_copy_result *out)
 {
-    int fd = open_retry(path, O_RDONLY, 0);
-    if (fd < 0) {
-        scr_err("cannot open %s: %s", path, strerror(errno));
-        return errno == ENOENT ? SCR_ERR_NOTFOUND : SCR_ERR_IO;
-    }
-    int rc = pump(fd, path, -1, NULL, buf, bufsize, 1, NULL, NULL, out);
+    int fd;
+    int rc = open_file(path, O_RDONLY, 0, &fd);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = pump(fd, path, -1, NULL, buf, bufsize, 1, NULL, NULL, out);
     close(fd);
     return rc;
 }
@@ -91,12 +90,10 @@ int scr_crc_file_gunzip(const char *path, void *buf, size_t bufsize, struct scr_
                         struct scr_copy_stored *stored)
 {
     struct scr_copy_stored ignored;
-    int fd = open_retry(path, O_RDONLY, 0);
-    if (fd < 0) {
-        scr_err("cannot open %s: %s", path, strerror(errno));
-        return errno == ENOENT ? SCR_ERR_NOTFOUND : SCR_ERR_IO;
-    }
-    int rc = scr_gunzip_pump(fd, path, -1, NULL, buf, bufsize, 1, NULL, NULL, out,
+    int fd;
+    int rc = open_file(path, O_RDONLY, 0, &fd);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_gunzip_pump(fd, path, -1, NULL, buf, bufsize, 1, NULL, NULL, out,
                              stored != NULL ? stored : &ignored);
     close(fd);
     return rc;
@@ -152,23 +149,17 @@ int scr_copy_file_as(const char *src, const char *dst, void *buf, size_t bufsize
         scr_err("file copy called without a source, a destination or a buffer");
         return SCR_ERR_ARG;
     }
-    int in = open_retry(src, O_RDONLY, 0);
-    if (in < 0) {
-        int missing = errno == ENOENT;
-        scr_err("cannot open %s to copy it: %s", src, strerror(errno));
-        return missing ? SCR_ERR_NOTFOUND : SCR_ERR_IO;
-    }
+    int in;
+    int rc = open_file(src, O_RDONLY, 0, &in);
+    if (rc != SCR_SUCCESS) return rc;
     char *dir = NULL;
-    int rc = scr_path_dirname(dst, &dir);
+    rc = scr_path_dirname(dst, &dir);
     if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0777);
     free(dir);
     int outfd = -1;
     if (rc == SCR_SUCCESS) {
-        outfd = open_retry(dst, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-        if (outfd < 0) {
-            scr_err("cannot create %s: %s", dst, strerror(errno));
-            rc = SCR_ERR_IO;
-        }
+        rc = open_file(dst, O_WRONLY | O_CREAT | O_TRUNC, 0666, &outfd);
+        if (rc != SCR_SUCCESS) outfd = -1;
     }
     if (rc == SCR_SUCCESS)
         rc = pump_as(in, src, outfd, dst, buf, bufsize, with_crc, form, level, pace, pace_ctx, out, stored);

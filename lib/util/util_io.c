@@ -117,11 +117,75 @@ int scr_truncate_fd(int fd, uint64_t size, const char *path)
     return SCR_ERR_IO;
 }
 
+const char *scr_file_kind(mode_t mode)
+{
+    if (S_ISREG(mode)) return "a regular file";
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    return "not a regular file";
+}
+
+/* Why open(2) of path with O_NOFOLLOW failed with errno err, in words:
+ * ELOOP there means the last component is a symbolic link. */
+static void log_open_failure(const char *path, int err)
+{
+    struct stat st;
+    if (err == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        scr_err("refusing %s: it is a symbolic link, and files here are never opened through one", path);
+    else if (err == ENXIO && lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        scr_err("refusing %s: it is %s, not a regular file", path, scr_file_kind(st.st_mode));
+    else
+        scr_err("open of %s failed: %s", path, strerror(err));
+}
+
+int scr_open_regular(const char *path, int flags, mode_t mode, int *out_fd)
+{
+    int fd;
+    do {
+        fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        int err = errno;
+        if (err == ENOENT && !(flags & O_CREAT)) return SCR_ERR_NOTFOUND;
+        log_open_failure(path, err);
+        return SCR_ERR_IO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        scr_err("stat of %s failed: %s", path, strerror(errno));
+        close(fd);
+        return SCR_ERR_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        scr_err("refusing %s: it is %s, not a regular file", path, scr_file_kind(st.st_mode));
+        close(fd);
+        return SCR_ERR_IO;
+    }
+    /* O_NONBLOCK only kept open(2) from waiting on a FIFO's other end; on a
+     * regular file it is harmless, but a locked region must still wait */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || ((fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)) {
+        scr_err("fcntl of %s failed: %s", path, strerror(errno));
+        close(fd);
+        return SCR_ERR_IO;
+    }
+    *out_fd = fd;
+    return SCR_SUCCESS;
+}
+
 int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size_t *out_len)
 {
     struct stat st;
     if (fstat(fd, &st) != 0) {
         scr_err("stat of %s failed: %s", path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        scr_err("refusing %s: it is %s, not a regular file", path, scr_file_kind(st.st_mode));
         return SCR_ERR_IO;
     }
     if (st.st_size < 0 || (uint64_t)st.st_size > max_bytes) {
@@ -168,15 +232,9 @@ int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size
 int scr_read_file(const char *path, size_t max_bytes, void **out_buf, size_t *out_len)
 {
     int fd;
-    do {
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-        if (errno == ENOENT) return SCR_ERR_NOTFOUND;
-        scr_err("open of %s failed: %s", path, strerror(errno));
-        return SCR_ERR_IO;
-    }
-    int rc = scr_read_fd(fd, path, max_bytes, out_buf, out_len);
+    int rc = scr_open_regular(path, O_RDONLY, 0, &fd);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_read_fd(fd, path, max_bytes, out_buf, out_len);
     close(fd);
     return rc;
 }
@@ -246,7 +304,7 @@ static int write_temp(const char *path, const void *buf, size_t len, int keep_mo
     if (fd < 0) return SCR_ERR_IO;
     int rc = SCR_SUCCESS;
     struct stat st;
-    if (keep_mode && stat(path, &st) == 0 && fchmod(fd, st.st_mode & 07777) != 0) {
+    if (keep_mode && lstat(path, &st) == 0 && S_ISREG(st.st_mode) && fchmod(fd, st.st_mode & 07777) != 0) {
         scr_err("chmod of %s failed: %s", tmp, strerror(errno));
         rc = SCR_ERR_IO;
     }

@@ -6,7 +6,14 @@
  * either the old contents or the new ones, never a mixture: it writes a
  * temporary file in the same directory, fsyncs it, renames it over the
  * target and fsyncs the directory; scr_write_new creates a file the same
- * way without ever replacing one. */
+ * way without ever replacing one.
+ *
+ * Files under a prefix, cache, control or health directory belong to the
+ * job's user, who may plant a symbolic link, a FIFO or a device where a
+ * record is expected. scr_open_regular is how every such file is opened:
+ * it never follows a symbolic link in the last component, never blocks in
+ * open(2), and hands back a descriptor only for a regular file; the
+ * readers below (scr_read_file, scr_read_fd) refuse anything else too. */
 #ifndef SCR_UTIL_IO_H
 #define SCR_UTIL_IO_H
 
@@ -36,12 +43,24 @@ int scr_pread_upto(int fd, void *buf, size_t len, uint64_t offset, size_t *out_g
 int scr_fsync_fd(int fd, const char *path);
 int scr_truncate_fd(int fd, uint64_t size, const char *path);
 
+/* Open path with flags (and mode when creating) as open(2) would, adding
+ * O_NOFOLLOW, O_NOCTTY, O_CLOEXEC and, for the open itself, O_NONBLOCK: a
+ * symbolic link, a FIFO, a socket, a device or a directory at path is
+ * refused with SCR_ERR_IO and a message naming path and what it is. The
+ * descriptor returned in *out_fd is blocking again. A missing path gives
+ * SCR_ERR_NOTFOUND without logging (unless O_CREAT was asked). */
+int scr_open_regular(const char *path, int flags, mode_t mode, int *out_fd);
+
+/* What the file type in st_mode is, in words ("a FIFO", "a directory"...). */
+const char *scr_file_kind(mode_t mode);
+
 /* Read a whole file into a new buffer (caller frees *out_buf). Files larger
  * than max_bytes are refused with SCR_ERR_FORMAT. A missing file gives
  * SCR_ERR_NOTFOUND without logging, so callers decide whether that is normal. */
 int scr_read_file(const char *path, size_t max_bytes, void **out_buf, size_t *out_len);
 
-/* Same, from an open descriptor positioned anywhere (reads from offset 0). */
+/* Same, from an open descriptor positioned anywhere (reads from offset 0);
+ * a descriptor of anything but a regular file is refused. */
 int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size_t *out_len);
 
 /* Replace path atomically with len bytes of buf. A new file gets mode 0666

@@ -185,9 +185,10 @@ int scr_padset_open(struct scr_padset *set, int flags)
             int rc = make_parent(set->paths[i]);
             if (rc != SCR_SUCCESS) return rc;
         }
-        set->parts[i].fd = open(set->paths[i], flags | O_CLOEXEC, 0600);
-        if (set->parts[i].fd < 0) {
-            scr_err("cannot open %s: %s", set->paths[i], strerror(errno));
+        int rc = scr_open_regular(set->paths[i], flags, 0600, &set->parts[i].fd);
+        if (rc != SCR_SUCCESS) {
+            set->parts[i].fd = -1;
+            if (rc == SCR_ERR_NOTFOUND) scr_err("cannot open %s: %s", set->paths[i], strerror(ENOENT));
             return SCR_ERR_IO;
         }
     }

@@ -219,8 +219,9 @@ ln -s "$tmp/outside/rank_0.ckpt" "$p/links/rank_2.ckpt" || exit 99
 refused "a_symbolic_link_to_a_file_outside_the_prefix_is_refused" "$p/links/rank_2.ckpt: a symbolic link to $tmp/outside/rank_0.ckpt, which is outside the prefix" \
     --name x --owner 'rank_%d.ckpt' links
 rm "$p/links/rank_2.ckpt" && ln -s ../next/rank_0.ckpt "$p/links/rank_2.ckpt" || exit 99
-out=$("$adopt" --prefix "$p" --name links --owner 'rank_%d.ckpt' links 2>&1)
-check "a_symbolic_link_to_a_file_inside_the_prefix_is_adopted" test $? -eq 0
+refused "a_symbolic_link_to_a_file_inside_the_prefix_is_refused_too" \
+    "$p/links/rank_2.ckpt: a symbolic link to $p/next/rank_0.ckpt; a checkpoint's files are never read through a link" \
+    --name links --owner 'rank_%d.ckpt' links
 ln -s "$p/nothing" "$p/next/rank_2.ckpt" || exit 99
 refused "a_dangling_symbolic_link_is_refused" "$p/next/rank_2.ckpt: a symbolic link to nothing" \
     --name x --owner 'rank_%d.ckpt' next

@@ -112,5 +112,37 @@ else
 $(mpi_index_paths)"
 fi
 
+# --- records that are not what their names say ----------------------------------------------
+# The prefix is the user's: a link or a FIFO in place of a record is refused by
+# name, never written through nor waited on (the run is under a timeout).
+mpi_reset
+printf 'not yours\n' > "$scratch/outside"
+mkdir -p "$prefix/.scr" && ln -s "$scratch/outside" "$lock"
+mpi_run 2 1 SCR_FLUSH=1 -- --steps 1
+mpi_expect_failure "a link at lock.scr: SCR_Init refuses the prefix, naming the link" \
+    "refusing $lock: it is a symbolic link"
+if [ "$(cat "$scratch/outside")" = "not yours" ]; then ok "and the file it leads to is untouched"
+else not_ok "and the file it leads to is untouched" "$(cat "$scratch/outside")"; fi
+rm -f "$lock" "$prefix/.scr/halt.scr"
+mkfifo "$prefix/.scr/halt.scr"
+mpi_run 2 1 SCR_FLUSH=1 -- --steps 1
+if [ "$mpi_status" -ne 124 ] && [ "$mpi_status" -ne 137 ] &&
+   grep -q "refusing $prefix/.scr/halt.scr: it is a FIFO" "$mpi_err"; then
+    ok "a FIFO at halt.scr: SCR_Init does not wait on it and names it"
+else
+    not_ok "a FIFO at halt.scr: SCR_Init does not wait on it and names it" "$(mpi_diag)"
+fi
+rm -f "$prefix/.scr/halt.scr"
+ln -s "$scratch/outside" "$prefix/.scr/events.jsonl"
+ln -s "$scratch/outside" "$prefix/.scr/log"
+mpi_run 2 1 SCR_FLUSH=1 SCR_LOG_ENABLE=1 -- --steps 2
+mpi_expect_restart "links at the event logs: the run goes on" 1 2
+if [ "$(cat "$scratch/outside")" = "not yours" ] && grep -q "events.jsonl: it is a symbolic link" "$mpi_err"; then
+    ok "no event is appended through them, and the run says why"
+else
+    not_ok "no event is appended through them, and the run says why" "$(cat "$scratch/outside")
+$(mpi_diag)"
+fi
+
 done_testing
 exit $?
