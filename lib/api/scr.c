@@ -995,18 +995,42 @@ int SCR_Start_restart(char *name)
     return SCR_SUCCESS;
 }
 
+/* Rank 0: the event of a restart whose files read in place on the prefix
+ * did not match what was flushed: it counts as a failed fetch. */
+static void log_damaged_in_place(int id)
+{
+    struct scr_event_field fields[] = {SCR_EVENT_STR("into", "prefix"), SCR_EVENT_STR("marked", "FAILED")};
+    scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_FAILED, id, run->restart_name, -1, -1,
+                  "a file read in place on the prefix differs from what was flushed; an older dataset is tried",
+                  fields, 2);
+}
+
 static int complete_restart(int valid)
 {
     run->state = SCR_STATE_IDLE;
-    int all = 0, id = run->restart_id;
-    int rc = scr_comm_all_true(valid, run->world, &all);
+    int id = run->restart_id;
+    /* files read in place on the prefix had only their sizes checked: their
+     * bytes are checked now that the application read them, before any
+     * rank hears that the restart succeeded */
+    int damaged = 0;
+    if (valid) scr_fetch_check_in_place(run, &damaged);
+    int mine[2] = {!valid, damaged > 0}, any[2] = {0, 0};
+    /* all ranks agree: */
+    int rc = scr_mpi_check(MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, run->world),
+                           "agreeing on the outcome of the restart");
     if (rc != SCR_SUCCESS) return rc;
     run->restart_id = 0; /* a restart is read once */
-    if (all) return SCR_SUCCESS;
+    if (!any[0] && !any[1]) return SCR_SUCCESS;
     if (run->rank == 0) {
-        scr_err("a rank could not read checkpoint %s; it is marked failed, and SCR_Have_restart "
-                "offers an older checkpoint if there is one", run->restart_name);
+        if (any[1])
+            scr_err("checkpoint %s: a file read in place on the prefix differs from what was flushed (see "
+                    "above); it is marked failed, and SCR_Have_restart offers an older checkpoint if there is one",
+                    run->restart_name);
+        else
+            scr_err("a rank could not read checkpoint %s; it is marked failed, and SCR_Have_restart "
+                    "offers an older checkpoint if there is one", run->restart_name);
         scr_fetch_record(run, id, 0); /* a dataset only in cache is not in the index */
+        if (any[1]) log_damaged_in_place(id);
     }
     if (run->restart_source == SCR_RESTART_CACHE) {
         scr_cache_delete_dataset(run, id);
