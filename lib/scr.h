@@ -96,7 +96,8 @@ int SCR_Complete_output(int valid);
 
 /* Restart from the checkpoint called name (after SCR_Init, before SCR_Have_restart). */
 int SCR_Current(const char *name);
-/* Remove the dataset called name from the index (its files stay). */
+/* Remove the dataset called name from the index (its files stay). A name
+ * the index does not hold is no error, as in SCR 3.1 (said at SCR_DEBUG>=1). */
 int SCR_Drop(const char *name);
 /* Remove the dataset called name from cache, prefix and index. */
 int SCR_Delete(const char *name);
