@@ -80,7 +80,10 @@ int SCR_Have_restart(int *flag, char *name);
 int SCR_Start_restart(char *name);
 /* valid: 1 if this rank read its files (or had none); 0 on any rank marks
  * the checkpoint failed (it fails on every rank), and SCR_Have_restart then
- * offers the next older checkpoint, if any, in this run as in later ones. */
+ * offers the next older checkpoint, if any, in this run as in later ones.
+ * Files read in place on the prefix (SCR_FETCH_BYPASS) are checked here
+ * against the CRC32 recorded when they were flushed; a file that differs
+ * fails the checkpoint in the same way. */
 int SCR_Complete_restart(int valid);
 
 /* --- output ------------------------------------------------------------------- */
@@ -93,7 +96,8 @@ int SCR_Complete_output(int valid);
 
 /* Restart from the checkpoint called name (after SCR_Init, before SCR_Have_restart). */
 int SCR_Current(const char *name);
-/* Remove the dataset called name from the index (its files stay). */
+/* Remove the dataset called name from the index (its files stay). A name
+ * the index does not hold is no error, as in SCR 3.1 (said at SCR_DEBUG>=1). */
 int SCR_Drop(const char *name);
 /* Remove the dataset called name from cache, prefix and index. */
 int SCR_Delete(const char *name);

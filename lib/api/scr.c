@@ -995,18 +995,42 @@ int SCR_Start_restart(char *name)
     return SCR_SUCCESS;
 }
 
+/* Rank 0: the event of a restart whose files read in place on the prefix
+ * did not match what was flushed: it counts as a failed fetch. */
+static void log_damaged_in_place(int id)
+{
+    struct scr_event_field fields[] = {SCR_EVENT_STR("into", "prefix"), SCR_EVENT_STR("marked", "FAILED")};
+    scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_FAILED, id, run->restart_name, -1, -1,
+                  "a file read in place on the prefix differs from what was flushed; an older dataset is tried",
+                  fields, 2);
+}
+
 static int complete_restart(int valid)
 {
     run->state = SCR_STATE_IDLE;
-    int all = 0, id = run->restart_id;
-    int rc = scr_comm_all_true(valid, run->world, &all);
+    int id = run->restart_id;
+    /* files read in place on the prefix had only their sizes checked: their
+     * bytes are checked now that the application read them, before any
+     * rank hears that the restart succeeded */
+    int damaged = 0;
+    if (valid) scr_fetch_check_in_place(run, &damaged);
+    int mine[2] = {!valid, damaged > 0}, any[2] = {0, 0};
+    /* all ranks agree: */
+    int rc = scr_mpi_check(MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, run->world),
+                           "agreeing on the outcome of the restart");
     if (rc != SCR_SUCCESS) return rc;
     run->restart_id = 0; /* a restart is read once */
-    if (all) return SCR_SUCCESS;
+    if (!any[0] && !any[1]) return SCR_SUCCESS;
     if (run->rank == 0) {
-        scr_err("a rank could not read checkpoint %s; it is marked failed, and SCR_Have_restart "
-                "offers an older checkpoint if there is one", run->restart_name);
+        if (any[1])
+            scr_err("checkpoint %s: a file read in place on the prefix differs from what was flushed (see "
+                    "above); it is marked failed, and SCR_Have_restart offers an older checkpoint if there is one",
+                    run->restart_name);
+        else
+            scr_err("a rank could not read checkpoint %s; it is marked failed, and SCR_Have_restart "
+                    "offers an older checkpoint if there is one", run->restart_name);
         scr_fetch_record(run, id, 0); /* a dataset only in cache is not in the index */
+        if (any[1]) log_damaged_in_place(id);
     }
     if (run->restart_source == SCR_RESTART_CACHE) {
         scr_cache_delete_dataset(run, id);
@@ -1075,21 +1099,28 @@ int SCR_Current(const char *name)
 struct drop {
     const char *name;
     int id;
+    int absent; /* the index holds no dataset of that name */
 };
 
 static int drop_named(scr_kvtree *index, void *ctx)
 {
     struct drop *d = ctx;
-    if (scr_index_file_lookup_id(index, d->name, &d->id) != SCR_SUCCESS) return SCR_ERR_NOTFOUND;
+    if (scr_index_file_lookup_id(index, d->name, &d->id) != SCR_SUCCESS) {
+        d->absent = 1;
+        return SCR_ERR_NOTFOUND; /* nothing to write */
+    }
     return scr_index_file_remove(index, d->id);
 }
 
-/* Rank 0: remove the dataset called name from the index; *out_id its id. */
-static int drop_from_index(const char *name, int *out_id)
+/* Rank 0: remove the dataset called name from the index; *out_id its id,
+ * SCR_ERR_NOTFOUND with *out_absent (may be NULL) 1 when the index has no
+ * such name. */
+static int drop_from_index(const char *name, int *out_id, int *out_absent)
 {
-    struct drop d = {name, 0};
+    struct drop d = {name, 0, 0};
     int rc = scr_index_file_update(run->index_path, drop_named, &d);
     *out_id = d.id;
+    if (out_absent != NULL) *out_absent = d.absent;
     return rc;
 }
 
@@ -1104,10 +1135,14 @@ int SCR_Drop(const char *name)
     /* the dataset may be the one a background flush is about to index */
     int wrc = wait_background(); /* all ranks agree */
     if (wrc != SCR_SUCCESS) return wrc;
-    int id = 0, rc = SCR_SUCCESS;
+    int id = 0, absent = 0, rc = SCR_SUCCESS;
     if (run->rank == 0) {
-        rc = drop_from_index(name, &id);
-        if (rc == SCR_ERR_NOTFOUND) scr_err("SCR_Drop: no dataset named '%s' in %s", name, run->index_path);
+        rc = drop_from_index(name, &id, &absent);
+        /* as in SCR 3.1, dropping what the index does not hold is no error */
+        if (absent) {
+            scr_dbg(1, "SCR_Drop: no dataset named '%s' in %s; nothing to drop", name, run->index_path);
+            rc = SCR_SUCCESS;
+        }
     }
     int code = rc;
     int mrc = scr_mpi_check(MPI_Bcast(&code, 1, MPI_INT, 0, run->world), "sharing the outcome of SCR_Drop");
@@ -1171,7 +1206,7 @@ int SCR_Delete(const char *name)
      * never an entry naming files that are gone */
     if (in_index) {
         int dropped = 0, drop_rc = SCR_SUCCESS;
-        if (run->rank == 0) drop_rc = drop_from_index(name, &dropped);
+        if (run->rank == 0) drop_rc = drop_from_index(name, &dropped, NULL);
         rc = scr_mpi_check(MPI_Bcast(&drop_rc, 1, MPI_INT, 0, run->world), "sharing the outcome of SCR_Delete");
         if (rc == SCR_SUCCESS && drop_rc != SCR_SUCCESS) {
             if (run->rank == 0) scr_err("SCR_Delete: cannot remove '%s' from %s; nothing was deleted", name,

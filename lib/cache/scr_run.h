@@ -124,7 +124,8 @@ struct scr_run {
     int restart_below;            /* after a failed restart: only older datasets are offered (0: any) */
     char restart_name[1024];
     enum scr_restart_source restart_source;
-    scr_kvtree *restart_files;    /* prefix reads: NAME -> path, ORIG -> path; WHOLE: run_fetch_whole.c */
+    scr_kvtree *restart_files;    /* prefix reads: NAME -> PATH; ORIG -> PATH, SIZE, CRC when recorded
+                                   * (run_fetch_check.c); WHOLE: run_fetch_whole.c */
     char *current_name;           /* set by SCR_Current */
 
     /* the log of events (event_log.h), written by rank 0 (run_events.c) */

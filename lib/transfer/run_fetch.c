@@ -5,7 +5,8 @@
  * rank 0 walks the index from the current checkpoint to older ones: it sends
  * each rank its list of files from the dataset's summary; every rank copies
  * its files into cache, checking size and CRC-32 on the way (or, with
- * SCR_FETCH_BYPASS, checks their size and reads them in place later); a
+ * SCR_FETCH_BYPASS, checks their size and reads them in place later, their
+ * CRC checked when the application is done: run_fetch_check.c); a
  * dataset any rank fails to read is marked FAILED in the index and the next
  * older one is tried. With SCR_WATCHDOG_TIMEOUT_PFS, a file's copy that
  * takes longer is abandoned (util_copy_timed.h): the rank says so in one
@@ -253,17 +254,22 @@ static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree
     return status;
 }
 
-/* SCR_FETCH_BYPASS: the restart reads src (size bytes) where it is, under
- * its name and its path. */
-static int note_in_place(struct scr_run *run, const char *src, const char *name, uint64_t size)
+/* SCR_FETCH_BYPASS: the restart reads src (size bytes; crc: its recorded
+ * CRC, NULL when none) where it is, under its name and its path. Its size
+ * is checked now, its bytes once the application read them
+ * (run_fetch_check.c), for which its SIZE and CRC are kept with it. */
+static int note_in_place(struct scr_run *run, const char *src, const char *name, uint64_t size, const uint32_t *crc)
 {
     struct stat st;
     if (stat(src, &st) != 0 || (uint64_t)st.st_size != size) {
         scr_err("restart file %s is %s", src, stat(src, &st) ? "missing" : "of the wrong size");
         return SCR_ERR_NOTFOUND;
     }
+    scr_kvtree *orig = scr_kvtree_set_kv(run->restart_files, "ORIG", src);
     if (scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "NAME", name), "PATH", src) != SCR_SUCCESS ||
-        scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "ORIG", src), "PATH", src) != SCR_SUCCESS)
+        scr_kvtree_util_set_str(orig, "PATH", src) != SCR_SUCCESS ||
+        scr_kvtree_util_set_uint64(orig, KEY_SIZE, size) != SCR_SUCCESS ||
+        (crc != NULL && scr_kvtree_util_set_crc32(orig, KEY_CRC, *crc) != SCR_SUCCESS))
         return SCR_ERR_NOMEM;
     return SCR_SUCCESS;
 }
@@ -368,7 +374,7 @@ static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char
                 "(SCR_FLUSH_COMPRESS); fetch it into cache (SCR_FETCH_BYPASS=0)", src);
         rc = SCR_ERR_FORMAT;
     } else if (run->fetch_bypass) {
-        rc = note_in_place(run, src, name, size);
+        rc = note_in_place(run, src, name, size, have_crc ? &crc : NULL);
     } else {
         rc = copy_to_cache(run, id, cachedir, buf, src, dir, name, size, have_crc ? &crc : NULL, gzip);
     }

@@ -1,5 +1,6 @@
 /* transfer.h — moving a dataset between the cache and the prefix: the
- * flush (run_flush.c) and the fetch of a restart (run_fetch.c).
+ * flush (run_flush.c) and the fetch of a restart (run_fetch.c), whose files
+ * read in place are checked once the application read them (run_fetch_check.c).
  *
  * Collective over run->world unless a function says "Rank 0"; every rank
  * returns the same status. Internal to libscr. */
@@ -72,6 +73,17 @@ int scr_fetch_decide_restart(struct scr_run *run);
  * none) and its name, without fetching it or saying anything (for the init
  * event). */
 int scr_fetch_peek(struct scr_run *run, int *out_id, char *name, size_t len);
+
+/* --- run_fetch_check.c: the files of a restart read in place ------------------------ */
+
+/* Not collective: with SCR_FETCH_BYPASS, read this rank's files of the
+ * restart, which it reads in place on the prefix, and compare them with the
+ * size and CRC32 the summary records (the CRC with SCR_CRC_ON_FLUSH, as a
+ * fetch does). Each file that differs or cannot be read is named in one
+ * line and counted in *out_damaged. Nothing is read for a restart from
+ * cache, whose files were checked when they got there, nor for one of
+ * another number of ranks (scr_fetch_whole_route checks each file). */
+void scr_fetch_check_in_place(struct scr_run *run, int *out_damaged);
 
 /* --- run_fetch_whole.c: a checkpoint of another number of ranks ------------------ */
 

@@ -16,6 +16,8 @@ and the exit status is then 1. Other options:
   --expect-init-failure   scr.init() must raise RuntimeError; prints
                       "rank R: init raised RuntimeError" and stops
   --drop NAME, --delete NAME   scr.drop / scr.delete right after init
+                      (--drop may be given more than once); each returns
+                      None, which prints "rank R: drop NAME returned None"
   --route-missing     in the restart phase, route_file of a file the
                       checkpoint lacks must raise RuntimeError
 """
@@ -103,7 +105,7 @@ def main():
     p.add_argument("--config", action="store_true")
     p.add_argument("--expect-init-failure", action="store_true")
     p.add_argument("--fail-restart-of")
-    p.add_argument("--drop")
+    p.add_argument("--drop", action="append", default=[])
     p.add_argument("--delete")
     p.add_argument("--route-missing", action="store_true")
     opts = p.parse_args()
@@ -120,8 +122,16 @@ def main():
         return 1
     if opts.expect_init_failure:
         fail("scr.init did not raise")
-    if opts.drop:
-        scr.drop(opts.drop)
+    for name in opts.drop:
+        try:
+            got = scr.drop(name)
+        except RuntimeError as e:
+            fail("drop %s raised %s" % (name, e))
+        else:
+            if got is None:
+                say("drop %s returned None" % name)
+            else:
+                fail("drop %s returned %r" % (name, got))
     if opts.delete:
         scr.delete(opts.delete)
 

@@ -2,7 +2,9 @@
 # test_cache_bypass.sh — with SCR_CACHE_BYPASS=1 a checkpoint is written in
 # place on the prefix and indexed as soon as it completes; nothing goes to
 # cache, and a restart reads it back from the prefix, without a word about
-# rebuilding from cache what was never there.
+# rebuilding from cache what was never there. Read in place again
+# (SCR_FETCH_BYPASS=1), its files are checked against their CRC32 before
+# SCR_Complete_restart succeeds.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup cache-bypass
 
@@ -26,6 +28,19 @@ mpi_lose_all_nodes
 mpi_run 4 2 SCR_CACHE_BYPASS=1 SCR_FLUSH=0 -- --steps 4 --files 2 --size 3000
 mpi_expect_restart "after_losing_every_node_restart_from_checkpoint_3_on_the_prefix" 3 4
 check "checkpoint_3_was_fetched_through_the_index" mpi_index_has "DSET/$(mpi_index_id ckpt.3)/FETCHED"
+
+# a byte of checkpoint 4, written in place, flips on the prefix; with
+# SCR_FETCH_BYPASS=1 the restart reads it in place too. The application
+# leaves the verdict to SCR, whose CRC32 check fails checkpoint 4 as it
+# would fail a fetch, and checkpoint 3 is read.
+id4=$(mpi_index_id ckpt.4)
+mpi_flip_byte "$prefix/ckpt.4/rank2_f1.dat" 100
+mpi_run 4 2 SCR_CACHE_BYPASS=1 SCR_FETCH_BYPASS=1 SCR_FLUSH=0 -- --steps 3 --files 2 --size 3000 --leave-check-to-scr
+mpi_expect_lines "a_byte_flipped_in_checkpoint_4_read_in_place_fails_it_and_checkpoint_3_is_read" \
+    "restart from ckpt.4 failed" "restarted from step 3" "finished step 3"
+check "the_damaged_file_is_named_with_its_CRC32_mismatch" \
+    grep -q "ckpt.4/rank2_f1.dat is damaged: CRC32 .*read in place" "$mpi_err"
+check "checkpoint_4_is_marked_FAILED_in_the_index" mpi_index_has "DSET/$id4/FAILED"
 
 # one rank, and a run that ends normally
 mpi_reset

@@ -4,7 +4,8 @@
 # mpi4py) on 4 ranks as 2 simulated nodes: a fresh run with config() get,
 # set and unset before init(), a restart from cache, a restart from the
 # prefix where one rank cannot read the newest checkpoint and an older one
-# follows, drop() and delete(), and init() raising RuntimeError.
+# follows, drop() and delete() (drop() of a name the index does not hold
+# returns None, as in SCR 3.1), and init() raising RuntimeError.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup python
 
@@ -61,8 +62,10 @@ mpi_expect_lines "after_a_failed_restart_the_older_checkpoint_is_read" \
 check "the_checkpoint_that_failed_is_marked_FAILED" mpi_index_has "DSET/$id4/FAILED"
 
 # --- drop and delete ----------------------------------------------------------------
-py_run -- --steps 3 --drop ckpt.1 --delete ckpt.2
-mpi_expect_lines "drop_and_delete_return" "restarted from step 3" "finished step 3"
+py_run -- --steps 3 --drop ckpt.1 --drop timestep_doesnotexist --delete ckpt.2
+mpi_expect_lines "drop_and_delete_return" "drop ckpt.1 returned None" "restarted from step 3" "finished step 3"
+mpi_expect_lines "drop_of_a_name_the_index_does_not_hold_returns_None_as_in_SCR_3.1" \
+    "drop timestep_doesnotexist returned None"
 check "drop_removes_the_index_entry" test -z "$(mpi_index_id ckpt.1)"
 check "drop_leaves_the_files" test -f "$prefix/ckpt.1/rank0.txt"
 check "delete_removes_the_index_entry_and_the_files" \
