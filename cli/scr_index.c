@@ -293,6 +293,50 @@ static int build_dataset(const char *prefix, int id, int crc)
     return status;
 }
 
+/* A number, or null when n is negative (nothing there, nothing recorded). */
+static struct json_object *json_count(long long n)
+{
+    return n < 0 ? NULL : json_object_new_int64(n);
+}
+
+/* One file (or SCR 3.1 total) of a dataset that is not as its summary records. */
+static struct json_object *bad_file_json(const struct scr_index_rebuild_dataset *d,
+                                         const struct scr_dataset_check_bad *b)
+{
+    static const char *const what[] = {"file", "bytes", "files"};
+    struct json_object *o = json_object_new_object();
+    if (o == NULL) return NULL;
+    if (json_object_object_add(o, "id", json_object_new_int(d->id)) != 0 ||
+        json_object_object_add(o, "name", json_object_new_string(d->name)) != 0 ||
+        json_object_object_add(o, "what", json_object_new_string(what[b->what])) != 0 ||
+        json_object_object_add(o, "path", json_object_new_string(b->path)) != 0 ||
+        json_object_object_add(o, "rank", b->rank < 0 ? NULL : json_object_new_int(b->rank)) != 0 ||
+        json_object_object_add(o, "size", json_count(b->size)) != 0 ||
+        json_object_object_add(o, "recorded", json_count(b->recorded)) != 0) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Every file of the datasets rebuilt that is not as its summary records, as one array. */
+static struct json_object *bad_files_json(const struct scr_index_rebuild_report *rep)
+{
+    struct json_object *all = json_object_new_array();
+    for (int i = 0; all != NULL && i < rep->ndatasets; i++) {
+        const struct scr_index_rebuild_dataset *d = &rep->datasets[i];
+        for (int f = 0; all != NULL && f < d->check.nbad; f++) {
+            struct json_object *o = bad_file_json(d, &d->check.bad[f]);
+            if (o == NULL || json_object_array_add(all, o) != 0) {
+                json_object_put(o);
+                json_object_put(all);
+                all = NULL;
+            }
+        }
+    }
+    return all;
+}
+
 /* The --rebuild-index document: the index as --list --json shows it, and
  * what the rebuild found and did. */
 static struct json_object *rebuild_json(const struct scr_index_rebuild_report *rep, const scr_index_list *list,
@@ -300,7 +344,8 @@ static struct json_object *rebuild_json(const struct scr_index_rebuild_report *r
 {
     static const char *const found[] = {"readable", "missing", "damaged", "newer"};
     struct json_object *obj = scr_index_list_to_json(list, prefix), *skipped = json_object_new_array();
-    int bad = obj == NULL || skipped == NULL;
+    struct json_object *bad_files = bad_files_json(rep);
+    int bad = obj == NULL || skipped == NULL || bad_files == NULL;
     for (int i = 0; !bad && i < rep->nskipped; i++) {
         struct json_object *s = json_object_new_object();
         char dir[64];
@@ -319,7 +364,12 @@ static struct json_object *rebuild_json(const struct scr_index_rebuild_report *r
         bad = json_object_object_add(obj, "not_indexed", skipped) != 0;
         if (!bad) skipped = NULL;
     }
+    if (!bad) {
+        bad = json_object_object_add(obj, "bad_files", bad_files) != 0;
+        if (!bad) bad_files = NULL;
+    }
     json_object_put(skipped);
+    json_object_put(bad_files);
     if (bad) {
         json_object_put(obj);
         scr_err("out of memory building the JSON document");

@@ -22,7 +22,6 @@
 #include "job_file.h"
 #include "nodes_file.h"
 #include "prefix_trim.h"
-#include "rank_filemap.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "transfer.h"
@@ -1149,33 +1148,6 @@ int SCR_Drop(const char *name)
     return mrc != SCR_SUCCESS ? mrc : code;
 }
 
-/* This rank's files of dataset id on the prefix, as its rank filemap lists them. */
-static void delete_my_prefix_files(int id)
-{
-    char dname[64], *dsdir = NULL, *path = NULL;
-    snprintf(dname, sizeof(dname), "scr.dataset.%d", id);
-    scr_filemap *rmap = scr_filemap_new();
-    if (rmap != NULL && scr_path_join(run->prefix_scr, dname, &dsdir) == SCR_SUCCESS &&
-        scr_rank_filemap_path(dsdir, run->rank, &path) == SCR_SUCCESS &&
-        scr_rank_filemap_read(path, rmap) == SCR_SUCCESS) {
-        struct scr_rank_filemap_file *files = NULL;
-        int n = 0;
-        scr_rank_filemap_list_files(rmap, id, run->rank, &files, &n);
-        for (int f = 0; f < n; f++) {
-            char *file = NULL;
-            if (scr_rank_filemap_file_path(dsdir, files[f].name, &file) == SCR_SUCCESS &&
-                unlink(file) != 0 && errno != ENOENT)
-                scr_warn("cannot delete %s: %s", file, strerror(errno));
-            free(file);
-        }
-        free(files);
-        if (unlink(path) != 0 && errno != ENOENT) scr_warn("cannot delete %s: %s", path, strerror(errno));
-    }
-    free(path);
-    free(dsdir);
-    scr_filemap_delete(rmap);
-}
-
 int SCR_Delete(const char *name)
 {
     if (scr_disabled) return SCR_SUCCESS;
@@ -1223,20 +1195,13 @@ int SCR_Delete(const char *name)
         rc = newest_cached_checkpoint(&run->restart_id);
         if (rc != SCR_SUCCESS) return rc;
     }
-    if (rc == SCR_SUCCESS && in_index) {
-        delete_my_prefix_files(id);
-        rc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier in SCR_Delete");
-        if (rc == SCR_SUCCESS && run->rank == 0) {
-            char dname[64], *dsdir = NULL;
-            snprintf(dname, sizeof(dname), "scr.dataset.%d", id);
-            if (scr_path_join(run->prefix_scr, dname, &dsdir) == SCR_SUCCESS &&
-                scr_remove_tree(dsdir) != SCR_SUCCESS)
-                scr_warn("SCR_Delete: could not remove all of %s", dsdir);
-            free(dsdir);
-        }
-    }
+    /* rank 0 deletes its files and records on the prefix, in the order
+     * prefix_trim.h gives so that no summary calls it whole while they go */
+    int prc = SCR_SUCCESS; /* a file that stays is said, and not a failure */
+    if (rc == SCR_SUCCESS && in_index && run->rank == 0) prc = scr_prefix_delete_dataset(run->prefix, id);
     int ok = 0;
-    int mrc = scr_comm_all_true(drc == SCR_SUCCESS && rc == SCR_SUCCESS, run->world, &ok);
+    /* all ranks agree: */
+    int mrc = scr_comm_all_true(drc == SCR_SUCCESS && rc == SCR_SUCCESS && prc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS) return mrc;
     return ok ? SCR_SUCCESS : SCR_FAILURE;
 }

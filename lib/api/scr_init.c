@@ -527,8 +527,15 @@ static void purge_prefix(struct scr_run *r)
         if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS &&
             strncmp(e->d_name, SCR_PREFIX_TRIM_DIR_PREFIX, strlen(SCR_PREFIX_TRIM_DIR_PREFIX)) != 0)
             continue;
-        if (scr_path_join(r->prefix_scr, e->d_name, &dir) == SCR_SUCCESS)
-            scr_remove_tree(dir); /* says what stays */
+        char *summary = NULL;
+        /* the summary first: no moment where it calls whole a dataset whose
+         * files in its directory are going */
+        if (scr_path_join(r->prefix_scr, e->d_name, &dir) == SCR_SUCCESS &&
+            scr_path_join(dir, SCR_SUMMARY_FILE_NAME, &summary) == SCR_SUCCESS && unlink(summary) != 0 &&
+            errno != ENOENT)
+            scr_warn("cannot remove %s: %s", summary, strerror(errno));
+        if (dir != NULL) scr_remove_tree(dir); /* says what stays */
+        free(summary);
         free(dir);
     }
     if (d == NULL && errno != ENOENT) scr_warn("cannot read %s: %s", r->prefix_scr, strerror(errno));

@@ -104,6 +104,32 @@ int scr_summary_get_dataset(const scr_kvtree *summary, const scr_dataset **out_d
     return SCR_SUCCESS;
 }
 
+int scr_summary_set_complete(scr_kvtree *summary, int complete)
+{
+    if (summary == NULL || (complete != 0 && complete != 1)) {
+        scr_err("summary: setting COMPLETE to %d, expected 0 or 1, or without a tree", complete);
+        return SCR_ERR_ARG;
+    }
+    scr_dataset *desc = scr_kvtree_get(summary, KEY_DSET);
+    if (desc == NULL) {
+        scr_err("summary: cannot set COMPLETE, it has no dataset descriptor");
+        return SCR_ERR_NOTFOUND;
+    }
+    int rc = scr_dataset_set_complete(desc, complete);
+    if (rc == SCR_SUCCESS && scr_kvtree_get(summary, KEY_COMPLETE) != NULL)
+        rc = scr_kvtree_util_set_int(summary, KEY_COMPLETE, complete);
+    return rc;
+}
+
+int scr_summary_is_complete(const scr_kvtree *summary)
+{
+    int complete = 1, top = 1;
+    const scr_dataset *desc = scr_kvtree_get(summary, KEY_DSET);
+    if (desc != NULL && scr_dataset_get_complete(desc, &complete) != SCR_SUCCESS) complete = 1;
+    if (scr_kvtree_util_get_int(summary, KEY_COMPLETE, &top) != SCR_SUCCESS) top = 1;
+    return complete != 0 && top != 0;
+}
+
 int scr_summary_set_ranks(scr_kvtree *summary, int ranks)
 {
     if (summary == NULL || ranks < 1) {

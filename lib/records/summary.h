@@ -62,6 +62,14 @@
 int scr_summary_set_dataset(scr_kvtree *summary, const scr_dataset *desc);
 int scr_summary_get_dataset(const scr_kvtree *summary, const scr_dataset **out_desc);
 
+/* Whether the dataset is complete. set writes complete (0 or 1) into the
+ * descriptor's COMPLETE, and into SCR 3.1's top-level COMPLETE when the
+ * summary has one; SCR_ERR_NOTFOUND (logged) without a descriptor. is_complete
+ * is 0 when either says 0, 1 otherwise (a summary is written once the copy
+ * is whole, so one that says nothing is complete). */
+int scr_summary_set_complete(scr_kvtree *summary, int complete);
+int scr_summary_is_complete(const scr_kvtree *summary);
+
 /* Number of ranks in the run that wrote the dataset (>= 1). */
 int scr_summary_set_ranks(scr_kvtree *summary, int ranks);
 int scr_summary_get_ranks(const scr_kvtree *summary, int *out_ranks);

@@ -1,6 +1,7 @@
 /* index_rebuild.c — an index made again from the summaries of a prefix's datasets. */
 #define _GNU_SOURCE /* open_memstream */
 #include "index_rebuild.h"
+#include "dataset_check.h"
 #include "dataset_claim.h"
 #include "dataset.h"
 #include "index_file.h"
@@ -16,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ struct found {
     scr_dataset *desc; /* ID, NAME and COMPLETE set */
     int complete;
     char flushed[SCR_INDEX_TIMESTAMP_SIZE];
+    struct scr_dataset_check check; /* its files that are not as the summary records */
 };
 
 /* What the dataset directories of a prefix hold. */
@@ -45,7 +48,10 @@ struct collected {
 
 static void collected_free(struct collected *c)
 {
-    for (int i = 0; i < c->nfound; i++) scr_dataset_delete(c->found[i].desc);
+    for (int i = 0; i < c->nfound; i++) {
+        scr_dataset_delete(c->found[i].desc);
+        scr_dataset_check_free(&c->found[i].check);
+    }
     free(c->found);
     free(c->skipped);
     memset(c, 0, sizeof(*c));
@@ -110,16 +116,22 @@ static int append_found(struct collected *c, const struct found *f)
     return SCR_SUCCESS;
 }
 
-/* Dataset id as the summary at path describes it (desc), into c->found
- * with at least ID, NAME and COMPLETE, and the summary's time as flushed. */
-static int add_found(const char *path, int id, const scr_dataset *desc, struct collected *c)
+/* Dataset id as the summary at path describes it, into c->found with at
+ * least ID, NAME and COMPLETE, and the summary's time as flushed: complete
+ * when the summary says so and every file it records is there at its
+ * size (dir: the dataset directory). */
+static int add_found(const char *dir, const char *path, int id, const scr_kvtree *summary, struct collected *c)
 {
-    struct found f = {id, scr_dataset_new(), 1, ""};
+    struct found f = {id, scr_dataset_new(), 1, "", {NULL, 0, NULL, 0}};
+    const scr_dataset *desc = NULL;
     const char *name = NULL;
-    int complete = 1;
     struct stat st;
     if (f.desc == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_dataset_copy(f.desc, desc);
+    scr_summary_get_dataset(summary, &desc); /* the caller made sure it has one */
+    int rc = scr_dataset_check_files(dir, summary, &f.check);
+    if (rc != SCR_SUCCESS) goto out;
+    f.complete = scr_summary_is_complete(summary) && f.check.nbad == 0;
+    rc = scr_dataset_copy(f.desc, desc);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_dataset_set_id(f.desc, id);
     if (rc != SCR_SUCCESS) goto out;
@@ -129,7 +141,6 @@ static int add_found(const char *path, int id, const scr_dataset *desc, struct c
         rc = scr_dataset_set_name(f.desc, text);
         if (rc != SCR_SUCCESS) goto out;
     }
-    if (scr_dataset_get_complete(f.desc, &complete) == SCR_SUCCESS && complete == 0) f.complete = 0;
     rc = scr_dataset_set_complete(f.desc, f.complete);
     if (rc != SCR_SUCCESS) goto out;
     /* the summary is written as the copy to the prefix ends */
@@ -138,7 +149,10 @@ static int add_found(const char *path, int id, const scr_dataset *desc, struct c
     if (rc != SCR_SUCCESS) goto out;
     rc = append_found(c, &f);
 out:
-    if (rc != SCR_SUCCESS) scr_dataset_delete(f.desc);
+    if (rc != SCR_SUCCESS) {
+        scr_dataset_delete(f.desc);
+        scr_dataset_check_free(&f.check);
+    }
     return rc;
 }
 
@@ -163,7 +177,7 @@ static int read_summary(const char *dir, int id, struct collected *c)
     } else if (scr_dataset_get_id(desc, &sid) == SCR_SUCCESS && sid != id) {
         rc = add_skip(c, id, "its summary is of dataset %d", sid);
     } else {
-        rc = add_found(path, id, desc, c);
+        rc = add_found(dir, path, id, summary, c);
     }
 out:
     free(path);
@@ -184,6 +198,7 @@ static int drop_if_superseded(struct collected *c, int i)
                           name);
         /* dropped even when the reason could not be noted */
         scr_dataset_delete(c->found[i].desc);
+        scr_dataset_check_free(&c->found[i].check);
         c->found[i].desc = NULL;
         return rc;
     }
@@ -204,6 +219,34 @@ static int drop_superseded(struct collected *c)
         if (c->found[i].desc != NULL) c->found[k++] = c->found[i];
     c->nfound = k;
     return rc;
+}
+
+/* One line for a dataset whose summary records files that are not there, or
+ * not at their sizes: it is indexed incomplete, and these are why. */
+static void say_files_not_as_recorded(const struct found *f)
+{
+    const char *name = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    if (f->check.nbad == 0) return;
+    FILE *out = open_memstream(&text, &len);
+    if (out == NULL) {
+        scr_err("index: out of memory naming the files of dataset %d that are not as recorded", f->id);
+        return;
+    }
+    scr_dataset_get_name(f->desc, &name);
+    for (int i = 0; i < f->check.nbad && i < LISTED_MAX; i++) {
+        char one[PATH_MAX + 128];
+        scr_dataset_check_describe(&f->check.bad[i], one, sizeof(one));
+        fprintf(out, "%s%s", i ? "; " : "", one);
+    }
+    if (f->check.nbad > LISTED_MAX) fprintf(out, "; and %d more", f->check.nbad - LISTED_MAX);
+    if (fclose(out) != 0 || text == NULL)
+        scr_err("index: out of memory naming the files of dataset %d that are not as recorded", f->id);
+    else
+        scr_warn("%s (dataset %d) is indexed incomplete: its summary records files that are not on the prefix "
+                 "as recorded: %s", name, f->id, text);
+    free(text);
 }
 
 /* The summary of each scr.dataset.<id> directory d (scr_dir) lists that holds records. */
@@ -241,6 +284,7 @@ static int collect(const char *prefix, struct collected *c)
     if (c->nfound > 1) qsort(c->found, (size_t)c->nfound, sizeof(*c->found), compare_found);
     if (rc != SCR_SUCCESS) goto out;
     rc = drop_superseded(c);
+    for (int i = 0; i < c->nfound; i++) say_files_not_as_recorded(&c->found[i]);
 out:
     /* even after a failure: the caller reports what was skipped */
     if (c->nskipped > 1) qsort(c->skipped, (size_t)c->nskipped, sizeof(*c->skipped), compare_skip);
@@ -270,6 +314,8 @@ static int fill_index(scr_kvtree *index, void *ctx)
         rc = scr_index_file_set_dataset(index, d->desc, d->complete);
         if (rc != SCR_SUCCESS) return rc;
         rc = scr_index_file_mark_flushed(index, d->id, d->flushed);
+        if (rc != SCR_SUCCESS) return rc;
+        if (d->check.nranks > 0) rc = scr_index_file_set_missing(index, d->id, d->check.ranks, d->check.nranks);
         if (rc != SCR_SUCCESS) return rc;
         if (d->complete && scr_dataset_is_checkpoint(d->desc)) newest = d->id;
     }
@@ -370,8 +416,8 @@ static char *skipped_text(const struct collected *c, const struct scr_index_rebu
     return text;
 }
 
-/* The report's copy of what went in. */
-static int report_datasets(const struct collected *c, struct scr_index_rebuild_report *out)
+/* The report's copy of what went in; the checks of the files move into it. */
+static int report_datasets(struct collected *c, struct scr_index_rebuild_report *out)
 {
     out->datasets = c->nfound ? calloc((size_t)c->nfound, sizeof(*out->datasets)) : NULL;
     if (c->nfound && out->datasets == NULL) {
@@ -379,7 +425,7 @@ static int report_datasets(const struct collected *c, struct scr_index_rebuild_r
         return SCR_ERR_NOMEM;
     }
     for (int i = 0; i < c->nfound; i++) {
-        const struct found *f = &c->found[i];
+        struct found *f = &c->found[i];
         const char *name = NULL;
         scr_dataset_get_name(f->desc, &name);
         struct scr_index_rebuild_dataset *d = &out->datasets[out->ndatasets];
@@ -391,6 +437,8 @@ static int report_datasets(const struct collected *c, struct scr_index_rebuild_r
         d->complete = f->complete;
         d->checkpoint = scr_dataset_is_checkpoint(f->desc);
         d->output = scr_dataset_is_output(f->desc);
+        d->check = f->check;
+        memset(&f->check, 0, sizeof(f->check));
         out->ndatasets++;
     }
     return SCR_SUCCESS;
@@ -572,8 +620,11 @@ int scr_index_rebuild_describe(const struct scr_index_rebuild_report *r, char **
         if (r->ndatasets == 0) fprintf(out, "no datasets");
         for (int i = 0; i < r->ndatasets && i < LISTED_MAX; i++) {
             const struct scr_index_rebuild_dataset *d = &r->datasets[i];
-            fprintf(out, "%s%s (dataset %d, %s%s)", i ? ", " : "", d->name, d->id,
+            fprintf(out, "%s%s (dataset %d, %s%s", i ? ", " : "", d->name, d->id,
                     d->complete ? "complete" : "incomplete", d->checkpoint ? "" : ", output");
+            if (d->check.nbad > 0)
+                fprintf(out, ", %d file%s not as recorded", d->check.nbad, d->check.nbad == 1 ? "" : "s");
+            fprintf(out, ")");
             if (d->id == r->current) current = d->name;
         }
         for (int i = LISTED_MAX; i < r->ndatasets; i++)
@@ -597,7 +648,10 @@ int scr_index_rebuild_describe(const struct scr_index_rebuild_report *r, char **
 void scr_index_rebuild_report_free(struct scr_index_rebuild_report *r)
 {
     if (r == NULL) return;
-    for (int i = 0; i < r->ndatasets; i++) free(r->datasets[i].name);
+    for (int i = 0; i < r->ndatasets; i++) {
+        free(r->datasets[i].name);
+        scr_dataset_check_free(&r->datasets[i].check);
+    }
     free(r->datasets);
     free(r->skipped);
     free(r->index_path);

@@ -9,11 +9,19 @@
  * instead of starting over on top of them:
  *   - each readable summary of the dataset its directory is named for gives
  *     an entry: the summary's descriptor, its NAME (scr.dataset.<id> when it
- *     has none), COMPLETE 1 (0 when the descriptor says so) and FLUSHED the
- *     time the summary was written; of two datasets of one name only the
- *     newer is indexed (its files replaced the older one's);
+ *     has none), COMPLETE and FLUSHED the time the summary was written; of
+ *     two datasets of one name only the newer is indexed (its files
+ *     replaced the older one's);
+ *   - COMPLETE is 1 only when the summary does not say 0 and every file it
+ *     records is on the prefix at its recorded size (dataset_check.h): a
+ *     summary outlives its files when a deletion was cut short or a file
+ *     was removed or truncated by hand, and a restart must not be offered
+ *     such a dataset. Otherwise the entry is COMPLETE 0 with the ranks of
+ *     the files that differ as MISSING, and one warning per dataset names
+ *     those files;
  *   - CURRENT is the newest complete checkpoint;
- *   - what no summary holds is lost: FETCHED, FAILED, MISSING;
+ *   - what no summary holds is lost: FETCHED, FAILED, and MISSING beyond
+ *     the ranks found short here;
  *   - a dataset directory that holds rank filemaps but no usable summary
  *     is not indexed and is named in the report (scr-index --add indexes
  *     what it holds); one with neither (empty, or left by a copy in which
@@ -29,6 +37,8 @@
  * scr-index --rebuild-index on request. Not thread-safe. */
 #ifndef SCR_INDEX_REBUILD_H
 #define SCR_INDEX_REBUILD_H
+
+#include "dataset_check.h"
 
 /* What the index was before the call. */
 enum scr_index_found {
@@ -57,6 +67,8 @@ struct scr_index_rebuild_dataset {
     int complete;
     int checkpoint; /* scr_dataset_is_checkpoint of its descriptor */
     int output;     /* scr_dataset_is_output */
+    struct scr_dataset_check check; /* its files not on the prefix as its summary
+                                     * records them (nbad 0: none) */
 };
 
 /* One dataset directory that holds records but gives no entry. */

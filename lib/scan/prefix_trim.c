@@ -1,5 +1,7 @@
-/* prefix_trim.c — delete the checkpoints of a prefix beyond the newest SCR_PREFIX_SIZE. */
+/* prefix_trim.c — delete datasets from a prefix, records with files, in the
+ * order prefix_trim.h gives. */
 #include "prefix_trim.h"
+#include "dataset_claim.h"
 #include "index_file.h"
 #include "kvtree_util.h"
 #include "rank2file.h"
@@ -17,9 +19,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Test hook, not a parameter: tests/mpi/test_prefix_size.sh sets
- * SCRTEST_PREFIX_TRIM_CRASH to "after-index" or "mid-delete" to kill the
- * process at that step and then checks what a crash leaves. */
+/* Test hook, not a parameter: tests/mpi/test_prefix_size.sh and
+ * tests/unit/test_prefix_trim.c set SCRTEST_PREFIX_TRIM_CRASH to a step
+ * ("after-index", "after-rename", "after-mark", "mid-delete",
+ * "after-files", "mid-records") to kill the process there and then check
+ * what a crash leaves. */
 static void crash_point(const char *step)
 {
     const char *v = getenv("SCRTEST_PREFIX_TRIM_CRASH");
@@ -88,6 +92,8 @@ static int choose(scr_kvtree *index, void *ctx)
     return rc;
 }
 
+/* --- what a dataset directory lists -------------------------------------------- */
+
 /* Every file the rank2file of a dataset SCR 3.1 flushed into dsdir lists,
  * as a normalised path, into set (nothing when it cannot be read). */
 static void add_listed_scr31(const char *dsdir, scr_kvtree *set)
@@ -111,7 +117,8 @@ static void add_listed_scr31(const char *dsdir, scr_kvtree *set)
     free(prefix);
 }
 
-/* Every file the summary in dsdir lists, as a normalised path, into set. */
+/* Every file the summary in dsdir lists, as a normalised path, into set
+ * (nothing when dsdir has no readable summary). */
 static void add_listed(const char *dsdir, scr_kvtree *set)
 {
     char *path = NULL;
@@ -139,6 +146,165 @@ static void add_listed(const char *dsdir, scr_kvtree *set)
     scr_kvtree_delete(summary);
 }
 
+/* The files the summary of trash (a scr.deleting.<id> directory) lists that
+ * step 4 removes, into doomed: those in the prefix, outside trash, that no
+ * kept dataset lists. */
+static void add_doomed_files(const char *prefix, const char *trash, const scr_kvtree *kept_files, scr_kvtree *doomed)
+{
+    scr_kvtree *mine = scr_kvtree_new();
+    if (mine != NULL) add_listed(trash, mine);
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(mine, "PATH")); e; e = scr_kvtree_elem_next(e)) {
+        const char *file = scr_kvtree_elem_key(e);
+        int in_prefix = 0, in_trash = 0;
+        if (scr_path_is_inside(prefix, file, &in_prefix) != SCR_SUCCESS || !in_prefix) continue;
+        if (scr_path_is_inside(trash, file, &in_trash) != SCR_SUCCESS || in_trash) continue; /* step 5's */
+        if (scr_kvtree_get_kv(kept_files, "PATH", file) != NULL) continue; /* a kept dataset's too */
+        scr_kvtree_set_kv(doomed, "PATH", file);
+    }
+    scr_kvtree_delete(mine);
+}
+
+/* Whether the summary in dsdir lists a file of doomed. */
+static int lists_doomed(const char *dsdir, const scr_kvtree *doomed)
+{
+    scr_kvtree *mine = scr_kvtree_new();
+    int found = 0;
+    if (mine != NULL) add_listed(dsdir, mine);
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(mine, "PATH")); !found && e;
+         e = scr_kvtree_elem_next(e))
+        found = scr_kvtree_get_kv(doomed, "PATH", scr_kvtree_elem_key(e)) != NULL;
+    scr_kvtree_delete(mine);
+    return found;
+}
+
+/* --- the steps ---------------------------------------------------------------- */
+
+/* Step 3: the summary in dsdir says COMPLETE 0, replaced atomically.
+ * Without a summary there is nothing to mark; one that cannot be read or
+ * written is said, and its directory's name still hides it from every
+ * reader. */
+static void mark_incomplete(const char *dsdir)
+{
+    char *path = NULL;
+    scr_kvtree *summary = scr_kvtree_new();
+    if (summary == NULL || scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path) != SCR_SUCCESS) goto out;
+    int rc = scr_summary_read(path, summary); /* a damaged one says why */
+    if (rc == SCR_SUCCESS && scr_summary_is_complete(summary)) {
+        rc = scr_summary_set_complete(summary, 0);
+        if (rc == SCR_SUCCESS) rc = scr_summary_write(path, summary);
+    }
+    if (rc != SCR_SUCCESS && rc != SCR_ERR_NOTFOUND)
+        scr_warn("could not mark %s incomplete before deleting its dataset's files", path);
+out:
+    free(path);
+    scr_kvtree_delete(summary);
+}
+
+/* Step 2 for the dataset directory scr.dataset.<id> of prefix_scr (none
+ * there: nothing to do). */
+static void doom(const char *prefix_scr, int id)
+{
+    char name[64], trash_name[64], *dir = NULL, *trash = NULL;
+    snprintf(name, sizeof(name), "scr.dataset.%d", id);
+    snprintf(trash_name, sizeof(trash_name), SCR_PREFIX_TRIM_DIR_PREFIX "%d", id);
+    if (scr_path_join(prefix_scr, name, &dir) == SCR_SUCCESS &&
+        scr_path_join(prefix_scr, trash_name, &trash) == SCR_SUCCESS) {
+        if (rename(dir, trash) == 0) crash_point("after-rename");
+        else if (errno != ENOENT) scr_warn("cannot rename %s to %s to delete it: %s", dir, trash, strerror(errno));
+    }
+    free(dir);
+    free(trash);
+}
+
+/* The scr.deleting.* directories of prefix_scr, as paths under "DIR" of a
+ * new tree (NULL when there are none or the directory cannot be read). */
+static scr_kvtree *list_trash(const char *prefix_scr)
+{
+    DIR *d = opendir(prefix_scr);
+    if (d == NULL) return NULL;
+    scr_kvtree *dirs = scr_kvtree_new();
+    for (struct dirent *e; dirs != NULL && (e = readdir(d)) != NULL;) {
+        char *path = NULL;
+        if (strncmp(e->d_name, SCR_PREFIX_TRIM_DIR_PREFIX, strlen(SCR_PREFIX_TRIM_DIR_PREFIX)) == 0 &&
+            scr_path_join(prefix_scr, e->d_name, &path) == SCR_SUCCESS)
+            scr_kvtree_set_kv(dirs, "DIR", path);
+        free(path);
+    }
+    closedir(d);
+    if (dirs != NULL && scr_kvtree_get(dirs, "DIR") == NULL) {
+        scr_kvtree_delete(dirs);
+        dirs = NULL;
+    }
+    return dirs;
+}
+
+static int is_one_of(const int *ids, int n, int id)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id) return 1;
+    return 0;
+}
+
+/* The ids of the scr.dataset.<id> directories of prefix_scr that the index
+ * does not list (kept) and no flush is writing (busy_id): a new array. */
+static int unlisted_ids(const char *prefix_scr, const int *kept, int nkept, int busy_id, int **out_ids, int *out_n)
+{
+    int *ids = NULL, n = 0;
+    *out_ids = NULL;
+    *out_n = 0;
+    DIR *d = opendir(prefix_scr);
+    if (d == NULL) return SCR_SUCCESS; /* nothing there; the trash was found there, so said below */
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        int id = 0;
+        if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS || id == busy_id || is_one_of(kept, nkept, id))
+            continue;
+        int *more = realloc(ids, sizeof(int) * (size_t)(n + 1));
+        if (more == NULL) {
+            closedir(d);
+            free(ids);
+            scr_err("out of memory listing the dataset directories of %s", prefix_scr);
+            return SCR_ERR_NOMEM;
+        }
+        ids = more;
+        ids[n++] = id;
+    }
+    closedir(d);
+    *out_ids = ids;
+    *out_n = n;
+    return SCR_SUCCESS;
+}
+
+/* Step 2 for every dataset the index does not list whose summary names a
+ * file of doomed: its records would outlive that file. Its own files join
+ * doomed, which may take in another such dataset. */
+static int doom_sharers(const char *prefix, const char *prefix_scr, const int *kept, int nkept, int busy_id,
+                        const scr_kvtree *kept_files, scr_kvtree *doomed)
+{
+    for (int more = 1; more;) {
+        int *ids = NULL, n = 0;
+        int rc = unlisted_ids(prefix_scr, kept, nkept, busy_id, &ids, &n);
+        if (rc != SCR_SUCCESS) return rc;
+        more = 0;
+        for (int i = 0; i < n; i++) {
+            char name[64], trash_name[64], *dir = NULL, *trash = NULL;
+            snprintf(name, sizeof(name), "scr.dataset.%d", ids[i]);
+            snprintf(trash_name, sizeof(trash_name), SCR_PREFIX_TRIM_DIR_PREFIX "%d", ids[i]);
+            if (scr_path_join(prefix_scr, name, &dir) == SCR_SUCCESS && lists_doomed(dir, doomed) &&
+                scr_path_join(prefix_scr, trash_name, &trash) == SCR_SUCCESS) {
+                scr_warn("dataset %d, no longer in the index of %s, lists files of a dataset being deleted: "
+                         "its records and its other files go with them", ids[i], prefix);
+                doom(prefix_scr, ids[i]);
+                add_doomed_files(prefix, trash, kept_files, doomed);
+                more = 1;
+            }
+            free(dir);
+            free(trash);
+        }
+        free(ids);
+    }
+    return SCR_SUCCESS;
+}
+
 /* Remove the directories of path that are empty now, up to the prefix. */
 static void remove_empty_parents(const char *prefix, const char *path)
 {
@@ -153,77 +319,87 @@ static void remove_empty_parents(const char *prefix, const char *path)
     free(dir);
 }
 
-/* Step 3 for the dataset directory trash (renamed already): the
- * application files its summary lists that no kept dataset lists, then
- * trash itself. */
-static void delete_trash(const char *prefix, const char *trash, const scr_kvtree *kept_files)
+/* Step 4: the files of doomed; *out_left counts those that stay. */
+static void delete_files(const char *prefix, const scr_kvtree *doomed, int *out_left)
 {
-    scr_kvtree *mine = scr_kvtree_new();
-    if (mine != NULL) add_listed(trash, mine);
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(mine, "PATH")); e; e = scr_kvtree_elem_next(e)) {
+    *out_left = 0;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(doomed, "PATH")); e; e = scr_kvtree_elem_next(e)) {
         const char *file = scr_kvtree_elem_key(e);
-        int in_prefix = 0, in_trash = 0;
-        if (scr_path_is_inside(prefix, file, &in_prefix) != SCR_SUCCESS || !in_prefix) continue;
-        if (scr_path_is_inside(trash, file, &in_trash) != SCR_SUCCESS || in_trash) continue;
-        if (scr_kvtree_get_kv(kept_files, "PATH", file) != NULL) continue; /* a kept dataset's too */
         if (unlink(file) != 0 && errno != ENOENT) {
             scr_warn("cannot delete %s: %s", file, strerror(errno));
+            (*out_left)++;
             continue;
         }
         remove_empty_parents(prefix, file);
         crash_point("mid-delete");
     }
-    scr_kvtree_delete(mine);
-    scr_remove_tree(trash); /* says what stays; the next trim tries again */
 }
 
-/* Steps 2 and 3 for dataset id. */
-static void delete_dataset(const char *prefix, const char *prefix_scr, int id, const scr_kvtree *kept_files)
+/* Step 5 for trash: its summary, then the rest of it. */
+static void remove_records(const char *trash)
 {
-    char name[64], trash_name[64], *dir = NULL, *trash = NULL;
-    snprintf(name, sizeof(name), "scr.dataset.%d", id);
-    snprintf(trash_name, sizeof(trash_name), SCR_PREFIX_TRIM_DIR_PREFIX "%d", id);
-    if (scr_path_join(prefix_scr, name, &dir) == SCR_SUCCESS &&
-        scr_path_join(prefix_scr, trash_name, &trash) == SCR_SUCCESS) {
-        if (rename(dir, trash) == 0)
-            delete_trash(prefix, trash, kept_files);
-        else if (errno != ENOENT)
-            scr_warn("cannot rename %s to %s to delete it: %s", dir, trash, strerror(errno));
-    }
-    free(dir);
-    free(trash);
+    char *summary = NULL;
+    if (scr_path_join(trash, SCR_SUMMARY_FILE_NAME, &summary) == SCR_SUCCESS && unlink(summary) != 0 &&
+        errno != ENOENT)
+        scr_warn("cannot delete %s: %s", summary, strerror(errno)); /* scr_remove_tree tries again */
+    free(summary);
+    crash_point("mid-records");
+    scr_remove_tree(trash); /* says what stays; the next deletion tries again */
 }
 
-/* What an earlier trim left half deleted. */
-/* The scr.deleting.* directories a crash left in prefix_scr, under "DIR"
- * of a new tree (NULL when there are none or the directory cannot be read). */
-static scr_kvtree *list_leftovers(const char *prefix_scr)
+/* Steps 2 to 5 for the datasets ids (n of them, perhaps none: then only what
+ * earlier deletions left), while the index lists kept. Every step is taken
+ * for all before the next begins: no file goes before every summary that
+ * lists it is renamed away and marked. */
+static int delete_datasets(const char *prefix, const int *ids, int n, const int *kept, int nkept, int busy_id)
 {
-    DIR *d = opendir(prefix_scr);
-    if (d == NULL) return NULL;
-    scr_kvtree *names = scr_kvtree_new();
-    for (struct dirent *e; names != NULL && (e = readdir(d)) != NULL;)
-        if (strncmp(e->d_name, SCR_PREFIX_TRIM_DIR_PREFIX, strlen(SCR_PREFIX_TRIM_DIR_PREFIX)) == 0)
-            scr_kvtree_set_kv(names, "DIR", e->d_name);
-    closedir(d);
-    if (names != NULL && scr_kvtree_get(names, "DIR") == NULL) {
-        scr_kvtree_delete(names);
-        names = NULL;
+    char *prefix_scr = NULL;
+    scr_kvtree *kept_files = NULL, *doomed = NULL, *trash = NULL;
+    int rc = scr_path_join(prefix, ".scr", &prefix_scr);
+    if (rc != SCR_SUCCESS) return rc;
+    for (int i = 0; i < n; i++) doom(prefix_scr, ids[i]);
+    trash = list_trash(prefix_scr);
+    /* the usual flush: nothing to delete, so no kept summary is read */
+    if (trash == NULL) goto out;
+    kept_files = scr_kvtree_new();
+    doomed = scr_kvtree_new();
+    if (kept_files == NULL || doomed == NULL) {
+        scr_err("out of memory deleting datasets from %s", prefix);
+        rc = SCR_ERR_NOMEM;
+        goto out;
     }
-    return names;
-}
-
-static void finish_leftovers(const char *prefix, const char *prefix_scr, const scr_kvtree *names,
-                             const scr_kvtree *kept_files)
-{
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(names, "DIR")); e; e = scr_kvtree_elem_next(e)) {
-        char *trash = NULL;
-        if (scr_path_join(prefix_scr, scr_kvtree_elem_key(e), &trash) == SCR_SUCCESS) {
-            scr_dbg(1, "finishing the deletion of %s", trash);
-            delete_trash(prefix, trash, kept_files);
-        }
-        free(trash);
+    for (int i = 0; i < nkept; i++) {
+        char name[64], *dir = NULL;
+        snprintf(name, sizeof(name), "scr.dataset.%d", kept[i]);
+        if (scr_path_join(prefix_scr, name, &dir) == SCR_SUCCESS) add_listed(dir, kept_files);
+        free(dir);
     }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(trash, "DIR")); e; e = scr_kvtree_elem_next(e))
+        add_doomed_files(prefix, scr_kvtree_elem_key(e), kept_files, doomed);
+    rc = doom_sharers(prefix, prefix_scr, kept, nkept, busy_id, kept_files, doomed);
+    if (rc != SCR_SUCCESS) goto out;
+    scr_kvtree_delete(trash);
+    trash = list_trash(prefix_scr); /* with the sharers */
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(trash, "DIR")); e; e = scr_kvtree_elem_next(e))
+        mark_incomplete(scr_kvtree_elem_key(e));
+    crash_point("after-mark");
+    int left = 0;
+    delete_files(prefix, doomed, &left);
+    crash_point("after-files");
+    if (left > 0) {
+        /* their summaries still list them: the next deletion tries again */
+        scr_warn("%d file%s of datasets deleted from %s could not be removed; their records stay in %s/%s*", left,
+                 left == 1 ? "" : "s", prefix, prefix_scr, SCR_PREFIX_TRIM_DIR_PREFIX);
+        goto out;
+    }
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(trash, "DIR")); e; e = scr_kvtree_elem_next(e))
+        remove_records(scr_kvtree_elem_key(e));
+out:
+    scr_kvtree_delete(trash);
+    scr_kvtree_delete(doomed);
+    scr_kvtree_delete(kept_files);
+    free(prefix_scr);
+    return rc;
 }
 
 int scr_prefix_trim(const char *prefix, int keep, int busy_id, int *out_deleted)
@@ -233,35 +409,45 @@ int scr_prefix_trim(const char *prefix, int keep, int busy_id, int *out_deleted)
         scr_err("prefix trim needs a prefix and a count of at least 1");
         return SCR_ERR_ARG;
     }
-    char *prefix_scr = NULL, *index_path = NULL;
+    char *index_path = NULL;
     struct choice c = {keep, busy_id, NULL, 0, NULL, 0};
-    scr_kvtree *kept_files = scr_kvtree_new(), *leftovers = NULL;
-    int rc = kept_files ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_path_join(prefix, ".scr", &prefix_scr);
-    if (rc == SCR_SUCCESS) rc = scr_index_file_path(prefix, &index_path);
+    int rc = scr_index_file_path(prefix, &index_path);
     if (rc == SCR_SUCCESS) rc = scr_index_file_update(index_path, choose, &c); /* step 1 */
     if (rc != SCR_SUCCESS) goto out;
     if (c.nvictims > 0) crash_point("after-index");
-    leftovers = list_leftovers(prefix_scr);
-    /* the usual flush: nothing to delete, so no kept summary is read */
-    if (c.nvictims == 0 && leftovers == NULL) goto out;
-    for (int i = 0; i < c.nkept; i++) {
-        char name[64], *dir = NULL;
-        snprintf(name, sizeof(name), "scr.dataset.%d", c.kept[i]);
-        if (scr_path_join(prefix_scr, name, &dir) == SCR_SUCCESS) add_listed(dir, kept_files);
-        free(dir);
-    }
-    finish_leftovers(prefix, prefix_scr, leftovers, kept_files);
-    for (int i = 0; i < c.nvictims; i++) {
+    for (int i = 0; i < c.nvictims; i++)
         scr_dbg(1, "SCR_PREFIX_SIZE=%d: deleting checkpoint dataset %d from %s", keep, c.victims[i], prefix);
-        delete_dataset(prefix, prefix_scr, c.victims[i], kept_files);
-    }
+    rc = delete_datasets(prefix, c.victims, c.nvictims, c.kept, c.nkept, busy_id);
     if (out_deleted != NULL) *out_deleted = c.nvictims;
 out:
     choice_free(&c);
-    scr_kvtree_delete(leftovers);
-    scr_kvtree_delete(kept_files);
-    free(prefix_scr);
     free(index_path);
+    return rc;
+}
+
+int scr_prefix_delete_dataset(const char *prefix, int id)
+{
+    if (prefix == NULL || id < 1) {
+        scr_err("deleting a dataset from a prefix needs the prefix and a dataset id of at least 1");
+        return SCR_ERR_ARG;
+    }
+    char *index_path = NULL;
+    int *kept = NULL, nkept = 0;
+    scr_kvtree *index = scr_kvtree_new();
+    int rc = index ? scr_index_file_path(prefix, &index_path) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_index_file_read(index_path, index);
+    if (rc == SCR_SUCCESS) rc = scr_index_file_list_ids(index, &kept, &nkept);
+    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* no index, or nothing in it: nothing is kept */
+    if (rc != SCR_SUCCESS) goto out;
+    if (is_one_of(kept, nkept, id)) {
+        scr_err("dataset %d is still listed in %s: it is not deleted", id, index_path);
+        rc = SCR_ERR_STATE;
+        goto out;
+    }
+    rc = delete_datasets(prefix, &id, 1, kept, nkept, 0);
+out:
+    free(kept);
+    free(index_path);
+    scr_kvtree_delete(index);
     return rc;
 }

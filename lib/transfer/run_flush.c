@@ -60,6 +60,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TAG_WIDTH 4702
 
@@ -290,9 +291,9 @@ out:
 }
 
 /* Rank 0: the summary of the whole dataset from every rank's filemap,
- * noted in undo when it is new. */
+ * noted in undo when it is new (*out_path, then, names it: a new string). */
 static int write_summary(struct scr_run *run, int id, const char *dsdir, scr_kvtree **rmaps,
-                         const scr_dataset *desc, struct scr_undo *undo)
+                         const scr_dataset *desc, struct scr_undo *undo, char **out_path)
 {
     scr_kvtree *summary = scr_kvtree_new();
     char *path = NULL;
@@ -312,6 +313,10 @@ static int write_summary(struct scr_run *run, int id, const char *dsdir, scr_kvt
     rc = scr_summary_write(path, summary);
     if (rc != SCR_SUCCESS) goto out;
     if (created) rc = scr_undo_note_file(undo, path);
+    if (rc == SCR_SUCCESS && created) {
+        *out_path = path;
+        path = NULL;
+    }
 out:
     free(path);
     scr_kvtree_delete(summary);
@@ -359,13 +364,21 @@ static int add_to_index(struct scr_run *run, const scr_dataset *desc)
     return scr_index_file_update(run->index_path, list_flushed, (void *)desc);
 }
 
-/* Rank 0: the summary from every rank's filemap (rmaps), then the index entry. */
+/* Rank 0: the summary from every rank's filemap (rmaps), then the index
+ * entry. When the entry cannot be made, the flush fails and every rank
+ * takes back the files it created once all agree: a summary this attempt
+ * wrote goes here, before that, so that at no instant does a summary call
+ * the dataset whole while its files go (an index rebuild would believe it). */
 static int summarize(struct scr_run *run, int id, const char *dsdir, scr_kvtree **rmaps, const scr_dataset *desc,
                      struct scr_undo *undo)
 {
-    int rc = write_summary(run, id, dsdir, rmaps, desc, undo);
-    if (rc != SCR_SUCCESS) return rc;
-    return add_to_index(run, desc); /* the index is replaced whole, or kept */
+    char *created = NULL;
+    int rc = write_summary(run, id, dsdir, rmaps, desc, undo, &created);
+    if (rc == SCR_SUCCESS) rc = add_to_index(run, desc); /* the index is replaced whole, or kept */
+    if (rc != SCR_SUCCESS && created != NULL && unlink(created) != 0 && errno != ENOENT)
+        scr_err("cannot remove %s, the summary of a flush that failed: %s", created, strerror(errno));
+    free(created);
+    return rc;
 }
 
 /* After the ranks agreed that the flush failed: every rank removes the

@@ -4,7 +4,8 @@
 # from the summaries of the datasets (golden summaries of datasets 1 to 3
 # written by the independent writer, tests/data/index/rebuild), keeping the
 # damaged file aside; a readable index, or a prefix with nothing to rebuild
-# from, is left as it is.
+# from, is left as it is. A summary whose files are not all there at their
+# recorded sizes gives an incomplete entry, and the files are named.
 . "$top_srcdir/tests/tap.sh"
 
 index="$top_builddir/cli/scr-index"
@@ -15,14 +16,26 @@ unset SCR_PREFIX
 p=$tmp/prefix
 file=$p/.scr/index.scr
 
+# bytes N FILE: FILE holds N bytes
+bytes() {
+    head -c "$1" /dev/zero > "$2" || exit 99
+}
+
 # fresh: $p with the golden summaries of datasets 1 (ckpt.1), 2 (out.2, output)
-# and 3 (ckpt.3), each written at a fixed time, and dataset directory 4 holding
-# a rank filemap but no summary (a copy cut short); no index
+# and 3 (ckpt.3), each written at a fixed time, with the files they record
+# (rank0.dat and rank1.dat, 4000 bytes each, 1024 for out.2), and dataset
+# directory 4 holding a rank filemap but no summary (a copy cut short); no index
 fresh() {
     rm -rf "$p" && mkdir -p "$p/.scr" || exit 99
     for id in 1 2 3; do
         mkdir "$p/.scr/scr.dataset.$id" && cp "$data/rebuild/summary.$id.scr" "$p/.scr/scr.dataset.$id/summary.scr" &&
             touch -d "2026-03-01 10:0$id:00" "$p/.scr/scr.dataset.$id/summary.scr" || exit 99
+    done
+    mkdir "$p/ckpt.1" "$p/out.2" "$p/ckpt.3" || exit 99
+    for r in 0 1; do
+        bytes 4000 "$p/ckpt.1/rank$r.dat"
+        bytes 1024 "$p/out.2/rank$r.dat"
+        bytes 4000 "$p/ckpt.3/rank$r.dat"
     done
     mkdir "$p/.scr/scr.dataset.4" && echo partial > "$p/.scr/scr.dataset.4/0.scrfilemap" || exit 99
 }
@@ -120,6 +133,53 @@ EOF
 else
     skip "rebuild_json_matches_the_expected_document" "python3 not found"
     skip "rebuild_keeps_a_crc_damaged_index_aside_byte_for_byte" "python3 not found"
+fi
+
+# --- summaries that outlived their files ---------------------------------------------------------
+# ckpt.3 lost a file (a deletion cut short), out.2 has one truncated: neither
+# is listed complete, each file is named, and ckpt.1 becomes current
+outlived() {
+    fresh
+    rm "$p/ckpt.3/rank1.dat"
+    bytes 100 "$p/out.2/rank0.dat"
+}
+outlived
+run --prefix "$p" --rebuild-index
+check "rebuild_lists_a_dataset_whose_files_are_not_all_there_as_incomplete" \
+    sh -c "test $status -eq 0 && head -n 1 '$tmp/out' | grep -qF 'ckpt.1 (dataset 1, complete), out.2 (dataset 2, incomplete, output, 1 file not as recorded), ckpt.3 (dataset 3, incomplete, 1 file not as recorded); current: ckpt.1;'"
+check "rebuild_table_shows_ckpt.3_and_out.2_not_complete_and_ckpt.1_current" \
+    sh -c "grep -q '^\*  1  ckpt.1  checkpoint  yes ' '$tmp/out' && grep -q '^   3  ckpt.3  checkpoint  no ' '$tmp/out' &&
+           grep -q '^   2  out.2   output      no ' '$tmp/out'"
+check "rebuild_names_the_missing_file_on_stderr" \
+    grep -qF "scr-index: warning: ckpt.3 (dataset 3) is indexed incomplete: its summary records files that are not on the prefix as recorded: $p/ckpt.3/rank1.dat is missing" "$tmp/err"
+check "rebuild_names_the_truncated_file_and_its_sizes_on_stderr" \
+    grep -qF "out.2 (dataset 2) is indexed incomplete: its summary records files that are not on the prefix as recorded: $p/out.2/rank0.dat is 100 bytes, 1024 recorded" "$tmp/err"
+run --prefix "$p" --list
+check "the_rebuilt_index_records_the_rank_of_the_missing_file_as_missing" grep -q '^   3  ckpt.3 .*  1$' "$tmp/out"
+if [ -n "$PYTHON3" ]; then
+    outlived
+    run --prefix "$p" --rebuild-index --json
+    if [ $status -eq 0 ] && "$PYTHON3" - "$tmp/out" "$p" <<'EOF'
+import json, sys
+got, p = json.load(open(sys.argv[1])), sys.argv[2]
+want = [
+    {"id": 2, "name": "out.2", "what": "file", "path": p + "/out.2/rank0.dat", "rank": 0, "size": 100, "recorded": 1024},
+    {"id": 3, "name": "ckpt.3", "what": "file", "path": p + "/ckpt.3/rank1.dat", "rank": 1, "size": None,
+     "recorded": 4000},
+]
+if got.get("bad_files") != want:
+    sys.exit("bad_files is %s" % json.dumps(got.get("bad_files")))
+complete = {d["name"]: (d["complete"], d["missing"]) for d in got["datasets"]}
+if complete != {"ckpt.1": (True, []), "out.2": (False, [0]), "ckpt.3": (False, [1])} or got["current"] != "ckpt.1":
+    sys.exit("datasets: %s, current %s" % (complete, got["current"]))
+EOF
+    then
+        ok "rebuild_json_names_each_file_not_as_recorded_with_its_sizes"
+    else
+        not_ok "rebuild_json_names_each_file_not_as_recorded_with_its_sizes" "status $status: $(cat "$tmp/out" "$tmp/err")"
+    fi
+else
+    skip "rebuild_json_names_each_file_not_as_recorded_with_its_sizes" "python3 not found"
 fi
 
 # --- nothing to rebuild from --------------------------------------------------------------------

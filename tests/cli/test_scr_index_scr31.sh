@@ -3,7 +3,9 @@
 # (tests/data/scr31-prefix-xor4.tar.gz): scr-index lists it (table and JSON),
 # sets the current dataset and drops one while keeping SCR 3.1's NAME map in
 # step; scr-print and scr-halt read its records (the empty app.conf too); a
-# damaged index, name map or app.conf is refused with the file and the fault.
+# damaged index, name map or app.conf is refused with the file and the fault;
+# an index rebuilt from its summaries lists complete only the datasets whose
+# files are all there.
 . "$top_srcdir/tests/tap.sh"
 
 index="$top_builddir/cli/scr-index"
@@ -110,6 +112,20 @@ fresh
 head -c 100 "$tmp/prefix/.scr/index.scr" > "$tmp/short" && mv "$tmp/short" "$p/.scr/index.scr"
 refused "a_truncated_scr31_index_is_refused" "index.scr: size field says 1327 bytes but the file has 100" "$index" --prefix "$p" --list
 check "the_truncated_index_is_left_as_it_was" test "$(wc -c < "$p/.scr/index.scr")" -eq 100
+
+# --- an index rebuilt from SCR 3.1's summaries checks their files -------------------------
+# SCR 3.1 records no size per file: a file its rank2file lists is missing, or
+# the files no longer add up to the descriptor's SIZE
+fresh
+rm "$p/.scr/index.scr" "$p/ckpt.3/rank_1.ckpt"
+head -c 10 "$p/ckpt.2/rank_0.ckpt" > "$tmp/short" && mv "$tmp/short" "$p/ckpt.2/rank_0.ckpt"
+run "$index" --prefix "$p" --rebuild-index
+check "a_rebuild_lists_scr31_datasets_with_a_file_missing_or_short_as_incomplete" \
+    sh -c "test $status -eq 0 && grep -q '^\*  4  ckpt.4  checkpoint  yes ' '$tmp/out' && grep -q '^   3  ckpt.3  checkpoint  no ' '$tmp/out' &&
+           grep -q '^   2  ckpt.2  checkpoint  no ' '$tmp/out' && grep -q '^   1  ckpt.1  checkpoint  yes ' '$tmp/out'"
+check "a_rebuild_names_the_missing_scr31_file" grep -qF "ckpt.3 (dataset 3) is indexed incomplete: its summary records files that are not on the prefix as recorded: $p/ckpt.3/rank_1.ckpt is missing" "$tmp/err"
+check "a_rebuild_names_the_scr31_dataset_whose_bytes_do_not_add_up" \
+    grep -qF "ckpt.2 (dataset 2) is indexed incomplete: its summary records files that are not on the prefix as recorded: $p/.scr/scr.dataset.2: its files hold" "$tmp/err"
 
 # --- the other records --------------------------------------------------------------------
 fresh

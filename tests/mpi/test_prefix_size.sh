@@ -5,11 +5,20 @@
 # the middle of the deletion (the SCRTEST_PREFIX_TRIM_CRASH test hook of
 # lib/scan/prefix_trim.c kills rank 0 at that step) leaves an index that names
 # only whole datasets, that scr-index --rebuild-index does not undo, and
-# whose leftovers the next trim (or SCR_PREFIX_PURGE) removes.
+# whose leftovers the next trim (or SCR_PREFIX_PURGE) removes. A checkpoint
+# damaged on the prefix and written again under its name by a restart from
+# an older one leaves no record behind when the trim deletes the new one.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup prefix-size
 
 scr_index=$top_builddir/cli/scr-index
+
+# summaries_named NAME: the summaries on the prefix of a dataset called NAME
+summaries_named() {
+    for _s in "$prefix"/.scr/scr.dataset.*/summary.scr; do
+        [ -f "$_s" ] && "$mpi_print" "$_s" | grep -A1 '^  NAME$' | grep -qx "    $1" && echo "$_s"
+    done
+}
 
 # 4 ranks on 2 nodes, every checkpoint flushed, output every second step
 mpi_run 4 2 SCR_FLUSH=1 SCR_PREFIX_SIZE=2 -- --steps 5 --output-every 2
@@ -64,6 +73,27 @@ mpi_expect_restart "the_next_run_restarts_from_ckpt.3" 3 4
 check "the_next_trim_finished_deleting_ckpt.1_and_deleted_ckpt.2" \
     sh -c "test ! -e '$prefix/.scr/scr.deleting.1' && test ! -e '$prefix/ckpt.1' && test ! -e '$prefix/ckpt.2' &&
            test -z '$(mpi_index_id ckpt.2)'"
+
+# ckpt.4 damaged on the prefix: the restart passes over it to ckpt.3 and
+# writes ckpt.4 again, over its files, as another dataset; SCR_PREFIX_SIZE=1
+# then deletes that one, and the records of the first ckpt.4, whose files
+# they were, go with it: no summary is left to call ckpt.4 complete
+mpi_reset
+mpi_run 4 2 SCR_FLUSH=1 -- --steps 4
+mpi_expect_restart "four_checkpoints_flushed_before_ckpt.4_is_damaged" 0 4
+first_ckpt4=$(mpi_index_id ckpt.4)
+mpi_flip_byte "$prefix/ckpt.4/$(ls "$prefix/ckpt.4" | head -n 1)" 10
+mpi_lose_all_nodes
+mpi_run 4 2 SCR_FLUSH=1 SCR_PREFIX_SIZE=1 -- --steps 6
+mpi_expect_restart "the_damaged_ckpt.4_is_passed_over_for_ckpt.3" 3 6
+check "the_trim_leaves_no_summary_of_ckpt.4" test -z "$(summaries_named ckpt.4)"
+check "the_trim_deleted_the_files_of_ckpt.4" test ! -e "$prefix/ckpt.4"
+check "the_records_of_the_damaged_ckpt.4_went_with_the_files_they_listed" \
+    sh -c "test -n '$first_ckpt4' && test ! -e '$prefix/.scr/scr.dataset.$first_ckpt4'"
+rm -f "$prefix/.scr/index.scr"
+"$scr_index" --prefix "$prefix" --rebuild-index > "$scratch/rebuild-ckpt4.out" 2>&1
+check "a_rebuilt_index_does_not_list_ckpt.4" test -z "$(mpi_index_id ckpt.4)"
+check "a_rebuilt_index_lists_ckpt.6_complete" mpi_index_has "DSET/$(mpi_index_id ckpt.6)/COMPLETE/1"
 
 # SCR_PREFIX_PURGE forgets a half-deleted dataset with the others
 mpi_reset

@@ -41,7 +41,8 @@ static const char *under(const char *prefix, const char *rel)
 static const char *index_of(const char *prefix) { return under(prefix, ".scr/index.scr"); }
 
 /* Dataset directory id of prefix with a summary of a dataset (summary_id,
- * name, flags, complete: -1 leaves COMPLETE out) of one rank and one file. */
+ * name, flags, complete: -1 leaves COMPLETE out) of one rank and one file,
+ * rank0.dat in the directory, 10 bytes, there as recorded. */
 static int add_summary_of(const char *prefix, int dir_id, int summary_id, const char *name, int flags, int complete)
 {
     char rel[64];
@@ -62,6 +63,7 @@ static int add_summary_of(const char *prefix, int dir_id, int summary_id, const 
     char path[8300];
     snprintf(path, sizeof(path), "%s/%s", dir, SCR_SUMMARY_FILE_NAME);
     if (rc == SCR_SUCCESS) rc = scr_summary_write(path, s);
+    if (rc == SCR_SUCCESS) rc = scr_write_atomic(under(dir, "rank0.dat"), "0123456789", 10);
     scr_dataset_delete(d);
     scr_kvtree_delete(s);
     return rc;
@@ -188,6 +190,70 @@ static void test_current_is_the_newest_complete_checkpoint(void)
     CHECK(x && scr_index_file_get_complete(x, 4, &complete) == SCR_SUCCESS && complete == 0,
           "a descriptor with COMPLETE 0 is indexed complete");
     scr_kvtree_delete(x);
+    scr_index_rebuild_report_free(&rep);
+}
+
+/* 1 when path ends with tail. */
+static int ends_with(const char *path, const char *tail)
+{
+    size_t n = strlen(path), t = strlen(tail);
+    return n >= t && strcmp(path + n - t, tail) == 0;
+}
+
+static void test_a_summary_whose_file_is_gone_or_short_gives_an_incomplete_entry(void)
+{
+    const char *p = prefix_dir("outlived");
+    REQUIRE(add_summary(p, 1, "ckpt.1", CKPT) == SCR_SUCCESS, "summary 1");
+    REQUIRE(add_summary(p, 2, "ckpt.2", CKPT) == SCR_SUCCESS, "summary 2");
+    REQUIRE(add_summary(p, 3, "ckpt.3", CKPT) == SCR_SUCCESS, "summary 3");
+    REQUIRE(truncate(under(p, ".scr/scr.dataset.2/rank0.dat"), 4) == 0, "truncate");
+    REQUIRE(unlink(under(p, ".scr/scr.dataset.3/rank0.dat")) == 0, "unlink");
+    struct scr_index_rebuild_report rep;
+    REQUIRE(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "rebuild: %s", scr_last_error());
+    REQUIRE(rep.ndatasets == 3, "%d datasets indexed, want 3", rep.ndatasets);
+    const struct scr_index_rebuild_dataset *d = rep.datasets;
+    CHECK(d[0].complete && d[0].check.nbad == 0, "ckpt.1, whose file is whole, is indexed incomplete");
+    CHECK(!d[1].complete && d[1].check.nbad == 1 && d[1].check.bad[0].size == 4 &&
+              d[1].check.bad[0].recorded == 10 && d[1].check.bad[0].rank == 0 &&
+              ends_with(d[1].check.bad[0].path, "/.scr/scr.dataset.2/rank0.dat"),
+          "ckpt.2's truncated file: complete %d, %d bad", d[1].complete, d[1].check.nbad);
+    CHECK(!d[2].complete && d[2].check.nbad == 1 && d[2].check.bad[0].size == -1 &&
+              ends_with(d[2].check.bad[0].path, "/.scr/scr.dataset.3/rank0.dat"),
+          "ckpt.3's missing file: complete %d, %d bad", d[2].complete, d[2].check.nbad);
+    CHECK(rep.current == 1, "current %d, want the newest checkpoint whose files are there, 1", rep.current);
+    scr_kvtree *x = read_index(p);
+    int complete = -1, *missing = NULL, nmissing = 0;
+    CHECK(x && scr_index_file_get_complete(x, 3, &complete) == SCR_SUCCESS && complete == 0,
+          "ckpt.3 is indexed COMPLETE %d", complete);
+    CHECK(x && scr_index_file_list_missing(x, 3, &missing, &nmissing) == SCR_SUCCESS && nmissing == 1 &&
+              missing[0] == 0,
+          "ckpt.3's MISSING lists %d ranks, want rank 0", nmissing);
+    free(missing);
+    scr_kvtree_delete(x);
+    scr_index_rebuild_report_free(&rep);
+}
+
+static void test_a_file_stored_compressed_is_checked_at_its_stored_size(void)
+{
+    const char *p = prefix_dir("compressed");
+    REQUIRE(add_summary(p, 1, "ckpt.1", CKPT) == SCR_SUCCESS, "summary 1");
+    /* the 10 bytes the application wrote are stored as 6 */
+    const char *spath = under(p, ".scr/scr.dataset.1/summary.scr");
+    scr_kvtree *s = scr_kvtree_new();
+    REQUIRE(scr_summary_read(spath, s) == SCR_SUCCESS, "read");
+    REQUIRE(scr_summary_set_file_compressed(s, 0, "rank0.dat", 6) == SCR_SUCCESS && scr_summary_write(spath, s) ==
+                                                                                         SCR_SUCCESS,
+            "compressed");
+    scr_kvtree_delete(s);
+    struct scr_index_rebuild_report rep;
+    REQUIRE(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "rebuild: %s", scr_last_error());
+    CHECK(rep.ndatasets == 1 && !rep.datasets[0].complete && rep.datasets[0].check.nbad == 1 &&
+              rep.datasets[0].check.bad[0].size == 10 && rep.datasets[0].check.bad[0].recorded == 6,
+          "a 10-byte file recorded as stored in 6 passed");
+    scr_index_rebuild_report_free(&rep);
+    REQUIRE(truncate(under(p, ".scr/scr.dataset.1/rank0.dat"), 6) == 0 && unlink(index_of(p)) == 0, "truncate");
+    REQUIRE(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "rebuild: %s", scr_last_error());
+    CHECK(rep.ndatasets == 1 && rep.datasets[0].complete, "a file of its stored size is not taken as whole");
     scr_index_rebuild_report_free(&rep);
 }
 
@@ -391,6 +457,8 @@ int main(void)
 {
     RUN(test_an_empty_index_is_rebuilt_from_the_summaries_and_kept_aside);
     RUN(test_current_is_the_newest_complete_checkpoint);
+    RUN(test_a_summary_whose_file_is_gone_or_short_gives_an_incomplete_entry);
+    RUN(test_a_file_stored_compressed_is_checked_at_its_stored_size);
     RUN(test_a_missing_index_is_made_from_the_summaries);
     RUN(test_a_readable_index_is_left_as_it_is);
     RUN(test_a_prefix_without_dataset_records_gets_no_index);

@@ -599,6 +599,37 @@ static void test_a_compressed_size_that_is_no_number_is_refused(void)
                    "key RANK2FILE RANK 0 FILE ../../ckpt.7/rank_0.ckpt COMPRESSED holds 'gzip'");
 }
 
+static void test_complete_is_set_in_the_descriptor_and_in_scr31s_top_level_key(void)
+{
+    scr_kvtree *s = sample_summary();
+    REQUIRE(s != NULL, "sample summary");
+    CHECK(scr_summary_is_complete(s), "a summary that says nothing is complete");
+    CHECK(scr_summary_set_complete(s, 0) == SCR_SUCCESS, "set 0: %s", scr_last_error());
+    const scr_dataset *d = NULL;
+    int complete = -1;
+    CHECK(scr_summary_get_dataset(s, &d) == SCR_SUCCESS && scr_dataset_get_complete(d, &complete) == SCR_SUCCESS &&
+              complete == 0,
+          "the descriptor says COMPLETE %d", complete);
+    CHECK(!scr_summary_is_complete(s), "COMPLETE 0 reads as complete");
+    CHECK(scr_kvtree_get(s, "COMPLETE") == NULL, "a top-level COMPLETE appeared in a summary of this build");
+    /* SCR 3.1 repeats COMPLETE at the top: both say the same */
+    REQUIRE(scr_kvtree_util_set_int(s, "COMPLETE", 1) == SCR_SUCCESS && scr_summary_set_complete(s, 1) == SCR_SUCCESS,
+            "SCR 3.1 form");
+    CHECK(scr_summary_is_complete(s), "COMPLETE 1 in both reads as incomplete");
+    REQUIRE(scr_kvtree_util_set_int(s, "COMPLETE", 0) == SCR_SUCCESS, "top-level 0");
+    CHECK(!scr_summary_is_complete(s), "a top-level COMPLETE 0 is not taken into account");
+    CHECK(scr_summary_set_complete(s, 0) == SCR_SUCCESS && scr_kvtree_util_get_int(s, "COMPLETE", &complete) ==
+                                                                SCR_SUCCESS && complete == 0,
+          "the top-level COMPLETE was left at %d", complete);
+    scr_log_set_quiet(1);
+    CHECK(scr_summary_set_complete(s, 2) == SCR_ERR_ARG, "COMPLETE 2 accepted");
+    scr_kvtree *bare = scr_kvtree_new();
+    CHECK(scr_summary_set_complete(bare, 0) == SCR_ERR_NOTFOUND, "a summary without a descriptor accepted COMPLETE");
+    scr_log_set_quiet(0);
+    scr_kvtree_delete(bare);
+    scr_kvtree_delete(s);
+}
+
 int main(void)
 {
     RUN(test_written_summary_matches_independent_golden);
@@ -618,5 +649,6 @@ int main(void)
     RUN(test_getters_tell_missing_from_wrong_type);
     RUN(test_setters_refuse_bad_arguments);
     RUN(test_write_refuses_a_summary_a_reader_would_refuse);
+    RUN(test_complete_is_set_in_the_descriptor_and_in_scr31s_top_level_key);
     return tap_done();
 }
