@@ -5,7 +5,9 @@
 # written by the independent writer, tests/data/index/rebuild), keeping the
 # damaged file aside; a readable index, or a prefix with nothing to rebuild
 # from, is left as it is. A summary whose files are not all there at their
-# recorded sizes gives an incomplete entry, and the files are named.
+# recorded sizes gives an incomplete entry, and the files are named; a
+# summary that calls its dataset incomplete (summary.5) gives an entry that
+# is incomplete and never current.
 . "$top_srcdir/tests/tap.sh"
 
 index="$top_builddir/cli/scr-index"
@@ -181,6 +183,20 @@ EOF
 else
     skip "rebuild_json_names_each_file_not_as_recorded_with_its_sizes" "python3 not found"
 fi
+
+# --- a summary that calls its dataset incomplete --------------------------------------------------
+# dataset 5 (ckpt.5, newer than ckpt.3) has a summary whose COMPLETE is 0
+# (summary.5), and its files are on the prefix at their recorded sizes, so
+# that only the summary's own flag says it is incomplete
+fresh
+mkdir "$p/.scr/scr.dataset.5" "$p/ckpt.5" && cp "$data/rebuild/summary.5.scr" "$p/.scr/scr.dataset.5/summary.scr" &&
+    head -c 4000 /dev/zero > "$p/ckpt.5/rank0.dat" && head -c 4000 /dev/zero > "$p/ckpt.5/rank1.dat" || exit 99
+run --prefix "$p" --rebuild-index
+check "rebuild_lists_a_dataset_whose_summary_says_incomplete_as_incomplete" \
+    sh -c "test $status -eq 0 && head -n 1 '$tmp/out' | grep -qF 'ckpt.3 (dataset 3, complete), ckpt.5 (dataset 5, incomplete); current: ckpt.3;'"
+run --prefix "$p" --list
+check "the_rebuilt_index_calls_ckpt.5_incomplete_and_keeps_ckpt.3_current" \
+    sh -c "test $status -eq 0 && grep -qE '^ +5 +ckpt\.5 +checkpoint +no ' '$tmp/out' && grep -qE '^\* +3 +ckpt\.3 ' '$tmp/out'"
 
 # --- nothing to rebuild from --------------------------------------------------------------------
 rm -rf "$p" && mkdir -p "$p/.scr"

@@ -35,6 +35,10 @@
  * --compressible K makes the first K files of each rank compressible (runs
  * of 512 equal bytes, still a function of rank, file, step and offset), as
  * a file a compressed flush shrinks; the others stay random-looking.
+ * --damage-after S makes rank --damage-rank (default 0) invert one byte of
+ * its first file of checkpoint S in cache right after that checkpoint
+ * completes (a stray write or a failing disk once SCR recorded the file's
+ * CRC), printing "rank R: damaged byte B of PATH"; the run goes on.
  *
  * The restart loops as SCR applications do: when SCR_Complete_restart says
  * some rank could not read the checkpoint, every rank prints "rank R: restart
@@ -67,6 +71,7 @@
 struct options {
     int steps, files, crash_after, crash_rank, output_every, nested, restart_bare, mkdirs, uneven;
     int need_checkpoint, sleep_ms, compute_ms, shared_file, nconfig, written_by, leave_check_to_scr;
+    int damage_after, damage_rank;
     const char *config[8];
     long size;
     char no_files[256];
@@ -283,9 +288,23 @@ static int restart(const struct options *o)
     }
 }
 
+/* --damage-after: invert the middle byte of the cached file at path in place. */
+static void damage_file(const char *path, long size)
+{
+    off_t off = (off_t)(4 + size) / 2;
+    unsigned char c;
+    int fd = open(path, O_RDWR);
+    if (fd < 0) FAIL("cannot open %s to damage it: %s", path, strerror(errno));
+    if (pread(fd, &c, 1, off) != 1) FAIL("cannot read byte %ld of %s: %s", (long)off, path, strerror(errno));
+    c ^= 0xff;
+    if (pwrite(fd, &c, 1, off) != 1) FAIL("cannot write byte %ld of %s: %s", (long)off, path, strerror(errno));
+    if (close(fd) != 0) FAIL("close %s: %s", path, strerror(errno));
+    printf("rank %d: damaged byte %ld of %s\n", rank, (long)off, path);
+}
+
 static void checkpoint(const struct options *o, int step)
 {
-    char dname[64];
+    char dname[64], first[SCR_MAX_FILENAME] = "";
     snprintf(dname, sizeof(dname), "ckpt.%d", step);
     if (SCR_Start_output(dname, SCR_FLAG_CHECKPOINT) != SCR_SUCCESS) FAIL("SCR_Start_output %s", dname);
     if (o->shared_file) {
@@ -301,8 +320,13 @@ static void checkpoint(const struct options *o, int step)
         if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
         if (o->mkdirs) make_parent_dirs(path);
         write_file(path, f, step, file_size(o, f));
+        if (f == 0) snprintf(first, sizeof(first), "%s", path);
     }
     if (SCR_Complete_output(1) != SCR_SUCCESS) FAIL("SCR_Complete_output %s", dname);
+    if (step == o->damage_after && rank == o->damage_rank) {
+        if (first[0] == '\0') FAIL("--damage-after %d: rank %d wrote no file to damage", step, rank);
+        damage_file(first, file_size(o, 0));
+    }
 }
 
 static void output(const struct options *o, int step)
@@ -335,9 +359,11 @@ static void parse(int argc, char **argv, struct options *o)
         {"thread-multiple", no_argument, NULL, 'T'},  {"written-by", required_argument, NULL, 'W'},
         {"compressible", required_argument, NULL, 'Z'}, {"compute-ms", required_argument, NULL, 'M'},
         {"leave-check-to-scr", no_argument, NULL, 'L'},
+        {"damage-after", required_argument, NULL, 'A'}, {"damage-rank", required_argument, NULL, 'R'},
         {NULL, 0, NULL, 0},
     };
-    *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1};
+    *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1,
+                          .damage_after = -1};
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
@@ -368,6 +394,8 @@ static void parse(int argc, char **argv, struct options *o)
         case 'W': o->written_by = atoi(optarg); break;
         case 'Z': compressible_files = atoi(optarg); break;
         case 'L': o->leave_check_to_scr = 1; break;
+        case 'A': o->damage_after = atoi(optarg); break;
+        case 'R': o->damage_rank = atoi(optarg); break;
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }

@@ -17,7 +17,12 @@
 #   - a bit flipped on the prefix after a clean scavenge: scr-index --add
 #     finds it by its CRC, with the same outcomes;
 #   - files fetched from the prefix into cache get CRCs too, even when the
-#     prefix has none.
+#     prefix has none;
+#   - a file damaged while the job runs, after its checkpoint completed and
+#     before the flush at SCR_Finalize (SCR_FLUSH set, the checkpoint not
+#     flushed when it completed): the flush compares the CRC of the bytes it
+#     copies with the one recorded at the checkpoint and refuses, naming the
+#     file; nothing of the dataset stays on the prefix or in the index.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup cache-crc
 
@@ -159,5 +164,24 @@ mpi_run 4 2 SCR_FLUSH=0 -- --steps 2 --size 4000
 mpi_expect_restart "fetch:_the_next_restart_reads_ckpt.2_from_the_prefix_again" 2 2
 check "fetch:_the_CRC_the_fetch_recorded_names_the_damaged_copy" \
     grep -qE "dataset 2 \(ckpt\.2\): rank 2's file [^ ]*/rank2_f0\.dat is damaged: CRC32" "$mpi_err"
+
+# --- a file damaged in cache before the flush ---------------------------------------
+
+# rank 2 inverts a byte of its ckpt.2 file once the checkpoint completed; the
+# flush at SCR_Finalize then copies bytes whose CRC differs from the one
+# recorded (SCR_FLUSH=5: neither checkpoint was flushed when it completed)
+mpi_reset
+mpi_run 4 2 SCR_FLUSH=5 -- --steps 2 --size 4000 --damage-after 2 --damage-rank 2
+check "flush:_rank_2_damaged_its_cached_file_of_ckpt.2" grep -q "^rank 2: damaged byte 2002 of .*/rank2_f0.dat$" "$mpi_out"
+_said=$(grep -cE "flush of [^ ]*/scr\.dataset\.2/ckpt\.2/rank2_f0\.dat: CRC32 0x[0-9a-f]{8} differs from 0x[0-9a-f]{8} recorded when it was written; the file in cache is damaged" "$mpi_err")
+if [ "$mpi_status" -ne 0 ] && [ "$_said" -eq 1 ]; then
+    ok "flush:_the_final_flush_fails_naming_the_damaged_file_and_both_CRCs_once"
+else
+    not_ok "flush:_the_final_flush_fails_naming_the_damaged_file_and_both_CRCs_once" "said $_said times
+$(mpi_diag)"
+fi
+check "flush:_the_damaged_ckpt.2_is_not_in_the_index" test -z "$(mpi_index_id ckpt.2)"
+check "flush:_no_summary_calls_dataset_2_flushed" test ! -e "$prefix/.scr/scr.dataset.2/summary.scr"
+check "flush:_no_file_of_ckpt.2_is_left_on_the_prefix" test -z "$(find "$prefix/ckpt.2" -type f 2> /dev/null)"
 
 done_testing

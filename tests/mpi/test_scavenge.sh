@@ -9,7 +9,9 @@
 # cache is gone, are rebuilt byte for byte (compared with a saved copy, and
 # read back by a restart from the prefix, which checks every byte); a loss
 # beyond the scheme is indexed incomplete, naming the ranks, and a restart
-# does not use it.
+# does not use it. Redundancy data damaged on the prefix (XOR, RS) is found
+# by the CRCs recorded for the files a rebuild makes from it: the dataset is
+# not indexed complete, and the file is named.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup scavenge
 
@@ -89,6 +91,36 @@ files_of_rank() {
     find "$prefix/ckpt.2" -name "rank$1_f*.dat"
 }
 
+# redundancy_file_of RANK: the XOR or RS file its rank filemap lists
+redundancy_file_of() {
+    "$mpi_print" "$dset/$1.scrfilemap" | grep -o '[0-9]*_of_[0-9]*_in_[0-9]*\.\(xor\|rs\)' | head -n 1
+}
+
+# the length of a redundancy file's header: bytes 8-15, big-endian
+header_size() {
+    od -An -tu1 -j8 -N8 "$1" | awk '{ n = 0; for (i = 1; i <= NF; i++) n = n * 256 + $i; print n }'
+}
+
+# damaged_redundancy_data TYPE: rank 5's files deleted from the saved prefix,
+# and one byte of the redundancy data of rank 7 (a member of the same set)
+# inverted. With --no-crc the survivors' files are taken as they are, so
+# only the CRCs recorded for rank 5's files can tell that what the rebuild
+# made of them is wrong; nothing rebuilt may take its final name.
+damaged_redundancy_data() {
+    rm -rf "$prefix" && cp -a "$scratch/prefix-saved" "$prefix" && cd "$prefix" || exit 99
+    _lost=$(redundancy_file_of 5) _damaged=$(redundancy_file_of 7)
+    check "$1_ranks_5_and_7_share_a_redundancy_set" test -n "$_lost" -a "${_lost##*_in_}" = "${_damaged##*_in_}"
+    rm -f $(files_of_rank 5)
+    mpi_flip_byte "$dset/$_damaged" $(($(header_size "$dset/$_damaged") + 10))
+    index_add "$1_index_add_no_crc_refuses_a_rebuild_from_damaged_redundancy_data" 3 --no-crc
+    check "$1_the_file_whose_rebuilt_CRC_differs_is_named" grep -qE \
+        "(ckpt\.2/rank5_f[01]\.dat|/$_lost): the rebuilt file has CRC32 0x[0-9a-f]{8}, 0x[0-9a-f]{8} recorded; the redundancy data is damaged" \
+        "$scratch/index.err"
+    check "$1_the_dataset_is_indexed_incomplete" \
+        sh -c "'$mpi_print' '$prefix/.scr/index.scr' | tr -s ' \n' ' ' | grep -q 'DSET 2 COMPLETE 0 .*MISSING 5'"
+    check "$1_no_rebuilt_file_of_rank_5_takes_its_final_name" test -z "$(files_of_rank 5)"
+}
+
 # --- one case per scheme ------------------------------------------------------------
 
 for type in XOR RS PARTNER; do
@@ -110,6 +142,7 @@ for type in XOR RS PARTNER; do
     index_complete_current "${type}_dataset_is_indexed_complete_and_current"
     check "${type}_summary_written" test -f "$dset/summary.scr"
     restart_from_prefix "${type}_restart_reads_the_rebuilt_dataset_from_the_prefix" 2
+    [ "$type" = PARTNER ] || damaged_redundancy_data "$type"
 
     # a node whose cache is gone: its ranks come from the redundancy data
     restore
