@@ -1,8 +1,9 @@
 /* test_util_copy_timed.c — a timed copy gives what scr_copy_file gives when
- * it ends in time; a copy the kernel holds (a FIFO nobody opens from the
- * other side: open blocks in the kernel, no hook in the code) is abandoned
- * after its time, stays pending under its kind, and once the kernel lets
- * it go removes what it wrote and is pending no more. */
+ * it ends in time; a copy the file system holds (tests/tools/stall_open.c,
+ * linked in: an open of the source or the destination waits as a hung
+ * server makes it wait, with no hook in the library) is abandoned after its
+ * time, stays pending under its kind, and once let go removes what it wrote
+ * and is pending no more. A FIFO in place of a file is refused at once. */
 #include "tap.h"
 
 #include "scr_err.h"
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -66,12 +68,33 @@ static void test_a_copy_in_time_gives_what_scr_copy_file_gives(void)
     scr_log_set_quiet(0);
 }
 
+/* Make opens of paths containing part wait until release is created. */
+static void stall_opens_of(const char *part, const char *release)
+{
+    REQUIRE(setenv("SCR_TEST_STALL_OPEN", part, 1) == 0 && setenv("SCR_TEST_STALL_RELEASE", release, 1) == 0,
+            "setenv");
+}
+
+static void let_go(const char *release)
+{
+    FILE *f = fopen(release, "w");
+    REQUIRE(f != NULL && fclose(f) == 0, "creating %s", release);
+}
+
+static void write_small(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    REQUIRE(f != NULL && fputs("checkpoint", f) >= 0 && fclose(f) == 0, "set-up");
+}
+
 static void test_a_copy_the_kernel_holds_is_abandoned_and_cleans_up_once_let_go(void)
 {
-    char src[8192], dst[8192], pending_dst[8192] = "";
-    snprintf(src, sizeof(src), "%s", tap_path("fifo.in"));
+    char src[8192], dst[8192], release[8192], pending_dst[8192] = "";
+    snprintf(src, sizeof(src), "%s", tap_path("stalled.in"));
     snprintf(dst, sizeof(dst), "%s", tap_path("late/out.dat"));
-    REQUIRE(mkfifo(src, 0600) == 0, "mkfifo %s: %s", src, strerror(errno));
+    snprintf(release, sizeof(release), "%s", tap_path("release.in"));
+    write_small(src);
+    stall_opens_of("stalled.in", release);
     struct scr_copy_result got = {0, 0};
     double t0 = now();
     int rc = scr_copy_file_timed(src, dst, 4096, 1, 1, "fetch", &got);
@@ -83,36 +106,42 @@ static void test_a_copy_the_kernel_holds_is_abandoned_and_cleans_up_once_let_go(
     CHECK(scr_copy_timed_pending("flush", NULL, 0) == 0, "the copy is pending under another kind");
 
     /* the file system answers again: the copy goes through, then removes its file */
-    int w = open(src, O_WRONLY);
-    REQUIRE(w >= 0, "opening the FIFO for writing: %s", strerror(errno));
-    CHECK(write(w, "late bytes", 10) == 10, "writing to the FIFO");
-    close(w);
+    let_go(release);
     CHECK(wait_not_pending("fetch") == 0, "the copy is still pending once the kernel let it go");
     CHECK(!exists(dst), "the abandoned copy's file %s was left", dst);
 }
 
 static void test_a_destination_the_kernel_holds_is_abandoned_too(void)
 {
-    char src[8192], dst[8192];
+    char src[8192], dst[8192], release[8192];
     snprintf(src, sizeof(src), "%s", tap_path("small.dat"));
-    snprintf(dst, sizeof(dst), "%s", tap_path("fifo.out"));
-    FILE *f = fopen(src, "w");
-    REQUIRE(f != NULL && fputs("checkpoint", f) >= 0 && fclose(f) == 0, "set-up");
-    REQUIRE(mkfifo(dst, 0600) == 0, "mkfifo %s: %s", dst, strerror(errno));
+    snprintf(dst, sizeof(dst), "%s", tap_path("stalled.out"));
+    snprintf(release, sizeof(release), "%s", tap_path("release.out"));
+    write_small(src);
+    stall_opens_of("stalled.out", release);
     struct scr_copy_result got = {0, 0};
-    /* once let go, fsync of a FIFO fails, said late by the copy's thread */
-    scr_log_set_quiet(1);
     int rc = scr_copy_file_timed(src, dst, 4096, 1, 1, "flush", &got);
     CHECK(rc == SCR_ERR_TIMEOUT, "rc %d, expected SCR_ERR_TIMEOUT", rc);
     CHECK(scr_copy_timed_pending("flush", NULL, 0) == 1, "the copy is not pending");
-    /* let it go: a reader takes the bytes */
-    int r = open(dst, O_RDONLY);
-    REQUIRE(r >= 0, "opening the FIFO for reading: %s", strerror(errno));
-    char buf[64];
-    while (read(r, buf, sizeof(buf)) > 0) {}
-    close(r);
+    let_go(release);
     CHECK(wait_not_pending("flush") == 0, "the copy is still pending once the kernel let it go");
+    CHECK(!exists(dst), "the abandoned copy's file %s was left", dst);
+}
+
+static void test_a_fifo_is_refused_at_once_not_waited_on(void)
+{
+    char src[8192], dst[8192];
+    snprintf(src, sizeof(src), "%s", tap_path("fifo.in"));
+    snprintf(dst, sizeof(dst), "%s", tap_path("fifo-copy.dat"));
+    REQUIRE(mkfifo(src, 0600) == 0, "mkfifo %s: %s", src, strerror(errno));
+    struct scr_copy_result got = {0, 0};
+    double t0 = now();
+    scr_log_set_quiet(1);
+    int rc = scr_copy_file_timed(src, dst, 4096, 1, 10, "fetch", &got);
     scr_log_set_quiet(0);
+    CHECK(rc == SCR_ERR_IO, "rc %d, expected SCR_ERR_IO", rc);
+    CHECK(now() - t0 < 5, "took %.2f s", now() - t0);
+    CHECK(scr_copy_timed_pending("fetch", NULL, 0) == 0 && !exists(dst), "the refused copy left something");
 }
 
 int main(void)
@@ -120,5 +149,6 @@ int main(void)
     RUN(test_a_copy_in_time_gives_what_scr_copy_file_gives);
     RUN(test_a_copy_the_kernel_holds_is_abandoned_and_cleans_up_once_let_go);
     RUN(test_a_destination_the_kernel_holds_is_abandoned_too);
+    RUN(test_a_fifo_is_refused_at_once_not_waited_on);
     return tap_done();
 }
