@@ -13,8 +13,10 @@
  * status: 0 done, 1 no index, a damaged one, an unknown dataset, a refused
  * change or a dataset that could not be indexed (one line on stderr), 2
  * usage error, 3 indexed but incomplete (the ranks that lack files are
- * named). Links only libscr-core (no MPI). */
+ * named). Run by root, it acts as the prefix's owner (act_as_owner.h).
+ * Links only libscr-core (no MPI). */
 #include "build_config.h"
+#include "act_as_owner.h"
 #include "cli_common.h"
 #include "cli_json.h"
 #include "index_edit.h"
@@ -461,6 +463,11 @@ int main(int argc, char **argv)
 
     char *prefix = scr_cli_resolve_prefix(prefix_option);
     if (prefix == NULL) return 1;
+    struct scr_acting as;
+    if (scr_act_as_owner(prefix, SCR_OWNED_PREFIX, &as) != SCR_SUCCESS) {
+        free(prefix);
+        return 1;
+    }
     int status = 1;
     switch (action) {
     case ACTION_NONE: /* listing is the default */
