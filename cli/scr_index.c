@@ -246,16 +246,23 @@ static int index_directory(const char *prefix, const char *dir, int crc, int jso
     return status;
 }
 
-/* --add: dset is a path, or a name in <prefix>/.scr. */
-static int add_dataset(const char *prefix, const char *dset, int crc, int json)
+/* --add: dset is a path, or a name in <prefix>/.scr; either way a
+ * directory in <prefix>/.scr (scan_index.h refuses any other). */
+static int add_dataset(const char *given_prefix, const char *dset, int crc, int json)
 {
-    char *scr_dir = NULL, *dir = NULL, *cwd = NULL;
+    char *scr_dir = NULL, *dir = NULL, *prefix = NULL, *cwd = getcwd(NULL, 0);
     int rc = SCR_SUCCESS;
-    if (dset[0] == '/') {
+    if (cwd == NULL) {
+        scr_err("cannot tell the current directory: %s", strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_path_join(given_prefix[0] == '/' ? "" : cwd, given_prefix, &prefix);
+    if (rc != SCR_SUCCESS) {
+        /* said why */
+    } else if (dset[0] == '/') {
         rc = scr_path_normalize(dset, &dir);
     } else if (strchr(dset, '/') != NULL) {
-        cwd = getcwd(NULL, 0);
-        rc = cwd ? scr_path_join(cwd, dset, &dir) : SCR_ERR_IO;
+        rc = scr_path_join(cwd, dset, &dir);
     } else {
         rc = scr_path_join(prefix, ".scr", &scr_dir);
         if (rc == SCR_SUCCESS) rc = scr_path_join(scr_dir, dset, &dir);
@@ -263,6 +270,7 @@ static int add_dataset(const char *prefix, const char *dset, int crc, int json)
     int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc, json) : 1;
     free(scr_dir);
     free(dir);
+    free(prefix);
     free(cwd);
     return status;
 }

@@ -1128,7 +1128,7 @@ static void delete_my_prefix_files(int id)
         scr_rank_filemap_list_files(rmap, id, run->rank, &files, &n);
         for (int f = 0; f < n; f++) {
             char *file = NULL;
-            if (scr_rank_filemap_file_path(dsdir, files[f].name, &file) == SCR_SUCCESS &&
+            if (scr_rank_filemap_file_path(dsdir, files[f].name, path, &file) == SCR_SUCCESS &&
                 unlink(file) != 0 && errno != ENOENT)
                 scr_warn("cannot delete %s: %s", file, strerror(errno));
             free(file);
