@@ -8,8 +8,10 @@
  * JSON document (schema in scr-adopt(1)). The prefix is --prefix, else
  * $SCR_PREFIX, else the current directory. Exit status: 0 adopted, 1
  * refused or failed (the reason on stderr, no record of it left on the prefix),
- * 2 usage error. Links only libscr-core (no MPI). */
+ * 2 usage error. Run by root, it acts as the prefix's owner
+ * (act_as_owner.h). Links only libscr-core (no MPI). */
 #include "build_config.h"
+#include "act_as_owner.h"
 #include "adopt.h"
 #include "cli_common.h"
 #include "cli_json.h"
@@ -152,6 +154,11 @@ int main(int argc, char **argv)
 
     char *prefix = scr_cli_resolve_prefix(prefix_option);
     if (prefix == NULL) return 1;
+    struct scr_acting as;
+    if (scr_act_as_owner(prefix, SCR_OWNED_PREFIX, &as) != SCR_SUCCESS) {
+        free(prefix);
+        return 1;
+    }
     o.prefix = prefix;
     struct scr_adopt_result res;
     int status = 0;

@@ -19,9 +19,11 @@
  * index offers, else a fresh start; --expect NAME overrides that.
  *
  * Exit status: 0 the restart was as expected, 1 it was not or the drill
- * could not run it (one line on stderr says why), 2 usage error. Links only
+ * could not run it (one line on stderr says why), 2 usage error. Run by
+ * root, it runs as the prefix's owner (act_as_owner.h). Links only
  * libscr-core (no MPI). */
 #include "build_config.h"
+#include "act_as_owner.h"
 #include "cli_common.h"
 #include "drill_events.h"
 #include "drill_nodes.h"
@@ -433,8 +435,12 @@ static int drill(const struct options *o)
     int lock_fd = -1;
     int made_log_dir = 0, status = EXIT_NOT_AS_EXPECTED;
 
-    char *given = scr_cli_resolve_prefix(o->prefix), *prefix = given ? realpath(given, NULL) : NULL;
-    if (given != NULL && prefix == NULL) scr_err("the prefix %s: %s", given, strerror(errno));
+    struct scr_acting as;
+    char *given = scr_cli_resolve_prefix(o->prefix), *prefix = NULL;
+    if (given != NULL && scr_act_as_owner(given, SCR_OWNED_PREFIX, &as) == SCR_SUCCESS) {
+        prefix = realpath(given, NULL);
+        if (prefix == NULL) scr_err("the prefix %s: %s", given, strerror(errno));
+    }
     free(given);
     if (prefix == NULL) return EXIT_NOT_AS_EXPECTED;
     struct stat st;

@@ -9,9 +9,11 @@
  * --json prints one JSON object instead. The prefix is the argument, else
  * $SCR_PREFIX, else the current directory. Exit status: 0 done, 1 the
  * prefix is missing, the halt file is damaged or cannot be written (one
- * line on stderr), 2 usage error (a bad TIME or count included). Links only
+ * line on stderr), 2 usage error (a bad TIME or count included). Run by
+ * root, it acts as the prefix's owner (act_as_owner.h). Links only
  * libscr-core (no MPI). */
 #include "build_config.h"
+#include "act_as_owner.h"
 #include "cli_common.h"
 #include "cli_json.h"
 #include "halt_edit.h"
@@ -318,13 +320,14 @@ int main(int argc, char **argv)
 
     char *prefix = scr_cli_resolve_prefix(req.dir), *path = NULL;
     struct stat st;
+    struct scr_acting as;
     status = 1;
-    errno = 0;
-    if (prefix == NULL) {
+    if (prefix == NULL || scr_act_as_owner(prefix, SCR_OWNED_PREFIX, &as) != SCR_SUCCESS) {
         /* said why */
-    } else if (stat(prefix, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        scr_err("the prefix %s is not a directory%s%s", prefix, errno ? ": " : "",
-                errno ? strerror(errno) : "");
+    } else if (stat(prefix, &st) != 0) {
+        scr_err("the prefix %s is not a directory: %s", prefix, strerror(errno));
+    } else if (!S_ISDIR(st.st_mode)) {
+        scr_err("the prefix %s is not a directory", prefix);
     } else if (scr_halt_file_path(prefix, &path) == SCR_SUCCESS) {
         if (req.remove) status = remove_conditions(prefix, path, req.json);
         else if (req.edit.set | req.edit.unset) status = change_conditions(prefix, path, &req.edit, req.json);

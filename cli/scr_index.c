@@ -13,8 +13,10 @@
  * status: 0 done, 1 no index, a damaged one, an unknown dataset, a refused
  * change or a dataset that could not be indexed (one line on stderr), 2
  * usage error, 3 indexed but incomplete (the ranks that lack files are
- * named). Links only libscr-core (no MPI). */
+ * named). Run by root, it acts as the prefix's owner (act_as_owner.h).
+ * Links only libscr-core (no MPI). */
 #include "build_config.h"
+#include "act_as_owner.h"
 #include "cli_common.h"
 #include "cli_json.h"
 #include "index_edit.h"
@@ -244,16 +246,23 @@ static int index_directory(const char *prefix, const char *dir, int crc, int jso
     return status;
 }
 
-/* --add: dset is a path, or a name in <prefix>/.scr. */
-static int add_dataset(const char *prefix, const char *dset, int crc, int json)
+/* --add: dset is a path, or a name in <prefix>/.scr; either way a
+ * directory in <prefix>/.scr (scan_index.h refuses any other). */
+static int add_dataset(const char *given_prefix, const char *dset, int crc, int json)
 {
-    char *scr_dir = NULL, *dir = NULL, *cwd = NULL;
+    char *scr_dir = NULL, *dir = NULL, *prefix = NULL, *cwd = getcwd(NULL, 0);
     int rc = SCR_SUCCESS;
-    if (dset[0] == '/') {
+    if (cwd == NULL) {
+        scr_err("cannot tell the current directory: %s", strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_SUCCESS) rc = scr_path_join(given_prefix[0] == '/' ? "" : cwd, given_prefix, &prefix);
+    if (rc != SCR_SUCCESS) {
+        /* said why */
+    } else if (dset[0] == '/') {
         rc = scr_path_normalize(dset, &dir);
     } else if (strchr(dset, '/') != NULL) {
-        cwd = getcwd(NULL, 0);
-        rc = cwd ? scr_path_join(cwd, dset, &dir) : SCR_ERR_IO;
+        rc = scr_path_join(cwd, dset, &dir);
     } else {
         rc = scr_path_join(prefix, ".scr", &scr_dir);
         if (rc == SCR_SUCCESS) rc = scr_path_join(scr_dir, dset, &dir);
@@ -261,6 +270,7 @@ static int add_dataset(const char *prefix, const char *dset, int crc, int json)
     int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc, json) : 1;
     free(scr_dir);
     free(dir);
+    free(prefix);
     free(cwd);
     return status;
 }
@@ -511,6 +521,11 @@ int main(int argc, char **argv)
 
     char *prefix = scr_cli_resolve_prefix(prefix_option);
     if (prefix == NULL) return 1;
+    struct scr_acting as;
+    if (scr_act_as_owner(prefix, SCR_OWNED_PREFIX, &as) != SCR_SUCCESS) {
+        free(prefix);
+        return 1;
+    }
     int status = 1;
     switch (action) {
     case ACTION_NONE: /* listing is the default */

@@ -11,9 +11,11 @@
  * meaning). Prints the down nodes
  * as one host list (srun --exclude takes it as is), or per node with
  * --reason, or JSON. Exit status: 0 no node is down, 1 some are, 2 usage
- * error (a bad node list included), 3 another failure. Links libslurm and
- * libscr-core, never MPI. */
+ * error (a bad node list included), 3 another failure. Run by root, it
+ * reads and writes the prefix (or --health-dir) as its owner
+ * (act_as_owner.h). Links libslurm and libscr-core, never MPI. */
 #include "build_config.h"
+#include "act_as_owner.h"
 #include "cli_common.h"
 #include "config.h"
 #include "config_params.h"
@@ -132,14 +134,10 @@ static int print_list(const struct scr_down_nodes *list, enum output output)
 /* --log: a node_down event for each down node, in the prefix's event log;
  * run_seconds (--secs, how long the job ran) is each event's seconds, or
  * unknown when negative. */
-static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix_option, double run_seconds)
+static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix, double run_seconds)
 {
-    char *prefix = scr_cli_resolve_prefix(prefix_option);
     struct scr_event_log log;
-    if (prefix == NULL || scr_event_log_setup_outside(&log, prefix, NULL) != SCR_SUCCESS) {
-        free(prefix);
-        return;
-    }
+    if (scr_event_log_setup_outside(&log, prefix, NULL) != SCR_SUCCESS) return;
     if (!scr_event_log_enabled(&log))
         fprintf(stderr, "scr-list-down-nodes: --log: nothing recorded, SCR_LOG_ENABLE is not 1 for %s\n", prefix);
     for (int i = 0; i < list->count; i++) {
@@ -153,7 +151,6 @@ static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix
         scr_event_log_write(&log, &ev);
     }
     scr_event_log_close(&log);
-    free(prefix);
 }
 
 /* BYTES of the STORE line of base, else 1 (some space left); SCR_ERR_FORMAT
@@ -312,31 +309,42 @@ int main(int argc, char **argv)
     if (nodelist == NULL) return scr_cli_usage_error("no node list: give one, or run inside a Slurm allocation");
     if (exclude == NULL) exclude = getenv("SCR_EXCLUDE_NODES");
 
-    char *default_health = NULL;
-    if (health_dir == NULL) {
-        char *prefix = scr_cli_resolve_prefix(prefix_option);
-        if (prefix == NULL || scr_path_join(prefix, ".scr/health", &default_health) != SCR_SUCCESS) {
-            free(prefix);
-            return EXIT_FAILURE_OTHER;
-        }
-        free(prefix);
+    /* the prefix is read (health records) or written (--log) as its owner */
+    char *default_health = NULL, *prefix = NULL;
+    struct scr_acting as;
+    int rc = SCR_SUCCESS;
+    if (health_dir == NULL || log) {
+        prefix = scr_cli_resolve_prefix(prefix_option);
+        rc = prefix != NULL ? scr_act_as_owner(prefix, SCR_OWNED_PREFIX, &as) : SCR_FAILURE; /* said why */
+    } else {
+        rc = scr_act_as_owner(health_dir, SCR_OWNED_DIR, &as);
+    }
+    if (rc == SCR_SUCCESS && health_dir == NULL) {
+        rc = scr_path_join(prefix, ".scr/health", &default_health);
         health_dir = default_health;
+    }
+    if (rc != SCR_SUCCESS) {
+        free(prefix);
+        return EXIT_FAILURE_OTHER;
     }
     struct scr_down_nodes_query q = { nodelist, exclude, health_dir, ask_slurm, ask_slurm, down_option, probe_ms };
     struct scr_down_nodes list;
-    int rc = scr_down_nodes_find(&q, &list);
+    rc = scr_down_nodes_find(&q, &list);
     free(default_health);
+    if (rc != SCR_SUCCESS) free(prefix);
     if (rc == SCR_ERR_ARG) return EXIT_USAGE;
     if (rc != SCR_SUCCESS) return EXIT_FAILURE_OTHER;
     if (check_free && check_this_node(&list) != SCR_SUCCESS) {
         scr_down_nodes_free(&list);
+        free(prefix);
         return EXIT_FAILURE_OTHER;
     }
     if (ask_slurm && !list.slurm_asked)
         fprintf(stderr, "scr-list-down-nodes: node states not checked with Slurm: %s\n", list.slurm_error);
     if (list.probe_error[0] != '\0') fprintf(stderr, "scr-list-down-nodes: %s\n", list.probe_error);
-    if (log) log_down_nodes(&list, prefix_option, run_seconds);
+    if (log) log_down_nodes(&list, prefix, run_seconds);
     else if (run_seconds >= 0) fprintf(stderr, "scr-list-down-nodes: --secs has no effect without --log\n");
+    free(prefix);
     rc = print_list(&list, output);
     int down = list.down;
     scr_down_nodes_free(&list);

@@ -8,8 +8,10 @@
  * that is not a JSON object with an "event" and an "epoch" (a truncated
  * write, garbage) is named with its line number on stderr and skipped.
  * Exit status: 0 done (damaged lines included), 1 the log cannot be read
- * (missing: nothing was recorded), 2 usage error. Links only libscr-core. */
+ * (missing: nothing was recorded), 2 usage error. Run by root, it reads
+ * as the prefix's owner (act_as_owner.h). Links only libscr-core. */
 #include "build_config.h"
+#include "act_as_owner.h"
 #include "cli_common.h"
 #include "event_format.h"
 #include "event_log.h"
@@ -344,8 +346,9 @@ int main(int argc, char **argv)
     if (status == 0 && f.prefix != NULL && f.prefix[0] == '\0') status = scr_cli_usage_error("--prefix is empty");
     char *prefix = NULL, *path = NULL;
     if (status == 0) {
+        struct scr_acting as;
         prefix = scr_cli_resolve_prefix(f.prefix);
-        status = prefix == NULL ? 1 : 0;
+        status = prefix == NULL || scr_act_as_owner(prefix, SCR_OWNED_PREFIX, &as) != SCR_SUCCESS ? 1 : 0;
     }
     if (status == 0) {
         f.prefix = prefix;

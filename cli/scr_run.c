@@ -12,9 +12,11 @@
  * (scr-index --add), so the newest checkpoint is not lost with the
  * allocation. With --json each decision is one JSON object on its own line
  * of stdout, and what the runs print goes to stderr. Exit status: that of
- * the last run; 2 for a usage error; 3 when scr-run itself failed. Never
+ * the last run; 2 for a usage error; 3 when scr-run itself failed. Run by
+ * root, it runs everything as the prefix's owner (act_as_owner.h). Never
  * links MPI. */
 #include "build_config.h"
+#include "act_as_owner.h"
 #include "cli_common.h"
 #include "cli_json.h"
 #include "config.h"
@@ -559,6 +561,11 @@ int main(int argc, char **argv)
     children_to_stderr = s.json;
     s.prefix = scr_cli_resolve_prefix(s.prefix_option);
     if (s.prefix == NULL) return EXIT_SELF_FAILED;
+    struct scr_acting as;
+    if (scr_act_as_owner(s.prefix, SCR_OWNED_PREFIX, &as) != SCR_SUCCESS) {
+        free(s.prefix);
+        return EXIT_SELF_FAILED;
+    }
     int status = 0;
     enum scr_relaunch_verdict verdict = SCR_RELAUNCH_GO;
     struct scr_down_nodes down;

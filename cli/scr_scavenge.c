@@ -11,8 +11,10 @@
  * Exit status: 0 done (or nothing needed),
  * 1 some file could not be copied or records could not be used, 2 usage
  * error, 3 no dataset in this node's cache (or, with --status, none that
- * needs a copy). Links only libscr-core. */
+ * needs a copy). Run by root, it acts as the control directory's owner, who
+ * must own the prefix too (act_as_owner.h). Links only libscr-core. */
 #include "build_config.h"
+#include "act_as_owner.h"
 #include "cli_common.h"
 #include "cli_json.h"
 #include "config.h"
@@ -128,21 +130,31 @@ static int parse_names(char *text, char ***out, int *out_n)
     return SCR_SUCCESS;
 }
 
-/* The control directory and prefix as libscr would find them. */
-static int derive_dirs(const char *node_option, const char *cntl_option, const char *prefix_option, char **out_cntl,
-                       char **out_prefix)
+/* The control directory: --cntl-dir, else as libscr would find it. */
+static int derive_cntl_dir(const char *node_option, const char *cntl_option, char **out_cntl)
+{
+    if (cntl_option != NULL) {
+        *out_cntl = strdup(cntl_option);
+        if (*out_cntl == NULL) scr_err("out of memory");
+        return *out_cntl != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    }
+    scr_config *cfg = scr_config_new();
+    int rc = cfg ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_cli_job_cntl_dir(cfg, node_option, out_cntl);
+    scr_config_delete(cfg);
+    return rc;
+}
+
+/* The prefix: --prefix, else the one the job's runs recorded in the
+ * control directory cntl, else as libscr would find it; absolute. */
+static int derive_prefix(const char *cntl, const char *prefix_option, char **out_prefix)
 {
     const char *prefix = NULL;
     scr_config *cfg = scr_config_new();
     int rc = cfg ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && cntl_option == NULL) {
-        rc = scr_cli_job_cntl_dir(cfg, node_option, out_cntl);
-    } else if (rc == SCR_SUCCESS) {
-        rc = (*out_cntl = strdup(cntl_option)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    }
     /* the prefix the job's runs used, as SCR_Init recorded it on this node */
     if (rc == SCR_SUCCESS && prefix_option == NULL) {
-        int jrc = scr_job_file_prefix_of(*out_cntl, out_prefix);
+        int jrc = scr_job_file_prefix_of(cntl, out_prefix);
         if (jrc == SCR_SUCCESS || jrc == SCR_ERR_NOMEM) {
             scr_config_delete(cfg);
             return jrc;
@@ -341,16 +353,25 @@ int main(int argc, char **argv)
     const char *bad_node = node_option ? scr_job_env_name_problem(node_option) : NULL;
     if (bad_node != NULL) return scr_cli_usage_error("--node '%s' cannot name a directory: %s", node_option, bad_node);
 
+    /* run by root, everything is done as the owner of the control directory,
+     * who must own the prefix too */
     char *cntl = NULL, *prefix = NULL;
+    struct scr_acting as;
     int status = 1;
-    if (derive_dirs(node_option, cntl_option, prefix_option, &cntl, &prefix) == SCR_SUCCESS) {
+    if (derive_cntl_dir(node_option, cntl_option, &cntl) != SCR_SUCCESS ||
+        scr_act_as_owner(cntl, SCR_OWNED_CNTL_DIR, &as) != SCR_SUCCESS) {
+        /* said why */
+    } else if (status_only) {
+        status = print_status(cntl, json);
+    } else if (derive_prefix(cntl, prefix_option, &prefix) == SCR_SUCCESS &&
+               scr_act_as_check_owner(&as, prefix, SCR_OWNED_PREFIX) == SCR_SUCCESS) {
         o.cntl_dir = cntl;
         o.prefix = prefix;
         o.failed_ranks = ranks;
         o.nfailed_ranks = nranks;
         o.failed_nodes = (const char *const *)nodes;
         o.nfailed_nodes = nnodes;
-        status = status_only ? print_status(cntl, json) : scavenge(&o, node_option, json);
+        status = scavenge(&o, node_option, json);
     }
     free(cntl);
     free(prefix);

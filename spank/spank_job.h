@@ -20,7 +20,7 @@
 struct spank_scr_job {
     uint32_t id;
     char id_text[32];
-    struct spank_scr_user user;
+    struct scr_identity user;
     char node[256];
     const char *cntl_base;  /* points into the site or the environment */
     const char *cache_base;

@@ -181,12 +181,29 @@ int scr_rank_filemap_list_files(const scr_filemap *rmap, int id, int rank,
     return SCR_SUCCESS;
 }
 
-int scr_rank_filemap_file_path(const char *dir, const char *name, char **out_path)
+int scr_rank_filemap_file_path(const char *dir, const char *name, const char *record, char **out_path)
 {
     if (dir == NULL || name == NULL || name[0] == '\0' || name[0] == '/') {
-        scr_err("rank filemap: '%s' is not a name relative to a dataset directory",
+        scr_err("%s: '%s' is not a name relative to a dataset directory; refused", record,
                 name ? name : "(null)");
-        return SCR_ERR_ARG;
+        return SCR_ERR_FORMAT;
     }
-    return scr_path_join(dir, name, out_path);
+    char *path = NULL, *up = NULL, *prefix = NULL;
+    int inside = 0;
+    int rc = scr_path_join(dir, name, &path);
+    if (rc == SCR_SUCCESS) rc = scr_path_dirname(dir, &up);
+    if (rc == SCR_SUCCESS) rc = scr_path_dirname(up, &prefix);
+    if (rc == SCR_SUCCESS) rc = scr_path_is_inside(prefix, path, &inside);
+    if (rc == SCR_SUCCESS && !inside) {
+        scr_err("%s: the file '%s' leads to %s, outside the prefix %s; refused", record, name, path, prefix);
+        rc = SCR_ERR_FORMAT;
+    }
+    free(up);
+    free(prefix);
+    if (rc != SCR_SUCCESS) {
+        free(path);
+        return rc;
+    }
+    *out_path = path;
+    return SCR_SUCCESS;
 }

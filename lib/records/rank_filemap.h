@@ -13,7 +13,12 @@
  *       FILE <path relative to the dataset directory> META {meta}
  *
  * Paths are relative so that the prefix can be moved or renamed; redundancy
- * descriptors and tags describe the cache and are left out. The scanner of
+ * descriptors and tags describe the cache and are left out. A dataset
+ * directory is <prefix>/.scr/scr.dataset.<id>, so a name may climb out of
+ * it only as far as the prefix: scr_rank_filemap_file_path refuses one that
+ * leads anywhere else (a damaged or doctored record must not make a scan,
+ * a rebuild or a fetch read or write outside the prefix), and so do the
+ * readers of the summary's names, which follow the same rule. The scanner of
  * a dataset directory reads these files to learn which files each rank wrote
  * and what size and CRC each should have.
  *
@@ -81,8 +86,11 @@ struct scr_rank_filemap_file {
 int scr_rank_filemap_list_files(const scr_filemap *rmap, int id, int rank,
                                 struct scr_rank_filemap_file **out_files, int *out_count);
 
-/* Where a listed file is: dir joined with its relative name, normalised, in
- * a new string the caller frees. */
-int scr_rank_filemap_file_path(const char *dir, const char *name, char **out_path);
+/* Where a listed file is: the dataset directory dir joined with its
+ * relative name, normalised, in a new string the caller frees. A name that
+ * is absolute or leads outside the prefix of dir (two levels up) is
+ * refused with SCR_ERR_FORMAT, logged naming record (the file that listed
+ * it, for the message), the name and where it leads. */
+int scr_rank_filemap_file_path(const char *dir, const char *name, const char *record, char **out_path);
 
 #endif

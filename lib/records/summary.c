@@ -353,6 +353,26 @@ int scr_summary_list_files(const scr_kvtree *summary, int rank, const char ***ou
                                 "files", out_names, out_count);
 }
 
+int scr_summary_check_names(const scr_kvtree *summary, const char *dir, const char *path)
+{
+    int *ranks = NULL, nranks = 0;
+    int rc = scr_summary_list_ranks(summary, &ranks, &nranks);
+    for (int i = 0; rc == SCR_SUCCESS && i < nranks; i++) {
+        const char **names = NULL;
+        int n = 0;
+        rc = scr_summary_list_files(summary, ranks[i], &names, &n);
+        if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* a rank without files */
+        for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+            char *file = NULL;
+            rc = scr_rank_filemap_file_path(dir, names[f], path, &file);
+            free(file);
+        }
+        free(names);
+    }
+    free(ranks);
+    return rc;
+}
+
 /* --- checking a summary as a reader ---------------------------------------------------------- */
 
 static int validate_file(const char *path, const char *where, const scr_kvtree *file)

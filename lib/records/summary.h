@@ -142,6 +142,12 @@ int scr_summary_list_ranks(const scr_kvtree *summary, int **out_ranks, int *out_
 int scr_summary_list_files(const scr_kvtree *summary, int rank, const char ***out_names,
                            int *out_count);
 
+/* Every file the summary read from path lists must lie inside the prefix
+ * of its dataset directory dir, as rank_filemap.h holds a rank filemap's
+ * names: SCR_ERR_FORMAT, logged naming path and the first file that does
+ * not. A summary that fails is not to be indexed or fetched from. */
+int scr_summary_check_names(const scr_kvtree *summary, const char *dir, const char *path);
+
 /* List every file of rank's entry in the rank filemap rmap (dataset id)
  * with its size, CRC when known, COMPRESSED when its meta has it, and
  * NOFETCH for redundancy data; FILES is

@@ -176,6 +176,8 @@ static int read_summary(const char *dir, int id, struct collected *c)
         rc = add_skip(c, id, "its summary has no dataset descriptor");
     } else if (scr_dataset_get_id(desc, &sid) == SCR_SUCCESS && sid != id) {
         rc = add_skip(c, id, "its summary is of dataset %d", sid);
+    } else if (scr_summary_check_names(summary, dir, path) != SCR_SUCCESS) {
+        rc = add_skip(c, id, "its summary names a file outside the prefix");
     } else {
         rc = add_found(dir, path, id, summary, c);
     }

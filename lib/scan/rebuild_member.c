@@ -96,7 +96,10 @@ static int name_files(const struct scr_scan *scan, int rank, const scr_kvtree *c
             rc = SCR_ERR_FORMAT;
             goto out;
         }
-        rc = scr_rank_filemap_file_path(scan->dir, m->names[i], &m->paths[i]);
+        char record[4300];
+        snprintf(record, sizeof(record), "%s (rank %d, as its rank filemap or redundancy data name it)", scan->dir,
+                 rank);
+        rc = scr_rank_filemap_file_path(scan->dir, m->names[i], record, &m->paths[i]);
         if (rc != SCR_SUCCESS) goto out;
     }
 out:

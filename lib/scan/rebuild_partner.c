@@ -14,18 +14,22 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Copy the partner copy of name to <name>.rebuild in the dataset directory,
- * checked against meta; *out_tmp is where it went. */
-static int copy_back(const struct scr_scan *scan, const char *pdir, const char *name, scr_meta *meta, void *buf,
-                     size_t bufsize, char **out_tmp)
+/* Copy the partner copy of name (listed by the rank filemap of rank in
+ * pdir) to <name>.rebuild in the dataset directory, checked against meta;
+ * *out_tmp is where it went. */
+static int copy_back(const struct scr_scan *scan, int rank, const char *pdir, const char *name, scr_meta *meta,
+                     void *buf, size_t bufsize, char **out_tmp)
 {
     char *src = NULL, *dest = NULL;
     uint64_t size = 0;
     uint32_t crc = 0;
     struct scr_copy_result got = {0, 0};
+    char *record = NULL;
     int rc = scr_partner_copy_path(pdir, name, &src);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_rank_filemap_file_path(scan->dir, name, &dest);
+    rc = scr_rank_filemap_path(pdir, rank, &record);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rank_filemap_file_path(scan->dir, name, record, &dest);
     if (rc != SCR_SUCCESS) goto out;
     size_t len = strlen(dest) + 9;
     if ((*out_tmp = malloc(len)) == NULL) {
@@ -50,6 +54,7 @@ static int copy_back(const struct scr_scan *scan, const char *pdir, const char *
 out:
     free(src);
     free(dest);
+    free(record);
     return rc;
 }
 
@@ -85,7 +90,7 @@ static int copy_file_back(const struct scr_scan *scan, int rank, const char *pdi
     if (meta == NULL) return SCR_ERR_NOMEM;
     int rc = scr_meta_copy(meta, file->meta);
     if (rc != SCR_SUCCESS) goto out;
-    rc = copy_back(scan, pdir, file->name, meta, buf, bufsize, out_tmp);
+    rc = copy_back(scan, rank, pdir, file->name, meta, buf, bufsize, out_tmp);
     if (rc != SCR_SUCCESS) goto out;
     /* file points into rmap: keep the name before the meta is replaced */
     if ((name = strdup(file->name)) == NULL) {

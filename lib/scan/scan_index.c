@@ -136,16 +136,17 @@ static int update_index(const char *prefix, const struct entry *e)
     return rc;
 }
 
-/* 1 when the file name of rank, listed in summary, is in dir with its
- * recorded size and CRC; says what differs otherwise. */
-static int summary_file_holds(const char *dir, const scr_kvtree *summary, int rank, const char *name, void *buf)
+/* 1 when the file name of rank, listed in summary (at spath), is in dir
+ * with its recorded size and CRC; says what differs otherwise. */
+static int summary_file_holds(const char *dir, const char *spath, const scr_kvtree *summary, int rank,
+                              const char *name, void *buf)
 {
     char *path = NULL;
     uint64_t size = 0, stored = 0;
     uint32_t crc = 0;
     struct stat st;
     int good = 0;
-    if (scr_rank_filemap_file_path(dir, name, &path) != SCR_SUCCESS) return 0;
+    if (scr_rank_filemap_file_path(dir, name, spath, &path) != SCR_SUCCESS) return 0;
     int gzip = scr_summary_get_file_compressed(summary, rank, name, &stored) == SCR_SUCCESS;
     if (scr_summary_get_file_size(summary, rank, name, &size) != SCR_SUCCESS) {
         scr_err("%s: the summary records no size", path);
@@ -176,7 +177,8 @@ static int summary_file_holds(const char *dir, const scr_kvtree *summary, int ra
  * message. */
 /* Whether every file summary lists for rank holds (*out_good). Each file is
  * checked, even after one that differs, so that every bad file is named. */
-static int rank_files_hold(const char *dir, const scr_kvtree *summary, int rank, void *buf, int *out_good)
+static int rank_files_hold(const char *dir, const char *spath, const scr_kvtree *summary, int rank, void *buf,
+                           int *out_good)
 {
     const char **names = NULL;
     int n = 0;
@@ -184,12 +186,13 @@ static int rank_files_hold(const char *dir, const scr_kvtree *summary, int rank,
     if (rc != SCR_SUCCESS) return rc;
     *out_good = 1;
     for (int f = 0; f < n; f++)
-        if (!summary_file_holds(dir, summary, rank, names[f], buf)) *out_good = 0;
+        if (!summary_file_holds(dir, spath, summary, rank, names[f], buf)) *out_good = 0;
     free(names);
     return SCR_SUCCESS;
 }
 
-static int check_summary_files(const char *dir, const scr_kvtree *summary, int **out_bad, int *out_nbad)
+static int check_summary_files(const char *dir, const char *spath, const scr_kvtree *summary, int **out_bad,
+                               int *out_nbad)
 {
     int *ranks = NULL, nranks = 0, *bad = NULL, nbad = 0;
     void *buf = malloc(CHECK_BUF_SIZE);
@@ -203,7 +206,7 @@ static int check_summary_files(const char *dir, const scr_kvtree *summary, int *
     }
     for (int i = 0; i < nranks; i++) {
         int good = 1;
-        rc = rank_files_hold(dir, summary, ranks[i], buf, &good);
+        rc = rank_files_hold(dir, spath, summary, ranks[i], buf, &good);
         if (rc != SCR_SUCCESS) goto out;
         if (!good) bad[nbad++] = ranks[i];
     }
@@ -254,13 +257,15 @@ static int index_from_summary(const struct scr_scan_index_options *o, const char
         rc = SCR_ERR_FORMAT;
         goto out;
     }
+    rc = scr_summary_check_names(summary, o->dir, spath); /* indexed, it would send a fetch there */
+    if (rc != SCR_SUCCESS) goto out;
     if (o->check_crc && has_rank_filemaps(o->dir)) {
         *out_rescan = 1;
         rc = SCR_ERR_NOTFOUND;
         goto out;
     }
     if (o->check_crc) {
-        rc = check_summary_files(o->dir, summary, &bad, &nbad);
+        rc = check_summary_files(o->dir, spath, summary, &bad, &nbad);
         if (rc != SCR_SUCCESS) goto out;
     }
     rc = descriptor(found, out->id, nbad == 0, &desc);
@@ -352,13 +357,34 @@ out:
     return rc;
 }
 
+/* dir must be a dataset directory of prefix, <prefix>/.scr/<name>: what it
+ * lists is then held to the prefix (rank_filemap.h). */
+static int check_dataset_dir(const char *prefix, const char *dir)
+{
+    char *scr_dir = NULL, *parent = NULL, *norm = NULL;
+    int rc = scr_path_join(prefix, ".scr", &scr_dir);
+    if (rc == SCR_SUCCESS) rc = scr_path_normalize(dir, &norm);
+    if (rc == SCR_SUCCESS) rc = scr_path_dirname(norm, &parent);
+    if (rc == SCR_SUCCESS && strcmp(parent, scr_dir) != 0) {
+        scr_err("%s is not a dataset directory of the prefix %s: only a directory in %s is indexed", dir, prefix,
+                scr_dir);
+        rc = SCR_ERR_ARG;
+    }
+    free(scr_dir);
+    free(parent);
+    free(norm);
+    return rc;
+}
+
 int scr_scan_index_dataset(const struct scr_scan_index_options *o, struct scr_scan_index_result *out)
 {
     struct scr_scan *scan = NULL;
     char *spath = NULL;
     int rescan = 0;
     memset(out, 0, sizeof(*out));
-    int rc = check_index(o->prefix);
+    int rc = check_dataset_dir(o->prefix, o->dir);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = check_index(o->prefix);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_path_join(o->dir, SCR_SUMMARY_FILE_NAME, &spath);
     if (rc != SCR_SUCCESS) return rc;

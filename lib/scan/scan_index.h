@@ -1,7 +1,11 @@
 /* scan_index.h — put a dataset directory of the prefix into the index.
  *
  * What scr-index --add and --build (and the end-of-allocation scavenge)
- * do once every node's files are on the prefix:
+ * do once every node's files are on the prefix, to a directory
+ * <prefix>/.scr/<name> (any other is refused), whose records may name no
+ * file outside the prefix (rank_filemap.h; a summary or a rank filemap
+ * that does is refused, naming it and the path, before anything is
+ * written):
  *   0. an index missing while other datasets have summaries is rebuilt from
  *      them (index_rebuild.h); a damaged one is refused, left as it is,
  *      before anything is written;

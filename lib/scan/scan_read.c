@@ -121,7 +121,9 @@ static int take_rank(const char *dir, int dir_fd, const scr_filemap *rmap, int i
     memset(out, 0, sizeof(*out));
     out->listed = 1;
     if (scr_filemap_get_expected_files(rmap, id, rank, &out->expected) != SCR_SUCCESS) out->expected = -1;
+    char *record = NULL;
     int rc = scr_rank_filemap_list_files(rmap, id, rank, &files, &n);
+    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_path(dir, rank, &record);
     size_t text = 0;
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++) text += strlen(files[i].name) + 1;
     if (rc == SCR_SUCCESS && n > 0) {
@@ -137,12 +139,13 @@ static int take_rank(const char *dir, int dir_fd, const scr_filemap *rmap, int i
         names += len;
         out->nfiles++;
         char *path = NULL;
-        rc = scr_rank_filemap_file_path(dir, f->name, &path);
+        rc = scr_rank_filemap_file_path(dir, f->name, record, &path);
         if (rc == SCR_SUCCESS && take_meta(path, files[i].meta, f))
             f->good = (unsigned char)file_is_good(dir_fd, f->name, path, f, crc_buf);
         out->good += f->good;
         free(path);
     }
+    free(record);
     free(files);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include "meta.h"
 #include "partner_copy.h"
 #include "rank_filemap.h"
+#include "scavenge_paths.h"
 #include "scr_err.h"
 #include "util_copy.h"
 #include "util_io.h"
@@ -38,16 +39,27 @@ struct scavenge {
 
 /* --- the node's records ----------------------------------------------------- */
 
-static int read_one_filemap(const char *path, scr_filemap *all)
+/* The filemap at path merged into all; with bounds, its paths checked
+ * first (scavenge_paths.h), a refusal stopping the scavenge. A damaged
+ * filemap is left out, said in a warning. */
+static int read_one_filemap(const char *path, const struct scr_scavenge_paths *bounds, scr_filemap *all)
 {
-    int rc = scr_filemap_read(path, all);
-    if (rc != SCR_SUCCESS && rc != SCR_ERR_NOTFOUND)
-        scr_warn("ignoring damaged filemap %s: the files it names are not copied", path);
-    return rc == SCR_ERR_NOMEM ? rc : SCR_SUCCESS;
+    scr_filemap *one = scr_filemap_new();
+    if (one == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_filemap_read(path, one);
+    if (rc == SCR_SUCCESS) {
+        if (bounds != NULL) rc = scr_scavenge_paths_apply(bounds, path, one);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_merge(all, one);
+    } else if (rc != SCR_ERR_NOMEM) {
+        if (rc != SCR_ERR_NOTFOUND) scr_warn("ignoring damaged filemap %s: the files it names are not copied", path);
+        rc = SCR_SUCCESS;
+    }
+    scr_filemap_delete(one);
+    return rc;
 }
 
 /* Every filemap_*.scrinfo of the control directory. */
-static int read_every_filemap(const char *cntl_dir, scr_filemap *all)
+static int read_every_filemap(const char *cntl_dir, const struct scr_scavenge_paths *bounds, scr_filemap *all)
 {
     DIR *d = opendir(cntl_dir);
     if (d == NULL) {
@@ -61,7 +73,7 @@ static int read_every_filemap(const char *cntl_dir, scr_filemap *all)
             continue;
         char *path = NULL;
         rc = scr_path_join(cntl_dir, de->d_name, &path);
-        if (rc == SCR_SUCCESS) rc = read_one_filemap(path, all);
+        if (rc == SCR_SUCCESS) rc = read_one_filemap(path, bounds, all);
         free(path);
         if (rc != SCR_SUCCESS) break;
     }
@@ -70,8 +82,9 @@ static int read_every_filemap(const char *cntl_dir, scr_filemap *all)
 }
 
 /* The filemaps the master list names; without a master list, every
- * filemap_*.scrinfo of the control directory. */
-static int read_node_filemaps(const char *cntl_dir, scr_filemap *all)
+ * filemap_*.scrinfo of the control directory. With bounds, every path is
+ * checked (scavenge_paths.h); NULL only to find which datasets there are. */
+static int read_node_filemaps(const char *cntl_dir, const struct scr_scavenge_paths *bounds, scr_filemap *all)
 {
     char *master = NULL;
     scr_kvtree *list = scr_kvtree_new();
@@ -81,12 +94,13 @@ static int read_node_filemaps(const char *cntl_dir, scr_filemap *all)
     int lrc = scr_kvtree_read_file(master, list);
     if (lrc != SCR_SUCCESS) {
         if (lrc != SCR_ERR_NOTFOUND) scr_warn("ignoring damaged %s; reading every filemap of %s", master, cntl_dir);
-        rc = read_every_filemap(cntl_dir, all);
+        rc = read_every_filemap(cntl_dir, bounds, all);
         goto out;
     }
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(list, MASTER_KEY)); e;
          e = scr_kvtree_elem_next(e)) {
-        rc = read_one_filemap(scr_kvtree_elem_key(e), all);
+        if (bounds != NULL) rc = scr_scavenge_paths_check_filemap(bounds, master, scr_kvtree_elem_key(e));
+        if (rc == SCR_SUCCESS) rc = read_one_filemap(scr_kvtree_elem_key(e), bounds, all);
         if (rc != SCR_SUCCESS) goto out;
     }
 out:
@@ -131,7 +145,7 @@ int scr_scavenge_newest(const char *cntl_dir, int *out_id, int *out_flushed, cha
             rc = SCR_ERR_NOMEM;
             goto out;
         }
-        rc = read_node_filemaps(cntl_dir, map);
+        rc = read_node_filemaps(cntl_dir, NULL, map);
         if (rc != SCR_SUCCESS) goto out;
         if (scr_filemap_latest_dataset(map, &id) != SCR_SUCCESS) {
             rc = SCR_ERR_NOTFOUND;
@@ -263,7 +277,9 @@ static int copy_listed_file(struct scavenge *s, int rank, const char *file, cons
     uint64_t size = 0;
     int rc = scr_rank_filemap_name_of(s->dsdir, file, meta, &rel);
     if (rc != SCR_SUCCESS) goto out;
-    rc = pdir ? scr_partner_copy_path(pdir, rel, &dest) : scr_rank_filemap_file_path(s->dsdir, rel, &dest);
+    /* the filemaps' paths were checked as they were read (scavenge_paths.h) */
+    rc = pdir ? scr_partner_copy_path(pdir, rel, &dest)
+              : scr_rank_filemap_file_path(s->dsdir, rel, "the filemaps of the control directory", &dest);
     if (rc != SCR_SUCCESS) goto out;
     if (copy_one(s, file, dest, meta, &crc) != SCR_SUCCESS) {
         /* the rank filemap still lists it, with the size and CRC recorded in
@@ -427,6 +443,7 @@ int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_
         return SCR_ERR_ARG;
     }
     struct scavenge s = {0};
+    struct scr_scavenge_paths bounds = {0};
     int *ranks = NULL, nranks = 0, flushed = 0;
     scr_kvtree *flush = NULL;
     memset(report, 0, sizeof(*report));
@@ -440,7 +457,9 @@ int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_
         rc = SCR_ERR_NOMEM;
         goto out;
     }
-    rc = read_node_filemaps(o->cntl_dir, s.map);
+    rc = scr_scavenge_paths_load(o->cntl_dir, o->prefix, &bounds);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = read_node_filemaps(o->cntl_dir, &bounds, s.map);
     if (rc != SCR_SUCCESS) goto out;
     rc = read_flush_file(o->cntl_dir, &flush);
     if (rc != SCR_SUCCESS) goto out;
@@ -498,5 +517,6 @@ out:
     free(s.dsdir);
     scr_kvtree_delete(flush);
     scr_filemap_delete(s.map);
+    scr_scavenge_paths_free(&bounds);
     return rc;
 }

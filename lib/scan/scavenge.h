@@ -13,6 +13,10 @@
  *     prefix, so the scan counts it missing and checks its rebuild;
  *   - PARTNER copies this node holds for a rank of a failed node or a failed
  *     rank (only those asked for), under partner.<owner>/ (partner_copy.h).
+ * The filemaps are not taken on trust (scavenge_paths.h): a file read from
+ * outside the dataset's cache directory or to be written outside the
+ * prefix stops the scavenge before anything is copied, and a file under
+ * the prefix the job recorded goes to the same place under opts->prefix.
  * A file missing or damaged in cache (its size or recorded CRC differ) is
  * reported, not copied (a copy already at its place is removed), and does
  * not stop the others. The scan of the whole
@@ -64,7 +68,8 @@ struct scr_scavenge_report {
  * dataset could be determined. SCR_SUCCESS when every file was copied (or
  * the dataset was skipped), SCR_FAILURE when some file could not be,
  * SCR_ERR_ARG (logged) when opts or report is NULL or an option is bad,
- * SCR_ERR_NOTFOUND (logged) when the node has no such dataset in cache, or
+ * SCR_ERR_NOTFOUND (logged) when the node has no such dataset in cache,
+ * SCR_ERR_FORMAT (logged) when a filemap names a path that is refused, or
  * another error when records or the prefix cannot be used. */
 int scr_scavenge_node(const struct scr_scavenge_options *opts, struct scr_scavenge_report *report);
 

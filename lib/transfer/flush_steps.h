@@ -45,7 +45,11 @@ void scr_flush_attempt_free(struct scr_flush_attempt *a);
  * go to the prefix. */
 int scr_flush_is_app_file(const struct scr_run *run, int id, const char *file);
 
-/* Where file (this rank's, of dataset id) goes on the prefix, in a new string. */
+/* Where file (this rank's, of dataset id) goes on the prefix, in a new
+ * string. The filemap is not taken on trust: a destination outside the
+ * prefix, or a file neither in the dataset's cache directory nor written
+ * in place on the prefix, is refused with SCR_ERR_FORMAT, logged naming
+ * the filemap and the path. */
 int scr_flush_destination(const struct scr_run *run, int id, const char *dsdir, const char *file,
                           char **out_dest);
 

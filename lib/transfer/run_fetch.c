@@ -20,6 +20,7 @@
 #include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "rank_filemap.h"
 #include "scan_scr31.h"
 #include "scr_err.h"
 #include "scr_run.h"
@@ -350,7 +351,10 @@ out:
 }
 
 /* One file of this rank's part (e: its path in dsdir, its SIZE and CRC):
- * read in place with SCR_FETCH_BYPASS, else copied into cachedir. */
+ * read in place with SCR_FETCH_BYPASS, else copied into cachedir. A path
+ * that leads outside the prefix is refused, naming the summary that lists
+ * it (rank_filemap.h): nothing is read from there, nor written into cache
+ * outside the dataset's directory. */
 static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char *cachedir, void *buf,
                       const scr_kvtree_elem *e)
 {
@@ -360,10 +364,12 @@ static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char
     uint64_t stored = 0;
     int have_crc = scr_kvtree_util_get_crc32(info, KEY_CRC, &crc) == SCR_SUCCESS;
     int gzip = scr_kvtree_util_get_uint64(info, KEY_COMPRESSED, &stored) == SCR_SUCCESS;
-    char *src = NULL, *dir = NULL, *name = NULL;
+    char *src = NULL, *dir = NULL, *name = NULL, *summary = NULL;
     int rc = scr_kvtree_util_get_uint64(info, KEY_SIZE, &size);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_path_join(dsdir, scr_kvtree_elem_key(e), &src);
+    rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &summary);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_rank_filemap_file_path(dsdir, scr_kvtree_elem_key(e), summary, &src);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_path_dirname(src, &dir);
     if (rc != SCR_SUCCESS) goto out;
@@ -382,6 +388,7 @@ out:
     free(src);
     free(dir);
     free(name);
+    free(summary);
     return rc;
 }
 

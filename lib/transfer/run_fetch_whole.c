@@ -27,6 +27,7 @@
 #include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "rank_filemap.h"
 #include "scr_err.h"
 #include "scan_scr31.h"
 #include "scr_run.h"
@@ -54,8 +55,8 @@
 #define KEY_ERROR "ERROR"
 
 /* Rank 0: one file of the summary (rank r, name relative to dsdir) into
- * whole, after checking it is under run_prefix, there, with its size. */
-static int add_listed_file(const char *run_prefix, const scr_kvtree *summary, int r, const char *name,
+ * whole, after checking it is under the prefix (rank_filemap.h), there, with its size. */
+static int add_listed_file(const scr_kvtree *summary, int r, const char *name,
                            const char *dsdir, scr_kvtree *whole)
 {
     uint64_t size = 0, stored = 0;
@@ -64,14 +65,13 @@ static int add_listed_file(const char *run_prefix, const scr_kvtree *summary, in
     int rc = scr_summary_get_file_size(summary, r, name, &size);
     if (rc != SCR_SUCCESS) return rc;
     int gzip = scr_summary_get_file_compressed(summary, r, name, &stored) == SCR_SUCCESS;
-    rc = scr_path_join(dsdir, name, &path);
+    char *record = NULL;
+    rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &record);
+    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_file_path(dsdir, name, record, &path); /* held to the prefix */
+    free(record);
     if (rc != SCR_SUCCESS) return rc;
     struct stat st;
-    int inside = 0;
-    if (scr_path_is_inside(run_prefix, path, &inside) != SCR_SUCCESS || !inside) {
-        scr_err("the summary in %s names %s, which is not under the prefix %s", dsdir, name, run_prefix);
-        rc = SCR_ERR_FORMAT;
-    } else if (stat(path, &st) != 0) {
+    if (stat(path, &st) != 0) {
         scr_err("restart file %s (rank %d of the run that wrote it) is missing: %s", path, r, strerror(errno));
         rc = SCR_ERR_NOTFOUND;
     } else if ((uint64_t)st.st_size != (gzip ? stored : size)) {
@@ -111,7 +111,7 @@ static int list_whole_dataset(const struct scr_run *run, int id, scr_kvtree *who
         for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
             int nofetch = 0;
             scr_summary_get_file_nofetch(summary, ranks[i], files[f], &nofetch);
-            if (!nofetch) rc = add_listed_file(run->prefix, summary, ranks[i], files[f], dsdir, whole);
+            if (!nofetch) rc = add_listed_file(summary, ranks[i], files[f], dsdir, whole);
         }
         free(files);
     }

@@ -136,13 +136,44 @@ int scr_run_copy_pfs_as(const struct scr_run *run, const char *op, int id, const
     return rc;
 }
 
+/* A flush reads file from the dataset's cache directory (or, written in
+ * place, from dest itself) and writes dest, inside the prefix. */
+static int check_flush_paths(const struct scr_run *run, int id, const char *file, const char *dest)
+{
+    char *cache = NULL;
+    int inside = 0;
+    int rc = scr_path_is_inside(run->prefix, dest, &inside);
+    if (rc == SCR_SUCCESS && !inside) {
+        scr_err("%s: file %s of rank %d in dataset %d is to go to %s, outside the prefix %s; refused",
+                run->filemap_path, file, run->rank, id, dest, run->prefix);
+        return SCR_ERR_FORMAT;
+    }
+    if (rc != SCR_SUCCESS || strcmp(file, dest) == 0) return rc;
+    rc = scr_cache_dataset_dir(run, id, &cache);
+    if (rc == SCR_SUCCESS) rc = scr_path_is_inside(cache, file, &inside);
+    if (rc == SCR_SUCCESS && !inside) {
+        scr_err("%s: file %s of rank %d in dataset %d is not in the dataset's cache directory %s; refused",
+                run->filemap_path, file, run->rank, id, cache);
+        rc = SCR_ERR_FORMAT;
+    }
+    free(cache);
+    return rc;
+}
+
 int scr_flush_destination(const struct scr_run *run, int id, const char *dsdir, const char *file,
                           char **out_dest)
 {
     const scr_meta *meta = NULL;
+    char *dest = NULL;
     int rc = scr_filemap_get_meta(run->map, id, run->rank, file, &meta);
-    if (rc != SCR_SUCCESS) return rc;
-    return original_path(meta, dsdir, out_dest);
+    if (rc == SCR_SUCCESS) rc = original_path(meta, dsdir, &dest);
+    if (rc == SCR_SUCCESS) rc = check_flush_paths(run, id, file, dest);
+    if (rc != SCR_SUCCESS) {
+        free(dest);
+        return rc;
+    }
+    *out_dest = dest;
+    return SCR_SUCCESS;
 }
 
 int scr_flush_note_destination(struct scr_undo *undo, const char *dest, int *out_new)

@@ -5,7 +5,9 @@
 # redundancy encoding, or a pass of their own with SINGLE), the damage is
 # found at SCR_Init: with SINGLE the checkpoint is dropped and the restart
 # comes from the older one on the prefix; with XOR the damaged file is
-# rebuilt from its set and the restart uses the cached checkpoint.
+# rebuilt from its set and the restart uses the cached checkpoint. A
+# filemap changed to list a file outside the cache makes the flush of that
+# checkpoint refuse it, naming the filemap, and write nothing.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup cache-damage
 
@@ -36,5 +38,43 @@ mpi_expect_restart "SINGLE_by_default:_the_damaged_ckpt.3_is_not_used;_the_resta
 
 damaged_run XOR 0
 mpi_expect_restart "XOR_by_default:_the_damaged_file_is_rebuilt_and_the_restart_is_from_ckpt.3" 3 4
+
+# --- a filemap entry naming a file outside the cache ----------------------------------
+# ckpt.1 stays in cache (the run dies); rank 0's entry is made to name an exact
+# copy of its file outside the cache. The restart reads it, and the flush at
+# SCR_Finalize would copy it to the prefix: it is refused and nothing indexed.
+if command -v python3 > /dev/null 2>&1; then
+    mpi_reset
+    mpi_run 2 1 SCR_FLUSH=0 SCR_COPY_TYPE=SINGLE -- --steps 2 --size 4000 --crash-after 1 --crash-rank 1
+    mpi_expect_killed "a_run_is_killed_after_checkpoint_1_left_in_cache" 1
+    file=$(find "$scratch/cache/node0" -path '*/scr.dataset.1/*' -name 'rank0_f0.dat')
+    filemap=$(find "$scratch/cntl/node0" -name 'filemap_0.scrinfo')
+    mkdir -p "$scratch/outside" && cp "$file" "$scratch/outside/rank0_f0.dat" || exit 99
+    python3 "$top_srcdir/tests/tools/kvtree_ref.py" dump "$filemap" > "$scratch/filemap.json" &&
+        python3 - "$scratch/filemap.json" "$file" "$scratch/outside/rank0_f0.dat" <<'PY' &&
+import json, sys
+path, old, new = sys.argv[1:]
+t = json.load(open(path))
+files = t["RANK"]["0"]["DSET"]["1"]["FILE"]
+files[new] = files.pop(old)
+json.dump(t, open(path, "w"))
+PY
+        python3 "$top_srcdir/tests/tools/kvtree_ref.py" write "$scratch/filemap.json" "$filemap" || exit 99
+    mpi_run 2 1 SCR_FLUSH=1 SCR_COPY_TYPE=SINGLE -- --steps 1 --size 4000
+    if grep -qF "$filemap: file $scratch/outside/rank0_f0.dat of rank 0 in dataset 1 is not in the dataset's cache directory" \
+        "$mpi_err"; then
+        ok "the_flush_refuses_a_file_outside_the_cache_naming_the_filemap"
+    else
+        not_ok "the_flush_refuses_a_file_outside_the_cache_naming_the_filemap" "$(mpi_diag)"
+    fi
+    check "and_the_checkpoint_is_neither_on_the_prefix_nor_indexed" \
+        eval "[ ! -e '$prefix/ckpt.1/rank0_f0.dat' ] && [ -z \"\$(mpi_index_id ckpt.1)\" ]"
+else
+    for name in a_run_is_killed_after_checkpoint_1_left_in_cache \
+        the_flush_refuses_a_file_outside_the_cache_naming_the_filemap \
+        and_the_checkpoint_is_neither_on_the_prefix_nor_indexed; do
+        skip "$name" "python3 not found (changes the filemap)"
+    done
+fi
 
 done_testing

@@ -5,7 +5,9 @@
 # SCR_FETCH_BYPASS=1); the one that failed is marked FAILED
 # and never offered again; when every checkpoint fails the run starts
 # afresh. The last rank reports its read invalid (--fail-restart-of), so
-# the ranks must agree on the outcome.
+# the ranks must agree on the outcome. A summary on the prefix that sends
+# one rank's file outside the prefix is refused, naming it, and the older
+# checkpoint is fetched.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup restart-retry
 
@@ -56,5 +58,48 @@ mpi_run 4 2 SCR_FLUSH=1 SCR_FETCH_BYPASS=1 -- --steps 1 --fail-restart-of ckpt.2
 mpi_expect_lines "with_fetch_bypass_a_failed_restart_from_2_is_followed_by_1" \
     "restart from ckpt.2 failed" "restarted from step 1" "finished step 1"
 check "with_fetch_bypass_checkpoint_2_is_marked_FAILED" mpi_index_has "DSET/$id2/FAILED"
+
+# --- a summary naming a file outside the prefix ------------------------------------
+# The last rank's file of checkpoint 2 is listed outside the prefix, where an
+# exact copy of it lies: a fetch that followed the record would read it and
+# write it outside the cache; the dataset is refused and checkpoint 1 fetched.
+if command -v python3 > /dev/null 2>&1; then
+    mpi_reset
+    mpi_run 4 2 SCR_FLUSH=1 -- --steps 2
+    id2=$(mpi_index_id ckpt.2)
+    summary=$prefix/.scr/scr.dataset.$id2/summary.scr
+    mpi_lose_all_nodes
+    mkdir -p "$scratch/outside" || exit 99
+    python3 "$top_srcdir/tests/tools/kvtree_ref.py" dump "$summary" > "$scratch/summary.json" || exit 99
+    python3 - "$scratch/summary.json" "$(dirname "$summary")" "$scratch/outside" <<'PY' || exit 99
+import json, shutil, sys
+path, dsdir, outside = sys.argv[1:]
+t = json.load(open(path))
+files = t["RANK2FILE"]["RANK"]["3"]["FILE"]
+name = next(iter(files))
+shutil.copy(dsdir + "/" + name, outside + "/stolen")
+files["../../../outside/stolen"] = files.pop(name)
+json.dump(t, open(path, "w"))
+PY
+    python3 "$top_srcdir/tests/tools/kvtree_ref.py" write "$scratch/summary.json" "$summary" || exit 99
+    # (no new checkpoint: a new ckpt.2 would take the refused one's place in the index)
+    mpi_run 4 2 SCR_FLUSH=1 -- --steps 1
+    mpi_expect_restart "a_summary_naming_a_file_outside_the_prefix_is_refused_and_1_fetched" 1
+    if grep -qF "$summary: the file '../../../outside/stolen' leads to $scratch/outside/stolen, outside the prefix $prefix" \
+        "$mpi_err"; then
+        ok "the_refusal_names_the_summary_and_the_path"
+    else
+        not_ok "the_refusal_names_the_summary_and_the_path" "$(mpi_diag)"
+    fi
+    check "the_refused_checkpoint_2_is_marked_FAILED" mpi_index_has "DSET/$id2/FAILED"
+    check "nothing_was_written_outside_the_dataset_cache_directory" \
+        eval "[ -z \"\$(find '$scratch' -name stolen ! -path '$scratch/outside/stolen')\" ]"
+else
+    for name in a_summary_naming_a_file_outside_the_prefix_is_refused_and_1_fetched \
+        the_refusal_names_the_summary_and_the_path the_refused_checkpoint_2_is_marked_FAILED \
+        nothing_was_written_outside_the_dataset_cache_directory; do
+        skip "$name" "python3 not found (doctors the summary)"
+    done
+fi
 
 done_testing

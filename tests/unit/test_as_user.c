@@ -31,7 +31,7 @@ static int fail(void *arg, char *msg, size_t len)
     return -1;
 }
 
-static struct spank_scr_user nobody;
+static struct scr_identity nobody;
 
 static void test_the_work_runs_as_the_user_and_its_message_comes_back(void)
 {

@@ -64,11 +64,11 @@ static void test_scanner_lists_files_with_meta_from_golden(void)
     CHECK(scr_filemap_get_dataset(rmap, 6, 2, &desc) == 0 && scr_dataset_is_checkpoint(desc),
           "descriptor");
     char *where = NULL;
-    CHECK(scr_rank_filemap_file_path(DSETDIR, APP_REL, &where) == SCR_SUCCESS &&
+    CHECK(scr_rank_filemap_file_path(DSETDIR, APP_REL, "2.scrfilemap", &where) == SCR_SUCCESS &&
           strcmp(where, "/p/lscratchb/user1/simulation123/ckpt.6/rank_2.ckpt") == 0,
           "application file resolves to %s", where ? where : "(null)");
     free(where);
-    CHECK(scr_rank_filemap_file_path(DSETDIR, XOR_REL, &where) == SCR_SUCCESS &&
+    CHECK(scr_rank_filemap_file_path(DSETDIR, XOR_REL, "2.scrfilemap", &where) == SCR_SUCCESS &&
           strcmp(where, DSETDIR "/" XOR_REL) == 0, "XOR file resolves to %s",
           where ? where : "(null)");
     free(where);
@@ -196,10 +196,30 @@ static void test_build_refuses_what_it_cannot_represent(void)
     CHECK(scr_rank_filemap_build(map, 3, 1, "/p/run", &rmap) == SCR_ERR_ARG, "same name twice");
     CHECK(strstr(scr_last_error(), "/p/run/x.xor") != NULL, "'%s'", scr_last_error());
     CHECK(scr_rank_filemap_build(map, 3, 1, "/p/run", NULL) == SCR_ERR_ARG, "NULL result");
-    CHECK(scr_rank_filemap_file_path("/p/run", "/etc/passwd", &(char *){ NULL }) == SCR_ERR_ARG,
+    CHECK(scr_rank_filemap_file_path("/p/run", "/etc/passwd", "0.scrfilemap", &(char *){ NULL }) == SCR_ERR_FORMAT,
           "absolute name");
     scr_log_set_quiet(0);
     scr_filemap_delete(map);
+}
+
+static void test_a_name_leading_outside_the_prefix_is_refused_naming_the_record(void)
+{
+    char *where = NULL;
+    scr_log_set_quiet(1);
+    scr_clear_last_error();
+    CHECK(scr_rank_filemap_file_path("/p/.scr/scr.dataset.6", "../../../etc/passwd", "/p/.scr/scr.dataset.6/3.scrfilemap",
+                                     &where) == SCR_ERR_FORMAT && where == NULL,
+          "a name climbing above the prefix was taken: %s", where ? where : "(null)");
+    CHECK(strstr(scr_last_error(), "/p/.scr/scr.dataset.6/3.scrfilemap") != NULL &&
+              strstr(scr_last_error(), "/etc/passwd") != NULL,
+          "the message names neither the record nor the path: '%s'", scr_last_error());
+    CHECK(scr_rank_filemap_file_path("/p/.scr/scr.dataset.6", "../../a/../../q/x", "r", &where) == SCR_ERR_FORMAT,
+          "a name that leaves the prefix through .. was taken");
+    CHECK(scr_rank_filemap_file_path("/p/.scr/scr.dataset.6", "../../ckpt/../q/x", "r", &where) == SCR_SUCCESS &&
+              strcmp(where, "/p/q/x") == 0,
+          "a name inside the prefix after .. resolves to %s", where ? where : "(null)");
+    free(where);
+    scr_log_set_quiet(0);
 }
 
 static void test_names_of_rank_filemaps(void)
@@ -247,6 +267,7 @@ int main(void)
     RUN(test_cache_specific_or_damaged_content_is_refused);
     RUN(test_build_places_files_where_the_copy_puts_them);
     RUN(test_build_refuses_what_it_cannot_represent);
+    RUN(test_a_name_leading_outside_the_prefix_is_refused_naming_the_record);
     RUN(test_names_of_rank_filemaps);
     RUN(test_write_refuses_absolute_paths);
     return tap_done();
