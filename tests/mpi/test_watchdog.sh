@@ -15,13 +15,15 @@ mpi_setup watchdog
 common="SCR_FLUSH=1 SCR_COPY_TYPE=SINGLE"
 shim=$top_builddir/tests/tools/.libs/libstall_open.so
 release=$scratch/answer-again
-# the ranks, with opens of $SCR_TEST_STALL_OPEN held until $release exists
+# the ranks, with opens of $SCR_TEST_STALL_OPEN held until $release exists;
+# preloaded into the program itself, not into libtool's wrapper script, since
+# a sanitizer's shim loads only into a program that carries the sanitizer
+app_bin=$(dirname "$mpi_app")/.libs/$(basename "$mpi_app")
+[ -x "$app_bin" ] || app_bin=$mpi_app
 stalled_app=$scratch/stalled_app
-printf '#!/bin/sh\nLD_PRELOAD=%s SCR_TEST_STALL_RELEASE=%s exec %s "$@"\n' "$shim" "$release" "$mpi_app" \
-    > "$stalled_app" && chmod +x "$stalled_app" || exit 99
-# a build whose shim cannot be preloaded (a sanitizer's, whose runtime only
-# its own programs carry) cannot stall a file system
-if [ ! -f "$shim" ] || ! LD_PRELOAD=$shim /bin/true 2> /dev/null; then
+printf '#!/bin/sh\nexport LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\nLD_PRELOAD=%s SCR_TEST_STALL_RELEASE=%s exec %s "$@"\n' \
+    "$top_builddir/lib/.libs" "$shim" "$release" "$app_bin" > "$stalled_app" && chmod +x "$stalled_app" || exit 99
+if [ ! -f "$shim" ] || ! LD_PRELOAD=$shim "$top_builddir/cli/scr-print" --version > /dev/null 2>&1; then
     mpi_skip_all "the stall shim $shim cannot be preloaded in this build"
 fi
 # hang PATH: opens of PATH wait from now on; answer: they go on
