@@ -10,16 +10,23 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The password entry of uid into *pw (strings in buf); logged when none. */
+static int password_entry(uid_t uid, struct passwd *pw, char *buf, size_t len)
+{
+    struct passwd *found = NULL;
+    int err = getpwuid_r(uid, pw, buf, len, &found);
+    if (found != NULL) return SCR_SUCCESS;
+    scr_err("uid %lu is not in the password database%s%s", (unsigned long)uid, err ? ": " : "",
+            err ? strerror(err) : "");
+    return SCR_ERR_NOTFOUND;
+}
+
 int scr_identity_lookup(uid_t uid, gid_t gid, struct scr_identity *out)
 {
-    struct passwd pw, *found = NULL;
+    struct passwd pw;
     char buf[4096];
-    int err = getpwuid_r(uid, &pw, buf, sizeof(buf), &found);
-    if (found == NULL) {
-        scr_err("uid %lu is not in the password database%s%s", (unsigned long)uid, err ? ": " : "",
-                err ? strerror(err) : "");
-        return SCR_ERR_NOTFOUND;
-    }
+    int rc = password_entry(uid, &pw, buf, sizeof(buf));
+    if (rc != SCR_SUCCESS) return rc;
     if (strlen(pw.pw_name) >= sizeof(out->name)) {
         scr_err("the name of uid %lu is longer than %zu characters", (unsigned long)uid, sizeof(out->name) - 1);
         return SCR_ERR_ARG;
@@ -32,14 +39,10 @@ int scr_identity_lookup(uid_t uid, gid_t gid, struct scr_identity *out)
 
 int scr_identity_lookup_uid(uid_t uid, struct scr_identity *out)
 {
-    struct passwd pw, *found = NULL;
+    struct passwd pw;
     char buf[4096];
-    int err = getpwuid_r(uid, &pw, buf, sizeof(buf), &found);
-    if (found == NULL) {
-        scr_err("uid %lu is not in the password database%s%s", (unsigned long)uid, err ? ": " : "",
-                err ? strerror(err) : "");
-        return SCR_ERR_NOTFOUND;
-    }
+    int rc = password_entry(uid, &pw, buf, sizeof(buf));
+    if (rc != SCR_SUCCESS) return rc;
     return scr_identity_lookup(uid, pw.pw_gid, out);
 }
 
