@@ -236,7 +236,7 @@ $_text"
 }
 
 revive_nodes() {
-    LAB=$slurm_lab NNODES=$NNODES SPANK_PLUGIN=$slurm_plugin sh "$slurm_dir/start-cluster.sh" > /dev/null 2>&1
+    slurm_start_cluster > /dev/null 2>&1
 }
 
 # Case 1: the last node of the step, srun -K, sbatch --ntasks-per-node. Also
@@ -248,7 +248,7 @@ if crash_at n3 3; then
     down=$("$top_builddir/cli/scr-list-down-nodes" --reason --health-dir "$slurm_work/no-health" 'n[1-4]' 2>&1)
     status=$?
     if [ "$status" -eq 1 ] && [ "$(printf '%s\n' "$down" | wc -l)" -eq 1 ] &&
-       printf '%s\n' "$down" | grep -Eq "^n3: (its slurmd at 10\.77\.0\.13:[0-9]+ does not answer: |Slurm reports it)"; then
+       printf '%s\n' "$down" | grep -Eq "^n3: (its slurmd at $(printf '%s' "$slurm_net" | sed 's/\./\\./g')\.13:[0-9]+ does not answer: |Slurm reports it)"; then
         ok "scr-list-down-nodes names the crashed node, and only it, as down"
         echo "# $down"
     else
@@ -258,7 +258,7 @@ if crash_at n3 3; then
     # of the nodes, so the probe is set aside, with a line saying so
     alone=$("$top_builddir/cli/scr-list-down-nodes" --reason --health-dir "$slurm_work/no-health" n3 2>&1)
     status=$?
-    if { [ "$status" -eq 0 ] && [ "$alone" = "scr-list-down-nodes: no node's slurmd answered a probe from this host (10.77.0.13:6818: Connection refused); judged without it" ]; } ||
+    if { [ "$status" -eq 0 ] && [ "$alone" = "scr-list-down-nodes: no node's slurmd answered a probe from this host ($slurm_net.13:${SLURMD_PORT:-6818}: Connection refused); judged without it" ]; } ||
        { [ "$status" -eq 1 ] && printf '%s\n' "$alone" | grep -q "^n3: Slurm reports it"; }; then
         ok "when no node's slurmd answers, the probe is set aside and says so"
         echo "# $alone"
