@@ -9,7 +9,9 @@
 # notices, as an MPI abort does), a middle one, and two nodes in turn in one
 # job; with and without srun -K, under --exclusive and --ntasks-per-node.
 # Also: a run killed without a node loss is run again once and resumes; the
-# run limit; a job that finished is not run again; an srun outside
+# run limit; a job that finished is not run again; a node of
+# SCR_EXCLUDE_NODES, and one whose health check failed in this job, are
+# avoided, one an earlier job's health record names is not; an srun outside
 # sbatch/salloc only says it cannot relaunch.
 . "$top_srcdir/tests/slurm/slurm-lib.sh"
 NNODES=5
@@ -86,6 +88,52 @@ if [ -n "$first" ] && [ -n "$second" ] && [ "$first" != "$second" ] && grep -q "
 then ok "run 2 avoids a node of SCR_EXCLUDE_NODES and runs on the other one"
 else not_ok "run 2 avoids a node of SCR_EXCLUDE_NODES and runs on the other one" "$where
 $(cat "$slurm_work/exclude.out")"; fi
+
+# a node whose check fails in this job is avoided from run 2 on: its record
+# reaches the prefix the script exports as the step ends, before srun
+# decides; a record an earlier job left for a node that has not run a step
+# of this one yet is not held against it. Nothing goes to the directory the
+# job was submitted from.
+mkdir -p "$slurm_work/health-submit" "$slurm_work/health-prefix/.scr/health"
+printf '{"VERSION": {"1": {}}, "NODE": {"n3": {}}, "HEALTHY": {"0": {}}, "REASON": {"an earlier job'"'"'s finding": {}}, "CHECKED": {"1000000000": {}}}' \
+    > "$slurm_work/health-n3.json"
+"${PYTHON3:-/usr/bin/python3}" "$top_srcdir/tests/tools/kvtree_ref.py" write "$slurm_work/health-n3.json" \
+    "$slurm_work/health-prefix/.scr/health/n3.health"
+chown -R "$slurm_user" "$slurm_work/health-submit" "$slurm_work/health-prefix"
+cat > "$slurm_work/health-submit/job.sh" <<SCRIPT
+#!/bin/sh
+export SCR_PREFIX=$slurm_work/health-prefix
+srun -N2 ../where.sh
+SCRIPT
+chmod 755 "$slurm_work/health-submit/job.sh"
+job=$(next_job_id)
+# the control directory of n2 belongs to someone else: its check fails
+on_node n2 sh -c "mkdir -p /dev/shm/$slurm_user/scr.$job && chown -R nobody /dev/shm/$slurm_user"
+rm -f "$slurm_work/health-submit/where.txt"
+as_user sh -c "cd health-submit && sbatch -W -N3 --scr --scr-runs=2 -o out.txt ./job.sh" > /dev/null 2>&1
+on_node n2 rm -rf "/dev/shm/$slurm_user"
+where=$(cat "$slurm_work/health-submit/where.txt" 2>/dev/null)
+second=$(printf '%s\n' "$where" | awk '$2 == 2 {print $3}' | sort | tr '\n' ' ')
+out=$(cat "$slurm_work/health-submit/out.txt" 2>&1)
+if [ "$second" = "n1 n3 " ] && printf '%s\n' "$out" | grep -q "starting run 2 on 2 nodes, avoiding n2" &&
+   printf '%s\n' "$out" | grep -q "scr: n2 is down: failed its health check: refusing /dev/shm/$slurm_user" &&
+   ! printf '%s\n' "$out" | grep -q "n3 is down"; then
+    ok "run 2 avoids a node that failed its check in this job, not one an earlier job's record names"
+else
+    not_ok "run 2 avoids a node that failed its check in this job, not one an earlier job's record names" "$where
+$out
+$(ls -la "$slurm_work/health-prefix/.scr/health" 2>&1)"
+fi
+if [ ! -e "$slurm_work/health-submit/.scr" ]; then ok "the directory the job was submitted from is untouched"
+else not_ok "the directory the job was submitted from is untouched" "$(ls -laR "$slurm_work/health-submit/.scr")"; fi
+# n1 ran both runs: its record went to the prefix as run 1 ended, and run 2 found nothing left to deliver
+if grep -q "scr: health record of job $job for $slurm_user: node n1 healthy; record $slurm_work/health-prefix/" \
+       "$slurm_lab/log/slurmd-n1.log" && ! grep -q "error: scr: health record of job $job " "$slurm_lab/log/slurmd-n1.log"; then
+    ok "a node delivers its record once, as the first step's task ends, and says so in its slurmd log"
+else
+    not_ok "a node delivers its record once, as the first step's task ends, and says so in its slurmd log" \
+        "$(grep 'scr: health' "$slurm_lab/log/slurmd-n1.log")"
+fi
 
 rm -f "$slurm_work/runs.txt"
 out=$(as_user srun -N1 --scr --scr-runs=2 ./count.sh 2>&1)
