@@ -6,8 +6,10 @@
 # rebuilds the lost node's XOR-protected checkpoint from cache onto a spare
 # node, finishes, and every byte checks. The lost node is the step's last,
 # its first after the batch host (with the step cancelled before slurmctld
-# notices, as an MPI abort does), a middle one, and two nodes in turn in one
-# job; with and without srun -K, under --exclusive and --ntasks-per-node.
+# notices, as an MPI abort does), a middle one that dies as the step ends
+# (still up and answering when srun first judges the nodes, gone before the
+# next run starts), and two nodes in turn in one job; with and without srun
+# -K, under --exclusive and --ntasks-per-node.
 # Also: a run killed without a node loss is run again once and resumes; the
 # run limit; a job that finished is not run again; a node of
 # SCR_EXCLUDE_NODES, and one whose health check failed in this job, are
@@ -238,6 +240,33 @@ crash_at() {
     crashed_at=$(date +%s)
 }
 
+# crash_as_step_ends NAME NODE DATASET: once NODE's cache holds DATASET,
+# its tasks die (srun -K then ends the step at once), and the node itself
+# only once srun, having judged the nodes as the step ended, says it waits
+# for the step to leave slurmctld: a node that dies while the step ends,
+# up to Slurm and answering when first judged. The time of the crash in
+# $crashed_at. The next run must not be placed on it.
+crash_as_step_ends() {
+    _tries=0
+    until on_node "$2" test -d "/dev/shm/$slurm_user/scr.$job/scr.dataset.$3" 2>/dev/null; do
+        _tries=$((_tries + 1))
+        [ "$_tries" -le 240 ] || return 1
+        sleep 0.25
+    done
+    for _p in $(ip netns pids "$slurm_ns_prefix$2"); do
+        [ "$(cat "/proc/$_p/comm" 2>/dev/null)" = scr_test_app ] && kill -9 "$_p"
+    done
+    # the relaunch then waits at least 3 s before it starts the next run
+    _tries=0
+    until grep -q "scr: waited .* for step $job\.0 \|scr: step $job\.0 still" "$slurm_work/$1/out.txt" 2>/dev/null; do
+        _tries=$((_tries + 1))
+        [ "$_tries" -le 600 ] || return 1
+        sleep 0.1
+    done
+    kill_node "$2"
+    crashed_at=$(date +%s)
+}
+
 # run_started NAME RUN: the start time of run RUN, once it has started (90 s at most)
 run_started() {
     wait_for "$slurm_work/$1/runs.txt" "^run $2 " 90 || return 1
@@ -353,9 +382,11 @@ else
 fi
 revive_nodes
 
-# Case 3: a middle node of a 4-node step, no -K, --ntasks-per-node.
-loss_job middle "-N5 --ntasks-per-node=2" "" 4 8 6
-if crash_at n3 3; then
+# Case 3: a middle node of a 4-node step, -K, --ntasks-per-node; the node
+# dies as the step ends (crash_as_step_ends): up and answering when srun
+# first judges the nodes, gone before the next run starts.
+loss_job middle "-N5 --ntasks-per-node=2" "-K" 4 8 6
+if crash_as_step_ends middle n3 3; then
     check_next_run middle 2 n3
     check_finish middle 8 6 2
 else
