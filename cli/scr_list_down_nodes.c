@@ -327,7 +327,10 @@ int main(int argc, char **argv)
         free(prefix);
         return EXIT_FAILURE_OTHER;
     }
-    struct scr_down_nodes_query q = { nodelist, exclude, health_dir, ask_slurm, ask_slurm, down_option, probe_ms };
+    struct scr_down_nodes_query q = {
+        .nodelist = nodelist, .exclude = exclude, .health_dir = health_dir, .ask_slurm = ask_slurm,
+        .probe_slurmd = ask_slurm, .down = down_option, .probe_timeout_ms = probe_ms,
+    };
     struct scr_down_nodes list;
     rc = scr_down_nodes_find(&q, &list);
     free(default_health);

@@ -8,6 +8,7 @@
 #include "scavenge_job.h"
 #include "scr_err.h"
 #include "spank_as_user.h"
+#include "spank_health.h"
 #include "spank_job.h"
 #include "spank_options.h"
 #include "util_log.h"
@@ -154,6 +155,22 @@ static int purge_recorded_caches(const struct spank_scr_job *job, char *const di
     return failed ? -1 : 0;
 }
 
+/* A health record still waiting in the control directory goes to the
+ * prefix before the directory is removed (spank_health.h); the job's own
+ * --scr-prefix serves a node no run recorded a prefix on, never the
+ * working directory. */
+static int deliver_health(const struct spank_scr_job *job, const char *cntl, char *msg, size_t len)
+{
+    char text[1024];
+    struct spank_scr_health_delivery d = {
+        .node = job->node, .cntl_dir = cntl, .named_prefix = job->prefix_named ? job->prefix : NULL,
+        .named_origin = "the job's --scr-prefix",
+    };
+    int rc = scr_spank_health_deliver(&d, text, sizeof(text));
+    if (text[0] != '\0') add(msg, len, "; health record: %s", text);
+    return rc;
+}
+
 /* The child's work. */
 static int end_node(void *arg, char *msg, size_t len)
 {
@@ -170,6 +187,7 @@ static int end_node(void *arg, char *msg, size_t len)
         return -1;
     }
     int rc = scavenge(e, dirs[0], msg, len);
+    if (deliver_health(job, dirs[0], msg, len) != 0) rc = -1;
     /* the cache first: the control directory's records name its files */
     if (purge_recorded_caches(job, dirs, msg, len) != 0) rc = -1;
     if (purge(dirs[1], msg, len) != 0) rc = -1;

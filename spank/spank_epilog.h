@@ -17,7 +17,10 @@
  *     --scr-prefix or the job's working directory only for a job that
  *     never reached SCR_Init. The prefix's lock (prefix_lock.h) is marked
  *     released when it still names the job, so that the next job is not
- *     kept out by a lock a lost node's file system client still holds. Then the job's cache and control directories are
+ *     kept out by a lock a lost node's file system client still holds. A
+ *     health record the prolog kept in the control directory and no step
+ *     delivered goes to the prefix a run recorded, else to --scr-prefix
+ *     (spank_health.h). Then the job's cache and control directories are
  *     removed without following any symbolic link;
  *   - one line per node in the slurmd log: "scr: epilog of job J for U:
  *     node N: ..." (slurm_info when all went well, slurm_error otherwise),

@@ -12,12 +12,13 @@
 
 /* --scr-prefix made absolute against the job's working directory, else
  * that directory; NULL when neither is known. *out_origin says which. */
-static char *job_prefix(const char **out_origin)
+static char *job_prefix(const char **out_origin, int *out_named)
 {
     const char *given = scr_spank_options_job_value("SCR_PREFIX");
     const char *workdir = getenv("SLURM_JOB_WORK_DIR");
     char *out = NULL;
     *out_origin = given != NULL ? "from --scr-prefix" : "the job's working directory";
+    *out_named = given != NULL;
     if (given != NULL && given[0] == '/') scr_path_normalize(given, &out);
     else if (workdir != NULL && workdir[0] == '/') scr_path_join(workdir, given ? given : "", &out);
     return out;
@@ -61,7 +62,7 @@ int scr_spank_job_load(spank_t sp, const struct spank_scr_site *site, struct spa
         snprintf(why, why_len, "cache base %s is not one of the site's stores (%s)", out->cache_base, site->stores);
         return -1;
     }
-    out->prefix = job_prefix(&out->prefix_origin);
+    out->prefix = job_prefix(&out->prefix_origin, &out->prefix_named);
     if (out->prefix == NULL) {
         snprintf(why, why_len, "SLURM_JOB_WORK_DIR is not set to an absolute path");
         return -1;

@@ -26,6 +26,7 @@ struct spank_scr_job {
     const char *cache_base;
     char *prefix;           /* owned; the one a run recorded (job_file.h) comes first */
     const char *prefix_origin;  /* where prefix came from, for messages */
+    int prefix_named;           /* 1: prefix is the job's --scr-prefix, not a default */
 };
 
 /* Fill *out for the job of sp; -1 with why set when Slurm does not tell

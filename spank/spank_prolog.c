@@ -6,16 +6,14 @@
 #include "node_health.h"
 #include "scr_err.h"
 #include "spank_as_user.h"
+#include "spank_health.h"
 #include "spank_job.h"
 #include "spank_options.h"
-#include "util_io.h"
 #include "util_log.h"
-#include "util_path.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 /* What the child working as the user needs, all resolved by the parent. */
@@ -31,8 +29,9 @@ static const char *last_error_or(const char *text)
     return e != NULL && e[0] != '\0' ? e : text;
 }
 
-/* Both job directories created; on failure the reason is in rec. */
-static void create_dirs(const struct spank_scr_job *job, char **dirs, struct scr_health *rec)
+/* Both job directories created; on failure the reason is in rec. Returns
+ * how many were made (the control directory first). */
+static int create_dirs(const struct spank_scr_job *job, char **dirs, struct scr_health *rec)
 {
     const char *what[2] = {"SCR_CNTL_BASE", "SCR_CACHE_BASE"};
     const char *base[2] = {job->cntl_base, job->cache_base};
@@ -41,55 +40,45 @@ static void create_dirs(const struct spank_scr_job *job, char **dirs, struct scr
             scr_job_dir_create(dirs[i]) != SCR_SUCCESS) {
             rec->healthy = 0;
             snprintf(rec->reason, sizeof(rec->reason), "%s", last_error_or("cannot create the job directory"));
-            return;
+            return i;
         }
     }
+    return 2;
 }
 
-/* <prefix>/.scr/health, created as needed below an existing prefix. */
-static int health_dir(const char *prefix, char **out_dir)
-{
-    struct stat st;
-    if (stat(prefix, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        scr_err("prefix %s is not a directory", prefix);
-        return SCR_ERR_NOTFOUND;
-    }
-    int rc = scr_path_join(prefix, ".scr/health", out_dir);
-    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(*out_dir, 0700);
-    return rc;
-}
-
-/* The child's work: directories, health check, record. */
+/* The child's work: directories, health check, the record kept in the
+ * control directory until the job's prefix is known (spank_health.h). */
 static int set_up_node(void *arg, char *msg, size_t msg_len)
 {
     const struct node_setup *s = arg;
     const struct spank_scr_job *job = s->job;
-    char *dirs[2] = {NULL, NULL}, *hdir = NULL, *record = NULL;
+    char *dirs[2] = {NULL, NULL}, *record = NULL;
     struct scr_health rec;
     memset(&rec, 0, sizeof(rec));
     snprintf(rec.node, sizeof(rec.node), "%s", job->node);
     rec.healthy = 1;
     rec.checked = time(NULL);
-    create_dirs(job, dirs, &rec);
+    int made = create_dirs(job, dirs, &rec);
     if (rec.healthy &&
         scr_node_health_check(job->node, (const char *const *)dirs, 2, s->min_free, &rec) != SCR_SUCCESS) {
         rec.healthy = 0;
         snprintf(rec.reason, sizeof(rec.reason), "the health check could not run");
     }
-    int rc = health_dir(job->prefix, &hdir);
-    if (rc == SCR_SUCCESS) rc = scr_health_file_path(hdir, job->node, &record);
-    if (rc == SCR_SUCCESS) rc = scr_health_file_write(record, &rec);
+    /* a refused control directory keeps nothing: the delivery makes its record again */
+    int rc = made > 0 ? scr_spank_health_keep(dirs[0], &rec, &record) : SCR_SUCCESS;
     if (rc != SCR_SUCCESS)
-        snprintf(msg, msg_len, "node %s %s%s; health record not written: %s", job->node,
+        snprintf(msg, msg_len, "node %s %s%s; health record not kept: %s", job->node,
                  rec.healthy ? "healthy" : "unhealthy: ", rec.reason, last_error_or("unknown error"));
     else if (rec.healthy)
-        snprintf(msg, msg_len, "node %s healthy: control directory %s, cache directory %s; record %s", job->node,
-                 dirs[0], dirs[1], record);
+        snprintf(msg, msg_len, "node %s healthy: control directory %s, cache directory %s; record kept in %s until "
+                 "the job's prefix is known", job->node, dirs[0], dirs[1], record);
+    else if (record != NULL)
+        snprintf(msg, msg_len, "node %s unhealthy: %s; record kept in %s until the job's prefix is known", job->node,
+                 rec.reason, record);
     else
-        snprintf(msg, msg_len, "node %s unhealthy: %s; record %s", job->node, rec.reason, record);
+        snprintf(msg, msg_len, "node %s unhealthy: %s", job->node, rec.reason);
     free(dirs[0]);
     free(dirs[1]);
-    free(hdir);
     free(record);
     return rc == SCR_SUCCESS && rec.healthy ? 0 : -1;
 }

@@ -8,9 +8,11 @@
  *      <base>/<user>/scr.<jobid> (job_dir.h: mode 0700, owned by the user;
  *      a symbolic link or a directory of someone else is refused);
  *   2. checks the node's health (node_health.h) in those directories;
- *   3. writes the node's health record <prefix>/.scr/health/<node>.health
- *      (prefix: --scr-prefix, else the job's working directory), which
- *      scr-list-down-nodes reads.
+ *   3. keeps the node's health record in the control directory until the
+ *      job's prefix is known, when it moves to
+ *      <prefix>/.scr/health/<node>.health (spank_health.h). The prolog
+ *      writes nothing outside the node: the prefix is not known yet, and
+ *      the directory the job was submitted from need not be it.
  * What it did, or why the node is unhealthy, goes to the slurmd log. An
  * unhealthy node does not fail the prolog: Slurm would drain the node for a
  * fault that may be this user's alone; the record tells the relaunch to

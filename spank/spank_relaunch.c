@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RUN_NUMBER_VAR "SCR_RUN_NUMBER"
@@ -65,14 +66,15 @@ void scr_spank_relaunch_note_step(spank_t sp)
                    "(run it inside sbatch or salloc for SCR_RUNS=%ld)", runs);
 }
 
-/* The job's nodes and whether it still runs, from slurmctld; -1 (why set)
- * when it cannot tell. *out_nodes is a new string. */
-static int job_state(char **out_nodes, int *out_running, char *why, size_t why_len)
+/* The job's nodes, whether it still runs and when it started, from
+ * slurmctld; -1 (why set) when it cannot tell. *out_nodes is a new string. */
+static int job_state(char **out_nodes, int *out_running, time_t *out_start, char *why, size_t why_len)
 {
     job_info_msg_t *msg = NULL;
     if (scr_spank_load_job(job_id, &msg, why, why_len) != 0) return -1;
     const slurm_job_info_t *job = &msg->job_array[0];
     *out_running = (job->job_state & JOB_STATE_BASE) == JOB_RUNNING && !(job->job_state & JOB_COMPLETING);
+    *out_start = job->start_time;
     *out_nodes = strdup(job->nodes != NULL ? job->nodes : "");
     slurm_free_job_info_msg(msg);
     if (*out_nodes != NULL) return 0;
@@ -258,22 +260,69 @@ static int run_again(int run_number, const char *avoid, int overlap)
     return -1;
 }
 
-/* The run that just ended has left its CPUs (or is known to keep them):
- * start run_number with the job's nodes as slurmctld has them now, which
- * may lack a failed node removed meanwhile. Returns only on failure. */
-static int start_next_run(int run_number, const char *avoid)
+/* What decides whether the run after `run` is made, and where. */
+struct relaunch_case {
+    const char *prefix;
+    const char *judged;    /* the nodes the run started with */
+    int run;
+    long max_runs;
+    time_t job_start;      /* health records from before it are an earlier job's */
+};
+
+/* Judge the job's nodes now (Slurm's states, a probe of each node's
+ * slurmd, SCR_EXCLUDE_NODES, this job's health records) and decide. */
+static int make_plan(const struct relaunch_case *c, struct scr_relaunch_plan *plan)
+{
+    const char *end = getenv("SCR_END_TIME");
+    struct scr_relaunch_plan_input in = {
+        .prefix = c->prefix, .nodelist = c->judged, .exclude = getenv("SCR_EXCLUDE_NODES"),
+        .runs_done = c->run, .max_runs = (int)c->max_runs,
+        .min_nodes = (int)param_count("SCR_MIN_NODES", (long)step_nodes),
+        .end_time = end != NULL ? strtoll(end, NULL, 10) : 0,
+        .halt_seconds = param_count("SCR_HALT_SECONDS", 0),
+        .health_since = (int64_t)c->job_start,
+    };
+    int rc = scr_relaunch_plan_make(&in, plan);
+    if (rc != SCR_SUCCESS) slurm_error("scr: not running again: %s", scr_last_error());
+    else if (plan->verdict != SCR_RELAUNCH_GO) slurm_info("scr: not running again after run %d: %s", c->run, plan->why);
+    return rc == SCR_SUCCESS && plan->verdict == SCR_RELAUNCH_GO ? 0 : -1;
+}
+
+/* The run that just ended is to be made again: once its step has left its
+ * CPUs (or is known to keep them) and the nodes have settled, judge the
+ * nodes again, since the first judgment came as the step ended: a node
+ * that was dying then may still have answered the probe (a killed slurmd
+ * whose socket the kernel had not yet closed), and one may have failed
+ * since. Then start the next run with the job's nodes as slurmctld has
+ * them now, which may lack a failed node removed meanwhile. Returns only
+ * when no run is started (0) or on failure (-1). */
+static int start_next_run(const struct relaunch_case *c)
 {
     int overlap = 0, running = 0;
+    time_t start = 0;
     char why[512], *nodes = NULL;
-    if (scr_spank_step_leave(job_id, step_id, &overlap) != 0) return SCR_FAILURE;
+    if (scr_spank_step_leave(job_id, step_id, &overlap) != 0) return -1;
     settle();
-    if (job_state(&nodes, &running, why, sizeof(why)) != 0) {
-        slurm_error("scr: not running again: %s", why);
-        return SCR_FAILURE;
+    struct scr_relaunch_plan plan;
+    if (make_plan(c, &plan) != 0) {
+        scr_relaunch_plan_free(&plan);
+        return 0;
     }
-    int rc = SCR_FAILURE;
-    if (!running) slurm_info("scr: not running again: job %lu is ending", (unsigned long)job_id);
-    else if (export_job_nodes(nodes) == 0) rc = run_again(run_number, avoid, overlap);
+    int rc = -1;
+    if (job_state(&nodes, &running, &start, why, sizeof(why)) != 0) {
+        slurm_error("scr: not running again: %s", why);
+    } else if (!running) {
+        slurm_info("scr: not running again: job %lu is ending", (unsigned long)job_id);
+        rc = 0;
+    } else {
+        if (plan.note[0] != '\0') slurm_info("scr: %s", plan.note);
+        slurm_info("scr: run %d ended before SCR_Finalize; starting run %d on %d nodes%s%s", c->run, c->run + 1,
+                   plan.nodes_up, plan.avoid ? ", avoiding " : "", plan.avoid ? plan.avoid : "");
+        report_down(&plan.down);
+        log_relaunch(c->prefix, c->run + 1, plan.nodes_up, plan.avoid);
+        if (export_job_nodes(nodes) == 0) rc = run_again(c->run + 1, plan.avoid, overlap);
+    }
+    scr_relaunch_plan_free(&plan);
     free(nodes);
     return rc;
 }
@@ -286,7 +335,8 @@ int scr_spank_relaunch(void)
     if (!in_allocation || job_id == 0 || max_runs == 1) return 0;
     char why[512], *nodes = NULL;
     int running = 0;
-    if (job_state(&nodes, &running, why, sizeof(why)) != 0) {
+    time_t start = 0;
+    if (job_state(&nodes, &running, &start, why, sizeof(why)) != 0) {
         slurm_error("scr: not running again: %s", why);
         return 0;
     }
@@ -300,30 +350,18 @@ int scr_spank_relaunch(void)
     const char *judged = getenv("SLURM_JOB_NODELIST");
     if (judged == NULL || judged[0] == '\0') judged = nodes;
     char *prefix = resolve_prefix();
-    const char *end = getenv("SCR_END_TIME");
-    struct scr_relaunch_plan_input in = {
-        .prefix = prefix, .nodelist = judged, .exclude = getenv("SCR_EXCLUDE_NODES"),
-        .runs_done = run, .max_runs = (int)max_runs,
-        .min_nodes = (int)param_count("SCR_MIN_NODES", (long)step_nodes),
-        .end_time = end != NULL ? strtoll(end, NULL, 10) : 0,
-        .halt_seconds = param_count("SCR_HALT_SECONDS", 0),
-    };
-    struct scr_relaunch_plan plan;
-    int rc = prefix != NULL ? scr_relaunch_plan_make(&in, &plan) : SCR_ERR_NOMEM;
-    if (rc != SCR_SUCCESS) {
-        slurm_error("scr: not running again: %s", prefix ? scr_last_error() : "cannot resolve the prefix");
-    } else if (plan.verdict != SCR_RELAUNCH_GO) {
-        slurm_info("scr: not running again after run %d: %s", run, plan.why);
+    struct relaunch_case c = { .prefix = prefix, .judged = judged, .run = run, .max_runs = max_runs, .job_start = start };
+    int rc = 0;
+    if (prefix == NULL) {
+        slurm_error("scr: not running again: cannot resolve the prefix");
     } else {
-        if (plan.note[0] != '\0') slurm_info("scr: %s", plan.note);
-        slurm_info("scr: run %d ended before SCR_Finalize; starting run %d on %d nodes%s%s", run, run + 1,
-                   plan.nodes_up, plan.avoid ? ", avoiding " : "", plan.avoid ? plan.avoid : "");
-        report_down(&plan.down);
-        log_relaunch(prefix, run + 1, plan.nodes_up, plan.avoid);
-        rc = start_next_run(run + 1, plan.avoid);
+        /* decided once now, so that a run that is not made waits for nothing */
+        struct scr_relaunch_plan plan;
+        int go = make_plan(&c, &plan) == 0;
+        scr_relaunch_plan_free(&plan);
+        if (go) rc = start_next_run(&c);
     }
-    if (prefix != NULL) scr_relaunch_plan_free(&plan);
     free(prefix);
     free(nodes);
-    return rc == SCR_SUCCESS ? 0 : -1;
+    return rc;
 }

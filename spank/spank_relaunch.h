@@ -6,14 +6,18 @@
  * prefix's halt file (the prefix SCR_Init recorded on this node, else
  * --scr-prefix, SCR_PREFIX or the working directory), the runs made,
  * --scr-min-nodes, the allocation's end and the nodes Slurm,
- * SCR_EXCLUDE_NODES and the health records call down, whether to run the
- * step again. If so, srun replaces itself with the same
+ * SCR_EXCLUDE_NODES, a probe of their slurmd and this job's health records
+ * call down, whether to run the step again. The nodes are judged as the
+ * step ends, and again seconds later, just before the next run starts: a
+ * node dying as the step ended may still have answered the first probe,
+ * and slurmctld still counts it up for a while. To run again, srun
+ * replaces itself with the same
  * command line (its own /proc/self/cmdline), preceded by --exclude=<down
  * nodes>, and with SCR_RUN_NUMBER one higher in the environment; the new
  * step restarts from the cache (rebuilt onto a spare node) or the prefix.
  * The exec keeps one srun in the batch script's place, so the script sees
  * the last run's exit status and the relaunch costs no extra process.
- * Before the exec, the step that ended must leave slurmctld
+ * Between the two judgments, the step that ended must leave slurmctld
  * (spank_step_leave.h): srun waits for it within bounds, cancels it, and
  * when slurmctld keeps it with nothing left running, the next run shares
  * its CPUs (--overlap); each wait is said on srun's standard error.

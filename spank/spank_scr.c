@@ -10,6 +10,9 @@
  *   slurm_spank_job_prolog     node set-up as root (spank_prolog.h)
  *   slurm_spank_job_epilog     scavenge, index and purge as the job ends
  *                              (spank_epilog.h)
+ *   slurm_spank_task_exit      slurmstepd, a task ended: the node's health
+ *                              record goes to the job's prefix once it is
+ *                              known (spank_health.h)
  *   slurm_spank_exit           srun: run a failed step again (spank_relaunch.h)
  *
  * SCR_END_TIME: the prolog cannot set a task's environment, and a job's
@@ -25,6 +28,7 @@
 
 #include "spank_end_time.h"
 #include "spank_epilog.h"
+#include "spank_health.h"
 #include "spank_options.h"
 #include "spank_prolog.h"
 #include "spank_relaunch.h"
@@ -114,6 +118,12 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
     if (!scr_spank_options_enabled()) return 0;
     export_end_time(sp);
     scr_spank_relaunch_note_step(sp);
+    return 0;
+}
+
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+    if (scr_spank_options_enabled()) scr_spank_health_task_exit(sp, &site);
     return 0;
 }
 

@@ -193,7 +193,7 @@ static int apply_slurm(struct scr_down_nodes *out, int probe_slurmd, int probe_t
     return rc;
 }
 
-static int apply_health(const char *dir, struct scr_down_nodes *out)
+static int apply_health(const char *dir, time_t since, struct scr_down_nodes *out)
 {
     if (dir == NULL) return SCR_SUCCESS;
     for (int i = 0; i < out->count; i++) {
@@ -209,7 +209,7 @@ static int apply_health(const char *dir, struct scr_down_nodes *out)
         }
         rc = scr_health_file_read(path, &rec);
         if (rc != SCR_SUCCESS) set_reason(v, "its health record %s is damaged", path);
-        else if (!rec.healthy) set_reason(v, "failed its health check: %s", rec.reason);
+        else if (!rec.healthy && rec.checked >= since) set_reason(v, "failed its health check: %s", rec.reason);
         free(path);
     }
     return SCR_SUCCESS;
@@ -223,7 +223,7 @@ int scr_down_nodes_find(const struct scr_down_nodes_query *q, struct scr_down_no
     if (rc == SCR_SUCCESS) rc = apply_list("--down list", q->down, "named down (--down), not checked", out);
     if (rc == SCR_SUCCESS) rc = apply_list("exclude list", q->exclude, "excluded by SCR_EXCLUDE_NODES", out);
     if (rc == SCR_SUCCESS && q->ask_slurm) rc = apply_slurm(out, q->probe_slurmd, q->probe_timeout_ms);
-    if (rc == SCR_SUCCESS) rc = apply_health(q->health_dir, out);
+    if (rc == SCR_SUCCESS) rc = apply_health(q->health_dir, q->health_since, out);
     if (rc != SCR_SUCCESS) {
         scr_down_nodes_free(out);
         return rc;

@@ -15,7 +15,10 @@
  *      epilogs of every node do not (N nodes probing N nodes each);
  *   4. its health record (health_file.h) in health_dir says it failed its
  *      check. A node without a record is not down: the check may not have
- *      run there. A damaged record is a reason of its own.
+ *      run there. A damaged record is a reason of its own. A record checked
+ *      before health_since, when set (the job's start), is an earlier
+ *      job's and is not used: the Slurm plugin moves a node's record of
+ *      this job to the prefix only once the node has run a step of it.
  * Node lists are Slurm host lists ("n[1-4,7]") parsed by libslurm.
  *
  * Asking Slurm needs a configured client (slurm.conf); where there is none
@@ -26,6 +29,7 @@
 #define SCR_DOWN_NODES_H
 
 #include <stddef.h>
+#include <time.h>
 
 struct scr_down_nodes_query {
     const char *nodelist;   /* the allocation's nodes (required) */
@@ -35,6 +39,7 @@ struct scr_down_nodes_query {
     int probe_slurmd;       /* and probe the slurmd of each node it counts up */
     const char *down;       /* host list counted down without a check, or NULL */
     int probe_timeout_ms;   /* how long the slurmd probe waits; 0: 3000 */
+    time_t health_since;    /* records checked before this are not used; 0: all are */
 };
 
 struct scr_node_verdict {

@@ -15,7 +15,10 @@ static int judge_nodes(const struct scr_relaunch_plan_input *in, struct scr_rela
 {
     char *health = NULL;
     int rc = scr_path_join(in->prefix, ".scr/health", &health);
-    struct scr_down_nodes_query q = { in->nodelist, in->exclude, health, 1, 1, NULL, 0 };
+    struct scr_down_nodes_query q = {
+        .nodelist = in->nodelist, .exclude = in->exclude, .health_dir = health, .ask_slurm = 1,
+        .probe_slurmd = 1, .health_since = (time_t)in->health_since,
+    };
     if (rc == SCR_SUCCESS) rc = scr_down_nodes_find(&q, &plan->down);
     free(health);
     if (rc != SCR_SUCCESS) return rc;

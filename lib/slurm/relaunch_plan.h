@@ -25,6 +25,7 @@ struct scr_relaunch_plan_input {
     int min_nodes;        /* SCR_MIN_NODES; <= 0 no minimum */
     int64_t end_time;     /* the allocation's end, 0 unknown */
     int64_t halt_seconds; /* SCR_HALT_SECONDS */
+    int64_t health_since; /* health records checked before this are an earlier job's; 0: all count */
 };
 
 struct scr_relaunch_plan {

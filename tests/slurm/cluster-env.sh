@@ -13,6 +13,10 @@
 #                   spank_scr.so), SPANK_ARGS its arguments
 #   PLUGSTACK_REQUIRED=1  load it as "required" (a broken plugin fails jobs)
 #   CTLD_PORT=6817, SLURMD_PORT=6818
+#   SCR_LAB_BRIDGE=scrlabbr0, SCR_LAB_NS_PREFIX=scrlab-, SCR_LAB_NET=10.77.0
+#                   the bridge, the node namespaces' prefix and the /24 the
+#                   nodes' addresses are in: change them (and the ports) to
+#                   run a second cluster beside one that keeps these
 # Only names below are ever created or removed: bridge $SCR_LAB_BRIDGE,
 # network namespaces $SCR_LAB_NS_PREFIX<node>, processes whose PID files are
 # under $LAB/run (and the processes inside our namespaces).
@@ -25,9 +29,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${SPANK_PLUGIN:=$top_builddir/spank/.libs/spank_scr.so}"
 : "${SPANK_ARGS:=}"
 : "${PLUGSTACK_REQUIRED:=1}"
-SCR_LAB_BRIDGE=scrlabbr0
-SCR_LAB_NS_PREFIX=scrlab-
-SCR_LAB_NET=10.77.0
+: "${SCR_LAB_BRIDGE:=scrlabbr0}"
+: "${SCR_LAB_NS_PREFIX:=scrlab-}"
+: "${SCR_LAB_NET:=10.77.0}"
 SLURM_CONF=$LAB/etc/slurm.conf
 export SLURM_CONF
 MUNGED_PID=$LAB/private/munged.pid

@@ -6,7 +6,14 @@
 #     (not root, no `ip netns`, no munged, slurmctld, slurmd or srun, the
 #     plugin not built, or built with a sanitizer Slurm's programs lack);
 #   - waits for any other cluster of these tests on this machine to finish
-#     (the bridge, the addresses and the namespaces are fixed names);
+#     (the bridge, the addresses, the ports and the namespaces are fixed
+#     names): a lock, $SCR_LAB_LOCK (default
+#     /run/lock/scr-slurm-tests.lock), held by the test's own process and
+#     never by the daemons it starts, so that it is free again once the
+#     test has ended, whatever became of them. A second cluster beside one
+#     that keeps the default names needs a lock of its own and the other
+#     names of cluster-env.sh (SCR_LAB_BRIDGE, SCR_LAB_NS_PREFIX,
+#     SCR_LAB_NET, CTLD_PORT, SLURMD_PORT);
 #   - starts a cluster of $NNODES (default 4) nodes in its own lab
 #     directory, $slurm_lab ($SCR_LAB_ROOT/lab.NAME.<build tree>, where
 #     SCR_LAB_ROOT is /var/tmp/scr-slurm-tests unless set), loading
@@ -16,6 +23,8 @@
 #   - stops the cluster when the file exits, whatever happened (trap), and
 #     removes the lab when every test passed and KEEP is unset.
 # Helpers:
+#   slurm_start_cluster    start-cluster.sh on the lab again (brings back a
+#                          killed node; what runs is kept)
 #   as_user CMD...         CMD as $slurm_user in $slurm_work, under a timeout
 #   on_node NODE CMD...    CMD inside NODE's namespaces (its /dev/shm, host name)
 #   slurmd_log NODE        that node's slurmd log
@@ -31,7 +40,11 @@
 slurm_dir=$top_srcdir/tests/slurm
 slurm_user=scrtest
 slurm_plugin=$top_builddir/spank/.libs/spank_scr.so
-slurm_lock=/run/lock/scr-slurm-tests.lock
+slurm_lock=${SCR_LAB_LOCK:-/run/lock/scr-slurm-tests.lock}
+# cluster-env.sh's names for the bridge, the nodes' namespaces and network
+slurm_bridge=${SCR_LAB_BRIDGE:-scrlabbr0}
+slurm_ns_prefix=${SCR_LAB_NS_PREFIX:-scrlab-}
+slurm_net=${SCR_LAB_NET:-10.77.0}
 
 slurm_skip_all() {
     echo "1..0 # SKIP $1"
@@ -60,8 +73,14 @@ slurm_missing_requirement() {
     fi
 }
 
+# start-cluster.sh or stop-cluster.sh ($1) for this test's lab, with its names
+slurm_lab_script() {
+    LAB=$slurm_lab NNODES=$NNODES SPANK_PLUGIN=$slurm_plugin SPANK_ARGS=${SPANK_ARGS:-} SCR_LAB_BRIDGE=$slurm_bridge \
+        SCR_LAB_NS_PREFIX=$slurm_ns_prefix SCR_LAB_NET=$slurm_net sh "$slurm_dir/$1"
+}
+
 slurm_teardown() {
-    LAB=$slurm_lab NNODES=$NNODES sh "$slurm_dir/stop-cluster.sh"
+    slurm_lab_script stop-cluster.sh
     if [ "$tap_failed" -eq 0 ] && [ -z "${KEEP:-}" ]; then
         rm -rf "$slurm_lab"
     else
@@ -79,21 +98,21 @@ slurm_setup() {
     _slurm_root=${SCR_LAB_ROOT:-/var/tmp/scr-slurm-tests}
     mkdir -p "$_slurm_root" && chmod 711 "$_slurm_root" || slurm_skip_all "cannot create $_slurm_root"
     slurm_lab=$_slurm_root/lab.$1.$(printf '%s' "$top_builddir" | cksum | cut -d' ' -f1)
-    mkdir -p /run/lock
+    mkdir -p "$(dirname "$slurm_lock")"
     exec 9> "$slurm_lock"
     flock -w 600 9 || slurm_skip_all "another Slurm test cluster kept $slurm_lock for 10 minutes"
     trap 'slurm_teardown' EXIT
     trap 'exit 1' INT TERM HUP
     rm -rf "$slurm_lab"
-    if ! _slurm_out=$(LAB=$slurm_lab NNODES=$NNODES SPANK_PLUGIN=$slurm_plugin SPANK_ARGS=${SPANK_ARGS:-} \
-                      sh "$slurm_dir/start-cluster.sh" 2>&1); then
+    if ! _slurm_out=$(slurm_start_cluster 2>&1); then
         not_ok "the test cluster starts" "$_slurm_out"
         done_testing
         exit 1
     fi
     SLURM_CONF=$slurm_lab/etc/slurm.conf
     export SLURM_CONF
-    # nothing from the caller steers SCR or Slurm
+    # nothing from the caller steers SCR or Slurm (the lab's own names were
+    # read when this file was sourced)
     for _slurm_var in $(env | sed -n 's/^\(SCR_[A-Za-z0-9_]*\|SLURM_[A-Za-z0-9_]*\)=.*/\1/p'); do
         [ "$_slurm_var" = SLURM_CONF ] || unset "$_slurm_var"
     done
@@ -103,6 +122,13 @@ slurm_setup() {
     slurm_work=$slurm_lab/out/work
     mkdir -p "$slurm_work"
     chown "$slurm_user" "$slurm_work"
+}
+
+# start-cluster.sh for this test's lab (also to bring back a killed node).
+# The daemons it starts do not inherit the lock (descriptor 9): one that
+# outlived its test would keep every later test out.
+slurm_start_cluster() {
+    slurm_lab_script start-cluster.sh 9>&-
 }
 
 as_user() {
@@ -128,7 +154,6 @@ next_job_id() {
     scontrol show config | awk '$1 == "NEXT_JOB_ID" {print $3}'
 }
 
-# the namespace names are cluster-env.sh's SCR_LAB_NS_PREFIX<node>
 kill_node() {
     # again until nothing is left: a process forked between the listing and
     # the kill (a slurmstepd, an epilog) could still hold slurmd's socket.
@@ -137,7 +162,7 @@ kill_node() {
     # srun start the next run while the node's slurmd still answers
     _slurm_rounds=0
     while [ "$_slurm_rounds" -lt 50 ]; do
-        _slurm_pids=$(ip netns pids "scrlab-$1" 2>/dev/null)
+        _slurm_pids=$(ip netns pids "$slurm_ns_prefix$1" 2>/dev/null)
         [ -n "$_slurm_pids" ] || break
         kill -STOP $_slurm_pids 2>/dev/null
         kill -9 $_slurm_pids 2>/dev/null

@@ -67,6 +67,10 @@ done
     i=0
     for n in $(lab_nodes); do i=$((i + 1)); echo "$SCR_LAB_NET.$((10 + i)) $n"; done
 } > "$LAB/etc/hosts"
+# MinJobAge=4: sbatch --wait polls the job after 2 s, then waits 4 times
+# longer each time while the wait is below MinJobAge/2 (8 s, then 32 s): a
+# test waiting on a 3 s job waited 10 s with MinJobAge=30. With 4, it polls
+# every 2 s (Slurm advises at least 2; no test reads a finished job's record).
 cat > "$LAB/etc/slurm.conf" <<CONF
 ClusterName=scrlab
 SlurmctldHost=localhost($SCR_LAB_NET.1)
@@ -102,7 +106,7 @@ SlurmdTimeout=5
 MessageTimeout=5
 InactiveLimit=0
 KillWait=5
-MinJobAge=30
+MinJobAge=4
 JobRequeue=0
 NodeName=n[1-$NNODES] NodeAddr=$SCR_LAB_NET.[11-$((10 + NNODES))] Port=$SLURMD_PORT CPUs=2 RealMemory=2000 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP

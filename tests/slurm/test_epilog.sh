@@ -10,8 +10,9 @@
 # ranks. A flushed job has nothing to copy and is still purged, also from a
 # cache base its own environment chose. A job that
 # sets its prefix in its script, in SCR_CONF_FILE or by --scr-prefix, away
-# from where it was submitted, is scavenged to that prefix, and a node none
-# of its runs used holds nothing back. A running job keeps other jobs off
+# from where it was submitted, is scavenged to that prefix, its nodes'
+# health records go there, as the user, and nothing to where it was
+# submitted; a node none of its runs used holds nothing back. A running job keeps other jobs off
 # its prefix, and its epilog releases it. A recorded prefix that leads into a
 # root-only directory and a control directory swapped for a symbolic link
 # are refused and logged, and nothing is written through them. A job
@@ -136,7 +137,11 @@ left=$(dirs_left "$job" n1 n2)
 if [ -z "$left" ]; then ok "the job's cache and control directories are gone from both nodes"
 else not_ok "the job's cache and control directories are gone from both nodes" "left on:$left"; fi
 n=0
-for node in n1 n2; do epilog_lines "$job" $node | grep -q "node $node: node=$node dataset=2 .*; removed" && n=$((n + 1)); done
+for node in n1 n2; do
+    # (as information: the health records went to the prefix as the step ended, and nothing failed)
+    epilog_lines "$job" $node | grep -q "node $node: node=$node dataset=2 .*; removed" &&
+        ! epilog_lines "$job" $node | grep -q "error: " && n=$((n + 1))
+done
 if [ "$n" -eq 2 ]; then ok "each node says what its epilog did in its slurmd log"
 else not_ok "each node says what its epilog did in its slurmd log" "$(epilog_lines "$job" n1) $(epilog_lines "$job" n2)"; fi
 if out=$(restart_reads a 2 2); then ok "a restart reads every byte of the scavenged checkpoint"
@@ -247,8 +252,10 @@ else not_ok "a restart on 3 nodes reads every byte, the rebuilt rank's included"
 # Submitted from one directory, the job sets its prefix elsewhere, one way
 # each: exported in the batch script, in an SCR_CONF_FILE, by --scr-prefix.
 # Its runs use 2 of its 3 nodes. The epilogs scavenge to the prefix SCR_Init
-# resolved, the spare node does not hold the index back, and nothing goes to
-# the directory the job was submitted from.
+# resolved, the spare node does not hold the index back, the health records
+# of the run's nodes are in that prefix (the prolog kept them on the nodes
+# until the run recorded it), and nothing at all goes to the directory the
+# job was submitted from.
 # prefix_way NAME SCRIPT_LINE SBATCH_OPTIONS...
 prefix_way() {
     _name=$1 _line=$2
@@ -284,6 +291,22 @@ $(epilog_lines "$job" n1) $(epilog_lines "$job" n2) $(epilog_lines "$job" n3)"
         ok "prefix $_name: the spare node says it has nothing, and writes nothing"
     else
         not_ok "prefix $_name: the spare node says it has nothing, and writes nothing" "$(epilog_lines "$job" n3)"
+    fi
+    # the nodes that scavenged are the run's
+    _bad=
+    for _n in $(sed -n 's/.* node=\(n[0-9]\) .*/\1/p' "$_record" 2>/dev/null); do
+        _h=$slurm_work/$_name-prefix/.scr/health/$_n.health
+        [ "$(stat -c %U "$_h" 2>&1)" = "$slurm_user" ] &&
+            "$top_builddir/cli/scr-print" "$_h" 2>/dev/null | awk '$1 == "HEALTHY" {getline; print $1}' | grep -qx 1 ||
+            _bad="$_bad $_n: $(ls -l "$_h" 2>&1)"
+    done
+    if [ -s "$_record" ] && [ -z "$_bad" ] && [ ! -e "$slurm_work/$_name-submit/.scr" ]; then
+        ok "prefix $_name: the run's nodes' health records are there, the user's; the submit directory is untouched"
+    else
+        not_ok "prefix $_name: the run's nodes' health records are there, the user's; the submit directory is untouched" \
+            "$_bad
+prefix: $(ls -la "$slurm_work/$_name-prefix/.scr/health" 2>&1)
+submit dir: $(ls -laR "$slurm_work/$_name-submit/.scr" 2>&1)"
     fi
 }
 prefix_way env "export SCR_PREFIX=$slurm_work/env-prefix"

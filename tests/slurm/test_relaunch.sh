@@ -6,10 +6,14 @@
 # rebuilds the lost node's XOR-protected checkpoint from cache onto a spare
 # node, finishes, and every byte checks. The lost node is the step's last,
 # its first after the batch host (with the step cancelled before slurmctld
-# notices, as an MPI abort does), a middle one, and two nodes in turn in one
-# job; with and without srun -K, under --exclusive and --ntasks-per-node.
+# notices, as an MPI abort does), a middle one that dies as the step ends
+# (still up and answering when srun first judges the nodes, gone before the
+# next run starts), and two nodes in turn in one job; with and without srun
+# -K, under --exclusive and --ntasks-per-node.
 # Also: a run killed without a node loss is run again once and resumes; the
-# run limit; a job that finished is not run again; an srun outside
+# run limit; a job that finished is not run again; a node of
+# SCR_EXCLUDE_NODES, and one whose health check failed in this job, are
+# avoided, one an earlier job's health record names is not; an srun outside
 # sbatch/salloc only says it cannot relaunch.
 . "$top_srcdir/tests/slurm/slurm-lib.sh"
 NNODES=5
@@ -86,6 +90,52 @@ if [ -n "$first" ] && [ -n "$second" ] && [ "$first" != "$second" ] && grep -q "
 then ok "run 2 avoids a node of SCR_EXCLUDE_NODES and runs on the other one"
 else not_ok "run 2 avoids a node of SCR_EXCLUDE_NODES and runs on the other one" "$where
 $(cat "$slurm_work/exclude.out")"; fi
+
+# a node whose check fails in this job is avoided from run 2 on: its record
+# reaches the prefix the script exports as the step ends, before srun
+# decides; a record an earlier job left for a node that has not run a step
+# of this one yet is not held against it. Nothing goes to the directory the
+# job was submitted from.
+mkdir -p "$slurm_work/health-submit" "$slurm_work/health-prefix/.scr/health"
+printf '{"VERSION": {"1": {}}, "NODE": {"n3": {}}, "HEALTHY": {"0": {}}, "REASON": {"an earlier job'"'"'s finding": {}}, "CHECKED": {"1000000000": {}}}' \
+    > "$slurm_work/health-n3.json"
+"${PYTHON3:-/usr/bin/python3}" "$top_srcdir/tests/tools/kvtree_ref.py" write "$slurm_work/health-n3.json" \
+    "$slurm_work/health-prefix/.scr/health/n3.health"
+chown -R "$slurm_user" "$slurm_work/health-submit" "$slurm_work/health-prefix"
+cat > "$slurm_work/health-submit/job.sh" <<SCRIPT
+#!/bin/sh
+export SCR_PREFIX=$slurm_work/health-prefix
+srun -N2 ../where.sh
+SCRIPT
+chmod 755 "$slurm_work/health-submit/job.sh"
+job=$(next_job_id)
+# the control directory of n2 belongs to someone else: its check fails
+on_node n2 sh -c "mkdir -p /dev/shm/$slurm_user/scr.$job && chown -R nobody /dev/shm/$slurm_user"
+rm -f "$slurm_work/health-submit/where.txt"
+as_user sh -c "cd health-submit && sbatch -W -N3 --scr --scr-runs=2 -o out.txt ./job.sh" > /dev/null 2>&1
+on_node n2 rm -rf "/dev/shm/$slurm_user"
+where=$(cat "$slurm_work/health-submit/where.txt" 2>/dev/null)
+second=$(printf '%s\n' "$where" | awk '$2 == 2 {print $3}' | sort | tr '\n' ' ')
+out=$(cat "$slurm_work/health-submit/out.txt" 2>&1)
+if [ "$second" = "n1 n3 " ] && printf '%s\n' "$out" | grep -q "starting run 2 on 2 nodes, avoiding n2" &&
+   printf '%s\n' "$out" | grep -q "scr: n2 is down: failed its health check: refusing /dev/shm/$slurm_user" &&
+   ! printf '%s\n' "$out" | grep -q "n3 is down"; then
+    ok "run 2 avoids a node that failed its check in this job, not one an earlier job's record names"
+else
+    not_ok "run 2 avoids a node that failed its check in this job, not one an earlier job's record names" "$where
+$out
+$(ls -la "$slurm_work/health-prefix/.scr/health" 2>&1)"
+fi
+if [ ! -e "$slurm_work/health-submit/.scr" ]; then ok "the directory the job was submitted from is untouched"
+else not_ok "the directory the job was submitted from is untouched" "$(ls -laR "$slurm_work/health-submit/.scr")"; fi
+# n1 ran both runs: its record went to the prefix as run 1 ended, and run 2 found nothing left to deliver
+if grep -q "scr: health record of job $job for $slurm_user: node n1 healthy; record $slurm_work/health-prefix/" \
+       "$slurm_lab/log/slurmd-n1.log" && ! grep -q "error: scr: health record of job $job " "$slurm_lab/log/slurmd-n1.log"; then
+    ok "a node delivers its record once, as the first step's task ends, and says so in its slurmd log"
+else
+    not_ok "a node delivers its record once, as the first step's task ends, and says so in its slurmd log" \
+        "$(grep 'scr: health' "$slurm_lab/log/slurmd-n1.log")"
+fi
 
 rm -f "$slurm_work/runs.txt"
 out=$(as_user srun -N1 --scr --scr-runs=2 ./count.sh 2>&1)
@@ -190,6 +240,33 @@ crash_at() {
     crashed_at=$(date +%s)
 }
 
+# crash_as_step_ends NAME NODE DATASET: once NODE's cache holds DATASET,
+# its tasks die (srun -K then ends the step at once), and the node itself
+# only once srun, having judged the nodes as the step ended, says it waits
+# for the step to leave slurmctld: a node that dies while the step ends,
+# up to Slurm and answering when first judged. The time of the crash in
+# $crashed_at. The next run must not be placed on it.
+crash_as_step_ends() {
+    _tries=0
+    until on_node "$2" test -d "/dev/shm/$slurm_user/scr.$job/scr.dataset.$3" 2>/dev/null; do
+        _tries=$((_tries + 1))
+        [ "$_tries" -le 240 ] || return 1
+        sleep 0.25
+    done
+    for _p in $(ip netns pids "$slurm_ns_prefix$2"); do
+        [ "$(cat "/proc/$_p/comm" 2>/dev/null)" = scr_test_app ] && kill -9 "$_p"
+    done
+    # the relaunch then waits at least 3 s before it starts the next run
+    _tries=0
+    until grep -q "scr: waited .* for step $job\.0 \|scr: step $job\.0 still" "$slurm_work/$1/out.txt" 2>/dev/null; do
+        _tries=$((_tries + 1))
+        [ "$_tries" -le 600 ] || return 1
+        sleep 0.1
+    done
+    kill_node "$2"
+    crashed_at=$(date +%s)
+}
+
 # run_started NAME RUN: the start time of run RUN, once it has started (90 s at most)
 run_started() {
     wait_for "$slurm_work/$1/runs.txt" "^run $2 " 90 || return 1
@@ -236,7 +313,7 @@ $_text"
 }
 
 revive_nodes() {
-    LAB=$slurm_lab NNODES=$NNODES SPANK_PLUGIN=$slurm_plugin sh "$slurm_dir/start-cluster.sh" > /dev/null 2>&1
+    slurm_start_cluster > /dev/null 2>&1
 }
 
 # Case 1: the last node of the step, srun -K, sbatch --ntasks-per-node. Also
@@ -248,7 +325,7 @@ if crash_at n3 3; then
     down=$("$top_builddir/cli/scr-list-down-nodes" --reason --health-dir "$slurm_work/no-health" 'n[1-4]' 2>&1)
     status=$?
     if [ "$status" -eq 1 ] && [ "$(printf '%s\n' "$down" | wc -l)" -eq 1 ] &&
-       printf '%s\n' "$down" | grep -Eq "^n3: (its slurmd at 10\.77\.0\.13:[0-9]+ does not answer: |Slurm reports it)"; then
+       printf '%s\n' "$down" | grep -Eq "^n3: (its slurmd at $(printf '%s' "$slurm_net" | sed 's/\./\\./g')\.13:[0-9]+ does not answer: |Slurm reports it)"; then
         ok "scr-list-down-nodes names the crashed node, and only it, as down"
         echo "# $down"
     else
@@ -258,7 +335,7 @@ if crash_at n3 3; then
     # of the nodes, so the probe is set aside, with a line saying so
     alone=$("$top_builddir/cli/scr-list-down-nodes" --reason --health-dir "$slurm_work/no-health" n3 2>&1)
     status=$?
-    if { [ "$status" -eq 0 ] && [ "$alone" = "scr-list-down-nodes: no node's slurmd answered a probe from this host (10.77.0.13:6818: Connection refused); judged without it" ]; } ||
+    if { [ "$status" -eq 0 ] && [ "$alone" = "scr-list-down-nodes: no node's slurmd answered a probe from this host ($slurm_net.13:${SLURMD_PORT:-6818}: Connection refused); judged without it" ]; } ||
        { [ "$status" -eq 1 ] && printf '%s\n' "$alone" | grep -q "^n3: Slurm reports it"; }; then
         ok "when no node's slurmd answers, the probe is set aside and says so"
         echo "# $alone"
@@ -305,9 +382,11 @@ else
 fi
 revive_nodes
 
-# Case 3: a middle node of a 4-node step, no -K, --ntasks-per-node.
-loss_job middle "-N5 --ntasks-per-node=2" "" 4 8 6
-if crash_at n3 3; then
+# Case 3: a middle node of a 4-node step, -K, --ntasks-per-node; the node
+# dies as the step ends (crash_as_step_ends): up and answering when srun
+# first judges the nodes, gone before the next run starts.
+loss_job middle "-N5 --ntasks-per-node=2" "-K" 4 8 6
+if crash_as_step_ends middle n3 3; then
     check_next_run middle 2 n3
     check_finish middle 8 6 2
 else

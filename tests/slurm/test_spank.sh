@@ -2,9 +2,11 @@
 # test_spank.sh — the SPANK plugin on a real Slurm cluster of 4 nodes.
 #
 # Options on srun, sbatch and salloc, their checks, the SCR_* variables the
-# tasks get, the prolog's directories and health records on every node, the
-# refusal of a planted directory or symbolic link, SCR_END_TIME, and an MPI
-# job that checkpoints with XOR across 3 nodes.
+# tasks get, the prolog's directories and health records on every node (kept
+# in the control directory until the job's prefix is known, never written to
+# the directory the job was submitted from), the refusal of a planted
+# directory or symbolic link, SCR_END_TIME, and an MPI job that checkpoints
+# with XOR across 3 nodes.
 . "$top_srcdir/tests/slurm/slurm-lib.sh"
 slurm_setup spank
 
@@ -99,7 +101,8 @@ if [ "$out" = "cache /dev/shm" ]; then ok "a job's --scr-cache-base wins over th
 else not_ok "a job's --scr-cache-base wins over the site's default" "$out"; fi
 echo "$site_line min_free=1PB" > "$plugstack"
 as_user mkdir -p "$slurm_work/small"
-as_user srun -N1 -w n4 --scr-prefix=small true > /dev/null 2>&1
+# an absolute --scr-prefix is the step's SCR_PREFIX: the record goes there as the task ends
+as_user srun -N1 -w n4 --scr-prefix="$slurm_work/small" true > /dev/null 2>&1
 if [ "$(healthy n4 small)" = 0 ] && record n4 small | grep -q "bytes free, the job needs"; then
     ok "the site's min_free= makes a node without that much space unhealthy"
 else
@@ -146,9 +149,14 @@ wait_job_gone "$job" 60
 if [ "$made" = " n1 n2" ]; then ok "salloc --scr without a step: the prolog made the directories at allocation"
 else not_ok "salloc --scr without a step: the prolog made the directories at allocation" "made on:$made"; fi
 
-# each task looks at its node's directories (the epilog removes them when the job ends)
+# each task looks at its node's directories and at the health record the
+# prolog keeps in the control directory (the epilog removes them when the
+# job ends); no run records a prefix and the job names none, so no record
+# leaves the node
+rm -rf "$slurm_work/.scr"
 out=$(as_user srun -N4 --scr sh -c 'echo "job $SLURM_JOB_ID"; for d in /dev/shm/$(id -un) /dev/shm/$(id -un)/scr.$SLURM_JOB_ID; do
-      echo "dir $(hostname) $d: $(stat -c "%U %a %F" $d 2>&1)"; done' 2>&1)
+      echo "dir $(hostname) $d: $(stat -c "%U %a %F" $d 2>&1)"; done
+      echo "kept $(hostname) $(stat -c %U /dev/shm/$(id -un)/scr.$SLURM_JOB_ID/$(hostname).health 2>&1)"' 2>&1)
 job=$(printf '%s\n' "$out" | sed -n 's/^job //p' | head -n 1)
 bad=
 for n in n1 n2 n3 n4; do
@@ -161,28 +169,38 @@ if [ -n "$job" ] && [ -z "$bad" ]; then ok "the prolog made the job's directorie
 else not_ok "the prolog made the job's directories on all 4 nodes: the user's, mode 0700" "job '$job'$bad"; fi
 if [ ! -e "/dev/shm/$slurm_user/scr.$job" ]; then ok "the nodes' directories are in their own /dev/shm"
 else not_ok "the nodes' directories are in their own /dev/shm" "/dev/shm/$slurm_user/scr.$job on the host"; fi
-bad=
-for n in n1 n2 n3 n4; do
-    owner=$(stat -c %U "$slurm_work/.scr/health/$n.health" 2>&1)
-    [ "$(healthy $n)" = 1 ] && [ "$owner" = "$slurm_user" ] || bad="$bad
-$n ($owner): $(record $n)"
-done
-if [ -z "$bad" ]; then ok "every node wrote a healthy record, as the user"
-else not_ok "every node wrote a healthy record, as the user" "$bad"; fi
-if grep -q "scr: prolog of job $job for $slurm_user: node n3 healthy" "$slurm_lab/log/slurmd-n3.log"; then
+n=$(printf '%s\n' "$out" | grep -c "^kept n[1-4] $slurm_user\$")
+if [ "$n" -eq 4 ]; then ok "each node's health record is kept in its control directory, as the user"
+else not_ok "each node's health record is kept in its control directory, as the user" "$out"; fi
+wait_job_gone "$job" 60
+if [ ! -e "$slurm_work/.scr" ]; then ok "with no prefix known, nothing is written to the directory the job was submitted from"
+else not_ok "with no prefix known, nothing is written to the directory the job was submitted from" "$(ls -laR "$slurm_work/.scr")"; fi
+if grep -q "scr: prolog of job $job for $slurm_user: node n3 healthy: .*record kept in /dev/shm/$slurm_user/scr.$job/n3.health" \
+    "$slurm_lab/log/slurmd-n3.log"; then
     ok "the prolog says what it did in the slurmd log"
 else
     not_ok "the prolog says what it did in the slurmd log" "$(grep 'scr:' "$slurm_lab/log/slurmd-n3.log")"
 fi
 
-# the prolog reads --scr-prefix from the job-control environment; a relative
-# one is taken from the job's working directory
+# a relative --scr-prefix is taken from the job's working directory, by
+# the epilog (the step's tasks alone know their directory)
 as_user mkdir -p "$slurm_work/run1"
-as_user srun -N2 --scr-prefix=run1 true > /dev/null 2>&1
-if [ "$(healthy n1 run1)" = 1 ] && [ "$(healthy n2 run1)" = 1 ]; then
-    ok "the health records go to the job's --scr-prefix"
+out=$(as_user srun -N2 --scr-prefix=run1 sh -c 'echo "job $SLURM_JOB_ID"' 2>&1)
+job=$(printf '%s\n' "$out" | sed -n 's/^job //p' | head -n 1)
+wait_job_gone "$job" 60
+bad=
+for n in n1 n2; do
+    owner=$(stat -c %U "$slurm_work/run1/.scr/health/$n.health" 2>&1)
+    [ "$(healthy $n run1)" = 1 ] && [ "$owner" = "$slurm_user" ] || bad="$bad
+$n ($owner): $(record $n run1)"
+done
+if [ -n "$job" ] && [ -z "$bad" ]; then ok "the health records go to the job's --scr-prefix, as the user"
+else not_ok "the health records go to the job's --scr-prefix, as the user" "job '$job'$bad"; fi
+if epilog_lines=$(grep "scr: epilog of job $job " "$slurm_lab/log/slurmd-n1.log") &&
+   printf '%s\n' "$epilog_lines" | grep -q "health record: node n1 healthy; record $slurm_work/run1/.scr/health/n1.health"; then
+    ok "the epilog says where the record went"
 else
-    not_ok "the health records go to the job's --scr-prefix" "$(ls -R "$slurm_work/run1" 2>&1)"
+    not_ok "the epilog says where the record went" "$(grep 'scr:' "$slurm_lab/log/slurmd-n1.log")"
 fi
 
 # a directory of someone else and a symbolic link are refused
@@ -190,15 +208,17 @@ job=$(next_job_id)
 on_node n2 sh -c "mkdir -p /dev/shm/$slurm_user/scr.$job && chown -R nobody /dev/shm/$slurm_user"
 on_node n3 sh -c "mkdir -p /dev/shm/$slurm_user /dev/shm/elsewhere && chown $slurm_user /dev/shm/$slurm_user &&
                   ln -s /dev/shm/elsewhere /dev/shm/$slurm_user/scr.$job"
-rm -rf "$slurm_work/.scr/health"
-as_user srun -N4 --scr true > /dev/null 2>&1
+# (the step's SCR_PREFIX names the prefix; a refused control directory
+# keeps no record, and the check is made again when the step ends)
+as_user mkdir -p "$slurm_work/refused"
+as_user srun -N4 --scr --scr-prefix="$slurm_work/refused" true > /dev/null 2>&1
 for n in n1 n4; do
-    if [ "$(healthy $n)" = 1 ]; then ok "untouched $n is healthy"
-    else not_ok "untouched $n is healthy" "$(record $n)"; fi
+    if [ "$(healthy $n refused)" = 1 ]; then ok "untouched $n is healthy"
+    else not_ok "untouched $n is healthy" "$(record $n refused)"; fi
 done
 check_refused() { # NODE WHY: the node's record is unhealthy, says WHY, and so does its log
-    txt=$(record "$1")
-    if [ "$(healthy "$1")" = 0 ] && printf '%s\n' "$txt" | grep -q "$2" &&
+    txt=$(record "$1" refused)
+    if [ "$(healthy "$1" refused)" = 0 ] && printf '%s\n' "$txt" | grep -q "$2" &&
        grep "scr: prolog of job $job" "$slurm_lab/log/slurmd-$1.log" | grep -q "unhealthy: .*$2"; then
         ok "$1: $2 is refused, the record and the slurmd log say so"
     else
@@ -211,7 +231,7 @@ check_refused n3 "symbolic link"
 got=$(on_node n3 sh -c 'ls -A /dev/shm/elsewhere; stat -c %U /dev/shm/elsewhere')
 if [ "$got" = root ]; then ok "nothing was made through the symbolic link"
 else not_ok "nothing was made through the symbolic link" "$got"; fi
-out=$(cd "$slurm_work" && "$top_builddir/cli/scr-list-down-nodes" --no-slurm --reason 'n[1-4]' 2>&1)
+out=$(cd "$slurm_work/refused" && "$top_builddir/cli/scr-list-down-nodes" --no-slurm --reason 'n[1-4]' 2>&1)
 if printf '%s\n' "$out" | grep -q '^n2:' && printf '%s\n' "$out" | grep -q '^n3:' &&
    [ "$(printf '%s\n' "$out" | wc -l)" -eq 2 ]; then ok "scr-list-down-nodes names the two refused nodes"
 else not_ok "scr-list-down-nodes names the two refused nodes" "$out"; fi
