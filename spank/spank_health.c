@@ -156,7 +156,7 @@ void scr_spank_health_task_exit(spank_t sp, const struct spank_scr_site *site)
         return;
     }
     snprintf(jobid, sizeof(jobid), "%lu", (unsigned long)id);
-    struct spank_scr_user user;
+    struct scr_identity user;
     char *cntl = NULL;
     const char *bad = NULL;
     if (scr_spank_user_lookup(uid, gid, &user, why, sizeof(why)) != 0 ||
