@@ -215,11 +215,18 @@ static int resolve_prefix(struct scr_run *r)
     }
     rc = scr_path_join(r->prefix, ".scr", &r->prefix_scr);
     if (rc != SCR_SUCCESS) return rc;
-    /* the records are opened by name inside .scr; a .scr that is a link
-     * would send them wherever its owner pointed it */
-    if (lstat(r->prefix_scr, &st) == 0 && !S_ISDIR(st.st_mode)) {
-        scr_err("%s is %s, not a directory: the prefix's records are never kept through one",
-                r->prefix_scr, scr_file_kind(st.st_mode));
+    /* The records are opened by name inside .scr. A user may keep it behind
+     * a link to a directory of theirs, as SCR 3.1 allowed; root may not
+     * follow one, which would send the records wherever its owner pointed
+     * it. Anything but a directory is refused. */
+    if (lstat(r->prefix_scr, &st) != 0) return SCR_SUCCESS; /* made later */
+    if (S_ISLNK(st.st_mode) && geteuid() == 0) {
+        scr_err("%s is a symbolic link: a job run as root keeps the prefix's records in a directory, never "
+                "through a link", r->prefix_scr);
+        return SCR_ERR_IO;
+    }
+    if (stat(r->prefix_scr, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        scr_err("%s is not a directory: the prefix's records are kept in one", r->prefix_scr);
         return SCR_ERR_IO;
     }
     return SCR_SUCCESS;

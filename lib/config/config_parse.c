@@ -233,7 +233,7 @@ int scr_config_parse_file(const char *path, scr_config_line_fn fn, void *ctx)
 {
     void *buf = NULL;
     size_t len = 0;
-    int rc = scr_read_file(path, CONFIG_FILE_MAX, &buf, &len);
+    int rc = scr_read_file_following(path, CONFIG_FILE_MAX, &buf, &len);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_config_parse_text(buf, len, path, fn, ctx);
     free(buf);

@@ -142,11 +142,12 @@ static void log_open_failure(const char *path, int err)
         scr_err("open of %s failed: %s", path, strerror(err));
 }
 
-int scr_open_regular(const char *path, int flags, mode_t mode, int *out_fd)
+/* scr_open_regular, with symbolic links followed when follow is set. */
+static int open_regular(const char *path, int flags, mode_t mode, int follow, int *out_fd)
 {
     int fd;
     do {
-        fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
+        fd = open(path, flags | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         int err = errno;
@@ -175,6 +176,11 @@ int scr_open_regular(const char *path, int flags, mode_t mode, int *out_fd)
     }
     *out_fd = fd;
     return SCR_SUCCESS;
+}
+
+int scr_open_regular(const char *path, int flags, mode_t mode, int *out_fd)
+{
+    return open_regular(path, flags, mode, 0, out_fd);
 }
 
 int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size_t *out_len)
@@ -229,14 +235,25 @@ int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size
     return SCR_SUCCESS;
 }
 
-int scr_read_file(const char *path, size_t max_bytes, void **out_buf, size_t *out_len)
+/* A whole file read as scr_read_file says, links followed or not. */
+static int read_file(const char *path, int follow, size_t max_bytes, void **out_buf, size_t *out_len)
 {
     int fd;
-    int rc = scr_open_regular(path, O_RDONLY, 0, &fd);
+    int rc = open_regular(path, O_RDONLY, 0, follow, &fd);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_read_fd(fd, path, max_bytes, out_buf, out_len);
     close(fd);
     return rc;
+}
+
+int scr_read_file(const char *path, size_t max_bytes, void **out_buf, size_t *out_len)
+{
+    return read_file(path, 0, max_bytes, out_buf, out_len);
+}
+
+int scr_read_file_following(const char *path, size_t max_bytes, void **out_buf, size_t *out_len)
+{
+    return read_file(path, 1, max_bytes, out_buf, out_len);
 }
 
 /* Directory part of path ("." when it has none), in a new string. */

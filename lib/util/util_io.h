@@ -59,6 +59,12 @@ const char *scr_file_kind(mode_t mode);
  * SCR_ERR_NOTFOUND without logging, so callers decide whether that is normal. */
 int scr_read_file(const char *path, size_t max_bytes, void **out_buf, size_t *out_len);
 
+/* As scr_read_file, but a symbolic link at path is followed: configuration
+ * files, which sites and users keep behind links (/etc/scr.conf to a shared
+ * copy, a dotfile manager's ~/.scrconf). A FIFO or a device is still
+ * refused without waiting. */
+int scr_read_file_following(const char *path, size_t max_bytes, void **out_buf, size_t *out_len);
+
 /* Same, from an open descriptor positioned anywhere (reads from offset 0);
  * a descriptor of anything but a regular file is refused. */
 int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size_t *out_len);

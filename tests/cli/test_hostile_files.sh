@@ -125,6 +125,27 @@ ln -s "$outside" "$p/.scr/lock.scr"
 refused "scr-adopt: a prefix lock that is a symbolic link" symlink "$p/.scr/lock.scr" \
     "$b/scr-adopt" --name adopted.1 --global --prefix "$p" run1
 
+# --- configuration files may be links (to a site's shared copy): followed ----------------
+printf 'SCR_FLUSH=3\n' > "$tmp/site.conf"
+ln -s "$tmp/site.conf" "$tmp/link.conf"
+SCR_JOB_ID=hostile-$$ SCR_CONF_FILE=$tmp/link.conf timeout 20 "$b/scr-scavenge" --status \
+    --prefix "$p" > "$tmp/out" 2> "$tmp/err"
+status=$?
+if [ "$status" -ne 1 ] && [ "$status" -ne 124 ] && ! grep -q "refusing" "$tmp/err"; then
+    ok "a configuration file behind a symbolic link is read"
+else
+    not_ok "a configuration file behind a symbolic link is read" "status $status: $(cat "$tmp/err")"
+fi
+rm -f "$tmp/link.conf" && mkfifo "$tmp/link.conf"
+SCR_JOB_ID=hostile-$$ SCR_CONF_FILE=$tmp/link.conf timeout 20 "$b/scr-scavenge" --status \
+    --prefix "$p" > "$tmp/out" 2> "$tmp/err"
+status=$?
+if [ "$status" -ne 0 ] && [ "$status" -ne 124 ] && grep -q "refusing $tmp/link.conf: it is a FIFO" "$tmp/err"; then
+    ok "a configuration file that is a FIFO is refused without waiting"
+else
+    not_ok "a configuration file that is a FIFO is refused without waiting" "status $status: $(cat "$tmp/err")"
+fi
+
 # --- a log that is mostly hole, and a line longer than any event ---------------------------
 rm -rf "$p" && mkdir -p "$p/.scr"
 ev=$p/.scr/events.jsonl
