@@ -122,8 +122,8 @@ int drill_events_poll(struct drill_events *ev)
     int more = 1;
     uint64_t partial = UINT64_MAX;
     while (rc == SCR_SUCCESS && (rc = scr_lines_next(&lines, &ln, &more)) == SCR_SUCCESS && more) {
-        /* a line without its newline is still being written: read again next time */
-        if (!ln.complete && !ln.cut) {
+        /* a last line without its newline is still being written: read again next time */
+        if (!ln.complete && !ln.cut && ln.offset + ln.len >= lines.end) {
             partial = ln.offset;
             break;
         }

@@ -18,7 +18,10 @@ int scr_lines_init(struct scr_lines *l, int fd, const char *path, uint64_t start
     l->next = start;
     l->end = end > start ? end : start;
     l->max_line = max_line > 0 ? max_line : 1;
-    l->buf = malloc(l->max_line + 1);
+    /* a whole line and the byte that ends it, and a spare for the NUL of a
+     * line the end offset ends */
+    l->cap = l->max_line + 1;
+    l->buf = malloc(l->cap + 1);
     if (l->buf == NULL) {
         scr_err("out of memory reading %s", path);
         return SCR_ERR_NOMEM;
@@ -67,8 +70,8 @@ static int fill(struct scr_lines *l, size_t *out_got)
         l->pos = 0;
     }
     if (l->have == 0) skip_hole(l);
-    if (l->next >= l->end || l->have >= l->max_line) return SCR_SUCCESS;
-    size_t room = l->max_line - l->have;
+    if (l->next >= l->end || l->have >= l->cap) return SCR_SUCCESS;
+    size_t room = l->cap - l->have;
     if ((uint64_t)room > l->end - l->next) room = (size_t)(l->end - l->next);
     size_t got = 0;
     int rc = scr_pread_upto(l->fd, l->buf + l->have, room, l->next, &got, l->path);
@@ -97,39 +100,67 @@ static int skip_rest_of_line(struct scr_lines *l)
     }
 }
 
+/* Drop zero bytes before the next line: a hole, or what a crash left of a
+ * file extended but never written. No line holds a zero byte. */
+static int skip_zeros(struct scr_lines *l)
+{
+    for (;;) {
+        while (l->pos < l->have && l->buf[l->pos] == '\0') {
+            l->pos++;
+            l->skipped++;
+        }
+        if (l->pos < l->have || l->next >= l->end) return SCR_SUCCESS;
+        size_t got;
+        int rc = fill(l, &got); /* an empty buffer: the hole is skipped, not read */
+        if (rc != SCR_SUCCESS) return rc;
+    }
+}
+
+/* Where the line at start ends within avail bytes: its newline, or a zero
+ * byte that cut it short; NULL when neither is there yet. */
+static char *line_end(char *start, size_t avail)
+{
+    char *nl = memchr(start, '\n', avail);
+    char *zero = memchr(start, '\0', nl != NULL ? (size_t)(nl - start) : avail);
+    return zero != NULL ? zero : nl;
+}
+
 int scr_lines_next(struct scr_lines *l, struct scr_line *out, int *out_more)
 {
     memset(out, 0, sizeof(*out));
     *out_more = 0;
+    int rc = SCR_SUCCESS;
     if (l->skip_pending) {
         l->skip_pending = 0;
-        int rc = skip_rest_of_line(l);
-        if (rc != SCR_SUCCESS) return rc;
+        rc = skip_rest_of_line(l);
     }
-    for (;;) {
+    if (rc == SCR_SUCCESS) rc = skip_zeros(l);
+    while (rc == SCR_SUCCESS) {
         char *start = l->buf + l->pos;
         size_t avail = l->have - l->pos;
-        char *nl = memchr(start, '\n', avail);
+        char *stop = line_end(start, avail);
         int at_end = l->next >= l->end;
-        if (nl != NULL || at_end || avail >= l->max_line) {
-            if (avail == 0 && nl == NULL) return SCR_SUCCESS; /* at_end, nothing left */
-            size_t len = nl != NULL ? (size_t)(nl - start) : avail;
-            out->offset = l->next - (uint64_t)(l->have - l->pos);
-            out->len = len;
-            out->complete = nl != NULL;
-            out->cut = nl == NULL && !at_end;
-            /* the byte after the line is its newline, or the buffer's spare byte */
-            start[len] = '\0';
-            out->text = start;
-            l->pos += len + (nl != NULL);
-            *out_more = 1;
-            /* the rest of a cut line goes at the next call, once the
-             * caller is done with the text handed out now */
-            l->skip_pending = out->cut;
-            return SCR_SUCCESS;
+        if (stop == NULL && !at_end && avail < l->cap) {
+            size_t got;
+            rc = fill(l, &got);
+            continue;
         }
-        size_t got;
-        int rc = fill(l, &got);
-        if (rc != SCR_SUCCESS) return rc;
+        if (stop == NULL && avail == 0) return SCR_SUCCESS; /* at the end, nothing left */
+        size_t len = stop != NULL ? (size_t)(stop - start) : avail;
+        out->cut = stop == NULL && !at_end; /* a whole buffer without an end */
+        if (out->cut) len = l->max_line;
+        out->offset = scr_lines_offset(l);
+        out->len = len;
+        out->complete = stop != NULL && *stop == '\n';
+        /* a newline is consumed with its line; zeros are skipped next time */
+        l->pos += len + (out->complete ? 1 : 0);
+        start[len] = '\0';
+        out->text = start;
+        *out_more = 1;
+        /* the rest of a cut line goes at the next call, once the caller is
+         * done with the text handed out now */
+        l->skip_pending = out->cut;
+        return SCR_SUCCESS;
     }
+    return rc;
 }

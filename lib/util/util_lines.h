@@ -5,7 +5,9 @@
  * It reads from a start offset up to an end offset fixed when it starts
  * (what a writer appends later is left for the next reader), skips holes
  * (SEEK_DATA: a hole's zeros are no line, and reading them would take
- * as long as the file is big), and hands out each line without its newline.
+ * as long as the file is big) and any other zero bytes between lines, and
+ * hands out each line without its newline; zero bytes end a line too, as
+ * incomplete (a crash left the file extended but not written).
  * A line longer than max_line is handed out cut, flagged, and the rest of
  * it skipped. Not thread-safe; one reader per caller. */
 #ifndef SCR_UTIL_LINES_H
@@ -19,8 +21,9 @@ struct scr_lines {
     const char *path;    /* for messages */
     uint64_t next;       /* file offset of the next byte to read */
     uint64_t end;        /* the reader stops here */
-    char *buf;           /* max_line + 1 bytes */
+    char *buf;           /* cap + 1 bytes */
     size_t max_line;
+    size_t cap;          /* a whole line and the byte that ends it */
     size_t have, pos;    /* bytes in buf, and the first not yet handed out */
     uint64_t skipped;    /* bytes of holes skipped so far */
     int skip_pending;    /* the line handed out last was cut */
@@ -32,7 +35,7 @@ struct scr_line {
     const char *text;
     size_t len;
     uint64_t offset;     /* of its first byte in the file */
-    int complete;        /* ended by a newline (not by the end offset) */
+    int complete;        /* ended by a newline (not by zeros or the end offset) */
     int cut;             /* longer than max_line: text is its beginning */
 };
 
