@@ -5,6 +5,7 @@
 #include "util_path.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,44 @@ static int owner_text(uid_t uid, char *out, size_t len)
     return 0;
 }
 
+/* The first user other than root, from the top down, who owns a
+ * component of the absolute path abs as lstat sees it (a directory or a
+ * symbolic link): that user can put something else in place of what
+ * follows it between our look and our use. 0 when every component is
+ * root's (or cannot be looked at). */
+static uid_t first_user_on_path(const char *abs)
+{
+    char buf[PATH_MAX];
+    size_t len = strlen(abs);
+    if (len == 0 || len >= sizeof(buf) || abs[0] != '/') return 0;
+    memcpy(buf, abs, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != '\0') continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        struct stat st;
+        int found = lstat(buf, &st) == 0 && st.st_uid != 0;
+        buf[i] = c;
+        if (found) return st.st_uid;
+    }
+    return 0;
+}
+
+/* A user who could redirect dir (as it was given, and where it leads)
+ * after it was judged root's: that user's uid, else 0. */
+static uid_t user_who_can_redirect(const char *dir, const char *judged)
+{
+    char cwd[PATH_MAX], real[PATH_MAX];
+    char *abs = NULL;
+    uid_t uid = 0;
+    if (dir[0] == '/') abs = strdup(dir);
+    else if (getcwd(cwd, sizeof(cwd)) != NULL) scr_path_join(cwd, dir, &abs);
+    if (abs != NULL) uid = first_user_on_path(abs);
+    free(abs);
+    if (uid == 0 && realpath(judged, real) != NULL) uid = first_user_on_path(real);
+    return uid;
+}
+
 /* The owner of dir, else of its nearest existing ancestor (*out_judged:
  * which one, a new string); *out_exists: dir itself exists. */
 static int owner_of(const char *dir, uid_t *out_uid, char **out_judged, int *out_exists)
@@ -58,6 +97,9 @@ static int owner_of(const char *dir, uid_t *out_uid, char **out_judged, int *out
         path = up;
     }
     *out_uid = st.st_uid;
+    /* a root-owned directory reached through a user's directory or link is
+     * that user's to swap: root acting there would act through it */
+    if (*out_uid == 0) *out_uid = user_who_can_redirect(dir, path);
     *out_judged = path;
     return SCR_SUCCESS;
 }

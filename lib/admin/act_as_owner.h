@@ -16,7 +16,10 @@
  *   - The owner is that of the directory itself (stat); a directory that
  *     does not exist yet is judged by its nearest existing ancestor, where
  *     it would be created.
- *   - A directory owned by root keeps the command root.
+ *   - A directory owned by root keeps the command root, unless a user
+ *     owns a directory or a symbolic link on the way to it (the path as
+ *     given, or where it leads): that user could swap what follows between
+ *     the look and the use, so the command acts as that user.
  *   - A prefix's .scr, when it exists, must have the prefix's owner: when
  *     it has another, the command is refused with a message naming both
  *     (the usual cause is a .scr root created, which the user's job cannot

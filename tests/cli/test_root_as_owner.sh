@@ -34,7 +34,9 @@ and_the_user_replaces_them
 a_prefix_whose_scr_is_roots_is_refused_naming_both
 and_nothing_is_written_there
 a_control_directory_and_a_prefix_of_two_users_are_refused_naming_both
-a_prefix_of_root_keeps_the_command_root"
+a_prefix_of_root_keeps_the_command_root
+a_prefix_of_root_reached_through_a_users_link_is_the_users
+a_prefix_of_root_inside_a_users_directory_is_the_users"
 skip_all() {
     for name in $tests; do skip "$name" "$1"; done
     done_testing
@@ -188,5 +190,25 @@ fi
 rm -rf "$p" && mkdir "$p"
 run "$halt" "$p"
 is "a_prefix_of_root_keeps_the_command_root" "0 root" "$status $(owner "$p/.scr/halt.scr")"
+
+# a root-owned directory that a user's link or directory leads to: the user
+# could swap it for their own between root's look and root's write, so the
+# command acts as the user, and root's directory is not written
+rm -rf "$p" "$tmp/link" && mkdir "$p"
+ln -s "$p" "$tmp/link" && chown -h "$user" "$tmp/link"
+run "$halt" --checkpoints 1 "$tmp/link"
+if [ "$status" -ne 0 ] && [ ! -e "$p/.scr/halt.scr" ]; then
+    ok "a_prefix_of_root_reached_through_a_users_link_is_the_users"
+else
+    not_ok "a_prefix_of_root_reached_through_a_users_link_is_the_users" "$(said; ls -la "$p/.scr" 2>&1)"
+fi
+userdir "$tmp/home"
+mkdir "$tmp/home/p"
+run "$halt" --checkpoints 1 "$tmp/home/p"
+if [ "$status" -ne 0 ] && [ ! -e "$tmp/home/p/.scr/halt.scr" ]; then
+    ok "a_prefix_of_root_inside_a_users_directory_is_the_users"
+else
+    not_ok "a_prefix_of_root_inside_a_users_directory_is_the_users" "$(said; ls -la "$tmp/home/p/.scr" 2>&1)"
+fi
 
 done_testing
