@@ -5,6 +5,7 @@
 #include "index_file.h"
 #include "kvtree_util.h"
 #include "rank2file.h"
+#include "rank_filemap.h"
 #include "scr_err.h"
 #include "summary.h"
 #include "util_io.h"
@@ -108,7 +109,13 @@ static void add_listed_scr31(const char *dsdir, scr_kvtree *set)
         const scr_kvtree *listed = scr_kvtree_get(scr_kvtree_get_kv_int(files, "RANK", r), "FILE");
         for (scr_kvtree_elem *e = scr_kvtree_elem_first(listed); e; e = scr_kvtree_elem_next(e)) {
             char *file = NULL; /* relative to the prefix, and checked to stay inside it */
-            if (scr_path_join(prefix, scr_kvtree_elem_key(e), &file) == SCR_SUCCESS) scr_kvtree_set_kv(set, "PATH", file);
+            int in_records = 1;
+            if (scr_path_join(prefix, scr_kvtree_elem_key(e), &file) == SCR_SUCCESS &&
+                scr_path_is_inside(scrdir, file, &in_records) == SCR_SUCCESS && in_records)
+                scr_warn("the rank2file of %s lists %s, among the records of the prefix; it is not deleted", dsdir,
+                         file);
+            else if (!in_records)
+                scr_kvtree_set_kv(set, "PATH", file);
             free(file);
         }
     }
@@ -135,8 +142,9 @@ static void add_listed(const char *dsdir, scr_kvtree *set)
         int n = 0;
         if (scr_summary_list_files(summary, ranks[r], &names, &n) != SCR_SUCCESS) continue;
         for (int f = 0; f < n; f++) {
-            char *file = NULL;
-            if (scr_path_join(dsdir, names[f], &file) == SCR_SUCCESS) scr_kvtree_set_kv(set, "PATH", file);
+            char *file = NULL; /* a name into the index or other records is refused (said) */
+            if (scr_rank_filemap_file_path(dsdir, names[f], path, &file) == SCR_SUCCESS)
+                scr_kvtree_set_kv(set, "PATH", file);
             free(file);
         }
         free(names);
