@@ -130,17 +130,31 @@ static int parse_names(char *text, char ***out, int *out_n)
     return SCR_SUCCESS;
 }
 
-/* The control directory: --cntl-dir, else as libscr would find it. */
+/* dir made absolute against the current directory (the master filemap
+ * names its filemaps by absolute paths), in *out. */
+static int absolute_dir(const char *dir, char **out)
+{
+    if (dir[0] == '/') return scr_path_normalize(dir, out);
+    char *cwd = getcwd(NULL, 0);
+    if (cwd == NULL) {
+        scr_err("cannot tell the current directory to place %s: %s", dir, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    int rc = scr_path_join(cwd, dir, out);
+    free(cwd);
+    return rc;
+}
+
+/* The control directory: --cntl-dir, else as libscr would find it; absolute. */
 static int derive_cntl_dir(const char *node_option, const char *cntl_option, char **out_cntl)
 {
-    if (cntl_option != NULL) {
-        *out_cntl = strdup(cntl_option);
-        if (*out_cntl == NULL) scr_err("out of memory");
-        return *out_cntl != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    }
+    if (cntl_option != NULL) return absolute_dir(cntl_option, out_cntl);
+    char *found = NULL;
     scr_config *cfg = scr_config_new();
     int rc = cfg ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_cli_job_cntl_dir(cfg, node_option, out_cntl);
+    if (rc == SCR_SUCCESS) rc = scr_cli_job_cntl_dir(cfg, node_option, &found);
+    if (rc == SCR_SUCCESS) rc = absolute_dir(found, out_cntl);
+    free(found);
     scr_config_delete(cfg);
     return rc;
 }

@@ -89,6 +89,22 @@ int scr_dataset_dir_name_id(const char *name, int *out_id)
     return SCR_SUCCESS;
 }
 
+/* The name a deletion gives a dataset directory (prefix_trim.h, a layer
+ * above): "scr.deleting.<id>" or "scr.deleting.<id>.<n>". */
+#define TRASH_PREFIX "scr.deleting."
+
+static int trash_name_id(const char *name, int *out_id)
+{
+    size_t n = strlen(TRASH_PREFIX);
+    char digits[16];
+    if (strncmp(name, TRASH_PREFIX, n) != 0) return SCR_ERR_NOTFOUND;
+    size_t len = strcspn(name + n, ".");
+    if (len == 0 || len >= sizeof(digits)) return SCR_ERR_NOTFOUND;
+    memcpy(digits, name + n, len);
+    digits[len] = '\0';
+    return scr_record_key_int(digits, 1, out_id) == SCR_SUCCESS ? SCR_SUCCESS : SCR_ERR_NOTFOUND;
+}
+
 int scr_dataset_claim_highest_id(const char *prefix, int *out_id)
 {
     char *dir = NULL;
@@ -104,7 +120,9 @@ int scr_dataset_claim_highest_id(const char *prefix, int *out_id)
     }
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         int id = 0;
-        if (scr_dataset_dir_name_id(e->d_name, &id) == SCR_SUCCESS && id > *out_id) *out_id = id;
+        if ((scr_dataset_dir_name_id(e->d_name, &id) == SCR_SUCCESS || trash_name_id(e->d_name, &id) == SCR_SUCCESS) &&
+            id > *out_id)
+            *out_id = id;
     }
     closedir(d);
     free(dir);

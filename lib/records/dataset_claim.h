@@ -12,7 +12,7 @@
  * the first one's summary, rank filemaps or redundancy files. A directory
  * without a claim (written by an older version, or scavenged) is claimed.
  * scr_dataset_claim_highest_id gives the highest id among the prefix's
- * dataset directories, so that a new dataset never takes the id of one that
+ * dataset directories, those being deleted too, so that a new dataset never takes the id of one that
  * left the index but not the disk (SCR_Drop). */
 #ifndef SCR_DATASET_CLAIM_H
 #define SCR_DATASET_CLAIM_H
@@ -36,8 +36,9 @@ int scr_dataset_claim_same(const scr_dataset *a, const scr_dataset *b);
  * (not logged) for any other name. */
 int scr_dataset_dir_name_id(const char *name, int *out_id);
 
-/* The highest <id> of the directories <prefix>/.scr/scr.dataset.<id>, 0
- * when there are none (or no .scr). SCR_ERR_IO (logged) when .scr cannot
+/* The highest <id> of the directories <prefix>/.scr/scr.dataset.<id> and
+ * of those a deletion has not finished, scr.deleting.<id>[.<n>], 0 when
+ * there are none (or no .scr). SCR_ERR_IO (logged) when .scr cannot
  * be read. */
 int scr_dataset_claim_highest_id(const char *prefix, int *out_id);
 

@@ -189,13 +189,23 @@ int scr_rank_filemap_file_path(const char *dir, const char *name, const char *re
         return SCR_ERR_FORMAT;
     }
     char *path = NULL, *up = NULL, *prefix = NULL;
-    int inside = 0;
+    int inside = 0, in_records = 0, in_dir = 0;
     int rc = scr_path_join(dir, name, &path);
     if (rc == SCR_SUCCESS) rc = scr_path_dirname(dir, &up);
     if (rc == SCR_SUCCESS) rc = scr_path_dirname(up, &prefix);
     if (rc == SCR_SUCCESS) rc = scr_path_is_inside(prefix, path, &inside);
     if (rc == SCR_SUCCESS && !inside) {
         scr_err("%s: the file '%s' leads to %s, outside the prefix %s; refused", record, name, path, prefix);
+        rc = SCR_ERR_FORMAT;
+    }
+    /* <prefix>/.scr holds the index and the other datasets' records: a
+     * dataset's own redundancy files are in its directory, nothing of it
+     * anywhere else there */
+    if (rc == SCR_SUCCESS) rc = scr_path_is_inside(up, path, &in_records);
+    if (rc == SCR_SUCCESS && in_records) rc = scr_path_is_inside(dir, path, &in_dir);
+    if (rc == SCR_SUCCESS && in_records && !in_dir) {
+        scr_err("%s: the file '%s' leads to %s, among the records of %s but outside this dataset's directory %s; "
+                "refused", record, name, path, up, dir);
         rc = SCR_ERR_FORMAT;
     }
     free(up);

@@ -15,9 +15,11 @@
  * Paths are relative so that the prefix can be moved or renamed; redundancy
  * descriptors and tags describe the cache and are left out. A dataset
  * directory is <prefix>/.scr/scr.dataset.<id>, so a name may climb out of
- * it only as far as the prefix: scr_rank_filemap_file_path refuses one that
- * leads anywhere else (a damaged or doctored record must not make a scan,
- * a rebuild or a fetch read or write outside the prefix), and so do the
+ * it only as far as the prefix, and never into <prefix>/.scr outside the
+ * dataset's own directory (the index, another dataset's records):
+ * scr_rank_filemap_file_path refuses one that leads anywhere else (a
+ * damaged or doctored record must not make a scan, a rebuild, a fetch or a
+ * deletion read, write or remove outside the prefix or another record), and so do the
  * readers of the summary's names, which follow the same rule. The scanner of
  * a dataset directory reads these files to learn which files each rank wrote
  * and what size and CRC each should have.

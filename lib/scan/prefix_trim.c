@@ -5,6 +5,7 @@
 #include "index_file.h"
 #include "kvtree_util.h"
 #include "rank2file.h"
+#include "rank_filemap.h"
 #include "scr_err.h"
 #include "summary.h"
 #include "util_io.h"
@@ -108,7 +109,13 @@ static void add_listed_scr31(const char *dsdir, scr_kvtree *set)
         const scr_kvtree *listed = scr_kvtree_get(scr_kvtree_get_kv_int(files, "RANK", r), "FILE");
         for (scr_kvtree_elem *e = scr_kvtree_elem_first(listed); e; e = scr_kvtree_elem_next(e)) {
             char *file = NULL; /* relative to the prefix, and checked to stay inside it */
-            if (scr_path_join(prefix, scr_kvtree_elem_key(e), &file) == SCR_SUCCESS) scr_kvtree_set_kv(set, "PATH", file);
+            int in_records = 1;
+            if (scr_path_join(prefix, scr_kvtree_elem_key(e), &file) == SCR_SUCCESS &&
+                scr_path_is_inside(scrdir, file, &in_records) == SCR_SUCCESS && in_records)
+                scr_warn("the rank2file of %s lists %s, among the records of the prefix; it is not deleted", dsdir,
+                         file);
+            else if (!in_records)
+                scr_kvtree_set_kv(set, "PATH", file);
             free(file);
         }
     }
@@ -135,8 +142,9 @@ static void add_listed(const char *dsdir, scr_kvtree *set)
         int n = 0;
         if (scr_summary_list_files(summary, ranks[r], &names, &n) != SCR_SUCCESS) continue;
         for (int f = 0; f < n; f++) {
-            char *file = NULL;
-            if (scr_path_join(dsdir, names[f], &file) == SCR_SUCCESS) scr_kvtree_set_kv(set, "PATH", file);
+            char *file = NULL; /* a name into the index or other records is refused (said) */
+            if (scr_rank_filemap_file_path(dsdir, names[f], path, &file) == SCR_SUCCESS)
+                scr_kvtree_set_kv(set, "PATH", file);
             free(file);
         }
         free(names);
@@ -200,20 +208,41 @@ out:
     scr_kvtree_delete(summary);
 }
 
-/* Step 2 for the dataset directory scr.dataset.<id> of prefix_scr (none
- * there: nothing to do). */
-static void doom(const char *prefix_scr, int id)
+/* Step 2 for the dataset directory scr.dataset.<id> of prefix_scr: renamed
+ * scr.deleting.<id>, or scr.deleting.<id>.<n> when a deletion that did not
+ * finish left that name (a later dataset took the id again): the old trash
+ * is finished with this one, each in its own directory. SCR_SUCCESS with
+ * *out_trash (may be NULL) the new path; SCR_ERR_NOTFOUND (not said) when
+ * there is no such directory; SCR_ERR_IO (said) when it stays as it is. */
+static int doom(const char *prefix_scr, int id, char **out_trash)
 {
-    char name[64], trash_name[64], *dir = NULL, *trash = NULL;
+    char name[64], trash_name[80], *dir = NULL, *trash = NULL;
+    if (out_trash != NULL) *out_trash = NULL;
     snprintf(name, sizeof(name), "scr.dataset.%d", id);
-    snprintf(trash_name, sizeof(trash_name), SCR_PREFIX_TRIM_DIR_PREFIX "%d", id);
-    if (scr_path_join(prefix_scr, name, &dir) == SCR_SUCCESS &&
-        scr_path_join(prefix_scr, trash_name, &trash) == SCR_SUCCESS) {
-        if (rename(dir, trash) == 0) crash_point("after-rename");
-        else if (errno != ENOENT) scr_warn("cannot rename %s to %s to delete it: %s", dir, trash, strerror(errno));
+    int rc = scr_path_join(prefix_scr, name, &dir);
+    for (int n = 0; rc == SCR_SUCCESS; n++) {
+        if (n == 0) snprintf(trash_name, sizeof(trash_name), SCR_PREFIX_TRIM_DIR_PREFIX "%d", id);
+        else snprintf(trash_name, sizeof(trash_name), SCR_PREFIX_TRIM_DIR_PREFIX "%d.%d", id, n);
+        free(trash);
+        trash = NULL;
+        rc = scr_path_join(prefix_scr, trash_name, &trash);
+        if (rc != SCR_SUCCESS) break;
+        if (rename(dir, trash) == 0) {
+            crash_point("after-rename");
+            break;
+        }
+        int taken = errno == EEXIST || errno == ENOTEMPTY; /* a directory an earlier deletion left */
+        if (errno == ENOENT) {
+            rc = SCR_ERR_NOTFOUND;
+        } else if (!taken || n >= 1000) {
+            scr_warn("cannot rename %s to %s to delete it: %s", dir, trash, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
     }
     free(dir);
-    free(trash);
+    if (rc == SCR_SUCCESS && out_trash != NULL) *out_trash = trash;
+    else free(trash);
+    return rc;
 }
 
 /* The scr.deleting.* directories of prefix_scr, as paths under "DIR" of a
@@ -276,33 +305,68 @@ static int unlisted_ids(const char *prefix_scr, const int *kept, int nkept, int 
 
 /* Step 2 for every dataset the index does not list whose summary names a
  * file of doomed: its records would outlive that file. Its own files join
- * doomed, which may take in another such dataset. */
+ * doomed, which may take in another such dataset. One whose directory
+ * cannot be renamed keeps its files, as a kept dataset does (they leave
+ * doomed for kept_files): a summary that still says COMPLETE never loses
+ * one. Each directory is tried once, so that the loop ends. */
 static int doom_sharers(const char *prefix, const char *prefix_scr, const int *kept, int nkept, int busy_id,
-                        const scr_kvtree *kept_files, scr_kvtree *doomed)
+                        scr_kvtree *kept_files, scr_kvtree *doomed)
 {
-    for (int more = 1; more;) {
+    int *tried = NULL, ntried = 0, rc = SCR_SUCCESS;
+    for (int more = 1; more && rc == SCR_SUCCESS;) {
         int *ids = NULL, n = 0;
-        int rc = unlisted_ids(prefix_scr, kept, nkept, busy_id, &ids, &n);
-        if (rc != SCR_SUCCESS) return rc;
+        rc = unlisted_ids(prefix_scr, kept, nkept, busy_id, &ids, &n);
         more = 0;
-        for (int i = 0; i < n; i++) {
-            char name[64], trash_name[64], *dir = NULL, *trash = NULL;
+        for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
+            char name[64], *dir = NULL, *trash = NULL;
+            if (is_one_of(tried, ntried, ids[i])) continue;
             snprintf(name, sizeof(name), "scr.dataset.%d", ids[i]);
-            snprintf(trash_name, sizeof(trash_name), SCR_PREFIX_TRIM_DIR_PREFIX "%d", ids[i]);
-            if (scr_path_join(prefix_scr, name, &dir) == SCR_SUCCESS && lists_doomed(dir, doomed) &&
-                scr_path_join(prefix_scr, trash_name, &trash) == SCR_SUCCESS) {
-                scr_warn("dataset %d, no longer in the index of %s, lists files of a dataset being deleted: "
-                         "its records and its other files go with them", ids[i], prefix);
-                doom(prefix_scr, ids[i]);
+            rc = scr_path_join(prefix_scr, name, &dir);
+            if (rc != SCR_SUCCESS || !lists_doomed(dir, doomed)) {
+                free(dir);
+                continue;
+            }
+            int *grown = realloc(tried, sizeof(int) * (size_t)(ntried + 1));
+            if (grown == NULL) {
+                scr_err("out of memory deleting the datasets of %s", prefix);
+                rc = SCR_ERR_NOMEM;
+                free(dir);
+                break;
+            }
+            tried = grown;
+            tried[ntried++] = ids[i];
+            scr_warn("dataset %d, no longer in the index of %s, lists files of a dataset being deleted: "
+                     "its records and its other files go with them", ids[i], prefix);
+            if (doom(prefix_scr, ids[i], &trash) == SCR_SUCCESS) {
                 add_doomed_files(prefix, trash, kept_files, doomed);
                 more = 1;
+            } else {
+                scr_kvtree *mine = scr_kvtree_new();
+                if (mine == NULL) {
+                    scr_err("out of memory deleting the datasets of %s", prefix);
+                    rc = SCR_ERR_NOMEM;
+                } else {
+                    add_listed(dir, mine);
+                    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(mine, "PATH")); e;
+                         e = scr_kvtree_elem_next(e)) {
+                        scr_kvtree_unset_kv(doomed, "PATH", scr_kvtree_elem_key(e));
+                        if (scr_kvtree_set_kv(kept_files, "PATH", scr_kvtree_elem_key(e)) == NULL) {
+                            scr_err("out of memory deleting the datasets of %s", prefix);
+                            rc = SCR_ERR_NOMEM;
+                            break;
+                        }
+                    }
+                    if (rc == SCR_SUCCESS) scr_warn("%s stays, and the files it lists with it", dir);
+                }
+                scr_kvtree_delete(mine);
             }
             free(dir);
             free(trash);
         }
         free(ids);
     }
-    return SCR_SUCCESS;
+    free(tried);
+    return rc;
 }
 
 /* Remove the directories of path that are empty now, up to the prefix. */
@@ -357,7 +421,7 @@ static int delete_datasets(const char *prefix, const int *ids, int n, const int 
     scr_kvtree *kept_files = NULL, *doomed = NULL, *trash = NULL;
     int rc = scr_path_join(prefix, ".scr", &prefix_scr);
     if (rc != SCR_SUCCESS) return rc;
-    for (int i = 0; i < n; i++) doom(prefix_scr, ids[i]);
+    for (int i = 0; i < n; i++) doom(prefix_scr, ids[i], NULL); /* one that stays is said */
     trash = list_trash(prefix_scr);
     /* the usual flush: nothing to delete, so no kept summary is read */
     if (trash == NULL) goto out;

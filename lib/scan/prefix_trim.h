@@ -22,10 +22,13 @@
  *   1. the entries leave the index, in one atomic replace of the file (the
  *      caller does it for SCR_Delete): a restart no longer picks them;
  *   2. each dataset directory is renamed scr.deleting.<id> (one atomic
- *      rename), a name that neither the index rebuild (index_rebuild.h)
- *      nor the id scan (dataset_claim.h) reads; then the same for every
- *      dataset the index no longer lists that shares a file with one
- *      going (found from the summaries, before any file goes);
+ *      rename; scr.deleting.<id>.<n> when an unfinished deletion left that
+ *      name), a name the index rebuild (index_rebuild.h) does not read and
+ *      the id scan (dataset_claim.h) counts, so no new dataset takes the
+ *      id; then the same for every dataset the index no longer lists that
+ *      shares a file with one going (found from the summaries, before any
+ *      file goes). One that cannot be renamed stays whole: the files it
+ *      lists are not deleted;
  *   3. each summary is replaced, atomically, by one that says COMPLETE 0,
  *      so that even a reader given the scr.deleting.<id> directory by hand
  *      never takes the dataset for whole; it still lists the files, which

@@ -58,7 +58,14 @@ static int is_below(const char *dir, const char *path, int *out_inside)
 int scr_scavenge_paths_check_filemap(const struct scr_scavenge_paths *p, const char *master, const char *path)
 {
     int inside = 0;
-    int rc = path[0] == '/' ? is_below(p->cntl_dir, path, &inside) : SCR_SUCCESS;
+    int rc = path[0] == '/' && p->cntl_dir[0] == '/' ? is_below(p->cntl_dir, path, &inside) : SCR_SUCCESS;
+    if (rc == SCR_SUCCESS && !inside && path[0] == '/') {
+        /* one directory spelled two ways (/dev/shm, /run/shm): compare where both lead */
+        char *real_dir = realpath(p->cntl_dir, NULL), *real_path = realpath(path, NULL);
+        if (real_dir != NULL && real_path != NULL) rc = is_below(real_dir, real_path, &inside);
+        free(real_dir);
+        free(real_path);
+    }
     if (rc == SCR_SUCCESS && !inside) {
         scr_err("%s: the filemap %s is not in the control directory %s; refused, nothing copied", master, path,
                 p->cntl_dir);

@@ -26,7 +26,7 @@
 #include "filemap.h"
 
 struct scr_scavenge_paths {
-    char *cntl_dir;      /* the control directory, normalised */
+    char *cntl_dir;      /* the control directory, normalised (absolute for a filemap to be inside it) */
     char *prefix;        /* the prefix given, normalised */
     char *job_prefix;    /* the prefix the job's runs recorded; NULL when none */
     char **cache_dirs;   /* the job's cache directories; NULL when none recorded */

@@ -33,6 +33,7 @@ a_master_list_naming_a_filemap_elsewhere_is_refused
 a_file_under_the_job_prefix_goes_under_the_prefix_given
 and_the_job_prefix_is_left_alone
 and_its_rank_filemap_says_where_it_went
+a_relative_cntl_dir_spelled_through_a_link_scavenges
 add_of_a_rank_filemap_climbing_out_of_the_prefix_is_refused_naming_it
 and_the_file_outside_is_left_alone
 add_of_a_rank_filemap_leaving_through_dotdot_is_refused
@@ -141,6 +142,20 @@ fi
 check "and_the_job_prefix_is_left_alone" eval "[ -z \"\$(ls -A '$tmp/q')\" ]"
 check "and_its_rank_filemap_says_where_it_went" \
     eval "'$PYTHON3' '$ref' dump '$p/.scr/scr.dataset.6/0.scrfilemap' | grep -q '\"$p/ckpt.6\"'"
+
+# the master list names its filemaps by absolute paths, as libscr writes
+# them; --cntl-dir is given relative to the current directory, through a link
+node "$p/ckpt.6"
+printf '{"Filemap": {"%s": {}}}' "$cntl/filemap_0.scrinfo" > "$tmp/master.json"
+"$PYTHON3" "$ref" write "$tmp/master.json" "$cntl/filemap.scrinfo" || exit 99
+ln -sfn "$cntl" "$tmp/cntl-link" || exit 99
+(cd "$tmp" && "$scavenge" --cntl-dir cntl-link --prefix prefix > "$tmp/out" 2> "$tmp/err")
+status=$?
+if [ "$status" -eq 0 ] && [ "$(cat "$p/ckpt.6/rank_0.ckpt" 2>&1)" = "$data" ]; then
+    ok "a_relative_cntl_dir_spelled_through_a_link_scavenges"
+else
+    not_ok "a_relative_cntl_dir_spelled_through_a_link_scavenges" "$(said)"
+fi
 
 # --- scr-index --add ------------------------------------------------------------------
 

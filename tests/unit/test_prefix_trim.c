@@ -4,11 +4,14 @@
  * (not one a kept dataset lists too), that a dataset no longer indexed whose
  * files go goes with them, that a crash at any step leaves no summary
  * calling a dataset complete while its files are partly gone, and that the
- * next trim finishes what a crash left. SCR_Delete's deletion likewise. */
+ * next trim finishes what a crash left. SCR_Delete's deletion likewise,
+ * also of an id an unfinished deletion had left in a scr.deleting
+ * directory, and next to a dataset whose directory cannot be renamed. */
 #include "tap.h"
 
 #include "dataset.h"
 #include "dataset_check.h"
+#include "dataset_claim.h"
 #include "index_file.h"
 #include "kvtree.h"
 #include "prefix_trim.h"
@@ -380,6 +383,55 @@ static void test_delete_takes_one_dataset_out_of_the_prefix_records_and_files(vo
     CHECK(scr_prefix_delete_dataset(p, 7) == SCR_SUCCESS, "a dataset without a directory: %s", scr_last_error());
 }
 
+/* Delete dataset id of p in a child process that an alarm kills should the
+ * deletion never end: 1 when it returned SCR_SUCCESS. */
+static int delete_ends(const char *p, int id)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        alarm(60); /* not a measure of speed: it only turns an endless loop into a failure */
+        scr_log_set_quiet(1);
+        _exit(scr_prefix_delete_dataset(p, id) == SCR_SUCCESS ? 0 : 1);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void test_an_id_taken_again_after_an_unfinished_deletion_is_deleted_too(void)
+{
+    const char *p = fresh_prefix("reused-id");
+    /* a deletion of dataset 5 stopped after its rename */
+    const char *old5[] = {"ckpt.5/a", "ckpt.5/old", NULL};
+    REQUIRE(add_dataset_files(p, 5, "ckpt.5", CKPT, old5) == SCR_SUCCESS, "old dataset 5: %s", scr_last_error());
+    REQUIRE(unlist(p, 5) == SCR_SUCCESS, "unlist old 5");
+    REQUIRE(rename(under(p, ".scr/scr.dataset.5"), under(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "5")) == 0,
+            "rename old 5");
+    int highest = 0;
+    CHECK(scr_dataset_claim_highest_id(p, &highest) == SCR_SUCCESS && highest == 5,
+          "the highest id is %d, want 5: a new dataset would take the id being deleted", highest);
+    /* a new dataset 5 writes the same file again, and is taken out of the
+     * index; dataset 6, dropped, lists that file too, but its directory
+     * cannot be renamed (a file holds the name): it stays whole */
+    const char *new5[] = {"ckpt.5/a", "ckpt.5/new", NULL}, *f6[] = {"ckpt.5/a", "ckpt.6/b", NULL};
+    REQUIRE(add_dataset_files(p, 5, "ckpt.5", CKPT, new5) == SCR_SUCCESS, "new dataset 5: %s", scr_last_error());
+    REQUIRE(add_dataset_files(p, 6, "ckpt.6", CKPT, f6) == SCR_SUCCESS, "dataset 6: %s", scr_last_error());
+    REQUIRE(unlist(p, 5) == SCR_SUCCESS && unlist(p, 6) == SCR_SUCCESS, "unlist 5 and 6");
+    FILE *f = fopen(under(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "6"), "w");
+    REQUIRE(f != NULL && fclose(f) == 0, "a file named " SCR_PREFIX_TRIM_DIR_PREFIX "6");
+    CHECK(delete_ends(p, 5), "deleting dataset 5 did not end, or failed");
+    CHECK(strcmp(complete_but_short(p), "") == 0, "complete summaries of datasets partly gone: %s",
+          complete_but_short(p));
+    CHECK(!exists(p, ".scr/scr.dataset.5") && !exists(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "5") &&
+              !exists(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "5.1"),
+          "records of dataset 5 stayed");
+    CHECK(!exists(p, "ckpt.5/old") && !exists(p, "ckpt.5/new"), "files of dataset 5 stayed");
+    CHECK(exists(p, ".scr/scr.dataset.6/summary.scr") && exists(p, "ckpt.5/a") && exists(p, "ckpt.6/b"),
+          "dataset 6, which could not be renamed, lost its records or files");
+}
+
 static void test_keep_below_one_is_refused(void)
 {
     scr_log_set_quiet(1);
@@ -396,6 +448,7 @@ int main(void)
     RUN(test_a_dataset_no_longer_indexed_goes_with_the_files_it_shares);
     RUN(test_a_crash_at_any_step_leaves_no_complete_summary_of_a_dataset_partly_gone);
     RUN(test_delete_takes_one_dataset_out_of_the_prefix_records_and_files);
+    RUN(test_an_id_taken_again_after_an_unfinished_deletion_is_deleted_too);
     RUN(test_keep_below_one_is_refused);
     return tap_done();
 }

@@ -222,6 +222,29 @@ static void test_a_name_leading_outside_the_prefix_is_refused_naming_the_record(
     scr_log_set_quiet(0);
 }
 
+static void test_a_name_leading_into_other_records_is_refused_naming_the_record(void)
+{
+    const char *dir = "/p/.scr/scr.dataset.5", *record = "/p/.scr/scr.dataset.5/summary.scr";
+    static const char *const refused[] = {"../index.scr", "../scr.dataset.7/x", "../scr.dataset.5x/y", ".."};
+    char *where = NULL;
+    scr_log_set_quiet(1);
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        scr_clear_last_error();
+        CHECK(scr_rank_filemap_file_path(dir, refused[i], record, &where) == SCR_ERR_FORMAT && where == NULL,
+              "'%s' leads into the records of the prefix and was taken: %s", refused[i], where ? where : "(null)");
+        free(where);
+        where = NULL;
+        CHECK(strstr(scr_last_error(), record) != NULL && strstr(scr_last_error(), "/p/.scr") != NULL,
+              "the message names neither the record nor the path: '%s'", scr_last_error());
+    }
+    scr_log_set_quiet(0);
+    /* the dataset's own redundancy files, however named, stay readable */
+    CHECK(scr_rank_filemap_file_path(dir, "../scr.dataset.5/xor.1_2.scr", record, &where) == SCR_SUCCESS &&
+              strcmp(where, "/p/.scr/scr.dataset.5/xor.1_2.scr") == 0,
+          "the dataset's own file resolves to %s", where ? where : "(null)");
+    free(where);
+}
+
 static void test_names_of_rank_filemaps(void)
 {
     char *path = NULL;
@@ -268,6 +291,7 @@ int main(void)
     RUN(test_build_places_files_where_the_copy_puts_them);
     RUN(test_build_refuses_what_it_cannot_represent);
     RUN(test_a_name_leading_outside_the_prefix_is_refused_naming_the_record);
+    RUN(test_a_name_leading_into_other_records_is_refused_naming_the_record);
     RUN(test_names_of_rank_filemaps);
     RUN(test_write_refuses_absolute_paths);
     return tap_done();
