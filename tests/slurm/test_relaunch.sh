@@ -112,7 +112,7 @@ job=$(next_job_id)
 # the control directory of n2 belongs to someone else: its check fails
 on_node n2 sh -c "mkdir -p /dev/shm/$slurm_user/scr.$job && chown -R nobody /dev/shm/$slurm_user"
 rm -f "$slurm_work/health-submit/where.txt"
-as_user sh -c "cd health-submit && sbatch -W -N3 --scr --scr-runs=2 -o out.txt ./job.sh" > /dev/null 2>&1
+as_user sh -c "cd health-submit && sbatch -W -N3 -w 'n[1-3]' --scr --scr-runs=2 -o out.txt ./job.sh" > /dev/null 2>&1
 on_node n2 rm -rf "/dev/shm/$slurm_user"
 where=$(cat "$slurm_work/health-submit/where.txt" 2>/dev/null)
 second=$(printf '%s\n' "$where" | awk '$2 == 2 {print $3}' | sort | tr '\n' ' ')

@@ -135,19 +135,22 @@ job=$(next_job_id)
 # (looked at while the allocation lasts: the epilog removes them at its end)
 as_user salloc -N2 --scr sleep 60 > /dev/null 2>&1 &
 tries=60
+want=
 while [ "$tries" -gt 0 ]; do
+    # the nodes it was given (not always n1 and n2: one may still be ending the last job)
+    [ -n "$want" ] || want=$(scontrol show hostnames "$(squeue -h -j "$job" -t R -o %N 2>/dev/null)" 2>/dev/null | tr '\n' ' ')
     made=
-    for n in n1 n2; do
-        [ "$(on_node "$n" stat -c '%U %a' "/dev/shm/$slurm_user/scr.$job" 2>&1)" = "$slurm_user 700" ] && made="$made $n"
+    for n in $want; do
+        [ "$(on_node "$n" stat -c '%U %a' "/dev/shm/$slurm_user/scr.$job" 2>&1)" = "$slurm_user 700" ] && made="$made$n "
     done
-    [ "$made" = " n1 n2" ] && break
+    [ -n "$want" ] && [ "$made" = "$want" ] && break
     sleep 0.5
     tries=$((tries - 1))
 done
 scancel "$job"
 wait_job_gone "$job" 60
-if [ "$made" = " n1 n2" ]; then ok "salloc --scr without a step: the prolog made the directories at allocation"
-else not_ok "salloc --scr without a step: the prolog made the directories at allocation" "made on:$made"; fi
+if [ -n "$want" ] && [ "$made" = "$want" ]; then ok "salloc --scr without a step: the prolog made the directories at allocation"
+else not_ok "salloc --scr without a step: the prolog made the directories at allocation" "made on: $made; nodes: $want"; fi
 
 # each task looks at its node's directories and at the health record the
 # prolog keeps in the control directory (the epilog removes them when the
@@ -185,22 +188,27 @@ fi
 # a relative --scr-prefix is taken from the job's working directory, by
 # the epilog (the step's tasks alone know their directory)
 as_user mkdir -p "$slurm_work/run1"
-out=$(as_user srun -N2 --scr-prefix=run1 sh -c 'echo "job $SLURM_JOB_ID"' 2>&1)
-job=$(printf '%s\n' "$out" | sed -n 's/^job //p' | head -n 1)
+out=$(as_user srun -N2 --scr-prefix=run1 sh -c 'echo "job $SLURM_JOB_ID $(hostname)"' 2>&1)
+job=$(printf '%s\n' "$out" | sed -n 's/^job \([0-9]*\) .*/\1/p' | head -n 1)
+nodes=$(printf '%s\n' "$out" | sed -n 's/^job [0-9]* //p' | sort)
 wait_job_gone "$job" 60
 bad=
-for n in n1 n2; do
+for n in $nodes; do
     owner=$(stat -c %U "$slurm_work/run1/.scr/health/$n.health" 2>&1)
     [ "$(healthy $n run1)" = 1 ] && [ "$owner" = "$slurm_user" ] || bad="$bad
 $n ($owner): $(record $n run1)"
 done
-if [ -n "$job" ] && [ -z "$bad" ]; then ok "the health records go to the job's --scr-prefix, as the user"
-else not_ok "the health records go to the job's --scr-prefix, as the user" "job '$job'$bad"; fi
-if epilog_lines=$(grep "scr: epilog of job $job " "$slurm_lab/log/slurmd-n1.log") &&
-   printf '%s\n' "$epilog_lines" | grep -q "health record: node n1 healthy; record $slurm_work/run1/.scr/health/n1.health"; then
+if [ -n "$job" ] && [ "$(echo $nodes | wc -w)" -eq 2 ] && [ -z "$bad" ]; then
+    ok "the health records go to the job's --scr-prefix, as the user"
+else
+    not_ok "the health records go to the job's --scr-prefix, as the user" "job '$job' on '$nodes'$bad"
+fi
+first=$(echo $nodes | cut -d' ' -f1)
+if epilog_lines=$(grep "scr: epilog of job $job " "$slurm_lab/log/slurmd-$first.log" 2>&1) &&
+   printf '%s\n' "$epilog_lines" | grep -q "health record: node $first healthy; record $slurm_work/run1/.scr/health/$first.health"; then
     ok "the epilog says where the record went"
 else
-    not_ok "the epilog says where the record went" "$(grep 'scr:' "$slurm_lab/log/slurmd-n1.log")"
+    not_ok "the epilog says where the record went" "$epilog_lines"
 fi
 
 # a directory of someone else and a symbolic link are refused
