@@ -645,20 +645,22 @@ static void test_a_job_end_refuses_a_prefix_that_is_not_a_directory(void)
 }
 
 /* What the scan keeps of each rank: names, sizes, CRCs and the verdict per
- * file, including a file listed outside the dataset directory ("../"),
- * which is looked up by its whole path; the rank filemap itself is read
- * again on demand. */
+ * file, including a file listed outside the dataset directory, in the
+ * prefix ("../../", out of <prefix>/.scr/<dataset>), which is looked up by
+ * its whole path; the rank filemap itself is read again on demand. */
 static void test_scan_keeps_each_file_and_reads_rank_filemaps_again(void)
 {
     const char *top = fresh_dir("kept");
-    char dir[4096], outside[4096];
-    snprintf(dir, sizeof(dir), "%s/ds", top);
+    char records[4000], dir[4096], outside[4096];
+    snprintf(records, sizeof(records), "%s/.scr", top);
+    snprintf(dir, sizeof(dir), "%s/ds", records);
     snprintf(outside, sizeof(outside), "%s/shared.dat", top);
+    mkdir(records, 0700);
     mkdir(dir, 0700);
     make_rank(dir, 0, 3, 10);
     make_rank(dir, 1, 3, 11);
     write_bytes(outside, "0123456789abcdef", 16);
-    scr_meta *m[2] = {app_meta(dir, "rank2.dat", 2, 3, 12, 0x1234u), app_meta(dir, "../shared.dat", 2, 3, 16, 7)};
+    scr_meta *m[2] = {app_meta(dir, "rank2.dat", 2, 3, 12, 0x1234u), app_meta(dir, "../../shared.dat", 2, 3, 16, 7)};
     scr_meta_set_filetype(m[0], SCR_META_TYPE_XOR);
     write_rank_filemap(dir, ID, 2, 2, m, 2);
     scr_meta_delete(m[0]);
@@ -669,8 +671,8 @@ static void test_scan_keeps_each_file_and_reads_rank_filemaps_again(void)
     CHECK(r1->listed && r1->nfiles == 1 && strcmp(r1->files[0].name, "rank1.dat") == 0 &&
               r1->files[0].size == 11 && r1->files[0].good && r1->files[0].has_crc && !r1->files[0].redundancy,
           "rank 1 as kept");
-    /* sorted by name: ../shared.dat (present) before rank2.dat (never written) */
-    CHECK(r2->nfiles == 2 && strcmp(r2->files[0].name, "../shared.dat") == 0 && r2->files[0].good &&
+    /* sorted by name: ../../shared.dat (present) before rank2.dat (never written) */
+    CHECK(r2->nfiles == 2 && strcmp(r2->files[0].name, "../../shared.dat") == 0 && r2->files[0].good &&
               r2->files[0].size == 16 && r2->files[0].crc == 7,
           "a file outside the directory is found by its path");
     CHECK(strcmp(r2->files[1].name, "rank2.dat") == 0 && !r2->files[1].good && r2->files[1].redundancy &&
