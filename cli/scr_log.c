@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { OPT_JSON = 256 };
@@ -225,18 +226,27 @@ static void print_row(struct json_object *o)
  * holds an exclusive lock while it appends a line: the size is taken under
  * a shared lock, which is let go at once, so a reader that prints slowly
  * (a pager, a full pipe) never keeps a running job's writers waiting;
- * what was below that size is never written again. */
+ * what was below that size is never written again. A lock held longer
+ * than LOCK_WAIT_MS (a stopped writer) is not waited for: the size is
+ * taken without it, and at worst the last line shows as cut short. */
+#define LOCK_WAIT_MS 2000
 static int settled_size(int fd, const char *path, uint64_t *out_size)
 {
     struct flock fl;
     memset(&fl, 0, sizeof(fl));
     fl.l_type = F_RDLCK;
     fl.l_whence = SEEK_SET;
-    while (fcntl(fd, F_SETLKW, &fl) != 0 && errno == EINTR) {}
+    struct timespec nap = {0, 10 * 1000 * 1000};
+    int locked = 0;
+    for (int waited = 0; !locked && waited < LOCK_WAIT_MS; waited += 10) {
+        locked = fcntl(fd, F_SETLK, &fl) == 0;
+        if (!locked && errno != EAGAIN && errno != EACCES && errno != EINTR) break; /* no locks here */
+        if (!locked) nanosleep(&nap, NULL);
+    }
     struct stat st;
     int ok = fstat(fd, &st) == 0;
     fl.l_type = F_UNLCK;
-    fcntl(fd, F_SETLK, &fl);
+    if (locked) fcntl(fd, F_SETLK, &fl);
     if (!ok) {
         scr_err("cannot stat %s: %s", path, strerror(errno));
         return 1;

@@ -169,6 +169,25 @@ if grep -q "damaged line skipped: longer than" "$tmp/err" && grep -q "bytes of z
 then ok "and says it skipped the hole and a line longer than an event"
 else not_ok "and says it skipped the hole and a line longer than an event" "$(head -c 2000 "$tmp/err")"; fi
 
+# a writer stopped while it holds the log's lock keeps no reader waiting
+py=/usr/bin/python3
+[ -x "$py" ] || py=${PYTHON3:-python3}
+printf '%s\n' "$line" > "$ev"
+"$py" -c 'import fcntl, sys, time
+f = open(sys.argv[1], "a"); fcntl.lockf(f, fcntl.LOCK_EX); open(sys.argv[2], "w").close(); time.sleep(60)' \
+    "$ev" "$tmp/locked" &
+holder=$!
+for _ in $(seq 1 100); do [ -e "$tmp/locked" ] && break; sleep 0.1; done
+timeout 20 "$b/scr-log" --prefix "$p" > "$tmp/out" 2> "$tmp/err"
+status=$?
+kill "$holder" 2> /dev/null
+wait "$holder" 2> /dev/null
+if [ -e "$tmp/locked" ] && [ "$status" -eq 0 ] && grep -q "ckpt.14" "$tmp/out"; then
+    ok "scr-log does not wait on a writer that keeps the log locked"
+else
+    not_ok "scr-log does not wait on a writer that keeps the log locked" "status $status: $(cat "$tmp/err")"
+fi
+
 # a huge sparse index is refused by its size, not read
 rm -rf "$p" && mkdir -p "$p/.scr" && truncate -s 64G "$p/.scr/index.scr"
 timeout 20 "$b/scr-index" --list --prefix "$p" > "$tmp/out" 2> "$tmp/err"
