@@ -103,35 +103,127 @@ static int changes_a_table(const char *config)
     return scr_config_table_find(key) != NULL;
 }
 
-const char *SCR_Config(const char *config)
+#define CONFIG_MSG_TEXT "TEXT"   /* rank 0's SCR_Config string */
+#define CONFIG_MSG_FILES "FILES" /* the files' layers, when the string needs them */
+
+/* Rank 0: the message every rank gets before it applies config: the string
+ * and, for a question or a change of a table, the files as read now. */
+static int config_message(const char *config, scr_kvtree **out_msg)
 {
-    if (run != NULL || scr_disabled) {
-        scr_err("SCR_Config('%s') called after SCR_Init; parameters are fixed by then",
-                config ? config : "");
-        return NULL;
-    }
-    /* as in SCR, no string (or a blank one) is no question and no setting */
-    if (config == NULL || config[strspn(config, " \t")] == '\0') return NULL;
-    if (early_config == NULL && (early_config = scr_config_new()) == NULL) return NULL;
-    /* a question ("KEY", "CKPT=0 TYPE") answers from every layer, and a
-     * change of a table starts from the table the files define: read them first */
-    if (is_question(config) || changes_a_table(config)) {
-        /* every rank asks; what the files and environment hold is said by
-         * rank 0 alone, as at SCR_Init (an error is said by every rank) */
-        int initialized = 0, rank = 0;
-        if (MPI_Initialized(&initialized) == MPI_SUCCESS && initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        if (rank != 0) scr_log_set_quiet(1);
-        int rc = scr_config_load(early_config, NULL);
-        scr_log_set_quiet(0);
-        if (rc != SCR_SUCCESS) {
-            if (rank != 0) scr_err("SCR_Config('%s'): the configuration cannot be read (%s)", config,
-                                   scr_strstatus(rc));
-            return NULL;
+    scr_kvtree *msg = scr_kvtree_new(), *files = NULL;
+    int rc = msg != NULL && scr_kvtree_util_set_str(msg, CONFIG_MSG_TEXT, config) == SCR_SUCCESS
+                 ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory in SCR_Config");
+    if (rc == SCR_SUCCESS && (is_question(config) || changes_a_table(config))) {
+        rc = scr_config_load(early_config, NULL);
+        if (rc == SCR_SUCCESS) rc = scr_config_export_files(early_config, &files);
+        if (rc == SCR_SUCCESS && scr_kvtree_set(msg, CONFIG_MSG_FILES, files) == NULL) {
+            scr_err("out of memory in SCR_Config");
+            rc = SCR_ERR_NOMEM;
         }
     }
+    if (rc != SCR_SUCCESS) scr_kvtree_delete(msg);
+    else *out_msg = msg;
+    return rc;
+}
+
+/* What SCR_Config does before SCR_Init, on every rank of comm at once, as
+ * in SCR 3.1: the ranks check that they all pass the same string, rank 0
+ * reads the files when the string needs them (a question, a change of a
+ * table) and broadcasts them, and every rank applies the string to its
+ * copy. Every rank therefore holds the same settings and answers from the
+ * same files: no rank reads a file that another is writing. The votes are
+ * all-reductions, so no rank leaves before every rank has arrived (SCR
+ * 3.1's barrier). Collective; all ranks agree on the outcome. */
+static int config_collective(const char *config, MPI_Comm comm, int rank, char **out_value)
+{
+    scr_kvtree *msg = NULL;
+    int rc = SCR_SUCCESS;
+    if (rank == 0) rc = config_message(config, &msg);
+    /* all ranks agree: */
+    rc = scr_comm_agree(comm, rc, SCR_ERR_FORMAT);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_comm_bcast_kvtree(&msg, 0, comm);
+    if (rc != SCR_SUCCESS) goto out;
+    const char *text = NULL;
+    scr_kvtree_util_get_str(msg, CONFIG_MSG_TEXT, &text);
+    int same = text != NULL && strcmp(text, config) == 0;
+    if (!same)
+        scr_err("SCR_Config('%s'): rank 0 passed '%s'; SCR_Config is collective and takes the same "
+                "string on every rank", config, text ? text : "");
+    /* all ranks agree: */
+    rc = scr_comm_agree(comm, same ? SCR_SUCCESS : SCR_ERR_ARG, SCR_ERR_ARG);
+    if (rc != SCR_SUCCESS) {
+        if (rank == 0 && same) scr_err("SCR_Config('%s'): another rank passed another string; nothing done", config);
+        goto out;
+    }
+    const scr_kvtree *files = scr_kvtree_get(msg, CONFIG_MSG_FILES);
+    if (rank != 0 && files != NULL) {
+        /* what is wrong in the environment every rank shares is said once, by rank 0 */
+        scr_log_set_quiet(1);
+        rc = scr_config_load_with_files(early_config, files);
+        scr_log_set_quiet(0);
+        if (rc != SCR_SUCCESS) scr_err("SCR_Config('%s'): %s", config, scr_last_error());
+    }
+    /* all ranks agree: */
+    rc = scr_comm_agree(comm, rc, SCR_ERR_FORMAT);
+    if (rc != SCR_SUCCESS) goto out;
+    /* the same string on the same files: one rank says what is wrong with it */
+    if (rank != 0) scr_log_set_quiet(1);
+    rc = scr_config_apply(early_config, config, out_value);
+    scr_log_set_quiet(0);
+    if (rc != SCR_SUCCESS && rank != 0) scr_err("SCR_Config('%s'): %s", config, scr_last_error());
+out:
+    scr_kvtree_delete(msg);
+    return rc;
+}
+
+/* SCR_Config before SCR_Init: collective over MPI_COMM_WORLD once MPI is
+ * up (on a duplicate, so that its messages meet no application's), the
+ * calling process alone before MPI_Init. */
+static const char *config_before_init(const char *config)
+{
+    if (early_config == NULL && (early_config = scr_config_new()) == NULL) return NULL;
     char *value = NULL;
-    if (scr_config_apply(early_config, config, &value) != SCR_SUCCESS) return NULL;
+    int initialized = 0;
+    if (scr_mpi_check(MPI_Initialized(&initialized), "MPI_Initialized") != SCR_SUCCESS) return NULL;
+    if (!initialized) {
+        int rc = SCR_SUCCESS;
+        if (is_question(config) || changes_a_table(config)) rc = scr_config_load(early_config, NULL);
+        if (rc == SCR_SUCCESS) rc = scr_config_apply(early_config, config, &value);
+        return rc == SCR_SUCCESS ? value : NULL;
+    }
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rank = 0;
+    int rc = scr_mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "SCR_Config: duplicating MPI_COMM_WORLD");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(comm, &rank), "SCR_Config: MPI_Comm_rank");
+    if (rc == SCR_SUCCESS) rc = config_collective(config, comm, rank, &value);
+    if (comm != MPI_COMM_NULL && scr_mpi_check(MPI_Comm_free(&comm), "SCR_Config: MPI_Comm_free") != SCR_SUCCESS)
+        rc = SCR_FAILURE;
+    if (rc != SCR_SUCCESS) {
+        free(value);
+        return NULL;
+    }
     return value;
+}
+
+const char *SCR_Config(const char *config)
+{
+    /* as in SCR, no string (or a blank one) is no question and no setting */
+    if (config == NULL || config[strspn(config, " \t")] == '\0') return NULL;
+    if (scr_disabled) {
+        /* as in SCR 3.1, SCR switched off answers nothing */
+        if (!is_question(config)) scr_err("SCR_Config('%s') called after SCR_Init; parameters are fixed by then", config);
+        return NULL;
+    }
+    if (run == NULL) return config_before_init(config);
+    /* after SCR_Init, this rank answers from the configuration the run uses */
+    char *value = NULL;
+    int rc = scr_config_ask(run->cfg, config, &value);
+    if (rc == SCR_ERR_STATE)
+        scr_err("SCR_Config('%s') called after SCR_Init: parameters are fixed by then (a question, "
+                "\"KEY\", is still answered)", config);
+    return rc == SCR_SUCCESS ? value : NULL;
 }
 
 const char *SCR_Configf(const char *format, ...)

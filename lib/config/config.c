@@ -233,7 +233,15 @@ static int load_env(struct reader *rd)
             scr_dbg(1, "environment: %s is empty; treated as unset", p->name);
             continue;
         }
-        int rc = put_param(rd, p->name, v, "environment");
+        /* $VAR and ${VAR} in the environment's values too, as in a file's */
+        char where[128], *expanded = NULL;
+        snprintf(where, sizeof(where), "environment: %s", p->name);
+        int rc = scr_config_expand(v, where, 0, &expanded);
+        if (rc == SCR_SUCCESS && expanded[0] == '\0')
+            scr_dbg(1, "environment: %s=%s is empty once expanded; treated as unset", p->name, v);
+        else if (rc == SCR_SUCCESS)
+            rc = put_param(rd, p->name, expanded, "environment");
+        free(expanded);
         if (rc != SCR_SUCCESS) return rc;
     }
     /* SCR parameters this version refuses are said, not silently passed over */
@@ -244,16 +252,19 @@ static int load_env(struct reader *rd)
     return SCR_SUCCESS;
 }
 
-/* Parse a configuration file into rd; a missing file is fine unless required. */
-static int load_file(struct reader *rd, const char *path, int required, const char *why_required)
+/* Parse a configuration file into rd. A missing file is fine, also one
+ * that SCR_CONF_FILE names (why_named): as in SCR 3.1, it is a user file
+ * not written yet. Anything at path but a regular file (or a link to one)
+ * is an error naming it (the reader refuses it). */
+static int load_file(struct reader *rd, const char *path, const char *why_named)
 {
     int rc = scr_config_parse_file(path, put_line, rd);
     if (rc == SCR_ERR_NOTFOUND) {
-        if (!required) {
+        if (why_named != NULL)
+            scr_dbg(1, "%s names %s, which does not exist (yet): nothing read from it", why_named, path);
+        else
             scr_dbg(2, "%s file %s does not exist", layer_names[rd->kind], path);
-            return SCR_SUCCESS;
-        }
-        scr_err("%s names %s, which does not exist", why_required, path);
+        return SCR_SUCCESS;
     }
     return rc;
 }
@@ -296,12 +307,12 @@ static const char *system_file(const struct scr_config_sources *sources)
 }
 
 /* What decides where the files are (SCR_CONF_FILE, SCR_PREFIX), before the
- * files are read: the environment, else SCR_Config (app: that layer's values);
- * NULL when neither sets it. */
-static const char *early_value(const scr_kvtree *app, const char *name)
+ * files are read: the environment (env: that layer's values, $VAR already
+ * expanded), else SCR_Config (app); NULL when neither sets it. */
+static const char *early_value(const scr_kvtree *env, const scr_kvtree *app, const char *name)
 {
-    const char *v = getenv(name);
-    if (v != NULL && v[0] != '\0') return v;
+    const char *v = NULL;
+    if (scr_kvtree_util_get_str(env, name, &v) == SCR_SUCCESS && v != NULL && v[0] != '\0') return v;
     v = NULL;
     scr_kvtree_util_get_str(app, name, &v);
     return v;
@@ -309,9 +320,9 @@ static const char *early_value(const scr_kvtree *app, const char *name)
 
 /* <prefix>/<name> where prefix is SCR_PREFIX as early_value finds it, or
  * the current directory. */
-static int prefix_path(const scr_kvtree *app, const char *name, char **out_path)
+static int prefix_path(const scr_kvtree *env, const scr_kvtree *app, const char *name, char **out_path)
 {
-    const char *prefix = early_value(app, "SCR_PREFIX");
+    const char *prefix = early_value(env, app, "SCR_PREFIX");
     char cwd[4096];
     if (prefix == NULL || prefix[0] == '\0') {
         if (getcwd(cwd, sizeof(cwd)) == NULL) {
@@ -356,15 +367,16 @@ int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
         rd.kind = SCR_CONFIG_LAYER_USER;
         /* SCR_CONF_FILE and SCR_PREFIX set through SCR_Config count here too */
         const scr_kvtree *app = fresh[SCR_CONFIG_LAYER_APP].values;
-        const char *conf_file = early_value(app, "SCR_CONF_FILE");
+        const scr_kvtree *env = fresh[SCR_CONFIG_LAYER_ENV].values;
+        const char *conf_file = early_value(env, app, "SCR_CONF_FILE");
         if (sources->user_file != NULL) {
-            rc = load_file(&rd, sources->user_file, 1, "the user configuration setting");
+            rc = load_file(&rd, sources->user_file, "the user configuration setting");
         } else if (conf_file != NULL) {
-            rc = load_file(&rd, conf_file, 1, "SCR_CONF_FILE");
+            rc = load_file(&rd, conf_file, "SCR_CONF_FILE");
         } else {
             char *path = NULL;
-            rc = prefix_path(app, ".scrconf", &path);
-            if (rc == SCR_SUCCESS) rc = load_file(&rd, path, 0, NULL);
+            rc = prefix_path(env, app, ".scrconf", &path);
+            if (rc == SCR_SUCCESS) rc = load_file(&rd, path, NULL);
             free(path);
         }
     }
@@ -373,7 +385,7 @@ int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
     if (rc == SCR_SUCCESS) {
         rd.layer = &fresh[SCR_CONFIG_LAYER_SYSTEM];
         rd.kind = SCR_CONFIG_LAYER_SYSTEM;
-        rc = load_file(&rd, system_file(sources), 0, NULL);
+        rc = load_file(&rd, system_file(sources), NULL);
     }
 
     return adopt_layers(cfg, fresh, rc);
@@ -580,19 +592,25 @@ const char *scr_config_table_origin(const scr_config *cfg, const char *table)
 /* One blank-separated word of an SCR_Config string: KEY, KEY= or KEY=VALUE. */
 struct word {
     char *key;
-    char *value;   /* NULL for KEY; "" for KEY= */
+    char *value;   /* NULL for KEY; "" for KEY= (and for a value expanding to nothing) */
+    int unset;     /* KEY=, as written: takes back what SCR_Config set */
 };
 
 static void free_words(struct word *w, int n)
 {
-    for (int i = 0; i < n; i++) free(w[i].key);
+    for (int i = 0; i < n; i++) {
+        free(w[i].key);
+        free(w[i].value);
+    }
     free(w);
 }
 
-/* Split text into words as SCR reads an SCR_Config string: blanks may
- * stand around '=' ("SCR_DEBUG = 1", "STORE= /ssd COUNT"), a word without
- * '=' only asks (and must come last), a value holds no '='. Keys are folded
- * to upper case. */
+/* Split text into words as SCR 3.1 reads an SCR_Config string: blanks may
+ * stand around '=' ("SCR_DEBUG = 1", "STORE= /ssd COUNT"), only the first
+ * '=' of a word separates its key, so a value runs to the next blank and
+ * may hold '=' ("KEY==v=x" sets "=v=x"), and a word without '=' only asks
+ * (and must come last). Keys are folded to upper case; values are taken
+ * as written (scr_config_apply expands them). */
 static int split_words(const char *text, struct word **out_words, int *out_n)
 {
     int cap = 4, n = 0, rc = SCR_SUCCESS;
@@ -612,12 +630,11 @@ static int split_words(const char *text, struct word **out_words, int *out_n)
             p++;
             while (*p == ' ' || *p == '\t') p++;
             val = p;
-            while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '=') p++;
+            while (*p != '\0' && *p != ' ' && *p != '\t') p++;
             vlen = (size_t)(p - val);
         }
-        if (klen == 0 || *p == '=' || (val == NULL && *p != '\0')) {
+        if (klen == 0 || (val == NULL && *p != '\0')) {
             if (klen == 0) scr_err("SCR_Config: '%s': '=' without a key before it", text);
-            else if (*p == '=') scr_err("SCR_Config: '%s': a value cannot hold '='", text);
             else scr_err("SCR_Config: '%s': '%.*s' has no '=' and is not the last word (ask for one "
                          "value at a time)", text, (int)klen, key);
             rc = SCR_ERR_ARG;
@@ -631,22 +648,16 @@ static int split_words(const char *text, struct word **out_words, int *out_n)
             }
             w = nw;
         }
-        /* one allocation holds "KEY\0VALUE\0" */
-        char *s = malloc(klen + vlen + 2);
-        if (s == NULL) {
+        w[n].key = strndup(key, klen);
+        w[n].value = val != NULL ? strndup(val, vlen) : NULL;
+        w[n].unset = val != NULL && vlen == 0;
+        if (w[n].key == NULL || (val != NULL && w[n].value == NULL)) {
+            free(w[n].key);
+            free(w[n].value);
             rc = SCR_ERR_NOMEM;
             break;
         }
-        memcpy(s, key, klen);
-        s[klen] = '\0';
-        for (char *c = s; *c; c++) *c = (char)toupper((unsigned char)*c);
-        w[n].key = s;
-        w[n].value = NULL;
-        if (val != NULL) {
-            w[n].value = s + klen + 1;
-            memcpy(w[n].value, val, vlen);
-            w[n].value[vlen] = '\0';
-        }
+        for (char *c = w[n].key; *c; c++) *c = (char)toupper((unsigned char)*c);
         n++;
     }
     if (rc != SCR_SUCCESS) {
@@ -658,6 +669,26 @@ static int split_words(const char *text, struct word **out_words, int *out_n)
     return SCR_SUCCESS;
 }
 
+/* $VAR and ${VAR} in every value, as in a configuration file's. */
+static int expand_words(struct word *w, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (w[i].value == NULL || strchr(w[i].value, '$') == NULL) continue;
+        char *expanded = NULL;
+        int rc = scr_config_expand(w[i].value, "SCR_Config", 0, &expanded);
+        if (rc != SCR_SUCCESS) return rc == SCR_ERR_FORMAT ? SCR_ERR_ARG : rc;
+        free(w[i].value);
+        w[i].value = expanded;
+    }
+    return SCR_SUCCESS;
+}
+
+/* Whether the words ask rather than set: "KEY", or "TABLE=ENTRY ATTRIBUTE". */
+static int words_ask(const struct word *w, int n)
+{
+    return (n == 1 && w[0].value == NULL) || (n == 2 && w[1].value == NULL);
+}
+
 static int dup_out(const char *value, char **out_value)
 {
     if (out_value == NULL) return SCR_SUCCESS;
@@ -667,13 +698,60 @@ static int dup_out(const char *value, char **out_value)
     return *out_value ? SCR_SUCCESS : SCR_ERR_NOMEM;
 }
 
-/* The entry of table defined last (NULL: no table or no entry). */
-static const char *newest_entry(const scr_kvtree *table)
+/* The one value a key holds: a tree of several (a table with several
+ * entries, as "STORE" after two STORE lines) has no single answer, as in
+ * SCR 3.1, whose query of such a key says so and returns NULL. */
+static int single_value(const char *text, const char *key, const scr_kvtree *values, const char **out_value)
 {
-    const char *last = NULL;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(table); e; e = scr_kvtree_elem_next(e))
-        last = scr_kvtree_elem_key(e);
-    return last;
+    *out_value = NULL;
+    int count = scr_kvtree_size(values);
+    if (count <= 1) {
+        *out_value = scr_kvtree_first_key(values);
+        return SCR_SUCCESS;
+    }
+    scr_kvtree_elem *e = scr_kvtree_elem_first(values);
+    const char *first = scr_kvtree_elem_key(e);
+    const char *second = scr_kvtree_elem_key(scr_kvtree_elem_next(e));
+    scr_err("SCR_Config: '%s': %s has %d values (%s, %s%s), so it has no single answer; ask for one "
+            "attribute of one entry (\"%s=%s COUNT\")", text, key, count, first, second,
+            count > 2 ? ", ..." : "", key, first);
+    return SCR_ERR_ARG;
+}
+
+/* The answer to a question (words_ask): what some layer set, never a
+ * built-in default (as in SCR 3.1: NULL means nobody set it). */
+static int answer(const scr_config *cfg, const char *text, const struct word *w, int n, char **out_value)
+{
+    const char *key = w[0].key, *v = NULL;
+    if (n == 2) {
+        /* one attribute of an entry, as resolved */
+        if (w[0].value == NULL || w[0].value[0] == '\0') {
+            scr_err("SCR_Config: '%s': a descriptor question starts with %s=<name>", text, key);
+            return SCR_ERR_ARG;
+        }
+        const scr_kvtree *t = scr_config_table(cfg, key);
+        scr_kvtree_util_get_str(scr_kvtree_get(t, w[0].value), w[1].key, &v);
+        return dup_out(v, out_value);
+    }
+    int rc = SCR_SUCCESS, layer;
+    if (scr_config_table_find(key) != NULL) {
+        rc = single_value(text, key, scr_config_table(cfg, key), &v);
+    } else if (find_layer(cfg, key, &layer, &v) != SCR_SUCCESS) {
+        v = NULL; /* nobody set it */
+    } else if (layer == SCR_CONFIG_LAYER_ENV && scr_config_param_find(key) == NULL) {
+        /* a key only the environment holds, read as it stands: $VAR too */
+        char where[128], *expanded = NULL;
+        snprintf(where, sizeof(where), "environment: %s", key);
+        rc = scr_config_expand(v, where, 0, &expanded);
+        if (rc == SCR_SUCCESS && out_value != NULL) *out_value = expanded;
+        else free(expanded);
+        return rc == SCR_ERR_FORMAT ? SCR_ERR_ARG : rc;
+    } else if (layer != SCR_CONFIG_LAYER_ENV) {
+        /* an unknown key written with attributes holds several values too */
+        rc = single_value(text, key, scr_kvtree_get(cfg->layers[layer].values, key), &v);
+    }
+    if (rc != SCR_SUCCESS) return rc;
+    return dup_out(v, out_value);
 }
 
 static void unset_origin_if_gone(struct layer *l, const char *key)
@@ -696,33 +774,26 @@ static int seed_app_table(scr_config *cfg, const char *table)
     return set_origin(app, table, "SCR_Config");
 }
 
-/* "TABLE=ENTRY ..." with attribute words after the first. */
+/* "TABLE=ENTRY A=v B=w" (a set, words_ask is false). */
 static int apply_descriptor(scr_config *cfg, struct reader *rd, const char *text,
-                            struct word *w, int n, char **out_value)
+                            struct word *w, int n)
 {
     const char *table = w[0].key, *entry_name = w[0].value;
     if (entry_name == NULL || entry_name[0] == '\0') {
-        scr_err("SCR_Config: '%s': a descriptor starts with %s=<name>", text, table);
+        scr_err("SCR_Config: '%s': a descriptor starts with %s=<name> (not empty)", text, table);
         return SCR_ERR_ARG;
     }
     for (int i = 1; i < n; i++) {
-        if (w[i].value == NULL && n != 2) {
+        if (w[i].value == NULL) {
             scr_err("SCR_Config: '%s': ask for one attribute at a time, without setting others", text);
             return SCR_ERR_ARG;
         }
-    }
-    if (n == 2 && w[1].value == NULL) {
-        /* get one attribute of the entry as resolved */
-        const scr_kvtree *t = scr_config_table(cfg, table);
-        const char *v = NULL;
-        scr_kvtree_util_get_str(scr_kvtree_get(t, entry_name), w[1].key, &v);
-        return dup_out(v, out_value);
     }
     scr_kvtree *entry;
     int rc = seed_app_table(cfg, table);
     if (rc == SCR_SUCCESS) rc = put_entry(rd, table, entry_name, "SCR_Config", &entry);
     for (int i = 1; rc == SCR_SUCCESS && i < n; i++) {
-        if (w[i].value[0] == '\0')
+        if (w[i].unset)
             scr_kvtree_unset(entry, w[i].key);
         else
             rc = put_attribute(entry, table, w[i].key, w[i].value, "SCR_Config");
@@ -731,40 +802,65 @@ static int apply_descriptor(scr_config *cfg, struct reader *rd, const char *text
     return rc;
 }
 
-int scr_config_apply(scr_config *cfg, const char *text, char **out_value)
+/* The words of text, split and expanded; SCR_ERR_ARG (said) when malformed. */
+static int read_words(const char *text, struct word **out_words, int *out_n)
+{
+    if (text == NULL) {
+        scr_err("SCR_Config called without a configuration string");
+        return SCR_ERR_ARG;
+    }
+    int rc = split_words(text, out_words, out_n);
+    if (rc == SCR_SUCCESS && *out_n == 0) {
+        free_words(*out_words, 0);
+        scr_err("SCR_Config: empty configuration string");
+        return SCR_ERR_ARG;
+    }
+    if (rc == SCR_SUCCESS) {
+        rc = expand_words(*out_words, *out_n);
+        if (rc != SCR_SUCCESS) free_words(*out_words, *out_n);
+    }
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory in SCR_Config");
+    return rc;
+}
+
+int scr_config_ask(const scr_config *cfg, const char *text, char **out_value)
 {
     if (out_value != NULL) *out_value = NULL;
-    if (cfg == NULL || text == NULL) {
-        scr_err("SCR_Config called without a configuration string");
+    if (cfg == NULL) {
+        scr_err("SCR_Config called without a configuration");
         return SCR_ERR_ARG;
     }
     struct word *w = NULL;
     int n = 0;
-    int rc = split_words(text, &w, &n);
-    if (rc == SCR_ERR_NOMEM) scr_err("out of memory in SCR_Config");
+    int rc = read_words(text, &w, &n);
     if (rc != SCR_SUCCESS) return rc;
-    if (n == 0) {
-        free_words(w, n);
-        scr_err("SCR_Config: empty configuration string");
+    rc = words_ask(w, n) ? answer(cfg, text, w, n, out_value) : SCR_ERR_STATE;
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory in SCR_Config");
+    free_words(w, n);
+    return rc;
+}
+
+int scr_config_apply(scr_config *cfg, const char *text, char **out_value)
+{
+    if (out_value != NULL) *out_value = NULL;
+    if (cfg == NULL) {
+        scr_err("SCR_Config called without a configuration");
         return SCR_ERR_ARG;
     }
+    struct word *w = NULL;
+    int n = 0;
+    int rc = read_words(text, &w, &n);
+    if (rc != SCR_SUCCESS) return rc;
     char where[64];
     struct layer *app = &cfg->layers[SCR_CONFIG_LAYER_APP];
     struct reader rd = {app, SCR_CONFIG_LAYER_APP, where, sizeof(where)};
     const char *key = w[0].key, *value = w[0].value;
     int is_table = scr_config_table_find(key) != NULL;
-    if (n > 1) {
-        rc = apply_descriptor(cfg, &rd, text, w, n, out_value);
-    } else if (value == NULL) {
-        /* a question: what some layer set, never a built-in default (as in
-         * SCR: NULL means nobody set it); a table answers with its newest
-         * entry, as SCR's hash, which puts new entries first, does */
-        const char *v = NULL;
-        int layer;
-        if (is_table) v = newest_entry(scr_config_table(cfg, key));
-        else if (find_layer(cfg, key, &layer, &v) != SCR_SUCCESS) v = NULL;  /* nobody set it */
-        rc = dup_out(v, out_value);
-    } else if (value[0] == '\0') {
+    if (words_ask(w, n)) {
+        rc = answer(cfg, text, w, n, out_value);
+    } else if (n > 1) {
+        rc = apply_descriptor(cfg, &rd, text, w, n);
+    } else if (w[0].unset) {
         /* "KEY=" takes back what SCR_Config set: a parameter or a whole table */
         scr_kvtree_unset(app->values, key);
         unset_origin_if_gone(app, key);
@@ -780,7 +876,7 @@ int scr_config_apply(scr_config *cfg, const char *text, char **out_value)
         const struct scr_config_param *p = scr_config_param_find(key);
         if (rc == SCR_SUCCESS && p != NULL && scr_kvtree_get(app->values, key) == NULL)
             rc = SCR_ERR_ARG; /* refused (and warned): not settable by SCR_Config */
-        if (rc == SCR_SUCCESS && scr_config_refused_find(w[0].key) != NULL)
+        if (rc == SCR_SUCCESS && scr_config_refused_find(key) != NULL)
             rc = SCR_ERR_ARG; /* refused (and warned): not implemented */
     }
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory in SCR_Config");

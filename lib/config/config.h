@@ -67,9 +67,12 @@ scr_config *scr_config_new(void);
 void scr_config_delete(scr_config *cfg);
 
 /* Read the environment and the files. sources may be NULL. Values already
- * set with scr_config_apply are kept. A missing system or user file is normal, except
- * a $SCR_CONF_FILE or explicit user_file that does not exist, which is an
- * error naming it. On failure the configuration is left as it was. */
+ * set with scr_config_apply are kept. A missing file is normal, also the
+ * one $SCR_CONF_FILE or user_file names (as in SCR 3.1: a user file not
+ * written yet); something there that is not a regular file (a directory,
+ * a FIFO) is an error naming it. Values from the environment have $VAR and
+ * ${VAR} expanded as a file's do (config_parse.h). On failure the
+ * configuration is left as it was. */
 int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources);
 
 /* Read only the environment; take the files' layers (user, SCR_Config,
@@ -113,17 +116,30 @@ const char *scr_config_table_origin(const scr_config *cfg, const char *table);
  *   "KEY"                  *out_value = the value a layer sets (new string,
  *                          the caller frees; NULL when no layer sets it: a
  *                          built-in default is not an answer, as in SCR);
- *   "TABLE"                *out_value = the name of the table's newest entry;
+ *   "TABLE"                *out_value = the name of the table's entry when
+ *                          it has exactly one; with several there is no
+ *                          single answer: SCR_ERR_ARG with a message naming
+ *                          them (SCR 3.1 says so and returns NULL), and the
+ *                          same for any key that holds several values;
  *   "TABLE="               unset the whole table SCR_Config defined;
  *   "TABLE=ENTRY"          define an entry without attributes;
  *   "TABLE=ENTRY A=v B=w"  set attributes of a descriptor entry;
  *   "TABLE=ENTRY A="       unset attribute A;
  *   "TABLE=ENTRY A"        *out_value = attribute A of that entry.
- * Blanks may stand around '=' ("SCR_DEBUG = 1"), as SCR reads it; a word
- * without '=' (a question) must be the last. out_value may be NULL for
- * sets. A bad value, a malformed string or a parameter SCR_Config may not
- * set returns SCR_ERR_ARG with a message. */
+ * Blanks may stand around '=' ("SCR_DEBUG = 1"), as SCR reads it; only the
+ * first '=' of a word separates the key, so a value runs to the next blank
+ * and may hold '=' ("KEY==v=x" sets "=v=x"); a word without '=' (a
+ * question) must be the last. Values have $VAR and ${VAR} expanded as in a
+ * file (config_parse.h), and so has the answer for a key only the
+ * environment holds. out_value may be NULL for sets. A bad value, a
+ * malformed string or a parameter SCR_Config may not set returns
+ * SCR_ERR_ARG with a message. */
 int scr_config_apply(scr_config *cfg, const char *text, char **out_value);
+
+/* Answer an SCR_Config question ("KEY", "TABLE=ENTRY A") as scr_config_apply
+ * does, without changing cfg. A string that sets something returns
+ * SCR_ERR_STATE without a message (the caller says why it may not). */
+int scr_config_ask(const scr_config *cfg, const char *text, char **out_value);
 
 /* The application layer as a tree; owned by cfg. */
 const scr_kvtree *scr_config_app_tree(const scr_config *cfg);

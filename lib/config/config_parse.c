@@ -5,6 +5,7 @@
 #include "util_log.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,8 +48,18 @@ struct lexer {
     int line;
 };
 
-/* Expand $NAME and ${NAME} in the raw value [v, v+n) into out. */
-static int expand_value(const struct lexer *lx, const char *v, size_t n, struct strbuf *out)
+/* "<source>:<line>", or "<source>" for a value that has no line. */
+static void where_of(char *buf, size_t len, const char *source, int line)
+{
+    if (line > 0)
+        snprintf(buf, len, "%s:%d", source, line);
+    else
+        snprintf(buf, len, "%s", source);
+}
+
+/* Expand $NAME and ${NAME} in the raw value [v, v+n) into out; where names
+ * the value in messages. */
+static int expand_value(const char *where, const char *v, size_t n, struct strbuf *out)
 {
     size_t i = 0;
     while (i < n) {
@@ -66,8 +77,7 @@ static int expand_value(const struct lexer *lx, const char *v, size_t n, struct 
             size_t j = name_start;
             while (j < n && v[j] != '}') j++;
             if (j == n) {
-                scr_err("%s:%d: unterminated '${' in value '%.*s'", lx->source, lx->line,
-                        (int)n, v);
+                scr_err("%s: unterminated '${' in value '%.*s'", where, (int)n, v);
                 return SCR_ERR_FORMAT;
             }
             name_len = j - name_start;
@@ -75,8 +85,7 @@ static int expand_value(const struct lexer *lx, const char *v, size_t n, struct 
             int ok = name_len > 0 && is_name_start(v[name_start]);
             for (size_t k = name_start; ok && k < j; k++) ok = is_name_char(v[k]);
             if (!ok) {
-                scr_err("%s:%d: '${%.*s}' is not a variable name", lx->source, lx->line,
-                        (int)name_len, v + name_start);
+                scr_err("%s: '${%.*s}' is not a variable name", where, (int)name_len, v + name_start);
                 return SCR_ERR_FORMAT;
             }
         } else if (i + 1 < n && is_name_start(v[i + 1])) {
@@ -94,16 +103,14 @@ static int expand_value(const struct lexer *lx, const char *v, size_t n, struct 
         }
         char name[256];
         if (name_len >= sizeof(name)) {
-            scr_err("%s:%d: variable name '%.*s' is too long", lx->source, lx->line,
-                    (int)name_len, v + name_start);
+            scr_err("%s: variable name '%.*s' is too long", where, (int)name_len, v + name_start);
             return SCR_ERR_FORMAT;
         }
         memcpy(name, v + name_start, name_len);
         name[name_len] = '\0';
         const char *val = getenv(name);
         if (val == NULL) {
-            scr_warn("%s:%d: environment variable %s is not set; it expands to nothing",
-                     lx->source, lx->line, name);
+            scr_warn("%s: environment variable %s is not set; it expands to nothing", where, name);
             val = "";
         }
         int rc = sb_append(out, val, strlen(val));
@@ -111,6 +118,24 @@ static int expand_value(const struct lexer *lx, const char *v, size_t n, struct 
         i = next;
     }
     if (out->s == NULL) return sb_append(out, "", 0);
+    return SCR_SUCCESS;
+}
+
+int scr_config_expand(const char *value, const char *source, int line, char **out_value)
+{
+    if (value == NULL || source == NULL || out_value == NULL) {
+        scr_err("configuration: expansion called without a value, source or result");
+        return SCR_ERR_ARG;
+    }
+    char where[4200];
+    where_of(where, sizeof(where), source, line);
+    struct strbuf val = {0};
+    int rc = expand_value(where, value, strlen(value), &val);
+    if (rc != SCR_SUCCESS) {
+        free(val.s);
+        return rc;
+    }
+    *out_value = val.s;
     return SCR_SUCCESS;
 }
 
@@ -163,7 +188,9 @@ static int lex_pair(struct lexer *lx, struct scr_config_pair *pair)
     }
     for (char *c = pair->key; *c; c++) *c = (char)toupper((unsigned char)*c);
     struct strbuf val = {0};
-    int rc = expand_value(lx, v, vlen, &val);
+    char where[4200];
+    where_of(where, sizeof(where), lx->source, lx->line);
+    int rc = expand_value(where, v, vlen, &val);
     if (rc != SCR_SUCCESS) {
         free(val.s);
         free(pair->key);

@@ -41,6 +41,15 @@ typedef int (*scr_config_line_fn)(void *ctx, const char *source, int line,
 int scr_config_parse_text(const char *text, size_t len, const char *source,
                           scr_config_line_fn fn, void *ctx);
 
+/* Expand $NAME and ${NAME} in value as in a configuration line (the rules
+ * above: unset expands to nothing with a warning; an unterminated "${" or
+ * "${...}" around anything but a name is SCR_ERR_FORMAT), into a new string
+ * (*out_value, the caller frees). The environment and SCR_Config values go
+ * through here too, so every place a value can be set reads it alike.
+ * source and line name the value in messages ("<source>:<line>: ...";
+ * line 0: "<source>: ..."). */
+int scr_config_expand(const char *value, const char *source, int line, char **out_value);
+
 /* Parse a file. A missing file is SCR_ERR_NOTFOUND without a message (the
  * caller knows whether that is normal); other read errors are logged.
  * Files over 1 MiB are refused: no configuration is that large. */
