@@ -53,8 +53,13 @@ int SCR_Should_exit(int *flag);
 
 /* Set, get or unset a parameter before SCR_Init: "KEY=VALUE" sets, "KEY="
  * unsets, "KEY" returns the value (a new string the caller frees, NULL when
- * unset); "CKPT=0 TYPE=XOR" sets attributes of a descriptor. Returns NULL
- * for sets and on errors. */
+ * unset or, for a key with several values such as two STORE entries,
+ * ambiguous); "CKPT=0 TYPE=XOR" sets attributes of a descriptor; $VAR and
+ * ${VAR} in values expand from the environment. Collective over
+ * MPI_COMM_WORLD once MPI is up: every rank passes the same string. After
+ * SCR_Init a question is answered with the value the run uses (by the
+ * calling rank alone) and a set is refused. Returns NULL for sets and on
+ * errors. */
 const char *SCR_Config(const char *config);
 const char *SCR_Configf(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
