@@ -134,7 +134,9 @@ static int config_message(const char *config, scr_kvtree **out_msg)
  * copy. Every rank therefore holds the same settings and answers from the
  * same files: no rank reads a file that another is writing. The votes are
  * all-reductions, so no rank leaves before every rank has arrived (SCR
- * 3.1's barrier). Collective; all ranks agree on the outcome. */
+ * 3.1's barrier). Collective; all ranks agree on the outcome of each step
+ * up to the string's own, which is the same on every rank unless their
+ * environments (where $VAR is read) differ. */
 static int config_collective(const char *config, MPI_Comm comm, int rank, char **out_value)
 {
     scr_kvtree *msg = NULL;
@@ -168,11 +170,17 @@ static int config_collective(const char *config, MPI_Comm comm, int rank, char *
     /* all ranks agree: */
     rc = scr_comm_agree(comm, rc, SCR_ERR_FORMAT);
     if (rc != SCR_SUCCESS) goto out;
-    /* the same string on the same files: one rank says what is wrong with it */
+    /* the same string on the same files: what is wrong with it is said by
+     * rank 0, and by another rank only where rank 0 found nothing wrong
+     * (its environment, which $VAR reads, differs) */
     if (rank != 0) scr_log_set_quiet(1);
     rc = scr_config_apply(early_config, config, out_value);
     scr_log_set_quiet(0);
-    if (rc != SCR_SUCCESS && rank != 0) scr_err("SCR_Config('%s'): %s", config, scr_last_error());
+    int rank0_rc = rc;
+    int mrc = scr_mpi_check(MPI_Bcast(&rank0_rc, 1, MPI_INT, 0, comm), "SCR_Config: broadcasting rank 0's outcome");
+    if (rc != SCR_SUCCESS && rank != 0 && rank0_rc == SCR_SUCCESS)
+        scr_err("SCR_Config('%s'): %s", config, scr_last_error());
+    if (mrc != SCR_SUCCESS) rc = mrc;
 out:
     scr_kvtree_delete(msg);
     return rc;
