@@ -903,7 +903,7 @@ static int route_restart(const char *name, char **out_path)
     int bare = strchr(name, '/') == NULL;
     const char *found = NULL;
     char *hit = NULL;
-    if (run->restart_source == SCR_RESTART_PREFIX) {
+    if (run->restart_source == SCR_RESTART_PREFIX || run->restart_source == SCR_RESTART_IN_PLACE) {
         scr_kvtree_util_get_str(scr_kvtree_get_kv(run->restart_files, "ORIG", abs), "PATH", &found);
         if (found == NULL && bare)
             scr_kvtree_util_get_str(scr_kvtree_get_kv(run->restart_files, "NAME", name), "PATH", &found);
@@ -1035,6 +1035,8 @@ static int complete_restart(int valid)
         scr_cache_delete_dataset(run, id);
         scr_cache_note_location(run, id, 0, 0, 0);
     }
+    /* written in place: the records forget it, its files stay on the prefix */
+    if (run->restart_source == SCR_RESTART_IN_PLACE) scr_cache_delete_dataset(run, id);
     /* as in SCR, the application may loop: the next SCR_Have_restart
      * decides again, among the checkpoints older than this one */
     run->restart_below = id;
