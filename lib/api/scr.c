@@ -216,7 +216,7 @@ int SCR_Init(void)
     if (r->rank == 0) scr_init_say_unavailable(r);
     if (r->rank == 0)
         scr_dbg(1, "SCR %s ready: %d ranks on %d nodes, prefix %s, cache %s, control %s",
-                PACKAGE_VERSION, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);
+                SCR_VERSION_TEXT, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);
     scr_encode_async_work_begins(r);
     return SCR_SUCCESS;
 out:
