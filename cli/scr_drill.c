@@ -206,7 +206,7 @@ static int parse(int argc, char **argv, struct options *o)
         case 'K': o->keep = 1; break;
         case 'j': o->json = 1; break;
         case 'h': usage(stdout); return 0;
-        case 'V': printf("scr-drill (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
+        case 'V': printf("scr-drill (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT); return 0;
         default: return scr_cli_refused_option(c, argv, before);
         }
     }

@@ -199,7 +199,7 @@ static int parse(int argc, char **argv, struct request *req)
             usage(stdout);
             return 0;
         case 'V':
-            printf("scr-halt (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            printf("scr-halt (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT);
             return 0;
         default: /* '?' or ':' */
             return scr_cli_refused_option(c, argv, before);

@@ -497,7 +497,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         case 'V':
-            printf("scr-index (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            printf("scr-index (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT);
             return 0;
         default: /* '?' or ':' */
             return scr_cli_refused_option(c, argv, before);

@@ -348,7 +348,7 @@ int main(int argc, char **argv)
         case 'u': status = parse_time("--until", optarg, &f.until); break;
         case OPT_JSON: f.json = 1; break;
         case 'h': usage(stdout); return 0;
-        case 'V': printf("scr-log (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
+        case 'V': printf("scr-log (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT); return 0;
         default: return scr_cli_refused_option(c, argv, before);
         }
     }

@@ -171,7 +171,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         case 'V':
-            printf("scr-print (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            printf("scr-print (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT);
             return 0;
         default:
             usage(stderr);

@@ -537,7 +537,7 @@ static int parse(int argc, char **argv, struct settings *s)
             usage(stdout);
             return PARSE_DONE;
         case 'V':
-            printf("scr-run (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            printf("scr-run (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT);
             return PARSE_DONE;
         default:
             return scr_cli_refused_option(c, argv, before);

@@ -358,7 +358,7 @@ int main(int argc, char **argv)
         case 's': status_only = 1; break;
         case 'j': json = 1; break;
         case 'h': usage(stdout); return 0;
-        case 'V': printf("scr-scavenge (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION); return 0;
+        case 'V': printf("scr-scavenge (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT); return 0;
         case ':': return scr_cli_usage_error("option '%s' wants an argument", argv[optind - 1]);
         default: return scr_cli_usage_error("unknown option '%s'", argv[optind - 1]);
         }

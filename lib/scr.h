@@ -24,7 +24,8 @@ extern "C" {
  * it did with SCR 3.1: it is that API (these functions, constants and
  * meanings) the application depends on, not this implementation's release.
  * SCR_Get_version returns SCR_VERSION. The implementation's own version is
- * the one the commands' --version and pkg-config's scr.pc report. */
+ * the one pkg-config's scr.pc reports; SCR_Init's line and the commands'
+ * --version name both (configure reads SCR_VERSION from here). */
 #define SCR_MAJOR_VERSION "3"
 #define SCR_MINOR_VERSION "1"
 #define SCR_PATCH_VERSION "0"

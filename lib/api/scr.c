@@ -316,7 +316,7 @@ int SCR_Init(void)
     if (r->rank == 0) scr_init_say_unavailable(r);
     if (r->rank == 0)
         scr_dbg(1, "SCR %s ready: %d ranks on %d nodes, prefix %s, cache %s, control %s",
-                PACKAGE_VERSION, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);
+                SCR_VERSION_TEXT, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);
     scr_encode_async_work_begins(r);
     return SCR_SUCCESS;
 out:
@@ -1003,7 +1003,7 @@ static int route_restart(const char *name, char **out_path)
     int bare = strchr(name, '/') == NULL;
     const char *found = NULL;
     char *hit = NULL;
-    if (run->restart_source == SCR_RESTART_PREFIX) {
+    if (run->restart_source == SCR_RESTART_PREFIX || run->restart_source == SCR_RESTART_IN_PLACE) {
         scr_kvtree_util_get_str(scr_kvtree_get_kv(run->restart_files, "ORIG", abs), "PATH", &found);
         if (found == NULL && bare)
             scr_kvtree_util_get_str(scr_kvtree_get_kv(run->restart_files, "NAME", name), "PATH", &found);
@@ -1135,6 +1135,8 @@ static int complete_restart(int valid)
         scr_cache_delete_dataset(run, id);
         scr_cache_note_location(run, id, 0, 0, 0);
     }
+    /* written in place: the records forget it, its files stay on the prefix */
+    if (run->restart_source == SCR_RESTART_IN_PLACE) scr_cache_delete_dataset(run, id);
     /* as in SCR, the application may loop: the next SCR_Have_restart
      * decides again, among the checkpoints older than this one */
     run->restart_below = id;

@@ -17,7 +17,12 @@
  *      saying why;
  *   6. a dataset some rank needed files of is protected again, since a lost
  *      member also held redundancy data of others.
- * The newest complete checkpoint becomes the restart candidate. A dataset
+ * A checkpoint written in place on the prefix (SCR_CACHE_BYPASS) has nothing
+ * in cache: it is kept when every rank finds its files there at their
+ * recorded sizes, else forgotten (its files stay), with a line naming the
+ * file that is missing or short.
+ * The newest complete checkpoint, in cache or in place, becomes the restart
+ * candidate, as in SCR 3.1 whatever SCR_FETCH says. A dataset
  * written by another number of ranks is neither rebuilt nor deleted: its
  * redundancy sets do not fit this run, and a restart that reads it whole
  * (run_fetch_whole.c) uses what each node's cache holds of it. */
@@ -461,6 +466,80 @@ static int not_in_cache_here(const struct scr_run *run, int id)
     return outside;
 }
 
+int scr_cache_written_in_place(struct scr_run *run, int id, int *out_in_place)
+{
+    int outside = not_in_cache_here(run, id);
+    return scr_mpi_check(MPI_Allreduce(&outside, out_in_place, 1, MPI_INT, MPI_MIN, run->world),
+                         "finding datasets written in place");
+}
+
+/* Whether this rank's files of dataset id (name), written in place, are
+ * all listed and there at their recorded sizes; the first that is not is
+ * named in one line. A rank whose records lack the dataset says nothing
+ * here (scr_cache_in_place_is_present says it for all). */
+static int my_files_in_place(struct scr_run *run, int id, const char *name)
+{
+    const scr_dataset *desc = NULL;
+    int expected = -1, complete = 0;
+    if (scr_filemap_get_dataset(run->map, id, run->rank, &desc) != SCR_SUCCESS ||
+        scr_filemap_get_expected_files(run->map, id, run->rank, &expected) != SCR_SUCCESS)
+        return 0;
+    if (scr_dataset_get_complete(desc, &complete) != SCR_SUCCESS || !complete) {
+        scr_err("dataset %d (%s), written in place, was not completed by rank %d", id, name, run->rank);
+        return 0;
+    }
+    if (scr_filemap_num_files(run->map, id, run->rank) != expected) {
+        scr_err("dataset %d (%s), written in place: rank %d's records list %d of its %d files", id, name, run->rank,
+                scr_filemap_num_files(run->map, id, run->rank), expected);
+        return 0;
+    }
+    const char **files = NULL;
+    int n = 0, ok = 1;
+    if (scr_filemap_list_files(run->map, id, run->rank, &files, &n) != SCR_SUCCESS) return 0;
+    for (int f = 0; ok && f < n; f++) {
+        const scr_meta *m = NULL;
+        uint64_t size = 0;
+        struct stat st;
+        if (scr_filemap_get_meta(run->map, id, run->rank, files[f], &m) != SCR_SUCCESS || !scr_meta_is_complete(m) ||
+            scr_meta_get_filesize(m, &size) != SCR_SUCCESS) {
+            scr_err("dataset %d (%s), written in place: rank %d's file %s was not completely written", id, name,
+                    run->rank, files[f]);
+            ok = 0;
+        } else if (stat(files[f], &st) != 0) {
+            scr_err("dataset %d (%s), written in place: rank %d's file %s is missing: %s", id, name, run->rank,
+                    files[f], strerror(errno));
+            ok = 0;
+        } else if ((uint64_t)st.st_size != size) {
+            scr_err("dataset %d (%s), written in place: rank %d's file %s has %llu bytes, %llu were written", id,
+                    name, run->rank, files[f], (unsigned long long)st.st_size, (unsigned long long)size);
+            ok = 0;
+        }
+    }
+    free(files);
+    return ok;
+}
+
+int scr_cache_in_place_is_present(struct scr_run *run, int id, const char *name, int *out_ok)
+{
+    /* ranks whose records lack the dataset: a node that lost its control
+     * directory, as SCR 3.1 would then not know it either; one line for all */
+    const scr_dataset *desc = NULL;
+    int unknown = scr_filemap_get_dataset(run->map, id, run->rank, &desc) != SCR_SUCCESS;
+    int mine[2] = {unknown, unknown ? run->rank : INT_MAX}, sum_min[2] = {0, INT_MAX};
+    int rc = scr_mpi_check(MPI_Allreduce(&mine[0], &sum_min[0], 1, MPI_INT, MPI_SUM, run->world),
+                           "counting ranks that know a dataset");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Allreduce(&mine[1], &sum_min[1], 1, MPI_INT, MPI_MIN, run->world),
+                           "counting ranks that know a dataset");
+    if (rc != SCR_SUCCESS) return rc;
+    if (sum_min[0] > 0 && run->rank == 0)
+        scr_warn("dataset %d (%s), written in place, is not known to the records of %d rank(s), the first rank "
+                 "%d (their node's control directory was lost); it is not offered from there%s", id, name,
+                 sum_min[0], sum_min[1],
+                 run->fetch ? "" : ", and SCR_FETCH=0 forbids reading it through the prefix's index");
+    return scr_comm_all_true(!unknown && my_files_in_place(run, id, name), run->world, out_ok);
+}
+
 /* No copy of some ranks' redundancy records survived (record: this rank's,
  * NULL when it has none): name them, in one line for the job. Collective. */
 static int say_records_lost(struct scr_run *run, int id, const char *name, const scr_kvtree *record)
@@ -571,14 +650,17 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     const char *name = "?";
     scr_dataset_get_name(desc, &name);
     *out_is_ckpt = scr_dataset_is_checkpoint(desc);
-    /* a dataset written in place on the prefix was never in cache: nothing
-     * to check or rebuild here (its files are read where they are) */
-    int outside = not_in_cache_here(run, id), all_outside = 0;
-    rc = scr_mpi_check(MPI_Allreduce(&outside, &all_outside, 1, MPI_INT, MPI_MIN, run->world),
-                       "finding datasets written in place");
-    if (rc != SCR_SUCCESS || all_outside) {
-        if (rc == SCR_SUCCESS && run->rank == 0)
-            scr_dbg(1, "dataset %d (%s) was written in place on the prefix; nothing to rebuild in cache", id, name);
+    /* a checkpoint written in place on the prefix was never in cache:
+     * nothing to rebuild, and a restart reads its files where they are,
+     * once every rank found its own there at their recorded sizes (their
+     * bytes are checked when the application has read them) */
+    int in_place = 0;
+    rc = scr_cache_written_in_place(run, id, &in_place);
+    if (rc != SCR_SUCCESS || in_place) {
+        if (rc == SCR_SUCCESS && *out_is_ckpt) rc = scr_cache_in_place_is_present(run, id, name, out_ok);
+        if (rc == SCR_SUCCESS && run->rank == 0 && *out_is_ckpt)
+            scr_dbg(1, "dataset %d (%s) was written in place on the prefix; %s", id, name,
+                    *out_ok ? "a restart reads it there" : "it is not offered for a restart (see above)");
         scr_kvtree_delete(desc);
         return rc;
     }

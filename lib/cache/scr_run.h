@@ -36,6 +36,8 @@ enum scr_restart_source {
     SCR_RESTART_NONE = 0,
     SCR_RESTART_CACHE,  /* this rank's files, in cache */
     SCR_RESTART_PREFIX, /* this rank's files, read in place (SCR_FETCH_BYPASS) */
+    SCR_RESTART_IN_PLACE, /* this rank's files of a checkpoint written in place (SCR_CACHE_BYPASS) that
+                           * the filemap knows, read there as with SCR_RESTART_PREFIX */
     SCR_RESTART_WHOLE   /* any file of a checkpoint of another number of ranks (run_fetch_whole.c) */
 };
 
@@ -312,8 +314,21 @@ int scr_cache_encode_filemap_path(const struct scr_run *run, char **out_path);
 /* --- run_rebuild.c: every cached dataset back after a restart ------------------------ */
 
 /* Move files to their owners, rebuild what is lost, delete what cannot be
- * rebuilt; *out_id is the newest complete checkpoint (0: none). */
+ * rebuilt; *out_id is the newest complete checkpoint (0: none), in cache or
+ * written in place with its files present. */
 int scr_cache_rebuild(struct scr_run *run, int *out_id);
+
+/* *out_in_place = 1 on every rank when no rank holds dataset id in cache:
+ * it was written in place on the prefix (SCR_CACHE_BYPASS), or fetched
+ * with SCR_FETCH_BYPASS and never recorded. Collective. */
+int scr_cache_written_in_place(struct scr_run *run, int id, int *out_in_place);
+
+/* *out_ok = 1 on every rank when every rank's records list all its files
+ * of dataset id (name, for messages), written in place, and each is there
+ * at its recorded size; each rank names the first of its files that is
+ * missing or short, or says that its records lack the dataset. Contents
+ * are not read (run_fetch_check.c does, after the restart). Collective. */
+int scr_cache_in_place_is_present(struct scr_run *run, int id, const char *name, int *out_ok);
 
 /* --- run_shared.c: one file routed on several nodes ---------------------------------- */
 

@@ -1,7 +1,9 @@
 /* run_fetch.c — choose the restart dataset; read it back from the prefix if needed.
  *
  * The cache is preferred: the newest checkpoint intact on every rank (found
- * at SCR_Init), unless SCR_Current or SCR_CURRENT names another. Otherwise
+ * at SCR_Init), unless SCR_Current or SCR_CURRENT names another; a
+ * checkpoint written in place (SCR_CACHE_BYPASS) that the filemaps list
+ * counts as one, read where it lies (run_fetch_in_place.c). Otherwise
  * rank 0 walks the index from the current checkpoint to older ones: it sends
  * each rank its list of files from the dataset's summary; every rank copies
  * its files into cache, checking size and CRC-32 on the way (or, with
@@ -255,26 +257,6 @@ static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree
     return status;
 }
 
-/* SCR_FETCH_BYPASS: the restart reads src (size bytes; crc: its recorded
- * CRC, NULL when none) where it is, under its name and its path. Its size
- * is checked now, its bytes once the application read them
- * (run_fetch_check.c), for which its SIZE and CRC are kept with it. */
-static int note_in_place(struct scr_run *run, const char *src, const char *name, uint64_t size, const uint32_t *crc)
-{
-    struct stat st;
-    if (stat(src, &st) != 0 || (uint64_t)st.st_size != size) {
-        scr_err("restart file %s is %s", src, stat(src, &st) ? "missing" : "of the wrong size");
-        return SCR_ERR_NOTFOUND;
-    }
-    scr_kvtree *orig = scr_kvtree_set_kv(run->restart_files, "ORIG", src);
-    if (scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "NAME", name), "PATH", src) != SCR_SUCCESS ||
-        scr_kvtree_util_set_str(orig, "PATH", src) != SCR_SUCCESS ||
-        scr_kvtree_util_set_uint64(orig, KEY_SIZE, size) != SCR_SUCCESS ||
-        (crc != NULL && scr_kvtree_util_set_crc32(orig, KEY_CRC, *crc) != SCR_SUCCESS))
-        return SCR_ERR_NOMEM;
-    return SCR_SUCCESS;
-}
-
 /* The meta of a fetched file: rel, its path under the prefix; dir and
  * name, where the application wrote it; crc, the summary's CRC (NULL:
  * none), else copied_crc, the one the copy computed. */
@@ -380,7 +362,7 @@ static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char
                 "(SCR_FLUSH_COMPRESS); fetch it into cache (SCR_FETCH_BYPASS=0)", src);
         rc = SCR_ERR_FORMAT;
     } else if (run->fetch_bypass) {
-        rc = note_in_place(run, src, name, size, have_crc ? &crc : NULL);
+        rc = scr_fetch_note_in_place(run, src, name, size, have_crc ? &crc : NULL);
     } else {
         rc = copy_to_cache(run, id, cachedir, buf, src, dir, name, size, have_crc ? &crc : NULL, gzip);
     }
@@ -490,32 +472,68 @@ static void set_restart_name(struct scr_run *run, const scr_dataset *desc)
 }
 
 /* The newest checkpoint in cache older than below that every rank holds
- * intact (0: none). One that is not intact is deleted, as SCR_Init does.
- * Collective. */
+ * intact, or written in place with its files present (0: none). One that
+ * is not intact is deleted, as SCR_Init does; one written in place only
+ * leaves the filemap. Collective. */
 static int older_cached_checkpoint(struct scr_run *run, int below, int *out_id)
 {
     *out_id = 0;
     for (;;) {
-        int id = 0, ckpt = 0, intact = 0;
+        int id = 0, ckpt = 0, intact = 0, in_place = 0;
         int rc = scr_cache_next_dataset(run, below, &id);
         if (rc != SCR_SUCCESS || id == 0) return rc;
         below = id;
         const scr_dataset *desc = NULL;
+        const char *name = "?";
         int mine = scr_filemap_get_dataset(run->map, id, run->rank, &desc) == SCR_SUCCESS &&
                    scr_dataset_is_checkpoint(desc);
+        if (mine) scr_dataset_get_name(desc, &name);
         rc = scr_comm_all_true(mine, run->world, &ckpt);
-        if (rc == SCR_SUCCESS && ckpt) rc = scr_cache_dataset_is_intact(run, id, &intact);
+        if (rc == SCR_SUCCESS && ckpt) rc = scr_cache_written_in_place(run, id, &in_place);
+        if (rc == SCR_SUCCESS && ckpt)
+            rc = in_place ? scr_cache_in_place_is_present(run, id, name, &intact)
+                          : scr_cache_dataset_is_intact(run, id, &intact);
         if (rc != SCR_SUCCESS) return rc;
         if (ckpt && intact) {
             *out_id = id;
             return SCR_SUCCESS;
         }
         if (ckpt) {
-            if (run->rank == 0) scr_dbg(1, "dataset %d is not complete in cache; deleting it", id);
+            if (run->rank == 0)
+                scr_dbg(1, "dataset %d is not complete %s; %s", id, in_place ? "where it was written" : "in cache",
+                        in_place ? "forgetting it" : "deleting it");
             scr_cache_delete_dataset(run, id);
-            scr_cache_note_location(run, id, 0, 0, 0);
+            if (!in_place) scr_cache_note_location(run, id, 0, 0, 0);
         }
     }
+}
+
+/* Restart from dataset id of the cache's records: from cache, or, written
+ * in place, from where its files lie (*out_ok 0 when some rank's are no
+ * longer as recorded: it then leaves the filemap). Collective. */
+static int restart_from_records(struct scr_run *run, int id, int *out_ok)
+{
+    int in_place = 0;
+    *out_ok = 1;
+    int rc = scr_cache_written_in_place(run, id, &in_place);
+    if (rc == SCR_SUCCESS && in_place) rc = scr_fetch_in_place_prepare(run, id, out_ok);
+    if (rc != SCR_SUCCESS) return rc;
+    if (!*out_ok) {
+        if (run->rank == 0)
+            scr_warn("dataset %d, written in place, cannot be read there (see above); trying an older checkpoint",
+                     id);
+        scr_cache_delete_dataset(run, id);
+        return SCR_SUCCESS;
+    }
+    const scr_dataset *desc = NULL;
+    scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+    run->restart_id = id;
+    run->restart_source = in_place ? SCR_RESTART_IN_PLACE : SCR_RESTART_CACHE;
+    set_restart_name(run, desc);
+    if (in_place && run->rank == 0)
+        scr_dbg(1, "restarting from dataset %d (%s), read where it was written on %s", id, run->restart_name,
+                run->prefix);
+    return SCR_SUCCESS;
 }
 
 int scr_fetch_decide_restart(struct scr_run *run)
@@ -526,7 +544,9 @@ int scr_fetch_decide_restart(struct scr_run *run)
     const char *wanted = run->restart_below > 0 ? NULL : run->current_name;
     int below = run->restart_below > 0 ? run->restart_below : INT_MAX;
 
-    /* the cache first: the newest intact checkpoint, or the one asked for */
+    /* the cache's records first: the newest checkpoint intact in cache or
+     * written in place, or the one asked for; this needs no fetch, so
+     * SCR_FETCH=0 does not forbid it */
     int id = run->restart_id;
     if (run->restart_below > 0) {
         int rc = older_cached_checkpoint(run, below, &id);
@@ -538,13 +558,13 @@ int scr_fetch_decide_restart(struct scr_run *run)
         if (rc != SCR_SUCCESS) return rc;
         id = all;
     }
-    if (id > 0) {
-        const scr_dataset *desc = NULL;
-        scr_filemap_get_dataset(run->map, id, run->rank, &desc);
-        run->restart_id = id;
-        run->restart_source = SCR_RESTART_CACHE;
-        set_restart_name(run, desc);
-        return SCR_SUCCESS;
+    while (id > 0) {
+        int ok = 0;
+        int rc = restart_from_records(run, id, &ok);
+        if (rc != SCR_SUCCESS || ok) return rc;
+        below = id; /* neither it nor anything newer from the prefix */
+        rc = older_cached_checkpoint(run, below, &id);
+        if (rc != SCR_SUCCESS) return rc;
     }
     run->restart_id = 0;
     run->restart_source = SCR_RESTART_NONE;

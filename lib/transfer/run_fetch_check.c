@@ -3,8 +3,8 @@
  *
  * With SCR_FETCH_BYPASS=1 a restart reads its files where they lie on the
  * prefix, and when the restart was decided only their sizes were checked
- * (run_fetch.c notes each file with the size and CRC32 of the dataset's
- * summary). SCR_Complete_restart therefore reads them again here before it
+ * (run_fetch_in_place.c notes each file with the size and CRC32 of the
+ * dataset's summary). SCR_Complete_restart therefore reads them again here before it
  * reports success: after the application read them, when the page cache
  * mostly still holds them, rather than in an extra pass before the
  * application reads anything. A file whose size or CRC32 differs is named
@@ -12,13 +12,13 @@
  * for a fetch, the CRC is checked when the summary records one and
  * SCR_CRC_ON_FLUSH is on.
  *
- * A checkpoint written in place (SCR_CACHE_BYPASS=1) is restarted the same
- * way: SCR_Init drops it from the node's filemap (run_rebuild.c), so its
- * restart goes through the index, fetched into cache with its CRC checked
- * on the copy, or read in place and checked here. Files copied into cache
- * were checked on the way and are not read again; a checkpoint of another
- * number of ranks has each file checked at its first route
- * (run_fetch_whole.c). */
+ * A checkpoint written in place (SCR_CACHE_BYPASS=1) that the filemaps
+ * still list is read where it lies as well, its files noted with the size
+ * and CRC32 its flush recorded in the filemap (run_fetch_in_place.c), and
+ * checked here the same way; once the filemaps are lost, its restart goes
+ * through the index like any other. Files copied into cache were checked
+ * on the way and are not read again; a checkpoint of another number of
+ * ranks has each file checked at its first route (run_fetch_whole.c). */
 #include "kvtree_util.h"
 #include "scr_err.h"
 #include "scr_run.h"
@@ -66,7 +66,7 @@ static int file_is_as_flushed(const struct scr_run *run, const char *path, uint6
 void scr_fetch_check_in_place(struct scr_run *run, int *out_damaged)
 {
     *out_damaged = 0;
-    if (run->restart_source != SCR_RESTART_PREFIX) return;
+    if (run->restart_source != SCR_RESTART_PREFIX && run->restart_source != SCR_RESTART_IN_PLACE) return;
     void *buf = NULL;
     /* the files run_fetch.c noted: ORIG/<path>/{SIZE, CRC} */
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(run->restart_files, "ORIG")); e;

@@ -1,6 +1,7 @@
 /* transfer.h — moving a dataset between the cache and the prefix: the
  * flush (run_flush.c) and the fetch of a restart (run_fetch.c), whose files
- * read in place are checked once the application read them (run_fetch_check.c).
+ * read in place (run_fetch_in_place.c) are checked once the application
+ * read them (run_fetch_check.c).
  *
  * Collective over run->world unless a function says "Rank 0"; every rank
  * returns the same status. Internal to libscr. */
@@ -11,6 +12,7 @@
 #include "util_copy.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* --- run_flush.c: copy a dataset to the prefix ---------------------------------- */
 
@@ -74,12 +76,28 @@ int scr_fetch_decide_restart(struct scr_run *run);
  * event). */
 int scr_fetch_peek(struct scr_run *run, int *out_id, char *name, size_t len);
 
+/* --- run_fetch_in_place.c: a restart read where its files lie ---------------------- */
+
+/* Not collective: note src, a file of this rank's restart read in place
+ * (name: its base name, for SCR_Route_file; size and crc, NULL when none
+ * is recorded: what run_fetch_check.c compares it with) in
+ * run->restart_files, once its size is checked. A missing or short file is
+ * named in one line and is SCR_ERR_NOTFOUND. */
+int scr_fetch_note_in_place(struct scr_run *run, const char *src, const char *name, uint64_t size,
+                            const uint32_t *crc);
+
+/* Prepare the restart from dataset id, a checkpoint written in place that
+ * this rank's filemap lists (scr_cache_written_in_place): every rank notes
+ * its files from their meta (scr_fetch_note_in_place). *out_ok: the same on
+ * every rank. */
+int scr_fetch_in_place_prepare(struct scr_run *run, int id, int *out_ok);
+
 /* --- run_fetch_check.c: the files of a restart read in place ------------------------ */
 
-/* Not collective: with SCR_FETCH_BYPASS, read this rank's files of the
- * restart, which it reads in place on the prefix, and compare them with the
- * size and CRC32 the summary records (the CRC with SCR_CRC_ON_FLUSH, as a
- * fetch does). Each file that differs or cannot be read is named in one
+/* Not collective: for a restart read in place (SCR_FETCH_BYPASS, or a
+ * checkpoint written in place), read this rank's files of the restart again
+ * and compare them with the size and CRC32 recorded when they were flushed
+ * (the CRC with SCR_CRC_ON_FLUSH, as a fetch does). Each file that differs or cannot be read is named in one
  * line and counted in *out_damaged. Nothing is read for a restart from
  * cache, whose files were checked when they got there, nor for one of
  * another number of ranks (scr_fetch_whole_route checks each file). */

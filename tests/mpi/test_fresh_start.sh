@@ -5,8 +5,13 @@
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup fresh-start
 
-mpi_run 1 1 -- --steps 2
+mpi_run 1 1 SCR_DEBUG=1 -- --steps 2
 mpi_expect_restart "one_rank_starts_fresh_on_an_empty_prefix" 0 2
+# SCR_Init's line names this library's version and the SCR API's it implements
+lib_version=$(sed -n 's/^AC_INIT(\[scr\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
+api_version=$(sed -n 's/^#define SCR_VERSION "v\([0-9.]*\)"$/\1/p' "$top_srcdir/lib/scr.h")
+check "scr_init_names_the_library_and_the_SCR_API_versions" test -n "$lib_version" -a -n "$api_version" -a \
+    "$(grep -cF "SCR $lib_version (implements the SCR $api_version API) ready: 1 ranks on 1 nodes" "$mpi_err")" -eq 1
 
 mpi_reset
 mpi_run 4 2 -- --steps 2

@@ -1,0 +1,84 @@
+/* run_fetch_in_place.c — a restart whose files are read where they lie on
+ * the prefix, with nothing copied into cache.
+ *
+ * Two kinds of restart do this: one through the index with
+ * SCR_FETCH_BYPASS=1 (run_fetch.c notes each file from the dataset's
+ * summary), and one from a checkpoint written in place (SCR_CACHE_BYPASS=1)
+ * that this job's filemaps still list, as SCR 3.1 restarts from it: its
+ * files are already where the application reads them, so it is offered
+ * even with SCR_FETCH=0, which forbids only reading the prefix's index.
+ * Either way each file is noted with its path, the name the application
+ * may use for it, and its recorded size and CRC32: the size is checked
+ * now, the bytes once the application read them (run_fetch_check.c). */
+#include "kvtree_util.h"
+#include "meta.h"
+#include "mpi_comm.h"
+#include "scr_err.h"
+#include "scr_run.h"
+#include "transfer.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+int scr_fetch_note_in_place(struct scr_run *run, const char *src, const char *name, uint64_t size,
+                            const uint32_t *crc)
+{
+    struct stat st;
+    if (stat(src, &st) != 0 || (uint64_t)st.st_size != size) {
+        scr_err("restart file %s is %s", src, stat(src, &st) ? "missing" : "of the wrong size");
+        return SCR_ERR_NOTFOUND;
+    }
+    scr_kvtree *orig = scr_kvtree_set_kv(run->restart_files, "ORIG", src);
+    if (scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "NAME", name), "PATH", src) != SCR_SUCCESS ||
+        scr_kvtree_util_set_str(orig, "PATH", src) != SCR_SUCCESS ||
+        scr_kvtree_util_set_uint64(orig, "SIZE", size) != SCR_SUCCESS ||
+        (crc != NULL && scr_kvtree_util_set_crc32(orig, "CRC", *crc) != SCR_SUCCESS))
+        return SCR_ERR_NOMEM;
+    return SCR_SUCCESS;
+}
+
+/* Note one file of this rank's (path, as the filemap lists it) of dataset
+ * id, from its meta: redundancy data, which a dataset written in place
+ * does not have, is no restart file. */
+static int note_listed_file(struct scr_run *run, int id, const char *path)
+{
+    const scr_meta *meta = NULL;
+    const char *name = NULL;
+    uint64_t size = 0;
+    uint32_t crc = 0;
+    int rc = scr_filemap_get_meta(run->map, id, run->rank, path, &meta);
+    if (rc != SCR_SUCCESS) {
+        scr_err("restart file %s of dataset %d has no meta in the filemap", path, id);
+        return rc;
+    }
+    if (scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) != SCR_SUCCESS) return SCR_SUCCESS;
+    rc = scr_meta_get_filesize(meta, &size);
+    if (rc != SCR_SUCCESS) {
+        scr_err("restart file %s of dataset %d has no recorded size", path, id);
+        return rc;
+    }
+    char *base = NULL;
+    if (scr_meta_get_origname(meta, &name) != SCR_SUCCESS) {
+        rc = scr_path_basename(path, &base);
+        if (rc != SCR_SUCCESS) return rc;
+        name = base;
+    }
+    int have_crc = scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS;
+    rc = scr_fetch_note_in_place(run, path, name, size, have_crc ? &crc : NULL);
+    free(base);
+    return rc;
+}
+
+int scr_fetch_in_place_prepare(struct scr_run *run, int id, int *out_ok)
+{
+    const char **files = NULL;
+    int n = 0;
+    scr_kvtree_unset_all(run->restart_files);
+    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) rc = note_listed_file(run, id, files[f]);
+    free(files);
+    /* all ranks agree: */
+    return scr_comm_all_true(rc == SCR_SUCCESS, run->world, out_ok);
+}
