@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #define NO_CONFLICT UINT64_MAX
+#define REDUCE_CHUNK_MAX ((size_t)256 << 10)
 
 /* One shared file as this rank sees it. */
 struct shared_file {
@@ -444,7 +445,10 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
 {
     struct shared_file *s = calloc((size_t)nshared, sizeof(*s));
     void *buf = malloc(run->file_buf_size);
-    struct reduce_bufs b = {run->mpi_buf_size > 0 ? run->mpi_buf_size : 1, NULL, NULL, NULL, NULL};
+    /* overlaps are a block or so at each boundary between nodes' parts:
+     * small chunks keep the four buffers small */
+    size_t chunk = run->mpi_buf_size < REDUCE_CHUNK_MAX ? run->mpi_buf_size : REDUCE_CHUNK_MAX;
+    struct reduce_bufs b = {chunk > 0 ? chunk : 1, NULL, NULL, NULL, NULL};
     b.max = malloc(b.len);
     b.rmax = malloc(b.len);
     b.min = malloc(b.len * sizeof(unsigned short));
