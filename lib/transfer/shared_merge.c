@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -121,10 +122,29 @@ static int overlaps_of(const uint64_t *ext, int n, uint64_t **out_ov, int *out_n
     return SCR_SUCCESS;
 }
 
-/* Copy len bytes at off of in to the same offset of out, through buf. */
+/* Copy len bytes at off of in to the same offset of out: in the kernel
+ * (sendfile, no copy through this process) where it can, else through buf. */
 static int copy_range(int in, const char *in_path, int out, const char *out_path, uint64_t off, uint64_t len,
                       void *buf, size_t bufsize)
 {
+    if (len > 0 && lseek(out, (off_t)off, SEEK_SET) < 0) {
+        scr_err("cannot seek to byte %" PRIu64 " of %s: %s", off, out_path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    while (len > 0) {
+        off_t from = (off_t)off;
+        ssize_t sent = sendfile(out, in, &from, len < bufsize ? (size_t)len : bufsize);
+        if (sent < 0 && errno == EINTR) continue;
+        if (sent < 0 && (errno == EINVAL || errno == ENOSYS)) break; /* not between these files */
+        if (sent < 0) {
+            scr_err("cannot copy %s to %s at byte %" PRIu64 ": sendfile: %s", in_path, out_path, off,
+                    strerror(errno));
+            return SCR_ERR_IO;
+        }
+        if (sent == 0) return SCR_SUCCESS; /* the piece ended early: the rest stays a hole */
+        off += (uint64_t)sent;
+        len -= (uint64_t)sent;
+    }
     while (len > 0) {
         size_t want = len < bufsize ? (size_t)len : bufsize, got = 0;
         int rc = scr_pread_upto(in, buf, want, off, &got, in_path);
