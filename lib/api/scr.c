@@ -483,6 +483,9 @@ int SCR_Start_output(const char *name, int flags)
     const struct scr_reddesc *red = scr_reddesc_for(run->reddescs, run->nreddescs, run->dataset_id,
                                                     !is_ckpt);
     int rc = make_room_for(red, is_ckpt); /* all ranks agree */
+    /* notes of routes a crashed run left under this id go before any rank
+     * routes (the agreement below waits for the node's first rank) */
+    if (rc == SCR_SUCCESS && run->dset_in_cache) rc = scr_shared_route_clear(run, run->dataset_id);
     /* rank 0 describes the dataset, so every copy of the descriptor is the same */
     scr_dataset *d = NULL;
     if (rc == SCR_SUCCESS && run->rank == 0) rc = new_dataset(name, flags, &d);
@@ -630,6 +633,13 @@ static int merge_shared_files(int id, const char *name, int *valid)
     rc = scr_comm_all_true(*valid, run->world, &all_valid);
     if (rc != SCR_SUCCESS || !all_valid) goto out;
     rc = scr_shared_merge(run, id, name, shared, nshared, &refused); /* all ranks agree */
+    if (rc == SCR_ERR_IO || rc == SCR_ERR_NOMEM) { /* agreed, and said where it failed */
+        if (run->rank == 0)
+            scr_err("dataset %d (%s): the files its ranks on several nodes wrote could not be merged on the "
+                    "prefix %s", id, name, run->prefix);
+        rc = SCR_SUCCESS;
+        refused = 1;
+    }
     if (rc == SCR_SUCCESS && refused) *valid = 0;
     if (rc == SCR_SUCCESS && !refused) run->dset_in_cache = 0;
 out:

@@ -28,6 +28,7 @@
 #include "util_log.h"
 #include "util_path.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -253,4 +254,31 @@ void scr_shared_route_forget(struct scr_run *run, int id)
         free(marker);
     }
     free(files);
+}
+
+int scr_shared_route_clear(struct scr_run *run, int id)
+{
+    if (run->node_rank != 0) return SCR_SUCCESS;
+    char stem[32];
+    int len = snprintf(stem, sizeof(stem), "route.%d.", id);
+    DIR *dir = opendir(run->cntl_dir);
+    if (dir == NULL) {
+        scr_err("cannot read the control directory %s: %s", run->cntl_dir, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    int rc = SCR_SUCCESS;
+    for (struct dirent *e = readdir(dir); e != NULL; e = readdir(dir)) {
+        if (strncmp(e->d_name, stem, (size_t)len) != 0) continue;
+        char *path = NULL;
+        rc = scr_path_join(run->cntl_dir, e->d_name, &path);
+        if (rc != SCR_SUCCESS) break;
+        if (unlink(path) != 0 && errno != ENOENT) {
+            scr_err("cannot remove %s, a note of a route a run left: %s", path, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+        free(path);
+        if (rc != SCR_SUCCESS) break;
+    }
+    closedir(dir);
+    return rc;
 }

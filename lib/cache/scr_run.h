@@ -343,6 +343,11 @@ int scr_shared_file_refuse(struct scr_run *run, int id, const char *name, uint64
  * Not collective. */
 int scr_shared_route_note(struct scr_run *run, int id, const char *rel, const char *dest);
 
+/* The node's first rank removes every note of a route into dataset id,
+ * which a run that crashed may have left (the other ranks return at once).
+ * Before the dataset's first route. */
+int scr_shared_route_clear(struct scr_run *run, int id);
+
 /* Remove this node's notes of the routes of dataset id (after its last
  * route: at its completion, after a barrier). Not collective. */
 void scr_shared_route_forget(struct scr_run *run, int id);

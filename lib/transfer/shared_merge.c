@@ -361,11 +361,12 @@ static int is_shared(const struct shared_file *s, int k, const char *file)
 }
 
 /* The marker by which one rank of a node claims the copy of a file that
- * ranks of the node share (new string). */
+ * ranks of the node share (new string); named as the notes of routes are,
+ * so that scr_shared_route_clear removes one a crash left. */
 static int claim_path(const struct scr_run *run, int id, const char *rel, char **out_path)
 {
     char base[64];
-    snprintf(base, sizeof(base), "move.%d.%016" PRIx64, id, scr_shared_name_hash(rel));
+    snprintf(base, sizeof(base), "route.%d.move.%016" PRIx64, id, scr_shared_name_hash(rel));
     return scr_path_join(run->cntl_dir, base, out_path);
 }
 
@@ -426,7 +427,7 @@ static int move_to_prefix(struct scr_run *run, int id, const struct shared_file 
     }
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto out;
-    /* every file is on the prefix: the cache lets go of them */
+    /* every file is on the prefix: the cache lets go of them (a claim goes at out) */
     for (int i = 0; i < k; i++)
         if (s[i].holder && unlink(s[i].file) != 0 && errno != ENOENT)
             scr_warn("cannot delete %s from cache: %s", s[i].file, strerror(errno));
@@ -434,7 +435,6 @@ static int move_to_prefix(struct scr_run *run, int id, const struct shared_file 
         if (claims == NULL || claims[f] == NULL) continue;
         if (unlink(files[f]) != 0 && errno != ENOENT)
             scr_warn("cannot delete %s from cache: %s", files[f], strerror(errno));
-        if (unlink(claims[f]) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", claims[f], strerror(errno));
     }
     mrc = scr_mpi_check(MPI_Barrier(run->world), "waiting for the cache to let go of a dataset");
     if (mrc != SCR_SUCCESS) goto out;
@@ -449,6 +449,8 @@ static int move_to_prefix(struct scr_run *run, int id, const struct shared_file 
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
 out:
     for (int f = 0; f < n; f++) {
+        if (claims != NULL && claims[f] != NULL && unlink(claims[f]) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", claims[f], strerror(errno));
         if (dests) free(dests[f]);
         if (claims) free(claims[f]);
     }
