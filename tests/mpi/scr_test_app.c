@@ -32,6 +32,8 @@
  * prints "rank R: could not open file PATH: ..." and the rank tells
  * SCR_Complete_checkpoint its output is not valid, as test_api does.
  * --own-files writes each rank's own files (--files) beside it.
+ * --exclusive creates each rank's own files with O_CREAT|O_EXCL, as an
+ * application that must not find a file there before it does.
  * --overlap also has every rank write the byte 0x80 + rank at offset 0
  * (ranks on two nodes then write a same byte differently).
  * --thread-multiple initialises MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE),
@@ -88,6 +90,7 @@ struct options {
 };
 
 static int rank, ranks;
+static int exclusive_files; /* --exclusive: own files are created with O_EXCL */
 static int compressible_files; /* --compressible: files below this number are */
 
 #include "mpi_app_fail.h"
@@ -145,7 +148,7 @@ static void make_parent_dirs(const char *path)
 
 static void write_file(const char *path, int f, int step, long size)
 {
-    FILE *fp = fopen(path, "wb");
+    FILE *fp = fopen(path, exclusive_files ? "wbx" : "wb");
     if (fp == NULL) FAIL("cannot create %s: %s", path, strerror(errno));
     /* the first 4 bytes say which step wrote the file */
     int32_t s = step;
@@ -393,7 +396,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"leave-check-to-scr", no_argument, NULL, 'L'},
         {"damage-after", required_argument, NULL, 'A'}, {"damage-rank", required_argument, NULL, 'R'},
         {"first-creates", no_argument, NULL, 'P'},     {"overlap", no_argument, NULL, 'O'},
-        {"own-files", no_argument, NULL, 'I'},
+        {"own-files", no_argument, NULL, 'I'},         {"exclusive", no_argument, NULL, 'E'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1,
@@ -433,6 +436,7 @@ static void parse(int argc, char **argv, struct options *o)
         case 'P': o->first_creates = 1; break;
         case 'O': o->overlap = 1; break;
         case 'I': o->own_files = 1; break;
+        case 'E': exclusive_files = 1; break;
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }

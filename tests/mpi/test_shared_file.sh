@@ -43,7 +43,8 @@ mpi_run 4 2 -- --steps 3 --shared-file --first-creates --size 3000
 mpi_expect_restart "and_restart_from_it" 2 3
 
 mpi_reset
-mpi_run 4 2 -- --steps 2 --shared-file --own-files --files 2 --size 3000
+# each rank's own files are created with O_EXCL: no rank finds one there first
+mpi_run 4 2 -- --steps 2 --shared-file --own-files --exclusive --files 2 --size 3000
 mpi_expect_restart "a_dataset_with_a_shared_file_goes_to_the_prefix_with_its_own_files" 0 2
 check "own_files_on_the_prefix" test "$(stat -c %s "$prefix/ckpt.2/rank3_f1.dat")" -eq 3004
 mpi_lose_all_nodes
