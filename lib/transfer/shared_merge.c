@@ -193,11 +193,14 @@ struct reduce_bufs {
  * chunk by chunk to the writer: every holder contributes its piece's bytes
  * (zero where it has none), and the writer writes the merged bytes, or
  * finds the first byte two nodes wrote differently (*out_conflict).
- * Collective; the outcome is the writer's (ranks agree afterwards). */
+ * Collective: returns how MPI went, the same on every rank; what failed
+ * here (a read, the writer's write) is in *out_rc, for the ranks to agree
+ * on afterwards. */
 static int merge_overlaps(struct scr_run *run, const struct shared_file *s, int in, int out, const uint64_t *ov,
-                          int nov, struct reduce_bufs *b, uint64_t *out_conflict)
+                          int nov, struct reduce_bufs *b, uint64_t *out_conflict, int *out_rc)
 {
     int rc = SCR_SUCCESS;
+    *out_rc = SCR_SUCCESS;
     for (int j = 0; j < nov; j++) {
         for (uint64_t off = ov[2 * j]; off < ov[2 * j + 1];) {
             size_t len = ov[2 * j + 1] - off < b->len ? (size_t)(ov[2 * j + 1] - off) : b->len, got = 0;
@@ -218,7 +221,8 @@ static int merge_overlaps(struct scr_run *run, const struct shared_file *s, int 
             off += len;
         }
     }
-    return rc;
+    *out_rc = rc;
+    return SCR_SUCCESS;
 }
 
 /* Merge the pieces of s into s->dest. *out_conflict: the first offset two
@@ -285,9 +289,10 @@ static int merge_one(struct scr_run *run, const struct shared_file *s, void *buf
     if (s->holder && rc == SCR_SUCCESS)
         rc = write_own_parts(in, s->file, out, s->dest, ext, n, ov, nov, buf, run->file_buf_size);
     /* what several nodes have goes through the writer */
-    mrc = merge_overlaps(run, s, in, out, ov, nov, b, out_conflict);
+    int lrc = SCR_SUCCESS;
+    mrc = merge_overlaps(run, s, in, out, ov, nov, b, out_conflict, &lrc);
     if (mrc != SCR_SUCCESS) goto agree;
-    if (rc == SCR_SUCCESS) rc = mrc;
+    if (rc == SCR_SUCCESS) rc = lrc;
     if (out >= 0 && rc == SCR_SUCCESS) rc = scr_fsync_fd(out, s->dest);
     if (out >= 0 && close(out) != 0 && rc == SCR_SUCCESS) {
         scr_err("cannot close %s: %s", s->dest, strerror(errno));
