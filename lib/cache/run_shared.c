@@ -19,7 +19,13 @@
  * no file), and O_CREAT|O_EXCL still creates it. Which ranks routed a name
  * is kept by a marker per (dataset, name) in the node's control directory,
  * created with O_EXCL so that exactly one rank is first; the markers go
- * when the dataset completes. */
+ * when the dataset completes.
+ *
+ * A node that runs one rank of a job on several nodes has no second rank
+ * to tell a shared name from its own, so its rank's route creates the
+ * piece: MPI-IO opens the file without O_CREAT on every rank but the
+ * first, and a job of one rank per node (MPI with threads) is common.
+ * O_CREAT|O_EXCL on a routed name fails there, which README says. */
 #include "meta.h"
 #include "mpi_comm.h"
 #include "scr_err.h"
@@ -210,31 +216,37 @@ static int marker_path(const struct scr_run *run, int id, uint64_t hash, char **
     return scr_path_join(run->cntl_dir, base, out_path);
 }
 
-int scr_shared_route_note(struct scr_run *run, int id, const char *rel, const char *dest)
+/* Create dest, the node's piece, empty unless a rank wrote it already. */
+static int create_piece(const char *dest)
 {
-    char *marker = NULL;
     int fd = -1;
-    int rc = marker_path(run, id, scr_shared_name_hash(rel), &marker);
-    if (rc != SCR_SUCCESS) return rc;
-    fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0) { /* the first rank of this node to route it */
-        close(fd);
-        goto out;
-    }
-    if (errno != EEXIST) {
-        scr_err("SCR_Route_file: cannot create %s to note that %s was routed: %s", marker, rel, strerror(errno));
-        rc = SCR_ERR_IO;
-        goto out;
-    }
-    /* a second rank of this node routes it: the node's piece exists from
-     * now on, empty until a rank writes, so that a rank may open it
-     * without O_CREAT once a rank on another node has created the file */
-    rc = scr_open_regular(dest, O_WRONLY | O_CREAT, 0600, &fd);
+    int rc = scr_open_regular(dest, O_WRONLY | O_CREAT, 0600, &fd);
     if (rc == SCR_SUCCESS && close(fd) != 0) {
         scr_err("SCR_Route_file: cannot close %s: %s", dest, strerror(errno));
         rc = SCR_ERR_IO;
     }
-out:
+    return rc;
+}
+
+int scr_shared_route_note(struct scr_run *run, int id, const char *rel, const char *dest)
+{
+    /* one rank of a node cannot tell a shared name from its own */
+    if (run->node_ranks == 1 && run->nodes > 1) return create_piece(dest);
+    char *marker = NULL;
+    int rc = marker_path(run, id, scr_shared_name_hash(rel), &marker);
+    if (rc != SCR_SUCCESS) return rc;
+    int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) { /* the first rank of this node to route it */
+        close(fd);
+    } else if (errno != EEXIST) {
+        scr_err("SCR_Route_file: cannot create %s to note that %s was routed: %s", marker, rel, strerror(errno));
+        rc = SCR_ERR_IO;
+    } else {
+        /* a second rank of this node routes it: the node's piece exists
+         * from now on, empty until a rank writes, so that a rank may open
+         * it without O_CREAT once a rank on another node created the file */
+        rc = create_piece(dest);
+    }
     free(marker);
     return rc;
 }

@@ -338,7 +338,8 @@ int scr_shared_file_refuse(struct scr_run *run, int id, const char *name, uint64
                            const char *why);
 
 /* SCR_Route_file of rel to dest (in cache) for dataset id: the second rank
- * of this node to route rel creates dest, empty, unless it exists, so that
+ * of this node to route rel (the only rank, on a node that runs one rank
+ * of a job on several nodes) creates dest, empty, unless it exists, so that
  * a rank may open without O_CREAT a file a rank on another node created.
  * Not collective. */
 int scr_shared_route_note(struct scr_run *run, int id, const char *rel, const char *dest);

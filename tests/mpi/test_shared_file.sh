@@ -41,6 +41,13 @@ mpi_run 4 2 -- --steps 2 --shared-file --first-creates --size 3000
 mpi_expect_restart "ranks_open_without_O_CREAT_the_file_rank_0_created_on_another_node" 0 2
 mpi_run 4 2 -- --steps 3 --shared-file --first-creates --size 3000
 mpi_expect_restart "and_restart_from_it" 2 3
+# one rank per node: no second rank of the node routes the name
+mpi_reset
+mpi_run 2 2 -- --steps 2 --shared-file --first-creates --size 3000
+mpi_expect_restart "with_one_rank_per_node_the_other_node_opens_it_without_O_CREAT_too" 0 2
+check "whole_on_the_prefix" test "$(stat -c %s "$prefix/ckpt.2/shared.dat")" -eq 6004
+mpi_run 2 2 -- --steps 3 --shared-file --first-creates --size 3000
+mpi_expect_restart "and_restarts_from_it" 2 3
 
 mpi_reset
 # each rank's own files are created with O_EXCL: no rank finds one there first
