@@ -27,6 +27,7 @@
 #include "transfer.h"
 #include "run_halt.h"
 #include "scr_init.h"
+#include "shared_merge.h"
 #include "summary.h"
 #include "util_copy.h"
 #include "util_io.h"
@@ -582,6 +583,9 @@ int SCR_Start_output(const char *name, int flags)
     const struct scr_reddesc *red = scr_reddesc_for(run->reddescs, run->nreddescs, run->dataset_id,
                                                     !is_ckpt);
     int rc = make_room_for(red, is_ckpt); /* all ranks agree */
+    /* notes of routes a crashed run left under this id go before any rank
+     * routes (the agreement below waits for the node's first rank) */
+    if (rc == SCR_SUCCESS && run->dset_in_cache) rc = scr_shared_route_clear(run, run->dataset_id);
     /* rank 0 describes the dataset, so every copy of the descriptor is the same */
     scr_dataset *d = NULL;
     if (rc == SCR_SUCCESS && run->rank == 0) rc = new_dataset(name, flags, &d);
@@ -713,6 +717,36 @@ static int record_totals(int id, uint64_t bytes, int files, int complete)
     return scr_cache_save_filemap(run);
 }
 
+/* The files of dataset id (name) that ranks on several nodes routed are
+ * merged on the prefix, and the dataset is written in place from here on;
+ * when two nodes wrote a same byte, or some rank's output is not valid,
+ * *valid becomes 0 on every rank. Collective; all ranks agree. */
+static int merge_shared_files(int id, const char *name, int *valid)
+{
+    uint64_t *shared = NULL;
+    int nshared = 0, all_valid = 0, refused = 0;
+    int rc = scr_shared_files_find(run, id, &shared, &nshared); /* all ranks agree */
+    /* every route is done (the caller waited for every rank) */
+    scr_shared_route_forget(run, id);
+    if (rc != SCR_SUCCESS || nshared == 0) goto out;
+    /* pieces are merged only when every rank says its output is good */
+    rc = scr_comm_all_true(*valid, run->world, &all_valid);
+    if (rc != SCR_SUCCESS || !all_valid) goto out;
+    rc = scr_shared_merge(run, id, name, shared, nshared, &refused); /* all ranks agree */
+    if (rc == SCR_ERR_IO || rc == SCR_ERR_NOMEM) { /* agreed, and said where it failed */
+        if (run->rank == 0)
+            scr_err("dataset %d (%s): the files its ranks on several nodes wrote could not be merged on the "
+                    "prefix %s", id, name, run->prefix);
+        rc = SCR_SUCCESS;
+        refused = 1;
+    }
+    if (rc == SCR_SUCCESS && refused) *valid = 0;
+    if (rc == SCR_SUCCESS && !refused) run->dset_in_cache = 0;
+out:
+    free(shared);
+    return rc;
+}
+
 static int complete_output(int valid)
 {
     run->state = SCR_STATE_IDLE;
@@ -728,12 +762,12 @@ static int complete_output(int valid)
      * every rank is done with it */
     int rc = scr_mpi_check(MPI_Barrier(run->world), "waiting for every rank's files");
     if (rc != SCR_SUCCESS) return rc;
-    /* a file routed on several nodes is in pieces, one per node's cache */
-    int shared = 0;
+    /* a file routed on several nodes is in pieces, one per node's cache:
+     * merged on the prefix, where the dataset then lives as one written
+     * in place (shared_merge.h) */
     if (run->dset_in_cache) {
-        rc = scr_shared_file_check(run, id, name, &shared);
+        rc = merge_shared_files(id, name, &mine_valid);
         if (rc != SCR_SUCCESS) return rc;
-        if (shared) mine_valid = 0;
     }
     rc = seal_my_files(id, &mine_valid, &bytes, &nfiles);
     if (rc != SCR_SUCCESS) mine_valid = 0;
@@ -975,6 +1009,9 @@ static int route_output(const char *name, char **out_path)
         rc = new_file_meta(name, abs, rel, &meta);
         if (rc != SCR_SUCCESS) goto out;
         rc = list_new_file(id, dest, meta);
+        if (rc != SCR_SUCCESS) goto out;
+        /* a file ranks of several nodes share may be opened without O_CREAT here */
+        if (run->dset_in_cache) rc = scr_shared_route_note(run, id, rel, dest);
         if (rc != SCR_SUCCESS) goto out;
     }
     *out_path = dest;

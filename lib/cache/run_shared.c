@@ -1,30 +1,55 @@
 /* run_shared.c — a file that ranks on more than one node routed into one dataset.
  *
  * SCR_Route_file is local: a file that every rank writes a part of (one
- * shared file) gets a path in each node's cache, and each node's copy holds
- * only the bytes its own ranks wrote. No copy is the file, and no rule can
- * merge them without knowing which bytes each rank wrote, so such a file
- * cannot be cached. Ranks of one node share one copy, which is whole.
- * scr_shared_file_check finds a file routed on several nodes when its
- * dataset completes (the first collective call after the routes), by the
- * hash of its name relative to the prefix: rank 0 gathers (hash, node)
- * pairs, O(files) bytes, once per dataset. */
+ * shared file) gets a path in each node's cache, and each node's copy, a
+ * piece, holds only the bytes its own ranks wrote. Ranks of one node share
+ * one copy, which is whole. scr_shared_files_find finds the files routed on
+ * several nodes when their dataset completes (the first collective call
+ * after the routes), by the hash of their names relative to the prefix:
+ * rank 0 gathers (hash, node) pairs, O(files) bytes, once per dataset. The
+ * pieces are merged on the prefix by shared_merge.h (transfer layer).
+ *
+ * A rank may open a file that a rank on another node created, without
+ * O_CREAT (MPI-IO and HDF5 do: the first rank creates, the others open
+ * after a barrier). That file does not exist in this node's cache, so the
+ * second rank of a node to route a name creates the node's piece, empty:
+ * two ranks of a node routing one name is what marks it shared. A name only
+ * one rank of the node routes is left alone, as SCR 3.1 leaves it: not
+ * created (an application that routes a name and never writes it leaves
+ * no file), and O_CREAT|O_EXCL still creates it. Which ranks routed a name
+ * is kept by a marker per (dataset, name) in the node's control directory,
+ * created with O_EXCL so that exactly one rank is first; the markers go
+ * when the dataset completes.
+ *
+ * A node that runs one rank of a job on several nodes has no second rank
+ * to tell a shared name from its own, so its rank's route creates the
+ * piece: MPI-IO opens the file without O_CREAT on every rank but the
+ * first, and a job of one rank per node (MPI with threads) is common.
+ * O_CREAT|O_EXCL on a routed name fails there, which README says. */
 #include "meta.h"
 #include "mpi_comm.h"
 #include "scr_err.h"
 #include "scr_run.h"
+#include "util_io.h"
 #include "util_log.h"
+#include "util_path.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* FNV-1a, 64 bits: names only need telling apart. */
-static uint64_t name_hash(const char *s)
+uint64_t scr_shared_name_hash(const char *rel)
 {
     uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (; *rel; rel++) h = (h ^ (unsigned char)*rel) * 1099511628211ull;
     return h;
 }
 
@@ -36,33 +61,42 @@ static int cmp_pair(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/* Rank 0: the first hash that pairs with more than one node, and on how many. */
-static void find_shared(uint64_t *pairs, int n, uint64_t out[2])
+/* Rank 0: the hashes that pair with more than one node, packed at the front
+ * of pairs as (hash, nodes); their number in *out_n. */
+static void find_shared(uint64_t *pairs, int n, int *out_n)
 {
-    out[0] = out[1] = 0;
+    int found = 0;
     qsort(pairs, (size_t)n, 2 * sizeof(uint64_t), cmp_pair);
     for (int i = 0; i < n;) {
         int j = i + 1, nodes = 1;
         for (; j < n && pairs[2 * j] == pairs[2 * i]; j++)
             if (pairs[2 * j + 1] != pairs[2 * j - 1]) nodes++;
         if (nodes > 1) {
-            out[0] = pairs[2 * i];
-            out[1] = (uint64_t)nodes;
-            return;
+            pairs[2 * found] = pairs[2 * i];
+            pairs[2 * found + 1] = (uint64_t)nodes;
+            found++;
         }
         i = j;
     }
+    *out_n = found;
+}
+
+int scr_shared_file_rel(const struct scr_run *run, int id, const char *file, const char **out_rel)
+{
+    const scr_meta *meta = NULL;
+    *out_rel = file;
+    if (scr_filemap_get_meta(run->map, id, run->rank, file, &meta) == SCR_SUCCESS)
+        scr_meta_get_filename(meta, out_rel);
+    return SCR_SUCCESS;
 }
 
 /* This rank's files of dataset id as (hash of the name relative to the
  * prefix, node) pairs in a new array. */
-static int my_pairs(struct scr_run *run, int id, uint64_t node, uint64_t **out_pairs, int *out_n,
-                    const char ***out_names)
+static int my_pairs(struct scr_run *run, int id, uint64_t node, uint64_t **out_pairs, int *out_n)
 {
     const char **files = NULL;
     int n = 0;
     *out_pairs = NULL;
-    *out_names = NULL;
     *out_n = 0;
     if (scr_filemap_list_files(run->map, id, run->rank, &files, &n) != SCR_SUCCESS || n == 0) {
         free(files);
@@ -75,30 +109,27 @@ static int my_pairs(struct scr_run *run, int id, uint64_t node, uint64_t **out_p
         return SCR_ERR_NOMEM;
     }
     for (int f = 0; f < n; f++) {
-        const scr_meta *meta = NULL;
-        const char *rel = files[f];
-        if (scr_filemap_get_meta(run->map, id, run->rank, files[f], &meta) == SCR_SUCCESS)
-            scr_meta_get_filename(meta, &rel);
-        files[f] = rel;
-        pairs[2 * f] = name_hash(rel);
+        const char *rel = NULL;
+        scr_shared_file_rel(run, id, files[f], &rel);
+        pairs[2 * f] = scr_shared_name_hash(rel);
         pairs[2 * f + 1] = node;
     }
+    free(files);
     *out_pairs = pairs;
-    *out_names = files;
     *out_n = n;
     return SCR_SUCCESS;
 }
 
-int scr_shared_file_check(struct scr_run *run, int id, const char *name, int *out_shared)
+int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_shared, int *out_n)
 {
-    *out_shared = 0;
+    *out_shared = NULL;
+    *out_n = 0;
     /* a node is known by the world rank of its first rank */
     int leader = run->rank;
     int rc = scr_mpi_check(MPI_Bcast(&leader, 1, MPI_INT, 0, run->node), "naming this node");
-    uint64_t *pairs = NULL, *all = NULL, found[2] = {0, 0};
-    const char **names = NULL;
-    int n = 0, lrc = SCR_SUCCESS, *counts = NULL, *displs = NULL, total = 0, ok = 0;
-    if (rc == SCR_SUCCESS) lrc = my_pairs(run, id, (uint64_t)leader, &pairs, &n, &names);
+    uint64_t *pairs = NULL, *all = NULL;
+    int n = 0, lrc = SCR_SUCCESS, *counts = NULL, *displs = NULL, total = 0, ok = 0, nshared = 0;
+    if (rc == SCR_SUCCESS) lrc = my_pairs(run, id, (uint64_t)leader, &pairs, &n);
     if (rc == SCR_SUCCESS) rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
     if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
     int mine = 2 * n;
@@ -117,7 +148,7 @@ int scr_shared_file_check(struct scr_run *run, int id, const char *name, int *ou
             displs[r] = total;
             total += counts[r];
         }
-        all = malloc(sizeof(uint64_t) * (size_t)(total > 0 ? total : 1));
+        all = malloc(sizeof(uint64_t) * (size_t)(total > 0 ? total : 2));
         if (all == NULL) lrc = SCR_ERR_NOMEM;
     }
     if (rc == SCR_SUCCESS) rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
@@ -128,26 +159,138 @@ int scr_shared_file_check(struct scr_run *run, int id, const char *name, int *ou
     if (rc == SCR_SUCCESS)
         rc = scr_mpi_check(MPI_Gatherv(pairs, mine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, run->world),
                            "gathering file names");
-    if (rc == SCR_SUCCESS && run->rank == 0) find_shared(all, total / 2, found);
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(found, 2, MPI_UINT64_T, 0, run->world), "sharing the verdict");
-    if (rc == SCR_SUCCESS && found[1] > 1) {
-        /* the lowest rank that routed it names it */
-        int have = INT_MAX, teller = INT_MAX, which = -1;
-        for (int f = 0; f < n && which < 0; f++)
-            if (pairs[2 * f] == found[0]) which = f;
-        if (which >= 0) have = run->rank;
-        rc = scr_mpi_check(MPI_Allreduce(&have, &teller, 1, MPI_INT, MPI_MIN, run->world), "finding who reports");
-        if (rc == SCR_SUCCESS && run->rank == teller)
-            scr_err("dataset %d (%s): ranks on %d nodes wrote %s; each node's cache would hold only the part "
-                    "its own ranks wrote, so a file shared across nodes cannot be cached: set "
-                    "SCR_CACHE_BYPASS=1 to write the dataset in place on the prefix", id, name,
-                    (int)found[1], names[which]);
-        if (rc == SCR_SUCCESS) *out_shared = 1;
+    if (rc == SCR_SUCCESS && run->rank == 0) find_shared(all, total / 2, &nshared);
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(&nshared, 1, MPI_INT, 0, run->world), "counting shared files");
+    /* every rank gets the list, in the order of the hashes */
+    if (rc == SCR_SUCCESS && nshared > 0 && run->rank != 0) {
+        all = malloc(2 * sizeof(uint64_t) * (size_t)nshared);
+        lrc = all != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
+        rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
+        if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
+    } else if (rc == SCR_SUCCESS && nshared > 0) {
+        rc = scr_comm_all_true(1, run->world, &ok);
+    }
+    if (rc == SCR_SUCCESS && nshared > 0)
+        rc = scr_mpi_check(MPI_Bcast(all, 2 * nshared, MPI_UINT64_T, 0, run->world), "sharing the shared files");
+    if (rc == SCR_SUCCESS && nshared > 0) {
+        *out_shared = all;
+        *out_n = nshared;
+        all = NULL;
     }
     free(pairs);
-    free(names);
     free(all);
     free(counts);
     free(displs);
+    return rc;
+}
+
+int scr_shared_file_refuse(struct scr_run *run, int id, const char *name, uint64_t hash, int nodes,
+                           const char *why)
+{
+    /* the lowest rank that routed it names it */
+    const char **files = NULL;
+    const char *which = NULL;
+    int n = 0, have = INT_MAX, teller = INT_MAX;
+    scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    for (int f = 0; f < n && which == NULL; f++) {
+        const char *rel = NULL;
+        scr_shared_file_rel(run, id, files[f], &rel);
+        if (scr_shared_name_hash(rel) == hash) which = rel;
+    }
+    if (which != NULL) have = run->rank;
+    int rc = scr_mpi_check(MPI_Allreduce(&have, &teller, 1, MPI_INT, MPI_MIN, run->world), "finding who reports");
+    if (rc == SCR_SUCCESS && run->rank == teller)
+        scr_err("dataset %d (%s): ranks on %d nodes wrote %s; each node's cache would hold only the part "
+                "its own ranks wrote, so a file shared across nodes cannot be cached: set "
+                "SCR_CACHE_BYPASS=1 to write the dataset in place on the prefix%s%s%s", id, name, nodes, which,
+                why ? " (" : "", why ? why : "", why ? ")" : "");
+    free(files);
+    return rc;
+}
+
+/* The marker of name hash in dataset id, in the node's control directory (new string). */
+static int marker_path(const struct scr_run *run, int id, uint64_t hash, char **out_path)
+{
+    char base[64];
+    snprintf(base, sizeof(base), "route.%d.%016" PRIx64, id, hash);
+    return scr_path_join(run->cntl_dir, base, out_path);
+}
+
+/* Create dest, the node's piece, empty unless a rank wrote it already. */
+static int create_piece(const char *dest)
+{
+    int fd = -1;
+    int rc = scr_open_regular(dest, O_WRONLY | O_CREAT, 0600, &fd);
+    if (rc == SCR_SUCCESS && close(fd) != 0) {
+        scr_err("SCR_Route_file: cannot close %s: %s", dest, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    return rc;
+}
+
+int scr_shared_route_note(struct scr_run *run, int id, const char *rel, const char *dest)
+{
+    /* one rank of a node cannot tell a shared name from its own */
+    if (run->node_ranks == 1 && run->nodes > 1) return create_piece(dest);
+    char *marker = NULL;
+    int rc = marker_path(run, id, scr_shared_name_hash(rel), &marker);
+    if (rc != SCR_SUCCESS) return rc;
+    int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) { /* the first rank of this node to route it */
+        close(fd);
+    } else if (errno != EEXIST) {
+        scr_err("SCR_Route_file: cannot create %s to note that %s was routed: %s", marker, rel, strerror(errno));
+        rc = SCR_ERR_IO;
+    } else {
+        /* a second rank of this node routes it: the node's piece exists
+         * from now on, empty until a rank writes, so that a rank may open
+         * it without O_CREAT once a rank on another node created the file */
+        rc = create_piece(dest);
+    }
+    free(marker);
+    return rc;
+}
+
+void scr_shared_route_forget(struct scr_run *run, int id)
+{
+    const char **files = NULL;
+    int n = 0;
+    if (scr_filemap_list_files(run->map, id, run->rank, &files, &n) != SCR_SUCCESS) return;
+    for (int f = 0; f < n; f++) {
+        const char *rel = NULL;
+        char *marker = NULL;
+        scr_shared_file_rel(run, id, files[f], &rel);
+        if (marker_path(run, id, scr_shared_name_hash(rel), &marker) != SCR_SUCCESS) continue;
+        /* each rank that routed the name tries: one of them finds it */
+        if (unlink(marker) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", marker, strerror(errno));
+        free(marker);
+    }
+    free(files);
+}
+
+int scr_shared_route_clear(struct scr_run *run, int id)
+{
+    if (run->node_rank != 0) return SCR_SUCCESS;
+    char stem[32];
+    int len = snprintf(stem, sizeof(stem), "route.%d.", id);
+    DIR *dir = opendir(run->cntl_dir);
+    if (dir == NULL) {
+        scr_err("cannot read the control directory %s: %s", run->cntl_dir, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    int rc = SCR_SUCCESS;
+    for (struct dirent *e = readdir(dir); e != NULL; e = readdir(dir)) {
+        if (strncmp(e->d_name, stem, (size_t)len) != 0) continue;
+        char *path = NULL;
+        rc = scr_path_join(run->cntl_dir, e->d_name, &path);
+        if (rc != SCR_SUCCESS) break;
+        if (unlink(path) != 0 && errno != ENOENT) {
+            scr_err("cannot remove %s, a note of a route a run left: %s", path, strerror(errno));
+            rc = SCR_ERR_IO;
+        }
+        free(path);
+        if (rc != SCR_SUCCESS) break;
+    }
+    closedir(dir);
     return rc;
 }

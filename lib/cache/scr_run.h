@@ -332,11 +332,40 @@ int scr_cache_in_place_is_present(struct scr_run *run, int id, const char *name,
 
 /* --- run_shared.c: one file routed on several nodes ---------------------------------- */
 
-/* *out_shared = 1 on every rank when ranks on more than one node routed a
- * same file (a same name relative to the prefix) into dataset id, which is
- * named name in messages: each node's cached copy would hold only its own
- * ranks' part. The lowest rank that routed it then says which file, and
- * that SCR_CACHE_BYPASS=1 writes it in place. */
-int scr_shared_file_check(struct scr_run *run, int id, const char *name, int *out_shared);
+/* The hash that tells routed names (relative to the prefix) apart. */
+uint64_t scr_shared_name_hash(const char *rel);
+
+/* The name relative to the prefix of this rank's file of dataset id
+ * (*out_rel points into the filemap, or at file when it has no meta). */
+int scr_shared_file_rel(const struct scr_run *run, int id, const char *file, const char **out_rel);
+
+/* The files of dataset id that ranks on more than one node routed (a same
+ * name relative to the prefix), each a piece per node: *out_shared, a new
+ * array of *out_n (hash, number of nodes) pairs, the same on every rank,
+ * sorted by hash (NULL when none). Collective. */
+int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_shared, int *out_n);
+
+/* The lowest rank that routed the file of hash says that dataset id (name
+ * in messages) cannot be cached, since ranks on nodes nodes wrote it, and
+ * that SCR_CACHE_BYPASS=1 writes it in place; why (may be NULL) adds the
+ * reason in brackets. Collective. */
+int scr_shared_file_refuse(struct scr_run *run, int id, const char *name, uint64_t hash, int nodes,
+                           const char *why);
+
+/* SCR_Route_file of rel to dest (in cache) for dataset id: the second rank
+ * of this node to route rel (the only rank, on a node that runs one rank
+ * of a job on several nodes) creates dest, empty, unless it exists, so that
+ * a rank may open without O_CREAT a file a rank on another node created.
+ * Not collective. */
+int scr_shared_route_note(struct scr_run *run, int id, const char *rel, const char *dest);
+
+/* The node's first rank removes every note of a route into dataset id,
+ * which a run that crashed may have left (the other ranks return at once).
+ * Before the dataset's first route. */
+int scr_shared_route_clear(struct scr_run *run, int id);
+
+/* Remove this node's notes of the routes of dataset id (after its last
+ * route: at its completion, after a barrier). Not collective. */
+void scr_shared_route_forget(struct scr_run *run, int id);
 
 #endif

@@ -27,7 +27,7 @@ static void die(const char *what)
 }
 
 /* path, mib chunks of buf (CHUNK bytes). */
-static void write_bytes(const char *path, long mib, const char *buf)
+static inline void write_bytes(const char *path, long mib, const char *buf)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0) die(path);

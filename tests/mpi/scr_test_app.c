@@ -26,6 +26,16 @@
  * own files, its part of one file ckpt.<step>/shared.dat: --size bytes at
  * offset 4 + rank * --size (rank 0 also writes the 4-byte step first), as
  * an application writing one file from every rank does.
+ * --first-creates makes that file as SCR 3.1's test_api --shared-file and
+ * MPI-IO do: rank 0 creates it (O_CREAT|O_TRUNC), every rank waits in a
+ * barrier, and the others open it without O_CREAT; an open that fails
+ * prints "rank R: could not open file PATH: ..." and the rank tells
+ * SCR_Complete_checkpoint its output is not valid, as test_api does.
+ * --own-files writes each rank's own files (--files) beside it.
+ * --exclusive creates each rank's own files with O_CREAT|O_EXCL, as an
+ * application that must not find a file there before it does.
+ * --overlap also has every rank write the byte 0x80 + rank at offset 0
+ * (ranks on two nodes then write a same byte differently).
  * --thread-multiple initialises MPI with MPI_Init_thread(MPI_THREAD_MULTIPLE),
  * as an application that lets SCR encode in the background does.
  * --written-by N restarts from a checkpoint that N ranks wrote, whatever
@@ -71,7 +81,7 @@
 struct options {
     int steps, files, crash_after, crash_rank, output_every, nested, restart_bare, mkdirs, uneven;
     int need_checkpoint, sleep_ms, compute_ms, shared_file, nconfig, written_by, leave_check_to_scr;
-    int damage_after, damage_rank;
+    int damage_after, damage_rank, first_creates, overlap, own_files;
     const char *config[8];
     long size;
     char no_files[256];
@@ -80,6 +90,7 @@ struct options {
 };
 
 static int rank, ranks;
+static int exclusive_files; /* --exclusive: own files are created with O_EXCL */
 static int compressible_files; /* --compressible: files below this number are */
 
 #include "mpi_app_fail.h"
@@ -137,7 +148,7 @@ static void make_parent_dirs(const char *path)
 
 static void write_file(const char *path, int f, int step, long size)
 {
-    FILE *fp = fopen(path, "wb");
+    FILE *fp = fopen(path, exclusive_files ? "wbx" : "wb");
     if (fp == NULL) FAIL("cannot create %s: %s", path, strerror(errno));
     /* the first 4 bytes say which step wrote the file */
     int32_t s = step;
@@ -181,18 +192,40 @@ static int check_file(const char *path, int f, long size)
     return check_file_of(path, rank, f, size);
 }
 
-/* This rank's part of the shared file of step at path (rank 0: the step too). */
-static void write_shared(const char *path, int step, long size)
+/* The shared file at path open for writing (-1 when it cannot be): by
+ * every rank, or (--first-creates) created by rank 0 before the others
+ * open it. */
+static int open_shared(const struct options *o, const char *path)
 {
-    int fd = open(path, O_WRONLY | O_CREAT, 0600);
+    if (!o->first_creates) return open(path, O_WRONLY | O_CREAT, 0600);
+    int fd = rank == 0 ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600) : -1;
+    int err = errno;
+    if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS) FAIL("MPI_Barrier");
+    if (rank != 0) {
+        fd = open(path, O_WRONLY);
+        err = errno;
+    }
+    if (fd < 0) printf("rank %d: could not open file %s: %s\n", rank, path, strerror(err));
+    return fd;
+}
+
+/* This rank's part of the shared file of step at path (rank 0: the step
+ * too); 0 when it could not be opened. */
+static int write_shared(const struct options *o, const char *path, int step, long size)
+{
+    int fd = open_shared(o, path);
+    if (fd < 0 && o->first_creates) return 0;
     if (fd < 0) FAIL("could not open file %s: %s", path, strerror(errno));
     int32_t s = step;
     if (rank == 0 && pwrite(fd, &s, sizeof(s), 0) != (ssize_t)sizeof(s)) FAIL("write %s", path);
+    unsigned char mark = (unsigned char)(0x80 + rank);
+    if (o->overlap && pwrite(fd, &mark, 1, 0) != 1) FAIL("write %s: %s", path, strerror(errno));
     for (long off = 0; off < size; off++) {
         unsigned char c = byte_at(rank, 0, step, off);
         if (pwrite(fd, &c, 1, 4 + (off_t)rank * size + off) != 1) FAIL("write %s: %s", path, strerror(errno));
     }
     if (close(fd) != 0) FAIL("close %s: %s", path, strerror(errno));
+    return 1;
 }
 
 /* The step of the shared file at path after checking this rank's part; -1 if wrong. */
@@ -247,7 +280,8 @@ static int restart_once(const struct options *o, int attempt)
         snprintf(want, sizeof(want), "ckpt.%d/shared.dat", step);
         if (SCR_Route_file(want, path) != SCR_SUCCESS || check_shared(path, o->size) != step) valid = 0;
     }
-    for (int f = 0; !o->shared_file && !o->written_by && !has_no_files(o, rank) && f < o->files; f++) {
+    for (int f = 0; (!o->shared_file || o->own_files) && !o->written_by && !has_no_files(o, rank) && f < o->files;
+         f++) {
         char want[512], path[SCR_MAX_FILENAME];
         if (o->restart_bare) snprintf(want, sizeof(want), "rank%d_f%d.dat", rank, f);
         else file_name(o, step, f, want, sizeof(want));
@@ -307,14 +341,15 @@ static void checkpoint(const struct options *o, int step)
     char dname[64], first[SCR_MAX_FILENAME] = "";
     snprintf(dname, sizeof(dname), "ckpt.%d", step);
     if (SCR_Start_output(dname, SCR_FLAG_CHECKPOINT) != SCR_SUCCESS) FAIL("SCR_Start_output %s", dname);
+    int valid = 1;
     if (o->shared_file) {
         char want[512], path[SCR_MAX_FILENAME];
         snprintf(want, sizeof(want), "ckpt.%d/shared.dat", step);
         if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
         if (o->mkdirs) make_parent_dirs(path);
-        write_shared(path, step, o->size);
+        valid = write_shared(o, path, step, o->size);
     }
-    for (int f = 0; !o->shared_file && !has_no_files(o, rank) && f < o->files; f++) {
+    for (int f = 0; (!o->shared_file || o->own_files) && !has_no_files(o, rank) && f < o->files; f++) {
         char want[512], path[SCR_MAX_FILENAME];
         file_name(o, step, f, want, sizeof(want));
         if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
@@ -322,7 +357,7 @@ static void checkpoint(const struct options *o, int step)
         write_file(path, f, step, file_size(o, f));
         if (f == 0) snprintf(first, sizeof(first), "%s", path);
     }
-    if (SCR_Complete_output(1) != SCR_SUCCESS) FAIL("SCR_Complete_output %s", dname);
+    if (SCR_Complete_output(valid) != SCR_SUCCESS) FAIL("SCR_Complete_output %s", dname);
     if (step == o->damage_after && rank == o->damage_rank) {
         if (first[0] == '\0') FAIL("--damage-after %d: rank %d wrote no file to damage", step, rank);
         damage_file(first, file_size(o, 0));
@@ -360,6 +395,8 @@ static void parse(int argc, char **argv, struct options *o)
         {"compressible", required_argument, NULL, 'Z'}, {"compute-ms", required_argument, NULL, 'M'},
         {"leave-check-to-scr", no_argument, NULL, 'L'},
         {"damage-after", required_argument, NULL, 'A'}, {"damage-rank", required_argument, NULL, 'R'},
+        {"first-creates", no_argument, NULL, 'P'},     {"overlap", no_argument, NULL, 'O'},
+        {"own-files", no_argument, NULL, 'I'},         {"exclusive", no_argument, NULL, 'E'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1,
@@ -396,6 +433,10 @@ static void parse(int argc, char **argv, struct options *o)
         case 'L': o->leave_check_to_scr = 1; break;
         case 'A': o->damage_after = atoi(optarg); break;
         case 'R': o->damage_rank = atoi(optarg); break;
+        case 'P': o->first_creates = 1; break;
+        case 'O': o->overlap = 1; break;
+        case 'I': o->own_files = 1; break;
+        case 'E': exclusive_files = 1; break;
         default: FAIL("usage: scr_test_app [--steps N] [--files F] [--size B] ...");
         }
     }

@@ -1,9 +1,14 @@
 #!/bin/sh
 # test_shared_file.sh — one file that every rank writes a part of. Ranks of
-# one node share their cached copy, which is whole; ranks on several nodes
-# would leave a part in each node's cache, so such a checkpoint is refused
-# with a message naming the file and SCR_CACHE_BYPASS, and with
-# SCR_CACHE_BYPASS=1 it is written in place and read back at restart.
+# one node share their cached copy, which is whole. Ranks on several nodes
+# leave a piece in each node's cache: with the default settings the pieces
+# are merged into the file on the prefix when the dataset completes, and
+# the dataset is then read in place at restart, as one written with
+# SCR_CACHE_BYPASS=1 is; two nodes writing a same byte differently is
+# refused with a message naming the file and SCR_CACHE_BYPASS. Ranks may
+# also open the file without O_CREAT after rank 0 created it (SCR 3.1's
+# test_api --shared-file, MPI-IO). With SCR_CACHE_BYPASS=1 the file is
+# written in place and read back at restart.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup shared-file
 
@@ -14,11 +19,50 @@ mpi_lose_all_nodes
 mpi_run 4 1 SCR_FLUSH=1 -- --steps 3 --shared-file --size 3000
 mpi_expect_restart "and_read_back_from_the_prefix" 2 3
 
+# every rank checks every byte of its part at restart, and the parts and
+# rank 0's 4-byte step make up the whole file
 mpi_reset
-mpi_run 4 2 SCR_FLUSH=1 -- --steps 2 --shared-file --size 3000
-mpi_expect_failure "a_file_shared_across_nodes_is_refused_once_naming_it_and_SCR_CACHE_BYPASS" \
-    "dataset 1 (ckpt.1): ranks on 2 nodes wrote ckpt.1/shared.dat; each node's cache would hold only the part its own ranks wrote, so a file shared across nodes cannot be cached: set SCR_CACHE_BYPASS=1" 1
-check "nothing_in_pieces_reaches_the_prefix_or_stays_in_cache" \
+mpi_run 4 2 -- --steps 2 --shared-file --size 3000
+mpi_expect_restart "a_file_shared_across_nodes_is_merged_on_the_prefix_with_nothing_set" 0 2
+check "whole_at_its_place_on_the_prefix" test "$(stat -c %s "$prefix/ckpt.2/shared.dat")" -eq 12004
+check "and_its_pieces_leave_the_cache" test -z "$(mpi_cache_datasets)"
+mpi_run 4 2 -- --steps 3 --shared-file --size 3000
+mpi_expect_restart "a_second_run_restarts_from_it_every_rank_reading_its_part" 2 3
+check "without_an_error_said" test ! -s "$mpi_err"
+mpi_lose_all_nodes
+mpi_run 4 2 -- --steps 4 --shared-file --size 3000
+mpi_expect_restart "also_after_losing_every_nodes_cache" 3 4
+mpi_lose_node 1
+mpi_run 4 2 -- --steps 5 --shared-file --size 3000
+mpi_expect_restart "and_after_losing_one_node" 4 5
+
+mpi_reset
+mpi_run 4 2 -- --steps 2 --shared-file --first-creates --size 3000
+mpi_expect_restart "ranks_open_without_O_CREAT_the_file_rank_0_created_on_another_node" 0 2
+mpi_run 4 2 -- --steps 3 --shared-file --first-creates --size 3000
+mpi_expect_restart "and_restart_from_it" 2 3
+# one rank per node: no second rank of the node routes the name
+mpi_reset
+mpi_run 2 2 -- --steps 2 --shared-file --first-creates --size 3000
+mpi_expect_restart "with_one_rank_per_node_the_other_node_opens_it_without_O_CREAT_too" 0 2
+check "whole_on_the_prefix" test "$(stat -c %s "$prefix/ckpt.2/shared.dat")" -eq 6004
+mpi_run 2 2 -- --steps 3 --shared-file --first-creates --size 3000
+mpi_expect_restart "and_restarts_from_it" 2 3
+
+mpi_reset
+# each rank's own files are created with O_EXCL: no rank finds one there first
+mpi_run 4 2 -- --steps 2 --shared-file --own-files --exclusive --files 2 --size 3000
+mpi_expect_restart "a_dataset_with_a_shared_file_goes_to_the_prefix_with_its_own_files" 0 2
+check "own_files_on_the_prefix" test "$(stat -c %s "$prefix/ckpt.2/rank3_f1.dat")" -eq 3004
+mpi_lose_all_nodes
+mpi_run 4 2 -- --steps 3 --shared-file --own-files --files 2 --size 3000
+mpi_expect_restart "and_every_file_is_read_back" 2 3
+
+mpi_reset
+mpi_run 4 2 -- --steps 2 --shared-file --overlap --size 3000
+mpi_expect_failure "two_nodes_writing_a_same_byte_differently_are_refused_naming_the_file_and_SCR_CACHE_BYPASS" \
+    "dataset 1 (ckpt.1): ranks on 2 nodes wrote ckpt.1/shared.dat; each node's cache would hold only the part its own ranks wrote, so a file shared across nodes cannot be cached: set SCR_CACHE_BYPASS=1 to write the dataset in place on the prefix (two nodes wrote different bytes at offset 0 of it" 1
+check "nothing_merged_reaches_the_prefix_or_stays_in_cache" \
     test ! -e "$prefix/ckpt.1/shared.dat" -a -z "$(mpi_cache_datasets)"
 
 mpi_reset
@@ -31,5 +75,7 @@ check "and_no_error_is_said" test ! -s "$mpi_err"
 mpi_lose_all_nodes
 mpi_run 4 2 SCR_CACHE_BYPASS=1 -- --steps 4 --shared-file --size 3000
 mpi_expect_restart "also_after_losing_every_node" 3 4
+mpi_run 4 2 SCR_CACHE_BYPASS=1 -- --steps 5 --shared-file --first-creates --size 3000
+mpi_expect_restart "and_ranks_open_the_file_rank_0_created" 4 5
 
 done_testing

@@ -1,0 +1,521 @@
+/* shared_merge.c — a file ranks on several nodes wrote, merged on the prefix (shared_merge.h). */
+#define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE */
+#include "shared_merge.h"
+
+#include "meta.h"
+#include "mpi_comm.h"
+#include "scr_err.h"
+#include "util_copy.h"
+#include "util_io.h"
+#include "util_log.h"
+#include "util_path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NO_CONFLICT UINT64_MAX
+#define REDUCE_CHUNK_MAX ((size_t)256 << 10)
+
+/* One shared file as this rank sees it. */
+struct shared_file {
+    uint64_t hash;
+    int nodes;
+    const char *file; /* this rank's path in cache, NULL when it did not route it */
+    const char *rel;  /* its name relative to the prefix */
+    char *dest;       /* its place on the prefix */
+    int holder;       /* this rank reads its node's piece */
+    int writer;       /* the lowest rank that routed it: creates the file, resolves overlaps */
+};
+
+/* The data extents of fd (size bytes) as a new array of *out_n (start, end)
+ * pairs. A file system without SEEK_DATA has one extent: the whole file. */
+static int data_extents(int fd, const char *path, uint64_t size, uint64_t **out_ext, int *out_n)
+{
+    uint64_t *ext = NULL, pos = 0;
+    int n = 0, cap = 0;
+    while (pos < size) {
+        off_t data = lseek(fd, (off_t)pos, SEEK_DATA), hole = (off_t)size;
+        if (data < 0 && errno == ENXIO) break; /* a hole to the end */
+        if (data < 0 && errno != EINVAL) goto fail;
+        if (data < 0) data = (off_t)pos; /* SEEK_DATA unknown here */
+        else if ((hole = lseek(fd, data, SEEK_HOLE)) < 0) goto fail;
+        if ((uint64_t)hole > size) hole = (off_t)size;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            uint64_t *more = realloc(ext, 2 * sizeof(uint64_t) * (size_t)cap);
+            if (more == NULL) {
+                free(ext);
+                scr_err("out of memory listing the data extents of %s", path);
+                return SCR_ERR_NOMEM;
+            }
+            ext = more;
+        }
+        ext[2 * n] = (uint64_t)data;
+        ext[2 * n + 1] = (uint64_t)hole;
+        n++;
+        pos = (uint64_t)hole;
+    }
+    *out_ext = ext;
+    *out_n = n;
+    return SCR_SUCCESS;
+fail:
+    scr_err("cannot find the data extents of %s: lseek: %s", path, strerror(errno));
+    free(ext);
+    return SCR_ERR_IO;
+}
+
+/* (offset, +1 at a start / -1 at an end) sorts by offset, ends first:
+ * extents that only touch do not overlap. */
+static int cmp_event(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0]) return (uint64_t)x[0] < (uint64_t)y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* The ranges two or more of the n extents (start, end pairs; those of one
+ * node never overlap) cover, sorted and apart: a new array of *out_n pairs. */
+static int overlaps_of(const uint64_t *ext, int n, uint64_t **out_ov, int *out_n)
+{
+    int64_t *ev = malloc(2 * sizeof(int64_t) * (size_t)(2 * n + 1));
+    uint64_t *ov = malloc(2 * sizeof(uint64_t) * (size_t)(n + 1));
+    int nov = 0, depth = 0;
+    if (ev == NULL || ov == NULL) {
+        free(ev);
+        free(ov);
+        scr_err("out of memory comparing the pieces of a shared file");
+        return SCR_ERR_NOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        ev[4 * i] = (int64_t)ext[2 * i];
+        ev[4 * i + 1] = 1;
+        ev[4 * i + 2] = (int64_t)ext[2 * i + 1];
+        ev[4 * i + 3] = -1;
+    }
+    qsort(ev, (size_t)(2 * n), 2 * sizeof(int64_t), cmp_event);
+    uint64_t start = 0;
+    for (int i = 0; i < 2 * n; i++) {
+        int was = depth;
+        depth += (int)ev[2 * i + 1];
+        uint64_t at = (uint64_t)ev[2 * i];
+        if (was < 2 && depth >= 2) start = at;
+        if (was >= 2 && depth < 2 && at > start) {
+            if (nov > 0 && ov[2 * nov - 1] == start) ov[2 * nov - 1] = at;
+            else {
+                ov[2 * nov] = start;
+                ov[2 * nov + 1] = at;
+                nov++;
+            }
+        }
+    }
+    free(ev);
+    *out_ov = ov;
+    *out_n = nov;
+    return SCR_SUCCESS;
+}
+
+/* Copy len bytes at off of in to the same offset of out: in the kernel
+ * (sendfile, no copy through this process) where it can, else through buf. */
+static int copy_range(int in, const char *in_path, int out, const char *out_path, uint64_t off, uint64_t len,
+                      void *buf, size_t bufsize)
+{
+    if (len > 0 && lseek(out, (off_t)off, SEEK_SET) < 0) {
+        scr_err("cannot seek to byte %" PRIu64 " of %s: %s", off, out_path, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    while (len > 0) {
+        off_t from = (off_t)off;
+        ssize_t sent = sendfile(out, in, &from, len < bufsize ? (size_t)len : bufsize);
+        if (sent < 0 && errno == EINTR) continue;
+        if (sent < 0 && (errno == EINVAL || errno == ENOSYS)) break; /* not between these files */
+        if (sent < 0) {
+            scr_err("cannot copy %s to %s at byte %" PRIu64 ": sendfile: %s", in_path, out_path, off,
+                    strerror(errno));
+            return SCR_ERR_IO;
+        }
+        if (sent == 0) return SCR_SUCCESS; /* the piece ended early: the rest stays a hole */
+        off += (uint64_t)sent;
+        len -= (uint64_t)sent;
+    }
+    while (len > 0) {
+        size_t want = len < bufsize ? (size_t)len : bufsize, got = 0;
+        int rc = scr_pread_upto(in, buf, want, off, &got, in_path);
+        if (rc != SCR_SUCCESS) return rc;
+        if (got == 0) break; /* the piece ended early: the rest stays a hole */
+        rc = scr_pwrite_full(out, buf, got, off, out_path);
+        if (rc != SCR_SUCCESS) return rc;
+        off += got;
+        len -= got;
+    }
+    return SCR_SUCCESS;
+}
+
+/* Write the parts of this node's extents (ext, n pairs) that no other node
+ * covers (ov, nov pairs) from the piece to the file. */
+static int write_own_parts(int in, const char *in_path, int out, const char *out_path, const uint64_t *ext, int n,
+                           const uint64_t *ov, int nov, void *buf, size_t bufsize)
+{
+    int o = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t cur = ext[2 * i], end = ext[2 * i + 1];
+        while (o < nov && ov[2 * o + 1] <= cur) o++;
+        for (int j = o; j < nov && ov[2 * j] < end && cur < end; j++) {
+            if (ov[2 * j] > cur) {
+                int rc = copy_range(in, in_path, out, out_path, cur, ov[2 * j] - cur, buf, bufsize);
+                if (rc != SCR_SUCCESS) return rc;
+            }
+            if (ov[2 * j + 1] > cur) cur = ov[2 * j + 1];
+        }
+        if (cur < end) {
+            int rc = copy_range(in, in_path, out, out_path, cur, end - cur, buf, bufsize);
+            if (rc != SCR_SUCCESS) return rc;
+        }
+    }
+    return SCR_SUCCESS;
+}
+
+/* Buffers of the byte-wise reduction of overlapping ranges. */
+struct reduce_bufs {
+    size_t len;
+    unsigned char *max, *rmax;  /* the largest byte: the merged byte */
+    unsigned short *min, *rmin; /* the smallest non-zero byte (256: none) */
+};
+
+/* The ranges ov (nov pairs) that several nodes' extents cover, reduced
+ * chunk by chunk to the writer: every holder contributes its piece's bytes
+ * (zero where it has none), and the writer writes the merged bytes, or
+ * finds the first byte two nodes wrote differently (*out_conflict).
+ * Collective: returns how MPI went, the same on every rank; what failed
+ * here (a read, the writer's write) is in *out_rc, for the ranks to agree
+ * on afterwards. */
+static int merge_overlaps(struct scr_run *run, const struct shared_file *s, int in, int out, const uint64_t *ov,
+                          int nov, struct reduce_bufs *b, uint64_t *out_conflict, int *out_rc)
+{
+    int rc = SCR_SUCCESS;
+    *out_rc = SCR_SUCCESS;
+    for (int j = 0; j < nov; j++) {
+        for (uint64_t off = ov[2 * j]; off < ov[2 * j + 1];) {
+            size_t len = ov[2 * j + 1] - off < b->len ? (size_t)(ov[2 * j + 1] - off) : b->len, got = 0;
+            memset(b->max, 0, len);
+            if (s->holder && rc == SCR_SUCCESS) rc = scr_pread_upto(in, b->max, len, off, &got, s->file);
+            for (size_t i = 0; i < len; i++) b->min[i] = b->max[i] ? b->max[i] : 256;
+            int mrc = scr_mpi_check(MPI_Reduce(b->max, b->rmax, (int)len, MPI_UNSIGNED_CHAR, MPI_MAX, s->writer,
+                                               run->world), "merging the pieces of a shared file");
+            if (mrc == SCR_SUCCESS)
+                mrc = scr_mpi_check(MPI_Reduce(b->min, b->rmin, (int)len, MPI_UNSIGNED_SHORT, MPI_MIN, s->writer,
+                                               run->world), "comparing the pieces of a shared file");
+            if (mrc != SCR_SUCCESS) return mrc;
+            if (run->rank == s->writer && rc == SCR_SUCCESS && *out_conflict == NO_CONFLICT) {
+                for (size_t i = 0; i < len && *out_conflict == NO_CONFLICT; i++)
+                    if (b->rmax[i] != 0 && b->rmin[i] != b->rmax[i]) *out_conflict = off + i;
+                if (*out_conflict == NO_CONFLICT) rc = scr_pwrite_full(out, b->rmax, len, off, s->dest);
+            }
+            off += len;
+        }
+    }
+    *out_rc = rc;
+    return SCR_SUCCESS;
+}
+
+/* Merge the pieces of s into s->dest. *out_conflict: the first offset two
+ * nodes wrote differently (NO_CONFLICT when none). Collective; all ranks
+ * agree on the outcome and the conflict. */
+static int merge_one(struct scr_run *run, const struct shared_file *s, void *buf, struct reduce_bufs *b,
+                     uint64_t *out_conflict)
+{
+    int in = -1, out = -1, n = 0, nall = 0, nov = 0, ok = 0;
+    uint64_t *ext = NULL, *all = NULL, *ov = NULL, size = 0, total = 0;
+    int *counts = NULL, *displs = NULL;
+    struct stat st;
+    *out_conflict = NO_CONFLICT;
+
+    /* each node's reader finds what its piece holds */
+    int rc = SCR_SUCCESS;
+    if (s->holder) rc = scr_open_regular(s->file, O_RDONLY, 0, &in);
+    if (s->holder && rc == SCR_SUCCESS && fstat(in, &st) != 0) {
+        scr_err("cannot stat %s: %s", s->file, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    if (s->holder && rc == SCR_SUCCESS) {
+        size = (uint64_t)st.st_size;
+        rc = data_extents(in, s->file, size, &ext, &n);
+    }
+    counts = malloc(sizeof(int) * (size_t)run->ranks);
+    displs = malloc(sizeof(int) * (size_t)run->ranks);
+    if (rc == SCR_SUCCESS && (counts == NULL || displs == NULL)) rc = SCR_ERR_NOMEM;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) goto agree;
+
+    /* every rank learns every piece's extents, and the file's size */
+    int mine = 2 * n;
+    mrc = scr_mpi_check(MPI_Allreduce(&size, &total, 1, MPI_UINT64_T, MPI_MAX, run->world), "sizing a shared file");
+    if (mrc == SCR_SUCCESS)
+        mrc = scr_mpi_check(MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, run->world), "counting extents");
+    if (mrc != SCR_SUCCESS) goto agree;
+    for (int r = 0; r < run->ranks; r++) {
+        displs[r] = nall;
+        nall += counts[r];
+    }
+    all = malloc(sizeof(uint64_t) * (size_t)(nall > 0 ? nall : 1));
+    if (all == NULL) scr_err("out of memory gathering the extents of %s", s->rel ? s->rel : "a shared file");
+    mrc = scr_comm_all_true(all != NULL, run->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) goto agree;
+    mrc = scr_mpi_check(MPI_Allgatherv(ext, mine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, run->world),
+                        "gathering extents");
+    if (mrc != SCR_SUCCESS) goto agree;
+    rc = overlaps_of(all, nall / 2, &ov, &nov);
+    /* the writer makes the file, of its final size, before anyone writes */
+    if (rc == SCR_SUCCESS && run->rank == s->writer) {
+        char *dir = NULL;
+        rc = scr_path_dirname(s->dest, &dir);
+        if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0777);
+        free(dir);
+        if (rc == SCR_SUCCESS) rc = scr_open_regular(s->dest, O_WRONLY | O_CREAT | O_TRUNC, 0666, &out);
+        if (rc == SCR_SUCCESS) rc = scr_truncate_fd(out, total, s->dest);
+    }
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) goto agree;
+
+    /* each node writes what only it has, in parallel */
+    if (s->holder && out < 0) rc = scr_open_regular(s->dest, O_WRONLY, 0, &out);
+    if (s->holder && rc == SCR_SUCCESS)
+        rc = write_own_parts(in, s->file, out, s->dest, ext, n, ov, nov, buf, run->file_buf_size);
+    /* what several nodes have goes through the writer */
+    int lrc = SCR_SUCCESS;
+    mrc = merge_overlaps(run, s, in, out, ov, nov, b, out_conflict, &lrc);
+    if (mrc != SCR_SUCCESS) goto agree;
+    if (rc == SCR_SUCCESS) rc = lrc;
+    if (out >= 0 && rc == SCR_SUCCESS) rc = scr_fsync_fd(out, s->dest);
+    if (out >= 0 && close(out) != 0 && rc == SCR_SUCCESS) {
+        scr_err("cannot close %s: %s", s->dest, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    out = -1;
+    if (rc == SCR_SUCCESS && run->rank == s->writer) rc = scr_fsync_parent(s->dest);
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS)
+        mrc = scr_mpi_check(MPI_Bcast(out_conflict, 1, MPI_UINT64_T, s->writer, run->world), "sharing a conflict");
+agree:
+    if (out >= 0) close(out);
+    if (in >= 0) close(in);
+    free(ext);
+    free(all);
+    free(ov);
+    free(counts);
+    free(displs);
+    if (mrc != SCR_SUCCESS) return mrc;
+    if (!ok || *out_conflict != NO_CONFLICT) {
+        /* nothing of a file that could not be merged stays on the prefix */
+        if (run->rank == s->writer && unlink(s->dest) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", s->dest, strerror(errno));
+    }
+    return ok ? SCR_SUCCESS : SCR_ERR_IO;
+}
+
+/* Fill in each shared file as this rank sees it: its path here, who reads
+ * the node's piece, who writes. Collective. */
+static int describe(struct scr_run *run, int id, const uint64_t *shared, int k, struct shared_file *s)
+{
+    const char **files = NULL;
+    int n = 0, ok = 0;
+    int *mine = malloc(sizeof(int) * (size_t)k), *node_min = malloc(sizeof(int) * (size_t)k);
+    int rc = mine && node_min ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    for (int i = 0; rc == SCR_SUCCESS && i < k; i++) {
+        s[i].hash = shared[2 * i];
+        s[i].nodes = (int)shared[2 * i + 1];
+        mine[i] = INT_MAX;
+        for (int f = 0; f < n && s[i].file == NULL; f++) {
+            const char *rel = NULL;
+            scr_shared_file_rel(run, id, files[f], &rel);
+            if (scr_shared_name_hash(rel) != s[i].hash) continue;
+            s[i].file = files[f];
+            s[i].rel = rel;
+            mine[i] = run->rank;
+            rc = scr_path_join(run->prefix, rel, &s[i].dest);
+        }
+    }
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && ok)
+        mrc = scr_mpi_check(MPI_Allreduce(mine, node_min, k, MPI_INT, MPI_MIN, run->node), "finding readers");
+    for (int i = 0; mrc == SCR_SUCCESS && ok && i < k; i++) s[i].holder = node_min[i] == run->rank;
+    if (mrc == SCR_SUCCESS && ok)
+        mrc = scr_mpi_check(MPI_Allreduce(mine, node_min, k, MPI_INT, MPI_MIN, run->world), "finding writers");
+    for (int i = 0; mrc == SCR_SUCCESS && ok && i < k; i++) s[i].writer = node_min[i];
+    free(mine);
+    free(node_min);
+    free(files); /* the names stay in the filemap */
+    if (mrc != SCR_SUCCESS) return mrc;
+    return ok ? SCR_SUCCESS : SCR_ERR_NOMEM;
+}
+
+/* Is file (this rank's, of dataset id) one of the k shared files? */
+static int is_shared(const struct shared_file *s, int k, const char *file)
+{
+    for (int i = 0; i < k; i++)
+        if (s[i].file != NULL && strcmp(s[i].file, file) == 0) return 1;
+    return 0;
+}
+
+/* The marker by which one rank of a node claims the copy of a file that
+ * ranks of the node share (new string); named as the notes of routes are,
+ * so that scr_shared_route_clear removes one a crash left. */
+static int claim_path(const struct scr_run *run, int id, const char *rel, char **out_path)
+{
+    char base[64];
+    snprintf(base, sizeof(base), "route.%d.move.%016" PRIx64, id, scr_shared_name_hash(rel));
+    return scr_path_join(run->cntl_dir, base, out_path);
+}
+
+/* Move this rank's files of dataset id to the prefix: the merged files are
+ * there already; the others are copied by one rank of the node each. The
+ * filemap names the prefix path before anything is written there and
+ * loses the cache path only after the file in cache is gone. Collective;
+ * all ranks agree. */
+static int move_to_prefix(struct scr_run *run, int id, const struct shared_file *s, int k, void *buf)
+{
+    const char **files = NULL;
+    char **dests = NULL, **claims = NULL;
+    char *dsdir = NULL;
+    int n = 0, ok = 0;
+    int rc = scr_cache_dataset_dir(run, id, &dsdir);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    if (rc == SCR_SUCCESS && n > 0) {
+        dests = calloc((size_t)n, sizeof(char *));
+        claims = calloc((size_t)n, sizeof(char *));
+        if (dests == NULL || claims == NULL) rc = SCR_ERR_NOMEM;
+    }
+    /* the prefix paths join the filemap first */
+    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+        const scr_meta *meta = NULL;
+        const char *rel = NULL;
+        scr_meta *copy = scr_meta_new();
+        rc = copy != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, files[f], &meta);
+        if (rc == SCR_SUCCESS) rc = scr_meta_copy(copy, meta);
+        if (rc == SCR_SUCCESS) rc = scr_meta_get_filename(meta, &rel);
+        if (rc == SCR_SUCCESS) rc = scr_path_join(run->prefix, rel, &dests[f]);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, dests[f]);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, dests[f], copy);
+        scr_meta_delete(copy);
+    }
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    /* a file of this rank's alone, or of several ranks of this node: one copies it */
+    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+        if (is_shared(s, k, files[f])) continue;
+        const char *rel = NULL;
+        scr_shared_file_rel(run, id, files[f], &rel);
+        rc = claim_path(run, id, rel, &claims[f]);
+        if (rc != SCR_SUCCESS) break;
+        int fd = open(claims[f], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno == EEXIST) { /* another rank of this node copies it */
+            free(claims[f]);
+            claims[f] = NULL;
+            continue;
+        }
+        if (fd < 0) {
+            scr_err("cannot create %s: %s", claims[f], strerror(errno));
+            rc = SCR_ERR_IO;
+            break;
+        }
+        close(fd);
+        struct scr_copy_result got;
+        rc = scr_copy_file(files[f], dests[f], buf, run->file_buf_size, 0, &got);
+    }
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS || !ok) goto out;
+    /* every file is on the prefix: the cache lets go of them (a claim goes at out) */
+    for (int i = 0; i < k; i++)
+        if (s[i].holder && unlink(s[i].file) != 0 && errno != ENOENT)
+            scr_warn("cannot delete %s from cache: %s", s[i].file, strerror(errno));
+    for (int f = 0; f < n; f++) {
+        if (claims == NULL || claims[f] == NULL) continue;
+        if (unlink(files[f]) != 0 && errno != ENOENT)
+            scr_warn("cannot delete %s from cache: %s", files[f], strerror(errno));
+    }
+    mrc = scr_mpi_check(MPI_Barrier(run->world), "waiting for the cache to let go of a dataset");
+    if (mrc != SCR_SUCCESS) goto out;
+    if (run->node_rank == 0) scr_remove_tree(dsdir);
+    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
+        rc = scr_filemap_unset_meta(run->map, id, run->rank, files[f]);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_remove_file(run->map, id, run->rank, files[f]);
+    }
+    /* a dataset written in place has no redundancy */
+    if (rc == SCR_SUCCESS) rc = scr_filemap_unset_reddesc(run->map, id, run->rank);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+out:
+    for (int f = 0; f < n; f++) {
+        if (claims != NULL && claims[f] != NULL && unlink(claims[f]) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", claims[f], strerror(errno));
+        if (dests) free(dests[f]);
+        if (claims) free(claims[f]);
+    }
+    free(dests);
+    free(claims);
+    free(files);
+    free(dsdir);
+    if (mrc != SCR_SUCCESS) return mrc;
+    return ok ? SCR_SUCCESS : SCR_ERR_IO;
+}
+
+int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64_t *shared, int nshared,
+                     int *out_refused)
+{
+    struct shared_file *s = calloc((size_t)nshared, sizeof(*s));
+    void *buf = malloc(run->file_buf_size);
+    /* overlaps are a block or so at each boundary between nodes' parts:
+     * small chunks keep the four buffers small */
+    size_t chunk = run->mpi_buf_size < REDUCE_CHUNK_MAX ? run->mpi_buf_size : REDUCE_CHUNK_MAX;
+    struct reduce_bufs b = {chunk > 0 ? chunk : 1, NULL, NULL, NULL, NULL};
+    b.max = malloc(b.len);
+    b.rmax = malloc(b.len);
+    b.min = malloc(b.len * sizeof(unsigned short));
+    b.rmin = malloc(b.len * sizeof(unsigned short));
+    int ok = 0, merged = 0;
+    *out_refused = 0;
+    int rc = s && buf && b.max && b.rmax && b.min && b.rmin ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (rc != SCR_SUCCESS) scr_err("out of memory merging the shared files of dataset %d", id);
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_NOMEM;
+    if (mrc == SCR_SUCCESS) mrc = describe(run, id, shared, nshared, s);
+    for (; mrc == SCR_SUCCESS && merged < nshared; merged++) {
+        uint64_t conflict = NO_CONFLICT;
+        mrc = merge_one(run, &s[merged], buf, &b, &conflict);
+        if (mrc == SCR_SUCCESS && conflict != NO_CONFLICT) {
+            char why[160];
+            snprintf(why, sizeof(why), "two nodes wrote different bytes at offset %" PRIu64 " of it, so its parts "
+                     "cannot be merged", conflict);
+            mrc = scr_shared_file_refuse(run, id, name, s[merged].hash, s[merged].nodes, why);
+            if (mrc == SCR_SUCCESS) *out_refused = 1;
+            break;
+        }
+    }
+    if (mrc == SCR_SUCCESS && !*out_refused) {
+        mrc = move_to_prefix(run, id, s, nshared, buf);
+        if (mrc == SCR_SUCCESS && run->rank == 0)
+            scr_dbg(1, "dataset %d (%s): %d file%s written by ranks on several nodes merged on the prefix; the "
+                    "dataset is written in place there", id, name, nshared, nshared == 1 ? "" : "s");
+    } else {
+        /* the files merged before the one refused or failed go too */
+        for (int i = 0; i < merged; i++)
+            if (run->rank == s[i].writer && unlink(s[i].dest) != 0 && errno != ENOENT)
+                scr_warn("cannot remove %s: %s", s[i].dest, strerror(errno));
+    }
+    for (int i = 0; s != NULL && i < nshared; i++) free(s[i].dest);
+    free(s);
+    free(buf);
+    free(b.max);
+    free(b.rmax);
+    free(b.min);
+    free(b.rmin);
+    return mrc;
+}
