@@ -117,8 +117,14 @@ int scr31_prerun(int argc, char **argv)
     if (rc == SCR_SUCCESS) rc = scr_mkdir_p(prefix, 0777);
     if (rc == SCR_SUCCESS) rc = scr_mkdir_p(scr_dir, 0700);
     struct stat st;
-    if (rc == SCR_SUCCESS && (stat(scr_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(scr_dir, W_OK | X_OK) != 0)) {
-        scr_err("%s cannot be written to: %s", scr_dir, errno ? strerror(errno) : "not a directory");
+    if (rc == SCR_SUCCESS && stat(scr_dir, &st) != 0) {
+        scr_err("cannot stat %s: %s", scr_dir, strerror(errno));
+        rc = SCR_ERR_IO;
+    } else if (rc == SCR_SUCCESS && !S_ISDIR(st.st_mode)) {
+        scr_err("%s is not a directory", scr_dir);
+        rc = SCR_ERR_IO;
+    } else if (rc == SCR_SUCCESS && access(scr_dir, W_OK | X_OK) != 0) {
+        scr_err("%s cannot be written to: %s", scr_dir, strerror(errno));
         rc = SCR_ERR_IO;
     }
     if (rc == SCR_SUCCESS && verbose) printf("scr_prerun: prefix %s ready\n", prefix);
