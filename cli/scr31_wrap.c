@@ -221,7 +221,8 @@ static void srun_usage(void)
            "SCR_RUNS runs, avoiding the nodes that are down), and copy the newest\n"
            "checkpoint left in cache to the prefix at the end, as SCR 3.1's scr_srun does;\n"
            "scr-run(1) does the work. The prefix is SCR_PREFIX, else the current\n"
-           "directory; SCR_MIN_NODES and SCR_HALT_SECONDS hold as in scr-run.\n"
+           "directory; SCR_MIN_NODES and SCR_HALT_SECONDS hold as in scr-run. With\n"
+           "SCR_ENABLE=0, srun runs once, alone.\n"
            "--run-cmd and --restart-cmd are refused.\n"
            "Exit status: that of the last run; 3 when scr-run could not do its own work.\n");
 }
@@ -244,9 +245,16 @@ int scr31_srun(int argc, char **argv)
         if (is_restart_option(argv[i]))
             return scr31_refuse(argv[i], "a restart runs the same command line as the first run; to "
                                          "restart with another, run scr-run(1) once per command");
+    /* with SCR off there is nothing to run again nor to copy: srun alone, as SCR 3.1 does */
     struct scr31_argv line;
-    int rc = scr31_argv_start(&line, "scr-run");
-    if (rc == SCR_SUCCESS) rc = scr31_argv_add(&line, "srun");
+    int rc;
+    if (scr31_disabled()) {
+        memset(&line, 0, sizeof(line));
+        rc = scr31_argv_add(&line, "srun");
+    } else {
+        rc = scr31_argv_start(&line, "scr-run");
+        if (rc == SCR_SUCCESS) rc = scr31_argv_add(&line, "srun");
+    }
     for (int i = 1; rc == SCR_SUCCESS && i < argc; i++) rc = scr31_argv_add(&line, argv[i]);
     int status = rc == SCR_SUCCESS ? scr31_exec(&line) : SCR31_EXIT_FAILED;
     scr31_argv_free(&line);

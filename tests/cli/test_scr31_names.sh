@@ -149,6 +149,13 @@ else
     not_ok "scr_srun runs srun with its arguments, then copies what is left in cache to the prefix" \
         "$(cat "$tmp/out" "$tmp/err" "$tmp/srun.log")"
 fi
+rm -f "$tmp/srun.log"
+run env PATH="$tmp/fakebin:$PATH" SCR_ENABLE=0 SCR_RUNS=3 "$bin/scr_srun" -N2 ./app
+if [ $status -eq 0 ] && [ "$(cat "$tmp/srun.log")" = "-N2 ./app" ]; then
+    ok "with SCR_ENABLE=0 scr_srun runs srun once, and copies nothing"
+else
+    not_ok "with SCR_ENABLE=0 scr_srun runs srun once, and copies nothing" "$(cat "$tmp/out" "$tmp/err" "$tmp/srun.log")"
+fi
 expect "scr_srun --restart-cmd is refused, named" 2 "--restart-cmd=./other is not supported" \
     "$bin/scr_srun" -N2 --restart-cmd=./other ./app
 rm -f "$tmp/srun.log"
