@@ -4,6 +4,7 @@
  * count of the last run) and scr_list_dir (the job's control or cache
  * directories, or their bases). */
 #include "scr31_front.h"
+#include "scr31_end_time.h"
 #include "act_as_owner.h"
 #include "cli_common.h"
 #include "config.h"
@@ -146,7 +147,7 @@ static void env_usage(void)
            "  -u, --user            the user name\n"
            "  -j, --jobid           the job id\n"
            "  -e, --endtime         the end of the allocation, in seconds since the epoch\n"
-           "                        (SCR_END_TIME, which the Slurm plugin sets)\n"
+           "                        (SCR_END_TIME, else slurmctld's end of the job)\n"
            "  -n, --nodes           the job's nodes (SCR_NODELIST, else Slurm's)\n"
            "  -d, --down            those of them that are down (scr-list-down-nodes(1))\n"
            "  -r, --runnodes        the node count of the last run (0 when none ran)\n"
@@ -223,10 +224,13 @@ static int env_value(enum env_item item, const char *prefix, const scr_config *c
         }
         break;
     case ENV_END:
+        /* SCR_END_TIME when set (the plugin's, or scr_srun's), else slurmctld's answer */
         rc = scr_job_env_end_time(&end);
-        if (rc == SCR_ERR_NOTFOUND)
-            scr_err("the allocation's end is not known: SCR_END_TIME is unset (the Slurm plugin sets it for "
-                    "jobs with --scr)");
+        if (rc == SCR_ERR_NOTFOUND) {
+            char why[300];
+            rc = scr31_end_time(&end, why, sizeof(why));
+            if (rc != SCR_SUCCESS) scr_err("the allocation's end is not known: SCR_END_TIME is unset and %s", why);
+        }
         if (rc == SCR_SUCCESS) snprintf(buf, sizeof(buf), "%" PRId64, end);
         break;
     case ENV_NODES:

@@ -5,6 +5,7 @@
  * what it cannot honour is refused before anything runs, and then runs our
  * command with the same request. */
 #include "scr31_front.h"
+#include "scr31_end_time.h"
 #include "cli_common.h"
 #include "scr_err.h"
 #include "util_log.h"
@@ -221,7 +222,8 @@ static void srun_usage(void)
            "SCR_RUNS runs, avoiding the nodes that are down), and copy the newest\n"
            "checkpoint left in cache to the prefix at the end, as SCR 3.1's scr_srun does;\n"
            "scr-run(1) does the work. The prefix is SCR_PREFIX, else the current\n"
-           "directory; SCR_MIN_NODES and SCR_HALT_SECONDS hold as in scr-run. With\n"
+           "directory; SCR_MIN_NODES and SCR_HALT_SECONDS hold as in scr-run (the\n"
+           "allocation's end is asked of slurmctld when SCR_END_TIME is unset). With\n"
            "SCR_ENABLE=0, srun runs once, alone.\n"
            "--run-cmd and --restart-cmd are refused.\n"
            "Exit status: that of the last run; 3 when scr-run could not do its own work.\n");
@@ -252,7 +254,9 @@ int scr31_srun(int argc, char **argv)
         memset(&line, 0, sizeof(line));
         rc = scr31_argv_add(&line, "srun");
     } else {
-        rc = scr31_argv_start(&line, "scr-run");
+        /* what the plugin would give: SCR_HALT_SECONDS counts from it, in scr-run and in the tasks */
+        rc = scr31_export_end_time();
+        if (rc == SCR_SUCCESS) rc = scr31_argv_start(&line, "scr-run");
         if (rc == SCR_SUCCESS) rc = scr31_argv_add(&line, "srun");
     }
     for (int i = 1; rc == SCR_SUCCESS && i < argc; i++) rc = scr31_argv_add(&line, argv[i]);

@@ -10,7 +10,9 @@
 # prefix, and scr_index --list --prefix=DIR lists it complete and current.
 # (b) The same job through scr_srun with SCR_RUNS=2: the second run restarts
 # from the cache, finishes, and its last checkpoint is on the prefix, listed
-# current by scr_index.
+# current by scr_index. (c) Without the plugin, scr_env --endtime asks
+# slurmctld for the allocation's end, and scr_srun passes it on: with
+# SCR_HALT_SECONDS longer than the time left, nothing runs.
 . "$top_srcdir/tests/slurm/slurm-lib.sh"
 NNODES=3
 slurm_setup scr31
@@ -29,7 +31,7 @@ else
     ok "without the plugin, srun knows no --scr-* option"
 fi
 
-# submit NAME SCRIPT-BODY: an sbatch job (-N2, --no-kill from the script)
+# submit NAME SCRIPT-BODY: an sbatch job (-N2, -t 10, --no-kill from the script)
 # running SCRIPT-BODY in the prefix $slurm_work/NAME, with SCR 3.1's command
 # names first in PATH; waits for it to end; output in $slurm_work/NAME.out
 submit() {
@@ -43,7 +45,7 @@ $2
 SCRIPT
     chmod 755 "$slurm_work/$_name.sh"
     as_user mkdir -p "$slurm_work/$_name"
-    as_user env LD_LIBRARY_PATH="$top_builddir/lib/.libs" sbatch -W -N2 -D "$slurm_work/$_name" \
+    as_user env LD_LIBRARY_PATH="$top_builddir/lib/.libs" sbatch -W -N2 -t 10 -D "$slurm_work/$_name" \
         -o "$slurm_work/$_name.out" "$slurm_work/$_name.sh" > /dev/null 2>&1
 }
 
@@ -103,6 +105,26 @@ else
     not_ok "scr_srun runs again after the failure, from the cache; the last checkpoint is on the prefix, current" \
         "$("$bin31/scr_index" --list --prefix="$p" 2>&1)
 $out"
+fi
+
+# --- (c) the allocation's end, without the plugin ---------------------------------------------
+submit halt "
+echo \"end \$(scr_env --endtime)\"
+SCR_HALT_SECONDS=3600 scr_srun -N1 touch ran
+echo \"scr_srun ended \$?\""
+out=$(cat "$slurm_work/halt.out" 2>&1)
+end=$(printf '%s\n' "$out" | sed -n 's/^end \([0-9][0-9]*\)$/\1/p')
+now=$(date +%s)
+if [ -n "$end" ] && [ "$end" -gt "$now" ] && [ "$end" -le $((now + 620)) ]; then
+    ok "scr_env --endtime prints the allocation's end, asked of slurmctld"
+else
+    not_ok "scr_env --endtime prints the allocation's end, asked of slurmctld" "now $now: $out"
+fi
+if [ ! -e "$slurm_work/halt/ran" ] && printf '%s\n' "$out" | grep -q "scr-run: not running again" &&
+   printf '%s\n' "$out" | grep -q "scr_srun ended 0"; then
+    ok "scr_srun counts SCR_HALT_SECONDS from that end: with less time left, nothing runs"
+else
+    not_ok "scr_srun counts SCR_HALT_SECONDS from that end: with less time left, nothing runs" "$out"
 fi
 
 done_testing
