@@ -10,7 +10,9 @@
  * newest cached dataset to the prefix (scr-scavenge, started once per node
  * through the launcher) and each dataset copied that way is indexed
  * (scr-index --add), so the newest checkpoint is not lost with the
- * allocation. With --json each decision is one JSON object on its own line
+ * allocation. With --scavenge-only it makes that copy alone, LAUNCHER being
+ * the launcher that reaches the nodes (the end of a job script that ran its
+ * job itself). With --json each decision is one JSON object on its own line
  * of stdout, and what the runs print goes to stderr. Exit status: that of
  * the last run; 2 for a usage error; 3 when scr-run itself failed. Run by
  * root, it runs everything as the prefix's owner (act_as_owner.h). Never
@@ -71,6 +73,8 @@ static void usage(FILE *out)
             "                             --ntasks-per-node=1; for mpirun: mpirun --map-by\n"
             "                             ppr:1:node)\n"
             "  -n, --no-scavenge          do not copy anything at the end\n"
+            "  -S, --scavenge-only        run nothing: only the copy to the prefix, with\n"
+            "                             LAUNCHER (srun or mpirun) reaching the nodes\n"
             "  -j, --json                 print each decision as one JSON object per line\n"
             "                             (the job's own output goes to stderr then)\n"
             "  -h, --help                 show this help\n"
@@ -81,7 +85,7 @@ static void usage(FILE *out)
 }
 
 struct settings {
-    int max_runs, min_nodes, delay, scavenge, json;
+    int max_runs, min_nodes, delay, scavenge, scavenge_only, json;
     const char *prefix_option, *scavenge_launcher;
     char **launch;      /* LAUNCHER ARGS..., NULL-terminated (argv's) */
     char *prefix;
@@ -329,6 +333,30 @@ static int run_loop(struct settings *s, int *out_status, enum scr_relaunch_verdi
 
 /* --- the copy at the end ------------------------------------------------------------- */
 
+/* For --scavenge-only: the allocation's nodes judged as a relaunch judges
+ * them, so that the copy leaves out the down ones and takes their PARTNER
+ * copies from the others (count 0 outside an allocation). */
+static int judge_nodes(const struct settings *s, struct scr_down_nodes *out)
+{
+    memset(out, 0, sizeof(*out));
+    const char *nodelist = allocation_nodes();
+    if (nodelist == NULL) return SCR_SUCCESS;
+    char *health = NULL;
+    int rc = scr_path_join(s->prefix, ".scr/health", &health);
+    if (rc != SCR_SUCCESS) return rc;
+    struct scr_down_nodes_query q = {
+        .nodelist = nodelist, .exclude = getenv("SCR_EXCLUDE_NODES"), .health_dir = health,
+        .ask_slurm = 1, .probe_slurmd = 1,
+    };
+    rc = scr_down_nodes_find(&q, out);
+    free(health);
+    if (rc == SCR_SUCCESS && out->slurm_error[0] != '\0')
+        fprintf(stderr, "scr-run: Slurm's node states not used: %s\n", out->slurm_error);
+    for (int i = 0; rc == SCR_SUCCESS && i < out->count; i++)
+        if (out->nodes[i].down) fprintf(stderr, "scr-run: %s is down: %s\n", out->nodes[i].name, out->nodes[i].reason);
+    return rc;
+}
+
 /* A sibling command of this one (cli/scr-scavenge next to cli/scr-run), else
  * the name alone for the PATH. */
 static void sibling(const struct settings *s, const char *name, char *buf, size_t len)
@@ -502,6 +530,7 @@ static int parse(int argc, char **argv, struct settings *s)
         { "prefix", required_argument, NULL, 'p' },
         { "scavenge-launcher", required_argument, NULL, 's' },
         { "no-scavenge", no_argument, NULL, 'n' },
+        { "scavenge-only", no_argument, NULL, 'S' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -510,7 +539,7 @@ static int parse(int argc, char **argv, struct settings *s)
     int given_runs = 0, given_min = 0, before = optind, c, st;
     opterr = 0;
     /* '+': the first word that is not an option is the launcher; its options are its own */
-    for (; (c = getopt_long(argc, argv, "+:r:m:d:p:s:njhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, "+:r:m:d:p:s:nSjhV", options, NULL)) != -1; before = optind) {
         switch (c) {
         case 'r':
             if ((st = parse_count(optarg, "--runs", -1, &s->max_runs)) != 0) return st;
@@ -532,6 +561,7 @@ static int parse(int argc, char **argv, struct settings *s)
             s->scavenge_launcher = optarg;
             break;
         case 'n': s->scavenge = 0; break;
+        case 'S': s->scavenge_only = 1; break;
         case 'j': s->json = 1; break;
         case 'h':
             usage(stdout);
@@ -543,7 +573,13 @@ static int parse(int argc, char **argv, struct settings *s)
             return scr_cli_refused_option(c, argv, before);
         }
     }
+    if (s->scavenge_only && !s->scavenge)
+        return scr_cli_usage_error("--scavenge-only and --no-scavenge cannot be combined");
+    if (optind >= argc && s->scavenge_only)
+        return scr_cli_usage_error("no launcher: --scavenge-only wants the launcher that reaches the nodes");
     if (optind >= argc) return scr_cli_usage_error("no launcher: give the command that starts the job");
+    if (s->scavenge_only && optind + 1 < argc)
+        return scr_cli_usage_error("--scavenge-only runs nothing: unexpected argument '%s'", argv[optind + 1]);
     s->launch = argv + optind;
     if (!given_runs && (st = env_count("SCR_RUNS", -1, 1, &s->max_runs)) != 0) return st;
     if (!given_min && (st = env_count("SCR_MIN_NODES", 0, -1, &s->min_nodes)) != 0) return st;
@@ -570,7 +606,7 @@ int main(int argc, char **argv)
     enum scr_relaunch_verdict verdict = SCR_RELAUNCH_GO;
     struct scr_down_nodes down;
     memset(&down, 0, sizeof(down));
-    int rc = run_loop(&s, &status, &verdict, &down);
+    int rc = s.scavenge_only ? judge_nodes(&s, &down) : run_loop(&s, &status, &verdict, &down);
     if (rc == SCR_SUCCESS && s.scavenge && verdict != SCR_RELAUNCH_FINISHED) rc = scavenge(&s, &down);
     scr_down_nodes_free(&down);
     free(s.prefix);

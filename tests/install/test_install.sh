@@ -5,7 +5,9 @@
 #    puts the library, its headers and scr.pc, the SPANK plugin (in
 #    <libdir>/slurm), the commands, their man pages and the example scr.conf
 #    under DESTDIR+prefix (and the Python module scr.py in <pythondir> when
-#    configure found a Python 3), and nothing outside it nor anything internal
+#    configure found a Python 3), SCR 3.1's command names (scr_index,
+#    scr_srun, ... and their page, which run the commands installed beside
+#    them), and nothing outside it nor anything internal
 #    (libscr-core, the plugin's .la). Programs written for SCR 3.1 build
 #    against that staged tree as they did: a CMake project with
 #    find_package(scr 3.1) and target_link_libraries(app scr::scr) (when
@@ -42,6 +44,9 @@ fi
 . "$tmp/dirs"
 
 commands="scr-print scr-index scr-adopt scr-halt scr-list-down-nodes scr-scavenge scr-run scr-log scr-drill"
+# SCR 3.1's names, for job scripts written for it (scr31-commands(1))
+scr31_commands="scr_index scr_halt scr_srun scr_prerun scr_postrun scr_list_down_nodes scr_env scr_list_dir"
+commands="$commands $scr31_commands"
 
 # --- 1. make install DESTDIR=... ------------------------------------------------
 dest=$tmp/dest
@@ -57,6 +62,7 @@ $libdir/libscrf.so $cmakedir/scrConfig.cmake $cmakedir/scrConfigVersion.cmake"
 for c in $commands; do
     expected="$expected $bindir/$c $man1dir/$c.1"
 done
+expected="$expected $man1dir/scr31-commands.1"
 [ -n "$pythondir" ] && expected="$expected $pythondir/scr.py"
 missing=
 for f in $expected; do
@@ -100,6 +106,16 @@ fi
 
 # --- 1b. programs written for SCR 3.1 build against the staged tree -----------
 staged_lib=$dest$libdir
+# SCR 3.1's names run the commands installed beside them, not some in PATH
+mkdir -p "$tmp/empty-prefix"
+if out=$(env PATH=/usr/bin:/bin LD_LIBRARY_PATH="$staged_lib" "$dest$bindir/scr_index" --list \
+         --prefix="$tmp/empty-prefix" 2>&1); then
+    not_ok "the installed scr_index runs the installed scr-index" "an empty prefix listed: $out"
+elif printf '%s\n' "$out" | grep -q "^scr-index: no datasets in $tmp/empty-prefix"; then
+    ok "the installed scr_index runs the installed scr-index"
+else
+    not_ok "the installed scr_index runs the installed scr-index" "$out"
+fi
 mkdir -p "$tmp/cmake-app"
 cat > "$tmp/cmake-app/CMakeLists.txt" <<'EOF'
 cmake_minimum_required(VERSION 3.13)
