@@ -25,6 +25,7 @@
 #define SCR_CONFIG_FILE "/etc/scr.conf"
 #endif
 
+#define APP_CONF_MAX (1u << 20) /* as a configuration file (config_parse.h) */
 #define NLAYERS 4 /* env, user, app, system; defaults come from the catalogue */
 
 /* One source of values. values: KEY -> VALUE for parameters and
@@ -439,7 +440,7 @@ static int read_app_conf(struct app_reader *ar, const char *path)
 {
     void *buf = NULL;
     size_t len = 0;
-    int rc = scr_read_file(path, 1u << 20, &buf, &len); /* no link, no FIFO, never blocks */
+    int rc = scr_read_file(path, APP_CONF_MAX, &buf, &len); /* no link, no FIFO, never blocks */
     if (rc == SCR_ERR_NOTFOUND) {
         scr_dbg(2, "%s does not exist: no SCR_Config setting of an earlier run", path);
         return SCR_SUCCESS;
