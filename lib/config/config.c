@@ -534,7 +534,18 @@ int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
         rc = load_file(&rd, system_file(sources), NULL);
     }
     /* last: the prefix that holds app.conf may come from any layer above */
-    if (rc == SCR_SUCCESS) rc = load_app_layer(cfg, fresh, user_file, where, sizeof(where));
+    if (rc == SCR_SUCCESS) {
+        rc = load_app_layer(cfg, fresh, user_file, where, sizeof(where));
+        /* a command that copies a job's checkpoints out must not stop on
+         * the settings an application left for its next run: said above
+         * (the error names the file), then passed over */
+        if (rc != SCR_SUCCESS && rc != SCR_ERR_NOMEM && sources->app_conf_may_be_damaged) {
+            scr_warn("going on without the SCR_Config settings of earlier runs (app.conf, see above)");
+            layer_clear(&fresh[SCR_CONFIG_LAYER_APP]);
+            rc = layer_init(&fresh[SCR_CONFIG_LAYER_APP]);
+            if (rc == SCR_SUCCESS) rc = overlay_changes(cfg, &fresh[SCR_CONFIG_LAYER_APP]);
+        }
+    }
     free(user_file);
     return adopt_layers(cfg, fresh, rc);
 }

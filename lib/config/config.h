@@ -61,6 +61,9 @@ enum scr_config_layer {
 struct scr_config_sources {
     const char *system_file; /* default: as in 4. above */
     const char *user_file;   /* default: SCR_CONF_FILE, else <prefix>/.scrconf */
+    /* 1: a damaged or unreadable app.conf is passed over with a warning
+     * instead of failing the load (the commands that save a job's data) */
+    int app_conf_may_be_damaged;
 };
 
 /* The system configuration file compiled in (configure --with-scr-config-file). */
