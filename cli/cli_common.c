@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+const struct scr_config_sources scr_cli_config_sources = {.app_conf_may_be_damaged = 1};
+
 static const char *command = "scr";
 
 void scr_cli_init(const char *name)

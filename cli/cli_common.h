@@ -9,6 +9,13 @@
 #define SCR_CLI_COMMON_H
 
 struct scr_config;
+struct scr_config_sources;
+
+/* Where a command reads the configuration: the standard places, with a
+ * damaged app.conf passed over with a warning, since a command that copies
+ * a job's checkpoints out must not stop on what an application left for
+ * its next run. */
+extern const struct scr_config_sources scr_cli_config_sources;
 
 /* The command's name for messages (kept, not copied); sets the log prefix. */
 void scr_cli_init(const char *command);

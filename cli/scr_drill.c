@@ -462,7 +462,7 @@ static int drill(const struct options *o)
     if (slurm != NULL && slurm[0] != '\0') snprintf(job, sizeof(job), "%s", slurm); /* libscr takes it first */
     if (set_run_environment(prefix, job) != SCR_SUCCESS) goto out;
     cfg = scr_config_new();
-    if (cfg == NULL || scr_config_load(cfg, NULL) != SCR_SUCCESS) goto out;
+    if (cfg == NULL || scr_config_load(cfg, &scr_cli_config_sources) != SCR_SUCCESS) goto out;
     if (drill_nodes_setup(&dn, cfg, o->ranks, o->nodes) != SCR_SUCCESS) goto out;
     if (make_log_dir(o->log_dir, log_dir, sizeof(log_dir), &made_log_dir) != SCR_SUCCESS) goto out;
     snprintf(log1, sizeof(log1), "%s/run1.log", log_dir);

@@ -205,7 +205,7 @@ static int check_this_node(struct scr_down_nodes *list)
     int listed = 0;
     scr_config *cfg = scr_config_new();
     if (cfg == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_config_load(cfg, NULL);
+    int rc = scr_config_load(cfg, &scr_cli_config_sources);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_job_env_node_name(node, sizeof(node));
     if (rc != SCR_SUCCESS) goto out;

@@ -132,7 +132,7 @@ static int recorded_nodes(void)
     char *cntl = NULL, *path = NULL;
     scr_config *cfg = scr_config_new();
     scr_kvtree *rec = scr_kvtree_new();
-    int rc = cfg && rec ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
+    int rc = cfg && rec ? scr_config_load(cfg, &scr_cli_config_sources) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_cli_job_cntl_dir(cfg, NULL, &cntl);
     if (rc == SCR_SUCCESS) rc = scr_path_join(cntl, SCR_NODES_FILE_NAME, &path);
     if (rc == SCR_SUCCESS && scr_nodes_file_read(path, rec) == SCR_SUCCESS) scr_nodes_file_get_nodes(rec, &count);

@@ -151,7 +151,7 @@ static int derive_cntl_dir(const char *node_option, const char *cntl_option, cha
     if (cntl_option != NULL) return absolute_dir(cntl_option, out_cntl);
     char *found = NULL;
     scr_config *cfg = scr_config_new();
-    int rc = cfg ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
+    int rc = cfg ? scr_config_load(cfg, &scr_cli_config_sources) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_cli_job_cntl_dir(cfg, node_option, &found);
     if (rc == SCR_SUCCESS) rc = absolute_dir(found, out_cntl);
     free(found);
@@ -165,7 +165,7 @@ static int derive_prefix(const char *cntl, const char *prefix_option, char **out
 {
     const char *prefix = NULL;
     scr_config *cfg = scr_config_new();
-    int rc = cfg ? scr_config_load(cfg, NULL) : SCR_ERR_NOMEM;
+    int rc = cfg ? scr_config_load(cfg, &scr_cli_config_sources) : SCR_ERR_NOMEM;
     /* the prefix the job's runs used, as SCR_Init recorded it on this node */
     if (rc == SCR_SUCCESS && prefix_option == NULL) {
         int jrc = scr_job_file_prefix_of(cntl, out_prefix);

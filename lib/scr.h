@@ -56,7 +56,10 @@ int SCR_Should_exit(int *flag);
  * unsets, "KEY" returns the value (a new string the caller frees, NULL when
  * unset or, for a key with several values such as two STORE entries,
  * ambiguous); "CKPT=0 TYPE=XOR" sets attributes of a descriptor; $VAR and
- * ${VAR} in values expand from the environment. Collective over
+ * ${VAR} in values expand from the environment. A setting lasts for later
+ * runs too, until changed or unset: SCR_Init keeps it in
+ * <prefix>/.scr/app.conf, read back below the environment and the user
+ * configuration file, as in SCR 3.1. Collective over
  * MPI_COMM_WORLD once MPI is up: every rank passes the same string. After
  * SCR_Init a question is answered with the value the run uses (by the
  * calling rank alone) and a set is refused. Returns NULL for sets and on

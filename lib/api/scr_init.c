@@ -706,8 +706,10 @@ static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
     return find_last_ids(r); /* all ranks agree */
 }
 
-/* What SCR_Config set, for the record, as SCR writes it (empty when
- * nothing); a later run does not read it back, as in SCR 3.1. */
+/* What SCR_Config set, in this run over earlier ones (the application
+ * layer as scr_config_load merged it with the app.conf read then), for the
+ * runs after this one, which read it back as in SCR 3.1 (empty when
+ * nothing is set). */
 static int save_app_config(const struct scr_run *r)
 {
     char *app = NULL;

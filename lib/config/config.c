@@ -3,6 +3,7 @@
 #include "config.h"
 #include "config_parse.h"
 #include "config_refused.h"
+#include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "scr_err.h"
 #include "util_io.h"
@@ -24,6 +25,7 @@
 #define SCR_CONFIG_FILE "/etc/scr.conf"
 #endif
 
+#define APP_CONF_MAX (1u << 20) /* as a configuration file (config_parse.h) */
 #define NLAYERS 4 /* env, user, app, system; defaults come from the catalogue */
 
 /* One source of values. values: KEY -> VALUE for parameters and
@@ -35,6 +37,9 @@ struct layer {
 
 struct scr_config {
     struct layer layers[NLAYERS];
+    /* the keys SCR_Config set or unset in this process: their value in the
+     * application layer, or their absence from it, stands over app.conf's */
+    scr_kvtree *changed;
 };
 
 static const char *const layer_names[] = {"the environment", "the user configuration",
@@ -67,12 +72,12 @@ scr_config *scr_config_new(void)
         scr_err("out of memory creating a configuration");
         return NULL;
     }
-    for (int i = 0; i < NLAYERS; i++) {
-        if (layer_init(&cfg->layers[i]) != SCR_SUCCESS) {
-            scr_err("out of memory creating a configuration");
-            scr_config_delete(cfg);
-            return NULL;
-        }
+    int rc = (cfg->changed = scr_kvtree_new()) != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    for (int i = 0; i < NLAYERS && rc == SCR_SUCCESS; i++) rc = layer_init(&cfg->layers[i]);
+    if (rc != SCR_SUCCESS) {
+        scr_err("out of memory creating a configuration");
+        scr_config_delete(cfg);
+        return NULL;
     }
     return cfg;
 }
@@ -81,6 +86,7 @@ void scr_config_delete(scr_config *cfg)
 {
     if (cfg == NULL) return;
     for (int i = 0; i < NLAYERS; i++) layer_clear(&cfg->layers[i]);
+    scr_kvtree_delete(cfg->changed);
     free(cfg);
 }
 
@@ -306,8 +312,8 @@ static const char *system_file(const struct scr_config_sources *sources)
     return env;
 }
 
-/* What decides where the files are (SCR_CONF_FILE, SCR_PREFIX), before the
- * files are read: the environment (env: that layer's values, $VAR already
+/* What decides where the user file is (SCR_CONF_FILE, SCR_PREFIX), before
+ * it is read: the environment (env: that layer's values, $VAR already
  * expanded), else SCR_Config (app); NULL when neither sets it. */
 static const char *early_value(const scr_kvtree *env, const scr_kvtree *app, const char *name)
 {
@@ -334,6 +340,165 @@ static int prefix_path(const scr_kvtree *env, const scr_kvtree *app, const char 
     return scr_path_join(prefix, name, out_path);
 }
 
+/* The user file: the loader's choice, else SCR_CONF_FILE, else
+ * <prefix>/.scrconf. *out_path is the file read or looked for (new string). */
+static int load_user_file(struct reader *rd, const struct scr_config_sources *sources,
+                          const scr_kvtree *env, const scr_kvtree *app, char **out_path)
+{
+    const char *named = sources->user_file, *why = "the user configuration setting";
+    if (named == NULL) {
+        named = early_value(env, app, "SCR_CONF_FILE");
+        why = "SCR_CONF_FILE";
+    }
+    int rc = named != NULL ? ((*out_path = strdup(named)) != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM)
+                           : prefix_path(env, app, ".scrconf", out_path);
+    if (rc != SCR_SUCCESS) return rc;
+    return load_file(rd, *out_path, named != NULL ? why : NULL);
+}
+
+/* Reading app.conf: where this run found its files, for the lines that
+ * would name other places. */
+struct app_reader {
+    struct reader rd; /* first: put_line reads it */
+    const char *prefix, *user_file;
+};
+
+/* Whether a and b name the same file or directory (as written, or once
+ * resolved; a path that does not exist is only equal as written). */
+static int same_place(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0) return 1;
+    char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+    int same = ra != NULL && rb != NULL && strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
+    return same;
+}
+
+/* A line of app.conf: read as a line of the application layer (put_line:
+ * what SCR_Config may not set is refused as it is there), except
+ * SCR_PREFIX and SCR_CONF_FILE. Those say where the files are, which is
+ * settled before app.conf is read (it is found through the prefix), so
+ * they are never taken from it: the same place is what SCR_Config left
+ * there, another one is said. */
+static int put_app_line(void *ctx, const char *source, int line, const struct scr_config_pair *pairs,
+                        int npairs)
+{
+    struct app_reader *ar = ctx;
+    const char *key = pairs[0].key;
+    int is_prefix = strcmp(key, "SCR_PREFIX") == 0;
+    if (npairs > 1 || (!is_prefix && strcmp(key, "SCR_CONF_FILE") != 0))
+        return put_line(&ar->rd, source, line, pairs, npairs);
+    const char *used = is_prefix ? ar->prefix : ar->user_file;
+    if (same_place(pairs[0].value, used))
+        scr_dbg(2, "%s:%d: %s=%s: this run uses that already", source, line, key, pairs[0].value);
+    else
+        scr_warn("%s:%d: %s=%s is not taken from app.conf: this run found its configuration files "
+                 "through %s before reading it; set %s in the environment or with SCR_Config",
+                 source, line, key, pairs[0].value, used, key);
+    return SCR_SUCCESS;
+}
+
+/* The prefix whose .scr/app.conf an earlier run wrote: SCR_PREFIX from
+ * the environment, the user file, this process's SCR_Config or the system
+ * file, else the current directory, as SCR_Init finds the prefix it writes
+ * app.conf in (app.conf cannot move it: put_app_line). New string. */
+static int app_conf_prefix(const struct layer fresh[NLAYERS], const scr_kvtree *app, char **out_prefix)
+{
+    const scr_kvtree *order[] = {fresh[SCR_CONFIG_LAYER_ENV].values, fresh[SCR_CONFIG_LAYER_USER].values,
+                                 app, fresh[SCR_CONFIG_LAYER_SYSTEM].values};
+    const char *prefix = NULL;
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]) && prefix == NULL; i++)
+        if (scr_kvtree_util_get_str(order[i], "SCR_PREFIX", &prefix) != SCR_SUCCESS || prefix[0] == '\0')
+            prefix = NULL;
+    char cwd[4096];
+    if (prefix == NULL) {
+        if (getcwd(cwd, sizeof(cwd)) == NULL) {
+            scr_err("cannot find the current directory (the default prefix): %s", strerror(errno));
+            return SCR_ERR_IO;
+        }
+        prefix = cwd;
+    }
+    *out_prefix = strdup(prefix);
+    if (*out_prefix == NULL) return SCR_ERR_NOMEM;
+    return SCR_SUCCESS;
+}
+
+/* Read <prefix>/.scr/app.conf into ar's layer. SCR 3.1 writes it as
+ * configuration lines ("KEY=VALUE", a descriptor's pairs on one line), as
+ * we do; no SCR writes a hash file there, so one is named as such.
+ *
+ * A damaged or unreadable app.conf stops the load (SCR_Init fails), as a
+ * damaged user or system file does, rather than being passed over with a
+ * warning: its settings decide how this run protects its checkpoints (the
+ * copy type, the descriptors, the flush), so a run without them is not the
+ * run the application asked for, and SCR_Init would then replace the file
+ * with this run's settings alone, losing the earlier ones for good. The
+ * message names the file and line; fixing or removing the file lets the
+ * next run start. A missing app.conf is normal: nothing set yet. */
+static int read_app_conf(struct app_reader *ar, const char *path)
+{
+    void *buf = NULL;
+    size_t len = 0;
+    int rc = scr_read_file(path, APP_CONF_MAX, &buf, &len); /* no link, no FIFO, never blocks */
+    if (rc == SCR_ERR_NOTFOUND) {
+        scr_dbg(2, "%s does not exist: no SCR_Config setting of an earlier run", path);
+        return SCR_SUCCESS;
+    }
+    if (rc != SCR_SUCCESS) return rc;
+    const unsigned char *b = buf;
+    if (len >= 4 && ((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]) == SCR_KVTREE_FILE_MAGIC) {
+        scr_err("%s is a hash file, not configuration lines: SCR keeps what SCR_Config set there as "
+                "KEY=VALUE lines (fix or remove the file)", path);
+        rc = SCR_ERR_FORMAT;
+    } else {
+        rc = scr_config_parse_text(buf, len, path, put_app_line, ar);
+    }
+    free(buf);
+    return rc;
+}
+
+/* What SCR_Config changed in this process (cfg->changed) stands over what
+ * app.conf holds: the key's value in cfg's application layer replaces
+ * app.conf's, and a key an unset took away there is removed. */
+static int overlay_changes(const scr_config *cfg, struct layer *app)
+{
+    const struct layer *now = &cfg->layers[SCR_CONFIG_LAYER_APP];
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(cfg->changed); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        scr_kvtree_unset(app->values, key);
+        scr_kvtree_unset(app->origins, key);
+        const scr_kvtree *v = scr_kvtree_get(now->values, key);
+        if (v == NULL) continue;
+        const char *where = NULL;
+        scr_kvtree_util_get_str(now->origins, key, &where);
+        if (scr_kvtree_set(app->values, key, scr_kvtree_dup(v)) == NULL ||
+            set_origin(app, key, where != NULL ? where : "SCR_Config") != SCR_SUCCESS)
+            return SCR_ERR_NOMEM;
+    }
+    return SCR_SUCCESS;
+}
+
+/* The application layer, as in SCR 3.1: what an earlier run set with
+ * SCR_Config (<prefix>/.scr/app.conf, which SCR_Init rewrites with the
+ * merge), under what SCR_Config changed in this process. */
+static int load_app_layer(const scr_config *cfg, struct layer fresh[NLAYERS], const char *user_file,
+                          char *where, size_t where_len)
+{
+    char *prefix = NULL, *path = NULL;
+    int rc = app_conf_prefix(fresh, cfg->layers[SCR_CONFIG_LAYER_APP].values, &prefix);
+    if (rc == SCR_SUCCESS) rc = scr_path_join(prefix, ".scr/app.conf", &path);
+    if (rc == SCR_SUCCESS) {
+        struct app_reader ar = {{&fresh[SCR_CONFIG_LAYER_APP], SCR_CONFIG_LAYER_APP, where, where_len},
+                                prefix, user_file};
+        rc = read_app_conf(&ar, path);
+    }
+    if (rc == SCR_SUCCESS) rc = overlay_changes(cfg, &fresh[SCR_CONFIG_LAYER_APP]);
+    free(prefix);
+    free(path);
+    return rc;
+}
+
 int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
 {
     if (cfg == NULL) {
@@ -344,17 +509,9 @@ int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
     if (sources == NULL) sources = &none;
 
     struct layer fresh[NLAYERS] = {{0}};
-    char where[4200];
+    char where[4200], *user_file = NULL;
     int rc = SCR_SUCCESS;
     for (int i = 0; i < NLAYERS && rc == SCR_SUCCESS; i++) rc = layer_init(&fresh[i]);
-    /* SCR_Config values set before loading stay (app.conf is written, never read back) */
-    if (rc == SCR_SUCCESS) {
-        layer_clear(&fresh[SCR_CONFIG_LAYER_APP]);
-        fresh[SCR_CONFIG_LAYER_APP].values = scr_kvtree_dup(cfg->layers[SCR_CONFIG_LAYER_APP].values);
-        fresh[SCR_CONFIG_LAYER_APP].origins = scr_kvtree_dup(cfg->layers[SCR_CONFIG_LAYER_APP].origins);
-        if (fresh[SCR_CONFIG_LAYER_APP].values == NULL || fresh[SCR_CONFIG_LAYER_APP].origins == NULL)
-            rc = SCR_ERR_NOMEM;
-    }
     struct reader rd = {NULL, 0, where, sizeof(where)};
 
     if (rc == SCR_SUCCESS) {
@@ -365,29 +522,31 @@ int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
     if (rc == SCR_SUCCESS) {
         rd.layer = &fresh[SCR_CONFIG_LAYER_USER];
         rd.kind = SCR_CONFIG_LAYER_USER;
-        /* SCR_CONF_FILE and SCR_PREFIX set through SCR_Config count here too */
-        const scr_kvtree *app = fresh[SCR_CONFIG_LAYER_APP].values;
-        const scr_kvtree *env = fresh[SCR_CONFIG_LAYER_ENV].values;
-        const char *conf_file = early_value(env, app, "SCR_CONF_FILE");
-        if (sources->user_file != NULL) {
-            rc = load_file(&rd, sources->user_file, "the user configuration setting");
-        } else if (conf_file != NULL) {
-            rc = load_file(&rd, conf_file, "SCR_CONF_FILE");
-        } else {
-            char *path = NULL;
-            rc = prefix_path(env, app, ".scrconf", &path);
-            if (rc == SCR_SUCCESS) rc = load_file(&rd, path, NULL);
-            free(path);
-        }
+        /* SCR_CONF_FILE and SCR_PREFIX set through SCR_Config count here
+         * too; the application layer holds them only from SCR_Config in
+         * this process (put_app_line) */
+        rc = load_user_file(&rd, sources, fresh[SCR_CONFIG_LAYER_ENV].values,
+                            cfg->layers[SCR_CONFIG_LAYER_APP].values, &user_file);
     }
-    /* what an earlier run set with SCR_Config (its .scr/app.conf) is not
-     * read: as in SCR 3.1, a setting holds for the run that made it */
     if (rc == SCR_SUCCESS) {
         rd.layer = &fresh[SCR_CONFIG_LAYER_SYSTEM];
         rd.kind = SCR_CONFIG_LAYER_SYSTEM;
         rc = load_file(&rd, system_file(sources), NULL);
     }
-
+    /* last: the prefix that holds app.conf may come from any layer above */
+    if (rc == SCR_SUCCESS) {
+        rc = load_app_layer(cfg, fresh, user_file, where, sizeof(where));
+        /* a command that copies a job's checkpoints out must not stop on
+         * the settings an application left for its next run: said above
+         * (the error names the file), then passed over */
+        if (rc != SCR_SUCCESS && rc != SCR_ERR_NOMEM && sources->app_conf_may_be_damaged) {
+            scr_warn("going on without the SCR_Config settings of earlier runs (app.conf, see above)");
+            layer_clear(&fresh[SCR_CONFIG_LAYER_APP]);
+            rc = layer_init(&fresh[SCR_CONFIG_LAYER_APP]);
+            if (rc == SCR_SUCCESS) rc = overlay_changes(cfg, &fresh[SCR_CONFIG_LAYER_APP]);
+        }
+    }
+    free(user_file);
     return adopt_layers(cfg, fresh, rc);
 }
 
@@ -879,6 +1038,9 @@ int scr_config_apply(scr_config *cfg, const char *text, char **out_value)
         if (rc == SCR_SUCCESS && scr_config_refused_find(key) != NULL)
             rc = SCR_ERR_ARG; /* refused (and warned): not implemented */
     }
+    /* a change stands over what app.conf holds for key, at every load */
+    if (rc == SCR_SUCCESS && !words_ask(w, n) && scr_kvtree_set(cfg->changed, key, NULL) == NULL)
+        rc = SCR_ERR_NOMEM;
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory in SCR_Config");
     free_words(w, n);
     return rc;
@@ -918,17 +1080,45 @@ static int sb_printf(struct strbuf_lite *b, const char *fmt, ...)
     return SCR_SUCCESS;
 }
 
+/* Whether the entry en of table reads back from its line as it is. */
+static int entry_is_writable(const char *table, const scr_kvtree_elem *en)
+{
+    if (!scr_config_pair_is_writable(table, scr_kvtree_elem_key(en))) return 0;
+    for (scr_kvtree_elem *a = scr_kvtree_elem_first(scr_kvtree_elem_hash(en)); a; a = scr_kvtree_elem_next(a))
+        if (!scr_config_pair_is_writable(scr_kvtree_elem_key(a), scr_kvtree_first_key(scr_kvtree_elem_hash(a))))
+            return 0;
+    return 1;
+}
+
+/* A setting a line cannot carry (an empty value, a '$' the reader would
+ * expand, a key of other characters) is left out, said: the next run
+ * reads app.conf back, and must get what was set or nothing. */
+static void say_not_written(const char *path, const char *key, const char *value)
+{
+    scr_warn("%s: %s=%s is not kept for later runs: a configuration line cannot hold it as it is "
+             "(empty, a blank, a leading '#', a '$' that would expand, or a key of other characters "
+             "than letters, digits, '_', '.', '-')", path, key, value);
+}
+
 /* One line of app.conf for the application layer's element e. */
-static int append_app_line(struct strbuf_lite *b, const scr_kvtree_elem *e)
+static int append_app_line(struct strbuf_lite *b, const scr_kvtree_elem *e, const char *path)
 {
     const char *key = scr_kvtree_elem_key(e);
     const scr_kvtree *val = scr_kvtree_elem_hash(e);
     /* a parameter holds one value with nothing below it; anything else is a
      * table, also one the catalogue does not know */
     if (scr_config_table_find(key) == NULL && scr_kvtree_size(val) == 1 &&
-        scr_kvtree_size(scr_kvtree_elem_hash(scr_kvtree_elem_first(val))) == 0)
-        return sb_printf(b, "%s=%s\n", key, scr_kvtree_first_key(val));
+        scr_kvtree_size(scr_kvtree_elem_hash(scr_kvtree_elem_first(val))) == 0) {
+        const char *v = scr_kvtree_first_key(val);
+        if (scr_config_pair_is_writable(key, v)) return sb_printf(b, "%s=%s\n", key, v);
+        say_not_written(path, key, v);
+        return SCR_SUCCESS;
+    }
     for (scr_kvtree_elem *en = scr_kvtree_elem_first(val); en; en = scr_kvtree_elem_next(en)) {
+        if (!entry_is_writable(key, en)) {
+            say_not_written(path, key, scr_kvtree_elem_key(en));
+            continue;
+        }
         int rc = sb_printf(b, "%s=%s", key, scr_kvtree_elem_key(en));
         for (scr_kvtree_elem *a = scr_kvtree_elem_first(scr_kvtree_elem_hash(en)); rc == SCR_SUCCESS && a;
              a = scr_kvtree_elem_next(a))
@@ -949,7 +1139,7 @@ int scr_config_save_app(const scr_config *cfg, const char *path)
     int rc = SCR_SUCCESS;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(cfg->layers[SCR_CONFIG_LAYER_APP].values);
          rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e))
-        rc = append_app_line(&b, e);
+        rc = append_app_line(&b, e, path);
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory writing %s", path);
     if (rc == SCR_SUCCESS) rc = scr_write_atomic(path, b.s ? b.s : "", b.len);
     free(b.s);

@@ -5,9 +5,14 @@
  *   2. the user configuration file: SCR_CONF_FILE, else <prefix>/.scrconf
  *      where prefix is SCR_PREFIX or the current directory (these two from
  *      the environment, else from SCR_Config);
- *   3. values the application set with SCR_Config in this process (written
- *      to the prefix's .scr/app.conf as SCR does, and as in SCR 3.1 not
- *      read back by a later run);
+ *   3. values set with SCR_Config, as in SCR 3.1: those of this process
+ *      over those an earlier run set, which SCR_Init keeps in
+ *      <prefix>/.scr/app.conf (prefix as the other layers set it, else the
+ *      current directory). A set in this process replaces app.conf's value
+ *      and "KEY=" removes it, so a setting holds until changed or unset.
+ *      What SCR_Config may not set is refused in app.conf too, and so are
+ *      its SCR_PREFIX and SCR_CONF_FILE (they say where the files are,
+ *      which is settled before app.conf is read);
  *   4. the system configuration file: <sysconfdir>/scr.conf, or the file
  *      $SCR_SYSTEM_CONF_FILE names when root owns it and no one else may
  *      write it (test harnesses and the Slurm plugin use this; a user
@@ -56,6 +61,9 @@ enum scr_config_layer {
 struct scr_config_sources {
     const char *system_file; /* default: as in 4. above */
     const char *user_file;   /* default: SCR_CONF_FILE, else <prefix>/.scrconf */
+    /* 1: a damaged or unreadable app.conf is passed over with a warning
+     * instead of failing the load (the commands that save a job's data) */
+    int app_conf_may_be_damaged;
 };
 
 /* The system configuration file compiled in (configure --with-scr-config-file). */
@@ -66,18 +74,21 @@ const char *scr_config_system_file(void);
 scr_config *scr_config_new(void);
 void scr_config_delete(scr_config *cfg);
 
-/* Read the environment and the files. sources may be NULL. Values already
- * set with scr_config_apply are kept. A missing file is normal, also the
- * one $SCR_CONF_FILE or user_file names (as in SCR 3.1: a user file not
- * written yet); something there that is not a regular file (a directory,
- * a FIFO) is an error naming it. Values from the environment have $VAR and
- * ${VAR} expanded as a file's do (config_parse.h). On failure the
- * configuration is left as it was. */
+/* Read the environment and the files, app.conf included. sources may be
+ * NULL. What scr_config_apply changed stays, over app.conf (3. above; a
+ * table changed before any load replaces app.conf's whole table). A
+ * missing file is normal, also the one $SCR_CONF_FILE or user_file names
+ * (as in SCR 3.1: a user file not written yet); something there that is
+ * not a regular file (a directory, a FIFO) is an error naming it. app.conf
+ * is opened as a record is (no symbolic link); a damaged or unreadable one
+ * is an error naming it, as a damaged configuration file is. Values from
+ * the environment have $VAR and ${VAR} expanded as a file's do
+ * (config_parse.h). On failure the configuration is left as it was. */
 int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources);
 
-/* Read only the environment; take the files' layers (user, SCR_Config,
- * system) from a tree that scr_config_export_files made in another process
- * (so that one MPI rank reads the files for all). */
+/* Read only the environment; take the files' layers (user, SCR_Config with
+ * app.conf, system) from a tree that scr_config_export_files made in another
+ * process (so that one MPI rank reads the files for all). */
 int scr_config_load_with_files(scr_config *cfg, const scr_kvtree *files);
 
 /* The files' layers of a loaded configuration as a new tree (caller deletes). */
@@ -91,8 +102,8 @@ int scr_config_get_bool(const scr_config *cfg, const char *name, int *out_value)
 int scr_config_get_bytes(const scr_config *cfg, const char *name, uint64_t *out_value);
 int scr_config_get_double(const scr_config *cfg, const char *name, double *out_value);
 
-/* Where the value of name comes from: "environment", "<file>:<line>",
- * "SCR_Config", "built-in default"; NULL when unset. Static or owned by cfg. */
+/* Where the value of name comes from: "environment", "<file>:<line>"
+ * (app.conf's too), "SCR_Config", "built-in default"; NULL when unset. Static or owned by cfg. */
 const char *scr_config_origin(const scr_config *cfg, const char *name);
 
 /* The layer that provides name; SCR_ERR_NOTFOUND when none. */
@@ -112,7 +123,7 @@ const char *scr_config_table_origin(const scr_config *cfg, const char *table);
 
 /* Apply one SCR_Config string to the application layer:
  *   "KEY=VALUE"            set (checked like a file line);
- *   "KEY="                 unset;
+ *   "KEY="                 unset (app.conf's value too);
  *   "KEY"                  *out_value = the value a layer sets (new string,
  *                          the caller frees; NULL when no layer sets it: a
  *                          built-in default is not an answer, as in SCR);
@@ -121,7 +132,8 @@ const char *scr_config_table_origin(const scr_config *cfg, const char *table);
  *                          single answer: SCR_ERR_ARG with a message naming
  *                          them (SCR 3.1 says so and returns NULL), and the
  *                          same for any key that holds several values;
- *   "TABLE="               unset the whole table SCR_Config defined;
+ *   "TABLE="               unset the whole table SCR_Config defined
+ *                          (in this process or in app.conf);
  *   "TABLE=ENTRY"          define an entry without attributes;
  *   "TABLE=ENTRY A=v B=w"  set attributes of a descriptor entry;
  *   "TABLE=ENTRY A="       unset attribute A;
@@ -133,7 +145,8 @@ const char *scr_config_table_origin(const scr_config *cfg, const char *table);
  * file (config_parse.h), and so has the answer for a key only the
  * environment holds. out_value may be NULL for sets. A bad value, a
  * malformed string or a parameter SCR_Config may not set returns
- * SCR_ERR_ARG with a message. */
+ * SCR_ERR_ARG with a message. A successful change stands over what
+ * app.conf holds for its key at every later load. */
 int scr_config_apply(scr_config *cfg, const char *text, char **out_value);
 
 /* Answer an SCR_Config question ("KEY", "TABLE=ENTRY A") as scr_config_apply
@@ -144,9 +157,12 @@ int scr_config_ask(const scr_config *cfg, const char *text, char **out_value);
 /* The application layer as a tree; owned by cfg. */
 const scr_kvtree *scr_config_app_tree(const scr_config *cfg);
 
-/* Write the application layer to path in the configuration syntax, one
+/* Write the application layer (app.conf's values merged with this
+ * process's changes, once loaded) to path in the configuration syntax, one
  * line per parameter or descriptor entry, as SCR writes .scr/app.conf (an
- * empty file when SCR_Config set nothing); replaced atomically. */
+ * empty file when nothing is set); replaced atomically. A value no line can
+ * carry so that it reads back the same (config_parse.h) is left out with a
+ * warning. */
 int scr_config_save_app(const scr_config *cfg, const char *path);
 
 /* --- listing ------------------------------------------------------------ */

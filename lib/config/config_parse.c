@@ -256,6 +256,18 @@ int scr_config_parse_text(const char *text, size_t len, const char *source,
     return SCR_SUCCESS;
 }
 
+int scr_config_pair_is_writable(const char *key, const char *value)
+{
+    if (key == NULL || value == NULL || key[0] == '\0' || value[0] == '\0' || value[0] == '#') return 0;
+    for (const char *c = key; *c; c++)
+        if (!is_key_char(*c) || toupper((unsigned char)*c) != *c) return 0;
+    for (const char *c = value; *c; c++) {
+        if (is_blank(*c) || *c == '\n') return 0;
+        if (*c == '$' && (c[1] == '{' || is_name_start(c[1]))) return 0;
+    }
+    return 1;
+}
+
 int scr_config_parse_file(const char *path, scr_config_line_fn fn, void *ctx)
 {
     void *buf = NULL;

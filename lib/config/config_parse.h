@@ -50,6 +50,14 @@ int scr_config_parse_text(const char *text, size_t len, const char *source,
  * line 0: "<source>: ..."). */
 int scr_config_expand(const char *value, const char *source, int line, char **out_value);
 
+/* Whether "key=value", written as a line or as one pair of a descriptor
+ * line, reads back as the same key and value: key is key characters in
+ * upper case, value is not empty, holds no blank, does not start a
+ * comment and has no '$' that the reader would expand. A writer of
+ * configuration lines (app.conf) checks this so that what it writes is
+ * what the next reader gets. Does not log. */
+int scr_config_pair_is_writable(const char *key, const char *value);
+
 /* Parse a file. A missing file is SCR_ERR_NOTFOUND without a message (the
  * caller knows whether that is normal); other read errors are logged.
  * Files over 1 MiB are refused: no configuration is that large. */

@@ -22,7 +22,9 @@
  * N ms there (keeping its core busy, as a CPU-bound application does).
  * --config TEXT (repeatable) calls SCR_Config(TEXT) before SCR_Init and
  * prints "rank R: SCR_Config TEXT = VALUE" for a question (VALUE "(null)"
- * when it gets none). --shared-file makes every rank write, instead of its
+ * when it gets none); --ask TEXT (repeatable) asks SCR_Config(TEXT) right
+ * after SCR_Init and prints "rank R: after SCR_Init: SCR_Config TEXT =
+ * VALUE", the value the run uses. --shared-file makes every rank write, instead of its
  * own files, its part of one file ckpt.<step>/shared.dat: --size bytes at
  * offset 4 + rank * --size (rank 0 also writes the 4-byte step first), as
  * an application writing one file from every rank does.
@@ -80,9 +82,9 @@
 
 struct options {
     int steps, files, crash_after, crash_rank, output_every, nested, restart_bare, mkdirs, uneven;
-    int need_checkpoint, sleep_ms, compute_ms, shared_file, nconfig, written_by, leave_check_to_scr;
+    int need_checkpoint, sleep_ms, compute_ms, shared_file, nconfig, nask, written_by, leave_check_to_scr;
     int damage_after, damage_rank, first_creates, overlap, own_files;
-    const char *config[8];
+    const char *config[8], *ask[4];
     long size;
     char no_files[256];
     const char *current, *drop, *delete_name;
@@ -397,6 +399,7 @@ static void parse(int argc, char **argv, struct options *o)
         {"damage-after", required_argument, NULL, 'A'}, {"damage-rank", required_argument, NULL, 'R'},
         {"first-creates", no_argument, NULL, 'P'},     {"overlap", no_argument, NULL, 'O'},
         {"own-files", no_argument, NULL, 'I'},         {"exclusive", no_argument, NULL, 'E'},
+        {"ask", required_argument, NULL, 'Q'},
         {NULL, 0, NULL, 0},
     };
     *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1,
@@ -425,6 +428,10 @@ static void parse(int argc, char **argv, struct options *o)
         case 'K':
             if (o->nconfig == (int)(sizeof(o->config) / sizeof(o->config[0]))) FAIL("too many --config");
             o->config[o->nconfig++] = optarg;
+            break;
+        case 'Q':
+            if (o->nask == (int)(sizeof(o->ask) / sizeof(o->ask[0]))) FAIL("too many --ask");
+            o->ask[o->nask++] = optarg;
             break;
         case 'H': o->shared_file = 1; break;
         case 'T': break; /* read before MPI_Init */
@@ -488,6 +495,11 @@ int main(int argc, char **argv)
         if (init_failed) fprintf(stderr, "rank %d: FAIL: SCR_Init\n", rank);
         MPI_Finalize();
         return 3;
+    }
+    for (int i = 0; i < o.nask; i++) {
+        const char *v = SCR_Config(o.ask[i]);
+        printf("rank %d: after SCR_Init: SCR_Config %s = %s\n", rank, o.ask[i], v ? v : "(null)");
+        free((void *)v);
     }
     struct { const char *call, *name; int (*fn)(const char *); } manage[] = {
         {"SCR_Drop", o.drop, SCR_Drop}, {"SCR_Delete", o.delete_name, SCR_Delete},

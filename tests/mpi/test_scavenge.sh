@@ -131,8 +131,15 @@ for type in XOR RS PARTNER; do
     check "${type}_status_names_dataset_2" grep -q "dataset 2 (ckpt.2): needs a copy" "$scratch/status.out"
     # PARTNER keeps a second copy on the prefix only when asked
     if [ "$type" = PARTNER ]; then extra="--failed-ranks=5"; else extra=; fi
+    # what SCR_Config set for the next run, damaged, does not stop a scavenge
+    if [ "$type" = XOR ]; then mkdir -p "$prefix/.scr" && echo SCR_CACHE_BYPASS > "$prefix/.scr/app.conf"; fi
     # shellcheck disable=SC2086
     scavenge_nodes "${type}_every_node_is_scavenged" "0 1 2 3" $extra
+    if [ "$type" = XOR ]; then
+        check "a_damaged_app.conf_is_named_and_passed_over_by_the_scavenge" \
+            grep -q "app.conf.*going on without\|going on without the SCR_Config settings" "$scratch/scavenge.err"
+        rm -f "$prefix/.scr/app.conf"
+    fi
     check "${type}_scavenge_writes_a_rank_filemap_per_rank" test "$(ls "$dset"/*.scrfilemap | wc -l)" -eq 8
     rm -rf "$scratch/prefix-saved" && cp -a "$prefix" "$scratch/prefix-saved"
     if [ "$type" = RS ]; then lost="2 4"; else lost=5; fi

@@ -535,34 +535,6 @@ static void test_scr_config_descriptor_form_sets_gets_and_unsets_attributes(void
     scr_config_delete(cfg);
 }
 
-static void test_app_conf_of_an_earlier_run_is_not_read_back(void)
-{
-    const char *dir = fresh_prefix("appconf");
-    char scrdir[4300];
-    snprintf(scrdir, sizeof(scrdir), "%s/.scr", dir);
-    mkdir(scrdir, 0700);
-    const char *app = in_dir(scrdir, "app.conf");
-    scr_config *cfg = scr_config_new();
-    REQUIRE(scr_config_apply(cfg, "SCR_SET_SIZE=2", NULL) == SCR_SUCCESS, "set");
-    REQUIRE(scr_config_apply(cfg, "CKPT=0 TYPE=PARTNER", NULL) == SCR_SUCCESS, "set");
-    REQUIRE(scr_config_save_app(cfg, app) == SCR_SUCCESS, "save: %s", scr_last_error());
-    scr_config_delete(cfg);
-    FILE *f = fopen(app, "r");
-    char text[256] = "";
-    size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
-    text[n] = '\0';
-    if (f) fclose(f);
-    CHECK(strcmp(text, "SCR_SET_SIZE=2\nCKPT=0 TYPE=PARTNER\n") == 0, "app.conf holds '%s'", text);
-
-    /* the next run starts without them, as in SCR 3.1 */
-    cfg = scr_config_new();
-    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
-    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "8") == 0, "saved value read back: %s",
-          value_of(cfg, "SCR_SET_SIZE"));
-    CHECK(scr_config_table(cfg, "CKPT") == NULL, "saved descriptor read back");
-    scr_config_delete(cfg);
-}
-
 static void test_an_empty_app_conf_as_scr_3_1_leaves_is_no_error(void)
 {
     const char *dir = fresh_prefix("appconf-empty");
@@ -657,6 +629,314 @@ static void test_scr_config_answers_as_scr_3_1_test_config_expects(void)
     CHECK(scr_config_apply(cfg, "KEY VALUE", NULL) == SCR_ERR_ARG, "KEY VALUE taken");
     scr_log_set_quiet(0);
     scr_config_delete(cfg);
+}
+
+/* <dir>/.scr, made; its app.conf path (a static buffer, which in_dir's
+ * rotating ones do not reuse). */
+static const char *app_conf_in(const char *dir)
+{
+    static char path[4400];
+    snprintf(path, sizeof(path), "%s/.scr", dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof(path), "%s/.scr/app.conf", dir);
+    return path;
+}
+
+static const char *text_of(const char *path)
+{
+    static char text[4096];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+    text[n] = '\0';
+    if (f) fclose(f);
+    return text;
+}
+
+static void test_app_conf_of_an_earlier_run_is_read_back_between_user_and_system_file(void)
+{
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf")); /* tap_path's buffer is reused */
+    const char *app = app_conf_in(dir);
+    scr_config *cfg = scr_config_new();
+    REQUIRE(scr_config_apply(cfg, "SCR_SET_SIZE=2", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_apply(cfg, "SCR_FLUSH=3", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_apply(cfg, "SCR_CHECKPOINT_INTERVAL=5", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_apply(cfg, "CKPT=0 TYPE=PARTNER", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_save_app(cfg, app) == SCR_SUCCESS, "save: %s", scr_last_error());
+    scr_config_delete(cfg);
+    CHECK(strcmp(text_of(app), "SCR_SET_SIZE=2\nSCR_FLUSH=3\nSCR_CHECKPOINT_INTERVAL=5\nCKPT=0 TYPE=PARTNER\n") == 0,
+          "app.conf holds '%s'", text_of(app));
+
+    /* the next run: the user file and the environment come first, the system file after */
+    write_text(in_dir(dir, ".scrconf"), "SCR_FLUSH=4\n");
+    setenv("SCR_CHECKPOINT_INTERVAL", "7", 1);
+    cfg = scr_config_new();
+    REQUIRE(load(cfg, dir, "SCR_SET_SIZE=6\nSCR_PREFIX_SIZE=2\n") == SCR_SUCCESS, "load: %s", scr_last_error());
+    char where[4400];
+    snprintf(where, sizeof(where), "%s:1", app);
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "2") == 0, "SCR_SET_SIZE %s", value_of(cfg, "SCR_SET_SIZE"));
+    CHECK(strcmp(scr_config_origin(cfg, "SCR_SET_SIZE"), where) == 0, "origin %s", scr_config_origin(cfg, "SCR_SET_SIZE"));
+    enum scr_config_layer layer = SCR_CONFIG_LAYER_DEFAULT;
+    CHECK(scr_config_layer_of(cfg, "SCR_SET_SIZE", &layer) == SCR_SUCCESS && layer == SCR_CONFIG_LAYER_APP,
+          "layer %d", (int)layer);
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "4") == 0, "the user file lost: %s", value_of(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(cfg, "SCR_CHECKPOINT_INTERVAL"), "7") == 0, "the environment lost: %s",
+          value_of(cfg, "SCR_CHECKPOINT_INTERVAL"));
+    CHECK(strcmp(value_of(cfg, "SCR_PREFIX_SIZE"), "2") == 0, "the system file lost: %s",
+          value_of(cfg, "SCR_PREFIX_SIZE"));
+    const scr_kvtree *ckpt = scr_config_table(cfg, "CKPT");
+    const char *type = NULL;
+    scr_kvtree_util_get_str(scr_kvtree_get(ckpt, "0"), "TYPE", &type);
+    CHECK(type != NULL && strcmp(type, "PARTNER") == 0, "CKPT=0 TYPE %s", type ? type : "NULL");
+    char *out = NULL;
+    CHECK(scr_config_ask(cfg, "SCR_SET_SIZE", &out) == SCR_SUCCESS && out && strcmp(out, "2") == 0,
+          "SCR_Config answered %s", out ? out : "NULL");
+    free(out);
+    /* a rank that reads only its environment gets app.conf's values from the rank that read it */
+    scr_kvtree *files = NULL;
+    scr_config *other = scr_config_new();
+    REQUIRE(scr_config_export_files(cfg, &files) == SCR_SUCCESS, "export");
+    REQUIRE(scr_config_load_with_files(other, files) == SCR_SUCCESS, "import: %s", scr_last_error());
+    CHECK(strcmp(value_of(other, "SCR_SET_SIZE"), "2") == 0, "imported %s", value_of(other, "SCR_SET_SIZE"));
+    unsetenv("SCR_CHECKPOINT_INTERVAL");
+    scr_kvtree_delete(files);
+    scr_config_delete(other);
+    scr_config_delete(cfg);
+}
+
+static void test_scr_config_of_this_run_stands_over_app_conf_and_the_merge_is_saved(void)
+{
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-merge")); /* tap_path's buffer is reused */
+    const char *app = app_conf_in(dir);
+    write_text(app, "SCR_SET_SIZE=2\nSCR_FLUSH=3\nSCR_HALT_SECONDS=60\nCKPT=0 TYPE=PARTNER\n"
+                    "CKPT=1 TYPE=XOR SET_SIZE=4\nSTORE=/ssd COUNT=2\n");
+    scr_config *cfg = scr_config_new();
+    /* before the files are read, as SCR_Config before its first question */
+    REQUIRE(scr_config_apply(cfg, "SCR_SET_SIZE=5", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_apply(cfg, "SCR_FLUSH=", NULL) == SCR_SUCCESS, "unset");
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "5") == 0, "this run's set lost: %s", value_of(cfg, "SCR_SET_SIZE"));
+    CHECK(strcmp(scr_config_origin(cfg, "SCR_SET_SIZE"), "SCR_Config") == 0, "origin %s",
+          scr_config_origin(cfg, "SCR_SET_SIZE"));
+    CHECK(strcmp(scr_config_origin(cfg, "SCR_FLUSH"), "built-in default") == 0, "the unset SCR_FLUSH is %s from %s",
+          value_of(cfg, "SCR_FLUSH"), scr_config_origin(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(cfg, "SCR_HALT_SECONDS"), "60") == 0, "app.conf's other value %s",
+          value_of(cfg, "SCR_HALT_SECONDS"));
+    /* after they are read: a change of one entry keeps app.conf's others */
+    REQUIRE(scr_config_apply(cfg, "CKPT=1 SET_SIZE=", NULL) == SCR_SUCCESS, "unset attribute");
+    REQUIRE(scr_config_apply(cfg, "STORE=", NULL) == SCR_SUCCESS, "unset table");
+    REQUIRE(scr_config_apply(cfg, "SCR_HALT_SECONDS=90", NULL) == SCR_SUCCESS, "set");
+    /* SCR_Init reads the files again: every change still stands */
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load again: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "5") == 0, "set lost at the second load: %s",
+          value_of(cfg, "SCR_SET_SIZE"));
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "10") == 0, "unset lost at the second load: %s", value_of(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(cfg, "SCR_HALT_SECONDS"), "90") == 0, "SCR_HALT_SECONDS %s", value_of(cfg, "SCR_HALT_SECONDS"));
+    const scr_kvtree *ckpt = scr_config_table(cfg, "CKPT");
+    CHECK(scr_kvtree_get(ckpt, "0") != NULL, "app.conf's CKPT=0 lost");
+    CHECK(scr_kvtree_get(ckpt, "1") != NULL && scr_kvtree_get(scr_kvtree_get(ckpt, "1"), "SET_SIZE") == NULL,
+          "CKPT=1 SET_SIZE not unset");
+    CHECK(scr_config_table(cfg, "STORE") == NULL, "the unset STORE table is still there");
+    /* what SCR_Init writes holds the merge, and the run after reads it */
+    REQUIRE(scr_config_save_app(cfg, app) == SCR_SUCCESS, "save: %s", scr_last_error());
+    const char *text = text_of(app);
+    CHECK(strstr(text, "SCR_SET_SIZE=5\n") && strstr(text, "SCR_HALT_SECONDS=90\n") &&
+              strstr(text, "CKPT=0 TYPE=PARTNER\n") && strstr(text, "CKPT=1 TYPE=XOR\n") &&
+              !strstr(text, "SCR_FLUSH") && !strstr(text, "STORE") && !strstr(text, "SCR_SET_SIZE=2"),
+          "app.conf holds '%s'", text);
+    scr_config_delete(cfg);
+    cfg = scr_config_new();
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load of the merge: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "5") == 0, "next run: SCR_SET_SIZE %s", value_of(cfg, "SCR_SET_SIZE"));
+    /* "TABLE=" takes back app.conf's table too */
+    REQUIRE(scr_config_apply(cfg, "CKPT=", NULL) == SCR_SUCCESS, "unset CKPT");
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(scr_config_table(cfg, "CKPT") == NULL, "app.conf's CKPT survived its unset");
+    scr_config_delete(cfg);
+}
+
+static void test_an_app_conf_as_scr_3_1_writes_it_is_read(void)
+{
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-scr31")); /* tap_path's buffer is reused */
+    const char *app = app_conf_in(dir);
+    /* SCR 3.1 writes a line per parameter and a descriptor's pairs on one
+     * line; its reader also takes keys in lower case, blanks around '=' and
+     * comments, which a hand may have added */
+    write_text(app, "SCR_COPY_TYPE=SINGLE\n"
+                    "STORE=/dev/shm/foo GROUP=NODE COUNT=1\n"
+                    "CKPT=0 INTERVAL=1 GROUP=NODE STORE=/dev/shm/foo TYPE=XOR SET_SIZE=16\n"
+                    "MYAPP_STEPS=10\n"
+                    "# changed by hand\n"
+                    "scr_halt_seconds = 30  # half a minute\n");
+    scr_config *cfg = scr_config_new();
+    capture_begin();
+    int rc = load(cfg, dir, NULL);
+    const char *err = capture_end();
+    REQUIRE(rc == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_COPY_TYPE"), "SINGLE") == 0, "SCR_COPY_TYPE %s", value_of(cfg, "SCR_COPY_TYPE"));
+    CHECK(strcmp(value_of(cfg, "SCR_HALT_SECONDS"), "30") == 0, "SCR_HALT_SECONDS %s", value_of(cfg, "SCR_HALT_SECONDS"));
+    CHECK_ASK(cfg, "CKPT=0 SET_SIZE", "16");
+    CHECK_ASK(cfg, "STORE=/dev/shm/foo COUNT", "1");
+    CHECK_ASK(cfg, "MYAPP_STEPS", "10");
+    char want[4400];
+    snprintf(want, sizeof(want), "%s:4: unknown parameter MYAPP_STEPS", app);
+    CHECK(strstr(err, want) != NULL, "said '%s'", err);
+    scr_config_delete(cfg);
+}
+
+static void test_what_scr_config_may_not_set_is_refused_in_app_conf_too(void)
+{
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-refused")); /* tap_path's buffer is reused */
+    const char *app = app_conf_in(dir);
+    write_text(app, "SCR_CNTL_BASE=/elsewhere\nSCR_LOG_ENABLE=1\nSCR_LOG_DB_ENABLE=1\nSCR_FLUSH=2\n");
+    scr_config *cfg = scr_config_new();
+    capture_begin();
+    int rc = load(cfg, dir, NULL);
+    const char *err = capture_end();
+    REQUIRE(rc == SCR_SUCCESS, "load: %s", scr_last_error());
+    char want[3][4400];
+    snprintf(want[0], sizeof(want[0]), "%s:1: SCR_CNTL_BASE may only be set by the system configuration; ignored", app);
+    snprintf(want[1], sizeof(want[1]), "%s:2: SCR_LOG_ENABLE cannot be set through SCR_Config; ignored", app);
+    snprintf(want[2], sizeof(want[2]), "%s:3: SCR_LOG_DB_ENABLE is refused", app);
+    for (int i = 0; i < 3; i++) CHECK(strstr(err, want[i]) != NULL, "'%s' not in '%s'", want[i], err);
+    CHECK(strcmp(value_of(cfg, "SCR_CNTL_BASE"), "/elsewhere") != 0, "SCR_CNTL_BASE taken");
+    CHECK(strcmp(value_of(cfg, "SCR_LOG_ENABLE"), "0") == 0, "SCR_LOG_ENABLE %s", value_of(cfg, "SCR_LOG_ENABLE"));
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "2") == 0, "SCR_FLUSH %s", value_of(cfg, "SCR_FLUSH"));
+    scr_config_delete(cfg);
+}
+
+/* Load dir's configuration with app.conf as it is; *out_err: what was said. */
+static int load_saying(scr_config *cfg, const char *dir, const char **out_err)
+{
+    capture_begin();
+    int rc = load(cfg, dir, NULL);
+    *out_err = capture_end();
+    return rc;
+}
+
+static void test_a_damaged_app_conf_stops_the_load_naming_it_and_the_fault(void)
+{
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-damaged")); /* tap_path's buffer is reused */
+    const char *app = app_conf_in(dir);
+    write_text(in_dir(dir, ".scrconf"), "SCR_FLUSH=4\n");
+    scr_config *cfg = scr_config_new();
+    REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load without app.conf: %s", scr_last_error());
+    const char *err;
+    char want[4400];
+
+    write_text(app, "SCR_SET_SIZE=4\nSCR_CACHE_BYPASS\n");
+    CHECK(load_saying(cfg, dir, &err) == SCR_ERR_FORMAT, "a line without '=' taken");
+    snprintf(want, sizeof(want), "%s:2: key 'SCR_CACHE_BYPASS' has no '=VALUE'", app);
+    CHECK(strstr(err, want) != NULL, "said '%s'", err);
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "8") == 0 && strcmp(value_of(cfg, "SCR_FLUSH"), "4") == 0,
+          "a failed load changed the configuration");
+
+    write_text(app, "SCR_COPY_TYPE=MIRROR\n");
+    CHECK(load_saying(cfg, dir, &err) == SCR_ERR_FORMAT, "a bad value taken");
+    snprintf(want, sizeof(want), "%s:1: SCR_COPY_TYPE=MIRROR: expected", app);
+    CHECK(strstr(err, want) != NULL, "said '%s'", err);
+
+    /* no SCR writes a hash file there */
+    scr_kvtree *t = scr_kvtree_new();
+    scr_kvtree_set_kv(t, "SCR_COPY_TYPE", "SINGLE");
+    unlink(app);
+    REQUIRE(scr_kvtree_write_file(app, t) == SCR_SUCCESS, "hash file");
+    scr_kvtree_delete(t);
+    CHECK(load_saying(cfg, dir, &err) == SCR_ERR_FORMAT, "a hash file taken");
+    snprintf(want, sizeof(want), "%s is a hash file, not configuration lines", app);
+    CHECK(strstr(err, want) != NULL, "said '%s'", err);
+
+    /* opened as a record is: never through a link, never waiting on a FIFO */
+    unlink(app);
+    write_text(in_dir(dir, "elsewhere.conf"), "SCR_SET_SIZE=4\n");
+    REQUIRE(symlink(in_dir(dir, "elsewhere.conf"), app) == 0, "symlink");
+    CHECK(load_saying(cfg, dir, &err) == SCR_ERR_IO, "a link followed");
+    snprintf(want, sizeof(want), "refusing %s: it is a symbolic link", app);
+    CHECK(strstr(err, want) != NULL, "said '%s'", err);
+    unlink(app);
+    REQUIRE(mkfifo(app, 0600) == 0, "mkfifo");
+    CHECK(load_saying(cfg, dir, &err) == SCR_ERR_IO, "a FIFO taken");
+    snprintf(want, sizeof(want), "refusing %s: it is a FIFO", app);
+    CHECK(strstr(err, want) != NULL, "said '%s'", err);
+    unlink(app);
+    if (geteuid() != 0) {
+        write_text(app, "SCR_SET_SIZE=4\n");
+        chmod(app, 0);
+        CHECK(load_saying(cfg, dir, &err) == SCR_ERR_IO, "an unreadable app.conf passed over");
+        CHECK(strstr(err, app) != NULL && strstr(err, "Permission denied") != NULL, "said '%s'", err);
+        unlink(app);
+    }
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "8") == 0, "a refused app.conf was used");
+    /* the file fixed (or removed), the next load runs */
+    write_text(app, "SCR_SET_SIZE=4\n");
+    CHECK(load(cfg, dir, NULL) == SCR_SUCCESS && strcmp(value_of(cfg, "SCR_SET_SIZE"), "4") == 0, "fixed: %s",
+          value_of(cfg, "SCR_SET_SIZE"));
+    scr_config_delete(cfg);
+}
+
+static void test_prefix_and_user_file_in_app_conf_never_move_the_files(void)
+{
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-places")); /* tap_path's buffer is reused */
+    const char *app = app_conf_in(dir);
+    char text[4400];
+    /* what SCR_Config left there when it named this prefix: no word about it */
+    snprintf(text, sizeof(text), "SCR_PREFIX=%s\nSCR_FLUSH=2\n", dir);
+    write_text(app, text);
+    scr_config *cfg = scr_config_new();
+    const char *err;
+    REQUIRE(load_saying(cfg, dir, &err) == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(err[0] == '\0', "said '%s'", err);
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "2") == 0, "SCR_FLUSH %s", value_of(cfg, "SCR_FLUSH"));
+    /* other places are said, and not taken */
+    char cwd[4096];
+    REQUIRE(getcwd(cwd, sizeof(cwd)) != NULL, "getcwd");
+    unsetenv("SCR_PREFIX");
+    REQUIRE(chdir(dir) == 0, "chdir");
+    write_text(app, "SCR_PREFIX=/somewhere/else\nSCR_CONF_FILE=/somewhere/else.conf\nSCR_FLUSH=2\n");
+    int rc = load_saying(cfg, dir, &err);
+    REQUIRE(chdir(cwd) == 0, "chdir back");
+    CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "2") == 0, "app.conf in the current directory not read: %s",
+          value_of(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(cfg, "SCR_PREFIX"), "(unset)") == 0, "SCR_PREFIX %s", value_of(cfg, "SCR_PREFIX"));
+    CHECK(strcmp(value_of(cfg, "SCR_CONF_FILE"), "(unset)") == 0, "SCR_CONF_FILE %s", value_of(cfg, "SCR_CONF_FILE"));
+    snprintf(text, sizeof(text), "%s:1: SCR_PREFIX=/somewhere/else is not taken from app.conf", app);
+    CHECK(strstr(err, text) != NULL, "said '%s'", err);
+    snprintf(text, sizeof(text), "%s:2: SCR_CONF_FILE=/somewhere/else.conf is not taken from app.conf", app);
+    CHECK(strstr(err, text) != NULL, "said '%s'", err);
+    scr_config_delete(cfg);
+}
+
+static void test_a_setting_no_line_can_carry_is_left_out_of_app_conf_and_said(void)
+{
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-unwritable")); /* tap_path's buffer is reused */
+    const char *app = app_conf_in(dir);
+    unsetenv("SCRTEST_NOT_SET");
+    setenv("SCRTEST_DOLLAR", "cost$HOME", 1);
+    scr_config *cfg = scr_config_new();
+    scr_log_set_quiet(1); /* unknown keys, an unset variable */
+    REQUIRE(scr_config_apply(cfg, "SCRTEST_EMPTY=$SCRTEST_NOT_SET", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_apply(cfg, "SCR_JOB_NAME=$SCRTEST_DOLLAR", NULL) == SCR_SUCCESS, "set");
+    REQUIRE(scr_config_apply(cfg, "SCR_FLUSH=2", NULL) == SCR_SUCCESS, "set");
+    scr_log_set_quiet(0);
+    capture_begin();
+    int rc = scr_config_save_app(cfg, app);
+    const char *err = capture_end();
+    CHECK(rc == SCR_SUCCESS, "save: %s", scr_last_error());
+    char want[4400];
+    snprintf(want, sizeof(want), "%s: SCRTEST_EMPTY= is not kept for later runs", app);
+    CHECK(strstr(err, want) != NULL, "said '%s'", err);
+    snprintf(want, sizeof(want), "%s: SCR_JOB_NAME=cost$HOME is not kept for later runs", app);
+    CHECK(strstr(err, want) != NULL, "said '%s'", err);
+    CHECK(strcmp(text_of(app), "SCR_FLUSH=2\n") == 0, "app.conf holds '%s'", text_of(app));
+    scr_config_delete(cfg);
+    unsetenv("SCRTEST_DOLLAR");
 }
 
 /* $VAR and ${VAR} as SCR 3.1's test_config expects them, in SCR_Config
@@ -876,9 +1156,15 @@ int main(void)
     RUN(test_typed_getters_read_what_the_layers_hold);
     RUN(test_scr_config_sets_gets_and_unsets_parameters);
     RUN(test_scr_config_descriptor_form_sets_gets_and_unsets_attributes);
-    RUN(test_app_conf_of_an_earlier_run_is_not_read_back);
     RUN(test_an_empty_app_conf_as_scr_3_1_leaves_is_no_error);
     RUN(test_scr_config_answers_as_scr_3_1_test_config_expects);
+    RUN(test_app_conf_of_an_earlier_run_is_read_back_between_user_and_system_file);
+    RUN(test_scr_config_of_this_run_stands_over_app_conf_and_the_merge_is_saved);
+    RUN(test_an_app_conf_as_scr_3_1_writes_it_is_read);
+    RUN(test_what_scr_config_may_not_set_is_refused_in_app_conf_too);
+    RUN(test_a_damaged_app_conf_stops_the_load_naming_it_and_the_fault);
+    RUN(test_prefix_and_user_file_in_app_conf_never_move_the_files);
+    RUN(test_a_setting_no_line_can_carry_is_left_out_of_app_conf_and_said);
     RUN(test_variables_expand_in_scr_config_and_environment_values);
     RUN(test_scr_config_changes_one_entry_and_keeps_the_site_s_others);
     RUN(test_copy_type_file_leaves_the_scheme_to_the_ckpt_lines);
