@@ -29,8 +29,8 @@
  * offset 4 + rank * --size (rank 0 also writes the 4-byte step first), as
  * an application writing one file from every rank does.
  * --first-creates makes that file as SCR 3.1's test_api --shared-file and
- * MPI-IO do: rank 0 creates it (O_CREAT|O_TRUNC), every rank waits in a
- * barrier, and the others open it without O_CREAT; an open that fails
+ * MPI-IO do: rank 0 creates it (O_CREAT|O_TRUNC) and sizes it whole, every
+ * rank waits in a barrier, and the others open it without O_CREAT; an open that fails
  * prints "rank R: could not open file PATH: ..." and the rank tells
  * SCR_Complete_checkpoint its output is not valid, as test_api does.
  * --own-files writes each rank's own files (--files) beside it.
@@ -202,6 +202,9 @@ static int open_shared(const struct options *o, const char *path)
     if (!o->first_creates) return open(path, O_WRONLY | O_CREAT, 0600);
     int fd = rank == 0 ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600) : -1;
     int err = errno;
+    /* sized whole first, as test_api does (and MPI_File_set_size): rank 0's
+     * node's piece is then a hole where the other nodes write */
+    if (fd >= 0 && ftruncate(fd, 4 + (off_t)ranks * o->size) != 0) FAIL("ftruncate %s: %s", path, strerror(errno));
     if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS) FAIL("MPI_Barrier");
     if (rank != 0) {
         fd = open(path, O_WRONLY);
