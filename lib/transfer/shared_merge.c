@@ -375,23 +375,45 @@ static int claim_path(const struct scr_run *run, int id, const char *rel, char *
     return scr_path_join(run->cntl_dir, base, out_path);
 }
 
+/* The move of dataset id failed before the cache let go of it: the
+ * filemap names its cache paths alone again (dests, n entries, some NULL),
+ * so that nothing looks for copies that were never made or were taken
+ * back. */
+static int forget_prefix_paths(struct scr_run *run, int id, char *const *dests, int n)
+{
+    for (int f = 0; dests != NULL && f < n; f++) {
+        if (dests[f] == NULL) continue;
+        /* an entry the failed move never added is no error here */
+        scr_filemap_unset_meta(run->map, id, run->rank, dests[f]);
+        scr_filemap_remove_file(run->map, id, run->rank, dests[f]);
+    }
+    return scr_cache_save_filemap(run);
+}
+
 /* Move this rank's files of dataset id to the prefix: the merged files are
  * there already; the others are copied by one rank of the node each. The
  * filemap names the prefix path before anything is written there and
- * loses the cache path only after the file in cache is gone. Collective;
- * all ranks agree. */
+ * loses the cache path only after the file in cache is gone. When the move
+ * fails, each rank removes the copies it created (a file that was there
+ * before stays), since the dataset is then not completed on the prefix.
+ * Collective; all ranks agree. */
 static int move_to_prefix(struct scr_run *run, int id, const struct shared_file *s, int k, void *buf)
 {
     const char **files = NULL;
     char **dests = NULL, **claims = NULL;
     char *dsdir = NULL;
+    int *made = NULL; /* made[f]: this rank's copy created dests[f] */
     int n = 0, ok = 0;
     int rc = scr_cache_dataset_dir(run, id, &dsdir);
     if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
     if (rc == SCR_SUCCESS && n > 0) {
         dests = calloc((size_t)n, sizeof(char *));
         claims = calloc((size_t)n, sizeof(char *));
-        if (dests == NULL || claims == NULL) rc = SCR_ERR_NOMEM;
+        made = calloc((size_t)n, sizeof(int));
+        if (dests == NULL || claims == NULL || made == NULL) {
+            scr_err("out of memory moving the files of dataset %d to the prefix", id);
+            rc = SCR_ERR_NOMEM;
+        }
     }
     /* the prefix paths join the filemap first */
     for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
@@ -427,11 +449,18 @@ static int move_to_prefix(struct scr_run *run, int id, const struct shared_file 
             break;
         }
         close(fd);
+        struct stat st;
+        int absent = lstat(dests[f], &st) != 0 && errno == ENOENT;
         struct scr_copy_result got;
         rc = scr_copy_file(files[f], dests[f], buf, run->file_buf_size, 0, &got);
+        made[f] = rc == SCR_SUCCESS && absent;
     }
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc != SCR_SUCCESS || !ok) goto out;
+    if (mrc != SCR_SUCCESS || !ok) {
+        if (forget_prefix_paths(run, id, dests, n) != SCR_SUCCESS)
+            scr_warn("dataset %d: this rank's filemap may still name prefix paths the failed move left", id);
+        goto out;
+    }
     /* every file is on the prefix: the cache lets go of them (a claim goes at out) */
     for (int i = 0; i < k; i++)
         if (s[i].holder && unlink(s[i].file) != 0 && errno != ENOENT)
@@ -454,6 +483,9 @@ static int move_to_prefix(struct scr_run *run, int id, const struct shared_file 
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
 out:
     for (int f = 0; f < n; f++) {
+        int take_back = (mrc != SCR_SUCCESS || !ok) && made != NULL && made[f];
+        if (take_back && unlink(dests[f]) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", dests[f], strerror(errno));
         if (claims != NULL && claims[f] != NULL && unlink(claims[f]) != 0 && errno != ENOENT)
             scr_warn("cannot remove %s: %s", claims[f], strerror(errno));
         if (dests) free(dests[f]);
@@ -461,6 +493,7 @@ out:
     }
     free(dests);
     free(claims);
+    free(made);
     free(files);
     free(dsdir);
     if (mrc != SCR_SUCCESS) return mrc;
@@ -504,8 +537,10 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
         if (mrc == SCR_SUCCESS && run->rank == 0)
             scr_dbg(1, "dataset %d (%s): %d file%s written by ranks on several nodes merged on the prefix; the "
                     "dataset is written in place there", id, name, nshared, nshared == 1 ? "" : "s");
-    } else {
-        /* the files merged before the one refused or failed go too */
+    }
+    if (mrc != SCR_SUCCESS || *out_refused) {
+        /* the files merged before the one refused or failed go too, and
+         * all of them when the rest of the dataset could not follow */
         for (int i = 0; i < merged; i++)
             if (run->rank == s[i].writer && unlink(s[i].dest) != 0 && errno != ENOENT)
                 scr_warn("cannot remove %s: %s", s[i].dest, strerror(errno));

@@ -41,8 +41,12 @@
  * move the rest of the dataset there, its filemap entries naming the
  * prefix paths. *out_refused = 1 (and SCR_SUCCESS) when two nodes wrote a
  * same byte of a file: the lowest rank that routed it said which, nothing
- * merged stays on the prefix, and the dataset is still in cache.
- * Collective; all ranks agree on the outcome. */
+ * merged stays on the prefix, and the dataset is still in cache. A merge
+ * or a move that fails (SCR_ERR_IO, SCR_ERR_NOMEM) takes back the same
+ * way what it wrote on the prefix, the files merged and the copies it
+ * created; the filemap then names the cache paths alone, unless the cache
+ * had let go of the dataset already. Collective; all ranks agree on the
+ * outcome. */
 int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64_t *shared, int nshared,
                      int *out_refused);
 

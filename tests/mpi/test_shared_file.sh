@@ -5,7 +5,9 @@
 # are merged into the file on the prefix when the dataset completes, and
 # the dataset is then read in place at restart, as one written with
 # SCR_CACHE_BYPASS=1 is; two nodes writing a same byte differently is
-# refused with a message naming the file and SCR_CACHE_BYPASS. Ranks may
+# refused with a message naming the file and SCR_CACHE_BYPASS; a dataset
+# whose other files cannot follow the merged one there fails, taking back
+# what it wrote on the prefix. Ranks may
 # also open the file without O_CREAT after rank 0 created it (SCR 3.1's
 # test_api --shared-file, MPI-IO). With SCR_CACHE_BYPASS=1 the file is
 # written in place and read back at restart.
@@ -64,6 +66,18 @@ mpi_expect_failure "two_nodes_writing_a_same_byte_differently_are_refused_naming
     "dataset 1 (ckpt.1): ranks on 2 nodes wrote ckpt.1/shared.dat; each node's cache would hold only the part its own ranks wrote, so a file shared across nodes cannot be cached: set SCR_CACHE_BYPASS=1 to write the dataset in place on the prefix (two nodes wrote different bytes at offset 0 of it" 1
 check "nothing_merged_reaches_the_prefix_or_stays_in_cache" \
     test ! -e "$prefix/ckpt.1/shared.dat" -a -z "$(mpi_cache_datasets)"
+
+# the merge succeeds, but one rank's own file cannot be copied beside it (a
+# directory stands at its place): the dataset fails, and neither the merged
+# file nor the copies the other ranks made stay on the prefix
+mpi_reset
+mkdir -p "$prefix/ckpt.1/rank3_f1.dat"
+mpi_run 4 2 -- --steps 1 --shared-file --own-files --files 2 --size 3000
+mpi_expect_failure "a_file_that_cannot_be_copied_beside_the_merged_one_fails_the_dataset" \
+    "dataset 1 (ckpt.1): the files its ranks on several nodes wrote could not be merged on the prefix" 1
+check "and_takes_back_the_merged_file_and_every_copy_made" \
+    test ! -e "$prefix/ckpt.1/shared.dat" -a ! -e "$prefix/ckpt.1/rank0_f0.dat" -a ! -e "$prefix/ckpt.1/rank3_f0.dat"
+check "but_not_what_was_there_before" test -d "$prefix/ckpt.1/rank3_f1.dat"
 
 mpi_reset
 mpi_run 4 2 SCR_CACHE_BYPASS=1 -- --steps 2 --shared-file --size 3000
