@@ -218,8 +218,8 @@ static int take_line(scr_kvtree *seen, const char *line)
         used == 0 || id < 1 || ranks < 1 || ranks > INSPECT_MAX_RANKS || rank < 0 || rank >= ranks || size < 1 ||
         size > ranks || failures < 0 || hop < 1)
         goto bad;
-    scr_kvtree *dset = scr_kvtree_getf(seen, "DSET/%d", id);
-    if (dset == NULL) dset = scr_kvtree_setf(seen, NULL, "DSET/%d", id);
+    scr_kvtree *dset = scr_kvtree_getf(seen, "DSET %d", id);
+    if (dset == NULL) dset = scr_kvtree_setf(seen, NULL, "DSET %d", id);
     int had = 0;
     if (dset == NULL) goto nomem;
     if (scr_kvtree_util_get_int(dset, "RANKS", &had) == SCR_SUCCESS && had != ranks) {
@@ -253,7 +253,7 @@ static int take_line(scr_kvtree *seen, const char *line)
         }
         p = end + 1;
     }
-    if (scr_kvtree_setf(dset, red, "RANK/%d", rank) == NULL) goto nomem;
+    if (scr_kvtree_setf(dset, red, "RANK %d", rank) == NULL) goto nomem;
     return SCR_SUCCESS;
 bad:
     scr_err("not a line of scr_inspect_cache: '%s'", line);
