@@ -413,8 +413,9 @@ int scr31_inspect(int argc, char **argv)
     if (from == NULL || from[0] == '\0') return scr_cli_usage_error("-f/--from CNTLDIR is required");
     if (up != NULL && down != NULL)
         return scr_cli_usage_error("--up and --down cannot be combined: give the nodes up, or the nodes down");
-    if ((up != NULL && up[0] == '\0') || (down != NULL && down[0] == '\0'))
-        return scr_cli_usage_error("--%s wants a node set", up != NULL ? "up" : "down");
+    /* as in SCR 3.1, an empty --down names no node down (scr_list_down_nodes prints
+     * nothing then), an empty --up no node up */
+    if (down != NULL && down[0] == '\0') down = NULL;
     const char *job = getenv("SLURM_JOB_ID");
     if (job == NULL || job[0] == '\0') {
         scr_err("no Slurm allocation (SLURM_JOB_ID is not set): the nodes' caches are read with srun, from "
@@ -424,7 +425,12 @@ int scr31_inspect(int argc, char **argv)
 
     char *nodes = NULL;
     int nnodes = 0;
-    if (up_nodes(jobset, up, down, &nodes, &nnodes) != SCR_SUCCESS) return 2;
+    if (up != NULL && up[0] == '\0') nodes = strdup("");
+    else if (up_nodes(jobset, up, down, &nodes, &nnodes) != SCR_SUCCESS) return 2;
+    if (nodes == NULL) {
+        scr_err("out of memory");
+        return 1;
+    }
     scr_kvtree *seen = scr_kvtree_new();
     if (seen == NULL) {
         free(nodes);

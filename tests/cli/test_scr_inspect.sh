@@ -74,6 +74,7 @@ rm -f "$SRUN_LOG"
 lists "XOR: one node down (-d), its rank is rebuilt from the others: listed" "1 2" -j 'node[0-3]' -d node1
 check "the down node is not asked" test "$(cat "$SRUN_LOG")" = "node0,node2,node3"
 lists "XOR: two nodes of the set down: not listed" "" -j 'node[0-3]' -d 'node[1-2]'
+lists "XOR: an empty -d names no node down, as scr_list_down_nodes prints it: listed" "1 2" -j 'node[0-3]' -d ''
 lists "XOR: the up nodes given (-u) instead: listed when one member is missing" "1 2" -j 'node[0-3]' \
     -u node0,node2,node3
 lists "XOR: -u with two members missing: not listed" "" -j 'node[0-3]' -u node0,node3
