@@ -54,7 +54,8 @@ static void cache_usage(void)
 }
 
 /* The number of ranks that wrote dataset id, from the RANKS of any file's
- * meta of rank; 0 when none records it. */
+ * meta of rank; 0 when none records it (a rank that wrote no file holds
+ * none: scr_inspect takes the number from the other ranks' lines). */
 static int ranks_of(const scr_filemap *map, int id, int rank)
 {
     const char **files = NULL;
@@ -79,14 +80,14 @@ static void report_rank(const scr_filemap *map, int id, int rank)
     int failures = 0, hop = 1, size = 0, ranks = 0;
     if (scr_filemap_get_tag(map, id, rank, "HOLDER", &holder) == SCR_SUCCESS && strcmp(holder, "PARTNER") == 0)
         return;
-    if (!scr_cached_rank_is_intact(map, id, rank) || (ranks = ranks_of(map, id, rank)) < 1 ||
-        scr_filemap_get_reddesc(map, id, rank, &red) != SCR_SUCCESS ||
+    if (!scr_cached_rank_is_intact(map, id, rank) || scr_filemap_get_reddesc(map, id, rank, &red) != SCR_SUCCESS ||
         scr_kvtree_util_get_str(red, "TYPE", &type) != SCR_SUCCESS ||
         scr_kvtree_util_get_int(red, "SET_SIZE", &size) != SCR_SUCCESS || size < 1 || size > INSPECT_MAX_RANKS ||
         (members = scr_kvtree_get(red, "MEMBERS")) == NULL)
         return; /* not whole, or nothing tells how it could be rebuilt: counted lost */
     scr_kvtree_util_get_int(red, "FAILURES", &failures);
     scr_kvtree_util_get_int(red, "HOP", &hop);
+    ranks = ranks_of(map, id, rank);
     printf("DSET=%d RANK=%d RANKS=%d TYPE=%s FAILURES=%d HOP=%d SET_SIZE=%d MEMBERS=", id, rank, ranks, type, failures,
            hop, size);
     for (int i = 0; i < size; i++) {
@@ -215,21 +216,21 @@ static int take_line(scr_kvtree *seen, const char *line)
     char type[16];
     if (sscanf(line, "DSET=%d RANK=%d RANKS=%d TYPE=%15[A-Z] FAILURES=%d HOP=%d SET_SIZE=%d MEMBERS=%n", &id, &rank,
                &ranks, type, &failures, &hop, &size, &used) != 7 ||
-        used == 0 || id < 1 || ranks < 1 || ranks > INSPECT_MAX_RANKS || rank < 0 || rank >= ranks || size < 1 ||
-        size > ranks || failures < 0 || hop < 1)
+        used == 0 || id < 1 || ranks < 0 || ranks > INSPECT_MAX_RANKS || rank < 0 || rank >= INSPECT_MAX_RANKS ||
+        (ranks > 0 && rank >= ranks) || size < 1 || size > INSPECT_MAX_RANKS || failures < 0 || hop < 1)
         goto bad;
     scr_kvtree *dset = scr_kvtree_getf(seen, "DSET %d", id);
     if (dset == NULL) dset = scr_kvtree_setf(seen, NULL, "DSET %d", id);
     int had = 0;
     if (dset == NULL) goto nomem;
-    if (scr_kvtree_util_get_int(dset, "RANKS", &had) == SCR_SUCCESS && had != ranks) {
+    if (ranks > 0 && scr_kvtree_util_get_int(dset, "RANKS", &had) == SCR_SUCCESS && had != ranks) {
         scr_err("scr_inspect_cache reports dataset %d written by %d ranks, and earlier by %d: '%s'", id, ranks, had,
                 line);
         return SCR_ERR_FORMAT;
     }
     scr_kvtree *red = scr_kvtree_new();
     scr_kvtree *members = red ? scr_kvtree_set(red, "MEMBERS", scr_kvtree_new()) : NULL;
-    if (members == NULL || scr_kvtree_util_set_int(dset, "RANKS", ranks) != SCR_SUCCESS ||
+    if (members == NULL || (ranks > 0 && scr_kvtree_util_set_int(dset, "RANKS", ranks) != SCR_SUCCESS) ||
         scr_kvtree_util_set_str(red, "TYPE", type) != SCR_SUCCESS ||
         scr_kvtree_util_set_int(red, "FAILURES", failures) != SCR_SUCCESS ||
         scr_kvtree_util_set_int(red, "HOP", hop) != SCR_SUCCESS ||
@@ -242,7 +243,8 @@ static int take_line(scr_kvtree *seen, const char *line)
         char *end = NULL, key[16];
         errno = 0;
         long member = strtol(p, &end, 10);
-        if (end == p || errno || member < 0 || member >= ranks || *end != (i + 1 < size ? ',' : '\0')) {
+        if (end == p || errno || member < 0 || member >= INSPECT_MAX_RANKS ||
+            *end != (i + 1 < size ? ',' : '\0')) {
             scr_kvtree_delete(red);
             goto bad;
         }
@@ -317,13 +319,32 @@ static int gather(struct scr31_argv *line, scr_kvtree *seen, int *out_lines, int
     return rc;
 }
 
-/* 1 when dataset dset (DSET/<id> of the reports) can be copied whole: every
- * rank reported, or rebuilt within what its set survives. */
+/* 1 when every rank and member the lines of dataset dset name is below
+ * ranks. */
+static int within(const scr_kvtree *reported, int ranks)
+{
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(reported); e; e = scr_kvtree_elem_next(e)) {
+        if (atoi(scr_kvtree_elem_key(e)) >= ranks) return 0;
+        const scr_kvtree *members = scr_kvtree_get(scr_kvtree_elem_hash(e), "MEMBERS");
+        for (scr_kvtree_elem *m = scr_kvtree_elem_first(members); m; m = scr_kvtree_elem_next(m)) {
+            int member = -1;
+            if (scr_kvtree_util_get_int(members, scr_kvtree_elem_key(m), &member) != SCR_SUCCESS || member >= ranks)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* 1 when dataset dset (DSET <id> of the reports) can be copied whole: every
+ * rank reported, or rebuilt within what its set survives. Not when no line
+ * says how many ranks wrote it, or a line names a rank beyond them: what
+ * cannot be judged is not counted on. */
 static int recoverable(const scr_kvtree *dset)
 {
     int ranks = 0;
     const scr_kvtree *reported = scr_kvtree_get(dset, "RANK");
-    if (scr_kvtree_util_get_int(dset, "RANKS", &ranks) != SCR_SUCCESS || reported == NULL) return 0;
+    if (scr_kvtree_util_get_int(dset, "RANKS", &ranks) != SCR_SUCCESS || reported == NULL || !within(reported, ranks))
+        return 0;
     char *gone = malloc((size_t)ranks), *in_a_set = calloc((size_t)ranks, 1);
     if (gone == NULL || in_a_set == NULL) {
         free(gone);

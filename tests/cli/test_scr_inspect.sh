@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_scr_inspect.sh — scr_inspect, SCR 3.1's name, lists the cached
 # datasets that the nodes still up can give back whole, on caches real runs
-# left (4 ranks on 4 simulated nodes, SCR_FLUSH=0, nothing on the prefix).
+# left (4 ranks on 4 simulated nodes, rank 3 writing no file, SCR_FLUSH=0,
+# nothing on the prefix).
 #
 # scr_inspect reaches each up node with srun; here a stand-in srun runs
 # scr_inspect_cache once per node of its --nodelist, with SCR_NODE_NAME set
@@ -60,7 +61,8 @@ lists() {
 # write TYPE: checkpoints 1 and 2 of 4 ranks on 4 nodes, left in cache
 write() {
     mpi_reset
-    mpi_run 4 4 SCR_FLUSH=0 SCR_CACHE_SIZE=2 SCR_COPY_TYPE="$1" SCR_SET_SIZE=4 -- --steps 2 --files 2 --size 3000
+    mpi_run 4 4 SCR_FLUSH=0 SCR_CACHE_SIZE=2 SCR_COPY_TYPE="$1" SCR_SET_SIZE=4 -- --steps 2 --files 2 --size 3000 \
+        --no-files 3
     mpi_expect_restart "$1_run_leaves_two_checkpoints_in_cache" 0 2
 }
 
