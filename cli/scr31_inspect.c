@@ -100,8 +100,8 @@ static void report_rank(const scr_filemap *map, int id, int rank)
     printf("\n");
 }
 
-/* The control directory the argument names: SCR 3.1 passes
- * <cntldir>/filemap.scrinfo; patterns expanded for this node. */
+/* The control directory the argument names, in a new string: SCR 3.1
+ * passes <cntldir>/filemap.scrinfo; patterns expanded for this node. */
 static int cache_dir_of(const char *arg, char **out_dir)
 {
     char node[256], user[256], jobid[256];
