@@ -207,7 +207,7 @@ static int up_nodes(const char *jobset, const char *up, const char *down, char *
     return SCR_SUCCESS;
 }
 
-/* One report line into seen: DSET/<id>/RANKS <n> and DSET/<id>/RANK/<r>
+/* One report line into seen: DSET <id> RANKS <n> and DSET <id> RANK <r>
  * holding the rank's redundancy record. SCR_ERR_FORMAT (said, with the
  * line) when it is not a report line or contradicts an earlier one. */
 static int take_line(scr_kvtree *seen, const char *line)
