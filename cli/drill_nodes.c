@@ -1,21 +1,18 @@
 /* drill_nodes.c — simulated nodes' directories, their caches, and losing them. */
 #include "drill_nodes.h"
+#include "cached_ranks.h"
 #include "dataset.h"
 #include "filemap.h"
 #include "job_dir.h"
 #include "job_env.h"
 #include "kvtree.h"
-#include "kvtree_util.h"
-#include "meta.h"
 #include "scr_err.h"
 #include "util_log.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 int drill_node_of_rank(int ranks, int nodes, int r)
@@ -92,88 +89,6 @@ int drill_nodes_cntl_dir(const struct drill_nodes *dn, int k, char **out_dir)
     return node_dir(dn, 0, k, out_dir);
 }
 
-/* Every filemap_<n>.scrinfo of directory dir merged into map. */
-static int read_filemaps(const char *dir, scr_filemap *map)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL) {
-        if (errno == ENOENT) return SCR_SUCCESS; /* the node never reached SCR_Init */
-        scr_err("cannot read directory %s: %s", dir, strerror(errno));
-        return SCR_ERR_IO;
-    }
-    int rc = SCR_SUCCESS;
-    for (struct dirent *e; rc == SCR_SUCCESS && (e = readdir(d)) != NULL;) {
-        int n = 0, used = 0;
-        if (sscanf(e->d_name, "filemap_%d.scrinfo%n", &n, &used) != 1 || e->d_name[used] != '\0') continue;
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        rc = scr_filemap_read(path, map);
-    }
-    closedir(d);
-    return rc;
-}
-
-/* Whether the set that rank's record red describes survives when the
- * ranks gone[r] nonzero are missing; scheme receives the record's TYPE. */
-static int set_survives(const struct drill_nodes *dn, const scr_kvtree *red, const char *gone, char *scheme,
-                        size_t len)
-{
-    const char *type = "SINGLE";
-    int failures = 0, hop = 1, size = 0;
-    scr_kvtree_util_get_str(red, "TYPE", &type);
-    scr_kvtree_util_get_int(red, "FAILURES", &failures);
-    scr_kvtree_util_get_int(red, "HOP", &hop);
-    scr_kvtree_util_get_int(red, "SET_SIZE", &size);
-    snprintf(scheme, len, "%s", type);
-    const scr_kvtree *members = scr_kvtree_get(red, "MEMBERS");
-    if (size < 1 || members == NULL || hop < 1) return 0; /* a record we cannot judge: not counted on */
-    int nlost = 0, partner_lost_too = 0;
-    for (int i = 0; i < size; i++) {
-        char key[16];
-        int rank = -1, partner = -1;
-        snprintf(key, sizeof(key), "%d", i);
-        if (scr_kvtree_util_get_int(members, key, &rank) != SCR_SUCCESS || rank < 0 || rank >= dn->ranks) return 0;
-        if (!gone[rank]) continue;
-        nlost++;
-        snprintf(key, sizeof(key), "%d", (i + hop) % size);
-        if (scr_kvtree_util_get_int(members, key, &partner) == SCR_SUCCESS && partner >= 0 &&
-            partner < dn->ranks && gone[partner])
-            partner_lost_too = 1;
-    }
-    if (nlost == 0) return 1;
-    if (strcmp(type, "XOR") == 0) return nlost <= 1;
-    if (strcmp(type, "RS") == 0) return nlost <= failures;
-    if (strcmp(type, "PARTNER") == 0) return !partner_lost_too;
-    return 0; /* SINGLE keeps no copy */
-}
-
-/* Whether rank r holds dataset id whole, as SCR_Init will judge it: marked
- * complete, every file it expects listed, each written completely and of
- * its recorded size (a run killed in the middle of an encode leaves the
- * redundancy file short or unlisted). */
-static int rank_is_intact(const scr_filemap *map, int id, int r)
-{
-    const scr_dataset *desc = NULL;
-    int complete = 0, expected = -1, nfiles = 0, ok = 1;
-    if (scr_filemap_get_dataset(map, id, r, &desc) != SCR_SUCCESS ||
-        scr_dataset_get_complete(desc, &complete) != SCR_SUCCESS || !complete ||
-        scr_filemap_get_expected_files(map, id, r, &expected) != SCR_SUCCESS ||
-        expected != scr_filemap_num_files(map, id, r))
-        return 0;
-    const char **files = NULL;
-    if (scr_filemap_list_files(map, id, r, &files, &nfiles) != SCR_SUCCESS) return 0;
-    for (int f = 0; ok && f < nfiles; f++) {
-        const scr_meta *meta = NULL;
-        uint64_t size = 0;
-        struct stat st;
-        ok = scr_filemap_get_meta(map, id, r, files[f], &meta) == SCR_SUCCESS && scr_meta_is_complete(meta) &&
-             scr_meta_get_filesize(meta, &size) == SCR_SUCCESS && stat(files[f], &st) == 0 &&
-             (uint64_t)st.st_size == size;
-    }
-    free(files);
-    return ok;
-}
-
 /* Judge dataset id into c from maps[k], node k's filemaps: each rank as its
  * own node records it (a node also lists the files it holds for other
  * ranks, PARTNER copies, which say nothing of whether the rank's own files
@@ -188,7 +103,7 @@ static void judge(const struct drill_nodes *dn, scr_filemap *const *maps, int id
         int k = drill_node_of_rank(dn->ranks, dn->nodes, r);
         const scr_dataset *desc = NULL;
         const char *name = NULL;
-        int intact = rank_is_intact(maps[k], id, r);
+        int intact = scr_cached_rank_is_intact(maps[k], id, r);
         if (!intact) c->complete = 0;
         gone[r] = !intact || lost[k];
         if (gone[r]) c->rebuild = 1;
@@ -204,7 +119,7 @@ static void judge(const struct drill_nodes *dn, scr_filemap *const *maps, int id
             c->survives = 0;
             continue;
         }
-        if (!set_survives(dn, red, gone, c->scheme, sizeof(c->scheme))) c->survives = 0;
+        if (!scr_cached_set_survives(red, gone, dn->ranks, c->scheme, sizeof(c->scheme))) c->survives = 0;
     }
 }
 
@@ -273,7 +188,7 @@ int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struc
             break;
         }
         rc = drill_nodes_cntl_dir(dn, k, &dir);
-        if (rc == SCR_SUCCESS) rc = read_filemaps(dir, maps[k]);
+        if (rc == SCR_SUCCESS) rc = scr_cached_read_filemaps(dir, maps[k]);
         free(dir);
     }
     if (rc == SCR_SUCCESS) rc = checkpoint_ids(dn, maps, &ids, &nids);

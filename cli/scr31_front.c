@@ -25,6 +25,8 @@ static const struct {
     { "scr_list_down_nodes", scr31_list_down_nodes },
     { "scr_env", scr31_env },
     { "scr_list_dir", scr31_list_dir },
+    { "scr_inspect", scr31_inspect },
+    { "scr_inspect_cache", scr31_inspect_cache },
 };
 
 int scr31_main(const char *name, int argc, char **argv)
@@ -36,10 +38,11 @@ int scr31_main(const char *name, int argc, char **argv)
     return SCR31_EXIT_FAILED;
 }
 
-/* The directory our commands are in: this program's own when installed.
- * Uninstalled, the front ends are built in cli/scr31 (libtool may run them
- * from its .libs) and our commands in cli. "" when it cannot be told. */
-static void commands_dir(char *buf, size_t len)
+/* The directory our commands are in (front_end 0), or the other front ends
+ * (front_end 1): this program's own when installed. Uninstalled, the front
+ * ends are built in cli/scr31 (libtool may run them from its .libs) and our
+ * commands in cli. "" when it cannot be told. */
+static void commands_dir(char *buf, size_t len, int front_end)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -51,7 +54,7 @@ static void commands_dir(char *buf, size_t len)
     *slash = '\0';
     size_t l = strlen(exe);
     if (l >= 6 && strcmp(exe + l - 6, "/.libs") == 0) exe[l -= 6] = '\0';
-    if (l >= 10 && strcmp(exe + l - 10, "/cli/scr31") == 0) exe[l - 6] = '\0';
+    if (!front_end && l >= 10 && strcmp(exe + l - 10, "/cli/scr31") == 0) exe[l - 6] = '\0';
     snprintf(buf, len, "%s", exe);
 }
 
@@ -78,16 +81,26 @@ int scr31_argv_add(struct scr31_argv *line, const char *word)
     return SCR_SUCCESS;
 }
 
-int scr31_argv_start(struct scr31_argv *line, const char *tool)
+static int argv_start(struct scr31_argv *line, const char *tool, int front_end)
 {
     static char path[PATH_MAX];
     char dir[PATH_MAX];
     memset(line, 0, sizeof(*line));
-    commands_dir(dir, sizeof(dir));
+    commands_dir(dir, sizeof(dir), front_end);
     int n = snprintf(path, sizeof(path), "%s/%s", dir, tool);
     if (dir[0] == '\0' || n < 0 || (size_t)n >= sizeof(path) || access(path, X_OK) != 0)
         snprintf(path, sizeof(path), "%s", tool);
     return scr31_argv_add(line, path);
+}
+
+int scr31_argv_start(struct scr31_argv *line, const char *tool)
+{
+    return argv_start(line, tool, 0);
+}
+
+int scr31_argv_start_front_end(struct scr31_argv *line, const char *name)
+{
+    return argv_start(line, name, 1);
 }
 
 void scr31_argv_free(struct scr31_argv *line)

@@ -1,11 +1,13 @@
 /* scr31_front.h — SCR 3.1's command names, for job scripts written for it.
  *
  * scr_index, scr_halt, scr_srun, scr_prerun, scr_postrun,
- * scr_list_down_nodes, scr_env and scr_list_dir take the options SCR 3.1
- * documents and do the work with our commands: most translate their
- * options and run the command of ours beside them (scr31_wrap.c: scr-index,
- * scr-halt, scr-run, scr-list-down-nodes), the others answer from the
- * environment and the configuration themselves (scr31_info.c). An option
+ * scr_list_down_nodes, scr_env, scr_list_dir and scr_inspect take the
+ * options SCR 3.1 documents and do the work with our commands: most
+ * translate their options and run the command of ours beside them
+ * (scr31_wrap.c: scr-index, scr-halt, scr-run, scr-list-down-nodes), the
+ * others answer from the environment and the configuration themselves
+ * (scr31_info.c), or, scr_inspect, from what scr_inspect_cache reports of
+ * each node's cache (scr31_inspect.c). An option
  * SCR 3.1 has that we cannot honour is refused, naming it, with exit
  * status 2; nothing is accepted and ignored. Each program is one of these
  * names (SCR31_NAME, fixed when it is built) and links no MPI. */
@@ -24,6 +26,8 @@ int scr31_list_down_nodes(int argc, char **argv);
 int scr31_prerun(int argc, char **argv);
 int scr31_env(int argc, char **argv);
 int scr31_list_dir(int argc, char **argv);
+int scr31_inspect(int argc, char **argv);
+int scr31_inspect_cache(int argc, char **argv);
 
 /* --- shared by the front ends (scr31_front.c) -------------------------------- */
 
@@ -39,6 +43,9 @@ struct scr31_argv {
 /* Start line with our command tool ("scr-index"), found beside this
  * program, else in PATH; SCR_ERR_NOMEM (said) when out of memory. */
 int scr31_argv_start(struct scr31_argv *line, const char *tool);
+/* Start line with another front end (name), found beside this program,
+ * else in PATH; as scr31_argv_start. */
+int scr31_argv_start_front_end(struct scr31_argv *line, const char *name);
 /* Append word; SCR_ERR_NOMEM (said) when out of memory. */
 int scr31_argv_add(struct scr31_argv *line, const char *word);
 void scr31_argv_free(struct scr31_argv *line);

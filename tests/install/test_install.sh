@@ -45,7 +45,8 @@ fi
 
 commands="scr-print scr-index scr-adopt scr-halt scr-list-down-nodes scr-scavenge scr-run scr-log scr-drill"
 # SCR 3.1's names, for job scripts written for it (scr31-commands(1))
-scr31_commands="scr_index scr_halt scr_srun scr_prerun scr_postrun scr_list_down_nodes scr_env scr_list_dir"
+scr31_commands="scr_index scr_halt scr_srun scr_prerun scr_postrun scr_list_down_nodes scr_env scr_list_dir
+scr_inspect scr_inspect_cache"
 commands="$commands $scr31_commands"
 
 # --- 1. make install DESTDIR=... ------------------------------------------------

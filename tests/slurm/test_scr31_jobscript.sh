@@ -6,8 +6,10 @@
 # --scr-* options). (a) The batch script SCR 3.1 ships as its example
 # (#SBATCH --no-kill, scr_prerun -p $prefix, srun -K, scr_postrun -p $prefix
 # -j srun): the run dies right after checkpoint 2, which was never flushed
-# (SCR_FLUSH=10); scr_postrun copies it from both nodes' cache to the
-# prefix, and scr_index --list --prefix=DIR lists it complete and current.
+# (SCR_FLUSH=10); scr_inspect, asked first, lists it (SINGLE: only with
+# both nodes' caches read); scr_postrun copies it from both nodes' cache to
+# the prefix, and scr_index --list --prefix=DIR lists it complete and
+# current.
 # (b) The same job through scr_srun with SCR_RUNS=2: the second run restarts
 # from the cache, finishes, and its last checkpoint is on the prefix, listed
 # current by scr_index. (c) Without the plugin, scr_env --endtime asks
@@ -64,6 +66,7 @@ if [ \$? -ne 0 ] ; then
 fi
 srun -K --mpi=pmix -N2 -n2 $app $app_args
 echo \"srun ended \$?\"
+echo \"inspect: \$(scr_inspect -j \$SLURM_JOB_NODELIST -d \"\$(scr_list_down_nodes -j srun)\" -f \"\$(scr_list_dir control)\")\"
 scr_postrun -p \$scr_prefix -j srun
 echo \"scr_postrun ended \$?\""
 p=$slurm_work/example
@@ -73,6 +76,11 @@ if printf '%s\n' "$out" | grep -q "srun ended [1-9]" && [ ! -e "$p/ckpt.3" ] &&
     ok "SCR 3.1's example script: the run dies after checkpoint 2, which each node then copies"
 else
     not_ok "SCR 3.1's example script: the run dies after checkpoint 2, which each node then copies" "$out"
+fi
+if printf '%s\n' "$out" | grep -q "^inspect: 2$"; then
+    ok "scr_inspect, run before scr_postrun, reads both nodes' caches with srun and lists dataset 2"
+else
+    not_ok "scr_inspect, run before scr_postrun, reads both nodes' caches with srun and lists dataset 2" "$out"
 fi
 if listed "$p" ckpt.2 && [ -s "$p/ckpt.2/rank0_f0.dat" ] && [ -s "$p/ckpt.2/rank1_f1.dat" ] &&
    printf '%s\n' "$out" | grep -q "scr_postrun ended 0"; then
