@@ -118,6 +118,7 @@ static int config_message(const char *config, scr_kvtree **out_msg)
     if (rc == SCR_SUCCESS && (is_question(config) || changes_a_table(config))) {
         rc = scr_config_load(early_config, NULL);
         if (rc == SCR_SUCCESS) rc = scr_config_export_files(early_config, &files);
+        /* scr_kvtree_set takes files, and frees it when it cannot store it */
         if (rc == SCR_SUCCESS && scr_kvtree_set(msg, CONFIG_MSG_FILES, files) == NULL) {
             scr_err("out of memory in SCR_Config");
             rc = SCR_ERR_NOMEM;
@@ -189,14 +190,21 @@ out:
 
 /* SCR_Config before SCR_Init: collective over MPI_COMM_WORLD once MPI is
  * up (on a duplicate, so that its messages meet no application's), the
- * calling process alone before MPI_Init. */
+ * calling process alone before MPI_Init and after MPI_Finalize. After
+ * MPI_Finalize no SCR_Init can follow: a question is answered, a setting
+ * refused with a message (it could never take effect). */
 static const char *config_before_init(const char *config)
 {
     if (early_config == NULL && (early_config = scr_config_new()) == NULL) return NULL;
     char *value = NULL;
-    int initialized = 0;
+    int initialized = 0, finalized = 0;
     if (scr_mpi_check(MPI_Initialized(&initialized), "MPI_Initialized") != SCR_SUCCESS) return NULL;
-    if (!initialized) {
+    if (initialized && scr_mpi_check(MPI_Finalized(&finalized), "MPI_Finalized") != SCR_SUCCESS) return NULL;
+    if (finalized && !is_question(config)) {
+        scr_err("SCR_Config('%s') called after MPI_Finalize: no SCR_Init can follow, so nothing is set", config);
+        return NULL;
+    }
+    if (!initialized || finalized) {
         int rc = SCR_SUCCESS;
         if (is_question(config) || changes_a_table(config)) rc = scr_config_load(early_config, NULL);
         if (rc == SCR_SUCCESS) rc = scr_config_apply(early_config, config, &value);
