@@ -226,7 +226,10 @@ int scr_shared_file_refuse(struct scr_run *run, int id, const char *name, uint64
     const char **files = NULL;
     const char *which = NULL;
     int n = 0, have = INT_MAX, teller = INT_MAX;
-    scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    /* a rank that cannot list its files (it said why) still joins the
+     * reduction: another rank that routed the name tells it */
+    int lrc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    if (lrc != SCR_SUCCESS) n = 0;
     for (int f = 0; f < n && which == NULL; f++) {
         const char *rel = NULL;
         scr_shared_file_rel(run, id, files[f], &rel);
@@ -240,7 +243,7 @@ int scr_shared_file_refuse(struct scr_run *run, int id, const char *name, uint64
                 "SCR_CACHE_BYPASS=1 to write the dataset in place on the prefix%s%s%s", id, name, nodes, which,
                 why ? " (" : "", why ? why : "", why ? ")" : "");
     free(files);
-    return rc;
+    return rc; /* the same on every rank: a rank that could not list its files said so */
 }
 
 /* The marker of name hash in dataset id, in the node's control directory (new string). */
@@ -272,7 +275,11 @@ int scr_shared_route_note(struct scr_run *run, int id, const char *rel, const ch
     if (rc != SCR_SUCCESS) return rc;
     int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) { /* the first rank of this node to route it */
-        close(fd);
+        if (close(fd) != 0) {
+            scr_err("SCR_Route_file: cannot close %s, the note that %s was routed: %s", marker, rel,
+                    strerror(errno));
+            rc = SCR_ERR_IO;
+        }
     } else if (errno != EEXIST) {
         scr_err("SCR_Route_file: cannot create %s to note that %s was routed: %s", marker, rel, strerror(errno));
         rc = SCR_ERR_IO;

@@ -232,6 +232,7 @@ static int merge_one(struct scr_run *run, const struct shared_file *s, void *buf
                      uint64_t *out_conflict)
 {
     int in = -1, out = -1, n = 0, nall = 0, nov = 0, ok = 0;
+    int made = 0; /* the writer opened s->dest for the merge: what is there is the merge's */
     uint64_t *ext = NULL, *all = NULL, *ov = NULL, size = 0, total = 0;
     int *counts = NULL, *displs = NULL;
     struct stat st;
@@ -279,6 +280,7 @@ static int merge_one(struct scr_run *run, const struct shared_file *s, void *buf
         if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0777);
         free(dir);
         if (rc == SCR_SUCCESS) rc = scr_open_regular(s->dest, O_WRONLY | O_CREAT | O_TRUNC, 0666, &out);
+        made = rc == SCR_SUCCESS;
         if (rc == SCR_SUCCESS) rc = scr_truncate_fd(out, total, s->dest);
     }
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
@@ -313,8 +315,10 @@ agree:
     free(displs);
     if (mrc != SCR_SUCCESS) return mrc;
     if (!ok || *out_conflict != NO_CONFLICT) {
-        /* nothing of a file that could not be merged stays on the prefix */
-        if (run->rank == s->writer && unlink(s->dest) != 0 && errno != ENOENT)
+        /* nothing of a file that could not be merged stays on the prefix;
+         * a file at its path the merge never opened (an older dataset's,
+         * a user's) is not the merge's to remove */
+        if (made && unlink(s->dest) != 0 && errno != ENOENT)
             scr_warn("cannot remove %s: %s", s->dest, strerror(errno));
     }
     return ok ? SCR_SUCCESS : SCR_ERR_IO;
@@ -472,7 +476,10 @@ static int move_to_prefix(struct scr_run *run, int id, const struct shared_file 
     }
     mrc = scr_mpi_check(MPI_Barrier(run->world), "waiting for the cache to let go of a dataset");
     if (mrc != SCR_SUCCESS) goto out;
-    if (run->node_rank == 0) scr_remove_tree(dsdir);
+    /* the files are safe on the prefix: what stays of the directory in
+     * cache (each entry was warned about) costs space, not the dataset */
+    if (run->node_rank == 0 && scr_remove_tree(dsdir) != SCR_SUCCESS)
+        scr_dbg(1, "dataset %d is on the prefix; part of %s stays in cache", id, dsdir);
     for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
         rc = scr_filemap_unset_meta(run->map, id, run->rank, files[f]);
         if (rc == SCR_SUCCESS) rc = scr_filemap_remove_file(run->map, id, run->rank, files[f]);
