@@ -32,7 +32,8 @@ struct scr_shared_crc {
 
 /* The readers of dataset id's shared files (descriptor desc, the same on
  * every rank): an empty plan, with no communication, when desc counts no
- * shared names. Collective otherwise; all ranks agree on the outcome.
+ * shared names or SCR_CRC_ON_FLUSH is off (no CRC is read then).
+ * Collective otherwise; all ranks agree on the outcome.
  * Release with scr_shared_crc_free. */
 int scr_shared_crc_plan(struct scr_run *run, int id, const scr_dataset *desc, struct scr_shared_crc *out);
 

@@ -11,7 +11,8 @@
 #     parts (the file once), and the check (the file once more);
 #   - every node lost, SCR_FETCH_BYPASS=1 restarts through the index, in
 #     place, the same;
-#   - SCR_CACHE_BYPASS=1, written in place: the flush and the restart.
+#   - SCR_CACHE_BYPASS=1, written in place: the flush and the restart;
+#   - SCR_CRC_ON_FLUSH=0: a merged checkpoint is flushed and read back.
 # 4 ranks on 2 nodes each list the file: the old way read it 4 times for
 # each CRC.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
@@ -86,5 +87,12 @@ mpi_expect_restart "and_restarts_in_place" 2 3
 read_about "whose_check_reads_it_once_beside_the_application" "$scratch/trace.bypass-restart" \
     "$prefix/ckpt.2/shared.dat" 2
 check "without_an_error_said" test ! -s "$mpi_err"
+
+# without CRCs (SCR_CRC_ON_FLUSH=0) no rank waits for one from another
+mpi_reset
+mpi_run 4 2 SCR_CRC_ON_FLUSH=0 -- --steps 2 --shared-file --size 3000
+mpi_expect_restart "with_SCR_CRC_ON_FLUSH_0_a_merged_checkpoint_is_flushed_without_CRCs" 0 2
+mpi_run 4 2 SCR_CRC_ON_FLUSH=0 -- --steps 3 --shared-file --size 3000
+mpi_expect_restart "and_restarted_from" 2 3
 
 done_testing
