@@ -227,7 +227,8 @@ static int merge_overlaps(struct scr_run *run, const struct shared_file *s, int 
 
 /* Merge the pieces of s into s->dest. *out_conflict: the first offset two
  * nodes wrote differently (NO_CONFLICT when none). Collective; all ranks
- * agree on the outcome and the conflict. */
+ * agree on the outcome and the conflict. A merge that does not succeed
+ * removes s->dest when the writer opened it, and only then. */
 static int merge_one(struct scr_run *run, const struct shared_file *s, void *buf, struct reduce_bufs *b,
                      uint64_t *out_conflict)
 {
@@ -313,14 +314,14 @@ agree:
     free(ov);
     free(counts);
     free(displs);
-    if (mrc != SCR_SUCCESS) return mrc;
-    if (!ok || *out_conflict != NO_CONFLICT) {
+    if (mrc != SCR_SUCCESS || !ok || *out_conflict != NO_CONFLICT) {
         /* nothing of a file that could not be merged stays on the prefix;
          * a file at its path the merge never opened (an older dataset's,
          * a user's) is not the merge's to remove */
         if (made && unlink(s->dest) != 0 && errno != ENOENT)
             scr_warn("cannot remove %s: %s", s->dest, strerror(errno));
     }
+    if (mrc != SCR_SUCCESS) return mrc;
     return ok ? SCR_SUCCESS : SCR_ERR_IO;
 }
 
@@ -527,10 +528,13 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_NOMEM;
     if (mrc == SCR_SUCCESS) mrc = describe(run, id, shared, nshared, s);
-    for (; mrc == SCR_SUCCESS && merged < nshared; merged++) {
+    /* merged counts the files merged whole; one that failed or was
+     * refused is taken back by merge_one, which knows whether it opened it */
+    while (mrc == SCR_SUCCESS && merged < nshared) {
         uint64_t conflict = NO_CONFLICT;
         mrc = merge_one(run, &s[merged], buf, &b, &conflict);
-        if (mrc == SCR_SUCCESS && conflict != NO_CONFLICT) {
+        if (mrc != SCR_SUCCESS) break;
+        if (conflict != NO_CONFLICT) {
             char why[160];
             snprintf(why, sizeof(why), "two nodes wrote different bytes at offset %" PRIu64 " of it, so its parts "
                      "cannot be merged", conflict);
@@ -538,6 +542,7 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
             if (mrc == SCR_SUCCESS) *out_refused = 1;
             break;
         }
+        merged++;
     }
     if (mrc == SCR_SUCCESS && !*out_refused) {
         mrc = move_to_prefix(run, id, s, nshared, buf);
