@@ -199,7 +199,9 @@ int scr31_halt(int argc, char **argv)
         scr_err("cannot tell the current directory");
         status = SCR31_EXIT_FAILED;
     }
-    /* one scr-halt per prefix: the line ends with the directory */
+    /* one scr-halt per prefix: the line ends with the directory, after
+     * "--" so that a directory named like an option is read as one */
+    if (status == 0 && scr31_argv_add(&line, "--") != SCR_SUCCESS) status = SCR31_EXIT_FAILED;
     char **dirs = optind < argc ? argv + optind : &cwd;
     int ndirs = status == 0 ? (optind < argc ? argc - optind : 1) : 0, dir_at = line.count;
     /* every prefix is tried; the first failure is the exit status */
@@ -239,9 +241,12 @@ static int is_restart_option(const char *arg)
 int scr31_srun(int argc, char **argv)
 {
     if (argc < 2) return scr_cli_usage_error("no program to run: give srun's options and the program");
-    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        srun_usage();
-        return 0;
+    /* SCR 3.1 shows its help for -h or --help anywhere on the line */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            srun_usage();
+            return 0;
+        }
     }
     for (int i = 1; i < argc; i++)
         if (is_restart_option(argv[i]))

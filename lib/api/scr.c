@@ -118,6 +118,7 @@ static int config_message(const char *config, scr_kvtree **out_msg)
     if (rc == SCR_SUCCESS && (is_question(config) || changes_a_table(config))) {
         rc = scr_config_load(early_config, NULL);
         if (rc == SCR_SUCCESS) rc = scr_config_export_files(early_config, &files);
+        /* scr_kvtree_set takes files, and frees it when it cannot store it */
         if (rc == SCR_SUCCESS && scr_kvtree_set(msg, CONFIG_MSG_FILES, files) == NULL) {
             scr_err("out of memory in SCR_Config");
             rc = SCR_ERR_NOMEM;
@@ -189,14 +190,21 @@ out:
 
 /* SCR_Config before SCR_Init: collective over MPI_COMM_WORLD once MPI is
  * up (on a duplicate, so that its messages meet no application's), the
- * calling process alone before MPI_Init. */
+ * calling process alone before MPI_Init and after MPI_Finalize. After
+ * MPI_Finalize no SCR_Init can follow: a question is answered, a setting
+ * refused with a message (it could never take effect). */
 static const char *config_before_init(const char *config)
 {
     if (early_config == NULL && (early_config = scr_config_new()) == NULL) return NULL;
     char *value = NULL;
-    int initialized = 0;
+    int initialized = 0, finalized = 0;
     if (scr_mpi_check(MPI_Initialized(&initialized), "MPI_Initialized") != SCR_SUCCESS) return NULL;
-    if (!initialized) {
+    if (initialized && scr_mpi_check(MPI_Finalized(&finalized), "MPI_Finalized") != SCR_SUCCESS) return NULL;
+    if (finalized && !is_question(config)) {
+        scr_err("SCR_Config('%s') called after MPI_Finalize: no SCR_Init can follow, so nothing is set", config);
+        return NULL;
+    }
+    if (!initialized || finalized) {
         int rc = SCR_SUCCESS;
         if (is_question(config) || changes_a_table(config)) rc = scr_config_load(early_config, NULL);
         if (rc == SCR_SUCCESS) rc = scr_config_apply(early_config, config, &value);
@@ -717,18 +725,29 @@ static int record_totals(int id, uint64_t bytes, int files, int complete)
     return scr_cache_save_filemap(run);
 }
 
-/* The files of dataset id (name) that ranks on several nodes routed are
- * merged on the prefix, and the dataset is written in place from here on;
- * when two nodes wrote a same byte, or some rank's output is not valid,
- * *valid becomes 0 on every rank. Collective; all ranks agree. */
-static int merge_shared_files(int id, const char *name, int *valid)
+/* The names of dataset id (name) that several ranks list. Those that ranks
+ * on several nodes routed into cache are merged on the prefix, and the
+ * dataset is written in place from here on; when two nodes wrote a same
+ * byte, or some rank's output is not valid, *valid becomes 0 on every
+ * rank. A dataset that ends on the prefix (merged, or written in place
+ * with SCR_CACHE_BYPASS=1) records in its descriptor how many of its names
+ * several ranks list, so that its flush and a restart from the records
+ * read each such file once for its CRC (shared_crc.h) and a dataset of a
+ * file per process asks nothing more. Collective; all ranks agree. */
+static int find_shared_files(int id, const char *name, int *valid)
 {
-    uint64_t *shared = NULL;
-    int nshared = 0, all_valid = 0, refused = 0;
-    int rc = scr_shared_files_find(run, id, &shared, &nshared); /* all ranks agree */
+    uint64_t *listed = NULL, *shared = NULL;
+    int nlisted = 0, nshared = 0, all_valid = 0, refused = 0, ok = 0;
+    int in_cache = run->dset_in_cache;
+    int rc = scr_shared_files_find(run, id, &listed, &nlisted); /* all ranks agree */
     /* every route is done (the caller waited for every rank) */
-    scr_shared_route_forget(run, id);
-    if (rc != SCR_SUCCESS || nshared == 0) goto out;
+    if (in_cache) scr_shared_route_forget(run, id);
+    if (rc != SCR_SUCCESS) goto out;
+    int lrc = scr_shared_files_across_nodes(listed, nlisted, &shared, &nshared);
+    /* all ranks agree: */
+    rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
+    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
+    if (rc != SCR_SUCCESS || !in_cache || nshared == 0) goto out;
     /* pieces are merged only when every rank says its output is good */
     rc = scr_comm_all_true(*valid, run->world, &all_valid);
     if (rc != SCR_SUCCESS || !all_valid) goto out;
@@ -743,6 +762,14 @@ static int merge_shared_files(int id, const char *name, int *valid)
     if (rc == SCR_SUCCESS && refused) *valid = 0;
     if (rc == SCR_SUCCESS && !refused) run->dset_in_cache = 0;
 out:
+    /* the same count on every rank: the descriptor is every rank's */
+    if (rc == SCR_SUCCESS && !run->dset_in_cache) {
+        int src = scr_dataset_set_shared_names(run->dset, nlisted);
+        /* all ranks agree: */
+        rc = scr_comm_all_true(src == SCR_SUCCESS, run->world, &ok);
+        if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
+    }
+    free(listed);
     free(shared);
     return rc;
 }
@@ -764,9 +791,10 @@ static int complete_output(int valid)
     if (rc != SCR_SUCCESS) return rc;
     /* a file routed on several nodes is in pieces, one per node's cache:
      * merged on the prefix, where the dataset then lives as one written
-     * in place (shared_merge.h) */
-    if (run->dset_in_cache) {
-        rc = merge_shared_files(id, name, &mine_valid);
+     * in place (shared_merge.h); a dataset written in place has its names
+     * that several ranks list counted only when its flush takes CRCs */
+    if (run->dset_in_cache || run->crc_on_flush) {
+        rc = find_shared_files(id, name, &mine_valid);
         if (rc != SCR_SUCCESS) return rc;
     }
     rc = seal_my_files(id, &mine_valid, &bytes, &nfiles);

@@ -6,7 +6,10 @@
  * one copy, which is whole. scr_shared_files_find finds the files routed on
  * several nodes when their dataset completes (the first collective call
  * after the routes), by the hash of their names relative to the prefix:
- * rank 0 gathers (hash, node) pairs, O(files) bytes, once per dataset. The
+ * rank 0 gathers (hash, node, rank) triples, O(files) bytes, once per
+ * dataset. The same list names the files several ranks list (of one node
+ * or several), each of which the flush of a dataset written in place
+ * reads once for its CRC, on the lowest of those ranks (shared_crc.h). The
  * pieces are merged on the prefix by shared_merge.h (transfer layer).
  *
  * A rank may open a file that a rank on another node created, without
@@ -53,27 +56,33 @@ uint64_t scr_shared_name_hash(const char *rel)
     return h;
 }
 
-/* (hash, node) pairs sort by hash, then node. */
-static int cmp_pair(const void *a, const void *b)
+/* (hash, node, rank) triples sort by hash, then node, then rank. */
+static int cmp_triple(const void *a, const void *b)
 {
     const uint64_t *x = a, *y = b;
-    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-    return x[1] < y[1] ? -1 : x[1] > y[1];
+    for (int i = 0; i < 3; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
 }
 
-/* Rank 0: the hashes that pair with more than one node, packed at the front
- * of pairs as (hash, nodes); their number in *out_n. */
-static void find_shared(uint64_t *pairs, int n, int *out_n)
+/* Rank 0: the hashes that more than one rank lists, packed at the front of
+ * triples as (hash, nodes, lowest rank); their number in *out_n. */
+static void find_listed(uint64_t *t, int n, int *out_n)
 {
     int found = 0;
-    qsort(pairs, (size_t)n, 2 * sizeof(uint64_t), cmp_pair);
+    qsort(t, (size_t)n, 3 * sizeof(uint64_t), cmp_triple);
     for (int i = 0; i < n;) {
         int j = i + 1, nodes = 1;
-        for (; j < n && pairs[2 * j] == pairs[2 * i]; j++)
-            if (pairs[2 * j + 1] != pairs[2 * j - 1]) nodes++;
-        if (nodes > 1) {
-            pairs[2 * found] = pairs[2 * i];
-            pairs[2 * found + 1] = (uint64_t)nodes;
+        uint64_t lowest = t[3 * i + 2];
+        for (; j < n && t[3 * j] == t[3 * i]; j++) {
+            if (t[3 * j + 1] != t[3 * j - 2]) nodes++;
+            if (t[3 * j + 2] < lowest) lowest = t[3 * j + 2];
+        }
+        if (j - i > 1) {
+            uint64_t hash = t[3 * i];
+            t[3 * found] = hash;
+            t[3 * found + 1] = (uint64_t)nodes;
+            t[3 * found + 2] = lowest;
             found++;
         }
         i = j;
@@ -91,19 +100,20 @@ int scr_shared_file_rel(const struct scr_run *run, int id, const char *file, con
 }
 
 /* This rank's files of dataset id as (hash of the name relative to the
- * prefix, node) pairs in a new array. */
-static int my_pairs(struct scr_run *run, int id, uint64_t node, uint64_t **out_pairs, int *out_n)
+ * prefix, node, rank) triples in a new array. */
+static int my_triples(struct scr_run *run, int id, uint64_t node, uint64_t **out_t, int *out_n)
 {
     const char **files = NULL;
     int n = 0;
-    *out_pairs = NULL;
+    *out_t = NULL;
     *out_n = 0;
-    if (scr_filemap_list_files(run->map, id, run->rank, &files, &n) != SCR_SUCCESS || n == 0) {
+    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n); /* says what failed */
+    if (rc != SCR_SUCCESS || n == 0) {
         free(files);
-        return SCR_SUCCESS;
+        return rc;
     }
-    uint64_t *pairs = malloc(2 * sizeof(uint64_t) * (size_t)n);
-    if (pairs == NULL) {
+    uint64_t *t = malloc(3 * sizeof(uint64_t) * (size_t)n);
+    if (t == NULL) {
         free(files);
         scr_err("out of memory listing the files of dataset %d", id);
         return SCR_ERR_NOMEM;
@@ -111,28 +121,29 @@ static int my_pairs(struct scr_run *run, int id, uint64_t node, uint64_t **out_p
     for (int f = 0; f < n; f++) {
         const char *rel = NULL;
         scr_shared_file_rel(run, id, files[f], &rel);
-        pairs[2 * f] = scr_shared_name_hash(rel);
-        pairs[2 * f + 1] = node;
+        t[3 * f] = scr_shared_name_hash(rel);
+        t[3 * f + 1] = node;
+        t[3 * f + 2] = (uint64_t)run->rank;
     }
     free(files);
-    *out_pairs = pairs;
+    *out_t = t;
     *out_n = n;
     return SCR_SUCCESS;
 }
 
-int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_shared, int *out_n)
+int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_listed, int *out_n)
 {
-    *out_shared = NULL;
+    *out_listed = NULL;
     *out_n = 0;
     /* a node is known by the world rank of its first rank */
     int leader = run->rank;
     int rc = scr_mpi_check(MPI_Bcast(&leader, 1, MPI_INT, 0, run->node), "naming this node");
-    uint64_t *pairs = NULL, *all = NULL;
-    int n = 0, lrc = SCR_SUCCESS, *counts = NULL, *displs = NULL, total = 0, ok = 0, nshared = 0;
-    if (rc == SCR_SUCCESS) lrc = my_pairs(run, id, (uint64_t)leader, &pairs, &n);
+    uint64_t *mine_t = NULL, *all = NULL;
+    int n = 0, lrc = SCR_SUCCESS, *counts = NULL, *displs = NULL, total = 0, ok = 0, nlisted = 0;
+    if (rc == SCR_SUCCESS) lrc = my_triples(run, id, (uint64_t)leader, &mine_t, &n);
     if (rc == SCR_SUCCESS) rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
     if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
-    int mine = 2 * n;
+    int mine = 3 * n;
     if (rc == SCR_SUCCESS && run->rank == 0) {
         counts = malloc(sizeof(int) * (size_t)run->ranks);
         displs = malloc(sizeof(int) * (size_t)run->ranks);
@@ -148,7 +159,7 @@ int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_shared, in
             displs[r] = total;
             total += counts[r];
         }
-        all = malloc(sizeof(uint64_t) * (size_t)(total > 0 ? total : 2));
+        all = malloc(sizeof(uint64_t) * (size_t)(total > 0 ? total : 3));
         if (all == NULL) lrc = SCR_ERR_NOMEM;
     }
     if (rc == SCR_SUCCESS) rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
@@ -157,31 +168,55 @@ int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_shared, in
         rc = SCR_ERR_NOMEM;
     }
     if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Gatherv(pairs, mine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, run->world),
-                           "gathering file names");
-    if (rc == SCR_SUCCESS && run->rank == 0) find_shared(all, total / 2, &nshared);
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(&nshared, 1, MPI_INT, 0, run->world), "counting shared files");
+        rc = scr_mpi_check(MPI_Gatherv(mine_t, mine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0,
+                                       run->world), "gathering file names");
+    if (rc == SCR_SUCCESS && run->rank == 0) find_listed(all, total / 3, &nlisted);
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(&nlisted, 1, MPI_INT, 0, run->world), "counting shared files");
     /* every rank gets the list, in the order of the hashes */
-    if (rc == SCR_SUCCESS && nshared > 0 && run->rank != 0) {
-        all = malloc(2 * sizeof(uint64_t) * (size_t)nshared);
+    if (rc == SCR_SUCCESS && nlisted > 0 && run->rank != 0) {
+        all = malloc(3 * sizeof(uint64_t) * (size_t)nlisted);
         lrc = all != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
         rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
         if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
-    } else if (rc == SCR_SUCCESS && nshared > 0) {
+    } else if (rc == SCR_SUCCESS && nlisted > 0) {
         rc = scr_comm_all_true(1, run->world, &ok);
     }
-    if (rc == SCR_SUCCESS && nshared > 0)
-        rc = scr_mpi_check(MPI_Bcast(all, 2 * nshared, MPI_UINT64_T, 0, run->world), "sharing the shared files");
-    if (rc == SCR_SUCCESS && nshared > 0) {
-        *out_shared = all;
-        *out_n = nshared;
+    if (rc == SCR_SUCCESS && nlisted > 0)
+        rc = scr_mpi_check(MPI_Bcast(all, 3 * nlisted, MPI_UINT64_T, 0, run->world), "sharing the shared files");
+    if (rc == SCR_SUCCESS && nlisted > 0) {
+        *out_listed = all;
+        *out_n = nlisted;
         all = NULL;
     }
-    free(pairs);
+    free(mine_t);
     free(all);
     free(counts);
     free(displs);
     return rc;
+}
+
+int scr_shared_files_across_nodes(const uint64_t *listed, int n, uint64_t **out_pairs, int *out_n)
+{
+    int k = 0;
+    *out_pairs = NULL;
+    *out_n = 0;
+    for (int i = 0; i < n; i++) k += listed[3 * i + 1] > 1;
+    if (k == 0) return SCR_SUCCESS;
+    uint64_t *pairs = malloc(2 * sizeof(uint64_t) * (size_t)k);
+    if (pairs == NULL) {
+        scr_err("out of memory listing the files ranks on several nodes wrote");
+        return SCR_ERR_NOMEM;
+    }
+    k = 0;
+    for (int i = 0; i < n; i++) {
+        if (listed[3 * i + 1] < 2) continue;
+        pairs[2 * k] = listed[3 * i];
+        pairs[2 * k + 1] = listed[3 * i + 1];
+        k++;
+    }
+    *out_pairs = pairs;
+    *out_n = k;
+    return SCR_SUCCESS;
 }
 
 int scr_shared_file_refuse(struct scr_run *run, int id, const char *name, uint64_t hash, int nodes,
@@ -191,7 +226,10 @@ int scr_shared_file_refuse(struct scr_run *run, int id, const char *name, uint64
     const char **files = NULL;
     const char *which = NULL;
     int n = 0, have = INT_MAX, teller = INT_MAX;
-    scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    /* a rank that cannot list its files (it said why) still joins the
+     * reduction: another rank that routed the name tells it */
+    int lrc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    if (lrc != SCR_SUCCESS) n = 0;
     for (int f = 0; f < n && which == NULL; f++) {
         const char *rel = NULL;
         scr_shared_file_rel(run, id, files[f], &rel);
@@ -205,7 +243,7 @@ int scr_shared_file_refuse(struct scr_run *run, int id, const char *name, uint64
                 "SCR_CACHE_BYPASS=1 to write the dataset in place on the prefix%s%s%s", id, name, nodes, which,
                 why ? " (" : "", why ? why : "", why ? ")" : "");
     free(files);
-    return rc;
+    return rc; /* the same on every rank: a rank that could not list its files said so */
 }
 
 /* The marker of name hash in dataset id, in the node's control directory (new string). */
@@ -237,7 +275,11 @@ int scr_shared_route_note(struct scr_run *run, int id, const char *rel, const ch
     if (rc != SCR_SUCCESS) return rc;
     int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) { /* the first rank of this node to route it */
-        close(fd);
+        if (close(fd) != 0) {
+            scr_err("SCR_Route_file: cannot close %s, the note that %s was routed: %s", marker, rel,
+                    strerror(errno));
+            rc = SCR_ERR_IO;
+        }
     } else if (errno != EEXIST) {
         scr_err("SCR_Route_file: cannot create %s to note that %s was routed: %s", marker, rel, strerror(errno));
         rc = SCR_ERR_IO;

@@ -339,11 +339,16 @@ uint64_t scr_shared_name_hash(const char *rel);
  * (*out_rel points into the filemap, or at file when it has no meta). */
 int scr_shared_file_rel(const struct scr_run *run, int id, const char *file, const char **out_rel);
 
-/* The files of dataset id that ranks on more than one node routed (a same
- * name relative to the prefix), each a piece per node: *out_shared, a new
- * array of *out_n (hash, number of nodes) pairs, the same on every rank,
- * sorted by hash (NULL when none). Collective. */
-int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_shared, int *out_n);
+/* The names of dataset id (relative to the prefix) that more than one
+ * rank lists: *out_listed, a new array of *out_n (hash, number of nodes,
+ * lowest world rank that lists it) triples, the same on every rank, sorted
+ * by hash (NULL when none). Collective. */
+int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_listed, int *out_n);
+
+/* Of the n triples of scr_shared_files_find, the names ranks on more than
+ * one node routed, each a piece per node in cache: *out_pairs, a new array
+ * of *out_n (hash, number of nodes) pairs (NULL when none). */
+int scr_shared_files_across_nodes(const uint64_t *listed, int n, uint64_t **out_pairs, int *out_n);
 
 /* The lowest rank that routed the file of hash says that dataset id (name
  * in messages) cannot be cached, since ranks on nodes nodes wrote it, and

@@ -21,7 +21,7 @@ struct field {
 };
 
 enum { F_ID, F_NAME, F_FLAGS, F_CREATED, F_USER, F_JOBNAME, F_JOBID, F_CKPT, F_SIZE, F_FILES,
-       F_COMPLETE, F_CLUSTER, F_FLAG_CKPT, F_FLAG_OUTPUT };
+       F_COMPLETE, F_CLUSTER, F_FLAG_CKPT, F_FLAG_OUTPUT, F_SHARED_NAMES };
 
 static const struct field fields[] = {
     [F_ID] = { "ID", INT, 1, INT_MAX, "a dataset id (an integer >= 1)" },
@@ -40,6 +40,8 @@ static const struct field fields[] = {
     /* SCR 3.1 writes these two instead of FLAGS */
     [F_FLAG_CKPT] = { "FLAG_CKPT", INT, 0, 1, "0 or 1" },
     [F_FLAG_OUTPUT] = { "FLAG_OUTPUT", INT, 0, 1, "0 or 1" },
+    /* ours: how many names of a dataset on the prefix several ranks list */
+    [F_SHARED_NAMES] = { "SHARED_NAMES", INT, 0, INT_MAX, "a number of names (an integer >= 0)" },
 };
 #define NFIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
@@ -166,6 +168,11 @@ int scr_dataset_set_complete(scr_dataset *dset, int complete)
     return set_int(dset, F_COMPLETE, complete);
 }
 
+int scr_dataset_set_shared_names(scr_dataset *dset, int names)
+{
+    return set_int(dset, F_SHARED_NAMES, names);
+}
+
 int scr_dataset_set_created(scr_dataset *dset, int64_t usecs)
 {
     if (dset == NULL || usecs < 0) {
@@ -252,6 +259,11 @@ int scr_dataset_get_files(const scr_dataset *dset, int *out)
 int scr_dataset_get_complete(const scr_dataset *dset, int *out)
 {
     return get_int(dset, F_COMPLETE, out);
+}
+
+int scr_dataset_get_shared_names(const scr_dataset *dset, int *out)
+{
+    return get_int(dset, F_SHARED_NAMES, out);
 }
 
 int scr_dataset_get_created(const scr_dataset *dset, int64_t *out)

@@ -59,6 +59,11 @@ int scr_dataset_set_ckpt(scr_dataset *dset, int ckpt_id);
 int scr_dataset_set_size(scr_dataset *dset, uint64_t bytes);
 int scr_dataset_set_files(scr_dataset *dset, int files);
 int scr_dataset_set_complete(scr_dataset *dset, int complete);
+/* SHARED_NAMES: how many of the names of a dataset written in place (or
+ * merged there) several ranks list; 0 or absent, none (file per process).
+ * The flush and a restart from the records read such a file once for its
+ * CRC (shared_crc.h), and only when this is above 0 do they ask which. */
+int scr_dataset_set_shared_names(scr_dataset *dset, int names);
 
 /* --- getters (strings point into dset, valid until the key changes) ---------- */
 
@@ -74,6 +79,7 @@ int scr_dataset_get_ckpt(const scr_dataset *dset, int *out_ckpt_id);
 int scr_dataset_get_size(const scr_dataset *dset, uint64_t *out_bytes);
 int scr_dataset_get_files(const scr_dataset *dset, int *out_files);
 int scr_dataset_get_complete(const scr_dataset *dset, int *out_complete);
+int scr_dataset_get_shared_names(const scr_dataset *dset, int *out_names);
 
 /* FLAG_CKPT and FLAG_OUTPUT set from the flags (FLAGS, or a CKPT id when
  * there are none), so that SCR 3.1 reads the descriptor as this build does. */

@@ -194,8 +194,12 @@ out:
 }
 
 /* Rank 0: rank r's part of the summary, in part: DSET {desc}, FILE name
- * {SIZE, CRC, COMPRESSED when the prefix holds it as gzip}. */
-static int describe_part(const scr_kvtree *summary, const scr_dataset *desc, int r, scr_kvtree *part)
+ * {SIZE, CRC, COMPRESSED when the prefix holds it as gzip}. With seen
+ * (read in place, the ranks described in ascending order): a name a lower
+ * rank's part has already named goes without its CRC, so that the check
+ * after the restart reads a file several ranks list once, on the lowest. */
+static int describe_part(const scr_kvtree *summary, const scr_dataset *desc, int r, scr_kvtree *part,
+                         scr_kvtree *seen)
 {
     const char **names = NULL;
     int n = 0;
@@ -214,7 +218,12 @@ static int describe_part(const scr_kvtree *summary, const scr_dataset *desc, int
         if (rc != SCR_SUCCESS) goto out;
         rc = scr_kvtree_util_set_uint64(file, KEY_SIZE, size);
         if (rc != SCR_SUCCESS) goto out;
-        if (scr_summary_get_file_crc(summary, r, names[f], &crc) == SCR_SUCCESS) {
+        int named_before = seen != NULL && scr_kvtree_get(seen, names[f]) != NULL;
+        if (seen != NULL && !named_before && scr_kvtree_set(seen, names[f], scr_kvtree_new()) == NULL) {
+            rc = SCR_ERR_NOMEM;
+            goto out;
+        }
+        if (!named_before && scr_summary_get_file_crc(summary, r, names[f], &crc) == SCR_SUCCESS) {
             rc = scr_kvtree_util_set_crc32(file, KEY_CRC, crc);
             if (rc != SCR_SUCCESS) goto out;
         }
@@ -234,12 +243,14 @@ out:
 static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree **out_mine)
 {
     scr_kvtree *summary = scr_kvtree_new();
+    scr_kvtree *seen = run->fetch_bypass ? scr_kvtree_new() : NULL;
     const scr_dataset *desc = NULL;
-    int status = summary ? read_summary(run, id, dsdir, summary, &desc) : SCR_ERR_NOMEM;
+    int status = summary && (seen || !run->fetch_bypass) ? read_summary(run, id, dsdir, summary, &desc)
+                                                         : SCR_ERR_NOMEM;
     /* the loop goes on after a failure: every rank waits for its message */
     for (int r = 0; r < run->ranks; r++) {
         scr_kvtree *part = scr_kvtree_new();
-        int prc = (part && status == SCR_SUCCESS) ? describe_part(summary, desc, r, part) : SCR_FAILURE;
+        int prc = (part && status == SCR_SUCCESS) ? describe_part(summary, desc, r, part, seen) : SCR_FAILURE;
         if (prc != SCR_SUCCESS) { /* every rank still gets a message, saying to give up */
             scr_kvtree_unset_all(part);
             scr_kvtree_util_set_int(part, KEY_ERROR, 1);
@@ -254,6 +265,7 @@ static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree
         }
     }
     scr_kvtree_delete(summary);
+    scr_kvtree_delete(seen);
     return status;
 }
 

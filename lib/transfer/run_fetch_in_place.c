@@ -9,12 +9,16 @@
  * even with SCR_FETCH=0, which forbids only reading the prefix's index.
  * Either way each file is noted with its path, the name the application
  * may use for it, and its recorded size and CRC32: the size is checked
- * now, the bytes once the application read them (run_fetch_check.c). */
+ * now, the bytes once the application read them (run_fetch_check.c). A
+ * file several ranks list has its CRC noted on one of them, the lowest
+ * (shared_crc.h; through the index, run_fetch.c leaves the CRC out of the
+ * other ranks' parts), so that the check reads it once. */
 #include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_comm.h"
 #include "scr_err.h"
 #include "scr_run.h"
+#include "shared_crc.h"
 #include "transfer.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -41,8 +45,9 @@ int scr_fetch_note_in_place(struct scr_run *run, const char *src, const char *na
 
 /* Note one file of this rank's (path, as the filemap lists it) of dataset
  * id, from its meta: redundancy data, which a dataset written in place
- * does not have, is no restart file. */
-static int note_listed_file(struct scr_run *run, int id, const char *path)
+ * does not have, is no restart file. A file a lower rank lists too is
+ * noted without its CRC: that rank reads it for the check (plan). */
+static int note_listed_file(struct scr_run *run, int id, const struct scr_shared_crc *plan, const char *path)
 {
     const scr_meta *meta = NULL;
     const char *name = NULL;
@@ -65,7 +70,7 @@ static int note_listed_file(struct scr_run *run, int id, const char *path)
         if (rc != SCR_SUCCESS) return rc;
         name = base;
     }
-    int have_crc = scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS;
+    int have_crc = scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS && scr_shared_crc_reads(plan, run, id, path);
     rc = scr_fetch_note_in_place(run, path, name, size, have_crc ? &crc : NULL);
     free(base);
     return rc;
@@ -74,11 +79,18 @@ static int note_listed_file(struct scr_run *run, int id, const char *path)
 int scr_fetch_in_place_prepare(struct scr_run *run, int id, int *out_ok)
 {
     const char **files = NULL;
+    const scr_dataset *desc = NULL;
+    struct scr_shared_crc plan;
     int n = 0;
     scr_kvtree_unset_all(run->restart_files);
-    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) rc = note_listed_file(run, id, files[f]);
+    /* every rank's records hold the dataset, complete (scr_cache_in_place_is_present) */
+    scr_filemap_get_dataset(run->map, id, run->rank, &desc);
+    int rc = scr_shared_crc_plan(run, id, desc, &plan); /* all ranks agree */
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
+    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) rc = note_listed_file(run, id, &plan, files[f]);
     free(files);
+    scr_shared_crc_free(&plan);
     /* all ranks agree: */
     return scr_comm_all_true(rc == SCR_SUCCESS, run->world, out_ok);
 }

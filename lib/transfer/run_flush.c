@@ -7,7 +7,9 @@
  * Order of events, so that a crash at any point leaves the prefix consistent:
  * the node's flush file says FLUSHING; every rank copies its files to their
  * original paths (at most SCR_FLUSH_WIDTH ranks at once) with the CRC-32
- * computed on the way, syncs them and writes its rank filemap; rank 0 writes
+ * computed on the way (a file written in place and listed by several ranks
+ * is read for it on one of them, shared_crc.h), syncs them and writes its
+ * rank filemap; rank 0 writes
  * the summary; only then does the index get the dataset, so a dataset that
  * is listed is complete on the prefix. Before anything is written, rank 0
  * claims the dataset directory (dataset_claim.h): a directory another
@@ -42,6 +44,7 @@
 #include "prefix_trim.h"
 #include "rank_filemap.h"
 #include "run_flush_progress.h"
+#include "shared_crc.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "transfer.h"
@@ -217,9 +220,11 @@ out:
 }
 
 /* Copy (or, written in place, checksum) file, one of this rank's; update
- * its meta. A file the copy creates is noted in undo. */
+ * its meta. A file the copy creates is noted in undo. A file written in
+ * place that a lower rank lists too is that rank's to checksum (plan): its
+ * CRC comes once the copies are done (scr_shared_crc_share). */
 static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo,
-                      const char *file)
+                      const struct scr_shared_crc *plan, const char *file)
 {
     char *dest = NULL;
     struct scr_copy_result got = {0, 0};
@@ -241,6 +246,7 @@ static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf,
             if (rc != SCR_SUCCESS) goto out;
         }
     } else if (run->crc_on_flush) { /* written in place */
+        if (!scr_shared_crc_reads(plan, run, id, file)) goto out;
         rc = scr_crc_file(dest, buf, run->file_buf_size, &got);
         if (rc != SCR_SUCCESS) goto out;
     }
@@ -263,7 +269,8 @@ int scr_flush_is_app_file(const struct scr_run *run, int id, const char *file)
 
 /* Copy (or, written in place, checksum) this rank's files; update their
  * meta. Each file the copy creates is noted in undo. */
-static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo)
+static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo,
+                         const struct scr_shared_crc *plan)
 {
     const char **files = NULL;
     int nfiles = 0;
@@ -271,7 +278,7 @@ static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *b
     if (rc != SCR_SUCCESS) goto out;
     for (int f = 0; f < nfiles; f++) {
         if (!scr_flush_is_app_file(run, id, files[f])) continue;
-        rc = flush_file(run, id, dsdir, buf, undo, files[f]);
+        rc = flush_file(run, id, dsdir, buf, undo, plan, files[f]);
         if (rc != SCR_SUCCESS) goto out;
     }
     rc = scr_cache_save_filemap(run);
@@ -282,7 +289,8 @@ out:
 
 /* Copy this rank's files, waiting for the rank SCR_FLUSH_WIDTH before us so
  * that at most that many ranks write to the prefix at once. */
-static int copy_in_window(struct scr_run *run, int id, const char *dsdir, struct scr_undo *undo)
+static int copy_in_window(struct scr_run *run, int id, const char *dsdir, struct scr_undo *undo,
+                          const struct scr_shared_crc *plan)
 {
     int rc = scr_comm_window_enter(run->world, run->flush_width, TAG_WIDTH);
     void *buf = malloc(run->file_buf_size);
@@ -291,7 +299,7 @@ static int copy_in_window(struct scr_run *run, int id, const char *dsdir, struct
         rc = SCR_ERR_NOMEM;
     }
     if (rc != SCR_SUCCESS) goto leave;
-    rc = copy_my_files(run, id, dsdir, buf, undo);
+    rc = copy_my_files(run, id, dsdir, buf, undo, plan);
 leave:
     free(buf);
     /* a rank leaves the window whatever failed: the ranks after it wait for it */
@@ -639,7 +647,14 @@ int scr_flush_dataset(struct scr_run *run, int id)
     struct scr_flush_attempt a;
     int mrc = scr_flush_begin(run, id, &a); /* all ranks agree */
     if (mrc != SCR_SUCCESS) return mrc;
-    int rc = copy_in_window(run, id, a.dsdir, &a.undo);
+    /* a file several ranks list is read for its CRC on one of them */
+    struct scr_shared_crc plan;
+    int rc = scr_shared_crc_plan(run, id, a.desc, &plan); /* all ranks agree */
+    if (rc == SCR_SUCCESS) {
+        rc = copy_in_window(run, id, a.dsdir, &a.undo, &plan);
+        rc = scr_shared_crc_share(run, &plan, id, rc);
+    }
+    scr_shared_crc_free(&plan);
     mrc = scr_flush_conclude(run, &a, rc); /* all ranks agree */
     scr_flush_attempt_free(&a);
     return mrc;

@@ -227,11 +227,13 @@ static int merge_overlaps(struct scr_run *run, const struct shared_file *s, int 
 
 /* Merge the pieces of s into s->dest. *out_conflict: the first offset two
  * nodes wrote differently (NO_CONFLICT when none). Collective; all ranks
- * agree on the outcome and the conflict. */
+ * agree on the outcome and the conflict. A merge that does not succeed
+ * removes s->dest when the writer opened it, and only then. */
 static int merge_one(struct scr_run *run, const struct shared_file *s, void *buf, struct reduce_bufs *b,
                      uint64_t *out_conflict)
 {
     int in = -1, out = -1, n = 0, nall = 0, nov = 0, ok = 0;
+    int made = 0; /* the writer opened s->dest for the merge: what is there is the merge's */
     uint64_t *ext = NULL, *all = NULL, *ov = NULL, size = 0, total = 0;
     int *counts = NULL, *displs = NULL;
     struct stat st;
@@ -279,6 +281,7 @@ static int merge_one(struct scr_run *run, const struct shared_file *s, void *buf
         if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0777);
         free(dir);
         if (rc == SCR_SUCCESS) rc = scr_open_regular(s->dest, O_WRONLY | O_CREAT | O_TRUNC, 0666, &out);
+        made = rc == SCR_SUCCESS;
         if (rc == SCR_SUCCESS) rc = scr_truncate_fd(out, total, s->dest);
     }
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
@@ -311,12 +314,14 @@ agree:
     free(ov);
     free(counts);
     free(displs);
-    if (mrc != SCR_SUCCESS) return mrc;
-    if (!ok || *out_conflict != NO_CONFLICT) {
-        /* nothing of a file that could not be merged stays on the prefix */
-        if (run->rank == s->writer && unlink(s->dest) != 0 && errno != ENOENT)
+    if (mrc != SCR_SUCCESS || !ok || *out_conflict != NO_CONFLICT) {
+        /* nothing of a file that could not be merged stays on the prefix;
+         * a file at its path the merge never opened (an older dataset's,
+         * a user's) is not the merge's to remove */
+        if (made && unlink(s->dest) != 0 && errno != ENOENT)
             scr_warn("cannot remove %s: %s", s->dest, strerror(errno));
     }
+    if (mrc != SCR_SUCCESS) return mrc;
     return ok ? SCR_SUCCESS : SCR_ERR_IO;
 }
 
@@ -472,7 +477,10 @@ static int move_to_prefix(struct scr_run *run, int id, const struct shared_file 
     }
     mrc = scr_mpi_check(MPI_Barrier(run->world), "waiting for the cache to let go of a dataset");
     if (mrc != SCR_SUCCESS) goto out;
-    if (run->node_rank == 0) scr_remove_tree(dsdir);
+    /* the files are safe on the prefix: what stays of the directory in
+     * cache (each entry was warned about) costs space, not the dataset */
+    if (run->node_rank == 0 && scr_remove_tree(dsdir) != SCR_SUCCESS)
+        scr_dbg(1, "dataset %d is on the prefix; part of %s stays in cache", id, dsdir);
     for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
         rc = scr_filemap_unset_meta(run->map, id, run->rank, files[f]);
         if (rc == SCR_SUCCESS) rc = scr_filemap_remove_file(run->map, id, run->rank, files[f]);
@@ -520,10 +528,13 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_NOMEM;
     if (mrc == SCR_SUCCESS) mrc = describe(run, id, shared, nshared, s);
-    for (; mrc == SCR_SUCCESS && merged < nshared; merged++) {
+    /* merged counts the files merged whole; one that failed or was
+     * refused is taken back by merge_one, which knows whether it opened it */
+    while (mrc == SCR_SUCCESS && merged < nshared) {
         uint64_t conflict = NO_CONFLICT;
         mrc = merge_one(run, &s[merged], buf, &b, &conflict);
-        if (mrc == SCR_SUCCESS && conflict != NO_CONFLICT) {
+        if (mrc != SCR_SUCCESS) break;
+        if (conflict != NO_CONFLICT) {
             char why[160];
             snprintf(why, sizeof(why), "two nodes wrote different bytes at offset %" PRIu64 " of it, so its parts "
                      "cannot be merged", conflict);
@@ -531,6 +542,7 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
             if (mrc == SCR_SUCCESS) *out_refused = 1;
             break;
         }
+        merged++;
     }
     if (mrc == SCR_SUCCESS && !*out_refused) {
         mrc = move_to_prefix(run, id, s, nshared, buf);

@@ -115,6 +115,11 @@ if [ $status -eq 0 ] && [ ! -e "$p/.scr/halt.scr" ]; then ok "scr_halt --remove 
 else not_ok "scr_halt --remove removes the halt file" "$(cat "$tmp/out" "$tmp/err")"; fi
 expect "scr_halt passes a bad count on, and it is named" 2 "--checkpoints.*'many'" \
     "$bin/scr_halt" --checkpoints many "$p"
+mkdir -p "$tmp/-r"
+expect "scr_halt -- DIR takes a DIR that begins with '-' as a prefix, not an option" 0 "Updating halt file in -r" \
+    sh -c "cd '$tmp' && '$bin/scr_halt' --checkpoints 2 -- -r"
+if "$halt" --list "$tmp/-r" | grep -q "^CheckpointsLeft *2$"; then ok "and its halt file has the condition"
+else not_ok "and its halt file has the condition" "$("$halt" --list "$tmp/-r" 2>&1)"; fi
 
 # --- scr_prerun ----------------------------------------------------------------------------
 run "$bin/scr_prerun" -p "$tmp/new/run1" -v
@@ -158,6 +163,11 @@ else
 fi
 expect "scr_srun --restart-cmd is refused, named" 2 "--restart-cmd=./other is not supported" \
     "$bin/scr_srun" -N2 --restart-cmd=./other ./app
+rm -f "$tmp/srun.log"
+expect "scr_srun shows its help for -h among its options, as SCR 3.1 does" 0 "^Usage: scr_srun" \
+    env PATH="$tmp/fakebin:$PATH" SCR_RUNS=1 "$bin/scr_srun" -N2 -h ./app
+if [ ! -e "$tmp/srun.log" ]; then ok "and runs nothing"
+else not_ok "and runs nothing" "$(cat "$tmp/srun.log")"; fi
 rm -f "$tmp/srun.log"
 run env PATH="$tmp/fakebin:$PATH" "$bin/scr_postrun" -p "$p" -j srun
 if [ $status -eq 0 ] && [ "$(wc -l < "$tmp/srun.log")" -eq 1 ] &&

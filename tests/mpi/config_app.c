@@ -341,6 +341,16 @@ static void test_finalize_succeeds(void)
     CHECK(SCR_Finalize() == SCR_SUCCESS, "rank %d: SCR_Finalize", rank);
 }
 
+/* After SCR_Finalize and MPI_Finalize: no MPI call is made (Open MPI
+ * aborts one), a question gets the answer it got before MPI_Finalize
+ * (before), and a setting, which no SCR_Init could use, is refused. */
+static void test_scr_config_after_mpi_finalize_answers_alone_and_sets_nothing(const char *before)
+{
+    ANSWER("SCR_COPY_TYPE", before);
+    SET("SCR_FLUSH=7");
+    ANSWER("SCR_FLUSH", NULL);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -375,7 +385,17 @@ int main(int argc, char **argv)
     MPI_RUN(test_app_conf_records_what_scr_config_set);
     MPI_RUN(test_finalize_succeeds);
 
-    int status = rank == 0 ? tap_done() : (tap_failures ? 1 : 0);
+    /* after MPI_Finalize each rank is alone: rank 0 reports its own result,
+     * a failure on another rank is its exit status */
+    char *before = (char *)SCR_Config("SCR_COPY_TYPE");
     MPI_Finalize();
-    return status;
+    tap_current_failed = 0;
+    test_scr_config_after_mpi_finalize_answers_alone_and_sets_nothing(before);
+    tap_number++;
+    if (tap_current_failed) tap_failures++;
+    if (rank == 0)
+        printf("%s %d - test_scr_config_after_mpi_finalize_answers_alone_and_sets_nothing\n",
+               tap_current_failed ? "not ok" : "ok", tap_number);
+    free(before);
+    return rank == 0 ? tap_done() : (tap_failures ? 1 : 0);
 }

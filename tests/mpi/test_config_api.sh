@@ -35,6 +35,8 @@ check "the_ranks_that_passed_another_string_said_so" \
 check "two_STORE_entries_are_named_when_asked_for_one" grep -q "STORE has 2 values" "$mpi_err"
 check "a_set_after_SCR_Init_is_refused_with_a_message" \
     grep -q "SCR_Config('SCR_COPY_TYPE=XOR') called after SCR_Init" "$mpi_err"
+check "a_set_after_MPI_Finalize_is_refused_with_a_message" \
+    grep -q "SCR_Config('SCR_FLUSH=7') called after MPI_Finalize: no SCR_Init can follow" "$mpi_err"
 check "the_user_file_not_written_yet_stays_unwritten" test ! -e "$scratch/not-written-yet.conf"
 
 done_testing

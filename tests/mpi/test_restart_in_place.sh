@@ -75,7 +75,8 @@ mpi_flip_byte "$prefix/ckpt.3/shared.dat" 5000
 mpi_run 4 2 SCR_CACHE_BYPASS=1 SCR_FETCH=0 -- --steps 3 --shared-file --size 3000 --leave-check-to-scr
 mpi_expect_lines "a_damaged_shared_file_fails_checkpoint_3_and_checkpoint_2_is_read" \
     "restart from ckpt.3 failed" "restarted from step 2" "finished step 3"
-check "the_damaged_shared_file_is_named" grep -q "ckpt.3/shared.dat is damaged: CRC32" "$mpi_err"
+check "the_damaged_shared_file_is_named_once_by_the_one_rank_that_read_it" \
+    test "$(grep -c "ckpt.3/shared.dat is damaged: CRC32" "$mpi_err")" -eq 1
 
 # a node's control directory is lost: its ranks no longer know the
 # checkpoints written in place, and SCR_FETCH=0 forbids the index (SCR 3.1

@@ -7,7 +7,8 @@
 # SCR_CACHE_BYPASS=1 is; two nodes writing a same byte differently is
 # refused with a message naming the file and SCR_CACHE_BYPASS; a dataset
 # whose other files cannot follow the merged one there fails, taking back
-# what it wrote on the prefix. Ranks may
+# what it wrote on the prefix, and a merge that fails before it opened the
+# file leaves a file that was at its place alone. Ranks may
 # also open the file without O_CREAT after rank 0 created it (SCR 3.1's
 # test_api --shared-file, MPI-IO). With SCR_CACHE_BYPASS=1 the file is
 # written in place and read back at restart.
@@ -78,6 +79,29 @@ mpi_expect_failure "a_file_that_cannot_be_copied_beside_the_merged_one_fails_the
 check "and_takes_back_the_merged_file_and_every_copy_made" \
     test ! -e "$prefix/ckpt.1/shared.dat" -a ! -e "$prefix/ckpt.1/rank0_f0.dat" -a ! -e "$prefix/ckpt.1/rank3_f0.dat"
 check "but_not_what_was_there_before" test -d "$prefix/ckpt.1/rank3_f1.dat"
+
+# node 1's piece cannot be read (the ranks run with a shim that fails its
+# opens for reading): the merge fails before the file on the prefix is
+# opened, and a file that was at its place before (a user's) stays
+mpi_reset
+shim=$top_builddir/tests/tools/.libs/libfail_open.so
+app_bin=$(dirname "$mpi_app")/.libs/$(basename "$mpi_app")
+[ -x "$app_bin" ] || app_bin=$mpi_app
+failing_app=$scratch/failing_app
+printf '#!/bin/sh\nexport LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\nLD_PRELOAD=%s exec %s "$@"\n' \
+    "$top_builddir/lib/.libs" "$shim" "$app_bin" > "$failing_app" && chmod +x "$failing_app" || exit 99
+if [ -f "$shim" ] && LD_PRELOAD=$shim "$top_builddir/cli/scr-print" --version > /dev/null 2>&1; then
+    mkdir -p "$prefix/ckpt.1" && echo "a user's file" > "$prefix/ckpt.1/shared.dat" || exit 99
+    mpi_run_program "$failing_app" 4 2 SCR_TEST_FAIL_OPEN="$scratch/cache/node1/*/shared.dat" -- \
+        --steps 1 --shared-file --size 3000
+    mpi_expect_failure "a_piece_that_cannot_be_read_fails_the_dataset" \
+        "dataset 1 (ckpt.1): the files its ranks on several nodes wrote could not be merged on the prefix" 1
+    check "and_a_file_at_its_place_that_the_merge_never_opened_stays" \
+        grep -qx "a user's file" "$prefix/ckpt.1/shared.dat"
+else
+    skip "a_piece_that_cannot_be_read_fails_the_dataset" "the shim $shim cannot be preloaded in this build"
+    skip "and_a_file_at_its_place_that_the_merge_never_opened_stays" "no shim"
+fi
 
 mpi_reset
 mpi_run 4 2 SCR_CACHE_BYPASS=1 -- --steps 2 --shared-file --size 3000

@@ -83,6 +83,20 @@ static void test_an_unset_variable_expands_to_nothing(void)
     expect_lines("SCR_PREFIX=/p/${SCRTEST_NOT_SET}/x\n", "1|SCR_PREFIX=/p//x\n");
 }
 
+static void test_an_empty_value_expands_to_a_new_empty_string(void)
+{
+    unsetenv("SCRTEST_NOT_SET");
+    const char *values[] = {"", "${SCRTEST_NOT_SET}", "$SCRTEST_NOT_SET"};
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        char *got = NULL;
+        int rc = scr_config_expand(values[i], "test.conf", 1, &got);
+        CHECK(rc == SCR_SUCCESS && got != NULL && got[0] == '\0',
+              "expanding '%s' gave rc %d and %s, expected an empty string", values[i], rc,
+              got == NULL ? "NULL" : got);
+        free(got);
+    }
+}
+
 static void test_unterminated_brace_is_an_error_naming_file_and_line(void)
 {
     expect_error("SCR_FLUSH=4\nSCR_PREFIX=/p/${HOME\n",
@@ -165,6 +179,7 @@ int main(void)
     RUN(test_last_line_without_newline_is_read);
     RUN(test_dollar_and_brace_variables_expand_from_the_environment);
     RUN(test_an_unset_variable_expands_to_nothing);
+    RUN(test_an_empty_value_expands_to_a_new_empty_string);
     RUN(test_unterminated_brace_is_an_error_naming_file_and_line);
     RUN(test_brace_without_a_variable_name_is_an_error);
     RUN(test_malformed_lines_are_errors_naming_file_and_line);
