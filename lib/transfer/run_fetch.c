@@ -53,10 +53,12 @@
 /* Rank 0: the next dataset to try (0: none) among those older than below,
  * by name when one is asked for; *out_whole: it was written by another
  * number of ranks, and is read whole (run_fetch_whole.c). */
-static int pick_candidate(struct scr_run *run, const char *wanted, int below, int *out_id, int *out_whole)
+static int pick_candidate(struct scr_run *run, const char *wanted, int below, int *out_id, int *out_whole,
+                          int *out_in_place)
 {
     *out_id = 0;
     *out_whole = 0;
+    *out_in_place = 0;
     scr_kvtree *index = scr_kvtree_new();
     if (index == NULL) return SCR_ERR_NOMEM;
     int rc = scr_index_file_read(run->index_path, index);
@@ -79,18 +81,26 @@ static int pick_candidate(struct scr_run *run, const char *wanted, int below, in
      * every rank may read any of its files */
     if (rc == SCR_SUCCESS && *out_id > 0) {
         char name[64], *dsdir = NULL, *path = NULL;
-        int ranks = 0;
+        int ranks = 0, shared_names = 0;
+        const scr_dataset *desc = NULL;
         scr_kvtree *summary = scr_kvtree_new();
         snprintf(name, sizeof(name), "scr.dataset.%d", *out_id);
         /* SCR 3.1's summary has no ranks: they come with its file list */
-        if (summary != NULL && scr_path_join(run->prefix_scr, name, &dsdir) == SCR_SUCCESS &&
-            scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path) == SCR_SUCCESS &&
-            scr_summary_read(path, summary) == SCR_SUCCESS &&
-            scr_scan_scr31_complete_summary(dsdir, summary) == SCR_SUCCESS &&
-            scr_summary_get_ranks(summary, &ranks) == SCR_SUCCESS && ranks != run->ranks) {
+        int have_summary = summary != NULL && scr_path_join(run->prefix_scr, name, &dsdir) == SCR_SUCCESS &&
+                           scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path) == SCR_SUCCESS &&
+                           scr_summary_read(path, summary) == SCR_SUCCESS &&
+                           scr_scan_scr31_complete_summary(dsdir, summary) == SCR_SUCCESS;
+        if (have_summary && scr_summary_get_ranks(summary, &ranks) == SCR_SUCCESS && ranks != run->ranks) {
             scr_dbg(1, "dataset %d on %s was written by %d ranks and this run has %d: any rank may read any "
                        "of its files", *out_id, run->prefix, ranks, run->ranks);
             *out_whole = 1;
+        }
+        /* a file several ranks wrote is read where it is: a copy in each
+         * node's cache would cost a read of the whole file per rank */
+        if (have_summary && scr_summary_get_dataset(summary, &desc) == SCR_SUCCESS &&
+            scr_dataset_get_shared_names(desc, &shared_names) == SCR_SUCCESS && shared_names > 0) {
+            scr_dbg(1, "dataset %d on %s has files several ranks wrote: it is read in place", *out_id, run->prefix);
+            *out_in_place = 1;
         }
         free(dsdir);
         free(path);
@@ -587,16 +597,17 @@ int scr_fetch_decide_restart(struct scr_run *run)
     scr_kvtree *tried = scr_kvtree_new();
     if (tried == NULL) return SCR_ERR_NOMEM;
     for (int attempt = 0;; attempt++) {
-        int candidate = 0, whole = 0, rc = SCR_SUCCESS;
-        if (run->rank == 0) rc = pick_candidate(run, attempt == 0 ? wanted : NULL, below, &candidate, &whole);
+        int candidate = 0, whole = 0, in_place = 0, rc = SCR_SUCCESS;
+        if (run->rank == 0)
+            rc = pick_candidate(run, attempt == 0 ? wanted : NULL, below, &candidate, &whole, &in_place);
         if (rc != SCR_SUCCESS) candidate = -1;
         if (candidate > 0 && scr_kvtree_get_kv_int(tried, "ID", candidate) != NULL) {
             scr_warn("dataset %d was tried already; no older dataset to restart from", candidate);
             candidate = 0;
         }
         if (candidate > 0 && scr_kvtree_set_kv_int(tried, "ID", candidate) == NULL) candidate = -1;
-        int choice[2] = {candidate, whole};
-        int mrc = scr_mpi_check(MPI_Bcast(choice, 2, MPI_INT, 0, run->world), "sharing the dataset to fetch");
+        int choice[3] = {candidate, whole, in_place};
+        int mrc = scr_mpi_check(MPI_Bcast(choice, 3, MPI_INT, 0, run->world), "sharing the dataset to fetch");
         candidate = choice[0];
         whole = choice[1];
         if (mrc != SCR_SUCCESS || candidate <= 0) {
@@ -607,7 +618,13 @@ int scr_fetch_decide_restart(struct scr_run *run)
 
         double t0 = scr_run_now();
         int ok = 0;
+        /* a dataset with files several ranks wrote is fetched in place, as
+         * SCR_FETCH_BYPASS=1 fetches every dataset */
+        int fetch_bypass_setting = run->fetch_bypass;
+        if (choice[2]) run->fetch_bypass = 1;
         mrc = whole ? scr_fetch_whole_prepare(run, candidate, &ok) : try_fetch(run, candidate, &ok);
+        int read_in_place = run->fetch_bypass;
+        run->fetch_bypass = fetch_bypass_setting;
         if (mrc != SCR_SUCCESS) {
             scr_kvtree_delete(tried);
             return mrc;
@@ -631,14 +648,14 @@ int scr_fetch_decide_restart(struct scr_run *run)
         scr_kvtree_delete(tried);
 
         const scr_dataset *desc = NULL;
-        if (!run->fetch_bypass && !whole) {
+        if (!read_in_place && !whole) {
             scr_filemap_get_dataset(run->map, candidate, run->rank, &desc);
             scr_cache_note_location(run, candidate, 1, 1, 0);
         }
         run->restart_id = candidate;
-        run->restart_source = whole ? SCR_RESTART_WHOLE
-                              : run->fetch_bypass ? SCR_RESTART_PREFIX
-                                                  : SCR_RESTART_CACHE;
+        run->restart_source = whole           ? SCR_RESTART_WHOLE
+                              : read_in_place ? SCR_RESTART_PREFIX
+                                              : SCR_RESTART_CACHE;
         /* every rank learns the name from rank 0, which read the summary */
         scr_kvtree *name_tree = scr_kvtree_new();
         if (run->rank == 0 && desc != NULL) scr_kvtree_copy(name_tree, desc);
@@ -657,9 +674,9 @@ int scr_fetch_decide_restart(struct scr_run *run)
             uint64_t bytes = 0;
             int have_bytes = desc != NULL && scr_dataset_get_size(desc, &bytes) == SCR_SUCCESS;
             struct scr_event_field fields[] = {SCR_EVENT_INT("attempt", attempt + 1),
-                                               SCR_EVENT_STR("into", whole              ? "whole"
-                                                                     : run->fetch_bypass ? "prefix"
-                                                                                         : "cache")};
+                                               SCR_EVENT_STR("into", whole           ? "whole"
+                                                                     : read_in_place ? "prefix"
+                                                                                     : "cache")};
             scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_OK, candidate, run->restart_name,
                           have_bytes ? (long long)bytes : -1, scr_run_now() - t0, NULL, fields, 2);
             if (whole)

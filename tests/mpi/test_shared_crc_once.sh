@@ -10,7 +10,8 @@
 #   - the restart from the records reads it in place: the application's
 #     parts (the file once), and the check (the file once more);
 #   - every node lost, SCR_FETCH_BYPASS=1 restarts through the index, in
-#     place, the same;
+#     place, the same; and so does the default SCR_FETCH_BYPASS=0, since a
+#     copy into cache would read the file once per rank;
 #   - SCR_CACHE_BYPASS=1, written in place: the flush and the restart;
 #   - SCR_CRC_ON_FLUSH=0: a merged checkpoint is flushed and read back.
 # 4 ranks on 2 nodes each list the file: the old way read it 4 times for
@@ -77,6 +78,13 @@ run_traced merge-index SCR_FETCH_BYPASS=1 -- --steps 4 --shared-file --size 3000
 mpi_expect_restart "with_every_node_lost_checkpoint_3_is_read_in_place_through_the_index" 3 4
 read_about "and_its_check_reads_it_once_beside_the_application" "$scratch/trace.merge-index" \
     "$prefix/ckpt.3/shared.dat" 2
+
+# with the default SCR_FETCH_BYPASS=0 too: a copy into each node's cache
+# would read the whole file once per rank
+mpi_lose_all_nodes
+run_traced merge-fetch -- --steps 5 --shared-file --size 3000
+mpi_expect_restart "with_default_settings_checkpoint_4_is_also_read_in_place_through_the_index" 4 5
+read_about "not_copied_into_cache_by_every_rank" "$scratch/trace.merge-fetch" "$prefix/ckpt.4/shared.dat" 2
 
 mpi_reset
 run_traced bypass SCR_CACHE_BYPASS=1 -- --steps 2 --shared-file --size 3000
