@@ -5,10 +5,11 @@
  * rank 0 counts them in as they come, showing "flush of dataset 3: 5 of 8
  * ranks (62%), ..." on stderr (util_progress.h: rewritten in place on a
  * terminal, a plain line every few seconds elsewhere, nothing for a short
- * flush). The messages are sent whatever SCR_DEBUG is, so that no rank has
- * to agree with rank 0 on whether they are wanted; a byte per rank per
- * flush. Returns when rank 0 has heard from every rank; an MPI error is
- * logged and returned. */
+ * flush). Below SCR_DEBUG=1 nothing is sent: rank 0 would spend time in
+ * proportion to the number of ranks hearing from each, for a line no one
+ * sees. Every rank reads the same SCR_DEBUG, as it reads every other
+ * parameter of the flush. Returns when rank 0 has heard from every rank;
+ * an MPI error is logged and returned. */
 #ifndef SCR_RUN_FLUSH_PROGRESS_H
 #define SCR_RUN_FLUSH_PROGRESS_H
 
