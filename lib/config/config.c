@@ -10,10 +10,10 @@
 #include "util_log.h"
 #include "util_parse.h"
 #include "util_path.h"
+#include "util_strbuf.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1051,35 +1051,6 @@ const scr_kvtree *scr_config_app_tree(const scr_config *cfg)
     return cfg ? cfg->layers[SCR_CONFIG_LAYER_APP].values : NULL;
 }
 
-/* A growing text for app.conf. */
-struct strbuf_lite {
-    char *s;
-    size_t len, cap;
-};
-
-static int sb_printf(struct strbuf_lite *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sb_printf(struct strbuf_lite *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return SCR_ERR_FORMAT;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + (size_t)n + 1) cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (s == NULL) return SCR_ERR_NOMEM;
-        b->s = s;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-    return SCR_SUCCESS;
-}
-
 /* Whether the entry en of table reads back from its line as it is. */
 static int entry_is_writable(const char *table, const scr_kvtree_elem *en)
 {
@@ -1101,7 +1072,7 @@ static void say_not_written(const char *path, const char *key, const char *value
 }
 
 /* One line of app.conf for the application layer's element e. */
-static int append_app_line(struct strbuf_lite *b, const scr_kvtree_elem *e, const char *path)
+static int append_app_line(scr_strbuf *b, const scr_kvtree_elem *e, const char *path)
 {
     const char *key = scr_kvtree_elem_key(e);
     const scr_kvtree *val = scr_kvtree_elem_hash(e);
@@ -1110,7 +1081,7 @@ static int append_app_line(struct strbuf_lite *b, const scr_kvtree_elem *e, cons
     if (scr_config_table_find(key) == NULL && scr_kvtree_size(val) == 1 &&
         scr_kvtree_size(scr_kvtree_elem_hash(scr_kvtree_elem_first(val))) == 0) {
         const char *v = scr_kvtree_first_key(val);
-        if (scr_config_pair_is_writable(key, v)) return sb_printf(b, "%s=%s\n", key, v);
+        if (scr_config_pair_is_writable(key, v)) return scr_strbuf_appendf(b, "%s=%s\n", key, v);
         say_not_written(path, key, v);
         return SCR_SUCCESS;
     }
@@ -1119,11 +1090,11 @@ static int append_app_line(struct strbuf_lite *b, const scr_kvtree_elem *e, cons
             say_not_written(path, key, scr_kvtree_elem_key(en));
             continue;
         }
-        int rc = sb_printf(b, "%s=%s", key, scr_kvtree_elem_key(en));
+        int rc = scr_strbuf_appendf(b, "%s=%s", key, scr_kvtree_elem_key(en));
         for (scr_kvtree_elem *a = scr_kvtree_elem_first(scr_kvtree_elem_hash(en)); rc == SCR_SUCCESS && a;
              a = scr_kvtree_elem_next(a))
-            rc = sb_printf(b, " %s=%s", scr_kvtree_elem_key(a), scr_kvtree_first_key(scr_kvtree_elem_hash(a)));
-        if (rc == SCR_SUCCESS) rc = sb_printf(b, "\n");
+            rc = scr_strbuf_appendf(b, " %s=%s", scr_kvtree_elem_key(a), scr_kvtree_first_key(scr_kvtree_elem_hash(a)));
+        if (rc == SCR_SUCCESS) rc = scr_strbuf_appendf(b, "\n");
         if (rc != SCR_SUCCESS) return rc;
     }
     return SCR_SUCCESS;
@@ -1135,14 +1106,13 @@ int scr_config_save_app(const scr_config *cfg, const char *path)
         scr_err("saving SCR_Config values needs a configuration and a path");
         return SCR_ERR_ARG;
     }
-    struct strbuf_lite b = {NULL, 0, 0};
+    scr_strbuf b = SCR_STRBUF_INIT;
     int rc = SCR_SUCCESS;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(cfg->layers[SCR_CONFIG_LAYER_APP].values);
          rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e))
         rc = append_app_line(&b, e, path);
-    if (rc == SCR_ERR_NOMEM) scr_err("out of memory writing %s", path);
-    if (rc == SCR_SUCCESS) rc = scr_write_atomic(path, b.s ? b.s : "", b.len);
-    free(b.s);
+    if (rc == SCR_SUCCESS) rc = scr_write_atomic(path, b.buf ? b.buf : "", b.len);
+    scr_strbuf_free(&b);
     return rc;
 }
 

@@ -3,6 +3,7 @@
 #include "scr_err.h"
 #include "util_io.h"
 #include "util_log.h"
+#include "util_strbuf.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -10,31 +11,6 @@
 #include <string.h>
 
 #define CONFIG_FILE_MAX (1u << 20)
-
-/* A growable string; every append checks its allocation. */
-struct strbuf {
-    char *s;
-    size_t len, cap;
-};
-
-static int sb_append(struct strbuf *b, const char *p, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (s == NULL) {
-            scr_err("out of memory reading configuration");
-            return SCR_ERR_NOMEM;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, p, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-    return SCR_SUCCESS;
-}
 
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 static int is_key_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-'; }
@@ -59,14 +35,14 @@ static void where_of(char *buf, size_t len, const char *source, int line)
 
 /* Expand $NAME and ${NAME} in the raw value [v, v+n) into out; where names
  * the value in messages. */
-static int expand_value(const char *where, const char *v, size_t n, struct strbuf *out)
+static int expand_value(const char *where, const char *v, size_t n, scr_strbuf *out)
 {
     size_t i = 0;
     while (i < n) {
         if (v[i] != '$') {
             size_t j = i;
             while (j < n && v[j] != '$') j++;
-            int rc = sb_append(out, v + i, j - i);
+            int rc = scr_strbuf_append(out, v + i, j - i);
             if (rc != SCR_SUCCESS) return rc;
             i = j;
             continue;
@@ -96,7 +72,7 @@ static int expand_value(const char *where, const char *v, size_t n, struct strbu
             next = j;
         } else {
             /* a lone '$' (e.g. at the end) is literal */
-            int rc = sb_append(out, "$", 1);
+            int rc = scr_strbuf_append(out, "$", 1);
             if (rc != SCR_SUCCESS) return rc;
             i++;
             continue;
@@ -113,11 +89,10 @@ static int expand_value(const char *where, const char *v, size_t n, struct strbu
             scr_warn("%s: environment variable %s is not set; it expands to nothing", where, name);
             val = "";
         }
-        int rc = sb_append(out, val, strlen(val));
+        int rc = scr_strbuf_append_str(out, val);
         if (rc != SCR_SUCCESS) return rc;
         i = next;
     }
-    if (out->s == NULL) return sb_append(out, "", 0);
     return SCR_SUCCESS;
 }
 
@@ -129,14 +104,13 @@ int scr_config_expand(const char *value, const char *source, int line, char **ou
     }
     char where[4200];
     where_of(where, sizeof(where), source, line);
-    struct strbuf val = {0};
+    scr_strbuf val = SCR_STRBUF_INIT;
     int rc = expand_value(where, value, strlen(value), &val);
     if (rc != SCR_SUCCESS) {
-        free(val.s);
+        scr_strbuf_free(&val);
         return rc;
     }
-    *out_value = val.s;
-    return SCR_SUCCESS;
+    return scr_strbuf_detach(&val, out_value, NULL);
 }
 
 static void free_pairs(struct scr_config_pair *pairs, int n)
@@ -187,18 +161,17 @@ static int lex_pair(struct lexer *lx, struct scr_config_pair *pair)
         return SCR_ERR_NOMEM;
     }
     for (char *c = pair->key; *c; c++) *c = (char)toupper((unsigned char)*c);
-    struct strbuf val = {0};
+    scr_strbuf val = SCR_STRBUF_INIT;
     char where[4200];
     where_of(where, sizeof(where), lx->source, lx->line);
     int rc = expand_value(where, v, vlen, &val);
+    if (rc == SCR_SUCCESS) rc = scr_strbuf_detach(&val, &pair->value, NULL);
     if (rc != SCR_SUCCESS) {
-        free(val.s);
+        scr_strbuf_free(&val);
         free(pair->key);
         pair->key = NULL;
-        return rc;
     }
-    pair->value = val.s;
-    return SCR_SUCCESS;
+    return rc;
 }
 
 /* Lex the line [p, end) and hand its pairs to fn. */

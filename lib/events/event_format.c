@@ -1,6 +1,7 @@
 /* event_format.c — the JSON and text lines of an event (see event_format.h). */
 #include "event_format.h"
 #include "scr_err.h"
+#include "util_strbuf.h"
 
 #include <ctype.h>
 #include <json-c/json.h>
@@ -87,30 +88,10 @@ int scr_event_format_json(const struct scr_event *ev, char **out_line)
     return rc;
 }
 
-/* A growing text line; a failed allocation leaves failed set and nothing else. */
-struct line {
-    char *buf;
-    size_t len, cap;
-    int failed;
-};
-
-static void put(struct line *l, const char *s, size_t n)
+/* A failed append sticks in the buffer, which is checked once at the end. */
+static void put(scr_strbuf *l, const char *s, size_t n)
 {
-    if (l->failed) return;
-    if (l->len + n + 1 > l->cap) {
-        size_t cap = l->cap ? l->cap : 256;
-        while (cap < l->len + n + 1) cap *= 2;
-        char *b = realloc(l->buf, cap);
-        if (b == NULL) {
-            l->failed = 1;
-            return;
-        }
-        l->buf = b;
-        l->cap = cap;
-    }
-    memcpy(l->buf + l->len, s, n);
-    l->len += n;
-    l->buf[l->len] = '\0';
+    (void)scr_strbuf_append(l, s, n);
 }
 
 static int needs_quotes(const char *v)
@@ -123,7 +104,7 @@ static int needs_quotes(const char *v)
 
 /* " key=value", quoted and escaped when needed; control characters become '?'
  * so that a value never breaks the line */
-static void word(struct line *l, const char *key, const char *value)
+static void word(scr_strbuf *l, const char *key, const char *value)
 {
     put(l, " ", 1);
     put(l, key, strlen(key));
@@ -140,7 +121,7 @@ static void word(struct line *l, const char *key, const char *value)
     put(l, "\"", 1);
 }
 
-static void number(struct line *l, const char *key, long long v)
+static void number(scr_strbuf *l, const char *key, long long v)
 {
     char text[32];
     snprintf(text, sizeof(text), "%lld", v);
@@ -150,7 +131,7 @@ static void number(struct line *l, const char *key, long long v)
 int scr_event_format_text(const struct scr_event *ev, int with_time, char **out_line)
 {
     *out_line = NULL;
-    struct line l = {NULL, 0, 0, 0};
+    scr_strbuf l = SCR_STRBUF_INIT;
     char text[64];
     if (with_time) {
         scr_event_format_time(ev->epoch, text, sizeof(text));
@@ -175,14 +156,16 @@ int scr_event_format_text(const struct scr_event *ev, int with_time, char **out_
         else number(&l, ev->fields[i].key, ev->fields[i].num);
     }
     put(&l, "\n", 1);
-    if (l.failed) {
-        free(l.buf);
+    if (scr_strbuf_status(&l) != SCR_SUCCESS) {
+        scr_strbuf_free(&l);
         return SCR_ERR_NOMEM;
     }
     /* without the time the line starts with the space before job= */
-    if (!with_time) memmove(l.buf, l.buf + 1, l.len);
-    *out_line = l.buf;
-    return SCR_SUCCESS;
+    if (!with_time) {
+        memmove(l.buf, l.buf + 1, l.len);
+        l.len--;
+    }
+    return scr_strbuf_detach(&l, out_line, NULL);
 }
 
 /* digits of exactly n characters at *p, advanced past them; SCR_ERR_FORMAT
