@@ -107,16 +107,16 @@ int scr_kvtree_file_image_of(const char *const *keys, const scr_kvtree *const *v
     return SCR_SUCCESS;
 }
 
-void scr_kvtree_file_begin(struct scr_pack_buf *b)
+void scr_kvtree_file_begin(scr_strbuf *b)
 {
-    scr_pack_reserve(b, SCR_KVTREE_FILE_HEADER_SIZE);
+    (void)scr_strbuf_append_space(b, SCR_KVTREE_FILE_HEADER_SIZE); /* a failure sticks */
 }
 
-int scr_kvtree_file_finish(struct scr_pack_buf *b)
+int scr_kvtree_file_finish(scr_strbuf *b)
 {
-    if (scr_pack_reserve(b, 4) == NULL) return SCR_ERR_NOMEM;
-    put_header(b->data, b->len);
-    seal_image(b->data, b->len);
+    if (scr_strbuf_append_space(b, 4) == NULL) return SCR_ERR_NOMEM;
+    put_header((unsigned char *)b->buf, b->len);
+    seal_image((unsigned char *)b->buf, b->len);
     return SCR_SUCCESS;
 }
 

@@ -58,8 +58,8 @@ int scr_kvtree_file_image_of(const char *const *keys, const scr_kvtree *const *v
 /* A file image packed element by element (kvtree_pack.h): begin reserves
  * the header, the caller packs one tree, finish fills in the header and
  * appends the CRC. finish returns SCR_ERR_NOMEM when an append failed. */
-void scr_kvtree_file_begin(struct scr_pack_buf *b);
-int scr_kvtree_file_finish(struct scr_pack_buf *b);
+void scr_kvtree_file_begin(scr_strbuf *b);
+int scr_kvtree_file_finish(scr_strbuf *b);
 
 /* Parse a complete file image of len bytes; origin names it in messages. */
 int scr_kvtree_parse_image(const void *buf, size_t len, scr_kvtree *tree, const char *origin);

@@ -158,40 +158,20 @@ int scr_kvtree_pack_canonical(void *buf, size_t size, const scr_kvtree *tree, si
 
 /* --- packing element by element ------------------------------------------------------ */
 
-unsigned char *scr_pack_reserve(struct scr_pack_buf *b, size_t len)
+void scr_pack_count(scr_strbuf *b, uint32_t n)
 {
-    if (b->failed) return NULL;
-    if (b->cap - b->len < len) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap - b->len < len) cap *= 2;
-        unsigned char *grown = realloc(b->data, cap);
-        if (grown == NULL) {
-            scr_err("kvtree: out of memory packing %zu bytes", cap);
-            b->failed = 1;
-            return NULL;
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
-    unsigned char *at = b->data + b->len;
-    b->len += len;
-    return at;
-}
-
-void scr_pack_count(struct scr_pack_buf *b, uint32_t n)
-{
-    unsigned char *p = scr_pack_reserve(b, 4);
+    unsigned char *p = scr_strbuf_append_space(b, 4);
     if (p) put_u32(p, n);
 }
 
-void scr_pack_key(struct scr_pack_buf *b, const char *key)
+void scr_pack_key(scr_strbuf *b, const char *key)
 {
     size_t len = strlen(key) + 1;
-    unsigned char *p = scr_pack_reserve(b, len);
+    unsigned char *p = scr_strbuf_append_space(b, len);
     if (p) memcpy(p, key, len);
 }
 
-void scr_pack_value(struct scr_pack_buf *b, const char *key, const char *value)
+void scr_pack_value(scr_strbuf *b, const char *key, const char *value)
 {
     scr_pack_key(b, key);
     scr_pack_count(b, 1);
@@ -199,11 +179,12 @@ void scr_pack_value(struct scr_pack_buf *b, const char *key, const char *value)
     scr_pack_count(b, 0);
 }
 
-void scr_pack_tree(struct scr_pack_buf *b, const scr_kvtree *tree)
+void scr_pack_tree(scr_strbuf *b, const scr_kvtree *tree)
 {
     size_t size = scr_kvtree_pack_size(tree), used = 0;
-    unsigned char *p = scr_pack_reserve(b, size);
-    if (p && scr_kvtree_pack_canonical(p, size, tree, &used) != SCR_SUCCESS) b->failed = 1;
+    unsigned char *p = scr_strbuf_append_space(b, size);
+    if (p && scr_kvtree_pack_canonical(p, size, tree, &used) != SCR_SUCCESS)
+        b->failed = 1; /* already said: the ordering's scratch space */
 }
 
 struct reader {

@@ -13,6 +13,7 @@
 #define SCR_KVTREE_PACK_H
 
 #include "kvtree.h"
+#include "util_strbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,26 +33,18 @@ size_t scr_kvtree_pack(void *buf, size_t size, const scr_kvtree *tree);
  * be had. */
 int scr_kvtree_pack_canonical(void *buf, size_t size, const scr_kvtree *tree, size_t *out_len);
 
-/* Packed bytes written element by element, for a record too large to be
- * built as a tree first. Appends grow data as needed; after a failed
- * allocation nothing more is appended and failed stays set (check it once,
- * at the end). Release data with free(). */
-struct scr_pack_buf {
-    unsigned char *data;
-    size_t len, cap;
-    int failed;
-};
-
+/* Packed bytes written element by element into a util string buffer, for
+ * a record too large to be built as a tree first. The buffer's failure
+ * sticks (util_strbuf.h): nothing more is appended after one, so check it
+ * once, at the end. */
 /* A level of n elements begins (each then a key and its value level). */
-void scr_pack_count(struct scr_pack_buf *b, uint32_t n);
+void scr_pack_count(scr_strbuf *b, uint32_t n);
 /* An element's key; its value level follows. */
-void scr_pack_key(struct scr_pack_buf *b, const char *key);
+void scr_pack_key(scr_strbuf *b, const char *key);
 /* The element key -> value -> {}: how a key carries one value. */
-void scr_pack_value(struct scr_pack_buf *b, const char *key, const char *value);
+void scr_pack_value(scr_strbuf *b, const char *key, const char *value);
 /* A whole tree as the value level, in canonical order. */
-void scr_pack_tree(struct scr_pack_buf *b, const scr_kvtree *tree);
-/* Room for len more bytes, returned for the caller to fill (NULL after a failure). */
-unsigned char *scr_pack_reserve(struct scr_pack_buf *b, size_t len);
+void scr_pack_tree(scr_strbuf *b, const scr_kvtree *tree);
 
 /* Unpack one packed tree from the first len bytes of buf and merge it into
  * tree. *out_used (if not NULL) receives the bytes consumed. On error tree is

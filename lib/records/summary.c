@@ -710,7 +710,7 @@ static int compare_files(const void *a, const void *b)
 }
 
 /* One file's level, keys in canonical order: COMPRESSED, CRC, NOFETCH, SIZE. */
-static void pack_file(struct scr_pack_buf *b, const struct scr_summary_file *f)
+static void pack_file(scr_strbuf *b, const struct scr_summary_file *f)
 {
     char text[32];
     scr_pack_key(b, f->name);
@@ -732,7 +732,7 @@ static void pack_file(struct scr_pack_buf *b, const struct scr_summary_file *f)
 }
 
 /* One rank's level: FILE (when it has files), then FILES. */
-static int pack_rank(struct scr_pack_buf *b, int rank, int expected, const struct scr_summary_file *files, int n,
+static int pack_rank(scr_strbuf *b, int rank, int expected, const struct scr_summary_file *files, int n,
                      struct ordered_file **order, int *room)
 {
     char text[32];
@@ -773,7 +773,7 @@ int scr_summary_write_ranks(const char *path, const scr_dataset *desc, int ranks
     /* never store what a reader would refuse */
     snprintf(origin, sizeof(origin), "%s (not written)", path);
     if (scr_dataset_validate(desc, origin, KEY_DSET) != SCR_SUCCESS) return SCR_ERR_TYPE;
-    struct scr_pack_buf b = {NULL, 0, 0, 0};
+    scr_strbuf b = SCR_STRBUF_INIT;
     struct ordered_file *order = NULL;
     int room = 0, rc = SCR_SUCCESS;
     scr_kvtree_file_begin(&b);
@@ -798,10 +798,10 @@ int scr_summary_write_ranks(const char *path, const scr_dataset *desc, int ranks
     scr_pack_value(&b, KEY_RANKS, text);
     rc = scr_kvtree_file_finish(&b);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_write_atomic(path, b.data, b.len);
+    rc = scr_write_atomic(path, b.buf, b.len);
 out:
     free(order);
-    free(b.data);
+    scr_strbuf_free(&b);
     return rc;
 }
 
