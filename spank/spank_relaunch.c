@@ -12,6 +12,7 @@
 #include "spank_step_leave.h"
 #include "util_log.h"
 #include "util_path.h"
+#include "util_strbuf.h"
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,8 @@
 /* how many words an earlier relaunch put at the front of srun's arguments */
 #define OUR_WORDS_VAR "SCR_RELAUNCH_WORDS"
 #define MAX_OUR_WORDS 2
+/* no bound of our own: the kernel already bounded the command line */
+#define CMDLINE_MAX SIZE_MAX
 #define RELAUNCH_SETTLE_SECONDS 3
 
 static int in_allocation;     /* srun started inside sbatch or salloc */
@@ -155,21 +159,19 @@ static char **own_argv(char **out_buf)
 {
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return NULL;
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    ssize_t n = 1;
-    while (buf != NULL && (n = read(fd, buf + len, cap - len)) > 0) {
-        len += (size_t)n;
-        if (len < cap) continue;
-        char *bigger = realloc(buf, cap * 2);
-        if (bigger == NULL) free(buf);
-        buf = bigger;
-        cap *= 2;
-    }
+    scr_strbuf cmdline = SCR_STRBUF_INIT;
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = scr_strbuf_read_fd(&cmdline, fd, CMDLINE_MAX);
     close(fd);
+    if (rc == SCR_SUCCESS) rc = scr_strbuf_detach(&cmdline, &buf, &len);
+    if (rc != SCR_SUCCESS) {
+        scr_strbuf_free(&cmdline);
+        return NULL;
+    }
     size_t words = 0;
-    for (size_t i = 0; buf != NULL && i < len; i++) words += buf[i] == '\0';
-    char **argv = buf != NULL && n == 0 && words > 0 ? calloc(words + MAX_OUR_WORDS + 1, sizeof(char *)) : NULL;
+    for (size_t i = 0; i < len; i++) words += buf[i] == '\0';
+    char **argv = words > 0 ? calloc(words + MAX_OUR_WORDS + 1, sizeof(char *)) : NULL;
     if (argv == NULL) {
         free(buf);
         return NULL;

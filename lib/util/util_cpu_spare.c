@@ -4,6 +4,7 @@
 
 #include "scr_err.h"
 #include "util_pace.h"
+#include "util_strbuf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -59,38 +60,19 @@ int scr_cpu_idle_parse(const char *proc_stat, const cpu_set_t *mask, long ticks_
 }
 
 /* The whole of a /proc file, NUL-terminated, in a buffer the caller frees;
- * NULL when it cannot be read. Silent: a missing file is an answer here. */
+ * NULL when it cannot be read. Silent but for a failed allocation: a
+ * missing file is an answer here. */
 static char *read_proc(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return NULL;
-    size_t cap = 8192, len = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        if (len + 1 == cap) {
-            char *grown = cap < PROC_STAT_MAX ? realloc(buf, cap * 2) : NULL;
-            if (grown == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-        ssize_t got = read(fd, buf + len, cap - 1 - len);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            free(buf);
-            buf = NULL;
-        } else if (got == 0) {
-            buf[len] = '\0';
-            break;
-        } else {
-            len += (size_t)got;
-        }
-    }
+    scr_strbuf text = SCR_STRBUF_INIT;
+    char *out = NULL;
+    int rc = scr_strbuf_read_fd(&text, fd, PROC_STAT_MAX);
     close(fd);
-    return buf;
+    if (rc == SCR_SUCCESS) rc = scr_strbuf_detach(&text, &out, NULL);
+    if (rc != SCR_SUCCESS) scr_strbuf_free(&text);
+    return out;
 }
 
 int scr_cpu_sample_take(struct scr_cpu_sample *out)
