@@ -28,6 +28,7 @@
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
+#include "util_testpoint.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -133,10 +134,7 @@ static int read_parameters(struct scr_run *r)
     if (rc != SCR_SUCCESS) goto out;
     rc = read_flush_async(r);
     if (rc != SCR_SUCCESS) goto out;
-    /* not a parameter: tests/bench/run-bench-scr.sh measures what the CRCs
-     * of files in cache cost against a run that records none */
-    const char *no_crc = getenv("SCRBENCH_NO_CACHE_CRC");
-    r->crc_in_cache = no_crc == NULL || strcmp(no_crc, "1") != 0;
+    r->crc_in_cache = !scr_testpoint_on(SCR_TP_NO_CACHE_CRC);
     /* SCR_CURRENT names the checkpoint to restart from, as SCR_Current does */
     if (scr_config_get(c, "SCR_CURRENT", &current) == SCR_SUCCESS && current != NULL && current[0] != '\0') {
         r->current_name = strdup(current);

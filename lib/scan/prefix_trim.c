@@ -11,25 +11,14 @@
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
+#include "util_testpoint.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Test hook, not a parameter: tests/mpi/test_prefix_size.sh and
- * tests/unit/test_prefix_trim.c set SCRTEST_PREFIX_TRIM_CRASH to a step
- * ("after-index", "after-rename", "after-mark", "mid-delete",
- * "after-files", "mid-records") to kill the process there and then check
- * what a crash leaves. */
-static void crash_point(const char *step)
-{
-    const char *v = getenv("SCRTEST_PREFIX_TRIM_CRASH");
-    if (v != NULL && strcmp(v, step) == 0) raise(SIGKILL);
-}
 
 /* What the index update decides: ids leaving it, ids it keeps. */
 struct choice {
@@ -228,7 +217,7 @@ static int doom(const char *prefix_scr, int id, char **out_trash)
         rc = scr_path_join(prefix_scr, trash_name, &trash);
         if (rc != SCR_SUCCESS) break;
         if (rename(dir, trash) == 0) {
-            crash_point("after-rename");
+            scr_testpoint_crash(SCR_TP_TRIM_AFTER_RENAME);
             break;
         }
         int taken = errno == EEXIST || errno == ENOTEMPTY; /* a directory an earlier deletion left */
@@ -395,7 +384,7 @@ static void delete_files(const char *prefix, const scr_kvtree *doomed, int *out_
             continue;
         }
         remove_empty_parents(prefix, file);
-        crash_point("mid-delete");
+        scr_testpoint_crash(SCR_TP_TRIM_MID_DELETE);
     }
 }
 
@@ -407,7 +396,7 @@ static void remove_records(const char *trash)
         errno != ENOENT)
         scr_warn("cannot delete %s: %s", summary, strerror(errno)); /* scr_remove_tree tries again */
     free(summary);
-    crash_point("mid-records");
+    scr_testpoint_crash(SCR_TP_TRIM_MID_RECORDS);
     scr_remove_tree(trash); /* says what stays; the next deletion tries again */
 }
 
@@ -446,10 +435,10 @@ static int delete_datasets(const char *prefix, const int *ids, int n, const int 
     trash = list_trash(prefix_scr); /* with the sharers */
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(trash, "DIR")); e; e = scr_kvtree_elem_next(e))
         mark_incomplete(scr_kvtree_elem_key(e));
-    crash_point("after-mark");
+    scr_testpoint_crash(SCR_TP_TRIM_AFTER_MARK);
     int left = 0;
     delete_files(prefix, doomed, &left);
-    crash_point("after-files");
+    scr_testpoint_crash(SCR_TP_TRIM_AFTER_FILES);
     if (left > 0) {
         /* their summaries still list them: the next deletion tries again */
         scr_warn("%d file%s of datasets deleted from %s could not be removed; their records stay in %s/%s*", left,
@@ -478,7 +467,7 @@ int scr_prefix_trim(const char *prefix, int keep, int busy_id, int *out_deleted)
     int rc = scr_index_file_path(prefix, &index_path);
     if (rc == SCR_SUCCESS) rc = scr_index_file_update(index_path, choose, &c); /* step 1 */
     if (rc != SCR_SUCCESS) goto out;
-    if (c.nvictims > 0) crash_point("after-index");
+    if (c.nvictims > 0) scr_testpoint_crash(SCR_TP_TRIM_AFTER_INDEX);
     for (int i = 0; i < c.nvictims; i++)
         scr_dbg(1, "SCR_PREFIX_SIZE=%d: deleting checkpoint dataset %d from %s", keep, c.victims[i], prefix);
     rc = delete_datasets(prefix, c.victims, c.nvictims, c.kept, c.nkept, busy_id);
