@@ -11,7 +11,7 @@
 #   - from its own folder or one below, it must compile, so that a broken
 #     path cannot pass for a refusal.
 # The commands and the plugin are rows of the table too: no MPI layer's
-# header compiles for them. lib/layer_violation.c is an upward include
+# header compiles for them. tests/lib/layer_violation.c is an upward include
 # written out: lib/util's flags must refuse it.
 . "$top_srcdir/tests/tap.sh"
 
@@ -80,18 +80,18 @@ fi
 
 # the deliberate violation: a util file reaching for the state of a run
 # shellcheck disable=SC2046 # flags are words
-if $cc $(flags_of util) -fsyntax-only "$top_srcdir/lib/layer_violation.c" > "$tmp/out" 2>&1; then
-    not_ok "lib/layer_violation.c does not compile in lib/util" "it compiled"
+if $cc $(flags_of util) -fsyntax-only "$top_srcdir/tests/lib/layer_violation.c" > "$tmp/out" 2>&1; then
+    not_ok "tests/lib/layer_violation.c does not compile in lib/util" "it compiled"
 elif grep -q 'scr_run.h' "$tmp/out"; then
-    ok "lib/layer_violation.c does not compile in lib/util: scr_run.h is not found"
+    ok "tests/lib/layer_violation.c does not compile in lib/util: scr_run.h is not found"
 else
-    not_ok "lib/layer_violation.c fails for the upward include" "$(cat "$tmp/out")"
+    not_ok "tests/lib/layer_violation.c fails for the upward include" "$(cat "$tmp/out")"
 fi
 # shellcheck disable=SC2046
-if $cc $(flags_of cache) -fsyntax-only "$top_srcdir/lib/layer_violation.c" > "$tmp/out" 2>&1; then
-    ok "lib/layer_violation.c compiles where scr_run.h belongs (lib/cache)"
+if $cc $(flags_of cache) -fsyntax-only "$top_srcdir/tests/lib/layer_violation.c" > "$tmp/out" 2>&1; then
+    ok "tests/lib/layer_violation.c compiles where scr_run.h belongs (lib/cache)"
 else
-    not_ok "lib/layer_violation.c compiles in lib/cache" "$(cat "$tmp/out")"
+    not_ok "tests/lib/layer_violation.c compiles in lib/cache" "$(cat "$tmp/out")"
 fi
 
 done_testing
