@@ -713,3 +713,10 @@ out:
     scr_kvtree_delete(flush);
     return rc;
 }
+
+int scr_cache_is_app_file(const struct scr_run *run, int id, const char *file)
+{
+    const scr_meta *meta = NULL;
+    if (scr_filemap_get_meta(run->map, id, run->rank, file, &meta) != SCR_SUCCESS) return 1;
+    return scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) == SCR_SUCCESS;
+}

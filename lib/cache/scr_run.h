@@ -169,6 +169,12 @@ int scr_cache_store_dir(const struct scr_run *run, const char *store, char **out
  * names (the cache base when none does), in a new string. */
 int scr_cache_dataset_dir(const struct scr_run *run, int id, char **out_dir);
 
+/* 1 when file (this rank's, of dataset id) is the application's, not
+ * redundancy data: only those go to the prefix at a flush. XOR and RS data
+ * would be dead weight there, since every rank's own files are flushed; a
+ * scavenge, which may miss nodes, copies it (scavenge.h). */
+int scr_cache_is_app_file(const struct scr_run *run, int id, const char *file);
+
 /* Create the directory of dataset id (and its store's job directory, owned
  * by this user, mode 0700) and give its path in a new string. */
 int scr_cache_prepare_dataset_dir(const struct scr_run *run, int id, char **out_dir);

@@ -205,7 +205,7 @@ static int list_my_files(struct scr_run *run, int id, const char *dsdir, scr_kvt
     int rc = list != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
     for (int f = 0; rc == SCR_SUCCESS && f < nfiles; f++) {
-        if (!scr_flush_is_app_file(run, id, files[f])) continue;
+        if (!scr_cache_is_app_file(run, id, files[f])) continue;
         char *dest = NULL;
         const scr_meta *meta = NULL;
         uint64_t size = 0;

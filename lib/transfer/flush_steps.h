@@ -41,10 +41,6 @@ int scr_flush_conclude(struct scr_run *run, struct scr_flush_attempt *a, int cop
 
 void scr_flush_attempt_free(struct scr_flush_attempt *a);
 
-/* 1 when file (this rank's, of dataset id) is the application's: only those
- * go to the prefix. */
-int scr_flush_is_app_file(const struct scr_run *run, int id, const char *file);
-
 /* Where file (this rank's, of dataset id) goes on the prefix, in a new
  * string. The filemap is not taken on trust: a destination outside the
  * prefix, or a file neither in the dataset's cache directory nor written

@@ -189,36 +189,6 @@ int scr_flush_compress_level(const struct scr_run *run, const scr_dataset *desc)
     return desc != NULL && scr_dataset_is_output(desc) ? 0 : run->flush_compress;
 }
 
-int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got,
-                          const struct scr_copy_stored *form)
-{
-    const scr_meta *stored = NULL;
-    scr_meta *meta = scr_meta_new();
-    int rc = meta != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_filemap_get_meta(run->map, id, run->rank, file, &stored);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_meta_copy(meta, stored);
-    if (rc != SCR_SUCCESS) goto out;
-    uint32_t recorded;
-    if (run->crc_on_flush && scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS && recorded != got->crc) {
-        scr_err("flush of %s: CRC32 0x%08x differs from 0x%08x recorded when it was "
-                "written; the file in cache is damaged", file, got->crc, recorded);
-        rc = SCR_ERR_FORMAT;
-        goto out;
-    }
-    if (run->crc_on_flush) rc = scr_meta_set_crc32(meta, got->crc);
-    if (rc != SCR_SUCCESS) goto out;
-    /* how the prefix holds it: the rank filemap and the summary say so */
-    if (form != NULL && form->compressed) rc = scr_meta_set_compressed(meta, form->bytes);
-    else rc = scr_meta_unset_compressed(meta);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_filemap_set_meta(run->map, id, run->rank, file, meta);
-out:
-    scr_meta_delete(meta);
-    return rc;
-}
-
 /* Copy (or, written in place, checksum) file, one of this rank's; update
  * its meta. A file the copy creates is noted in undo. A file written in
  * place that a lower rank lists too is that rank's to checksum (plan): its
@@ -256,17 +226,6 @@ out:
     return rc;
 }
 
-/* Whether file (this rank's, of dataset id) is the application's: only
- * those go to the prefix. Redundancy data (XOR, RS) would be dead weight
- * there, since every rank's own files are flushed; a scavenge, which may
- * miss nodes, copies it (scavenge.h). */
-int scr_flush_is_app_file(const struct scr_run *run, int id, const char *file)
-{
-    const scr_meta *meta = NULL;
-    if (scr_filemap_get_meta(run->map, id, run->rank, file, &meta) != SCR_SUCCESS) return 1;
-    return scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) == SCR_SUCCESS;
-}
-
 /* Copy (or, written in place, checksum) this rank's files; update their
  * meta. Each file the copy creates is noted in undo. */
 static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo,
@@ -277,7 +236,7 @@ static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *b
     int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
     if (rc != SCR_SUCCESS) goto out;
     for (int f = 0; f < nfiles; f++) {
-        if (!scr_flush_is_app_file(run, id, files[f])) continue;
+        if (!scr_cache_is_app_file(run, id, files[f])) continue;
         rc = flush_file(run, id, dsdir, buf, undo, plan, files[f]);
         if (rc != SCR_SUCCESS) goto out;
     }

@@ -85,7 +85,7 @@ static int record_given(struct scr_run *run, const struct scr_shared_crc *plan, 
     for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
         int i = index_of(plan, run, id, files[f]);
         if (i < 0 || plan->listed[3 * i + 2] == (uint64_t)run->rank) continue;
-        if (!scr_flush_is_app_file(run, id, files[f])) continue;
+        if (!scr_cache_is_app_file(run, id, files[f])) continue;
         if (!(crcs[i] & CRC_GIVEN)) {
             scr_err("flush of dataset %d: rank %d, which reads %s for its CRC, could not give it", id,
                     (int)plan->listed[3 * i + 2], files[f]);
