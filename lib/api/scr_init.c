@@ -14,6 +14,7 @@
 #include "job_env.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "mpi_host.h"
 #include "job_file.h"
 #include "nodes_file.h"
 #include "prefix_trim.h"
@@ -133,6 +134,15 @@ static int read_parameters(struct scr_run *r)
     if (rc != SCR_SUCCESS) goto out;
     rc = read_flush_async(r);
     if (rc != SCR_SUCCESS) goto out;
+    /* Under SimGrid's SMPI every rank is an actor of one simulation in one
+     * process: a thread of ours would run outside the simulated clock (and
+     * one that calls MPI would break the simulation), so the flush and the
+     * copies are done in the ranks' own calls; the encode stays there too
+     * (run_encode_async.c). scr_init_say_unavailable says so. */
+    if (scr_mpi_is_simulated()) {
+        r->flush_async = 0;
+        r->watchdog_pfs = 0;
+    }
     /* not a parameter: tests/bench/run-bench-scr.sh measures what the CRCs
      * of files in cache cost against a run that records none */
     const char *no_crc = getenv("SCRBENCH_NO_CACHE_CRC");
@@ -165,6 +175,10 @@ out:
  * does not have, and what happens instead; said, never taken silently. */
 void scr_init_say_unavailable(const struct scr_run *r)
 {
+    if (scr_mpi_is_simulated())
+        scr_dbg(0, "SimGrid's SMPI: all ranks share one process, so no library thread runs: "
+                   "SCR_FLUSH_ASYNC, SCR_ENCODE_ASYNC and SCR_WATCHDOG_TIMEOUT_PFS are off, and each flush, "
+                   "encode and copy is done in the ranks' own calls, on the simulated clock");
     static const char *const limits[] = {"SCR_FLUSH_ASYNC_BW", "SCR_FLUSH_ASYNC_PERCENT"};
     for (size_t i = 0; !r->flush_async && i < sizeof(limits) / sizeof(limits[0]); i++) {
         enum scr_config_layer layer;
@@ -378,7 +392,13 @@ static int identify(struct scr_run *r, int *out_defaulted)
     int rc = name_from_files(r->cfg, "SCR_NODE_NAME", r->node_name, sizeof(r->node_name), &set);
     if (rc != SCR_SUCCESS) return rc;
     if (!set) {
-        rc = scr_job_env_node_name(r->node_name, sizeof(r->node_name));
+        /* MPI knows the node (under SMPI, each rank's simulated host),
+         * where the environment does not name one */
+        char host[sizeof(r->node_name)];
+        rc = scr_mpi_processor_name(host, sizeof(host));
+        if (rc != SCR_SUCCESS) return rc;
+        rc = scr_job_env_node_name_or(host, "the node MPI_Get_processor_name names", r->node_name,
+                                      sizeof(r->node_name));
         if (rc != SCR_SUCCESS) return rc;
     }
     /* a simulated node takes the node's name; the real one keeps the bases */
