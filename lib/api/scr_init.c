@@ -918,9 +918,26 @@ out:
  * and the cache (init_collective), the restart and SCR_DROP_AFTER_CURRENT.
  * Collective; all ranks agree on the outcome (SCR_FAILURE when some rank's
  * own part failed). */
+/* Under SMPI every rank shares one process: without SMPI's privatization
+ * the ranks would share libscr's state too, and corrupt it. */
+static int check_globals_are_private(const struct scr_run *r)
+{
+    int private = 1;
+    if (!scr_mpi_is_simulated()) return SCR_SUCCESS;
+    int rc = scr_mpi_globals_are_private(r->world, &private);
+    if (rc != SCR_SUCCESS) return rc;
+    if (private) return SCR_SUCCESS;
+    if (r->rank == 0)
+        scr_err("SimGrid's SMPI runs every rank in one process, and here the ranks share libscr's globals: "
+                "run smpirun with --cfg=smpi/privatization:dlopen, with libscr linked into the application");
+    return SCR_ERR_STATE;
+}
+
 int scr_init_start_run(struct scr_run *r)
 {
-    int rc = init_local(r);
+    int rc = check_globals_are_private(r); /* all ranks agree */
+    if (rc != SCR_SUCCESS) return rc;
+    rc = init_local(r);
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) return rc;

@@ -40,3 +40,19 @@ int scr_mpi_is_simulated(void)
     known = 1;
     return simulated;
 }
+
+int scr_mpi_globals_are_private(MPI_Comm comm, int *out_private)
+{
+    /* each rank writes its rank into one static variable and reads it
+     * back after a barrier, where every rank has written: ranks that share
+     * the variable find the last writer's rank, all but one of them */
+    static int written_by = -1;
+    int rank = 0;
+    *out_private = 0;
+    int rc = scr_mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    if (rc != SCR_SUCCESS) return rc;
+    written_by = rank;
+    rc = scr_mpi_check(MPI_Barrier(comm), "MPI_Barrier (are the globals each rank's own?)");
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_comm_all_true(written_by == rank, comm, out_private);
+}

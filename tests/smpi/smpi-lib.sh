@@ -12,7 +12,8 @@
 # as tests/mpi/scr-sim-run spreads them. No SCR_NODE_NAME is set: libscr
 # names each rank's node by its simulated host (MPI_Get_processor_name),
 # so mpi_lose_node K deletes host node<K>'s cache and control directories.
-# Every other helper of mpi-lib.sh works as it does there.
+# $SMPI_RUN_ARGS adds smpirun options (split on blanks; a later --cfg
+# wins). Every other helper of mpi-lib.sh works as it does there.
 #
 # All ranks are one process: VAR=VALUE settings hold for every rank alike.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
@@ -42,6 +43,7 @@ mpi_run_program() {
         echo "node$((_smpi_r / _smpi_per))"
         _smpi_r=$((_smpi_r + 1))
     done > "$scratch/hostfile"
+    # shellcheck disable=SC2086 # the extra options are meant to be split
     (
         while [ $# -gt 0 ]; do
             case $1 in
@@ -55,7 +57,7 @@ mpi_run_program() {
         # takes here
         exec timeout -k 10 120 "$SMPIRUN" -np "$mpi_ranks" -platform "$smpi_platform" \
             -hostfile "$scratch/hostfile" --cfg=smpi/privatization:dlopen --cfg=smpi/host-speed:1Gf \
-            --log=xbt_cfg.thres:warning "$_mpi_prog" "$@"
+            --log=xbt_cfg.thres:warning ${SMPI_RUN_ARGS:-} "$_mpi_prog" "$@"
     ) < /dev/null > "$mpi_out" 2> "$mpi_err"
     mpi_status=$?
 }

@@ -7,7 +7,9 @@
 # across hosts. A checkpoint kept in cache alone survives the loss of one
 # host's cache and control directories: the restart rebuilds it and the
 # application checks every byte it reads. SCR_Init says once that no
-# library thread runs under SMPI. See tests/smpi/smpi-lib.sh.
+# library thread runs under SMPI; without SMPI's privatization, where the
+# ranks would share libscr's globals, it refuses to start, saying how to
+# run. See tests/smpi/smpi-lib.sh.
 . "$top_srcdir/tests/smpi/smpi-lib.sh"
 smpi_setup smpi-xor
 
@@ -39,5 +41,9 @@ check "host_node5_lost_its_cache_and_control_directories" sh -c "! test -e '$scr
 # shellcheck disable=SC2086
 mpi_run 64 16 $settings -- --steps 3 $files
 mpi_expect_restart "the_restart_rebuilds_the_lost_host_and_reads_every_byte_of_checkpoint_2" 2 3
+
+SMPI_RUN_ARGS=--cfg=smpi/privatization:no mpi_run 4 2
+mpi_expect_failure "without_privatization_SCR_Init_refuses_to_share_its_globals" \
+    "here the ranks share libscr's globals: run smpirun with --cfg=smpi/privatization:dlopen"
 
 done_testing
