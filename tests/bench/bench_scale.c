@@ -15,7 +15,7 @@
  *          checkpoint from the prefix.
  * For each phase rank 0 prints one line:
  *
- *   phase NAME sim_s S wall_s W p2p_msgs M p2p_bytes B coll_calls K coll_bytes Y rss_mib R
+ *   phase NAME sim_s S wall_s W p2p_msgs M p2p_bytes B coll_calls K coll_bytes Y rss_mib R polls T
  *
  * S: the slowest rank's simulated seconds from a barrier to its return; W:
  * the real seconds the simulation took for it; M, B: the point-to-point
@@ -23,7 +23,9 @@
  * rank 0 made in it and the bytes its buffers received from other ranks in
  * them (what arrives whatever the algorithm: a broadcast's buffer, an
  * all-reduce's result, a gather's other parts); R: the peak resident memory
- * of the whole simulation so far, in MiB.
+ * of the whole simulation so far, in MiB; T: the tests rank 0 made
+ * (MPI_Iprobe, MPI_Test, MPI_Testall), each of which SMPI charges
+ * simulated time.
  *
  * The counts come from the MPI functions libscr calls, defined here around
  * SMPI's PMPI ones; the application is linked with -Bsymbolic so that
@@ -58,7 +60,7 @@ static void fail(const char *what)
 
 /* --- what arrives into this rank ------------------------------------------------ */
 
-static long long p2p_msgs, p2p_bytes, coll_calls, coll_bytes;
+static long long p2p_msgs, p2p_bytes, coll_calls, coll_bytes, polls;
 
 static long long bytes_of(MPI_Datatype type, long long count)
 {
@@ -182,6 +184,26 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
 }
 
+/* the tests of a polling loop: SMPI charges each of them simulated time
+ * (--cfg=smpi/iprobe, smpi/test: 0.1 ms by default) */
+int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    polls++;
+    return PMPI_Iprobe(src, tag, comm, flag, status);
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+    polls++;
+    return PMPI_Test(req, flag, status);
+}
+
+int MPI_Testall(int n, MPI_Request *reqs, int *flag, MPI_Status *statuses)
+{
+    polls++;
+    return PMPI_Testall(n, reqs, flag, statuses);
+}
+
 int MPI_Barrier(MPI_Comm comm)
 {
     collective(0);
@@ -205,13 +227,13 @@ static double wall_now(void)
 
 struct phase {
     double sim, wall;
-    long long msgs, bytes, calls, cbytes;
+    long long msgs, bytes, calls, cbytes, polls;
 };
 
 static void phase_begin(struct phase *p)
 {
     if (PMPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS) fail("MPI_Barrier");
-    p->msgs = p2p_msgs, p->bytes = p2p_bytes, p->calls = coll_calls, p->cbytes = coll_bytes;
+    p->msgs = p2p_msgs, p->bytes = p2p_bytes, p->calls = coll_calls, p->cbytes = coll_bytes, p->polls = polls;
     p->wall = wall_now();
     p->sim = MPI_Wtime();
 }
@@ -222,15 +244,15 @@ static void phase_end(struct phase *p, const char *name)
 {
     double mine = MPI_Wtime() - p->sim, slowest = 0;
     long long msgs = p2p_msgs - p->msgs, bytes = p2p_bytes - p->bytes;
-    long long calls = coll_calls - p->calls, cbytes = coll_bytes - p->cbytes;
+    long long calls = coll_calls - p->calls, cbytes = coll_bytes - p->cbytes, npolls = polls - p->polls;
     if (PMPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS) fail("MPI_Reduce");
     double wall = wall_now() - p->wall;
     if (rank != 0) return;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0) fail("getrusage");
     printf("phase %s sim_s %.6f wall_s %.3f p2p_msgs %lld p2p_bytes %lld coll_calls %lld coll_bytes %lld "
-           "rss_mib %ld\n",
-           name, slowest, wall, msgs, bytes, calls, cbytes, ru.ru_maxrss / 1024);
+           "rss_mib %ld polls %lld\n",
+           name, slowest, wall, msgs, bytes, calls, cbytes, ru.ru_maxrss / 1024, npolls);
     fflush(stdout);
 }
 

@@ -15,6 +15,15 @@
 # the second checkpoint's completion less the first's (checkpoints 4 and 3:
 # both encode, 4 also flushes).
 #   run-bench-scale.sh BUILD_DIR
+# (BENCH_SCALE_SMPI_ARGS adds smpirun options, split on blanks.)
+#
+# SMPI charges each MPI_Iprobe and MPI_Test simulated time (smpi/iprobe,
+# smpi/test: 0.1 ms), and by default makes each unsuccessful one cost more
+# than the last, through one counter that every rank of the simulation
+# shares: a polling loop (libscr's sparse exchange polls MPI_Iprobe) then
+# costs simulated time that grows with the number of ranks polling, not
+# with anything they wait for. smpi/grow-injected-times:no keeps each poll
+# at 0.1 ms.
 # More than 4096 ranks need `sysctl -w vm.max_map_count=1048576` (root):
 # each rank maps its own copy of the application.
 set -eu
@@ -41,7 +50,7 @@ run() {
     t0=$(date +%s.%N)
     (cd "$work/prefix" && "$smpirun" -np "$1" -platform "$platform" -hostfile "$work/hosts.$1" \
         --cfg=smpi/privatization:dlopen --cfg=smpi/host-speed:1Gf --log=xbt_cfg.thres:warning \
-        --log=smpi_config.thres:warning "$app" --run "$2" --kib "$kib") > "$work/out.$1.$2" 2> "$work/err.$1.$2" || {
+        --log=smpi_config.thres:warning --cfg=smpi/grow-injected-times:no ${BENCH_SCALE_SMPI_ARGS:-} "$app" --run "$2" --kib "$kib") > "$work/out.$1.$2" 2> "$work/err.$1.$2" || {
         echo "bench-scale: $1 ranks, run $2 failed:" >&2
         tail -20 "$work/err.$1.$2" >&2
         exit 1
@@ -70,9 +79,9 @@ for p in ${BENCH_SCALE_RANKS:-256 1024}; do
     rm -rf "$shm/cache" "$shm/cntl"
     run "$p" fetch
     awk -v p="$p" '
-        BEGIN { printf "%-26s %10s %9s %9s %11s %9s %11s %8s\n", "phase (" p " ranks)", "sim s", "wall s",
-                       "p2p msgs", "p2p bytes", "coll", "coll bytes", "peak MiB" }
-        { printf "%-26s %10.6f %9.3f %9d %11d %9d %11d %8d\n", $2, $4, $6, $8, $10, $12, $14, $16
+        BEGIN { printf "%-26s %10s %9s %9s %11s %9s %11s %8s %8s\n", "phase (" p " ranks)", "sim s", "wall s",
+                       "p2p msgs", "p2p bytes", "coll", "coll bytes", "peak MiB", "polls" }
+        { printf "%-26s %10.6f %9.3f %9d %11d %9d %11d %8d %8d\n", $2, $4, $6, $8, $10, $12, $14, $16, $18
           sim[$2] = $4; wall[$2] = $6 }
         END { if ("complete_checkpoint_4" in sim)
                 printf "%-26s %10.6f %9.3f   (checkpoint 4 less checkpoint 3)\n", "flush",
