@@ -9,4 +9,5 @@ apt-get install -y --no-install-recommends \
     libopenmpi-dev openmpi-bin \
     libslurm-dev slurmctld slurmd slurm-client munge \
     libjson-c-dev zlib1g-dev libisal-dev \
-    clang libclang-rt-14-dev python3 python3-mpi4py cmake strace
+    clang libclang-rt-14-dev python3 python3-mpi4py cmake strace \
+    libsimgrid-dev

@@ -14,6 +14,7 @@
 #include "job_env.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "mpi_host.h"
 #include "job_file.h"
 #include "nodes_file.h"
 #include "prefix_trim.h"
@@ -134,6 +135,15 @@ static int read_parameters(struct scr_run *r)
     if (rc != SCR_SUCCESS) goto out;
     rc = read_flush_async(r);
     if (rc != SCR_SUCCESS) goto out;
+    /* Under SimGrid's SMPI every rank is an actor of one simulation in one
+     * process: a thread of ours would run outside the simulated clock (and
+     * one that calls MPI would break the simulation), so the flush and the
+     * copies are done in the ranks' own calls; the encode stays there too
+     * (run_encode_async.c). scr_init_say_unavailable says so. */
+    if (scr_mpi_is_simulated()) {
+        r->flush_async = 0;
+        r->watchdog_pfs = 0;
+    }
     r->crc_in_cache = !scr_testpoint_on(SCR_TP_NO_CACHE_CRC);
     /* SCR_CURRENT names the checkpoint to restart from, as SCR_Current does */
     if (scr_config_get(c, "SCR_CURRENT", &current) == SCR_SUCCESS && current != NULL && current[0] != '\0') {
@@ -163,6 +173,10 @@ out:
  * does not have, and what happens instead; said, never taken silently. */
 void scr_init_say_unavailable(const struct scr_run *r)
 {
+    if (scr_mpi_is_simulated())
+        scr_dbg(0, "SimGrid's SMPI: all ranks share one process, so no library thread runs: "
+                   "SCR_FLUSH_ASYNC, SCR_ENCODE_ASYNC and SCR_WATCHDOG_TIMEOUT_PFS are off, and each flush, "
+                   "encode and copy is done in the ranks' own calls, on the simulated clock");
     static const char *const limits[] = {"SCR_FLUSH_ASYNC_BW", "SCR_FLUSH_ASYNC_PERCENT"};
     for (size_t i = 0; !r->flush_async && i < sizeof(limits) / sizeof(limits[0]); i++) {
         enum scr_config_layer layer;
@@ -376,7 +390,13 @@ static int identify(struct scr_run *r, int *out_defaulted)
     int rc = name_from_files(r->cfg, "SCR_NODE_NAME", r->node_name, sizeof(r->node_name), &set);
     if (rc != SCR_SUCCESS) return rc;
     if (!set) {
-        rc = scr_job_env_node_name(r->node_name, sizeof(r->node_name));
+        /* MPI knows the node (under SMPI, each rank's simulated host),
+         * where the environment does not name one */
+        char host[sizeof(r->node_name)];
+        rc = scr_mpi_processor_name(host, sizeof(host));
+        if (rc != SCR_SUCCESS) return rc;
+        rc = scr_job_env_node_name_or(host, "the node MPI_Get_processor_name names", r->node_name,
+                                      sizeof(r->node_name));
         if (rc != SCR_SUCCESS) return rc;
     }
     /* a simulated node takes the node's name; the real one keeps the bases */
@@ -898,9 +918,26 @@ out:
  * and the cache (init_collective), the restart and SCR_DROP_AFTER_CURRENT.
  * Collective; all ranks agree on the outcome (SCR_FAILURE when some rank's
  * own part failed). */
+/* Under SMPI every rank shares one process: without SMPI's privatization
+ * the ranks would share libscr's state too, and corrupt it. */
+static int check_globals_are_private(const struct scr_run *r)
+{
+    int private = 1;
+    if (!scr_mpi_is_simulated()) return SCR_SUCCESS;
+    int rc = scr_mpi_globals_are_private(r->world, &private);
+    if (rc != SCR_SUCCESS) return rc;
+    if (private) return SCR_SUCCESS;
+    if (r->rank == 0)
+        scr_err("SimGrid's SMPI runs every rank in one process, and here the ranks share libscr's globals: "
+                "run smpirun with --cfg=smpi/privatization:dlopen, with libscr linked into the application");
+    return SCR_ERR_STATE;
+}
+
 int scr_init_start_run(struct scr_run *r)
 {
-    int rc = init_local(r);
+    int rc = check_globals_are_private(r); /* all ranks agree */
+    if (rc != SCR_SUCCESS) return rc;
+    rc = init_local(r);
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) return rc;

@@ -21,6 +21,7 @@
  * the encode failed, its files are removed and the dataset stays SINGLE. */
 #include "kvtree_util.h"
 #include "mpi_comm.h"
+#include "mpi_host.h"
 #include "reddesc.h"
 #include "redundancy.h"
 #include "scr_err.h"
@@ -72,7 +73,8 @@ int scr_encode_async_setup(struct scr_run *run)
     if (rc != SCR_SUCCESS) return rc;
     int needed = 0; /* a scheme that moves data: SINGLE alone needs no thread */
     for (int i = 0; i < run->nreddescs; i++) needed |= run->reddescs[i].type != SCR_COPY_SINGLE;
-    if (!wanted || !needed) return SCR_SUCCESS;
+    /* under SMPI a library thread would run outside the simulation */
+    if (!wanted || !needed || scr_mpi_is_simulated()) return SCR_SUCCESS;
     if (level != MPI_THREAD_MULTIPLE) {
         if (run->rank == 0)
             scr_dbg(1, "redundancy is applied before SCR_Complete_checkpoint returns: MPI gives %s, and "

@@ -93,11 +93,12 @@ static const char *first_set(const char *const *names, int n, const char **out_n
     return NULL;
 }
 
-int scr_job_env_node_name(char *buf, size_t len)
+int scr_job_env_node_name_or(const char *detected, const char *detected_what, char *buf, size_t len)
 {
     static const char *const vars[] = {"SCR_NODE_NAME", "SLURMD_NODENAME"};
     const char *var = NULL, *v = first_set(vars, 2, &var);
     if (v != NULL) return copy_out(var, v, NULL, buf, len);
+    if (detected != NULL) return copy_out(detected_what, detected, "set SCR_NODE_NAME", buf, len);
     char host[256];
     if (gethostname(host, sizeof(host)) != 0) {
         scr_err("cannot find this node's name: gethostname failed: %s", strerror(errno));
@@ -105,6 +106,11 @@ int scr_job_env_node_name(char *buf, size_t len)
     }
     host[sizeof(host) - 1] = '\0';
     return copy_out("the host name", host, "set SCR_NODE_NAME", buf, len);
+}
+
+int scr_job_env_node_name(char *buf, size_t len)
+{
+    return scr_job_env_node_name_or(NULL, NULL, buf, len);
 }
 
 int scr_job_env_sim_node(char *buf, size_t len, int *out_set)

@@ -2,7 +2,10 @@
  *
  * Every answer comes from the environment first so that the same code serves
  * a real cluster and simulated nodes on one host:
- *   node name  $SCR_NODE_NAME, else $SLURMD_NODENAME, else gethostname()
+ *   node name  $SCR_NODE_NAME, else $SLURMD_NODENAME, else the name the
+ *              caller detected (libscr: MPI_Get_processor_name, which under
+ *              SimGrid's SMPI names each rank's simulated host), else
+ *              gethostname()
  *   job id     $SLURM_JOB_ID, else $SCR_JOB_ID, else a per-user default
  *              ("user-<uid>") that stays the same across runs, so a restart
  *              outside any resource manager still finds its cache
@@ -45,6 +48,12 @@ int scr_job_env_check_name(const char *what, const char *value);
 /* Node name into buf (len bytes); SCR_ERR_ARG when it does not fit or is
  * refused as above. */
 int scr_job_env_node_name(char *buf, size_t len);
+
+/* The same, with detected (when not NULL) in place of gethostname():
+ * a node name found by a layer above this one, which may not be asked
+ * here (libscr's MPI_Get_processor_name). detected_what names its source
+ * in a refusal ("the node MPI_Get_processor_name names"). */
+int scr_job_env_node_name_or(const char *detected, const char *detected_what, char *buf, size_t len);
 
 /* The longest name $SCR_SIM_NODE may hold. */
 #define SCR_SIM_NODE_MAX 64

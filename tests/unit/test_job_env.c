@@ -195,6 +195,36 @@ static void test_the_drill_stop_is_a_count_of_checkpoints(void)
     unsetenv("SCR_DRILL_STOP_AFTER");
 }
 
+/* The node MPI names (libscr's MPI_Get_processor_name, under SMPI each
+ * rank's simulated host) comes after both variables and before the host
+ * name, and is checked as they are. */
+static void test_the_detected_node_comes_after_the_variables(void)
+{
+    const char *mpi = "the node MPI_Get_processor_name names";
+    char buf[64];
+    clear_env();
+    CHECK(scr_job_env_node_name_or("host7", mpi, buf, sizeof(buf)) == SCR_SUCCESS &&
+              strcmp(buf, "host7") == 0,
+          "without variables: '%s'", buf);
+    setenv("SLURMD_NODENAME", "slurm3", 1);
+    CHECK(scr_job_env_node_name_or("host7", mpi, buf, sizeof(buf)) == SCR_SUCCESS &&
+              strcmp(buf, "slurm3") == 0,
+          "SLURMD_NODENAME: '%s'", buf);
+    setenv("SCR_NODE_NAME", "scr5", 1);
+    CHECK(scr_job_env_node_name_or("host7", mpi, buf, sizeof(buf)) == SCR_SUCCESS &&
+              strcmp(buf, "scr5") == 0,
+          "SCR_NODE_NAME: '%s'", buf);
+    clear_env();
+    scr_log_set_quiet(1);
+    CHECK(scr_job_env_node_name_or("a/b", mpi, buf, sizeof(buf)) == SCR_ERR_ARG,
+          "'a/b' accepted as '%s'", buf);
+    scr_log_set_quiet(0);
+    CHECK(strstr(scr_last_error(), "the node MPI_Get_processor_name names 'a/b' cannot name a directory") != NULL,
+          "'%s'", scr_last_error());
+    CHECK(scr_job_env_node_name_or(NULL, NULL, buf, sizeof(buf)) == SCR_SUCCESS && buf[0] != '\0',
+          "NULL: the host name: %s", scr_last_error());
+}
+
 int main(void)
 {
     RUN(test_each_variable_refuses_every_value_that_is_not_one_level);
@@ -202,6 +232,7 @@ int main(void)
     RUN(test_a_refused_value_is_not_replaced_by_the_next_source);
     RUN(test_ordinary_names_are_taken_as_they_are);
     RUN(test_the_check_alone_names_the_source);
+    RUN(test_the_detected_node_comes_after_the_variables);
     RUN(test_a_simulated_node_is_a_name_of_one_level_and_64_characters_at_most);
     RUN(test_the_drill_stop_is_a_count_of_checkpoints);
     return tap_done();

@@ -1,0 +1,97 @@
+#!/bin/sh
+# run-bench-scale.sh — run bench_scale as `make bench-scale` does: for each
+# number of ranks P (BENCH_SCALE_RANKS, default "256 1024"; 4096 and 16384
+# work too), P ranks under SimGrid's SMPI, 4 per simulated host of
+# tests/bench/fattree-4096.xml, XOR sets of 8, 64 KiB per rank
+# (BENCH_SCALE_KIB), a flush every 2 checkpoints:
+#   1. SCR_Init on an empty cache, 4 checkpoints, SCR_Finalize;
+#   2. host1's cache and control directories deleted: SCR_Init rebuilds
+#      them, the restart is read back, SCR_Finalize;
+#   3. every cache deleted: SCR_Init fetches from the prefix, the same.
+# Prints, for each P, each phase's simulated seconds (the slowest rank),
+# the wall-clock seconds it took to simulate, the messages and bytes into
+# rank 0 (point to point; collective calls and what they brought), and the
+# peak memory of the simulation; then each run's wall time. The flush is
+# the second checkpoint's completion less the first's (checkpoints 4 and 3:
+# both encode, 4 also flushes).
+#   run-bench-scale.sh BUILD_DIR
+# (BENCH_SCALE_SMPI_ARGS adds smpirun options, split on blanks.)
+#
+# SMPI charges each MPI_Iprobe and MPI_Test simulated time (smpi/iprobe,
+# smpi/test: 0.1 ms), and by default makes each unsuccessful one cost more
+# than the last, through one counter that every rank of the simulation
+# shares: a polling loop (libscr's sparse exchange polls MPI_Iprobe) then
+# costs simulated time that grows with the number of ranks polling, not
+# with anything they wait for. smpi/grow-injected-times:no keeps each poll
+# at 0.1 ms. And an MPI_Test of a nonblocking collective tests each of its
+# requests, each charged alike: SMPI's MPI_Ibarrier gives rank 0 two
+# requests per rank, so each test of it cost rank 0 0.05 s at 256 ranks
+# (SCR_Init that rebuilds a lost host: 0.33 s, against 0.02 s with
+# smpi/test:0). MPI_Iprobe, which every turn of the exchange's loop calls,
+# still moves the clock on.
+# More than 4096 ranks need `sysctl -w vm.max_map_count=1048576` (root):
+# each rank maps its own copy of the application.
+set -eu
+build=$(cd "${1:?usage: run-bench-scale.sh BUILD_DIR}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+app=$build/tests/bench/bench_scale
+platform=$here/fattree-4096.xml
+smpirun=${SMPIRUN:-smpirun}
+kib=${BENCH_SCALE_KIB:-64}
+# the prefix in TMPDIR, the caches in memory, as on a cluster's nodes
+# (tmpfs: their fsyncs cost nothing, as a real one would stall every
+# simulated rank at once)
+work=$(mktemp -d "${TMPDIR:-/tmp}/scr-bench-scale.XXXXXX")
+shm=$(mktemp -d /dev/shm/scr-bench-scale.XXXXXX)
+trap 'rm -rf "$work" "$shm"' EXIT
+# the control and cache bases may only come from a system file that root owns
+printf 'SCR_CNTL_BASE=%s/cntl/%%N\nSCR_CACHE_BASE=%s/cache/%%N\n' "$shm" "$shm" > "$work/system.conf"
+chmod 644 "$work/system.conf"
+export SCR_SYSTEM_CONF_FILE="$work/system.conf" SCR_PREFIX="$work/prefix"
+export SCR_COPY_TYPE=XOR SCR_SET_SIZE=8 SCR_FLUSH=2 SCR_CACHE_SIZE=2
+
+# run P WHAT: one simulation; its phase lines go to $work/phases.P
+run() {
+    t0=$(date +%s.%N)
+    (cd "$work/prefix" && "$smpirun" -np "$1" -platform "$platform" -hostfile "$work/hosts.$1" \
+        --cfg=smpi/privatization:dlopen --cfg=smpi/host-speed:1Gf --log=xbt_cfg.thres:warning \
+        --log=smpi_config.thres:warning --cfg=smpi/grow-injected-times:no \
+        --cfg=smpi/test:0 ${BENCH_SCALE_SMPI_ARGS:-} "$app" --run "$2" --kib "$kib") > "$work/out.$1.$2" 2> "$work/err.$1.$2" || {
+        echo "bench-scale: $1 ranks, run $2 failed:" >&2
+        tail -20 "$work/err.$1.$2" >&2
+        exit 1
+    }
+    t1=$(date +%s.%N)
+    grep '^phase ' "$work/out.$1.$2" >> "$work/phases.$1"
+    grep '^restarted' "$work/out.$1.$2" | sed "s/^/  $2: /" || true
+    echo "run $2 $(echo "$t1 - $t0" | bc)" >> "$work/runs.$1"
+}
+
+for p in ${BENCH_SCALE_RANKS:-256 1024}; do
+    hosts=$((p / 4))
+    [ $((hosts * 4)) -eq "$p" ] && [ "$hosts" -ge 2 ] && [ "$hosts" -le 4096 ] || {
+        echo "bench-scale: $p ranks: need a multiple of 4, 8 to 16384" >&2
+        exit 1
+    }
+    h=0
+    while [ "$h" -lt "$hosts" ]; do printf 'host%d\nhost%d\nhost%d\nhost%d\n' $h $h $h $h; h=$((h + 1)); done \
+        > "$work/hosts.$p"
+    rm -rf "$shm/cache" "$shm/cntl" "$work/prefix" && mkdir "$work/prefix"
+    export SCR_JOB_ID=scale$p
+    echo "bench-scale: $p ranks on $hosts hosts, XOR sets of 8, $kib KiB per rank, SCR_FLUSH=2"
+    run "$p" write
+    rm -rf "$shm/cache/host1" "$shm/cntl/host1"
+    run "$p" rebuild
+    rm -rf "$shm/cache" "$shm/cntl"
+    run "$p" fetch
+    awk -v p="$p" '
+        BEGIN { printf "%-26s %10s %9s %9s %11s %9s %11s %8s %8s\n", "phase (" p " ranks)", "sim s", "wall s",
+                       "p2p msgs", "p2p bytes", "coll", "coll bytes", "peak MiB", "polls" }
+        { printf "%-26s %10.6f %9.3f %9d %11d %9d %11d %8d %8d\n", $2, $4, $6, $8, $10, $12, $14, $16, $18
+          sim[$2] = $4; wall[$2] = $6 }
+        END { if ("complete_checkpoint_4" in sim)
+                printf "%-26s %10.6f %9.3f   (checkpoint 4 less checkpoint 3)\n", "flush",
+                       sim["complete_checkpoint_4"] - sim["complete_checkpoint_3"],
+                       wall["complete_checkpoint_4"] - wall["complete_checkpoint_3"] }' "$work/phases.$p"
+    awk '{ printf "  wall-clock of the %s run: %.1f s\n", $2, $3 }' "$work/runs.$p"
+done

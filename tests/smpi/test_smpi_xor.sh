@@ -1,0 +1,49 @@
+#!/bin/sh
+# test_smpi_xor.sh — libscr under SimGrid's SMPI: 64 simulated ranks on 16
+# simulated hosts (tests/smpi/cluster16.xml), 4 a host.
+#
+# Each host is a node of its own, named by MPI (no SCR_NODE_NAME): its own
+# cache and control directory holding its 4 ranks' files, in XOR sets of 8
+# across hosts. A checkpoint kept in cache alone survives the loss of one
+# host's cache and control directories: the restart rebuilds it and the
+# application checks every byte it reads. SCR_Init says once that no
+# library thread runs under SMPI; without SMPI's privatization, where the
+# ranks would share libscr's globals, it refuses to start, saying how to
+# run. See tests/smpi/smpi-lib.sh.
+. "$top_srcdir/tests/smpi/smpi-lib.sh"
+smpi_setup smpi-xor
+
+settings="SCR_COPY_TYPE=XOR SCR_SET_SIZE=8 SCR_FLUSH=0 SCR_CACHE_SIZE=2"
+files="--files 2 --size 20000 --uneven"
+
+# shellcheck disable=SC2086 # the settings and arguments are meant to be split
+mpi_run 64 16 $settings -- --steps 2 $files
+mpi_expect_restart "64_ranks_on_16_hosts_write_two_checkpoints" 0 2
+
+said=$(grep -c "SimGrid's SMPI: all ranks share one process, so no library thread runs" "$mpi_err")
+if [ "$said" -eq 1 ]; then ok "SCR_Init_says_once_that_no_library_thread_runs"
+else not_ok "SCR_Init_says_once_that_no_library_thread_runs" "said $said times"; fi
+
+# host k holds the files of ranks 4k .. 4k+3 of checkpoint 2, and no other
+wrong=
+for k in $(seq 0 15); do
+    got=$(find "$scratch/cache/node$k" -path '*ckpt.2/rank*_f0.dat' 2> /dev/null |
+        sed 's|.*/rank\([0-9]*\)_f0\.dat$|\1|' | sort -n | tr '\n' ' ')
+    want="$((4 * k)) $((4 * k + 1)) $((4 * k + 2)) $((4 * k + 3)) "
+    [ "$got" = "$want" ] || wrong="$wrong node$k holds ranks '$got' (want '$want');"
+done
+if [ -z "$wrong" ]; then ok "each_simulated_host_is_a_node_with_its_own_cache"
+else not_ok "each_simulated_host_is_a_node_with_its_own_cache" "$wrong"; fi
+check "checkpoint_2_is_in_cache_alone" sh -c "! test -e '$prefix/ckpt.2'"
+
+mpi_lose_node 5
+check "host_node5_lost_its_cache_and_control_directories" sh -c "! test -e '$scratch/cache/node5' && ! test -e '$scratch/cntl/node5'"
+# shellcheck disable=SC2086
+mpi_run 64 16 $settings -- --steps 3 $files
+mpi_expect_restart "the_restart_rebuilds_the_lost_host_and_reads_every_byte_of_checkpoint_2" 2 3
+
+SMPI_RUN_ARGS=--cfg=smpi/privatization:no mpi_run 4 2
+mpi_expect_failure "without_privatization_SCR_Init_refuses_to_share_its_globals" \
+    "here the ranks share libscr's globals: run smpirun with --cfg=smpi/privatization:dlopen"
+
+done_testing
