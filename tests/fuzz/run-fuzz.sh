@@ -23,7 +23,7 @@ if ! $cc $flags -I"$build" -I"$src/lib/util" -I"$src/lib/kvtree" $(pkg-config --
         -o "$work/fuzz_kvtree" "$src/tests/fuzz/fuzz_kvtree.c" \
         "$src"/lib/kvtree/kvtree.c "$src"/lib/kvtree/kvtree_pack.c "$src"/lib/kvtree/kvtree_file.c \
         "$src"/lib/kvtree/kvtree_util.c "$src"/lib/util/util_io.c "$src"/lib/util/util_crc.c \
-        "$src"/lib/util/util_log.c "$src"/lib/util/util_parse.c $libs > "$work/build.log" 2>&1; then
+        "$src"/lib/util/util_log.c "$src"/lib/util/util_parse.c "$src"/lib/util/util_strbuf.c $libs > "$work/build.log" 2>&1; then
     echo "not ok 1 - fuzz_kvtree_builds"
     sed 's/^/# /' "$work/build.log"
     exit 1
