@@ -161,17 +161,8 @@ static int config_collective(const char *config, MPI_Comm comm, int rank, char *
         if (rank == 0 && same) scr_err("SCR_Config('%s'): another rank passed another string; nothing done", config);
         goto out;
     }
-    const scr_kvtree *files = scr_kvtree_get(msg, CONFIG_MSG_FILES);
-    if (rank != 0 && files != NULL) {
-        /* what is wrong in the environment every rank shares is said once, by rank 0 */
-        scr_log_set_quiet(1);
-        rc = scr_config_load_with_files(early_config, files);
-        scr_log_set_quiet(0);
-        if (rc != SCR_SUCCESS) scr_err("SCR_Config('%s'): %s", config, scr_last_error());
-    }
-    /* all ranks agree: */
-    rc = scr_comm_agree(comm, rc, SCR_ERR_FORMAT);
-    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_init_take_rank0_files(early_config, scr_kvtree_get(msg, CONFIG_MSG_FILES), comm, rank, config);
+    if (rc != SCR_SUCCESS) goto out; /* all ranks agree */
     /* the same string on the same files: what is wrong with it is said by
      * rank 0, and by another rank only where rank 0 found nothing wrong
      * (its environment, which $VAR reads, differs) */

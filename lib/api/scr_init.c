@@ -888,6 +888,22 @@ static int read_config_files(scr_config *cfg, scr_kvtree **out_files)
 /* The configuration: rank 0 reads the files for everyone; each rank reads
  * its own environment (node names differ, for one). Collective; all ranks
  * agree on the outcome (SCR_ERR_FORMAT when some rank's is wrong). */
+int scr_init_take_rank0_files(scr_config *cfg, const scr_kvtree *files, MPI_Comm comm, int rank,
+                              const char *config)
+{
+    int rc = SCR_SUCCESS;
+    if (rank != 0 && files != NULL) {
+        /* a bad value in the environment every rank shares is said once, by rank 0 */
+        scr_log_set_quiet(1);
+        rc = scr_config_load_with_files(cfg, files);
+        scr_log_set_quiet(0);
+        if (rc != SCR_SUCCESS && config != NULL) scr_err("SCR_Config('%s'): %s", config, scr_last_error());
+        else if (rc != SCR_SUCCESS) scr_err("%s", scr_last_error());
+    }
+    /* all ranks agree: */
+    return scr_comm_agree(comm, rc, SCR_ERR_FORMAT);
+}
+
 int scr_init_load_config(struct scr_run *r)
 {
     scr_kvtree *files = NULL;
@@ -899,15 +915,7 @@ int scr_init_load_config(struct scr_run *r)
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_comm_bcast_kvtree(&files, 0, r->world);
     if (rc != SCR_SUCCESS) goto out;
-    if (r->rank != 0) {
-        /* a bad value in the environment every rank shares is said once, by rank 0 */
-        scr_log_set_quiet(1);
-        rc = scr_config_load_with_files(r->cfg, files);
-        scr_log_set_quiet(0);
-        if (rc != SCR_SUCCESS) scr_err("%s", scr_last_error());
-    }
-    /* all ranks agree: */
-    rc = scr_comm_agree(r->world, rc, SCR_ERR_FORMAT);
+    rc = scr_init_take_rank0_files(r->cfg, files, r->world, r->rank, NULL); /* all ranks agree */
 out:
     scr_kvtree_delete(files);
     return rc;

@@ -16,6 +16,14 @@
  * rank 0's, and resolve the parameters into r. Collective. */
 int scr_init_load_config(struct scr_run *r);
 
+/* Every rank but 0 loads cfg over its own environment with the files'
+ * layers rank 0 read and sent (files; NULL: nothing to load), so that no
+ * rank reads a file another may be writing; config names the SCR_Config
+ * string in an error (NULL at SCR_Init). Collective over comm; all ranks
+ * agree on the outcome. */
+int scr_init_take_rank0_files(scr_config *cfg, const scr_kvtree *files, MPI_Comm comm, int rank,
+                              const char *config);
+
 /* Start the run r describes: identity, paths, the job and nodes files, the
  * prefix (index, lock, leftovers), the cache (descriptors, rebuild) and the
  * restart decision. Collective. */
