@@ -22,13 +22,8 @@ static int fails(const char *path, int flags)
            fnmatch(pattern, path, 0) == 0;
 }
 
-static mode_t mode_of(int flags, va_list ap)
-{
-    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
-}
-
 /* The open itself goes to the kernel directly: no libc entry is needed. */
-static int checked_open(int dirfd, const char *path, int flags, mode_t mode)
+static int interposed_open(int dirfd, const char *path, int flags, mode_t mode)
 {
     if (fails(path, flags)) {
         errno = EIO;
@@ -37,24 +32,4 @@ static int checked_open(int dirfd, const char *path, int flags, mode_t mode)
     return (int)syscall(SYS_openat, dirfd, path, flags, mode);
 }
 
-int open(const char *path, int flags, ...)
-{
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = mode_of(flags, ap);
-    va_end(ap);
-    return checked_open(AT_FDCWD, path, flags, mode);
-}
-
-int openat(int dirfd, const char *path, int flags, ...)
-{
-    va_list ap;
-    va_start(ap, flags);
-    mode_t mode = mode_of(flags, ap);
-    va_end(ap);
-    return checked_open(dirfd, path, flags, mode);
-}
-
-/* the large-file names are the same calls on a 64-bit system */
-int open64(const char *path, int flags, ...) __attribute__((alias("open")));
-int openat64(int dirfd, const char *path, int flags, ...) __attribute__((alias("openat")));
+#include "open_interpose.h"
