@@ -19,6 +19,7 @@
 #include "job_env.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "mpi_split.h"
 #include "job_file.h"
 #include "nodes_file.h"
 #include "prefix_trim.h"
@@ -203,7 +204,7 @@ static const char *config_before_init(const char *config)
     }
     MPI_Comm comm = MPI_COMM_NULL;
     int rank = 0;
-    int rc = scr_mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "SCR_Config: duplicating MPI_COMM_WORLD");
+    int rc = scr_comm_dup(MPI_COMM_WORLD, &comm, "SCR_Config: duplicating MPI_COMM_WORLD");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(comm, &rank), "SCR_Config: MPI_Comm_rank");
     if (rc == SCR_SUCCESS) rc = config_collective(config, comm, rank, &value);
     if (comm != MPI_COMM_NULL && scr_mpi_check(MPI_Comm_free(&comm), "SCR_Config: MPI_Comm_free") != SCR_SUCCESS)
@@ -273,7 +274,7 @@ int SCR_Init(void)
     r->world = r->node = r->encode_world = MPI_COMM_NULL;
     int enabled = 1;
     char prefix[64];
-    int rc = scr_mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &r->world), "duplicating MPI_COMM_WORLD");
+    int rc = scr_comm_dup(MPI_COMM_WORLD, &r->world, "duplicating MPI_COMM_WORLD");
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_mpi_check(MPI_Comm_rank(r->world, &r->rank), "MPI_Comm_rank");
     if (rc != SCR_SUCCESS) goto out;

@@ -14,6 +14,7 @@
 #include "job_env.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "mpi_split.h"
 #include "mpi_host.h"
 #include "job_file.h"
 #include "nodes_file.h"

@@ -21,6 +21,7 @@
  * the encode failed, its files are removed and the dataset stays SINGLE. */
 #include "kvtree_util.h"
 #include "mpi_comm.h"
+#include "mpi_split.h"
 #include "mpi_host.h"
 #include "reddesc.h"
 #include "redundancy.h"
@@ -82,7 +83,7 @@ int scr_encode_async_setup(struct scr_run *run)
                     thread_level_name(level));
         return SCR_SUCCESS;
     }
-    rc = scr_mpi_check(MPI_Comm_dup(run->world, &run->encode_world), "duplicating the world for the encode");
+    rc = scr_comm_dup(run->world, &run->encode_world, "duplicating the world for the encode");
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_reddescs_create(run->cfg, run->encode_world, run->node_name, &run->encode_reddescs,
                              &run->nencode_reddescs);

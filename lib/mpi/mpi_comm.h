@@ -55,13 +55,6 @@ void scr_comm_free_trees(scr_kvtree **trees, int count);
 int scr_comm_window_enter(MPI_Comm comm, int width, int tag);
 int scr_comm_window_leave(MPI_Comm comm, int width, int tag);
 
-/* A new communicator of the ranks of comm that gave the same name, ranked
- * in their order in comm. Scales with the ranks that share a name: names
- * are hashed to split first, and only ranks whose names hash alike compare
- * the names themselves. *out_groups (if not NULL) is the number of distinct
- * names over comm. */
-int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, int *out_groups);
-
 /* --- waits that leave the core to the application ---------------------------
  *
  * A blocking MPI wait spins: Open MPI polls its transports until the

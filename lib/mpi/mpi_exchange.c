@@ -3,6 +3,7 @@
 #include "kvtree_pack.h"
 #include "util_parse.h"
 #include "mpi_comm.h"
+#include "mpi_ibarrier.h"
 #include "scr_err.h"
 #include "util_crc.h"
 #include "util_io.h"
@@ -16,7 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TAG_EXCHANGE 4801
+#define TAG_EXCHANGE 4801 /* and 4802, in turn; the barrier's 4803 and 4804 */
+#define TAG_BARRIER_OFFSET 2
 #define KEY_RANK "RANK"
 
 /* One packed record per destination, made before anyone is told to expect it. */
@@ -130,7 +132,7 @@ static int send_and_receive(const struct outgoing *out, int nsend, MPI_Request *
                                "sending a record");
         if (rc != SCR_SUCCESS) return rc; /* MPI itself failed: nothing sensible is left to do */
     }
-    MPI_Request barrier = MPI_REQUEST_NULL;
+    struct scr_ibarrier barrier;
     int in_barrier = 0, done = 0;
     while (!done) {
         int arrived = 0;
@@ -144,11 +146,11 @@ static int send_and_receive(const struct outgoing *out, int nsend, MPI_Request *
             int sent = 0;
             rc = scr_mpi_check(MPI_Testall(nsend, reqs, &sent, MPI_STATUSES_IGNORE), "finishing sends");
             if (rc == SCR_SUCCESS && sent) {
-                rc = scr_mpi_check(MPI_Ibarrier(comm, &barrier), "ending an exchange");
+                rc = scr_ibarrier_start(&barrier, comm, tag + TAG_BARRIER_OFFSET);
                 in_barrier = rc == SCR_SUCCESS;
             }
         } else if (rc == SCR_SUCCESS) {
-            rc = scr_mpi_check(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE), "ending an exchange");
+            rc = scr_ibarrier_test(&barrier, &done);
         }
         if (rc != SCR_SUCCESS) return rc;
     }

@@ -2,6 +2,7 @@
 #include "reddesc.h"
 #include "kvtree_util.h"
 #include "mpi_comm.h"
+#include "mpi_split.h"
 #include "scr_err.h"
 #include "util_log.h"
 
@@ -87,7 +88,7 @@ static int split_set(struct scr_reddesc *d, MPI_Comm world, int me, const char *
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_mpi_check(MPI_Comm_rank(group, &grank), "MPI_Comm_rank");
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_mpi_check(MPI_Comm_split(world, grank, me, &level), "grouping ranks across failure groups");
+    rc = scr_comm_split(world, grank, me, &level, "grouping ranks across failure groups");
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_mpi_check(MPI_Comm_rank(level, &lrank), "MPI_Comm_rank");
     if (rc != SCR_SUCCESS) goto out;
@@ -107,7 +108,7 @@ static int split_set(struct scr_reddesc *d, MPI_Comm world, int me, const char *
     /* Reed-Solomon codes have at most 255 blocks */
     if (d->type == SCR_COPY_RS && nsets < (csize + 254) / 255) nsets = (csize + 254) / 255;
     int which = (int)((long long)pos * nsets / csize);
-    rc = scr_mpi_check(MPI_Comm_split(level, which * hop + cls, lrank, &d->set), "forming redundancy sets");
+    rc = scr_comm_split(level, which * hop + cls, lrank, &d->set, "forming redundancy sets");
 out:
     if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
     if (level != MPI_COMM_NULL) MPI_Comm_free(&level);
@@ -437,7 +438,7 @@ int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_recor
 static int reform_set(struct scr_reddesc *out, MPI_Comm world, int set_id, int set_rank, int set_size,
                       char *why, size_t why_len)
 {
-    int rc = scr_mpi_check(MPI_Comm_split(world, set_id, set_rank, &out->set), "re-forming a redundancy set");
+    int rc = scr_comm_split(world, set_id, set_rank, &out->set, "re-forming a redundancy set");
     if (rc != SCR_SUCCESS) return rc;
     rc = describe_set(out, world);
     if (rc != SCR_SUCCESS) return rc;

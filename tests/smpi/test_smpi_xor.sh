@@ -9,7 +9,9 @@
 # application checks every byte it reads. SCR_Init says once that no
 # library thread runs under SMPI; without SMPI's privatization, where the
 # ranks would share libscr's globals, it refuses to start, saying how to
-# run. See tests/smpi/smpi-lib.sh.
+# run. And libscr's own communicator split, which it uses under SMPI,
+# makes the groups MPI_Comm_split makes (tests/smpi/split_check.c). See
+# tests/smpi/smpi-lib.sh.
 . "$top_srcdir/tests/smpi/smpi-lib.sh"
 smpi_setup smpi-xor
 
@@ -41,6 +43,15 @@ check "host_node5_lost_its_cache_and_control_directories" sh -c "! test -e '$scr
 # shellcheck disable=SC2086
 mpi_run 64 16 $settings -- --steps 3 $files
 mpi_expect_restart "the_restart_rebuilds_the_lost_host_and_reads_every_byte_of_checkpoint_2" 2 3
+
+# libscr splits its communicators itself under SMPI (lib/mpi/mpi_split.h):
+# the same groups, in the same order, as MPI_Comm_split's, MPI_UNDEFINED too
+mpi_run_program "$top_builddir/tests/smpi/split_check" 64 16
+if [ "$mpi_status" -eq 0 ] && grep -q "split_check: 6 patterns agree on 64 ranks" "$mpi_out"; then
+    ok "libscr_splits_communicators_as_MPI_Comm_split_does"
+else
+    not_ok "libscr_splits_communicators_as_MPI_Comm_split_does" "status $mpi_status: $(tail -3 "$mpi_err")"
+fi
 
 SMPI_RUN_ARGS=--cfg=smpi/privatization:no mpi_run 4 2
 mpi_expect_failure "without_privatization_SCR_Init_refuses_to_share_its_globals" \
