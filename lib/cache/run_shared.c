@@ -28,7 +28,7 @@
  * to tell a shared name from its own, so its rank's route creates the
  * piece: MPI-IO opens the file without O_CREAT on every rank but the
  * first, and a job of one rank per node (MPI with threads) is common.
- * O_CREAT|O_EXCL on a routed name fails there, which README says. */
+ * O_CREAT|O_EXCL on a routed name fails there, which doc/details.md says. */
 #include "meta.h"
 #include "mpi_comm.h"
 #include "scr_err.h"

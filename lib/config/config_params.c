@@ -20,8 +20,9 @@
 #endif
 
 static const char *const copy_types[] = {"SINGLE", "PARTNER", "XOR", "RS", NULL};
-/* PTHREAD is accepted and flushes synchronously until the background flush
- * exists (SCR_Init says so); SCR's burst-buffer transfers are refused by name */
+/* PTHREAD flushes in the background, as SCR_FLUSH_ASYNC=1 does where
+ * SCR_FLUSH_ASYNC is not set (scr_init.c); SCR's burst-buffer transfers are
+ * refused by name */
 static const char *const flush_types[] = {"SYNC", "PTHREAD", NULL};
 
 /* Values SCR knows that this version does not have: a check refuses them by name. */
@@ -152,7 +153,7 @@ static const struct scr_config_param store_attributes[] = {
     INT_P("COUNT", "1", 0, INT_MAX, 0, "datasets kept in the store"),
     BOOL_P("ENABLED", "1", 0, "0 disables this store"),
     BYTES_P("BYTES", NULL, 0, "capacity the node health check expects"),
-    STR_P("FLUSH", "SYNC", 0, "how datasets of the store are flushed: SYNC (the only one built)"),
+    STR_P("FLUSH", "SYNC", 0, "how datasets of the store are flushed: SYNC, or PTHREAD (in the background)"),
     BOOL_P("MKDIR", "1", 0, "0: the store directory must exist; SCR does not create it"),
     {NULL, SCR_CONFIG_STRING, NULL, 0, 0, 0, NULL, NULL},
 };

@@ -1,5 +1,6 @@
 /* bench_scale.c — the phases of an SCR application at scale, under SimGrid's
- * SMPI (README, "Running under SimGrid's SMPI"; run by run-bench-scale.sh).
+ * SMPI (doc/details.md, "Running under SimGrid's SMPI"; figures in
+ * doc/performance.md; run by run-bench-scale.sh).
  *
  *   smpirun ... bench_scale --run write|rebuild|fetch [--kib N] [--checkpoints C]
  *

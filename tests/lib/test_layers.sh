@@ -94,4 +94,33 @@ else
     not_ok "tests/lib/layer_violation.c compiles in lib/cache" "$(cat "$tmp/out")"
 fi
 
+# The layers are listed once, bottom up (SCR_LAYERS_SERIAL, libscr-slurm,
+# SCR_LAYERS_MPI in lib/lib.am: the order of layers.txt's allow lines).
+# Every folder of lib/ must be one of them, and lib/README.md must draw the
+# same layers top down: in its first ``` block, the first word of a line
+# that names a layer.
+order=$(sed -n 's/^allow \([a-z]*\) .*/\1/p' "$layers" | grep -vx 'cli\|spank' | tr '\n' ' ')
+unlisted=
+for d in "$top_srcdir"/lib/*/; do
+    d=$(basename "$d")
+    case " $order" in *" $d "*) ;; *) unlisted="$unlisted $d" ;; esac
+done
+if [ -z "$unlisted" ]; then
+    ok "every folder of lib/ is a layer of lib/lib.am ($order)"
+else
+    not_ok "every folder of lib/ is a layer of lib/lib.am" "not in SCR_LAYERS_SERIAL or SCR_LAYERS_MPI:$unlisted"
+fi
+drawn=$(awk -v names="$order" '
+    BEGIN { n = split(names, w, " "); for (i = 1; i <= n; i++) layer[w[i]] = 1 }
+    /^```/ { fence++; next }
+    fence == 1 {
+        for (i = 1; i <= NF; i++) { t = $i; sub(/:$/, "", t); if (t in layer) { print t; break } }
+    }' "$top_srcdir/lib/README.md" | awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) printf "%s ", l[i] }')
+if [ "$drawn" = "$order" ]; then
+    ok "lib/README.md draws the layers of lib/lib.am in their order"
+else
+    not_ok "lib/README.md draws the layers of lib/lib.am in their order" \
+        "lib/lib.am, bottom up: $order; lib/README.md, bottom up: $drawn"
+fi
+
 done_testing
