@@ -235,6 +235,40 @@ int scr_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out, const char 
     return rc;
 }
 
+#define TAG_SCAN 4830
+
+int scr_comm_rank_in_class(MPI_Comm comm, int cls, int nclasses, int *out_before, int *out_size)
+{
+    int me = 0, size = 0;
+    int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    int *upto = calloc((size_t)nclasses, sizeof(int)), *got = calloc((size_t)nclasses, sizeof(int));
+    if (rc == SCR_SUCCESS && (upto == NULL || got == NULL)) {
+        scr_err("out of memory counting %d classes of ranks", nclasses);
+        rc = SCR_ERR_NOMEM;
+    }
+    /* all ranks agree: */
+    rc = scr_comm_agree(comm, rc, SCR_ERR_NOMEM);
+    if (rc == SCR_SUCCESS) upto[cls] = 1;
+    /* after the round of distance d, upto counts ranks me-2d+1 .. me */
+    for (int d = 1; rc == SCR_SUCCESS && d < size; d = d > size / 2 ? size : 2 * d) {
+        int to = me + d < size ? me + d : MPI_PROC_NULL, from = me - d >= 0 ? me - d : MPI_PROC_NULL;
+        for (int i = 0; i < nclasses; i++) got[i] = 0;
+        rc = scr_mpi_check(MPI_Sendrecv(upto, nclasses, MPI_INT, to, TAG_SCAN, got, nclasses, MPI_INT, from, TAG_SCAN,
+                                        comm, MPI_STATUS_IGNORE),
+                           "counting ranks by class");
+        for (int i = 0; rc == SCR_SUCCESS && i < nclasses; i++) upto[i] += got[i];
+    }
+    if (rc == SCR_SUCCESS) *out_before = upto[cls] - 1;
+    for (int i = 0; rc == SCR_SUCCESS && i < nclasses; i++) got[i] = i == cls;
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Allreduce(got, upto, nclasses, MPI_INT, MPI_SUM, comm), "counting ranks by class");
+    if (rc == SCR_SUCCESS) *out_size = upto[cls];
+    free(upto);
+    free(got);
+    return rc;
+}
+
 /* FNV-1a: spreads similar host names ("node1", "node2") across colours. */
 static int name_color(const char *name)
 {

@@ -76,6 +76,25 @@ static int describe_set(struct scr_reddesc *d, MPI_Comm world)
     return rc;
 }
 
+/* The rank of world rank me among the ranks at the same position grank of
+ * their failure groups (in world order), how many there are, and the
+ * largest group's size. With few ranks to a group, a scan over world
+ * counts them (mpi_split.h); with many, a communicator of the position
+ * does (*out_level, freed by the caller), which costs a split of world but
+ * no vector as long as the largest group. Collective. */
+#define COUNT_BY_SCAN_MOST 256
+static int level_position(MPI_Comm world, int me, int grank, int gsize, int *out_lrank, int *out_lsize,
+                          int *out_most, MPI_Comm *out_level)
+{
+    int rc = scr_mpi_check(MPI_Allreduce(&gsize, out_most, 1, MPI_INT, MPI_MAX, world), "sizing failure groups");
+    if (rc != SCR_SUCCESS) return rc;
+    if (*out_most <= COUNT_BY_SCAN_MOST) return scr_comm_rank_in_class(world, grank, *out_most, out_lrank, out_lsize);
+    rc = scr_comm_split(world, grank, me, out_level, "grouping ranks across failure groups");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(*out_level, out_lrank), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(*out_level, out_lsize), "MPI_Comm_size");
+    return rc;
+}
+
 /* d->set from the failure group gname of world rank me: same position in
  * their failure group, split into consecutive blocks of at least set_size
  * members; with a hop above 1 (XOR, RS) the blocks are drawn from every
@@ -83,16 +102,12 @@ static int describe_set(struct scr_reddesc *d, MPI_Comm world)
 static int split_set(struct scr_reddesc *d, MPI_Comm world, int me, const char *gname, int set_size, int hop)
 {
     MPI_Comm group = MPI_COMM_NULL, level = MPI_COMM_NULL;
-    int grank = 0, lrank = 0, lsize = 0;
+    int grank = 0, gsize = 0, lrank = 0, lsize = 0, most = 0;
     int rc = scr_comm_split_by_name(world, gname, &group, NULL);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_mpi_check(MPI_Comm_rank(group, &grank), "MPI_Comm_rank");
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_comm_split(world, grank, me, &level, "grouping ranks across failure groups");
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_mpi_check(MPI_Comm_rank(level, &lrank), "MPI_Comm_rank");
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_mpi_check(MPI_Comm_size(level, &lsize), "MPI_Comm_size");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(group, &gsize), "MPI_Comm_size");
+    if (rc == SCR_SUCCESS) rc = level_position(world, me, grank, gsize, &lrank, &lsize, &most, &level);
     if (rc != SCR_SUCCESS) goto out;
     /* with a hop, the groups lrank, lrank + hop, ... form a class of their own */
     if (hop > 1 && lsize / hop < 2) {
@@ -108,7 +123,10 @@ static int split_set(struct scr_reddesc *d, MPI_Comm world, int me, const char *
     /* Reed-Solomon codes have at most 255 blocks */
     if (d->type == SCR_COPY_RS && nsets < (csize + 254) / 255) nsets = (csize + 254) / 255;
     int which = (int)((long long)pos * nsets / csize);
-    rc = scr_comm_split(level, which * hop + cls, lrank, &d->set, "forming redundancy sets");
+    if (level != MPI_COMM_NULL)
+        rc = scr_comm_split(level, which * hop + cls, lrank, &d->set, "forming redundancy sets");
+    else /* one colour per set and position: under 2^31 while most <= 256 */
+        rc = scr_comm_split(world, (which * hop + cls) * most + grank, lrank, &d->set, "forming redundancy sets");
 out:
     if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
     if (level != MPI_COMM_NULL) MPI_Comm_free(&level);
