@@ -244,7 +244,7 @@ static int checksum_files(struct adopt *a)
     int rc = SCR_SUCCESS;
     for (int i = 0; i < a->list.n && rc == SCR_SUCCESS; i++) {
         struct scr_adopt_file *f = &a->list.files[i];
-        struct scr_copy_result got = {0, 0};
+        struct scr_copy_result got = {0};
         char *path = NULL;
         rc = file_path(a, f, &path);
         if (rc == SCR_SUCCESS) rc = scr_crc_file(path, buf, CRC_BUF_SIZE, &got); /* says which file */

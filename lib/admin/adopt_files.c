@@ -24,21 +24,18 @@ struct walk {
 
 static int add_file(struct scr_adopt_list *list, const char *rel)
 {
-    if (list->n == list->cap) {
-        int cap = list->cap ? list->cap * 2 : 64;
-        struct scr_adopt_file *f = realloc(list->files, sizeof(*f) * (size_t)cap);
-        if (f == NULL) {
-            scr_err("out of memory listing the files to adopt");
-            return SCR_ERR_NOMEM;
-        }
-        list->files = f;
-        list->cap = cap;
-    }
-    struct scr_adopt_file *f = &list->files[list->n];
-    if ((f->rel = strdup(rel)) == NULL) {
+    char *copy = strdup(rel);
+    if (copy == NULL) {
         scr_err("out of memory listing the files to adopt");
         return SCR_ERR_NOMEM;
     }
+    struct scr_adopt_file *f = scr_strbuf_append_space(&list->mem, sizeof(*f)); /* says so when it cannot */
+    if (f == NULL) {
+        free(copy);
+        return SCR_ERR_NOMEM;
+    }
+    list->files = (struct scr_adopt_file *)(void *)list->mem.buf; /* malloc'ed: aligned for any type */
+    f->rel = copy;
     f->rank = -1;
     f->size = 0;
     f->crc = 0;
@@ -186,6 +183,6 @@ int scr_adopt_files_list(const char *dir, const char *prefix_real, struct scr_ad
 void scr_adopt_list_free(struct scr_adopt_list *list)
 {
     for (int i = 0; i < list->n; i++) free(list->files[i].rel);
-    free(list->files);
+    scr_strbuf_free(&list->mem);
     memset(list, 0, sizeof(*list));
 }

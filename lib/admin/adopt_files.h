@@ -14,6 +14,8 @@
 #ifndef SCR_ADOPT_FILES_H
 #define SCR_ADOPT_FILES_H
 
+#include "util_strbuf.h"
+
 #include <stdint.h>
 
 struct scr_adopt_file {
@@ -24,8 +26,9 @@ struct scr_adopt_file {
 };
 
 struct scr_adopt_list {
-    struct scr_adopt_file *files; /* sorted by rel */
-    int n, cap;
+    struct scr_adopt_file *files; /* sorted by rel; the bytes of mem */
+    int n;
+    scr_strbuf mem;               /* owns files */
 };
 
 /* The files below dir (a real path, symbolic links resolved), for the

@@ -105,9 +105,11 @@ static const struct scr_config_param params[] = {
     /* a few pieces in flight each way stay in a core's cache: on one node,
      * 256KB encodes XOR and RS a quarter to a third faster than 1MB */
     BYTES_P("SCR_MPI_BUF_SIZE", "256KB", 0, "size of the pieces sent between ranks"),
-    /* read, CRC and write of a piece while it is still in cache: a flush
-     * with 4MB kept up with cp + sync where 32MB took a quarter longer */
-    BYTES_P("SCR_FILE_BUF_SIZE", "4MB", 0, "size of the file I/O buffer"),
+    /* read, CRC and write of a piece while it is still in a core's cache
+     * (1 MiB of L2 on the development VM): a synchronous flush with 1MB
+     * took 0.84 of cp + fsync, with 4MB 1.8, with 512KB 1.04
+     * (run-bench-flush-sync.sh); SCR 3.1's default is 32MB */
+    BYTES_P("SCR_FILE_BUF_SIZE", "1MB", 0, "size of the file I/O buffer"),
     /* the library times its own copies to and from the prefix; writes to
      * the cache are the application's, so only the PFS limit has a use */
     INT_P("SCR_WATCHDOG_TIMEOUT", "0", 0, INT_MAX, 0, "not used: see SCR_WATCHDOG_TIMEOUT_PFS (0: off)"),

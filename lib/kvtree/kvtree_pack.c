@@ -63,17 +63,19 @@ size_t scr_kvtree_pack(void *buf, size_t size, const scr_kvtree *tree)
 /* --- canonical order --------------------------------------------------------- */
 
 /* An element of a level packed in canonical order; the items of every level
- * on the way down share one stack, so packing allocates once, not per level. */
+ * on the way down share one stack (a string buffer of items), so packing
+ * allocates a few times in all, not per level. */
 struct canon_item {
     const scr_kvtree_elem *elem;
     size_t pos;
     struct scr_kvtree_sort_key k;
 };
 
-struct canon_stack {
-    struct canon_item *items;
-    size_t used, cap;
-};
+/* The items on the stack; malloc'ed bytes, aligned for any type. */
+static struct canon_item *canon_items(const scr_strbuf *stack)
+{
+    return (struct canon_item *)(void *)stack->buf;
+}
 
 /* The order scr_kvtree_sort_int gives, ascending: integers first. */
 static int canon_compare(const void *a, const void *b)
@@ -84,12 +86,12 @@ static int canon_compare(const void *a, const void *b)
     return c;
 }
 
-static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kvtree *tree,
-                                   struct canon_stack *stack, int *nomem);
+static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kvtree *tree, scr_strbuf *stack,
+                                   int *nomem);
 
 /* One element, its value level in canonical order; 0 as for the level. */
-static size_t pack_canonical_elem(unsigned char *buf, size_t size, const scr_kvtree_elem *e,
-                                  struct canon_stack *stack, int *nomem)
+static size_t pack_canonical_elem(unsigned char *buf, size_t size, const scr_kvtree_elem *e, scr_strbuf *stack,
+                                  int *nomem)
 {
     size_t k = pack_key(buf, size, scr_kvtree_elem_key(e));
     size_t v = k ? pack_canonical_level(buf + k, size - k, scr_kvtree_elem_hash(e), stack, nomem) : 0;
@@ -97,9 +99,9 @@ static size_t pack_canonical_elem(unsigned char *buf, size_t size, const scr_kvt
 }
 
 /* Like pack_level with the elements of every level sorted; 0 when buf is
- * too small, with *nomem set when the stack could not grow. */
-static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kvtree *tree,
-                                   struct canon_stack *stack, int *nomem)
+ * too small, with *nomem set when the stack could not grow (said). */
+static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kvtree *tree, scr_strbuf *stack,
+                                   int *nomem)
 {
     size_t n = (size_t)scr_kvtree_size(tree), off = 4;
     if (size < 4) return 0;
@@ -110,47 +112,41 @@ static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kv
         size_t len = pack_canonical_elem(buf + off, size - off, e, stack, nomem);
         return len ? off + len : 0;
     }
-    size_t base = stack->used;
-    if (stack->cap - base < n) {
-        size_t cap = stack->cap ? stack->cap : 64;
-        while (cap - base < n) cap *= 2;
-        struct canon_item *grown = realloc(stack->items, cap * sizeof(*grown));
-        if (grown == NULL) {
-            *nomem = 1;
-            return 0;
-        }
-        stack->items = grown;
-        stack->cap = cap;
+    size_t held = stack->len, base = held / sizeof(struct canon_item);
+    if (n > SIZE_MAX / sizeof(struct canon_item)) {
+        scr_err("kvtree: out of memory ordering a level of %zu elements to pack it", n);
+        *nomem = 1;
+        return 0;
     }
+    if (scr_strbuf_append_space(stack, n * sizeof(struct canon_item)) == NULL) { /* says so */
+        *nomem = 1;
+        return 0;
+    }
+    struct canon_item *items = canon_items(stack) + base;
     size_t i = 0;
     for (const scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e), i++) {
-        struct canon_item *it = &stack->items[base + i];
-        it->elem = e;
-        it->pos = i;
-        scr_kvtree_sort_key_init(&it->k, scr_kvtree_elem_key(e));
+        items[i].elem = e;
+        items[i].pos = i;
+        scr_kvtree_sort_key_init(&items[i].k, scr_kvtree_elem_key(e));
     }
-    qsort(stack->items + base, n, sizeof(*stack->items), canon_compare);
-    stack->used = base + n;
+    qsort(items, n, sizeof(*items), canon_compare);
     for (i = 0; i < n; i++) {
         /* the stack may move while the levels below are packed: index it afresh */
-        size_t len = pack_canonical_elem(buf + off, size - off, stack->items[base + i].elem, stack, nomem);
+        size_t len = pack_canonical_elem(buf + off, size - off, canon_items(stack)[base + i].elem, stack, nomem);
         if (len == 0) return 0;
         off += len;
     }
-    stack->used = base;
+    scr_strbuf_truncate(stack, held);
     return off;
 }
 
 int scr_kvtree_pack_canonical(void *buf, size_t size, const scr_kvtree *tree, size_t *out_len)
 {
-    struct canon_stack stack = {NULL, 0, 0};
+    scr_strbuf stack = SCR_STRBUF_INIT;
     int nomem = 0;
     size_t n = buf ? pack_canonical_level(buf, size, tree, &stack, &nomem) : 0;
-    free(stack.items);
-    if (nomem) {
-        scr_err("kvtree: out of memory ordering a tree to pack it");
-        return SCR_ERR_NOMEM;
-    }
+    scr_strbuf_free(&stack);
+    if (nomem) return SCR_ERR_NOMEM; /* the stack said so */
     if (n == 0) return SCR_ERR_ARG;
     *out_len = n;
     return SCR_SUCCESS;

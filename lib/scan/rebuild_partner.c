@@ -23,7 +23,7 @@ static int copy_back(const struct scr_scan *scan, int rank, const char *pdir, co
     char *src = NULL, *dest = NULL;
     uint64_t size = 0;
     uint32_t crc = 0;
-    struct scr_copy_result got = {0, 0};
+    struct scr_copy_result got = {0};
     char *record = NULL;
     int rc = scr_partner_copy_path(pdir, name, &src);
     if (rc != SCR_SUCCESS) goto out;
@@ -37,7 +37,7 @@ static int copy_back(const struct scr_scan *scan, int rank, const char *pdir, co
         goto out;
     }
     snprintf(*out_tmp, len, "%s.rebuild", dest);
-    rc = scr_copy_file(src, *out_tmp, buf, bufsize, 1, &got);
+    rc = scr_copy(src, *out_tmp, &(struct scr_copy_opts){.buf = buf, .bufsize = bufsize, .crc = 1}, &got);
     if (rc != SCR_SUCCESS) goto out;
     if (scr_meta_get_filesize(meta, &size) != SCR_SUCCESS || size != got.bytes) {
         scr_err("%s: %llu bytes, %llu recorded", src, (unsigned long long)got.bytes, (unsigned long long)size);

@@ -158,8 +158,8 @@ static int summary_file_holds(const char *dir, const char *spath, const scr_kvtr
     } else if (scr_summary_get_file_crc(summary, rank, name, &crc) != SCR_SUCCESS) {
         good = 1; /* no CRC recorded: the size is all there is to check */
     } else {
-        struct scr_copy_result got = {0, 0};
-        int rc = gzip ? scr_crc_file_gunzip(path, buf, CHECK_BUF_SIZE, &got, NULL)
+        struct scr_copy_result got = {0};
+        int rc = gzip ? scr_crc_file_gunzip(path, buf, CHECK_BUF_SIZE, &got)
                       : scr_crc_file(path, buf, CHECK_BUF_SIZE, &got);
         if (rc == SCR_SUCCESS) {
             good = got.crc == crc && got.bytes == size;

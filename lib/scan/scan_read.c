@@ -94,8 +94,8 @@ static int file_is_good(int dir_fd, const char *name, const char *path, const st
         return 0;
     }
     if (buf != NULL && f->has_crc) {
-        struct scr_copy_result got = {0, 0};
-        int rc = f->compressed ? scr_crc_file_gunzip(path, buf, CRC_BUF_SIZE, &got, NULL)
+        struct scr_copy_result got = {0};
+        int rc = f->compressed ? scr_crc_file_gunzip(path, buf, CRC_BUF_SIZE, &got)
                                : scr_crc_file(path, buf, CRC_BUF_SIZE, &got);
         if (rc != SCR_SUCCESS) return 0;
         if (f->compressed && got.bytes != f->size) {

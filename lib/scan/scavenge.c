@@ -227,10 +227,10 @@ static int copy_one(struct scavenge *s, const char *src, const char *dest, const
                 (unsigned long long)st.st_size, (unsigned long long)size);
         return SCR_FAILURE;
     }
-    struct scr_copy_result got = {0, 0};
+    struct scr_copy_result got = {0};
     int in_place = strcmp(src, dest) == 0;
-    int rc = in_place ? scr_crc_file(src, s->buf, s->bufsize, &got)
-                      : scr_copy_file(src, dest, s->buf, s->bufsize, 1, &got);
+    const struct scr_copy_opts opts = {.buf = s->buf, .bufsize = s->bufsize, .crc = 1};
+    int rc = in_place ? scr_crc_file(src, s->buf, s->bufsize, &got) : scr_copy(src, dest, &opts, &got);
     if (rc != SCR_SUCCESS) return SCR_FAILURE;
     if (scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS && recorded != got.crc) {
         scr_err("%s is damaged in cache: CRC32 0x%08x, 0x%08x recorded; not copied", src, got.crc, recorded);

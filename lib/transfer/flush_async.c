@@ -55,8 +55,7 @@ struct flush_job {
     int created;                /* dest did not exist before (set by the thread) */
     uint64_t synced;            /* bytes of dest known to be on disk */
     int rc;                     /* how its copy went */
-    struct scr_copy_result got;
-    struct scr_copy_stored stored; /* how the prefix holds it (SCR_FLUSH_COMPRESS) */
+    struct scr_copy_result got; /* with how the prefix holds it (SCR_FLUSH_COMPRESS) */
 };
 
 struct scr_flush_async {
@@ -149,18 +148,24 @@ static int copy_one(struct scr_flush_async *a, struct flush_job *j, void *buf)
     int rc = scr_flush_note_destination(&a->attempt.undo, j->dest, &j->created);
     if (rc != SCR_SUCCESS) return rc;
     j->got.bytes = 0;
-    struct scr_copy_result got = {0, 0};
-    struct scr_copy_stored stored = {0, 0};
+    struct scr_copy_result got = {0};
     /* the pace holds the bytes written to the prefix, compressed or not, to SCR_FLUSH_ASYNC_BW */
-    rc = scr_copy_file_as(j->src, j->dest, buf, a->buf_size, a->with_crc, a->compress ? SCR_COPY_GZIP : SCR_COPY_RAW,
-                          a->compress, after_piece, a, &got, &stored);
+    const struct scr_copy_opts opts = {
+        .buf = buf,
+        .bufsize = a->buf_size,
+        .crc = a->with_crc,
+        .form = a->compress ? SCR_COPY_GZIP : SCR_COPY_RAW,
+        .level = a->compress,
+        .pace = after_piece,
+        .pace_ctx = a,
+    };
+    rc = scr_copy(j->src, j->dest, &opts, &got);
     if (j->created && (rc == SCR_SUCCESS || rc == SCR_ERR_STATE)) {
         int nrc = scr_undo_note_file(&a->attempt.undo, j->dest);
         if (rc == SCR_SUCCESS) rc = nrc;
     }
     if (rc == SCR_SUCCESS) {
         j->got = got;
-        j->stored = stored;
         j->synced = got.bytes; /* the copy ends with an fsync */
     }
     return rc;
@@ -380,8 +385,8 @@ static int hand_out_results(struct scr_run *run, struct scr_flush_async *a, scr_
             if (status == SCR_SUCCESS) status = scr_kvtree_util_set_int(e, "RC", j->rc);
             if (status == SCR_SUCCESS) status = scr_kvtree_util_set_uint64(e, "BYTES", j->got.bytes);
             if (status == SCR_SUCCESS) status = scr_kvtree_util_set_uint64(e, "CRC", j->got.crc);
-            if (status == SCR_SUCCESS && j->stored.compressed)
-                status = scr_kvtree_util_set_uint64(e, "COMPRESSED", j->stored.bytes);
+            if (status == SCR_SUCCESS && j->got.stored.compressed)
+                status = scr_kvtree_util_set_uint64(e, "COMPRESSED", j->got.stored.bytes);
         }
         if (r == 0) {
             *out_mine = t;
@@ -407,14 +412,13 @@ static int record_results(struct scr_run *run, int id, const scr_kvtree *results
         const scr_kvtree *r = scr_kvtree_elem_hash(e);
         int frc = SCR_FAILURE;
         uint64_t crc = 0;
-        struct scr_copy_result got = {0, 0};
-        struct scr_copy_stored form = {0, 0};
-        form.compressed = scr_kvtree_util_get_uint64(r, "COMPRESSED", &form.bytes) == SCR_SUCCESS;
+        struct scr_copy_result got = {0};
+        got.stored.compressed = scr_kvtree_util_get_uint64(r, "COMPRESSED", &got.stored.bytes) == SCR_SUCCESS;
         scr_kvtree_util_get_int(r, "RC", &frc);
         scr_kvtree_util_get_uint64(r, "BYTES", &got.bytes);
         scr_kvtree_util_get_uint64(r, "CRC", &crc);
         got.crc = (uint32_t)crc;
-        if (frc == SCR_SUCCESS) frc = scr_flush_record_copy(run, id, scr_kvtree_elem_key(e), &got, &form);
+        if (frc == SCR_SUCCESS) frc = scr_flush_record_copy(run, id, scr_kvtree_elem_key(e), &got);
         if (rc == SCR_SUCCESS) rc = frc;
     }
     if (rc != SCR_SUCCESS) return rc;

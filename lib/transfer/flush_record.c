@@ -12,8 +12,7 @@
 
 #include <stdint.h>
 
-int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got,
-                          const struct scr_copy_stored *form)
+int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got)
 {
     const scr_meta *stored = NULL;
     scr_meta *meta = scr_meta_new();
@@ -33,7 +32,7 @@ int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const s
     if (run->crc_on_flush) rc = scr_meta_set_crc32(meta, got->crc);
     if (rc != SCR_SUCCESS) goto out;
     /* how the prefix holds it: the rank filemap and the summary say so */
-    if (form != NULL && form->compressed) rc = scr_meta_set_compressed(meta, form->bytes);
+    if (got->stored.compressed) rc = scr_meta_set_compressed(meta, got->stored.bytes);
     else rc = scr_meta_unset_compressed(meta);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_filemap_set_meta(run->map, id, run->rank, file, meta);

@@ -61,9 +61,8 @@ int scr_flush_compress_level(const struct scr_run *run, const scr_dataset *desc)
 /* Record in this rank's filemap (in memory) what the copy of file gave: with
  * SCR_CRC_ON_FLUSH its CRC, which must equal the one recorded when it was
  * written (else SCR_ERR_FORMAT, said: the file in cache is damaged); and
- * form, how the prefix holds it (COMPRESSED and its size when gzip; NULL or
+ * got->stored, how the prefix holds it (COMPRESSED and its size when gzip;
  * not compressed: as written). */
-int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got,
-                          const struct scr_copy_stored *form);
+int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got);
 
 #endif

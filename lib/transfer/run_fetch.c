@@ -11,8 +11,9 @@
  * CRC checked when the application is done: run_fetch_check.c); a
  * dataset any rank fails to read is marked FAILED in the index and the next
  * older one is tried. With SCR_WATCHDOG_TIMEOUT_PFS, a file's copy that
- * takes longer is abandoned (util_copy_timed.h): the rank says so in one
- * line and counts as failed, so the fetch falls back in the same way. After
+ * takes longer is abandoned (the copy's timeout, util_copy.h): the rank
+ * says so in one line and counts as failed, so the fetch falls back in the
+ * same way. After
  * the application found a restart unreadable (SCR_Complete_restart(0)), the
  * same choice is made again among the checkpoints older than that one, in
  * cache and then on the prefix. A checkpoint written by another number of
@@ -29,7 +30,6 @@
 #include "transfer.h"
 #include "summary.h"
 #include "util_copy.h"
-#include "util_copy_timed.h"
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -313,7 +313,7 @@ static int fill_meta(const struct scr_run *run, scr_meta *meta, const char *rel,
 static int copy_to_cache(struct scr_run *run, int id, const char *cachedir, void *buf, const char *src,
                          const char *dir, const char *name, uint64_t size, const uint32_t *crc, int gzip)
 {
-    struct scr_copy_result got = {0, 0};
+    struct scr_copy_result got = {0};
     char *rel = NULL, *dest = NULL;
     scr_meta *meta = NULL;
     int rc = scr_path_relative(run->prefix, src, &rel);
@@ -330,8 +330,16 @@ static int copy_to_cache(struct scr_run *run, int id, const char *cachedir, void
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_cache_save_filemap(run);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_run_copy_pfs_as(run, "fetch", id, src, dest, buf, "the fetch fails",
-                             gzip ? SCR_COPY_GUNZIP : SCR_COPY_RAW, &got, NULL);
+    const struct scr_copy_opts opts = {
+        .buf = buf,
+        .bufsize = run->file_buf_size,
+        .crc = run->crc_on_flush,
+        .form = gzip ? SCR_COPY_GUNZIP : SCR_COPY_RAW,
+        .timeout = run->watchdog_pfs,
+        .kind = "fetch",
+    };
+    rc = scr_copy(src, dest, &opts, &got);
+    if (rc == SCR_ERR_TIMEOUT) scr_transfer_say_abandoned(run, "fetch", id, src, dest, "the fetch fails");
     if (rc != SCR_SUCCESS) goto out;
     if (got.bytes != size) {
         scr_err("restart file %s has %llu bytes, %llu were written", src,

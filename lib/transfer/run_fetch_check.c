@@ -37,7 +37,7 @@
 static int file_is_as_flushed(const struct scr_run *run, const char *path, uint64_t size, const uint32_t *crc,
                               void **buf)
 {
-    struct scr_copy_result got = {0, 0};
+    struct scr_copy_result got = {0};
     if (crc == NULL || !run->crc_on_flush) {
         struct stat st;
         if (stat(path, &st) == 0 && (uint64_t)st.st_size == size) return 1;

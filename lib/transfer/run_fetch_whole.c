@@ -225,7 +225,7 @@ static int bytes_check(const struct scr_run *run, const char *path, uint64_t siz
     }
     if (crc == NULL || !run->crc_on_flush) return 1;
     void *buf = malloc(run->file_buf_size);
-    struct scr_copy_result got = {0, 0};
+    struct scr_copy_result got = {0};
     int ok = buf != NULL && scr_crc_file(path, buf, run->file_buf_size, &got) == SCR_SUCCESS &&
              got.bytes == size && got.crc == *crc;
     if (buf != NULL && !ok)
@@ -241,7 +241,7 @@ static int expand_into_cache(struct scr_run *run, const char *path, uint64_t siz
                              char **out_dest)
 {
     char *dsdir = NULL, *rel = NULL, *mine = NULL, *dest = NULL, sub[64];
-    struct scr_copy_result got = {0, 0};
+    struct scr_copy_result got = {0};
     void *buf = malloc(run->file_buf_size);
     int rc = buf != NULL ? scr_cache_dataset_dir(run, run->restart_id, &dsdir) : SCR_ERR_NOMEM;
     /* two ranks of a node may read one file: each expands its own */
@@ -254,7 +254,8 @@ static int expand_into_cache(struct scr_run *run, const char *path, uint64_t siz
     if (rc == SCR_SUCCESS) listed = 1;
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     if (rc == SCR_SUCCESS)
-        rc = scr_copy_file_as(path, dest, buf, run->file_buf_size, 1, SCR_COPY_GUNZIP, 0, NULL, NULL, &got, NULL);
+        rc = scr_copy(path, dest, &(struct scr_copy_opts){.buf = buf, .bufsize = run->file_buf_size, .crc = 1,
+                                                          .form = SCR_COPY_GUNZIP}, &got);
     if (rc == SCR_SUCCESS && got.bytes != size) {
         scr_warn("restart file %s expands to %llu bytes, %llu were written", path, (unsigned long long)got.bytes,
                  (unsigned long long)size);

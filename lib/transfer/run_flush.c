@@ -25,7 +25,7 @@
  * prefix) is never removed.
  *
  * With SCR_WATCHDOG_TIMEOUT_PFS, each file's copy runs in a thread of its
- * own (util_copy_timed.h) and is abandoned when it takes longer: the rank
+ * own (the copy's timeout, util_copy.h) and is abandoned when it takes longer: the rank
  * says so in one line, leaves the prefix alone from then on (a removal
  * could block it too) and reaches the agreement as a failed rank, so that
  * a hung prefix on one rank does not hold the others in a collective. The
@@ -51,7 +51,6 @@
 #include "flush_steps.h"
 #include "summary.h"
 #include "util_copy.h"
-#include "util_copy_timed.h"
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -116,27 +115,12 @@ out:
     return rc;
 }
 
-int scr_run_copy_pfs(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
-                     void *buf, const char *consequence, struct scr_copy_result *got)
+void scr_transfer_say_abandoned(const struct scr_run *run, const char *op, int id, const char *src,
+                                const char *dest, const char *consequence)
 {
-    return scr_run_copy_pfs_as(run, op, id, src, dest, buf, consequence, SCR_COPY_RAW, got, NULL);
-}
-
-int scr_run_copy_pfs_as(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
-                        void *buf, const char *consequence, enum scr_copy_form form, struct scr_copy_result *got,
-                        struct scr_copy_stored *stored)
-{
-    int level = run->flush_compress;
-    if (run->watchdog_pfs <= 0)
-        return scr_copy_file_as(src, dest, buf, run->file_buf_size, run->crc_on_flush, form, level, NULL, NULL, got,
-                                stored);
-    int rc = scr_copy_file_timed_as(src, dest, run->file_buf_size, run->crc_on_flush, form, level, run->watchdog_pfs,
-                                    op, got, stored);
-    if (rc == SCR_ERR_TIMEOUT)
-        scr_warn("watchdog: %s of dataset %d: copying %s to %s took more than SCR_WATCHDOG_TIMEOUT_PFS=%d s; "
-                 "abandoned it (%s; the copy's thread waits until the file system answers)",
-                 op, id, src, dest, run->watchdog_pfs, consequence);
-    return rc;
+    scr_warn("watchdog: %s of dataset %d: copying %s to %s took more than SCR_WATCHDOG_TIMEOUT_PFS=%d s; "
+             "abandoned it (%s; the copy's thread waits until the file system answers)",
+             op, id, src, dest, run->watchdog_pfs, consequence);
 }
 
 /* A flush reads file from the dataset's cache directory (or, written in
@@ -197,19 +181,28 @@ static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf,
                       const struct scr_shared_crc *plan, const char *file)
 {
     char *dest = NULL;
-    struct scr_copy_result got = {0, 0};
-    struct scr_copy_stored form = {0, 0};
+    struct scr_copy_result got = {0};
     const scr_dataset *desc = NULL;
     int created = 0;
     scr_filemap_get_dataset(run->map, id, run->rank, &desc);
-    int gzip = scr_flush_compress_level(run, desc) > 0;
+    int level = scr_flush_compress_level(run, desc);
     int rc = scr_flush_destination(run, id, dsdir, file, &dest);
     if (rc != SCR_SUCCESS) goto out;
     if (strcmp(dest, file) != 0) {
         rc = note_before_writing(undo, dest, &created);
         if (rc != SCR_SUCCESS) goto out;
-        rc = scr_run_copy_pfs_as(run, "flush", id, file, dest, buf, "the dataset stays in cache",
-                                 gzip ? SCR_COPY_GZIP : SCR_COPY_RAW, &got, &form);
+        const struct scr_copy_opts opts = {
+            .buf = buf,
+            .bufsize = run->file_buf_size,
+            .crc = run->crc_on_flush,
+            .form = level > 0 ? SCR_COPY_GZIP : SCR_COPY_RAW,
+            .level = level,
+            .timeout = run->watchdog_pfs,
+            .kind = "flush",
+        };
+        rc = scr_copy(file, dest, &opts, &got);
+        if (rc == SCR_ERR_TIMEOUT)
+            scr_transfer_say_abandoned(run, "flush", id, file, dest, "the dataset stays in cache");
         if (rc != SCR_SUCCESS) goto out;
         if (created) {
             rc = scr_undo_note_file(undo, dest);
@@ -220,7 +213,7 @@ static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf,
         rc = scr_crc_file(dest, buf, run->file_buf_size, &got);
         if (rc != SCR_SUCCESS) goto out;
     }
-    rc = scr_flush_record_copy(run, id, file, &got, &form);
+    rc = scr_flush_record_copy(run, id, file, &got);
 out:
     free(dest);
     return rc;

@@ -92,8 +92,8 @@ static int record_given(struct scr_run *run, const struct scr_shared_crc *plan, 
             rc = SCR_ERR_IO;
             break;
         }
-        struct scr_copy_result got = {0, (uint32_t)(crcs[i] & 0xffffffffu)};
-        rc = scr_flush_record_copy(run, id, files[f], &got, NULL);
+        struct scr_copy_result got = {.crc = (uint32_t)(crcs[i] & 0xffffffffu)};
+        rc = scr_flush_record_copy(run, id, files[f], &got);
         changed = 1;
     }
     free(files);

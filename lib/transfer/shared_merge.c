@@ -457,7 +457,7 @@ static int move_to_prefix(struct scr_run *run, int id, const struct shared_file 
         struct stat st;
         int absent = lstat(dests[f], &st) != 0 && errno == ENOENT;
         struct scr_copy_result got;
-        rc = scr_copy_file(files[f], dests[f], buf, run->file_buf_size, 0, &got);
+        rc = scr_copy(files[f], dests[f], &(struct scr_copy_opts){.buf = buf, .bufsize = run->file_buf_size}, &got);
         made[f] = rc == SCR_SUCCESS && absent;
     }
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);

@@ -24,19 +24,12 @@
  * the dataset stays in cache, not flushed, and the caller may go on. */
 int scr_flush_dataset(struct scr_run *run, int id);
 
-/* Copy src to dest, one side on the prefix, for op ("flush", "fetch") of
- * dataset id: in this thread, or within SCR_WATCHDOG_TIMEOUT_PFS when it is
- * set (util_copy_timed.h); an abandoned copy is SCR_ERR_TIMEOUT, said in one
- * line that ends with consequence (what it means for the operation). */
-int scr_run_copy_pfs(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
-                     void *buf, const char *consequence, struct scr_copy_result *got);
-
-/* scr_run_copy_pfs in a form of util_copy.h: SCR_COPY_GZIP at level
- * SCR_FLUSH_COMPRESS, or SCR_COPY_GUNZIP for a file the prefix holds
- * compressed; stored (may be NULL) gets what the prefix side holds. */
-int scr_run_copy_pfs_as(const struct scr_run *run, const char *op, int id, const char *src, const char *dest,
-                        void *buf, const char *consequence, enum scr_copy_form form, struct scr_copy_result *got,
-                        struct scr_copy_stored *stored);
+/* A copy of op ("flush", "fetch") of dataset id, from src to dest, one side
+ * on the prefix, was abandoned by the watchdog (SCR_WATCHDOG_TIMEOUT_PFS,
+ * the copy's timeout, util_copy.h): say so in one line that ends with
+ * consequence (what it means for the operation). */
+void scr_transfer_say_abandoned(const struct scr_run *run, const char *op, int id, const char *src,
+                                const char *dest, const char *consequence);
 
 /* 1 when dataset id is recorded as being on the prefix. */
 int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);

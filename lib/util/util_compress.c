@@ -120,47 +120,45 @@ static int deflater_step(struct deflater *d, const char *dst, const void *in, si
     return SCR_SUCCESS;
 }
 
-/* Write the n bytes at p to out and tell the pace. */
-static int emit(int out, const char *dst, const void *p, size_t n, int (*pace)(void *, size_t), void *pace_ctx,
-                struct scr_copy_stored *stored)
+/* Write the n bytes at bytes to p->out and tell the pace. */
+static int emit(const struct scr_pump *p, const void *bytes, size_t n, struct scr_copy_stored *stored)
 {
     if (n == 0) return SCR_SUCCESS;
-    if (out >= 0) {
-        int rc = scr_write_full(out, p, n, dst);
+    if (p->out >= 0) {
+        int rc = scr_write_full(p->out, bytes, n, p->dst);
         if (rc != SCR_SUCCESS) return rc;
     }
     stored->bytes += n;
-    return pace != NULL ? pace(pace_ctx, n) : SCR_SUCCESS;
+    return p->o->pace != NULL ? p->o->pace(p->o->pace_ctx, n) : SCR_SUCCESS;
 }
 
 /* Deflate the len bytes at in (finish: the last ones) through obuf (olen
  * bytes), writing each piece it makes. */
-static int deflate_out(struct deflater *d, const unsigned char *in, size_t len, int finish, unsigned char *obuf,
-                       size_t olen, int out, const char *dst, int (*pace)(void *, size_t), void *pace_ctx,
-                       struct scr_copy_stored *stored)
+static int deflate_out(const struct scr_pump *p, struct deflater *d, const unsigned char *in, size_t len,
+                       int finish, unsigned char *obuf, size_t olen, struct scr_copy_stored *stored)
 {
     size_t off = 0;
     for (;;) {
         size_t used = 0, made = 0;
         int ended = 0;
-        int rc = deflater_step(d, dst, in + off, len - off, obuf, olen, finish, &used, &made, &ended);
+        int rc = deflater_step(d, p->dst, in + off, len - off, obuf, olen, finish, &used, &made, &ended);
         if (rc != SCR_SUCCESS) return rc;
         off += used;
-        rc = emit(out, dst, obuf, made, pace, pace_ctx, stored);
+        rc = emit(p, obuf, made, stored);
         if (rc != SCR_SUCCESS) return rc;
         /* done: the trailer is out, or (more to come) all taken and nothing held back */
         if (finish ? ended : off == len && made < olen) return SCR_SUCCESS;
     }
 }
 
-/* The probe: deflate up to SCR_COMPRESS_PROBE_BYTES of in into held (room
+/* The probe: deflate up to SCR_COMPRESS_PROBE_BYTES of p->in into held (room
  * bytes). *out_made: the bytes held; *out_eof when the file ended within
  * the probe (the stream is then finished); *out_full when its output did
  * not fit in room, which no probe that shrinks comes near. */
-static int deflate_probe(struct deflater *d, int in, const char *src, void *buf, size_t bufsize, int with_crc,
-                         unsigned char *held, size_t room, struct scr_copy_result *res, size_t *out_made,
-                         int *out_eof, int *out_full)
+static int deflate_probe(const struct scr_pump *p, struct deflater *d, unsigned char *held, size_t room,
+                         struct scr_copy_result *res, size_t *out_made, int *out_eof, int *out_full)
 {
+    unsigned char *buf = p->buf;
     *out_made = 0;
     *out_eof = 0;
     *out_full = 0;
@@ -168,19 +166,19 @@ static int deflate_probe(struct deflater *d, int in, const char *src, void *buf,
         size_t got = 0;
         if (res->bytes < SCR_COMPRESS_PROBE_BYTES) {
             size_t want = SCR_COMPRESS_PROBE_BYTES - (size_t)res->bytes;
-            int rc = scr_read_full(in, buf, want < bufsize ? want : bufsize, &got, src);
+            int rc = scr_read_full(p->in, buf, want < p->bufsize ? want : p->bufsize, &got, p->src);
             if (rc != SCR_SUCCESS) return rc;
         }
         if (got == 0 && res->bytes < SCR_COMPRESS_PROBE_BYTES) *out_eof = 1;
         if (got == 0 && !*out_eof) return SCR_SUCCESS; /* the probe is read; the file goes on */
-        if (with_crc) res->crc = scr_crc32(res->crc, buf, got);
+        if (p->o->crc) res->crc = scr_crc32(res->crc, buf, got);
         res->bytes += got;
         size_t off = 0;
         int ended = 0;
         do {
             size_t used = 0, made = 0;
-            int rc = deflater_step(d, src, (unsigned char *)buf + off, got - off, held + *out_made, room - *out_made,
-                                   *out_eof, &used, &made, &ended);
+            int rc = deflater_step(d, p->src, buf + off, got - off, held + *out_made, room - *out_made, *out_eof,
+                                   &used, &made, &ended);
             if (rc != SCR_SUCCESS) return rc;
             off += used;
             *out_made += made;
@@ -193,33 +191,33 @@ static int deflate_probe(struct deflater *d, int in, const char *src, void *buf,
     }
 }
 
-/* The rest of in after the probe, deflated through obuf. */
-static int deflate_rest(struct deflater *d, int in, const char *src, int out, const char *dst, void *buf,
-                        size_t bufsize, unsigned char *obuf, size_t olen, int with_crc, int (*pace)(void *, size_t),
-                        void *pace_ctx, struct scr_copy_result *res, struct scr_copy_stored *stored)
+/* The rest of p->in after the probe, deflated through obuf (p->bufsize bytes). */
+static int deflate_rest(const struct scr_pump *p, struct deflater *d, unsigned char *obuf,
+                        struct scr_copy_result *res)
 {
     for (;;) {
         size_t got = 0;
-        int rc = scr_read_full(in, buf, bufsize, &got, src);
+        int rc = scr_read_full(p->in, p->buf, p->bufsize, &got, p->src);
         if (rc != SCR_SUCCESS) return rc;
-        if (with_crc) res->crc = scr_crc32(res->crc, buf, got);
+        if (p->o->crc) res->crc = scr_crc32(res->crc, p->buf, got);
         res->bytes += got;
-        rc = deflate_out(d, buf, got, got == 0, obuf, olen, out, dst, pace, pace_ctx, stored);
+        rc = deflate_out(p, d, p->buf, got, got == 0, obuf, p->bufsize, &res->stored);
         if (rc != SCR_SUCCESS || got == 0) return rc;
     }
 }
 
-int scr_gzip_pump(int in, const char *src, int out, const char *dst, void *buf, size_t bufsize, int level,
-                  int with_crc, int (*pace)(void *, size_t), void *pace_ctx, struct scr_copy_result *res,
-                  struct scr_copy_stored *stored, int *out_raw)
+int scr_gzip_pump(const struct scr_pump *p, struct scr_copy_result *res, int *out_raw)
 {
     struct deflater d;
+    const char *src = p->src;
+    size_t bufsize = p->bufsize;
+    struct scr_copy_stored *stored = &res->stored;
     res->bytes = 0;
     res->crc = 0;
     stored->bytes = 0;
     stored->compressed = 0;
     *out_raw = 0;
-    int rc = deflater_init(&d, level, src);
+    int rc = deflater_init(&d, p->o->level, src);
     if (rc != SCR_SUCCESS) return rc;
     /* room for the probe as it is, and then some: output that needs more
      * did not shrink, and the file goes raw */
@@ -233,7 +231,7 @@ int scr_gzip_pump(int in, const char *src, int out, const char *dst, void *buf, 
         rc = SCR_ERR_NOMEM;
         goto out;
     }
-    rc = deflate_probe(&d, in, src, buf, bufsize, with_crc, held, room, res, &made, &eof, &full);
+    rc = deflate_probe(p, &d, held, room, res, &made, &eof, &full);
     if (rc != SCR_SUCCESS) goto out;
     /* not worth it: an empty file, or a probe that did not shrink enough */
     if (full || res->bytes == 0 || (uint64_t)made * 100 >= res->bytes * SCR_COMPRESS_KEEP_PERCENT) {
@@ -242,10 +240,9 @@ int scr_gzip_pump(int in, const char *src, int out, const char *dst, void *buf, 
         *out_raw = 1;
         goto out;
     }
-    rc = emit(out, dst, held, made, pace, pace_ctx, stored);
+    rc = emit(p, held, made, stored);
     if (rc != SCR_SUCCESS) goto out;
-    if (!eof)
-        rc = deflate_rest(&d, in, src, out, dst, buf, bufsize, obuf, bufsize, with_crc, pace, pace_ctx, res, stored);
+    if (!eof) rc = deflate_rest(p, &d, obuf, res);
     if (rc == SCR_SUCCESS) stored->compressed = 1;
 out:
     deflater_end(&d);
@@ -266,10 +263,13 @@ static int inflate_failed(const char *src, const z_stream *zs, int z)
     return SCR_ERR_FORMAT;
 }
 
-int scr_gunzip_pump(int in, const char *src, int out, const char *dst, void *buf, size_t bufsize, int with_crc,
-                    int (*pace)(void *, size_t), void *pace_ctx, struct scr_copy_result *res,
-                    struct scr_copy_stored *stored)
+int scr_gunzip_pump(const struct scr_pump *p, struct scr_copy_result *res)
 {
+    int in = p->in, out = p->out;
+    const char *src = p->src, *dst = p->dst;
+    void *buf = p->buf;
+    size_t bufsize = p->bufsize;
+    struct scr_copy_stored *stored = &res->stored;
     z_stream zs;
     memset(&zs, 0, sizeof(zs));
     res->bytes = 0;
@@ -307,10 +307,10 @@ int scr_gunzip_pump(int in, const char *src, int out, const char *dst, void *buf
                 break;
             }
             size_t made = zlen(bufsize) - zs.avail_out;
-            if (with_crc) res->crc = scr_crc32(res->crc, buf, made);
+            if (p->o->crc) res->crc = scr_crc32(res->crc, buf, made);
             res->bytes += made;
             if (made > 0 && out >= 0) rc = scr_write_full(out, buf, made, dst);
-            if (rc == SCR_SUCCESS && made > 0 && pace != NULL) rc = pace(pace_ctx, made);
+            if (rc == SCR_SUCCESS && made > 0 && p->o->pace != NULL) rc = p->o->pace(p->o->pace_ctx, made);
             if (z == Z_BUF_ERROR) break; /* needs more input */
         }
     }

@@ -35,22 +35,29 @@
 #define SCR_COMPRESS_PROBE_BYTES ((size_t)4 << 20)
 #define SCR_COMPRESS_KEEP_PERCENT 90
 
-/* Deflate all of in (src) into out (dst) at level (1..9) through buf
- * (bufsize bytes) and memory of its own (the probe's output and an output
- * buffer, freed before it returns). On success either *out_raw = 1 and
- * nothing was written (in's position is then wherever the probe left it),
- * or *out_raw = 0 with res (raw bytes and their CRC when with_crc) and
- * stored (bytes written, compressed = 1) filled. */
-int scr_gzip_pump(int in, const char *src, int out, const char *dst, void *buf, size_t bufsize, int level,
-                  int with_crc, int (*pace)(void *, size_t), void *pace_ctx, struct scr_copy_result *res,
-                  struct scr_copy_stored *stored, int *out_raw);
+/* The two ends of a pump and what the copy asked for (o: crc, level,
+ * pace). out is -1 when the bytes are only counted and checksummed. */
+struct scr_pump {
+    int in;
+    const char *src;
+    int out;
+    const char *dst;
+    void *buf;
+    size_t bufsize;
+    const struct scr_copy_opts *o;
+};
 
-/* Inflate the gzip stream in src into out (dst; -1: only count and CRC the
- * bytes) through buf (bufsize bytes) and an input buffer of its own. res
- * gets the uncompressed bytes and their CRC (with_crc), stored the bytes
- * read from src. */
-int scr_gunzip_pump(int in, const char *src, int out, const char *dst, void *buf, size_t bufsize, int with_crc,
-                    int (*pace)(void *, size_t), void *pace_ctx, struct scr_copy_result *res,
-                    struct scr_copy_stored *stored);
+/* Deflate all of p->in into p->out at p->o->level (1..9) through p->buf
+ * and memory of its own (the probe's output and an output buffer, freed
+ * before it returns). On success either *out_raw = 1 and nothing was
+ * written (in's position is then wherever the probe left it), or
+ * *out_raw = 0 with res filled: the raw bytes and their CRC (p->o->crc),
+ * res->stored the bytes written, compressed = 1. */
+int scr_gzip_pump(const struct scr_pump *p, struct scr_copy_result *res, int *out_raw);
+
+/* Inflate the gzip stream of p->in into p->out through p->buf and an
+ * input buffer of its own. res gets the uncompressed bytes and their CRC
+ * (p->o->crc), res->stored the bytes read from p->src. */
+int scr_gunzip_pump(const struct scr_pump *p, struct scr_copy_result *res);
 
 #endif

@@ -15,14 +15,9 @@
 struct copy_job {
     char *src, *dst;
     const char *kind;
-    void *buf;
-    size_t bufsize;
-    int with_crc;
-    enum scr_copy_form form;
-    int level;
+    struct scr_copy_opts opts; /* with the thread's own buffer and no timeout */
     int rc;
     struct scr_copy_result result;
-    struct scr_copy_stored stored;
     int done;              /* the thread has finished the copy */
     int abandoned;         /* the caller stopped waiting: the thread cleans up */
     struct copy_job *next; /* in the list of pending copies, oldest first */
@@ -49,21 +44,18 @@ static void job_free(struct copy_job *j)
 {
     free(j->src);
     free(j->dst);
-    free(j->buf);
+    free(j->opts.buf);
     free(j);
 }
 
 static void *run_copy(void *arg)
 {
     struct copy_job *j = arg;
-    struct scr_copy_result got = {0, 0};
-    struct scr_copy_stored stored = {0, 0};
-    int rc = scr_copy_file_as(j->src, j->dst, j->buf, j->bufsize, j->with_crc, j->form, j->level, NULL, NULL, &got,
-                              &stored);
+    struct scr_copy_result got;
+    int rc = scr_copy(j->src, j->dst, &j->opts, &got);
     pthread_mutex_lock(&lock);
     j->rc = rc;
     j->result = got;
-    j->stored = stored;
     j->done = 1;
     int abandoned = j->abandoned;
     if (!abandoned) pthread_cond_broadcast(&finished);
@@ -105,20 +97,9 @@ static int start_thread(struct copy_job *j)
     return SCR_SUCCESS;
 }
 
-int scr_copy_file_timed(const char *src, const char *dst, size_t bufsize, int with_crc, int seconds,
-                        const char *kind, struct scr_copy_result *out)
+int scr_copy_in_thread(const char *src, const char *dst, const struct scr_copy_opts *o,
+                       struct scr_copy_result *out)
 {
-    return scr_copy_file_timed_as(src, dst, bufsize, with_crc, SCR_COPY_RAW, 0, seconds, kind, out, NULL);
-}
-
-int scr_copy_file_timed_as(const char *src, const char *dst, size_t bufsize, int with_crc, enum scr_copy_form form,
-                           int level, int seconds, const char *kind, struct scr_copy_result *out,
-                           struct scr_copy_stored *stored)
-{
-    if (src == NULL || dst == NULL || bufsize == 0 || seconds <= 0 || kind == NULL || out == NULL) {
-        scr_err("timed file copy called without a source, a destination, a buffer size or a time limit");
-        return SCR_ERR_ARG;
-    }
     pthread_once(&finished_once, make_finished);
     if (!finished_made) {
         scr_err("cannot make the condition a timed copy of %s waits on", src);
@@ -128,18 +109,16 @@ int scr_copy_file_timed_as(const char *src, const char *dst, size_t bufsize, int
     if (j != NULL) {
         j->src = strdup(src);
         j->dst = strdup(dst);
-        j->buf = malloc(bufsize);
+        j->opts = *o;
+        j->opts.timeout = 0;
+        j->opts.buf = malloc(o->bufsize);
     }
-    if (j == NULL || j->src == NULL || j->dst == NULL || j->buf == NULL) {
-        scr_err("out of memory for a copy of %s with a buffer of %zu bytes", src, bufsize);
+    if (j == NULL || j->src == NULL || j->dst == NULL || j->opts.buf == NULL) {
+        scr_err("out of memory for a copy of %s with a buffer of %zu bytes", src, o->bufsize);
         if (j != NULL) job_free(j);
         return SCR_ERR_NOMEM;
     }
-    j->kind = kind;
-    j->bufsize = bufsize;
-    j->with_crc = with_crc;
-    j->form = form;
-    j->level = level;
+    j->kind = o->kind;
 
     struct timespec deadline;
     if (clock_gettime(CLOCK_MONOTONIC, &deadline) != 0) {
@@ -147,7 +126,7 @@ int scr_copy_file_timed_as(const char *src, const char *dst, size_t bufsize, int
         job_free(j);
         return SCR_ERR_IO;
     }
-    deadline.tv_sec += seconds;
+    deadline.tv_sec += o->timeout;
     int rc = start_thread(j);
     if (rc != SCR_SUCCESS) {
         job_free(j);
@@ -169,7 +148,6 @@ int scr_copy_file_timed_as(const char *src, const char *dst, size_t bufsize, int
     pthread_mutex_unlock(&lock);
     rc = j->rc;
     *out = j->result;
-    if (stored != NULL) *stored = j->stored;
     job_free(j);
     return rc;
 }

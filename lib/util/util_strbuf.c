@@ -29,6 +29,13 @@ void scr_strbuf_reset(scr_strbuf *sb)
     if (sb->buf != NULL) sb->buf[0] = '\0';
 }
 
+void scr_strbuf_truncate(scr_strbuf *sb, size_t len)
+{
+    if (len >= sb->len) return;
+    sb->len = len;
+    sb->buf[len] = '\0';
+}
+
 void scr_strbuf_free(scr_strbuf *sb)
 {
     free(sb->buf);

@@ -30,6 +30,9 @@ typedef struct scr_strbuf {
 void scr_strbuf_init(scr_strbuf *sb);
 /* Empty the buffer but keep its memory for reuse; clears a failure. */
 void scr_strbuf_reset(scr_strbuf *sb);
+/* Keep the first len bytes (all of them when it holds no more), and the
+ * memory: a buffer used as a stack pops what it pushed last. */
+void scr_strbuf_truncate(scr_strbuf *sb, size_t len);
 /* Release the memory; the buffer is empty and usable again. */
 void scr_strbuf_free(scr_strbuf *sb);
 

@@ -1,6 +1,7 @@
 /* bench_flush_compress.c — the application of the compressed flush
  * benchmark (run-bench-flush-compress.sh, which sets SCR_FLUSH_COMPRESS and
- * judges the figures).
+ * judges the figures) and of the synchronous flush against cp + fsync
+ * (run-bench-flush-sync.sh).
  *
  *   mpirun -np 2 bench_flush_compress [--mib N] [--kind text|random] [--ckpts K]
  *

@@ -170,7 +170,7 @@ int main(int argc, char **argv)
         double growth = (rss_flush - rss_init) / 1024.0;
         printf("  peak RSS of any rank   %7.1f MiB, %.1f MiB above SCR_Init (target < file buffer "
                "%s + 32 MiB)\n", rss_flush / 1024.0, growth,
-               getenv("SCR_FILE_BUF_SIZE") ? getenv("SCR_FILE_BUF_SIZE") : "4MB");
+               getenv("SCR_FILE_BUF_SIZE") ? getenv("SCR_FILE_BUF_SIZE") : "1MB");
     }
     free(buf);
     MPI_Finalize();

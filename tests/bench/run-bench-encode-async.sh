@@ -41,7 +41,7 @@ export SCR_FLUSH=0 SCR_CACHE_SIZE=2
 # the encode events (and their seconds) are read back from the prefix's log
 export SCR_LOG_ENABLE=1 SCR_LOG_TXT_ENABLE=0 SCR_LOG_SYSLOG_ENABLE=0
 cd "$work/prefix"
-buf=${SCR_FILE_BUF_SIZE:-4MB}
+buf=${SCR_FILE_BUF_SIZE:-1MB}
 buf_kib=$(echo "$buf" | awk '{ v = $0 + 0; u = toupper($0); sub(/^[0-9.]+/, "", u)
     m = u ~ /^G/ ? 1048576 : u ~ /^M/ ? 1024 : u ~ /^K/ ? 1 : 1 / 1024; printf "%d", v * m }')
 

@@ -213,7 +213,7 @@ for pc in 10 25; do
 done
 
 # 5. memory while the application writes and the flush runs
-buf=${SCR_FILE_BUF_SIZE:-4MB}
+buf=${SCR_FILE_BUF_SIZE:-1MB}
 buf_kib=$(echo "$buf" | awk '{ u = toupper($0); f = u ~ /K/ ? 1 : u ~ /M/ ? 1024 : u ~ /G/ ? 1048576 : 1 / 1024
     printf "%d", ($0 + 0) * f }')
 job memnone 1 SCR_FLUSH=0 -- --mib "$mib" --ckpts 1 --gap 0 --overlap

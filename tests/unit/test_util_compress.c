@@ -86,21 +86,27 @@ static int zlib_expand(const char *gz, const char *out)
     return rc;
 }
 
+/* scr_copy of src to dst in form at level, with its CRC, through buf */
+static int copy_as(const char *src, const char *dst, enum scr_copy_form form, int level, struct scr_copy_result *got)
+{
+    const struct scr_copy_opts o = {.buf = buf, .bufsize = BUF_SIZE, .crc = 1, .form = form, .level = level};
+    return scr_copy(src, dst, &o, got);
+}
+
 static void test_text_is_stored_as_gzip_that_zlib_expands_to_the_same_bytes(void)
 {
     const char *src = tap_path("text.dat"), *dst = tap_path("prefix/text.dat"), *back = tap_path("text.back");
     uint32_t crc = 0;
     size_t n = (size_t)9 << 20; /* past the probe */
     REQUIRE(write_sample(src, n, 0, &crc) == 0, "write %s", src);
-    struct scr_copy_result got = {0, 0};
-    struct scr_copy_stored stored = {0, 0};
-    int rc = scr_copy_file_as(src, dst, buf, BUF_SIZE, 1, SCR_COPY_GZIP, 1, NULL, NULL, &got, &stored);
+    struct scr_copy_result got = {0};
+    int rc = copy_as(src, dst, SCR_COPY_GZIP, 1, &got);
     REQUIRE(rc == SCR_SUCCESS, "compressed copy: %s", scr_strstatus(rc));
-    CHECK(stored.compressed == 1, "text was not stored compressed");
+    CHECK(got.stored.compressed == 1, "text was not stored compressed");
     CHECK(got.bytes == n && got.crc == crc, "got %llu bytes CRC 0x%08x, want %zu 0x%08x",
           (unsigned long long)got.bytes, got.crc, n, crc);
-    CHECK((long)stored.bytes == size_of(dst), "stored %llu bytes, the file has %ld",
-          (unsigned long long)stored.bytes, size_of(dst));
+    CHECK((long)got.stored.bytes == size_of(dst), "stored %llu bytes, the file has %ld",
+          (unsigned long long)got.stored.bytes, size_of(dst));
     CHECK(size_of(dst) < (long)n / 2, "%s is %ld bytes of %zu", dst, size_of(dst), n);
     REQUIRE(zlib_expand(dst, back) == 0, "zlib cannot expand %s", dst);
     CHECK(same_bytes(src, back), "%s expands to other bytes", dst);
@@ -112,21 +118,19 @@ static void test_expanding_gives_the_bytes_and_crc_back(void)
     uint32_t crc = 0;
     size_t n = 3 << 20;
     REQUIRE(write_sample(src, n, 0, &crc) == 0, "write");
-    struct scr_copy_result got = {0, 0};
-    struct scr_copy_stored stored = {0, 0};
-    REQUIRE(scr_copy_file_as(src, gz, buf, BUF_SIZE, 1, SCR_COPY_GZIP, 9, NULL, NULL, &got, &stored) == 0, "gzip");
-    REQUIRE(stored.compressed, "not compressed");
-    struct scr_copy_result back_got = {0, 0};
-    struct scr_copy_stored read = {0, 0};
-    int rc = scr_copy_file_as(gz, back, buf, BUF_SIZE, 1, SCR_COPY_GUNZIP, 0, NULL, NULL, &back_got, &read);
+    struct scr_copy_result got = {0};
+    REQUIRE(copy_as(src, gz, SCR_COPY_GZIP, 9, &got) == 0, "gzip");
+    REQUIRE(got.stored.compressed, "not compressed");
+    struct scr_copy_result back_got = {0};
+    int rc = copy_as(gz, back, SCR_COPY_GUNZIP, 0, &back_got);
     REQUIRE(rc == SCR_SUCCESS, "expand: %s", scr_strstatus(rc));
     CHECK(back_got.bytes == n && back_got.crc == crc, "expanded %llu bytes CRC 0x%08x",
           (unsigned long long)back_got.bytes, back_got.crc);
-    CHECK(read.bytes == stored.bytes, "read %llu of %llu stored bytes", (unsigned long long)read.bytes,
-          (unsigned long long)stored.bytes);
+    CHECK(back_got.stored.bytes == got.stored.bytes, "read %llu of %llu stored bytes",
+          (unsigned long long)back_got.stored.bytes, (unsigned long long)got.stored.bytes);
     CHECK(same_bytes(src, back), "expanded bytes differ");
-    struct scr_copy_result crc_only = {0, 0};
-    CHECK(scr_crc_file_gunzip(gz, buf, BUF_SIZE, &crc_only, NULL) == SCR_SUCCESS && crc_only.crc == crc &&
+    struct scr_copy_result crc_only = {0};
+    CHECK(scr_crc_file_gunzip(gz, buf, BUF_SIZE, &crc_only) == SCR_SUCCESS && crc_only.crc == crc &&
               crc_only.bytes == n,
           "scr_crc_file_gunzip gave 0x%08x", crc_only.crc);
 }
@@ -137,43 +141,42 @@ static void test_random_and_empty_files_are_copied_as_written(void)
     uint32_t crc = 0;
     size_t n = (size_t)5 << 20;
     REQUIRE(write_sample(src, n, 1, &crc) == 0, "write");
-    struct scr_copy_result got = {0, 0};
-    struct scr_copy_stored stored = {1, 1};
-    REQUIRE(scr_copy_file_as(src, dst, buf, BUF_SIZE, 1, SCR_COPY_GZIP, 1, NULL, NULL, &got, &stored) == 0, "copy");
-    CHECK(!stored.compressed, "random bytes were stored compressed");
-    CHECK(stored.bytes == n && got.bytes == n && got.crc == crc, "stored %llu, got %llu CRC 0x%08x",
-          (unsigned long long)stored.bytes, (unsigned long long)got.bytes, got.crc);
+    struct scr_copy_result got = {0};
+    got.stored = (struct scr_copy_stored){1, 1};
+    REQUIRE(copy_as(src, dst, SCR_COPY_GZIP, 1, &got) == 0, "copy");
+    CHECK(!got.stored.compressed, "random bytes were stored compressed");
+    CHECK(got.stored.bytes == n && got.bytes == n && got.crc == crc, "stored %llu, got %llu CRC 0x%08x",
+          (unsigned long long)got.stored.bytes, (unsigned long long)got.bytes, got.crc);
     CHECK(same_bytes(src, dst), "%s is not a copy as written", dst);
 
     const char *empty = tap_path("empty.dat"), *edst = tap_path("prefix/empty.dat");
     REQUIRE(write_sample(empty, 0, 0, &crc) == 0, "write empty");
-    stored = (struct scr_copy_stored){1, 1};
-    REQUIRE(scr_copy_file_as(empty, edst, buf, BUF_SIZE, 1, SCR_COPY_GZIP, 1, NULL, NULL, &got, &stored) == 0, "copy");
-    CHECK(!stored.compressed && size_of(edst) == 0, "an empty file became %ld bytes", size_of(edst));
+    got.stored = (struct scr_copy_stored){1, 1};
+    REQUIRE(copy_as(empty, edst, SCR_COPY_GZIP, 1, &got) == 0, "copy");
+    CHECK(!got.stored.compressed && size_of(edst) == 0, "an empty file became %ld bytes", size_of(edst));
 }
 
 /* a gzip copy of a text sample at path, its size in *out_size */
 static int make_gz(const char *name, const char *path, long *out_size)
 {
     uint32_t crc;
-    struct scr_copy_result got = {0, 0};
-    struct scr_copy_stored stored = {0, 0};
+    struct scr_copy_result got = {0};
     const char *src = tap_path(name);
     if (write_sample(src, 2 << 20, 0, &crc) != 0) return -1;
-    if (scr_copy_file_as(src, path, buf, BUF_SIZE, 1, SCR_COPY_GZIP, 1, NULL, NULL, &got, &stored) != 0) return -1;
+    if (copy_as(src, path, SCR_COPY_GZIP, 1, &got) != 0) return -1;
     *out_size = size_of(path);
-    return stored.compressed ? 0 : -1;
+    return got.stored.compressed ? 0 : -1;
 }
 
 /* expanding gz must fail with SCR_ERR_FORMAT and leave no destination */
 static void expect_refused(const char *gz, const char *what)
 {
     const char *dst = tap_path("cache/refused.dat");
-    struct scr_copy_result got = {0, 0};
-    int rc = scr_copy_file_as(gz, dst, buf, BUF_SIZE, 1, SCR_COPY_GUNZIP, 0, NULL, NULL, &got, NULL);
+    struct scr_copy_result got = {0};
+    int rc = copy_as(gz, dst, SCR_COPY_GUNZIP, 0, &got);
     CHECK(rc == SCR_ERR_FORMAT, "%s: expanding gave %s", what, scr_strstatus(rc));
     CHECK(size_of(dst) < 0, "%s: a destination was left", what);
-    rc = scr_crc_file_gunzip(gz, buf, BUF_SIZE, &got, NULL);
+    rc = scr_crc_file_gunzip(gz, buf, BUF_SIZE, &got);
     CHECK(rc == SCR_ERR_FORMAT, "%s: its CRC gave %s", what, scr_strstatus(rc));
 }
 
@@ -216,13 +219,9 @@ static void test_a_level_outside_1_to_9_is_refused(void)
     const char *src = tap_path("lvl.dat");
     uint32_t crc;
     REQUIRE(write_sample(src, 1000, 0, &crc) == 0, "write");
-    struct scr_copy_result got = {0, 0};
-    CHECK(scr_copy_file_as(src, tap_path("lvl.gz"), buf, BUF_SIZE, 1, SCR_COPY_GZIP, 10, NULL, NULL, &got, NULL) ==
-              SCR_ERR_ARG,
-          "level 10 accepted");
-    CHECK(scr_copy_file_as(src, tap_path("lvl.gz"), buf, BUF_SIZE, 1, SCR_COPY_GZIP, 0, NULL, NULL, &got, NULL) ==
-              SCR_ERR_ARG,
-          "level 0 accepted");
+    struct scr_copy_result got = {0};
+    CHECK(copy_as(src, tap_path("lvl.gz"), SCR_COPY_GZIP, 10, &got) == SCR_ERR_ARG, "level 10 accepted");
+    CHECK(copy_as(src, tap_path("lvl.gz"), SCR_COPY_GZIP, 0, &got) == SCR_ERR_ARG, "level 0 accepted");
 }
 
 int main(void)

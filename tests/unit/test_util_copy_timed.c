@@ -1,4 +1,4 @@
-/* test_util_copy_timed.c — a timed copy gives what scr_copy_file gives when
+/* test_util_copy_timed.c — a timed copy gives what an untimed one gives when
  * it ends in time; a copy the file system holds (tests/tools/stall_open.c,
  * linked in: an open of the source or the destination waits as a hung
  * server makes it wait, with no hook in the library) is abandoned after its
@@ -8,7 +8,6 @@
 
 #include "scr_err.h"
 #include "util_copy.h"
-#include "util_copy_timed.h"
 #include "util_log.h"
 
 #include <errno.h>
@@ -40,7 +39,14 @@ static int wait_not_pending(const char *kind)
     return scr_copy_timed_pending(kind, NULL, 0);
 }
 
-static void test_a_copy_in_time_gives_what_scr_copy_file_gives(void)
+/* scr_copy of src to dst with its CRC, abandoned after seconds under kind */
+static int timed_copy(const char *src, const char *dst, int seconds, const char *kind, struct scr_copy_result *got)
+{
+    const struct scr_copy_opts o = {.bufsize = 4096, .crc = 1, .timeout = seconds, .kind = kind};
+    return scr_copy(src, dst, &o, got);
+}
+
+static void test_a_copy_in_time_gives_what_an_untimed_copy_gives(void)
 {
     char src[8192], dst[8192], ref[8192];
     snprintf(src, sizeof(src), "%s", tap_path("in.dat"));
@@ -51,19 +57,20 @@ static void test_a_copy_in_time_gives_what_scr_copy_file_gives(void)
     for (int i = 0; i < 300000; i++) fputc((i * 7) & 0xff, f);
     REQUIRE(fclose(f) == 0, "set-up");
     char buf[4096];
-    struct scr_copy_result plain = {0, 0}, timed = {0, 0};
-    REQUIRE(scr_copy_file(src, ref, buf, sizeof(buf), 1, &plain) == SCR_SUCCESS, "plain copy");
-    CHECK(scr_copy_file_timed(src, dst, 4096, 1, 10, "test", &timed) == SCR_SUCCESS, "timed copy failed");
+    struct scr_copy_result plain = {0}, timed = {0};
+    const struct scr_copy_opts untimed = {.buf = buf, .bufsize = sizeof(buf), .crc = 1};
+    REQUIRE(scr_copy(src, ref, &untimed, &plain) == SCR_SUCCESS, "plain copy");
+    CHECK(timed_copy(src, dst, 10, "test", &timed) == SCR_SUCCESS, "timed copy failed");
     CHECK(timed.bytes == 300000 && timed.crc == plain.crc, "timed copy: %llu bytes, CRC 0x%08x; plain 0x%08x",
           (unsigned long long)timed.bytes, timed.crc, plain.crc);
-    struct scr_copy_result back = {0, 0};
+    struct scr_copy_result back = {0};
     CHECK(scr_crc_file(dst, buf, sizeof(buf), &back) == SCR_SUCCESS && back.crc == plain.crc &&
               back.bytes == 300000,
           "the copy on disk differs from its source");
     CHECK(scr_copy_timed_pending(NULL, NULL, 0) == 0, "a copy that ended in time is pending");
-    struct scr_copy_result none = {0, 0};
+    struct scr_copy_result none = {0};
     scr_log_set_quiet(1);
-    CHECK(scr_copy_file_timed(tap_path("missing.dat"), dst, 4096, 1, 10, "test", &none) == SCR_ERR_NOTFOUND,
+    CHECK(timed_copy(tap_path("missing.dat"), dst, 10, "test", &none) == SCR_ERR_NOTFOUND,
           "a missing source is not reported as missing");
     scr_log_set_quiet(0);
 }
@@ -95,9 +102,9 @@ static void test_a_copy_the_kernel_holds_is_abandoned_and_cleans_up_once_let_go(
     snprintf(release, sizeof(release), "%s", tap_path("release.in"));
     write_small(src);
     stall_opens_of("stalled.in", release);
-    struct scr_copy_result got = {0, 0};
+    struct scr_copy_result got = {0};
     double t0 = now();
-    int rc = scr_copy_file_timed(src, dst, 4096, 1, 1, "fetch", &got);
+    int rc = timed_copy(src, dst, 1, "fetch", &got);
     double took = now() - t0;
     CHECK(rc == SCR_ERR_TIMEOUT, "rc %d, expected SCR_ERR_TIMEOUT", rc);
     CHECK(took >= 0.9 && took < 5, "gave up after %.2f s, the limit was 1 s", took);
@@ -119,8 +126,8 @@ static void test_a_destination_the_kernel_holds_is_abandoned_too(void)
     snprintf(release, sizeof(release), "%s", tap_path("release.out"));
     write_small(src);
     stall_opens_of("stalled.out", release);
-    struct scr_copy_result got = {0, 0};
-    int rc = scr_copy_file_timed(src, dst, 4096, 1, 1, "flush", &got);
+    struct scr_copy_result got = {0};
+    int rc = timed_copy(src, dst, 1, "flush", &got);
     CHECK(rc == SCR_ERR_TIMEOUT, "rc %d, expected SCR_ERR_TIMEOUT", rc);
     CHECK(scr_copy_timed_pending("flush", NULL, 0) == 1, "the copy is not pending");
     let_go(release);
@@ -134,10 +141,10 @@ static void test_a_fifo_is_refused_at_once_not_waited_on(void)
     snprintf(src, sizeof(src), "%s", tap_path("fifo.in"));
     snprintf(dst, sizeof(dst), "%s", tap_path("fifo-copy.dat"));
     REQUIRE(mkfifo(src, 0600) == 0, "mkfifo %s: %s", src, strerror(errno));
-    struct scr_copy_result got = {0, 0};
+    struct scr_copy_result got = {0};
     double t0 = now();
     scr_log_set_quiet(1);
-    int rc = scr_copy_file_timed(src, dst, 4096, 1, 10, "fetch", &got);
+    int rc = timed_copy(src, dst, 10, "fetch", &got);
     scr_log_set_quiet(0);
     CHECK(rc == SCR_ERR_IO, "rc %d, expected SCR_ERR_IO", rc);
     CHECK(now() - t0 < 5, "took %.2f s", now() - t0);
@@ -146,7 +153,7 @@ static void test_a_fifo_is_refused_at_once_not_waited_on(void)
 
 int main(void)
 {
-    RUN(test_a_copy_in_time_gives_what_scr_copy_file_gives);
+    RUN(test_a_copy_in_time_gives_what_an_untimed_copy_gives);
     RUN(test_a_copy_the_kernel_holds_is_abandoned_and_cleans_up_once_let_go);
     RUN(test_a_destination_the_kernel_holds_is_abandoned_too);
     RUN(test_a_fifo_is_refused_at_once_not_waited_on);

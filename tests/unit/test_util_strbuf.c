@@ -4,7 +4,8 @@
  * empty buffer owns nothing and detaches as ""; a failed allocation (a size
  * no allocator grants, and one that would overflow) is refused, keeps what
  * was held, is logged once and sticks until reset; reading a descriptor to
- * its end, and refusing more than asked for. */
+ * its end, and refusing more than asked for; truncating pops the bytes
+ * pushed last and keeps the memory. */
 #include "tap.h"
 
 #include "scr_err.h"
@@ -174,6 +175,24 @@ static void test_read_fd_to_its_end_and_no_more_than_asked(void)
     scr_strbuf_free(&sb);
 }
 
+static void test_truncate_pops_what_was_pushed_last_and_keeps_the_memory(void)
+{
+    scr_strbuf sb = SCR_STRBUF_INIT;
+    REQUIRE(scr_strbuf_append_str(&sb, "base") == SCR_SUCCESS && scr_strbuf_append_str(&sb, "+pushed") == 0, "push");
+    char *before = sb.buf;
+    size_t cap = sb.cap;
+    scr_strbuf_truncate(&sb, 4);
+    CHECK(sb.len == 4 && strcmp(sb.buf, "base") == 0, "after truncating to 4: %zu bytes, '%s'", sb.len, sb.buf);
+    CHECK(sb.buf == before && sb.cap == cap, "truncating moved or shrank the memory");
+    scr_strbuf_truncate(&sb, 10);
+    CHECK(sb.len == 4 && strcmp(sb.buf, "base") == 0, "truncating to more than it holds changed it");
+    REQUIRE(scr_strbuf_append_str(&sb, "!") == SCR_SUCCESS, "push again");
+    CHECK(strcmp(sb.buf, "base!") == 0, "a push after the pop gave '%s'", sb.buf);
+    scr_strbuf_free(&sb);
+    scr_strbuf_truncate(&sb, 0); /* an empty buffer owns nothing: nothing to do */
+    CHECK(sb.buf == NULL && sb.len == 0, "truncating an empty buffer allocated");
+}
+
 int main(void)
 {
     RUN(test_many_appends_grow_geometrically_and_keep_every_byte);
@@ -182,5 +201,6 @@ int main(void)
     RUN(test_an_empty_buffer_owns_nothing_and_detaches_as_empty_text);
     RUN(test_a_failed_allocation_is_refused_once_and_sticks);
     RUN(test_read_fd_to_its_end_and_no_more_than_asked);
+    RUN(test_truncate_pops_what_was_pushed_last_and_keeps_the_memory);
     return tap_done();
 }
