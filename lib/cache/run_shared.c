@@ -6,8 +6,10 @@
  * one copy, which is whole. scr_shared_files_find finds the files routed on
  * several nodes when their dataset completes (the first collective call
  * after the routes), by the hash of their names relative to the prefix:
- * rank 0 gathers (hash, node, rank) triples, O(files) bytes, once per
- * dataset. The same list names the files several ranks list (of one node
+ * each rank sends its (hash, node, rank) triples to the rank that owns the
+ * hash (mpi_owners.h), which finds the names several ranks list; those
+ * alone reach rank 0, which shares them. A dataset of a file per process
+ * costs each rank its own triples and one reduction, whatever P. The same list names the files several ranks list (of one node
  * or several), each of which the flush of a dataset written in place
  * reads once for its CRC, on the lowest of those ranks (shared_crc.h). The
  * pieces are merged on the prefix by shared_merge.h (transfer layer).
@@ -31,6 +33,7 @@
  * O_CREAT|O_EXCL on a routed name fails there, which doc/details.md says. */
 #include "meta.h"
 #include "mpi_comm.h"
+#include "mpi_owners.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_io.h"
@@ -65,7 +68,7 @@ static int cmp_triple(const void *a, const void *b)
     return 0;
 }
 
-/* Rank 0: the hashes that more than one rank lists, packed at the front of
+/* An owner: the hashes that more than one rank lists, packed at the front of
  * triples as (hash, nodes, lowest rank); their number in *out_n. */
 static void find_listed(uint64_t *t, int n, int *out_n)
 {
@@ -131,6 +134,47 @@ static int my_triples(struct scr_run *run, int id, uint64_t node, uint64_t **out
     return SCR_SUCCESS;
 }
 
+/* The rank that owns a hash: one of every rank, so that no rank hears of
+ * more names than its share. */
+static int hash_owner(uint64_t hash, int ranks)
+{
+    return (int)((hash >> 17) % (uint64_t)ranks);
+}
+
+/* Every rank: the listed triples the owners found, sorted by hash; the
+ * owners send theirs to rank 0, which sorts and broadcasts them. */
+static int share_listed(struct scr_run *run, uint64_t *found, int nfound, uint64_t **out_listed, int *out_n)
+{
+    int nlisted = 0, *to_root = NULL, lrc = SCR_SUCCESS, ok = 0;
+    uint64_t *listed = NULL;
+    if (nfound > 0 && (to_root = calloc((size_t)nfound, sizeof(int))) == NULL) lrc = SCR_ERR_NOMEM;
+    int rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
+    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) /* all ranks agree */
+        rc = scr_comm_send_to_owners(run->world, found, to_root, nfound, 3, &listed, &nlisted);
+    free(to_root);
+    if (rc == SCR_SUCCESS && run->rank == 0) qsort(listed, (size_t)nlisted, 3 * sizeof(uint64_t), cmp_triple);
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(&nlisted, 1, MPI_INT, 0, run->world), "counting shared files");
+    if (rc == SCR_SUCCESS && run->rank != 0) {
+        free(listed);
+        listed = malloc(3 * sizeof(uint64_t) * (size_t)(nlisted > 0 ? nlisted : 1));
+        rc = scr_comm_all_true(listed != NULL, run->world, &ok);
+    } else if (rc == SCR_SUCCESS) {
+        rc = scr_comm_all_true(1, run->world, &ok);
+    }
+    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Bcast(listed, 3 * nlisted, MPI_UINT64_T, 0, run->world), "sharing the shared files");
+    if (rc != SCR_SUCCESS || nlisted == 0) {
+        free(listed);
+        listed = NULL;
+        nlisted = 0;
+    }
+    *out_listed = listed;
+    *out_n = nlisted;
+    return rc;
+}
+
 int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_listed, int *out_n)
 {
     *out_listed = NULL;
@@ -138,60 +182,26 @@ int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_listed, in
     /* a node is known by the world rank of its first rank */
     int leader = run->rank;
     int rc = scr_mpi_check(MPI_Bcast(&leader, 1, MPI_INT, 0, run->node), "naming this node");
-    uint64_t *mine_t = NULL, *all = NULL;
-    int n = 0, lrc = SCR_SUCCESS, *counts = NULL, *displs = NULL, total = 0, ok = 0, nlisted = 0;
-    if (rc == SCR_SUCCESS) lrc = my_triples(run, id, (uint64_t)leader, &mine_t, &n);
-    if (rc == SCR_SUCCESS) rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
-    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
-    int mine = 3 * n;
-    if (rc == SCR_SUCCESS && run->rank == 0) {
-        counts = malloc(sizeof(int) * (size_t)run->ranks);
-        displs = malloc(sizeof(int) * (size_t)run->ranks);
-        lrc = counts && displs ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    }
-    if (rc == SCR_SUCCESS) rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
-    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
-    /* rank 0 learns how much comes */
-    if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, run->world), "counting files");
-    if (rc == SCR_SUCCESS && run->rank == 0) {
-        for (int r = 0; r < run->ranks; r++) {
-            displs[r] = total;
-            total += counts[r];
-        }
-        all = malloc(sizeof(uint64_t) * (size_t)(total > 0 ? total : 3));
-        if (all == NULL) lrc = SCR_ERR_NOMEM;
-    }
+    uint64_t *mine = NULL, *owned = NULL;
+    int n = 0, nowned = 0, nfound = 0, total = 0, ok = 0, *owners = NULL;
+    int lrc = rc == SCR_SUCCESS ? my_triples(run, id, (uint64_t)leader, &mine, &n) : SCR_SUCCESS;
+    if (lrc == SCR_SUCCESS && n > 0 && (owners = malloc((size_t)n * sizeof(int))) == NULL) lrc = SCR_ERR_NOMEM;
+    for (int i = 0; owners != NULL && i < n; i++) owners[i] = hash_owner(mine[3 * i], run->ranks);
     if (rc == SCR_SUCCESS) rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
     if (rc == SCR_SUCCESS && !ok) {
-        if (run->rank == 0) scr_err("out of memory gathering the file names of dataset %d", id);
+        if (run->rank == 0) scr_err("out of memory listing the file names of dataset %d", id);
         rc = SCR_ERR_NOMEM;
     }
+    /* each name's triples meet at its owner */
+    if (rc == SCR_SUCCESS) rc = scr_comm_send_to_owners(run->world, mine, owners, n, 3, &owned, &nowned); /* all agree */
+    if (rc == SCR_SUCCESS) find_listed(owned, nowned, &nfound);
     if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Gatherv(mine_t, mine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0,
-                                       run->world), "gathering file names");
-    if (rc == SCR_SUCCESS && run->rank == 0) find_listed(all, total / 3, &nlisted);
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(&nlisted, 1, MPI_INT, 0, run->world), "counting shared files");
-    /* every rank gets the list, in the order of the hashes */
-    if (rc == SCR_SUCCESS && nlisted > 0 && run->rank != 0) {
-        all = malloc(3 * sizeof(uint64_t) * (size_t)nlisted);
-        lrc = all != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-        rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
-        if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
-    } else if (rc == SCR_SUCCESS && nlisted > 0) {
-        rc = scr_comm_all_true(1, run->world, &ok);
-    }
-    if (rc == SCR_SUCCESS && nlisted > 0)
-        rc = scr_mpi_check(MPI_Bcast(all, 3 * nlisted, MPI_UINT64_T, 0, run->world), "sharing the shared files");
-    if (rc == SCR_SUCCESS && nlisted > 0) {
-        *out_listed = all;
-        *out_n = nlisted;
-        all = NULL;
-    }
-    free(mine_t);
-    free(all);
-    free(counts);
-    free(displs);
+        rc = scr_mpi_check(MPI_Allreduce(&nfound, &total, 1, MPI_INT, MPI_SUM, run->world), "counting shared files");
+    /* the usual case, a file per process: nothing more to say */
+    if (rc == SCR_SUCCESS && total > 0) rc = share_listed(run, owned, nfound, out_listed, out_n); /* all agree */
+    free(mine);
+    free(owners);
+    free(owned);
     return rc;
 }
 

@@ -2,7 +2,7 @@
 #include "mpi_split.h"
 #include "mpi_comm.h"
 #include "mpi_host.h"
-#include "mpi_ibarrier.h"
+#include "mpi_owners.h"
 #include "scr_err.h"
 #include "util_log.h"
 
@@ -11,13 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Each split uses one of two sets of tags, in turn: a rank that has left
- * one split may send for the next before a slower rank has seen the end of
- * this one, and must not be taken for part of it. No rank can leave the
- * next split before every rank has entered it, so two suffice. Every rank
- * makes the same sequence of (collective) calls, so all agree. */
+/* Each split uses one of two sets of tags, in turn, as mpi_owners.c does. */
 #define TAG_SPLIT_BASE 4820
-enum { TAG_ENTRY, TAG_BARRIER, TAG_MEMBERS, TAG_CREATE, TAGS_PER_SPLIT };
+enum { TAG_MEMBERS, TAG_CREATE, TAGS_PER_SPLIT };
 
 static int next_tags(void)
 {
@@ -55,81 +51,6 @@ int scr_comm_dup(MPI_Comm comm, MPI_Comm *out, const char *what)
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_create_group(comm, group, next_tags() + TAG_CREATE, out), what);
     if (group != MPI_GROUP_NULL) MPI_Group_free(&group);
     return rc;
-}
-
-/* Keep the entry that arrived in *incoming (all grows; a rank out of
- * memory drops it and says so once in *status) and receive the next. */
-static int keep_entry(struct entry *incoming, struct entry **all, int *n, int *cap, int *status)
-{
-    if (*n == *cap && *status == SCR_SUCCESS) {
-        int grown = *cap ? 2 * *cap : 16;
-        struct entry *more = realloc(*all, (size_t)grown * sizeof(**all));
-        if (more == NULL) {
-            scr_err("out of memory for %d colours", grown);
-            *status = SCR_ERR_NOMEM; /* go on receiving, so that no sender waits for ever */
-        } else {
-            *all = more, *cap = grown;
-        }
-    }
-    if (*n < *cap) (*all)[(*n)++] = *incoming;
-    return SCR_SUCCESS;
-}
-
-/* Receive every entry sent to this rank until all ranks have sent theirs:
- * the NBX pattern (Hoefler et al.), with the entry sent synchronously so
- * that its completion says the owner has it. Nothing polls: each step
- * blocks until a message arrives, the entry is taken, or the barrier
- * moves on (SMPI charges each poll simulated time). *out_entries grows;
- * a rank that runs out of memory still receives what is sent to it. */
-static int gather_entries(MPI_Comm comm, int tags, const struct entry *mine, int owner, struct entry **out_entries,
-                          int *out_n)
-{
-    MPI_Request sent = MPI_REQUEST_NULL, recv = MPI_REQUEST_NULL;
-    struct scr_ibarrier barrier;
-    struct entry incoming, *all = NULL;
-    int n = 0, cap = 0, in_barrier = 0, done = 0, status = SCR_SUCCESS;
-    int rc = scr_mpi_check(MPI_Irecv(&incoming, 3, MPI_INT, MPI_ANY_SOURCE, tags + TAG_ENTRY, comm, &recv),
-                           "waiting for colours");
-    if (rc == SCR_SUCCESS && mine != NULL)
-        rc = scr_mpi_check(MPI_Issend(mine, 3, MPI_INT, owner, tags + TAG_ENTRY, comm, &sent), "sending a colour");
-    while (rc == SCR_SUCCESS && !done) {
-        int arrived = 0;
-        if (!in_barrier && sent == MPI_REQUEST_NULL) {
-            /* a rank without a colour has nothing to send */
-            rc = scr_ibarrier_start(&barrier, comm, tags + TAG_BARRIER);
-            in_barrier = rc == SCR_SUCCESS;
-        } else if (!in_barrier) {
-            MPI_Request both[2] = {recv, sent};
-            int which = MPI_UNDEFINED;
-            rc = scr_mpi_check(MPI_Waitany(2, both, &which, MPI_STATUS_IGNORE), "waiting for colours");
-            recv = both[0], sent = both[1];
-            arrived = rc == SCR_SUCCESS && which == 0;
-            if (rc == SCR_SUCCESS && sent == MPI_REQUEST_NULL) {
-                rc = scr_ibarrier_start(&barrier, comm, tags + TAG_BARRIER);
-                in_barrier = rc == SCR_SUCCESS;
-            }
-        } else {
-            rc = scr_ibarrier_wait_or(&barrier, &recv, &arrived, &done);
-        }
-        if (rc == SCR_SUCCESS && arrived) {
-            keep_entry(&incoming, &all, &n, &cap, &status);
-            rc = scr_mpi_check(MPI_Irecv(&incoming, 3, MPI_INT, MPI_ANY_SOURCE, tags + TAG_ENTRY, comm, &recv),
-                               "waiting for colours");
-        }
-    }
-    /* every entry has arrived, so the last receive can only match the
-     * end this rank sends itself (cheaper and surer than MPI_Cancel) */
-    if (rc == SCR_SUCCESS && recv != MPI_REQUEST_NULL) {
-        int me = 0;
-        struct entry end = {0, 0, -1};
-        rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
-        if (rc == SCR_SUCCESS)
-            rc = scr_mpi_check(MPI_Send(&end, 3, MPI_INT, me, tags + TAG_ENTRY, comm), "ending the wait for colours");
-        if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Wait(&recv, MPI_STATUS_IGNORE), "ending the wait for colours");
-    }
-    *out_entries = all;
-    *out_n = n;
-    return rc != SCR_SUCCESS ? rc : status;
 }
 
 /* Owner: send each member of every colour it owns the ranks of that
@@ -193,26 +114,29 @@ static int split_scalably(MPI_Comm comm, int color, int key, MPI_Comm *out)
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     if (rc != SCR_SUCCESS) return rc;
     int tags = next_tags();
-    struct entry mine = {color, key, me};
     int owner = color == MPI_UNDEFINED ? -1 : owner_of(color, size);
+    uint64_t mine[3] = {(uint64_t)(int64_t)color, (uint64_t)(int64_t)key, (uint64_t)me}, *got = NULL;
     struct entry *all = NULL;
     int n = 0, nmembers = 0, *lists = NULL, *members = NULL;
     MPI_Request *reqs = NULL;
-    rc = gather_entries(comm, tags, color == MPI_UNDEFINED ? NULL : &mine, owner, &all, &n);
-    if (rc == SCR_SUCCESS && n > 0) {
+    rc = scr_comm_send_to_owners(comm, mine, &owner, color == MPI_UNDEFINED ? 0 : 1, 3, &got, &n); /* all agree */
+    if (rc != SCR_SUCCESS) return rc;
+    if (n > 0) {
+        all = malloc((size_t)n * sizeof(*all));
         reqs = malloc((size_t)n * sizeof(*reqs));
         lists = malloc((size_t)n * sizeof(*lists));
-        if (reqs == NULL || lists == NULL) {
+        if (all == NULL || reqs == NULL || lists == NULL) {
             scr_err("out of memory for the members of %d ranks", n);
             rc = SCR_ERR_NOMEM;
         }
     }
+    for (int i = 0; reqs != NULL && i < n; i++) reqs[i] = MPI_REQUEST_NULL;
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++)
+        all[i] = (struct entry){(int)(int64_t)got[3 * i], (int)(int64_t)got[3 * i + 1], (int)got[3 * i + 2]};
+    free(got);
     /* all ranks agree: no member waits for an owner that cannot send */
     rc = scr_comm_agree(comm, rc, SCR_ERR_NOMEM);
-    if (rc == SCR_SUCCESS && n > 0) {
-        for (int i = 0; i < n; i++) reqs[i] = MPI_REQUEST_NULL;
-        rc = send_members(comm, tags, all, n, lists, reqs);
-    }
+    if (rc == SCR_SUCCESS && n > 0) rc = send_members(comm, tags, all, n, lists, reqs);
     if (rc == SCR_SUCCESS && color != MPI_UNDEFINED) rc = receive_members(comm, tags, owner, &members, &nmembers);
     if (reqs != NULL) {
         int wrc = scr_mpi_check(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE), "sending the members of a colour");

@@ -11,8 +11,8 @@
  * in the real process. So under SMPI:
  *   - the duplicate is MPI_Comm_create_group over comm's whole group;
  *   - the split sends each rank's (colour, key) to a rank that owns the
- *     colour (a hash of it), in a sparse exchange that ends on a
- *     nonblocking barrier (mpi_ibarrier.h); each owner sorts what it got
+ *     colour (a hash of it), in a sparse exchange (mpi_owners.h); each
+ *     owner sorts what it got
  *     and sends each member the ranks of its colour, in (key, rank) order;
  *     the members build that group and MPI_Comm_create_group it.
  * Each rank then sends one message and receives one list, the size of its

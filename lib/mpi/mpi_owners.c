@@ -1,0 +1,129 @@
+/* mpi_owners.c — records to their owners, in a sparse exchange that never polls. */
+#include "mpi_owners.h"
+#include "mpi_comm.h"
+#include "mpi_ibarrier.h"
+#include "scr_err.h"
+#include "util_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Two sets of tags, in turn: a rank that has left one exchange may send
+ * for the next before a slower rank has seen the end of this one. No rank
+ * can leave the next exchange before every rank has entered it, so two
+ * suffice. */
+#define TAG_OWNERS 4840
+enum { TAG_RECORD, TAG_BARRIER, TAGS_PER_EXCHANGE };
+#define MOST_WIDTH 8
+
+static int next_tags(void)
+{
+    static int parity;
+    parity ^= 1;
+    return TAG_OWNERS + parity * TAGS_PER_EXCHANGE;
+}
+
+struct received {
+    uint64_t *records;
+    int n, cap, width, status;
+};
+
+/* Keep the record that arrived; out of memory, drop it and say so once. */
+static void keep(struct received *got, const uint64_t *record)
+{
+    if (got->n == got->cap && got->status == SCR_SUCCESS) {
+        int grown = got->cap ? 2 * got->cap : 16;
+        uint64_t *more = realloc(got->records, (size_t)grown * (size_t)got->width * sizeof(uint64_t));
+        if (more == NULL) {
+            scr_err("out of memory for %d records of %d values", grown, got->width);
+            got->status = SCR_ERR_NOMEM; /* go on receiving, so that no sender waits for ever */
+        } else {
+            got->records = more, got->cap = grown;
+        }
+    }
+    if (got->n < got->cap) memcpy(got->records + (size_t)got->n++ * (size_t)got->width, record,
+                                  (size_t)got->width * sizeof(uint64_t));
+}
+
+/* Wait for a record to arrive or one of this rank's to be taken (reqs[0]
+ * is the receive, reqs[1..nsend] the sends); *out_arrived says which. */
+static int wait_sending(MPI_Request *reqs, int nsend, int *out_arrived, int *out_pending)
+{
+    int which = MPI_UNDEFINED;
+    int rc = scr_mpi_check(MPI_Waitany(nsend + 1, reqs, &which, MPI_STATUS_IGNORE), "exchanging records");
+    *out_arrived = rc == SCR_SUCCESS && which == 0;
+    if (rc == SCR_SUCCESS && which > 0) (*out_pending)--;
+    return rc;
+}
+
+/* The last receive can only match the end this rank sends itself, since
+ * every record has arrived (cheaper and surer than MPI_Cancel). */
+static int end_receiving(MPI_Comm comm, int tag, MPI_Request *recv, int width)
+{
+    uint64_t end[MOST_WIDTH] = {0};
+    int me = 0;
+    int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Send(end, width, MPI_UINT64_T, me, tag, comm), "ending an exchange of records");
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Wait(recv, MPI_STATUS_IGNORE), "ending an exchange of records");
+    return rc;
+}
+
+int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *owners, int n, int width,
+                            uint64_t **out_records, int *out_n)
+{
+    *out_records = NULL;
+    *out_n = 0;
+    if (width < 1 || width > MOST_WIDTH) {
+        scr_err("records of %d values cannot be exchanged (1 to %d)", width, MOST_WIDTH);
+        return SCR_ERR_ARG;
+    }
+    int tags = next_tags();
+    struct received got = {NULL, 0, 0, width, SCR_SUCCESS};
+    uint64_t incoming[MOST_WIDTH];
+    MPI_Request *reqs = malloc((size_t)(n + 1) * sizeof(*reqs));
+    int lrc = reqs != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    if (lrc != SCR_SUCCESS) scr_err("out of memory for %d records to send", n);
+    /* all ranks agree: */
+    int rc = scr_comm_agree(comm, lrc, SCR_ERR_NOMEM);
+    if (rc != SCR_SUCCESS) {
+        free(reqs);
+        return rc;
+    }
+    rc = scr_mpi_check(MPI_Irecv(incoming, width, MPI_UINT64_T, MPI_ANY_SOURCE, tags + TAG_RECORD, comm, &reqs[0]),
+                       "exchanging records");
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++)
+        rc = scr_mpi_check(MPI_Issend(records + (size_t)i * (size_t)width, width, MPI_UINT64_T, owners[i],
+                                      tags + TAG_RECORD, comm, &reqs[i + 1]),
+                           "sending a record");
+    struct scr_ibarrier barrier;
+    int pending = n, in_barrier = 0, done = 0;
+    while (rc == SCR_SUCCESS && !done) {
+        int arrived = 0;
+        if (!in_barrier && pending == 0) {
+            rc = scr_ibarrier_start(&barrier, comm, tags + TAG_BARRIER);
+            in_barrier = rc == SCR_SUCCESS;
+        } else if (!in_barrier) {
+            rc = wait_sending(reqs, n, &arrived, &pending);
+        } else {
+            rc = scr_ibarrier_wait_or(&barrier, &reqs[0], &arrived, &done);
+        }
+        if (rc == SCR_SUCCESS && arrived) {
+            keep(&got, incoming);
+            rc = scr_mpi_check(MPI_Irecv(incoming, width, MPI_UINT64_T, MPI_ANY_SOURCE, tags + TAG_RECORD, comm,
+                                         &reqs[0]),
+                               "exchanging records");
+        }
+    }
+    if (rc == SCR_SUCCESS) rc = end_receiving(comm, tags + TAG_RECORD, &reqs[0], width);
+    free(reqs);
+    /* all ranks agree: */
+    if (rc == SCR_SUCCESS) rc = scr_comm_agree(comm, got.status, SCR_ERR_NOMEM);
+    if (rc != SCR_SUCCESS) {
+        free(got.records);
+        return rc;
+    }
+    *out_records = got.records;
+    *out_n = got.n;
+    return SCR_SUCCESS;
+}
