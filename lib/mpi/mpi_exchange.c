@@ -3,7 +3,7 @@
 #include "kvtree_pack.h"
 #include "util_parse.h"
 #include "mpi_comm.h"
-#include "mpi_ibarrier.h"
+#include "mpi_owners.h"
 #include "scr_err.h"
 #include "util_crc.h"
 #include "util_io.h"
@@ -17,8 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TAG_EXCHANGE 4801 /* and 4802, in turn; the barrier's 4803 and 4804 */
-#define TAG_BARRIER_OFFSET 2
+#define TAG_EXCHANGE 4801 /* and 4802, in turn */
 #define KEY_RANK "RANK"
 
 /* One packed record per destination, made before anyone is told to expect it. */
@@ -83,78 +82,78 @@ static int next_tag(void)
     return TAG_EXCHANGE + parity;
 }
 
-/* Receive the pending record st announced into recv under its source. A
- * record that cannot be kept is still received, so that its sender can
- * finish; the failure is returned. */
-static int take_record(const MPI_Status *st, int tag, MPI_Comm comm, scr_kvtree *recv)
+/* Unpack the record of len bytes in buf from src into recv under src. */
+static int take_record(const char *buf, int len, int src, scr_kvtree *recv)
 {
-    int len = 0;
-    int rc = scr_mpi_check(MPI_Get_count(st, MPI_BYTE, &len), "MPI_Get_count");
-    if (rc != SCR_SUCCESS) return rc;
-    char *buf = malloc(len > 0 ? (size_t)len : 1);
-    if (buf == NULL) {
-        scr_err("out of memory receiving a record of %d bytes from rank %d", len, st->MPI_SOURCE);
-        char drain;
-        MPI_Recv(&drain, 0, MPI_BYTE, st->MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE); /* truncated on purpose */
-        return SCR_ERR_NOMEM;
+    scr_kvtree *slot = scr_kvtree_set_kv_int(recv, KEY_RANK, src);
+    if (slot == NULL) return SCR_ERR_NOMEM;
+    char origin[64];
+    snprintf(origin, sizeof(origin), "record from rank %d", src);
+    size_t used = 0;
+    int rc = scr_kvtree_unpack(buf, (size_t)len, slot, &used, origin);
+    if (rc == SCR_SUCCESS && used != (size_t)len) {
+        scr_err("%s: %zu bytes after the record", origin, (size_t)len - used);
+        rc = SCR_ERR_FORMAT;
     }
-    rc = scr_mpi_check(MPI_Recv(buf, len, MPI_BYTE, st->MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE),
-                       "receiving a record");
-    scr_kvtree *slot = NULL;
-    if (rc == SCR_SUCCESS) {
-        slot = scr_kvtree_set_kv_int(recv, KEY_RANK, st->MPI_SOURCE);
-        if (slot == NULL) rc = SCR_ERR_NOMEM;
-    }
-    if (rc == SCR_SUCCESS) {
-        char origin[64];
-        snprintf(origin, sizeof(origin), "record from rank %d", st->MPI_SOURCE);
-        size_t used = 0;
-        rc = scr_kvtree_unpack(buf, (size_t)len, slot, &used, origin);
-        if (rc == SCR_SUCCESS && used != (size_t)len) {
-            scr_err("%s: %zu bytes after the record", origin, (size_t)len - used);
-            rc = SCR_ERR_FORMAT;
-        }
-    }
-    free(buf);
     return rc;
 }
 
-/* Post every send synchronously, take whatever arrives, and once all of this
- * rank's sends are matched join a non-blocking barrier; when the barrier
- * completes every record of the exchange has been received (the NBX
- * algorithm of Hoefler et al.): no rank learns about ranks it does not talk to. */
-static int send_and_receive(const struct outgoing *out, int nsend, MPI_Request *reqs, MPI_Comm comm, int tag,
-                            scr_kvtree *recv)
+/* Each sender first tells each of its destinations its rank and the
+ * record's length (mpi_owners.h: a sparse exchange that never polls, log P
+ * plus the records); then every receiver knows what comes from whom, posts
+ * its receives, and the records travel. A record that cannot be kept is
+ * still received, as nothing, so that its sender can finish; the failure
+ * is returned. */
+static int send_and_receive(const struct outgoing *out, int nsend, MPI_Comm comm, int tag, scr_kvtree *recv)
 {
-    int status = SCR_SUCCESS;
-    for (int i = 0; i < nsend; i++) {
-        int rc = scr_mpi_check(MPI_Issend(out[i].buf, out[i].len, MPI_BYTE, out[i].dest, tag, comm, &reqs[i]),
-                               "sending a record");
-        if (rc != SCR_SUCCESS) return rc; /* MPI itself failed: nothing sensible is left to do */
+    int me = 0, nin = 0, status = SCR_SUCCESS;
+    int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+    uint64_t *told = malloc(2 * sizeof(uint64_t) * (size_t)(nsend > 0 ? nsend : 1)), *heard = NULL;
+    int *dests = malloc(sizeof(int) * (size_t)(nsend > 0 ? nsend : 1));
+    if (rc == SCR_SUCCESS && (told == NULL || dests == NULL)) {
+        scr_err("out of memory announcing %d records", nsend);
+        rc = SCR_ERR_NOMEM;
     }
-    struct scr_ibarrier barrier;
-    int in_barrier = 0, done = 0;
-    while (!done) {
-        int arrived = 0;
-        MPI_Status st;
-        int rc = scr_mpi_check(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &arrived, &st), "waiting for records");
-        if (rc == SCR_SUCCESS && arrived) {
-            int trc = take_record(&st, tag, comm, recv);
-            if (status == SCR_SUCCESS) status = trc;
-        }
-        if (rc == SCR_SUCCESS && !in_barrier) {
-            int sent = 0;
-            rc = scr_mpi_check(MPI_Testall(nsend, reqs, &sent, MPI_STATUSES_IGNORE), "finishing sends");
-            if (rc == SCR_SUCCESS && sent) {
-                rc = scr_ibarrier_start(&barrier, comm, tag + TAG_BARRIER_OFFSET);
-                in_barrier = rc == SCR_SUCCESS;
-            }
-        } else if (rc == SCR_SUCCESS) {
-            rc = scr_ibarrier_test(&barrier, &done);
-        }
-        if (rc != SCR_SUCCESS) return rc;
+    /* all ranks agree: */
+    rc = scr_comm_agree(comm, rc, SCR_ERR_NOMEM);
+    for (int i = 0; rc == SCR_SUCCESS && i < nsend; i++) {
+        told[2 * i] = (uint64_t)me, told[2 * i + 1] = (uint64_t)out[i].len;
+        dests[i] = out[i].dest;
     }
-    return status;
+    if (rc == SCR_SUCCESS) rc = scr_comm_send_to_owners(comm, told, dests, nsend, 2, &heard, &nin); /* all agree */
+    free(told);
+    free(dests);
+    if (rc != SCR_SUCCESS) return rc;
+    char **bufs = calloc((size_t)(nin > 0 ? nin : 1), sizeof(char *));
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)(nin + nsend > 0 ? nin + nsend : 1));
+    static char drain;
+    if (bufs == NULL || reqs == NULL) scr_err("out of memory receiving %d records", nin);
+    /* all ranks agree, before any record travels: */
+    rc = scr_comm_agree(comm, bufs != NULL && reqs != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM, SCR_ERR_NOMEM);
+    for (int i = 0; rc == SCR_SUCCESS && i < nin; i++) {
+        int src = (int)heard[2 * i], len = (int)heard[2 * i + 1];
+        bufs[i] = malloc(len > 0 ? (size_t)len : 1);
+        if (bufs[i] == NULL && status == SCR_SUCCESS) {
+            scr_err("out of memory receiving a record of %d bytes from rank %d", len, src);
+            status = SCR_ERR_NOMEM;
+        }
+        rc = scr_mpi_check(MPI_Irecv(bufs[i] ? bufs[i] : &drain, bufs[i] ? len : 0, MPI_BYTE, src, tag, comm, &reqs[i]),
+                           "receiving a record");
+    }
+    for (int i = 0; rc == SCR_SUCCESS && i < nsend; i++)
+        rc = scr_mpi_check(MPI_Isend(out[i].buf, out[i].len, MPI_BYTE, out[i].dest, tag, comm, &reqs[nin + i]),
+                           "sending a record");
+    /* MPI itself failed above: nothing sensible is left to do */
+    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Waitall(nin + nsend, reqs, MPI_STATUSES_IGNORE), "exchanging records");
+    for (int i = 0; rc == SCR_SUCCESS && i < nin; i++) {
+        int trc = bufs[i] ? take_record(bufs[i], (int)heard[2 * i + 1], (int)heard[2 * i], recv) : SCR_SUCCESS;
+        if (status == SCR_SUCCESS) status = trc;
+    }
+    for (int i = 0; bufs != NULL && i < nin; i++) free(bufs[i]);
+    free(bufs);
+    free(reqs);
+    free(heard);
+    return rc != SCR_SUCCESS ? rc : status;
 }
 
 int scr_comm_exchange(const scr_kvtree *send, MPI_Comm comm, scr_kvtree **out_recv)
@@ -167,28 +166,21 @@ int scr_comm_exchange(const scr_kvtree *send, MPI_Comm comm, scr_kvtree **out_re
     /* everything that can fail locally happens before receivers expect anything */
     struct outgoing *out = NULL;
     int nsend = 0;
-    MPI_Request *reqs = NULL;
     scr_kvtree *recv = scr_kvtree_new();
     int ok = recv != NULL;
     if (!ok) scr_err("out of memory for an exchange");
     if (ok) ok = pack_all(send, size, &out, &nsend) == SCR_SUCCESS;
-    if (ok) {
-        reqs = calloc((size_t)(nsend > 0 ? nsend : 1), sizeof(MPI_Request));
-        ok = reqs != NULL;
-        if (!ok) scr_err("out of memory for %d sends", nsend);
-    }
     int all = 0;
     rc = scr_comm_all_true(ok, comm, &all);
     int status = (rc == SCR_SUCCESS && all) ? SCR_SUCCESS : (rc != SCR_SUCCESS ? rc : SCR_FAILURE);
     if (status == SCR_SUCCESS) {
-        status = send_and_receive(out, nsend, reqs, comm, tag, recv);
+        status = send_and_receive(out, nsend, comm, tag, recv);
         int agreed = 0;
         rc = scr_comm_all_true(status == SCR_SUCCESS, comm, &agreed);
         if (rc == SCR_SUCCESS && !agreed) status = SCR_FAILURE;
         if (rc != SCR_SUCCESS) status = rc;
     }
     free_outgoing(out, nsend);
-    free(reqs);
     if (status != SCR_SUCCESS) {
         scr_kvtree_delete(recv);
         return status;

@@ -2,9 +2,10 @@
  *
  * The sparse exchange sends each rank only what is meant for it: the caller
  * lists, per destination, one tree; every rank gets back, per source, the
- * tree sent to it. Collective over comm. The trees travel point to point and
- * the end is found with a non-blocking barrier, so a rank's cost grows with
- * the ranks it talks to, not with the size of comm.
+ * tree sent to it. Collective over comm. Each sender first tells each
+ * destination the length of what comes (mpi_owners.h, a sparse exchange
+ * that never polls), then the trees travel point to point, so a rank's
+ * cost grows with the ranks it talks to, not with the size of comm.
  * Every record is packed before any rank is told to expect it, so nothing
  * that can fail locally happens once messages are on their way. */
 #ifndef SCR_MPI_EXCHANGE_H

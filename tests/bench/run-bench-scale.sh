@@ -29,8 +29,18 @@
 # (SCR_Init that rebuilds a lost host: 0.33 s, against 0.02 s with
 # smpi/test:0). MPI_Iprobe, which every turn of the exchange's loop calls,
 # still moves the clock on.
+#
+# SMPI's default collectives are in part linear at the root (its barrier,
+# its gather): rank 0 then waits on a request per rank, which costs the
+# simulation time in P^2, though a real MPI's tree or recursive doubling
+# costs log P rounds. The runs choose those algorithms by name (the
+# smpi/<collective> options below), as Open MPI and MPICH would at these
+# sizes for small messages.
 # More than 4096 ranks need `sysctl -w vm.max_map_count=1048576` (root):
 # each rank maps its own copy of the application.
+# With gnuplot on PATH, the simulated seconds of each phase against P go
+# to a PNG ($BENCH_SCALE_PLOT, default bench-scale.png in the build
+# directory), their table to the same name with .dat.
 set -eu
 build=$(cd "${1:?usage: run-bench-scale.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,13 +60,19 @@ chmod 644 "$work/system.conf"
 export SCR_SYSTEM_CONF_FILE="$work/system.conf" SCR_PREFIX="$work/prefix"
 export SCR_COPY_TYPE=XOR SCR_SET_SIZE=8 SCR_FLUSH=2 SCR_CACHE_SIZE=2
 
+collectives="--cfg=smpi/barrier:ompi_recursivedoubling --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial
+ --cfg=smpi/allreduce:rdb --cfg=smpi/gather:ompi_binomial --cfg=smpi/allgather:rdb --cfg=smpi/allgatherv:mpich_rdb
+ --log=smpi_coll.thres:warning"
+plot=${BENCH_SCALE_PLOT:-$build/bench-scale.png}
+: > "$work/plot.dat"
+
 # run P WHAT: one simulation; its phase lines go to $work/phases.P
 run() {
     t0=$(date +%s.%N)
     (cd "$work/prefix" && "$smpirun" -np "$1" -platform "$platform" -hostfile "$work/hosts.$1" \
         --cfg=smpi/privatization:dlopen --cfg=smpi/host-speed:1Gf --log=xbt_cfg.thres:warning \
         --log=smpi_config.thres:warning --cfg=smpi/grow-injected-times:no \
-        --cfg=smpi/test:0 ${BENCH_SCALE_SMPI_ARGS:-} "$app" --run "$2" --kib "$kib") > "$work/out.$1.$2" 2> "$work/err.$1.$2" || {
+        --cfg=smpi/test:0 $collectives ${BENCH_SCALE_SMPI_ARGS:-} "$app" --run "$2" --kib "$kib") > "$work/out.$1.$2" 2> "$work/err.$1.$2" || {
         echo "bench-scale: $1 ranks, run $2 failed:" >&2
         tail -20 "$work/err.$1.$2" >&2
         exit 1
@@ -94,4 +110,33 @@ for p in ${BENCH_SCALE_RANKS:-256 1024}; do
                        sim["complete_checkpoint_4"] - sim["complete_checkpoint_3"],
                        wall["complete_checkpoint_4"] - wall["complete_checkpoint_3"] }' "$work/phases.$p"
     awk '{ printf "  wall-clock of the %s run: %.1f s\n", $2, $3 }' "$work/runs.$p"
+    awk -v p="$p" '{ sim[$2] = $4 }
+        END { printf "%d %.6f %.6f %.6f %.6f %.6f %.6f\n", p, sim["init_empty_cache"], sim["complete_checkpoint_3"],
+                     sim["complete_checkpoint_4"] - sim["complete_checkpoint_3"], sim["init_rebuild_lost_host"],
+                     sim["init_fetch_from_prefix"], sim["finalize"] }' "$work/phases.$p" >> "$work/plot.dat"
 done
+{
+    echo "# P  init_empty  checkpoint_encode  flush  init_rebuild  init_fetch  finalize (simulated s)"
+    cat "$work/plot.dat"
+} > "${plot%.png}.dat"
+if command -v gnuplot > /dev/null 2>&1; then
+    gnuplot <<PLOT
+set terminal pngcairo size 900,560
+set output "$plot"
+set title "libscr under SMPI: XOR sets of 8, $kib KiB a rank, 4 ranks a host"
+set xlabel "ranks (P)"
+set ylabel "simulated seconds (slowest rank)"
+set logscale xy 2
+set key left top
+set grid
+plot "$work/plot.dat" using 1:2 with linespoints title "SCR_Init, empty cache", \
+     "" using 1:3 with linespoints title "checkpoint with its XOR encode", \
+     "" using 1:4 with linespoints title "the flush", \
+     "" using 1:5 with linespoints title "SCR_Init rebuilding a lost host", \
+     "" using 1:6 with linespoints title "SCR_Init fetching from the prefix", \
+     "" using 1:7 with linespoints title "SCR_Finalize"
+PLOT
+    echo "bench-scale: plot in $plot, table in ${plot%.png}.dat"
+else
+    echo "bench-scale: no gnuplot on PATH: table in ${plot%.png}.dat, no plot"
+fi
