@@ -35,7 +35,8 @@
 #                                                same bytes after their headers
 #                                                (a rebuilt header may list the
 #                                                same metas in another order)
-# Test names start with $red_label (TYPE_RANKSxNODES_setN).
+# Test names start with $red_label (TYPE_RANKSxNODES_setN, and _group_G
+# with SCR_GROUP=G).
 red_common="SCR_FLUSH=0 SCR_CRC_ON_COPY=1 SCR_FILE_BUF_SIZE=4096 SCR_MPI_BUF_SIZE=4096"
 red_files="--files 2 --size 9000 --uneven --no-files 1"
 
@@ -64,7 +65,10 @@ red_write() {
     red_settings="SCR_COPY_TYPE=$red_type $*"
     red_label=${red_type}_${red_ranks}x${red_nodes}
     for _red_s in "$@"; do
-        case $_red_s in SCR_SET_SIZE=*) red_label=${red_label}_set${_red_s#*=} ;; esac
+        case $_red_s in
+        SCR_SET_SIZE=*) red_label=${red_label}_set${_red_s#*=} ;;
+        SCR_GROUP=*) red_label=${red_label}_group_${_red_s#*=} ;;
+        esac
     done
     mpi_reset
     red_run 1 SCR_FLUSH=1

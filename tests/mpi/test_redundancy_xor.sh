@@ -10,7 +10,9 @@
 # set are too many: the restart falls back to the prefix (or starts fresh
 # without one), said in one line. After a restart that rebuilt a node, its
 # neighbours can be lost in turn. A damaged XOR file is found by its CRC,
-# named once, and rebuilt like a lost member. See tests/mpi/redundancy-lib.sh.
+# named once, and rebuilt like a lost member. SCR_GROUP chooses the failure
+# groups the sets are drawn across: racks that GROUPS lines define, or WORLD.
+# See tests/mpi/redundancy-lib.sh.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup redundancy-xor
 . "$top_srcdir/tests/mpi/redundancy-lib.sh"
@@ -43,5 +45,19 @@ red_expect_protected_again 3 2
 red_write XOR 16 8 SCR_SET_SIZE=4
 for pair in "0 7" "3 4"; do red_expect_rebuilt "$pair"; done
 red_expect_prefix "4 6"
+
+# SCR_GROUP: the failure group a set's members are drawn from. Racks a
+# (nodes 0, 1) and b (nodes 2, 3), from GROUPS lines of the system file,
+# give the sets {0, 2} and {1, 3}: a lost rack is rebuilt, where with the
+# default NODE groups the sets {0, 1} and {2, 3} would lose two members
+# each; nodes 0 and 2, one set, are too many.
+printf 'GROUPS=node%s RACK=%s\n' 0 a 1 a 2 b 3 b >> "$scratch/scr.conf"
+red_write XOR 4 4 SCR_SET_SIZE=2 SCR_GROUP=RACK
+red_expect_rebuilt "0 1"
+red_expect_prefix "0 2"
+# WORLD is one group holding every rank: sets of one member, SINGLE in
+# effect, so no lost node can be rebuilt
+red_write XOR 4 4 SCR_SET_SIZE=2 SCR_GROUP=WORLD
+red_expect_prefix 3
 
 done_testing
