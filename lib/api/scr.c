@@ -29,7 +29,7 @@
 #include "scr_init.h"
 #include "shared_merge.h"
 #include "summary.h"
-#include "util_copy.h"
+#include "util_crc_map.h"
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -629,9 +629,10 @@ int SCR_Start_checkpoint(void)
 }
 
 /* One file of this rank's part of dataset id: its size, its CRC (with
- * SCR_CRC_ON_COPY, through buf) and whether it is complete, in its meta; a
- * file routed but never written makes *valid 0. *out_bytes grows by its size. */
-static int seal_file(int id, const char *file, void *buf, int *valid, uint64_t *out_bytes)
+ * SCR_CRC_ON_COPY, read through a mapping) and whether it is complete, in
+ * its meta; a file routed but never written makes *valid 0. *out_bytes
+ * grows by its size. */
+static int seal_file(int id, const char *file, int *valid, uint64_t *out_bytes)
 {
     const scr_meta *stored = NULL;
     struct stat st;
@@ -653,10 +654,10 @@ static int seal_file(int id, const char *file, void *buf, int *valid, uint64_t *
         *out_bytes += (uint64_t)st.st_size;
         if (rc != SCR_SUCCESS) goto out;
         if (run->crc_on_copy) {
-            struct scr_copy_result got;
-            rc = scr_crc_file(file, buf, run->file_buf_size, &got);
+            uint32_t crc = 0;
+            rc = scr_crc_map_file(file, &crc, NULL);
             if (rc != SCR_SUCCESS) goto out;
-            rc = scr_meta_set_crc32(meta, got.crc);
+            rc = scr_meta_set_crc32(meta, crc);
             if (rc != SCR_SUCCESS) goto out;
         }
     }
@@ -671,29 +672,20 @@ out:
 /* Record size, completeness and (SCR_CRC_ON_COPY, in a pass of its own as
  * SCR does) CRC of this rank's files. Without SCR_CRC_ON_COPY the CRCs come
  * later: from the redundancy encoding, which reads every byte anyway, else
- * from the flush or scr_crc_fill (SCR_Complete_output). */
+ * from the flush or a library thread (start_crcs, run_crc_async.c). */
 static int seal_my_files(int id, int *valid, uint64_t *out_bytes, int *out_files)
 {
     const char **files = NULL;
-    void *buf = NULL;
     int nfiles = 0;
     *out_bytes = 0;
     int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
     if (rc != SCR_SUCCESS) goto out;
-    if (run->crc_on_copy && nfiles > 0) {
-        buf = malloc(run->file_buf_size);
-        if (buf == NULL) {
-            rc = SCR_ERR_NOMEM;
-            goto out;
-        }
-    }
     for (int f = 0; f < nfiles; f++) {
-        rc = seal_file(id, files[f], buf, valid, out_bytes);
+        rc = seal_file(id, files[f], valid, out_bytes);
         if (rc != SCR_SUCCESS) goto out;
     }
     rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
 out:
-    free(buf);
     free(files);
     *out_files = nfiles;
     return rc;

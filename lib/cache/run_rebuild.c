@@ -19,6 +19,8 @@
  *      RS) within its redundancy set;
  *   5. a dataset that is still incomplete anywhere is deleted, with one line
  *      saying why;
+ *   (steps 2 to 6 are skipped, as is the rebuild event, when every rank
+ *   holds its own files whole: nothing is lost, nothing is rebuilt)
  *   6. a dataset some rank needed files of is protected again, since a lost
  *      member also held redundancy data of others.
  * A checkpoint written in place on the prefix (SCR_CACHE_BYPASS) has nothing
@@ -673,13 +675,13 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
      * dataset some rank could not check at all is not used. With nothing
      * lost, nothing is read here: a restart checks the files it reads
      * (run_crc_async.c), and a rebuild at a later SCR_Init checks these */
-    int damaged = 0, ok = 0;
-    rc = scr_comm_all_true(scr_cache_rank_is_intact(run, id), run->world, &ok);
+    int damaged = 0, ok = 0, intact = 0;
+    rc = scr_comm_all_true(scr_cache_rank_is_intact(run, id), run->world, &intact);
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(desc);
         return rc;
     }
-    int crc_rc = !ok ? scr_crc_check_held(run, id, &damaged) : SCR_SUCCESS;
+    int crc_rc = !intact ? scr_crc_check_held(run, id, &damaged) : SCR_SUCCESS;
     rc = scr_comm_all_true(crc_rc == SCR_SUCCESS, run->world, &ok);
     if (rc == SCR_SUCCESS && !ok) {
         if (run->rank == 0)
@@ -700,6 +702,12 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
                        "not rebuilt", id, name);
         scr_kvtree_delete(desc);
         return rc;
+    }
+    /* every rank holds its own files, as its records say: nothing to rebuild */
+    if (intact) {
+        scr_kvtree_delete(desc);
+        *out_ok = 1;
+        return SCR_SUCCESS;
     }
     int needed = 0;
     rc = rebuild_protected(run, id, name, desc, damaged, &needed, &ok);
