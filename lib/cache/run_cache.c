@@ -585,8 +585,9 @@ int scr_cache_would_evict(struct scr_run *run, const char *store, int id, struct
 }
 
 /* Is one listed file complete and of its recorded size? Reports what differs
- * at debug level 1. Its bytes were checked against its CRC once, at SCR_Init
- * or as it was written (scr_crc_check_held, and the copies and rebuilds). */
+ * at debug level 1. Its bytes are checked against its CRC where they are
+ * read: by a restart (run_crc_async.c), before a rebuild
+ * (scr_crc_check_held), and as the copies and rebuilds write them. */
 static int file_is_intact(const char *file, const scr_meta *meta)
 {
     uint64_t want = 0;
