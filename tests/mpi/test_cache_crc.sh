@@ -11,7 +11,8 @@
 #     lost); the restart of ckpt.3 fails in SCR_Complete_restart with one
 #     line naming the dataset, the rank, the file and both CRCs, and the
 #     restart comes from ckpt.2 (the application calls its read valid and
-#     leaves the check to SCR);
+#     leaves the check to SCR); a damaged PARTNER copy is found by the
+#     rebuild that reads it, after a node is lost, and ckpt.2 is used;
 #   - scr-scavenge then scr-index --add: the damaged file is not copied; XOR
 #     rebuilds it byte-exact on the prefix, SINGLE indexes the dataset
 #     incomplete, never complete with the flipped bit;
@@ -97,6 +98,22 @@ for type in SINGLE XOR PARTNER; do
         "restart from ckpt.3 failed" "restarted from step 2" "finished step 4"
     logged_once "$type:_the_damage_is_logged_once_with_dataset_rank_file_and_both_CRCs"
 done
+
+# a damaged PARTNER copy is not read while nothing is lost; the rebuild that
+# needs it (node1 lost) reads it, names it, and cannot use ckpt.3, so the
+# restart comes from ckpt.2, rebuilt from its intact copies
+stopped_after_3 PARTNER
+copy=$(find "$scratch/cache/node0" -path '*/scr.dataset.3/partner.2/*' -name 'rank2_f0.dat')
+check "PARTNER:_node0_holds_the_copy_of_rank_2's_file_of_ckpt.3" test -f "$copy"
+mpi_flip_bit "$copy" 1000 3
+mpi_run 4 2 SCR_CACHE_SIZE=2 SCR_COPY_TYPE=PARTNER SCR_FLUSH=0 -- --steps 3 --size 4000 --leave-check-to-scr
+mpi_expect_restart "PARTNER:_with_nothing_lost_the_restart_comes_from_ckpt.3" 3 3
+check "PARTNER:_with_nothing_lost_the_damaged_copy_is_not_read" sh -c "! grep -q 'is damaged' '$mpi_err'"
+mpi_lose_node 1
+restart PARTNER
+mpi_expect_restart "PARTNER:_with_the_copy_damaged_and_node1_lost_the_restart_comes_from_ckpt.2" 2 4
+check "PARTNER:_the_rebuild_names_the_damaged_copy" \
+    grep -qE "dataset 3 \(ckpt\.3\): rank 2's file [^ ]*/partner\.2/[^ ]*rank2_f0\.dat is damaged: CRC32" "$mpi_err"
 
 # --- scr-scavenge and scr-index --add ----------------------------------------------------
 
