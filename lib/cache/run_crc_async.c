@@ -8,14 +8,16 @@
  * files of the dataset that have no CRC and returns. The thread reads each
  * file through a mapping (util_crc_map.h) and, when done, leaves what it
  * computed in the control directory (crc_note.h), so that a process killed
- * after that moment loses nothing. The rank records the
- * CRCs in its filemap at its next SCR call that finds the thread done
+ * after that moment loses nothing. The rank records the CRCs in its
+ * filemap at its next SCR call that finds the thread done
  * (scr_crc_async_poll), and at the latest, waiting for it, before anything
  * needs them: the next SCR_Start_output (eviction, CRC decisions),
  * SCR_Delete, SCR_Drop, SCR_Finalize. A run that ended before that leaves
- * the file, and the next SCR_Init takes its CRCs into the filemaps
+ * the note, and the next SCR_Init takes its CRCs into the filemaps
  * (scr_crc_async_take_left, from run_cache.c). A file whose CRC the thread
- * could not compute keeps none, said once.
+ * could not compute keeps none, said once. A flush that follows at once
+ * and computes no CRCs of its own (SCR_CRC_ON_FLUSH=0) needs them first:
+ * scr.c then reads them in the caller (scr_crc_fill).
  *
  * CHECK (a restart from cache): SCR_Start_restart starts the thread on the
  * files this rank restarts from, while the application reads them, and
