@@ -96,7 +96,8 @@ static int leave_results(const struct scr_crc_async *j)
     scr_kvtree *note = scr_kvtree_new();
     int rc = note != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
     for (int f = 0; rc == SCR_SUCCESS && f < j->nfiles; f++)
-        if (j->files[f].rc == SCR_SUCCESS) rc = scr_crc_note_add(note, j->id, j->rank, j->files[f].path, j->files[f].crc);
+        if (j->files[f].rc == SCR_SUCCESS)
+            rc = scr_crc_note_add(note, j->id, j->rank, j->files[f].path, j->files[f].crc);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_write_file(j->left_path, note);
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory noting the CRCs of dataset %d in %s", j->id, j->left_path);
     scr_kvtree_delete(note);
@@ -321,7 +322,8 @@ int scr_crc_async_check_done(struct scr_run *run, int id, int *out_damaged)
     if (j->started) job_join(j);
     else if (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) run_job(j); /* SMPI: after the application read */
     int changed = 0;
-    for (int f = 0; rc == SCR_SUCCESS && f < j->nfiles; f++) rc = judge_one(run, id, &j->files[f], out_damaged, &changed);
+    for (int f = 0; rc == SCR_SUCCESS && f < j->nfiles; f++)
+        rc = judge_one(run, id, &j->files[f], out_damaged, &changed);
     if (rc == SCR_SUCCESS && changed) rc = scr_cache_save_filemap(run);
     job_free(j);
     return rc;

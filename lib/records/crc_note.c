@@ -50,7 +50,8 @@ static int take_one(scr_filemap *map, int id, int rank, const char *file, const 
         scr_meta_get_crc32(meta, &had) == SCR_SUCCESS)
         return 0;
     scr_meta *copy = scr_meta_new();
-    int taken = copy != NULL && scr_meta_copy(copy, meta) == SCR_SUCCESS && scr_meta_set_crc32(copy, crc) == SCR_SUCCESS &&
+    int taken = copy != NULL && scr_meta_copy(copy, meta) == SCR_SUCCESS &&
+                scr_meta_set_crc32(copy, crc) == SCR_SUCCESS &&
                 scr_filemap_set_meta(map, id, rank, file, copy) == SCR_SUCCESS;
     scr_meta_delete(copy);
     return taken;
