@@ -30,7 +30,7 @@
 #include "scr_init.h"
 #include "shared_merge.h"
 #include "summary.h"
-#include "util_copy.h"
+#include "util_crc_map.h"
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -331,6 +331,9 @@ out:
  * without waiting for what still runs. Collective; all ranks agree. */
 static int poll_background(void)
 {
+    /* CRCs of a SINGLE checkpoint: this rank's alone, said where they fail
+     * (the file then has none, which a restart says: run_crc_async.c) */
+    (void)scr_crc_async_poll(run);
     int rc = scr_encode_async_poll(run);
     if (rc != SCR_SUCCESS) return rc;
     return scr_flush_async_poll(run);
@@ -339,6 +342,7 @@ static int poll_background(void)
 /* Wait for the library's threads and conclude their work. Collective. */
 static int wait_background(void)
 {
+    (void)scr_crc_async_wait(run); /* as in poll_background */
     int rc = scr_encode_async_wait(run);
     if (rc != SCR_SUCCESS) return rc;
     return scr_flush_async_wait(run);
@@ -500,6 +504,10 @@ out:
 static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
 {
     int rc = poll_background(); /* all ranks agree */
+    /* the CRCs of the last checkpoint are recorded before this one's decisions
+     * and before any eviction (the thread is done unless the application
+     * checkpoints back to back) */
+    (void)scr_crc_async_wait(run); /* as in poll_background */
     if (rc != SCR_SUCCESS || !run->dset_in_cache || !is_ckpt) return rc;
     int encoding = scr_encode_async_id(run), flushing = scr_flush_async_id(run);
     struct scr_eviction ev;
@@ -622,9 +630,10 @@ int SCR_Start_checkpoint(void)
 }
 
 /* One file of this rank's part of dataset id: its size, its CRC (with
- * SCR_CRC_ON_COPY, through buf) and whether it is complete, in its meta; a
- * file routed but never written makes *valid 0. *out_bytes grows by its size. */
-static int seal_file(int id, const char *file, void *buf, int *valid, uint64_t *out_bytes)
+ * SCR_CRC_ON_COPY, read through a mapping) and whether it is complete, in
+ * its meta; a file routed but never written makes *valid 0. *out_bytes
+ * grows by its size. */
+static int seal_file(int id, const char *file, int *valid, uint64_t *out_bytes)
 {
     const scr_meta *stored = NULL;
     struct stat st;
@@ -646,10 +655,10 @@ static int seal_file(int id, const char *file, void *buf, int *valid, uint64_t *
         *out_bytes += (uint64_t)st.st_size;
         if (rc != SCR_SUCCESS) goto out;
         if (run->crc_on_copy) {
-            struct scr_copy_result got;
-            rc = scr_crc_file(file, buf, run->file_buf_size, &got);
+            uint32_t crc = 0;
+            rc = scr_crc_map_file(file, &crc, NULL);
             if (rc != SCR_SUCCESS) goto out;
-            rc = scr_meta_set_crc32(meta, got.crc);
+            rc = scr_meta_set_crc32(meta, crc);
             if (rc != SCR_SUCCESS) goto out;
         }
     }
@@ -664,32 +673,34 @@ out:
 /* Record size, completeness and (SCR_CRC_ON_COPY, in a pass of its own as
  * SCR does) CRC of this rank's files. Without SCR_CRC_ON_COPY the CRCs come
  * later: from the redundancy encoding, which reads every byte anyway, else
- * from the flush or scr_crc_fill (SCR_Complete_output). */
+ * from the flush or a library thread (start_crcs, run_crc_async.c). */
 static int seal_my_files(int id, int *valid, uint64_t *out_bytes, int *out_files)
 {
     const char **files = NULL;
-    void *buf = NULL;
     int nfiles = 0;
     *out_bytes = 0;
     int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
     if (rc != SCR_SUCCESS) goto out;
-    if (run->crc_on_copy && nfiles > 0) {
-        buf = malloc(run->file_buf_size);
-        if (buf == NULL) {
-            rc = SCR_ERR_NOMEM;
-            goto out;
-        }
-    }
     for (int f = 0; f < nfiles; f++) {
-        rc = seal_file(id, files[f], buf, valid, out_bytes);
+        rc = seal_file(id, files[f], valid, out_bytes);
         if (rc != SCR_SUCCESS) goto out;
     }
     rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
 out:
-    free(buf);
     free(files);
     *out_files = nfiles;
     return rc;
+}
+
+/* The CRCs of this rank's files of dataset id that have none, computed in
+ * the background (run_crc_async.c); every rank agrees whether that started. */
+static int start_crcs(int id)
+{
+    int rc = scr_crc_async_start_record(run, id), ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc != SCR_SUCCESS) return mrc;
+    if (!ok && run->rank == 0) scr_err("dataset %d: the CRCs of its files could not be started on every rank", id);
+    return ok ? SCR_SUCCESS : SCR_FAILURE;
 }
 
 /* scr_crc_fill on every rank, which agree on the outcome. */
@@ -852,10 +863,11 @@ static int complete_output(int valid)
             if (rc == SCR_SUCCESS) rc = scr_run_apply_redundancy(run, d, id);
         }
     }
-    /* SINGLE reads nothing: the files are read once more for their CRCs,
-     * unless the flush that follows computes them as it copies */
+    /* SINGLE reads nothing: the files are read once more for their CRCs, in
+     * a thread of this rank, unless the flush that follows computes them as
+     * it copies (run_crc_async.c: recorded at a later call) */
     int crc_by_flush = flush && run->crc_on_flush;
-    if (rc == SCR_SUCCESS && run->dset_in_cache && !crc_by_flush && !encoding) rc = fill_crcs(id);
+    if (rc == SCR_SUCCESS && run->dset_in_cache && !crc_by_flush && !encoding) rc = start_crcs(id);
     int nrc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 0);
     if (rc == SCR_SUCCESS) rc = nrc;
 
@@ -1148,6 +1160,10 @@ int SCR_Start_restart(char *name)
     }
     if (name != NULL) snprintf(name, SCR_MAX_FILENAME, "%s", run->restart_name);
     run->state = SCR_STATE_RESTART;
+    /* the files this rank restarts from are checked while the application
+     * reads them; a job that cannot start is done at SCR_Complete_restart */
+    if (run->restart_source == SCR_RESTART_CACHE && !run->restart_fetched)
+        (void)scr_crc_async_start_check(run, run->restart_id);
     return SCR_SUCCESS;
 }
 
@@ -1161,15 +1177,32 @@ static void log_damaged_in_place(int id)
                   fields, 2);
 }
 
+/* The bytes of a valid restart, checked before any rank hears that it
+ * succeeded: files read in place on the prefix had only their sizes
+ * checked, files in cache are checked by the thread started at
+ * SCR_Start_restart; *out_damaged counts what differs (each file said). */
+static void check_restart_bytes(int id, int valid, int *out_damaged)
+{
+    *out_damaged = 0;
+    if (run->restart_source != SCR_RESTART_CACHE) {
+        if (valid) scr_fetch_check_in_place(run, out_damaged);
+        return;
+    }
+    if (run->restart_fetched) return; /* checked as the fetch copied it */
+    if (!valid) { /* the restart fails anyway: the check's result is not needed */
+        (void)scr_crc_async_wait(run);
+        return;
+    }
+    /* a check that could not be done counts as a damaged file: nothing unchecked passes as checked */
+    if (scr_crc_async_check_done(run, id, out_damaged) != SCR_SUCCESS && *out_damaged == 0) *out_damaged = 1;
+}
+
 static int complete_restart(int valid)
 {
     run->state = SCR_STATE_IDLE;
     int id = run->restart_id;
-    /* files read in place on the prefix had only their sizes checked: their
-     * bytes are checked now that the application read them, before any
-     * rank hears that the restart succeeded */
     int damaged = 0;
-    if (valid) scr_fetch_check_in_place(run, &damaged);
+    check_restart_bytes(id, valid, &damaged);
     int mine[2] = {!valid, damaged > 0}, any[2] = {0, 0};
     /* all ranks agree: */
     int rc = scr_mpi_check(MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, run->world),
@@ -1178,15 +1211,21 @@ static int complete_restart(int valid)
     run->restart_id = 0; /* a restart is read once */
     if (!any[0] && !any[1]) return SCR_SUCCESS;
     if (run->rank == 0) {
-        if (any[1])
+        if (any[1] && run->restart_source == SCR_RESTART_CACHE)
+            scr_err("checkpoint %s: a file the restart read from cache differs from what was written (see "
+                    "above); it is dropped, and SCR_Have_restart offers an older checkpoint if there is one",
+                    run->restart_name);
+        else if (any[1])
             scr_err("checkpoint %s: a file read in place on the prefix differs from what was flushed (see "
                     "above); it is marked failed, and SCR_Have_restart offers an older checkpoint if there is one",
                     run->restart_name);
         else
             scr_err("a rank could not read checkpoint %s; it is marked failed, and SCR_Have_restart "
                     "offers an older checkpoint if there is one", run->restart_name);
-        scr_fetch_record(run, id, 0); /* a dataset only in cache is not in the index */
-        if (any[1]) log_damaged_in_place(id);
+        /* a dataset only in cache is not in the index; a copy the prefix holds of
+         * one damaged in cache is not the damaged one, and stays as it is */
+        if (any[0] || run->restart_source != SCR_RESTART_CACHE) scr_fetch_record(run, id, 0);
+        if (any[1] && run->restart_source != SCR_RESTART_CACHE) log_damaged_in_place(id);
     }
     if (run->restart_source == SCR_RESTART_CACHE) {
         scr_cache_delete_dataset(run, id);

@@ -50,6 +50,7 @@
 void scr_init_free_run(struct scr_run *r)
 {
     if (r == NULL) return;
+    scr_crc_async_teardown(r);
     scr_prefix_lock_drop(&r->prefix_lock, &r->prefix_holder);
     if (r->node != MPI_COMM_NULL) MPI_Comm_free(&r->node);
     if (r->world != MPI_COMM_NULL) MPI_Comm_free(&r->world);

@@ -10,6 +10,7 @@
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_copy.h"
+#include "util_crc_map.h"
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -405,6 +406,7 @@ int scr_cache_load_filemaps(struct scr_run *run)
         if (granks == NULL || all == NULL || old_list == NULL) rc = SCR_ERR_NOMEM;
         else rc = read_node_filemaps(run, all, old_list);
         if (rc == SCR_SUCCESS) remove_unfinished_encodes(run, all);
+        if (rc == SCR_SUCCESS) scr_crc_async_take_left(run, all);
     }
     /* the first rank gathers and hands out even after a failure of its own:
      * the node's other ranks wait for it */
@@ -438,21 +440,16 @@ static void remove_empty_dirs(const char *path, const char *top)
 
 /* SCR_CRC_ON_DELETE: a file held for rank whose bytes no longer match its
  * recorded CRC is said before it goes; the delete goes on either way. */
-static void check_before_delete(struct scr_run *run, int id, int rank, const char *file, void **buf)
+static void check_before_delete(struct scr_run *run, int id, int rank, const char *file)
 {
     const scr_meta *meta = NULL;
-    uint32_t recorded = 0;
+    uint32_t recorded = 0, got = 0;
     if (scr_filemap_get_meta(run->map, id, rank, file, &meta) != SCR_SUCCESS || !scr_meta_is_complete(meta) ||
         scr_meta_get_crc32(meta, &recorded) != SCR_SUCCESS)
         return; /* nothing recorded to compare with */
-    if (*buf == NULL && (*buf = malloc(run->file_buf_size)) == NULL) {
-        scr_err("out of memory for a buffer of %zu bytes to check CRCs before deleting", run->file_buf_size);
-        return;
-    }
-    struct scr_copy_result got;
-    if (scr_crc_file(file, *buf, run->file_buf_size, &got) == SCR_SUCCESS && got.crc != recorded)
+    if (scr_crc_map_file(file, &got, NULL) == SCR_SUCCESS && got != recorded)
         scr_redundancy_say_damaged(run->map, run->rank, id, rank, file,
-                                   ", checked before its deletion from cache (SCR_CRC_ON_DELETE),", got.crc, recorded);
+                                   ", checked before its deletion from cache (SCR_CRC_ON_DELETE),", got, recorded);
 }
 
 int scr_cache_delete_dataset(struct scr_run *run, int id)
@@ -461,7 +458,6 @@ int scr_cache_delete_dataset(struct scr_run *run, int id)
     int rc = scr_cache_dataset_dir(run, id, &dsdir);
     if (rc != SCR_SUCCESS) return rc;
     int *ranks = NULL, nranks = 0;
-    void *buf = NULL;
     rc = scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &nranks);
     for (int r = 0; rc == SCR_SUCCESS && r < nranks; r++) {
         const char **files = NULL;
@@ -472,7 +468,7 @@ int scr_cache_delete_dataset(struct scr_run *run, int id)
             int in_cache = 0;
             scr_path_is_inside(dsdir, files[f], &in_cache);
             if (!in_cache) continue;
-            if (run->crc_on_delete) check_before_delete(run, id, ranks[r], files[f], &buf);
+            if (run->crc_on_delete) check_before_delete(run, id, ranks[r], files[f]);
             if (unlink(files[f]) != 0 && errno != ENOENT)
                 scr_warn("cannot delete %s from cache: %s", files[f], strerror(errno));
             remove_empty_dirs(files[f], dsdir);
@@ -480,7 +476,6 @@ int scr_cache_delete_dataset(struct scr_run *run, int id)
         free(files);
     }
     free(ranks);
-    free(buf);
     if (rmdir(dsdir) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
         scr_warn("cannot remove %s: %s", dsdir, strerror(errno));
     free(dsdir);
@@ -590,8 +585,9 @@ int scr_cache_would_evict(struct scr_run *run, const char *store, int id, struct
 }
 
 /* Is one listed file complete and of its recorded size? Reports what differs
- * at debug level 1. Its bytes were checked against its CRC once, at SCR_Init
- * or as it was written (scr_crc_check_held, and the copies and rebuilds). */
+ * at debug level 1. Its bytes are checked against its CRC where they are
+ * read: by a restart (run_crc_async.c), before a rebuild
+ * (scr_crc_check_held), and as the copies and rebuilds write them. */
 static int file_is_intact(const char *file, const scr_meta *meta)
 {
     uint64_t want = 0;

@@ -1,8 +1,12 @@
 /* run_rebuild.c — bring every cached dataset back after a restart.
  *
  * For each dataset in cache, newest first:
- *   0. every rank reads the files it holds and checks their CRCs: a damaged
- *      file is said once and counts as lost from here on (run_crc.c);
+ *   0. when some rank lacks files of its own (a lost node, a file missing
+ *      or short), every rank reads the files it holds, which the rebuild
+ *      reads, and checks their CRCs: a damaged file is said once and counts
+ *      as lost from here on (run_crc.c). With nothing lost, no byte is read
+ *      at SCR_Init: a restart checks the files it reads while the
+ *      application reads them (run_crc_async.c);
  *   1. the dataset descriptor goes from the lowest rank that has one to all;
  *   2. every rank tells each other rank what it holds of theirs (its
  *      redundancy descriptor, its file list, whether those files are intact:
@@ -15,6 +19,8 @@
  *      RS) within its redundancy set;
  *   5. a dataset that is still incomplete anywhere is deleted, with one line
  *      saying why;
+ *   (steps 2 to 6 are skipped, as is the rebuild event, when every rank
+ *   holds its own files whole: nothing is lost, nothing is rebuilt)
  *   6. a dataset some rank needed files of is protected again, since a lost
  *      member also held redundancy data of others.
  * A checkpoint written in place on the prefix (SCR_CACHE_BYPASS) has nothing
@@ -664,11 +670,18 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
         scr_kvtree_delete(desc);
         return rc;
     }
-    /* 0. nothing below trusts a byte before its CRC was checked (a file that
-     * cannot be read is lost, which the steps below deal with); a dataset
-     * some rank could not check at all is not used */
-    int damaged = 0, ok = 0;
-    int crc_rc = scr_crc_check_held(run, id, &damaged);
+    /* 0. a rebuild trusts no byte it reads before its CRC was checked (a
+     * file that cannot be read is lost, which the steps below deal with); a
+     * dataset some rank could not check at all is not used. With nothing
+     * lost, nothing is read here: a restart checks the files it reads
+     * (run_crc_async.c), and a rebuild at a later SCR_Init checks these */
+    int damaged = 0, ok = 0, intact = 0;
+    rc = scr_comm_all_true(scr_cache_rank_is_intact(run, id), run->world, &intact);
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(desc);
+        return rc;
+    }
+    int crc_rc = !intact ? scr_crc_check_held(run, id, &damaged) : SCR_SUCCESS;
     rc = scr_comm_all_true(crc_rc == SCR_SUCCESS, run->world, &ok);
     if (rc == SCR_SUCCESS && !ok) {
         if (run->rank == 0)
@@ -689,6 +702,12 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
                        "not rebuilt", id, name);
         scr_kvtree_delete(desc);
         return rc;
+    }
+    /* every rank holds its own files, as its records say: nothing to rebuild */
+    if (intact) {
+        scr_kvtree_delete(desc);
+        *out_ok = 1;
+        return SCR_SUCCESS;
     }
     int needed = 0;
     rc = rebuild_protected(run, id, name, desc, damaged, &needed, &ok);

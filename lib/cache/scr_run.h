@@ -84,6 +84,9 @@ struct scr_run {
     struct scr_prefix_holder prefix_holder;
     int jobid_defaulted;  /* no SLURM_JOB_ID or SCR_JOB_ID: a default every job of the user shares */
 
+    /* the CRCs computed in the background, NULL when none (run_crc_async.c) */
+    struct scr_crc_async *crc_in_background;
+
     /* the flush that goes on in the background, NULL when none (flush_async.c) */
     struct scr_flush_async *flush_in_background;
 
@@ -126,6 +129,7 @@ struct scr_run {
     int restart_below;            /* after a failed restart: only older datasets are offered (0: any) */
     char restart_name[1024];
     enum scr_restart_source restart_source;
+    int restart_fetched;          /* fetched into cache by this run: checked as it was copied */
     scr_kvtree *restart_files;    /* prefix reads: NAME -> PATH; ORIG -> PATH, SIZE, CRC when recorded
                                    * (run_fetch_check.c); WHOLE: run_fetch_whole.c */
     char *current_name;           /* set by SCR_Current */
@@ -207,9 +211,10 @@ int scr_cache_would_evict(struct scr_run *run, const char *store, int id, struct
 
 /* 1 on every rank when dataset id is complete in cache on every rank: each
  * file listed, complete and of the recorded size. Contents are not read
- * here: scr_crc_check_held read every file once, and files copied or
- * rebuilt since were checked as they were written (a damaged one is marked
- * incomplete). */
+ * here: a restart from cache checks the files it reads
+ * (scr_crc_async_start_check), a rebuild checks what it reads
+ * (scr_crc_check_held), and files copied or rebuilt were checked as they
+ * were written (a damaged one is marked incomplete). */
 int scr_cache_dataset_is_intact(struct scr_run *run, int id, int *out_intact);
 
 /* 1 when this rank's own files of dataset id are complete and of the
@@ -231,12 +236,14 @@ int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_pr
 /* --- run_crc.c: the CRC-32 of every file in cache --------------------------------- */
 
 /* Give each complete file of this rank's in dataset id that has no CRC yet
- * one, reading it (SINGLE, a set of one member: no encoding read the
- * bytes). Saves the filemap. Not collective. */
+ * one, reading it now (where a flush that was to compute them failed;
+ * otherwise run_crc_async.c does this off the application's time). Saves
+ * the filemap. Not collective. */
 int scr_crc_fill(struct scr_run *run, int id);
 
 /* Read every complete file this rank holds of dataset id (its own, and
- * copies it keeps for others) and compare it with its recorded CRC. A file
+ * copies it keeps for others), before a rebuild reads them, and compare it
+ * with its recorded CRC. A file
  * that differs is said once (scr_crc_say_damaged) and marked incomplete, so
  * that it counts as lost; *out_damaged counts them. Saves the filemap when
  * it changed. Not collective. */
@@ -252,6 +259,43 @@ void scr_crc_say_damaged(const struct scr_run *run, int id, int rank, const char
 /* Set the CRC of file (held for rank in dataset id) in the filemap in
  * memory, and with complete 0 mark it incomplete; the caller saves. */
 int scr_crc_record(struct scr_run *run, int id, int rank, const char *file, uint32_t crc, int complete);
+
+/* --- run_crc_async.c: CRCs computed in a library thread ----------------------------- */
+
+/* RECORD: compute, off the application's time, the CRCs of this rank's
+ * complete files of dataset id that have none (SINGLE, a set of one
+ * member); they are recorded at a later call (poll, wait). A job still
+ * running is waited for first. Under SMPI: done and recorded now. Not
+ * collective. */
+int scr_crc_async_start_record(struct scr_run *run, int id);
+
+/* Record what a finished RECORD job computed (the filemap is saved), or
+ * return at once while it runs. Not collective. */
+int scr_crc_async_poll(struct scr_run *run);
+
+/* Wait for the job that runs, and record what a RECORD job computed; a
+ * CHECK job's result is dropped. Not collective. */
+int scr_crc_async_wait(struct scr_run *run);
+
+/* CHECK: read this rank's complete files of dataset id (the restart) and
+ * compute their CRCs while the application reads them (under SMPI: at
+ * scr_crc_async_check_done). Not collective. */
+int scr_crc_async_start_check(struct scr_run *run, int id);
+
+/* Join the CHECK job of dataset id and judge each file: one whose bytes or
+ * size differ from what was recorded is said in one line naming it and
+ * marked incomplete (*out_damaged counts them); one without a recorded CRC
+ * is said to have been read unchecked, and gets the CRC computed now. The
+ * filemap is saved when it changed. Not collective. */
+int scr_crc_async_check_done(struct scr_run *run, int id, int *out_damaged);
+
+/* Join any job and forget it (the end of a run that failed). */
+void scr_crc_async_teardown(struct scr_run *run);
+
+/* At SCR_Init, the node's first rank: the CRCs a RECORD thread of an
+ * earlier run left in the control directory go into all (the node's
+ * merged filemaps), for complete files that have none; the notes go. */
+void scr_crc_async_take_left(struct scr_run *run, scr_filemap *all);
 
 /* --- run_redundancy_ctx.c: the way into redundancy.h ------------------------------ */
 

@@ -10,9 +10,11 @@
  * gets the description again but not the bytes.
  *
  * The CRC-32 of each file comes from the bytes the stream reads
- * (util_crc_parts.h): the sender records its own and passes them right; the
- * holder checks the copy it wrote against them (and, with SCR_CRC_ON_COPY,
- * the copy as read back after its fsync) and keeps them.
+ * (util_crc_parts.h), one pass on each side: the sender records its own and
+ * passes them right, and the holder keeps them for its copy without
+ * computing them again (MPI delivers what was sent; the copy is checked
+ * when a rebuild reads it back). With SCR_CRC_ON_COPY the holder reads its
+ * copy back after its fsync and checks it against them.
  *
  * Rebuild: a rank that lost its files gets them back from the copy its
  * right neighbour holds, checked against the CRCs recorded with the copy as
@@ -90,8 +92,9 @@ static int hold_left_files(const struct scr_redundancy_ctx *ctx, int id, int own
     copy_dir_name(owner, sub, sizeof(sub));
     if ((rc = scr_redundancy_files_register(ctx, id, owner, info, sub, in)) != SCR_SUCCESS) return rc;
     if ((rc = scr_redundancy_save_filemap(ctx)) != SCR_SUCCESS) return rc;
-    if ((rc = scr_redundancy_files_track(ctx, in)) != SCR_SUCCESS) return rc;
-    /* readable too: SCR_CRC_ON_COPY reads the copy back */
+    /* no CRC of what arrives: the sender's, of the bytes it read, is the
+     * copy's, checked when a rebuild reads the copy (and here with
+     * SCR_CRC_ON_COPY, which reads the copy back; hence readable too) */
     return scr_padset_open(&in->set, O_RDWR | O_CREAT | O_TRUNC);
 }
 
@@ -126,27 +129,22 @@ static int sent_crcs(const struct scr_redundancy_ctx *ctx, int id, const struct 
     return rc;
 }
 
-/* The holder's side: the copy of owner's files against the CRCs owner sent
- * (theirs), read back with SCR_CRC_ON_COPY, and recorded. */
+/* The holder's side: the copy of owner's files gets the CRCs owner sent
+ * (theirs), of the bytes it read; with SCR_CRC_ON_COPY the copy is read
+ * back after its sync and checked against them. */
 static int check_copy(const struct scr_redundancy_ctx *ctx, int id, int owner, const struct scr_redundancy_files *in,
                       const scr_kvtree *theirs, char *buf)
 {
     for (int i = 0; i < in->set.count; i++) {
         const char *path = in->set.paths[i];
-        uint32_t got = 0, want = 0;
-        if (scr_crc_parts_get(in->crc, (size_t)i, &got) != SCR_SUCCESS ||
-            scr_meta_get_crc32(scr_kvtree_get_kv_int(theirs, "FILE", i), &want) != SCR_SUCCESS) {
+        uint32_t want = 0;
+        if (scr_meta_get_crc32(scr_kvtree_get_kv_int(theirs, "FILE", i), &want) != SCR_SUCCESS) {
             scr_err("the copy %s of rank %d's file: its CRC32 is not known", path, owner);
             return SCR_FAILURE;
         }
-        if (got != want) {
-            scr_err("the copy %s of rank %d's file differs from what it sent: CRC32 0x%08x, 0x%08x sent", path,
-                    owner, got, want);
-            return SCR_ERR_IO;
-        }
-        int rc = ctx->crc_on_copy ? scr_redundancy_read_back(in->set.parts[i].fd, path, buf, ctx->buf_size, 1, &got)
+        int rc = ctx->crc_on_copy ? scr_redundancy_read_back(in->set.parts[i].fd, path, buf, ctx->buf_size, 1, &want)
                                   : SCR_SUCCESS;
-        if (rc == SCR_SUCCESS) rc = scr_redundancy_record_crc(ctx->map, id, owner, path, got, 1);
+        if (rc == SCR_SUCCESS) rc = scr_redundancy_record_crc(ctx->map, id, owner, path, want, 1);
         if (rc != SCR_SUCCESS) return rc;
     }
     return in->set.count > 0 ? scr_redundancy_save_filemap(ctx) : SCR_SUCCESS;

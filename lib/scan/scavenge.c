@@ -1,4 +1,5 @@
 /* scavenge.c — one node's part of a dataset, from cache to the prefix. */
+#include "crc_note.h"
 #include "scavenge.h"
 #include "dataset.h"
 #include "filemap.h"
@@ -460,6 +461,8 @@ int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_
     rc = scr_scavenge_paths_load(o->cntl_dir, o->prefix, &bounds);
     if (rc != SCR_SUCCESS) goto out;
     rc = read_node_filemaps(o->cntl_dir, &bounds, s.map);
+    /* CRCs a thread computed that its rank never recorded (the run died first) */
+    if (rc == SCR_SUCCESS) scr_crc_note_take(o->cntl_dir, s.map, 0);
     if (rc != SCR_SUCCESS) goto out;
     rc = read_flush_file(o->cntl_dir, &flush);
     if (rc != SCR_SUCCESS) goto out;

@@ -559,6 +559,7 @@ static int restart_from_records(struct scr_run *run, int id, int *out_ok)
     scr_filemap_get_dataset(run->map, id, run->rank, &desc);
     run->restart_id = id;
     run->restart_source = in_place ? SCR_RESTART_IN_PLACE : SCR_RESTART_CACHE;
+    run->restart_fetched = 0;
     set_restart_name(run, desc);
     if (in_place && run->rank == 0)
         scr_dbg(1, "restarting from dataset %d (%s), read where it was written on %s", id, run->restart_name,
@@ -661,6 +662,7 @@ int scr_fetch_decide_restart(struct scr_run *run)
             scr_cache_note_location(run, candidate, 1, 1, 0);
         }
         run->restart_id = candidate;
+        run->restart_fetched = !read_in_place && !whole;
         run->restart_source = whole           ? SCR_RESTART_WHOLE
                               : read_in_place ? SCR_RESTART_PREFIX
                                               : SCR_RESTART_CACHE;

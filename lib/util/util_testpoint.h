@@ -31,7 +31,13 @@
       "tests/unit/test_prefix_trim.c")                                                             \
     X(SCR_TP_NO_CACHE_CRC, "SCRBENCH_NO_CACHE_CRC", "1",                                           \
       "files written to cache get no CRC, to measure what the CRCs cost",                          \
-      "tests/bench/run-bench-scr.sh")
+      "tests/bench/run-bench-scr.sh")                                                              \
+    X(SCR_TP_CRC_LOST, "SCRTEST_CRC_ASYNC", "lost",                                                \
+      "the CRCs a thread computed for a SINGLE checkpoint are dropped, as when the process dies "  \
+      "before they are noted", "tests/mpi/test_cache_crc.sh")                                     \
+    X(SCR_TP_CRC_AFTER_NOTE, "SCRTEST_CRC_ASYNC", "crash-after-note",                              \
+      "SIGKILL once that thread noted its CRCs, before its rank records them",                     \
+      "tests/mpi/test_cache_crc.sh")
 
 enum scr_testpoint {
 #define SCR_TESTPOINT_ENUM(point, var, value, does, used_by) point,

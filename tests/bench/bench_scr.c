@@ -15,7 +15,20 @@
  *
  * --only-checkpoint measures only the checkpoint (best of three), for
  * comparing redundancy schemes, and always prints how long SCR_Init took
- * (which includes rebuilding a lost node's files). */
+ * (which includes rebuilding a lost node's files).
+ *
+ * --beside-plain (with --only-checkpoint) measures five rounds, each a
+ * checkpoint and a plain write of the same bytes into the same cache
+ * directory (a file beside the routed one, the application keeping its
+ * last two as SCR_CACHE_SIZE=2 keeps two checkpoints), alternating, and
+ * prints the medians of both ("  plain write in cache ..."); --gap-ms MS idles that
+ * long between rounds, outside the times, as an application computes
+ * between checkpoints (work SCR does in the background then gets a core).
+ *
+ * --restart times one restart from cache, SCR_Init through the first
+ * successful SCR_Complete_restart with the application's read of its file
+ * included, then the same read alone, three times (the median), and prints
+ * both ("  restart from cache ... read alone ..."). */
 #define _GNU_SOURCE
 #include "scr.h"
 #include "bench_app.h"
@@ -40,6 +53,82 @@ static double slowest(double start)
     return worst;
 }
 
+/* Read path whole through buf (CHUNK bytes at a time), as an application reads its restart. */
+static void read_bytes(const char *path, char *buf)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) die(path);
+    ssize_t n;
+    while ((n = read(fd, buf, CHUNK)) > 0) continue;
+    if (n < 0 || close(fd) != 0) die(path);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* --restart: SCR_Init through SCR_Complete_restart, then the read alone. */
+static void time_restart(double t_start, char *buf)
+{
+    char name[SCR_MAX_FILENAME], path[SCR_MAX_FILENAME], want[64];
+    int have = 0;
+    if (SCR_Init() != SCR_SUCCESS) die("SCR_Init");
+    if (SCR_Have_restart(&have, name) != SCR_SUCCESS) die("SCR_Have_restart");
+    if (!have) die("SCR_Have_restart offered no checkpoint");
+    if (SCR_Start_restart(name) != SCR_SUCCESS) die("SCR_Start_restart");
+    snprintf(want, sizeof(want), "rank_%d.ckpt", rank);
+    if (SCR_Route_file(want, path) != SCR_SUCCESS) die("SCR_Route_file");
+    read_bytes(path, buf);
+    if (SCR_Complete_restart(1) != SCR_SUCCESS) die("SCR_Complete_restart");
+    double t_scr = slowest(t_start), t_read[3];
+    for (int round = 0; round < 3; round++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        read_bytes(path, buf);
+        t_read[round] = slowest(t0);
+    }
+    qsort(t_read, 3, sizeof(double), cmp_double);
+    if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
+    if (rank == 0) printf("  restart from cache     %7.3f s   read alone %7.3f s\n", t_scr, t_read[1]);
+}
+
+/* --only-checkpoint --beside-plain: five alternating rounds, the medians. */
+static void time_beside_plain(long mib, const char *buf, long gap_ms, double *out_ckpt, double *out_plain)
+{
+    double ckpt[5], plain[5];
+    char beside[5][SCR_MAX_FILENAME + 16];
+    for (int round = 0; round < 5; round++) {
+        char name[64], path[SCR_MAX_FILENAME];
+        snprintf(name, sizeof(name), "bench/rank_%d.ckpt", rank);
+        if (gap_ms > 0) usleep((useconds_t)gap_ms * 1000);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (SCR_Start_checkpoint() != SCR_SUCCESS) die("SCR_Start_checkpoint");
+        if (SCR_Route_file(name, path) != SCR_SUCCESS) die("SCR_Route_file");
+        write_bytes(path, mib, buf);
+        if (SCR_Complete_checkpoint(1) != SCR_SUCCESS) die("SCR_Complete_checkpoint");
+        ckpt[round] = slowest(t0);
+        /* the same bytes beside it, in the same cache, without SCR; like
+         * SCR_CACHE_SIZE=2, the application keeps its last two and deletes
+         * the oldest before it writes */
+        snprintf(beside[round], sizeof(beside[round]), "%s.plain.%d", path, round);
+        if (gap_ms > 0) usleep((useconds_t)gap_ms * 1000);
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        if (round >= 2) unlink(beside[round - 2]);
+        write_bytes(beside[round], mib, buf);
+        plain[round] = slowest(t0);
+    }
+    unlink(beside[3]);
+    unlink(beside[4]);
+    qsort(ckpt, 5, sizeof(double), cmp_double);
+    qsort(plain, 5, sizeof(double), cmp_double);
+    *out_ckpt = ckpt[2];
+    *out_plain = plain[2];
+}
+
 static long peak_rss_kib(void)
 {
     struct rusage ru;
@@ -58,16 +147,23 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     long mib = 256;
     const char *plain_dir = "/dev/shm";
-    int only_checkpoint = 0;
+    int only_checkpoint = 0, beside_plain = 0, restart = 0;
+    long gap_ms = 0;
     static const struct option opts[] = {{"mib", required_argument, NULL, 'm'},
                                          {"plain-dir", required_argument, NULL, 'd'},
                                          {"only-checkpoint", no_argument, NULL, 'c'},
+                                         {"beside-plain", no_argument, NULL, 'b'},
+                                         {"gap-ms", required_argument, NULL, 'g'},
+                                         {"restart", no_argument, NULL, 'r'},
                                          {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'm') mib = atol(optarg);
         else if (c == 'd') plain_dir = optarg;
         else if (c == 'c') only_checkpoint = 1;
+        else if (c == 'b') beside_plain = 1;
+        else if (c == 'g') gap_ms = atol(optarg);
+        else if (c == 'r') restart = 1;
         else MPI_Abort(MPI_COMM_WORLD, 1);
     }
     char *buf = malloc(CHUNK);
@@ -76,10 +172,28 @@ int main(int argc, char **argv)
 
     MPI_Barrier(MPI_COMM_WORLD);
     double t_start = MPI_Wtime();
+    if (restart) {
+        time_restart(t_start, buf);
+        free(buf);
+        MPI_Finalize();
+        return 0;
+    }
     if (SCR_Init() != SCR_SUCCESS) die("SCR_Init");
     double t_init = slowest(t_start);
     long rss_init = peak_rss_kib();
     if (rank == 0) printf("  SCR_Init               %7.3f s\n", t_init);
+    if (only_checkpoint && beside_plain) {
+        double t_ckpt = 0, t_plain = 0;
+        time_beside_plain(mib, buf, gap_ms, &t_ckpt, &t_plain);
+        if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
+        if (rank == 0) {
+            printf("  checkpoint             %7.3f s (%d ranks x %ld MiB, median of 5)\n", t_ckpt, ranks, mib);
+            printf("  plain write in cache   %7.3f s (median of 5)\n", t_plain);
+        }
+        free(buf);
+        MPI_Finalize();
+        return 0;
+    }
     if (only_checkpoint) {
         double best = 1e30;
         for (int round = 0; round < 3; round++) {

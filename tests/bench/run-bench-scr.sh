@@ -2,7 +2,9 @@
 # run-bench-scr.sh — run bench_scr as `make bench` does: 4 ranks x 256 MiB for
 # the speed ratios, then 1 rank flushing 1 GiB for the memory figure, then the
 # redundancy schemes, each beside its floor on this machine (bench_floor),
-# and what the CRCs of files in cache cost (crc: that part alone).
+# then the CRCs off the application's time (SINGLE, restart, PARTNER, each
+# against its bare operation) and what the CRCs of files in cache cost
+# (crc: those two parts alone).
 #   run-bench-scr.sh BUILD_DIR [crc]
 # (BENCH_MIB sets the MiB per rank; BENCH_KEEP_TIMES=FILE keeps every time
 # of the CRC part, one "TYPE MODE WHAT SECONDS" a line.)
@@ -80,6 +82,47 @@ if [ "$only" != crc ]; then
     rebuild=$(init_time)
     awk -v k="$keep" -v r="$rebuild" 'BEGIN { printf "  nothing lost %7.3f s   one node rebuilt %7.3f s   ratio %.2f\n", k, r, k / r }'
 fi
+
+# CRCs off the application's time: each figure is a ratio to the bare
+# operation measured in the same run (lower is better), the median of five
+# runs of 4 ranks as 2 nodes:
+#   - a SINGLE checkpoint against writing the same bytes into the same cache
+#     without SCR (--beside-plain: medians of five alternating rounds, with
+#     200 ms of idle "computation" between rounds, when SCR's thread
+#     computes the CRCs);
+#   - SCR_Init through the first successful SCR_Complete_restart from cache,
+#     the application's read of its file included, against that read alone
+#     (--restart, on the cache the checkpoint run left);
+#   - a PARTNER checkpoint against the SINGLE one of the same round.
+echo "bench_scr: CRCs off the application's time, 4 ranks x ${BENCH_MIB:-256} MiB as 2 nodes (median of 5 runs)"
+printf 'SCR_CNTL_BASE=%s/cntl/%%N\nSCR_CACHE_BASE=%s/cache/%%N\n' "$shm" "$shm" > "$work/system.conf"
+free_ckpt() { # TYPE: "checkpoint plain" medians of one run
+    SCR_COPY_TYPE="$1" SCR_JOB_ID="free$$" "$sim" -n 4 -N 2 "$build/tests/bench/bench_scr" \
+        --mib "${BENCH_MIB:-256}" --only-checkpoint --beside-plain --gap-ms 200 |
+        awk '/^  checkpoint/ { c = $2 } /^  plain write in cache/ { p = $5 } END { print c, p }'
+}
+for _ in 1 2 3 4 5; do
+    rm -rf "$shm/cache" "$shm/cntl"
+    # shellcheck disable=SC2046 # two numbers, split on purpose
+    set -- $(free_ckpt SINGLE)
+    single=$1
+    echo "single $(awk -v c="$1" -v p="$2" 'BEGIN { printf "%.3f %.3f %.3f", c / p, c, p }')"
+    # shellcheck disable=SC2046 # two numbers, split on purpose
+    set -- $(SCR_COPY_TYPE=SINGLE SCR_JOB_ID="free$$" "$sim" -n 4 -N 2 "$build/tests/bench/bench_scr" \
+        --mib "${BENCH_MIB:-256}" --restart | awk '/^  restart from cache/ { print $4, $8 }')
+    echo "restart $(awk -v r="$1" -v a="$2" 'BEGIN { printf "%.3f %.3f %.3f", r / a, r, a }')"
+    rm -rf "$shm/cache" "$shm/cntl"
+    # shellcheck disable=SC2046 # two numbers, split on purpose
+    set -- $(free_ckpt PARTNER)
+    echo "partner $(awk -v c="$1" -v s="$single" 'BEGIN { printf "%.3f %.3f %.3f", c / s, c, s }')"
+done > "$work/free-times"
+[ -z "${BENCH_KEEP_TIMES:-}" ] || cp "$work/free-times" "$BENCH_KEEP_TIMES.free"
+free_median() { # WHAT: the median line of that measurement, by its ratio
+    grep "^$1 " "$work/free-times" | sort -k2 -n | sed -n 3p
+}
+free_median single | awk '{ printf "  SINGLE checkpoint      %7.3f s   plain write in cache %7.3f s   ratio %.2f (target <= 1.05)\n", $3, $4, $2 }'
+free_median restart | awk '{ printf "  restart from cache     %7.3f s   read alone           %7.3f s   ratio %.2f (target <= 1.10)\n", $3, $4, $2 }'
+free_median partner | awk '{ printf "  PARTNER checkpoint     %7.3f s   SINGLE checkpoint    %7.3f s   ratio %.2f (target <= 1.6)\n", $3, $4, $2 }'
 
 # What the CRC of every file in cache costs. For SINGLE (a pass of its own
 # when the checkpoint completes) and XOR (computed in the encoding pass), the

@@ -2,10 +2,11 @@
 # test_cache_damage.sh — one byte of a cached checkpoint file is changed after
 # the run that wrote it died. With SCR_CRC_ON_COPY=1 (a CRC pass of its own
 # when the checkpoint completes) as with the default (the CRCs come from the
-# redundancy encoding, or a pass of their own with SINGLE), the damage is
-# found at SCR_Init: with SINGLE the checkpoint is dropped and the restart
-# comes from the older one on the prefix; with XOR the damaged file is
-# rebuilt from its set and the restart uses the cached checkpoint. A
+# redundancy encoding, or a pass of their own in the background with
+# SINGLE), SCR_Init reads nothing (no file is lost) and the damage is found
+# when the restart reads the file: SCR_Complete_restart fails (the
+# application, with --leave-check-to-scr, calls its read valid), naming the
+# file, and SCR_Have_restart offers the older checkpoint, on the prefix. A
 # filemap changed to list a file outside the cache makes the flush of that
 # checkpoint refuse it, naming the filemap, and write nothing.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
@@ -24,20 +25,27 @@ damaged_run() {
     else
         not_ok "$1:_rank_2's_cached_file_of_ckpt.3_is_damaged" "no such file in $scratch/cache/node1"
     fi
-    mpi_run 4 2 SCR_FLUSH=2 SCR_COPY_TYPE=$1 SCR_CRC_ON_COPY=$2 -- --steps 4 --size 4000
+    mpi_run 4 2 SCR_FLUSH=2 SCR_COPY_TYPE=$1 SCR_CRC_ON_COPY=$2 -- --steps 4 --size 4000 --leave-check-to-scr
+}
+
+# found_by_the_restart NAME: ckpt.3 was offered, its restart failed naming
+# rank 2's file, and the restart came from ckpt.2
+found_by_the_restart() {
+    mpi_expect_lines "$1" "restart from ckpt.3 failed" "restarted from step 2" "finished step 4"
+    check "$1:_the_file_is_named" grep -qE "rank 2's file [^ ]*/rank2_f0\.dat is damaged: CRC32" "$mpi_err"
 }
 
 damaged_run SINGLE 1
-mpi_expect_restart "SINGLE:_the_damaged_ckpt.3_is_not_used;_the_restart_is_from_ckpt.2_on_the_prefix" 2 4
+found_by_the_restart "SINGLE:_the_restart_of_the_damaged_ckpt.3_fails;_ckpt.2_comes_from_the_prefix"
 
 damaged_run XOR 1
-mpi_expect_restart "XOR:_the_damaged_file_is_rebuilt_and_the_restart_is_from_ckpt.3_in_cache" 3 4
+found_by_the_restart "XOR:_the_restart_of_the_damaged_ckpt.3_fails;_ckpt.2_comes_from_the_prefix"
 
 damaged_run SINGLE 0
-mpi_expect_restart "SINGLE_by_default:_the_damaged_ckpt.3_is_not_used;_the_restart_is_from_ckpt.2" 2 4
+found_by_the_restart "SINGLE_by_default:_the_restart_of_the_damaged_ckpt.3_fails;_ckpt.2_follows"
 
 damaged_run XOR 0
-mpi_expect_restart "XOR_by_default:_the_damaged_file_is_rebuilt_and_the_restart_is_from_ckpt.3" 3 4
+found_by_the_restart "XOR_by_default:_the_restart_of_the_damaged_ckpt.3_fails;_ckpt.2_follows"
 
 # --- a filemap entry naming a file outside the cache ----------------------------------
 # ckpt.1 stays in cache (the run dies); rank 0's entry is made to name an exact

@@ -7,7 +7,8 @@
 # across hosts. A checkpoint kept in cache alone survives the loss of one
 # host's cache and control directories: the restart rebuilds it and the
 # application checks every byte it reads. SCR_Init says once that no
-# library thread runs under SMPI; without SMPI's privatization, where the
+# library thread runs under SMPI; a SINGLE checkpoint gets its CRCs in the
+# ranks' own calls, and a restart from cache checks them there; without SMPI's privatization, where the
 # ranks would share libscr's globals, it refuses to start, saying how to
 # run. And libscr's own communicator split, which it uses under SMPI,
 # makes the groups MPI_Comm_split makes (tests/smpi/split_check.c). See
@@ -44,6 +45,7 @@ check "host_node5_lost_its_cache_and_control_directories" sh -c "! test -e '$scr
 mpi_run 64 16 $settings -- --steps 3 $files
 mpi_expect_restart "the_restart_rebuilds_the_lost_host_and_reads_every_byte_of_checkpoint_2" 2 3
 
+<<<<<<< HEAD
 # libscr splits its communicators itself under SMPI (lib/mpi/mpi_split.h):
 # the same groups, in the same order, as MPI_Comm_split's, MPI_UNDEFINED too
 mpi_run_program "$top_builddir/tests/smpi/split_check" 64 16
@@ -52,6 +54,22 @@ if [ "$mpi_status" -eq 0 ] && grep -q "split_check: 6 patterns agree on 64 ranks
 else
     not_ok "libscr_splits_communicators_as_MPI_Comm_split_does" "status $mpi_status: $(tail -3 "$mpi_err")"
 fi
+=======
+# SINGLE: no library thread runs, so each rank computes its CRCs in
+# SCR_Complete_checkpoint and checks the files of a restart in
+# SCR_Complete_restart; a bit flipped in cache fails that restart, naming
+# the file, and the older checkpoint follows
+mpi_reset
+mpi_run 8 2 SCR_COPY_TYPE=SINGLE SCR_FLUSH=0 SCR_CACHE_SIZE=2 -- --steps 2 --size 4000
+mpi_expect_restart "SINGLE:_8_ranks_on_2_hosts_write_two_checkpoints" 0 2
+cached=$(find "$scratch/cache/node1" -path '*/scr.dataset.2/*' -name 'rank5_f0.dat')
+mpi_flip_bit "$cached" 1000 3
+mpi_run 8 2 SCR_COPY_TYPE=SINGLE SCR_FLUSH=0 SCR_CACHE_SIZE=2 -- --steps 2 --size 4000 --leave-check-to-scr
+mpi_expect_lines "SINGLE:_the_restart_of_the_damaged_ckpt.2_fails_and_ckpt.1_follows" \
+    "restart from ckpt.2 failed" "restarted from step 1" "finished step 2"
+check "SINGLE:_the_damaged_file_is_named" \
+    grep -qE "dataset 2 \(ckpt\.2\): rank 5's file [^ ]*/rank5_f0\.dat is damaged: CRC32" "$mpi_err"
+>>>>>>> wip-crc
 
 SMPI_RUN_ARGS=--cfg=smpi/privatization:no mpi_run 4 2
 mpi_expect_failure "without_privatization_SCR_Init_refuses_to_share_its_globals" \
