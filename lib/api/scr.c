@@ -865,9 +865,12 @@ static int complete_output(int valid)
     }
     /* SINGLE reads nothing: the files are read once more for their CRCs, in
      * a thread of this rank, unless the flush that follows computes them as
-     * it copies (run_crc_async.c: recorded at a later call) */
-    int crc_by_flush = flush && run->crc_on_flush;
-    if (rc == SCR_SUCCESS && run->dset_in_cache && !crc_by_flush && !encoding) rc = start_crcs(id);
+     * it copies (run_crc_async.c: recorded at a later call). A flush that
+     * follows and computes none (SCR_CRC_ON_FLUSH=0) copies the filemap's
+     * into its summary: they are read here, before it. */
+    int crc_by_flush = flush && run->crc_on_flush, crc_for_flush = flush && !run->crc_on_flush;
+    if (rc == SCR_SUCCESS && run->dset_in_cache && !crc_by_flush && !encoding)
+        rc = crc_for_flush ? fill_crcs(id) : start_crcs(id);
     int nrc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 0);
     if (rc == SCR_SUCCESS) rc = nrc;
 
