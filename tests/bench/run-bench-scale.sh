@@ -121,7 +121,7 @@ done
 } > "${plot%.png}.dat"
 if command -v gnuplot > /dev/null 2>&1; then
     gnuplot <<PLOT
-set terminal pngcairo size 900,560
+set terminal pngcairo size 900,560 noenhanced
 set output "$plot"
 set title "libscr under SMPI: XOR sets of 8, $kib KiB a rank, 4 ranks a host"
 set xlabel "ranks (P)"
