@@ -81,11 +81,21 @@ int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *o
     int tags = next_tags();
     struct received got = {NULL, 0, 0, width, SCR_SUCCESS};
     uint64_t incoming[MOST_WIDTH];
-    MPI_Request *reqs = malloc((size_t)(n + 1) * sizeof(*reqs));
-    int lrc = reqs != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (lrc != SCR_SUCCESS) scr_err("out of memory for %d records to send", n);
+    int size = 0;
+    int lrc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    for (int i = 0; lrc == SCR_SUCCESS && i < n; i++) {
+        if (owners[i] < 0 || owners[i] >= size) {
+            scr_err("a record for rank %d, in a communicator of %d ranks", owners[i], size);
+            lrc = SCR_ERR_ARG;
+        }
+    }
+    MPI_Request *reqs = lrc == SCR_SUCCESS ? malloc((size_t)(n + 1) * sizeof(*reqs)) : NULL;
+    if (lrc == SCR_SUCCESS && reqs == NULL) {
+        scr_err("out of memory for %d records to send", n);
+        lrc = SCR_ERR_NOMEM;
+    }
     /* all ranks agree: */
-    int rc = scr_comm_agree(comm, lrc, SCR_ERR_NOMEM);
+    int rc = scr_comm_agree(comm, lrc, lrc == SCR_ERR_ARG ? SCR_ERR_ARG : SCR_ERR_NOMEM);
     if (rc != SCR_SUCCESS) {
         free(reqs);
         return rc;
