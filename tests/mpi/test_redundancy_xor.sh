@@ -9,16 +9,11 @@
 # first and the last member of each set lost once. Two nodes of one
 # set are too many: the restart falls back to the prefix (or starts fresh
 # without one), said in one line. After a restart that rebuilt a node, its
-<<<<<<< HEAD
-# neighbours can be lost in turn. A damaged XOR file is found by its CRC,
-# named once, and rebuilt like a lost member. SCR_GROUP chooses the failure
-# groups the sets are drawn across: racks that GROUPS lines define, or WORLD.
-# See tests/mpi/redundancy-lib.sh.
-=======
 # neighbours can be lost in turn. A damaged XOR file is found by its CRC
 # when a rebuild reads it, named once, and counts as a lost member; while
-# nothing is lost, nothing reads it. See tests/mpi/redundancy-lib.sh.
->>>>>>> wip-crc
+# nothing is lost, nothing reads it. SCR_GROUP chooses the failure groups
+# the sets are drawn across: racks that GROUPS lines define, or WORLD.
+# See tests/mpi/redundancy-lib.sh.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup redundancy-xor
 . "$top_srcdir/tests/mpi/redundancy-lib.sh"

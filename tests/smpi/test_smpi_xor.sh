@@ -8,9 +8,9 @@
 # host's cache and control directories: the restart rebuilds it and the
 # application checks every byte it reads. SCR_Init says once that no
 # library thread runs under SMPI; a SINGLE checkpoint gets its CRCs in the
-# ranks' own calls, and a restart from cache checks them there; without SMPI's privatization, where the
-# ranks would share libscr's globals, it refuses to start, saying how to
-# run. And libscr's own communicator split, which it uses under SMPI,
+# ranks' own calls, and a restart from cache checks them there; without
+# SMPI's privatization, where the ranks would share libscr's globals, it
+# refuses to start, saying how to run. And libscr's own communicator split, which it uses under SMPI,
 # makes the groups MPI_Comm_split makes (tests/smpi/split_check.c). See
 # tests/smpi/smpi-lib.sh.
 . "$top_srcdir/tests/smpi/smpi-lib.sh"
@@ -45,7 +45,6 @@ check "host_node5_lost_its_cache_and_control_directories" sh -c "! test -e '$scr
 mpi_run 64 16 $settings -- --steps 3 $files
 mpi_expect_restart "the_restart_rebuilds_the_lost_host_and_reads_every_byte_of_checkpoint_2" 2 3
 
-<<<<<<< HEAD
 # libscr splits its communicators itself under SMPI (lib/mpi/mpi_split.h):
 # the same groups, in the same order, as MPI_Comm_split's, MPI_UNDEFINED too
 mpi_run_program "$top_builddir/tests/smpi/split_check" 64 16
@@ -54,7 +53,7 @@ if [ "$mpi_status" -eq 0 ] && grep -q "split_check: 6 patterns agree on 64 ranks
 else
     not_ok "libscr_splits_communicators_as_MPI_Comm_split_does" "status $mpi_status: $(tail -3 "$mpi_err")"
 fi
-=======
+
 # SINGLE: no library thread runs, so each rank computes its CRCs in
 # SCR_Complete_checkpoint and checks the files of a restart in
 # SCR_Complete_restart; a bit flipped in cache fails that restart, naming
@@ -69,7 +68,6 @@ mpi_expect_lines "SINGLE:_the_restart_of_the_damaged_ckpt.2_fails_and_ckpt.1_fol
     "restart from ckpt.2 failed" "restarted from step 1" "finished step 2"
 check "SINGLE:_the_damaged_file_is_named" \
     grep -qE "dataset 2 \(ckpt\.2\): rank 5's file [^ ]*/rank5_f0\.dat is damaged: CRC32" "$mpi_err"
->>>>>>> wip-crc
 
 SMPI_RUN_ARGS=--cfg=smpi/privatization:no mpi_run 4 2
 mpi_expect_failure "without_privatization_SCR_Init_refuses_to_share_its_globals" \
