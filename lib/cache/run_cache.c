@@ -3,6 +3,7 @@
 #include "job_dir.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
+#include "crc_note.h"
 #include "meta.h"
 #include "mpi_comm.h"
 #include "reddesc.h"
@@ -393,6 +394,14 @@ static int share_entries(struct scr_run *run, scr_filemap *all, const int *grank
     return scr_cache_save_filemap(run);
 }
 
+/* The CRCs a CRC thread noted (run_crc_async.c) for files whose run ended
+ * before its rank recorded them. */
+static void take_noted_crcs(const struct scr_run *run, scr_filemap *all)
+{
+    int taken = scr_crc_note_take(run->cntl_dir, all, 1);
+    if (taken > 0) scr_dbg(1, "took %d CRC(s) an earlier run noted in %s", taken, run->cntl_dir);
+}
+
 int scr_cache_load_filemaps(struct scr_run *run)
 {
     int rc = SCR_SUCCESS;
@@ -406,7 +415,7 @@ int scr_cache_load_filemaps(struct scr_run *run)
         if (granks == NULL || all == NULL || old_list == NULL) rc = SCR_ERR_NOMEM;
         else rc = read_node_filemaps(run, all, old_list);
         if (rc == SCR_SUCCESS) remove_unfinished_encodes(run, all);
-        if (rc == SCR_SUCCESS) scr_crc_async_take_left(run, all);
+        if (rc == SCR_SUCCESS) take_noted_crcs(run, all);
     }
     /* the first rank gathers and hands out even after a failure of its own:
      * the node's other ranks wait for it */

@@ -14,7 +14,7 @@
  * needs them: the next SCR_Start_output (eviction, CRC decisions),
  * SCR_Delete, SCR_Drop, SCR_Finalize. A run that ended before that leaves
  * the note, and the next SCR_Init takes its CRCs into the filemaps
- * (scr_crc_async_take_left, from run_cache.c). A file whose CRC the thread
+ * (scr_cache_load_filemaps, run_cache.c). A file whose CRC the thread
  * could not compute keeps none, said once. A flush that follows at once
  * and computes no CRCs of its own (SCR_CRC_ON_FLUSH=0) needs them first:
  * scr.c then reads them in the caller (scr_crc_fill).
@@ -338,8 +338,3 @@ void scr_crc_async_teardown(struct scr_run *run)
     job_free(j);
 }
 
-void scr_crc_async_take_left(struct scr_run *run, scr_filemap *all)
-{
-    int taken = scr_crc_note_take(run->cntl_dir, all, 1);
-    if (taken > 0) scr_dbg(1, "took %d CRC(s) an earlier run noted in %s", taken, run->cntl_dir);
-}

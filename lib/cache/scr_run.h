@@ -292,11 +292,6 @@ int scr_crc_async_check_done(struct scr_run *run, int id, int *out_damaged);
 /* Join any job and forget it (the end of a run that failed). */
 void scr_crc_async_teardown(struct scr_run *run);
 
-/* At SCR_Init, the node's first rank: the CRCs a RECORD thread of an
- * earlier run left in the control directory go into all (the node's
- * merged filemaps), for complete files that have none; the notes go. */
-void scr_crc_async_take_left(struct scr_run *run, scr_filemap *all);
-
 /* --- run_redundancy_ctx.c: the way into redundancy.h ------------------------------ */
 
 struct scr_redundancy_ctx;

@@ -187,7 +187,7 @@ int scr_copy(const char *src, const char *dst, const struct scr_copy_opts *o, st
         return SCR_ERR_ARG;
     }
     memset(out, 0, sizeof(*out));
-    if (o->timeout > 0) return scr_copy_in_thread(src, dst, o, out);
+    if (o->timeout > 0) return scr_copy_in_thread(src, dst, o, out, scr_copy);
     void *buf = o->buf;
     if (buf == NULL && (buf = malloc(o->bufsize)) == NULL) {
         scr_err("out of memory for a copy of %s with a buffer of %zu bytes", src, o->bufsize);

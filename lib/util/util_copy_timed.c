@@ -16,6 +16,7 @@ struct copy_job {
     char *src, *dst;
     const char *kind;
     struct scr_copy_opts opts; /* with the thread's own buffer and no timeout */
+    scr_copy_engine copy;      /* scr_copy, run without the timeout */
     int rc;
     struct scr_copy_result result;
     int done;              /* the thread has finished the copy */
@@ -52,7 +53,7 @@ static void *run_copy(void *arg)
 {
     struct copy_job *j = arg;
     struct scr_copy_result got;
-    int rc = scr_copy(j->src, j->dst, &j->opts, &got);
+    int rc = j->copy(j->src, j->dst, &j->opts, &got);
     pthread_mutex_lock(&lock);
     j->rc = rc;
     j->result = got;
@@ -98,7 +99,7 @@ static int start_thread(struct copy_job *j)
 }
 
 int scr_copy_in_thread(const char *src, const char *dst, const struct scr_copy_opts *o,
-                       struct scr_copy_result *out)
+                       struct scr_copy_result *out, scr_copy_engine copy)
 {
     pthread_once(&finished_once, make_finished);
     if (!finished_made) {
@@ -109,6 +110,7 @@ int scr_copy_in_thread(const char *src, const char *dst, const struct scr_copy_o
     if (j != NULL) {
         j->src = strdup(src);
         j->dst = strdup(dst);
+        j->copy = copy;
         j->opts = *o;
         j->opts.timeout = 0;
         j->opts.buf = malloc(o->bufsize);
