@@ -73,7 +73,7 @@ static int cmp_triple(const void *a, const void *b)
 static void find_listed(uint64_t *t, int n, int *out_n)
 {
     int found = 0;
-    qsort(t, (size_t)n, 3 * sizeof(uint64_t), cmp_triple);
+    if (n > 1) qsort(t, (size_t)n, 3 * sizeof(uint64_t), cmp_triple);
     for (int i = 0; i < n;) {
         int j = i + 1, nodes = 1;
         uint64_t lowest = t[3 * i + 2];
@@ -153,7 +153,8 @@ static int share_listed(struct scr_run *run, uint64_t *found, int nfound, uint64
     if (rc == SCR_SUCCESS) /* all ranks agree */
         rc = scr_comm_send_to_owners(run->world, found, to_root, nfound, 3, &listed, &nlisted);
     free(to_root);
-    if (rc == SCR_SUCCESS && run->rank == 0) qsort(listed, (size_t)nlisted, 3 * sizeof(uint64_t), cmp_triple);
+    if (rc == SCR_SUCCESS && run->rank == 0 && nlisted > 1)
+        qsort(listed, (size_t)nlisted, 3 * sizeof(uint64_t), cmp_triple);
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(&nlisted, 1, MPI_INT, 0, run->world), "counting shared files");
     if (rc == SCR_SUCCESS && run->rank != 0) {
         free(listed);
