@@ -10,6 +10,7 @@
 #include "build_config.h"
 #include "scr.h"
 
+#include "complete.h"
 #include "config.h"
 #include "dataset_claim.h"
 #include "index_file.h"
@@ -28,9 +29,7 @@
 #include "transfer.h"
 #include "run_halt.h"
 #include "scr_init.h"
-#include "shared_merge.h"
 #include "summary.h"
-#include "util_crc_map.h"
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -629,293 +628,20 @@ int SCR_Start_checkpoint(void)
     return SCR_Start_output(NULL, SCR_FLAG_CHECKPOINT);
 }
 
-/* One file of this rank's part of dataset id: its size, its CRC (with
- * SCR_CRC_ON_COPY, read through a mapping) and whether it is complete, in
- * its meta; a file routed but never written makes *valid 0. *out_bytes
- * grows by its size. */
-static int seal_file(int id, const char *file, int *valid, uint64_t *out_bytes)
-{
-    const scr_meta *stored = NULL;
-    struct stat st;
-    int exists = 0;
-    scr_meta *meta = scr_meta_new();
-    if (meta == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_filemap_get_meta(run->map, id, run->rank, file, &stored);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_meta_copy(meta, stored);
-    if (rc != SCR_SUCCESS) goto out;
-    exists = stat(file, &st) == 0;
-    if (!exists) {
-        const char *orig = file;
-        scr_meta_get_orig(meta, &orig);
-        scr_err("file %s was routed (as %s) but never written", orig, file);
-        *valid = 0;
-    } else {
-        rc = scr_meta_set_filesize(meta, (uint64_t)st.st_size);
-        *out_bytes += (uint64_t)st.st_size;
-        if (rc != SCR_SUCCESS) goto out;
-        if (run->crc_on_copy) {
-            uint32_t crc = 0;
-            rc = scr_crc_map_file(file, &crc, NULL);
-            if (rc != SCR_SUCCESS) goto out;
-            rc = scr_meta_set_crc32(meta, crc);
-            if (rc != SCR_SUCCESS) goto out;
-        }
-    }
-    rc = scr_meta_set_complete(meta, *valid && exists);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_filemap_set_meta(run->map, id, run->rank, file, meta);
-out:
-    scr_meta_delete(meta);
-    return rc;
-}
-
-/* Record size, completeness and (SCR_CRC_ON_COPY, in a pass of its own as
- * SCR does) CRC of this rank's files. Without SCR_CRC_ON_COPY the CRCs come
- * later: from the redundancy encoding, which reads every byte anyway, else
- * from the flush or a library thread (start_crcs, run_crc_async.c). */
-static int seal_my_files(int id, int *valid, uint64_t *out_bytes, int *out_files)
-{
-    const char **files = NULL;
-    int nfiles = 0;
-    *out_bytes = 0;
-    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
-    if (rc != SCR_SUCCESS) goto out;
-    for (int f = 0; f < nfiles; f++) {
-        rc = seal_file(id, files[f], valid, out_bytes);
-        if (rc != SCR_SUCCESS) goto out;
-    }
-    rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
-out:
-    free(files);
-    *out_files = nfiles;
-    return rc;
-}
-
-/* The CRCs of this rank's files of dataset id that have none, computed in
- * the background (run_crc_async.c); every rank agrees whether that started. */
-static int start_crcs(int id)
-{
-    int rc = scr_crc_async_start_record(run, id), ok = 0;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc != SCR_SUCCESS) return mrc;
-    if (!ok && run->rank == 0) scr_err("dataset %d: the CRCs of its files could not be started on every rank", id);
-    return ok ? SCR_SUCCESS : SCR_FAILURE;
-}
-
-/* scr_crc_fill on every rank, which agree on the outcome. */
-static int fill_crcs(int id)
-{
-    int rc = scr_crc_fill(run, id), ok = 0;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc != SCR_SUCCESS) return mrc;
-    if (!ok && run->rank == 0) scr_err("dataset %d: the CRCs of its files could not be recorded on every rank", id);
-    return ok ? SCR_SUCCESS : SCR_FAILURE;
-}
-
-/* The dataset's size, file count and completeness, in its descriptor and
- * this rank's filemap, which is saved. */
-static int record_totals(int id, uint64_t bytes, int files, int complete)
-{
-    int rc = scr_dataset_set_size(run->dset, bytes);
-    if (rc != SCR_SUCCESS) return rc;
-    rc = scr_dataset_set_files(run->dset, files);
-    if (rc != SCR_SUCCESS) return rc;
-    rc = scr_dataset_set_complete(run->dset, complete);
-    if (rc != SCR_SUCCESS) return rc;
-    rc = scr_filemap_set_dataset(run->map, id, run->rank, run->dset);
-    if (rc != SCR_SUCCESS) return rc;
-    return scr_cache_save_filemap(run);
-}
-
-/* The names of dataset id (name) that several ranks list. Those that ranks
- * on several nodes routed into cache are merged on the prefix, and the
- * dataset is written in place from here on; when two nodes wrote a same
- * byte, or some rank's output is not valid, *valid becomes 0 on every
- * rank. A dataset that ends on the prefix (merged, or written in place
- * with SCR_CACHE_BYPASS=1) records in its descriptor how many of its names
- * several ranks list, so that its flush and a restart from the records
- * read each such file once for its CRC (shared_crc.h) and a dataset of a
- * file per process asks nothing more. Collective; all ranks agree. */
-static int find_shared_files(int id, const char *name, int *valid)
-{
-    uint64_t *listed = NULL, *shared = NULL;
-    int nlisted = 0, nshared = 0, all_valid = 0, refused = 0, ok = 0;
-    int in_cache = run->dset_in_cache;
-    int rc = scr_shared_files_find(run, id, &listed, &nlisted); /* all ranks agree */
-    /* every route is done (the caller waited for every rank) */
-    if (in_cache) scr_shared_route_forget(run, id);
-    if (rc != SCR_SUCCESS) goto out;
-    int lrc = scr_shared_files_across_nodes(listed, nlisted, &shared, &nshared);
-    /* all ranks agree: */
-    rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
-    if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
-    if (rc != SCR_SUCCESS || !in_cache || nshared == 0) goto out;
-    /* pieces are merged only when every rank says its output is good */
-    rc = scr_comm_all_true(*valid, run->world, &all_valid);
-    if (rc != SCR_SUCCESS || !all_valid) goto out;
-    rc = scr_shared_merge(run, id, name, shared, nshared, &refused); /* all ranks agree */
-    if (rc == SCR_ERR_IO || rc == SCR_ERR_NOMEM) { /* agreed, and said where it failed */
-        if (run->rank == 0)
-            scr_err("dataset %d (%s): the files its ranks on several nodes wrote could not be merged on the "
-                    "prefix %s", id, name, run->prefix);
-        rc = SCR_SUCCESS;
-        refused = 1;
-    }
-    if (rc == SCR_SUCCESS && refused) *valid = 0;
-    if (rc == SCR_SUCCESS && !refused) run->dset_in_cache = 0;
-out:
-    /* the same count on every rank: the descriptor is every rank's */
-    if (rc == SCR_SUCCESS && !run->dset_in_cache) {
-        int src = scr_dataset_set_shared_names(run->dset, nlisted);
-        /* all ranks agree: */
-        rc = scr_comm_all_true(src == SCR_SUCCESS, run->world, &ok);
-        if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
-    }
-    free(listed);
-    free(shared);
-    return rc;
-}
-
-static int complete_output(int valid)
-{
-    run->state = SCR_STATE_IDLE;
-    /* work in the background that has landed is concluded (all ranks agree) */
-    int prc = poll_background();
-    if (prc != SCR_SUCCESS) return prc;
-    int id = run->dataset_id, nfiles = 0;
-    uint64_t bytes = 0;
-    int mine_valid = valid ? 1 : 0;
-    const char *name = "?";
-    scr_dataset_get_name(run->dset, &name);
-    /* a file several ranks write (one shared file) has its size only once
-     * every rank is done with it */
-    int rc = scr_mpi_check(MPI_Barrier(run->world), "waiting for every rank's files");
-    if (rc != SCR_SUCCESS) return rc;
-    /* a file routed on several nodes is in pieces, one per node's cache:
-     * merged on the prefix, where the dataset then lives as one written
-     * in place (shared_merge.h); a dataset written in place has its names
-     * that several ranks list counted only when its flush takes CRCs */
-    if (run->dset_in_cache || run->crc_on_flush) {
-        rc = find_shared_files(id, name, &mine_valid);
-        if (rc != SCR_SUCCESS) return rc;
-    }
-    rc = seal_my_files(id, &mine_valid, &bytes, &nfiles);
-    if (rc != SCR_SUCCESS) mine_valid = 0;
-
-    /* every rank learns the totals and whether every rank succeeded */
-    /* ... and how many found their cores busy while the application worked */
-    unsigned long long sums[3] = {bytes, (unsigned long long)nfiles, (unsigned long long)run->work_cores_busy};
-    unsigned long long totals[3] = {0, 0, 0};
-    int all_valid = 0;
-    int mrc = scr_comm_all_true(mine_valid, run->world, &all_valid);
-    if (mrc == SCR_SUCCESS)
-        mrc = scr_mpi_check(MPI_Allreduce(sums, totals, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->world),
-                            "adding up the dataset's size");
-    if (mrc != SCR_SUCCESS) return mrc;
-    int is_ckpt = scr_dataset_is_checkpoint(run->dset), is_output = scr_dataset_is_output(run->dset);
-    rc = record_totals(id, totals[0], totals[1] > INT_MAX ? INT_MAX : (int)totals[1], all_valid);
-    int ok = 0;
-    /* all ranks agree: */
-    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc != SCR_SUCCESS) return mrc;
-
-    const char *done_event = is_ckpt ? SCR_EVENT_CHECKPOINT_COMPLETE : SCR_EVENT_OUTPUT_COMPLETE;
-    double seconds = scr_run_now() - run->time_ckpt_start;
-    if (!all_valid || !ok) {
-        scr_run_event(run, done_event, SCR_EVENT_FAILED, id, name, (long long)totals[0], seconds,
-                      !all_valid ? "not valid on every rank" : "its record could not be written", NULL, 0);
-        if (run->rank == 0)
-            scr_err("dataset %d (%s) is not valid on every rank; it is deleted and will not be "
-                    "used to restart", id, name);
-        scr_cache_delete_dataset(run, id);
-        scr_cache_note_location(run, id, 0, 0, 0);
-        return SCR_FAILURE;
-    }
-    struct scr_event_field files_field[] = {SCR_EVENT_INT("files", (long long)totals[1])};
-    scr_run_event(run, done_event, SCR_EVENT_OK, id, name, (long long)totals[0], seconds, NULL, files_field, 1);
-    if (is_ckpt) {
-        double now = scr_run_now();
-        run->time_in_ckpt += now - run->time_ckpt_start;
-        run->time_last_ckpt_end = now;
-        scr_run_halt_count_checkpoint(run);
-    }
-    /* output always goes to the prefix; checkpoints every SCR_FLUSH of them */
-    int ckpt_id = 0;
-    scr_dataset_get_ckpt(run->dset, &ckpt_id);
-    int flush = !run->dset_in_cache || is_output ||
-                (is_ckpt && run->flush_every > 0 && ckpt_id % run->flush_every == 0);
-
-    /* protect the dataset in cache before anything else can go wrong; the
-     * encoding records every file's CRC on the way */
-    rc = SCR_SUCCESS;
-    int encoding = 0; /* the scheme is applied in the background, and records the CRCs as it reads */
-    if (run->dset_in_cache) {
-        const struct scr_reddesc *d = scr_reddesc_for(run->reddescs, run->nreddescs, id, is_output && !is_ckpt);
-        /* an output-only dataset leaves the cache once flushed: its encode stays in the foreground */
-        encoding = run->encode_async && is_ckpt && d->type != SCR_COPY_SINGLE && run->crc_in_cache &&
-                   scr_encode_async_goes_to_background(run, id, (int)totals[2]);
-        if (encoding) {
-            rc = scr_encode_async_start(run, d, id); /* all ranks agree */
-        } else {
-            /* an encode still running in the background would share the cores with this one */
-            rc = scr_encode_async_wait(run); /* all ranks agree */
-            if (rc == SCR_SUCCESS) rc = scr_run_apply_redundancy(run, d, id);
-        }
-    }
-    /* SINGLE reads nothing: the files are read once more for their CRCs, in
-     * a thread of this rank, unless the flush that follows computes them as
-     * it copies (run_crc_async.c: recorded at a later call). A flush that
-     * follows and computes none (SCR_CRC_ON_FLUSH=0) copies the filemap's
-     * into its summary: they are read here, before it. */
-    int crc_by_flush = flush && run->crc_on_flush, crc_for_flush = flush && !run->crc_on_flush;
-    if (rc == SCR_SUCCESS && run->dset_in_cache && !crc_by_flush && !encoding)
-        rc = crc_for_flush ? fill_crcs(id) : start_crcs(id);
-    int nrc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 0);
-    if (rc == SCR_SUCCESS) rc = nrc;
-
-    const struct scr_reddesc *red = scr_reddesc_for(run->reddescs, run->nreddescs, id, is_output && !is_ckpt);
-    if (flush && run->dset_in_cache && scr_store_flushes_in_background(run->cfg, red->store, run->flush_async)) {
-        /* the flush goes on in the background: concluded at a later call */
-        int frc = scr_flush_async_start(run, id); /* all ranks agree */
-        if (frc != SCR_SUCCESS && crc_by_flush) fill_crcs(id);
-        if (frc != SCR_SUCCESS && frc != SCR_ERR_TIMEOUT && frc != SCR_ERR_IO) return frc;
-    } else if (flush) {
-        int frc = scr_flush_dataset(run, id);
-        /* it stays in cache unflushed, and still gets its CRCs */
-        if (frc != SCR_SUCCESS && run->dset_in_cache && crc_by_flush) fill_crcs(id);
-        /* the watchdog gave up on a prefix that stopped answering: the
-         * dataset is safe in cache, and the application goes on with it */
-        int abandoned = frc == SCR_ERR_TIMEOUT && run->dset_in_cache;
-        if (frc != SCR_SUCCESS && !abandoned) return frc;
-        if (!abandoned && is_output && !is_ckpt && run->dset_in_cache) {
-            scr_cache_delete_dataset(run, id);
-            scr_cache_note_location(run, id, 0, 1, 0);
-        }
-    }
-    if (is_ckpt && run->halt_exit) {
-        int halt = 0;
-        if (scr_run_halt_check(run, &halt) == SCR_SUCCESS && halt) {
-            if (run->rank == 0) scr_warn("halt condition holds and SCR_HALT_EXIT=1: exiting");
-            SCR_Finalize();
-            MPI_Finalize();
-            exit(0);
-        }
-    }
-    /* every rank counts the checkpoint, or none: the drill's stop is collective */
-    int all_ok = 0;
-    if (is_ckpt && run->drill_stop_after > 0 && scr_comm_all_true(rc == SCR_SUCCESS, run->world, &all_ok) == SCR_SUCCESS &&
-        all_ok)
-        scr_run_halt_drill_stop(run);
-    return rc;
-}
-
 int SCR_Complete_output(int valid)
 {
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL || run->state != SCR_STATE_OUTPUT)
         return wrong_state("SCR_Complete_output", "SCR_Start_output");
-    int rc = complete_output(valid);
+    run->state = SCR_STATE_IDLE;
+    /* work in the background that has landed is concluded (all ranks agree) */
+    int rc = poll_background(), halt = 0;
+    if (rc == SCR_SUCCESS) rc = scr_complete_output(run, valid, &halt);
+    if (halt) {
+        SCR_Finalize();
+        MPI_Finalize();
+        exit(0);
+    }
     scr_encode_async_work_begins(run);
     return rc;
 }

@@ -225,6 +225,122 @@ static int merge_overlaps(struct scr_run *run, const struct shared_file *s, int 
     return SCR_SUCCESS;
 }
 
+/* One merge of a shared file as this rank takes part in it. */
+struct merge {
+    int in, out;       /* this node's piece (its holder), the file on the prefix */
+    int made;          /* the writer opened s->dest for the merge: what is there is the merge's */
+    uint64_t size;     /* this node's piece's size */
+    uint64_t total;    /* the file's: the largest piece's */
+    uint64_t *ext;     /* this node's piece's data extents, n (start, end) pairs */
+    uint64_t *all;     /* every holder's, nall numbers */
+    uint64_t *ov;      /* the ranges two or more cover, nov pairs */
+    int n, nall, nov;
+};
+
+/* The holder: what its node's piece of s holds (its size and data extents,
+ * in m). Not collective. */
+static int read_piece(const struct shared_file *s, struct merge *m)
+{
+    struct stat st;
+    int rc = scr_open_regular(s->file, O_RDONLY, 0, &m->in);
+    if (rc != SCR_SUCCESS) return rc;
+    if (fstat(m->in, &st) != 0) {
+        scr_err("cannot stat %s: %s", s->file, strerror(errno));
+        return SCR_ERR_IO;
+    }
+    m->size = (uint64_t)st.st_size;
+    return data_extents(m->in, s->file, m->size, &m->ext, &m->n);
+}
+
+/* Once every rank has read its piece (piece_rc: how this rank's read
+ * went), every rank learns every piece's extents (m->all) and the file's
+ * size (m->total). Collective: returns how MPI went, and *out_ok whether
+ * every rank got this far; the same on every rank. */
+static int gather_extents(struct scr_run *run, const struct shared_file *s, struct merge *m, int piece_rc,
+                          int *out_ok)
+{
+    int *counts = malloc(sizeof(int) * (size_t)run->ranks), *displs = malloc(sizeof(int) * (size_t)run->ranks);
+    if (piece_rc == SCR_SUCCESS && (counts == NULL || displs == NULL)) piece_rc = SCR_ERR_NOMEM;
+    int mrc = scr_comm_all_true(piece_rc == SCR_SUCCESS, run->world, out_ok);
+    if (mrc != SCR_SUCCESS || !*out_ok) goto out;
+    int mine = 2 * m->n;
+    mrc = scr_mpi_check(MPI_Allreduce(&m->size, &m->total, 1, MPI_UINT64_T, MPI_MAX, run->world),
+                        "sizing a shared file");
+    if (mrc == SCR_SUCCESS)
+        mrc = scr_mpi_check(MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, run->world), "counting extents");
+    if (mrc != SCR_SUCCESS) goto out;
+    for (int r = 0; r < run->ranks; r++) {
+        displs[r] = m->nall;
+        m->nall += counts[r];
+    }
+    m->all = malloc(sizeof(uint64_t) * (size_t)(m->nall > 0 ? m->nall : 1));
+    if (m->all == NULL) scr_err("out of memory gathering the extents of %s", s->rel ? s->rel : "a shared file");
+    mrc = scr_comm_all_true(m->all != NULL, run->world, out_ok);
+    if (mrc != SCR_SUCCESS || !*out_ok) goto out;
+    mrc = scr_mpi_check(MPI_Allgatherv(m->ext, mine, MPI_UINT64_T, m->all, counts, displs, MPI_UINT64_T,
+                                       run->world), "gathering extents");
+out:
+    free(counts);
+    free(displs);
+    return mrc;
+}
+
+/* The writer: s->dest made, of the file's final size, before anyone
+ * writes. Not collective. */
+static int make_dest(const struct shared_file *s, struct merge *m)
+{
+    char *dir = NULL;
+    int rc = scr_path_dirname(s->dest, &dir);
+    if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0777);
+    free(dir);
+    if (rc == SCR_SUCCESS) rc = scr_open_regular(s->dest, O_WRONLY | O_CREAT | O_TRUNC, 0666, &m->out);
+    m->made = rc == SCR_SUCCESS;
+    if (rc == SCR_SUCCESS) rc = scr_truncate_fd(m->out, m->total, s->dest);
+    return rc;
+}
+
+/* Each node writes what only it has, in parallel; what several nodes have
+ * goes through the writer, which finds the first byte two nodes wrote
+ * differently (*out_conflict); the file is then on disk. Collective:
+ * returns how MPI went, the same on every rank; what failed here is in
+ * *out_rc, for the ranks to agree on afterwards. */
+static int write_merge(struct scr_run *run, const struct shared_file *s, struct merge *m, void *buf,
+                       struct reduce_bufs *b, uint64_t *out_conflict, int *out_rc)
+{
+    int rc = SCR_SUCCESS, lrc = SCR_SUCCESS;
+    if (s->holder && m->out < 0) rc = scr_open_regular(s->dest, O_WRONLY, 0, &m->out);
+    if (s->holder && rc == SCR_SUCCESS)
+        rc = write_own_parts(m->in, s->file, m->out, s->dest, m->ext, m->n, m->ov, m->nov, buf, run->file_buf_size);
+    int mrc = merge_overlaps(run, s, m->in, m->out, m->ov, m->nov, b, out_conflict, &lrc);
+    if (mrc != SCR_SUCCESS) return mrc;
+    if (rc == SCR_SUCCESS) rc = lrc;
+    if (m->out >= 0 && rc == SCR_SUCCESS) rc = scr_fsync_fd(m->out, s->dest);
+    if (m->out >= 0 && close(m->out) != 0 && rc == SCR_SUCCESS) {
+        scr_err("cannot close %s: %s", s->dest, strerror(errno));
+        rc = SCR_ERR_IO;
+    }
+    m->out = -1;
+    if (rc == SCR_SUCCESS && run->rank == s->writer) rc = scr_fsync_parent(s->dest);
+    *out_rc = rc;
+    return SCR_SUCCESS;
+}
+
+/* Release what merge m holds; a merge that failed removes s->dest when
+ * the writer opened it, and only then. Not collective. */
+static void end_merge(const struct shared_file *s, struct merge *m, int failed)
+{
+    if (m->out >= 0) close(m->out);
+    if (m->in >= 0) close(m->in);
+    free(m->ext);
+    free(m->all);
+    free(m->ov);
+    /* nothing of a file that could not be merged stays on the prefix; a
+     * file at its path the merge never opened (an older dataset's, a
+     * user's) is not the merge's to remove */
+    if (failed && m->made && unlink(s->dest) != 0 && errno != ENOENT)
+        scr_warn("cannot remove %s: %s", s->dest, strerror(errno));
+}
+
 /* Merge the pieces of s into s->dest. *out_conflict: the first offset two
  * nodes wrote differently (NO_CONFLICT when none). Collective; all ranks
  * agree on the outcome and the conflict. A merge that does not succeed
@@ -232,95 +348,25 @@ static int merge_overlaps(struct scr_run *run, const struct shared_file *s, int 
 static int merge_one(struct scr_run *run, const struct shared_file *s, void *buf, struct reduce_bufs *b,
                      uint64_t *out_conflict)
 {
-    int in = -1, out = -1, n = 0, nall = 0, nov = 0, ok = 0;
-    int made = 0; /* the writer opened s->dest for the merge: what is there is the merge's */
-    uint64_t *ext = NULL, *all = NULL, *ov = NULL, size = 0, total = 0;
-    int *counts = NULL, *displs = NULL;
-    struct stat st;
+    struct merge m = {.in = -1, .out = -1};
+    int ok = 0;
     *out_conflict = NO_CONFLICT;
-
     /* each node's reader finds what its piece holds */
-    int rc = SCR_SUCCESS;
-    if (s->holder) rc = scr_open_regular(s->file, O_RDONLY, 0, &in);
-    if (s->holder && rc == SCR_SUCCESS && fstat(in, &st) != 0) {
-        scr_err("cannot stat %s: %s", s->file, strerror(errno));
-        rc = SCR_ERR_IO;
-    }
-    if (s->holder && rc == SCR_SUCCESS) {
-        size = (uint64_t)st.st_size;
-        rc = data_extents(in, s->file, size, &ext, &n);
-    }
-    counts = malloc(sizeof(int) * (size_t)run->ranks);
-    displs = malloc(sizeof(int) * (size_t)run->ranks);
-    if (rc == SCR_SUCCESS && (counts == NULL || displs == NULL)) rc = SCR_ERR_NOMEM;
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc != SCR_SUCCESS || !ok) goto agree;
-
+    int rc = s->holder ? read_piece(s, &m) : SCR_SUCCESS;
     /* every rank learns every piece's extents, and the file's size */
-    int mine = 2 * n;
-    mrc = scr_mpi_check(MPI_Allreduce(&size, &total, 1, MPI_UINT64_T, MPI_MAX, run->world), "sizing a shared file");
-    if (mrc == SCR_SUCCESS)
-        mrc = scr_mpi_check(MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, run->world), "counting extents");
-    if (mrc != SCR_SUCCESS) goto agree;
-    for (int r = 0; r < run->ranks; r++) {
-        displs[r] = nall;
-        nall += counts[r];
-    }
-    all = malloc(sizeof(uint64_t) * (size_t)(nall > 0 ? nall : 1));
-    if (all == NULL) scr_err("out of memory gathering the extents of %s", s->rel ? s->rel : "a shared file");
-    mrc = scr_comm_all_true(all != NULL, run->world, &ok);
+    int mrc = gather_extents(run, s, &m, rc, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto agree;
-    mrc = scr_mpi_check(MPI_Allgatherv(ext, mine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, run->world),
-                        "gathering extents");
-    if (mrc != SCR_SUCCESS) goto agree;
-    rc = overlaps_of(all, nall / 2, &ov, &nov);
-    /* the writer makes the file, of its final size, before anyone writes */
-    if (rc == SCR_SUCCESS && run->rank == s->writer) {
-        char *dir = NULL;
-        rc = scr_path_dirname(s->dest, &dir);
-        if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0777);
-        free(dir);
-        if (rc == SCR_SUCCESS) rc = scr_open_regular(s->dest, O_WRONLY | O_CREAT | O_TRUNC, 0666, &out);
-        made = rc == SCR_SUCCESS;
-        if (rc == SCR_SUCCESS) rc = scr_truncate_fd(out, total, s->dest);
-    }
+    rc = overlaps_of(m.all, m.nall / 2, &m.ov, &m.nov);
+    if (rc == SCR_SUCCESS && run->rank == s->writer) rc = make_dest(s, &m);
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto agree;
-
-    /* each node writes what only it has, in parallel */
-    if (s->holder && out < 0) rc = scr_open_regular(s->dest, O_WRONLY, 0, &out);
-    if (s->holder && rc == SCR_SUCCESS)
-        rc = write_own_parts(in, s->file, out, s->dest, ext, n, ov, nov, buf, run->file_buf_size);
-    /* what several nodes have goes through the writer */
-    int lrc = SCR_SUCCESS;
-    mrc = merge_overlaps(run, s, in, out, ov, nov, b, out_conflict, &lrc);
+    mrc = write_merge(run, s, &m, buf, b, out_conflict, &rc);
     if (mrc != SCR_SUCCESS) goto agree;
-    if (rc == SCR_SUCCESS) rc = lrc;
-    if (out >= 0 && rc == SCR_SUCCESS) rc = scr_fsync_fd(out, s->dest);
-    if (out >= 0 && close(out) != 0 && rc == SCR_SUCCESS) {
-        scr_err("cannot close %s: %s", s->dest, strerror(errno));
-        rc = SCR_ERR_IO;
-    }
-    out = -1;
-    if (rc == SCR_SUCCESS && run->rank == s->writer) rc = scr_fsync_parent(s->dest);
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS)
         mrc = scr_mpi_check(MPI_Bcast(out_conflict, 1, MPI_UINT64_T, s->writer, run->world), "sharing a conflict");
 agree:
-    if (out >= 0) close(out);
-    if (in >= 0) close(in);
-    free(ext);
-    free(all);
-    free(ov);
-    free(counts);
-    free(displs);
-    if (mrc != SCR_SUCCESS || !ok || *out_conflict != NO_CONFLICT) {
-        /* nothing of a file that could not be merged stays on the prefix;
-         * a file at its path the merge never opened (an older dataset's,
-         * a user's) is not the merge's to remove */
-        if (made && unlink(s->dest) != 0 && errno != ENOENT)
-            scr_warn("cannot remove %s: %s", s->dest, strerror(errno));
-    }
+    end_merge(s, &m, mrc != SCR_SUCCESS || !ok || *out_conflict != NO_CONFLICT);
     if (mrc != SCR_SUCCESS) return mrc;
     return ok ? SCR_SUCCESS : SCR_ERR_IO;
 }
@@ -395,6 +441,147 @@ static int forget_prefix_paths(struct scr_run *run, int id, char *const *dests, 
     return scr_cache_save_filemap(run);
 }
 
+/* The move of this rank's files of a dataset to the prefix. */
+struct move {
+    const char **files; /* this rank's paths in cache, n of them (the names stay in the filemap) */
+    char **dests;       /* dests[f]: files[f]'s place on the prefix */
+    char **claims;      /* claims[f]: the marker this rank holds to copy files[f], NULL if none */
+    int *made;          /* made[f]: this rank's copy created dests[f] */
+    char *dsdir;        /* the dataset's directory in cache */
+    int n;
+};
+
+/* The dataset's directory and files in cache, and room for the rest of mv.
+ * Not collective. */
+static int start_move(struct scr_run *run, int id, struct move *mv)
+{
+    int rc = scr_cache_dataset_dir(run, id, &mv->dsdir);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(run->map, id, run->rank, &mv->files, &mv->n);
+    if (rc != SCR_SUCCESS || mv->n == 0) return rc;
+    mv->dests = calloc((size_t)mv->n, sizeof(char *));
+    mv->claims = calloc((size_t)mv->n, sizeof(char *));
+    mv->made = calloc((size_t)mv->n, sizeof(int));
+    if (mv->dests == NULL || mv->claims == NULL || mv->made == NULL) {
+        scr_err("out of memory moving the files of dataset %d to the prefix", id);
+        return SCR_ERR_NOMEM;
+    }
+    return SCR_SUCCESS;
+}
+
+/* Each file's prefix path joins this rank's filemap, with the file's meta,
+ * and the filemap is saved, before anything is written there. Not
+ * collective. */
+static int name_prefix_paths(struct scr_run *run, int id, struct move *mv)
+{
+    int rc = SCR_SUCCESS;
+    for (int f = 0; rc == SCR_SUCCESS && f < mv->n; f++) {
+        const scr_meta *meta = NULL;
+        const char *rel = NULL;
+        scr_meta *copy = scr_meta_new();
+        rc = copy != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, mv->files[f], &meta);
+        if (rc == SCR_SUCCESS) rc = scr_meta_copy(copy, meta);
+        if (rc == SCR_SUCCESS) rc = scr_meta_get_filename(meta, &rel);
+        if (rc == SCR_SUCCESS) rc = scr_path_join(run->prefix, rel, &mv->dests[f]);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, mv->dests[f]);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, mv->dests[f], copy);
+        scr_meta_delete(copy);
+    }
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    return rc;
+}
+
+/* The files of this rank's that are not among the k merged ones s (of this
+ * rank alone, or of several ranks of this node) are copied to the prefix,
+ * each by the one rank of the node that claims it. Not collective. */
+static int copy_unshared(struct scr_run *run, int id, const struct shared_file *s, int k, struct move *mv,
+                         void *buf)
+{
+    int rc = SCR_SUCCESS;
+    for (int f = 0; rc == SCR_SUCCESS && f < mv->n; f++) {
+        if (is_shared(s, k, mv->files[f])) continue;
+        const char *rel = NULL;
+        scr_shared_file_rel(run, id, mv->files[f], &rel);
+        rc = claim_path(run, id, rel, &mv->claims[f]);
+        if (rc != SCR_SUCCESS) break;
+        int fd = open(mv->claims[f], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno == EEXIST) { /* another rank of this node copies it */
+            free(mv->claims[f]);
+            mv->claims[f] = NULL;
+            continue;
+        }
+        if (fd < 0) {
+            scr_err("cannot create %s: %s", mv->claims[f], strerror(errno));
+            rc = SCR_ERR_IO;
+            break;
+        }
+        close(fd);
+        struct stat st;
+        int absent = lstat(mv->dests[f], &st) != 0 && errno == ENOENT;
+        struct scr_copy_result got;
+        rc = scr_copy(mv->files[f], mv->dests[f], &(struct scr_copy_opts){.buf = buf, .bufsize = run->file_buf_size},
+                      &got);
+        mv->made[f] = rc == SCR_SUCCESS && absent;
+    }
+    return rc;
+}
+
+/* Every file is on the prefix: the pieces this rank read (s, k) and the
+ * files it copied leave the cache (a claim goes at the end of the move).
+ * Not collective. */
+static void delete_cache_copies(const struct shared_file *s, int k, const struct move *mv)
+{
+    for (int i = 0; i < k; i++)
+        if (s[i].holder && unlink(s[i].file) != 0 && errno != ENOENT)
+            scr_warn("cannot delete %s from cache: %s", s[i].file, strerror(errno));
+    for (int f = 0; f < mv->n; f++) {
+        if (mv->claims == NULL || mv->claims[f] == NULL) continue;
+        if (unlink(mv->files[f]) != 0 && errno != ENOENT)
+            scr_warn("cannot delete %s from cache: %s", mv->files[f], strerror(errno));
+    }
+}
+
+/* Once every rank deleted its copies: the dataset's directory in cache
+ * goes (the node's first rank), and this rank's filemap names the prefix
+ * paths alone, with no redundancy, and is saved. Not collective. */
+static int forget_cache_paths(struct scr_run *run, int id, const struct move *mv)
+{
+    int rc = SCR_SUCCESS;
+    /* the files are safe on the prefix: what stays of the directory in
+     * cache (each entry was warned about) costs space, not the dataset */
+    if (run->node_rank == 0 && scr_remove_tree(mv->dsdir) != SCR_SUCCESS)
+        scr_dbg(1, "dataset %d is on the prefix; part of %s stays in cache", id, mv->dsdir);
+    for (int f = 0; rc == SCR_SUCCESS && f < mv->n; f++) {
+        rc = scr_filemap_unset_meta(run->map, id, run->rank, mv->files[f]);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_remove_file(run->map, id, run->rank, mv->files[f]);
+    }
+    /* a dataset written in place has no redundancy */
+    if (rc == SCR_SUCCESS) rc = scr_filemap_unset_reddesc(run->map, id, run->rank);
+    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    return rc;
+}
+
+/* Release what mv holds: the claims go, and when the move failed, the
+ * copies this rank created (a file that was there before stays). Not
+ * collective. */
+static void end_move(struct move *mv, int failed)
+{
+    for (int f = 0; f < mv->n; f++) {
+        int take_back = failed && mv->made != NULL && mv->made[f];
+        if (take_back && unlink(mv->dests[f]) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", mv->dests[f], strerror(errno));
+        if (mv->claims != NULL && mv->claims[f] != NULL && unlink(mv->claims[f]) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", mv->claims[f], strerror(errno));
+        if (mv->dests) free(mv->dests[f]);
+        if (mv->claims) free(mv->claims[f]);
+    }
+    free(mv->dests);
+    free(mv->claims);
+    free(mv->made);
+    free(mv->files);
+    free(mv->dsdir);
+}
+
 /* Move this rank's files of dataset id to the prefix: the merged files are
  * there already; the others are copied by one rank of the node each. The
  * filemap names the prefix path before anything is written there and
@@ -404,106 +591,25 @@ static int forget_prefix_paths(struct scr_run *run, int id, char *const *dests, 
  * Collective; all ranks agree. */
 static int move_to_prefix(struct scr_run *run, int id, const struct shared_file *s, int k, void *buf)
 {
-    const char **files = NULL;
-    char **dests = NULL, **claims = NULL;
-    char *dsdir = NULL;
-    int *made = NULL; /* made[f]: this rank's copy created dests[f] */
-    int n = 0, ok = 0;
-    int rc = scr_cache_dataset_dir(run, id, &dsdir);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
-    if (rc == SCR_SUCCESS && n > 0) {
-        dests = calloc((size_t)n, sizeof(char *));
-        claims = calloc((size_t)n, sizeof(char *));
-        made = calloc((size_t)n, sizeof(int));
-        if (dests == NULL || claims == NULL || made == NULL) {
-            scr_err("out of memory moving the files of dataset %d to the prefix", id);
-            rc = SCR_ERR_NOMEM;
-        }
-    }
+    struct move mv = {0};
+    int ok = 0;
+    int rc = start_move(run, id, &mv);
     /* the prefix paths join the filemap first */
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
-        const scr_meta *meta = NULL;
-        const char *rel = NULL;
-        scr_meta *copy = scr_meta_new();
-        rc = copy != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, files[f], &meta);
-        if (rc == SCR_SUCCESS) rc = scr_meta_copy(copy, meta);
-        if (rc == SCR_SUCCESS) rc = scr_meta_get_filename(meta, &rel);
-        if (rc == SCR_SUCCESS) rc = scr_path_join(run->prefix, rel, &dests[f]);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, dests[f]);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, dests[f], copy);
-        scr_meta_delete(copy);
-    }
-    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
-    /* a file of this rank's alone, or of several ranks of this node: one copies it */
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
-        if (is_shared(s, k, files[f])) continue;
-        const char *rel = NULL;
-        scr_shared_file_rel(run, id, files[f], &rel);
-        rc = claim_path(run, id, rel, &claims[f]);
-        if (rc != SCR_SUCCESS) break;
-        int fd = open(claims[f], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0 && errno == EEXIST) { /* another rank of this node copies it */
-            free(claims[f]);
-            claims[f] = NULL;
-            continue;
-        }
-        if (fd < 0) {
-            scr_err("cannot create %s: %s", claims[f], strerror(errno));
-            rc = SCR_ERR_IO;
-            break;
-        }
-        close(fd);
-        struct stat st;
-        int absent = lstat(dests[f], &st) != 0 && errno == ENOENT;
-        struct scr_copy_result got;
-        rc = scr_copy(files[f], dests[f], &(struct scr_copy_opts){.buf = buf, .bufsize = run->file_buf_size}, &got);
-        made[f] = rc == SCR_SUCCESS && absent;
-    }
+    if (rc == SCR_SUCCESS) rc = name_prefix_paths(run, id, &mv);
+    if (rc == SCR_SUCCESS) rc = copy_unshared(run, id, s, k, &mv, buf);
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS || !ok) {
-        if (forget_prefix_paths(run, id, dests, n) != SCR_SUCCESS)
+        if (forget_prefix_paths(run, id, mv.dests, mv.n) != SCR_SUCCESS)
             scr_warn("dataset %d: this rank's filemap may still name prefix paths the failed move left", id);
         goto out;
     }
-    /* every file is on the prefix: the cache lets go of them (a claim goes at out) */
-    for (int i = 0; i < k; i++)
-        if (s[i].holder && unlink(s[i].file) != 0 && errno != ENOENT)
-            scr_warn("cannot delete %s from cache: %s", s[i].file, strerror(errno));
-    for (int f = 0; f < n; f++) {
-        if (claims == NULL || claims[f] == NULL) continue;
-        if (unlink(files[f]) != 0 && errno != ENOENT)
-            scr_warn("cannot delete %s from cache: %s", files[f], strerror(errno));
-    }
+    delete_cache_copies(s, k, &mv);
     mrc = scr_mpi_check(MPI_Barrier(run->world), "waiting for the cache to let go of a dataset");
     if (mrc != SCR_SUCCESS) goto out;
-    /* the files are safe on the prefix: what stays of the directory in
-     * cache (each entry was warned about) costs space, not the dataset */
-    if (run->node_rank == 0 && scr_remove_tree(dsdir) != SCR_SUCCESS)
-        scr_dbg(1, "dataset %d is on the prefix; part of %s stays in cache", id, dsdir);
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
-        rc = scr_filemap_unset_meta(run->map, id, run->rank, files[f]);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_remove_file(run->map, id, run->rank, files[f]);
-    }
-    /* a dataset written in place has no redundancy */
-    if (rc == SCR_SUCCESS) rc = scr_filemap_unset_reddesc(run->map, id, run->rank);
-    if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
+    rc = forget_cache_paths(run, id, &mv);
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
 out:
-    for (int f = 0; f < n; f++) {
-        int take_back = (mrc != SCR_SUCCESS || !ok) && made != NULL && made[f];
-        if (take_back && unlink(dests[f]) != 0 && errno != ENOENT)
-            scr_warn("cannot remove %s: %s", dests[f], strerror(errno));
-        if (claims != NULL && claims[f] != NULL && unlink(claims[f]) != 0 && errno != ENOENT)
-            scr_warn("cannot remove %s: %s", claims[f], strerror(errno));
-        if (dests) free(dests[f]);
-        if (claims) free(claims[f]);
-    }
-    free(dests);
-    free(claims);
-    free(made);
-    free(files);
-    free(dsdir);
+    end_move(&mv, mrc != SCR_SUCCESS || !ok);
     if (mrc != SCR_SUCCESS) return mrc;
     return ok ? SCR_SUCCESS : SCR_ERR_IO;
 }
