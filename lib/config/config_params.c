@@ -52,6 +52,8 @@ static const char *const syslog_levels[] = {"LOG_EMERG", "LOG_ALERT", "LOG_CRIT"
 #define PATH_P(name, def, flags, help) {name, SCR_CONFIG_PATH, def, flags, 0, 0, NULL, help}
 #define ENUM_P(name, def, words, flags, help) {name, SCR_CONFIG_ENUM, def, flags, 0, 0, words, help}
 
+/* one entry a line, as tests/tools/check_params.sh reads the table */
+/* clang-format off */
 static const struct scr_config_param params[] = {
     BOOL_P("SCR_ENABLE", "1", 0, "0 turns SCR off: calls succeed, files go to their own paths"),
     INT_P("SCR_DEBUG", "0", 0, INT_MAX, 0, "verbosity of messages (0 quiet, 1-2 more)"),
@@ -135,7 +137,10 @@ static const struct scr_config_param params[] = {
     INT_P("SCR_END_TIME", NULL, 0, LLONG_MAX, 0, "allocation end, seconds since the epoch"),
     {NULL, SCR_CONFIG_STRING, NULL, 0, 0, 0, NULL, NULL},
 };
+/* clang-format on */
 
+/* one entry a line, as tests/tools/check_params.sh reads the table */
+/* clang-format off */
 static const struct scr_config_param ckpt_attributes[] = {
     INT_P("INTERVAL", "1", 1, INT_MAX, 0, "applies to datasets whose id this divides"),
     STR_P("GROUP", "NODE", 0, "failure group"),
@@ -149,7 +154,10 @@ static const struct scr_config_param ckpt_attributes[] = {
     BOOL_P("ENABLED", "1", 0, "0 disables this descriptor"),
     {NULL, SCR_CONFIG_STRING, NULL, 0, 0, 0, NULL, NULL},
 };
+/* clang-format on */
 
+/* one entry a line, as tests/tools/check_params.sh reads the table */
+/* clang-format off */
 static const struct scr_config_param store_attributes[] = {
     STR_P("GROUP", "NODE", 0, "processes that share the store"),
     INT_P("COUNT", "1", 0, INT_MAX, 0, "datasets kept in the store"),
@@ -159,10 +167,14 @@ static const struct scr_config_param store_attributes[] = {
     BOOL_P("MKDIR", "1", 0, "0: the store directory must exist; SCR does not create it"),
     {NULL, SCR_CONFIG_STRING, NULL, 0, 0, 0, NULL, NULL},
 };
+/* clang-format on */
 
+/* one entry a line, as tests/tools/check_params.sh reads the table */
+/* clang-format off */
 static const struct scr_config_param no_attributes[] = {
     {NULL, SCR_CONFIG_STRING, NULL, 0, 0, 0, NULL, NULL},
 };
+/* clang-format on */
 
 static const struct scr_config_table tables[] = {
     {"GROUPS", SCR_CONFIG_STRING, 0, 0, 1, no_attributes,

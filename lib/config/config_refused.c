@@ -8,6 +8,8 @@
     "SCR's MySQL event log is not part of this version; events go to the text log "              \
     "(SCR_LOG_TXT_ENABLE) and to .scr/events.jsonl in the prefix, which scr-log shows"
 
+/* one entry a line, as tests/tools/check_params.sh reads the table */
+/* clang-format off */
 static const struct scr_config_refused refused[] = {
     {"SCR_LOG_DB_ENABLE", USE_LOGS},
     {"SCR_LOG_DB_DEBUG", USE_LOGS},
@@ -20,6 +22,7 @@ static const struct scr_config_refused refused[] = {
     {"SCR_FLUSH_POSTSTAGE", NOT_HERE},
     {NULL, NULL},
 };
+/* clang-format on */
 
 const struct scr_config_refused *scr_config_refused_list(void) { return refused; }
 
