@@ -31,6 +31,7 @@ int scr_cached_rank_is_intact(const scr_filemap *map, int id, int rank);
  * ranks gone[r] nonzero (r < ranks) missing; 0 also for a record that
  * cannot be judged (no members, a member outside 0..ranks-1). The record's
  * TYPE goes into scheme (len bytes) when scheme is not NULL. */
-int scr_cached_set_survives(const scr_kvtree *red, const char *gone, int ranks, char *scheme, size_t len);
+int scr_cached_set_survives(const scr_kvtree *red, const char *gone, int ranks, char *scheme,
+                            size_t len);
 
 #endif

@@ -55,13 +55,16 @@ char *scr_cli_resolve_prefix(const char *given)
     if (given == NULL && env != NULL && env[0] != '\0') given = env;
     char *prefix = given != NULL ? strdup(given) : getcwd(NULL, 0);
     if (prefix == NULL) {
-        if (given != NULL) scr_err("out of memory");
-        else scr_err("cannot tell the current directory: %s", strerror(errno));
+        if (given != NULL)
+            scr_err("out of memory");
+        else
+            scr_err("cannot tell the current directory: %s", strerror(errno));
     }
     return prefix;
 }
 
-int scr_cli_job_dir(const struct scr_config *cfg, const char *base_param, const char *node, char **out_dir)
+int scr_cli_job_dir(const struct scr_config *cfg, const char *base_param, const char *node,
+                    char **out_dir)
 {
     char own_node[256], user[256], jobid[256];
     int defaulted = 0, rc;

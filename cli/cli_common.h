@@ -40,6 +40,7 @@ int scr_cli_job_cntl_dir(const struct scr_config *cfg, const char *node, char **
 
 /* The same under the base that parameter base_param of cfg names
  * ("SCR_CNTL_BASE", "SCR_CACHE_BASE"). */
-int scr_cli_job_dir(const struct scr_config *cfg, const char *base_param, const char *node, char **out_dir);
+int scr_cli_job_dir(const struct scr_config *cfg, const char *base_param, const char *node,
+                    char **out_dir);
 
 #endif

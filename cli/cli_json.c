@@ -17,7 +17,8 @@ int scr_cli_json_put(struct json_object *obj, const char *key, struct json_objec
     return SCR_SUCCESS;
 }
 
-int scr_cli_json_put_or_null(struct json_object *obj, const char *key, int has, struct json_object *value)
+int scr_cli_json_put_or_null(struct json_object *obj, const char *key, int has,
+                             struct json_object *value)
 {
     if (has) return scr_cli_json_put(obj, key, value);
     json_object_put(value);
@@ -26,8 +27,9 @@ int scr_cli_json_put_or_null(struct json_object *obj, const char *key, int has, 
 
 int scr_cli_json_print(struct json_object *obj, int one_line)
 {
-    int flags = (one_line ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) |
-                JSON_C_TO_STRING_NOSLASHESCAPE;
+    int flags =
+        (one_line ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) |
+        JSON_C_TO_STRING_NOSLASHESCAPE;
     const char *text = obj != NULL ? json_object_to_json_string_ext(obj, flags) : NULL;
     int rc = SCR_SUCCESS;
     if (text == NULL) {

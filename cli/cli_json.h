@@ -15,7 +15,8 @@ struct json_object;
 int scr_cli_json_put(struct json_object *obj, const char *key, struct json_object *value);
 
 /* obj[key] = value when has, else null (value, if any, is released). */
-int scr_cli_json_put_or_null(struct json_object *obj, const char *key, int has, struct json_object *value);
+int scr_cli_json_put_or_null(struct json_object *obj, const char *key, int has,
+                             struct json_object *value);
 
 /* obj as one JSON document on stdout and a newline, indented, or on one line
  * when one_line; then obj is released. obj NULL means building it ran out

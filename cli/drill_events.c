@@ -41,7 +41,8 @@ void drill_events_end(struct drill_events *ev)
 static const char *str_member(json_object *obj, const char *key)
 {
     json_object *v = NULL;
-    if (!json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_string)) return NULL;
+    if (!json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
     return json_object_get_string(v);
 }
 
@@ -49,7 +50,8 @@ static const char *str_member(json_object *obj, const char *key)
 static int int_member(json_object *obj, const char *key, int fallback)
 {
     json_object *v = NULL;
-    if (!json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int)) return fallback;
+    if (!json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int))
+        return fallback;
     return json_object_get_int(v);
 }
 
@@ -84,10 +86,12 @@ static void take_line(struct drill_events *ev, const char *line)
         const char *dname = str_member(obj, "dataset_name");
         ev->completed++;
         ev->last_completed_id = id;
-        snprintf(ev->last_completed_name, sizeof(ev->last_completed_name), "%s", dname ? dname : "");
+        snprintf(ev->last_completed_name, sizeof(ev->last_completed_name), "%s",
+                 dname ? dname : "");
     } else if (strcmp(name, SCR_EVENT_HALT) == 0) {
         const char *reason = str_member(obj, "reason");
-        if (reason != NULL && strncmp(reason, "SCR_DRILL_STOP_AFTER=", 21) == 0) ev->saw_drill_stop = 1;
+        if (reason != NULL && strncmp(reason, "SCR_DRILL_STOP_AFTER=", 21) == 0)
+            ev->saw_drill_stop = 1;
     } else if (strcmp(name, SCR_EVENT_INIT) == 0) {
         const char *source = str_member(obj, "restart_source");
         ev->saw_init = 1;
@@ -117,7 +121,8 @@ int drill_events_poll(struct drill_events *ev)
         return SCR_ERR_IO;
     }
     struct scr_lines lines;
-    rc = scr_lines_init(&lines, fd, ev->path, (uint64_t)ev->offset, (uint64_t)st.st_size, DRILL_MAX_EVENT_LINE);
+    rc = scr_lines_init(&lines, fd, ev->path, (uint64_t)ev->offset, (uint64_t)st.st_size,
+                        DRILL_MAX_EVENT_LINE);
     struct scr_line ln;
     int more = 1;
     uint64_t partial = UINT64_MAX;
@@ -129,7 +134,8 @@ int drill_events_poll(struct drill_events *ev)
         }
         if (!ln.cut) take_line(ev, ln.text);
     }
-    if (rc == SCR_SUCCESS) ev->offset = (long)(partial != UINT64_MAX ? partial : scr_lines_offset(&lines));
+    if (rc == SCR_SUCCESS)
+        ev->offset = (long)(partial != UINT64_MAX ? partial : scr_lines_offset(&lines));
     scr_lines_free(&lines);
     close(fd);
     return rc;

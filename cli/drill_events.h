@@ -28,16 +28,16 @@ struct drill_dataset_event {
 };
 
 struct drill_events {
-    char *path;        /* <prefix>/.scr/events.jsonl (owned) */
-    char job[256];     /* only this job's events count */
-    long offset;       /* where the next read starts */
+    char *path;    /* <prefix>/.scr/events.jsonl (owned) */
+    char job[256]; /* only this job's events count */
+    long offset;   /* where the next read starts */
     int bad_lines;
 
     /* checkpoints of the run, in order of completion */
-    int completed;           /* checkpoint_complete with status ok */
-    int last_completed_id;   /* the newest of them, 0 when none */
+    int completed;         /* checkpoint_complete with status ok */
+    int last_completed_id; /* the newest of them, 0 when none */
     char last_completed_name[256];
-    int saw_drill_stop;      /* the halt event of SCR_DRILL_STOP_AFTER: the library killed the run */
+    int saw_drill_stop; /* the halt event of SCR_DRILL_STOP_AFTER: the library killed the run */
 
     /* the restart: the init event, then rebuilds and fetches */
     int saw_init;

@@ -69,8 +69,8 @@ int drill_nodes_setup(struct drill_nodes *dn, const scr_config *cfg, int ranks, 
     if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, "SCR_CACHE_BASE", &cache);
     if (rc == SCR_SUCCESS) rc = add_job_dir(dn, "SCR_CNTL_BASE", cntl, node, user, jobid);
     if (rc == SCR_SUCCESS) rc = add_job_dir(dn, "SCR_CACHE_BASE", cache, node, user, jobid);
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_config_table(cfg, "STORE")); rc == SCR_SUCCESS && e;
-         e = scr_kvtree_elem_next(e))
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_config_table(cfg, "STORE"));
+         rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e))
         rc = add_job_dir(dn, "STORE", scr_kvtree_elem_key(e), node, user, jobid);
     if (rc != SCR_SUCCESS) drill_nodes_free(dn);
     return rc;
@@ -93,8 +93,8 @@ int drill_nodes_cntl_dir(const struct drill_nodes *dn, int k, char **out_dir)
  * own node records it (a node also lists the files it holds for other
  * ranks, PARTNER copies, which say nothing of whether the rank's own files
  * are whole). gone is scratch room for dn->ranks flags. */
-static void judge(const struct drill_nodes *dn, scr_filemap *const *maps, int id, const int *lost, char *gone,
-                  struct drill_cached *c)
+static void judge(const struct drill_nodes *dn, scr_filemap *const *maps, int id, const int *lost,
+                  char *gone, struct drill_cached *c)
 {
     memset(c, 0, sizeof(*c));
     c->id = id;
@@ -115,11 +115,13 @@ static void judge(const struct drill_nodes *dn, scr_filemap *const *maps, int id
     c->survives = 1;
     for (int r = 0; r < dn->ranks; r++) {
         const scr_kvtree *red = NULL;
-        if (scr_filemap_get_reddesc(maps[drill_node_of_rank(dn->ranks, dn->nodes, r)], id, r, &red) != SCR_SUCCESS) {
+        if (scr_filemap_get_reddesc(maps[drill_node_of_rank(dn->ranks, dn->nodes, r)], id, r,
+                                    &red) != SCR_SUCCESS) {
             c->survives = 0;
             continue;
         }
-        if (!scr_cached_set_survives(red, gone, dn->ranks, c->scheme, sizeof(c->scheme))) c->survives = 0;
+        if (!scr_cached_set_survives(red, gone, dn->ranks, c->scheme, sizeof(c->scheme)))
+            c->survives = 0;
     }
 }
 
@@ -131,7 +133,8 @@ static int newest_first(const void *a, const void *b)
 
 /* The ids of the checkpoints any map names, newest first and once each,
  * into a new array. */
-static int checkpoint_ids(const struct drill_nodes *dn, scr_filemap *const *maps, int **out_ids, int *out_n)
+static int checkpoint_ids(const struct drill_nodes *dn, scr_filemap *const *maps, int **out_ids,
+                          int *out_n)
 {
     int *all = NULL, n = 0, rc = SCR_SUCCESS;
     for (int k = 0; k < dn->nodes && rc == SCR_SUCCESS; k++) {
@@ -143,8 +146,8 @@ static int checkpoint_ids(const struct drill_nodes *dn, scr_filemap *const *maps
             for (int j = 0; j < n && !have; j++) have = all[j] == ids[i];
             if (have) continue;
             /* any rank's descriptor says whether it is a checkpoint */
-            for (scr_kvtree_elem *e = scr_filemap_first_rank_by_dataset(maps[k], ids[i]); e && desc == NULL;
-                 e = scr_kvtree_elem_next(e))
+            for (scr_kvtree_elem *e = scr_filemap_first_rank_by_dataset(maps[k], ids[i]);
+                 e && desc == NULL; e = scr_kvtree_elem_next(e))
                 scr_filemap_get_dataset(maps[k], ids[i], atoi(scr_kvtree_elem_key(e)), &desc);
             if (desc == NULL || !scr_dataset_is_checkpoint(desc)) continue;
             int *grown = realloc(all, (size_t)(n + 1) * sizeof(*all));
@@ -168,8 +171,8 @@ static int checkpoint_ids(const struct drill_nodes *dn, scr_filemap *const *maps
     return SCR_SUCCESS;
 }
 
-int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struct drill_cached *out, int max,
-                            int *out_count)
+int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struct drill_cached *out,
+                            int max, int *out_count)
 {
     *out_count = 0;
     int rc = SCR_SUCCESS, *ids = NULL, nids = 0;
@@ -209,8 +212,10 @@ int drill_nodes_lose(const struct drill_nodes *dn, int k)
         int removed = 0, step = node_dir(dn, i, k, &dir);
         if (step == SCR_SUCCESS) step = scr_job_dir_remove(dir, &removed);
         if (step == SCR_SUCCESS && !removed && i == 0)
-            scr_warn("node%d has no control directory %s: the first run never reached SCR_Init there, so it "
-                     "has nothing to lose", k, dir);
+            scr_warn("node%d has no control directory %s: the first run never reached SCR_Init "
+                     "there, so it "
+                     "has nothing to lose",
+                     k, dir);
         free(dir);
         if (rc == SCR_SUCCESS) rc = step;
     }
@@ -230,7 +235,8 @@ int drill_nodes_remove_all(const struct drill_nodes *dn)
         }
         /* the job directory goes only when nothing else is in it: inside an
          * allocation it is the real job's too (SLURM_JOB_ID) */
-        if (rmdir(dn->job_dirs[i]) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST) {
+        if (rmdir(dn->job_dirs[i]) != 0 && errno != ENOENT && errno != ENOTEMPTY &&
+            errno != EEXIST) {
             scr_err("cannot remove %s: %s", dn->job_dirs[i], strerror(errno));
             if (rc == SCR_SUCCESS) rc = SCR_ERR_IO;
         }

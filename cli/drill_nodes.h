@@ -39,10 +39,10 @@ struct drill_nodes {
 struct drill_cached {
     int id;
     char name[256];
-    char scheme[16];  /* "XOR", ... ; "" when no rank recorded one */
-    int complete;     /* every rank holds it whole */
-    int survives;     /* with the lost nodes given to drill_nodes_read_caches */
-    int rebuild;      /* some of its ranks are missing: it needs its redundancy */
+    char scheme[16]; /* "XOR", ... ; "" when no rank recorded one */
+    int complete;    /* every rank holds it whole */
+    int survives;    /* with the lost nodes given to drill_nodes_read_caches */
+    int rebuild;     /* some of its ranks are missing: it needs its redundancy */
 };
 
 /* The simulated node of rank r. */
@@ -60,8 +60,8 @@ int drill_nodes_cntl_dir(const struct drill_nodes *dn, int k, char **out_dir);
  * out (room for max; *out_count of them), judged against lost (lost[k]
  * nonzero: node k will be lost). SCR_ERR_FORMAT or SCR_ERR_IO (logged,
  * naming the file) when a filemap cannot be read. */
-int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struct drill_cached *out, int max,
-                            int *out_count);
+int drill_nodes_read_caches(const struct drill_nodes *dn, const int *lost, struct drill_cached *out,
+                            int max, int *out_count);
 
 /* Lose simulated node k: delete its control directory and its directory in
  * every cache store, as a failed node would lose them. A node without a

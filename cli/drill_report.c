@@ -26,9 +26,12 @@ static const char *cached_scheme(const struct drill_outcome *o, int id)
 /* "ckpt.2 from the cache", "ckpt.1 from the prefix", "a fresh start". */
 static void describe(const char *source, const char *name, char *buf, size_t len)
 {
-    if (name[0] == '\0') snprintf(buf, len, "a fresh start");
-    else if (source[0] == '\0') snprintf(buf, len, "%s", name);
-    else snprintf(buf, len, "%s from the %s", name, source);
+    if (name[0] == '\0')
+        snprintf(buf, len, "a fresh start");
+    else if (source[0] == '\0')
+        snprintf(buf, len, "%s", name);
+    else
+        snprintf(buf, len, "%s from the %s", name, source);
 }
 
 void drill_report_judge(struct drill_outcome *o)
@@ -43,10 +46,12 @@ void drill_report_judge(struct drill_outcome *o)
         snprintf(o->got_name, sizeof(o->got_name), "%s", ev->fetches[i].name);
         break;
     }
-    if (o->got_name[0] == '\0' && ev->saw_init && strcmp(ev->restart_source, "cache") == 0 && ev->init_id > 0) {
+    if (o->got_name[0] == '\0' && ev->saw_init && strcmp(ev->restart_source, "cache") == 0 &&
+        ev->init_id > 0) {
         snprintf(o->got_source, sizeof(o->got_source), "cache");
         snprintf(o->got_name, sizeof(o->got_name), "%s", cached_name(o, ev->init_id));
-        if (o->got_name[0] == '\0') snprintf(o->got_name, sizeof(o->got_name), "dataset %d", ev->init_id);
+        if (o->got_name[0] == '\0')
+            snprintf(o->got_name, sizeof(o->got_name), "dataset %d", ev->init_id);
     }
 
     char want[320], got[320];
@@ -54,18 +59,23 @@ void drill_report_judge(struct drill_outcome *o)
     describe(o->got_source, o->got_name, got, sizeof(got));
     o->as_expected = 0;
     if (o->run2.timed_out) {
-        snprintf(o->why, sizeof(o->why), "the second run did not end within its time limit (see %s/run2.log)",
-                 o->log_dir);
+        snprintf(o->why, sizeof(o->why),
+                 "the second run did not end within its time limit (see %s/run2.log)", o->log_dir);
     } else if (!ev->saw_init) {
-        snprintf(o->why, sizeof(o->why), "the second run ended (status %d) without SCR_Init recording an init "
-                 "event (see %s/run2.log)", o->run2.status, o->log_dir);
+        snprintf(o->why, sizeof(o->why),
+                 "the second run ended (status %d) without SCR_Init recording an init "
+                 "event (see %s/run2.log)",
+                 o->run2.status, o->log_dir);
     } else if (strcmp(o->expect_name, o->got_name) != 0 ||
-               (!o->expect_given && o->expect_name[0] && strcmp(o->expect_source, o->got_source) != 0)) {
+               (!o->expect_given && o->expect_name[0] &&
+                strcmp(o->expect_source, o->got_source) != 0)) {
         snprintf(o->why, sizeof(o->why), "expected a restart from %s, but it was %s%s", want,
                  o->got_name[0] ? "from " : "", got);
     } else if (o->run2.status != 0) {
-        snprintf(o->why, sizeof(o->why), "the second run restarted from %s but ended with status %d (see "
-                 "%s/run2.log)", got, o->run2.status, o->log_dir);
+        snprintf(o->why, sizeof(o->why),
+                 "the second run restarted from %s but ended with status %d (see "
+                 "%s/run2.log)",
+                 got, o->run2.status, o->log_dir);
     } else {
         o->as_expected = 1;
         o->why[0] = '\0';
@@ -88,16 +98,17 @@ static void print_lost(const struct drill_outcome *o)
 static void print_words(const struct drill_outcome *o)
 {
     const struct drill_events *ev = o->ev2;
-    printf("first run: %d ranks as %d simulated nodes (job %s), %d checkpoint%s completed%s%s\n", o->ranks,
-           o->nodes, o->job, o->run1_checkpoints, o->run1_checkpoints == 1 ? "" : "s",
+    printf("first run: %d ranks as %d simulated nodes (job %s), %d checkpoint%s completed%s%s\n",
+           o->ranks, o->nodes, o->job, o->run1_checkpoints, o->run1_checkpoints == 1 ? "" : "s",
            o->run1_last[0] ? ", the last " : "", o->run1_last);
     if (o->run1_stopped)
-        printf("ended: every rank killed with SIGKILL by libscr right after checkpoint %d completed\n",
-               o->stop_after);
+        printf(
+            "ended: every rank killed with SIGKILL by libscr right after checkpoint %d completed\n",
+            o->stop_after);
     else if (o->run1.killed_rank >= 0)
         printf("ended: rank %d (node%d) killed with SIGKILL %.1f s after the start (seed %lu)\n",
-               o->run1.killed_rank, drill_node_of_rank(o->ranks, o->nodes, o->run1.killed_rank), o->run1.kill_at,
-               o->seed);
+               o->run1.killed_rank, drill_node_of_rank(o->ranks, o->nodes, o->run1.killed_rank),
+               o->run1.kill_at, o->seed);
     else
         printf("ended: by itself, status %d, before the drill stopped it\n", o->run1.status);
     print_lost(o);
@@ -111,14 +122,19 @@ static void print_words(const struct drill_outcome *o)
     for (int i = 0; i < ev->nrebuilds; i++) {
         const struct drill_dataset_event *r = &ev->rebuilds[i];
         const char *scheme = cached_scheme(o, r->id);
-        printf("rebuilt: %s%s%s %s", r->name, scheme[0] ? " by " : "", scheme, r->ok ? "ok" : "FAILED");
-        if (r->ranks_rebuilt >= 0) printf(" (%d rank%s rebuilt)", r->ranks_rebuilt, r->ranks_rebuilt == 1 ? "" : "s");
+        printf("rebuilt: %s%s%s %s", r->name, scheme[0] ? " by " : "", scheme,
+               r->ok ? "ok" : "FAILED");
+        if (r->ranks_rebuilt >= 0)
+            printf(" (%d rank%s rebuilt)", r->ranks_rebuilt, r->ranks_rebuilt == 1 ? "" : "s");
         printf("\n");
     }
     for (int i = 0; i < ev->nfetches; i++)
-        printf("fetched: %s from the prefix %s\n", ev->fetches[i].name, ev->fetches[i].ok ? "ok" : "FAILED");
-    if (o->as_expected) printf("verdict: the restart was as expected\n");
-    else printf("verdict: NOT as expected: %s\n", o->why);
+        printf("fetched: %s from the prefix %s\n", ev->fetches[i].name,
+               ev->fetches[i].ok ? "ok" : "FAILED");
+    if (o->as_expected)
+        printf("verdict: the restart was as expected\n");
+    else
+        printf("verdict: NOT as expected: %s\n", o->why);
     if (o->logs_kept) printf("logs: %s\n", o->log_dir);
 }
 
@@ -135,8 +151,9 @@ static int put_str(json_object *obj, const char *key, const char *s)
     return scr_cli_json_put_or_null(obj, key, v != NULL, v);
 }
 
-static json_object *dataset_events(const struct drill_outcome *o, const struct drill_dataset_event *list, int n,
-                                   int rebuilds, int *bad)
+static json_object *dataset_events(const struct drill_outcome *o,
+                                   const struct drill_dataset_event *list, int n, int rebuilds,
+                                   int *bad)
 {
     json_object *arr = json_object_new_array();
     if (arr == NULL) {
@@ -183,13 +200,17 @@ static int print_json(const struct drill_outcome *o)
     bad = bad || scr_cli_json_put(top, "prefix", json_object_new_string(o->prefix));
     bad = bad || put_str(top, "logs", o->logs_kept ? o->log_dir : "");
 
-    const char *ended = o->run1_stopped ? "stop_after" : o->run1.killed_rank >= 0 ? "kill_random" : "itself";
+    const char *ended = o->run1_stopped            ? "stop_after"
+                        : o->run1.killed_rank >= 0 ? "kill_random"
+                                                   : "itself";
     bad = bad || scr_cli_json_put(first, "ended", json_object_new_string(ended));
     bad = bad || scr_cli_json_put(first, "status", json_object_new_int(o->run1.status));
     bad = bad || scr_cli_json_put(first, "checkpoints", json_object_new_int(o->run1_checkpoints));
     bad = bad || put_str(first, "last_checkpoint", o->run1_last);
-    bad = bad || scr_cli_json_put_or_null(first, "stop_after", o->stop_after > 0, json_object_new_int(o->stop_after));
-    bad = bad || scr_cli_json_put_or_null(first, "seed", o->kill_random, json_object_new_int64((int64_t)o->seed));
+    bad = bad || scr_cli_json_put_or_null(first, "stop_after", o->stop_after > 0,
+                                          json_object_new_int(o->stop_after));
+    bad = bad || scr_cli_json_put_or_null(first, "seed", o->kill_random,
+                                          json_object_new_int64((int64_t)o->seed));
     bad = bad || scr_cli_json_put_or_null(first, "killed_rank", o->run1.killed_rank >= 0,
                                           json_object_new_int(o->run1.killed_rank));
     bad = bad || scr_cli_json_put_or_null(first, "kill_planned_seconds", o->kill_random,

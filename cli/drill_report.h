@@ -20,36 +20,36 @@ struct drill_outcome {
     /* the drill */
     int ranks, nodes;
     const char *job, *prefix, *log_dir;
-    int logs_kept;            /* log_dir stays after the drill */
-    int stop_after;           /* K of --stop-after, 0 with --kill-random */
+    int logs_kept;  /* log_dir stays after the drill */
+    int stop_after; /* K of --stop-after, 0 with --kill-random */
     int kill_random;
-    unsigned long seed;       /* with --kill-random */
-    double kill_delay;        /* with --kill-random: seconds after the start */
-    const int *lost;          /* lost[k]: node k was lost */
+    unsigned long seed; /* with --kill-random */
+    double kill_delay;  /* with --kill-random: seconds after the start */
+    const int *lost;    /* lost[k]: node k was lost */
 
     /* the first run */
     struct drill_run_result run1;
-    int run1_checkpoints;     /* checkpoints it completed */
-    int run1_stopped;         /* the library stopped it after checkpoint stop_after */
-    char run1_last[256];      /* the newest of them, "" when none */
+    int run1_checkpoints; /* checkpoints it completed */
+    int run1_stopped;     /* the library stopped it after checkpoint stop_after */
+    char run1_last[256];  /* the newest of them, "" when none */
 
     /* what the restart should do */
-    int expect_given;         /* --expect NAME */
-    char expect_source[16];   /* "cache", "prefix", "none"; "" with --expect */
-    char expect_name[256];    /* "" for a fresh start */
-    char expect_scheme[16];   /* the scheme that rebuilds it, when some of its ranks were lost */
+    int expect_given;       /* --expect NAME */
+    char expect_source[16]; /* "cache", "prefix", "none"; "" with --expect */
+    char expect_name[256];  /* "" for a fresh start */
+    char expect_scheme[16]; /* the scheme that rebuilds it, when some of its ranks were lost */
     const struct drill_cached *cached;
     int ncached;
 
     /* what it did */
     struct drill_run_result run2;
     const struct drill_events *ev2;
-    char got_source[16];      /* "cache", "prefix", "none" */
-    char got_name[256];       /* "" for a fresh start */
+    char got_source[16]; /* "cache", "prefix", "none" */
+    char got_name[256];  /* "" for a fresh start */
 
     /* the verdict */
     int as_expected;
-    char why[1024];           /* why not, when not */
+    char why[1024]; /* why not, when not */
 };
 
 /* Fill got_* from ev2 and the verdict from the rest. */

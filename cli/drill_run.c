@@ -89,15 +89,18 @@ int drill_run_kill_ranks(const char *tag, int rank)
 static void exec_mpirun(const struct drill_run_spec *spec)
 {
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int out = open(spec->log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
+    int out = open(spec->log_path,
+                   O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
     if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
-        fprintf(stderr, "scr-drill: cannot set up the run's input and log %s: %s\n", spec->log_path, strerror(errno));
+        fprintf(stderr, "scr-drill: cannot set up the run's input and log %s: %s\n", spec->log_path,
+                strerror(errno));
         _exit(126);
     }
     char stop[16];
     snprintf(stop, sizeof(stop), "%d", spec->stop_after);
     if (setenv("SCR_DRILL_TAG", spec->tag, 1) != 0 ||
-        (spec->stop_after > 0 ? setenv("SCR_DRILL_STOP_AFTER", stop, 1) : unsetenv("SCR_DRILL_STOP_AFTER")) != 0) {
+        (spec->stop_after > 0 ? setenv("SCR_DRILL_STOP_AFTER", stop, 1)
+                              : unsetenv("SCR_DRILL_STOP_AFTER")) != 0) {
         fprintf(stderr, "scr-drill: cannot set the ranks' environment: %s\n", strerror(errno));
         _exit(126);
     }
@@ -154,7 +157,8 @@ static int end_overdue(pid_t pid, const char *tag, int *out_wstatus)
     return SCR_SUCCESS;
 }
 
-int drill_run(const struct drill_run_spec *spec, drill_watcher watch, void *ctx, struct drill_run_result *out)
+int drill_run(const struct drill_run_spec *spec, drill_watcher watch, void *ctx,
+              struct drill_run_result *out)
 {
     memset(out, 0, sizeof(*out));
     out->killed_rank = -1;
@@ -186,7 +190,8 @@ int drill_run(const struct drill_run_spec *spec, drill_watcher watch, void *ctx,
         /* a node that fails takes its job down: when the launcher has not
          * ended the job a while after one rank was killed (a failure
          * detector slowed by a busy machine), the rest go too */
-        if (!asking && !job_taken_down && out->killed_rank >= 0 && elapsed > out->kill_at + DRILL_JOB_DOWN_SECONDS) {
+        if (!asking && !job_taken_down && out->killed_rank >= 0 &&
+            elapsed > out->kill_at + DRILL_JOB_DOWN_SECONDS) {
             drill_run_kill_ranks(spec->tag, -1);
             job_taken_down = 1;
         }

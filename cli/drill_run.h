@@ -1,8 +1,8 @@
 /* drill_run.h — one run of the user's MPI program on simulated nodes.
  *
  * The program is started as
- *   <mpirun> [mpirun options...] -np R /bin/sh -c <rank wrapper> scr-drill-rank R M <program> [args...]
- * and the wrapper, in each rank, reads the rank the launcher gives it
+ *   <mpirun> [mpirun options...] -np R /bin/sh -c <rank wrapper> scr-drill-rank R M <program>
+ * [args...] and the wrapper, in each rank, reads the rank the launcher gives it
  * (OMPI_COMM_WORLD_RANK, else PMIX_RANK, else PMI_RANK), exports
  * SCR_SIM_NODE=node<k> (k = rank * M / R, drill_nodes.h) and execs the
  * program, so that every rank keeps its own process and its own pid. The
@@ -34,18 +34,18 @@ struct drill_run_spec {
     char *const *mpirun_args; /* extra options, nmpirun_args of them */
     int nmpirun_args;
     int ranks, nodes;
-    char *const *program;     /* the program and its arguments, NULL-terminated */
-    const char *tag;          /* SCR_DRILL_TAG of the ranks */
-    const char *log_path;     /* the run's output and errors, appended */
-    int stop_after;           /* SCR_DRILL_STOP_AFTER of the ranks (run_halt.h); 0: none */
-    int time_limit;           /* seconds */
+    char *const *program; /* the program and its arguments, NULL-terminated */
+    const char *tag;      /* SCR_DRILL_TAG of the ranks */
+    const char *log_path; /* the run's output and errors, appended */
+    int stop_after;       /* SCR_DRILL_STOP_AFTER of the ranks (run_halt.h); 0: none */
+    int time_limit;       /* seconds */
 };
 
 /* What a watcher answers. */
 enum drill_watch {
     DRILL_GO_ON = 0,
-    DRILL_KILL_ALL,  /* every rank: the job dies at once */
-    DRILL_KILL_RANK  /* one rank (*out_rank): a node fails under the others */
+    DRILL_KILL_ALL, /* every rank: the job dies at once */
+    DRILL_KILL_RANK /* one rank (*out_rank): a node fails under the others */
 };
 
 /* The watcher: elapsed seconds since the start; SCR_* error codes stop
@@ -63,7 +63,8 @@ struct drill_run_result {
 /* Run spec, asking watch (may be NULL) as described above, and wait for the
  * run to end. SCR_SUCCESS once the run has ended, whatever its status;
  * SCR_ERR_IO (logged) when it could not be started or waited for. */
-int drill_run(const struct drill_run_spec *spec, drill_watcher watch, void *ctx, struct drill_run_result *out);
+int drill_run(const struct drill_run_spec *spec, drill_watcher watch, void *ctx,
+              struct drill_run_result *out);
 
 /* SIGKILL the ranks that carry tag (rank: only that rank, -1: all). The
  * number killed. */

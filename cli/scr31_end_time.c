@@ -27,7 +27,8 @@ int scr31_end_time(int64_t *out_end, char *why, size_t why_len)
     char *end = NULL;
     errno = 0;
     unsigned long jobid = id != NULL ? strtoul(id, &end, 10) : 0;
-    if (id == NULL || id[0] == '\0' || errno != 0 || *end != '\0' || jobid == 0 || jobid > UINT32_MAX) {
+    if (id == NULL || id[0] == '\0' || errno != 0 || *end != '\0' || jobid == 0 ||
+        jobid > UINT32_MAX) {
         snprintf(why, why_len, "not inside a Slurm job (SLURM_JOB_ID is %s)", id ? id : "unset");
         return SCR_ERR_NOTFOUND;
     }
@@ -38,7 +39,8 @@ int scr31_end_time(int64_t *out_end, char *why, size_t why_len)
     }
     slurm_init(conf);
     job_info_msg_t *msg = NULL;
-    if (slurm_load_job(&msg, (uint32_t)jobid, SHOW_ALL) != SLURM_SUCCESS || msg == NULL || msg->record_count < 1) {
+    if (slurm_load_job(&msg, (uint32_t)jobid, SHOW_ALL) != SLURM_SUCCESS || msg == NULL ||
+        msg->record_count < 1) {
         snprintf(why, why_len, "slurmctld cannot tell job %lu's end: %s", jobid,
                  msg == NULL ? slurm_strerror(slurm_get_errno()) : "it does not know the job");
         slurm_free_job_info_msg(msg);

@@ -17,16 +17,11 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
 } front_ends[] = {
-    { "scr_index", scr31_index },
-    { "scr_halt", scr31_halt },
-    { "scr_srun", scr31_srun },
-    { "scr_prerun", scr31_prerun },
-    { "scr_postrun", scr31_postrun },
-    { "scr_list_down_nodes", scr31_list_down_nodes },
-    { "scr_env", scr31_env },
-    { "scr_list_dir", scr31_list_dir },
-    { "scr_inspect", scr31_inspect },
-    { "scr_inspect_cache", scr31_inspect_cache },
+    {"scr_index", scr31_index},     {"scr_halt", scr31_halt},
+    {"scr_srun", scr31_srun},       {"scr_prerun", scr31_prerun},
+    {"scr_postrun", scr31_postrun}, {"scr_list_down_nodes", scr31_list_down_nodes},
+    {"scr_env", scr31_env},         {"scr_list_dir", scr31_list_dir},
+    {"scr_inspect", scr31_inspect}, {"scr_inspect_cache", scr31_inspect_cache},
 };
 
 int scr31_main(const char *name, int argc, char **argv)
@@ -159,8 +154,9 @@ int scr31_disabled(void)
 int scr31_launcher_ok(const char *launcher, int *out_status)
 {
     if (strcmp(launcher, "srun") == 0 || strcmp(launcher, "mpirun") == 0) return 1;
-    *out_status = scr_cli_usage_error("job launcher '%s' is not supported: this SCR runs in Slurm allocations, "
-                                      "with srun or mpirun",
-                                      launcher);
+    *out_status = scr_cli_usage_error(
+        "job launcher '%s' is not supported: this SCR runs in Slurm allocations, "
+        "with srun or mpirun",
+        launcher);
     return 0;
 }

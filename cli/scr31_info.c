@@ -53,7 +53,7 @@ static int load_config(const char *prefix, scr_config **out_cfg)
 /* The allocation's nodes as SCR 3.1 finds them: SCR_NODELIST, else Slurm's. */
 static const char *job_nodes(void)
 {
-    const char *names[] = { "SCR_NODELIST", "SLURM_NODELIST", "SLURM_JOB_NODELIST" };
+    const char *names[] = {"SCR_NODELIST", "SLURM_NODELIST", "SLURM_JOB_NODELIST"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         const char *v = getenv(names[i]);
         if (v != NULL && v[0] != '\0') return v;
@@ -83,10 +83,10 @@ static void prerun_usage(void)
 int scr31_prerun(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "prefix", required_argument, NULL, 'p' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        {"prefix", required_argument, NULL, 'p'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *given = NULL;
     int c, before = optind, verbose = 0;
@@ -161,7 +161,8 @@ static void env_usage(void)
 }
 
 enum env_item { ENV_USER, ENV_JOBID, ENV_END, ENV_NODES, ENV_DOWN, ENV_RUNNODES, ENV_ITEMS };
-static const char *const env_names[ENV_ITEMS] = { "user", "jobid", "endtime", "nodes", "down", "runnodes" };
+static const char *const env_names[ENV_ITEMS] = {"user",  "jobid", "endtime",
+                                                 "nodes", "down",  "runnodes"};
 
 /* The down nodes of the job's nodes as a host list ("" when none). */
 static int down_nodes(const char *prefix, char **out)
@@ -176,8 +177,11 @@ static int down_nodes(const char *prefix, char **out)
     int rc = scr_path_join(prefix, ".scr/health", &health);
     if (rc != SCR_SUCCESS) return rc;
     struct scr_down_nodes_query q = {
-        .nodelist = nodes, .exclude = getenv("SCR_EXCLUDE_NODES"), .health_dir = health,
-        .ask_slurm = 1, .probe_slurmd = 1,
+        .nodelist = nodes,
+        .exclude = getenv("SCR_EXCLUDE_NODES"),
+        .health_dir = health,
+        .ask_slurm = 1,
+        .probe_slurmd = 1,
     };
     struct scr_down_nodes down;
     memset(&down, 0, sizeof(down));
@@ -219,7 +223,8 @@ static int env_value(enum env_item item, const char *prefix, const scr_config *c
     case ENV_JOBID:
         rc = scr_job_env_job_id(buf, sizeof(buf), &defaulted);
         if (rc == SCR_SUCCESS && defaulted) {
-            scr_err("no job id: not inside a Slurm allocation (SLURM_JOB_ID and SCR_JOB_ID are unset)");
+            scr_err(
+                "no job id: not inside a Slurm allocation (SLURM_JOB_ID and SCR_JOB_ID are unset)");
             rc = SCR_ERR_NOTFOUND;
         }
         break;
@@ -229,7 +234,8 @@ static int env_value(enum env_item item, const char *prefix, const scr_config *c
         if (rc == SCR_ERR_NOTFOUND) {
             char why[300];
             rc = scr31_end_time(&end, why, sizeof(why));
-            if (rc != SCR_SUCCESS) scr_err("the allocation's end is not known: SCR_END_TIME is unset and %s", why);
+            if (rc != SCR_SUCCESS)
+                scr_err("the allocation's end is not known: SCR_END_TIME is unset and %s", why);
         }
         if (rc == SCR_SUCCESS) snprintf(buf, sizeof(buf), "%" PRId64, end);
         break;
@@ -258,13 +264,17 @@ static int env_value(enum env_item item, const char *prefix, const scr_config *c
 int scr31_env(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "user", no_argument, NULL, 'u' },   { "jobid", no_argument, NULL, 'j' },
-        { "endtime", no_argument, NULL, 'e' }, { "nodes", no_argument, NULL, 'n' },
-        { "down", no_argument, NULL, 'd' },   { "runnodes", no_argument, NULL, 'r' },
-        { "prefix", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        {"user", no_argument, NULL, 'u'},
+        {"jobid", no_argument, NULL, 'j'},
+        {"endtime", no_argument, NULL, 'e'},
+        {"nodes", no_argument, NULL, 'n'},
+        {"down", no_argument, NULL, 'd'},
+        {"runnodes", no_argument, NULL, 'r'},
+        {"prefix", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
-    int want[ENV_ITEMS] = { 0 }, any = 0, c, before = optind;
+    int want[ENV_ITEMS] = {0}, any = 0, c, before = optind;
     const char *given = NULL;
     opterr = 0;
     for (; (c = getopt_long(argc, argv, ":ujendrp:h", options, NULL)) != -1; before = optind) {
@@ -295,12 +305,16 @@ int scr31_env(int argc, char **argv)
         char *value = NULL;
         if (env_value((enum env_item)i, prefix, cfg, &value) != SCR_SUCCESS) {
             /* all of them listed: an unknown one is shown as such */
-            if (any) failed = 1;
-            else printf("%s: (unknown)\n", env_names[i]);
+            if (any)
+                failed = 1;
+            else
+                printf("%s: (unknown)\n", env_names[i]);
             continue;
         }
-        if (any) printf("%s\n", value);
-        else printf("%s: %s\n", env_names[i], value);
+        if (any)
+            printf("%s\n", value);
+        else
+            printf("%s: %s\n", env_names[i], value);
         free(value);
     }
     scr_config_delete(cfg);
@@ -330,8 +344,8 @@ static void list_dir_usage(void)
 
 /* Append base (patterns expanded), or the job's directory under it, to
  * *line unless it is there already. */
-static int add_dir(char **line, const char *what, const char *base, int bases_only, const char *node,
-                   const char *user, const char *jobid)
+static int add_dir(char **line, const char *what, const char *base, int bases_only,
+                   const char *node, const char *user, const char *jobid)
 {
     char *dir = NULL;
     int rc = bases_only ? scr_job_env_expand(base, node, user, jobid, &dir)
@@ -358,9 +372,9 @@ static int add_dir(char **line, const char *what, const char *base, int bases_on
 int scr31_list_dir(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "user", required_argument, NULL, 'u' }, { "jobid", required_argument, NULL, 'j' },
-        { "base", no_argument, NULL, 'b' },       { "prefix", required_argument, NULL, 'p' },
-        { "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
+        {"user", required_argument, NULL, 'u'}, {"jobid", required_argument, NULL, 'j'},
+        {"base", no_argument, NULL, 'b'},       {"prefix", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
     const char *user_opt = NULL, *job_opt = NULL, *given = NULL;
     int bases_only = 0, c, before = optind;
@@ -393,20 +407,26 @@ int scr31_list_dir(int argc, char **argv)
     scr_config *cfg = NULL;
     int rc = load_config(prefix, &cfg);
     if (rc == SCR_SUCCESS) rc = scr_job_env_node_name(node, sizeof(node));
-    if (rc == SCR_SUCCESS && user_opt != NULL) snprintf(user, sizeof(user), "%s", user_opt);
-    else if (rc == SCR_SUCCESS) rc = scr_job_env_user_name(user, sizeof(user));
-    if (rc == SCR_SUCCESS && job_opt != NULL) snprintf(jobid, sizeof(jobid), "%s", job_opt);
-    else if (rc == SCR_SUCCESS) rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
+    if (rc == SCR_SUCCESS && user_opt != NULL)
+        snprintf(user, sizeof(user), "%s", user_opt);
+    else if (rc == SCR_SUCCESS)
+        rc = scr_job_env_user_name(user, sizeof(user));
+    if (rc == SCR_SUCCESS && job_opt != NULL)
+        snprintf(jobid, sizeof(jobid), "%s", job_opt);
+    else if (rc == SCR_SUCCESS)
+        rc = scr_job_env_job_id(jobid, sizeof(jobid), &defaulted);
     if (rc == SCR_SUCCESS && defaulted && !bases_only) {
         scr_err("no job id: give --jobid, or run inside a Slurm allocation");
         rc = SCR_ERR_NOTFOUND;
     }
-    const char *what = strcmp(which, "control") == 0 ? "SCR_CNTL_BASE" : "SCR_CACHE_BASE", *base = NULL;
+    const char *what = strcmp(which, "control") == 0 ? "SCR_CNTL_BASE" : "SCR_CACHE_BASE",
+               *base = NULL;
     if (rc == SCR_SUCCESS) rc = scr_config_get(cfg, what, &base);
     if (rc == SCR_SUCCESS) rc = add_dir(&line, what, base, bases_only, node, user, jobid);
     /* the cache is the cache base and every store a CKPT entry may name */
     if (strcmp(which, "cache") == 0)
-        for (scr_kvtree_elem *e = scr_kvtree_elem_first(cfg ? scr_config_table(cfg, "STORE") : NULL);
+        for (scr_kvtree_elem *e =
+                 scr_kvtree_elem_first(cfg ? scr_config_table(cfg, "STORE") : NULL);
              rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e))
             rc = add_dir(&line, "STORE", scr_kvtree_elem_key(e), bases_only, node, user, jobid);
     if (rc == SCR_SUCCESS) printf("%s\n", line);

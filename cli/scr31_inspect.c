@@ -78,18 +78,20 @@ static void report_rank(const scr_filemap *map, int id, int rank)
     const char *holder = NULL, *type = NULL;
     const scr_kvtree *red = NULL, *members = NULL;
     int failures = 0, hop = 1, size = 0, ranks = 0;
-    if (scr_filemap_get_tag(map, id, rank, "HOLDER", &holder) == SCR_SUCCESS && strcmp(holder, "PARTNER") == 0)
+    if (scr_filemap_get_tag(map, id, rank, "HOLDER", &holder) == SCR_SUCCESS &&
+        strcmp(holder, "PARTNER") == 0)
         return;
-    if (!scr_cached_rank_is_intact(map, id, rank) || scr_filemap_get_reddesc(map, id, rank, &red) != SCR_SUCCESS ||
+    if (!scr_cached_rank_is_intact(map, id, rank) ||
+        scr_filemap_get_reddesc(map, id, rank, &red) != SCR_SUCCESS ||
         scr_kvtree_util_get_str(red, "TYPE", &type) != SCR_SUCCESS ||
-        scr_kvtree_util_get_int(red, "SET_SIZE", &size) != SCR_SUCCESS || size < 1 || size > INSPECT_MAX_RANKS ||
-        (members = scr_kvtree_get(red, "MEMBERS")) == NULL)
+        scr_kvtree_util_get_int(red, "SET_SIZE", &size) != SCR_SUCCESS || size < 1 ||
+        size > INSPECT_MAX_RANKS || (members = scr_kvtree_get(red, "MEMBERS")) == NULL)
         return; /* not whole, or nothing tells how it could be rebuilt: counted lost */
     scr_kvtree_util_get_int(red, "FAILURES", &failures);
     scr_kvtree_util_get_int(red, "HOP", &hop);
     ranks = ranks_of(map, id, rank);
-    printf("DSET=%d RANK=%d RANKS=%d TYPE=%s FAILURES=%d HOP=%d SET_SIZE=%d MEMBERS=", id, rank, ranks, type, failures,
-           hop, size);
+    printf("DSET=%d RANK=%d RANKS=%d TYPE=%s FAILURES=%d HOP=%d SET_SIZE=%d MEMBERS=", id, rank,
+           ranks, type, failures, hop, size);
     for (int i = 0; i < size; i++) {
         char key[16];
         int member = -1;
@@ -112,13 +114,14 @@ static int cache_dir_of(const char *arg, char **out_dir)
     if (rc == SCR_SUCCESS) rc = scr_job_env_expand(arg, node, user, jobid, out_dir);
     if (rc != SCR_SUCCESS) return rc;
     size_t len = strlen(*out_dir), tail = strlen("/filemap.scrinfo");
-    if (len > tail && strcmp(*out_dir + len - tail, "/filemap.scrinfo") == 0) (*out_dir)[len - tail] = '\0';
+    if (len > tail && strcmp(*out_dir + len - tail, "/filemap.scrinfo") == 0)
+        (*out_dir)[len - tail] = '\0';
     return SCR_SUCCESS;
 }
 
 int scr31_inspect_cache(int argc, char **argv)
 {
-    static const struct option options[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+    static const struct option options[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     int c, before = optind;
     opterr = 0;
     for (; (c = getopt_long(argc, argv, ":h", options, NULL)) != -1; before = optind) {
@@ -181,10 +184,11 @@ static void inspect_usage(void)
 
 /* The up nodes as one comma-separated list in a new string (*out_count of
  * them): nodeset less down, or up. */
-static int up_nodes(const char *jobset, const char *up, const char *down, char **out, int *out_count)
+static int up_nodes(const char *jobset, const char *up, const char *down, char **out,
+                    int *out_count)
 {
     struct scr_down_nodes list;
-    struct scr_down_nodes_query q = { .nodelist = up ? up : jobset, .down = down };
+    struct scr_down_nodes_query q = {.nodelist = up ? up : jobset, .down = down};
     int rc = scr_down_nodes_find(&q, &list);
     if (rc != SCR_SUCCESS) return rc;
     size_t len = 1;
@@ -214,23 +218,26 @@ static int take_line(scr_kvtree *seen, const char *line)
 {
     int id = 0, rank = -1, ranks = 0, failures = 0, hop = 0, size = 0, used = 0;
     char type[16];
-    if (sscanf(line, "DSET=%d RANK=%d RANKS=%d TYPE=%15[A-Z] FAILURES=%d HOP=%d SET_SIZE=%d MEMBERS=%n", &id, &rank,
-               &ranks, type, &failures, &hop, &size, &used) != 7 ||
-        used == 0 || id < 1 || ranks < 0 || ranks > INSPECT_MAX_RANKS || rank < 0 || rank >= INSPECT_MAX_RANKS ||
-        (ranks > 0 && rank >= ranks) || size < 1 || size > INSPECT_MAX_RANKS || failures < 0 || hop < 1)
+    if (sscanf(line,
+               "DSET=%d RANK=%d RANKS=%d TYPE=%15[A-Z] FAILURES=%d HOP=%d SET_SIZE=%d MEMBERS=%n",
+               &id, &rank, &ranks, type, &failures, &hop, &size, &used) != 7 ||
+        used == 0 || id < 1 || ranks < 0 || ranks > INSPECT_MAX_RANKS || rank < 0 ||
+        rank >= INSPECT_MAX_RANKS || (ranks > 0 && rank >= ranks) || size < 1 ||
+        size > INSPECT_MAX_RANKS || failures < 0 || hop < 1)
         goto bad;
     scr_kvtree *dset = scr_kvtree_getf(seen, "DSET %d", id);
     if (dset == NULL) dset = scr_kvtree_setf(seen, NULL, "DSET %d", id);
     int had = 0;
     if (dset == NULL) goto nomem;
     if (ranks > 0 && scr_kvtree_util_get_int(dset, "RANKS", &had) == SCR_SUCCESS && had != ranks) {
-        scr_err("scr_inspect_cache reports dataset %d written by %d ranks, and earlier by %d: '%s'", id, ranks, had,
-                line);
+        scr_err("scr_inspect_cache reports dataset %d written by %d ranks, and earlier by %d: '%s'",
+                id, ranks, had, line);
         return SCR_ERR_FORMAT;
     }
     scr_kvtree *red = scr_kvtree_new();
     scr_kvtree *members = red ? scr_kvtree_set(red, "MEMBERS", scr_kvtree_new()) : NULL;
-    if (members == NULL || (ranks > 0 && scr_kvtree_util_set_int(dset, "RANKS", ranks) != SCR_SUCCESS) ||
+    if (members == NULL ||
+        (ranks > 0 && scr_kvtree_util_set_int(dset, "RANKS", ranks) != SCR_SUCCESS) ||
         scr_kvtree_util_set_str(red, "TYPE", type) != SCR_SUCCESS ||
         scr_kvtree_util_set_int(red, "FAILURES", failures) != SCR_SUCCESS ||
         scr_kvtree_util_set_int(red, "HOP", hop) != SCR_SUCCESS ||
@@ -304,7 +311,8 @@ static int gather(struct scr31_argv *line, scr_kvtree *seen, int *out_lines, int
         if (n > 0 && text[n - 1] == '\n') text[n - 1] = '\0';
         int step = take_line(seen, text);
         *out_lines += step == SCR_SUCCESS;
-        if (rc == SCR_SUCCESS) rc = step; /* read on, so that the nodes are not stopped by a full pipe */
+        if (rc == SCR_SUCCESS)
+            rc = step; /* read on, so that the nodes are not stopped by a full pipe */
     }
     free(text);
     if (in != NULL) fclose(in);
@@ -328,7 +336,8 @@ static int within(const scr_kvtree *reported, int ranks)
         const scr_kvtree *members = scr_kvtree_get(scr_kvtree_elem_hash(e), "MEMBERS");
         for (scr_kvtree_elem *m = scr_kvtree_elem_first(members); m; m = scr_kvtree_elem_next(m)) {
             int member = -1;
-            if (scr_kvtree_util_get_int(members, scr_kvtree_elem_key(m), &member) != SCR_SUCCESS || member >= ranks)
+            if (scr_kvtree_util_get_int(members, scr_kvtree_elem_key(m), &member) != SCR_SUCCESS ||
+                member >= ranks)
                 return 0;
         }
     }
@@ -343,7 +352,8 @@ static int recoverable(const scr_kvtree *dset)
 {
     int ranks = 0;
     const scr_kvtree *reported = scr_kvtree_get(dset, "RANK");
-    if (scr_kvtree_util_get_int(dset, "RANKS", &ranks) != SCR_SUCCESS || reported == NULL || !within(reported, ranks))
+    if (scr_kvtree_util_get_int(dset, "RANKS", &ranks) != SCR_SUCCESS || reported == NULL ||
+        !within(reported, ranks))
         return 0;
     char *gone = malloc((size_t)ranks), *in_a_set = calloc((size_t)ranks, 1);
     if (gone == NULL || in_a_set == NULL) {
@@ -356,13 +366,15 @@ static int recoverable(const scr_kvtree *dset)
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(reported); e; e = scr_kvtree_elem_next(e))
         gone[atoi(scr_kvtree_elem_key(e))] = 0;
     int ok = 1;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(reported); ok && e; e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(reported); ok && e;
+         e = scr_kvtree_elem_next(e)) {
         const scr_kvtree *red = scr_kvtree_elem_hash(e);
         ok = scr_cached_set_survives(red, gone, ranks, NULL, 0);
         const scr_kvtree *members = scr_kvtree_get(red, "MEMBERS");
         for (scr_kvtree_elem *m = scr_kvtree_elem_first(members); m; m = scr_kvtree_elem_next(m)) {
             int member = -1;
-            if (scr_kvtree_util_get_int(members, scr_kvtree_elem_key(m), &member) == SCR_SUCCESS) in_a_set[member] = 1;
+            if (scr_kvtree_util_get_int(members, scr_kvtree_elem_key(m), &member) == SCR_SUCCESS)
+                in_a_set[member] = 1;
         }
     }
     /* a rank gone with every member of its set is in no set reported */
@@ -387,19 +399,23 @@ static int inspect_nodes(const char *nodes, int nnodes, const char *from, scr_kv
         return SCR_ERR_NOMEM;
     }
     snprintf(which, len, "--nodelist=%s", nodes);
-    struct scr31_argv helper = { 0 }, run = { 0 };
+    struct scr31_argv helper = {0}, run = {0};
     int rc = scr31_argv_start_front_end(&helper, "scr_inspect_cache");
-    const char *words[] = { "srun", count, tasks, "--ntasks-per-node=1", which, rc == SCR_SUCCESS ? helper.words[0] : "",
-                            from };
+    const char *words[] = {"srun", count,
+                           tasks,  "--ntasks-per-node=1",
+                           which,  rc == SCR_SUCCESS ? helper.words[0] : "",
+                           from};
     for (size_t i = 0; rc == SCR_SUCCESS && i < sizeof(words) / sizeof(words[0]); i++)
         rc = scr31_argv_add(&run, words[i]);
     int lines = 0, status = 0;
     if (rc == SCR_SUCCESS) rc = gather(&run, seen, &lines, &status);
     if (rc == SCR_SUCCESS && status != 0 && lines == 0) {
-        scr_err("srun of scr_inspect_cache on %s ended with exit status %d, and no node reported", nodes, status);
+        scr_err("srun of scr_inspect_cache on %s ended with exit status %d, and no node reported",
+                nodes, status);
         rc = SCR_FAILURE;
     } else if (rc == SCR_SUCCESS && status != 0) {
-        scr_warn("srun of scr_inspect_cache on %s ended with exit status %d: the ranks of a node that did not "
+        scr_warn("srun of scr_inspect_cache on %s ended with exit status %d: the ranks of a node "
+                 "that did not "
                  "report count as lost",
                  nodes, status);
     }
@@ -412,9 +428,9 @@ static int inspect_nodes(const char *nodes, int nnodes, const char *from, scr_kv
 int scr31_inspect(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "jobset", required_argument, NULL, 'j' }, { "up", required_argument, NULL, 'u' },
-        { "down", required_argument, NULL, 'd' },   { "from", required_argument, NULL, 'f' },
-        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+        {"jobset", required_argument, NULL, 'j'}, {"up", required_argument, NULL, 'u'},
+        {"down", required_argument, NULL, 'd'},   {"from", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     const char *jobset = NULL, *up = NULL, *down = NULL, *from = NULL;
     int c, before = optind;
@@ -430,24 +446,30 @@ int scr31_inspect(int argc, char **argv)
         }
     }
     if (optind < argc) return scr_cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (jobset == NULL || jobset[0] == '\0') return scr_cli_usage_error("-j/--jobset NODESET is required");
-    if (from == NULL || from[0] == '\0') return scr_cli_usage_error("-f/--from CNTLDIR is required");
+    if (jobset == NULL || jobset[0] == '\0')
+        return scr_cli_usage_error("-j/--jobset NODESET is required");
+    if (from == NULL || from[0] == '\0')
+        return scr_cli_usage_error("-f/--from CNTLDIR is required");
     if (up != NULL && down != NULL)
-        return scr_cli_usage_error("--up and --down cannot be combined: give the nodes up, or the nodes down");
+        return scr_cli_usage_error(
+            "--up and --down cannot be combined: give the nodes up, or the nodes down");
     /* as in SCR 3.1, an empty --down names no node down (scr_list_down_nodes prints
      * nothing then), an empty --up no node up */
     if (down != NULL && down[0] == '\0') down = NULL;
     const char *job = getenv("SLURM_JOB_ID");
     if (job == NULL || job[0] == '\0') {
-        scr_err("no Slurm allocation (SLURM_JOB_ID is not set): the nodes' caches are read with srun, from "
+        scr_err("no Slurm allocation (SLURM_JOB_ID is not set): the nodes' caches are read with "
+                "srun, from "
                 "inside the job's allocation");
         return 1;
     }
 
     char *nodes = NULL;
     int nnodes = 0;
-    if (up != NULL && up[0] == '\0') nodes = strdup("");
-    else if (up_nodes(jobset, up, down, &nodes, &nnodes) != SCR_SUCCESS) return 2;
+    if (up != NULL && up[0] == '\0')
+        nodes = strdup("");
+    else if (up_nodes(jobset, up, down, &nodes, &nnodes) != SCR_SUCCESS)
+        return 2;
     if (nodes == NULL) {
         scr_err("out of memory");
         return 1;
@@ -469,7 +491,8 @@ int scr31_inspect(int argc, char **argv)
     if (dsets != NULL) scr_kvtree_sort_int(dsets, SCR_KVTREE_SORT_ASCENDING);
     int printed = 0;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); e; e = scr_kvtree_elem_next(e))
-        if (recoverable(scr_kvtree_elem_hash(e))) printf("%s%s", printed++ ? " " : "", scr_kvtree_elem_key(e));
+        if (recoverable(scr_kvtree_elem_hash(e)))
+            printf("%s%s", printed++ ? " " : "", scr_kvtree_elem_key(e));
     printf("\n");
     scr_kvtree_delete(seen);
     if (fflush(stdout) != 0) {

@@ -58,10 +58,10 @@ static void index_usage(void)
 int scr31_index(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "list", no_argument, NULL, 'l' },        { "add", required_argument, NULL, 'a' },
-        { "build", required_argument, NULL, 'b' }, { "remove", required_argument, NULL, 'r' },
-        { "current", required_argument, NULL, 'c' }, { "prefix", required_argument, NULL, 'p' },
-        { "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
+        {"list", no_argument, NULL, 'l'},          {"add", required_argument, NULL, 'a'},
+        {"build", required_argument, NULL, 'b'},   {"remove", required_argument, NULL, 'r'},
+        {"current", required_argument, NULL, 'c'}, {"prefix", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     /* given: the action as SCR 3.1 names it, for a message */
     const char *action = "--list", *value = NULL, *prefix = NULL, *given = NULL;
@@ -75,8 +75,9 @@ int scr31_index(int argc, char **argv)
         case 'a':
         case 'b':
             if (!is_dataset_id(optarg))
-                return scr_cli_usage_error("--%s wants a dataset id (a whole number >= 1), not '%s'",
-                                           c == 'a' ? "add" : "build", optarg);
+                return scr_cli_usage_error(
+                    "--%s wants a dataset id (a whole number >= 1), not '%s'",
+                    c == 'a' ? "add" : "build", optarg);
             ours = c == 'a' ? "--add" : "--build";
             /* ours takes the directory's name; SCR 3.1's the id */
             if (c == 'a') snprintf(dataset, sizeof(dataset), "scr.dataset.%s", optarg);
@@ -94,7 +95,8 @@ int scr31_index(int argc, char **argv)
         if (ours == NULL) continue;
         const char *as_given = strcmp(ours, "--drop") == 0 ? "--remove" : ours;
         if (given != NULL && strcmp(given, as_given) != 0)
-            return scr_cli_usage_error("one action at a time: %s and %s were given", given, as_given);
+            return scr_cli_usage_error("one action at a time: %s and %s were given", given,
+                                       as_given);
         action = ours;
         given = as_given;
     }
@@ -146,21 +148,21 @@ static void halt_usage(void)
 int scr31_halt(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "checkpoints", required_argument, NULL, 'c' },
-        { "before", required_argument, NULL, 'b' },
-        { "after", required_argument, NULL, 'a' },
-        { "immediate", no_argument, NULL, 'i' },
-        { "seconds", required_argument, NULL, 's' },
-        { "list", no_argument, NULL, 'l' },
-        { "unset-checkpoints", no_argument, NULL, UNSET_CHECKPOINTS },
-        { "unset-before", no_argument, NULL, UNSET_BEFORE },
-        { "unset-after", no_argument, NULL, UNSET_AFTER },
-        { "unset-seconds", no_argument, NULL, UNSET_SECONDS },
-        { "unset-reason", no_argument, NULL, UNSET_REASON },
-        { "remove", no_argument, NULL, 'r' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        {"checkpoints", required_argument, NULL, 'c'},
+        {"before", required_argument, NULL, 'b'},
+        {"after", required_argument, NULL, 'a'},
+        {"immediate", no_argument, NULL, 'i'},
+        {"seconds", required_argument, NULL, 's'},
+        {"list", no_argument, NULL, 'l'},
+        {"unset-checkpoints", no_argument, NULL, UNSET_CHECKPOINTS},
+        {"unset-before", no_argument, NULL, UNSET_BEFORE},
+        {"unset-after", no_argument, NULL, UNSET_AFTER},
+        {"unset-seconds", no_argument, NULL, UNSET_SECONDS},
+        {"unset-reason", no_argument, NULL, UNSET_REASON},
+        {"remove", no_argument, NULL, 'r'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     struct scr31_argv line;
     if (scr31_argv_start(&line, "scr-halt") != SCR_SUCCESS) return SCR31_EXIT_FAILED;
@@ -182,16 +184,21 @@ int scr31_halt(int argc, char **argv)
         case UNSET_SECONDS: rc = scr31_argv_add(&line, "--unset-seconds"); break;
         case UNSET_REASON: rc = scr31_argv_add(&line, "--unset-reason"); break;
         case 'i':
-            status = scr31_refuse("--immediate", "a halt is read by the job at its next checkpoint, and "
-                                                 "this command kills no run; run scr_halt, then scancel "
-                                                 "JOBID.STEP (the step, not the job)");
+            status =
+                scr31_refuse("--immediate", "a halt is read by the job at its next checkpoint, and "
+                                            "this command kills no run; run scr_halt, then scancel "
+                                            "JOBID.STEP (the step, not the job)");
             break;
         case 'v': scr31_verbose(); break;
-        case 'h': halt_usage(); status = HELP_SHOWN; break;
+        case 'h':
+            halt_usage();
+            status = HELP_SHOWN;
+            break;
         default: status = scr_cli_refused_option(c, argv, before); break;
         }
         /* the options with a value pass it on as given: scr-halt checks it */
-        if (rc == SCR_SUCCESS && (c == 'c' || c == 'b' || c == 'a' || c == 's')) rc = scr31_argv_add(&line, optarg);
+        if (rc == SCR_SUCCESS && (c == 'c' || c == 'b' || c == 'a' || c == 's'))
+            rc = scr31_argv_add(&line, optarg);
         if (rc != SCR_SUCCESS) status = SCR31_EXIT_FAILED;
     }
     char *cwd = NULL;
@@ -207,7 +214,8 @@ int scr31_halt(int argc, char **argv)
     /* every prefix is tried; the first failure is the exit status */
     for (int i = 0; i < ndirs; i++) {
         line.count = dir_at;
-        int st = scr31_argv_add(&line, dirs[i]) == SCR_SUCCESS ? scr31_run(&line) : SCR31_EXIT_FAILED;
+        int st =
+            scr31_argv_add(&line, dirs[i]) == SCR_SUCCESS ? scr31_run(&line) : SCR31_EXIT_FAILED;
         if (status == 0) status = st;
     }
     scr31_argv_free(&line);
@@ -234,13 +242,14 @@ static void srun_usage(void)
 /* SCR 3.1 reads these anywhere on the line, as it does --help. */
 static int is_restart_option(const char *arg)
 {
-    return strncmp(arg, "-rc", 3) == 0 || strncmp(arg, "--run-cmd", 9) == 0 || strncmp(arg, "-rs", 3) == 0 ||
-           strncmp(arg, "--restart-cmd", 13) == 0;
+    return strncmp(arg, "-rc", 3) == 0 || strncmp(arg, "--run-cmd", 9) == 0 ||
+           strncmp(arg, "-rs", 3) == 0 || strncmp(arg, "--restart-cmd", 13) == 0;
 }
 
 int scr31_srun(int argc, char **argv)
 {
-    if (argc < 2) return scr_cli_usage_error("no program to run: give srun's options and the program");
+    if (argc < 2)
+        return scr_cli_usage_error("no program to run: give srun's options and the program");
     /* SCR 3.1 shows its help for -h or --help anywhere on the line */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -250,8 +259,9 @@ int scr31_srun(int argc, char **argv)
     }
     for (int i = 1; i < argc; i++)
         if (is_restart_option(argv[i]))
-            return scr31_refuse(argv[i], "a restart runs the same command line as the first run; to "
-                                         "restart with another, run scr-run(1) once per command");
+            return scr31_refuse(argv[i],
+                                "a restart runs the same command line as the first run; to "
+                                "restart with another, run scr-run(1) once per command");
     /* with SCR off there is nothing to run again nor to copy: srun alone, as SCR 3.1 does */
     struct scr31_argv line;
     int rc;
@@ -259,7 +269,8 @@ int scr31_srun(int argc, char **argv)
         memset(&line, 0, sizeof(line));
         rc = scr31_argv_add(&line, "srun");
     } else {
-        /* what the plugin would give: SCR_HALT_SECONDS counts from it, in scr-run and in the tasks */
+        /* what the plugin would give: SCR_HALT_SECONDS counts from it, in scr-run and in the tasks
+         */
         rc = scr31_export_end_time();
         if (rc == SCR_SUCCESS) rc = scr31_argv_start(&line, "scr-run");
         if (rc == SCR_SUCCESS) rc = scr31_argv_add(&line, "srun");
@@ -293,11 +304,11 @@ static void postrun_usage(void)
 int scr31_postrun(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "joblauncher", required_argument, NULL, 'j' },
-        { "prefix", required_argument, NULL, 'p' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        {"joblauncher", required_argument, NULL, 'j'},
+        {"prefix", required_argument, NULL, 'p'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *launcher = NULL, *prefix = NULL;
     int c, before = optind, status = 0;
@@ -318,7 +329,8 @@ int scr31_postrun(int argc, char **argv)
         }
     }
     if (optind < argc) return scr_cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (launcher == NULL) return scr_cli_usage_error("-j/--joblauncher is required (srun or mpirun)");
+    if (launcher == NULL)
+        return scr_cli_usage_error("-j/--joblauncher is required (srun or mpirun)");
     if (scr31_disabled()) return 0;
     struct scr31_argv line;
     int rc = scr31_argv_start(&line, "scr-run");
@@ -352,14 +364,14 @@ static void down_usage(void)
 int scr31_list_down_nodes(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "joblauncher", required_argument, NULL, 'j' },
-        { "reason", no_argument, NULL, 'r' },
-        { "free", no_argument, NULL, 'f' },
-        { "down", required_argument, NULL, 'd' },
-        { "log", no_argument, NULL, 'l' },
-        { "secs", required_argument, NULL, 's' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        {"joblauncher", required_argument, NULL, 'j'},
+        {"reason", no_argument, NULL, 'r'},
+        {"free", no_argument, NULL, 'f'},
+        {"down", required_argument, NULL, 'd'},
+        {"log", no_argument, NULL, 'l'},
+        {"secs", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     struct scr31_argv line;
     if (scr31_argv_start(&line, "scr-list-down-nodes") != SCR_SUCCESS) return SCR31_EXIT_FAILED;
@@ -384,12 +396,16 @@ int scr31_list_down_nodes(int argc, char **argv)
             rc = scr31_argv_add(&line, "--secs");
             if (rc == SCR_SUCCESS) rc = scr31_argv_add(&line, optarg);
             break;
-        case 'h': down_usage(); status = HELP_SHOWN; break;
+        case 'h':
+            down_usage();
+            status = HELP_SHOWN;
+            break;
         default: status = scr_cli_refused_option(c, argv, before); break;
         }
         if (rc != SCR_SUCCESS) status = SCR31_EXIT_FAILED;
     }
-    if (status == 0 && launcher == NULL) status = scr_cli_usage_error("-j/--joblauncher is required (srun or mpirun)");
+    if (status == 0 && launcher == NULL)
+        status = scr_cli_usage_error("-j/--joblauncher is required (srun or mpirun)");
     for (int i = optind; status == 0 && i < argc; i++)
         if (scr31_argv_add(&line, argv[i]) != SCR_SUCCESS) status = SCR31_EXIT_FAILED;
     if (status == 0) status = scr31_exec(&line);

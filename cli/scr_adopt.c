@@ -56,7 +56,8 @@ static void usage(FILE *out)
 
 /* What --json prints (schema in scr-adopt(1)); res NULL when the
  * directory was not adopted. */
-static int print_json(const struct scr_adopt_options *o, const char *prefix, const struct scr_adopt_result *res)
+static int print_json(const struct scr_adopt_options *o, const char *prefix,
+                      const struct scr_adopt_result *res)
 {
     struct json_object *obj = json_object_new_object();
     int bad = scr_cli_json_put(obj, "prefix", json_object_new_string(prefix)) ||
@@ -89,16 +90,11 @@ static int parse_ranks(const char *text)
 int main(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "name", required_argument, NULL, 'n' },
-        { "owner", required_argument, NULL, 'o' },
-        { "ranks", required_argument, NULL, 'r' },
-        { "global", no_argument, NULL, 'g' },
-        { "no-current", no_argument, NULL, 'C' },
-        { "json", no_argument, NULL, 'j' },
-        { "prefix", required_argument, NULL, 'p' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
+        {"name", required_argument, NULL, 'n'},   {"owner", required_argument, NULL, 'o'},
+        {"ranks", required_argument, NULL, 'r'},  {"global", no_argument, NULL, 'g'},
+        {"no-current", no_argument, NULL, 'C'},   {"json", no_argument, NULL, 'j'},
+        {"prefix", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
     };
     struct scr_adopt_options o = {NULL, NULL, NULL, NULL, 0, 0, 1};
     const char *prefix_option = NULL;
@@ -112,34 +108,25 @@ int main(int argc, char **argv)
             o.name = optarg;
             break;
         case 'o':
-            if (optarg[0] == '\0') return scr_cli_usage_error("--owner wants a rule, such as 'rank_%%d.ckpt'");
+            if (optarg[0] == '\0')
+                return scr_cli_usage_error("--owner wants a rule, such as 'rank_%%d.ckpt'");
             o.owner = optarg;
             break;
         case 'r':
             if ((o.ranks = parse_ranks(optarg)) == 0)
-                return scr_cli_usage_error("--ranks wants a number of ranks (an integer >= 1), not '%s'", optarg);
+                return scr_cli_usage_error(
+                    "--ranks wants a number of ranks (an integer >= 1), not '%s'", optarg);
             break;
-        case 'g':
-            o.global = 1;
-            break;
-        case 'C':
-            o.make_current = 0;
-            break;
-        case 'j':
-            json = 1;
-            break;
+        case 'g': o.global = 1; break;
+        case 'C': o.make_current = 0; break;
+        case 'j': json = 1; break;
         case 'p':
             if (optarg[0] == '\0') return scr_cli_usage_error("--prefix wants a directory");
             prefix_option = optarg;
             break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        case 'V':
-            printf("scr-adopt (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT);
-            return 0;
-        default: /* '?' or ':' */
-            return scr_cli_refused_option(c, argv, before);
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("scr-adopt (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT); return 0;
+        default: /* '?' or ':' */ return scr_cli_refused_option(c, argv, before);
         }
     }
     if (optind == argc) return scr_cli_usage_error("no directory to adopt given");
@@ -147,8 +134,10 @@ int main(int argc, char **argv)
     o.dir = argv[optind];
     if (o.dir[0] == '\0') return scr_cli_usage_error("the directory to adopt is an empty string");
     if (o.name == NULL) return scr_cli_usage_error("--name is required: the dataset's name");
-    if (o.global && o.owner != NULL) return scr_cli_usage_error("--owner and --global cannot be combined");
-    if (o.global && o.ranks > 0) return scr_cli_usage_error("--ranks goes with --owner, not --global (1 rank)");
+    if (o.global && o.owner != NULL)
+        return scr_cli_usage_error("--owner and --global cannot be combined");
+    if (o.global && o.ranks > 0)
+        return scr_cli_usage_error("--ranks goes with --owner, not --global (1 rank)");
     if (!o.global && o.owner == NULL)
         return scr_cli_usage_error("say which rank reads which file: --owner RULE, or --global");
 
@@ -170,9 +159,10 @@ int main(int argc, char **argv)
     if (json) {
         if (print_json(&o, prefix, rc == SCR_SUCCESS ? &res : NULL) != SCR_SUCCESS) status = 1;
     } else if (rc == SCR_SUCCESS) {
-        printf("adopted %s as dataset %d (%s) of %s: %d file%s, %llu bytes, %d rank%s%s\n", o.dir, res.id, o.name,
-               prefix, res.files, res.files == 1 ? "" : "s", (unsigned long long)res.bytes, res.ranks,
-               res.ranks == 1 ? "" : "s", o.make_current ? "; it is the current checkpoint" : "");
+        printf("adopted %s as dataset %d (%s) of %s: %d file%s, %llu bytes, %d rank%s%s\n", o.dir,
+               res.id, o.name, prefix, res.files, res.files == 1 ? "" : "s",
+               (unsigned long long)res.bytes, res.ranks, res.ranks == 1 ? "" : "s",
+               o.make_current ? "; it is the current checkpoint" : "");
     }
     free(prefix);
     if (fflush(stdout) != 0) {

@@ -3,8 +3,8 @@
  * Runs the user's MPI program on R ranks as M simulated nodes (drill_run.h),
  * ends the first run right after its K-th checkpoint (--stop-after K: the
  * ranks get SCR_DRILL_STOP_AFTER=K, and libscr kills every one of them with
- * SIGKILL once that checkpoint is complete, run_halt.h) or at a random moment (--kill-random: one random rank is killed
- * after a random delay, both drawn from --seed), deletes the cache and
+ * SIGKILL once that checkpoint is complete, run_halt.h) or at a random moment (--kill-random: one
+ * random rank is killed after a random delay, both drawn from --seed), deletes the cache and
  * control directories of the nodes --lose names (drill_nodes.h), runs the
  * program again, and reports whether it restarted from the dataset it
  * should have and what SCR rebuilt or fetched to do so (drill_report.h).
@@ -117,7 +117,8 @@ static int parse_count(const char *opt, const char *text, long min, long max, lo
     errno = 0;
     long v = strtol(text, &end, 10);
     if (text[0] == '\0' || *end != '\0' || errno != 0 || v < min || v > max)
-        return scr_cli_usage_error("%s wants a whole number from %ld to %ld, not '%s'", opt, min, max, text);
+        return scr_cli_usage_error("%s wants a whole number from %ld to %ld, not '%s'", opt, min,
+                                   max, text);
     *out = v;
     return PARSE_GO_ON;
 }
@@ -132,11 +133,11 @@ static int parse_lost(struct options *o)
         errno = 0;
         long k = strtol(p, &end, 10);
         if (end == p || errno != 0 || k < 0 || (*end != ',' && *end != '\0'))
-            return scr_cli_usage_error("--lose wants node numbers separated by commas (e.g. 1,3), not '%s'",
-                                       o->lose_text);
+            return scr_cli_usage_error(
+                "--lose wants node numbers separated by commas (e.g. 1,3), not '%s'", o->lose_text);
         if (k >= o->nodes)
-            return scr_cli_usage_error("--lose %s: there is no node %ld: the nodes are 0 to %d", o->lose_text, k,
-                                       o->nodes - 1);
+            return scr_cli_usage_error("--lose %s: there is no node %ld: the nodes are 0 to %d",
+                                       o->lose_text, k, o->nodes - 1);
         o->lost[k] = 1;
         p = *end == ',' ? end + 1 : end;
     }
@@ -145,18 +146,24 @@ static int parse_lost(struct options *o)
 
 static int parse(int argc, char **argv, struct options *o)
 {
-    static const struct option longs[] = {
-        {"ranks", required_argument, NULL, 'n'},       {"nodes", required_argument, NULL, 'N'},
-        {"stop-after", required_argument, NULL, 'k'},  {"kill-random", no_argument, NULL, 'r'},
-        {"seed", required_argument, NULL, 's'},        {"kill-window", required_argument, NULL, OPT_KILL_WINDOW},
-        {"lose", required_argument, NULL, 'l'},        {"expect", required_argument, NULL, 'e'},
-        {"prefix", required_argument, NULL, 'p'},      {"mpirun", required_argument, NULL, OPT_MPIRUN},
-        {"mpirun-arg", required_argument, NULL, OPT_MPIRUN_ARG},
-        {"log-dir", required_argument, NULL, OPT_LOG_DIR},
-        {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
-        {"keep", no_argument, NULL, 'K'},              {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},              {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0}};
+    static const struct option longs[] = {{"ranks", required_argument, NULL, 'n'},
+                                          {"nodes", required_argument, NULL, 'N'},
+                                          {"stop-after", required_argument, NULL, 'k'},
+                                          {"kill-random", no_argument, NULL, 'r'},
+                                          {"seed", required_argument, NULL, 's'},
+                                          {"kill-window", required_argument, NULL, OPT_KILL_WINDOW},
+                                          {"lose", required_argument, NULL, 'l'},
+                                          {"expect", required_argument, NULL, 'e'},
+                                          {"prefix", required_argument, NULL, 'p'},
+                                          {"mpirun", required_argument, NULL, OPT_MPIRUN},
+                                          {"mpirun-arg", required_argument, NULL, OPT_MPIRUN_ARG},
+                                          {"log-dir", required_argument, NULL, OPT_LOG_DIR},
+                                          {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
+                                          {"keep", no_argument, NULL, 'K'},
+                                          {"json", no_argument, NULL, 'j'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {"version", no_argument, NULL, 'V'},
+                                          {NULL, 0, NULL, 0}};
     long v = 0;
     int status = PARSE_GO_ON;
     o->mpirun = "mpirun";
@@ -164,13 +171,23 @@ static int parse(int argc, char **argv, struct options *o)
     o->time_limit = 600;
     opterr = 0;
     /* '+': the program's own options are not ours */
-    for (int c, before = optind; status == PARSE_GO_ON &&
-                                 (c = getopt_long(argc, argv, "+:n:N:k:rs:l:e:p:jhV", longs, NULL)) != -1;
+    for (int c, before = optind;
+         status == PARSE_GO_ON &&
+         (c = getopt_long(argc, argv, "+:n:N:k:rs:l:e:p:jhV", longs, NULL)) != -1;
          before = optind) {
         switch (c) {
-        case 'n': status = parse_count("--ranks", optarg, 1, 1 << 20, &v); o->ranks = (int)v; break;
-        case 'N': status = parse_count("--nodes", optarg, 1, DRILL_MAX_NODES, &v); o->nodes = (int)v; break;
-        case 'k': status = parse_count("--stop-after", optarg, 1, INT_MAX, &v); o->stop_after = (int)v; break;
+        case 'n':
+            status = parse_count("--ranks", optarg, 1, 1 << 20, &v);
+            o->ranks = (int)v;
+            break;
+        case 'N':
+            status = parse_count("--nodes", optarg, 1, DRILL_MAX_NODES, &v);
+            o->nodes = (int)v;
+            break;
+        case 'k':
+            status = parse_count("--stop-after", optarg, 1, INT_MAX, &v);
+            o->stop_after = (int)v;
+            break;
         case 'r': o->kill_random = 1; break;
         case 's':
             status = parse_count("--seed", optarg, 0, LONG_MAX, &v);
@@ -181,7 +198,10 @@ static int parse(int argc, char **argv, struct options *o)
             status = parse_count("--kill-window", optarg, 1, 86400, &v);
             o->kill_window = (double)v;
             break;
-        case OPT_TIME_LIMIT: status = parse_count("--time-limit", optarg, 1, 7 * 86400, &v); o->time_limit = (int)v; break;
+        case OPT_TIME_LIMIT:
+            status = parse_count("--time-limit", optarg, 1, 7 * 86400, &v);
+            o->time_limit = (int)v;
+            break;
         case 'l': o->lose_text = optarg; break;
         case 'e':
             if (optarg[0] == '\0') status = scr_cli_usage_error("--expect wants a dataset name");
@@ -213,15 +233,19 @@ static int parse(int argc, char **argv, struct options *o)
     if (status != PARSE_GO_ON) return status;
     if (optind >= argc) return scr_cli_usage_error("no program to run: give it after the options");
     o->program = argv + optind;
-    if (o->ranks == 0) return scr_cli_usage_error("--ranks is missing: how many ranks should the program run on?");
+    if (o->ranks == 0)
+        return scr_cli_usage_error("--ranks is missing: how many ranks should the program run on?");
     if (o->nodes == 0) o->nodes = o->ranks < DRILL_MAX_NODES ? o->ranks : DRILL_MAX_NODES;
     if (o->nodes > o->ranks)
-        return scr_cli_usage_error("--nodes %d is more than --ranks %d: every simulated node needs a rank", o->nodes,
-                                   o->ranks);
+        return scr_cli_usage_error(
+            "--nodes %d is more than --ranks %d: every simulated node needs a rank", o->nodes,
+            o->ranks);
     if ((o->stop_after > 0) == o->kill_random)
-        return scr_cli_usage_error(o->kill_random ? "give --stop-after or --kill-random, not both"
-                                                  : "give --stop-after K or --kill-random: how should the run fail?");
-    if (o->have_seed && !o->kill_random) return scr_cli_usage_error("--seed goes with --kill-random");
+        return scr_cli_usage_error(
+            o->kill_random ? "give --stop-after or --kill-random, not both"
+                           : "give --stop-after K or --kill-random: how should the run fail?");
+    if (o->have_seed && !o->kill_random)
+        return scr_cli_usage_error("--seed goes with --kill-random");
     if (o->lose_text != NULL) status = parse_lost(o);
     return status;
 }
@@ -305,7 +329,8 @@ static int can_run(const char *program)
     for (const char *p = path; *p;) {
         size_t len = strcspn(p, ":");
         char candidate[4096];
-        int n = snprintf(candidate, sizeof(candidate), "%.*s/%s", (int)(len ? len : 1), len ? p : ".", program);
+        int n = snprintf(candidate, sizeof(candidate), "%.*s/%s", (int)(len ? len : 1),
+                         len ? p : ".", program);
         if (n > 0 && (size_t)n < sizeof(candidate) && access(candidate, X_OK) == 0) return 1;
         p += len;
         if (*p == ':') p++;
@@ -328,7 +353,8 @@ static int make_log_dir(const char *given, char *buf, size_t len, int *out_made)
     const char *tmp = getenv("TMPDIR");
     snprintf(buf, len, "%s/scr-drill.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
     if (mkdtemp(buf) == NULL) {
-        scr_err("cannot create a log directory in %s: %s", tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
+        scr_err("cannot create a log directory in %s: %s", tmp && tmp[0] ? tmp : "/tmp",
+                strerror(errno));
         return SCR_ERR_IO;
     }
     *out_made = 1;
@@ -356,41 +382,51 @@ static int first_run(const struct options *o, struct drill_run_spec *spec, struc
     out->run1_stopped = ev->saw_drill_stop;
     snprintf(out->run1_last, sizeof(out->run1_last), "%s", ev->last_completed_name);
     if (out->run1.timed_out) {
-        scr_err("the first run did not end within %d s (see %s); give --time-limit", o->time_limit, spec->log_path);
+        scr_err("the first run did not end within %d s (see %s); give --time-limit", o->time_limit,
+                spec->log_path);
         return SCR_FAILURE;
     }
     /* (a random kill may come before SCR_Init: the restart is then a fresh start) */
     if (!ev->saw_init && out->run1.kill_at < 0) {
-        scr_err("the first run ended (status %d) before SCR_Init recorded anything on the prefix %s: does the "
-                "program start under %s and call SCR_Init (see %s)?", out->run1.status, out->prefix,
-                o->mpirun, spec->log_path);
+        scr_err("the first run ended (status %d) before SCR_Init recorded anything on the prefix "
+                "%s: does the "
+                "program start under %s and call SCR_Init (see %s)?",
+                out->run1.status, out->prefix, o->mpirun, spec->log_path);
         return SCR_FAILURE;
     }
     if (o->stop_after > 0 && !ev->saw_drill_stop) {
         if (ev->init_id > 0)
-            scr_err("the first run ended (status %d) after %d checkpoint%s, before checkpoint %d: it restarted "
-                    "from dataset %d that SCR_Init found on the prefix %s; drill on a prefix the program starts "
-                    "afresh from (see %s)", out->run1.status, ev->completed, ev->completed == 1 ? "" : "s",
-                    o->stop_after, ev->init_id, out->prefix, spec->log_path);
+            scr_err("the first run ended (status %d) after %d checkpoint%s, before checkpoint %d: "
+                    "it restarted "
+                    "from dataset %d that SCR_Init found on the prefix %s; drill on a prefix the "
+                    "program starts "
+                    "afresh from (see %s)",
+                    out->run1.status, ev->completed, ev->completed == 1 ? "" : "s", o->stop_after,
+                    ev->init_id, out->prefix, spec->log_path);
         else
-            scr_err("the first run ended (status %d) after %d checkpoint%s, before checkpoint %d: does the "
-                    "program write that many (see %s)?", out->run1.status, ev->completed,
-                    ev->completed == 1 ? "" : "s", o->stop_after, spec->log_path);
+            scr_err("the first run ended (status %d) after %d checkpoint%s, before checkpoint %d: "
+                    "does the "
+                    "program write that many (see %s)?",
+                    out->run1.status, ev->completed, ev->completed == 1 ? "" : "s", o->stop_after,
+                    spec->log_path);
         return SCR_FAILURE;
     }
     if (o->stop_after > 0 && out->run1.status == 0) {
-        scr_err("the first run ended with status 0 after its checkpoint %d: the library did not stop it (see %s)",
+        scr_err("the first run ended with status 0 after its checkpoint %d: the library did not "
+                "stop it (see %s)",
                 o->stop_after, spec->log_path);
         return SCR_FAILURE;
     }
     if (o->kill_random && out->run1.kill_at < 0) {
-        scr_err("the first run ended (status %d) before the random kill %.1f s after its start: give a "
-                "shorter --kill-window (see %s)", out->run1.status, rw.at, spec->log_path);
+        scr_err(
+            "the first run ended (status %d) before the random kill %.1f s after its start: give a "
+            "shorter --kill-window (see %s)",
+            out->run1.status, rw.at, spec->log_path);
         return SCR_FAILURE;
     }
     if (o->kill_random && out->run1.killed == 0 && out->run1.status == 0) {
-        scr_err("rank %d could not be found to kill %.1f s after the start (see %s)", rw.rank, rw.at,
-                spec->log_path);
+        scr_err("rank %d could not be found to kill %.1f s after the start (see %s)", rw.rank,
+                rw.at, spec->log_path);
         return SCR_FAILURE;
     }
     return SCR_SUCCESS;
@@ -406,16 +442,18 @@ static int one_drill_per_job(const char *slurm_job, int *out_fd)
     if (slurm_job == NULL || slurm_job[0] == '\0') return SCR_SUCCESS;
     const char *tmp = getenv("TMPDIR");
     char path[4096];
-    snprintf(path, sizeof(path), "%s/scr-drill.%ld.%s.lock", tmp != NULL && tmp[0] == '/' ? tmp : "/tmp",
-             (long)getuid(), slurm_job);
+    snprintf(path, sizeof(path), "%s/scr-drill.%ld.%s.lock",
+             tmp != NULL && tmp[0] == '/' ? tmp : "/tmp", (long)getuid(), slurm_job);
     int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         scr_err("cannot open the drill's lock %s: %s", path, strerror(errno));
         return SCR_ERR_IO;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        scr_err("another scr-drill runs in job %s (it holds %s); drills of one job run one at a time, "
-                "since they share its simulated nodes", slurm_job, path);
+        scr_err(
+            "another scr-drill runs in job %s (it holds %s); drills of one job run one at a time, "
+            "since they share its simulated nodes",
+            slurm_job, path);
         close(fd);
         return SCR_FAILURE;
     }
@@ -451,7 +489,8 @@ static int drill(const struct options *o)
 
     if (!can_run(o->mpirun)) {
         scr_err("cannot run %s: %s (give --mpirun PATH)", o->mpirun,
-                strchr(o->mpirun, '/') ? "it is not an executable file" : "it is not found in PATH");
+                strchr(o->mpirun, '/') ? "it is not an executable file"
+                                       : "it is not found in PATH");
         goto out;
     }
     /* the tag that finds this drill's ranks to kill is its own, whatever the job id */
@@ -459,7 +498,8 @@ static int drill(const struct options *o)
     snprintf(job, sizeof(job), "%s", tag);
     const char *slurm = getenv("SLURM_JOB_ID");
     if (one_drill_per_job(slurm, &lock_fd) != SCR_SUCCESS) goto out;
-    if (slurm != NULL && slurm[0] != '\0') snprintf(job, sizeof(job), "%s", slurm); /* libscr takes it first */
+    if (slurm != NULL && slurm[0] != '\0')
+        snprintf(job, sizeof(job), "%s", slurm); /* libscr takes it first */
     if (set_run_environment(prefix, job) != SCR_SUCCESS) goto out;
     cfg = scr_config_new();
     if (cfg == NULL || scr_config_load(cfg, &scr_cli_config_sources) != SCR_SUCCESS) goto out;
@@ -478,13 +518,16 @@ static int drill(const struct options *o)
     out.seed = o->have_seed ? o->seed : (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
     out.lost = o->lost;
 
-    struct drill_run_spec spec = {o->mpirun, o->mpirun_args, o->nmpirun_args, o->ranks, o->nodes,
-                                  o->program, tag, log1, o->stop_after, o->time_limit};
+    struct drill_run_spec spec = {
+        o->mpirun, o->mpirun_args, o->nmpirun_args, o->ranks,     o->nodes, o->program,
+        tag,       log1,           o->stop_after,   o->time_limit};
     if (drill_events_start(&ev1, prefix, job) != SCR_SUCCESS) goto out;
     if (first_run(o, &spec, &ev1, &out) != SCR_SUCCESS) goto out;
 
     /* what the caches hold decides what the restart should use */
-    if (drill_nodes_read_caches(&dn, o->lost, cached, DRILL_MAX_CACHED, &out.ncached) != SCR_SUCCESS) goto out;
+    if (drill_nodes_read_caches(&dn, o->lost, cached, DRILL_MAX_CACHED, &out.ncached) !=
+        SCR_SUCCESS)
+        goto out;
     out.cached = cached;
     if (o->expect != NULL) {
         out.expect_given = 1;

@@ -47,35 +47,34 @@ enum {
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "Usage: scr-halt [OPTION]... [DIR]\n"
-            "Tell a running or future SCR job on the prefix DIR to stop, through\n"
-            "DIR/.scr/halt.scr (default DIR: $SCR_PREFIX, else the current directory).\n"
-            "Without any option, the job stops at its next check (reason JOB_HALTED).\n"
-            "\n"
-            "  -c, --checkpoints N  stop after N more checkpoints\n"
-            "  -b, --before TIME    stop before TIME, HaltSeconds (or SCR_HALT_SECONDS)\n"
-            "                       ahead of it\n"
-            "  -a, --after TIME     stop once TIME has passed\n"
-            "  -s, --seconds N      HaltSeconds: the margin in seconds before --before's\n"
-            "                       TIME and the end of the allocation\n"
-            "  -i, --immediate      stop at the next check, whatever else is set\n"
-            "                       (reason JOB_HALTED)\n"
-            "  -l, --list           print the conditions (also printed after a change)\n"
-            "      --unset-checkpoints, --unset-before, --unset-after, --unset-seconds,\n"
-            "      --unset-reason   remove that condition\n"
-            "  -r, --remove         remove the halt file: no condition at all\n"
-            "      --json           print the conditions (and what changed) as one JSON\n"
-            "                       object\n"
-            "  -h, --help           show this help\n"
-            "  -V, --version        show the version\n"
-            "\n"
-            "TIME is local time '2026-11-22 17:30[:00]', ISO '2026-11-22T17:30[:00]',\n"
-            "'17:30[:00]' (today), '@1790000000' (seconds since the epoch), or from now:\n"
-            "'+90s', '+30m', '+2h', '+1d'.\n"
-            "\n"
-            "Exit status: 0 if done, 1 if DIR is missing or the halt file is damaged or\n"
-            "cannot be written, 2 for a usage error.\n");
+    fprintf(out, "Usage: scr-halt [OPTION]... [DIR]\n"
+                 "Tell a running or future SCR job on the prefix DIR to stop, through\n"
+                 "DIR/.scr/halt.scr (default DIR: $SCR_PREFIX, else the current directory).\n"
+                 "Without any option, the job stops at its next check (reason JOB_HALTED).\n"
+                 "\n"
+                 "  -c, --checkpoints N  stop after N more checkpoints\n"
+                 "  -b, --before TIME    stop before TIME, HaltSeconds (or SCR_HALT_SECONDS)\n"
+                 "                       ahead of it\n"
+                 "  -a, --after TIME     stop once TIME has passed\n"
+                 "  -s, --seconds N      HaltSeconds: the margin in seconds before --before's\n"
+                 "                       TIME and the end of the allocation\n"
+                 "  -i, --immediate      stop at the next check, whatever else is set\n"
+                 "                       (reason JOB_HALTED)\n"
+                 "  -l, --list           print the conditions (also printed after a change)\n"
+                 "      --unset-checkpoints, --unset-before, --unset-after, --unset-seconds,\n"
+                 "      --unset-reason   remove that condition\n"
+                 "  -r, --remove         remove the halt file: no condition at all\n"
+                 "      --json           print the conditions (and what changed) as one JSON\n"
+                 "                       object\n"
+                 "  -h, --help           show this help\n"
+                 "  -V, --version        show the version\n"
+                 "\n"
+                 "TIME is local time '2026-11-22 17:30[:00]', ISO '2026-11-22T17:30[:00]',\n"
+                 "'17:30[:00]' (today), '@1790000000' (seconds since the epoch), or from now:\n"
+                 "'+90s', '+30m', '+2h', '+1d'.\n"
+                 "\n"
+                 "Exit status: 0 if done, 1 if DIR is missing or the halt file is damaged or\n"
+                 "cannot be written, 2 for a usage error.\n");
 }
 
 /* What the command line asks for. */
@@ -103,8 +102,10 @@ static int mark(struct request *req, int key, int unset, const char *option)
     if ((req->edit.set | req->edit.unset) & key)
         return scr_cli_usage_error("%s conflicts with an earlier option on the same condition",
                                    option);
-    if (unset) req->edit.unset |= key;
-    else req->edit.set |= key;
+    if (unset)
+        req->edit.unset |= key;
+    else
+        req->edit.set |= key;
     return 0;
 }
 
@@ -122,22 +123,22 @@ static int set_time(struct request *req, int key, const char *option, const char
 static int parse(int argc, char **argv, struct request *req)
 {
     static const struct option options[] = {
-        { "checkpoints", required_argument, NULL, 'c' },
-        { "before", required_argument, NULL, 'b' },
-        { "after", required_argument, NULL, 'a' },
-        { "seconds", required_argument, NULL, 's' },
-        { "immediate", no_argument, NULL, 'i' },
-        { "list", no_argument, NULL, 'l' },
-        { "unset-checkpoints", no_argument, NULL, OPT_UNSET_CHECKPOINTS },
-        { "unset-before", no_argument, NULL, OPT_UNSET_BEFORE },
-        { "unset-after", no_argument, NULL, OPT_UNSET_AFTER },
-        { "unset-seconds", no_argument, NULL, OPT_UNSET_SECONDS },
-        { "unset-reason", no_argument, NULL, OPT_UNSET_REASON },
-        { "remove", no_argument, NULL, 'r' },
-        { "json", no_argument, NULL, OPT_JSON },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
+        {"checkpoints", required_argument, NULL, 'c'},
+        {"before", required_argument, NULL, 'b'},
+        {"after", required_argument, NULL, 'a'},
+        {"seconds", required_argument, NULL, 's'},
+        {"immediate", no_argument, NULL, 'i'},
+        {"list", no_argument, NULL, 'l'},
+        {"unset-checkpoints", no_argument, NULL, OPT_UNSET_CHECKPOINTS},
+        {"unset-before", no_argument, NULL, OPT_UNSET_BEFORE},
+        {"unset-after", no_argument, NULL, OPT_UNSET_AFTER},
+        {"unset-seconds", no_argument, NULL, OPT_UNSET_SECONDS},
+        {"unset-reason", no_argument, NULL, OPT_UNSET_REASON},
+        {"remove", no_argument, NULL, 'r'},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
     };
     int before = optind, c, status = 0;
     int64_t v;
@@ -148,7 +149,8 @@ static int parse(int argc, char **argv, struct request *req)
         case 'c':
             if (!whole_number(optarg, INT_MAX, &v))
                 return scr_cli_usage_error("--checkpoints wants a count of checkpoints (0 or "
-                                       "more), not '%s'", optarg);
+                                           "more), not '%s'",
+                                           optarg);
             req->edit.checkpoints = (int)v;
             status = mark(req, SCR_HALT_EDIT_CHECKPOINTS, 0, "--checkpoints");
             break;
@@ -157,13 +159,14 @@ static int parse(int argc, char **argv, struct request *req)
                               &req->edit.exit_before);
             break;
         case 'a':
-            status = set_time(req, SCR_HALT_EDIT_EXIT_AFTER, "--after", optarg,
-                              &req->edit.exit_after);
+            status =
+                set_time(req, SCR_HALT_EDIT_EXIT_AFTER, "--after", optarg, &req->edit.exit_after);
             break;
         case 's':
             if (!whole_number(optarg, INT64_MAX, &v))
                 return scr_cli_usage_error("--seconds wants a number of seconds (0 or more), "
-                                           "not '%s'", optarg);
+                                           "not '%s'",
+                                           optarg);
             req->edit.halt_seconds = v;
             status = mark(req, SCR_HALT_EDIT_HALT_SECONDS, 0, "--seconds");
             break;
@@ -171,9 +174,7 @@ static int parse(int argc, char **argv, struct request *req)
             req->edit.reason = SCR_HALT_REASON_JOB_HALTED;
             status = mark(req, SCR_HALT_EDIT_EXIT_REASON, 0, "--immediate");
             break;
-        case 'l':
-            req->list = 1;
-            break;
+        case 'l': req->list = 1; break;
         case OPT_UNSET_CHECKPOINTS:
             status = mark(req, SCR_HALT_EDIT_CHECKPOINTS, 1, "--unset-checkpoints");
             break;
@@ -189,25 +190,17 @@ static int parse(int argc, char **argv, struct request *req)
         case OPT_UNSET_REASON:
             status = mark(req, SCR_HALT_EDIT_EXIT_REASON, 1, "--unset-reason");
             break;
-        case 'r':
-            req->remove = 1;
-            break;
-        case OPT_JSON:
-            req->json = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        case 'V':
-            printf("scr-halt (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT);
-            return 0;
-        default: /* '?' or ':' */
-            return scr_cli_refused_option(c, argv, before);
+        case 'r': req->remove = 1; break;
+        case OPT_JSON: req->json = 1; break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("scr-halt (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT); return 0;
+        default: /* '?' or ':' */ return scr_cli_refused_option(c, argv, before);
         }
     }
     if (status != 0) return status;
     if (optind < argc) req->dir = argv[optind++];
-    if (optind < argc) return scr_cli_usage_error("unexpected argument '%s' (one DIR only)", argv[optind]);
+    if (optind < argc)
+        return scr_cli_usage_error("unexpected argument '%s' (one DIR only)", argv[optind]);
     if (req->dir != NULL && req->dir[0] == '\0') return scr_cli_usage_error("DIR is empty");
     int changes = req->edit.set | req->edit.unset;
     if (req->remove && (changes || req->list))
@@ -233,10 +226,12 @@ static int print_json(const char *prefix, const char *path, const char *action, 
     bad = bad || scr_cli_json_put(obj, "prefix", json_object_new_string(prefix)) ||
           scr_cli_json_put(obj, "halt_file", json_object_new_string(path)) ||
           scr_cli_json_put(obj, "action", json_object_new_string(action));
-    if (!bad && strcmp(action, "removed") == 0) bad = scr_cli_json_put(obj, "removed", json_object_new_boolean(removed));
+    if (!bad && strcmp(action, "removed") == 0)
+        bad = scr_cli_json_put(obj, "removed", json_object_new_boolean(removed));
     /* each value is read before it is added: argument order is unspecified */
     int has = !bad && scr_halt_file_get_checkpoints_left(halt, &count) == SCR_SUCCESS;
-    bad = bad || scr_cli_json_put_or_null(cond, "checkpoints_left", has, json_object_new_int(count));
+    bad =
+        bad || scr_cli_json_put_or_null(cond, "checkpoints_left", has, json_object_new_int(count));
     if (!bad) {
         has = scr_halt_file_get_exit_after(halt, &v) == SCR_SUCCESS;
         bad = scr_cli_json_put_or_null(cond, "exit_after", has, json_object_new_int64(v));
@@ -251,7 +246,8 @@ static int print_json(const char *prefix, const char *path, const char *action, 
     }
     if (!bad) {
         has = scr_halt_file_get_exit_reason(halt, &reason) == SCR_SUCCESS;
-        bad = scr_cli_json_put_or_null(cond, "exit_reason", has, has ? json_object_new_string(reason) : NULL);
+        bad = scr_cli_json_put_or_null(cond, "exit_reason", has,
+                                       has ? json_object_new_string(reason) : NULL);
     }
     if (!bad) {
         bad = scr_cli_json_put(obj, "conditions", cond);
@@ -261,7 +257,9 @@ static int print_json(const char *prefix, const char *path, const char *action, 
     if (!bad)
         bad = scr_cli_json_put(obj, "halts_now", json_object_new_boolean(cause != SCR_HALT_NONE)) ||
               scr_cli_json_put_or_null(obj, "why", cause != SCR_HALT_NONE,
-                                       cause != SCR_HALT_NONE ? json_object_new_string(scr_halt_file_cause_text(cause)) : NULL);
+                                       cause != SCR_HALT_NONE
+                                           ? json_object_new_string(scr_halt_file_cause_text(cause))
+                                           : NULL);
     json_object_put(cond);
     return scr_cli_json_print_built(obj, bad, 0);
 }
@@ -271,8 +269,10 @@ static int list_conditions(const char *prefix, const char *path, int json)
 {
     scr_kvtree *halt = scr_kvtree_new();
     int rc = halt != NULL ? scr_halt_file_read(path, halt) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && json) rc = print_json(prefix, path, "list", 0, halt);
-    else if (rc == SCR_SUCCESS) rc = scr_halt_edit_fprint(stdout, halt, (int64_t)time(NULL));
+    if (rc == SCR_SUCCESS && json)
+        rc = print_json(prefix, path, "list", 0, halt);
+    else if (rc == SCR_SUCCESS)
+        rc = scr_halt_edit_fprint(stdout, halt, (int64_t)time(NULL));
     scr_kvtree_delete(halt);
     return rc == SCR_SUCCESS ? 0 : 1;
 }
@@ -295,7 +295,8 @@ static int remove_conditions(const char *prefix, const char *path, int json)
 }
 
 /* Set and unset conditions, then show them; returns the exit status. */
-static int change_conditions(const char *prefix, const char *path, const struct scr_halt_edit *edit, int json)
+static int change_conditions(const char *prefix, const char *path, const struct scr_halt_edit *edit,
+                             int json)
 {
     scr_kvtree *halt = scr_kvtree_new();
     int rc = halt != NULL ? scr_halt_edit_apply(path, edit, halt) : SCR_ERR_NOMEM;
@@ -329,9 +330,12 @@ int main(int argc, char **argv)
     } else if (!S_ISDIR(st.st_mode)) {
         scr_err("the prefix %s is not a directory", prefix);
     } else if (scr_halt_file_path(prefix, &path) == SCR_SUCCESS) {
-        if (req.remove) status = remove_conditions(prefix, path, req.json);
-        else if (req.edit.set | req.edit.unset) status = change_conditions(prefix, path, &req.edit, req.json);
-        else status = list_conditions(prefix, path, req.json);
+        if (req.remove)
+            status = remove_conditions(prefix, path, req.json);
+        else if (req.edit.set | req.edit.unset)
+            status = change_conditions(prefix, path, &req.edit, req.json);
+        else
+            status = list_conditions(prefix, path, req.json);
     }
     free(path);
     free(prefix);

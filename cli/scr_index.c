@@ -1,8 +1,9 @@
 /* scr_index.c — scr-index: the datasets SCR keeps on a prefix.
  *
  * Lists the datasets of <prefix>/.scr/index.scr (read under a shared lock,
- * after indexing any dataset directory a scavenge left unindexed), newest first, as a table or as JSON (index_list.h builds and renders the
- * rows), or changes the index: which dataset a restart loads first
+ * after indexing any dataset directory a scavenge left unindexed), newest first, as a table or as
+ * JSON (index_list.h builds and renders the rows), or changes the index: which dataset a restart
+ * loads first
  * (--current) and which entries it keeps (--drop, --drop-after), each one
  * locked update in index_edit.h; --add indexes a dataset directory a
  * scavenge filled and --build rebuilds the missing files of an indexed one
@@ -44,7 +45,13 @@
 /* What the command was asked to do: one action per run. Each adds a value
  * here, its option and a case in main(). */
 enum action {
-    ACTION_NONE, ACTION_LIST, ACTION_CURRENT, ACTION_DROP, ACTION_DROP_AFTER, ACTION_ADD, ACTION_BUILD,
+    ACTION_NONE,
+    ACTION_LIST,
+    ACTION_CURRENT,
+    ACTION_DROP,
+    ACTION_DROP_AFTER,
+    ACTION_ADD,
+    ACTION_BUILD,
     ACTION_REBUILD_INDEX
 };
 
@@ -111,9 +118,8 @@ static int print_json(const scr_index_list *list, const char *prefix)
 {
     struct json_object *obj = scr_index_list_to_json(list, prefix);
     if (obj == NULL) return SCR_ERR_NOMEM;
-    const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
-                                                              JSON_C_TO_STRING_SPACED |
-                                                              JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *text = json_object_to_json_string_ext(
+        obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = text != NULL && printf("%s\n", text) >= 0 ? SCR_SUCCESS : SCR_ERR_IO;
     if (rc != SCR_SUCCESS) scr_err("writing JSON to standard output failed");
     json_object_put(obj);
@@ -133,16 +139,18 @@ static int list_datasets(const char *prefix, int json)
     /* a dataset a job's epilogs copied but did not index is indexed first
      * (said on stderr); a damaged index is only reported */
     int pending = 0;
-    if ((rc == SCR_SUCCESS || rc == SCR_ERR_NOTFOUND) && scr_scavenge_job_index_pending(prefix, &pending) == SCR_SUCCESS &&
-        pending > 0) {
+    if ((rc == SCR_SUCCESS || rc == SCR_ERR_NOTFOUND) &&
+        scr_scavenge_job_index_pending(prefix, &pending) == SCR_SUCCESS && pending > 0) {
         scr_kvtree_unset_all(index);
         rc = scr_index_file_read(path, index);
     }
     int missing = rc == SCR_ERR_NOTFOUND;
     if (rc == SCR_SUCCESS || missing) rc = scr_index_list_build(index, &list);
     if (rc == SCR_SUCCESS) {
-        if (json) rc = print_json(list, prefix);
-        else if (!missing) rc = scr_index_list_fprint_table(stdout, list);
+        if (json)
+            rc = print_json(list, prefix);
+        else if (!missing)
+            rc = scr_index_list_fprint_table(stdout, list);
     }
     if (missing) fprintf(stderr, "scr-index: no datasets in %s (no .scr/index.scr)\n", prefix);
     scr_index_list_delete(list);
@@ -172,8 +180,8 @@ static int drop_after(const char *prefix, const char *name)
 {
     int dropped = 0;
     if (scr_index_edit_drop_after(prefix, name, &dropped) != SCR_SUCCESS) return 1;
-    printf("dropped %d dataset%s newer than %s from the index of %s (their files stay)\n",
-           dropped, dropped == 1 ? "" : "s", name, prefix);
+    printf("dropped %d dataset%s newer than %s from the index of %s (their files stay)\n", dropped,
+           dropped == 1 ? "" : "s", name, prefix);
     return 0;
 }
 
@@ -238,7 +246,8 @@ static int index_directory(const char *prefix, const char *dir, int crc, int jso
         if (res.rebuilt) printf("%d rank(s)", res.rebuilt);
         printf("\n");
     } else {
-        printf("dataset %d indexed incomplete: the files of %d rank(s) are lost:", res.id, res.nmissing);
+        printf("dataset %d indexed incomplete: the files of %d rank(s) are lost:", res.id,
+               res.nmissing);
         for (int i = 0; i < res.nmissing; i++) printf(" %d", res.missing[i]);
         printf("\n");
     }
@@ -256,7 +265,8 @@ static int add_dataset(const char *given_prefix, const char *dset, int crc, int 
         scr_err("cannot tell the current directory: %s", strerror(errno));
         rc = SCR_ERR_IO;
     }
-    if (rc == SCR_SUCCESS) rc = scr_path_join(given_prefix[0] == '/' ? "" : cwd, given_prefix, &prefix);
+    if (rc == SCR_SUCCESS)
+        rc = scr_path_join(given_prefix[0] == '/' ? "" : cwd, given_prefix, &prefix);
     if (rc != SCR_SUCCESS) {
         /* said why */
     } else if (dset[0] == '/') {
@@ -283,20 +293,24 @@ static int build_dataset(const char *prefix, int id, int crc)
     const char *dname = NULL;
     int rc = index ? scr_index_file_path(prefix, &path) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_index_file_read(path, index);
-    if (rc == SCR_ERR_NOTFOUND) fprintf(stderr, "scr-index: no datasets in %s (no .scr/index.scr)\n", prefix);
+    if (rc == SCR_ERR_NOTFOUND)
+        fprintf(stderr, "scr-index: no datasets in %s (no .scr/index.scr)\n", prefix);
     else if (rc == SCR_SUCCESS && scr_index_file_get_name(index, id, &dname) != SCR_SUCCESS) {
         fprintf(stderr, "scr-index: dataset %d is not in the index of %s\n", id, prefix);
         rc = SCR_ERR_NOTFOUND;
     }
     int complete = 0;
     /* with --crc a complete entry is checked all the same */
-    if (rc == SCR_SUCCESS && !crc && scr_index_file_get_complete(index, id, &complete) == SCR_SUCCESS && complete) {
+    if (rc == SCR_SUCCESS && !crc &&
+        scr_index_file_get_complete(index, id, &complete) == SCR_SUCCESS && complete) {
         printf("dataset %d (%s) is complete; nothing to rebuild\n", id, dname);
         rc = SCR_ERR_STATE; /* done: no scan */
     }
     snprintf(name, sizeof(name), ".scr/scr.dataset.%d", id);
     if (rc == SCR_SUCCESS) rc = scr_path_join(prefix, name, &dir);
-    int status = rc == SCR_SUCCESS ? index_directory(prefix, dir, crc, 0) : rc == SCR_ERR_STATE ? 0 : 1;
+    int status = rc == SCR_SUCCESS     ? index_directory(prefix, dir, crc, 0)
+                 : rc == SCR_ERR_STATE ? 0
+                                       : 1;
     free(path);
     free(dir);
     scr_kvtree_delete(index);
@@ -349,11 +363,12 @@ static struct json_object *bad_files_json(const struct scr_index_rebuild_report 
 
 /* The --rebuild-index document: the index as --list --json shows it, and
  * what the rebuild found and did. */
-static struct json_object *rebuild_json(const struct scr_index_rebuild_report *rep, const scr_index_list *list,
-                                        const char *prefix)
+static struct json_object *rebuild_json(const struct scr_index_rebuild_report *rep,
+                                        const scr_index_list *list, const char *prefix)
 {
     static const char *const found[] = {"readable", "missing", "damaged", "newer"};
-    struct json_object *obj = scr_index_list_to_json(list, prefix), *skipped = json_object_new_array();
+    struct json_object *obj = scr_index_list_to_json(list, prefix),
+                       *skipped = json_object_new_array();
     struct json_object *bad_files = bad_files_json(rep);
     int bad = obj == NULL || skipped == NULL || bad_files == NULL;
     for (int i = 0; !bad && i < rep->nskipped; i++) {
@@ -362,14 +377,17 @@ static struct json_object *rebuild_json(const struct scr_index_rebuild_report *r
         snprintf(dir, sizeof(dir), "scr.dataset.%d", rep->skipped[i].id);
         bad = s == NULL || json_object_array_add(skipped, s) != 0;
         if (bad) json_object_put(s);
-        bad = bad || json_object_object_add(s, "id", json_object_new_int(rep->skipped[i].id)) != 0 ||
+        bad = bad ||
+              json_object_object_add(s, "id", json_object_new_int(rep->skipped[i].id)) != 0 ||
               json_object_object_add(s, "directory", json_object_new_string(dir)) != 0 ||
               json_object_object_add(s, "why", json_object_new_string(rep->skipped[i].why)) != 0;
     }
-    bad = bad || json_object_object_add(obj, "index", json_object_new_string(rep->index_path)) != 0 ||
+    bad = bad ||
+          json_object_object_add(obj, "index", json_object_new_string(rep->index_path)) != 0 ||
           json_object_object_add(obj, "found", json_object_new_string(found[rep->found])) != 0 ||
           json_object_object_add(obj, "rebuilt", json_object_new_boolean(rep->rebuilt)) != 0 ||
-          json_object_object_add(obj, "kept_as", rep->kept_as ? json_object_new_string(rep->kept_as) : NULL) != 0;
+          json_object_object_add(obj, "kept_as",
+                                 rep->kept_as ? json_object_new_string(rep->kept_as) : NULL) != 0;
     if (!bad) {
         bad = json_object_object_add(obj, "not_indexed", skipped) != 0;
         if (!bad) skipped = NULL;
@@ -406,8 +424,9 @@ static int rebuild_index(const char *prefix, int json)
     if (rc == SCR_SUCCESS) rc = scr_index_list_build(index, &list);
     if (rc == SCR_SUCCESS && json) {
         struct json_object *obj = rebuild_json(&rep, list, prefix);
-        const char *out = obj ? json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                                       JSON_C_TO_STRING_NOSLASHESCAPE)
+        const char *out = obj ? json_object_to_json_string_ext(
+                                    obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                             JSON_C_TO_STRING_NOSLASHESCAPE)
                               : NULL;
         rc = out != NULL && printf("%s\n", out) >= 0 ? SCR_SUCCESS : SCR_ERR_IO;
         json_object_put(obj);
@@ -419,7 +438,9 @@ static int rebuild_index(const char *prefix, int json)
         if (printf("%s reads; nothing was rebuilt\n", rep.index_path) < 0) rc = SCR_ERR_IO;
     }
     if (nothing)
-        fprintf(stderr, "scr-index: nothing to rebuild in %s: no .scr/index.scr and no dataset directory\n", prefix);
+        fprintf(stderr,
+                "scr-index: nothing to rebuild in %s: no .scr/index.scr and no dataset directory\n",
+                prefix);
     free(text);
     scr_index_list_delete(list);
     scr_kvtree_delete(index);
@@ -430,50 +451,35 @@ static int rebuild_index(const char *prefix, int json)
 int main(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "list", no_argument, NULL, 'l' },
-        { "current", required_argument, NULL, 'c' },
-        { "drop", required_argument, NULL, 'd' },
-        { "drop-after", required_argument, NULL, 'A' },
-        { "add", required_argument, NULL, 'a' },
-        { "build", required_argument, NULL, 'b' },
-        { "crc", no_argument, NULL, 'C' },
-        { "rebuild-index", no_argument, NULL, 'r' },
-        { "no-crc", no_argument, NULL, 'N' },
-        { "prefix", required_argument, NULL, 'p' },
-        { "json", no_argument, NULL, 'j' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
+        {"list", no_argument, NULL, 'l'},       {"current", required_argument, NULL, 'c'},
+        {"drop", required_argument, NULL, 'd'}, {"drop-after", required_argument, NULL, 'A'},
+        {"add", required_argument, NULL, 'a'},  {"build", required_argument, NULL, 'b'},
+        {"crc", no_argument, NULL, 'C'},        {"rebuild-index", no_argument, NULL, 'r'},
+        {"no-crc", no_argument, NULL, 'N'},     {"prefix", required_argument, NULL, 'p'},
+        {"json", no_argument, NULL, 'j'},       {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},    {NULL, 0, NULL, 0},
     };
     enum action action = ACTION_NONE;
     const char *prefix_option = NULL, *name = NULL;
     int json = 0, crc = 1, crc_option = 0, build_id = 0, before = optind, c;
     scr_cli_init("scr-index");
     opterr = 0; /* say it ourselves, naming the command rather than argv[0] */
-    for (; (c = getopt_long(argc, argv, ":lc:d:a:b:rp:jhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, ":lc:d:a:b:rp:jhV", options, NULL)) != -1;
+         before = optind) {
         enum action chosen = ACTION_NONE;
         switch (c) {
-        case 'l':
-            chosen = ACTION_LIST;
-            break;
-        case 'c':
-            chosen = ACTION_CURRENT;
-            break;
-        case 'd':
-            chosen = ACTION_DROP;
-            break;
-        case 'A':
-            chosen = ACTION_DROP_AFTER;
-            break;
-        case 'a':
-            chosen = ACTION_ADD;
-            break;
+        case 'l': chosen = ACTION_LIST; break;
+        case 'c': chosen = ACTION_CURRENT; break;
+        case 'd': chosen = ACTION_DROP; break;
+        case 'A': chosen = ACTION_DROP_AFTER; break;
+        case 'a': chosen = ACTION_ADD; break;
         case 'b': {
             char *end = NULL;
             errno = 0;
             long v = strtol(optarg, &end, 10);
             if (end == optarg || *end || errno || v < 1 || v > INT_MAX)
-                return scr_cli_usage_error("--build wants a dataset id (an integer >= 1), not '%s'", optarg);
+                return scr_cli_usage_error("--build wants a dataset id (an integer >= 1), not '%s'",
+                                           optarg);
             build_id = (int)v;
             chosen = ACTION_BUILD;
             break;
@@ -483,41 +489,35 @@ int main(int argc, char **argv)
             crc = c == 'C';
             crc_option = c;
             break;
-        case 'r':
-            chosen = ACTION_REBUILD_INDEX;
-            break;
+        case 'r': chosen = ACTION_REBUILD_INDEX; break;
         case 'p':
             if (optarg[0] == '\0') return scr_cli_usage_error("--prefix wants a directory");
             prefix_option = optarg;
             break;
-        case 'j':
-            json = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        case 'V':
-            printf("scr-index (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT);
-            return 0;
-        default: /* '?' or ':' */
-            return scr_cli_refused_option(c, argv, before);
+        case 'j': json = 1; break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("scr-index (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT); return 0;
+        default: /* '?' or ':' */ return scr_cli_refused_option(c, argv, before);
         }
         if (chosen != ACTION_NONE) {
             if (action != ACTION_NONE)
                 return scr_cli_usage_error("%s and %s cannot be combined: one action at a time",
-                                   action_option(action), action_option(chosen));
+                                           action_option(action), action_option(chosen));
             if (chosen != ACTION_LIST && chosen != ACTION_REBUILD_INDEX && optarg[0] == '\0')
                 return scr_cli_usage_error("%s wants %s", action_option(chosen),
-                                           chosen == ACTION_ADD ? "a dataset directory" : "a dataset name");
+                                           chosen == ACTION_ADD ? "a dataset directory"
+                                                                : "a dataset name");
             action = chosen;
             name = optarg;
         }
     }
     if (optind < argc) return scr_cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (json && action != ACTION_NONE && action != ACTION_LIST && action != ACTION_REBUILD_INDEX && action != ACTION_ADD)
+    if (json && action != ACTION_NONE && action != ACTION_LIST && action != ACTION_REBUILD_INDEX &&
+        action != ACTION_ADD)
         return scr_cli_usage_error("--json goes with --list, --rebuild-index or --add only");
     if (crc_option && action != ACTION_ADD && action != ACTION_BUILD)
-        return scr_cli_usage_error("%s goes with --add or --build only", crc_option == 'C' ? "--crc" : "--no-crc");
+        return scr_cli_usage_error("%s goes with --add or --build only",
+                                   crc_option == 'C' ? "--crc" : "--no-crc");
 
     char *prefix = scr_cli_resolve_prefix(prefix_option);
     if (prefix == NULL) return 1;
@@ -529,27 +529,13 @@ int main(int argc, char **argv)
     int status = 1;
     switch (action) {
     case ACTION_NONE: /* listing is the default */
-    case ACTION_LIST:
-        status = list_datasets(prefix, json);
-        break;
-    case ACTION_CURRENT:
-        status = make_current(prefix, name);
-        break;
-    case ACTION_DROP:
-        status = drop_dataset(prefix, name);
-        break;
-    case ACTION_DROP_AFTER:
-        status = drop_after(prefix, name);
-        break;
-    case ACTION_ADD:
-        status = add_dataset(prefix, name, crc, json);
-        break;
-    case ACTION_BUILD:
-        status = build_dataset(prefix, build_id, crc);
-        break;
-    case ACTION_REBUILD_INDEX:
-        status = rebuild_index(prefix, json);
-        break;
+    case ACTION_LIST: status = list_datasets(prefix, json); break;
+    case ACTION_CURRENT: status = make_current(prefix, name); break;
+    case ACTION_DROP: status = drop_dataset(prefix, name); break;
+    case ACTION_DROP_AFTER: status = drop_after(prefix, name); break;
+    case ACTION_ADD: status = add_dataset(prefix, name, crc, json); break;
+    case ACTION_BUILD: status = build_dataset(prefix, build_id, crc); break;
+    case ACTION_REBUILD_INDEX: status = rebuild_index(prefix, json); break;
     }
     free(prefix);
     if (fflush(stdout) != 0) {

@@ -105,8 +105,9 @@ static int print_json(const struct scr_down_nodes *list)
         json_object_object_add(obj, "nodes", nodes);
         json_object_object_add(obj, "slurm", slurm);
         nodes = slurm = NULL;
-        const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
+        const char *text =
+            json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
         if (text == NULL || printf("%s\n", text) < 0) rc = SCR_ERR_IO;
     }
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory building JSON");
@@ -134,12 +135,15 @@ static int print_list(const struct scr_down_nodes *list, enum output output)
 /* --log: a node_down event for each down node, in the prefix's event log;
  * run_seconds (--secs, how long the job ran) is each event's seconds, or
  * unknown when negative. */
-static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix, double run_seconds)
+static void log_down_nodes(const struct scr_down_nodes *list, const char *prefix,
+                           double run_seconds)
 {
     struct scr_event_log log;
     if (scr_event_log_setup_outside(&log, prefix, NULL) != SCR_SUCCESS) return;
     if (!scr_event_log_enabled(&log))
-        fprintf(stderr, "scr-list-down-nodes: --log: nothing recorded, SCR_LOG_ENABLE is not 1 for %s\n", prefix);
+        fprintf(stderr,
+                "scr-list-down-nodes: --log: nothing recorded, SCR_LOG_ENABLE is not 1 for %s\n",
+                prefix);
     for (int i = 0; i < list->count; i++) {
         if (!list->nodes[i].down) continue;
         struct scr_event_field node[] = {SCR_EVENT_STR("node", list->nodes[i].name)};
@@ -160,7 +164,8 @@ static int store_bytes(const scr_config *cfg, const char *base, uint64_t *out)
     const char *text = NULL;
     const scr_kvtree *attrs = scr_kvtree_get(scr_config_table(cfg, "STORE"), base);
     *out = 1;
-    if (attrs == NULL || scr_kvtree_util_get_str(attrs, "BYTES", &text) != SCR_SUCCESS) return SCR_SUCCESS;
+    if (attrs == NULL || scr_kvtree_util_get_str(attrs, "BYTES", &text) != SCR_SUCCESS)
+        return SCR_SUCCESS;
     if (scr_parse_bytes(text, out) != SCR_SUCCESS) {
         scr_err("STORE=%s: BYTES=%s is not a size such as 512MB", base, text);
         return SCR_ERR_FORMAT;
@@ -211,7 +216,9 @@ static int check_this_node(struct scr_down_nodes *list)
     if (rc != SCR_SUCCESS) goto out;
     for (int i = 0; i < list->count; i++) listed |= strcmp(list->nodes[i].name, node) == 0;
     if (!listed) {
-        fprintf(stderr, "scr-list-down-nodes: --free checks this node, %s, which is not in the node list\n", node);
+        fprintf(stderr,
+                "scr-list-down-nodes: --free checks this node, %s, which is not in the node list\n",
+                node);
         goto out;
     }
     for (int i = 0; i < 2; i++) {
@@ -235,20 +242,20 @@ static const char *first_set(const char *a, const char *b, const char *c)
 int main(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "reason", no_argument, NULL, 'r' },
-        { "json", no_argument, NULL, 'j' },
-        { "exclude", required_argument, NULL, 'x' },
-        { "down", required_argument, NULL, 'd' },
-        { "free", no_argument, NULL, 'f' },
-        { "secs", required_argument, NULL, 's' },
-        { "probe-timeout", required_argument, NULL, 't' },
-        { "health-dir", required_argument, NULL, 'H' },
-        { "prefix", required_argument, NULL, 'p' },
-        { "no-slurm", no_argument, NULL, 'n' },
-        { "log", no_argument, NULL, 'l' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
+        {"reason", no_argument, NULL, 'r'},
+        {"json", no_argument, NULL, 'j'},
+        {"exclude", required_argument, NULL, 'x'},
+        {"down", required_argument, NULL, 'd'},
+        {"free", no_argument, NULL, 'f'},
+        {"secs", required_argument, NULL, 's'},
+        {"probe-timeout", required_argument, NULL, 't'},
+        {"health-dir", required_argument, NULL, 'H'},
+        {"prefix", required_argument, NULL, 'p'},
+        {"no-slurm", no_argument, NULL, 'n'},
+        {"log", no_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
     };
     enum output output = OUTPUT_HOSTLIST;
     const char *exclude = NULL, *health_dir = NULL, *prefix_option = NULL, *down_option = NULL;
@@ -256,7 +263,8 @@ int main(int argc, char **argv)
     double run_seconds = -1;
     scr_cli_init("scr-list-down-nodes");
     opterr = 0;
-    for (; (c = getopt_long(argc, argv, ":rjx:d:fs:t:H:p:nlhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, ":rjx:d:fs:t:H:p:nlhV", options, NULL)) != -1;
+         before = optind) {
         switch (c) {
         case 'r': output = OUTPUT_REASONS; break;
         case 'j': output = OUTPUT_JSON; break;
@@ -268,8 +276,9 @@ int main(int argc, char **argv)
             errno = 0;
             long v = strtol(optarg, &end, 10);
             if (errno != 0 || end == optarg || *end != '\0' || v < 1 || v > INT_MAX / 1000)
-                return scr_cli_usage_error("--probe-timeout wants a whole number of seconds (1 or more), not '%s'",
-                                           optarg);
+                return scr_cli_usage_error(
+                    "--probe-timeout wants a whole number of seconds (1 or more), not '%s'",
+                    optarg);
             probe_ms = (int)v * 1000;
             break;
         }
@@ -278,8 +287,9 @@ int main(int argc, char **argv)
             errno = 0;
             long v = strtol(optarg, &end, 10);
             if (errno != 0 || end == optarg || *end != '\0' || v < 0)
-                return scr_cli_usage_error("--secs wants the job's run time in whole seconds (0 or more), not '%s'",
-                                           optarg);
+                return scr_cli_usage_error(
+                    "--secs wants the job's run time in whole seconds (0 or more), not '%s'",
+                    optarg);
             run_seconds = (double)v;
             break;
         }
@@ -293,20 +303,16 @@ int main(int argc, char **argv)
             break;
         case 'n': ask_slurm = 0; break;
         case 'l': log = 1; break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        case 'V':
-            printf("scr-list-down-nodes (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT);
-            return 0;
-        default:
-            return scr_cli_refused_option(c, argv, before);
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("scr-list-down-nodes (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT); return 0;
+        default: return scr_cli_refused_option(c, argv, before);
         }
     }
     if (argc - optind > 1) return scr_cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
     const char *nodelist = first_set(optind < argc ? argv[optind] : NULL, getenv("SLURM_NODELIST"),
                                      getenv("SLURM_JOB_NODELIST"));
-    if (nodelist == NULL) return scr_cli_usage_error("no node list: give one, or run inside a Slurm allocation");
+    if (nodelist == NULL)
+        return scr_cli_usage_error("no node list: give one, or run inside a Slurm allocation");
     if (exclude == NULL) exclude = getenv("SCR_EXCLUDE_NODES");
 
     /* the prefix is read (health records) or written (--log) as its owner */
@@ -315,7 +321,8 @@ int main(int argc, char **argv)
     int rc = SCR_SUCCESS;
     if (health_dir == NULL || log) {
         prefix = scr_cli_resolve_prefix(prefix_option);
-        rc = prefix != NULL ? scr_act_as_owner(prefix, SCR_OWNED_PREFIX, &as) : SCR_FAILURE; /* said why */
+        rc = prefix != NULL ? scr_act_as_owner(prefix, SCR_OWNED_PREFIX, &as)
+                            : SCR_FAILURE; /* said why */
     } else {
         rc = scr_act_as_owner(health_dir, SCR_OWNED_DIR, &as);
     }
@@ -328,8 +335,13 @@ int main(int argc, char **argv)
         return EXIT_FAILURE_OTHER;
     }
     struct scr_down_nodes_query q = {
-        .nodelist = nodelist, .exclude = exclude, .health_dir = health_dir, .ask_slurm = ask_slurm,
-        .probe_slurmd = ask_slurm, .down = down_option, .probe_timeout_ms = probe_ms,
+        .nodelist = nodelist,
+        .exclude = exclude,
+        .health_dir = health_dir,
+        .ask_slurm = ask_slurm,
+        .probe_slurmd = ask_slurm,
+        .down = down_option,
+        .probe_timeout_ms = probe_ms,
     };
     struct scr_down_nodes list;
     rc = scr_down_nodes_find(&q, &list);
@@ -343,10 +355,13 @@ int main(int argc, char **argv)
         return EXIT_FAILURE_OTHER;
     }
     if (ask_slurm && !list.slurm_asked)
-        fprintf(stderr, "scr-list-down-nodes: node states not checked with Slurm: %s\n", list.slurm_error);
+        fprintf(stderr, "scr-list-down-nodes: node states not checked with Slurm: %s\n",
+                list.slurm_error);
     if (list.probe_error[0] != '\0') fprintf(stderr, "scr-list-down-nodes: %s\n", list.probe_error);
-    if (log) log_down_nodes(&list, prefix, run_seconds);
-    else if (run_seconds >= 0) fprintf(stderr, "scr-list-down-nodes: --secs has no effect without --log\n");
+    if (log)
+        log_down_nodes(&list, prefix, run_seconds);
+    else if (run_seconds >= 0)
+        fprintf(stderr, "scr-list-down-nodes: --secs has no effect without --log\n");
     free(prefix);
     rc = print_list(&list, output);
     int down = list.down;

@@ -39,32 +39,31 @@ enum { OPT_JSON = 256 };
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "Usage: scr-log [OPTION]...\n"
-            "Show the events SCR recorded on a prefix (DIR/.scr/events.jsonl, written\n"
-            "when SCR_LOG_ENABLE=1), oldest first.\n"
-            "\n"
-            "  -p, --prefix DIR      the prefix (default: $SCR_PREFIX, else the current\n"
-            "                        directory)\n"
-            "  -j, --job ID          only events of job ID\n"
-            "  -d, --dataset ID|NAME only events of that dataset (a number is an id)\n"
-            "  -e, --event NAME      only events called NAME; repeat it or give a comma\n"
-            "                        list (init, checkpoint_start, checkpoint_complete,\n"
-            "                        output_start, output_complete, encode, rebuild, flush,\n"
-            "                        fetch, evict, halt, finalize, relaunch, scavenge,\n"
-            "                        node_down)\n"
-            "  -s, --since TIME      only events at or after TIME\n"
-            "  -u, --until TIME      only events at or before TIME\n"
-            "      --json            a JSON array of the events, as in the file\n"
-            "  -h, --help            show this help\n"
-            "  -V, --version         show the version\n"
-            "\n"
-            "TIME is seconds since the epoch (1795600000) or ISO 8601 in UTC\n"
-            "(2026-11-25, 2026-11-25T10:30[:00][Z], or with an offset, +02:00).\n"
-            "A damaged line is named with its number on stderr and skipped.\n"
-            "\n"
-            "Exit status: 0 if done, 1 if the log cannot be read (or there is none),\n"
-            "2 for a usage error.\n");
+    fprintf(out, "Usage: scr-log [OPTION]...\n"
+                 "Show the events SCR recorded on a prefix (DIR/.scr/events.jsonl, written\n"
+                 "when SCR_LOG_ENABLE=1), oldest first.\n"
+                 "\n"
+                 "  -p, --prefix DIR      the prefix (default: $SCR_PREFIX, else the current\n"
+                 "                        directory)\n"
+                 "  -j, --job ID          only events of job ID\n"
+                 "  -d, --dataset ID|NAME only events of that dataset (a number is an id)\n"
+                 "  -e, --event NAME      only events called NAME; repeat it or give a comma\n"
+                 "                        list (init, checkpoint_start, checkpoint_complete,\n"
+                 "                        output_start, output_complete, encode, rebuild, flush,\n"
+                 "                        fetch, evict, halt, finalize, relaunch, scavenge,\n"
+                 "                        node_down)\n"
+                 "  -s, --since TIME      only events at or after TIME\n"
+                 "  -u, --until TIME      only events at or before TIME\n"
+                 "      --json            a JSON array of the events, as in the file\n"
+                 "  -h, --help            show this help\n"
+                 "  -V, --version         show the version\n"
+                 "\n"
+                 "TIME is seconds since the epoch (1795600000) or ISO 8601 in UTC\n"
+                 "(2026-11-25, 2026-11-25T10:30[:00][Z], or with an offset, +02:00).\n"
+                 "A damaged line is named with its number on stderr and skipped.\n"
+                 "\n"
+                 "Exit status: 0 if done, 1 if the log cannot be read (or there is none),\n"
+                 "2 for a usage error.\n");
 }
 
 struct filters {
@@ -96,7 +95,8 @@ static int add_events(struct filters *f, const char *list)
 static const char *str_of(struct json_object *o, const char *key)
 {
     struct json_object *v = NULL;
-    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string)) return NULL;
+    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
     return json_object_get_string(v);
 }
 
@@ -113,7 +113,8 @@ static int passes(const struct filters *f, struct json_object *o)
     int64_t epoch = 0, id = 0;
     int_of(o, "epoch", &epoch);
     if (epoch < f->since || epoch > f->until) return 0;
-    if (f->job != NULL && (str_of(o, "job") == NULL || strcmp(str_of(o, "job"), f->job) != 0)) return 0;
+    if (f->job != NULL && (str_of(o, "job") == NULL || strcmp(str_of(o, "job"), f->job) != 0))
+        return 0;
     if (f->dataset != NULL) {
         char *end = NULL;
         long want = strtol(f->dataset, &end, 10);
@@ -147,10 +148,14 @@ static struct json_object *parse_line(const char *line, size_t len, const char *
     json_tokener_free(tok);
     int64_t epoch;
     *why = NULL;
-    if (o == NULL || err != json_tokener_success) *why = "not JSON (a truncated or garbled write)";
-    else if (used != len) *why = "text after the JSON object";
-    else if (!json_object_is_type(o, json_type_object)) *why = "not a JSON object";
-    else if (str_of(o, "event") == NULL || !int_of(o, "epoch", &epoch)) *why = "no \"event\" or \"epoch\"";
+    if (o == NULL || err != json_tokener_success)
+        *why = "not JSON (a truncated or garbled write)";
+    else if (used != len)
+        *why = "text after the JSON object";
+    else if (!json_object_is_type(o, json_type_object))
+        *why = "not a JSON object";
+    else if (str_of(o, "event") == NULL || !int_of(o, "epoch", &epoch))
+        *why = "no \"event\" or \"epoch\"";
     if (*why != NULL) {
         json_object_put(o);
         return NULL;
@@ -161,16 +166,18 @@ static struct json_object *parse_line(const char *line, size_t len, const char *
 /* A byte count as scr-index shows sizes (index_list.h). */
 static void human_bytes(int64_t b, char *buf, size_t len)
 {
-    if (b < 0) snprintf(buf, len, "-");
-    else scr_index_list_format_size((uint64_t)b, buf, len);
+    if (b < 0)
+        snprintf(buf, len, "-");
+    else
+        scr_index_list_format_size((uint64_t)b, buf, len);
 }
 
 /* The members the table has columns for; the rest go to DETAILS. */
 static int is_column(const char *key)
 {
-    static const char *const columns[] = {"time", "epoch", "job", "user", "host", "event", "status",
-                                          "dataset_id", "dataset_name", "bytes", "seconds", "bandwidth",
-                                          NULL};
+    static const char *const columns[] = {
+        "time",       "epoch",        "job",   "user",    "host",      "event", "status",
+        "dataset_id", "dataset_name", "bytes", "seconds", "bandwidth", NULL};
     for (int i = 0; columns[i]; i++)
         if (strcmp(columns[i], key) == 0) return 1;
     return 0;
@@ -178,8 +185,8 @@ static int is_column(const char *key)
 
 static void print_header(void)
 {
-    printf("%-20s  %-10s  %-10s  %-19s  %-6s  %-16s  %10s  %9s  %11s  %s\n", "TIME", "JOB", "HOST", "EVENT",
-           "STATUS", "DATASET", "BYTES", "SECONDS", "BW/S", "DETAILS");
+    printf("%-20s  %-10s  %-10s  %-19s  %-6s  %-16s  %10s  %9s  %11s  %s\n", "TIME", "JOB", "HOST",
+           "EVENT", "STATUS", "DATASET", "BYTES", "SECONDS", "BW/S", "DETAILS");
 }
 
 /* sep key eq value, with control characters shown as '?' so that a row stays one line */
@@ -197,22 +204,26 @@ static void print_row(struct json_object *o)
     int_of(o, "epoch", &epoch);
     scr_event_format_time(epoch, when, sizeof(when));
     const char *name = str_of(o, "dataset_name");
-    if (int_of(o, "dataset_id", &v)) snprintf(dataset, sizeof(dataset), "%lld%s%.40s", (long long)v, name ? " " : "",
-                                            name ? name : "");
+    if (int_of(o, "dataset_id", &v))
+        snprintf(dataset, sizeof(dataset), "%lld%s%.40s", (long long)v, name ? " " : "",
+                 name ? name : "");
     if (int_of(o, "bytes", &v)) human_bytes(v, bytes, sizeof(bytes));
     struct json_object *s = NULL;
     if (json_object_object_get_ex(o, "seconds", &s) && s != NULL)
         snprintf(secs, sizeof(secs), "%.3f", json_object_get_double(s));
     if (int_of(o, "bandwidth", &v)) human_bytes(v, bw, sizeof(bw));
     const char *status = str_of(o, "status");
-    printf("%-20s  %-10s  %-10s  %-19s  %-6s  %-16s  %10s  %9s  %11s ", when, str_of(o, "job") ? str_of(o, "job") : "",
-           str_of(o, "host") ? str_of(o, "host") : "", str_of(o, "event"), status ? status : "-", dataset, bytes,
-           secs, bw);
+    printf("%-20s  %-10s  %-10s  %-19s  %-6s  %-16s  %10s  %9s  %11s ", when,
+           str_of(o, "job") ? str_of(o, "job") : "", str_of(o, "host") ? str_of(o, "host") : "",
+           str_of(o, "event"), status ? status : "-", dataset, bytes, secs, bw);
     const char *reason = NULL;
-    json_object_object_foreach(o, key, val) {
+    json_object_object_foreach(o, key, val)
+    {
         if (is_column(key) || val == NULL) continue;
-        if (strcmp(key, "reason") == 0) reason = json_object_get_string(val);
-        else print_clean(" ", key, "=", json_object_get_string(val));
+        if (strcmp(key, "reason") == 0)
+            reason = json_object_get_string(val);
+        else
+            print_clean(" ", key, "=", json_object_get_string(val));
     }
     if (reason != NULL) print_clean(" ", "reason:", " ", reason);
     printf("\n");
@@ -240,7 +251,8 @@ static int settled_size(int fd, const char *path, uint64_t *out_size)
     int locked = 0;
     for (int waited = 0; !locked && waited < LOCK_WAIT_MS; waited += 10) {
         locked = fcntl(fd, F_SETLK, &fl) == 0;
-        if (!locked && errno != EAGAIN && errno != EACCES && errno != EINTR) break; /* no locks here */
+        if (!locked && errno != EAGAIN && errno != EACCES && errno != EINTR)
+            break; /* no locks here */
         if (!locked) nanosleep(&nap, NULL);
     }
     struct stat st;
@@ -257,13 +269,13 @@ static int settled_size(int fd, const char *path, uint64_t *out_size)
 
 /* One line of the log: shown when it passes the filters, reported on
  * stderr when it is damaged. */
-static void show_line(const struct filters *f, const char *path, long lineno, const struct scr_line *ln,
-                      long *shown)
+static void show_line(const struct filters *f, const char *path, long lineno,
+                      const struct scr_line *ln, long *shown)
 {
     const char *why = NULL;
     if (ln->cut) {
-        fprintf(stderr, "scr-log: %s:%ld: damaged line skipped: longer than %zu bytes\n", path, lineno,
-                MAX_EVENT_LINE);
+        fprintf(stderr, "scr-log: %s:%ld: damaged line skipped: longer than %zu bytes\n", path,
+                lineno, MAX_EVENT_LINE);
         return;
     }
     size_t len = ln->len;
@@ -277,9 +289,12 @@ static void show_line(const struct filters *f, const char *path, long lineno, co
         return;
     }
     if (passes(f, o)) {
-        if (f->json) printf("%s\n  %s", *shown ? "," : "", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-                                                                     JSON_C_TO_STRING_NOSLASHESCAPE));
-        else print_row(o);
+        if (f->json)
+            printf("%s\n  %s", *shown ? "," : "",
+                   json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+        else
+            print_row(o);
         (*shown)++;
     }
     json_object_put(o);
@@ -290,7 +305,8 @@ static int show(const struct filters *f, const char *path)
     int fd;
     int rc = scr_open_regular(path, O_RDONLY, 0, &fd);
     if (rc == SCR_ERR_NOTFOUND)
-        scr_err("no events recorded on %s: %s does not exist (SCR_LOG_ENABLE=1 records them)", f->prefix, path);
+        scr_err("no events recorded on %s: %s does not exist (SCR_LOG_ENABLE=1 records them)",
+                f->prefix, path);
     if (rc != SCR_SUCCESS) return 1;
     uint64_t size = 0;
     struct scr_lines lines;
@@ -300,8 +316,10 @@ static int show(const struct filters *f, const char *path)
         return 1;
     }
     long lineno = 0, shown = 0;
-    if (f->json) printf("[");
-    else print_header();
+    if (f->json)
+        printf("[");
+    else
+        print_header();
     struct scr_line ln;
     int more = 1;
     while (rc == SCR_SUCCESS && (rc = scr_lines_next(&lines, &ln, &more)) == SCR_SUCCESS && more) {
@@ -320,8 +338,10 @@ static int show(const struct filters *f, const char *path)
 static int parse_time(const char *opt, const char *text, int64_t *out)
 {
     if (scr_event_parse_time(text, out) != SCR_SUCCESS)
-        return scr_cli_usage_error("%s wants seconds since the epoch or an ISO 8601 time (2026-11-25T10:30:00Z), "
-                                   "not '%s'", opt, text);
+        return scr_cli_usage_error(
+            "%s wants seconds since the epoch or an ISO 8601 time (2026-11-25T10:30:00Z), "
+            "not '%s'",
+            opt, text);
     return 0;
 }
 
@@ -329,16 +349,17 @@ int main(int argc, char **argv)
 {
     scr_cli_init("scr-log");
     static const struct option options[] = {
-        {"prefix", required_argument, NULL, 'p'}, {"job", required_argument, NULL, 'j'},
+        {"prefix", required_argument, NULL, 'p'},  {"job", required_argument, NULL, 'j'},
         {"dataset", required_argument, NULL, 'd'}, {"event", required_argument, NULL, 'e'},
-        {"since", required_argument, NULL, 's'},  {"until", required_argument, NULL, 'u'},
+        {"since", required_argument, NULL, 's'},   {"until", required_argument, NULL, 'u'},
         {"json", no_argument, NULL, OPT_JSON},     {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+        {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0},
     };
     struct filters f = {NULL, NULL, NULL, NULL, 0, INT64_MIN, INT64_MAX, 0};
     int before = optind, c, status = 0;
     opterr = 0;
-    for (; status == 0 && (c = getopt_long(argc, argv, ":p:j:d:e:s:u:hV", options, NULL)) != -1; before = optind) {
+    for (; status == 0 && (c = getopt_long(argc, argv, ":p:j:d:e:s:u:hV", options, NULL)) != -1;
+         before = optind) {
         switch (c) {
         case 'p': f.prefix = optarg; break;
         case 'j': f.job = optarg; break;
@@ -352,17 +373,22 @@ int main(int argc, char **argv)
         default: return scr_cli_refused_option(c, argv, before);
         }
     }
-    if (status == 0 && optind < argc) status = scr_cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (status == 0 && f.prefix != NULL && f.prefix[0] == '\0') status = scr_cli_usage_error("--prefix is empty");
+    if (status == 0 && optind < argc)
+        status = scr_cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (status == 0 && f.prefix != NULL && f.prefix[0] == '\0')
+        status = scr_cli_usage_error("--prefix is empty");
     char *prefix = NULL, *path = NULL;
     if (status == 0) {
         struct scr_acting as;
         prefix = scr_cli_resolve_prefix(f.prefix);
-        status = prefix == NULL || scr_act_as_owner(prefix, SCR_OWNED_PREFIX, &as) != SCR_SUCCESS ? 1 : 0;
+        status = prefix == NULL || scr_act_as_owner(prefix, SCR_OWNED_PREFIX, &as) != SCR_SUCCESS
+                     ? 1
+                     : 0;
     }
     if (status == 0) {
         f.prefix = prefix;
-        status = scr_path_join(prefix, ".scr/" SCR_EVENT_LOG_JSON_NAME, &path) == SCR_SUCCESS ? 0 : 1;
+        status =
+            scr_path_join(prefix, ".scr/" SCR_EVENT_LOG_JSON_NAME, &path) == SCR_SUCCESS ? 0 : 1;
     }
     if (status == 0) status = show(&f, path);
     for (int i = 0; i < f.nevents; i++) free(f.events[i]);

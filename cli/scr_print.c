@@ -24,23 +24,23 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "Usage: scr-print [--json] [--indent N] FILE...\n"
-            "Print SCR hash files (index, summary, filemaps, halt file, ...).\n"
-            "\n"
-            "  -j, --json       print JSON instead of an indented tree\n"
-            "  -i, --indent N   spaces per tree level (default 2)\n"
-            "  -h, --help       show this help\n"
-            "  -V, --version    show the version\n"
-            "\n"
-            "Exit status: 0 if every file was printed, 1 if any file was missing or\n"
-            "damaged, 2 for a usage error.\n");
+    fprintf(out, "Usage: scr-print [--json] [--indent N] FILE...\n"
+                 "Print SCR hash files (index, summary, filemaps, halt file, ...).\n"
+                 "\n"
+                 "  -j, --json       print JSON instead of an indented tree\n"
+                 "  -i, --indent N   spaces per tree level (default 2)\n"
+                 "  -h, --help       show this help\n"
+                 "  -V, --version    show the version\n"
+                 "\n"
+                 "Exit status: 0 if every file was printed, 1 if any file was missing or\n"
+                 "damaged, 2 for a usage error.\n");
 }
 
 #define APP_CONF_NAME "app.conf"
 
 /* One line of app.conf: every pair becomes KEY -> VALUE in the tree ctx. */
-static int take_app_line(void *ctx, const char *source, int line, const struct scr_config_pair *pairs, int npairs)
+static int take_app_line(void *ctx, const char *source, int line,
+                         const struct scr_config_pair *pairs, int npairs)
 {
     (void)source;
     (void)line;
@@ -65,7 +65,8 @@ static int is_app_conf_text(const char *path)
     rc = scr_read_full(fd, magic, sizeof(magic), &n, path);
     close(fd);
     if (rc != SCR_SUCCESS) return 0;
-    uint32_t m = (uint32_t)magic[0] << 24 | (uint32_t)magic[1] << 16 | (uint32_t)magic[2] << 8 | magic[3];
+    uint32_t m =
+        (uint32_t)magic[0] << 24 | (uint32_t)magic[1] << 16 | (uint32_t)magic[2] << 8 | magic[3];
     return n < sizeof(magic) || m != SCR_KVTREE_FILE_MAGIC;
 }
 
@@ -132,9 +133,8 @@ static int print_json_files(char **paths, int count)
             status = 1;
         }
     }
-    const char *text = json_object_to_json_string_ext(all, JSON_C_TO_STRING_PRETTY |
-                                                              JSON_C_TO_STRING_SPACED |
-                                                              JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *text = json_object_to_json_string_ext(
+        all, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     if (text == NULL || printf("%s\n", text) < 0) status = 1;
     json_object_put(all);
     return status;
@@ -143,19 +143,17 @@ static int print_json_files(char **paths, int count)
 int main(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "json", no_argument, NULL, 'j' },
-        { "indent", required_argument, NULL, 'i' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
+        {"json", no_argument, NULL, 'j'},
+        {"indent", required_argument, NULL, 'i'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
     };
     int json = 0, indent = 2, c;
     scr_log_set_prefix("scr-print");
     while ((c = getopt_long(argc, argv, "ji:hV", options, NULL)) != -1) {
         switch (c) {
-        case 'j':
-            json = 1;
-            break;
+        case 'j': json = 1; break;
         case 'i': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -167,15 +165,9 @@ int main(int argc, char **argv)
             indent = (int)v;
             break;
         }
-        case 'h':
-            usage(stdout);
-            return 0;
-        case 'V':
-            printf("scr-print (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT);
-            return 0;
-        default:
-            usage(stderr);
-            return 2;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("scr-print (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT); return 0;
+        default: usage(stderr); return 2;
         }
     }
     if (optind >= argc) {

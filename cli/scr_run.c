@@ -54,40 +54,39 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "Usage: scr-run [OPTION]... LAUNCHER [ARGS]...\n"
-            "Run an SCR job (LAUNCHER ARGS, e.g. srun ./app or mpirun -np 8 ./app) until it\n"
-            "finishes, up to SCR_RUNS times inside this allocation, avoiding nodes that\n"
-            "are down; then copy the newest checkpoint left in cache to the prefix.\n"
-            "\n"
-            "  -r, --runs N               runs at most (default: SCR_RUNS, else 1; 0 or -1:\n"
-            "                             no limit)\n"
-            "  -m, --min-nodes N          stop when fewer nodes are usable (default:\n"
-            "                             SCR_MIN_NODES, else the first run's node count)\n"
-            "  -d, --delay SECONDS        wait between runs, so failed nodes are noticed\n"
-            "                             (default 5)\n"
-            "  -p, --prefix DIR           the prefix (default: SCR_PREFIX, else the current\n"
-            "                             directory)\n"
-            "  -s, --scavenge-launcher CMD  how to start one process per node for the\n"
-            "                             final copy (default for srun: srun --nodes=N\n"
-            "                             --ntasks-per-node=1; for mpirun: mpirun --map-by\n"
-            "                             ppr:1:node)\n"
-            "  -n, --no-scavenge          do not copy anything at the end\n"
-            "  -S, --scavenge-only        run nothing: only the copy to the prefix, with\n"
-            "                             LAUNCHER (srun or mpirun) reaching the nodes\n"
-            "  -j, --json                 print each decision as one JSON object per line\n"
-            "                             (the job's own output goes to stderr then)\n"
-            "  -h, --help                 show this help\n"
-            "  -V, --version              show the version\n"
-            "\n"
-            "Exit status: that of the last run (0 when no run was started); 2 for a\n"
-            "usage error; 3 when scr-run could not do its own work.\n");
+    fprintf(out, "Usage: scr-run [OPTION]... LAUNCHER [ARGS]...\n"
+                 "Run an SCR job (LAUNCHER ARGS, e.g. srun ./app or mpirun -np 8 ./app) until it\n"
+                 "finishes, up to SCR_RUNS times inside this allocation, avoiding nodes that\n"
+                 "are down; then copy the newest checkpoint left in cache to the prefix.\n"
+                 "\n"
+                 "  -r, --runs N               runs at most (default: SCR_RUNS, else 1; 0 or -1:\n"
+                 "                             no limit)\n"
+                 "  -m, --min-nodes N          stop when fewer nodes are usable (default:\n"
+                 "                             SCR_MIN_NODES, else the first run's node count)\n"
+                 "  -d, --delay SECONDS        wait between runs, so failed nodes are noticed\n"
+                 "                             (default 5)\n"
+                 "  -p, --prefix DIR           the prefix (default: SCR_PREFIX, else the current\n"
+                 "                             directory)\n"
+                 "  -s, --scavenge-launcher CMD  how to start one process per node for the\n"
+                 "                             final copy (default for srun: srun --nodes=N\n"
+                 "                             --ntasks-per-node=1; for mpirun: mpirun --map-by\n"
+                 "                             ppr:1:node)\n"
+                 "  -n, --no-scavenge          do not copy anything at the end\n"
+                 "  -S, --scavenge-only        run nothing: only the copy to the prefix, with\n"
+                 "                             LAUNCHER (srun or mpirun) reaching the nodes\n"
+                 "  -j, --json                 print each decision as one JSON object per line\n"
+                 "                             (the job's own output goes to stderr then)\n"
+                 "  -h, --help                 show this help\n"
+                 "  -V, --version              show the version\n"
+                 "\n"
+                 "Exit status: that of the last run (0 when no run was started); 2 for a\n"
+                 "usage error; 3 when scr-run could not do its own work.\n");
 }
 
 struct settings {
     int max_runs, min_nodes, delay, scavenge, scavenge_only, json;
     const char *prefix_option, *scavenge_launcher;
-    char **launch;      /* LAUNCHER ARGS..., NULL-terminated (argv's) */
+    char **launch; /* LAUNCHER ARGS..., NULL-terminated (argv's) */
     char *prefix;
     char self_dir[PATH_MAX];
 };
@@ -100,7 +99,8 @@ static int parse_count(const char *text, const char *what, int min, int *out)
     errno = 0;
     long v = strtol(text, &end, 10);
     if (errno != 0 || end == text || *end != '\0' || v < min || v > INT_MAX)
-        return scr_cli_usage_error("%s: '%s' is not a whole number of at least %d", what, text, min);
+        return scr_cli_usage_error("%s: '%s' is not a whole number of at least %d", what, text,
+                                   min);
     *out = (int)v;
     return 0;
 }
@@ -135,7 +135,8 @@ static int recorded_nodes(void)
     int rc = cfg && rec ? scr_config_load(cfg, &scr_cli_config_sources) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_cli_job_cntl_dir(cfg, NULL, &cntl);
     if (rc == SCR_SUCCESS) rc = scr_path_join(cntl, SCR_NODES_FILE_NAME, &path);
-    if (rc == SCR_SUCCESS && scr_nodes_file_read(path, rec) == SCR_SUCCESS) scr_nodes_file_get_nodes(rec, &count);
+    if (rc == SCR_SUCCESS && scr_nodes_file_read(path, rec) == SCR_SUCCESS)
+        scr_nodes_file_get_nodes(rec, &count);
     free(cntl);
     free(path);
     scr_kvtree_delete(rec);
@@ -213,9 +214,14 @@ static int make_plan(const struct settings *s, int runs_done, struct scr_relaunc
     const char *hs = getenv("SCR_HALT_SECONDS");
     if (hs != NULL) halt_seconds = strtoll(hs, NULL, 10);
     struct scr_relaunch_plan_input in = {
-        .prefix = s->prefix, .nodelist = allocation_nodes(), .exclude = getenv("SCR_EXCLUDE_NODES"),
-        .runs_done = runs_done, .max_runs = s->max_runs, .min_nodes = s->min_nodes,
-        .end_time = end, .halt_seconds = halt_seconds,
+        .prefix = s->prefix,
+        .nodelist = allocation_nodes(),
+        .exclude = getenv("SCR_EXCLUDE_NODES"),
+        .runs_done = runs_done,
+        .max_runs = s->max_runs,
+        .min_nodes = s->min_nodes,
+        .end_time = end,
+        .halt_seconds = halt_seconds,
     };
     int rc = scr_relaunch_plan_make(&in, out);
     if (out->note[0] != '\0') fprintf(stderr, "scr-run: %s\n", out->note);
@@ -256,7 +262,8 @@ static int print_decision(int run, const struct scr_relaunch_plan *plan, int ran
           scr_cli_json_put(obj, "run", json_object_new_int(run)) ||
           scr_cli_json_put(obj, "verdict", json_object_new_string(verdict_name(plan->verdict))) ||
           scr_cli_json_put(obj, "why", json_object_new_string(plan->why)) ||
-          scr_cli_json_put_or_null(obj, "nodes_up", plan->nodes_up >= 0, json_object_new_int(plan->nodes_up)) ||
+          scr_cli_json_put_or_null(obj, "nodes_up", plan->nodes_up >= 0,
+                                   json_object_new_int(plan->nodes_up)) ||
           scr_cli_json_put_or_null(obj, "avoid", plan->avoid != NULL,
                                    plan->avoid ? json_object_new_string(plan->avoid) : NULL);
     if (!bad) {
@@ -310,8 +317,8 @@ static int run_loop(struct settings *s, int *out_status, enum scr_relaunch_verdi
         }
         const char *hosts = plan.avoid;
         if (hosts != NULL && !is_launcher(s->launch[0], "srun"))
-            fprintf(stderr, "scr-run: nodes %s are down, but %s cannot be told to avoid them\n", hosts,
-                    s->launch[0]);
+            fprintf(stderr, "scr-run: nodes %s are down, but %s cannot be told to avoid them\n",
+                    hosts, s->launch[0]);
         char *option = NULL;
         char **argv = with_exclude(s->launch, hosts, &option);
         if (argv == NULL) {
@@ -319,8 +326,10 @@ static int run_loop(struct settings *s, int *out_status, enum scr_relaunch_verdi
             scr_err("out of memory");
             return SCR_ERR_NOMEM;
         }
-        fprintf(stderr, "scr-run: %s%s%s\n", plan.why, hosts ? ", avoiding " : "", hosts ? hosts : "");
-        if (runs_done > 0) scr_event_log_relaunch(s->prefix, NULL, runs_done + 1, plan.nodes_up, hosts);
+        fprintf(stderr, "scr-run: %s%s%s\n", plan.why, hosts ? ", avoiding " : "",
+                hosts ? hosts : "");
+        if (runs_done > 0)
+            scr_event_log_relaunch(s->prefix, NULL, runs_done + 1, plan.nodes_up, hosts);
         rc = run_command(argv, out_status);
         free(argv);
         free(option);
@@ -345,15 +354,19 @@ static int judge_nodes(const struct settings *s, struct scr_down_nodes *out)
     int rc = scr_path_join(s->prefix, ".scr/health", &health);
     if (rc != SCR_SUCCESS) return rc;
     struct scr_down_nodes_query q = {
-        .nodelist = nodelist, .exclude = getenv("SCR_EXCLUDE_NODES"), .health_dir = health,
-        .ask_slurm = 1, .probe_slurmd = 1,
+        .nodelist = nodelist,
+        .exclude = getenv("SCR_EXCLUDE_NODES"),
+        .health_dir = health,
+        .ask_slurm = 1,
+        .probe_slurmd = 1,
     };
     rc = scr_down_nodes_find(&q, out);
     free(health);
     if (rc == SCR_SUCCESS && out->slurm_error[0] != '\0')
         fprintf(stderr, "scr-run: Slurm's node states not used: %s\n", out->slurm_error);
     for (int i = 0; rc == SCR_SUCCESS && i < out->count; i++)
-        if (out->nodes[i].down) fprintf(stderr, "scr-run: %s is down: %s\n", out->nodes[i].name, out->nodes[i].reason);
+        if (out->nodes[i].down)
+            fprintf(stderr, "scr-run: %s is down: %s\n", out->nodes[i].name, out->nodes[i].reason);
     return rc;
 }
 
@@ -369,27 +382,31 @@ static void sibling(const struct settings *s, const char *name, char *buf, size_
 /* Split text at spaces and tabs into the words of argv (from *n on). */
 static void split_words(char *text, char **argv, int *n)
 {
-    for (char *save = NULL, *w = strtok_r(text, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) argv[(*n)++] = w;
+    for (char *save = NULL, *w = strtok_r(text, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+        argv[(*n)++] = w;
 }
 
 /* The command line that starts one scr-scavenge per usable node: the
  * launcher's words (*out_text holds them), then the tool and its options. */
-static int scavenge_command(const struct settings *s, const struct scr_down_nodes *down, char ***out_argv,
-                            char **out_text, char **out_failed)
+static int scavenge_command(const struct settings *s, const struct scr_down_nodes *down,
+                            char ***out_argv, char **out_text, char **out_failed)
 {
     char *hosts = NULL;
-    if (down->down > 0 && scr_down_nodes_hostlist(down, &hosts) != SCR_SUCCESS) return SCR_ERR_NOMEM;
+    if (down->down > 0 && scr_down_nodes_hostlist(down, &hosts) != SCR_SUCCESS)
+        return SCR_ERR_NOMEM;
     char dflt[1024] = "";
     const char *launcher = s->scavenge_launcher;
     if (launcher == NULL && is_launcher(s->launch[0], "srun")) {
         snprintf(dflt, sizeof(dflt), "%s --nodes=%d --ntasks-per-node=1%s%s", s->launch[0],
-                 down->count > 0 ? down->count - down->down : 1, hosts ? " --exclude=" : "", hosts ? hosts : "");
+                 down->count > 0 ? down->count - down->down : 1, hosts ? " --exclude=" : "",
+                 hosts ? hosts : "");
         launcher = dflt;
     } else if (launcher == NULL && is_launcher(s->launch[0], "mpirun")) {
         /* keep the switches the user gave the job's mpirun to allow it to start at all */
         snprintf(dflt, sizeof(dflt), "%s --map-by ppr:1:node", s->launch[0]);
         for (int i = 1; s->launch[i] != NULL; i++)
-            if (strcmp(s->launch[i], "--allow-run-as-root") == 0 || strcmp(s->launch[i], "--oversubscribe") == 0) {
+            if (strcmp(s->launch[i], "--allow-run-as-root") == 0 ||
+                strcmp(s->launch[i], "--oversubscribe") == 0) {
                 strncat(dflt, " ", sizeof(dflt) - strlen(dflt) - 1);
                 strncat(dflt, s->launch[i], sizeof(dflt) - strlen(dflt) - 1);
             }
@@ -397,7 +414,8 @@ static int scavenge_command(const struct settings *s, const struct scr_down_node
     }
     free(hosts);
     if (launcher == NULL) {
-        fprintf(stderr, "scr-run: no way to start one process per node with %s: give --scavenge-launcher\n",
+        fprintf(stderr,
+                "scr-run: no way to start one process per node with %s: give --scavenge-launcher\n",
                 s->launch[0]);
         return SCR_FAILURE;
     }
@@ -467,12 +485,13 @@ static int index_scavenged(const struct settings *s, int *out_indexed, int *out_
             closedir(ds);
         }
         if (!has_maps) continue;
-        char *argv[] = { tool, "--prefix", s->prefix, "--add", e->d_name, NULL };
+        char *argv[] = {tool, "--prefix", s->prefix, "--add", e->d_name, NULL};
         int status = 0;
         fprintf(stderr, "scr-run: indexing %s\n", e->d_name);
         rc = run_command(argv, &status);
         if (rc == SCR_SUCCESS && status != 0)
-            fprintf(stderr, "scr-run: scr-index --add %s ended with exit status %d\n", e->d_name, status);
+            fprintf(stderr, "scr-run: scr-index --add %s ended with exit status %d\n", e->d_name,
+                    status);
         if (rc == SCR_SUCCESS) *(status == 0 ? out_indexed : out_failed) += 1;
     }
     closedir(d);
@@ -493,7 +512,8 @@ static int scavenge(const struct settings *s, const struct scr_down_nodes *down)
     free(failed);
     /* exit 3 on a node: nothing of its own to copy; still index what others copied */
     if (rc == SCR_SUCCESS && status != 0 && status != 3)
-        fprintf(stderr, "scr-run: the copy ended with exit status %d; indexing what arrived\n", status);
+        fprintf(stderr, "scr-run: the copy ended with exit status %d; indexing what arrived\n",
+                status);
     int indexed = 0, index_failed = 0;
     if (rc == SCR_SUCCESS) rc = index_scavenged(s, &indexed, &index_failed);
     if (rc == SCR_SUCCESS && s->json) rc = print_scavenge(status, indexed, index_failed);
@@ -524,22 +544,23 @@ static void find_self_dir(struct settings *s)
 static int parse(int argc, char **argv, struct settings *s)
 {
     static const struct option options[] = {
-        { "runs", required_argument, NULL, 'r' },
-        { "min-nodes", required_argument, NULL, 'm' },
-        { "delay", required_argument, NULL, 'd' },
-        { "prefix", required_argument, NULL, 'p' },
-        { "scavenge-launcher", required_argument, NULL, 's' },
-        { "no-scavenge", no_argument, NULL, 'n' },
-        { "scavenge-only", no_argument, NULL, 'S' },
-        { "json", no_argument, NULL, 'j' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
+        {"runs", required_argument, NULL, 'r'},
+        {"min-nodes", required_argument, NULL, 'm'},
+        {"delay", required_argument, NULL, 'd'},
+        {"prefix", required_argument, NULL, 'p'},
+        {"scavenge-launcher", required_argument, NULL, 's'},
+        {"no-scavenge", no_argument, NULL, 'n'},
+        {"scavenge-only", no_argument, NULL, 'S'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
     };
     int given_runs = 0, given_min = 0, before = optind, c, st;
     opterr = 0;
     /* '+': the first word that is not an option is the launcher; its options are its own */
-    for (; (c = getopt_long(argc, argv, "+:r:m:d:p:s:nSjhV", options, NULL)) != -1; before = optind) {
+    for (; (c = getopt_long(argc, argv, "+:r:m:d:p:s:nSjhV", options, NULL)) != -1;
+         before = optind) {
         switch (c) {
         case 'r':
             if ((st = parse_count(optarg, "--runs", -1, &s->max_runs)) != 0) return st;
@@ -557,29 +578,28 @@ static int parse(int argc, char **argv, struct settings *s)
             s->prefix_option = optarg;
             break;
         case 's':
-            if (optarg[0] == '\0') return scr_cli_usage_error("--scavenge-launcher wants a command");
+            if (optarg[0] == '\0')
+                return scr_cli_usage_error("--scavenge-launcher wants a command");
             s->scavenge_launcher = optarg;
             break;
         case 'n': s->scavenge = 0; break;
         case 'S': s->scavenge_only = 1; break;
         case 'j': s->json = 1; break;
-        case 'h':
-            usage(stdout);
-            return PARSE_DONE;
-        case 'V':
-            printf("scr-run (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT);
-            return PARSE_DONE;
-        default:
-            return scr_cli_refused_option(c, argv, before);
+        case 'h': usage(stdout); return PARSE_DONE;
+        case 'V': printf("scr-run (%s) %s\n", PACKAGE_NAME, SCR_VERSION_TEXT); return PARSE_DONE;
+        default: return scr_cli_refused_option(c, argv, before);
         }
     }
     if (s->scavenge_only && !s->scavenge)
         return scr_cli_usage_error("--scavenge-only and --no-scavenge cannot be combined");
     if (optind >= argc && s->scavenge_only)
-        return scr_cli_usage_error("no launcher: --scavenge-only wants the launcher that reaches the nodes");
-    if (optind >= argc) return scr_cli_usage_error("no launcher: give the command that starts the job");
+        return scr_cli_usage_error(
+            "no launcher: --scavenge-only wants the launcher that reaches the nodes");
+    if (optind >= argc)
+        return scr_cli_usage_error("no launcher: give the command that starts the job");
     if (s->scavenge_only && optind + 1 < argc)
-        return scr_cli_usage_error("--scavenge-only runs nothing: unexpected argument '%s'", argv[optind + 1]);
+        return scr_cli_usage_error("--scavenge-only runs nothing: unexpected argument '%s'",
+                                   argv[optind + 1]);
     s->launch = argv + optind;
     if (!given_runs && (st = env_count("SCR_RUNS", -1, 1, &s->max_runs)) != 0) return st;
     if (!given_min && (st = env_count("SCR_MIN_NODES", 0, -1, &s->min_nodes)) != 0) return st;
@@ -588,7 +608,7 @@ static int parse(int argc, char **argv, struct settings *s)
 
 int main(int argc, char **argv)
 {
-    struct settings s = { .max_runs = 1, .min_nodes = -1, .delay = 5, .scavenge = 1 };
+    struct settings s = {.max_runs = 1, .min_nodes = -1, .delay = 5, .scavenge = 1};
     scr_cli_init("scr-run");
     int st = parse(argc, argv, &s);
     if (st == PARSE_DONE) return 0;
@@ -607,7 +627,8 @@ int main(int argc, char **argv)
     struct scr_down_nodes down;
     memset(&down, 0, sizeof(down));
     int rc = s.scavenge_only ? judge_nodes(&s, &down) : run_loop(&s, &status, &verdict, &down);
-    if (rc == SCR_SUCCESS && s.scavenge && verdict != SCR_RELAUNCH_FINISHED) rc = scavenge(&s, &down);
+    if (rc == SCR_SUCCESS && s.scavenge && verdict != SCR_RELAUNCH_FINISHED)
+        rc = scavenge(&s, &down);
     scr_down_nodes_free(&down);
     free(s.prefix);
     if (rc != SCR_SUCCESS) return EXIT_SELF_FAILED;

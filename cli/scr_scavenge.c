@@ -98,8 +98,10 @@ static int parse_ranks(const char *text, int **out, int *out_n)
             }
             ranks[n++] = (int)r;
         }
-        if (*end == ',') end++;
-        else if (*end != '\0') goto bad;
+        if (*end == ',')
+            end++;
+        else if (*end != '\0')
+            goto bad;
         p = end;
     }
     if (n == 0) goto bad;
@@ -120,7 +122,9 @@ static int parse_names(char *text, char ***out, int *out_n)
     char **names = calloc((size_t)n, sizeof(char *));
     if (names == NULL) return SCR_ERR_NOMEM;
     int k = 0;
-    for (char *save = NULL, *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) names[k++] = tok;
+    for (char *save = NULL, *tok = strtok_r(text, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save))
+        names[k++] = tok;
     if (k == 0) {
         free(names);
         return SCR_ERR_ARG;
@@ -173,10 +177,12 @@ static int derive_prefix(const char *cntl, const char *prefix_option, char **out
             scr_config_delete(cfg);
             return jrc;
         }
-        if (jrc != SCR_ERR_NOTFOUND) scr_warn("not using the recorded prefix: %s", scr_last_error());
+        if (jrc != SCR_ERR_NOTFOUND)
+            scr_warn("not using the recorded prefix: %s", scr_last_error());
     }
-    if (rc == SCR_SUCCESS && prefix_option == NULL && scr_config_get(cfg, "SCR_PREFIX", &prefix) == SCR_SUCCESS &&
-        prefix != NULL && prefix[0] == '\0')
+    if (rc == SCR_SUCCESS && prefix_option == NULL &&
+        scr_config_get(cfg, "SCR_PREFIX", &prefix) == SCR_SUCCESS && prefix != NULL &&
+        prefix[0] == '\0')
         prefix = NULL;
     if (prefix_option) prefix = prefix_option;
     char *cwd = getcwd(NULL, 0);
@@ -184,9 +190,10 @@ static int derive_prefix(const char *cntl, const char *prefix_option, char **out
         scr_err("cannot tell the current directory: %s", strerror(errno));
         rc = SCR_ERR_IO;
     }
-    if (rc == SCR_SUCCESS) rc = prefix == NULL ? scr_path_normalize(cwd, out_prefix)
-                                : prefix[0] == '/' ? scr_path_normalize(prefix, out_prefix)
-                                                   : scr_path_join(cwd, prefix, out_prefix);
+    if (rc == SCR_SUCCESS)
+        rc = prefix == NULL     ? scr_path_normalize(cwd, out_prefix)
+             : prefix[0] == '/' ? scr_path_normalize(prefix, out_prefix)
+                                : scr_path_join(cwd, prefix, out_prefix);
     free(cwd);
     scr_config_delete(cfg);
     return rc;
@@ -203,16 +210,19 @@ static int print_status(const char *cntl, int json)
     int status = rc == SCR_ERR_NOTFOUND || flushed ? EXIT_NOTHING : 0;
     if (json) {
         struct json_object *obj = json_object_new_object();
-        int bad = scr_cli_json_put(obj, "cntl_dir", json_object_new_string(cntl)) ||
-                  scr_cli_json_put_or_null(obj, "dataset", rc == SCR_SUCCESS, json_object_new_int(id));
+        int bad =
+            scr_cli_json_put(obj, "cntl_dir", json_object_new_string(cntl)) ||
+            scr_cli_json_put_or_null(obj, "dataset", rc == SCR_SUCCESS, json_object_new_int(id));
         if (!bad && rc == SCR_SUCCESS)
-            bad = scr_cli_json_put_or_null(obj, "name", name != NULL, name ? json_object_new_string(name) : NULL) ||
+            bad = scr_cli_json_put_or_null(obj, "name", name != NULL,
+                                           name ? json_object_new_string(name) : NULL) ||
                   scr_cli_json_put(obj, "on_prefix", json_object_new_boolean(flushed));
         if (!bad) bad = scr_cli_json_put(obj, "needs_copy", json_object_new_boolean(status == 0));
         free(name);
         return scr_cli_json_print_built(obj, bad, 0) == SCR_SUCCESS ? status : 1;
     }
-    if (rc == SCR_ERR_NOTFOUND) printf("no dataset in the cache of %s\n", cntl);
+    if (rc == SCR_ERR_NOTFOUND)
+        printf("no dataset in the cache of %s\n", cntl);
     else
         printf("dataset %d%s%s%s: %s\n", id, name ? " (" : "", name ? name : "", name ? ")" : "",
                flushed ? "on the prefix already" : "needs a copy to the prefix");
@@ -226,7 +236,8 @@ static void log_scavenge(const struct scr_scavenge_options *o, const char *node,
 {
     struct scr_event_log log;
     if (scr_event_log_setup_outside(&log, o->prefix, NULL) != SCR_SUCCESS) return;
-    struct scr_event_field fields[] = {SCR_EVENT_STR("node", node ? node : log.host), SCR_EVENT_INT("files", rep->files_copied),
+    struct scr_event_field fields[] = {SCR_EVENT_STR("node", node ? node : log.host),
+                                       SCR_EVENT_INT("files", rep->files_copied),
                                        SCR_EVENT_INT("files_failed", rep->files_failed)};
     struct scr_event ev = SCR_EVENT_INITIALIZER(SCR_EVENT_SCAVENGE);
     ev.status = rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED;
@@ -252,10 +263,11 @@ static struct json_object *report_json(const struct scr_scavenge_options *o, int
                                        const struct scr_scavenge_report *rep)
 {
     struct json_object *obj = json_object_new_object();
-    const char *outcome = rc == SCR_ERR_NOTFOUND ? "nothing"
-                        : rc == SCR_SUCCESS && rep->already_flushed ? "on_prefix"
-                        : rc == SCR_SUCCESS ? "copied"
-                        : rc == SCR_FAILURE ? "incomplete" : "failed";
+    const char *outcome = rc == SCR_ERR_NOTFOUND                      ? "nothing"
+                          : rc == SCR_SUCCESS && rep->already_flushed ? "on_prefix"
+                          : rc == SCR_SUCCESS                         ? "copied"
+                          : rc == SCR_FAILURE                         ? "incomplete"
+                                                                      : "failed";
     int known = rc == SCR_SUCCESS || rc == SCR_FAILURE;
     int bad = scr_cli_json_put(obj, "outcome", json_object_new_string(outcome)) ||
               scr_cli_json_put(obj, "prefix", json_object_new_string(o->prefix)) ||
@@ -265,7 +277,8 @@ static struct json_object *report_json(const struct scr_scavenge_options *o, int
         bad = scr_cli_json_put(obj, "ranks", json_object_new_int(rep->ranks)) ||
               scr_cli_json_put(obj, "partner_ranks", json_object_new_int(rep->partner_ranks)) ||
               scr_cli_json_put(obj, "files_copied", json_object_new_int(rep->files_copied)) ||
-              scr_cli_json_put(obj, "bytes_copied", json_object_new_int64((int64_t)rep->bytes_copied)) ||
+              scr_cli_json_put(obj, "bytes_copied",
+                               json_object_new_int64((int64_t)rep->bytes_copied)) ||
               scr_cli_json_put(obj, "files_failed", json_object_new_int(rep->files_failed));
     if (!bad && rc != SCR_SUCCESS && rc != SCR_ERR_NOTFOUND) {
         const char *e = scr_last_error();
@@ -293,7 +306,8 @@ static int scavenge(struct scr_scavenge_options *o, const char *node, int json)
     clock_gettime(CLOCK_MONOTONIC, &end);
     if ((rc == SCR_SUCCESS && !rep.already_flushed) || rc == SCR_FAILURE)
         log_scavenge(o, node, &rep, rc,
-                     (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9);
+                     (double)(end.tv_sec - start.tv_sec) +
+                         (double)(end.tv_nsec - start.tv_nsec) / 1e9);
     int status = rc == SCR_ERR_NOTFOUND ? EXIT_NOTHING : rc == SCR_SUCCESS ? 0 : 1;
     if (json) return scr_cli_json_print(report_json(o, rc, &rep), 0) == SCR_SUCCESS ? status : 1;
     if (rc == SCR_SUCCESS && rep.already_flushed) {
@@ -302,7 +316,8 @@ static int scavenge(struct scr_scavenge_options *o, const char *node, int json)
     }
     if (rc == SCR_SUCCESS || rc == SCR_FAILURE)
         printf("dataset %d: %d file(s), %llu bytes copied for %d rank(s) and %d partner copy(ies); "
-               "%d file(s) not copied\n", rep.id, rep.files_copied, (unsigned long long)rep.bytes_copied, rep.ranks,
+               "%d file(s) not copied\n",
+               rep.id, rep.files_copied, (unsigned long long)rep.bytes_copied, rep.ranks,
                rep.partner_ranks, rep.files_failed);
     return status;
 }
@@ -310,18 +325,18 @@ static int scavenge(struct scr_scavenge_options *o, const char *node, int json)
 int main(int argc, char **argv)
 {
     static const struct option options[] = {
-        { "cntl-dir", required_argument, NULL, 'c' },
-        { "node", required_argument, NULL, 'n' },
-        { "prefix", required_argument, NULL, 'p' },
-        { "id", required_argument, NULL, 'i' },
-        { "failed-ranks", required_argument, NULL, 'r' },
-        { "failed-nodes", required_argument, NULL, 'N' },
-        { "force", no_argument, NULL, 'f' },
-        { "status", no_argument, NULL, 's' },
-        { "json", no_argument, NULL, 'j' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
+        {"cntl-dir", required_argument, NULL, 'c'},
+        {"node", required_argument, NULL, 'n'},
+        {"prefix", required_argument, NULL, 'p'},
+        {"id", required_argument, NULL, 'i'},
+        {"failed-ranks", required_argument, NULL, 'r'},
+        {"failed-nodes", required_argument, NULL, 'N'},
+        {"force", no_argument, NULL, 'f'},
+        {"status", no_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
     };
     struct scr_scavenge_options o;
     const char *cntl_option = NULL, *node_option = NULL, *prefix_option = NULL;
@@ -341,18 +356,21 @@ int main(int argc, char **argv)
             errno = 0;
             v = strtol(optarg, &end, 10);
             if (end == optarg || *end || errno || v < 1 || v > INT_MAX)
-                return scr_cli_usage_error("--id wants a dataset id (an integer >= 1), not '%s'", optarg);
+                return scr_cli_usage_error("--id wants a dataset id (an integer >= 1), not '%s'",
+                                           optarg);
             o.id = (int)v;
             break;
         case 'r':
             free(ranks);
             if (parse_ranks(optarg, &ranks, &nranks) != SCR_SUCCESS)
-                return scr_cli_usage_error("--failed-ranks wants ranks such as 3,8-11, not '%s'", optarg);
+                return scr_cli_usage_error("--failed-ranks wants ranks such as 3,8-11, not '%s'",
+                                           optarg);
             break;
         case 'N':
             free(nodes);
             if (parse_names(optarg, &nodes, &nnodes) != SCR_SUCCESS)
-                return scr_cli_usage_error("--failed-nodes wants node names separated by commas, not '%s'", optarg);
+                return scr_cli_usage_error(
+                    "--failed-nodes wants node names separated by commas, not '%s'", optarg);
             break;
         case 'f': o.force = 1; break;
         case 's': status_only = 1; break;
@@ -365,7 +383,9 @@ int main(int argc, char **argv)
     }
     if (optind < argc) return scr_cli_usage_error("unexpected argument '%s'", argv[optind]);
     const char *bad_node = node_option ? scr_job_env_name_problem(node_option) : NULL;
-    if (bad_node != NULL) return scr_cli_usage_error("--node '%s' cannot name a directory: %s", node_option, bad_node);
+    if (bad_node != NULL)
+        return scr_cli_usage_error("--node '%s' cannot name a directory: %s", node_option,
+                                   bad_node);
 
     /* run by root, everything is done as the owner of the control directory,
      * who must own the prefix too */

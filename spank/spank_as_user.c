@@ -52,7 +52,7 @@ static int read_report(int fd, time_t deadline, char *buf, size_t len, size_t *o
         if (deadline != 0) {
             time_t now = time(NULL);
             if (now >= deadline) return 1;
-            struct pollfd p = { .fd = fd, .events = POLLIN };
+            struct pollfd p = {.fd = fd, .events = POLLIN};
             int ready = poll(&p, 1, (int)(deadline - now) * 1000);
             if (ready < 0 && errno == EINTR) continue;
             if (ready == 0) continue; /* checked against the deadline above */
@@ -67,8 +67,8 @@ static int read_report(int fd, time_t deadline, char *buf, size_t len, size_t *o
     return 0;
 }
 
-int scr_spank_as_user_within(const struct scr_identity *user, unsigned timeout, spank_scr_user_work work,
-                             void *arg, char *msg, size_t msg_len)
+int scr_spank_as_user_within(const struct scr_identity *user, unsigned timeout,
+                             spank_scr_user_work work, void *arg, char *msg, size_t msg_len)
 {
     int fds[2];
     msg[0] = '\0';
@@ -90,7 +90,8 @@ int scr_spank_as_user_within(const struct scr_identity *user, unsigned timeout, 
     close(fds[1]);
     char buf[2048];
     size_t got = 0;
-    int late = read_report(fds[0], timeout ? time(NULL) + (time_t)timeout : 0, buf, sizeof(buf), &got);
+    int late =
+        read_report(fds[0], timeout ? time(NULL) + (time_t)timeout : 0, buf, sizeof(buf), &got);
     close(fds[0]);
     if (late) kill(pid, SIGKILL);
     int status = 0;
@@ -105,15 +106,16 @@ int scr_spank_as_user_within(const struct scr_identity *user, unsigned timeout, 
         return -1;
     }
     if (got == 0) {
-        snprintf(msg, msg_len, "the process working as %s ended without a word (status %d)", user->name, status);
+        snprintf(msg, msg_len, "the process working as %s ended without a word (status %d)",
+                 user->name, status);
         return -1;
     }
     snprintf(msg, msg_len, "%s", buf + 1);
     return buf[0] == '0' && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-int scr_spank_as_user(const struct scr_identity *user, spank_scr_user_work work, void *arg, char *msg,
-                      size_t msg_len)
+int scr_spank_as_user(const struct scr_identity *user, spank_scr_user_work work, void *arg,
+                      char *msg, size_t msg_len)
 {
     return scr_spank_as_user_within(user, 0, work, arg, msg, msg_len);
 }

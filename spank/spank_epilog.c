@@ -21,7 +21,7 @@
 /* What the child working as the user needs, all resolved by the parent. */
 struct node_end {
     const struct spank_scr_job *job;
-    const char **up;     /* the job's nodes that are not down */
+    const char **up; /* the job's nodes that are not down */
     int nup;
     const char **down;
     int ndown;
@@ -81,14 +81,20 @@ static int scavenge(const struct node_end *e, const char *cntl, char *msg, size_
     } else if (rc == SCR_ERR_NOTFOUND) {
         add(msg, len, "prefix %s (%s; no run recorded one): ", job->prefix, job->prefix_origin);
     } else if (rc != SCR_SUCCESS) {
-        add(msg, len, "prefix %s (%s; the recorded one is unreadable: %s): ", job->prefix, job->prefix_origin,
-            last_error_or("damaged"));
+        add(msg, len, "prefix %s (%s; the recorded one is unreadable: %s): ", job->prefix,
+            job->prefix_origin, last_error_or("damaged"));
     } else if (strcmp(recorded, job->prefix) != 0) {
         add(msg, len, "prefix %s (recorded by SCR_Init): ", recorded);
     }
     struct scr_scavenge_job sj = {
-        .jobid = job->id_text, .node = job->node, .cntl_dir = cntl, .prefix = recorded ? recorded : job->prefix,
-        .nodes = e->up, .nnodes = e->nup, .down_nodes = e->down, .ndown = e->ndown,
+        .jobid = job->id_text,
+        .node = job->node,
+        .cntl_dir = cntl,
+        .prefix = recorded ? recorded : job->prefix,
+        .nodes = e->up,
+        .nnodes = e->nup,
+        .down_nodes = e->down,
+        .ndown = e->ndown,
     };
     struct scr_scavenge_job_outcome out;
     rc = scr_scavenge_job_node(&sj, &out);
@@ -133,7 +139,8 @@ static int is_this_jobs_dir(const struct spank_scr_job *job, const char *dir)
  * (a base set by the user's file or SCR_Config, a STORE of a descriptor),
  * other than the site's ones in dirs, removed as the site's are. A job
  * file the runs never wrote (no SCR_Init on this node) is nothing to do. */
-static int purge_recorded_caches(const struct spank_scr_job *job, char *const dirs[2], char *msg, size_t len)
+static int purge_recorded_caches(const struct spank_scr_job *job, char *const dirs[2], char *msg,
+                                 size_t len)
 {
     char **recorded = NULL;
     int rc = scr_job_file_cache_dirs_of(dirs[0], &recorded);
@@ -163,7 +170,9 @@ static int deliver_health(const struct spank_scr_job *job, const char *cntl, cha
 {
     char text[1024];
     struct spank_scr_health_delivery d = {
-        .node = job->node, .cntl_dir = cntl, .named_prefix = job->prefix_named ? job->prefix : NULL,
+        .node = job->node,
+        .cntl_dir = cntl,
+        .named_prefix = job->prefix_named ? job->prefix : NULL,
         .named_origin = "the job's --scr-prefix",
     };
     int rc = scr_spank_health_deliver(&d, text, sizeof(text));
@@ -178,10 +187,10 @@ static int end_node(void *arg, char *msg, size_t len)
     const struct spank_scr_job *job = e->job;
     char *dirs[2] = {NULL, NULL};
     snprintf(msg, len, "node %s: ", job->node);
-    if (scr_job_dir_path("SCR_CNTL_BASE", job->cntl_base, job->node, job->user.name, job->id_text, &dirs[0]) !=
-            SCR_SUCCESS ||
-        scr_job_dir_path("SCR_CACHE_BASE", job->cache_base, job->node, job->user.name, job->id_text, &dirs[1]) !=
-            SCR_SUCCESS) {
+    if (scr_job_dir_path("SCR_CNTL_BASE", job->cntl_base, job->node, job->user.name, job->id_text,
+                         &dirs[0]) != SCR_SUCCESS ||
+        scr_job_dir_path("SCR_CACHE_BASE", job->cache_base, job->node, job->user.name, job->id_text,
+                         &dirs[1]) != SCR_SUCCESS) {
         add(msg, len, "%s", last_error_or("cannot work out the job directories"));
         free(dirs[0]);
         return -1;
@@ -199,28 +208,31 @@ static int end_node(void *arg, char *msg, size_t len)
 
 /* Split the job's nodes into up and down (libslurm's node states; no file
  * of the user is read as root). Without a node list, this node alone. */
-static int find_down(const struct spank_scr_job *job, struct scr_down_nodes *list, struct node_end *e)
+static int find_down(const struct spank_scr_job *job, struct scr_down_nodes *list,
+                     struct node_end *e)
 {
     const char *nodelist = getenv("SLURM_JOB_NODELIST");
     if (nodelist == NULL || nodelist[0] == '\0') nodelist = getenv("SLURM_NODELIST");
-    struct scr_down_nodes_query q = { .nodelist = nodelist ? nodelist : job->node, .ask_slurm = 1 };
+    struct scr_down_nodes_query q = {.nodelist = nodelist ? nodelist : job->node, .ask_slurm = 1};
     if (scr_down_nodes_find(&q, list) != SCR_SUCCESS) {
-        slurm_error("scr: epilog of job %s: the job's node list '%s' is not usable; scavenging as if alone",
-                    job->id_text, q.nodelist);
+        slurm_error(
+            "scr: epilog of job %s: the job's node list '%s' is not usable; scavenging as if alone",
+            job->id_text, q.nodelist);
         q.nodelist = job->node;
         if (scr_down_nodes_find(&q, list) != SCR_SUCCESS) return -1;
     }
     if (!list->slurm_asked)
-        slurm_error("scr: epilog of job %s: node states unknown (%s); every node is expected to report",
-                    job->id_text, list->slurm_error);
+        slurm_error(
+            "scr: epilog of job %s: node states unknown (%s); every node is expected to report",
+            job->id_text, list->slurm_error);
     e->up = calloc((size_t)list->count, sizeof(char *));
     e->down = calloc((size_t)list->count, sizeof(char *));
     if (e->up == NULL || e->down == NULL) return -1;
     for (int i = 0; i < list->count; i++) {
         if (list->nodes[i].down) {
             e->down[e->ndown++] = list->nodes[i].name;
-            slurm_info("scr: epilog of job %s: node %s is down: %s", job->id_text, list->nodes[i].name,
-                       list->nodes[i].reason);
+            slurm_info("scr: epilog of job %s: node %s is down: %s", job->id_text,
+                       list->nodes[i].name, list->nodes[i].reason);
         } else {
             e->up[e->nup++] = list->nodes[i].name;
         }
@@ -239,20 +251,21 @@ int scr_spank_epilog(spank_t sp, const struct spank_scr_site *site)
         return 0;
     }
     struct scr_down_nodes list;
-    struct node_end e = { .job = &job };
+    struct node_end e = {.job = &job};
     memset(&list, 0, sizeof(list));
     if (find_down(&job, &list, &e) != 0) {
-        slurm_error("scr: epilog of job %s for %s: node %s: out of memory for the node list", job.id_text,
-                    job.user.name, job.node);
+        slurm_error("scr: epilog of job %s for %s: node %s: out of memory for the node list",
+                    job.id_text, job.user.name, job.node);
     } else {
-        int ok = scr_spank_as_user_within(&job.user, site->epilog_timeout, end_node, &e, why, sizeof(why)) == 0;
+        int ok = scr_spank_as_user_within(&job.user, site->epilog_timeout, end_node, &e, why,
+                                          sizeof(why)) == 0;
         /* the child starts its message with the node; a failure to fork or a kill does not */
         int named = strncmp(why, "node ", 5) == 0;
         if (ok)
             slurm_info("scr: epilog of job %s for %s: %s", job.id_text, job.user.name, why);
         else
-            slurm_error("scr: epilog of job %s for %s: %s%s%s%s", job.id_text, job.user.name, named ? "" : "node ",
-                        named ? "" : job.node, named ? "" : ": ", why);
+            slurm_error("scr: epilog of job %s for %s: %s%s%s%s", job.id_text, job.user.name,
+                        named ? "" : "node ", named ? "" : job.node, named ? "" : ": ", why);
     }
     free(e.up);
     free(e.down);

@@ -53,13 +53,15 @@ static void refused_record(const char *node, struct scr_health *rec)
 {
     memset(rec, 0, sizeof(*rec));
     snprintf(rec->node, sizeof(rec->node), "%s", node);
-    snprintf(rec->reason, sizeof(rec->reason), "%s", last_error_or("the control directory is refused"));
+    snprintf(rec->reason, sizeof(rec->reason), "%s",
+             last_error_or("the control directory is refused"));
     rec->checked = time(NULL);
 }
 
 /* The record kept in the control directory into *rec and its path into
  * *out_kept; SCR_ERR_NOTFOUND (not logged) when none is kept. */
-static int read_kept(const struct spank_scr_health_delivery *d, struct scr_health *rec, char **out_kept)
+static int read_kept(const struct spank_scr_health_delivery *d, struct scr_health *rec,
+                     char **out_kept)
 {
     int rc = scr_health_file_path(d->cntl_dir, d->node, out_kept);
     if (rc == SCR_SUCCESS) rc = scr_health_file_read(*out_kept, rec);
@@ -88,15 +90,16 @@ int scr_spank_health_deliver(void *arg, char *msg, size_t msg_len)
             goto out;
         }
         if (rc != SCR_SUCCESS) {
-            snprintf(msg, msg_len, "node %s: the health record kept in %s is not read: %s", d->node, d->cntl_dir,
-                     last_error_or("unreadable"));
+            snprintf(msg, msg_len, "node %s: the health record kept in %s is not read: %s", d->node,
+                     d->cntl_dir, last_error_or("unreadable"));
             goto out;
         }
         rc = scr_job_file_prefix_of(d->cntl_dir, &recorded);
         if (rc == SCR_ERR_NOTFOUND) {
             rc = SCR_SUCCESS;
         } else if (rc != SCR_SUCCESS) {
-            snprintf(msg, msg_len, "node %s: health record kept in %s: the prefix recorded there is not read: %s",
+            snprintf(msg, msg_len,
+                     "node %s: health record kept in %s: the prefix recorded there is not read: %s",
                      d->node, d->cntl_dir, last_error_or("unreadable"));
             goto out;
         }
@@ -111,18 +114,19 @@ int scr_spank_health_deliver(void *arg, char *msg, size_t msg_len)
     if (rc == SCR_SUCCESS) rc = scr_health_file_path(hdir, d->node, &dest);
     if (rc == SCR_SUCCESS) rc = scr_health_file_write(dest, &rec);
     if (rc != SCR_SUCCESS) {
-        snprintf(msg, msg_len, "node %s: health record not written to prefix %s (%s): %s", d->node, prefix, origin,
-                 last_error_or("unknown error"));
+        snprintf(msg, msg_len, "node %s: health record not written to prefix %s (%s): %s", d->node,
+                 prefix, origin, last_error_or("unknown error"));
         goto out;
     }
     if (kept != NULL && unlink(kept) != 0 && errno != ENOENT) {
-        snprintf(msg, msg_len, "node %s: health record written to %s, but the one kept in %s stays: %s", d->node,
+        snprintf(msg, msg_len,
+                 "node %s: health record written to %s, but the one kept in %s stays: %s", d->node,
                  dest, kept, strerror(errno));
         rc = SCR_ERR_IO;
         goto out;
     }
-    snprintf(msg, msg_len, "node %s %s%s; record %s (prefix %s)", d->node, rec.healthy ? "healthy" : "unhealthy: ",
-             rec.reason, dest, origin);
+    snprintf(msg, msg_len, "node %s %s%s; record %s (prefix %s)", d->node,
+             rec.healthy ? "healthy" : "unhealthy: ", rec.reason, dest, origin);
 out:
     free(kept);
     free(recorded);
@@ -148,10 +152,12 @@ void scr_spank_health_task_exit(spank_t sp, const struct spank_scr_site *site)
     gid_t gid;
     uint32_t id;
     char node[256], jobid[32], prefix[4096], why[2048] = "";
-    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
+    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_ID, &id) != ESPANK_SUCCESS ||
         spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) != ESPANK_SUCCESS) {
-        slurm_error("scr: health record not delivered: Slurm does not give the job's id, uid, gid and node");
+        slurm_error("scr: health record not delivered: Slurm does not give the job's id, uid, gid "
+                    "and node");
         done = 1;
         return;
     }
@@ -161,18 +167,23 @@ void scr_spank_health_task_exit(spank_t sp, const struct spank_scr_site *site)
     const char *bad = NULL;
     if (scr_spank_user_lookup(uid, gid, &user, why, sizeof(why)) != 0 ||
         (bad = scr_job_env_name_problem(user.name)) != NULL ||
-        scr_job_dir_path("SCR_CNTL_BASE", site->cntl_base, node, user.name, jobid, &cntl) != SCR_SUCCESS) {
+        scr_job_dir_path("SCR_CNTL_BASE", site->cntl_base, node, user.name, jobid, &cntl) !=
+            SCR_SUCCESS) {
         slurm_error("scr: health record of node %s for job %s not delivered: %s", node, jobid,
-                    bad != NULL ? bad : why[0] ? why : last_error_or("no control directory"));
+                    bad != NULL ? bad
+                    : why[0]    ? why
+                                : last_error_or("no control directory"));
         done = 1;
         return;
     }
     struct spank_scr_health_delivery d = {
-        .node = node, .cntl_dir = cntl, .named_prefix = step_named_prefix(sp, prefix, sizeof(prefix)),
+        .node = node,
+        .cntl_dir = cntl,
+        .named_prefix = step_named_prefix(sp, prefix, sizeof(prefix)),
         .named_origin = "the step's SCR_PREFIX",
     };
-    int rc = scr_spank_as_user_within(&user, TASK_EXIT_DELIVERY_SECONDS, scr_spank_health_deliver, &d, why,
-                                      sizeof(why));
+    int rc = scr_spank_as_user_within(&user, TASK_EXIT_DELIVERY_SECONDS, scr_spank_health_deliver,
+                                      &d, why, sizeof(why));
     if (rc != 0) {
         slurm_error("scr: health record of job %s for %s: %s", jobid, user.name, why);
         done = 1;

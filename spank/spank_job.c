@@ -19,18 +19,21 @@ static char *job_prefix(const char **out_origin, int *out_named)
     char *out = NULL;
     *out_origin = given != NULL ? "from --scr-prefix" : "the job's working directory";
     *out_named = given != NULL;
-    if (given != NULL && given[0] == '/') scr_path_normalize(given, &out);
-    else if (workdir != NULL && workdir[0] == '/') scr_path_join(workdir, given ? given : "", &out);
+    if (given != NULL && given[0] == '/')
+        scr_path_normalize(given, &out);
+    else if (workdir != NULL && workdir[0] == '/')
+        scr_path_join(workdir, given ? given : "", &out);
     return out;
 }
 
-int scr_spank_job_load(spank_t sp, const struct spank_scr_site *site, struct spank_scr_job *out, char *why,
-                       size_t why_len)
+int scr_spank_job_load(spank_t sp, const struct spank_scr_site *site, struct spank_scr_job *out,
+                       char *why, size_t why_len)
 {
     memset(out, 0, sizeof(*out));
     uid_t uid;
     gid_t gid;
-    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
+    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_ID, &out->id) != ESPANK_SUCCESS) {
         snprintf(why, why_len, "Slurm does not give the job's id, uid and gid");
         return -1;
@@ -40,8 +43,8 @@ int scr_spank_job_load(spank_t sp, const struct spank_scr_site *site, struct spa
     /* both become directory levels below the bases */
     const char *bad = scr_job_env_name_problem(out->user.name);
     if (bad != NULL) {
-        snprintf(why, why_len, "user name '%s' of uid %lu cannot name a directory: %s", out->user.name,
-                 (unsigned long)uid, bad);
+        snprintf(why, why_len, "user name '%s' of uid %lu cannot name a directory: %s",
+                 out->user.name, (unsigned long)uid, bad);
         return -1;
     }
     const char *node = getenv("SLURMD_NODENAME");
@@ -59,7 +62,8 @@ int scr_spank_job_load(spank_t sp, const struct spank_scr_site *site, struct spa
     if (out->cache_base == NULL) {
         out->cache_base = site->cache_base;
     } else if (!scr_spank_site_allows_store(site, out->cache_base)) {
-        snprintf(why, why_len, "cache base %s is not one of the site's stores (%s)", out->cache_base, site->stores);
+        snprintf(why, why_len, "cache base %s is not one of the site's stores (%s)",
+                 out->cache_base, site->stores);
         return -1;
     }
     out->prefix = job_prefix(&out->prefix_origin, &out->prefix_named);

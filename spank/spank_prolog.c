@@ -36,10 +36,12 @@ static int create_dirs(const struct spank_scr_job *job, char **dirs, struct scr_
     const char *what[2] = {"SCR_CNTL_BASE", "SCR_CACHE_BASE"};
     const char *base[2] = {job->cntl_base, job->cache_base};
     for (int i = 0; i < 2; i++) {
-        if (scr_job_dir_path(what[i], base[i], job->node, job->user.name, job->id_text, &dirs[i]) != SCR_SUCCESS ||
+        if (scr_job_dir_path(what[i], base[i], job->node, job->user.name, job->id_text, &dirs[i]) !=
+                SCR_SUCCESS ||
             scr_job_dir_create(dirs[i]) != SCR_SUCCESS) {
             rec->healthy = 0;
-            snprintf(rec->reason, sizeof(rec->reason), "%s", last_error_or("cannot create the job directory"));
+            snprintf(rec->reason, sizeof(rec->reason), "%s",
+                     last_error_or("cannot create the job directory"));
             return i;
         }
     }
@@ -59,8 +61,8 @@ static int set_up_node(void *arg, char *msg, size_t msg_len)
     rec.healthy = 1;
     rec.checked = time(NULL);
     int made = create_dirs(job, dirs, &rec);
-    if (rec.healthy &&
-        scr_node_health_check(job->node, (const char *const *)dirs, 2, s->min_free, &rec) != SCR_SUCCESS) {
+    if (rec.healthy && scr_node_health_check(job->node, (const char *const *)dirs, 2, s->min_free,
+                                             &rec) != SCR_SUCCESS) {
         rec.healthy = 0;
         snprintf(rec.reason, sizeof(rec.reason), "the health check could not run");
     }
@@ -68,13 +70,18 @@ static int set_up_node(void *arg, char *msg, size_t msg_len)
     int rc = made > 0 ? scr_spank_health_keep(dirs[0], &rec, &record) : SCR_SUCCESS;
     if (rc != SCR_SUCCESS)
         snprintf(msg, msg_len, "node %s %s%s; health record not kept: %s", job->node,
-                 rec.healthy ? "healthy" : "unhealthy: ", rec.reason, last_error_or("unknown error"));
+                 rec.healthy ? "healthy" : "unhealthy: ", rec.reason,
+                 last_error_or("unknown error"));
     else if (rec.healthy)
-        snprintf(msg, msg_len, "node %s healthy: control directory %s, cache directory %s; record kept in %s until "
-                 "the job's prefix is known", job->node, dirs[0], dirs[1], record);
+        snprintf(
+            msg, msg_len,
+            "node %s healthy: control directory %s, cache directory %s; record kept in %s until "
+            "the job's prefix is known",
+            job->node, dirs[0], dirs[1], record);
     else if (record != NULL)
-        snprintf(msg, msg_len, "node %s unhealthy: %s; record kept in %s until the job's prefix is known", job->node,
-                 rec.reason, record);
+        snprintf(msg, msg_len,
+                 "node %s unhealthy: %s; record kept in %s until the job's prefix is known",
+                 job->node, rec.reason, record);
     else
         snprintf(msg, msg_len, "node %s unhealthy: %s", job->node, rec.reason);
     free(dirs[0]);
@@ -93,7 +100,7 @@ int scr_spank_prolog(spank_t sp, const struct spank_scr_site *site)
         scr_spank_job_free(&job);
         return -1;
     }
-    struct node_setup s = { .job = &job, .min_free = site->min_free };
+    struct node_setup s = {.job = &job, .min_free = site->min_free};
     if (scr_spank_as_user(&job.user, set_up_node, &s, why, sizeof(why)) == 0)
         slurm_info("scr: prolog of job %s for %s: %s", job.id_text, job.user.name, why);
     else

@@ -35,11 +35,11 @@
 #define CMDLINE_MAX SIZE_MAX
 #define RELAUNCH_SETTLE_SECONDS 3
 
-static int in_allocation;     /* srun started inside sbatch or salloc */
+static int in_allocation; /* srun started inside sbatch or salloc */
 static uint32_t job_id;
 static uint32_t step_id = NO_VAL;
-static uint32_t step_nodes;   /* the step's node count, 0 unknown */
-static const char *site_cntl_base;  /* the site's base of control directories */
+static uint32_t step_nodes;        /* the step's node count, 0 unknown */
+static const char *site_cntl_base; /* the site's base of control directories */
 
 void scr_spank_relaunch_init(const char *cntl_base)
 {
@@ -67,17 +67,20 @@ void scr_spank_relaunch_note_step(spank_t sp)
     long runs = param_count("SCR_RUNS", 1);
     if (!in_allocation && runs != 1)
         slurm_info("scr: this srun made its own allocation, which ends with it: no run is repeated "
-                   "(run it inside sbatch or salloc for SCR_RUNS=%ld)", runs);
+                   "(run it inside sbatch or salloc for SCR_RUNS=%ld)",
+                   runs);
 }
 
 /* The job's nodes, whether it still runs and when it started, from
  * slurmctld; -1 (why set) when it cannot tell. *out_nodes is a new string. */
-static int job_state(char **out_nodes, int *out_running, time_t *out_start, char *why, size_t why_len)
+static int job_state(char **out_nodes, int *out_running, time_t *out_start, char *why,
+                     size_t why_len)
 {
     job_info_msg_t *msg = NULL;
     if (scr_spank_load_job(job_id, &msg, why, why_len) != 0) return -1;
     const slurm_job_info_t *job = &msg->job_array[0];
-    *out_running = (job->job_state & JOB_STATE_BASE) == JOB_RUNNING && !(job->job_state & JOB_COMPLETING);
+    *out_running =
+        (job->job_state & JOB_STATE_BASE) == JOB_RUNNING && !(job->job_state & JOB_COMPLETING);
     *out_start = job->start_time;
     *out_nodes = strdup(job->nodes != NULL ? job->nodes : "");
     slurm_free_job_info_msg(msg);
@@ -205,9 +208,12 @@ static void report_down(const struct scr_down_nodes *down)
     int shown = 0;
     for (int i = 0; i < down->count; i++) {
         if (!down->nodes[i].down) continue;
-        if (shown++ < SHOWN) slurm_info("scr: %s is down: %s", down->nodes[i].name, down->nodes[i].reason);
+        if (shown++ < SHOWN)
+            slurm_info("scr: %s is down: %s", down->nodes[i].name, down->nodes[i].reason);
     }
-    if (shown > SHOWN) slurm_info("scr: and %d more nodes are down (scr-list-down-nodes --reason lists them)", shown - SHOWN);
+    if (shown > SHOWN)
+        slurm_info("scr: and %d more nodes are down (scr-list-down-nodes --reason lists them)",
+                   shown - SHOWN);
 }
 
 /* The relaunch event, in the prefix's event log (event_log.h). */
@@ -232,7 +238,8 @@ static int run_again(int run_number, const char *avoid, int overlap)
     const char *ours = getenv(OUR_WORDS_VAR);
     int drop = ours != NULL ? atoi(ours) : 0;
     int first_user_word = 1;
-    while (drop-- > 0 && first_user_word <= MAX_OUR_WORDS && argv[first_user_word] != NULL) first_user_word++;
+    while (drop-- > 0 && first_user_word <= MAX_OUR_WORDS && argv[first_user_word] != NULL)
+        first_user_word++;
     int users = 0;
     while (argv[first_user_word + users] != NULL) users++;
     int added = 0;
@@ -265,10 +272,10 @@ static int run_again(int run_number, const char *avoid, int overlap)
 /* What decides whether the run after `run` is made, and where. */
 struct relaunch_case {
     const char *prefix;
-    const char *judged;    /* the nodes the run started with */
+    const char *judged; /* the nodes the run started with */
     int run;
     long max_runs;
-    time_t job_start;      /* health records from before it are an earlier job's */
+    time_t job_start; /* health records from before it are an earlier job's */
 };
 
 /* Judge the job's nodes now (Slurm's states, a probe of each node's
@@ -277,16 +284,21 @@ static int make_plan(const struct relaunch_case *c, struct scr_relaunch_plan *pl
 {
     const char *end = getenv("SCR_END_TIME");
     struct scr_relaunch_plan_input in = {
-        .prefix = c->prefix, .nodelist = c->judged, .exclude = getenv("SCR_EXCLUDE_NODES"),
-        .runs_done = c->run, .max_runs = (int)c->max_runs,
+        .prefix = c->prefix,
+        .nodelist = c->judged,
+        .exclude = getenv("SCR_EXCLUDE_NODES"),
+        .runs_done = c->run,
+        .max_runs = (int)c->max_runs,
         .min_nodes = (int)param_count("SCR_MIN_NODES", (long)step_nodes),
         .end_time = end != NULL ? strtoll(end, NULL, 10) : 0,
         .halt_seconds = param_count("SCR_HALT_SECONDS", 0),
         .health_since = (int64_t)c->job_start,
     };
     int rc = scr_relaunch_plan_make(&in, plan);
-    if (rc != SCR_SUCCESS) slurm_error("scr: not running again: %s", scr_last_error());
-    else if (plan->verdict != SCR_RELAUNCH_GO) slurm_info("scr: not running again after run %d: %s", c->run, plan->why);
+    if (rc != SCR_SUCCESS)
+        slurm_error("scr: not running again: %s", scr_last_error());
+    else if (plan->verdict != SCR_RELAUNCH_GO)
+        slurm_info("scr: not running again after run %d: %s", c->run, plan->why);
     return rc == SCR_SUCCESS && plan->verdict == SCR_RELAUNCH_GO ? 0 : -1;
 }
 
@@ -318,8 +330,9 @@ static int start_next_run(const struct relaunch_case *c)
         rc = 0;
     } else {
         if (plan.note[0] != '\0') slurm_info("scr: %s", plan.note);
-        slurm_info("scr: run %d ended before SCR_Finalize; starting run %d on %d nodes%s%s", c->run, c->run + 1,
-                   plan.nodes_up, plan.avoid ? ", avoiding " : "", plan.avoid ? plan.avoid : "");
+        slurm_info("scr: run %d ended before SCR_Finalize; starting run %d on %d nodes%s%s", c->run,
+                   c->run + 1, plan.nodes_up, plan.avoid ? ", avoiding " : "",
+                   plan.avoid ? plan.avoid : "");
         report_down(&plan.down);
         log_relaunch(c->prefix, c->run + 1, plan.nodes_up, plan.avoid);
         if (export_job_nodes(nodes) == 0) rc = run_again(c->run + 1, plan.avoid, overlap);
@@ -352,7 +365,8 @@ int scr_spank_relaunch(void)
     const char *judged = getenv("SLURM_JOB_NODELIST");
     if (judged == NULL || judged[0] == '\0') judged = nodes;
     char *prefix = resolve_prefix();
-    struct relaunch_case c = { .prefix = prefix, .judged = judged, .run = run, .max_runs = max_runs, .job_start = start };
+    struct relaunch_case c = {
+        .prefix = prefix, .judged = judged, .run = run, .max_runs = max_runs, .job_start = start};
     int rc = 0;
     if (prefix == NULL) {
         slurm_error("scr: not running again: cannot resolve the prefix");

@@ -63,7 +63,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     if (load_site(ac, av) != 0) return -1;
     spank_context_t ctx = spank_context();
     if (ctx == S_CTX_LOCAL) scr_spank_relaunch_init(site.cntl_base);
-    if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR || ctx == S_CTX_REMOTE) return scr_spank_options_register(sp);
+    if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR || ctx == S_CTX_REMOTE)
+        return scr_spank_options_register(sp);
     return 0;
 }
 
@@ -107,8 +108,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
     int rc = scr_spank_options_export(sp);
     uint32_t step;
     /* without an end time the tasks still run; they only cannot halt in time */
-    if (spank_context() == S_CTX_REMOTE && spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS &&
-        step == SLURM_BATCH_SCRIPT)
+    if (spank_context() == S_CTX_REMOTE &&
+        spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS && step == SLURM_BATCH_SCRIPT)
         export_end_time(sp);
     return rc;
 }

@@ -17,7 +17,8 @@ static const char *builtin_default(const char *param)
     return p != NULL && p->default_value != NULL ? p->default_value : "/dev/shm";
 }
 
-static int set_path(char *dst, size_t len, const char *key, const char *value, char *why, size_t why_len)
+static int set_path(char *dst, size_t len, const char *key, const char *value, char *why,
+                    size_t why_len)
 {
     if (value[0] != '/') {
         snprintf(why, why_len, "plugin argument %s=%s: expected an absolute path", key, value);
@@ -46,10 +47,12 @@ int scr_spank_site_parse(int ac, char **av, struct spank_scr_site *out, char *wh
         size_t klen = (size_t)(eq - av[i]);
         const char *value = eq + 1;
         if (klen == 9 && strncmp(av[i], "cntl_base", klen) == 0) {
-            if (set_path(out->cntl_base, sizeof(out->cntl_base), "cntl_base", value, why, why_len) != SCR_SUCCESS)
+            if (set_path(out->cntl_base, sizeof(out->cntl_base), "cntl_base", value, why,
+                         why_len) != SCR_SUCCESS)
                 return SCR_ERR_ARG;
         } else if (klen == 10 && strncmp(av[i], "cache_base", klen) == 0) {
-            if (set_path(out->cache_base, sizeof(out->cache_base), "cache_base", value, why, why_len) != SCR_SUCCESS)
+            if (set_path(out->cache_base, sizeof(out->cache_base), "cache_base", value, why,
+                         why_len) != SCR_SUCCESS)
                 return SCR_ERR_ARG;
             out->cache_base_given = 1;
         } else if (klen == 6 && strncmp(av[i], "stores", klen) == 0) {
@@ -60,7 +63,8 @@ int scr_spank_site_parse(int ac, char **av, struct spank_scr_site *out, char *wh
             snprintf(out->stores, sizeof(out->stores), "%s", value);
         } else if (klen == 8 && strncmp(av[i], "min_free", klen) == 0) {
             if (scr_parse_bytes(value, &out->min_free) != SCR_SUCCESS) {
-                snprintf(why, why_len, "plugin argument min_free=%s: expected a size such as 512MB", value);
+                snprintf(why, why_len, "plugin argument min_free=%s: expected a size such as 512MB",
+                         value);
                 return SCR_ERR_ARG;
             }
         } else if (klen == 14 && strncmp(av[i], "epilog_timeout", klen) == 0) {
@@ -68,14 +72,17 @@ int scr_spank_site_parse(int ac, char **av, struct spank_scr_site *out, char *wh
             errno = 0;
             unsigned long v = strtoul(value, &end, 10);
             if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v > 86400) {
-                snprintf(why, why_len, "plugin argument epilog_timeout=%s: expected seconds from 0 to 86400",
+                snprintf(why, why_len,
+                         "plugin argument epilog_timeout=%s: expected seconds from 0 to 86400",
                          value);
                 return SCR_ERR_ARG;
             }
             out->epilog_timeout = (unsigned)v;
         } else {
-            snprintf(why, why_len, "unknown plugin argument '%s' (known: cntl_base, cache_base, stores, "
-                     "min_free, epilog_timeout)", av[i]);
+            snprintf(why, why_len,
+                     "unknown plugin argument '%s' (known: cntl_base, cache_base, stores, "
+                     "min_free, epilog_timeout)",
+                     av[i]);
             return SCR_ERR_ARG;
         }
     }
@@ -86,8 +93,8 @@ int scr_spank_site_parse(int ac, char **av, struct spank_scr_site *out, char *wh
 static int same_dir(const char *a, const char *b)
 {
     char *na = NULL, *nb = NULL;
-    int same = scr_path_normalize(a, &na) == SCR_SUCCESS && scr_path_normalize(b, &nb) == SCR_SUCCESS &&
-               strcmp(na, nb) == 0;
+    int same = scr_path_normalize(a, &na) == SCR_SUCCESS &&
+               scr_path_normalize(b, &nb) == SCR_SUCCESS && strcmp(na, nb) == 0;
     free(na);
     free(nb);
     return same;

@@ -27,10 +27,10 @@
 struct spank_scr_site {
     char cntl_base[SPANK_SCR_PATH_MAX];
     char cache_base[SPANK_SCR_PATH_MAX];
-    int cache_base_given;       /* 1: cache_base= was in plugstack.conf */
+    int cache_base_given;                /* 1: cache_base= was in plugstack.conf */
     char stores[4 * SPANK_SCR_PATH_MAX]; /* comma-separated; "" allows any */
     uint64_t min_free;
-    unsigned epilog_timeout;    /* seconds; 0: no limit */
+    unsigned epilog_timeout; /* seconds; 0: no limit */
 };
 
 #define SPANK_SCR_EPILOG_TIMEOUT_DEFAULT 300

@@ -39,7 +39,8 @@
 enum step_presence { STEP_GONE, STEP_LISTED, STEP_UNKNOWN };
 
 /* Whether slurmctld lists the step; its nodes go to nodes when it does. */
-static enum step_presence step_presence(uint32_t job_id, uint32_t step_id, char *nodes, size_t nodes_len)
+static enum step_presence step_presence(uint32_t job_id, uint32_t step_id, char *nodes,
+                                        size_t nodes_len)
 {
     job_step_info_response_msg_t *msg = NULL;
     if (slurm_get_job_steps(0, job_id, step_id, &msg, SHOW_ALL) != SLURM_SUCCESS)
@@ -48,7 +49,9 @@ static enum step_presence step_presence(uint32_t job_id, uint32_t step_id, char 
     for (uint32_t i = 0; msg != NULL && i < msg->job_step_count; i++) {
         if (msg->job_steps[i].step_id.step_id != step_id) continue;
         p = STEP_LISTED;
-        if (nodes != NULL) snprintf(nodes, nodes_len, "%s", msg->job_steps[i].nodes ? msg->job_steps[i].nodes : "?");
+        if (nodes != NULL)
+            snprintf(nodes, nodes_len, "%s",
+                     msg->job_steps[i].nodes ? msg->job_steps[i].nodes : "?");
     }
     slurm_free_job_step_info_response_msg(msg);
     return p;
@@ -62,7 +65,8 @@ static double seconds_now(void)
 }
 
 /* Poll until the step has left or `seconds` have passed; 1 when it left. */
-static int wait_gone(uint32_t job_id, uint32_t step_id, double seconds, char *nodes, size_t nodes_len)
+static int wait_gone(uint32_t job_id, uint32_t step_id, double seconds, char *nodes,
+                     size_t nodes_len)
 {
     double until = seconds_now() + seconds;
     for (;;) {
@@ -95,14 +99,17 @@ static int remember_stuck(uint32_t job_id, uint32_t step_id, int stuck, int *out
         char *end = NULL;
         unsigned long id = strtoul(p, &end, 10);
         if (end == p) break;
-        if (id != step_id && step_presence(job_id, (uint32_t)id, NULL, 0) != STEP_GONE && used + 16 < sizeof(kept)) {
-            used += (size_t)snprintf(kept + used, sizeof(kept) - used, "%s%lu", used ? "," : "", id);
+        if (id != step_id && step_presence(job_id, (uint32_t)id, NULL, 0) != STEP_GONE &&
+            used + 16 < sizeof(kept)) {
+            used +=
+                (size_t)snprintf(kept + used, sizeof(kept) - used, "%s%lu", used ? "," : "", id);
             *out_any = 1;
         }
         p = *end == ',' ? end + 1 : end;
     }
     if (stuck && used + 16 < sizeof(kept)) {
-        used += (size_t)snprintf(kept + used, sizeof(kept) - used, "%s%lu", used ? "," : "", (unsigned long)step_id);
+        used += (size_t)snprintf(kept + used, sizeof(kept) - used, "%s%lu", used ? "," : "",
+                                 (unsigned long)step_id);
         *out_any = 1;
     }
     if (setenv(STUCK_VAR, kept, 1) != 0) {
@@ -120,24 +127,29 @@ int scr_spank_step_leave(uint32_t job_id, uint32_t step_id, int *out_overlap)
     if (step_id != NO_VAL) {
         double start = seconds_now();
         if (wait_gone(job_id, step_id, LEAVE_BY_ITSELF_SECONDS, nodes, sizeof(nodes))) {
-            slurm_info("scr: waited %.1f s for step %lu.%lu to leave slurmctld", seconds_now() - start,
-                       (unsigned long)job_id, (unsigned long)step_id);
+            slurm_info("scr: waited %.1f s for step %lu.%lu to leave slurmctld",
+                       seconds_now() - start, (unsigned long)job_id, (unsigned long)step_id);
         } else {
             int grace = cancel_grace_seconds();
-            slurm_info("scr: step %lu.%lu still holds %s %d s after its srun ended; cancelling it and waiting "
-                       "up to %d s more (KillWait + MessageTimeout)", (unsigned long)job_id, (unsigned long)step_id,
-                       nodes, LEAVE_BY_ITSELF_SECONDS, grace);
+            slurm_info("scr: step %lu.%lu still holds %s %d s after its srun ended; cancelling it "
+                       "and waiting "
+                       "up to %d s more (KillWait + MessageTimeout)",
+                       (unsigned long)job_id, (unsigned long)step_id, nodes,
+                       LEAVE_BY_ITSELF_SECONDS, grace);
             if (slurm_kill_job_step(job_id, step_id, SIGKILL) != SLURM_SUCCESS)
-                slurm_info("scr: cancelling step %lu.%lu: %s", (unsigned long)job_id, (unsigned long)step_id,
-                           slurm_strerror(slurm_get_errno()));
+                slurm_info("scr: cancelling step %lu.%lu: %s", (unsigned long)job_id,
+                           (unsigned long)step_id, slurm_strerror(slurm_get_errno()));
             if (wait_gone(job_id, step_id, grace, nodes, sizeof(nodes))) {
-                slurm_info("scr: step %lu.%lu left slurmctld %.1f s after its srun ended", (unsigned long)job_id,
-                           (unsigned long)step_id, seconds_now() - start);
+                slurm_info("scr: step %lu.%lu left slurmctld %.1f s after its srun ended",
+                           (unsigned long)job_id, (unsigned long)step_id, seconds_now() - start);
             } else {
                 stuck = 1;
-                slurm_info("scr: step %lu.%lu is still listed on %s %.1f s after its srun ended, with no task "
-                           "left (slurmctld keeps such a step after a --no-kill job loses a node); the next run "
-                           "shares its CPUs (--overlap)", (unsigned long)job_id, (unsigned long)step_id, nodes,
+                slurm_info("scr: step %lu.%lu is still listed on %s %.1f s after its srun ended, "
+                           "with no task "
+                           "left (slurmctld keeps such a step after a --no-kill job loses a node); "
+                           "the next run "
+                           "shares its CPUs (--overlap)",
+                           (unsigned long)job_id, (unsigned long)step_id, nodes,
                            seconds_now() - start);
             }
         }

@@ -26,16 +26,13 @@
 
 /* Record a failure unless the file at ours_path holds exactly the bytes of
  * gold_path; the message names both files and the first byte that differs. */
-static void check_same_bytes(const char *ours_path, const char *gold_path)
-    __attribute__((unused));
+static void check_same_bytes(const char *ours_path, const char *gold_path) __attribute__((unused));
 static void check_same_bytes(const char *ours_path, const char *gold_path)
 {
     void *ours = NULL, *gold = NULL;
     size_t ours_len = 0, gold_len = 0;
-    CHECK(scr_read_file(ours_path, 1 << 20, &ours, &ours_len) == SCR_SUCCESS, "read %s",
-          ours_path);
-    CHECK(scr_read_file(gold_path, 1 << 20, &gold, &gold_len) == SCR_SUCCESS, "read %s",
-          gold_path);
+    CHECK(scr_read_file(ours_path, 1 << 20, &ours, &ours_len) == SCR_SUCCESS, "read %s", ours_path);
+    CHECK(scr_read_file(gold_path, 1 << 20, &gold, &gold_len) == SCR_SUCCESS, "read %s", gold_path);
     CHECK(ours_len == gold_len, "%s has %zu bytes, golden %s has %zu", ours_path, ours_len,
           gold_path, gold_len);
     for (size_t i = 0; ours && gold && i < ours_len && i < gold_len; i++) {

@@ -37,33 +37,34 @@ static void tap_diag(const char *file, int line, const char *cond, const char *f
     tap_current_failed = 1;
 }
 
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) tap_diag(__FILE__, __LINE__, #cond, __VA_ARGS__);     \
+#define CHECK(cond, ...)                                               \
+    do {                                                               \
+        if (!(cond)) tap_diag(__FILE__, __LINE__, #cond, __VA_ARGS__); \
     } while (0)
 
-#define REQUIRE(cond, ...)                                                 \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            tap_diag(__FILE__, __LINE__, #cond, __VA_ARGS__);              \
-            return;                                                        \
-        }                                                                  \
+#define REQUIRE(cond, ...)                                    \
+    do {                                                      \
+        if (!(cond)) {                                        \
+            tap_diag(__FILE__, __LINE__, #cond, __VA_ARGS__); \
+            return;                                           \
+        }                                                     \
     } while (0)
 
-#define RUN(test)                                                          \
-    do {                                                                   \
-        tap_current_failed = 0;                                            \
-        test();                                                            \
-        tap_number++;                                                      \
-        if (tap_current_failed) tap_failures++;                            \
-        printf("%s %d - %s\n", tap_current_failed ? "not ok" : "ok",       \
-               tap_number, #test);                                         \
-        fflush(stdout);                                                    \
+#define RUN(test)                                                                        \
+    do {                                                                                 \
+        tap_current_failed = 0;                                                          \
+        test();                                                                          \
+        tap_number++;                                                                    \
+        if (tap_current_failed) tap_failures++;                                          \
+        printf("%s %d - %s\n", tap_current_failed ? "not ok" : "ok", tap_number, #test); \
+        fflush(stdout);                                                                  \
     } while (0)
 
 static int tap_rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-    (void)st; (void)flag; (void)ftw;
+    (void)st;
+    (void)flag;
+    (void)ftw;
     return remove(path);
 }
 

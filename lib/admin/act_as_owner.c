@@ -66,8 +66,10 @@ static uid_t user_who_can_redirect(const char *dir, const char *judged)
     char cwd[PATH_MAX], real[PATH_MAX];
     char *abs = NULL;
     uid_t uid = 0;
-    if (dir[0] == '/') abs = strdup(dir);
-    else if (getcwd(cwd, sizeof(cwd)) != NULL) scr_path_join(cwd, dir, &abs);
+    if (dir[0] == '/')
+        abs = strdup(dir);
+    else if (getcwd(cwd, sizeof(cwd)) != NULL)
+        scr_path_join(cwd, dir, &abs);
     if (abs != NULL) uid = first_user_on_path(abs);
     free(abs);
     if (uid == 0 && realpath(judged, real) != NULL) uid = first_user_on_path(real);
@@ -120,9 +122,12 @@ static int check_scr_dir(const char *prefix, uid_t owner)
         char a[256], b[256];
         owner_text(owner, a, sizeof(a));
         owner_text(st.st_uid, b, sizeof(b));
-        scr_err("the prefix %s belongs to %s but its %s belongs to %s: run as root, a command acts as the "
-                "prefix's owner and will not work in another user's directory; make %s %s's (chown -R %s %s) "
-                "and try again", prefix, a, scr, b, scr, a, a, scr);
+        scr_err("the prefix %s belongs to %s but its %s belongs to %s: run as root, a command acts "
+                "as the "
+                "prefix's owner and will not work in another user's directory; make %s %s's (chown "
+                "-R %s %s) "
+                "and try again",
+                prefix, a, scr, b, scr, a, a, scr);
         rc = SCR_ERR_STATE;
     }
     free(scr);
@@ -173,8 +178,10 @@ int scr_act_as_owner(const char *dir, enum scr_owned_dir kind, struct scr_acting
     snprintf(out->dir, sizeof(out->dir), "%s", judged);
     char name[256];
     if (!owner_text(owner, name, sizeof(name))) {
-        scr_err("%s %s belongs to %s, which the password database does not know: run as root, a command acts "
-                "as the owner and cannot become this one", kind_text(kind), judged, name);
+        scr_err("%s %s belongs to %s, which the password database does not know: run as root, a "
+                "command acts "
+                "as the owner and cannot become this one",
+                kind_text(kind), judged, name);
         rc = SCR_ERR_STATE;
         goto out;
     }
@@ -188,8 +195,8 @@ int scr_act_as_owner(const char *dir, enum scr_owned_dir kind, struct scr_acting
     if (rc != SCR_SUCCESS) goto out;
     rc = take_environment(&out->who);
     if (rc != SCR_SUCCESS) goto out;
-    scr_dbg(1, "acting as %s (uid %lu, gid %lu), the owner of %s", out->who.name, (unsigned long)out->who.uid,
-            (unsigned long)out->who.gid, judged);
+    scr_dbg(1, "acting as %s (uid %lu, gid %lu), the owner of %s", out->who.name,
+            (unsigned long)out->who.uid, (unsigned long)out->who.gid, judged);
 out:
     free(judged);
     return rc;
@@ -205,9 +212,10 @@ int scr_act_as_check_owner(const struct scr_acting *as, const char *dir, enum sc
     if (owner != as->who.uid) {
         char other[256];
         owner_text(owner, other, sizeof(other));
-        scr_err("%s %s belongs to %s but %s %s belongs to %s: run as root, a command acts as one owner and "
-                "will not work in another user's directory", kind_text(as->kind), as->dir, as->who.name,
-                kind_text(kind), judged, other);
+        scr_err("%s %s belongs to %s but %s %s belongs to %s: run as root, a command acts as one "
+                "owner and "
+                "will not work in another user's directory",
+                kind_text(as->kind), as->dir, as->who.name, kind_text(kind), judged, other);
         rc = SCR_ERR_STATE;
     }
     free(judged);

@@ -43,16 +43,16 @@
 
 /* What the directory is, for the .scr rule and for messages. */
 enum scr_owned_dir {
-    SCR_OWNED_PREFIX,     /* a prefix: its .scr must be its owner's too */
-    SCR_OWNED_CNTL_DIR,   /* a job's control directory on this node */
-    SCR_OWNED_DIR,        /* any other directory the command reads or writes */
+    SCR_OWNED_PREFIX,   /* a prefix: its .scr must be its owner's too */
+    SCR_OWNED_CNTL_DIR, /* a job's control directory on this node */
+    SCR_OWNED_DIR,      /* any other directory the command reads or writes */
 };
 
 /* Who the command acts as, once scr_act_as_owner returned. */
 struct scr_acting {
-    int by_root;              /* it was started as root: the owner rule applies */
-    struct scr_identity who;  /* when by_root: the user it acts as (root included) */
-    char dir[4096];           /* when by_root: the directory whose owner that is */
+    int by_root;             /* it was started as root: the owner rule applies */
+    struct scr_identity who; /* when by_root: the user it acts as (root included) */
+    char dir[4096];          /* when by_root: the directory whose owner that is */
     enum scr_owned_dir kind;
 };
 

@@ -33,14 +33,14 @@
 /* One adoption, from its paths to its records. */
 struct adopt {
     const struct scr_adopt_options *o;
-    char *prefix;       /* absolute, normalised, as the user names it */
-    char *prefix_real;  /* symbolic links resolved */
-    char *dir_real;     /* the adopted directory, resolved: where the files are read */
-    char *dir_rel;      /* the adopted directory relative to the prefix */
-    char *dir_lex;      /* prefix/dir_rel: where a restart finds the files */
+    char *prefix;      /* absolute, normalised, as the user names it */
+    char *prefix_real; /* symbolic links resolved */
+    char *dir_real;    /* the adopted directory, resolved: where the files are read */
+    char *dir_rel;     /* the adopted directory relative to the prefix */
+    char *dir_lex;     /* prefix/dir_rel: where a restart finds the files */
     struct scr_adopt_list list;
     int ranks;
-    int id, ckpt;       /* given once the prefix is ours */
+    int id, ckpt; /* given once the prefix is ours */
 };
 
 static void adopt_free(struct adopt *a)
@@ -88,7 +88,8 @@ static int resolve_paths(struct adopt *a)
     if (rc != SCR_SUCCESS) goto out;
     rc = real_path(a->prefix, "the prefix", &a->prefix_real);
     if (rc != SCR_SUCCESS) goto out;
-    rc = o->dir[0] == '/' ? scr_path_normalize(o->dir, &dir_abs) : scr_path_join(a->prefix, o->dir, &dir_abs);
+    rc = o->dir[0] == '/' ? scr_path_normalize(o->dir, &dir_abs)
+                          : scr_path_join(a->prefix, o->dir, &dir_abs);
     if (rc != SCR_SUCCESS) goto out;
     if (stat(dir_abs, &st) != 0) {
         scr_err("cannot adopt %s: %s", dir_abs, strerror(errno));
@@ -109,7 +110,8 @@ static int resolve_paths(struct adopt *a)
     rc = scr_path_is_inside(scr_real, a->dir_real, &in_scr);
     if (rc != SCR_SUCCESS) goto out;
     if (!inside || in_scr || strcmp(a->dir_real, a->prefix_real) == 0) {
-        scr_err("cannot adopt %s%s%s: %s", dir_abs, strcmp(dir_abs, a->dir_real) ? ", which is " : "",
+        scr_err("cannot adopt %s%s%s: %s", dir_abs,
+                strcmp(dir_abs, a->dir_real) ? ", which is " : "",
                 strcmp(dir_abs, a->dir_real) ? a->dir_real : "",
                 !inside  ? "it is outside the prefix, where a restart reads its files"
                 : in_scr ? "it is in the prefix's .scr directory, where SCR keeps its own records"
@@ -121,8 +123,10 @@ static int resolve_paths(struct adopt *a)
      * inside the prefix as written, else by where they really are */
     rc = scr_path_is_inside(a->prefix, dir_abs, &inside);
     if (rc != SCR_SUCCESS) goto out;
-    if (inside && strcmp(dir_abs, a->prefix) != 0) rc = scr_path_relative(a->prefix, dir_abs, &a->dir_rel);
-    else rc = scr_path_relative(a->prefix_real, a->dir_real, &a->dir_rel);
+    if (inside && strcmp(dir_abs, a->prefix) != 0)
+        rc = scr_path_relative(a->prefix, dir_abs, &a->dir_rel);
+    else
+        rc = scr_path_relative(a->prefix_real, a->dir_real, &a->dir_rel);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_path_join(a->prefix, a->dir_rel, &a->dir_lex);
 out:
@@ -153,7 +157,8 @@ static int check_no_rank_missing(const struct adopt *a)
     long long total = 0, next = 0; /* the next rank expected to own a file */
     for (int i = 0; i < n; i++) {
         if (owners[i] < next) continue; /* another file of the same rank */
-        for (long long r = next; r < owners[i] && nmissing < NAMED_AT_MOST; r++) missing[nmissing++] = (int)r;
+        for (long long r = next; r < owners[i] && nmissing < NAMED_AT_MOST; r++)
+            missing[nmissing++] = (int)r;
         total += owners[i] - next; /* counted, not walked: a rank can be far above the others */
         next = (long long)owners[i] + 1;
     }
@@ -161,9 +166,11 @@ static int check_no_rank_missing(const struct adopt *a)
     if (total == 0) return SCR_SUCCESS;
     char text[256];
     scr_scan_format_ranks(missing, nmissing, NAMED_AT_MOST, text, sizeof(text));
-    scr_err("%lld rank%s below the highest rank %d own%s no file of %s: %s%s (give --ranks %d if a rank "
-            "really has no file)", total, total == 1 ? "" : "s", a->ranks - 1, total == 1 ? "s" : "",
-            a->dir_lex, text, total > nmissing ? ", ..." : "", a->ranks);
+    scr_err("%lld rank%s below the highest rank %d own%s no file of %s: %s%s (give --ranks %d if a "
+            "rank "
+            "really has no file)",
+            total, total == 1 ? "" : "s", a->ranks - 1, total == 1 ? "s" : "", a->dir_lex, text,
+            total > nmissing ? ", ..." : "", a->ranks);
     return SCR_ERR_ARG;
 }
 
@@ -193,17 +200,22 @@ static int assign_owners(struct adopt *a)
         }
     }
     if (highest < 0) {
-        scr_err("the rule '%s' matches no file of %s (it is matched against each path relative to that "
-                "directory, such as %s)", o->owner, a->dir_lex, a->list.files[0].rel);
+        scr_err(
+            "the rule '%s' matches no file of %s (it is matched against each path relative to that "
+            "directory, such as %s)",
+            o->owner, a->dir_lex, a->list.files[0].rel);
         return SCR_ERR_ARG;
     }
     if (unowned > 0) {
         char text[1024] = "";
         size_t len = 0;
         for (int i = 0; i < unowned && i < NAMED_AT_MOST && len < sizeof(text); i++)
-            len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s", i ? ", " : "", named[i]);
-        scr_err("%d file%s of %s match%s no rank by the rule '%s': %s%s (move %s out, or give a rule that "
-                "covers %s)", unowned, unowned == 1 ? "" : "s", a->dir_lex, unowned == 1 ? "es" : "", o->owner,
+            len +=
+                (size_t)snprintf(text + len, sizeof(text) - len, "%s%s", i ? ", " : "", named[i]);
+        scr_err("%d file%s of %s match%s no rank by the rule '%s': %s%s (move %s out, or give a "
+                "rule that "
+                "covers %s)",
+                unowned, unowned == 1 ? "" : "s", a->dir_lex, unowned == 1 ? "es" : "", o->owner,
                 text, unowned > NAMED_AT_MOST ? ", ..." : "", unowned == 1 ? "it" : "them",
                 unowned == 1 ? "it" : "them");
         return SCR_ERR_ARG;
@@ -212,7 +224,8 @@ static int assign_owners(struct adopt *a)
         a->ranks = o->ranks;
         for (int i = 0; i < a->list.n; i++) {
             if (a->list.files[i].rank < o->ranks) continue;
-            scr_err("%s/%s belongs to rank %d by the rule '%s', but --ranks says the dataset has %d rank%s",
+            scr_err("%s/%s belongs to rank %d by the rule '%s', but --ranks says the dataset has "
+                    "%d rank%s",
                     a->dir_lex, a->list.files[i].rel, a->list.files[i].rank, o->owner, o->ranks,
                     o->ranks == 1 ? "" : "s");
             return SCR_ERR_ARG;
@@ -247,7 +260,8 @@ static int checksum_files(struct adopt *a)
         struct scr_copy_result got = {0};
         char *path = NULL;
         rc = file_path(a, f, &path);
-        if (rc == SCR_SUCCESS) rc = scr_crc_file(path, buf, CRC_BUF_SIZE, &got); /* says which file */
+        if (rc == SCR_SUCCESS)
+            rc = scr_crc_file(path, buf, CRC_BUF_SIZE, &got); /* says which file */
         f->size = got.bytes;
         f->crc = got.crc;
         free(path);
@@ -280,8 +294,8 @@ static int holds_files_of(const struct adopt *a, int id, const char *name)
             int inside = 0;
             if (scr_path_join(dsdir, files[f], &path) == SCR_SUCCESS &&
                 scr_path_is_inside(a->dir_lex, path, &inside) == SCR_SUCCESS && inside) {
-                scr_err("cannot adopt %s: it holds %s, a file of dataset %d (%s) already", a->dir_lex, path, id,
-                        name);
+                scr_err("cannot adopt %s: it holds %s, a file of dataset %d (%s) already",
+                        a->dir_lex, path, id, name);
                 found = 1;
             }
             free(path);
@@ -315,8 +329,9 @@ static int check_index(const struct adopt *a, int *out_id, int *out_ckpt)
     }
     if (rc != SCR_SUCCESS) goto out;
     if (scr_index_file_lookup_id(index, a->o->name, &other) == SCR_SUCCESS) {
-        scr_err("the name %s belongs to dataset %d of %s already; give the adopted dataset another one",
-                a->o->name, other, a->prefix);
+        scr_err(
+            "the name %s belongs to dataset %d of %s already; give the adopted dataset another one",
+            a->o->name, other, a->prefix);
         rc = SCR_ERR_ARG;
         goto out;
     }
@@ -368,18 +383,21 @@ static int record_dataset(struct adopt *a)
     a->ckpt++;
     rc = checksum_files(a);
     if (rc != SCR_SUCCESS) return rc;
-    struct scr_adopt_records r = {a->prefix, a->dir_rel, a->o->name, a->id, a->ckpt, a->ranks, a->o->make_current};
+    struct scr_adopt_records r = {a->prefix, a->dir_rel, a->o->name,        a->id,
+                                  a->ckpt,   a->ranks,   a->o->make_current};
     return scr_adopt_records_write(&r, &a->list);
 }
 
 /* Take the prefix as a job's SCR_Init does, so that no job starts on it
  * (and numbers a dataset) while this one is being recorded. */
-static int take_prefix(const struct adopt *a, struct scr_prefix_holder *me, struct scr_prefix_lock *lock)
+static int take_prefix(const struct adopt *a, struct scr_prefix_holder *me,
+                       struct scr_prefix_lock *lock)
 {
     char *scr_dir = NULL, note[1024];
     memset(me, 0, sizeof(*me));
     snprintf(me->jobid, sizeof(me->jobid), "%s", SCR_ADOPT_JOBID);
-    if (scr_job_env_user_name(me->user, sizeof(me->user)) != SCR_SUCCESS) snprintf(me->user, sizeof(me->user), "?");
+    if (scr_job_env_user_name(me->user, sizeof(me->user)) != SCR_SUCCESS)
+        snprintf(me->user, sizeof(me->user), "?");
     if (gethostname(me->host, sizeof(me->host) - 1) != 0) snprintf(me->host, sizeof(me->host), "?");
     me->pid = (long)getpid();
     me->since = (int64_t)time(NULL);

@@ -28,18 +28,18 @@
 #include <stdint.h>
 
 struct scr_adopt_options {
-    const char *prefix;   /* the prefix directory (relative: to the current directory) */
-    const char *dir;      /* the directory to adopt: absolute, or relative to the prefix */
-    const char *name;     /* the dataset's name */
-    const char *owner;    /* ownership rule (adopt_rule.h); NULL with global */
-    int global;           /* every file to rank 0 of a dataset of 1 rank */
-    int ranks;            /* ranks of the dataset; 0: the highest rank owning a file + 1,
-                             and every rank below must own one */
-    int make_current;     /* 1: the dataset becomes CURRENT */
+    const char *prefix; /* the prefix directory (relative: to the current directory) */
+    const char *dir;    /* the directory to adopt: absolute, or relative to the prefix */
+    const char *name;   /* the dataset's name */
+    const char *owner;  /* ownership rule (adopt_rule.h); NULL with global */
+    int global;         /* every file to rank 0 of a dataset of 1 rank */
+    int ranks;          /* ranks of the dataset; 0: the highest rank owning a file + 1,
+                           and every rank below must own one */
+    int make_current;   /* 1: the dataset becomes CURRENT */
 };
 
 struct scr_adopt_result {
-    int id;               /* the dataset id given */
+    int id; /* the dataset id given */
     int ranks;
     int files;
     uint64_t bytes;

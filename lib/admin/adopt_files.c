@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 struct walk {
-    const char *top;         /* the adopted directory */
+    const char *top; /* the adopted directory */
     const char *prefix_real;
-    char *scr_real;          /* <prefix>/.scr: never adopted */
+    char *scr_real; /* <prefix>/.scr: never adopted */
     struct scr_adopt_list *list;
-    int refused;             /* entries refused so far */
+    int refused; /* entries refused so far */
 };
 
 static int add_file(struct scr_adopt_list *list, const char *rel)
@@ -29,12 +29,14 @@ static int add_file(struct scr_adopt_list *list, const char *rel)
         scr_err("out of memory listing the files to adopt");
         return SCR_ERR_NOMEM;
     }
-    struct scr_adopt_file *f = scr_strbuf_append_space(&list->mem, sizeof(*f)); /* says so when it cannot */
+    struct scr_adopt_file *f =
+        scr_strbuf_append_space(&list->mem, sizeof(*f)); /* says so when it cannot */
     if (f == NULL) {
         free(copy);
         return SCR_ERR_NOMEM;
     }
-    list->files = (struct scr_adopt_file *)(void *)list->mem.buf; /* malloc'ed: aligned for any type */
+    list->files =
+        (struct scr_adopt_file *)(void *)list->mem.buf; /* malloc'ed: aligned for any type */
     f->rel = copy;
     f->rank = -1;
     f->size = 0;
@@ -74,8 +76,10 @@ static void refuse_link(const struct walk *w, const char *path)
         return;
     }
     if (S_ISDIR(st.st_mode)) {
-        scr_err("cannot adopt %s: a symbolic link to a directory (not followed; adopt that directory, or "
-                "copy its files here)", path);
+        scr_err("cannot adopt %s: a symbolic link to a directory (not followed; adopt that "
+                "directory, or "
+                "copy its files here)",
+                path);
         return;
     }
     if (!S_ISREG(st.st_mode)) {
@@ -94,8 +98,10 @@ static void refuse_link(const struct walk *w, const char *path)
                 inside ? "which is in the prefix's .scr directory" : "which is outside the prefix");
         return;
     }
-    scr_err("cannot adopt %s: a symbolic link to %s; a checkpoint's files are never read through a link "
-            "(put the file itself there)", path, real);
+    scr_err("cannot adopt %s: a symbolic link to %s; a checkpoint's files are never read through a "
+            "link "
+            "(put the file itself there)",
+            path, real);
 }
 
 static int walk_dir(struct walk *w, const char *rel);
@@ -116,8 +122,10 @@ static int walk_entry(struct walk *w, const char *rel)
         refuse_link(w, path);
         w->refused++;
     } else if (S_ISREG(st.st_mode)) {
-        if (readable(path)) rc = add_file(w->list, rel);
-        else w->refused++;
+        if (readable(path))
+            rc = add_file(w->list, rel);
+        else
+            w->refused++;
     } else {
         scr_err("cannot adopt %s: not a regular file (a device, socket or FIFO)", path);
         w->refused++;
@@ -171,12 +179,15 @@ int scr_adopt_files_list(const char *dir, const char *prefix_real, struct scr_ad
     int rc = scr_path_join(prefix_real, ".scr", &w.scr_real);
     if (rc == SCR_SUCCESS) rc = walk_dir(&w, "");
     if (rc == SCR_SUCCESS && w.refused > 0) {
-        scr_err("%s: %d entr%s cannot be adopted (named above)", dir, w.refused, w.refused == 1 ? "y" : "ies");
+        scr_err("%s: %d entr%s cannot be adopted (named above)", dir, w.refused,
+                w.refused == 1 ? "y" : "ies");
         rc = SCR_ERR_ARG;
     }
     free(w.scr_real);
-    if (rc != SCR_SUCCESS) scr_adopt_list_free(out);
-    else if (out->n > 1) qsort(out->files, (size_t)out->n, sizeof(*out->files), by_rel);
+    if (rc != SCR_SUCCESS)
+        scr_adopt_list_free(out);
+    else if (out->n > 1)
+        qsort(out->files, (size_t)out->n, sizeof(*out->files), by_rel);
     return rc;
 }
 

@@ -19,16 +19,16 @@
 #include <stdint.h>
 
 struct scr_adopt_file {
-    char *rel;        /* path relative to the adopted directory */
-    int rank;         /* owner, set by the caller; -1 until then */
-    uint64_t size;    /* set by the caller when it reads the file */
+    char *rel;     /* path relative to the adopted directory */
+    int rank;      /* owner, set by the caller; -1 until then */
+    uint64_t size; /* set by the caller when it reads the file */
     uint32_t crc;
 };
 
 struct scr_adopt_list {
     struct scr_adopt_file *files; /* sorted by rel; the bytes of mem */
     int n;
-    scr_strbuf mem;               /* owns files */
+    scr_strbuf mem; /* owns files */
 };
 
 /* The files below dir (a real path, symbolic links resolved), for the

@@ -25,7 +25,7 @@
 struct records {
     const struct scr_adopt_records *r;
     struct scr_adopt_list *list;
-    char *dir_lex;        /* prefix/dir_rel: where a restart finds the files */
+    char *dir_lex; /* prefix/dir_rel: where a restart finds the files */
     scr_dataset *desc;
 };
 
@@ -42,7 +42,8 @@ static int make_descriptor(struct records *a)
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_name(a->desc, a->r->name);
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_flags(a->desc, SCR_DATASET_FLAG_CHECKPOINT);
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_ckpt(a->desc, a->r->ckpt);
-    if (rc == SCR_SUCCESS) rc = scr_dataset_set_created(a->desc, (int64_t)now.tv_sec * 1000000 + now.tv_usec);
+    if (rc == SCR_SUCCESS)
+        rc = scr_dataset_set_created(a->desc, (int64_t)now.tv_sec * 1000000 + now.tv_usec);
     if (rc == SCR_SUCCESS && scr_job_env_user_name(user, sizeof(user)) == SCR_SUCCESS)
         rc = scr_dataset_set_username(a->desc, user);
     /* the writer, where a flushed dataset names its job (claims compare it) */
@@ -55,7 +56,8 @@ static int make_descriptor(struct records *a)
 
 /* The meta a flush would have recorded for f, named name in the dataset
  * directory and owned by rank. */
-static int file_meta(const struct records *a, const struct scr_adopt_file *f, const char *name, scr_meta **out)
+static int file_meta(const struct records *a, const struct scr_adopt_file *f, const char *name,
+                     scr_meta **out)
 {
     char *orig = NULL, *path = NULL, *dir = NULL, *base = NULL;
     scr_meta *meta = scr_meta_new();
@@ -89,8 +91,8 @@ static int file_meta(const struct records *a, const struct scr_adopt_file *f, co
 
 /* The rank filemap of rank: its count files from files[first] on (the
  * list sorted by rank), named relative to dsdir. */
-static int build_rank_filemap(const struct records *a, const char *dsdir, int rank, int first, int count,
-                              scr_filemap **out)
+static int build_rank_filemap(const struct records *a, const char *dsdir, int rank, int first,
+                              int count, scr_filemap **out)
 {
     scr_filemap *rmap = scr_filemap_new();
     char *name = NULL, *path = NULL;
@@ -179,8 +181,9 @@ static int add_entry(scr_kvtree *index, void *ctx)
     int other = 0;
     if (scr_index_file_lookup_id(index, a->r->name, &other) == SCR_SUCCESS ||
         scr_index_file_get_dataset(index, a->r->id, &listed) == SCR_SUCCESS) {
-        scr_err("the index of %s gained dataset %s or id %d while %s was adopted; nothing was indexed", a->r->prefix,
-                a->r->name, a->r->id, a->dir_lex);
+        scr_err(
+            "the index of %s gained dataset %s or id %d while %s was adopted; nothing was indexed",
+            a->r->prefix, a->r->name, a->r->id, a->dir_lex);
         return SCR_ERR_STATE;
     }
     int rc = scr_index_file_set_dataset(index, a->desc, 1);
@@ -212,7 +215,8 @@ int scr_adopt_records_write(const struct scr_adopt_records *r, struct scr_adopt_
     }
     if (rc == SCR_SUCCESS) rc = write_records(&a, dsdir, &undo);
     if (rc == SCR_SUCCESS) rc = scr_index_file_path(r->prefix, &ipath);
-    if (rc == SCR_SUCCESS) rc = scr_index_file_update(ipath, add_entry, &a); /* the index is replaced whole, or kept */
+    if (rc == SCR_SUCCESS)
+        rc = scr_index_file_update(ipath, add_entry, &a); /* the index is replaced whole, or kept */
 out:
     if (rc != SCR_SUCCESS) {
         scr_undo_files(&undo, &removed);

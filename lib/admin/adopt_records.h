@@ -22,13 +22,13 @@
 #define SCR_ADOPT_JOBID "scr-adopt"
 
 struct scr_adopt_records {
-    const char *prefix;   /* absolute, normalised, as the user names it */
-    const char *dir_rel;  /* the adopted directory, relative to the prefix */
-    const char *name;     /* the dataset's name */
-    int id;               /* the dataset id, free on the prefix */
-    int ckpt;             /* its checkpoint number */
-    int ranks;            /* ranks of the dataset; every file's rank is below */
-    int make_current;     /* 1: CURRENT names it */
+    const char *prefix;  /* absolute, normalised, as the user names it */
+    const char *dir_rel; /* the adopted directory, relative to the prefix */
+    const char *name;    /* the dataset's name */
+    int id;              /* the dataset id, free on the prefix */
+    int ckpt;            /* its checkpoint number */
+    int ranks;           /* ranks of the dataset; every file's rank is below */
+    int make_current;    /* 1: CURRENT names it */
 };
 
 /* Write the records of r for the files of list (ranks, sizes and CRCs

@@ -13,21 +13,25 @@ int scr_adopt_rule_parse(const char *pattern, struct scr_adopt_rule *rule)
 {
     int ranks = 0;
     if (pattern == NULL || pattern[0] == '\0') {
-        scr_err("the ownership rule is empty; it needs one %%d where the rank is, e.g. 'rank_%%d.ckpt'");
+        scr_err("the ownership rule is empty; it needs one %%d where the rank is, e.g. "
+                "'rank_%%d.ckpt'");
         return SCR_ERR_ARG;
     }
     for (const char *p = pattern; *p != '\0'; p++) {
         if (*p != '%') continue;
-        if (p[1] == 'd') ranks++;
+        if (p[1] == 'd')
+            ranks++;
         else if (p[1] != '%') {
-            scr_err("ownership rule '%s': '%%%c' is not understood (use %%d for the rank, %%%% for a '%%')",
+            scr_err("ownership rule '%s': '%%%c' is not understood (use %%d for the rank, %%%% for "
+                    "a '%%')",
                     pattern, p[1] != '\0' ? p[1] : ' ');
             return SCR_ERR_ARG;
         }
         p++;
     }
     if (ranks != 1) {
-        scr_err("ownership rule '%s' has %d %%d; it needs exactly one, where the rank is (e.g. 'rank_%%d.ckpt')",
+        scr_err("ownership rule '%s' has %d %%d; it needs exactly one, where the rank is (e.g. "
+                "'rank_%%d.ckpt')",
                 pattern, ranks);
         return SCR_ERR_ARG;
     }
@@ -55,7 +59,7 @@ static int match(const char *p, const char *s, long long *rank)
             int n = 0;
             while (n < MAX_RANK_DIGITS + 1 && is_digit(s[n])) n++;
             if (n > MAX_RANK_DIGITS) return 0; /* no rank has that many digits */
-            for (; n > 0; n--) { /* the longest run that lets the rest match */
+            for (; n > 0; n--) {               /* the longest run that lets the rest match */
                 if (!match(p + 2, s + n, rank)) continue;
                 long long v = 0;
                 for (int i = 0; i < n; i++) v = v * 10 + (s[i] - '0');

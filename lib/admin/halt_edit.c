@@ -149,7 +149,7 @@ int scr_halt_edit_parse_time(const char *text, int64_t now, int64_t *out)
     if (text[0] == '+') {
         if (!number(text + 1, &v, &rest) || rest[0] == '\0' || rest[1] != '\0') return SCR_ERR_ARG;
         const char *units = "smhd";
-        static const int64_t seconds[] = { 1, 60, 3600, 86400 };
+        static const int64_t seconds[] = {1, 60, 3600, 86400};
         const char *u = strchr(units, rest[0]);
         if (u == NULL) return SCR_ERR_ARG;
         *out = now + v * seconds[u - units];
@@ -199,10 +199,12 @@ int scr_halt_edit_fprint(FILE *out, const scr_kvtree *halt, int64_t now)
         err |= fprintf(out, "CheckpointsLeft  %d\n", left) < 0, printed = 1;
     if (scr_halt_file_get_exit_before(halt, &t) == SCR_SUCCESS)
         err |= fprintf(out, "ExitBefore       %s (@%lld)\n", local_text(t, when, sizeof(when)),
-                       (long long)t) < 0, printed = 1;
+                       (long long)t) < 0,
+            printed = 1;
     if (scr_halt_file_get_exit_after(halt, &t) == SCR_SUCCESS)
         err |= fprintf(out, "ExitAfter        %s (@%lld)\n", local_text(t, when, sizeof(when)),
-                       (long long)t) < 0, printed = 1;
+                       (long long)t) < 0,
+            printed = 1;
     if (scr_halt_file_get_halt_seconds(halt, &t) == SCR_SUCCESS)
         err |= fprintf(out, "HaltSeconds      %lld\n", (long long)t) < 0, printed = 1;
     if (scr_halt_file_get_exit_reason(halt, &reason) == SCR_SUCCESS)

@@ -71,7 +71,7 @@ static int edit(const char *prefix, const char *name, int (*change)(scr_kvtree *
         scr_err("index: no dataset name given");
         return SCR_ERR_ARG;
     }
-    struct edit e = { NULL, name, 0 };
+    struct edit e = {NULL, name, 0};
     char *path = NULL;
     int rc = scr_index_file_path(prefix, &path);
     if (rc != SCR_SUCCESS) return rc;
@@ -81,7 +81,8 @@ static int edit(const char *prefix, const char *name, int (*change)(scr_kvtree *
     if (stat(path, &st) != 0) {
         if (errno == ENOENT || errno == ENOTDIR) {
             scr_err("%s has no index (no .scr/index.scr): nothing was flushed there, or it "
-                    "is not a prefix directory", prefix);
+                    "is not a prefix directory",
+                    prefix);
             rc = SCR_ERR_NOTFOUND;
         } else {
             scr_err("cannot read %s: %s", path, strerror(errno));

@@ -56,8 +56,10 @@ static int build_row(const scr_kvtree *index, int id, const char *current, scr_i
         rc = scr_index_file_list_failed(index, id, &row->failed, &row->failed_count);
     if (rc == SCR_SUCCESS) {
         rc = scr_index_file_list_missing(index, id, &row->missing, &row->missing_count);
-        if (rc == SCR_ERR_TYPE) scr_err("index: dataset %d: a MISSING rank is not an integer >= 0", id);
-        else if (rc == SCR_ERR_NOMEM) scr_err("index: out of memory listing the missing ranks of dataset %d", id);
+        if (rc == SCR_ERR_TYPE)
+            scr_err("index: dataset %d: a MISSING rank is not an integer >= 0", id);
+        else if (rc == SCR_ERR_NOMEM)
+            scr_err("index: out of memory listing the missing ranks of dataset %d", id);
     }
     if (rc == SCR_SUCCESS && row->missing_count > 0)
         rc = scr_index_list_format_ranks(row->missing, row->missing_count, &row->missing_ranks);
@@ -116,7 +118,7 @@ void scr_index_list_delete(scr_index_list *list)
 
 void scr_index_list_format_size(uint64_t bytes, char *buf, size_t len)
 {
-    static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     const size_t last = sizeof(units) / sizeof(units[0]) - 1;
     if (bytes < 1024) {
         snprintf(buf, len, "%llu B", (unsigned long long)bytes);
@@ -160,20 +162,35 @@ int scr_index_list_format_ranks(const int *ranks, int count, char **out_text)
 /* --- the table -------------------------------------------------------------------- */
 
 enum column {
-    COL_MARK, COL_ID, COL_NAME, COL_KIND, COL_COMPLETE, COL_FAILED, COL_FETCHED, COL_FLUSHED,
-    COL_SIZE, COL_FILES, COL_MISSING, COLUMNS
+    COL_MARK,
+    COL_ID,
+    COL_NAME,
+    COL_KIND,
+    COL_COMPLETE,
+    COL_FAILED,
+    COL_FETCHED,
+    COL_FLUSHED,
+    COL_SIZE,
+    COL_FILES,
+    COL_MISSING,
+    COLUMNS
 };
 
 static const struct {
     const char *header;
     int right; /* numbers are right-aligned */
 } columns[COLUMNS] = {
-    [COL_MARK] = { " ", 0 },           [COL_ID] = { "ID", 1 },
-    [COL_NAME] = { "NAME", 0 },        [COL_KIND] = { "KIND", 0 },
-    [COL_COMPLETE] = { "COMPLETE", 0 }, [COL_FAILED] = { "FAILED", 0 },
-    [COL_FETCHED] = { "FETCHED", 0 },  [COL_FLUSHED] = { "FLUSHED", 0 },
-    [COL_SIZE] = { "SIZE", 1 },        [COL_FILES] = { "FILES", 1 },
-    [COL_MISSING] = { "MISSING", 0 },
+    [COL_MARK] = {" ", 0},
+    [COL_ID] = {"ID", 1},
+    [COL_NAME] = {"NAME", 0},
+    [COL_KIND] = {"KIND", 0},
+    [COL_COMPLETE] = {"COMPLETE", 0},
+    [COL_FAILED] = {"FAILED", 0},
+    [COL_FETCHED] = {"FETCHED", 0},
+    [COL_FLUSHED] = {"FLUSHED", 0},
+    [COL_SIZE] = {"SIZE", 1},
+    [COL_FILES] = {"FILES", 1},
+    [COL_MISSING] = {"MISSING", 0},
 };
 
 /* Enough for any number or size a cell shows. */
@@ -236,7 +253,7 @@ static int print_line(FILE *out, const scr_index_row *row, const int width[COLUM
 
 int scr_index_list_fprint_table(FILE *out, const scr_index_list *list)
 {
-    int width[COLUMNS] = { 0 };
+    int width[COLUMNS] = {0};
     char buf[CELL_MAX];
     if (out == NULL || list == NULL) {
         scr_err("index: printing a table without a stream or a list");
@@ -262,8 +279,7 @@ int scr_index_list_fprint_table(FILE *out, const scr_index_list *list)
 /* Add member key to obj; value NULL stands for JSON null when may_be_null,
  * for a failed allocation otherwise. SCR_ERR_NOMEM on failure (value
  * released). */
-static int put(struct json_object *obj, const char *key, struct json_object *value,
-               int may_be_null)
+static int put(struct json_object *obj, const char *key, struct json_object *value, int may_be_null)
 {
     if (value == NULL && !may_be_null) return SCR_ERR_NOMEM;
     if (json_object_object_add(obj, key, value) != 0) {
@@ -287,14 +303,16 @@ static struct json_object *push(struct json_object *array, struct json_object *i
 static struct json_object *times_json(const char **times, int count)
 {
     struct json_object *array = json_object_new_array();
-    for (int i = 0; array != NULL && i < count; i++) array = push(array, json_object_new_string(times[i]));
+    for (int i = 0; array != NULL && i < count; i++)
+        array = push(array, json_object_new_string(times[i]));
     return array;
 }
 
 static struct json_object *ranks_json(const int *ranks, int count)
 {
     struct json_object *array = json_object_new_array();
-    for (int i = 0; array != NULL && i < count; i++) array = push(array, json_object_new_int(ranks[i]));
+    for (int i = 0; array != NULL && i < count; i++)
+        array = push(array, json_object_new_int(ranks[i]));
     return array;
 }
 

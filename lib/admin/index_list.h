@@ -25,19 +25,19 @@ struct json_object;
 typedef struct scr_index_row {
     int id;
     const char *name;
-    int current;         /* 1 when CURRENT names this dataset */
-    int checkpoint;      /* scr_dataset_is_checkpoint of its descriptor */
-    int output;          /* scr_dataset_is_output of its descriptor */
-    int complete;        /* 1 only when COMPLETE is 1 */
-    int has_size;        /* 1 when the descriptor holds SIZE */
-    uint64_t size;       /* bytes */
-    int files;           /* FILES of the descriptor, -1 when absent */
-    const char *flushed; /* NULL when never flushed */
+    int current;          /* 1 when CURRENT names this dataset */
+    int checkpoint;       /* scr_dataset_is_checkpoint of its descriptor */
+    int output;           /* scr_dataset_is_output of its descriptor */
+    int complete;         /* 1 only when COMPLETE is 1 */
+    int has_size;         /* 1 when the descriptor holds SIZE */
+    uint64_t size;        /* bytes */
+    int files;            /* FILES of the descriptor, -1 when absent */
+    const char *flushed;  /* NULL when never flushed */
     const char **fetched; /* oldest first */
     int fetched_count;
     const char **failed; /* oldest first */
     int failed_count;
-    int *missing;        /* MISSING ranks of an incomplete dataset, ascending; owned */
+    int *missing; /* MISSING ranks of an incomplete dataset, ascending; owned */
     int missing_count;
     char *missing_ranks; /* the same as "3,5-7,10" (owned), NULL when none */
 } scr_index_row;

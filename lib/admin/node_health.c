@@ -11,7 +11,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-static int unhealthy(struct scr_health *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int unhealthy(struct scr_health *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static int unhealthy(struct scr_health *out, const char *fmt, ...)
 {

@@ -20,8 +20,8 @@
 
 struct probe_slots {
     struct pollfd *fds;
-    int *target;             /* index into the targets of fds[i] */
-    long long *deadline_ms;  /* when fds[i] stops waiting */
+    int *target;            /* index into the targets of fds[i] */
+    long long *deadline_ms; /* when fds[i] stops waiting */
     int used;
 };
 
@@ -35,8 +35,10 @@ static long long now_ms(void)
 static void set_answer(struct scr_probe_target *t, int err)
 {
     t->answered = err == 0;
-    if (err == 0) t->why[0] = '\0';
-    else snprintf(t->why, sizeof(t->why), "%s", strerror(err));
+    if (err == 0)
+        t->why[0] = '\0';
+    else
+        snprintf(t->why, sizeof(t->why), "%s", strerror(err));
 }
 
 /* Begin a connection to t. Returns its descriptor while it is still being
@@ -56,7 +58,8 @@ static int start_connection(struct scr_probe_target *t)
                  rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
         return -1;
     }
-    int fd = socket(addr->ai_family, addr->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, addr->ai_protocol);
+    int fd = socket(addr->ai_family, addr->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                    addr->ai_protocol);
     if (fd < 0) {
         int err = errno;
         freeaddrinfo(addr);
@@ -74,7 +77,8 @@ static int start_connection(struct scr_probe_target *t)
 }
 
 /* Judge slot i (err 0: accepted) and move the last slot into its place. */
-static void finish_slot(struct probe_slots *s, int i, struct scr_probe_target *targets, int err, int timeout_ms)
+static void finish_slot(struct probe_slots *s, int i, struct scr_probe_target *targets, int err,
+                        int timeout_ms)
 {
     struct scr_probe_target *t = &targets[s->target[i]];
     if (err == ETIMEDOUT) {
@@ -111,8 +115,10 @@ static void wait_and_judge(struct probe_slots *s, struct scr_probe_target *targe
         } else if (now >= s->deadline_ms[i]) {
             err = ETIMEDOUT;
         }
-        if (err < 0) i++;
-        else finish_slot(s, i, targets, err, timeout_ms); /* slot i now holds another */
+        if (err < 0)
+            i++;
+        else
+            finish_slot(s, i, targets, err, timeout_ms); /* slot i now holds another */
     }
 }
 
@@ -128,7 +134,8 @@ int scr_node_probe(struct scr_probe_target *targets, int count, int timeout_ms)
             return SCR_ERR_ARG;
         }
         if (targets[i].port <= 0 || targets[i].port > 65535) {
-            scr_err("node probe: port %d of %s is not a TCP port", targets[i].port, targets[i].host);
+            scr_err("node probe: port %d of %s is not a TCP port", targets[i].port,
+                    targets[i].host);
             return SCR_ERR_ARG;
         }
     }
@@ -145,7 +152,7 @@ int scr_node_probe(struct scr_probe_target *targets, int count, int timeout_ms)
         while (s.used < window && next < count) {
             int fd = start_connection(&targets[next]);
             if (fd >= 0) {
-                s.fds[s.used] = (struct pollfd){ .fd = fd, .events = POLLOUT };
+                s.fds[s.used] = (struct pollfd){.fd = fd, .events = POLLOUT};
                 s.target[s.used] = next;
                 s.deadline_ms[s.used] = now_ms() + timeout_ms;
                 s.used++;

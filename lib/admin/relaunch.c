@@ -7,8 +7,8 @@
 
 #include <stdio.h>
 
-int scr_relaunch_decide(const struct scr_relaunch_input *in, enum scr_relaunch_verdict *out, char *why,
-                        size_t why_len)
+int scr_relaunch_decide(const struct scr_relaunch_input *in, enum scr_relaunch_verdict *out,
+                        char *why, size_t why_len)
 {
     if (in == NULL || in->halt_path == NULL || out == NULL || why == NULL) return SCR_ERR_ARG;
     scr_kvtree *file = scr_kvtree_new();
@@ -21,7 +21,8 @@ int scr_relaunch_decide(const struct scr_relaunch_input *in, enum scr_relaunch_v
     char halt_why[256] = "";
     if (rc == SCR_SUCCESS) rc = scr_halt_file_finalize_called(file, &finished);
     if (rc == SCR_SUCCESS)
-        rc = scr_halt_file_explain(file, in->now, in->halt_seconds, in->end_time, &halt, halt_why, sizeof(halt_why));
+        rc = scr_halt_file_explain(file, in->now, in->halt_seconds, in->end_time, &halt, halt_why,
+                                   sizeof(halt_why));
     scr_kvtree_delete(file);
     if (rc != SCR_SUCCESS) {
         scr_err("%s cannot be used to decide whether to run again", in->halt_path);
@@ -38,7 +39,8 @@ int scr_relaunch_decide(const struct scr_relaunch_input *in, enum scr_relaunch_v
         snprintf(why, why_len, "%d of %d runs made (SCR_RUNS)", in->runs_done, in->max_runs);
     } else if (in->min_nodes > 0 && in->nodes_up < in->min_nodes) {
         *out = SCR_RELAUNCH_TOO_FEW_NODES;
-        snprintf(why, why_len, "%d usable nodes, fewer than SCR_MIN_NODES (%d)", in->nodes_up, in->min_nodes);
+        snprintf(why, why_len, "%d usable nodes, fewer than SCR_MIN_NODES (%d)", in->nodes_up,
+                 in->min_nodes);
     } else {
         *out = SCR_RELAUNCH_GO;
         char on[64] = "";

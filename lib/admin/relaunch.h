@@ -10,9 +10,9 @@
  *   TOO_FEW_NODES fewer than min_nodes nodes are usable;
  *   GO            launch.
  * FINISHED counts only after a run of this loop (runs_done > 0): SCR_Init
- * clears the mark when a run starts. A missing halt file holds no condition. A damaged one is an error
- * (SCR_ERR_FORMAT, logged naming the file): a loop must not guess whether
- * the job wanted to stop. No MPI, no Slurm; the caller counts nodes. */
+ * clears the mark when a run starts. A missing halt file holds no condition. A damaged one is an
+ * error (SCR_ERR_FORMAT, logged naming the file): a loop must not guess whether the job wanted to
+ * stop. No MPI, no Slurm; the caller counts nodes. */
 #ifndef SCR_RELAUNCH_H
 #define SCR_RELAUNCH_H
 
@@ -39,7 +39,7 @@ struct scr_relaunch_input {
 };
 
 /* Decide for in; why receives one line saying so (for GO too). */
-int scr_relaunch_decide(const struct scr_relaunch_input *in, enum scr_relaunch_verdict *out, char *why,
-                        size_t why_len);
+int scr_relaunch_decide(const struct scr_relaunch_input *in, enum scr_relaunch_verdict *out,
+                        char *why, size_t why_len);
 
 #endif

@@ -18,14 +18,14 @@
 /* What the steps learn of the dataset they complete. */
 struct completion {
     int id;
-    const char *name;                /* for messages: run->dset's */
+    const char *name; /* for messages: run->dset's */
     int is_ckpt, is_output;
     const struct scr_reddesc *red;   /* its redundancy scheme, and so its store */
     int all_valid;                   /* every rank's files are valid */
     unsigned long long bytes, files; /* the dataset's, summed over the ranks */
-    int busy_ranks;                  /* ranks that found their cores busy while the application worked */
-    int flush;                       /* it goes to the prefix now */
-    int encoding;                    /* its scheme is applied in the background, which records the CRCs */
+    int busy_ranks; /* ranks that found their cores busy while the application worked */
+    int flush;      /* it goes to the prefix now */
+    int encoding;   /* its scheme is applied in the background, which records the CRCs */
 };
 
 /* --- files, CRCs and totals, as the steps need them --------------------------------- */
@@ -75,7 +75,8 @@ out:
  * SCR does) CRC of this rank's files. Without SCR_CRC_ON_COPY the CRCs come
  * later: from the redundancy encoding, which reads every byte anyway, else
  * from the flush or a library thread (start_crcs, run_crc_async.c). */
-static int seal_my_files(struct scr_run *run, int id, int *valid, uint64_t *out_bytes, int *out_files)
+static int seal_my_files(struct scr_run *run, int id, int *valid, uint64_t *out_bytes,
+                         int *out_files)
 {
     const char **files = NULL;
     int nfiles = 0;
@@ -100,7 +101,8 @@ static int start_crcs(struct scr_run *run, int id)
     int rc = scr_crc_async_start_record(run, id), ok = 0;
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS) return mrc;
-    if (!ok && run->rank == 0) scr_err("dataset %d: the CRCs of its files could not be started on every rank", id);
+    if (!ok && run->rank == 0)
+        scr_err("dataset %d: the CRCs of its files could not be started on every rank", id);
     return ok ? SCR_SUCCESS : SCR_FAILURE;
 }
 
@@ -110,7 +112,8 @@ static int fill_crcs(struct scr_run *run, int id)
     int rc = scr_crc_fill(run, id), ok = 0;
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS) return mrc;
-    if (!ok && run->rank == 0) scr_err("dataset %d: the CRCs of its files could not be recorded on every rank", id);
+    if (!ok && run->rank == 0)
+        scr_err("dataset %d: the CRCs of its files could not be recorded on every rank", id);
     return ok ? SCR_SUCCESS : SCR_FAILURE;
 }
 
@@ -158,8 +161,10 @@ static int find_shared_files(struct scr_run *run, int id, const char *name, int 
     rc = scr_shared_merge(run, id, name, shared, nshared, &refused); /* all ranks agree */
     if (rc == SCR_ERR_IO || rc == SCR_ERR_NOMEM) { /* agreed, and said where it failed */
         if (run->rank == 0)
-            scr_err("dataset %d (%s): the files its ranks on several nodes wrote could not be merged on the "
-                    "prefix %s", id, name, run->prefix);
+            scr_err("dataset %d (%s): the files its ranks on several nodes wrote could not be "
+                    "merged on the "
+                    "prefix %s",
+                    id, name, run->prefix);
         rc = SCR_SUCCESS;
         refused = 1;
     }
@@ -195,14 +200,17 @@ static void describe_dataset(const struct scr_run *run, struct completion *c)
  * rank's), the totals (bytes and files: this rank's), and how many ranks
  * found their cores busy while the application worked. Collective; all
  * ranks agree. */
-static int add_up(struct scr_run *run, int mine_valid, uint64_t bytes, int files, struct completion *c)
+static int add_up(struct scr_run *run, int mine_valid, uint64_t bytes, int files,
+                  struct completion *c)
 {
-    unsigned long long sums[3] = {bytes, (unsigned long long)files, (unsigned long long)run->work_cores_busy};
+    unsigned long long sums[3] = {bytes, (unsigned long long)files,
+                                  (unsigned long long)run->work_cores_busy};
     unsigned long long totals[3] = {0, 0, 0};
     int mrc = scr_comm_all_true(mine_valid, run->world, &c->all_valid);
     if (mrc == SCR_SUCCESS)
-        mrc = scr_mpi_check(MPI_Allreduce(sums, totals, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->world),
-                            "adding up the dataset's size");
+        mrc = scr_mpi_check(
+            MPI_Allreduce(sums, totals, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, run->world),
+            "adding up the dataset's size");
     if (mrc != SCR_SUCCESS) return mrc;
     c->bytes = totals[0];
     c->files = totals[1];
@@ -242,7 +250,8 @@ static int agree_on_validity(struct scr_run *run, int valid, struct completion *
  * Collective; all ranks agree. */
 static int record_totals(struct scr_run *run, const struct completion *c)
 {
-    int rc = write_totals(run, c->id, c->bytes, c->files > INT_MAX ? INT_MAX : (int)c->files, c->all_valid);
+    int rc = write_totals(run, c->id, c->bytes, c->files > INT_MAX ? INT_MAX : (int)c->files,
+                          c->all_valid);
     int ok = 0;
     /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
@@ -250,17 +259,20 @@ static int record_totals(struct scr_run *run, const struct completion *c)
     const char *done_event = c->is_ckpt ? SCR_EVENT_CHECKPOINT_COMPLETE : SCR_EVENT_OUTPUT_COMPLETE;
     double seconds = scr_run_now() - run->time_ckpt_start;
     if (!c->all_valid || !ok) {
-        scr_run_event(run, done_event, SCR_EVENT_FAILED, c->id, c->name, (long long)c->bytes, seconds,
-                      !c->all_valid ? "not valid on every rank" : "its record could not be written", NULL, 0);
+        scr_run_event(
+            run, done_event, SCR_EVENT_FAILED, c->id, c->name, (long long)c->bytes, seconds,
+            !c->all_valid ? "not valid on every rank" : "its record could not be written", NULL, 0);
         if (run->rank == 0)
             scr_err("dataset %d (%s) is not valid on every rank; it is deleted and will not be "
-                    "used to restart", c->id, c->name);
+                    "used to restart",
+                    c->id, c->name);
         scr_cache_delete_dataset(run, c->id);
         scr_cache_note_location(run, c->id, 0, 0, 0);
         return SCR_FAILURE;
     }
     struct scr_event_field files_field[] = {SCR_EVENT_INT("files", (long long)c->files)};
-    scr_run_event(run, done_event, SCR_EVENT_OK, c->id, c->name, (long long)c->bytes, seconds, NULL, files_field, 1);
+    scr_run_event(run, done_event, SCR_EVENT_OK, c->id, c->name, (long long)c->bytes, seconds, NULL,
+                  files_field, 1);
     if (c->is_ckpt) {
         double now = scr_run_now();
         run->time_in_ckpt += now - run->time_ckpt_start;
@@ -288,8 +300,8 @@ static int flushes_now(const struct scr_run *run, const struct completion *c)
  * (scr_encode_async_goes_to_background). */
 static int encodes_in_background(struct scr_run *run, const struct completion *c)
 {
-    return run->encode_async && c->is_ckpt && c->red->type != SCR_COPY_SINGLE && run->crc_in_cache &&
-           scr_encode_async_goes_to_background(run, c->id, c->busy_ranks);
+    return run->encode_async && c->is_ckpt && c->red->type != SCR_COPY_SINGLE &&
+           run->crc_in_cache && scr_encode_async_goes_to_background(run, c->id, c->busy_ranks);
 }
 
 /* Protect: the redundancy scheme covers the dataset in cache before
@@ -362,7 +374,8 @@ static int flush_now(struct scr_run *run, const struct completion *c)
 static int flush_or_defer(struct scr_run *run, const struct completion *c)
 {
     if (!c->flush) return SCR_SUCCESS;
-    if (run->dset_in_cache && scr_store_flushes_in_background(run->cfg, c->red->store, run->flush_async))
+    if (run->dset_in_cache &&
+        scr_store_flushes_in_background(run->cfg, c->red->store, run->flush_async))
         return flush_in_background(run, c);
     return flush_now(run, c);
 }
@@ -383,8 +396,8 @@ static void drill_stop_if_due(struct scr_run *run, int rc)
 {
     /* every rank counts the checkpoint, or none: the drill's stop is collective */
     int all_ok = 0;
-    if (run->drill_stop_after > 0 && scr_comm_all_true(rc == SCR_SUCCESS, run->world, &all_ok) == SCR_SUCCESS &&
-        all_ok)
+    if (run->drill_stop_after > 0 &&
+        scr_comm_all_true(rc == SCR_SUCCESS, run->world, &all_ok) == SCR_SUCCESS && all_ok)
         scr_run_halt_drill_stop(run);
 }
 

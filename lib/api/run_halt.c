@@ -36,7 +36,8 @@ static const char *halt_reason(struct scr_run *run)
         scr_kvtree_unset_all(file);
     }
     if (scr_job_env_end_time(&end) != SCR_SUCCESS) end = 0;
-    int rc = scr_halt_file_explain(file, (int64_t)time(NULL), run->halt_seconds, end, &halt, why, sizeof(why));
+    int rc = scr_halt_file_explain(file, (int64_t)time(NULL), run->halt_seconds, end, &halt, why,
+                                   sizeof(why));
     scr_kvtree_delete(file);
     return rc == SCR_SUCCESS && halt ? why : NULL;
 }
@@ -54,8 +55,8 @@ static int decide(struct scr_run *run, int *out_halt, const char **out_why)
         scr_run_event(run, SCR_EVENT_HALT, NULL, 0, NULL, -1, -1, *out_why, NULL, 0);
         run->halt_logged = 1;
     }
-    int rc = scr_mpi_check(MPI_Bcast(&halt, 1, MPI_INT, 0, run->world),
-                           "sharing the halt decision");
+    int rc =
+        scr_mpi_check(MPI_Bcast(&halt, 1, MPI_INT, 0, run->world), "sharing the halt decision");
     if (rc == SCR_SUCCESS) *out_halt = halt;
     return rc;
 }
@@ -73,8 +74,7 @@ int scr_run_halt_check_at_start(struct scr_run *run, int *out_halt)
     const char *why;
     int rc = decide(run, out_halt, &why);
     if (why != NULL)
-        scr_warn("a halt condition holds already at SCR_Init (%s; see %s): %s", why,
-                 run->halt_path,
+        scr_warn("a halt condition holds already at SCR_Init (%s; see %s): %s", why, run->halt_path,
                  run->halt_exit ? "SCR_HALT_EXIT=1, so the job ends now"
                                 : "SCR_Should_exit reports it, and the run should stop");
     return rc;
@@ -93,13 +93,17 @@ void scr_run_halt_drill_stop(struct scr_run *run)
     /* the checkpoint is protected and flushed as SCR_FLUSH asks before the
      * job dies, also when that goes on in the background */
     if (scr_encode_async_wait(run) != SCR_SUCCESS || scr_flush_async_wait(run) != SCR_SUCCESS)
-        scr_warn("SCR_DRILL_STOP_AFTER=%d: the checkpoint's encode or flush in the background failed (said above); "
-                 "the run is stopped anyway", run->drill_stop_after);
+        scr_warn("SCR_DRILL_STOP_AFTER=%d: the checkpoint's encode or flush in the background "
+                 "failed (said above); "
+                 "the run is stopped anyway",
+                 run->drill_stop_after);
     char why[96];
-    snprintf(why, sizeof(why), "SCR_DRILL_STOP_AFTER=%d: every rank is killed now", run->drill_stop_after);
+    snprintf(why, sizeof(why), "SCR_DRILL_STOP_AFTER=%d: every rank is killed now",
+             run->drill_stop_after);
     scr_run_event(run, SCR_EVENT_HALT, NULL, 0, NULL, -1, -1, why, NULL, 0);
     /* no rank dies while another is still inside the checkpoint's collectives */
-    if (scr_mpi_check(MPI_Barrier(run->world), "waiting for every rank before the drill's stop") != SCR_SUCCESS)
+    if (scr_mpi_check(MPI_Barrier(run->world), "waiting for every rank before the drill's stop") !=
+        SCR_SUCCESS)
         return;
     raise(SIGKILL);
 }
@@ -114,7 +118,8 @@ int scr_run_halt_mark_finalized(struct scr_run *run)
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_halt_file_set_exit_reason(halt, SCR_HALT_REASON_FINALIZE);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_halt_file_write_unlock(run->halt_path, &fd, halt); /* unlocks even when the write fails */
+    rc = scr_halt_file_write_unlock(run->halt_path, &fd,
+                                    halt); /* unlocks even when the write fails */
 out:
     if (fd >= 0) scr_halt_file_unlock(&fd);
     scr_kvtree_delete(halt);
@@ -132,7 +137,8 @@ int scr_run_halt_clear_finalized(struct scr_run *run)
     if (scr_halt_file_finalize_called(halt, &finished) != SCR_SUCCESS || !finished) goto out;
     rc = scr_halt_file_unset_exit_reason(halt);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_halt_file_write_unlock(run->halt_path, &fd, halt); /* unlocks even when the write fails */
+    rc = scr_halt_file_write_unlock(run->halt_path, &fd,
+                                    halt); /* unlocks even when the write fails */
 out:
     if (fd >= 0) scr_halt_file_unlock(&fd);
     scr_kvtree_delete(halt);

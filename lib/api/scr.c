@@ -48,10 +48,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static struct scr_run *run;        /* between SCR_Init and SCR_Finalize */
-static int scr_disabled;           /* SCR_ENABLE=0 was found at SCR_Init */
-static scr_config *early_config;   /* SCR_Config calls before SCR_Init */
-static int scr_finalized;          /* SCR_Finalize has run */
+static struct scr_run *run;      /* between SCR_Init and SCR_Finalize */
+static int scr_disabled;         /* SCR_ENABLE=0 was found at SCR_Init */
+static scr_config *early_config; /* SCR_Config calls before SCR_Init */
+static int scr_finalized;        /* SCR_Finalize has run */
 
 static const char *const state_names[] = {"before SCR_Init", "outside any phase",
                                           "inside a restart phase", "inside an output phase"};
@@ -113,7 +113,8 @@ static int config_message(const char *config, scr_kvtree **out_msg)
 {
     scr_kvtree *msg = scr_kvtree_new(), *files = NULL;
     int rc = msg != NULL && scr_kvtree_util_set_str(msg, CONFIG_MSG_TEXT, config) == SCR_SUCCESS
-                 ? SCR_SUCCESS : SCR_ERR_NOMEM;
+                 ? SCR_SUCCESS
+                 : SCR_ERR_NOMEM;
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory in SCR_Config");
     if (rc == SCR_SUCCESS && (is_question(config) || changes_a_table(config))) {
         rc = scr_config_load(early_config, NULL);
@@ -124,8 +125,10 @@ static int config_message(const char *config, scr_kvtree **out_msg)
             rc = SCR_ERR_NOMEM;
         }
     }
-    if (rc != SCR_SUCCESS) scr_kvtree_delete(msg);
-    else *out_msg = msg;
+    if (rc != SCR_SUCCESS)
+        scr_kvtree_delete(msg);
+    else
+        *out_msg = msg;
     return rc;
 }
 
@@ -154,14 +157,17 @@ static int config_collective(const char *config, MPI_Comm comm, int rank, char *
     int same = text != NULL && strcmp(text, config) == 0;
     if (!same)
         scr_err("SCR_Config('%s'): rank 0 passed '%s'; SCR_Config is collective and takes the same "
-                "string on every rank", config, text ? text : "");
+                "string on every rank",
+                config, text ? text : "");
     /* all ranks agree: */
     rc = scr_comm_agree(comm, same ? SCR_SUCCESS : SCR_ERR_ARG, SCR_ERR_ARG);
     if (rc != SCR_SUCCESS) {
-        if (rank == 0 && same) scr_err("SCR_Config('%s'): another rank passed another string; nothing done", config);
+        if (rank == 0 && same)
+            scr_err("SCR_Config('%s'): another rank passed another string; nothing done", config);
         goto out;
     }
-    rc = scr_init_take_rank0_files(early_config, scr_kvtree_get(msg, CONFIG_MSG_FILES), comm, rank, config);
+    rc = scr_init_take_rank0_files(early_config, scr_kvtree_get(msg, CONFIG_MSG_FILES), comm, rank,
+                                   config);
     if (rc != SCR_SUCCESS) goto out; /* all ranks agree */
     /* the same string on the same files: what is wrong with it is said by
      * rank 0, and by another rank only where rank 0 found nothing wrong
@@ -170,7 +176,8 @@ static int config_collective(const char *config, MPI_Comm comm, int rank, char *
     rc = scr_config_apply(early_config, config, out_value);
     scr_log_set_quiet(0);
     int rank0_rc = rc;
-    int mrc = scr_mpi_check(MPI_Bcast(&rank0_rc, 1, MPI_INT, 0, comm), "SCR_Config: broadcasting rank 0's outcome");
+    int mrc = scr_mpi_check(MPI_Bcast(&rank0_rc, 1, MPI_INT, 0, comm),
+                            "SCR_Config: broadcasting rank 0's outcome");
     if (rc != SCR_SUCCESS && rank != 0 && rank0_rc == SCR_SUCCESS)
         scr_err("SCR_Config('%s'): %s", config, scr_last_error());
     if (mrc != SCR_SUCCESS) rc = mrc;
@@ -190,23 +197,29 @@ static const char *config_before_init(const char *config)
     char *value = NULL;
     int initialized = 0, finalized = 0;
     if (scr_mpi_check(MPI_Initialized(&initialized), "MPI_Initialized") != SCR_SUCCESS) return NULL;
-    if (initialized && scr_mpi_check(MPI_Finalized(&finalized), "MPI_Finalized") != SCR_SUCCESS) return NULL;
+    if (initialized && scr_mpi_check(MPI_Finalized(&finalized), "MPI_Finalized") != SCR_SUCCESS)
+        return NULL;
     if (finalized && !is_question(config)) {
-        scr_err("SCR_Config('%s') called after MPI_Finalize: no SCR_Init can follow, so nothing is set", config);
+        scr_err(
+            "SCR_Config('%s') called after MPI_Finalize: no SCR_Init can follow, so nothing is set",
+            config);
         return NULL;
     }
     if (!initialized || finalized) {
         int rc = SCR_SUCCESS;
-        if (is_question(config) || changes_a_table(config)) rc = scr_config_load(early_config, NULL);
+        if (is_question(config) || changes_a_table(config))
+            rc = scr_config_load(early_config, NULL);
         if (rc == SCR_SUCCESS) rc = scr_config_apply(early_config, config, &value);
         return rc == SCR_SUCCESS ? value : NULL;
     }
     MPI_Comm comm = MPI_COMM_NULL;
     int rank = 0;
     int rc = scr_comm_dup(MPI_COMM_WORLD, &comm, "SCR_Config: duplicating MPI_COMM_WORLD");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(comm, &rank), "SCR_Config: MPI_Comm_rank");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Comm_rank(comm, &rank), "SCR_Config: MPI_Comm_rank");
     if (rc == SCR_SUCCESS) rc = config_collective(config, comm, rank, &value);
-    if (comm != MPI_COMM_NULL && scr_mpi_check(MPI_Comm_free(&comm), "SCR_Config: MPI_Comm_free") != SCR_SUCCESS)
+    if (comm != MPI_COMM_NULL &&
+        scr_mpi_check(MPI_Comm_free(&comm), "SCR_Config: MPI_Comm_free") != SCR_SUCCESS)
         rc = SCR_FAILURE;
     if (rc != SCR_SUCCESS) {
         free(value);
@@ -221,7 +234,8 @@ const char *SCR_Config(const char *config)
     if (config == NULL || config[strspn(config, " \t")] == '\0') return NULL;
     if (scr_disabled) {
         /* as in SCR 3.1, SCR switched off answers nothing */
-        if (!is_question(config)) scr_err("SCR_Config('%s') called after SCR_Init; parameters are fixed by then", config);
+        if (!is_question(config))
+            scr_err("SCR_Config('%s') called after SCR_Init; parameters are fixed by then", config);
         return NULL;
     }
     if (run == NULL) return config_before_init(config);
@@ -230,7 +244,8 @@ const char *SCR_Config(const char *config)
     int rc = scr_config_ask(run->cfg, config, &value);
     if (rc == SCR_ERR_STATE)
         scr_err("SCR_Config('%s') called after SCR_Init: parameters are fixed by then (a question, "
-                "\"KEY\", is still answered)", config);
+                "\"KEY\", is still answered)",
+                config);
     return rc == SCR_SUCCESS ? value : NULL;
 }
 
@@ -250,7 +265,10 @@ const char *SCR_Configf(const char *format, ...)
     return value;
 }
 
-char *SCR_Get_version(void) { return (char *)SCR_VERSION; }
+char *SCR_Get_version(void)
+{
+    return (char *)SCR_VERSION;
+}
 
 /* --- SCR_Init ------------------------------------------------------------------ */
 
@@ -304,8 +322,9 @@ int SCR_Init(void)
     run = r;
     scr_init_log(r, r->time_start - t_init);
     if (scr_run_halt_clear_finalized(r) != SCR_SUCCESS)
-        scr_warn("could not clear SCR_FINALIZE_CALLED from %s: a relaunch may take this run as finished",
-                 r->halt_path);
+        scr_warn(
+            "could not clear SCR_FINALIZE_CALLED from %s: a relaunch may take this run as finished",
+            r->halt_path);
     /* a run that should halt before it starts does not start when it may end the job */
     int halt = 0;
     if (scr_run_halt_check_at_start(r, &halt) == SCR_SUCCESS && halt && r->halt_exit) {
@@ -356,7 +375,8 @@ static int newest_cached_checkpoint(int *out_id)
     if (scr_filemap_list_datasets(run->map, &ids, &n) == SCR_SUCCESS) {
         for (int i = 0; i < n; i++) {
             const scr_dataset *d = NULL;
-            if (ids[i] > mine && scr_filemap_get_dataset(run->map, ids[i], run->rank, &d) == SCR_SUCCESS &&
+            if (ids[i] > mine &&
+                scr_filemap_get_dataset(run->map, ids[i], run->rank, &d) == SCR_SUCCESS &&
                 scr_dataset_is_checkpoint(d))
                 mine = ids[i];
         }
@@ -388,12 +408,14 @@ int SCR_Finalize(void)
         scr_disabled = 0;
         return SCR_SUCCESS;
     }
-    if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Finalize", closing_call());
+    if (run == NULL || run->state != SCR_STATE_IDLE)
+        return wrong_state("SCR_Finalize", closing_call());
     /* work in the background is finished first: it may be the newest checkpoint's */
     int rc = wait_background(); /* all ranks agree */
     if (rc == SCR_SUCCESS && run->flush_every > 0) rc = flush_at_finalize();
-    scr_run_event(run, SCR_EVENT_FINALIZE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, 0, NULL, -1,
-                  scr_run_now() - run->time_start, rc == SCR_SUCCESS ? NULL : "the final flush failed", NULL, 0);
+    scr_run_event(run, SCR_EVENT_FINALIZE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, 0,
+                  NULL, -1, scr_run_now() - run->time_start,
+                  rc == SCR_SUCCESS ? NULL : "the final flush failed", NULL, 0);
     int hrc = scr_run_halt_mark_finalized(run);
     if (hrc != SCR_SUCCESS) scr_warn("could not record SCR_FINALIZE_CALLED in %s", run->halt_path);
     int brc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier in SCR_Finalize");
@@ -459,7 +481,8 @@ static int new_dataset(const char *name, int flags, scr_dataset **out)
     /* SCR_JOB_NAME and SCR_CLUSTER_NAME from any layer (a config file, too),
      * else what Slurm says */
     const char *jobname = NULL, *cluster = NULL;
-    if (scr_config_get(run->cfg, "SCR_JOB_NAME", &jobname) != SCR_SUCCESS) jobname = getenv("SLURM_JOB_NAME");
+    if (scr_config_get(run->cfg, "SCR_JOB_NAME", &jobname) != SCR_SUCCESS)
+        jobname = getenv("SLURM_JOB_NAME");
     if (scr_config_get(run->cfg, "SCR_CLUSTER_NAME", &cluster) != SCR_SUCCESS)
         cluster = getenv("SLURM_CLUSTER_NAME");
     int rc = scr_dataset_set_id(d, run->dataset_id);
@@ -514,8 +537,11 @@ static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
         rc = scr_cache_would_evict(run, red->store, encoding, &ev); /* all ranks agree */
         if (rc != SCR_SUCCESS) return rc;
         if (ev.evicts_id || (ev.older_now && ev.no_older_left)) {
-            scr_dbg(1, "dataset %d is still being encoded and the next checkpoint would leave no protected "
-                    "dataset in cache: waiting for its encode", encoding);
+            scr_dbg(1,
+                    "dataset %d is still being encoded and the next checkpoint would leave no "
+                    "protected "
+                    "dataset in cache: waiting for its encode",
+                    encoding);
             rc = scr_encode_async_wait(run); /* all ranks agree */
             if (rc != SCR_SUCCESS) return rc;
         }
@@ -523,8 +549,11 @@ static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
     if (flushing > 0) {
         rc = scr_cache_would_evict(run, red->store, flushing, &ev); /* all ranks agree */
         if (rc == SCR_SUCCESS && ev.evicts_id) {
-            scr_dbg(1, "dataset %d is still being flushed and must leave the cache for the next: waiting for "
-                    "its flush", flushing);
+            scr_dbg(1,
+                    "dataset %d is still being flushed and must leave the cache for the next: "
+                    "waiting for "
+                    "its flush",
+                    flushing);
             rc = scr_flush_async_wait(run); /* all ranks agree */
         }
         if (rc != SCR_SUCCESS) return rc;
@@ -565,8 +594,13 @@ int SCR_Start_output(const char *name, int flags)
     scr_encode_async_work_ends(run);
     int bad = (flags & ~(SCR_FLAG_CHECKPOINT | SCR_FLAG_OUTPUT)) != 0 || flags == SCR_FLAG_NONE;
     if (bad || (name != NULL && (name[0] == '\0' || strlen(name) >= SCR_MAX_FILENAME))) {
-        if (bad) scr_err("SCR_Start_output: flags %d must be SCR_FLAG_CHECKPOINT, SCR_FLAG_OUTPUT or both", flags);
-        else scr_err("SCR_Start_output: a dataset name must have 1 to %d characters", SCR_MAX_FILENAME - 1);
+        if (bad)
+            scr_err(
+                "SCR_Start_output: flags %d must be SCR_FLAG_CHECKPOINT, SCR_FLAG_OUTPUT or both",
+                flags);
+        else
+            scr_err("SCR_Start_output: a dataset name must have 1 to %d characters",
+                    SCR_MAX_FILENAME - 1);
         return SCR_ERR_ARG;
     }
     /* a restart is only offered before the first new dataset */
@@ -587,8 +621,8 @@ int SCR_Start_output(const char *name, int flags)
     /* SCR_CACHE_SIZE counts checkpoints: an output-only dataset leaves the
      * cache once flushed and must not push out the checkpoint kept there */
     int is_ckpt = (flags & SCR_FLAG_CHECKPOINT) != 0;
-    const struct scr_reddesc *red = scr_reddesc_for(run->reddescs, run->nreddescs, run->dataset_id,
-                                                    !is_ckpt);
+    const struct scr_reddesc *red =
+        scr_reddesc_for(run->reddescs, run->nreddescs, run->dataset_id, !is_ckpt);
     int rc = make_room_for(red, is_ckpt); /* all ranks agree */
     /* notes of routes a crashed run left under this id go before any rank
      * routes (the agreement below waits for the node's first rank) */
@@ -615,8 +649,8 @@ int SCR_Start_output(const char *name, int flags)
     scr_dataset_delete(run->dset);
     run->dset = d;
     run->state = SCR_STATE_OUTPUT;
-    scr_run_event(run, is_ckpt ? SCR_EVENT_CHECKPOINT_START : SCR_EVENT_OUTPUT_START, NULL, id, name, -1, -1,
-                  NULL, NULL, 0);
+    scr_run_event(run, is_ckpt ? SCR_EVENT_CHECKPOINT_START : SCR_EVENT_OUTPUT_START, NULL, id,
+                  name, -1, -1, NULL, NULL, 0);
     return SCR_SUCCESS;
 }
 
@@ -804,7 +838,8 @@ static int route_restart(const char *name, char **out_path)
     if (run->restart_source == SCR_RESTART_PREFIX || run->restart_source == SCR_RESTART_IN_PLACE) {
         scr_kvtree_util_get_str(scr_kvtree_get_kv(run->restart_files, "ORIG", abs), "PATH", &found);
         if (found == NULL && bare)
-            scr_kvtree_util_get_str(scr_kvtree_get_kv(run->restart_files, "NAME", name), "PATH", &found);
+            scr_kvtree_util_get_str(scr_kvtree_get_kv(run->restart_files, "NAME", name), "PATH",
+                                    &found);
     } else {
         const char **files = NULL;
         int n = 0;
@@ -813,7 +848,8 @@ static int route_restart(const char *name, char **out_path)
             const scr_meta *meta = NULL;
             const char *odir = NULL, *oname = NULL;
             char *orig = NULL;
-            if (scr_filemap_get_meta(run->map, run->restart_id, run->rank, files[f], &meta) != SCR_SUCCESS ||
+            if (scr_filemap_get_meta(run->map, run->restart_id, run->rank, files[f], &meta) !=
+                    SCR_SUCCESS ||
                 scr_meta_get_origpath(meta, &odir) != SCR_SUCCESS ||
                 scr_meta_get_origname(meta, &oname) != SCR_SUCCESS)
                 continue;
@@ -852,7 +888,8 @@ int SCR_Route_file(const char *name, char *file)
         return copy_result(name, file);
     }
     char *path = NULL;
-    int rc = run->state == SCR_STATE_OUTPUT ? route_output(name, &path) : route_restart(name, &path);
+    int rc =
+        run->state == SCR_STATE_OUTPUT ? route_output(name, &path) : route_restart(name, &path);
     if (rc == SCR_SUCCESS) rc = copy_result(path, file);
     free(path);
     return rc;
@@ -868,7 +905,8 @@ int SCR_Have_restart(int *flag, char *name)
     }
     *flag = 0;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Have_restart", closing_call());
+    if (run == NULL || run->state != SCR_STATE_IDLE)
+        return wrong_state("SCR_Have_restart", closing_call());
     int rc = scr_fetch_decide_restart(run);
     if (rc != SCR_SUCCESS) return rc;
     *flag = run->restart_id > 0;
@@ -879,7 +917,8 @@ int SCR_Have_restart(int *flag, char *name)
 int SCR_Start_restart(char *name)
 {
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Start_restart", closing_call());
+    if (run == NULL || run->state != SCR_STATE_IDLE)
+        return wrong_state("SCR_Start_restart", closing_call());
     int rc = scr_fetch_decide_restart(run);
     if (rc != SCR_SUCCESS) return rc;
     if (run->restart_id <= 0) {
@@ -900,9 +939,11 @@ int SCR_Start_restart(char *name)
  * did not match what was flushed: it counts as a failed fetch. */
 static void log_damaged_in_place(int id)
 {
-    struct scr_event_field fields[] = {SCR_EVENT_STR("into", "prefix"), SCR_EVENT_STR("marked", "FAILED")};
+    struct scr_event_field fields[] = {SCR_EVENT_STR("into", "prefix"),
+                                       SCR_EVENT_STR("marked", "FAILED")};
     scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_FAILED, id, run->restart_name, -1, -1,
-                  "a file read in place on the prefix differs from what was flushed; an older dataset is tried",
+                  "a file read in place on the prefix differs from what was flushed; an older "
+                  "dataset is tried",
                   fields, 2);
 }
 
@@ -922,8 +963,10 @@ static void check_restart_bytes(int id, int valid, int *out_damaged)
         (void)scr_crc_async_wait(run);
         return;
     }
-    /* a check that could not be done counts as a damaged file: nothing unchecked passes as checked */
-    if (scr_crc_async_check_done(run, id, out_damaged) != SCR_SUCCESS && *out_damaged == 0) *out_damaged = 1;
+    /* a check that could not be done counts as a damaged file: nothing unchecked passes as checked
+     */
+    if (scr_crc_async_check_done(run, id, out_damaged) != SCR_SUCCESS && *out_damaged == 0)
+        *out_damaged = 1;
 }
 
 static int complete_restart(int valid)
@@ -941,16 +984,22 @@ static int complete_restart(int valid)
     if (!any[0] && !any[1]) return SCR_SUCCESS;
     if (run->rank == 0) {
         if (any[1] && run->restart_source == SCR_RESTART_CACHE)
-            scr_err("checkpoint %s: a file the restart read from cache differs from what was written (see "
-                    "above); it is dropped, and SCR_Have_restart offers an older checkpoint if there is one",
+            scr_err("checkpoint %s: a file the restart read from cache differs from what was "
+                    "written (see "
+                    "above); it is dropped, and SCR_Have_restart offers an older checkpoint if "
+                    "there is one",
                     run->restart_name);
         else if (any[1])
-            scr_err("checkpoint %s: a file read in place on the prefix differs from what was flushed (see "
-                    "above); it is marked failed, and SCR_Have_restart offers an older checkpoint if there is one",
+            scr_err("checkpoint %s: a file read in place on the prefix differs from what was "
+                    "flushed (see "
+                    "above); it is marked failed, and SCR_Have_restart offers an older checkpoint "
+                    "if there is one",
                     run->restart_name);
         else
-            scr_err("a rank could not read checkpoint %s; it is marked failed, and SCR_Have_restart "
-                    "offers an older checkpoint if there is one", run->restart_name);
+            scr_err(
+                "a rank could not read checkpoint %s; it is marked failed, and SCR_Have_restart "
+                "offers an older checkpoint if there is one",
+                run->restart_name);
         /* a dataset only in cache is not in the index; a copy the prefix holds of
          * one damaged in cache is not the damaged one, and stays as it is */
         if (any[0] || run->restart_source != SCR_RESTART_CACHE) scr_fetch_record(run, id, 0);
@@ -985,10 +1034,12 @@ int SCR_Complete_restart(int valid)
 int SCR_Current(const char *name)
 {
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE || run->restart_decided || run->restart_below > 0)
-        return wrong_state("SCR_Current", run && run->state == SCR_STATE_IDLE
-                                              ? "SCR_Init (SCR_Current must come before SCR_Have_restart)"
-                                              : closing_call());
+    if (run == NULL || run->state != SCR_STATE_IDLE || run->restart_decided ||
+        run->restart_below > 0)
+        return wrong_state("SCR_Current",
+                           run && run->state == SCR_STATE_IDLE
+                               ? "SCR_Init (SCR_Current must come before SCR_Have_restart)"
+                               : closing_call());
     if (name == NULL || name[0] == '\0') {
         scr_err("SCR_Current called without a dataset name");
         return SCR_ERR_ARG;
@@ -1006,7 +1057,8 @@ int SCR_Current(const char *name)
         known = any;
     }
     if (!known) {
-        if (run->rank == 0) scr_err("SCR_Current: no dataset named '%s' in cache or on %s", name, run->prefix);
+        if (run->rank == 0)
+            scr_err("SCR_Current: no dataset named '%s' in cache or on %s", name, run->prefix);
         return SCR_ERR_NOTFOUND;
     }
     free(run->current_name);
@@ -1066,19 +1118,22 @@ int SCR_Drop(const char *name)
         rc = drop_from_index(name, &id, &absent);
         /* as in SCR 3.1, dropping what the index does not hold is no error */
         if (absent) {
-            scr_dbg(1, "SCR_Drop: no dataset named '%s' in %s; nothing to drop", name, run->index_path);
+            scr_dbg(1, "SCR_Drop: no dataset named '%s' in %s; nothing to drop", name,
+                    run->index_path);
             rc = SCR_SUCCESS;
         }
     }
     int code = rc;
-    int mrc = scr_mpi_check(MPI_Bcast(&code, 1, MPI_INT, 0, run->world), "sharing the outcome of SCR_Drop");
+    int mrc = scr_mpi_check(MPI_Bcast(&code, 1, MPI_INT, 0, run->world),
+                            "sharing the outcome of SCR_Drop");
     return mrc != SCR_SUCCESS ? mrc : code;
 }
 
 int SCR_Delete(const char *name)
 {
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Delete", closing_call());
+    if (run == NULL || run->state != SCR_STATE_IDLE)
+        return wrong_state("SCR_Delete", closing_call());
     if (name == NULL) {
         scr_err("SCR_Delete called without a dataset name");
         return SCR_ERR_ARG;
@@ -1094,11 +1149,13 @@ int SCR_Delete(const char *name)
     if (!in_index) {
         int mine = 0;
         mine = scr_cache_id_of_name(run, name, 0);
-        rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, run->world), "looking up a dataset");
+        rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, run->world),
+                           "looking up a dataset");
         if (rc != SCR_SUCCESS) return rc;
     }
     if (id == 0) {
-        if (run->rank == 0) scr_err("SCR_Delete: no dataset named '%s' in cache or on %s", name, run->prefix);
+        if (run->rank == 0)
+            scr_err("SCR_Delete: no dataset named '%s' in cache or on %s", name, run->prefix);
         return SCR_ERR_NOTFOUND;
     }
     /* the index entry goes first: a crash then leaves files nobody lists,
@@ -1106,10 +1163,12 @@ int SCR_Delete(const char *name)
     if (in_index) {
         int dropped = 0, drop_rc = SCR_SUCCESS;
         if (run->rank == 0) drop_rc = drop_from_index(name, &dropped, NULL);
-        rc = scr_mpi_check(MPI_Bcast(&drop_rc, 1, MPI_INT, 0, run->world), "sharing the outcome of SCR_Delete");
+        rc = scr_mpi_check(MPI_Bcast(&drop_rc, 1, MPI_INT, 0, run->world),
+                           "sharing the outcome of SCR_Delete");
         if (rc == SCR_SUCCESS && drop_rc != SCR_SUCCESS) {
-            if (run->rank == 0) scr_err("SCR_Delete: cannot remove '%s' from %s; nothing was deleted", name,
-                                        run->index_path);
+            if (run->rank == 0)
+                scr_err("SCR_Delete: cannot remove '%s' from %s; nothing was deleted", name,
+                        run->index_path);
             return drop_rc;
         }
     }
@@ -1125,10 +1184,12 @@ int SCR_Delete(const char *name)
     /* rank 0 deletes its files and records on the prefix, in the order
      * prefix_trim.h gives so that no summary calls it whole while they go */
     int prc = SCR_SUCCESS; /* a file that stays is said, and not a failure */
-    if (rc == SCR_SUCCESS && in_index && run->rank == 0) prc = scr_prefix_delete_dataset(run->prefix, id);
+    if (rc == SCR_SUCCESS && in_index && run->rank == 0)
+        prc = scr_prefix_delete_dataset(run->prefix, id);
     int ok = 0;
     /* all ranks agree: */
-    int mrc = scr_comm_all_true(drc == SCR_SUCCESS && rc == SCR_SUCCESS && prc == SCR_SUCCESS, run->world, &ok);
+    int mrc = scr_comm_all_true(drc == SCR_SUCCESS && rc == SCR_SUCCESS && prc == SCR_SUCCESS,
+                                run->world, &ok);
     if (mrc != SCR_SUCCESS) return mrc;
     return ok ? SCR_SUCCESS : SCR_FAILURE;
 }

@@ -71,13 +71,12 @@ static size_t fstr_text_len(const char *f, scr_fstrlen len)
 
 /* Copy the text of the Fortran string f into c (SCR_MAX_FILENAME bytes)
  * as a C string; refuse a text that does not fit. */
-static int from_fortran(const char *f, scr_fstrlen len, char *c, const char *call,
-                        const char *arg)
+static int from_fortran(const char *f, scr_fstrlen len, char *c, const char *call, const char *arg)
 {
     size_t n = fstr_text_len(f, len);
     if (n >= SCR_MAX_FILENAME) {
-        scr_err("%s: %s has %zu characters; it must have fewer than SCR_MAX_FILENAME (%d)",
-                call, arg, n, SCR_MAX_FILENAME);
+        scr_err("%s: %s has %zu characters; it must have fewer than SCR_MAX_FILENAME (%d)", call,
+                arg, n, SCR_MAX_FILENAME);
         return SCR_ERR_ARG;
     }
     memcpy(c, f, n);
@@ -93,8 +92,8 @@ static int to_fortran(const char *c, char *f, scr_fstrlen len, const char *call,
     size_t n = strnlen(c, SCR_MAX_FILENAME);
     memset(f, ' ', len);
     if (n == SCR_MAX_FILENAME) {
-        scr_err("%s: the library returned a %s with no NUL in its SCR_MAX_FILENAME bytes",
-                call, arg);
+        scr_err("%s: the library returned a %s with no NUL in its SCR_MAX_FILENAME bytes", call,
+                arg);
         return SCR_FAILURE;
     }
     if (n > len) {
@@ -108,9 +107,15 @@ static int to_fortran(const char *c, char *f, scr_fstrlen len, const char *call,
 
 /* --- general ----------------------------------------------------------- */
 
-void scr_init_(int *ierror) { *ierror = SCR_Init(); }
+void scr_init_(int *ierror)
+{
+    *ierror = SCR_Init();
+}
 
-void scr_finalize_(int *ierror) { *ierror = SCR_Finalize(); }
+void scr_finalize_(int *ierror)
+{
+    *ierror = SCR_Finalize();
+}
 
 void scr_get_version_(char *version, int *ierror, scr_fstrlen version_len)
 {
@@ -124,7 +129,10 @@ void scr_get_version_(char *version, int *ierror, scr_fstrlen version_len)
     *ierror = to_fortran(v, version, version_len, "SCR_GET_VERSION", "VERSION");
 }
 
-void scr_should_exit_(int *flag, int *ierror) { *ierror = SCR_Should_exit(flag); }
+void scr_should_exit_(int *flag, int *ierror)
+{
+    *ierror = SCR_Should_exit(flag);
+}
 
 /* VALUE gets the value a query ("KEY", "TABLE=ENTRY ATTR") returns, blanks
  * when it is unset and after a set. SCR_Config tells its own errors only
@@ -164,9 +172,15 @@ void scr_route_file_(const char *name, char *file, int *ierror, scr_fstrlen name
 
 /* --- checkpoints ------------------------------------------------------- */
 
-void scr_need_checkpoint_(int *flag, int *ierror) { *ierror = SCR_Need_checkpoint(flag); }
+void scr_need_checkpoint_(int *flag, int *ierror)
+{
+    *ierror = SCR_Need_checkpoint(flag);
+}
 
-void scr_start_checkpoint_(int *ierror) { *ierror = SCR_Start_checkpoint(); }
+void scr_start_checkpoint_(int *ierror)
+{
+    *ierror = SCR_Start_checkpoint();
+}
 
 void scr_complete_checkpoint_(const int *valid, int *ierror)
 {

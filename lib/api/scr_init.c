@@ -46,7 +46,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 void scr_init_free_run(struct scr_run *r)
 {
     if (r == NULL) return;
@@ -55,9 +54,16 @@ void scr_init_free_run(struct scr_run *r)
     if (r->node != MPI_COMM_NULL) MPI_Comm_free(&r->node);
     if (r->world != MPI_COMM_NULL) MPI_Comm_free(&r->world);
     scr_config_delete(r->cfg);
-    free(r->prefix); free(r->prefix_scr); free(r->cntl_dir); free(r->cache_dir);
-    free(r->filemap_path); free(r->master_filemap_path); free(r->flush_path);
-    free(r->halt_path); free(r->index_path); free(r->current_name);
+    free(r->prefix);
+    free(r->prefix_scr);
+    free(r->cntl_dir);
+    free(r->cache_dir);
+    free(r->filemap_path);
+    free(r->master_filemap_path);
+    free(r->flush_path);
+    free(r->halt_path);
+    free(r->index_path);
+    free(r->current_name);
     scr_filemap_delete(r->map);
     scr_encode_async_teardown(r);
     scr_reddescs_free(r->reddescs, r->nreddescs);
@@ -88,7 +94,8 @@ static int read_flush_async(struct scr_run *r)
     /* PTHREAD asks for the background unless SCR_FLUSH_ASYNC=0 is set
      * somewhere: as in SCR, that switch has the last word */
     if (scr_config_get(r->cfg, "SCR_FLUSH_TYPE", &type) == SCR_SUCCESS && type != NULL &&
-        strcasecmp(type, "PTHREAD") == 0 && scr_config_layer_of(r->cfg, "SCR_FLUSH_ASYNC", &layer) == SCR_SUCCESS &&
+        strcasecmp(type, "PTHREAD") == 0 &&
+        scr_config_layer_of(r->cfg, "SCR_FLUSH_ASYNC", &layer) == SCR_SUCCESS &&
         layer == SCR_CONFIG_LAYER_DEFAULT)
         r->flush_async = 1;
     rc = scr_config_get_bytes(r->cfg, "SCR_FLUSH_ASYNC_BW", &bw);
@@ -97,7 +104,8 @@ static int read_flush_async(struct scr_run *r)
     rc = scr_config_get_double(r->cfg, "SCR_FLUSH_ASYNC_PERCENT", &r->flush_async_percent);
     if (rc != SCR_SUCCESS) return rc;
     if (r->flush_async_percent < 0 || r->flush_async_percent > 100) {
-        scr_err("SCR_FLUSH_ASYNC_PERCENT=%g (from %s): expected a share of a core from 0 to 100 (0: no limit)",
+        scr_err("SCR_FLUSH_ASYNC_PERCENT=%g (from %s): expected a share of a core from 0 to 100 "
+                "(0: no limit)",
                 r->flush_async_percent, scr_config_origin(r->cfg, "SCR_FLUSH_ASYNC_PERCENT"));
         return SCR_ERR_ARG;
     }
@@ -115,17 +123,28 @@ static int read_parameters(struct scr_run *r)
     int rc = scr_config_get_int(c, "SCR_DEBUG", &debug);
     if (rc != SCR_SUCCESS) goto out;
     scr_log_set_level(debug > INT_MAX ? INT_MAX : (int)debug);
-    struct { const char *name; int *out; int is_bool; } ints[] = {
-        {"SCR_CACHE_SIZE", &r->cache_size, 0},   {"SCR_FLUSH", &r->flush_every, 0},
-        {"SCR_FLUSH_WIDTH", &r->flush_width, 0}, {"SCR_FETCH_WIDTH", &r->fetch_width, 0},
-        {"SCR_CRC_ON_FLUSH", &r->crc_on_flush, 1}, {"SCR_CRC_ON_COPY", &r->crc_on_copy, 1},
-        {"SCR_FETCH", &r->fetch, 1},             {"SCR_FETCH_BYPASS", &r->fetch_bypass, 1},
-        {"SCR_CACHE_BYPASS", &r->cache_bypass, 1}, {"SCR_HALT_ENABLED", &r->halt_enabled, 1},
-        {"SCR_HALT_EXIT", &r->halt_exit, 1},     {"SCR_HALT_SECONDS", &r->halt_seconds, 0},
+    struct {
+        const char *name;
+        int *out;
+        int is_bool;
+    } ints[] = {
+        {"SCR_CACHE_SIZE", &r->cache_size, 0},
+        {"SCR_FLUSH", &r->flush_every, 0},
+        {"SCR_FLUSH_WIDTH", &r->flush_width, 0},
+        {"SCR_FETCH_WIDTH", &r->fetch_width, 0},
+        {"SCR_CRC_ON_FLUSH", &r->crc_on_flush, 1},
+        {"SCR_CRC_ON_COPY", &r->crc_on_copy, 1},
+        {"SCR_FETCH", &r->fetch, 1},
+        {"SCR_FETCH_BYPASS", &r->fetch_bypass, 1},
+        {"SCR_CACHE_BYPASS", &r->cache_bypass, 1},
+        {"SCR_HALT_ENABLED", &r->halt_enabled, 1},
+        {"SCR_HALT_EXIT", &r->halt_exit, 1},
+        {"SCR_HALT_SECONDS", &r->halt_seconds, 0},
         {"SCR_CHECKPOINT_INTERVAL", &r->ckpt_interval, 0},
         {"SCR_CHECKPOINT_SECONDS", &r->ckpt_seconds, 0},
         {"SCR_WATCHDOG_TIMEOUT_PFS", &r->watchdog_pfs, 0},
-        {"SCR_CRC_ON_DELETE", &r->crc_on_delete, 1}, {"SCR_PREFIX_SIZE", &r->prefix_size, 0},
+        {"SCR_CRC_ON_DELETE", &r->crc_on_delete, 1},
+        {"SCR_PREFIX_SIZE", &r->prefix_size, 0},
         {"SCR_FLUSH_COMPRESS", &r->flush_compress, 0},
     };
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
@@ -148,7 +167,8 @@ static int read_parameters(struct scr_run *r)
     }
     r->crc_in_cache = !scr_testpoint_on(SCR_TP_NO_CACHE_CRC);
     /* SCR_CURRENT names the checkpoint to restart from, as SCR_Current does */
-    if (scr_config_get(c, "SCR_CURRENT", &current) == SCR_SUCCESS && current != NULL && current[0] != '\0') {
+    if (scr_config_get(c, "SCR_CURRENT", &current) == SCR_SUCCESS && current != NULL &&
+        current[0] != '\0') {
         r->current_name = strdup(current);
         if (r->current_name == NULL) {
             rc = SCR_ERR_NOMEM;
@@ -177,32 +197,42 @@ void scr_init_say_unavailable(const struct scr_run *r)
 {
     if (scr_mpi_is_simulated())
         scr_dbg(0, "SimGrid's SMPI: all ranks share one process, so no library thread runs: "
-                   "SCR_FLUSH_ASYNC, SCR_ENCODE_ASYNC and SCR_WATCHDOG_TIMEOUT_PFS are off, and each flush, "
+                   "SCR_FLUSH_ASYNC, SCR_ENCODE_ASYNC and SCR_WATCHDOG_TIMEOUT_PFS are off, and "
+                   "each flush, "
                    "encode and copy is done in the ranks' own calls, on the simulated clock");
     static const char *const limits[] = {"SCR_FLUSH_ASYNC_BW", "SCR_FLUSH_ASYNC_PERCENT"};
     for (size_t i = 0; !r->flush_async && i < sizeof(limits) / sizeof(limits[0]); i++) {
         enum scr_config_layer layer;
         const char *v = NULL;
-        if (scr_config_layer_of(r->cfg, limits[i], &layer) == SCR_SUCCESS && layer != SCR_CONFIG_LAYER_DEFAULT &&
+        if (scr_config_layer_of(r->cfg, limits[i], &layer) == SCR_SUCCESS &&
+            layer != SCR_CONFIG_LAYER_DEFAULT &&
             scr_config_get(r->cfg, limits[i], &v) == SCR_SUCCESS)
-            scr_warn("%s=%s (from %s) has no effect: it limits a background flush, and SCR_FLUSH_ASYNC is 0",
+            scr_warn("%s=%s (from %s) has no effect: it limits a background flush, and "
+                     "SCR_FLUSH_ASYNC is 0",
                      limits[i], v, scr_config_origin(r->cfg, limits[i]));
     }
     enum scr_config_layer busy_layer;
     if (!r->encode_async && r->encode_when_busy &&
         scr_config_layer_of(r->cfg, "SCR_ENCODE_ASYNC_BUSY", &busy_layer) == SCR_SUCCESS &&
         busy_layer != SCR_CONFIG_LAYER_DEFAULT)
-        scr_warn("SCR_ENCODE_ASYNC_BUSY=1 (from %s) has no effect: no encode runs in the background in this run "
-                 "(SCR_ENCODE_ASYNC=0, MPI below MPI_THREAD_MULTIPLE, or no scheme that moves data)",
-                 scr_config_origin(r->cfg, "SCR_ENCODE_ASYNC_BUSY"));
+        scr_warn(
+            "SCR_ENCODE_ASYNC_BUSY=1 (from %s) has no effect: no encode runs in the background in "
+            "this run "
+            "(SCR_ENCODE_ASYNC=0, MPI below MPI_THREAD_MULTIPLE, or no scheme that moves data)",
+            scr_config_origin(r->cfg, "SCR_ENCODE_ASYNC_BUSY"));
     if (r->flush_async && r->watchdog_pfs > 0)
-        scr_warn("SCR_WATCHDOG_TIMEOUT_PFS=%d times the flushes that run in the foreground (at SCR_Finalize "
-                 "and at a restart) and the fetches; a background flush (SCR_FLUSH_ASYNC=1) is not timed",
+        scr_warn("SCR_WATCHDOG_TIMEOUT_PFS=%d times the flushes that run in the foreground (at "
+                 "SCR_Finalize "
+                 "and at a restart) and the fetches; a background flush (SCR_FLUSH_ASYNC=1) is not "
+                 "timed",
                  r->watchdog_pfs);
     long long cache_timeout = 0;
-    if (scr_config_get_int(r->cfg, "SCR_WATCHDOG_TIMEOUT", &cache_timeout) == SCR_SUCCESS && cache_timeout > 0)
-        scr_warn("SCR_WATCHDOG_TIMEOUT=%lld is not used: the application writes to the cache itself; only the "
-                 "copies to and from the prefix are timed, by SCR_WATCHDOG_TIMEOUT_PFS (now %d, 0: no limit)",
+    if (scr_config_get_int(r->cfg, "SCR_WATCHDOG_TIMEOUT", &cache_timeout) == SCR_SUCCESS &&
+        cache_timeout > 0)
+        scr_warn("SCR_WATCHDOG_TIMEOUT=%lld is not used: the application writes to the cache "
+                 "itself; only the "
+                 "copies to and from the prefix are timed, by SCR_WATCHDOG_TIMEOUT_PFS (now %d, 0: "
+                 "no limit)",
                  cache_timeout, r->watchdog_pfs);
 }
 
@@ -217,13 +247,16 @@ static int resolve_prefix(struct scr_run *r)
     }
     int rc = SCR_SUCCESS;
     if (scr_config_get(r->cfg, "SCR_PREFIX", &p) != SCR_SUCCESS) p = cwd;
-    if (p[0] == '/') rc = scr_path_normalize(p, &r->prefix);
-    else rc = scr_path_join(cwd, p, &r->prefix);
+    if (p[0] == '/')
+        rc = scr_path_normalize(p, &r->prefix);
+    else
+        rc = scr_path_join(cwd, p, &r->prefix);
     if (rc != SCR_SUCCESS) return rc;
     struct stat st;
     if (stat(r->prefix, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        scr_err("SCR_PREFIX %s (from %s) %s", r->prefix, scr_config_origin(r->cfg, "SCR_PREFIX") ?
-                scr_config_origin(r->cfg, "SCR_PREFIX") : "the current directory",
+        scr_err("SCR_PREFIX %s (from %s) %s", r->prefix,
+                scr_config_origin(r->cfg, "SCR_PREFIX") ? scr_config_origin(r->cfg, "SCR_PREFIX")
+                                                        : "the current directory",
                 stat(r->prefix, &st) != 0 ? "does not exist" : "is not a directory");
         return SCR_ERR_NOTFOUND;
     }
@@ -235,8 +268,10 @@ static int resolve_prefix(struct scr_run *r)
      * it. Anything but a directory is refused. */
     if (lstat(r->prefix_scr, &st) != 0) return SCR_SUCCESS; /* made later */
     if (S_ISLNK(st.st_mode) && geteuid() == 0) {
-        scr_err("%s is a symbolic link: a job run as root keeps the prefix's records in a directory, never "
-                "through a link", r->prefix_scr);
+        scr_err("%s is a symbolic link: a job run as root keeps the prefix's records in a "
+                "directory, never "
+                "through a link",
+                r->prefix_scr);
         return SCR_ERR_IO;
     }
     if (stat(r->prefix_scr, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -267,7 +302,8 @@ static void write_nodes_file(const struct scr_run *r)
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_nodes_file_write(path, nodes);
 out:
-    if (rc != SCR_SUCCESS) scr_warn("could not record the run's node count in %s", path ? path : r->cntl_dir);
+    if (rc != SCR_SUCCESS)
+        scr_warn("could not record the run's node count in %s", path ? path : r->cntl_dir);
     free(path);
     scr_kvtree_delete(nodes);
 }
@@ -300,8 +336,10 @@ static void write_job_file(const struct scr_run *r)
     rc = scr_job_file_write(path, job);
 out:
     if (rc != SCR_SUCCESS)
-        scr_warn("could not record the prefix and the cache in %s: a scavenge at the end of the job may not "
-                 "find them", path ? path : r->cntl_dir);
+        scr_warn("could not record the prefix and the cache in %s: a scavenge at the end of the "
+                 "job may not "
+                 "find them",
+                 path ? path : r->cntl_dir);
     free(path);
     scr_kvtree_delete(job);
 }
@@ -314,10 +352,12 @@ static void note_run_nodes(const struct scr_run *r)
 {
     const char *v = getenv(SCR_EPILOG_SCAVENGE_VAR);
     int ok = 0;
-    if (scr_comm_all_true(v != NULL && strcmp(v, "1") == 0, r->world, &ok) != SCR_SUCCESS || !ok) return;
+    if (scr_comm_all_true(v != NULL && strcmp(v, "1") == 0, r->world, &ok) != SCR_SUCCESS || !ok)
+        return;
     scr_kvtree *mine = scr_kvtree_new(), **all = NULL;
     int rc = mine ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS && r->node_rank == 0) rc = scr_kvtree_util_set_str(mine, "NODE", r->node_name);
+    if (rc == SCR_SUCCESS && r->node_rank == 0)
+        rc = scr_kvtree_util_set_str(mine, "NODE", r->node_name);
     /* every rank takes part even after a failure of its own: the gather is collective */
     int grc = scr_comm_gather_kvtree(mine, 0, r->world, &all);
     if (r->rank == 0 && grc == SCR_SUCCESS) {
@@ -325,9 +365,11 @@ static void note_run_nodes(const struct scr_run *r)
         int n = 0;
         for (int i = 0; names != NULL && i < r->ranks; i++)
             if (scr_kvtree_util_get_str(all[i], "NODE", &names[n]) == SCR_SUCCESS) n++;
-        rc = names != NULL ? scr_scavenge_job_note_nodes(r->prefix, r->jobid, names, n) : SCR_ERR_NOMEM;
+        rc = names != NULL ? scr_scavenge_job_note_nodes(r->prefix, r->jobid, names, n)
+                           : SCR_ERR_NOMEM;
         if (rc != SCR_SUCCESS)
-            scr_warn("could not note this run's nodes in %s/.scr: the job's end may wait for spare nodes",
+            scr_warn("could not note this run's nodes in %s/.scr: the job's end may wait for spare "
+                     "nodes",
                      r->prefix);
         free(names);
     }
@@ -362,7 +404,8 @@ static int set_paths(struct scr_run *r)
 /* The value of param when a configuration file or SCR_Config sets it
  * (*out_set = 1), checked as one directory level and copied into buf; the
  * environment's value is job_env.h's to read, in its own order. */
-static int name_from_files(const scr_config *cfg, const char *param, char *buf, size_t len, int *out_set)
+static int name_from_files(const scr_config *cfg, const char *param, char *buf, size_t len,
+                           int *out_set)
 {
     enum scr_config_layer layer;
     const char *v = NULL;
@@ -373,7 +416,8 @@ static int name_from_files(const scr_config *cfg, const char *param, char *buf, 
     int rc = scr_job_env_check_name(param, v);
     if (rc != SCR_SUCCESS) return rc;
     if (strlen(v) >= len) {
-        scr_err("%s='%s' (from %s) is longer than %zu bytes", param, v, scr_config_origin(cfg, param), len - 1);
+        scr_err("%s='%s' (from %s) is longer than %zu bytes", param, v,
+                scr_config_origin(cfg, param), len - 1);
         return SCR_ERR_ARG;
     }
     snprintf(buf, len, "%s", v);
@@ -433,7 +477,8 @@ static int init_local(struct scr_run *r)
     if (rc != SCR_SUCCESS) return rc;
     if (defaulted && r->rank == 0)
         scr_warn("no job id (neither SLURM_JOB_ID nor SCR_JOB_ID is set): using '%s' so that "
-                 "later runs find this cache", r->jobid);
+                 "later runs find this cache",
+                 r->jobid);
     /* every rank reads the parameters and checks the prefix; rank 0 says
      * what is wrong with them */
     if (r->rank != 0) scr_log_set_quiet(1);
@@ -449,7 +494,6 @@ static int init_local(struct scr_run *r)
     if (r->map == NULL || r->restart_files == NULL) return SCR_ERR_NOMEM;
     return SCR_SUCCESS;
 }
-
 
 /* Newest dataset and checkpoint ids of the index (rank 0) and the cache;
  * an index rank 0 cannot read fails every rank, since new datasets would
@@ -489,7 +533,8 @@ static int find_last_ids(struct scr_run *r)
         scr_kvtree_delete(index);
         /* a dataset that left the index keeps its directory, and its id */
         int on_disk = 0;
-        if (scr_dataset_claim_highest_id(r->prefix, &on_disk) == SCR_SUCCESS && on_disk > ids[0]) ids[0] = on_disk;
+        if (scr_dataset_claim_highest_id(r->prefix, &on_disk) == SCR_SUCCESS && on_disk > ids[0])
+            ids[0] = on_disk;
     }
     /* all ranks agree: */
     int rc = scr_mpi_check(MPI_Allreduce(ids, all, 3, MPI_INT, MPI_MAX, r->world),
@@ -522,8 +567,10 @@ static int flush_leftover_output(struct scr_run *r)
         rc = scr_flush_is_flushed(r, id, &flushed); /* all ranks agree */
         if (rc != SCR_SUCCESS) return rc;
         if (flushed) continue;
-        if (r->rank == 0) scr_warn("output dataset %d was not copied to the prefix before the "
-                                   "last run ended; copying it now", id);
+        if (r->rank == 0)
+            scr_warn("output dataset %d was not copied to the prefix before the "
+                     "last run ended; copying it now",
+                     id);
         r->dset_in_cache = 1;
         rc = scr_flush_dataset(r, id);
         if (rc != SCR_SUCCESS) {
@@ -558,14 +605,15 @@ static void purge_prefix(struct scr_run *r)
         /* the summary first: no moment where it calls whole a dataset whose
          * files in its directory are going */
         if (scr_path_join(r->prefix_scr, e->d_name, &dir) == SCR_SUCCESS &&
-            scr_path_join(dir, SCR_SUMMARY_FILE_NAME, &summary) == SCR_SUCCESS && unlink(summary) != 0 &&
-            errno != ENOENT)
+            scr_path_join(dir, SCR_SUMMARY_FILE_NAME, &summary) == SCR_SUCCESS &&
+            unlink(summary) != 0 && errno != ENOENT)
             scr_warn("cannot remove %s: %s", summary, strerror(errno));
         if (dir != NULL) scr_remove_tree(dir); /* says what stays */
         free(summary);
         free(dir);
     }
-    if (d == NULL && errno != ENOENT) scr_warn("cannot read %s: %s", r->prefix_scr, strerror(errno));
+    if (d == NULL && errno != ENOENT)
+        scr_warn("cannot read %s: %s", r->prefix_scr, strerror(errno));
     if (d != NULL) closedir(d);
     if (unlink(r->index_path) != 0 && errno != ENOENT)
         scr_warn("cannot remove %s: %s", r->index_path, strerror(errno));
@@ -614,7 +662,8 @@ static int check_unindexed(struct scr_run *r, int *ids, int n)
 {
     int count = r->rank == 0 ? n : 0;
     /* rank 0 says how many, everyone gets the answer */
-    int rc = scr_mpi_check(MPI_Bcast(&count, 1, MPI_INT, 0, r->world), "sharing the unindexed datasets");
+    int rc =
+        scr_mpi_check(MPI_Bcast(&count, 1, MPI_INT, 0, r->world), "sharing the unindexed datasets");
     if (rc != SCR_SUCCESS || count == 0) return rc;
     int *list = r->rank == 0 ? ids : calloc((size_t)count, sizeof(int));
     int *held = calloc((size_t)count, sizeof(int)), *any = calloc((size_t)count, sizeof(int));
@@ -624,12 +673,14 @@ static int check_unindexed(struct scr_run *r, int *ids, int n)
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, lrc, SCR_ERR_NOMEM);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_mpi_check(MPI_Bcast(list, count, MPI_INT, 0, r->world), "sharing the unindexed datasets");
+    rc = scr_mpi_check(MPI_Bcast(list, count, MPI_INT, 0, r->world),
+                       "sharing the unindexed datasets");
     if (rc != SCR_SUCCESS) goto out;
     if (scr_filemap_list_datasets(r->map, &cached, &ncached) == SCR_SUCCESS)
         for (int i = 0; i < count; i++)
             for (int j = 0; j < ncached; j++) held[i] |= list[i] == cached[j];
-    rc = scr_mpi_check(MPI_Allreduce(held, any, count, MPI_INT, MPI_MAX, r->world), "finding cached datasets");
+    rc = scr_mpi_check(MPI_Allreduce(held, any, count, MPI_INT, MPI_MAX, r->world),
+                       "finding cached datasets");
     if (rc != SCR_SUCCESS) goto out;
     int crc = SCR_SUCCESS;
     if (r->rank == 0) {
@@ -637,7 +688,8 @@ static int check_unindexed(struct scr_run *r, int *ids, int n)
         int k = 0;
         for (int i = 0; i < count; i++)
             if (any[i]) held[k++] = list[i];
-        struct scr_index_rebuild_options ro = {.damaged = 1, .require = 1, .announce = 1, .cached = held, .ncached = k};
+        struct scr_index_rebuild_options ro = {
+            .damaged = 1, .require = 1, .announce = 1, .cached = held, .ncached = k};
         struct scr_index_rebuild_report rep;
         crc = scr_index_rebuild(r->prefix, &ro, &rep);
         scr_index_rebuild_report_free(&rep);
@@ -680,8 +732,9 @@ static int take_prefix(struct scr_run *r)
     me->pid = (long)getpid();
     me->since = (int64_t)time(NULL);
     me->released = 0;
-    int rc = scr_prefix_lock_take(r->prefix, me, r->jobid_defaulted ? -1 : SAME_JOB_LOCK_WAIT_SECONDS,
-                                  &r->prefix_lock, note, sizeof(note));
+    int rc =
+        scr_prefix_lock_take(r->prefix, me, r->jobid_defaulted ? -1 : SAME_JOB_LOCK_WAIT_SECONDS,
+                             &r->prefix_lock, note, sizeof(note));
     if (rc == SCR_SUCCESS && note[0] != '\0') scr_warn("%s", note);
     return rc;
 }
@@ -796,8 +849,10 @@ static int restart_at_init(struct scr_run *r)
             /* a full or hung prefix (the watchdog) must not cost the restart
              * its only copy: it is read from cache, as without the setting */
             if (r->rank == 0)
-                scr_warn("%s: dataset %d could not be flushed (%s); the restart reads it from cache",
-                         global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", r->restart_id, scr_strstatus(rc));
+                scr_warn(
+                    "%s: dataset %d could not be flushed (%s); the restart reads it from cache",
+                    global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", r->restart_id,
+                    scr_strstatus(rc));
             return SCR_SUCCESS;
         }
     }
@@ -850,8 +905,8 @@ int scr_init_drop_after_current(struct scr_run *r, const char *name)
         rc = scr_index_file_update(r->index_path, drop_newer, &d);
         if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* no index: nothing to drop */
         if (rc == SCR_SUCCESS && d.dropped > 0)
-            scr_warn("SCR_DROP_AFTER_CURRENT: dropped %d dataset%s newer than %s from %s", d.dropped,
-                     d.dropped == 1 ? "" : "s", name, r->index_path);
+            scr_warn("SCR_DROP_AFTER_CURRENT: dropped %d dataset%s newer than %s from %s",
+                     d.dropped, d.dropped == 1 ? "" : "s", name, r->index_path);
     }
     /* all ranks agree: */
     return scr_comm_agree(r->world, rc, SCR_ERR_IO);
@@ -873,7 +928,8 @@ void scr_init_log(struct scr_run *r, double seconds)
             dname = name;
         }
     }
-    struct scr_event_field fields[] = {SCR_EVENT_STR("restart_source", source), SCR_EVENT_INT("ranks", r->ranks),
+    struct scr_event_field fields[] = {SCR_EVENT_STR("restart_source", source),
+                                       SCR_EVENT_INT("ranks", r->ranks),
                                        SCR_EVENT_INT("nodes", r->nodes)};
     scr_run_event(r, SCR_EVENT_INIT, SCR_EVENT_OK, id, dname, -1, seconds, NULL, fields, 3);
 }
@@ -899,8 +955,10 @@ int scr_init_take_rank0_files(scr_config *cfg, const scr_kvtree *files, MPI_Comm
         scr_log_set_quiet(1);
         rc = scr_config_load_with_files(cfg, files);
         scr_log_set_quiet(0);
-        if (rc != SCR_SUCCESS && config != NULL) scr_err("SCR_Config('%s'): %s", config, scr_last_error());
-        else if (rc != SCR_SUCCESS) scr_err("%s", scr_last_error());
+        if (rc != SCR_SUCCESS && config != NULL)
+            scr_err("SCR_Config('%s'): %s", config, scr_last_error());
+        else if (rc != SCR_SUCCESS)
+            scr_err("%s", scr_last_error());
     }
     /* all ranks agree: */
     return scr_comm_agree(comm, rc, SCR_ERR_FORMAT);
@@ -910,8 +968,10 @@ int scr_init_load_config(struct scr_run *r)
 {
     scr_kvtree *files = NULL;
     int rc = SCR_SUCCESS;
-    if (r->cfg == NULL) rc = SCR_ERR_NOMEM;
-    else if (r->rank == 0) rc = read_config_files(r->cfg, &files);
+    if (r->cfg == NULL)
+        rc = SCR_ERR_NOMEM;
+    else if (r->rank == 0)
+        rc = read_config_files(r->cfg, &files);
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_ERR_FORMAT);
     if (rc != SCR_SUCCESS) goto out;
@@ -938,8 +998,10 @@ static int check_globals_are_private(const struct scr_run *r)
     if (rc != SCR_SUCCESS) return rc;
     if (private) return SCR_SUCCESS;
     if (r->rank == 0)
-        scr_err("SimGrid's SMPI runs every rank in one process, and here the ranks share libscr's globals: "
-                "run smpirun with --cfg=smpi/privatization:dlopen, with libscr linked into the application");
+        scr_err("SimGrid's SMPI runs every rank in one process, and here the ranks share libscr's "
+                "globals: "
+                "run smpirun with --cfg=smpi/privatization:dlopen, with libscr linked into the "
+                "application");
     return SCR_ERR_STATE;
 }
 
@@ -959,7 +1021,8 @@ int scr_init_start_run(struct scr_run *r)
     if (rc != SCR_SUCCESS) return rc;
     rc = set_paths(r);
     if (rc == SCR_SUCCESS && r->rank == 0)
-        rc = scr_event_log_setup(&r->events, r->cfg, r->prefix_scr, r->jobid, r->user, r->node_name);
+        rc =
+            scr_event_log_setup(&r->events, r->cfg, r->prefix_scr, r->jobid, r->user, r->node_name);
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) return rc;

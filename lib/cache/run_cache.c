@@ -43,10 +43,12 @@ double scr_run_now(void)
  * STORE line says MKDIR=0 is made by someone else (the site, a burst
  * buffer), as in SCR: SCR does not create it, so its path must exist, and
  * only the job's private levels are made in it. say: log why not. */
-static int store_dir_may_be_made(const struct scr_run *run, const char *store, const char *dir, int say)
+static int store_dir_may_be_made(const struct scr_run *run, const char *store, const char *dir,
+                                 int say)
 {
     int may_mkdir = 1;
-    if (store != NULL) scr_kvtree_util_get_int(scr_store_entry(run->cfg, store), "MKDIR", &may_mkdir);
+    if (store != NULL)
+        scr_kvtree_util_get_int(scr_store_entry(run->cfg, store), "MKDIR", &may_mkdir);
     if (may_mkdir) return SCR_SUCCESS;
     /* the store's own path is dir less <user>/scr.<jobid> (and sim.<node>) */
     char *user_dir = NULL, *base = NULL, *job_dir = NULL;
@@ -58,10 +60,14 @@ static int store_dir_may_be_made(const struct scr_run *run, const char *store, c
     rc = scr_path_dirname(user_dir, &base);
     if (rc != SCR_SUCCESS) goto out;
     if (stat(base, &st) != 0) {
-        if (say) scr_err("STORE=%s says MKDIR=0, so SCR does not create it, and %s: %s", store, base, strerror(errno));
+        if (say)
+            scr_err("STORE=%s says MKDIR=0, so SCR does not create it, and %s: %s", store, base,
+                    strerror(errno));
         rc = SCR_ERR_NOTFOUND;
     } else if (!S_ISDIR(st.st_mode)) {
-        if (say) scr_err("STORE=%s says MKDIR=0, so SCR does not create it, and %s is not a directory", store, base);
+        if (say)
+            scr_err("STORE=%s says MKDIR=0, so SCR does not create it, and %s is not a directory",
+                    store, base);
         rc = SCR_ERR_NOTFOUND;
     }
 out:
@@ -114,7 +120,8 @@ static int is_cache_base(const struct scr_run *run, const char *store)
 
 static int same_store(const struct scr_run *run, const char *a, const char *b)
 {
-    if (is_cache_base(run, a) || is_cache_base(run, b)) return is_cache_base(run, a) && is_cache_base(run, b);
+    if (is_cache_base(run, a) || is_cache_base(run, b))
+        return is_cache_base(run, a) && is_cache_base(run, b);
     const scr_kvtree *entry = scr_store_entry(run->cfg, a);
     return strcmp(a, b) == 0 || (entry != NULL && entry == scr_store_entry(run->cfg, b));
 }
@@ -123,7 +130,8 @@ int scr_run_job_dir(const struct scr_run *run, const char *what, const char *bas
 {
     /* a simulated node's directories are inside the real node's job
      * directory: its name never reaches the base (job_dir.h) */
-    if (!run->sim_node[0]) return scr_job_dir_path(what, base, run->node_name, run->user, run->jobid, out_dir);
+    if (!run->sim_node[0])
+        return scr_job_dir_path(what, base, run->node_name, run->user, run->jobid, out_dir);
     char *job_dir = NULL;
     int rc = scr_job_dir_path(what, base, run->base_node, run->user, run->jobid, &job_dir);
     if (rc == SCR_SUCCESS) rc = scr_job_dir_sim_path(job_dir, run->sim_node, out_dir);
@@ -153,7 +161,8 @@ static const char *dataset_store(const struct scr_run *run, int id)
     if (scr_filemap_get_reddesc(run->map, id, run->rank, &red) == SCR_SUCCESS &&
         scr_kvtree_util_get_str(red, "STORE", &store) == SCR_SUCCESS)
         return store;
-    for (scr_kvtree_elem *e = scr_filemap_first_rank_by_dataset(run->map, id); e; e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = scr_filemap_first_rank_by_dataset(run->map, id); e;
+         e = scr_kvtree_elem_next(e)) {
         int r = atoi(scr_kvtree_elem_key(e));
         if (scr_filemap_get_reddesc(run->map, id, r, &red) == SCR_SUCCESS &&
             scr_kvtree_util_get_str(red, "STORE", &store) == SCR_SUCCESS)
@@ -185,7 +194,8 @@ int scr_cache_prepare_dataset_dir(const struct scr_run *run, int id, char **out_
     if (store == NULL) scr_config_get(run->cfg, "SCR_CACHE_BASE", &store);
     if (run->node_rank == 0) rc = create_store_dir(run, store, top);
     /* the others make nothing where the first rank may not */
-    else rc = store_dir_may_be_made(run, store, top, 0);
+    else
+        rc = store_dir_may_be_made(run, store, top, 0);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_cache_dataset_dir(run, id, &dsdir);
     if (rc != SCR_SUCCESS) goto out;
@@ -250,7 +260,8 @@ int scr_cache_encode_filemap_path(const struct scr_run *run, char **out_path)
 static int is_encode_map_name(const char *name)
 {
     size_t n = strlen(name), p = strlen(ENCODE_MAP_PREFIX), s = strlen(ENCODE_MAP_SUFFIX);
-    return n > p + s && strncmp(name, ENCODE_MAP_PREFIX, p) == 0 && strcmp(name + n - s, ENCODE_MAP_SUFFIX) == 0;
+    return n > p + s && strncmp(name, ENCODE_MAP_PREFIX, p) == 0 &&
+           strcmp(name + n - s, ENCODE_MAP_SUFFIX) == 0;
 }
 
 /* Remove the files an encode filemap at path lists that all does not (an
@@ -270,16 +281,18 @@ static void remove_unfinished_encode(const scr_filemap *all, const char *path)
             int nfiles = 0;
             scr_filemap_list_files(map, ids[i], ranks[r], &files, &nfiles);
             for (int f = 0; f < nfiles; f++)
-                if (!scr_filemap_have_file(all, ids[i], ranks[r], files[f]) && unlink(files[f]) != 0 &&
-                    errno != ENOENT)
-                    scr_warn("cannot remove %s, left by an unfinished encode: %s", files[f], strerror(errno));
+                if (!scr_filemap_have_file(all, ids[i], ranks[r], files[f]) &&
+                    unlink(files[f]) != 0 && errno != ENOENT)
+                    scr_warn("cannot remove %s, left by an unfinished encode: %s", files[f],
+                             strerror(errno));
             free(files);
         }
         free(ranks);
     }
     free(ids);
     scr_filemap_delete(map);
-    if (unlink(path) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", path, strerror(errno));
+    if (unlink(path) != 0 && errno != ENOENT)
+        scr_warn("cannot remove %s: %s", path, strerror(errno));
 }
 
 /* The node's first rank: what encodes in the background left when their
@@ -293,12 +306,16 @@ static void remove_unfinished_encodes(struct scr_run *run, const scr_filemap *al
         char *path = NULL;
         int whole = is_encode_map_name(ent->d_name);
         /* the temporary file of a write the end of the run cut short */
-        int partial = !whole && strncmp(ent->d_name, ENCODE_MAP_PREFIX, strlen(ENCODE_MAP_PREFIX)) == 0 &&
+        int partial = !whole &&
+                      strncmp(ent->d_name, ENCODE_MAP_PREFIX, strlen(ENCODE_MAP_PREFIX)) == 0 &&
                       strstr(ent->d_name, ENCODE_MAP_SUFFIX ".tmp.") != NULL;
-        if ((!whole && !partial) || scr_path_join(run->cntl_dir, ent->d_name, &path) != SCR_SUCCESS) continue;
+        if ((!whole && !partial) || scr_path_join(run->cntl_dir, ent->d_name, &path) != SCR_SUCCESS)
+            continue;
         scr_dbg(1, "removing what an unfinished encode left (%s)", path);
-        if (whole) remove_unfinished_encode(all, path);
-        else if (unlink(path) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", path, strerror(errno));
+        if (whole)
+            remove_unfinished_encode(all, path);
+        else if (unlink(path) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", path, strerror(errno));
         free(path);
     }
     closedir(dir);
@@ -343,8 +360,8 @@ static int hand_out_entries(struct scr_run *run, scr_filemap *all, const int *gr
          * rank of the node waits for its message */
         scr_filemap *part = NULL;
         if (status == SCR_SUCCESS) status = scr_filemap_extract_rank(all, granks[i], &part);
-        int src = scr_comm_send_kvtree(status == SCR_SUCCESS ? part : NULL, i, TAG_FILEMAP,
-                                       run->node);
+        int src =
+            scr_comm_send_kvtree(status == SCR_SUCCESS ? part : NULL, i, TAG_FILEMAP, run->node);
         scr_filemap_delete(part);
         if (status == SCR_SUCCESS) status = src;
     }
@@ -374,8 +391,8 @@ out:
  * holds every entry of the node before any other rank saves (they save only
  * what they got from it), and drops theirs only once all of them saved and
  * the list names their files. Collective over the node. */
-static int share_entries(struct scr_run *run, scr_filemap *all, const int *granks, const scr_kvtree *old_list,
-                         int status)
+static int share_entries(struct scr_run *run, scr_filemap *all, const int *granks,
+                         const scr_kvtree *old_list, int status)
 {
     int rc = status;
     if (run->node_rank == 0 && rc == SCR_SUCCESS) rc = scr_filemap_write(run->filemap_path, all);
@@ -412,8 +429,10 @@ int scr_cache_load_filemaps(struct scr_run *run)
         granks = malloc((size_t)run->node_ranks * sizeof(int));
         all = scr_filemap_new();
         old_list = scr_kvtree_new();
-        if (granks == NULL || all == NULL || old_list == NULL) rc = SCR_ERR_NOMEM;
-        else rc = read_node_filemaps(run, all, old_list);
+        if (granks == NULL || all == NULL || old_list == NULL)
+            rc = SCR_ERR_NOMEM;
+        else
+            rc = read_node_filemaps(run, all, old_list);
         if (rc == SCR_SUCCESS) remove_unfinished_encodes(run, all);
         if (rc == SCR_SUCCESS) take_noted_crcs(run, all);
     }
@@ -453,12 +472,13 @@ static void check_before_delete(struct scr_run *run, int id, int rank, const cha
 {
     const scr_meta *meta = NULL;
     uint32_t recorded = 0, got = 0;
-    if (scr_filemap_get_meta(run->map, id, rank, file, &meta) != SCR_SUCCESS || !scr_meta_is_complete(meta) ||
-        scr_meta_get_crc32(meta, &recorded) != SCR_SUCCESS)
+    if (scr_filemap_get_meta(run->map, id, rank, file, &meta) != SCR_SUCCESS ||
+        !scr_meta_is_complete(meta) || scr_meta_get_crc32(meta, &recorded) != SCR_SUCCESS)
         return; /* nothing recorded to compare with */
     if (scr_crc_map_file(file, &got, NULL) == SCR_SUCCESS && got != recorded)
         scr_redundancy_say_damaged(run->map, run->rank, id, rank, file,
-                                   ", checked before its deletion from cache (SCR_CRC_ON_DELETE),", got, recorded);
+                                   ", checked before its deletion from cache (SCR_CRC_ON_DELETE),",
+                                   got, recorded);
 }
 
 int scr_cache_delete_dataset(struct scr_run *run, int id)
@@ -497,7 +517,8 @@ int scr_cache_delete_dataset(struct scr_run *run, int id)
 
 /* Number of datasets of this rank's map kept in store, and the oldest of
  * them (INT_MAX if none). */
-static int count_datasets(const struct scr_run *run, const char *store, int *out_count, int *out_oldest)
+static int count_datasets(const struct scr_run *run, const char *store, int *out_count,
+                          int *out_oldest)
 {
     int *ids = NULL, n = 0;
     *out_count = 0;
@@ -533,17 +554,20 @@ int scr_cache_make_room(struct scr_run *run, const char *store)
         int rc = scr_mpi_check(MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, run->world),
                                "counting datasets in cache");
         if (rc == SCR_SUCCESS)
-            rc = scr_mpi_check(MPI_Allreduce(&oldest, &global_oldest, 1, MPI_INT, MPI_MIN, run->world),
-                               "finding the oldest dataset in cache");
+            rc = scr_mpi_check(
+                MPI_Allreduce(&oldest, &global_oldest, 1, MPI_INT, MPI_MIN, run->world),
+                "finding the oldest dataset in cache");
         if (rc != SCR_SUCCESS) return rc;
         if (most[1]) return SCR_ERR_NOMEM;
         if (most[0] < capacity || global_oldest == INT_MAX) return SCR_SUCCESS;
-        scr_dbg(1, "store %s full (%d datasets): deleting dataset %d", store, most[0], global_oldest);
+        scr_dbg(1, "store %s full (%d datasets): deleting dataset %d", store, most[0],
+                global_oldest);
         /* the event names the dataset before its record goes */
         const scr_dataset *gone = NULL;
         const char *gone_name = NULL;
         char name[1024] = "";
-        if (run->rank == 0 && scr_filemap_get_dataset(run->map, global_oldest, run->rank, &gone) == SCR_SUCCESS &&
+        if (run->rank == 0 &&
+            scr_filemap_get_dataset(run->map, global_oldest, run->rank, &gone) == SCR_SUCCESS &&
             scr_dataset_get_name(gone, &gone_name) == SCR_SUCCESS)
             snprintf(name, sizeof(name), "%s", gone_name);
         int drc = scr_cache_delete_dataset(run, global_oldest);
@@ -561,7 +585,8 @@ int scr_cache_make_room(struct scr_run *run, const char *store)
         struct scr_event_field fields[] = {SCR_EVENT_STR("store", store ? store : ""),
                                            SCR_EVENT_INT("flushed", flushed)};
         scr_run_event(run, SCR_EVENT_EVICT, ok ? SCR_EVENT_OK : SCR_EVENT_FAILED, global_oldest,
-                      name[0] ? name : NULL, -1, -1, ok ? NULL : "its files could not all be deleted", fields, 2);
+                      name[0] ? name : NULL, -1, -1,
+                      ok ? NULL : "its files could not all be deleted", fields, 2);
         if (!ok) return SCR_ERR_IO;
     }
 }
@@ -582,7 +607,8 @@ int scr_cache_would_evict(struct scr_run *run, const char *store, int id, struct
     int deleted = count >= capacity ? count - capacity + 1 : 0;
     int left = older > deleted ? older - deleted : 0;
     /* the most any rank says: a rank that could not count says the worst */
-    int mine[3] = {rc != SCR_SUCCESS || (holds && deleted > older), older > 0, rc != SCR_SUCCESS || left == 0};
+    int mine[3] = {rc != SCR_SUCCESS || (holds && deleted > older), older > 0,
+                   rc != SCR_SUCCESS || left == 0};
     int any[3] = {0, 0, 0};
     int mrc = scr_mpi_check(MPI_Allreduce(mine, any, 3, MPI_INT, MPI_MAX, run->world),
                             "finding what leaves the cache");
@@ -668,14 +694,17 @@ int scr_cache_id_of_name(const struct scr_run *run, const char *name, int checkp
 
 /* Dataset id's entry in the flush file's tree: where it is, its name, its
  * checkpoint id and whether it is output. */
-static int set_flush_entry(const struct scr_run *run, scr_kvtree *flush, int id, int in_cache, int on_prefix,
-                           int flushing)
+static int set_flush_entry(const struct scr_run *run, scr_kvtree *flush, int id, int in_cache,
+                           int on_prefix, int flushing)
 {
     const scr_dataset *desc = NULL;
     const char *name = NULL;
     int ckpt = 0, rc = SCR_SUCCESS;
     scr_filemap_get_dataset(run->map, id, run->rank, &desc);
-    struct { int on; enum scr_flush_location loc; } want[] = {
+    struct {
+        int on;
+        enum scr_flush_location loc;
+    } want[] = {
         {in_cache, SCR_FLUSH_LOCATION_CACHE},
         {on_prefix, SCR_FLUSH_LOCATION_PFS},
         {flushing, SCR_FLUSH_LOCATION_FLUSHING},
@@ -697,8 +726,7 @@ static int set_flush_entry(const struct scr_run *run, scr_kvtree *flush, int id,
     return SCR_SUCCESS;
 }
 
-int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix,
-                            int flushing)
+int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix, int flushing)
 {
     if (run->node_rank != 0) return SCR_SUCCESS;
     scr_kvtree *flush = scr_kvtree_new();
@@ -710,8 +738,10 @@ int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_pr
         scr_kvtree_unset_all(flush);
         rc = SCR_SUCCESS;
     }
-    if (!in_cache && !on_prefix && !flushing) rc = scr_flush_file_remove_dataset(flush, id);
-    else rc = set_flush_entry(run, flush, id, in_cache, on_prefix, flushing);
+    if (!in_cache && !on_prefix && !flushing)
+        rc = scr_flush_file_remove_dataset(flush, id);
+    else
+        rc = set_flush_entry(run, flush, id, in_cache, on_prefix, flushing);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_flush_file_write(run->flush_path, flush);
 out:

@@ -28,13 +28,14 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-void scr_crc_say_damaged(const struct scr_run *run, int id, int rank, const char *file, const char *how,
-                         uint32_t found, uint32_t recorded)
+void scr_crc_say_damaged(const struct scr_run *run, int id, int rank, const char *file,
+                         const char *how, uint32_t found, uint32_t recorded)
 {
     scr_redundancy_say_damaged(run->map, run->rank, id, rank, file, how, found, recorded);
 }
 
-int scr_crc_record(struct scr_run *run, int id, int rank, const char *file, uint32_t crc, int complete)
+int scr_crc_record(struct scr_run *run, int id, int rank, const char *file, uint32_t crc,
+                   int complete)
 {
     return scr_redundancy_record_crc(run->map, id, rank, file, crc, complete);
 }
@@ -49,7 +50,8 @@ int scr_crc_fill(struct scr_run *run, int id)
         const scr_meta *meta = NULL;
         uint32_t crc = 0;
         rc = scr_filemap_get_meta(run->map, id, run->rank, files[f], &meta);
-        if (rc != SCR_SUCCESS || !scr_meta_is_complete(meta) || scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS)
+        if (rc != SCR_SUCCESS || !scr_meta_is_complete(meta) ||
+            scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS)
             continue;
         rc = scr_crc_map_file(files[f], &crc, NULL);
         if (rc == SCR_SUCCESS) rc = scr_crc_record(run, id, run->rank, files[f], crc, 1);
@@ -71,9 +73,10 @@ static int check_one(struct scr_run *run, int id, int rank, const char *file, in
     *out_damaged = 0;
     /* what is missing, incomplete or of another size is lost already, and
      * says so where it is looked at; a file without a CRC has nothing to check */
-    if (scr_filemap_get_meta(run->map, id, rank, file, &meta) != SCR_SUCCESS || !scr_meta_is_complete(meta) ||
-        scr_meta_get_crc32(meta, &recorded) != SCR_SUCCESS || scr_meta_get_filesize(meta, &size) != SCR_SUCCESS ||
-        stat(file, &st) != 0 || (uint64_t)st.st_size != size)
+    if (scr_filemap_get_meta(run->map, id, rank, file, &meta) != SCR_SUCCESS ||
+        !scr_meta_is_complete(meta) || scr_meta_get_crc32(meta, &recorded) != SCR_SUCCESS ||
+        scr_meta_get_filesize(meta, &size) != SCR_SUCCESS || stat(file, &st) != 0 ||
+        (uint64_t)st.st_size != size)
         return SCR_SUCCESS;
     uint32_t got = 0;
     if (scr_crc_map_file(file, &got, NULL) != SCR_SUCCESS) {

@@ -99,7 +99,8 @@ static int leave_results(const struct scr_crc_async *j)
         if (j->files[f].rc == SCR_SUCCESS)
             rc = scr_crc_note_add(note, j->id, j->rank, j->files[f].path, j->files[f].crc);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_write_file(j->left_path, note);
-    if (rc == SCR_ERR_NOMEM) scr_err("out of memory noting the CRCs of dataset %d in %s", j->id, j->left_path);
+    if (rc == SCR_ERR_NOMEM)
+        scr_err("out of memory noting the CRCs of dataset %d in %s", j->id, j->left_path);
     scr_kvtree_delete(note);
     return rc;
 }
@@ -133,7 +134,8 @@ static int wanted(const struct scr_run *run, int id, const char *file, enum crc_
 {
     const scr_meta *meta = NULL;
     uint32_t crc = 0;
-    if (scr_filemap_get_meta(run->map, id, run->rank, file, &meta) != SCR_SUCCESS || !scr_meta_is_complete(meta))
+    if (scr_filemap_get_meta(run->map, id, run->rank, file, &meta) != SCR_SUCCESS ||
+        !scr_meta_is_complete(meta))
         return 0;
     if (job == CRC_CHECK) return scr_cache_is_app_file(run, id, file);
     return scr_meta_get_crc32(meta, &crc) != SCR_SUCCESS;
@@ -156,13 +158,16 @@ static int job_new(struct scr_run *run, int id, enum crc_job job, struct scr_crc
     if (n > 0 && (j->files = calloc((size_t)n, sizeof(*j->files))) == NULL) rc = SCR_ERR_NOMEM;
     for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
         if (!wanted(run, id, names[f], job)) continue;
-        if ((j->files[j->nfiles].path = strdup(names[f])) == NULL) rc = SCR_ERR_NOMEM;
-        else j->nfiles++;
+        if ((j->files[j->nfiles].path = strdup(names[f])) == NULL)
+            rc = SCR_ERR_NOMEM;
+        else
+            j->nfiles++;
     }
     free(names);
     if (rc == SCR_SUCCESS && j->nfiles > 0 && job == CRC_RECORD)
         rc = scr_crc_note_path(run->cntl_dir, run->node_rank, &j->left_path);
-    if (rc == SCR_ERR_NOMEM) scr_err("out of memory listing the files of dataset %d to check their CRCs", id);
+    if (rc == SCR_ERR_NOMEM)
+        scr_err("out of memory listing the files of dataset %d to check their CRCs", id);
     if (rc != SCR_SUCCESS || j->nfiles == 0) {
         job_free(j);
         return rc;
@@ -184,8 +189,8 @@ static void job_start(struct scr_run *run, struct scr_crc_async *j)
             j->started = 1;
             return;
         }
-        scr_warn("cannot start a thread to compute CRCs (%s): dataset %d is read in the foreground", strerror(prc),
-                 j->id);
+        scr_warn("cannot start a thread to compute CRCs (%s): dataset %d is read in the foreground",
+                 strerror(prc), j->id);
     }
     crc_thread(j);
 }
@@ -206,11 +211,14 @@ static int record_results(struct scr_run *run, struct scr_crc_async *j)
     for (int f = 0; rc == SCR_SUCCESS && !j->lost && f < j->nfiles; f++) {
         const struct crc_file *cf = &j->files[f];
         if (cf->rc != SCR_SUCCESS) {
-            scr_warn("dataset %d: the CRC of %s could not be computed (see above); a restart from it reads it "
-                     "unchecked", j->id, cf->path);
+            scr_warn("dataset %d: the CRC of %s could not be computed (see above); a restart from "
+                     "it reads it "
+                     "unchecked",
+                     j->id, cf->path);
             continue;
         }
-        /* the file may have left the filemap since (SCR_Delete waits first, but a failed flush deletes) */
+        /* the file may have left the filemap since (SCR_Delete waits first, but a failed flush
+         * deletes) */
         if (!scr_filemap_have_file(run->map, j->id, run->rank, cf->path)) continue;
         rc = scr_crc_record(run, j->id, run->rank, cf->path, cf->crc, 1);
         if (rc == SCR_SUCCESS) recorded++;
@@ -237,7 +245,8 @@ int scr_crc_async_start_record(struct scr_run *run, int id)
 int scr_crc_async_poll(struct scr_run *run)
 {
     struct scr_crc_async *j = run->crc_in_background;
-    if (j == NULL || j->job != CRC_RECORD || !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) return SCR_SUCCESS;
+    if (j == NULL || j->job != CRC_RECORD || !__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
+        return SCR_SUCCESS;
     job_join(j);
     run->crc_in_background = NULL;
     int rc = record_results(run, j);
@@ -266,18 +275,22 @@ int scr_crc_async_start_check(struct scr_run *run, int id)
     rc = job_new(run, id, CRC_CHECK, &j);
     if (rc != SCR_SUCCESS || j == NULL) return rc;
     /* under SMPI the check runs at SCR_Complete_restart, after the application read */
-    if (scr_mpi_is_simulated()) run->crc_in_background = j;
-    else job_start(run, j);
+    if (scr_mpi_is_simulated())
+        run->crc_in_background = j;
+    else
+        job_start(run, j);
     return SCR_SUCCESS;
 }
 
 /* CHECK: one file's result against its meta; *damaged counts it. */
-static int judge_one(struct scr_run *run, int id, const struct crc_file *cf, int *damaged, int *changed)
+static int judge_one(struct scr_run *run, int id, const struct crc_file *cf, int *damaged,
+                     int *changed)
 {
     const scr_meta *meta = NULL;
     uint32_t recorded = 0;
     uint64_t size = 0;
-    if (scr_filemap_get_meta(run->map, id, run->rank, cf->path, &meta) != SCR_SUCCESS) return SCR_SUCCESS;
+    if (scr_filemap_get_meta(run->map, id, run->rank, cf->path, &meta) != SCR_SUCCESS)
+        return SCR_SUCCESS;
     int have_crc = scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS;
     if (cf->rc != SCR_SUCCESS) { /* said where it failed: as good as lost */
         (*damaged)++;
@@ -285,16 +298,18 @@ static int judge_one(struct scr_run *run, int id, const struct crc_file *cf, int
         return scr_crc_record(run, id, run->rank, cf->path, recorded, 0);
     }
     if (scr_meta_get_filesize(meta, &size) == SCR_SUCCESS && size != cf->bytes) {
-        scr_err("dataset %d (restart %s): file %s has %llu bytes, %llu were written", id, run->restart_name,
-                cf->path, (unsigned long long)cf->bytes, (unsigned long long)size);
+        scr_err("dataset %d (restart %s): file %s has %llu bytes, %llu were written", id,
+                run->restart_name, cf->path, (unsigned long long)cf->bytes,
+                (unsigned long long)size);
         (*damaged)++;
         *changed = 1;
         return scr_crc_record(run, id, run->rank, cf->path, recorded, 0);
     }
     if (!have_crc) {
-        scr_warn("dataset %d (%s): rank %d's file %s had no CRC recorded (the run that wrote it ended before it "
-                 "was), so the restart read it unchecked; its CRC is recorded now", id, run->restart_name,
-                 run->rank, cf->path);
+        scr_warn("dataset %d (%s): rank %d's file %s had no CRC recorded (the run that wrote it "
+                 "ended before it "
+                 "was), so the restart read it unchecked; its CRC is recorded now",
+                 id, run->restart_name, run->rank, cf->path);
         *changed = 1;
         return scr_crc_record(run, id, run->rank, cf->path, cf->crc, 1);
     }
@@ -319,8 +334,10 @@ int scr_crc_async_check_done(struct scr_run *run, int id, int *out_damaged)
     if (rc == SCR_SUCCESS && j == NULL) rc = job_new(run, id, CRC_CHECK, &j);
     if (rc != SCR_SUCCESS || j == NULL) return rc;
     run->crc_in_background = NULL;
-    if (j->started) job_join(j);
-    else if (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) run_job(j); /* SMPI: after the application read */
+    if (j->started)
+        job_join(j);
+    else if (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE))
+        run_job(j); /* SMPI: after the application read */
     int changed = 0;
     for (int f = 0; rc == SCR_SUCCESS && f < j->nfiles; f++)
         rc = judge_one(run, id, &j->files[f], out_damaged, &changed);
@@ -337,4 +354,3 @@ void scr_crc_async_teardown(struct scr_run *run)
     run->crc_in_background = NULL;
     job_free(j);
 }
-

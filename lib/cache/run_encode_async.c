@@ -40,17 +40,17 @@
 
 struct scr_encode_async {
     int id;
-    const struct scr_reddesc *desc;    /* in run->encode_reddescs */
-    struct scr_redundancy_ctx ctx;     /* over run->encode_world, the thread's filemap */
-    scr_filemap *map;                  /* the thread's filemap */
+    const struct scr_reddesc *desc; /* in run->encode_reddescs */
+    struct scr_redundancy_ctx ctx;  /* over run->encode_world, the thread's filemap */
+    scr_filemap *map;               /* the thread's filemap */
     char *map_path;
     pthread_t thread;
     int thread_started;
     atomic_int done;
-    atomic_int polite;                 /* 0 once this rank's application waits for the encode */
-    int rc;                            /* the encode's outcome on this rank */
+    atomic_int polite; /* 0 once this rank's application waits for the encode */
+    int rc;            /* the encode's outcome on this rank */
     double t0, seconds;
-    double cpu;                        /* the encode's CPU seconds, once done */
+    double cpu; /* the encode's CPU seconds, once done */
 };
 
 static const char *thread_level_name(int level)
@@ -68,7 +68,8 @@ int scr_encode_async_setup(struct scr_run *run)
     int wanted = 1, level = MPI_THREAD_SINGLE;
     run->encode_world = MPI_COMM_NULL;
     int rc = scr_config_get_bool(run->cfg, "SCR_ENCODE_ASYNC", &wanted);
-    if (rc == SCR_SUCCESS) rc = scr_config_get_bool(run->cfg, "SCR_ENCODE_ASYNC_BUSY", &run->encode_when_busy);
+    if (rc == SCR_SUCCESS)
+        rc = scr_config_get_bool(run->cfg, "SCR_ENCODE_ASYNC_BUSY", &run->encode_when_busy);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_mpi_check(MPI_Query_thread(&level), "asking MPI for its thread level");
     if (rc != SCR_SUCCESS) return rc;
@@ -78,9 +79,12 @@ int scr_encode_async_setup(struct scr_run *run)
     if (!wanted || !needed || scr_mpi_is_simulated()) return SCR_SUCCESS;
     if (level != MPI_THREAD_MULTIPLE) {
         if (run->rank == 0)
-            scr_dbg(1, "redundancy is applied before SCR_Complete_checkpoint returns: MPI gives %s, and "
-                    "the encode in the background (SCR_ENCODE_ASYNC=1) needs MPI_THREAD_MULTIPLE (MPI_Init_thread)",
-                    thread_level_name(level));
+            scr_dbg(
+                1,
+                "redundancy is applied before SCR_Complete_checkpoint returns: MPI gives %s, and "
+                "the encode in the background (SCR_ENCODE_ASYNC=1) needs MPI_THREAD_MULTIPLE "
+                "(MPI_Init_thread)",
+                thread_level_name(level));
         return SCR_SUCCESS;
     }
     rc = scr_comm_dup(run->world, &run->encode_world, "duplicating the world for the encode");
@@ -90,7 +94,8 @@ int scr_encode_async_setup(struct scr_run *run)
     if (rc != SCR_SUCCESS) return rc;
     run->encode_async = 1;
     if (run->rank == 0)
-        scr_dbg(1, "redundancy is applied in the background, after SCR_Complete_checkpoint returns "
+        scr_dbg(1,
+                "redundancy is applied in the background, after SCR_Complete_checkpoint returns "
                 "(SCR_ENCODE_ASYNC=1, MPI_THREAD_MULTIPLE)%s",
                 run->encode_when_busy ? ", busy cores or not (SCR_ENCODE_ASYNC_BUSY=1)"
                                       : ", while the application leaves its cores time to spare");
@@ -135,8 +140,10 @@ static int dataset_entries(const scr_filemap *map, int id, scr_filemap **out)
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++)
         if (ids[i] != id) rc = scr_filemap_remove_dataset(copy, ids[i]);
     free(ids);
-    if (rc == SCR_SUCCESS) *out = copy;
-    else scr_filemap_delete(copy);
+    if (rc == SCR_SUCCESS)
+        *out = copy;
+    else
+        scr_filemap_delete(copy);
     return rc;
 }
 
@@ -221,8 +228,10 @@ int scr_encode_async_start(struct scr_run *run, const struct scr_reddesc *d, int
     } else {
         /* the other ranks' threads are in the encode already: this rank
          * joins them from its own thread, on the same communicators */
-        scr_warn("cannot start the encode thread (%s): dataset %d is encoded before SCR_Complete_checkpoint "
-                 "returns", strerror(prc), id);
+        scr_warn("cannot start the encode thread (%s): dataset %d is encoded before "
+                 "SCR_Complete_checkpoint "
+                 "returns",
+                 strerror(prc), id);
         atomic_store(&e->polite, 0);
         encode_thread(e);
     }
@@ -243,7 +252,8 @@ static int adopt(struct scr_run *run, struct scr_encode_async *e)
 }
 
 /* Rank 0's encode event and, on failure, the line that says what it means. */
-static void log_encode(struct scr_run *run, const struct scr_encode_async *e, double seconds, int ok)
+static void log_encode(struct scr_run *run, const struct scr_encode_async *e, double seconds,
+                       int ok)
 {
     const scr_dataset *desc = NULL;
     uint64_t bytes = 0;
@@ -255,16 +265,17 @@ static void log_encode(struct scr_run *run, const struct scr_encode_async *e, do
                                        SCR_EVENT_INT("set_size", e->desc->set_size),
                                        SCR_EVENT_INT("background", 1)};
     scr_run_event(run, SCR_EVENT_ENCODE, ok ? SCR_EVENT_OK : SCR_EVENT_FAILED, e->id, NULL,
-                  have_bytes ? (long long)bytes : -1, seconds, ok ? NULL : "the redundancy scheme failed", fields,
-                  3);
+                  have_bytes ? (long long)bytes : -1, seconds,
+                  ok ? NULL : "the redundancy scheme failed", fields, 3);
     if (run->rank != 0) return;
     if (ok)
-        scr_dbg(1, "dataset %d (%s) is protected by %s, encoded in the background in %.3f s", e->id, name,
-                scr_copy_type_name(e->desc->type), seconds);
+        scr_dbg(1, "dataset %d (%s) is protected by %s, encoded in the background in %.3f s", e->id,
+                name, scr_copy_type_name(e->desc->type), seconds);
     else
-        scr_warn("dataset %d (%s) is not protected: its %s encode in the background failed; it stays in cache "
-                 "and serves a restart only while every node keeps its files", e->id, name,
-                 scr_copy_type_name(e->desc->type));
+        scr_warn("dataset %d (%s) is not protected: its %s encode in the background failed; it "
+                 "stays in cache "
+                 "and serves a restart only while every node keeps its files",
+                 e->id, name, scr_copy_type_name(e->desc->type));
 }
 
 static int conclude(struct scr_run *run, struct scr_encode_async *e)
@@ -344,7 +355,8 @@ int scr_encode_async_id(const struct scr_run *run)
 /* /proc/stat counts in ticks of 10 ms: a shorter stretch tells too little */
 #define SHORTEST_STRETCH_SECONDS 0.1
 
-/* The CPU seconds of another thread's clock in *out; 0 when it cannot be read (the thread ended). */
+/* The CPU seconds of another thread's clock in *out; 0 when it cannot be read (the thread ended).
+ */
 static int read_cpu_clock(clockid_t clock, double *out)
 {
     struct timespec ts;
@@ -362,7 +374,8 @@ static double encode_cpu_seconds(const struct scr_run *run)
     if (atomic_load(&e->done)) return cpu + e->cpu;
     clockid_t clock;
     double running = 0;
-    if (e->thread_started && pthread_getcpuclockid(e->thread, &clock) == 0 && read_cpu_clock(clock, &running))
+    if (e->thread_started && pthread_getcpuclockid(e->thread, &clock) == 0 &&
+        read_cpu_clock(clock, &running))
         return cpu + running;
     /* the thread ended in between: it said done first */
     return atomic_load(&e->done) ? cpu + e->cpu : cpu;
@@ -373,8 +386,11 @@ static void say_unmeasured(struct scr_run *run, int rc)
 {
     if (run->rank != 0 || run->work_unmeasured_said) return;
     run->work_unmeasured_said = 1;
-    scr_dbg(1, "cannot tell how busy the cores are (/proc/stat or /proc/thread-self/schedstat: %s): every encode "
-            "goes to the background", scr_strstatus(rc));
+    scr_dbg(1,
+            "cannot tell how busy the cores are (/proc/stat or /proc/thread-self/schedstat: %s): "
+            "every encode "
+            "goes to the background",
+            scr_strstatus(rc));
 }
 
 void scr_encode_async_work_begins(struct scr_run *run)
@@ -393,9 +409,10 @@ void scr_encode_async_work_ends(struct scr_run *run)
     int rc = scr_cpu_sample_take(&to);
     if (rc != SCR_SUCCESS) say_unmeasured(run, rc);
     struct scr_cpu_stretch st;
-    rc = scr_cpu_stretch_measure(&run->work_from, &to, encode_cpu_seconds(run) - run->work_from_encode_cpu, &st);
-    run->work_cores_busy = rc == SCR_SUCCESS && st.seconds >= SHORTEST_STRETCH_SECONDS && st.demand >= BUSY_DEMAND &&
-                           st.spare < SPARE_SHARE_FOR_BACKGROUND;
+    rc = scr_cpu_stretch_measure(&run->work_from, &to,
+                                 encode_cpu_seconds(run) - run->work_from_encode_cpu, &st);
+    run->work_cores_busy = rc == SCR_SUCCESS && st.seconds >= SHORTEST_STRETCH_SECONDS &&
+                           st.demand >= BUSY_DEMAND && st.spare < SPARE_SHARE_FOR_BACKGROUND;
 }
 
 int scr_encode_async_goes_to_background(struct scr_run *run, int id, int busy_ranks)
@@ -403,13 +420,22 @@ int scr_encode_async_goes_to_background(struct scr_run *run, int id, int busy_ra
     int held_back = busy_ranks > 0;
     if (run->rank == 0 && held_back != run->encode_held_back) {
         if (held_back)
-            scr_dbg(1, "dataset %d is encoded before SCR_Complete_checkpoint returns: on %d of %d ranks the "
-                    "application computed %.0f%% of the time or more since the last checkpoint, on cores with less "
-                    "than %.0f%% of a core to spare, and an encode in the background would take its time from the "
-                    "computation", id, busy_ranks, run->ranks, BUSY_DEMAND * 100, SPARE_SHARE_FOR_BACKGROUND * 100);
+            scr_dbg(1,
+                    "dataset %d is encoded before SCR_Complete_checkpoint returns: on %d of %d "
+                    "ranks the "
+                    "application computed %.0f%% of the time or more since the last checkpoint, on "
+                    "cores with less "
+                    "than %.0f%% of a core to spare, and an encode in the background would take "
+                    "its time from the "
+                    "computation",
+                    id, busy_ranks, run->ranks, BUSY_DEMAND * 100,
+                    SPARE_SHARE_FOR_BACKGROUND * 100);
         else
-            scr_dbg(1, "dataset %d is encoded in the background again: the cores had time to spare while the "
-                    "application worked", id);
+            scr_dbg(1,
+                    "dataset %d is encoded in the background again: the cores had time to spare "
+                    "while the "
+                    "application worked",
+                    id);
     }
     run->encode_held_back = held_back;
     return !held_back;

@@ -74,8 +74,10 @@ static int share_descriptor(struct scr_run *run, int id, scr_kvtree **out_desc)
     if (rc != SCR_SUCCESS || src == INT_MAX) return rc;
     scr_kvtree *copy = run->rank == src ? scr_kvtree_dup(desc) : NULL;
     rc = scr_comm_bcast_kvtree(&copy, src, run->world);
-    if (rc == SCR_SUCCESS) *out_desc = copy;
-    else scr_kvtree_delete(copy);
+    if (rc == SCR_SUCCESS)
+        *out_desc = copy;
+    else
+        scr_kvtree_delete(copy);
     return rc;
 }
 
@@ -174,7 +176,8 @@ static const scr_kvtree *my_record(struct scr_run *run, int id, const scr_kvtree
 {
     const scr_kvtree *red = NULL;
     if (scr_filemap_get_reddesc(run->map, id, run->rank, &red) == SCR_SUCCESS) return red;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(recv, "RANK")); e; e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(recv, "RANK")); e;
+         e = scr_kvtree_elem_next(e)) {
         red = scr_kvtree_get(scr_kvtree_elem_hash(e), "REDDESC");
         if (red != NULL) return red;
     }
@@ -188,7 +191,8 @@ static int drop_my_files(struct scr_run *run, int id)
     int n = 0;
     int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
     for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
-        if (unlink(files[f]) != 0 && errno != ENOENT) scr_warn("cannot delete %s: %s", files[f], strerror(errno));
+        if (unlink(files[f]) != 0 && errno != ENOENT)
+            scr_warn("cannot delete %s: %s", files[f], strerror(errno));
         rc = scr_filemap_remove_file(run->map, id, run->rank, files[f]);
     }
     free(files);
@@ -263,8 +267,8 @@ out:
 
 /* The receiver's side: register the files a holder announced, under our own
  * dataset directory, before any byte arrives. */
-static int incoming(struct scr_run *run, const struct scr_redundancy_ctx *ctx, int id, const scr_kvtree *info,
-                    struct move_side *s)
+static int incoming(struct scr_run *run, const struct scr_redundancy_ctx *ctx, int id,
+                    const scr_kvtree *info, struct move_side *s)
 {
     int n = 0;
     uint64_t announced = 0;
@@ -274,7 +278,8 @@ static int incoming(struct scr_run *run, const struct scr_redundancy_ctx *ctx, i
     /* the bytes the holder will send, known before anything here can fail */
     for (int f = 0; f < n; f++) {
         uint64_t size = 0;
-        if (scr_meta_get_filesize(scr_kvtree_get_kv_int(info, "FILE", f), &size) == SCR_SUCCESS) announced += size;
+        if (scr_meta_get_filesize(scr_kvtree_get_kv_int(info, "FILE", f), &size) == SCR_SUCCESS)
+            announced += size;
     }
     rc = scr_redundancy_list_described(ctx, id, run->rank, info, NULL, &s->set);
     s->set.total = announced;
@@ -282,21 +287,23 @@ static int incoming(struct scr_run *run, const struct scr_redundancy_ctx *ctx, i
     if ((rc = scr_filemap_set_expected_files(run->map, id, run->rank, n)) != SCR_SUCCESS) return rc;
     if ((rc = scr_cache_save_filemap(run)) != SCR_SUCCESS) return rc;
     if ((rc = scr_padset_open(&s->set, O_WRONLY | O_CREAT | O_TRUNC)) != SCR_SUCCESS) return rc;
-    if (run->crc_in_cache && (s->crc = scr_crc_parts_new(s->set.parts, (size_t)s->set.count)) == NULL)
+    if (run->crc_in_cache &&
+        (s->crc = scr_crc_parts_new(s->set.parts, (size_t)s->set.count)) == NULL)
         return SCR_ERR_NOMEM;
     return SCR_SUCCESS;
 }
 
 /* 3. Move files from holders to owners that lack theirs; *out_needed: this
  * rank lacked its own files. */
-static int move_files(struct scr_run *run, const struct scr_redundancy_ctx *ctx, int id, const scr_kvtree *recv,
-                      int *out_needed)
+static int move_files(struct scr_run *run, const struct scr_redundancy_ctx *ctx, int id,
+                      const scr_kvtree *recv, int *out_needed)
 {
     /* the owner picks a holder with everything, preferring its own files over a copy */
     int source = -1, need = !scr_cache_rank_is_intact(run, id);
     *out_needed = need;
     const scr_kvtree *chosen = NULL;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(recv, "RANK")); need && e; e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(recv, "RANK")); need && e;
+         e = scr_kvtree_elem_next(e)) {
         const scr_kvtree *info = scr_kvtree_elem_hash(e);
         int intact = 0;
         scr_kvtree_util_get_int(info, "INTACT", &intact);
@@ -320,26 +327,34 @@ static int move_files(struct scr_run *run, const struct scr_redundancy_ctx *ctx,
     /* a holder serves its askers one per round, in rank order, and tells each its round */
     int *askers = NULL, nask = 0;
     scr_kvtree *rounds = scr_kvtree_new(), *my_round_tree = NULL;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(asked, "RANK")); e; e = scr_kvtree_elem_next(e)) nask++;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(asked, "RANK")); e;
+         e = scr_kvtree_elem_next(e))
+        nask++;
     askers = calloc((size_t)(nask > 0 ? nask : 1), sizeof(int));
     rc = (askers && rounds) ? SCR_SUCCESS : SCR_ERR_NOMEM;
     int k = 0;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(asked, "RANK")); rc == SCR_SUCCESS && e;
-         e = scr_kvtree_elem_next(e))
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(asked, "RANK"));
+         rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e))
         askers[k++] = atoi(scr_kvtree_elem_key(e));
     for (int i = 0; i < nask; i++) /* exchange keys arrive in any order: sort */
         for (int j = i + 1; j < nask; j++)
-            if (askers[j] < askers[i]) { int t = askers[i]; askers[i] = askers[j]; askers[j] = t; }
+            if (askers[j] < askers[i]) {
+                int t = askers[i];
+                askers[i] = askers[j];
+                askers[j] = t;
+            }
     for (int i = 0; rc == SCR_SUCCESS && i < nask; i++)
         rc = scr_kvtree_util_set_int(scr_kvtree_set_kv_int(rounds, "RANK", askers[i]), "ROUND", i);
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_exchange(rounds, run->world, &my_round_tree);
     int my_round = -1, last = nask - 1, max_round = -1;
     if (mrc == SCR_SUCCESS && ok && source >= 0)
-        scr_kvtree_util_get_int(scr_kvtree_get_kv_int(my_round_tree, "RANK", source), "ROUND", &my_round);
+        scr_kvtree_util_get_int(scr_kvtree_get_kv_int(my_round_tree, "RANK", source), "ROUND",
+                                &my_round);
     if (my_round > last) last = my_round;
     if (mrc == SCR_SUCCESS && ok)
-        mrc = scr_mpi_check(MPI_Allreduce(&last, &max_round, 1, MPI_INT, MPI_MAX, run->world), "counting rounds");
+        mrc = scr_mpi_check(MPI_Allreduce(&last, &max_round, 1, MPI_INT, MPI_MAX, run->world),
+                            "counting rounds");
     scr_kvtree_delete(rounds);
     scr_kvtree_delete(my_round_tree);
     scr_kvtree_delete(asked);
@@ -355,10 +370,13 @@ static int move_files(struct scr_run *run, const struct scr_redundancy_ctx *ctx,
         if (dest != MPI_PROC_NULL) src_rc = outgoing(run, id, dest, &out);
         if (src != MPI_PROC_NULL) dst_rc = incoming(run, ctx, id, chosen, &in);
         /* both sides know both totals from the announcements, so they stay in step */
-        struct scr_stream_side to = {out.set.parts, (size_t)out.set.count, out.set.total, dest, NULL};
-        struct scr_stream_side from = {in.set.parts, (size_t)in.set.count, in.set.total, src, in.crc};
-        mrc = scr_stream_exchange(&to, &from, run->world, TAG_MOVE, ctx->bufs[0], ctx->bufs[1], ctx->piece,
-                                  scr_stream_depth(ctx->buf_size, ctx->piece), &src_rc, &dst_rc);
+        struct scr_stream_side to = {out.set.parts, (size_t)out.set.count, out.set.total, dest,
+                                     NULL};
+        struct scr_stream_side from = {in.set.parts, (size_t)in.set.count, in.set.total, src,
+                                       in.crc};
+        mrc = scr_stream_exchange(&to, &from, run->world, TAG_MOVE, ctx->bufs[0], ctx->bufs[1],
+                                  ctx->piece, scr_stream_depth(ctx->buf_size, ctx->piece), &src_rc,
+                                  &dst_rc);
         if (dst_rc == SCR_SUCCESS) dst_rc = scr_padset_sync(&in.set);
         if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) dst_rc = check_arrivals(run, id, &in);
         if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) {
@@ -378,22 +396,26 @@ static int move_files(struct scr_run *run, const struct scr_redundancy_ctx *ctx,
 }
 
 /* 4. Rebuild missing members within each set; *out_ok on every rank. */
-static int recover(struct scr_run *run, const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                   const char *name, int *out_ok)
+static int recover(struct scr_run *run, const struct scr_redundancy_ctx *ctx,
+                   const struct scr_reddesc *d, int id, const char *name, int *out_ok)
 {
     int lost = !scr_cache_rank_is_intact(run, id), lost_in_set = 0;
-    int rc = scr_mpi_check(MPI_Allreduce(&lost, &lost_in_set, 1, MPI_INT, MPI_SUM, d->set), "counting lost members");
+    int rc = scr_mpi_check(MPI_Allreduce(&lost, &lost_in_set, 1, MPI_INT, MPI_SUM, d->set),
+                           "counting lost members");
     if (rc != SCR_SUCCESS) return rc;
     int tolerated = d->type == SCR_COPY_XOR ? 1 : d->type == SCR_COPY_RS ? d->failures : 0;
     int can = lost_in_set <= tolerated;
     /* one line for the whole job: the first set that cannot be rebuilt */
     int bad_set = can ? INT_MAX : d->set_id, first_bad = INT_MAX;
-    rc = scr_mpi_check(MPI_Allreduce(&bad_set, &first_bad, 1, MPI_INT, MPI_MIN, run->world), "agreeing on sets");
+    rc = scr_mpi_check(MPI_Allreduce(&bad_set, &first_bad, 1, MPI_INT, MPI_MIN, run->world),
+                       "agreeing on sets");
     if (rc != SCR_SUCCESS) return rc;
     if (first_bad != INT_MAX) {
         if (d->set_id == first_bad && d->set_rank == 0)
-            scr_err("dataset %d (%s) cannot be rebuilt from cache: %s set %d lost %d of %d members and %s "
-                    "rebuilds %d", id, name, scr_copy_type_name(d->type), d->set_id, lost_in_set, d->set_size,
+            scr_err("dataset %d (%s) cannot be rebuilt from cache: %s set %d lost %d of %d members "
+                    "and %s "
+                    "rebuilds %d",
+                    id, name, scr_copy_type_name(d->type), d->set_id, lost_in_set, d->set_size,
                     scr_copy_type_name(d->type), tolerated);
         *out_ok = 0;
         return SCR_SUCCESS;
@@ -403,14 +425,15 @@ static int recover(struct scr_run *run, const struct scr_redundancy_ctx *ctx, co
     if (lost_in_set > 0 && (d->type == SCR_COPY_XOR || d->type == SCR_COPY_RS))
         prc = scr_redundancy_rebuild(ctx, d, id, lost);
     int any = 0, ok = 0;
-    rc = scr_mpi_check(MPI_Allreduce(&lost_in_set, &any, 1, MPI_INT, MPI_MAX, run->world), "MPI_Allreduce");
+    rc = scr_mpi_check(MPI_Allreduce(&lost_in_set, &any, 1, MPI_INT, MPI_MAX, run->world),
+                       "MPI_Allreduce");
     if (rc != SCR_SUCCESS) goto out;
     /* all ranks agree: */
     rc = scr_comm_all_true(prc == SCR_SUCCESS, run->world, &ok);
     if (rc != SCR_SUCCESS) goto out;
     if (any && ok && run->rank == 0)
-        scr_dbg(1, "dataset %d (%s): rebuilt lost files with %s in %.3f s", id, name, scr_copy_type_name(d->type),
-                scr_run_now() - t0);
+        scr_dbg(1, "dataset %d (%s): rebuilt lost files with %s in %.3f s", id, name,
+                scr_copy_type_name(d->type), scr_run_now() - t0);
 out:
     *out_ok = ok;
     return rc;
@@ -421,11 +444,12 @@ out:
  * any rank needed its files (or found a file it held damaged), the dataset
  * is protected again; failing that, it is still a good restart, only less
  * safe. */
-static int protect_again(struct scr_run *run, const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                         const char *name, int needed)
+static int protect_again(struct scr_run *run, const struct scr_redundancy_ctx *ctx,
+                         const struct scr_reddesc *d, int id, const char *name, int needed)
 {
     int any = 0;
-    int rc = scr_mpi_check(MPI_Allreduce(&needed, &any, 1, MPI_INT, MPI_MAX, run->world), "agreeing on a rebuild");
+    int rc = scr_mpi_check(MPI_Allreduce(&needed, &any, 1, MPI_INT, MPI_MAX, run->world),
+                           "agreeing on a rebuild");
     if (rc != SCR_SUCCESS || !any) return rc;
     const char *holder = NULL;
     int lhs = scr_reddesc_lhs(d);
@@ -435,8 +459,10 @@ static int protect_again(struct scr_run *run, const struct scr_redundancy_ctx *c
     rc = scr_redundancy_protect_again(ctx, d, id, have_left_copy);
     if (rc == SCR_FAILURE) {
         if (run->rank == 0)
-            scr_warn("dataset %d (%s) was rebuilt but could not be protected by %s again; another lost node "
-                     "may lose it", id, name, scr_copy_type_name(d->type));
+            scr_warn("dataset %d (%s) was rebuilt but could not be protected by %s again; another "
+                     "lost node "
+                     "may lose it",
+                     id, name, scr_copy_type_name(d->type));
         rc = SCR_SUCCESS;
     }
     return rc;
@@ -491,12 +517,13 @@ static int my_files_in_place(struct scr_run *run, int id, const char *name)
         scr_filemap_get_expected_files(run->map, id, run->rank, &expected) != SCR_SUCCESS)
         return 0;
     if (scr_dataset_get_complete(desc, &complete) != SCR_SUCCESS || !complete) {
-        scr_err("dataset %d (%s), written in place, was not completed by rank %d", id, name, run->rank);
+        scr_err("dataset %d (%s), written in place, was not completed by rank %d", id, name,
+                run->rank);
         return 0;
     }
     if (scr_filemap_num_files(run->map, id, run->rank) != expected) {
-        scr_err("dataset %d (%s), written in place: rank %d's records list %d of its %d files", id, name, run->rank,
-                scr_filemap_num_files(run->map, id, run->rank), expected);
+        scr_err("dataset %d (%s), written in place: rank %d's records list %d of its %d files", id,
+                name, run->rank, scr_filemap_num_files(run->map, id, run->rank), expected);
         return 0;
     }
     const char **files = NULL;
@@ -506,18 +533,21 @@ static int my_files_in_place(struct scr_run *run, int id, const char *name)
         const scr_meta *m = NULL;
         uint64_t size = 0;
         struct stat st;
-        if (scr_filemap_get_meta(run->map, id, run->rank, files[f], &m) != SCR_SUCCESS || !scr_meta_is_complete(m) ||
-            scr_meta_get_filesize(m, &size) != SCR_SUCCESS) {
-            scr_err("dataset %d (%s), written in place: rank %d's file %s was not completely written", id, name,
-                    run->rank, files[f]);
+        if (scr_filemap_get_meta(run->map, id, run->rank, files[f], &m) != SCR_SUCCESS ||
+            !scr_meta_is_complete(m) || scr_meta_get_filesize(m, &size) != SCR_SUCCESS) {
+            scr_err(
+                "dataset %d (%s), written in place: rank %d's file %s was not completely written",
+                id, name, run->rank, files[f]);
             ok = 0;
         } else if (stat(files[f], &st) != 0) {
-            scr_err("dataset %d (%s), written in place: rank %d's file %s is missing: %s", id, name, run->rank,
-                    files[f], strerror(errno));
+            scr_err("dataset %d (%s), written in place: rank %d's file %s is missing: %s", id, name,
+                    run->rank, files[f], strerror(errno));
             ok = 0;
         } else if ((uint64_t)st.st_size != size) {
-            scr_err("dataset %d (%s), written in place: rank %d's file %s has %llu bytes, %llu were written", id,
-                    name, run->rank, files[f], (unsigned long long)st.st_size, (unsigned long long)size);
+            scr_err("dataset %d (%s), written in place: rank %d's file %s has %llu bytes, %llu "
+                    "were written",
+                    id, name, run->rank, files[f], (unsigned long long)st.st_size,
+                    (unsigned long long)size);
             ok = 0;
         }
     }
@@ -539,10 +569,12 @@ int scr_cache_in_place_is_present(struct scr_run *run, int id, const char *name,
                            "counting ranks that know a dataset");
     if (rc != SCR_SUCCESS) return rc;
     if (sum_min[0] > 0 && run->rank == 0)
-        scr_warn("dataset %d (%s), written in place, is not known to the records of %d rank(s), the first rank "
-                 "%d (their node's control directory was lost); it is not offered from there%s", id, name,
-                 sum_min[0], sum_min[1],
-                 run->fetch ? "" : ", and SCR_FETCH=0 forbids reading it through the prefix's index");
+        scr_warn("dataset %d (%s), written in place, is not known to the records of %d rank(s), "
+                 "the first rank "
+                 "%d (their node's control directory was lost); it is not offered from there%s",
+                 id, name, sum_min[0], sum_min[1],
+                 run->fetch ? ""
+                            : ", and SCR_FETCH=0 forbids reading it through the prefix's index");
     return scr_comm_all_true(!unknown && my_files_in_place(run, id, name), run->world, out_ok);
 }
 
@@ -550,15 +582,21 @@ int scr_cache_in_place_is_present(struct scr_run *run, int id, const char *name,
  * NULL when it has none): name them, in one line for the job. Collective. */
 static int say_records_lost(struct scr_run *run, int id, const char *name, const scr_kvtree *record)
 {
-    int missing = record == NULL, nmissing = 0, first = record == NULL ? run->rank : INT_MAX, lowest = 0;
-    int rc = scr_mpi_check(MPI_Allreduce(&missing, &nmissing, 1, MPI_INT, MPI_SUM, run->world), "MPI_Allreduce");
+    int missing = record == NULL, nmissing = 0, first = record == NULL ? run->rank : INT_MAX,
+        lowest = 0;
+    int rc = scr_mpi_check(MPI_Allreduce(&missing, &nmissing, 1, MPI_INT, MPI_SUM, run->world),
+                           "MPI_Allreduce");
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_mpi_check(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, run->world), "MPI_Allreduce");
+    rc = scr_mpi_check(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, run->world),
+                       "MPI_Allreduce");
     if (rc != SCR_SUCCESS) return rc;
     if (run->rank == 0)
-        scr_err("dataset %d (%s) cannot be rebuilt from cache: %d rank(s), the first rank %d, lost their "
-                "files together with every rank that kept a copy of their redundancy record; more nodes "
-                "were lost than the dataset's scheme survives", id, name, nmissing, lowest);
+        scr_err("dataset %d (%s) cannot be rebuilt from cache: %d rank(s), the first rank %d, lost "
+                "their "
+                "files together with every rank that kept a copy of their redundancy record; more "
+                "nodes "
+                "were lost than the dataset's scheme survives",
+                id, name, nmissing, lowest);
     return SCR_SUCCESS;
 }
 
@@ -580,13 +618,15 @@ static int reform_desc(struct scr_run *run, int id, const char *name, const scr_
                            "agreeing on who reports");
     if (rc == SCR_SUCCESS && (run->rank == teller || (teller == INT_MAX && run->rank == 0)))
         scr_err("dataset %d (%s) cannot be rebuilt from cache: its redundancy sets do not fit this "
-                "run (%s)", id, name, teller == INT_MAX ? scr_strstatus(drc) : why);
+                "run (%s)",
+                id, name, teller == INT_MAX ? scr_strstatus(drc) : why);
     return rc;
 }
 
 /* Every rank keeps the descriptor of the dataset, even a rank that held
  * nothing, and its redundancy record. */
-static int keep_descriptor(struct scr_run *run, int id, const scr_kvtree *desc, const scr_kvtree *record)
+static int keep_descriptor(struct scr_run *run, int id, const scr_kvtree *desc,
+                           const scr_kvtree *record)
 {
     int rc = scr_filemap_set_dataset(run->map, id, run->rank, desc);
     if (rc != SCR_SUCCESS) return rc;
@@ -600,8 +640,8 @@ static int keep_descriptor(struct scr_run *run, int id, const scr_kvtree *desc, 
  * *out_needed: this rank needed files from others; *out_ok: complete on
  * every rank now. It stops early only where all ranks agreed, or where an
  * MPI call of this rank failed, as each step does. Collective. */
-static int rebuild_protected(struct scr_run *run, int id, const char *name, const scr_kvtree *desc, int damaged,
-                             int *out_needed, int *out_ok)
+static int rebuild_protected(struct scr_run *run, int id, const char *name, const scr_kvtree *desc,
+                             int damaged, int *out_needed, int *out_ok)
 {
     scr_kvtree *recv = NULL;
     struct scr_reddesc d;
@@ -663,10 +703,12 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     int in_place = 0;
     rc = scr_cache_written_in_place(run, id, &in_place);
     if (rc != SCR_SUCCESS || in_place) {
-        if (rc == SCR_SUCCESS && *out_is_ckpt) rc = scr_cache_in_place_is_present(run, id, name, out_ok);
+        if (rc == SCR_SUCCESS && *out_is_ckpt)
+            rc = scr_cache_in_place_is_present(run, id, name, out_ok);
         if (rc == SCR_SUCCESS && run->rank == 0 && *out_is_ckpt)
             scr_dbg(1, "dataset %d (%s) was written in place on the prefix; %s", id, name,
-                    *out_ok ? "a restart reads it there" : "it is not offered for a restart (see above)");
+                    *out_ok ? "a restart reads it there"
+                            : "it is not offered for a restart (see above)");
         scr_kvtree_delete(desc);
         return rc;
     }
@@ -685,8 +727,10 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     rc = scr_comm_all_true(crc_rc == SCR_SUCCESS, run->world, &ok);
     if (rc == SCR_SUCCESS && !ok) {
         if (run->rank == 0)
-            scr_err("dataset %d (%s) is not used: the CRCs of its files could not be checked on every rank "
-                    "(see above)", id, name);
+            scr_err("dataset %d (%s) is not used: the CRCs of its files could not be checked on "
+                    "every rank "
+                    "(see above)",
+                    id, name);
         scr_kvtree_delete(desc);
         return SCR_SUCCESS;
     }
@@ -694,12 +738,15 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
      * from: nothing is wrong, and the restart reads the prefix again */
     int unprotected = held_without_record(run, id), none_protected = 0;
     if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Allreduce(&unprotected, &none_protected, 1, MPI_INT, MPI_MIN, run->world),
-                           "finding datasets without redundancy data");
+        rc = scr_mpi_check(
+            MPI_Allreduce(&unprotected, &none_protected, 1, MPI_INT, MPI_MIN, run->world),
+            "finding datasets without redundancy data");
     if (rc != SCR_SUCCESS || none_protected) {
         if (rc == SCR_SUCCESS && run->rank == 0)
-            scr_dbg(1, "dataset %d (%s) has no redundancy data in cache (it was fetched); "
-                       "not rebuilt", id, name);
+            scr_dbg(1,
+                    "dataset %d (%s) has no redundancy data in cache (it was fetched); "
+                    "not rebuilt",
+                    id, name);
         scr_kvtree_delete(desc);
         return rc;
     }
@@ -713,12 +760,13 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     rc = rebuild_protected(run, id, name, desc, damaged, &needed, &ok);
     /* the event counts the ranks whose files had to come from elsewhere */
     int mine = needed || damaged > 0, lost = 0;
-    if (scr_mpi_check(MPI_Reduce(&mine, &lost, 1, MPI_INT, MPI_SUM, 0, run->world), "counting rebuilt ranks") ==
-        SCR_SUCCESS) {
+    if (scr_mpi_check(MPI_Reduce(&mine, &lost, 1, MPI_INT, MPI_SUM, 0, run->world),
+                      "counting rebuilt ranks") == SCR_SUCCESS) {
         struct scr_event_field fields[] = {SCR_EVENT_INT("ranks_rebuilt", lost)};
         int done = rc == SCR_SUCCESS && ok;
         scr_run_event(run, SCR_EVENT_REBUILD, done ? SCR_EVENT_OK : SCR_EVENT_FAILED, id, name, -1,
-                      scr_run_now() - t0, done ? NULL : "lost more than its redundancy scheme survives, or damaged",
+                      scr_run_now() - t0,
+                      done ? NULL : "lost more than its redundancy scheme survives, or damaged",
                       fields, 1);
     }
     scr_kvtree_delete(desc);
@@ -765,10 +813,14 @@ static void say_kept_whole(const struct scr_run *run, int id, int writers)
         scr_flush_file_has_location(flush, id, SCR_FLUSH_LOCATION_PFS, &flushed);
     scr_kvtree_delete(flush);
     if (flushed)
-        scr_dbg(1, "dataset %d was written by %d ranks and this run has %d: kept in cache, where a restart "
-                   "reading it whole uses the copies each node holds", id, writers, run->ranks);
+        scr_dbg(1,
+                "dataset %d was written by %d ranks and this run has %d: kept in cache, where a "
+                "restart "
+                "reading it whole uses the copies each node holds",
+                id, writers, run->ranks);
     else
-        scr_warn("dataset %d was written by %d ranks and is in cache only: a run of %d ranks can restart "
+        scr_warn("dataset %d was written by %d ranks and is in cache only: a run of %d ranks can "
+                 "restart "
                  "from it once it is on the prefix (scr-scavenge, or SCR_FLUSH) or with %d ranks",
                  id, writers, run->ranks, writers);
 }

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int scr_run_redundancy_ctx(const struct scr_run *run, int id, int with_buffers, struct scr_redundancy_ctx *out)
+int scr_run_redundancy_ctx(const struct scr_run *run, int id, int with_buffers,
+                           struct scr_redundancy_ctx *out)
 {
     char *dsdir = NULL;
     memset(out, 0, sizeof(*out));
@@ -52,12 +53,13 @@ static void log_encode(struct scr_run *run, const struct scr_reddesc *d, int id,
 {
     const scr_dataset *desc = NULL;
     uint64_t bytes = 0;
-    int have_bytes = run->rank == 0 && scr_filemap_get_dataset(run->map, id, run->rank, &desc) == SCR_SUCCESS &&
+    int have_bytes = run->rank == 0 &&
+                     scr_filemap_get_dataset(run->map, id, run->rank, &desc) == SCR_SUCCESS &&
                      scr_dataset_get_size(desc, &bytes) == SCR_SUCCESS;
     struct scr_event_field fields[] = {SCR_EVENT_STR("scheme", scr_copy_type_name(d->type)),
                                        SCR_EVENT_INT("set_size", d->set_size)};
-    scr_run_event(run, SCR_EVENT_ENCODE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, id, NULL,
-                  have_bytes ? (long long)bytes : -1, scr_run_now() - t0,
+    scr_run_event(run, SCR_EVENT_ENCODE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, id,
+                  NULL, have_bytes ? (long long)bytes : -1, scr_run_now() - t0,
                   rc == SCR_SUCCESS ? NULL : "the redundancy scheme failed", fields, 2);
 }
 
@@ -70,8 +72,10 @@ int scr_run_apply_redundancy(struct scr_run *run, const struct scr_reddesc *d, i
     int rc = scr_run_redundancy_ctx(run, id, d->type != SCR_COPY_SINGLE, &ctx);
     /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && ok) rc = scr_redundancy_apply(&ctx, d, id);
-    else rc = mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+    if (mrc == SCR_SUCCESS && ok)
+        rc = scr_redundancy_apply(&ctx, d, id);
+    else
+        rc = mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
     log_encode(run, d, id, t0, rc);
     scr_run_redundancy_ctx_free(&ctx);
     return rc;

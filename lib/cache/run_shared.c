@@ -9,10 +9,10 @@
  * each rank sends its (hash, node, rank) triples to the rank that owns the
  * hash (mpi_owners.h), which finds the names several ranks list; those
  * alone reach rank 0, which shares them. A dataset of a file per process
- * costs each rank its own triples and one reduction, whatever P. The same list names the files several ranks list (of one node
- * or several), each of which the flush of a dataset written in place
- * reads once for its CRC, on the lowest of those ranks (shared_crc.h). The
- * pieces are merged on the prefix by shared_merge.h (transfer layer).
+ * costs each rank its own triples and one reduction, whatever P. The same list names the files
+ * several ranks list (of one node or several), each of which the flush of a dataset written in
+ * place reads once for its CRC, on the lowest of those ranks (shared_crc.h). The pieces are merged
+ * on the prefix by shared_merge.h (transfer layer).
  *
  * A rank may open a file that a rank on another node created, without
  * O_CREAT (MPI-IO and HDF5 do: the first rank creates, the others open
@@ -143,7 +143,8 @@ static int hash_owner(uint64_t hash, int ranks)
 
 /* Every rank: the listed triples the owners found, sorted by hash; the
  * owners send theirs to rank 0, which sorts and broadcasts them. */
-static int share_listed(struct scr_run *run, uint64_t *found, int nfound, uint64_t **out_listed, int *out_n)
+static int share_listed(struct scr_run *run, uint64_t *found, int nfound, uint64_t **out_listed,
+                        int *out_n)
 {
     int nlisted = 0, *to_root = NULL, lrc = SCR_SUCCESS, ok = 0;
     uint64_t *listed = NULL;
@@ -155,7 +156,8 @@ static int share_listed(struct scr_run *run, uint64_t *found, int nfound, uint64
     free(to_root);
     if (rc == SCR_SUCCESS && run->rank == 0 && nlisted > 1)
         qsort(listed, (size_t)nlisted, 3 * sizeof(uint64_t), cmp_triple);
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(&nlisted, 1, MPI_INT, 0, run->world), "counting shared files");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Bcast(&nlisted, 1, MPI_INT, 0, run->world), "counting shared files");
     if (rc == SCR_SUCCESS && run->rank != 0) {
         free(listed);
         listed = malloc(3 * sizeof(uint64_t) * (size_t)(nlisted > 0 ? nlisted : 1));
@@ -165,7 +167,8 @@ static int share_listed(struct scr_run *run, uint64_t *found, int nfound, uint64
     }
     if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Bcast(listed, 3 * nlisted, MPI_UINT64_T, 0, run->world), "sharing the shared files");
+        rc = scr_mpi_check(MPI_Bcast(listed, 3 * nlisted, MPI_UINT64_T, 0, run->world),
+                           "sharing the shared files");
     if (rc != SCR_SUCCESS || nlisted == 0) {
         free(listed);
         listed = NULL;
@@ -186,7 +189,8 @@ int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_listed, in
     uint64_t *mine = NULL, *owned = NULL;
     int n = 0, nowned = 0, nfound = 0, total = 0, ok = 0, *owners = NULL;
     int lrc = rc == SCR_SUCCESS ? my_triples(run, id, (uint64_t)leader, &mine, &n) : SCR_SUCCESS;
-    if (lrc == SCR_SUCCESS && n > 0 && (owners = malloc((size_t)n * sizeof(int))) == NULL) lrc = SCR_ERR_NOMEM;
+    if (lrc == SCR_SUCCESS && n > 0 && (owners = malloc((size_t)n * sizeof(int))) == NULL)
+        lrc = SCR_ERR_NOMEM;
     for (int i = 0; owners != NULL && i < n; i++) owners[i] = hash_owner(mine[3 * i], run->ranks);
     if (rc == SCR_SUCCESS) rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
     if (rc == SCR_SUCCESS && !ok) {
@@ -194,12 +198,16 @@ int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_listed, in
         rc = SCR_ERR_NOMEM;
     }
     /* each name's triples meet at its owner */
-    if (rc == SCR_SUCCESS) rc = scr_comm_send_to_owners(run->world, mine, owners, n, 3, &owned, &nowned); /* all agree */
+    if (rc == SCR_SUCCESS)
+        rc = scr_comm_send_to_owners(run->world, mine, owners, n, 3, &owned,
+                                     &nowned); /* all agree */
     if (rc == SCR_SUCCESS) find_listed(owned, nowned, &nfound);
     if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Allreduce(&nfound, &total, 1, MPI_INT, MPI_SUM, run->world), "counting shared files");
+        rc = scr_mpi_check(MPI_Allreduce(&nfound, &total, 1, MPI_INT, MPI_SUM, run->world),
+                           "counting shared files");
     /* the usual case, a file per process: nothing more to say */
-    if (rc == SCR_SUCCESS && total > 0) rc = share_listed(run, owned, nfound, out_listed, out_n); /* all agree */
+    if (rc == SCR_SUCCESS && total > 0)
+        rc = share_listed(run, owned, nfound, out_listed, out_n); /* all agree */
     free(mine);
     free(owners);
     free(owned);
@@ -247,12 +255,14 @@ int scr_shared_file_refuse(struct scr_run *run, int id, const char *name, uint64
         if (scr_shared_name_hash(rel) == hash) which = rel;
     }
     if (which != NULL) have = run->rank;
-    int rc = scr_mpi_check(MPI_Allreduce(&have, &teller, 1, MPI_INT, MPI_MIN, run->world), "finding who reports");
+    int rc = scr_mpi_check(MPI_Allreduce(&have, &teller, 1, MPI_INT, MPI_MIN, run->world),
+                           "finding who reports");
     if (rc == SCR_SUCCESS && run->rank == teller)
-        scr_err("dataset %d (%s): ranks on %d nodes wrote %s; each node's cache would hold only the part "
+        scr_err("dataset %d (%s): ranks on %d nodes wrote %s; each node's cache would hold only "
+                "the part "
                 "its own ranks wrote, so a file shared across nodes cannot be cached: set "
-                "SCR_CACHE_BYPASS=1 to write the dataset in place on the prefix%s%s%s", id, name, nodes, which,
-                why ? " (" : "", why ? why : "", why ? ")" : "");
+                "SCR_CACHE_BYPASS=1 to write the dataset in place on the prefix%s%s%s",
+                id, name, nodes, which, why ? " (" : "", why ? why : "", why ? ")" : "");
     free(files);
     return rc; /* the same on every rank: a rank that could not list its files said so */
 }
@@ -292,7 +302,8 @@ int scr_shared_route_note(struct scr_run *run, int id, const char *rel, const ch
             rc = SCR_ERR_IO;
         }
     } else if (errno != EEXIST) {
-        scr_err("SCR_Route_file: cannot create %s to note that %s was routed: %s", marker, rel, strerror(errno));
+        scr_err("SCR_Route_file: cannot create %s to note that %s was routed: %s", marker, rel,
+                strerror(errno));
         rc = SCR_ERR_IO;
     } else {
         /* a second rank of this node routes it: the node's piece exists
@@ -315,7 +326,8 @@ void scr_shared_route_forget(struct scr_run *run, int id)
         scr_shared_file_rel(run, id, files[f], &rel);
         if (marker_path(run, id, scr_shared_name_hash(rel), &marker) != SCR_SUCCESS) continue;
         /* each rank that routed the name tries: one of them finds it */
-        if (unlink(marker) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", marker, strerror(errno));
+        if (unlink(marker) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", marker, strerror(errno));
         free(marker);
     }
     free(files);

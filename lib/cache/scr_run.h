@@ -34,11 +34,11 @@ enum scr_api_state {
 /* Where the restart dataset's files are read from. */
 enum scr_restart_source {
     SCR_RESTART_NONE = 0,
-    SCR_RESTART_CACHE,  /* this rank's files, in cache */
-    SCR_RESTART_PREFIX, /* this rank's files, read in place (SCR_FETCH_BYPASS) */
-    SCR_RESTART_IN_PLACE, /* this rank's files of a checkpoint written in place (SCR_CACHE_BYPASS) that
-                           * the filemap knows, read there as with SCR_RESTART_PREFIX */
-    SCR_RESTART_WHOLE   /* any file of a checkpoint of another number of ranks (run_fetch_whole.c) */
+    SCR_RESTART_CACHE,    /* this rank's files, in cache */
+    SCR_RESTART_PREFIX,   /* this rank's files, read in place (SCR_FETCH_BYPASS) */
+    SCR_RESTART_IN_PLACE, /* this rank's files of a checkpoint written in place (SCR_CACHE_BYPASS)
+                           * that the filemap knows, read there as with SCR_RESTART_PREFIX */
+    SCR_RESTART_WHOLE /* any file of a checkpoint of another number of ranks (run_fetch_whole.c) */
 };
 
 struct scr_run {
@@ -55,16 +55,16 @@ struct scr_run {
 
     /* parameters */
     scr_config *cfg;
-    char *prefix;      /* absolute, normalised */
-    char *prefix_scr;  /* <prefix>/.scr */
-    char *cntl_dir;    /* <SCR_CNTL_BASE>/<user>/scr.<jobid>[/sim.<node>] */
-    char *cache_dir;   /* <SCR_CACHE_BASE>/<user>/scr.<jobid>[/sim.<node>] */
+    char *prefix;     /* absolute, normalised */
+    char *prefix_scr; /* <prefix>/.scr */
+    char *cntl_dir;   /* <SCR_CNTL_BASE>/<user>/scr.<jobid>[/sim.<node>] */
+    char *cache_dir;  /* <SCR_CACHE_BASE>/<user>/scr.<jobid>[/sim.<node>] */
     char *filemap_path, *master_filemap_path, *flush_path, *halt_path, *index_path;
     int cache_size, flush_every, flush_width, fetch_width;
     int crc_on_flush, crc_on_copy, fetch, fetch_bypass, cache_bypass;
-    int crc_in_cache;      /* files in cache get CRCs (run_crc.c); 0 only for benchmarks */
-    int crc_on_delete;     /* check files against their CRCs before deleting them from cache */
-    int prefix_size;       /* checkpoints kept on the prefix (0: all) */
+    int crc_in_cache;  /* files in cache get CRCs (run_crc.c); 0 only for benchmarks */
+    int crc_on_delete; /* check files against their CRCs before deleting them from cache */
+    int prefix_size;   /* checkpoints kept on the prefix (0: all) */
     int halt_enabled, halt_exit, halt_seconds;
     int drill_stop_after;  /* SCR_DRILL_STOP_AFTER (run_halt.h), 0: none */
     int drill_checkpoints; /* checkpoints this run completed, counted for it */
@@ -75,14 +75,14 @@ struct scr_run {
     int flush_async;       /* SCR_FLUSH_ASYNC: flushes go on in the background (transfer.h) */
     double flush_async_bw; /* SCR_FLUSH_ASYNC_BW: a node's flush, bytes per second (0: no limit) */
     double flush_async_percent; /* SCR_FLUSH_ASYNC_PERCENT: of a core (0: no limit) */
-    int flush_compress;         /* SCR_FLUSH_COMPRESS: zlib level of flushed files (0: stored as written) */
-    int watchdog_pfs;      /* seconds a file's copy to or from the prefix may take, 0: no limit
-                            * (SCR_WATCHDOG_TIMEOUT_PFS; run_flush.c, run_fetch.c) */
+    int flush_compress; /* SCR_FLUSH_COMPRESS: zlib level of flushed files (0: stored as written) */
+    int watchdog_pfs;   /* seconds a file's copy to or from the prefix may take, 0: no limit
+                         * (SCR_WATCHDOG_TIMEOUT_PFS; run_flush.c, run_fetch.c) */
 
     /* rank 0: this run has the prefix to itself (prefix_lock.h) */
     struct scr_prefix_lock prefix_lock;
     struct scr_prefix_holder prefix_holder;
-    int jobid_defaulted;  /* no SLURM_JOB_ID or SCR_JOB_ID: a default every job of the user shares */
+    int jobid_defaulted; /* no SLURM_JOB_ID or SCR_JOB_ID: a default every job of the user shares */
 
     /* the CRCs computed in the background, NULL when none (run_crc_async.c) */
     struct scr_crc_async *crc_in_background;
@@ -104,8 +104,9 @@ struct scr_run {
     struct scr_reddesc *encode_reddescs;
     int nencode_reddescs;
     struct scr_encode_async *encode_in_background; /* NULL when none runs */
-    char *encode_bufs[2]; /* the thread's buffers, of file_buf_size bytes, kept from one encode to the next */
-    double encode_cpu_ended;  /* CPU seconds of the encodes concluded so far */
+    char *encode_bufs[2]; /* the thread's buffers, of file_buf_size bytes, kept from one encode to
+                             the next */
+    double encode_cpu_ended; /* CPU seconds of the encodes concluded so far */
     /* the application's last stretch of work, from the end of SCR_Init or an
      * SCR_Complete_* call to SCR_Start_output: the CPU time its cores had
      * to spare decides where the next encode runs */
@@ -118,25 +119,25 @@ struct scr_run {
 
     /* API state */
     enum scr_api_state state;
-    int dataset_id;       /* newest dataset id known (cache or prefix) */
-    int checkpoint_id;    /* newest checkpoint id known */
-    scr_dataset *dset;    /* the dataset of the open output phase */
-    int dset_in_cache;    /* 0: cache bypass, files written at their own paths */
+    int dataset_id;    /* newest dataset id known (cache or prefix) */
+    int checkpoint_id; /* newest checkpoint id known */
+    scr_dataset *dset; /* the dataset of the open output phase */
+    int dset_in_cache; /* 0: cache bypass, files written at their own paths */
 
     /* restart */
-    int restart_decided;          /* Have_restart's answer is known */
-    int restart_id;               /* dataset to restart from, 0 if none */
-    int restart_below;            /* after a failed restart: only older datasets are offered (0: any) */
+    int restart_decided; /* Have_restart's answer is known */
+    int restart_id;      /* dataset to restart from, 0 if none */
+    int restart_below;   /* after a failed restart: only older datasets are offered (0: any) */
     char restart_name[1024];
     enum scr_restart_source restart_source;
-    int restart_fetched;          /* fetched into cache by this run: checked as it was copied */
-    scr_kvtree *restart_files;    /* prefix reads: NAME -> PATH; ORIG -> PATH, SIZE, CRC when recorded
-                                   * (run_fetch_check.c); WHOLE: run_fetch_whole.c */
-    char *current_name;           /* set by SCR_Current */
+    int restart_fetched;       /* fetched into cache by this run: checked as it was copied */
+    scr_kvtree *restart_files; /* prefix reads: NAME -> PATH; ORIG -> PATH, SIZE, CRC when recorded
+                                * (run_fetch_check.c); WHOLE: run_fetch_whole.c */
+    char *current_name;        /* set by SCR_Current */
 
     /* the log of events (event_log.h), written by rank 0 (run_events.c) */
     struct scr_event_log events;
-    int halt_logged;  /* the halt event was recorded */
+    int halt_logged; /* the halt event was recorded */
 
     /* Need_checkpoint policy */
     long need_calls;
@@ -152,9 +153,9 @@ double scr_run_now(void);
  * up in this rank's filemap when dname is NULL) with what is known (status
  * and reason NULL, bytes -1, seconds < 0 when not); other ranks return.
  * Not collective; never fails (event_log.h). */
-void scr_run_event(struct scr_run *run, const char *name, const char *status, int id, const char *dname,
-                   long long bytes, double seconds, const char *reason, const struct scr_event_field *fields,
-                   int nfields);
+void scr_run_event(struct scr_run *run, const char *name, const char *status, int id,
+                   const char *dname, long long bytes, double seconds, const char *reason,
+                   const struct scr_event_field *fields, int nfields);
 
 /* --- run_cache.c: directories and filemaps of this node's cache ------------------- */
 
@@ -230,8 +231,7 @@ int scr_cache_next_dataset(struct scr_run *run, int below, int *out_id);
 int scr_cache_id_of_name(const struct scr_run *run, const char *name, int checkpoints_only);
 
 /* Update the node's flush file for dataset id (the node's first rank writes it). */
-int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix,
-                            int flushing);
+int scr_cache_note_location(struct scr_run *run, int id, int in_cache, int on_prefix, int flushing);
 
 /* --- run_crc.c: the CRC-32 of every file in cache --------------------------------- */
 
@@ -253,12 +253,13 @@ int scr_crc_check_held(struct scr_run *run, int id, int *out_damaged);
  * "dataset <id> (<name>): rank <rank>'s file <file><how> is damaged: CRC32
  * 0x<found> found, 0x<recorded> recorded"; how (may be NULL) says how the
  * file came to be, e.g. " rebuilt from XOR". */
-void scr_crc_say_damaged(const struct scr_run *run, int id, int rank, const char *file, const char *how,
-                         uint32_t found, uint32_t recorded);
+void scr_crc_say_damaged(const struct scr_run *run, int id, int rank, const char *file,
+                         const char *how, uint32_t found, uint32_t recorded);
 
 /* Set the CRC of file (held for rank in dataset id) in the filemap in
  * memory, and with complete 0 mark it incomplete; the caller saves. */
-int scr_crc_record(struct scr_run *run, int id, int rank, const char *file, uint32_t crc, int complete);
+int scr_crc_record(struct scr_run *run, int id, int rank, const char *file, uint32_t crc,
+                   int complete);
 
 /* --- run_crc_async.c: CRCs computed in a library thread ----------------------------- */
 
@@ -301,7 +302,8 @@ struct scr_redundancy_ctx;
  * SCR_FILE_BUF_SIZE (NULL when memory ran out; the redundancy layer says so
  * and every rank agrees where one is needed). Not collective; free with
  * scr_run_redundancy_ctx_free. */
-int scr_run_redundancy_ctx(const struct scr_run *run, int id, int with_buffers, struct scr_redundancy_ctx *out);
+int scr_run_redundancy_ctx(const struct scr_run *run, int id, int with_buffers,
+                           struct scr_redundancy_ctx *out);
 void scr_run_redundancy_ctx_free(struct scr_redundancy_ctx *ctx);
 
 /* Apply desc's scheme to dataset id (every rank, collective;

@@ -26,7 +26,7 @@
 #endif
 
 #define APP_CONF_MAX (1u << 20) /* as a configuration file (config_parse.h) */
-#define NLAYERS 4 /* env, user, app, system; defaults come from the catalogue */
+#define NLAYERS 4               /* env, user, app, system; defaults come from the catalogue */
 
 /* One source of values. values: KEY -> VALUE for parameters and
  * TABLE -> ENTRY -> ATTR -> VALUE for tables; origins: KEY -> "where". */
@@ -42,10 +42,13 @@ struct scr_config {
     scr_kvtree *changed;
 };
 
-static const char *const layer_names[] = {"the environment", "the user configuration",
-                                          "SCR_Config", "the system configuration"};
+static const char *const layer_names[] = {"the environment", "the user configuration", "SCR_Config",
+                                          "the system configuration"};
 
-const char *scr_config_system_file(void) { return SCR_CONFIG_FILE; }
+const char *scr_config_system_file(void)
+{
+    return SCR_CONFIG_FILE;
+}
 
 static void layer_clear(struct layer *l)
 {
@@ -162,8 +165,8 @@ static int put_entry(struct reader *rd, const char *table_name, const char *entr
     if (table == NULL) {
         scr_warn("%s: unknown descriptor %s (kept; a newer version may use it)", where, table_name);
     } else {
-        struct scr_config_param as_param = {table->name, table->entry_type, NULL, 0,
-                                            table->entry_min, table->entry_max, NULL, NULL};
+        struct scr_config_param as_param = {table->name,      table->entry_type, NULL, 0,
+                                            table->entry_min, table->entry_max,  NULL, NULL};
         char why[160];
         if (scr_config_param_check(&as_param, entry, why, sizeof(why)) != SCR_SUCCESS) {
             scr_err("%s: %s=%s: expected %s", where, table_name, entry, why);
@@ -267,7 +270,8 @@ static int load_file(struct reader *rd, const char *path, const char *why_named)
     int rc = scr_config_parse_file(path, put_line, rd);
     if (rc == SCR_ERR_NOTFOUND) {
         if (why_named != NULL)
-            scr_dbg(1, "%s names %s, which does not exist (yet): nothing read from it", why_named, path);
+            scr_dbg(1, "%s names %s, which does not exist (yet): nothing read from it", why_named,
+                    path);
         else
             scr_dbg(2, "%s file %s does not exist", layer_names[rd->kind], path);
         return SCR_SUCCESS;
@@ -306,7 +310,8 @@ static const char *system_file(const struct scr_config_sources *sources)
     }
     if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
         scr_warn("SCR_SYSTEM_CONF_FILE=%s is ignored: a system file must be owned by root and "
-                 "writable by no one else; using %s", env, SCR_CONFIG_FILE);
+                 "writable by no one else; using %s",
+                 env, SCR_CONFIG_FILE);
         return SCR_CONFIG_FILE;
     }
     return env;
@@ -318,7 +323,8 @@ static const char *system_file(const struct scr_config_sources *sources)
 static const char *early_value(const scr_kvtree *env, const scr_kvtree *app, const char *name)
 {
     const char *v = NULL;
-    if (scr_kvtree_util_get_str(env, name, &v) == SCR_SUCCESS && v != NULL && v[0] != '\0') return v;
+    if (scr_kvtree_util_get_str(env, name, &v) == SCR_SUCCESS && v != NULL && v[0] != '\0')
+        return v;
     v = NULL;
     scr_kvtree_util_get_str(app, name, &v);
     return v;
@@ -326,7 +332,8 @@ static const char *early_value(const scr_kvtree *env, const scr_kvtree *app, con
 
 /* <prefix>/<name> where prefix is SCR_PREFIX as early_value finds it, or
  * the current directory. */
-static int prefix_path(const scr_kvtree *env, const scr_kvtree *app, const char *name, char **out_path)
+static int prefix_path(const scr_kvtree *env, const scr_kvtree *app, const char *name,
+                       char **out_path)
 {
     const char *prefix = early_value(env, app, "SCR_PREFIX");
     char cwd[4096];
@@ -381,8 +388,8 @@ static int same_place(const char *a, const char *b)
  * settled before app.conf is read (it is found through the prefix), so
  * they are never taken from it: the same place is what SCR_Config left
  * there, another one is said. */
-static int put_app_line(void *ctx, const char *source, int line, const struct scr_config_pair *pairs,
-                        int npairs)
+static int put_app_line(void *ctx, const char *source, int line,
+                        const struct scr_config_pair *pairs, int npairs)
 {
     struct app_reader *ar = ctx;
     const char *key = pairs[0].key;
@@ -403,13 +410,16 @@ static int put_app_line(void *ctx, const char *source, int line, const struct sc
  * the environment, the user file, this process's SCR_Config or the system
  * file, else the current directory, as SCR_Init finds the prefix it writes
  * app.conf in (app.conf cannot move it: put_app_line). New string. */
-static int app_conf_prefix(const struct layer fresh[NLAYERS], const scr_kvtree *app, char **out_prefix)
+static int app_conf_prefix(const struct layer fresh[NLAYERS], const scr_kvtree *app,
+                           char **out_prefix)
 {
-    const scr_kvtree *order[] = {fresh[SCR_CONFIG_LAYER_ENV].values, fresh[SCR_CONFIG_LAYER_USER].values,
-                                 app, fresh[SCR_CONFIG_LAYER_SYSTEM].values};
+    const scr_kvtree *order[] = {fresh[SCR_CONFIG_LAYER_ENV].values,
+                                 fresh[SCR_CONFIG_LAYER_USER].values, app,
+                                 fresh[SCR_CONFIG_LAYER_SYSTEM].values};
     const char *prefix = NULL;
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]) && prefix == NULL; i++)
-        if (scr_kvtree_util_get_str(order[i], "SCR_PREFIX", &prefix) != SCR_SUCCESS || prefix[0] == '\0')
+        if (scr_kvtree_util_get_str(order[i], "SCR_PREFIX", &prefix) != SCR_SUCCESS ||
+            prefix[0] == '\0')
             prefix = NULL;
     char cwd[4096];
     if (prefix == NULL) {
@@ -447,9 +457,12 @@ static int read_app_conf(struct app_reader *ar, const char *path)
     }
     if (rc != SCR_SUCCESS) return rc;
     const unsigned char *b = buf;
-    if (len >= 4 && ((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]) == SCR_KVTREE_FILE_MAGIC) {
-        scr_err("%s is a hash file, not configuration lines: SCR keeps what SCR_Config set there as "
-                "KEY=VALUE lines (fix or remove the file)", path);
+    if (len >= 4 && ((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]) ==
+                        SCR_KVTREE_FILE_MAGIC) {
+        scr_err(
+            "%s is a hash file, not configuration lines: SCR keeps what SCR_Config set there as "
+            "KEY=VALUE lines (fix or remove the file)",
+            path);
         rc = SCR_ERR_FORMAT;
     } else {
         rc = scr_config_parse_text(buf, len, path, put_app_line, ar);
@@ -489,8 +502,10 @@ static int load_app_layer(const scr_config *cfg, struct layer fresh[NLAYERS], co
     int rc = app_conf_prefix(fresh, cfg->layers[SCR_CONFIG_LAYER_APP].values, &prefix);
     if (rc == SCR_SUCCESS) rc = scr_path_join(prefix, ".scr/app.conf", &path);
     if (rc == SCR_SUCCESS) {
-        struct app_reader ar = {{&fresh[SCR_CONFIG_LAYER_APP], SCR_CONFIG_LAYER_APP, where, where_len},
-                                prefix, user_file};
+        struct app_reader ar = {
+            {&fresh[SCR_CONFIG_LAYER_APP], SCR_CONFIG_LAYER_APP, where, where_len},
+            prefix,
+            user_file};
         rc = read_app_conf(&ar, path);
     }
     if (rc == SCR_SUCCESS) rc = overlay_changes(cfg, &fresh[SCR_CONFIG_LAYER_APP]);
@@ -540,7 +555,8 @@ int scr_config_load(scr_config *cfg, const struct scr_config_sources *sources)
          * the settings an application left for its next run: said above
          * (the error names the file), then passed over */
         if (rc != SCR_SUCCESS && rc != SCR_ERR_NOMEM && sources->app_conf_may_be_damaged) {
-            scr_warn("going on without the SCR_Config settings of earlier runs (app.conf, see above)");
+            scr_warn(
+                "going on without the SCR_Config settings of earlier runs (app.conf, see above)");
             layer_clear(&fresh[SCR_CONFIG_LAYER_APP]);
             rc = layer_init(&fresh[SCR_CONFIG_LAYER_APP]);
             if (rc == SCR_SUCCESS) rc = overlay_changes(cfg, &fresh[SCR_CONFIG_LAYER_APP]);
@@ -601,7 +617,8 @@ int scr_config_load_with_files(scr_config *cfg, const scr_kvtree *files)
 
 /* The first layer holding name as a parameter (a single value) and that
  * value; SCR_ERR_NOTFOUND when no layer holds it (or name is a table). */
-static int find_layer(const scr_config *cfg, const char *name, int *out_layer, const char **out_value)
+static int find_layer(const scr_config *cfg, const char *name, int *out_layer,
+                      const char **out_value)
 {
     if (scr_config_table_find(name) != NULL) return SCR_ERR_NOTFOUND;
     /* the environment comes first for any key, as in SCR, also for one the
@@ -742,7 +759,8 @@ const char *scr_config_table_origin(const scr_config *cfg, const char *table)
     if (cfg == NULL || table == NULL) return NULL;
     int i;
     const char *where = NULL;
-    if (table_layer(cfg, table, &i) == SCR_SUCCESS) scr_kvtree_util_get_str(cfg->layers[i].origins, table, &where);
+    if (table_layer(cfg, table, &i) == SCR_SUCCESS)
+        scr_kvtree_util_get_str(cfg->layers[i].origins, table, &where);
     return where;
 }
 
@@ -751,8 +769,8 @@ const char *scr_config_table_origin(const scr_config *cfg, const char *table)
 /* One blank-separated word of an SCR_Config string: KEY, KEY= or KEY=VALUE. */
 struct word {
     char *key;
-    char *value;   /* NULL for KEY; "" for KEY= (and for a value expanding to nothing) */
-    int unset;     /* KEY=, as written: takes back what SCR_Config set */
+    char *value; /* NULL for KEY; "" for KEY= (and for a value expanding to nothing) */
+    int unset;   /* KEY=, as written: takes back what SCR_Config set */
 };
 
 static void free_words(struct word *w, int n)
@@ -793,9 +811,12 @@ static int split_words(const char *text, struct word **out_words, int *out_n)
             vlen = (size_t)(p - val);
         }
         if (klen == 0 || (val == NULL && *p != '\0')) {
-            if (klen == 0) scr_err("SCR_Config: '%s': '=' without a key before it", text);
-            else scr_err("SCR_Config: '%s': '%.*s' has no '=' and is not the last word (ask for one "
-                         "value at a time)", text, (int)klen, key);
+            if (klen == 0)
+                scr_err("SCR_Config: '%s': '=' without a key before it", text);
+            else
+                scr_err("SCR_Config: '%s': '%.*s' has no '=' and is not the last word (ask for one "
+                        "value at a time)",
+                        text, (int)klen, key);
             rc = SCR_ERR_ARG;
             break;
         }
@@ -860,7 +881,8 @@ static int dup_out(const char *value, char **out_value)
 /* The one value a key holds: a tree of several (a table with several
  * entries, as "STORE" after two STORE lines) has no single answer, as in
  * SCR 3.1, whose query of such a key says so and returns NULL. */
-static int single_value(const char *text, const char *key, const scr_kvtree *values, const char **out_value)
+static int single_value(const char *text, const char *key, const scr_kvtree *values,
+                        const char **out_value)
 {
     *out_value = NULL;
     int count = scr_kvtree_size(values);
@@ -871,15 +893,17 @@ static int single_value(const char *text, const char *key, const scr_kvtree *val
     scr_kvtree_elem *e = scr_kvtree_elem_first(values);
     const char *first = scr_kvtree_elem_key(e);
     const char *second = scr_kvtree_elem_key(scr_kvtree_elem_next(e));
-    scr_err("SCR_Config: '%s': %s has %d values (%s, %s%s), so it has no single answer; ask for one "
-            "attribute of one entry (\"%s=%s COUNT\")", text, key, count, first, second,
-            count > 2 ? ", ..." : "", key, first);
+    scr_err(
+        "SCR_Config: '%s': %s has %d values (%s, %s%s), so it has no single answer; ask for one "
+        "attribute of one entry (\"%s=%s COUNT\")",
+        text, key, count, first, second, count > 2 ? ", ..." : "", key, first);
     return SCR_ERR_ARG;
 }
 
 /* The answer to a question (words_ask): what some layer set, never a
  * built-in default (as in SCR 3.1: NULL means nobody set it). */
-static int answer(const scr_config *cfg, const char *text, const struct word *w, int n, char **out_value)
+static int answer(const scr_config *cfg, const char *text, const struct word *w, int n,
+                  char **out_value)
 {
     const char *key = w[0].key, *v = NULL;
     if (n == 2) {
@@ -902,8 +926,10 @@ static int answer(const scr_config *cfg, const char *text, const struct word *w,
         char where[128], *expanded = NULL;
         snprintf(where, sizeof(where), "environment: %s", key);
         rc = scr_config_expand(v, where, 0, &expanded);
-        if (rc == SCR_SUCCESS && out_value != NULL) *out_value = expanded;
-        else free(expanded);
+        if (rc == SCR_SUCCESS && out_value != NULL)
+            *out_value = expanded;
+        else
+            free(expanded);
         return rc == SCR_ERR_FORMAT ? SCR_ERR_ARG : rc;
     } else if (layer != SCR_CONFIG_LAYER_ENV) {
         /* an unknown key written with attributes holds several values too */
@@ -934,8 +960,8 @@ static int seed_app_table(scr_config *cfg, const char *table)
 }
 
 /* "TABLE=ENTRY A=v B=w" (a set, words_ask is false). */
-static int apply_descriptor(scr_config *cfg, struct reader *rd, const char *text,
-                            struct word *w, int n)
+static int apply_descriptor(scr_config *cfg, struct reader *rd, const char *text, struct word *w,
+                            int n)
 {
     const char *table = w[0].key, *entry_name = w[0].value;
     if (entry_name == NULL || entry_name[0] == '\0') {
@@ -944,7 +970,8 @@ static int apply_descriptor(scr_config *cfg, struct reader *rd, const char *text
     }
     for (int i = 1; i < n; i++) {
         if (w[i].value == NULL) {
-            scr_err("SCR_Config: '%s': ask for one attribute at a time, without setting others", text);
+            scr_err("SCR_Config: '%s': ask for one attribute at a time, without setting others",
+                    text);
             return SCR_ERR_ARG;
         }
     }
@@ -1055,8 +1082,10 @@ const scr_kvtree *scr_config_app_tree(const scr_config *cfg)
 static int entry_is_writable(const char *table, const scr_kvtree_elem *en)
 {
     if (!scr_config_pair_is_writable(table, scr_kvtree_elem_key(en))) return 0;
-    for (scr_kvtree_elem *a = scr_kvtree_elem_first(scr_kvtree_elem_hash(en)); a; a = scr_kvtree_elem_next(a))
-        if (!scr_config_pair_is_writable(scr_kvtree_elem_key(a), scr_kvtree_first_key(scr_kvtree_elem_hash(a))))
+    for (scr_kvtree_elem *a = scr_kvtree_elem_first(scr_kvtree_elem_hash(en)); a;
+         a = scr_kvtree_elem_next(a))
+        if (!scr_config_pair_is_writable(scr_kvtree_elem_key(a),
+                                         scr_kvtree_first_key(scr_kvtree_elem_hash(a))))
             return 0;
     return 1;
 }
@@ -1066,9 +1095,11 @@ static int entry_is_writable(const char *table, const scr_kvtree_elem *en)
  * reads app.conf back, and must get what was set or nothing. */
 static void say_not_written(const char *path, const char *key, const char *value)
 {
-    scr_warn("%s: %s=%s is not kept for later runs: a configuration line cannot hold it as it is "
-             "(empty, a blank, a leading '#', a '$' that would expand, or a key of other characters "
-             "than letters, digits, '_', '.', '-')", path, key, value);
+    scr_warn(
+        "%s: %s=%s is not kept for later runs: a configuration line cannot hold it as it is "
+        "(empty, a blank, a leading '#', a '$' that would expand, or a key of other characters "
+        "than letters, digits, '_', '.', '-')",
+        path, key, value);
 }
 
 /* One line of app.conf for the application layer's element e. */
@@ -1091,9 +1122,10 @@ static int append_app_line(scr_strbuf *b, const scr_kvtree_elem *e, const char *
             continue;
         }
         int rc = scr_strbuf_appendf(b, "%s=%s", key, scr_kvtree_elem_key(en));
-        for (scr_kvtree_elem *a = scr_kvtree_elem_first(scr_kvtree_elem_hash(en)); rc == SCR_SUCCESS && a;
-             a = scr_kvtree_elem_next(a))
-            rc = scr_strbuf_appendf(b, " %s=%s", scr_kvtree_elem_key(a), scr_kvtree_first_key(scr_kvtree_elem_hash(a)));
+        for (scr_kvtree_elem *a = scr_kvtree_elem_first(scr_kvtree_elem_hash(en));
+             rc == SCR_SUCCESS && a; a = scr_kvtree_elem_next(a))
+            rc = scr_strbuf_appendf(b, " %s=%s", scr_kvtree_elem_key(a),
+                                    scr_kvtree_first_key(scr_kvtree_elem_hash(a)));
         if (rc == SCR_SUCCESS) rc = scr_strbuf_appendf(b, "\n");
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -1151,9 +1183,12 @@ int scr_config_fprint(const scr_config *cfg, FILE *out)
             /* shown once, from the first layer holding it, with the value that wins */
             int at, first = 1, in_table;
             int held = find_layer(cfg, key, &at, &v) == SCR_SUCCESS;
-            for (int j = 0; j < i; j++) first = first && scr_kvtree_get(cfg->layers[j].values, key) == NULL;
-            if (held && (at == i || (at == SCR_CONFIG_LAYER_ENV && first)) && scr_kvtree_size(scr_kvtree_elem_hash(e)) == 1 &&
-                scr_kvtree_size(scr_kvtree_elem_hash(scr_kvtree_elem_first(scr_kvtree_elem_hash(e)))) == 0) {
+            for (int j = 0; j < i; j++)
+                first = first && scr_kvtree_get(cfg->layers[j].values, key) == NULL;
+            if (held && (at == i || (at == SCR_CONFIG_LAYER_ENV && first)) &&
+                scr_kvtree_size(scr_kvtree_elem_hash(e)) == 1 &&
+                scr_kvtree_size(
+                    scr_kvtree_elem_hash(scr_kvtree_elem_first(scr_kvtree_elem_hash(e)))) == 0) {
                 if (fprintf(out, "%s=%s  # %s\n", key, v, scr_config_origin(cfg, key)) < 0)
                     return SCR_ERR_IO;
             } else if (table_layer(cfg, key, &in_table) == SCR_SUCCESS && in_table == i) {

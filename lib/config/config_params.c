@@ -38,19 +38,41 @@ static const struct {
 /* SCR_COPY_TYPE=FILE: the CKPT descriptors of the configuration decide */
 static const char *const default_copy_types[] = {"SINGLE", "PARTNER", "XOR", "RS", "FILE", NULL};
 /* the words of event_log.c, SCR's names of syslog(3)'s constants */
-static const char *const syslog_facilities[] = {"LOG_USER", "LOG_DAEMON", "LOG_LOCAL0", "LOG_LOCAL1",
-                                                "LOG_LOCAL2", "LOG_LOCAL3", "LOG_LOCAL4", "LOG_LOCAL5",
-                                                "LOG_LOCAL6", "LOG_LOCAL7", NULL};
-static const char *const syslog_levels[] = {"LOG_EMERG", "LOG_ALERT", "LOG_CRIT", "LOG_ERR", "LOG_WARNING",
-                                            "LOG_NOTICE", "LOG_INFO", "LOG_DEBUG", NULL};
+static const char *const syslog_facilities[] = {
+    "LOG_USER",   "LOG_DAEMON", "LOG_LOCAL0", "LOG_LOCAL1", "LOG_LOCAL2", "LOG_LOCAL3",
+    "LOG_LOCAL4", "LOG_LOCAL5", "LOG_LOCAL6", "LOG_LOCAL7", NULL};
+static const char *const syslog_levels[] = {"LOG_EMERG", "LOG_ALERT",   "LOG_CRIT",
+                                            "LOG_ERR",   "LOG_WARNING", "LOG_NOTICE",
+                                            "LOG_INFO",  "LOG_DEBUG",   NULL};
 
-#define INT_P(name, def, lo, hi, flags, help) {name, SCR_CONFIG_INT, def, flags, lo, hi, NULL, help}
-#define BOOL_P(name, def, flags, help) {name, SCR_CONFIG_BOOL, def, flags, 0, 1, NULL, help}
-#define BYTES_P(name, def, flags, help) {name, SCR_CONFIG_BYTES, def, flags, 0, 0, NULL, help}
-#define DOUBLE_P(name, def, flags, help) {name, SCR_CONFIG_DOUBLE, def, flags, 0, 0, NULL, help}
-#define STR_P(name, def, flags, help) {name, SCR_CONFIG_STRING, def, flags, 0, 0, NULL, help}
-#define PATH_P(name, def, flags, help) {name, SCR_CONFIG_PATH, def, flags, 0, 0, NULL, help}
-#define ENUM_P(name, def, words, flags, help) {name, SCR_CONFIG_ENUM, def, flags, 0, 0, words, help}
+#define INT_P(name, def, lo, hi, flags, help)                \
+    {                                                        \
+        name, SCR_CONFIG_INT, def, flags, lo, hi, NULL, help \
+    }
+#define BOOL_P(name, def, flags, help)                      \
+    {                                                       \
+        name, SCR_CONFIG_BOOL, def, flags, 0, 1, NULL, help \
+    }
+#define BYTES_P(name, def, flags, help)                      \
+    {                                                        \
+        name, SCR_CONFIG_BYTES, def, flags, 0, 0, NULL, help \
+    }
+#define DOUBLE_P(name, def, flags, help)                      \
+    {                                                         \
+        name, SCR_CONFIG_DOUBLE, def, flags, 0, 0, NULL, help \
+    }
+#define STR_P(name, def, flags, help)                         \
+    {                                                         \
+        name, SCR_CONFIG_STRING, def, flags, 0, 0, NULL, help \
+    }
+#define PATH_P(name, def, flags, help)                      \
+    {                                                       \
+        name, SCR_CONFIG_PATH, def, flags, 0, 0, NULL, help \
+    }
+#define ENUM_P(name, def, words, flags, help)                \
+    {                                                        \
+        name, SCR_CONFIG_ENUM, def, flags, 0, 0, words, help \
+    }
 
 /* one entry a line, as tests/tools/check_params.sh reads the table */
 /* clang-format off */
@@ -186,7 +208,10 @@ static const struct scr_config_table tables[] = {
     {NULL, SCR_CONFIG_STRING, 0, 0, 0, NULL, NULL},
 };
 
-const struct scr_config_param *scr_config_params(void) { return params; }
+const struct scr_config_param *scr_config_params(void)
+{
+    return params;
+}
 
 static const struct scr_config_param *find_in(const struct scr_config_param *list, const char *name)
 {
@@ -224,11 +249,11 @@ int scr_config_param_check(const struct scr_config_param *param, const char *tex
     }
     switch (param->type) {
     case SCR_CONFIG_STRING:
-    case SCR_CONFIG_PATH:
-        return SCR_SUCCESS;
+    case SCR_CONFIG_PATH: return SCR_SUCCESS;
     case SCR_CONFIG_INT: {
         int64_t v;
-        if (scr_parse_int64(text, &v) == SCR_SUCCESS && v >= param->min && v <= param->max) return SCR_SUCCESS;
+        if (scr_parse_int64(text, &v) == SCR_SUCCESS && v >= param->min && v <= param->max)
+            return SCR_SUCCESS;
         if (param->max == INT_MAX || param->max == LLONG_MAX)
             snprintf(why, why_len, "a whole number of at least %lld", param->min);
         else
@@ -259,7 +284,8 @@ int scr_config_param_check(const struct scr_config_param *param, const char *tex
             if (strcasecmp(*w, text) == 0) return SCR_SUCCESS;
         used += (size_t)snprintf(why, why_len, "one of");
         for (const char *const *w = param->words; *w != NULL && used < why_len; w++)
-            used += (size_t)snprintf(why + used, why_len - used, "%s %s", w == param->words ? "" : ",", *w);
+            used += (size_t)snprintf(why + used, why_len - used, "%s %s",
+                                     w == param->words ? "" : ",", *w);
         for (int u = 0; unavailable_words[u].param != NULL && used < why_len; u++)
             if (strcmp(unavailable_words[u].param, param->name) == 0 &&
                 strcasecmp(unavailable_words[u].word, text) == 0)

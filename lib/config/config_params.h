@@ -34,8 +34,9 @@ enum scr_config_type {
 
 /* Who may set a parameter. */
 enum {
-    SCR_CONFIG_SYSTEM_ONLY = 1 << 0, /* only the system file; env, user file and SCR_Config are ignored */
-    SCR_CONFIG_NOT_BY_APP = 1 << 1,  /* SCR_Config may not set it */
+    SCR_CONFIG_SYSTEM_ONLY =
+        1 << 0, /* only the system file; env, user file and SCR_Config are ignored */
+    SCR_CONFIG_NOT_BY_APP = 1 << 1, /* SCR_Config may not set it */
 };
 
 struct scr_config_param {
@@ -43,16 +44,16 @@ struct scr_config_param {
     enum scr_config_type type;
     const char *default_value; /* NULL: none (detected at run time or unset) */
     int flags;
-    long long min, max;        /* INT only */
-    const char *const *words;  /* ENUM only: NULL-terminated */
-    const char *help;          /* one line, for listings */
+    long long min, max;       /* INT only */
+    const char *const *words; /* ENUM only: NULL-terminated */
+    const char *help;         /* one line, for listings */
 };
 
 /* A descriptor table (GROUPS, STORE, CKPT): what names an entry and which
  * attributes it may carry. any_attributes: GROUPS accepts any group name. */
 struct scr_config_table {
     const char *name;
-    enum scr_config_type entry_type;      /* type of the entry's name, e.g. CKPT=<int> */
+    enum scr_config_type entry_type; /* type of the entry's name, e.g. CKPT=<int> */
     long long entry_min, entry_max;
     int any_attributes;
     const struct scr_config_param *attributes; /* terminated by a NULL name */

@@ -12,10 +12,22 @@
 
 #define CONFIG_FILE_MAX (1u << 20)
 
-static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-static int is_key_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-'; }
-static int is_name_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
-static int is_name_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+static int is_key_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-';
+}
+static int is_name_start(char c)
+{
+    return isalpha((unsigned char)c) || c == '_';
+}
+static int is_name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
 
 /* Where the lexer is: the rest of the current line, for messages. */
 struct lexer {
@@ -61,7 +73,8 @@ static int expand_value(const char *where, const char *v, size_t n, scr_strbuf *
             int ok = name_len > 0 && is_name_start(v[name_start]);
             for (size_t k = name_start; ok && k < j; k++) ok = is_name_char(v[k]);
             if (!ok) {
-                scr_err("%s: '${%.*s}' is not a variable name", where, (int)name_len, v + name_start);
+                scr_err("%s: '${%.*s}' is not a variable name", where, (int)name_len,
+                        v + name_start);
                 return SCR_ERR_FORMAT;
             }
         } else if (i + 1 < n && is_name_start(v[i + 1])) {
@@ -203,8 +216,8 @@ static int parse_line(struct lexer *lx, scr_config_line_fn fn, void *ctx)
     return rc;
 }
 
-int scr_config_parse_text(const char *text, size_t len, const char *source,
-                          scr_config_line_fn fn, void *ctx)
+int scr_config_parse_text(const char *text, size_t len, const char *source, scr_config_line_fn fn,
+                          void *ctx)
 {
     if ((text == NULL && len > 0) || source == NULL || fn == NULL) {
         scr_err("configuration parse called without text, source or callback");
@@ -231,7 +244,8 @@ int scr_config_parse_text(const char *text, size_t len, const char *source,
 
 int scr_config_pair_is_writable(const char *key, const char *value)
 {
-    if (key == NULL || value == NULL || key[0] == '\0' || value[0] == '\0' || value[0] == '#') return 0;
+    if (key == NULL || value == NULL || key[0] == '\0' || value[0] == '\0' || value[0] == '#')
+        return 0;
     for (const char *c = key; *c; c++)
         if (!is_key_char(*c) || toupper((unsigned char)*c) != *c) return 0;
     for (const char *c = value; *c; c++) {

@@ -38,8 +38,8 @@ typedef int (*scr_config_line_fn)(void *ctx, const char *source, int line,
 
 /* Parse len bytes of text (need not be NUL-terminated). source names the
  * text in messages, e.g. a file path or "SCR_Config". */
-int scr_config_parse_text(const char *text, size_t len, const char *source,
-                          scr_config_line_fn fn, void *ctx);
+int scr_config_parse_text(const char *text, size_t len, const char *source, scr_config_line_fn fn,
+                          void *ctx);
 
 /* Expand $NAME and ${NAME} in value as in a configuration line (the rules
  * above: unset expands to nothing with a warning; an unterminated "${" or

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #define NOT_HERE "it is an SCR 3.1 parameter this version does not implement; it has no effect"
-#define USE_LOGS                                                                                  \
-    "SCR's MySQL event log is not part of this version; events go to the text log "              \
+#define USE_LOGS                                                                    \
+    "SCR's MySQL event log is not part of this version; events go to the text log " \
     "(SCR_LOG_TXT_ENABLE) and to .scr/events.jsonl in the prefix, which scr-log shows"
 
 /* one entry a line, as tests/tools/check_params.sh reads the table */
@@ -24,7 +24,10 @@ static const struct scr_config_refused refused[] = {
 };
 /* clang-format on */
 
-const struct scr_config_refused *scr_config_refused_list(void) { return refused; }
+const struct scr_config_refused *scr_config_refused_list(void)
+{
+    return refused;
+}
 
 const struct scr_config_refused *scr_config_refused_find(const char *name)
 {

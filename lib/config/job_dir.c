@@ -73,7 +73,8 @@ static int is_ours(const struct stat *st, const char *path)
     if (st->st_uid != geteuid()) {
         char owner[320];
         describe_uid(st->st_uid, owner, sizeof(owner));
-        scr_err("refusing %s: it belongs to %s, not to uid %lu", path, owner, (unsigned long)geteuid());
+        scr_err("refusing %s: it belongs to %s, not to uid %lu", path, owner,
+                (unsigned long)geteuid());
         return 0;
     }
     return 1;
@@ -105,13 +106,17 @@ static int is_trusted_level(const struct stat *st, const char *path, const char 
     if (!trusted_owner(st->st_uid)) {
         describe_uid(st->st_uid, owner, sizeof(owner));
         trusted_owners(trusted, sizeof(trusted));
-        scr_err("refusing %s: it is a %s owned by %s, not by %s; its owner could move or delete what SCR puts "
-                "there", path, what, owner, trusted);
+        scr_err("refusing %s: it is a %s owned by %s, not by %s; its owner could move or delete "
+                "what SCR puts "
+                "there",
+                path, what, owner, trusted);
         return 0;
     }
     if (S_ISDIR(st->st_mode) && (st->st_mode & S_IWOTH) && !(st->st_mode & S_ISVTX)) {
-        scr_err("refusing %s: anyone may write to it and it has no sticky bit, so anyone could move or delete "
-                "what SCR puts there (chmod +t, as /tmp has)", path);
+        scr_err("refusing %s: anyone may write to it and it has no sticky bit, so anyone could "
+                "move or delete "
+                "what SCR puts there (chmod +t, as /tmp has)",
+                path);
         return 0;
     }
     return 1;
@@ -120,7 +125,8 @@ static int is_trusted_level(const struct stat *st, const char *path, const char 
 /* name inside the directory open as parent_fd, made with mode when
  * missing, looked at without following a link into *out; SCR_ERR_IO
  * when either fails (logged; path names it). */
-static int make_and_look(int parent_fd, const char *name, mode_t mode, const char *path, struct stat *out)
+static int make_and_look(int parent_fd, const char *name, mode_t mode, const char *path,
+                         struct stat *out)
 {
     if (mkdirat(parent_fd, name, mode) != 0 && errno != EEXIST) {
         scr_err("mkdir of %s failed: %s", path, strerror(errno));
@@ -159,7 +165,8 @@ static int shared_level(int parent_fd, const char *name, const char *path)
         scr_err("cannot stat %s: %s", path, strerror(errno));
     } else if (!link && (st.st_dev != before.st_dev || st.st_ino != before.st_ino)) {
         scr_err("refusing %s: it was replaced while being checked", path);
-    } else if (is_trusted_level(&st, path, link ? "directory (where the link leads)" : "directory")) {
+    } else if (is_trusted_level(&st, path,
+                                link ? "directory (where the link leads)" : "directory")) {
         return fd;
     }
     close(fd);
@@ -290,7 +297,8 @@ int scr_job_dir_sim_path(const char *job_dir, const char *sim_node, char **out_d
     int rc = scr_job_env_check_name("simulated node", sim_node);
     if (rc != SCR_SUCCESS) return rc;
     if (strlen(sim_node) > SCR_SIM_NODE_MAX) {
-        scr_err("simulated node '%.32s...' has a name longer than %d characters", sim_node, SCR_SIM_NODE_MAX);
+        scr_err("simulated node '%.32s...' has a name longer than %d characters", sim_node,
+                SCR_SIM_NODE_MAX);
         return SCR_ERR_ARG;
     }
     snprintf(level, sizeof(level), SIM_LEVEL_PREFIX "%s", sim_node);
@@ -304,7 +312,8 @@ int scr_job_dir_create_sim(const char *sim_dir)
     if (rc == SCR_SUCCESS) rc = scr_path_basename(sim_dir, &level);
     if (rc == SCR_SUCCESS && (strncmp(level, SIM_LEVEL_PREFIX, strlen(SIM_LEVEL_PREFIX)) != 0 ||
                               scr_job_env_name_problem(level) != NULL)) {
-        scr_err("%s is not a simulated node's directory <job dir>/" SIM_LEVEL_PREFIX "<name>", sim_dir);
+        scr_err("%s is not a simulated node's directory <job dir>/" SIM_LEVEL_PREFIX "<name>",
+                sim_dir);
         rc = SCR_ERR_ARG;
     }
     if (rc == SCR_SUCCESS) rc = create_levels(jobdir, level);

@@ -30,10 +30,14 @@ static void shown(const char *value, char *buf, size_t len)
     size_t n = 0;
     for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
         char one[8];
-        if (*p == '\n') snprintf(one, sizeof(one), "\\n");
-        else if (*p == '\t') snprintf(one, sizeof(one), "\\t");
-        else if (*p < 0x20 || *p == 0x7f) snprintf(one, sizeof(one), "\\x%02x", *p);
-        else snprintf(one, sizeof(one), "%c", *p);
+        if (*p == '\n')
+            snprintf(one, sizeof(one), "\\n");
+        else if (*p == '\t')
+            snprintf(one, sizeof(one), "\\t");
+        else if (*p < 0x20 || *p == 0x7f)
+            snprintf(one, sizeof(one), "\\x%02x", *p);
+        else
+            snprintf(one, sizeof(one), "%c", *p);
         size_t ol = strlen(one);
         if (n + ol + 4 > len || n > 200) {
             memcpy(buf + n, "...", 4);
@@ -54,8 +58,8 @@ static int check_name(const char *what, const char *value, const char *hint)
     if (why == NULL) return SCR_SUCCESS;
     char text[256];
     shown(value, text, sizeof(text));
-    scr_err("%s%s'%s' cannot name a directory: %s%s%s", what, strchr(what, ' ') ? " " : "=", text, why,
-            hint ? "; " : "", hint ? hint : "");
+    scr_err("%s%s'%s' cannot name a directory: %s%s%s", what, strchr(what, ' ') ? " " : "=", text,
+            why, hint ? "; " : "", hint ? hint : "");
     return SCR_ERR_ARG;
 }
 
@@ -121,8 +125,9 @@ int scr_job_env_sim_node(char *buf, size_t len, int *out_set)
     if (v == NULL) return SCR_SUCCESS;
     /* the limit keeps <job dir>/sim.<name> well inside a path's length */
     if (strlen(v) > SCR_SIM_NODE_MAX) {
-        scr_err("SCR_SIM_NODE='%.32s...' is too long for a simulated node's name (at most %d characters)", v,
-                SCR_SIM_NODE_MAX);
+        scr_err("SCR_SIM_NODE='%.32s...' is too long for a simulated node's name (at most %d "
+                "characters)",
+                v, SCR_SIM_NODE_MAX);
         return SCR_ERR_ARG;
     }
     int rc = copy_out("SCR_SIM_NODE", v, NULL, buf, len);
@@ -164,8 +169,8 @@ int scr_job_env_user_name(char *buf, size_t len)
     char scratch[4096];
     int rc = getpwuid_r(getuid(), &pw, scratch, sizeof(scratch), &found);
     if (rc != 0 || found == NULL) {
-        scr_err("cannot find the name of user %lu: %s (set SCR_USER_NAME)",
-                (unsigned long)getuid(), rc ? strerror(rc) : "not in the password database");
+        scr_err("cannot find the name of user %lu: %s (set SCR_USER_NAME)", (unsigned long)getuid(),
+                rc ? strerror(rc) : "not in the password database");
         return SCR_ERR_NOTFOUND;
     }
     return copy_out("the user name", pw.pw_name, "set SCR_USER_NAME", buf, len);
@@ -182,8 +187,8 @@ int scr_job_env_end_time(int64_t *out_end)
     return SCR_SUCCESS;
 }
 
-int scr_job_env_expand(const char *pattern, const char *node, const char *user,
-                       const char *jobid, char **out_path)
+int scr_job_env_expand(const char *pattern, const char *node, const char *user, const char *jobid,
+                       char **out_path)
 {
     size_t cap = strlen(pattern) + 1;
     for (const char *p = pattern; *p; p++)
@@ -206,8 +211,9 @@ int scr_job_env_expand(const char *pattern, const char *node, const char *user,
         case 'j': with = jobid; break;
         case '%': with = "%"; break;
         default:
-            scr_err("'%s': unknown pattern '%%%.1s' (use %%N node, %%u user, %%j job id, %%%% a '%%')",
-                    pattern, p[1] ? p + 1 : "");
+            scr_err(
+                "'%s': unknown pattern '%%%.1s' (use %%N node, %%u user, %%j job id, %%%% a '%%')",
+                pattern, p[1] ? p + 1 : "");
             free(out);
             return SCR_ERR_ARG;
         }

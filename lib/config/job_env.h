@@ -53,7 +53,8 @@ int scr_job_env_node_name(char *buf, size_t len);
  * a node name found by a layer above this one, which may not be asked
  * here (libscr's MPI_Get_processor_name). detected_what names its source
  * in a refusal ("the node MPI_Get_processor_name names"). */
-int scr_job_env_node_name_or(const char *detected, const char *detected_what, char *buf, size_t len);
+int scr_job_env_node_name_or(const char *detected, const char *detected_what, char *buf,
+                             size_t len);
 
 /* The longest name $SCR_SIM_NODE may hold. */
 #define SCR_SIM_NODE_MAX 64
@@ -83,7 +84,7 @@ int scr_job_env_end_time(int64_t *out_end);
 
 /* pattern with %N, %u, %j and %% replaced, in a new string the caller frees.
  * An unknown %x is an error naming the pattern (SCR_ERR_ARG). */
-int scr_job_env_expand(const char *pattern, const char *node, const char *user,
-                       const char *jobid, char **out_path);
+int scr_job_env_expand(const char *pattern, const char *node, const char *user, const char *jobid,
+                       char **out_path);
 
 #endif

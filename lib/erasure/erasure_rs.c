@@ -32,14 +32,13 @@ struct linear_map {
 
 /* col < 0: out = map(in[0 .. nin-1]). col >= 0 names a column: out[r] ^=
  * coef[r][col] * in[0], the share of that one input. */
-static void apply_portable(const struct linear_map *m, int col, size_t len,
-                           const void *const *in, void *const *out)
+static void apply_portable(const struct linear_map *m, int col, size_t len, const void *const *in,
+                           void *const *out)
 {
     const void *piece[SCR_RS_MAX_BLOCKS]; /* the inputs from off on */
     for (size_t off = 0; off < len; off += PIECE) {
         size_t n = len - off < PIECE ? len - off : PIECE;
-        for (int j = 0; j < (col < 0 ? m->nin : 1); j++)
-            piece[j] = (const uint8_t *)in[j] + off;
+        for (int j = 0; j < (col < 0 ? m->nin : 1); j++) piece[j] = (const uint8_t *)in[j] + off;
         for (int r = 0; r < m->nout; r++) {
             const uint8_t *row = m->coef + (size_t)r * (size_t)m->nin;
             uint8_t *o = (uint8_t *)out[r] + off;
@@ -95,8 +94,8 @@ static int blocks_given(const void *const *blocks, int n, size_t len)
 }
 
 /* out = map(in), once every block is known to be there. */
-static int map_all(const struct linear_map *m, const char *what, size_t len,
-                   const void *const *in, void *const *out, int portable)
+static int map_all(const struct linear_map *m, const char *what, size_t len, const void *const *in,
+                   void *const *out, int portable)
 {
     if (!blocks_given(in, m->nin, len) || !blocks_given((const void *const *)out, m->nout, len)) {
         scr_err("rs %s: an input or output block is missing", what);
@@ -136,7 +135,8 @@ int scr_rs_init(scr_rs_code *code, int ndata, int nparity)
     memset(code, 0, sizeof(*code));
     if (ndata < 1 || nparity < 1 || ndata > SCR_RS_MAX_BLOCKS - nparity) {
         scr_err("rs: no code of %d data and %d parity blocks: each needs at least 1, "
-                "at most %d in all", ndata, nparity, SCR_RS_MAX_BLOCKS);
+                "at most %d in all",
+                ndata, nparity, SCR_RS_MAX_BLOCKS);
         return SCR_ERR_ARG;
     }
     size_t matrix_bytes = (size_t)(ndata + nparity) * (size_t)ndata;
@@ -167,22 +167,21 @@ void scr_rs_free(scr_rs_code *code)
 
 static struct linear_map code_map(const scr_rs_code *code)
 {
-    struct linear_map m = { code->ndata, code->nparity,
-                            code->matrix + (size_t)code->ndata * (size_t)code->ndata,
-                            code->tables };
+    struct linear_map m = {code->ndata, code->nparity,
+                           code->matrix + (size_t)code->ndata * (size_t)code->ndata, code->tables};
     return m;
 }
 
-static int encode(const scr_rs_code *code, size_t len, const void *const *data,
-                  void *const *parity, int portable)
+static int encode(const scr_rs_code *code, size_t len, const void *const *data, void *const *parity,
+                  int portable)
 {
     if (!code_is_set_up(code, "encode")) return SCR_ERR_ARG;
     struct linear_map m = code_map(code);
     return map_all(&m, "encode", len, data, parity, portable);
 }
 
-static int encode_update(const scr_rs_code *code, size_t len, int data_index,
-                         const void *data, void *const *parity, int portable)
+static int encode_update(const scr_rs_code *code, size_t len, int data_index, const void *data,
+                         void *const *parity, int portable)
 {
     if (!code_is_set_up(code, "encode update")) return SCR_ERR_ARG;
     if (data_index < 0 || data_index >= code->ndata) {
@@ -194,8 +193,7 @@ static int encode_update(const scr_rs_code *code, size_t len, int data_index,
     return map_one(&m, "encode update", data_index, len, data, parity, portable);
 }
 
-int scr_rs_encode(const scr_rs_code *code, size_t len, const void *const *data,
-                  void *const *parity)
+int scr_rs_encode(const scr_rs_code *code, size_t len, const void *const *data, void *const *parity)
 {
     return encode(code, len, data, parity, 0);
 }
@@ -206,8 +204,8 @@ int scr_rs_encode_portable(const scr_rs_code *code, size_t len, const void *cons
     return encode(code, len, data, parity, 1);
 }
 
-int scr_rs_encode_update(const scr_rs_code *code, size_t len, int data_index,
-                         const void *data, void *const *parity)
+int scr_rs_encode_update(const scr_rs_code *code, size_t len, int data_index, const void *data,
+                         void *const *parity)
 {
     return encode_update(code, len, data_index, data, parity, 0);
 }
@@ -220,11 +218,11 @@ int scr_rs_encode_update_portable(const scr_rs_code *code, size_t len, int data_
 
 /* Checks the lost and surviving indices and records them in dec (with the
  * lowest blocks not lost as survivors when surviving is NULL). */
-static int choose_blocks(const scr_rs_code *code, scr_rs_decoder *dec, const int *lost,
-                         int nlost, const int *surviving)
+static int choose_blocks(const scr_rs_code *code, scr_rs_decoder *dec, const int *lost, int nlost,
+                         const int *surviving)
 {
     enum { UNUSED, LOST, READ };
-    uint8_t role[SCR_RS_MAX_BLOCKS] = { UNUSED };
+    uint8_t role[SCR_RS_MAX_BLOCKS] = {UNUSED};
     int nblocks = code->ndata + code->nparity;
     if (lost == NULL || nlost < 1 || nlost > code->nparity) {
         scr_err("rs decoder: %d lost blocks, a code of %d parity blocks rebuilds 1 to %d",
@@ -234,8 +232,7 @@ static int choose_blocks(const scr_rs_code *code, scr_rs_decoder *dec, const int
     for (int r = 0; r < nlost; r++) {
         int b = lost[r];
         if (b < 0 || b >= nblocks) {
-            scr_err("rs decoder: lost block %d is not one of the code's 0 to %d", b,
-                    nblocks - 1);
+            scr_err("rs decoder: lost block %d is not one of the code's 0 to %d", b, nblocks - 1);
             return SCR_ERR_ARG;
         }
         if (role[b] == LOST) {
@@ -248,7 +245,7 @@ static int choose_blocks(const scr_rs_code *code, scr_rs_decoder *dec, const int
     for (int s = 0, next = 0; s < code->ndata; s++) {
         int b;
         if (surviving == NULL) {
-            while (role[next] == LOST) next++;  /* nlost <= nparity: enough remain */
+            while (role[next] == LOST) next++; /* nlost <= nparity: enough remain */
             b = next++;
         } else {
             b = surviving[s];
@@ -302,8 +299,8 @@ static int decoding_rows(const scr_rs_code *code, scr_rs_decoder *dec, uint8_t *
     return SCR_SUCCESS;
 }
 
-int scr_rs_decoder_init(const scr_rs_code *code, scr_rs_decoder *dec, const int *lost,
-                        int nlost, const int *surviving)
+int scr_rs_decoder_init(const scr_rs_code *code, scr_rs_decoder *dec, const int *lost, int nlost,
+                        const int *surviving)
 {
     if (dec == NULL) {
         scr_err("rs decoder: init called without a decoder to set up");
@@ -319,8 +316,8 @@ int scr_rs_decoder_init(const scr_rs_code *code, scr_rs_decoder *dec, const int 
     dec->rows = malloc(row_bytes + (size_t)TABLE_BYTES * row_bytes);
     uint8_t *work = malloc(2 * k * k);
     if (dec->rows == NULL || work == NULL) {
-        scr_err("rs decoder: out of memory for %d lost blocks of a code of %zu data blocks",
-                nlost, k);
+        scr_err("rs decoder: out of memory for %d lost blocks of a code of %zu data blocks", nlost,
+                k);
         free(work);
         return SCR_ERR_NOMEM;
     }
@@ -352,7 +349,7 @@ static int decoder_is_set_up(const scr_rs_decoder *dec, const char *what)
 
 static struct linear_map decoder_map(const scr_rs_decoder *dec)
 {
-    struct linear_map m = { dec->ndata, dec->nlost, dec->rows, dec->tables };
+    struct linear_map m = {dec->ndata, dec->nlost, dec->rows, dec->tables};
     return m;
 }
 
@@ -364,13 +361,14 @@ static int decode(const scr_rs_decoder *dec, size_t len, const void *const *bloc
     return map_all(&m, "decode", len, blocks, out, portable);
 }
 
-static int decode_update(const scr_rs_decoder *dec, size_t len, int block_index,
-                         const void *block, void *const *out, int portable)
+static int decode_update(const scr_rs_decoder *dec, size_t len, int block_index, const void *block,
+                         void *const *out, int portable)
 {
     if (!decoder_is_set_up(dec, "decode update")) return SCR_ERR_ARG;
     if (block_index < 0 || block_index >= SCR_RS_MAX_BLOCKS || dec->slot[block_index] < 0) {
         scr_err("rs decode update: block %d is not one of the surviving blocks the decoder "
-                "reads", block_index);
+                "reads",
+                block_index);
         return SCR_ERR_ARG;
     }
     struct linear_map m = decoder_map(dec);
@@ -389,8 +387,8 @@ int scr_rs_decode_portable(const scr_rs_decoder *dec, size_t len, const void *co
     return decode(dec, len, blocks, out, 1);
 }
 
-int scr_rs_decode_update(const scr_rs_decoder *dec, size_t len, int block_index,
-                         const void *block, void *const *out)
+int scr_rs_decode_update(const scr_rs_decoder *dec, size_t len, int block_index, const void *block,
+                         void *const *out)
 {
     return decode_update(dec, len, block_index, block, out, 0);
 }

@@ -76,8 +76,8 @@ int scr_rs_encode(const scr_rs_code *code, size_t len, const void *const *data,
  * in parity block r, for every r < nparity. Over all data blocks, starting
  * from zeroed parity, this gives scr_rs_encode's bytes. SCR_ERR_ARG for an
  * index out of range. */
-int scr_rs_encode_update(const scr_rs_code *code, size_t len, int data_index,
-                         const void *data, void *const *parity);
+int scr_rs_encode_update(const scr_rs_code *code, size_t len, int data_index, const void *data,
+                         void *const *parity);
 
 /* Prepares to rebuild the nlost blocks lost[0 .. nlost-1] (data or parity
  * indices of the code, distinct, 1 <= nlost <= nparity) from the ndata
@@ -88,8 +88,8 @@ int scr_rs_encode_update(const scr_rs_code *code, size_t len, int data_index,
  * rows do not invert (a Cauchy code never does that). Allocates: release
  * with scr_rs_decoder_free (also after a failed init, and on a zeroed
  * struct). The decoder does not refer to the code afterwards. */
-int scr_rs_decoder_init(const scr_rs_code *code, scr_rs_decoder *dec, const int *lost,
-                        int nlost, const int *surviving);
+int scr_rs_decoder_init(const scr_rs_code *code, scr_rs_decoder *dec, const int *lost, int nlost,
+                        const int *surviving);
 void scr_rs_decoder_free(scr_rs_decoder *dec);
 
 /* out[r] = lost block dec->lost[r], for r < nlost, from blocks[s] = the
@@ -101,8 +101,8 @@ int scr_rs_decode(const scr_rs_decoder *dec, size_t len, const void *const *bloc
  * code, one of dec->surviving) in lost block r, for every r < nlost. Over
  * all surviving blocks, starting from zeroed out, this gives scr_rs_decode's
  * bytes. SCR_ERR_ARG if block_index is not one the decoder reads. */
-int scr_rs_decode_update(const scr_rs_decoder *dec, size_t len, int block_index,
-                         const void *block, void *const *out);
+int scr_rs_decode_update(const scr_rs_decoder *dec, size_t len, int block_index, const void *block,
+                         void *const *out);
 
 /* The same four calls on the portable loop, whatever the build. */
 int scr_rs_encode_portable(const scr_rs_code *code, size_t len, const void *const *data,

@@ -65,7 +65,7 @@ void scr_xor_gen_portable(size_t nsrc, size_t len, const void *const *srcs, void
 
 void scr_xor_accumulate_portable(void *dst, const void *src, size_t len)
 {
-    const void *srcs[2] = { dst, src };
+    const void *srcs[2] = {dst, src};
     scr_xor_gen_portable(2, len, srcs, dst);
 }
 
@@ -119,7 +119,7 @@ void scr_xor_gen(size_t nsrc, size_t len, const void *const *srcs, void *dst)
 
 void scr_xor_accumulate(void *dst, const void *src, size_t len)
 {
-    const void *srcs[2] = { dst, src };
+    const void *srcs[2] = {dst, src};
     scr_xor_gen(2, len, srcs, dst);
 }
 

@@ -20,7 +20,8 @@ void scr_event_format_time(int64_t epoch, char *buf, size_t len)
 
 static long long bandwidth(const struct scr_event *ev)
 {
-    return ev->bytes >= 0 && ev->seconds > 0 ? (long long)((double)ev->bytes / ev->seconds + 0.5) : -1;
+    return ev->bytes >= 0 && ev->seconds > 0 ? (long long)((double)ev->bytes / ev->seconds + 0.5)
+                                             : -1;
 }
 
 /* json-c prints doubles with 17 digits; microseconds are what a clock gives */
@@ -38,7 +39,10 @@ static int add(struct json_object *obj, const char *key, struct json_object *val
     return json_object_object_add(obj, key, val) == 0 ? SCR_SUCCESS : SCR_ERR_NOMEM;
 }
 
-static struct json_object *str_or_null(const char *s) { return s ? json_object_new_string(s) : NULL; }
+static struct json_object *str_or_null(const char *s)
+{
+    return s ? json_object_new_string(s) : NULL;
+}
 
 int scr_event_format_json(const struct scr_event *ev, char **out_line)
 {
@@ -51,8 +55,10 @@ int scr_event_format_json(const struct scr_event *ev, char **out_line)
     int rc = add(obj, "time", json_object_new_string(when), 1);
     if (rc == SCR_SUCCESS) rc = add(obj, "epoch", json_object_new_int64(ev->epoch), 1);
     if (rc == SCR_SUCCESS) rc = add(obj, "job", json_object_new_string(ev->job ? ev->job : ""), 1);
-    if (rc == SCR_SUCCESS) rc = add(obj, "user", json_object_new_string(ev->user ? ev->user : ""), 1);
-    if (rc == SCR_SUCCESS) rc = add(obj, "host", json_object_new_string(ev->host ? ev->host : ""), 1);
+    if (rc == SCR_SUCCESS)
+        rc = add(obj, "user", json_object_new_string(ev->user ? ev->user : ""), 1);
+    if (rc == SCR_SUCCESS)
+        rc = add(obj, "host", json_object_new_string(ev->host ? ev->host : ""), 1);
     if (rc == SCR_SUCCESS) rc = add(obj, "event", json_object_new_string(ev->event), 1);
     if (rc == SCR_SUCCESS) rc = add(obj, "status", str_or_null(ev->status), ev->status != NULL);
     if (rc == SCR_SUCCESS)
@@ -61,14 +67,18 @@ int scr_event_format_json(const struct scr_event *ev, char **out_line)
     if (rc == SCR_SUCCESS)
         rc = add(obj, "dataset_name", str_or_null(ev->dataset_name), ev->dataset_name != NULL);
     if (rc == SCR_SUCCESS)
-        rc = add(obj, "bytes", ev->bytes >= 0 ? json_object_new_int64(ev->bytes) : NULL, ev->bytes >= 0);
+        rc = add(obj, "bytes", ev->bytes >= 0 ? json_object_new_int64(ev->bytes) : NULL,
+                 ev->bytes >= 0);
     if (rc == SCR_SUCCESS)
-        rc = add(obj, "seconds", ev->seconds >= 0 ? seconds_json(ev->seconds) : NULL, ev->seconds >= 0);
-    if (rc == SCR_SUCCESS) rc = add(obj, "bandwidth", bw >= 0 ? json_object_new_int64(bw) : NULL, bw >= 0);
+        rc = add(obj, "seconds", ev->seconds >= 0 ? seconds_json(ev->seconds) : NULL,
+                 ev->seconds >= 0);
+    if (rc == SCR_SUCCESS)
+        rc = add(obj, "bandwidth", bw >= 0 ? json_object_new_int64(bw) : NULL, bw >= 0);
     if (rc == SCR_SUCCESS) rc = add(obj, "reason", str_or_null(ev->reason), ev->reason != NULL);
     for (int i = 0; rc == SCR_SUCCESS && i < ev->nfields; i++) {
         const struct scr_event_field *f = &ev->fields[i];
-        rc = add(obj, f->key, f->str ? json_object_new_string(f->str) : json_object_new_int64(f->num), 1);
+        rc = add(obj, f->key,
+                 f->str ? json_object_new_string(f->str) : json_object_new_int64(f->num), 1);
     }
     const char *text = rc == SCR_SUCCESS
                            ? json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
@@ -78,7 +88,8 @@ int scr_event_format_json(const struct scr_event *ev, char **out_line)
     if (rc == SCR_SUCCESS) {
         size_t n = strlen(text);
         *out_line = malloc(n + 2);
-        if (*out_line == NULL) rc = SCR_ERR_NOMEM;
+        if (*out_line == NULL)
+            rc = SCR_ERR_NOMEM;
         else {
             memcpy(*out_line, text, n);
             memcpy(*out_line + n, "\n", 2);
@@ -98,7 +109,8 @@ static int needs_quotes(const char *v)
 {
     if (*v == '\0') return 1;
     for (const char *p = v; *p; p++)
-        if (*p == ' ' || *p == '"' || *p == '\\' || *p == '=' || iscntrl((unsigned char)*p)) return 1;
+        if (*p == ' ' || *p == '"' || *p == '\\' || *p == '=' || iscntrl((unsigned char)*p))
+            return 1;
     return 0;
 }
 
@@ -152,8 +164,10 @@ int scr_event_format_text(const struct scr_event *ev, int with_time, char **out_
     if (bandwidth(ev) >= 0) number(&l, "bw", bandwidth(ev));
     if (ev->reason) word(&l, "reason", ev->reason);
     for (int i = 0; i < ev->nfields; i++) {
-        if (ev->fields[i].str) word(&l, ev->fields[i].key, ev->fields[i].str);
-        else number(&l, ev->fields[i].key, ev->fields[i].num);
+        if (ev->fields[i].str)
+            word(&l, ev->fields[i].key, ev->fields[i].str);
+        else
+            number(&l, ev->fields[i].key, ev->fields[i].num);
     }
     put(&l, "\n", 1);
     if (scr_strbuf_status(&l) != SCR_SUCCESS) {
@@ -217,7 +231,8 @@ int scr_event_parse_time(const char *text, int64_t *out_epoch)
         }
     }
     int offset = 0;
-    if (*p == 'Z') p++;
+    if (*p == 'Z')
+        p++;
     else if (*p == '+' || *p == '-') {
         int sign = *p++ == '-' ? -1 : 1, oh, om;
         if (digits(&p, 2, &oh)) return SCR_ERR_FORMAT;

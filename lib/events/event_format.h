@@ -33,21 +33,21 @@
 #include <stdint.h>
 
 /* The events SCR records. */
-#define SCR_EVENT_INIT "init"                   /* restart_source: cache, prefix or none */
+#define SCR_EVENT_INIT "init" /* restart_source: cache, prefix or none */
 #define SCR_EVENT_CHECKPOINT_START "checkpoint_start"
 #define SCR_EVENT_CHECKPOINT_COMPLETE "checkpoint_complete"
 #define SCR_EVENT_OUTPUT_START "output_start"
 #define SCR_EVENT_OUTPUT_COMPLETE "output_complete"
-#define SCR_EVENT_ENCODE "encode"               /* redundancy applied; scheme */
-#define SCR_EVENT_REBUILD "rebuild"             /* a cached dataset rebuilt at init */
+#define SCR_EVENT_ENCODE "encode"   /* redundancy applied; scheme */
+#define SCR_EVENT_REBUILD "rebuild" /* a cached dataset rebuilt at init */
 #define SCR_EVENT_FLUSH "flush"
-#define SCR_EVENT_FETCH "fetch"                 /* failed: marked FAILED, older one tried */
-#define SCR_EVENT_EVICT "evict"                 /* dataset deleted from cache for room */
-#define SCR_EVENT_HALT "halt"                   /* reason: the halt condition */
+#define SCR_EVENT_FETCH "fetch" /* failed: marked FAILED, older one tried */
+#define SCR_EVENT_EVICT "evict" /* dataset deleted from cache for room */
+#define SCR_EVENT_HALT "halt"   /* reason: the halt condition */
 #define SCR_EVENT_FINALIZE "finalize"
-#define SCR_EVENT_RELAUNCH "relaunch"           /* run, nodes, excluded */
-#define SCR_EVENT_SCAVENGE "scavenge"           /* a node's cache copied to the prefix */
-#define SCR_EVENT_NODE_DOWN "node_down"         /* node, reason */
+#define SCR_EVENT_RELAUNCH "relaunch"   /* run, nodes, excluded */
+#define SCR_EVENT_SCAVENGE "scavenge"   /* a node's cache copied to the prefix */
+#define SCR_EVENT_NODE_DOWN "node_down" /* node, reason */
 
 #define SCR_EVENT_OK "ok"
 #define SCR_EVENT_FAILED "failed"
@@ -58,14 +58,20 @@ struct scr_event_field {
     const char *str;
     long long num;
 };
-#define SCR_EVENT_STR(k, v) {(k), (v) ? (v) : "", 0}
-#define SCR_EVENT_INT(k, v) {(k), NULL, (long long)(v)}
+#define SCR_EVENT_STR(k, v)    \
+    {                          \
+        (k), (v) ? (v) : "", 0 \
+    }
+#define SCR_EVENT_INT(k, v)       \
+    {                             \
+        (k), NULL, (long long)(v) \
+    }
 
 /* Unknown values: NULL strings, dataset_id 0, bytes -1, seconds < 0. */
 struct scr_event {
     const char *event;
     const char *status;
-    int64_t epoch;               /* 0: now (the log fills it in) */
+    int64_t epoch; /* 0: now (the log fills it in) */
     const char *job, *user, *host;
     int dataset_id;
     const char *dataset_name;
@@ -77,7 +83,10 @@ struct scr_event {
 };
 
 /* An event with everything unknown, to fill in. */
-#define SCR_EVENT_INITIALIZER(name) {(name), NULL, 0, NULL, NULL, NULL, 0, NULL, -1, -1.0, NULL, NULL, 0}
+#define SCR_EVENT_INITIALIZER(name)                                         \
+    {                                                                       \
+        (name), NULL, 0, NULL, NULL, NULL, 0, NULL, -1, -1.0, NULL, NULL, 0 \
+    }
 
 /* ev as one JSON line ending in '\n', in a new string. SCR_ERR_NOMEM only. */
 int scr_event_format_json(const struct scr_event *ev, char **out_line);

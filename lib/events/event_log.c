@@ -23,15 +23,22 @@ struct code {
 
 /* SCR's words; the catalogue (config_params.c) lists the same ones */
 static const struct code facilities[] = {
-    {"LOG_USER", LOG_USER},     {"LOG_DAEMON", LOG_DAEMON}, {"LOG_LOCAL0", LOG_LOCAL0},
-    {"LOG_LOCAL1", LOG_LOCAL1}, {"LOG_LOCAL2", LOG_LOCAL2}, {"LOG_LOCAL3", LOG_LOCAL3},
-    {"LOG_LOCAL4", LOG_LOCAL4}, {"LOG_LOCAL5", LOG_LOCAL5}, {"LOG_LOCAL6", LOG_LOCAL6},
-    {"LOG_LOCAL7", LOG_LOCAL7}, {NULL, 0},
+    {"LOG_USER", LOG_USER},
+    {"LOG_DAEMON", LOG_DAEMON},
+    {"LOG_LOCAL0", LOG_LOCAL0},
+    {"LOG_LOCAL1", LOG_LOCAL1},
+    {"LOG_LOCAL2", LOG_LOCAL2},
+    {"LOG_LOCAL3", LOG_LOCAL3},
+    {"LOG_LOCAL4", LOG_LOCAL4},
+    {"LOG_LOCAL5", LOG_LOCAL5},
+    {"LOG_LOCAL6", LOG_LOCAL6},
+    {"LOG_LOCAL7", LOG_LOCAL7},
+    {NULL, 0},
 };
 static const struct code levels[] = {
-    {"LOG_EMERG", LOG_EMERG},     {"LOG_ALERT", LOG_ALERT},   {"LOG_CRIT", LOG_CRIT},
-    {"LOG_ERR", LOG_ERR},         {"LOG_WARNING", LOG_WARNING}, {"LOG_NOTICE", LOG_NOTICE},
-    {"LOG_INFO", LOG_INFO},       {"LOG_DEBUG", LOG_DEBUG},   {NULL, 0},
+    {"LOG_EMERG", LOG_EMERG}, {"LOG_ALERT", LOG_ALERT},     {"LOG_CRIT", LOG_CRIT},
+    {"LOG_ERR", LOG_ERR},     {"LOG_WARNING", LOG_WARNING}, {"LOG_NOTICE", LOG_NOTICE},
+    {"LOG_INFO", LOG_INFO},   {"LOG_DEBUG", LOG_DEBUG},     {NULL, 0},
 };
 
 static int lookup(const struct code *list, const char *word, int *out)
@@ -44,8 +51,14 @@ static int lookup(const struct code *list, const char *word, int *out)
     return SCR_ERR_ARG;
 }
 
-int scr_event_log_facility(const char *word, int *out_facility) { return lookup(facilities, word, out_facility); }
-int scr_event_log_level(const char *word, int *out_level) { return lookup(levels, word, out_level); }
+int scr_event_log_facility(const char *word, int *out_facility)
+{
+    return lookup(facilities, word, out_facility);
+}
+int scr_event_log_level(const char *word, int *out_level)
+{
+    return lookup(levels, word, out_level);
+}
 
 static int get_flag(const scr_config *cfg, const char *name)
 {
@@ -89,7 +102,8 @@ static int exists_in(const char *dir, const char *name)
 {
     char *path = NULL;
     struct stat st;
-    int yes = scr_path_join(dir, name, &path) == SCR_SUCCESS && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    int yes = scr_path_join(dir, name, &path) == SCR_SUCCESS && stat(path, &st) == 0 &&
+              S_ISREG(st.st_mode);
     free(path);
     return yes;
 }
@@ -99,13 +113,15 @@ int scr_event_log_setup_outside(struct scr_event_log *log, const char *prefix, c
     memset(log, 0, sizeof(*log));
     char jobid[256] = "", user[256] = "", host[256] = "";
     int defaulted = 0;
-    if (job == NULL && (scr_job_env_job_id(jobid, sizeof(jobid), &defaulted) != SCR_SUCCESS || defaulted))
+    if (job == NULL &&
+        (scr_job_env_job_id(jobid, sizeof(jobid), &defaulted) != SCR_SUCCESS || defaulted))
         jobid[0] = '\0';
     if (scr_job_env_user_name(user, sizeof(user)) != SCR_SUCCESS) user[0] = '\0';
     if (scr_job_env_node_name(host, sizeof(host)) != SCR_SUCCESS) host[0] = '\0';
     char *dir = NULL, *user_file = NULL;
     int rc = scr_path_join(prefix, ".scr", &dir);
-    if (rc == SCR_SUCCESS && getenv("SCR_CONF_FILE") == NULL) rc = scr_path_join(prefix, ".scrconf", &user_file);
+    if (rc == SCR_SUCCESS && getenv("SCR_CONF_FILE") == NULL)
+        rc = scr_path_join(prefix, ".scrconf", &user_file);
     scr_config *cfg = rc == SCR_SUCCESS ? scr_config_new() : NULL;
     if (rc == SCR_SUCCESS && cfg == NULL) rc = SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) {
@@ -136,14 +152,18 @@ int scr_event_log_setup_outside(struct scr_event_log *log, const char *prefix, c
     return rc;
 }
 
-int scr_event_log_enabled(const struct scr_event_log *log) { return log->text || log->json || log->syslog; }
+int scr_event_log_enabled(const struct scr_event_log *log)
+{
+    return log->text || log->json || log->syslog;
+}
 
-static void warn_once_why(struct scr_event_log *log, const char *path, const char *what, const char *why)
+static void warn_once_why(struct scr_event_log *log, const char *path, const char *what,
+                          const char *why)
 {
     if (log->warned) return;
     log->warned = 1;
-    scr_warn("could not %s the event log %s: %s; the run goes on, events may be missing from it", what,
-             path, why);
+    scr_warn("could not %s the event log %s: %s; the run goes on, events may be missing from it",
+             what, path, why);
 }
 
 static void warn_once(struct scr_event_log *log, const char *path, const char *what, int err)
@@ -177,14 +197,17 @@ static int lock_for_a_while(int fd)
  * the log's name is refused, never written through nor waited on. */
 static int open_log_file(struct scr_event_log *log, const char *path)
 {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+    int fd = open(
+        path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
     struct stat st;
     if (fd < 0) {
         int err = errno;
         if ((err == ELOOP || err == ENXIO) && lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-            warn_once_why(log, path, "open", S_ISLNK(st.st_mode) ? "it is a symbolic link, never followed"
-                                                                  : "it is not a regular file");
-        else warn_once(log, path, "open", err);
+            warn_once_why(log, path, "open",
+                          S_ISLNK(st.st_mode) ? "it is a symbolic link, never followed"
+                                              : "it is not a regular file");
+        else
+            warn_once(log, path, "open", err);
         return -1;
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -235,14 +258,18 @@ void scr_event_log_write(struct scr_event_log *log, const struct scr_event *ev)
     e.host = log->host;
     char *line = NULL;
     if (log->json) {
-        if (scr_event_format_json(&e, &line) == SCR_SUCCESS) append(log, SCR_EVENT_LOG_JSON_NAME, line);
-        else warn_once(log, SCR_EVENT_LOG_JSON_NAME, "format a line of", ENOMEM);
+        if (scr_event_format_json(&e, &line) == SCR_SUCCESS)
+            append(log, SCR_EVENT_LOG_JSON_NAME, line);
+        else
+            warn_once(log, SCR_EVENT_LOG_JSON_NAME, "format a line of", ENOMEM);
         free(line);
         line = NULL;
     }
     if (log->text) {
-        if (scr_event_format_text(&e, 1, &line) == SCR_SUCCESS) append(log, SCR_EVENT_LOG_TEXT_NAME, line);
-        else warn_once(log, SCR_EVENT_LOG_TEXT_NAME, "format a line of", ENOMEM);
+        if (scr_event_format_text(&e, 1, &line) == SCR_SUCCESS)
+            append(log, SCR_EVENT_LOG_TEXT_NAME, line);
+        else
+            warn_once(log, SCR_EVENT_LOG_TEXT_NAME, "format a line of", ENOMEM);
         free(line);
         line = NULL;
     }
@@ -260,11 +287,13 @@ void scr_event_log_close(struct scr_event_log *log)
     memset(log, 0, sizeof(*log));
 }
 
-void scr_event_log_relaunch(const char *prefix, const char *job, int run_number, int nodes, const char *excluded)
+void scr_event_log_relaunch(const char *prefix, const char *job, int run_number, int nodes,
+                            const char *excluded)
 {
     struct scr_event_log log;
     if (scr_event_log_setup_outside(&log, prefix, job) != SCR_SUCCESS) return;
-    struct scr_event_field fields[] = {SCR_EVENT_INT("run", run_number), SCR_EVENT_INT("nodes", nodes),
+    struct scr_event_field fields[] = {SCR_EVENT_INT("run", run_number),
+                                       SCR_EVENT_INT("nodes", nodes),
                                        SCR_EVENT_STR("excluded", excluded ? excluded : "")};
     struct scr_event ev = SCR_EVENT_INITIALIZER(SCR_EVENT_RELAUNCH);
     ev.status = SCR_EVENT_OK;

@@ -36,12 +36,12 @@
 #define SCR_EVENT_LOG_JSON_NAME "events.jsonl"
 
 struct scr_event_log {
-    int text, json, syslog;      /* where events go; all 0: logging is off */
-    char *dir;                   /* <prefix>/.scr, owned */
+    int text, json, syslog; /* where events go; all 0: logging is off */
+    char *dir;              /* <prefix>/.scr, owned */
     char job[256], user[256], host[256];
-    int facility, level;         /* syslog's, e.g. LOG_LOCAL7 and LOG_INFO */
-    char ident[64];              /* syslog's identity, SCR_LOG_SYSLOG_PREFIX */
-    int warned;                  /* the one warning was given */
+    int facility, level; /* syslog's, e.g. LOG_LOCAL7 and LOG_INFO */
+    char ident[64];      /* syslog's identity, SCR_LOG_SYSLOG_PREFIX */
+    int warned;          /* the one warning was given */
 };
 
 /* Read the SCR_LOG_* parameters of cfg and prepare log for the prefix
@@ -67,7 +67,8 @@ int scr_event_log_setup_outside(struct scr_event_log *log, const char *prefix, c
  * written by whoever starts its runs (the plugin, scr-run): run run_number
  * on nodes nodes, avoiding excluded (a host list, or NULL). Never fails the
  * caller: a log that cannot be written says so once. */
-void scr_event_log_relaunch(const char *prefix, const char *job, int run_number, int nodes, const char *excluded);
+void scr_event_log_relaunch(const char *prefix, const char *job, int run_number, int nodes,
+                            const char *excluded);
 
 /* 1 when any event would be written. */
 int scr_event_log_enabled(const struct scr_event_log *log);

@@ -22,7 +22,7 @@ struct scr_kvtree_elem {
     scr_kvtree_elem *chain;       /* next element in the same hash bucket */
     scr_kvtree *hash;             /* value, never NULL */
     uint32_t hashval;
-    char key[];                   /* NUL-terminated, allocated with the element */
+    char key[]; /* NUL-terminated, allocated with the element */
 };
 
 struct scr_kvtree {
@@ -138,7 +138,10 @@ static scr_kvtree_elem *append(scr_kvtree *tree, const char *key, uint32_t h, sc
     e->hash = value;
     e->next = NULL;
     e->prev = tree->tail;
-    if (tree->tail) tree->tail->next = e; else tree->head = e;
+    if (tree->tail)
+        tree->tail->next = e;
+    else
+        tree->head = e;
     tree->tail = e;
     tree->count++;
 
@@ -182,8 +185,14 @@ void scr_kvtree_unset(scr_kvtree *tree, const char *key)
         while (*pp != e) pp = &(*pp)->chain;
         *pp = e->chain;
     }
-    if (e->prev) e->prev->next = e->next; else tree->head = e->next;
-    if (e->next) e->next->prev = e->prev; else tree->tail = e->prev;
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        tree->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        tree->tail = e->prev;
     tree->count--;
     elem_free(e);
 }
@@ -278,7 +287,10 @@ static int format_token(char *key, size_t keylen, const char *tok, size_t toklen
     const char *pct = NULL;
     for (const char *p = spec; *p; p++) {
         if (*p != '%') continue;
-        if (p[1] == '%') { p++; continue; }
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
         if (pct != NULL) return SCR_ERR_ARG; /* two conversions in one key */
         pct = p;
     }
@@ -288,31 +300,43 @@ static int format_token(char *key, size_t keylen, const char *tok, size_t toklen
     }
     const char *c = pct + 1;
     int longs = 0;
-    while (*c == 'l') { longs++; c++; }
+    while (*c == 'l') {
+        longs++;
+        c++;
+    }
     int n;
     switch (*c) {
     case 's':
         if (longs) return SCR_ERR_ARG;
         n = snprintf(key, keylen, spec, va_arg(*ap, const char *));
         break;
-    case 'd': case 'i':
-        if (longs == 0) n = snprintf(key, keylen, spec, va_arg(*ap, int));
-        else if (longs == 1) n = snprintf(key, keylen, spec, va_arg(*ap, long));
-        else if (longs == 2) n = snprintf(key, keylen, spec, va_arg(*ap, long long));
-        else return SCR_ERR_ARG;
+    case 'd':
+    case 'i':
+        if (longs == 0)
+            n = snprintf(key, keylen, spec, va_arg(*ap, int));
+        else if (longs == 1)
+            n = snprintf(key, keylen, spec, va_arg(*ap, long));
+        else if (longs == 2)
+            n = snprintf(key, keylen, spec, va_arg(*ap, long long));
+        else
+            return SCR_ERR_ARG;
         break;
-    case 'u': case 'x':
-        if (longs == 0) n = snprintf(key, keylen, spec, va_arg(*ap, unsigned int));
-        else if (longs == 1) n = snprintf(key, keylen, spec, va_arg(*ap, unsigned long));
-        else if (longs == 2) n = snprintf(key, keylen, spec, va_arg(*ap, unsigned long long));
-        else return SCR_ERR_ARG;
+    case 'u':
+    case 'x':
+        if (longs == 0)
+            n = snprintf(key, keylen, spec, va_arg(*ap, unsigned int));
+        else if (longs == 1)
+            n = snprintf(key, keylen, spec, va_arg(*ap, unsigned long));
+        else if (longs == 2)
+            n = snprintf(key, keylen, spec, va_arg(*ap, unsigned long long));
+        else
+            return SCR_ERR_ARG;
         break;
     case 'f':
         if (longs > 1) return SCR_ERR_ARG;
         n = snprintf(key, keylen, spec, va_arg(*ap, double));
         break;
-    default:
-        return SCR_ERR_ARG;
+    default: return SCR_ERR_ARG;
     }
     if (c[1] != '\0' && strchr(c + 1, '%') != NULL) return SCR_ERR_ARG;
     return (n < 0 || (size_t)n >= keylen) ? SCR_ERR_ARG : SCR_SUCCESS;
@@ -320,8 +344,8 @@ static int format_token(char *key, size_t keylen, const char *tok, size_t toklen
 
 /* Walk fmt; for every key but the last call step(level), for the last call
  * last(level). Both return the next level (NULL stops the walk). */
-static scr_kvtree *walk_format(scr_kvtree *tree, scr_kvtree *value, int create,
-                               const char *fmt, va_list *ap)
+static scr_kvtree *walk_format(scr_kvtree *tree, scr_kvtree *value, int create, const char *fmt,
+                               va_list *ap)
 {
     char key[4096];
     const char *p = fmt;
@@ -491,7 +515,8 @@ void scr_kvtree_sort_key_init(struct scr_kvtree_sort_key *k, const char *key)
     k->is_int = key_as_int(key, &k->value);
 }
 
-int scr_kvtree_sort_key_compare(const struct scr_kvtree_sort_key *a, const struct scr_kvtree_sort_key *b)
+int scr_kvtree_sort_key_compare(const struct scr_kvtree_sort_key *a,
+                                const struct scr_kvtree_sort_key *b)
 {
     if (a->is_int && b->is_int) return (a->value < b->value) ? -1 : (a->value > b->value);
     if (a->is_int != b->is_int) return a->is_int ? -1 : 1;

@@ -116,7 +116,8 @@ struct scr_kvtree_sort_key {
     long long value;
 };
 void scr_kvtree_sort_key_init(struct scr_kvtree_sort_key *k, const char *key);
-int scr_kvtree_sort_key_compare(const struct scr_kvtree_sort_key *a, const struct scr_kvtree_sort_key *b);
+int scr_kvtree_sort_key_compare(const struct scr_kvtree_sort_key *a,
+                                const struct scr_kvtree_sort_key *b);
 
 /* Same keys at every level with the same order-insensitive content. */
 int scr_kvtree_equal(const scr_kvtree *a, const scr_kvtree *b);

@@ -72,8 +72,8 @@ int scr_kvtree_file_image(const scr_kvtree *tree, void **out_buf, size_t *out_le
     return SCR_SUCCESS;
 }
 
-int scr_kvtree_file_image_of(const char *const *keys, const scr_kvtree *const *values, size_t n, int canonical,
-                             void **out_buf, size_t *out_len)
+int scr_kvtree_file_image_of(const char *const *keys, const scr_kvtree *const *values, size_t n,
+                             int canonical, void **out_buf, size_t *out_len)
 {
     size_t packed = 4, total = 0;
     for (size_t i = 0; i < n; i++) packed += strlen(keys[i]) + 1 + scr_kvtree_pack_size(values[i]);
@@ -124,18 +124,19 @@ int scr_kvtree_parse_image(const void *image, size_t len, scr_kvtree *tree, cons
 {
     const unsigned char *buf = image;
     if (len == 0) {
-        scr_err("%s: empty file (0 bytes): a hash file is never empty, so this one is damaged", origin);
+        scr_err("%s: empty file (0 bytes): a hash file is never empty, so this one is damaged",
+                origin);
         return SCR_ERR_FORMAT;
     }
     if (len < SCR_KVTREE_FILE_HEADER_SIZE) {
-        scr_err("%s: truncated hash file: %zu bytes, shorter than the %d-byte header",
-                origin, len, SCR_KVTREE_FILE_HEADER_SIZE);
+        scr_err("%s: truncated hash file: %zu bytes, shorter than the %d-byte header", origin, len,
+                SCR_KVTREE_FILE_HEADER_SIZE);
         return SCR_ERR_FORMAT;
     }
     uint32_t magic = (uint32_t)get_be(buf, 4);
     if (magic != SCR_KVTREE_FILE_MAGIC) {
-        scr_err("%s: not a hash file: magic number 0x%08x, expected 0x%08x",
-                origin, magic, SCR_KVTREE_FILE_MAGIC);
+        scr_err("%s: not a hash file: magic number 0x%08x, expected 0x%08x", origin, magic,
+                SCR_KVTREE_FILE_MAGIC);
         return SCR_ERR_FORMAT;
     }
     unsigned type = (unsigned)get_be(buf + 4, 2);
@@ -146,8 +147,8 @@ int scr_kvtree_parse_image(const void *image, size_t len, scr_kvtree *tree, cons
         return SCR_ERR_FORMAT;
     }
     if (version != SCR_KVTREE_FILE_VERSION) {
-        scr_err("%s: unsupported hash file version %u (this build reads version %d)",
-                origin, version, SCR_KVTREE_FILE_VERSION);
+        scr_err("%s: unsupported hash file version %u (this build reads version %d)", origin,
+                version, SCR_KVTREE_FILE_VERSION);
         return SCR_ERR_FORMAT;
     }
     uint64_t size = get_be(buf + 8, 8);

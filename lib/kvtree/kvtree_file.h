@@ -52,8 +52,8 @@ int scr_kvtree_file_image(const scr_kvtree *tree, void **out_buf, size_t *out_le
  * values[i], in that order (keys distinct), without building that tree.
  * With canonical, each value is packed with every level sorted
  * (scr_kvtree_pack_canonical); otherwise as it is. */
-int scr_kvtree_file_image_of(const char *const *keys, const scr_kvtree *const *values, size_t n, int canonical,
-                             void **out_buf, size_t *out_len);
+int scr_kvtree_file_image_of(const char *const *keys, const scr_kvtree *const *values, size_t n,
+                             int canonical, void **out_buf, size_t *out_len);
 
 /* A file image packed element by element (kvtree_pack.h): begin reserves
  * the header, the caller packs one tree, finish fills in the header and

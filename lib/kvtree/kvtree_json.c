@@ -37,9 +37,8 @@ int scr_kvtree_fprint_json(FILE *out, const scr_kvtree *tree)
 {
     struct json_object *obj = scr_kvtree_to_json(tree);
     if (obj == NULL) return SCR_ERR_NOMEM;
-    const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
-                                                              JSON_C_TO_STRING_SPACED |
-                                                              JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *text = json_object_to_json_string_ext(
+        obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = (text != NULL && fprintf(out, "%s\n", text) >= 0) ? SCR_SUCCESS : SCR_ERR_IO;
     json_object_put(obj);
     return rc;

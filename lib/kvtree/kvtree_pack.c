@@ -86,22 +86,23 @@ static int canon_compare(const void *a, const void *b)
     return c;
 }
 
-static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kvtree *tree, scr_strbuf *stack,
-                                   int *nomem);
+static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kvtree *tree,
+                                   scr_strbuf *stack, int *nomem);
 
 /* One element, its value level in canonical order; 0 as for the level. */
-static size_t pack_canonical_elem(unsigned char *buf, size_t size, const scr_kvtree_elem *e, scr_strbuf *stack,
-                                  int *nomem)
+static size_t pack_canonical_elem(unsigned char *buf, size_t size, const scr_kvtree_elem *e,
+                                  scr_strbuf *stack, int *nomem)
 {
     size_t k = pack_key(buf, size, scr_kvtree_elem_key(e));
-    size_t v = k ? pack_canonical_level(buf + k, size - k, scr_kvtree_elem_hash(e), stack, nomem) : 0;
+    size_t v =
+        k ? pack_canonical_level(buf + k, size - k, scr_kvtree_elem_hash(e), stack, nomem) : 0;
     return v ? k + v : 0;
 }
 
 /* Like pack_level with the elements of every level sorted; 0 when buf is
  * too small, with *nomem set when the stack could not grow (said). */
-static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kvtree *tree, scr_strbuf *stack,
-                                   int *nomem)
+static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kvtree *tree,
+                                   scr_strbuf *stack, int *nomem)
 {
     size_t n = (size_t)scr_kvtree_size(tree), off = 4;
     if (size < 4) return 0;
@@ -124,7 +125,8 @@ static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kv
     }
     struct canon_item *items = canon_items(stack) + base;
     size_t i = 0;
-    for (const scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e), i++) {
+    for (const scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e;
+         e = scr_kvtree_elem_next(e), i++) {
         items[i].elem = e;
         items[i].pos = i;
         scr_kvtree_sort_key_init(&items[i].k, scr_kvtree_elem_key(e));
@@ -132,7 +134,8 @@ static size_t pack_canonical_level(unsigned char *buf, size_t size, const scr_kv
     qsort(items, n, sizeof(*items), canon_compare);
     for (i = 0; i < n; i++) {
         /* the stack may move while the levels below are packed: index it afresh */
-        size_t len = pack_canonical_elem(buf + off, size - off, canon_items(stack)[base + i].elem, stack, nomem);
+        size_t len = pack_canonical_elem(buf + off, size - off, canon_items(stack)[base + i].elem,
+                                         stack, nomem);
         if (len == 0) return 0;
         off += len;
     }
@@ -198,10 +201,8 @@ static int damaged(const struct reader *r, const char *fault)
 
 static int unpack_level(struct reader *r, scr_kvtree *tree, int depth)
 {
-    if (depth > SCR_KVTREE_MAX_DEPTH)
-        return damaged(r, "nesting deeper than 64 levels");
-    if (r->len - r->off < 4)
-        return damaged(r, "element count cut off (truncated)");
+    if (depth > SCR_KVTREE_MAX_DEPTH) return damaged(r, "nesting deeper than 64 levels");
+    if (r->len - r->off < 4) return damaged(r, "element count cut off (truncated)");
     uint32_t count = get_u32(r->buf + r->off);
     size_t remaining = r->len - r->off - 4;
     if (count > remaining / MIN_ELEM_BYTES) {
@@ -229,10 +230,10 @@ static int unpack_level(struct reader *r, scr_kvtree *tree, int depth)
     return SCR_SUCCESS;
 }
 
-int scr_kvtree_unpack(const void *buf, size_t len, scr_kvtree *tree,
-                      size_t *out_used, const char *origin)
+int scr_kvtree_unpack(const void *buf, size_t len, scr_kvtree *tree, size_t *out_used,
+                      const char *origin)
 {
-    struct reader r = { buf, len, 0, origin ? origin : "packed hash" };
+    struct reader r = {buf, len, 0, origin ? origin : "packed hash"};
     if (tree == NULL || (buf == NULL && len > 0)) return SCR_ERR_ARG;
     /* unpack into a fresh tree so that damaged input leaves tree untouched */
     scr_kvtree *fresh = scr_kvtree_new();

@@ -50,7 +50,7 @@ void scr_pack_tree(scr_strbuf *b, const scr_kvtree *tree);
  * tree. *out_used (if not NULL) receives the bytes consumed. On error tree is
  * left as it was, an error naming origin and the fault is logged, and
  * SCR_ERR_FORMAT (damaged input) or SCR_ERR_NOMEM is returned. */
-int scr_kvtree_unpack(const void *buf, size_t len, scr_kvtree *tree,
-                      size_t *out_used, const char *origin);
+int scr_kvtree_unpack(const void *buf, size_t len, scr_kvtree *tree, size_t *out_used,
+                      const char *origin);
 
 #endif

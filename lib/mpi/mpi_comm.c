@@ -19,7 +19,8 @@ int scr_mpi_check(int mpi_rc, const char *what)
     if (mpi_rc == MPI_SUCCESS) return SCR_SUCCESS;
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
-    if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS) snprintf(text, sizeof(text), "code %d", mpi_rc);
+    if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof(text), "code %d", mpi_rc);
     scr_err("%s failed: %s", what, text);
     return SCR_FAILURE;
 }
@@ -27,7 +28,8 @@ int scr_mpi_check(int mpi_rc, const char *what)
 int scr_comm_all_true(int flag, MPI_Comm comm, int *out_all)
 {
     int mine = flag ? 1 : 0, all = 0;
-    int rc = scr_mpi_allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm, "agreeing with the other ranks (MPI_Allreduce)");
+    int rc = scr_mpi_allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm,
+                               "agreeing with the other ranks (MPI_Allreduce)");
     if (rc == SCR_SUCCESS) *out_all = all;
     return rc;
 }
@@ -158,8 +160,9 @@ int scr_comm_sendrecv_kvtree(const scr_kvtree *tree, int dest, int src, int tag,
     int len = 0, inlen = 0;
     int rc = pack_tree(tree, &buf, &len);
     if (rc != SCR_SUCCESS) len = -1; /* still take part: the peer learns of the failure */
-    int mrc = scr_mpi_check(MPI_Sendrecv(&len, 1, MPI_INT, dest, tag, &inlen, 1, MPI_INT, src, tag, comm,
-                                         MPI_STATUS_IGNORE), "exchanging record sizes");
+    int mrc = scr_mpi_check(MPI_Sendrecv(&len, 1, MPI_INT, dest, tag, &inlen, 1, MPI_INT, src, tag,
+                                         comm, MPI_STATUS_IGNORE),
+                            "exchanging record sizes");
     if (rc == SCR_SUCCESS) rc = mrc;
     if (mrc == SCR_SUCCESS && inlen >= 0) {
         in = malloc(inlen > 0 ? (size_t)inlen : 1);
@@ -168,8 +171,9 @@ int scr_comm_sendrecv_kvtree(const scr_kvtree *tree, int dest, int src, int tag,
     char dummy;
     if (mrc == SCR_SUCCESS)
         mrc = scr_mpi_check(MPI_Sendrecv(buf ? buf : &dummy, len > 0 ? len : 0, MPI_BYTE, dest, tag,
-                                         in ? in : &dummy, (in && inlen > 0) ? inlen : 0, MPI_BYTE, src, tag,
-                                         comm, MPI_STATUS_IGNORE), "exchanging records");
+                                         in ? in : &dummy, (in && inlen > 0) ? inlen : 0, MPI_BYTE,
+                                         src, tag, comm, MPI_STATUS_IGNORE),
+                            "exchanging records");
     if (rc == SCR_SUCCESS) rc = mrc;
     if (rc == SCR_SUCCESS && inlen < 0) {
         scr_err("rank %d could not send its record", src);
@@ -192,8 +196,7 @@ void scr_comm_free_trees(scr_kvtree **trees, int count)
     free(trees);
 }
 
-int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm,
-                           scr_kvtree ***out_trees)
+int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm, scr_kvtree ***out_trees)
 {
     *out_trees = NULL;
     int me, nranks, ok = 0;
@@ -235,11 +238,13 @@ int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm,
             root_ok = 0;
         }
     }
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Bcast(&root_ok, 1, MPI_INT, root, comm), "MPI_Bcast");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Bcast(&root_ok, 1, MPI_INT, root, comm), "MPI_Bcast");
     char dummy;
     if (rc == SCR_SUCCESS && root_ok)
-        rc = scr_mpi_check(MPI_Gatherv(buf ? buf : &dummy, len, MPI_BYTE, all ? all : &dummy, lens, displs,
-                                       MPI_BYTE, root, comm), "gathering records");
+        rc = scr_mpi_check(MPI_Gatherv(buf ? buf : &dummy, len, MPI_BYTE, all ? all : &dummy, lens,
+                                       displs, MPI_BYTE, root, comm),
+                           "gathering records");
     free(buf);
 
     /* root unpacks, and everyone learns whether that worked */
@@ -266,8 +271,10 @@ int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm,
         if (rc == SCR_SUCCESS && !unpacked) status = SCR_FAILURE;
     }
     if (rc != SCR_SUCCESS) status = rc;
-    if (status == SCR_SUCCESS) *out_trees = trees;
-    else scr_comm_free_trees(trees, me == root ? nranks : 0);
+    if (status == SCR_SUCCESS)
+        *out_trees = trees;
+    else
+        scr_comm_free_trees(trees, me == root ? nranks : 0);
     return status;
 }
 
@@ -296,10 +303,10 @@ int scr_comm_window_leave(MPI_Comm comm, int width, int tag)
     int me, size, token = 0;
     int rc = window_geometry(comm, &width, &me, &size);
     if (rc == SCR_SUCCESS && me + width < size)
-        rc = scr_mpi_check(MPI_Send(&token, 1, MPI_INT, me + width, tag, comm), "passing the turn on");
+        rc = scr_mpi_check(MPI_Send(&token, 1, MPI_INT, me + width, tag, comm),
+                           "passing the turn on");
     return rc;
 }
-
 
 /* --- polite waits (mpi_comm.h) ------------------------------------------------ */
 
@@ -359,12 +366,13 @@ int scr_mpi_wait(MPI_Request *req, const char *what)
     return scr_mpi_waitall(1, req, what);
 }
 
-int scr_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                      const char *what)
+int scr_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                      MPI_Comm comm, const char *what)
 {
     /* chosen by the setting, not by its flag: a nonblocking collective
      * never matches a blocking one, and two ranks' flags may differ */
-    if (polite == NULL) return scr_mpi_check(MPI_Allreduce(sendbuf, recvbuf, count, type, op, comm), what);
+    if (polite == NULL)
+        return scr_mpi_check(MPI_Allreduce(sendbuf, recvbuf, count, type, op, comm), what);
     MPI_Request req = MPI_REQUEST_NULL;
     int rc = scr_mpi_check(MPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, &req), what);
     if (rc != SCR_SUCCESS) return rc;

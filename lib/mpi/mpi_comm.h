@@ -91,7 +91,7 @@ int scr_mpi_wait(MPI_Request *req, const char *what);
 int scr_mpi_waitall(int n, MPI_Request *reqs, const char *what);
 
 /* MPI_Allreduce, as MPI_Iallreduce and a wait of the kind above. */
-int scr_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                      const char *what);
+int scr_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                      MPI_Comm comm, const char *what);
 
 #endif

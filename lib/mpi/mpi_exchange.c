@@ -46,20 +46,23 @@ static int pack_all(const scr_kvtree *send, int size, struct outgoing **out_list
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(dests); e; e = scr_kvtree_elem_next(e), i++) {
         int64_t d;
         if (scr_parse_int64(scr_kvtree_elem_key(e), &d) != SCR_SUCCESS || d < 0 || d >= size) {
-            scr_err("exchange: rank %s does not exist in a job of %d ranks", scr_kvtree_elem_key(e), size);
+            scr_err("exchange: rank %s does not exist in a job of %d ranks", scr_kvtree_elem_key(e),
+                    size);
             free_outgoing(out, i);
             return SCR_ERR_ARG;
         }
         size_t len = scr_kvtree_pack_size(scr_kvtree_elem_hash(e));
         if (len > INT32_MAX) {
-            scr_err("exchange: a record of %zu bytes for rank %d is too large to send", len, (int)d);
+            scr_err("exchange: a record of %zu bytes for rank %d is too large to send", len,
+                    (int)d);
             free_outgoing(out, i);
             return SCR_ERR_ARG;
         }
         out[i].dest = (int)d;
         out[i].len = (int)len;
         out[i].buf = malloc(len);
-        if (out[i].buf == NULL || scr_kvtree_pack(out[i].buf, len, scr_kvtree_elem_hash(e)) != len) {
+        if (out[i].buf == NULL ||
+            scr_kvtree_pack(out[i].buf, len, scr_kvtree_elem_hash(e)) != len) {
             scr_err("exchange: cannot pack a record of %zu bytes for rank %d", len, (int)d);
             free_outgoing(out, i + 1);
             return SCR_ERR_NOMEM;
@@ -104,7 +107,8 @@ static int take_record(const char *buf, int len, int src, scr_kvtree *recv)
  * its receives, and the records travel. A record that cannot be kept is
  * still received, as nothing, so that its sender can finish; the failure
  * is returned. */
-static int send_and_receive(const struct outgoing *out, int nsend, MPI_Comm comm, int tag, scr_kvtree *recv)
+static int send_and_receive(const struct outgoing *out, int nsend, MPI_Comm comm, int tag,
+                            scr_kvtree *recv)
 {
     int me = 0, nin = 0, status = SCR_SUCCESS;
     int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
@@ -120,7 +124,8 @@ static int send_and_receive(const struct outgoing *out, int nsend, MPI_Comm comm
         told[2 * i] = (uint64_t)me, told[2 * i + 1] = (uint64_t)out[i].len;
         dests[i] = out[i].dest;
     }
-    if (rc == SCR_SUCCESS) rc = scr_comm_send_to_owners(comm, told, dests, nsend, 2, &heard, &nin); /* all agree */
+    if (rc == SCR_SUCCESS)
+        rc = scr_comm_send_to_owners(comm, told, dests, nsend, 2, &heard, &nin); /* all agree */
     free(told);
     free(dests);
     if (rc != SCR_SUCCESS) return rc;
@@ -129,7 +134,8 @@ static int send_and_receive(const struct outgoing *out, int nsend, MPI_Comm comm
     static char drain;
     if (bufs == NULL || reqs == NULL) scr_err("out of memory receiving %d records", nin);
     /* all ranks agree, before any record travels: */
-    rc = scr_comm_agree(comm, bufs != NULL && reqs != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM, SCR_ERR_NOMEM);
+    rc = scr_comm_agree(comm, bufs != NULL && reqs != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM,
+                        SCR_ERR_NOMEM);
     for (int i = 0; rc == SCR_SUCCESS && i < nin; i++) {
         int src = (int)heard[2 * i], len = (int)heard[2 * i + 1];
         bufs[i] = malloc(len > 0 ? (size_t)len : 1);
@@ -137,16 +143,21 @@ static int send_and_receive(const struct outgoing *out, int nsend, MPI_Comm comm
             scr_err("out of memory receiving a record of %d bytes from rank %d", len, src);
             status = SCR_ERR_NOMEM;
         }
-        rc = scr_mpi_check(MPI_Irecv(bufs[i] ? bufs[i] : &drain, bufs[i] ? len : 0, MPI_BYTE, src, tag, comm, &reqs[i]),
+        rc = scr_mpi_check(MPI_Irecv(bufs[i] ? bufs[i] : &drain, bufs[i] ? len : 0, MPI_BYTE, src,
+                                     tag, comm, &reqs[i]),
                            "receiving a record");
     }
     for (int i = 0; rc == SCR_SUCCESS && i < nsend; i++)
-        rc = scr_mpi_check(MPI_Isend(out[i].buf, out[i].len, MPI_BYTE, out[i].dest, tag, comm, &reqs[nin + i]),
-                           "sending a record");
+        rc = scr_mpi_check(
+            MPI_Isend(out[i].buf, out[i].len, MPI_BYTE, out[i].dest, tag, comm, &reqs[nin + i]),
+            "sending a record");
     /* MPI itself failed above: nothing sensible is left to do */
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Waitall(nin + nsend, reqs, MPI_STATUSES_IGNORE), "exchanging records");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Waitall(nin + nsend, reqs, MPI_STATUSES_IGNORE),
+                           "exchanging records");
     for (int i = 0; rc == SCR_SUCCESS && i < nin; i++) {
-        int trc = bufs[i] ? take_record(bufs[i], (int)heard[2 * i + 1], (int)heard[2 * i], recv) : SCR_SUCCESS;
+        int trc = bufs[i] ? take_record(bufs[i], (int)heard[2 * i + 1], (int)heard[2 * i], recv)
+                          : SCR_SUCCESS;
         if (status == SCR_SUCCESS) status = trc;
     }
     for (int i = 0; bufs != NULL && i < nin; i++) free(bufs[i]);

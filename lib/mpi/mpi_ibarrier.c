@@ -22,7 +22,8 @@ static int post_round(struct scr_ibarrier *b)
  * distance behind has started: on to the next round, or done. */
 static int advance(struct scr_ibarrier *b)
 {
-    while (b->distance < b->size && b->reqs[0] == MPI_REQUEST_NULL && b->reqs[1] == MPI_REQUEST_NULL) {
+    while (b->distance < b->size && b->reqs[0] == MPI_REQUEST_NULL &&
+           b->reqs[1] == MPI_REQUEST_NULL) {
         b->distance = b->distance > b->size / 2 ? b->size : b->distance * 2;
         if (b->distance < b->size) {
             int rc = post_round(b);
@@ -56,20 +57,23 @@ int scr_ibarrier_test(struct scr_ibarrier *b, int *out_done)
     int flag = 0;
     *out_done = is_done(b);
     if (*out_done) return SCR_SUCCESS;
-    int rc = scr_mpi_check(MPI_Testall(b->native ? 1 : 2, b->reqs, &flag, MPI_STATUSES_IGNORE), "ending a barrier");
+    int rc = scr_mpi_check(MPI_Testall(b->native ? 1 : 2, b->reqs, &flag, MPI_STATUSES_IGNORE),
+                           "ending a barrier");
     if (rc == SCR_SUCCESS && !b->native) rc = advance(b);
     *out_done = is_done(b);
     return rc;
 }
 
-int scr_ibarrier_wait_or(struct scr_ibarrier *b, MPI_Request *other, int *out_other_done, int *out_done)
+int scr_ibarrier_wait_or(struct scr_ibarrier *b, MPI_Request *other, int *out_other_done,
+                         int *out_done)
 {
     *out_other_done = 0;
     *out_done = is_done(b);
     if (*out_done) return SCR_SUCCESS;
     MPI_Request reqs[3] = {*other, b->reqs[0], b->reqs[1]};
     int which = MPI_UNDEFINED;
-    int rc = scr_mpi_check(MPI_Waitany(b->native ? 2 : 3, reqs, &which, MPI_STATUS_IGNORE), "waiting in a barrier");
+    int rc = scr_mpi_check(MPI_Waitany(b->native ? 2 : 3, reqs, &which, MPI_STATUS_IGNORE),
+                           "waiting in a barrier");
     *other = reqs[0];
     b->reqs[0] = reqs[1];
     if (!b->native) b->reqs[1] = reqs[2];

@@ -18,8 +18,8 @@
 struct scr_ibarrier {
     MPI_Comm comm;
     int tag, me, size;
-    int distance;         /* the round under way: 2^k; size or more when done */
-    MPI_Request reqs[2];  /* the round's send and receive, or the MPI_Ibarrier */
+    int distance;        /* the round under way: 2^k; size or more when done */
+    MPI_Request reqs[2]; /* the round's send and receive, or the MPI_Ibarrier */
     int native;
 };
 
@@ -35,6 +35,7 @@ int scr_ibarrier_test(struct scr_ibarrier *b, int *out_done);
  * *out_other_done = 1 when other completed (other is then
  * MPI_REQUEST_NULL), *out_done = 1 when the barrier did. SCR_SUCCESS, or
  * the MPI failure (logged). */
-int scr_ibarrier_wait_or(struct scr_ibarrier *b, MPI_Request *other, int *out_other_done, int *out_done);
+int scr_ibarrier_wait_or(struct scr_ibarrier *b, MPI_Request *other, int *out_other_done,
+                         int *out_done);
 
 #endif

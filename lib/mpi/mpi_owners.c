@@ -33,7 +33,8 @@ static void keep(struct received *got, const uint64_t *record)
 {
     if (got->n == got->cap && got->status == SCR_SUCCESS) {
         int grown = got->cap ? 2 * got->cap : 16;
-        uint64_t *more = realloc(got->records, (size_t)grown * (size_t)got->width * sizeof(uint64_t));
+        uint64_t *more =
+            realloc(got->records, (size_t)grown * (size_t)got->width * sizeof(uint64_t));
         if (more == NULL) {
             scr_err("out of memory for %d records of %d values", grown, got->width);
             got->status = SCR_ERR_NOMEM; /* go on receiving, so that no sender waits for ever */
@@ -41,8 +42,9 @@ static void keep(struct received *got, const uint64_t *record)
             got->records = more, got->cap = grown;
         }
     }
-    if (got->n < got->cap) memcpy(got->records + (size_t)got->n++ * (size_t)got->width, record,
-                                  (size_t)got->width * sizeof(uint64_t));
+    if (got->n < got->cap)
+        memcpy(got->records + (size_t)got->n++ * (size_t)got->width, record,
+               (size_t)got->width * sizeof(uint64_t));
 }
 
 /* Wait for a record to arrive or one of this rank's to be taken (reqs[0]
@@ -50,7 +52,8 @@ static void keep(struct received *got, const uint64_t *record)
 static int wait_sending(MPI_Request *reqs, int nsend, int *out_arrived, int *out_pending)
 {
     int which = MPI_UNDEFINED;
-    int rc = scr_mpi_check(MPI_Waitany(nsend + 1, reqs, &which, MPI_STATUS_IGNORE), "exchanging records");
+    int rc = scr_mpi_check(MPI_Waitany(nsend + 1, reqs, &which, MPI_STATUS_IGNORE),
+                           "exchanging records");
     *out_arrived = rc == SCR_SUCCESS && which == 0;
     if (rc == SCR_SUCCESS && which > 0) (*out_pending)--;
     return rc;
@@ -64,13 +67,15 @@ static int end_receiving(MPI_Comm comm, int tag, MPI_Request *recv, int width)
     int me = 0;
     int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
     if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Send(end, width, MPI_UINT64_T, me, tag, comm), "ending an exchange of records");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Wait(recv, MPI_STATUS_IGNORE), "ending an exchange of records");
+        rc = scr_mpi_check(MPI_Send(end, width, MPI_UINT64_T, me, tag, comm),
+                           "ending an exchange of records");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Wait(recv, MPI_STATUS_IGNORE), "ending an exchange of records");
     return rc;
 }
 
-int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *owners, int n, int width,
-                            uint64_t **out_records, int *out_n)
+int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *owners, int n,
+                            int width, uint64_t **out_records, int *out_n)
 {
     *out_records = NULL;
     *out_n = 0;
@@ -100,11 +105,12 @@ int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *o
         free(reqs);
         return rc;
     }
-    rc = scr_mpi_check(MPI_Irecv(incoming, width, MPI_UINT64_T, MPI_ANY_SOURCE, tags + TAG_RECORD, comm, &reqs[0]),
-                       "exchanging records");
+    rc = scr_mpi_check(
+        MPI_Irecv(incoming, width, MPI_UINT64_T, MPI_ANY_SOURCE, tags + TAG_RECORD, comm, &reqs[0]),
+        "exchanging records");
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++)
-        rc = scr_mpi_check(MPI_Issend(records + (size_t)i * (size_t)width, width, MPI_UINT64_T, owners[i],
-                                      tags + TAG_RECORD, comm, &reqs[i + 1]),
+        rc = scr_mpi_check(MPI_Issend(records + (size_t)i * (size_t)width, width, MPI_UINT64_T,
+                                      owners[i], tags + TAG_RECORD, comm, &reqs[i + 1]),
                            "sending a record");
     struct scr_ibarrier barrier;
     int pending = n, in_barrier = 0, done = 0;
@@ -120,8 +126,8 @@ int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *o
         }
         if (rc == SCR_SUCCESS && arrived) {
             keep(&got, incoming);
-            rc = scr_mpi_check(MPI_Irecv(incoming, width, MPI_UINT64_T, MPI_ANY_SOURCE, tags + TAG_RECORD, comm,
-                                         &reqs[0]),
+            rc = scr_mpi_check(MPI_Irecv(incoming, width, MPI_UINT64_T, MPI_ANY_SOURCE,
+                                         tags + TAG_RECORD, comm, &reqs[0]),
                                "exchanging records");
         }
     }

@@ -25,7 +25,7 @@
 /* Send record i (width uint64 values at records + i * width) to rank
  * owners[i] of comm, for i < n; *out_records (free) holds the width-wide
  * records sent to this rank, *out_n of them, in no particular order. */
-int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *owners, int n, int width,
-                            uint64_t **out_records, int *out_n);
+int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *owners, int n,
+                            int width, uint64_t **out_records, int *out_n);
 
 #endif

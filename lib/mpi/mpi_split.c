@@ -48,7 +48,8 @@ int scr_comm_dup(MPI_Comm comm, MPI_Comm *out, const char *what)
     if (!scr_mpi_is_simulated()) return scr_mpi_check(MPI_Comm_dup(comm, out), what);
     MPI_Group group = MPI_GROUP_NULL;
     int rc = scr_mpi_check(MPI_Comm_group(comm, &group), what);
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_create_group(comm, group, next_tags() + TAG_CREATE, out), what);
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Comm_create_group(comm, group, next_tags() + TAG_CREATE, out), what);
     if (group != MPI_GROUP_NULL) MPI_Group_free(&group);
     return rc;
 }
@@ -56,7 +57,8 @@ int scr_comm_dup(MPI_Comm comm, MPI_Comm *out, const char *what)
 /* Owner: send each member of every colour it owns the ranks of that
  * colour in order, one message per member, from lists (n ints); reqs (one
  * per entry) are waited on by the caller. */
-static int send_members(MPI_Comm comm, int tags, struct entry *all, int n, int *lists, MPI_Request *reqs)
+static int send_members(MPI_Comm comm, int tags, struct entry *all, int n, int *lists,
+                        MPI_Request *reqs)
 {
     qsort(all, (size_t)n, sizeof(*all), entry_order);
     for (int i = 0; i < n; i++) lists[i] = all[i].rank;
@@ -64,8 +66,8 @@ static int send_members(MPI_Comm comm, int tags, struct entry *all, int n, int *
         int end = first;
         while (end < n && all[end].color == all[first].color) end++;
         for (int i = first; i < end; i++) {
-            int rc = scr_mpi_check(MPI_Isend(&lists[first], end - first, MPI_INT, all[i].rank, tags + TAG_MEMBERS,
-                                             comm, &reqs[i]),
+            int rc = scr_mpi_check(MPI_Isend(&lists[first], end - first, MPI_INT, all[i].rank,
+                                             tags + TAG_MEMBERS, comm, &reqs[i]),
                                    "sending the members of a colour");
             if (rc != SCR_SUCCESS) return rc;
         }
@@ -79,7 +81,8 @@ static int receive_members(MPI_Comm comm, int tags, int owner, int **out_members
 {
     MPI_Status st;
     int n = 0;
-    int rc = scr_mpi_check(MPI_Probe(owner, tags + TAG_MEMBERS, comm, &st), "waiting for the members of a colour");
+    int rc = scr_mpi_check(MPI_Probe(owner, tags + TAG_MEMBERS, comm, &st),
+                           "waiting for the members of a colour");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Get_count(&st, MPI_INT, &n), "MPI_Get_count");
     int *members = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
     if (rc == SCR_SUCCESS && members == NULL) {
@@ -87,8 +90,9 @@ static int receive_members(MPI_Comm comm, int tags, int owner, int **out_members
         rc = SCR_ERR_NOMEM;
     }
     if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Recv(members, n, MPI_INT, owner, tags + TAG_MEMBERS, comm, MPI_STATUS_IGNORE),
-                           "receiving the members of a colour");
+        rc = scr_mpi_check(
+            MPI_Recv(members, n, MPI_INT, owner, tags + TAG_MEMBERS, comm, MPI_STATUS_IGNORE),
+            "receiving the members of a colour");
     *out_members = members;
     *out_n = n;
     return rc;
@@ -100,8 +104,10 @@ static int create_from(MPI_Comm comm, const int *members, int n, int tag, MPI_Co
 {
     MPI_Group all = MPI_GROUP_NULL, sub = MPI_GROUP_NULL;
     int rc = scr_mpi_check(MPI_Comm_group(comm, &all), "MPI_Comm_group");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Group_incl(all, n, members, &sub), "MPI_Group_incl");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_create_group(comm, sub, tag, out), "MPI_Comm_create_group");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Group_incl(all, n, members, &sub), "MPI_Group_incl");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Comm_create_group(comm, sub, tag, out), "MPI_Comm_create_group");
     if (sub != MPI_GROUP_NULL) MPI_Group_free(&sub);
     if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
     return rc;
@@ -115,11 +121,13 @@ static int split_scalably(MPI_Comm comm, int color, int key, MPI_Comm *out)
     if (rc != SCR_SUCCESS) return rc;
     int tags = next_tags();
     int owner = color == MPI_UNDEFINED ? -1 : owner_of(color, size);
-    uint64_t mine[3] = {(uint64_t)(int64_t)color, (uint64_t)(int64_t)key, (uint64_t)me}, *got = NULL;
+    uint64_t mine[3] = {(uint64_t)(int64_t)color, (uint64_t)(int64_t)key, (uint64_t)me},
+             *got = NULL;
     struct entry *all = NULL;
     int n = 0, nmembers = 0, *lists = NULL, *members = NULL;
     MPI_Request *reqs = NULL;
-    rc = scr_comm_send_to_owners(comm, mine, &owner, color == MPI_UNDEFINED ? 0 : 1, 3, &got, &n); /* all agree */
+    rc = scr_comm_send_to_owners(comm, mine, &owner, color == MPI_UNDEFINED ? 0 : 1, 3, &got,
+                                 &n); /* all agree */
     if (rc != SCR_SUCCESS) return rc;
     if (n > 0) {
         all = malloc((size_t)n * sizeof(*all));
@@ -132,17 +140,21 @@ static int split_scalably(MPI_Comm comm, int color, int key, MPI_Comm *out)
     }
     for (int i = 0; reqs != NULL && i < n; i++) reqs[i] = MPI_REQUEST_NULL;
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++)
-        all[i] = (struct entry){(int)(int64_t)got[3 * i], (int)(int64_t)got[3 * i + 1], (int)got[3 * i + 2]};
+        all[i] = (struct entry){(int)(int64_t)got[3 * i], (int)(int64_t)got[3 * i + 1],
+                                (int)got[3 * i + 2]};
     free(got);
     /* all ranks agree: no member waits for an owner that cannot send */
     rc = scr_comm_agree(comm, rc, SCR_ERR_NOMEM);
     if (rc == SCR_SUCCESS && n > 0) rc = send_members(comm, tags, all, n, lists, reqs);
-    if (rc == SCR_SUCCESS && color != MPI_UNDEFINED) rc = receive_members(comm, tags, owner, &members, &nmembers);
+    if (rc == SCR_SUCCESS && color != MPI_UNDEFINED)
+        rc = receive_members(comm, tags, owner, &members, &nmembers);
     if (reqs != NULL) {
-        int wrc = scr_mpi_check(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE), "sending the members of a colour");
+        int wrc = scr_mpi_check(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE),
+                                "sending the members of a colour");
         if (rc == SCR_SUCCESS) rc = wrc;
     }
-    if (rc == SCR_SUCCESS && color != MPI_UNDEFINED) rc = create_from(comm, members, nmembers, tags + TAG_CREATE, out);
+    if (rc == SCR_SUCCESS && color != MPI_UNDEFINED)
+        rc = create_from(comm, members, nmembers, tags + TAG_CREATE, out);
     free(members);
     free(lists);
     free(reqs);
@@ -175,18 +187,20 @@ int scr_comm_rank_in_class(MPI_Comm comm, int cls, int nclasses, int *out_before
     rc = scr_comm_agree(comm, rc, SCR_ERR_NOMEM);
     if (rc == SCR_SUCCESS) upto[cls] = 1;
     /* after the round of distance d, upto counts ranks me-2d+1 .. me */
-    for (int d = 1; rc == SCR_SUCCESS && d < size; d = d > size / 2 ? size : 2 * d) {
-        int to = me + d < size ? me + d : MPI_PROC_NULL, from = me - d >= 0 ? me - d : MPI_PROC_NULL;
+    for (int d = 1; rc == SCR_SUCCESS && d<size; d = d> size / 2 ? size : 2 * d) {
+        int to = me + d < size ? me + d : MPI_PROC_NULL,
+            from = me - d >= 0 ? me - d : MPI_PROC_NULL;
         for (int i = 0; i < nclasses; i++) got[i] = 0;
-        rc = scr_mpi_check(MPI_Sendrecv(upto, nclasses, MPI_INT, to, TAG_SCAN, got, nclasses, MPI_INT, from, TAG_SCAN,
-                                        comm, MPI_STATUS_IGNORE),
+        rc = scr_mpi_check(MPI_Sendrecv(upto, nclasses, MPI_INT, to, TAG_SCAN, got, nclasses,
+                                        MPI_INT, from, TAG_SCAN, comm, MPI_STATUS_IGNORE),
                            "counting ranks by class");
         for (int i = 0; rc == SCR_SUCCESS && i < nclasses; i++) upto[i] += got[i];
     }
     if (rc == SCR_SUCCESS) *out_before = upto[cls] - 1;
     for (int i = 0; rc == SCR_SUCCESS && i < nclasses; i++) got[i] = i == cls;
     if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Allreduce(got, upto, nclasses, MPI_INT, MPI_SUM, comm), "counting ranks by class");
+        rc = scr_mpi_check(MPI_Allreduce(got, upto, nclasses, MPI_INT, MPI_SUM, comm),
+                           "counting ranks by class");
     if (rc == SCR_SUCCESS) *out_size = upto[cls];
     free(upto);
     free(got);
@@ -238,8 +252,9 @@ int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, 
         if (names == NULL) rc = SCR_ERR_NOMEM;
     }
     if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Allgatherv(name, len, MPI_CHAR, names, lens, displs, MPI_CHAR, hashed),
-                           "exchanging node names");
+        rc = scr_mpi_check(
+            MPI_Allgatherv(name, len, MPI_CHAR, names, lens, displs, MPI_CHAR, hashed),
+            "exchanging node names");
     int first = hme;
     for (int i = 0; rc == SCR_SUCCESS && i < hsize; i++) {
         if (strcmp(names + displs[i], name) == 0) {

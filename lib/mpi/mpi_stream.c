@@ -36,9 +36,9 @@ void scr_stream_abandon(MPI_Request *reqs, int n)
     }
 }
 
-int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stream_side *in, MPI_Comm comm,
-                        int tag, char *sendbuf, char *recvbuf, size_t piece, int depth, int *io_read_rc,
-                        int *io_write_rc)
+int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stream_side *in,
+                        MPI_Comm comm, int tag, char *sendbuf, char *recvbuf, size_t piece,
+                        int depth, int *io_read_rc, int *io_write_rc)
 {
     MPI_Request reqs[2 * MAX_DEPTH]; /* sends in the first half, receives in the second */
     MPI_Request *sreq = reqs, *rreq = reqs + MAX_DEPTH;
@@ -49,8 +49,9 @@ int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stre
     uint64_t nsend = pieces_of(out, piece), nrecv = pieces_of(in, piece);
 
     for (uint64_t r = 0; mrc == SCR_SUCCESS && r < nrecv && r < (uint64_t)depth; r++)
-        mrc = scr_mpi_check(MPI_Irecv(recvbuf + r * piece, (int)piece_len(in, r, piece), MPI_BYTE, in->peer, tag,
-                                      comm, &rreq[r]), "receiving files (MPI_Irecv)");
+        mrc = scr_mpi_check(MPI_Irecv(recvbuf + r * piece, (int)piece_len(in, r, piece), MPI_BYTE,
+                                      in->peer, tag, comm, &rreq[r]),
+                            "receiving files (MPI_Irecv)");
     /* step i sends piece i and takes in piece i-1, which had a step to arrive */
     for (uint64_t i = 0; mrc == SCR_SUCCESS && (i < nsend || i <= nrecv); i++) {
         if (i < nsend) {
@@ -59,9 +60,11 @@ int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stre
             char *buf = sendbuf + (size_t)j * piece;
             mrc = scr_mpi_wait(&sreq[j], "sending files (MPI_Wait)");
             if (mrc != SCR_SUCCESS) break;
-            if (read_rc == SCR_SUCCESS) read_rc = scr_padfile_read(out->parts, out->count, i * piece, buf, len);
+            if (read_rc == SCR_SUCCESS)
+                read_rc = scr_padfile_read(out->parts, out->count, i * piece, buf, len);
             if (read_rc == SCR_SUCCESS) scr_crc_parts_add(out->crc, i * piece, buf, len);
-            if (read_rc != SCR_SUCCESS) memset(buf, 0, len); /* keep the receiver going; fail after */
+            if (read_rc != SCR_SUCCESS)
+                memset(buf, 0, len); /* keep the receiver going; fail after */
             mrc = scr_mpi_check(MPI_Isend(buf, (int)len, MPI_BYTE, out->peer, tag, comm, &sreq[j]),
                                 "sending files (MPI_Isend)");
         }
@@ -71,16 +74,18 @@ int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stre
         size_t len = piece_len(in, r, piece);
         mrc = scr_mpi_wait(&rreq[j], "receiving files (MPI_Wait)");
         if (mrc == SCR_SUCCESS && write_rc == SCR_SUCCESS) {
-            write_rc = scr_padfile_write(in->parts, in->count, r * piece, recvbuf + (size_t)j * piece, len);
-            if (write_rc == SCR_SUCCESS) scr_crc_parts_add(in->crc, r * piece, recvbuf + (size_t)j * piece, len);
+            write_rc = scr_padfile_write(in->parts, in->count, r * piece,
+                                         recvbuf + (size_t)j * piece, len);
+            if (write_rc == SCR_SUCCESS)
+                scr_crc_parts_add(in->crc, r * piece, recvbuf + (size_t)j * piece, len);
         }
         if (mrc == SCR_SUCCESS && r + (uint64_t)depth < nrecv)
-            mrc = scr_mpi_check(MPI_Irecv(recvbuf + (size_t)j * piece, (int)piece_len(in, r + (uint64_t)depth, piece),
-                                          MPI_BYTE, in->peer, tag, comm, &rreq[j]),
+            mrc = scr_mpi_check(MPI_Irecv(recvbuf + (size_t)j * piece,
+                                          (int)piece_len(in, r + (uint64_t)depth, piece), MPI_BYTE,
+                                          in->peer, tag, comm, &rreq[j]),
                                 "receiving files (MPI_Irecv)");
     }
-    if (mrc == SCR_SUCCESS)
-        mrc = scr_mpi_waitall(depth, sreq, "sending files (MPI_Waitall)");
+    if (mrc == SCR_SUCCESS) mrc = scr_mpi_waitall(depth, sreq, "sending files (MPI_Waitall)");
     if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, 2 * MAX_DEPTH);
     *io_read_rc = read_rc;
     *io_write_rc = write_rc;

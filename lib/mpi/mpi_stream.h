@@ -55,8 +55,8 @@ int scr_stream_depth(size_t bufsize, size_t piece);
 void scr_stream_abandon(MPI_Request *reqs, int n);
 
 /* sendbuf and recvbuf hold depth * piece bytes each. */
-int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stream_side *in, MPI_Comm comm,
-                        int tag, char *sendbuf, char *recvbuf, size_t piece, int depth, int *io_read_rc,
-                        int *io_write_rc);
+int scr_stream_exchange(const struct scr_stream_side *out, const struct scr_stream_side *in,
+                        MPI_Comm comm, int tag, char *sendbuf, char *recvbuf, size_t piece,
+                        int depth, int *io_read_rc, int *io_write_rc);
 
 #endif

@@ -36,7 +36,8 @@ int scr_crc_note_add(scr_kvtree *note, int id, int rank, const char *file, uint3
 static int is_note_name(const char *name)
 {
     size_t n = strlen(name), p = strlen(NOTE_PREFIX), s = strlen(NOTE_SUFFIX);
-    return n > p + s && strncmp(name, NOTE_PREFIX, p) == 0 && strcmp(name + n - s, NOTE_SUFFIX) == 0;
+    return n > p + s && strncmp(name, NOTE_PREFIX, p) == 0 &&
+           strcmp(name + n - s, NOTE_SUFFIX) == 0;
 }
 
 /* The CRC noted for file (held for rank in dataset id) into map, where a
@@ -46,8 +47,8 @@ static int take_one(scr_filemap *map, int id, int rank, const char *file, const 
     const scr_meta *meta = NULL;
     uint32_t crc = 0, had = 0;
     if (scr_kvtree_util_get_crc32(noted, "CRC", &crc) != SCR_SUCCESS ||
-        scr_filemap_get_meta(map, id, rank, file, &meta) != SCR_SUCCESS || !scr_meta_is_complete(meta) ||
-        scr_meta_get_crc32(meta, &had) == SCR_SUCCESS)
+        scr_filemap_get_meta(map, id, rank, file, &meta) != SCR_SUCCESS ||
+        !scr_meta_is_complete(meta) || scr_meta_get_crc32(meta, &had) == SCR_SUCCESS)
         return 0;
     scr_meta *copy = scr_meta_new();
     int taken = copy != NULL && scr_meta_copy(copy, meta) == SCR_SUCCESS &&
@@ -60,11 +61,14 @@ static int take_one(scr_filemap *map, int id, int rank, const char *file, const 
 static int take_note(scr_filemap *map, const scr_kvtree *note)
 {
     int taken = 0;
-    for (scr_kvtree_elem *d = scr_kvtree_elem_first(scr_kvtree_get(note, "DSET")); d; d = scr_kvtree_elem_next(d))
-        for (scr_kvtree_elem *r = scr_kvtree_elem_first(scr_kvtree_get(scr_kvtree_elem_hash(d), "RANK")); r;
-             r = scr_kvtree_elem_next(r))
-            for (scr_kvtree_elem *f = scr_kvtree_elem_first(scr_kvtree_get(scr_kvtree_elem_hash(r), "FILE")); f;
-                 f = scr_kvtree_elem_next(f))
+    for (scr_kvtree_elem *d = scr_kvtree_elem_first(scr_kvtree_get(note, "DSET")); d;
+         d = scr_kvtree_elem_next(d))
+        for (scr_kvtree_elem *r =
+                 scr_kvtree_elem_first(scr_kvtree_get(scr_kvtree_elem_hash(d), "RANK"));
+             r; r = scr_kvtree_elem_next(r))
+            for (scr_kvtree_elem *f =
+                     scr_kvtree_elem_first(scr_kvtree_get(scr_kvtree_elem_hash(r), "FILE"));
+                 f; f = scr_kvtree_elem_next(f))
                 taken += take_one(map, atoi(scr_kvtree_elem_key(d)), atoi(scr_kvtree_elem_key(r)),
                                   scr_kvtree_elem_key(f), scr_kvtree_elem_hash(f));
     return taken;
@@ -78,13 +82,18 @@ int scr_crc_note_take(const char *cntl_dir, scr_filemap *map, int remove)
     struct dirent *ent;
     while ((ent = readdir(dir)) != NULL) {
         char *path = NULL;
-        if (!is_note_name(ent->d_name) || scr_path_join(cntl_dir, ent->d_name, &path) != SCR_SUCCESS) continue;
+        if (!is_note_name(ent->d_name) ||
+            scr_path_join(cntl_dir, ent->d_name, &path) != SCR_SUCCESS)
+            continue;
         scr_kvtree *note = scr_kvtree_new();
         int rc = note != NULL ? scr_kvtree_read_file(path, note) : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) taken += take_note(map, note);
-        else if (rc != SCR_ERR_NOTFOUND) scr_warn("ignoring the CRCs noted in %s (%s)", path, scr_strstatus(rc));
+        if (rc == SCR_SUCCESS)
+            taken += take_note(map, note);
+        else if (rc != SCR_ERR_NOTFOUND)
+            scr_warn("ignoring the CRCs noted in %s (%s)", path, scr_strstatus(rc));
         scr_kvtree_delete(note);
-        if (remove && unlink(path) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", path, strerror(errno));
+        if (remove && unlink(path) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", path, strerror(errno));
         free(path);
     }
     closedir(dir);

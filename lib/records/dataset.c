@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static int text_nonempty(const char *s) { return s[0] != '\0'; }
+static int text_nonempty(const char *s)
+{
+    return s[0] != '\0';
+}
 
 enum kind { TEXT, INT, TIME64, SIZE64 };
 
@@ -20,28 +23,43 @@ struct field {
     const char *expected; /* for messages */
 };
 
-enum { F_ID, F_NAME, F_FLAGS, F_CREATED, F_USER, F_JOBNAME, F_JOBID, F_CKPT, F_SIZE, F_FILES,
-       F_COMPLETE, F_CLUSTER, F_FLAG_CKPT, F_FLAG_OUTPUT, F_SHARED_NAMES };
+enum {
+    F_ID,
+    F_NAME,
+    F_FLAGS,
+    F_CREATED,
+    F_USER,
+    F_JOBNAME,
+    F_JOBID,
+    F_CKPT,
+    F_SIZE,
+    F_FILES,
+    F_COMPLETE,
+    F_CLUSTER,
+    F_FLAG_CKPT,
+    F_FLAG_OUTPUT,
+    F_SHARED_NAMES
+};
 
 static const struct field fields[] = {
-    [F_ID] = { "ID", INT, 1, INT_MAX, "a dataset id (an integer >= 1)" },
-    [F_NAME] = { "NAME", TEXT, 0, 0, "a non-empty dataset name" },
-    [F_FLAGS] = { "FLAGS", INT, 0, SCR_DATASET_FLAG_CHECKPOINT | SCR_DATASET_FLAG_OUTPUT,
-                  "flags 0 to 3 (1 checkpoint, 2 output)" },
-    [F_CREATED] = { "CREATED", TIME64, 0, 0, "microseconds since the epoch" },
-    [F_USER] = { "USER", TEXT, 0, 0, "a non-empty user name" },
-    [F_JOBNAME] = { "JOBNAME", TEXT, 0, 0, "a non-empty job name" },
-    [F_JOBID] = { "JOBID", TEXT, 0, 0, "a non-empty job id" },
-    [F_CKPT] = { "CKPT", INT, 1, INT_MAX, "a checkpoint id (an integer >= 1)" },
-    [F_SIZE] = { "SIZE", SIZE64, 0, 0, "a size in bytes" },
-    [F_FILES] = { "FILES", INT, 0, INT_MAX, "a number of files (an integer >= 0)" },
-    [F_COMPLETE] = { "COMPLETE", INT, 0, 1, "0 or 1" },
-    [F_CLUSTER] = { "CLUSTER", TEXT, 0, 0, "a non-empty cluster name" },
+    [F_ID] = {"ID", INT, 1, INT_MAX, "a dataset id (an integer >= 1)"},
+    [F_NAME] = {"NAME", TEXT, 0, 0, "a non-empty dataset name"},
+    [F_FLAGS] = {"FLAGS", INT, 0, SCR_DATASET_FLAG_CHECKPOINT | SCR_DATASET_FLAG_OUTPUT,
+                 "flags 0 to 3 (1 checkpoint, 2 output)"},
+    [F_CREATED] = {"CREATED", TIME64, 0, 0, "microseconds since the epoch"},
+    [F_USER] = {"USER", TEXT, 0, 0, "a non-empty user name"},
+    [F_JOBNAME] = {"JOBNAME", TEXT, 0, 0, "a non-empty job name"},
+    [F_JOBID] = {"JOBID", TEXT, 0, 0, "a non-empty job id"},
+    [F_CKPT] = {"CKPT", INT, 1, INT_MAX, "a checkpoint id (an integer >= 1)"},
+    [F_SIZE] = {"SIZE", SIZE64, 0, 0, "a size in bytes"},
+    [F_FILES] = {"FILES", INT, 0, INT_MAX, "a number of files (an integer >= 0)"},
+    [F_COMPLETE] = {"COMPLETE", INT, 0, 1, "0 or 1"},
+    [F_CLUSTER] = {"CLUSTER", TEXT, 0, 0, "a non-empty cluster name"},
     /* SCR 3.1 writes these two instead of FLAGS */
-    [F_FLAG_CKPT] = { "FLAG_CKPT", INT, 0, 1, "0 or 1" },
-    [F_FLAG_OUTPUT] = { "FLAG_OUTPUT", INT, 0, 1, "0 or 1" },
+    [F_FLAG_CKPT] = {"FLAG_CKPT", INT, 0, 1, "0 or 1"},
+    [F_FLAG_OUTPUT] = {"FLAG_OUTPUT", INT, 0, 1, "0 or 1"},
     /* ours: how many names of a dataset on the prefix several ranks list */
-    [F_SHARED_NAMES] = { "SHARED_NAMES", INT, 0, INT_MAX, "a number of names (an integer >= 0)" },
+    [F_SHARED_NAMES] = {"SHARED_NAMES", INT, 0, INT_MAX, "a number of names (an integer >= 0)"},
 };
 #define NFIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
@@ -84,9 +102,15 @@ static int check_field(const scr_dataset *dset, int f)
 
 /* --- allocation -------------------------------------------------------------- */
 
-scr_dataset *scr_dataset_new(void) { return scr_kvtree_new(); }
+scr_dataset *scr_dataset_new(void)
+{
+    return scr_kvtree_new();
+}
 
-void scr_dataset_delete(scr_dataset *dset) { scr_kvtree_delete(dset); }
+void scr_dataset_delete(scr_dataset *dset)
+{
+    scr_kvtree_delete(dset);
+}
 
 int scr_dataset_copy(scr_dataset *dst, const scr_dataset *src)
 {
@@ -101,8 +125,8 @@ int scr_dataset_copy(scr_dataset *dst, const scr_dataset *src)
 static int set_text(scr_dataset *dset, int f, const char *value)
 {
     if (dset == NULL || value == NULL || !text_nonempty(value)) {
-        scr_err("dataset: refusing %s '%s', expected %s", fields[f].key,
-                value ? value : "(null)", fields[f].expected);
+        scr_err("dataset: refusing %s '%s', expected %s", fields[f].key, value ? value : "(null)",
+                fields[f].expected);
         return SCR_ERR_ARG;
     }
     return scr_kvtree_util_set_str(dset, fields[f].key, value);
@@ -111,8 +135,7 @@ static int set_text(scr_dataset *dset, int f, const char *value)
 static int set_int(scr_dataset *dset, int f, int value)
 {
     if (dset == NULL || value < fields[f].min || value > fields[f].max) {
-        scr_err("dataset: refusing %s %d, expected %s", fields[f].key, value,
-                fields[f].expected);
+        scr_err("dataset: refusing %s %d, expected %s", fields[f].key, value, fields[f].expected);
         return SCR_ERR_ARG;
     }
     return scr_kvtree_util_set_int(dset, fields[f].key, value);
@@ -209,7 +232,8 @@ int scr_dataset_get_flags(const scr_dataset *dset, int *out)
     int ckpt = 0, output = 0;
     int crc = get_int(dset, F_FLAG_CKPT, &ckpt), orc = get_int(dset, F_FLAG_OUTPUT, &output);
     if (crc == SCR_ERR_NOTFOUND && orc == SCR_ERR_NOTFOUND) return SCR_ERR_NOTFOUND;
-    if ((crc != SCR_SUCCESS && crc != SCR_ERR_NOTFOUND) || (orc != SCR_SUCCESS && orc != SCR_ERR_NOTFOUND))
+    if ((crc != SCR_SUCCESS && crc != SCR_ERR_NOTFOUND) ||
+        (orc != SCR_SUCCESS && orc != SCR_ERR_NOTFOUND))
         return SCR_ERR_TYPE;
     *out = (ckpt ? SCR_DATASET_FLAG_CHECKPOINT : 0) | (output ? SCR_DATASET_FLAG_OUTPUT : 0);
     return SCR_SUCCESS;
@@ -219,10 +243,13 @@ int scr_dataset_set_scr31_flags(scr_dataset *dset)
 {
     int flags;
     int rc = scr_dataset_get_flags(dset, &flags);
-    if (rc == SCR_ERR_NOTFOUND) flags = scr_dataset_is_checkpoint(dset) ? SCR_DATASET_FLAG_CHECKPOINT : 0;
-    else if (rc != SCR_SUCCESS) return rc;
+    if (rc == SCR_ERR_NOTFOUND)
+        flags = scr_dataset_is_checkpoint(dset) ? SCR_DATASET_FLAG_CHECKPOINT : 0;
+    else if (rc != SCR_SUCCESS)
+        return rc;
     rc = set_int(dset, F_FLAG_CKPT, (flags & SCR_DATASET_FLAG_CHECKPOINT) != 0);
-    if (rc == SCR_SUCCESS) rc = set_int(dset, F_FLAG_OUTPUT, (flags & SCR_DATASET_FLAG_OUTPUT) != 0);
+    if (rc == SCR_SUCCESS)
+        rc = set_int(dset, F_FLAG_OUTPUT, (flags & SCR_DATASET_FLAG_OUTPUT) != 0);
     return rc;
 }
 

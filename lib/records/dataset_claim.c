@@ -28,8 +28,8 @@ int scr_dataset_claim_same(const scr_dataset *a, const scr_dataset *b)
     scr_dataset_get_created(b, &cb);
     scr_dataset_get_id(a, &ia);
     scr_dataset_get_id(b, &ib);
-    return ia == ib && ca == cb && ja != NULL && jb != NULL && strcmp(ja, jb) == 0 && na != NULL && nb != NULL &&
-           strcmp(na, nb) == 0;
+    return ia == ib && ca == cb && ja != NULL && jb != NULL && strcmp(ja, jb) == 0 && na != NULL &&
+           nb != NULL && strcmp(na, nb) == 0;
 }
 
 /* The claim that is there already: ours, or someone else's (logged). */
@@ -44,8 +44,10 @@ static int check_existing(const char *path, const scr_dataset *desc)
         scr_dataset_get_jobid(there, &jobid);
         scr_dataset_get_name(desc, &our_name);
         scr_dataset_get_jobid(desc, &our_job);
-        scr_err("%s: this dataset directory belongs to %s of job %s, so %s of job %s is not flushed there: two "
-                "jobs write to one prefix", path, name, jobid, our_name, our_job);
+        scr_err("%s: this dataset directory belongs to %s of job %s, so %s of job %s is not "
+                "flushed there: two "
+                "jobs write to one prefix",
+                path, name, jobid, our_name, our_job);
         rc = SCR_ERR_STATE;
     }
     scr_kvtree_delete(there);
@@ -72,7 +74,8 @@ int scr_dataset_claim(const char *dir, const scr_dataset *desc, int *out_created
                 rc = SCR_ERR_IO;
             }
         }
-        if (unlink(tmp) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", tmp, strerror(errno));
+        if (unlink(tmp) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", tmp, strerror(errno));
     }
     free(tmp);
     free(path);
@@ -120,7 +123,8 @@ int scr_dataset_claim_highest_id(const char *prefix, int *out_id)
     }
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         int id = 0;
-        if ((scr_dataset_dir_name_id(e->d_name, &id) == SCR_SUCCESS || trash_name_id(e->d_name, &id) == SCR_SUCCESS) &&
+        if ((scr_dataset_dir_name_id(e->d_name, &id) == SCR_SUCCESS ||
+             trash_name_id(e->d_name, &id) == SCR_SUCCESS) &&
             id > *out_id)
             *out_id = id;
     }

@@ -12,8 +12,8 @@
  * the first one's summary, rank filemaps or redundancy files. A directory
  * without a claim (written by an older version, or scavenged) is claimed.
  * scr_dataset_claim_highest_id gives the highest id among the prefix's
- * dataset directories, those being deleted too, so that a new dataset never takes the id of one that
- * left the index but not the disk (SCR_Drop). */
+ * dataset directories, those being deleted too, so that a new dataset never takes the id of one
+ * that left the index but not the disk (SCR_Drop). */
 #ifndef SCR_DATASET_CLAIM_H
 #define SCR_DATASET_CLAIM_H
 

@@ -63,8 +63,7 @@ static int check_args(const char *what, const scr_filemap *map, int id, int rank
         return SCR_ERR_ARG;
     }
     if (id < 1 || rank < 0) {
-        scr_err("filemap: %s for dataset %d rank %d (ids start at 1, ranks at 0)", what, id,
-                rank);
+        scr_err("filemap: %s for dataset %d rank %d (ids start at 1, ranks at 0)", what, id, rank);
         return SCR_ERR_ARG;
     }
     return SCR_SUCCESS;
@@ -81,9 +80,15 @@ static int check_file_arg(const char *what, const char *file)
 
 /* --- maps as a whole --------------------------------------------------------- */
 
-scr_filemap *scr_filemap_new(void) { return scr_kvtree_new(); }
+scr_filemap *scr_filemap_new(void)
+{
+    return scr_kvtree_new();
+}
 
-void scr_filemap_delete(scr_filemap *map) { scr_kvtree_delete(map); }
+void scr_filemap_delete(scr_filemap *map)
+{
+    scr_kvtree_delete(map);
+}
 
 static int is_reserved(const char *key);
 
@@ -93,15 +98,18 @@ static int replace_tags(scr_filemap *dst, const scr_filemap *src)
 {
     for (scr_kvtree_elem *d = scr_filemap_first_dataset(src); d; d = scr_kvtree_elem_next(d)) {
         int id = atoi(scr_kvtree_elem_key(d));
-        for (scr_kvtree_elem *r = scr_filemap_first_rank_by_dataset(src, id); r; r = scr_kvtree_elem_next(r)) {
+        for (scr_kvtree_elem *r = scr_filemap_first_rank_by_dataset(src, id); r;
+             r = scr_kvtree_elem_next(r)) {
             int rank = atoi(scr_kvtree_elem_key(r));
             const scr_kvtree *from = entry_of(src, id, rank);
             scr_kvtree *to = entry_of(dst, id, rank);
-            for (scr_kvtree_elem *k = scr_kvtree_elem_first(from); to && k; k = scr_kvtree_elem_next(k)) {
+            for (scr_kvtree_elem *k = scr_kvtree_elem_first(from); to && k;
+                 k = scr_kvtree_elem_next(k)) {
                 const char *key = scr_kvtree_elem_key(k);
                 const scr_kvtree *values = scr_kvtree_elem_hash(k);
                 if (is_reserved(key) || scr_kvtree_size(values) != 1) continue;
-                int rc = scr_kvtree_util_set_str(to, key, scr_kvtree_elem_key(scr_kvtree_elem_first(values)));
+                int rc = scr_kvtree_util_set_str(
+                    to, key, scr_kvtree_elem_key(scr_kvtree_elem_first(values)));
                 if (rc != SCR_SUCCESS) return rc;
             }
         }
@@ -117,7 +125,10 @@ int scr_filemap_merge(scr_filemap *dst, const scr_filemap *src)
     return replace_tags(dst, src);
 }
 
-void scr_filemap_clear(scr_filemap *map) { scr_kvtree_unset_all(map); }
+void scr_filemap_clear(scr_filemap *map)
+{
+    scr_kvtree_unset_all(map);
+}
 
 /* --- adding and removing ------------------------------------------------------ */
 
@@ -413,8 +424,7 @@ int scr_filemap_set_dataset(scr_filemap *map, int id, int rank, const scr_datase
     return set_copy(map, id, rank, KEY_DSETDESC, desc);
 }
 
-int scr_filemap_get_dataset(const scr_filemap *map, int id, int rank,
-                            const scr_dataset **out_desc)
+int scr_filemap_get_dataset(const scr_filemap *map, int id, int rank, const scr_dataset **out_desc)
 {
     return get_sub(map, id, rank, KEY_DSETDESC, out_desc);
 }
@@ -429,8 +439,7 @@ int scr_filemap_set_reddesc(scr_filemap *map, int id, int rank, const scr_kvtree
     return set_copy(map, id, rank, KEY_REDDESC, desc);
 }
 
-int scr_filemap_get_reddesc(const scr_filemap *map, int id, int rank,
-                            const scr_kvtree **out_desc)
+int scr_filemap_get_reddesc(const scr_filemap *map, int id, int rank, const scr_kvtree **out_desc)
 {
     return get_sub(map, id, rank, KEY_REDDESC, out_desc);
 }
@@ -442,8 +451,7 @@ int scr_filemap_unset_reddesc(scr_filemap *map, int id, int rank)
 
 /* --- per-file meta ------------------------------------------------------------------- */
 
-int scr_filemap_set_meta(scr_filemap *map, int id, int rank, const char *file,
-                         const scr_meta *meta)
+int scr_filemap_set_meta(scr_filemap *map, int id, int rank, const char *file, const scr_meta *meta)
 {
     int rc = check_args("setting meta data", map, id, rank);
     if (rc != SCR_SUCCESS) return rc;
@@ -575,10 +583,12 @@ static int validate_desc(const char *file, const char *where, char *here, size_t
 }
 
 /* Each file of an entry's FILE (value). */
-static int validate_files(const char *file, const char *where, const scr_kvtree *value, enum scr_filemap_kind kind)
+static int validate_files(const char *file, const char *where, const scr_kvtree *value,
+                          enum scr_filemap_kind kind)
 {
     for (scr_kvtree_elem *f = scr_kvtree_elem_first(value); f; f = scr_kvtree_elem_next(f)) {
-        int rc = validate_file_entry(file, where, scr_kvtree_elem_key(f), scr_kvtree_elem_hash(f), kind);
+        int rc =
+            validate_file_entry(file, where, scr_kvtree_elem_key(f), scr_kvtree_elem_hash(f), kind);
         if (rc != SCR_SUCCESS) return rc;
     }
     return SCR_SUCCESS;
@@ -646,8 +656,8 @@ static int validate_index(const char *file, const scr_filemap *map)
                                           "nothing (the index only names ranks)");
             }
             if (entry_of(map, id, rank) == NULL) {
-                scr_err("%s: index entry %s %d %s %d has no data under %s %d %s %d", file,
-                        KEY_DSET, id, KEY_RANK, rank, KEY_RANK, rank, KEY_DSET, id);
+                scr_err("%s: index entry %s %d %s %d has no data under %s %d %s %d", file, KEY_DSET,
+                        id, KEY_RANK, rank, KEY_RANK, rank, KEY_DSET, id);
                 return SCR_ERR_FORMAT;
             }
         }
@@ -717,7 +727,7 @@ static int validate_rank(const char *file, const scr_kvtree *map)
 }
 
 /* What the file holds: VERSION, then DSET and RANK, each sorted. */
-static const char *const file_keys[] = { KEY_DSET, KEY_RANK };
+static const char *const file_keys[] = {KEY_DSET, KEY_RANK};
 #define NFILE_KEYS (sizeof(file_keys) / sizeof(file_keys[0]))
 
 static const struct scr_record_kind cache_kind = {

@@ -137,13 +137,11 @@ scr_kvtree_elem *scr_filemap_first_file(const scr_filemap *map, int id, int rank
  * set stores a copy; get gives a pointer into the map. */
 
 int scr_filemap_set_dataset(scr_filemap *map, int id, int rank, const scr_dataset *desc);
-int scr_filemap_get_dataset(const scr_filemap *map, int id, int rank,
-                            const scr_dataset **out_desc);
+int scr_filemap_get_dataset(const scr_filemap *map, int id, int rank, const scr_dataset **out_desc);
 int scr_filemap_unset_dataset(scr_filemap *map, int id, int rank);
 
 int scr_filemap_set_reddesc(scr_filemap *map, int id, int rank, const scr_kvtree *desc);
-int scr_filemap_get_reddesc(const scr_filemap *map, int id, int rank,
-                            const scr_kvtree **out_desc);
+int scr_filemap_get_reddesc(const scr_filemap *map, int id, int rank, const scr_kvtree **out_desc);
 int scr_filemap_unset_reddesc(scr_filemap *map, int id, int rank);
 
 /* --- per-file meta ---------------------------------------------------------------
@@ -179,7 +177,6 @@ int scr_filemap_write(const char *path, const scr_filemap *map);
  * REDDESC nor tags). Both have format version SCR_FILEMAP_VERSION. */
 enum scr_filemap_kind { SCR_FILEMAP_CACHE = 0, SCR_FILEMAP_RANK = 1 };
 int scr_filemap_read_kind(const char *path, enum scr_filemap_kind kind, scr_filemap *map);
-int scr_filemap_write_kind(const char *path, enum scr_filemap_kind kind,
-                           const scr_filemap *map);
+int scr_filemap_write_kind(const char *path, enum scr_filemap_kind kind, const scr_filemap *map);
 
 #endif

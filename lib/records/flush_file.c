@@ -15,7 +15,7 @@
 #define KEY_CKPT "CKPT"
 #define KEY_OUTPUT "OUTPUT"
 
-static const char *const location_names[] = { "CACHE", "PFS", "FLUSHING" };
+static const char *const location_names[] = {"CACHE", "PFS", "FLUSHING"};
 #define NLOCATIONS ((int)(sizeof(location_names) / sizeof(location_names[0])))
 
 const char *scr_flush_location_name(enum scr_flush_location loc)
@@ -61,8 +61,7 @@ static int validate_dataset(const char *file, const char *id, const scr_kvtree *
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(locs); e; e = scr_kvtree_elem_next(e)) {
         if (!is_location_name(scr_kvtree_elem_key(e))) {
             snprintf(key, sizeof(key), "%s %s %s", KEY_DSET, id, KEY_LOCATION);
-            return scr_record_bad_key(file, key, scr_kvtree_elem_key(e),
-                                      "CACHE, PFS or FLUSHING");
+            return scr_record_bad_key(file, key, scr_kvtree_elem_key(e), "CACHE, PFS or FLUSHING");
         }
     }
     const char *name;
@@ -116,24 +115,29 @@ static int upgrade_scr31_entry(const char *file, int id, const scr_kvtree *old, 
     const char *name;
     snprintf(where, sizeof(where), "%s %d %s", KEY_SCR31_DATASET, id, KEY_CKPT);
     if (scr_kvtree_get(old, KEY_CKPT) != NULL &&
-        (scr_kvtree_util_get_int(old, KEY_CKPT, &is_ckpt) != SCR_SUCCESS || (is_ckpt != 0 && is_ckpt != 1)))
-        return scr_record_bad_value(file, where, scr_kvtree_get(old, KEY_CKPT), "0 or 1 (SCR 3.1's checkpoint flag)");
+        (scr_kvtree_util_get_int(old, KEY_CKPT, &is_ckpt) != SCR_SUCCESS ||
+         (is_ckpt != 0 && is_ckpt != 1)))
+        return scr_record_bad_value(file, where, scr_kvtree_get(old, KEY_CKPT),
+                                    "0 or 1 (SCR 3.1's checkpoint flag)");
     snprintf(where, sizeof(where), "%s %d %s", KEY_SCR31_DATASET, id, KEY_OUTPUT);
     if (scr_kvtree_get(old, KEY_OUTPUT) != NULL &&
-        (scr_kvtree_util_get_int(old, KEY_OUTPUT, &is_output) != SCR_SUCCESS || (is_output != 0 && is_output != 1)))
+        (scr_kvtree_util_get_int(old, KEY_OUTPUT, &is_output) != SCR_SUCCESS ||
+         (is_output != 0 && is_output != 1)))
         return scr_record_bad_value(file, where, scr_kvtree_get(old, KEY_OUTPUT), "0 or 1");
     scr_kvtree *entry = scr_kvtree_set_kv_int(out, KEY_DSET, id);
     if (entry == NULL) return SCR_ERR_NOMEM;
-    for (scr_kvtree_elem *l = scr_kvtree_elem_first(scr_kvtree_get(old, KEY_LOCATION)); l; l = scr_kvtree_elem_next(l))
-        if (scr_kvtree_set_kv(entry, KEY_LOCATION, scr_kvtree_elem_key(l)) == NULL) return SCR_ERR_NOMEM;
+    for (scr_kvtree_elem *l = scr_kvtree_elem_first(scr_kvtree_get(old, KEY_LOCATION)); l;
+         l = scr_kvtree_elem_next(l))
+        if (scr_kvtree_set_kv(entry, KEY_LOCATION, scr_kvtree_elem_key(l)) == NULL)
+            return SCR_ERR_NOMEM;
     if (scr_kvtree_util_get_str(old, KEY_NAME, &name) == SCR_SUCCESS &&
         scr_kvtree_util_set_str(entry, KEY_NAME, name) != SCR_SUCCESS)
         return SCR_ERR_NOMEM;
     /* SCR 3.1's CKPT is a flag; this build keeps the checkpoint id there */
     if (is_ckpt) {
         if (scr_dataset_get_ckpt(desc, &ckpt_id) != SCR_SUCCESS) {
-            scr_err("%s: key %s %d marks a checkpoint whose %s has no CKPT id", file, KEY_SCR31_DATASET, id,
-                    KEY_SCR31_DSETDESC);
+            scr_err("%s: key %s %d marks a checkpoint whose %s has no CKPT id", file,
+                    KEY_SCR31_DATASET, id, KEY_SCR31_DSETDESC);
             return SCR_ERR_FORMAT;
         }
         rc = scr_kvtree_util_set_int(entry, KEY_CKPT, ckpt_id);
@@ -150,17 +154,21 @@ static int upgrade_scr31(const char *file, scr_kvtree *tree)
     if (old == NULL) return SCR_SUCCESS;
     scr_kvtree *out = scr_kvtree_new();
     int rc = out ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(old); rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(old); rc == SCR_SUCCESS && e;
+         e = scr_kvtree_elem_next(e)) {
         int id;
         if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS)
-            rc = scr_record_bad_key(file, KEY_SCR31_DATASET, scr_kvtree_elem_key(e), "dataset ids (positive integers)");
+            rc = scr_record_bad_key(file, KEY_SCR31_DATASET, scr_kvtree_elem_key(e),
+                                    "dataset ids (positive integers)");
         else if (scr_kvtree_get_kv_int(tree, KEY_DSET, id) == NULL)
             rc = upgrade_scr31_entry(file, id, scr_kvtree_elem_hash(e), out);
     }
     scr_kvtree *dsets = rc == SCR_SUCCESS ? scr_kvtree_get(out, KEY_DSET) : NULL;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); rc == SCR_SUCCESS && e;
+         e = scr_kvtree_elem_next(e)) {
         scr_kvtree *mine = scr_kvtree_set_kv(tree, KEY_DSET, scr_kvtree_elem_key(e));
-        if (mine == NULL || scr_kvtree_copy(mine, scr_kvtree_elem_hash(e)) != SCR_SUCCESS) rc = SCR_ERR_NOMEM;
+        if (mine == NULL || scr_kvtree_copy(mine, scr_kvtree_elem_hash(e)) != SCR_SUCCESS)
+            rc = SCR_ERR_NOMEM;
     }
     if (rc == SCR_SUCCESS) scr_kvtree_unset(tree, KEY_SCR31_DATASET);
     if (rc == SCR_ERR_NOMEM) scr_err("%s: out of memory reading SCR 3.1's datasets", file);
@@ -336,16 +344,14 @@ int scr_flush_file_list_datasets(const scr_kvtree *flush, int **out_ids, int *ou
                                     out_ids, out_count);
 }
 
-int scr_flush_file_newest_cached_is_flushed(const scr_kvtree *flush, int *out_id,
-                                            int *out_flushed)
+int scr_flush_file_newest_cached_is_flushed(const scr_kvtree *flush, int *out_id, int *out_flushed)
 {
     if (out_id == NULL || out_flushed == NULL) return SCR_ERR_ARG;
     const scr_kvtree *dsets = scr_kvtree_get(flush, KEY_DSET);
     int newest = 0, flushed = 0;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(dsets); e; e = scr_kvtree_elem_next(e)) {
         int id;
-        if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS)
-            return SCR_ERR_TYPE;
+        if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS) return SCR_ERR_TYPE;
         const scr_kvtree *dset = scr_kvtree_elem_hash(e);
         if (id > newest && scr_kvtree_get_kv(dset, KEY_LOCATION, "CACHE") != NULL) {
             newest = id;

@@ -96,7 +96,6 @@ int scr_flush_file_list_datasets(const scr_kvtree *flush, int **out_ids, int *ou
 /* The newest (highest id) dataset marked CACHE and whether it is also marked
  * PFS, i.e. whether it is safe in the prefix. SCR_ERR_NOTFOUND (not logged)
  * when no dataset is in cache: then there is nothing to flush. */
-int scr_flush_file_newest_cached_is_flushed(const scr_kvtree *flush, int *out_id,
-                                            int *out_flushed);
+int scr_flush_file_newest_cached_is_flushed(const scr_kvtree *flush, int *out_id, int *out_flushed);
 
 #endif

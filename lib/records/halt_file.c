@@ -36,10 +36,10 @@ static const struct {
     int64_t max;
     const char *expected;
 } number_keys[] = {
-    { KEY_CHECKPOINTS_LEFT, INT_MAX, "a count of checkpoints (0 or more)" },
-    { KEY_EXIT_AFTER, INT64_MAX, "a time in seconds since the epoch" },
-    { KEY_EXIT_BEFORE, INT64_MAX, "a time in seconds since the epoch" },
-    { KEY_HALT_SECONDS, INT64_MAX, "a number of seconds (0 or more)" },
+    {KEY_CHECKPOINTS_LEFT, INT_MAX, "a count of checkpoints (0 or more)"},
+    {KEY_EXIT_AFTER, INT64_MAX, "a time in seconds since the epoch"},
+    {KEY_EXIT_BEFORE, INT64_MAX, "a time in seconds since the epoch"},
+    {KEY_HALT_SECONDS, INT64_MAX, "a number of seconds (0 or more)"},
 };
 #define NNUMBER_KEYS (sizeof(number_keys) / sizeof(number_keys[0]))
 
@@ -182,8 +182,7 @@ static int validate(const char *origin, const scr_kvtree *halt, int code)
         int64_t v;
         if (get_number(halt, number_keys[i].key, number_keys[i].max, &v) == SCR_ERR_TYPE) {
             scr_record_bad_value(origin, number_keys[i].key,
-                                 scr_kvtree_get(halt, number_keys[i].key),
-                                 number_keys[i].expected);
+                                 scr_kvtree_get(halt, number_keys[i].key), number_keys[i].expected);
             return code;
         }
     }
@@ -307,18 +306,20 @@ const char *scr_halt_file_cause_text(enum scr_halt_file_cause cause)
  * the margin before ExitBefore and the allocation's end is the file's
  * HaltSeconds, else default_margin (*out_margin_name says which). */
 static int find_cause(const scr_kvtree *halt, int64_t now, int64_t default_margin, int64_t end_time,
-                      enum scr_halt_file_cause *out_cause, int64_t *out_margin, const char **out_margin_name,
-                      const char **out_reason)
+                      enum scr_halt_file_cause *out_cause, int64_t *out_margin,
+                      const char **out_margin_name, const char **out_reason)
 {
     int rc = validate("halt conditions", halt, SCR_ERR_TYPE);
     if (rc != SCR_SUCCESS) return rc;
     int64_t margin = default_margin, t = 0;
     int left = 0;
     *out_margin_name = "SCR_HALT_SECONDS";
-    if (scr_halt_file_get_halt_seconds(halt, &margin) == SCR_SUCCESS) *out_margin_name = "HaltSeconds";
+    if (scr_halt_file_get_halt_seconds(halt, &margin) == SCR_SUCCESS)
+        *out_margin_name = "HaltSeconds";
     *out_margin = margin;
     *out_cause = SCR_HALT_NONE;
-    if (get_reason(halt, out_reason) == SCR_SUCCESS && strcmp(*out_reason, SCR_HALT_REASON_FINALIZE) != 0)
+    if (get_reason(halt, out_reason) == SCR_SUCCESS &&
+        strcmp(*out_reason, SCR_HALT_REASON_FINALIZE) != 0)
         *out_cause = SCR_HALT_EXIT_REASON;
     else if (scr_halt_file_get_checkpoints_left(halt, &left) == SCR_SUCCESS && left <= 0)
         *out_cause = SCR_HALT_CHECKPOINTS;
@@ -331,7 +332,8 @@ static int find_cause(const scr_kvtree *halt, int64_t now, int64_t default_margi
     return SCR_SUCCESS;
 }
 
-int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt_file_cause *out_cause)
+int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now,
+                              enum scr_halt_file_cause *out_cause)
 {
     if (out_cause == NULL) return SCR_ERR_ARG;
     int64_t margin;
@@ -339,14 +341,15 @@ int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt
     return find_cause(halt, now, 0, 0, out_cause, &margin, &margin_name, &reason);
 }
 
-int scr_halt_file_explain(const scr_kvtree *halt, int64_t now, int64_t default_margin, int64_t end_time,
-                          int *out_halt, char *why, size_t why_len)
+int scr_halt_file_explain(const scr_kvtree *halt, int64_t now, int64_t default_margin,
+                          int64_t end_time, int *out_halt, char *why, size_t why_len)
 {
     if (out_halt == NULL || why == NULL) return SCR_ERR_ARG;
     enum scr_halt_file_cause cause;
     int64_t margin;
     const char *margin_name, *reason = NULL;
-    int rc = find_cause(halt, now, default_margin, end_time, &cause, &margin, &margin_name, &reason);
+    int rc =
+        find_cause(halt, now, default_margin, end_time, &cause, &margin, &margin_name, &reason);
     if (rc != SCR_SUCCESS) return rc;
     *out_halt = cause != SCR_HALT_NONE;
     switch (cause) {
@@ -354,14 +357,19 @@ int scr_halt_file_explain(const scr_kvtree *halt, int64_t now, int64_t default_m
         if (why_len > 0) why[0] = '\0';
         break;
     case SCR_HALT_EXIT_REASON: snprintf(why, why_len, "halt file reason: %s", reason); break;
-    case SCR_HALT_CHECKPOINTS: snprintf(why, why_len, "no checkpoints left (CheckpointsLeft 0)"); break;
-    case SCR_HALT_EXIT_AFTER: snprintf(why, why_len, "the time to exit after (ExitAfter) has passed"); break;
+    case SCR_HALT_CHECKPOINTS:
+        snprintf(why, why_len, "no checkpoints left (CheckpointsLeft 0)");
+        break;
+    case SCR_HALT_EXIT_AFTER:
+        snprintf(why, why_len, "the time to exit after (ExitAfter) has passed");
+        break;
     case SCR_HALT_EXIT_BEFORE:
-        snprintf(why, why_len, "the time to exit before (ExitBefore) is within %s (%lld s)", margin_name,
-                 (long long)margin);
+        snprintf(why, why_len, "the time to exit before (ExitBefore) is within %s (%lld s)",
+                 margin_name, (long long)margin);
         break;
     case SCR_HALT_ALLOCATION_END:
-        snprintf(why, why_len, "the allocation ends within %s (%lld s)", margin_name, (long long)margin);
+        snprintf(why, why_len, "the allocation ends within %s (%lld s)", margin_name,
+                 (long long)margin);
         break;
     }
     return SCR_SUCCESS;

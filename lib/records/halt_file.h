@@ -71,19 +71,19 @@ int scr_halt_file_decrement_checkpoints_left(const char *path, int *out_left);
 
 /* --- values --------------------------------------------------------------- */
 
-int scr_halt_file_set_checkpoints_left(scr_kvtree *halt, int count);     /* count >= 0 */
+int scr_halt_file_set_checkpoints_left(scr_kvtree *halt, int count); /* count >= 0 */
 int scr_halt_file_get_checkpoints_left(const scr_kvtree *halt, int *out_count);
 int scr_halt_file_unset_checkpoints_left(scr_kvtree *halt);
 
-int scr_halt_file_set_exit_after(scr_kvtree *halt, int64_t seconds);     /* since the epoch, >= 0 */
+int scr_halt_file_set_exit_after(scr_kvtree *halt, int64_t seconds); /* since the epoch, >= 0 */
 int scr_halt_file_get_exit_after(const scr_kvtree *halt, int64_t *out_seconds);
 int scr_halt_file_unset_exit_after(scr_kvtree *halt);
 
-int scr_halt_file_set_exit_before(scr_kvtree *halt, int64_t seconds);    /* since the epoch, >= 0 */
+int scr_halt_file_set_exit_before(scr_kvtree *halt, int64_t seconds); /* since the epoch, >= 0 */
 int scr_halt_file_get_exit_before(const scr_kvtree *halt, int64_t *out_seconds);
 int scr_halt_file_unset_exit_before(scr_kvtree *halt);
 
-int scr_halt_file_set_halt_seconds(scr_kvtree *halt, int64_t seconds);   /* >= 0 */
+int scr_halt_file_set_halt_seconds(scr_kvtree *halt, int64_t seconds); /* >= 0 */
 int scr_halt_file_get_halt_seconds(const scr_kvtree *halt, int64_t *out_seconds);
 int scr_halt_file_unset_halt_seconds(scr_kvtree *halt);
 
@@ -96,12 +96,13 @@ int scr_halt_file_unset_exit_reason(scr_kvtree *halt);
 
 /* Why the library halts; when several conditions hold, the first listed wins. */
 enum scr_halt_file_cause {
-    SCR_HALT_NONE = 0,        /* keep running */
-    SCR_HALT_EXIT_REASON,     /* ExitReason set to something other than SCR_FINALIZE_CALLED */
-    SCR_HALT_CHECKPOINTS,     /* CheckpointsLeft is 0 (or below) */
-    SCR_HALT_EXIT_AFTER,      /* now >= ExitAfter */
-    SCR_HALT_EXIT_BEFORE,     /* now >= ExitBefore - HaltSeconds */
-    SCR_HALT_ALLOCATION_END,  /* the allocation ends within the margin (scr_halt_file_explain only) */
+    SCR_HALT_NONE = 0,       /* keep running */
+    SCR_HALT_EXIT_REASON,    /* ExitReason set to something other than SCR_FINALIZE_CALLED */
+    SCR_HALT_CHECKPOINTS,    /* CheckpointsLeft is 0 (or below) */
+    SCR_HALT_EXIT_AFTER,     /* now >= ExitAfter */
+    SCR_HALT_EXIT_BEFORE,    /* now >= ExitBefore - HaltSeconds */
+    SCR_HALT_ALLOCATION_END, /* the allocation ends within the margin (scr_halt_file_explain only)
+                              */
 };
 
 /* Short description of a cause for messages ("ExitAfter time reached", ...). */
@@ -111,7 +112,8 @@ const char *scr_halt_file_cause_text(enum scr_halt_file_cause cause);
  * epoch), and why: *out_cause is SCR_HALT_NONE to keep running. The same
  * rule as scr_halt_file_explain with no default margin and no allocation
  * end. A value of the wrong type gives SCR_ERR_TYPE (logged, naming the key). */
-int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt_file_cause *out_cause);
+int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now,
+                              enum scr_halt_file_cause *out_cause);
 
 /* The whole rule a job follows (libscr, and a relaunch deciding whether to
  * start another run): the halt file's conditions as scr_halt_file_should_halt
@@ -120,8 +122,8 @@ int scr_halt_file_should_halt(const scr_kvtree *halt, int64_t now, enum scr_halt
  * the allocation's end (end_time, 0 when unknown) within that margin.
  * *out_halt is 1 when the job should halt, and why then says why in one
  * line naming the condition. Values of the wrong type: SCR_ERR_TYPE (logged). */
-int scr_halt_file_explain(const scr_kvtree *halt, int64_t now, int64_t default_margin, int64_t end_time,
-                          int *out_halt, char *why, size_t why_len);
+int scr_halt_file_explain(const scr_kvtree *halt, int64_t now, int64_t default_margin,
+                          int64_t end_time, int *out_halt, char *why, size_t why_len);
 
 /* 1 when ExitReason is SCR_FINALIZE_CALLED: the last run ended through
  * SCR_Finalize, so no further run should be launched in this allocation. */

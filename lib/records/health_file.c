@@ -25,7 +25,8 @@ static int node_name_ok(const char *node)
 int scr_health_file_path(const char *dir, const char *node, char **out_path)
 {
     if (dir == NULL || !node_name_ok(node)) {
-        scr_err("health record: '%s' is not a node name to name a file after", node ? node : "(null)");
+        scr_err("health record: '%s' is not a node name to name a file after",
+                node ? node : "(null)");
         return SCR_ERR_ARG;
     }
     char name[300];
@@ -39,9 +40,12 @@ static int validate(const char *origin, const scr_kvtree *tree)
     int healthy = -1;
     int64_t checked = -1;
     if (scr_kvtree_util_get_str(tree, KEY_NODE, &node) != SCR_SUCCESS || !node_name_ok(node))
-        return scr_record_bad_value(origin, KEY_NODE, scr_kvtree_get(tree, KEY_NODE), "a node name");
-    if (scr_kvtree_util_get_int(tree, KEY_HEALTHY, &healthy) != SCR_SUCCESS || (healthy != 0 && healthy != 1))
-        return scr_record_bad_value(origin, KEY_HEALTHY, scr_kvtree_get(tree, KEY_HEALTHY), "0 or 1");
+        return scr_record_bad_value(origin, KEY_NODE, scr_kvtree_get(tree, KEY_NODE),
+                                    "a node name");
+    if (scr_kvtree_util_get_int(tree, KEY_HEALTHY, &healthy) != SCR_SUCCESS ||
+        (healthy != 0 && healthy != 1))
+        return scr_record_bad_value(origin, KEY_HEALTHY, scr_kvtree_get(tree, KEY_HEALTHY),
+                                    "0 or 1");
     if (scr_kvtree_util_get_int64(tree, KEY_CHECKED, &checked) != SCR_SUCCESS || checked < 0)
         return scr_record_bad_value(origin, KEY_CHECKED, scr_kvtree_get(tree, KEY_CHECKED),
                                     "seconds since the epoch");
@@ -67,10 +71,13 @@ int scr_health_file_write(const char *path, const struct scr_health *rec)
     scr_kvtree *t = scr_kvtree_new();
     int rc = t ? scr_kvtree_util_set_str(t, KEY_NODE, rec->node) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(t, KEY_HEALTHY, rec->healthy ? 1 : 0);
-    if (rc == SCR_SUCCESS && !rec->healthy) rc = scr_kvtree_util_set_str(t, KEY_REASON, rec->reason);
+    if (rc == SCR_SUCCESS && !rec->healthy)
+        rc = scr_kvtree_util_set_str(t, KEY_REASON, rec->reason);
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int64(t, KEY_CHECKED, (int64_t)rec->checked);
-    if (rc == SCR_SUCCESS) rc = scr_record_write(&health_kind, path, t);
-    else scr_err("health record: out of memory");
+    if (rc == SCR_SUCCESS)
+        rc = scr_record_write(&health_kind, path, t);
+    else
+        scr_err("health record: out of memory");
     scr_kvtree_delete(t);
     return rc;
 }

@@ -108,7 +108,8 @@ int scr_index_file_set_dataset(scr_kvtree *index, const scr_dataset *desc, int c
     if (index == NULL || scr_dataset_get_id(desc, &id) != SCR_SUCCESS ||
         scr_dataset_get_name(desc, &name) != SCR_SUCCESS || (complete != 0 && complete != 1)) {
         scr_err("index: adding a dataset needs an index, a descriptor with ID and NAME, and "
-                "COMPLETE 0 or 1 (got %d)", complete);
+                "COMPLETE 0 or 1 (got %d)",
+                complete);
         return SCR_ERR_ARG;
     }
     if (scr_index_file_lookup_id(index, name, &other) == SCR_SUCCESS && other != id) {
@@ -193,8 +194,8 @@ int scr_index_file_list_ids(const scr_kvtree *index, int **out_ids, int *out_cou
 {
     int *ids, n;
     if (out_ids == NULL || out_count == NULL) return SCR_ERR_ARG;
-    int rc = scr_record_list_int_keys(scr_kvtree_get(index, KEY_DSET), 1, "index", "datasets",
-                                      &ids, &n);
+    int rc =
+        scr_record_list_int_keys(scr_kvtree_get(index, KEY_DSET), 1, "index", "datasets", &ids, &n);
     if (rc != SCR_SUCCESS) return rc;
     for (int i = 0, j = n - 1; i < j; i++, j--) { /* newest first */
         int t = ids[i];
@@ -342,7 +343,8 @@ int scr_index_file_list_missing(const scr_kvtree *index, int id, int **out_ranks
         }
         ranks[k++] = (int)v;
     }
-    if (k > 1) qsort(ranks, (size_t)k, sizeof(int), compare_ints); /* no array when none are missing */
+    if (k > 1)
+        qsort(ranks, (size_t)k, sizeof(int), compare_ints); /* no array when none are missing */
     *out_ranks = ranks;
     *out_count = k;
     return SCR_SUCCESS;
@@ -476,13 +478,16 @@ static int validate(const char *file, const scr_kvtree *index)
         const char *key = scr_kvtree_elem_key(e);
         if (strcmp(key, KEY_V1_DIR) == 0 || strcmp(key, KEY_V1_CKPT) == 0) {
             scr_err("%s: an index of checkpoint directories (version 1, key %s), which this "
-                    "build does not read; index the datasets again with scr-index", file, key);
+                    "build does not read; index the datasets again with scr-index",
+                    file, key);
             return SCR_ERR_FORMAT;
         }
         if (strcmp(key, KEY_CURRENT) != 0 && strcmp(key, KEY_DSET) != 0 &&
-            strcmp(key, SCR_INDEX_SCR31_KEY_NAMES) != 0 && strcmp(key, SCR_RECORD_KEY_VERSION) != 0) {
-            scr_err("%s: unexpected key '%s' at the top of an index, expected %s, %s and SCR 3.1's %s",
-                    file, key, KEY_CURRENT, KEY_DSET, SCR_INDEX_SCR31_KEY_NAMES);
+            strcmp(key, SCR_INDEX_SCR31_KEY_NAMES) != 0 &&
+            strcmp(key, SCR_RECORD_KEY_VERSION) != 0) {
+            scr_err(
+                "%s: unexpected key '%s' at the top of an index, expected %s, %s and SCR 3.1's %s",
+                file, key, KEY_CURRENT, KEY_DSET, SCR_INDEX_SCR31_KEY_NAMES);
             return SCR_ERR_FORMAT;
         }
     }
@@ -526,7 +531,7 @@ static int validate(const char *file, const scr_kvtree *index)
 
 /* What the file holds: VERSION, CURRENT, SCR 3.1's name map when the index
  * has one, then the datasets, sorted. */
-static const char *const file_keys[] = { KEY_CURRENT, SCR_INDEX_SCR31_KEY_NAMES, KEY_DSET };
+static const char *const file_keys[] = {KEY_CURRENT, SCR_INDEX_SCR31_KEY_NAMES, KEY_DSET};
 
 static const struct scr_record_kind index_kind = {
     .name = "index",
@@ -578,7 +583,10 @@ int scr_index_file_write_unlock(const char *path, int *fd, const scr_kvtree *ind
     return scr_record_write_unlock(&index_kind, path, fd, index);
 }
 
-void scr_index_file_unlock(int *fd) { scr_kvtree_close_unlock(fd); }
+void scr_index_file_unlock(int *fd)
+{
+    scr_kvtree_close_unlock(fd);
+}
 
 int scr_index_file_update(const char *path, int (*change)(scr_kvtree *index, void *ctx), void *ctx)
 {
@@ -588,8 +596,10 @@ int scr_index_file_update(const char *path, int (*change)(scr_kvtree *index, voi
     int rc = scr_index_file_lock_read(path, &fd, index);
     if (rc == SCR_SUCCESS) {
         rc = change(index, ctx);
-        if (rc == SCR_SUCCESS) rc = scr_index_file_write_unlock(path, &fd, index);
-        else scr_index_file_unlock(&fd);
+        if (rc == SCR_SUCCESS)
+            rc = scr_index_file_write_unlock(path, &fd, index);
+        else
+            scr_index_file_unlock(&fd);
     }
     scr_kvtree_delete(index);
     return rc;

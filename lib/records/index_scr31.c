@@ -13,7 +13,8 @@
 #define KEY_DSETDESC "DSETDESC"
 #define WHERE_MAX 512
 
-int scr_index_scr31_validate_desc(const char *file, const char *where, int id, const scr_dataset *desc)
+int scr_index_scr31_validate_desc(const char *file, const char *where, int id,
+                                  const scr_dataset *desc)
 {
     int rc = scr_dataset_validate(desc, file, where);
     if (rc != SCR_SUCCESS) return rc;
@@ -61,7 +62,8 @@ int scr_index_scr31_upgrade(const char *file, scr_kvtree *index)
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(index, KEY_DSET)); e;
          e = scr_kvtree_elem_next(e)) {
         int id;
-        if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS) continue; /* validate says */
+        if (scr_record_key_int(scr_kvtree_elem_key(e), 1, &id) != SCR_SUCCESS)
+            continue; /* validate says */
         int rc = upgrade_entry(file, id, scr_kvtree_elem_hash(e));
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -77,17 +79,22 @@ int scr_index_scr31_validate_names(const char *file, const scr_kvtree *index)
         const scr_kvtree *at = scr_kvtree_elem_hash(e);
         const char *text, *entry_name;
         int id;
-        scr_record_key_path(where, sizeof(where), "%s %s %s", SCR_INDEX_SCR31_KEY_NAMES, name, KEY_DSET);
-        if (scr_kvtree_size(at) != 1 || scr_kvtree_util_get_str(at, KEY_DSET, &text) != SCR_SUCCESS ||
+        scr_record_key_path(where, sizeof(where), "%s %s %s", SCR_INDEX_SCR31_KEY_NAMES, name,
+                            KEY_DSET);
+        if (scr_kvtree_size(at) != 1 ||
+            scr_kvtree_util_get_str(at, KEY_DSET, &text) != SCR_SUCCESS ||
             scr_record_key_int(text, 1, &id) != SCR_SUCCESS)
-            return scr_record_bad_value(file, where, scr_kvtree_get(at, KEY_DSET), "one dataset id (an integer >= 1)");
+            return scr_record_bad_value(file, where, scr_kvtree_get(at, KEY_DSET),
+                                        "one dataset id (an integer >= 1)");
         const scr_kvtree *entry = scr_kvtree_get_kv_int(index, KEY_DSET, id);
         if (entry == NULL) {
             scr_err("%s: key %s names dataset %d, which the index does not hold", file, where, id);
             return SCR_ERR_FORMAT;
         }
-        if (scr_kvtree_util_get_str(entry, KEY_NAME, &entry_name) == SCR_SUCCESS && strcmp(entry_name, name) != 0) {
-            scr_err("%s: key %s names dataset %d, which is called '%s'", file, where, id, entry_name);
+        if (scr_kvtree_util_get_str(entry, KEY_NAME, &entry_name) == SCR_SUCCESS &&
+            strcmp(entry_name, name) != 0) {
+            scr_err("%s: key %s names dataset %d, which is called '%s'", file, where, id,
+                    entry_name);
             return SCR_ERR_FORMAT;
         }
     }
@@ -123,13 +130,15 @@ int scr_index_scr31_note_dataset(scr_kvtree *index, int id, const scr_dataset *d
     scr_index_scr31_forget(index, id);
     scr_kvtree *at = scr_kvtree_set(names, name, NULL);
     scr_kvtree *copy = scr_kvtree_dup(desc);
-    int rc = (at != NULL && copy != NULL) ? scr_kvtree_util_set_int(at, KEY_DSET, id) : SCR_ERR_NOMEM;
+    int rc =
+        (at != NULL && copy != NULL) ? scr_kvtree_util_set_int(at, KEY_DSET, id) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_dataset_set_scr31_flags(copy);
     if (rc == SCR_SUCCESS) {
         rc = scr_kvtree_set(entry, SCR_INDEX_SCR31_KEY_DESC, copy) ? SCR_SUCCESS : SCR_ERR_NOMEM;
         copy = NULL; /* the entry's now, or freed by the failed set */
     }
     scr_kvtree_delete(copy);
-    if (rc == SCR_ERR_NOMEM) scr_err("index: out of memory entering dataset %d in SCR 3.1's name map", id);
+    if (rc == SCR_ERR_NOMEM)
+        scr_err("index: out of memory entering dataset %d in SCR 3.1's name map", id);
     return rc;
 }

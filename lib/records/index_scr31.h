@@ -39,7 +39,8 @@ int scr_index_scr31_upgrade(const char *file, scr_kvtree *index);
 int scr_index_scr31_validate_names(const char *file, const scr_kvtree *index);
 
 /* Check an entry's SCR 3.1 descriptor (where: "DSET <id> DSET"). */
-int scr_index_scr31_validate_desc(const char *file, const char *where, int id, const scr_dataset *desc);
+int scr_index_scr31_validate_desc(const char *file, const char *where, int id,
+                                  const scr_dataset *desc);
 
 /* When index holds the name map: enter dataset id under the name in desc
  * (dropping any other name it had) and store a copy of desc with SCR 3.1's

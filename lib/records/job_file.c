@@ -15,7 +15,8 @@
 int scr_job_file_set_prefix(scr_kvtree *job, const char *prefix)
 {
     if (job == NULL || prefix == NULL || prefix[0] != '/') {
-        scr_err("job file: the prefix must be an absolute path, not '%s'", prefix ? prefix : "(none)");
+        scr_err("job file: the prefix must be an absolute path, not '%s'",
+                prefix ? prefix : "(none)");
         return SCR_ERR_ARG;
     }
     return scr_kvtree_util_set_str(job, KEY_PREFIX, prefix);
@@ -35,7 +36,8 @@ int scr_job_file_get_prefix(const scr_kvtree *job, const char **out_prefix)
 int scr_job_file_add_cache_dir(scr_kvtree *job, const char *dir)
 {
     if (job == NULL || dir == NULL || dir[0] != '/') {
-        scr_err("job file: a cache directory must be an absolute path, not '%s'", dir ? dir : "(none)");
+        scr_err("job file: a cache directory must be an absolute path, not '%s'",
+                dir ? dir : "(none)");
         return SCR_ERR_ARG;
     }
     scr_kvtree *set = scr_kvtree_set_kv(job, KEY_CACHE, dir);
@@ -51,10 +53,13 @@ static int validate(const char *origin, const scr_kvtree *tree)
     const char *prefix;
     int rc = scr_job_file_get_prefix(tree, &prefix);
     if (rc != SCR_SUCCESS && !(rc == SCR_ERR_NOTFOUND && scr_kvtree_get(tree, KEY_PREFIX) == NULL))
-        return scr_record_bad_value(origin, KEY_PREFIX, scr_kvtree_get(tree, KEY_PREFIX), "an absolute path");
+        return scr_record_bad_value(origin, KEY_PREFIX, scr_kvtree_get(tree, KEY_PREFIX),
+                                    "an absolute path");
     const scr_kvtree *dirs = scr_kvtree_get(tree, KEY_CACHE);
-    for (const scr_kvtree_elem *e = dirs ? scr_kvtree_elem_first(dirs) : NULL; e; e = scr_kvtree_elem_next(e))
-        if (scr_kvtree_elem_key(e)[0] != '/') return scr_record_bad_value(origin, KEY_CACHE, dirs, "absolute paths");
+    for (const scr_kvtree_elem *e = dirs ? scr_kvtree_elem_first(dirs) : NULL; e;
+         e = scr_kvtree_elem_next(e))
+        if (scr_kvtree_elem_key(e)[0] != '/')
+            return scr_record_bad_value(origin, KEY_CACHE, dirs, "absolute paths");
     return SCR_SUCCESS;
 }
 
@@ -126,8 +131,8 @@ int scr_job_file_cache_dirs_of(const char *cntl_dir, char ***out_dirs)
         if (dirs == NULL) rc = SCR_ERR_NOMEM;
     }
     size_t i = 0;
-    for (const scr_kvtree_elem *e = set ? scr_kvtree_elem_first(set) : NULL; rc == SCR_SUCCESS && e && i < n;
-         e = scr_kvtree_elem_next(e), i++) {
+    for (const scr_kvtree_elem *e = set ? scr_kvtree_elem_first(set) : NULL;
+         rc == SCR_SUCCESS && e && i < n; e = scr_kvtree_elem_next(e), i++) {
         dirs[i] = strdup(scr_kvtree_elem_key(e));
         if (dirs[i] == NULL) rc = SCR_ERR_NOMEM;
     }

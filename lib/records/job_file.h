@@ -44,7 +44,7 @@ int scr_job_file_read(const char *path, scr_kvtree *job);
 /* Replace path with job and the current VERSION. */
 int scr_job_file_write(const char *path, const scr_kvtree *job);
 
-int scr_job_file_set_prefix(scr_kvtree *job, const char *prefix);   /* an absolute path */
+int scr_job_file_set_prefix(scr_kvtree *job, const char *prefix); /* an absolute path */
 /* *out_prefix points into job. */
 int scr_job_file_get_prefix(const scr_kvtree *job, const char **out_prefix);
 

@@ -11,10 +11,22 @@
 
 /* --- what each field may hold ----------------------------------------------- */
 
-static int text_relative(const char *s) { return s[0] != '\0' && s[0] != '/'; }
-static int text_absolute(const char *s) { return s[0] == '/'; }
-static int text_nonempty(const char *s) { return s[0] != '\0'; }
-static int text_basename(const char *s) { return s[0] != '\0' && strchr(s, '/') == NULL; }
+static int text_relative(const char *s)
+{
+    return s[0] != '\0' && s[0] != '/';
+}
+static int text_absolute(const char *s)
+{
+    return s[0] == '/';
+}
+static int text_nonempty(const char *s)
+{
+    return s[0] != '\0';
+}
+static int text_basename(const char *s)
+{
+    return s[0] != '\0' && strchr(s, '/') == NULL;
+}
 
 static int text_filetype(const char *s)
 {
@@ -32,21 +44,35 @@ struct field {
     const char *expected;         /* for messages */
 };
 
-enum { F_FILE, F_TYPE, F_COMPLETE, F_SIZE, F_CRC, F_RANK, F_RANKS, F_CKPT, F_NAME, F_PATH, F_ORIG, F_COMPRESSED };
+enum {
+    F_FILE,
+    F_TYPE,
+    F_COMPLETE,
+    F_SIZE,
+    F_CRC,
+    F_RANK,
+    F_RANKS,
+    F_CKPT,
+    F_NAME,
+    F_PATH,
+    F_ORIG,
+    F_COMPRESSED
+};
 
 static const struct field fields[] = {
-    [F_FILE] = { "FILE", TEXT, text_relative, 0, 0, "a relative file name" },
-    [F_TYPE] = { "TYPE", TEXT, text_filetype, 0, 0, "FULL, XOR, PARTNER or RS" },
-    [F_COMPLETE] = { "COMPLETE", INT, NULL, 0, 1, "0 or 1" },
-    [F_SIZE] = { "SIZE", SIZE64, NULL, 0, 0, "a size in bytes" },
-    [F_CRC] = { "CRC", CRC32, NULL, 0, 0, "a CRC-32 written as 0x and hex digits" },
-    [F_RANK] = { "RANK", INT, NULL, 0, INT_MAX, "a rank (an integer >= 0)" },
-    [F_RANKS] = { "RANKS", INT, NULL, 1, INT_MAX, "a number of ranks (an integer >= 1)" },
-    [F_CKPT] = { "CKPT", INT, NULL, 1, INT_MAX, "a checkpoint id (an integer >= 1)" },
-    [F_NAME] = { "NAME", TEXT, text_basename, 0, 0, "a file name without a directory" },
-    [F_PATH] = { "PATH", TEXT, text_absolute, 0, 0, "an absolute directory" },
-    [F_ORIG] = { "ORIG", TEXT, text_nonempty, 0, 0, "a non-empty file name" },
-    [F_COMPRESSED] = { "COMPRESSED", SIZE64, NULL, 0, 0, "the size in bytes of the file stored as gzip" },
+    [F_FILE] = {"FILE", TEXT, text_relative, 0, 0, "a relative file name"},
+    [F_TYPE] = {"TYPE", TEXT, text_filetype, 0, 0, "FULL, XOR, PARTNER or RS"},
+    [F_COMPLETE] = {"COMPLETE", INT, NULL, 0, 1, "0 or 1"},
+    [F_SIZE] = {"SIZE", SIZE64, NULL, 0, 0, "a size in bytes"},
+    [F_CRC] = {"CRC", CRC32, NULL, 0, 0, "a CRC-32 written as 0x and hex digits"},
+    [F_RANK] = {"RANK", INT, NULL, 0, INT_MAX, "a rank (an integer >= 0)"},
+    [F_RANKS] = {"RANKS", INT, NULL, 1, INT_MAX, "a number of ranks (an integer >= 1)"},
+    [F_CKPT] = {"CKPT", INT, NULL, 1, INT_MAX, "a checkpoint id (an integer >= 1)"},
+    [F_NAME] = {"NAME", TEXT, text_basename, 0, 0, "a file name without a directory"},
+    [F_PATH] = {"PATH", TEXT, text_absolute, 0, 0, "an absolute directory"},
+    [F_ORIG] = {"ORIG", TEXT, text_nonempty, 0, 0, "a non-empty file name"},
+    [F_COMPRESSED] = {"COMPRESSED", SIZE64, NULL, 0, 0,
+                      "the size in bytes of the file stored as gzip"},
 };
 #define NFIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
@@ -90,9 +116,15 @@ static int check_field(const scr_meta *meta, int f)
 
 /* --- allocation ------------------------------------------------------------- */
 
-scr_meta *scr_meta_new(void) { return scr_kvtree_new(); }
+scr_meta *scr_meta_new(void)
+{
+    return scr_kvtree_new();
+}
 
-void scr_meta_delete(scr_meta *meta) { scr_kvtree_delete(meta); }
+void scr_meta_delete(scr_meta *meta)
+{
+    scr_kvtree_delete(meta);
+}
 
 int scr_meta_copy(scr_meta *dst, const scr_meta *src)
 {

@@ -33,7 +33,7 @@ int scr_nodes_file_read(const char *path, scr_kvtree *nodes);
 /* Replace path with nodes and the current VERSION. */
 int scr_nodes_file_write(const char *path, const scr_kvtree *nodes);
 
-int scr_nodes_file_set_nodes(scr_kvtree *nodes, int count);   /* count >= 1 */
+int scr_nodes_file_set_nodes(scr_kvtree *nodes, int count); /* count >= 1 */
 int scr_nodes_file_get_nodes(const scr_kvtree *nodes, int *out_count);
 
 #endif

@@ -29,7 +29,7 @@ static int lock_path(const char *prefix, char **out)
  * process, -1 (errno set) when locks do not work here. */
 static int try_lock(int fd)
 {
-    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
     if (fcntl(fd, F_SETLK, &fl) == 0) return 1;
     return errno == EAGAIN || errno == EACCES ? 0 : -1;
 }
@@ -41,7 +41,8 @@ static void copy_str(char *dst, size_t len, const scr_kvtree *t, const char *key
 }
 
 /* The holder in the file's image; SCR_ERR_NOTFOUND when it names none. */
-static int parse_holder(const void *buf, size_t len, const char *path, struct scr_prefix_holder *out)
+static int parse_holder(const void *buf, size_t len, const char *path,
+                        struct scr_prefix_holder *out)
 {
     memset(out, 0, sizeof(*out));
     if (len == 0) return SCR_ERR_NOTFOUND; /* created, not yet written: no holder */
@@ -51,7 +52,8 @@ static int parse_holder(const void *buf, size_t len, const char *path, struct sc
     int version = 1, released = 0;
     int64_t pid = 0, since = 0;
     if (rc != SCR_SUCCESS) goto out;
-    if (scr_kvtree_util_get_int(t, "VERSION", &version) == SCR_SUCCESS && version > SCR_PREFIX_LOCK_VERSION) {
+    if (scr_kvtree_util_get_int(t, "VERSION", &version) == SCR_SUCCESS &&
+        version > SCR_PREFIX_LOCK_VERSION) {
         scr_err("%s: prefix lock version %d, newer than this build reads (%d)", path, version,
                 SCR_PREFIX_LOCK_VERSION);
         rc = SCR_ERR_FORMAT;
@@ -137,9 +139,11 @@ out:
 void scr_prefix_lock_describe(const struct scr_prefix_holder *h, char *buf, size_t len)
 {
     char when[SCR_INDEX_TIMESTAMP_SIZE] = "an unknown time";
-    if (h->since <= 0 || scr_index_file_format_timestamp((time_t)h->since, when, sizeof(when)) != SCR_SUCCESS)
+    if (h->since <= 0 ||
+        scr_index_file_format_timestamp((time_t)h->since, when, sizeof(when)) != SCR_SUCCESS)
         snprintf(when, sizeof(when), "an unknown time");
-    snprintf(buf, len, "job %s of %s on %s (process %ld) since %s", h->jobid, h->user, h->host, h->pid, when);
+    snprintf(buf, len, "job %s of %s on %s (process %ld) since %s", h->jobid, h->user, h->host,
+             h->pid, when);
 }
 
 /* Poll for the lock up to seconds; 1 when taken. */
@@ -154,15 +158,18 @@ static int wait_lock(int fd, int seconds)
 
 /* The lock is held by another process: whether me may take the prefix all
  * the same (1, note set) or not (0, logged). */
-static int may_take_held(int fd, const char *path, const struct scr_prefix_holder *me, int same_job_wait,
-                         struct scr_prefix_lock *out, char *note, size_t note_len)
+static int may_take_held(int fd, const char *path, const struct scr_prefix_holder *me,
+                         int same_job_wait, struct scr_prefix_lock *out, char *note,
+                         size_t note_len)
 {
     struct scr_prefix_holder h;
     char who[512];
     int rc = read_holder_fd(fd, path, &h);
     if (rc != SCR_SUCCESS) {
-        scr_err("the prefix's lock %s is held by another process, whose record %s; two jobs on one prefix "
-                "overwrite each other's datasets", path, rc == SCR_ERR_NOTFOUND ? "names no job" : "is damaged");
+        scr_err("the prefix's lock %s is held by another process, whose record %s; two jobs on one "
+                "prefix "
+                "overwrite each other's datasets",
+                path, rc == SCR_ERR_NOTFOUND ? "names no job" : "is damaged");
         return 0;
     }
     scr_prefix_lock_describe(&h, who, sizeof(who));
@@ -171,17 +178,24 @@ static int may_take_held(int fd, const char *path, const struct scr_prefix_holde
             out->kernel_lock = 1;
             return 1;
         }
-        snprintf(note, note_len, "taking the prefix from an earlier run of this job, %s, whose lock is still "
-                 "held after %d s (lost with its node?)", who, same_job_wait);
+        snprintf(note, note_len,
+                 "taking the prefix from an earlier run of this job, %s, whose lock is still "
+                 "held after %d s (lost with its node?)",
+                 who, same_job_wait);
         return 1;
     }
     if (h.released) {
-        snprintf(note, note_len, "taking the prefix from %s, which has ended (its epilog released the prefix) "
-                 "though its lock is still held (a file system that keeps the locks of a lost node)", who);
+        snprintf(
+            note, note_len,
+            "taking the prefix from %s, which has ended (its epilog released the prefix) "
+            "though its lock is still held (a file system that keeps the locks of a lost node)",
+            who);
         return 1;
     }
-    scr_err("the prefix %s is in use by %s; two jobs on one prefix overwrite each other's datasets: wait for "
-            "it to end, or give this job another SCR_PREFIX", path, who);
+    scr_err("the prefix %s is in use by %s; two jobs on one prefix overwrite each other's "
+            "datasets: wait for "
+            "it to end, or give this job another SCR_PREFIX",
+            path, who);
     return 0;
 }
 
@@ -192,17 +206,22 @@ static int may_take(int fd, const char *path, const struct scr_prefix_holder *me
 {
     int got = try_lock(fd);
     if (got < 0) {
-        scr_err("cannot lock %s: %s (the prefix's file system must support fcntl() locks)", path, strerror(errno));
+        scr_err("cannot lock %s: %s (the prefix's file system must support fcntl() locks)", path,
+                strerror(errno));
         return SCR_ERR_IO;
     }
-    if (got == 0) return may_take_held(fd, path, me, same_job_wait, out, note, note_len) ? SCR_SUCCESS : SCR_ERR_STATE;
+    if (got == 0)
+        return may_take_held(fd, path, me, same_job_wait, out, note, note_len) ? SCR_SUCCESS
+                                                                               : SCR_ERR_STATE;
     out->kernel_lock = 1;
     struct scr_prefix_holder h;
     char who[512];
     /* free, yet a record of someone else who never released: it died */
-    if (read_holder_fd(fd, path, &h) == SCR_SUCCESS && !h.released && strcmp(h.jobid, me->jobid) != 0) {
+    if (read_holder_fd(fd, path, &h) == SCR_SUCCESS && !h.released &&
+        strcmp(h.jobid, me->jobid) != 0) {
         scr_prefix_lock_describe(&h, who, sizeof(who));
-        snprintf(note, note_len, "taking over the prefix from %s: no process holds its lock any more", who);
+        snprintf(note, note_len,
+                 "taking over the prefix from %s: no process holds its lock any more", who);
     }
     return SCR_SUCCESS;
 }
@@ -245,8 +264,8 @@ void scr_prefix_lock_drop(struct scr_prefix_lock *lock, const struct scr_prefix_
     /* without the kernel lock another job may have the prefix by now: its record stays */
     struct scr_prefix_holder h;
     if (lock->kernel_lock ||
-        (read_holder_fd(lock->fd, SCR_PREFIX_LOCK_NAME, &h) == SCR_SUCCESS && strcmp(h.jobid, me->jobid) == 0 &&
-         h.pid == me->pid && strcmp(h.host, me->host) == 0))
+        (read_holder_fd(lock->fd, SCR_PREFIX_LOCK_NAME, &h) == SCR_SUCCESS &&
+         strcmp(h.jobid, me->jobid) == 0 && h.pid == me->pid && strcmp(h.host, me->host) == 0))
         write_holder_fd(lock->fd, SCR_PREFIX_LOCK_NAME, &done);
     close(lock->fd);
     lock->fd = -1;
@@ -268,7 +287,8 @@ int scr_prefix_lock_release_job(const char *prefix, const char *jobid, int *out_
     }
     struct scr_prefix_holder h;
     rc = read_holder_fd(fd, path, &h);
-    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
+    if (rc == SCR_ERR_NOTFOUND)
+        rc = SCR_SUCCESS;
     else if (rc == SCR_SUCCESS && !h.released && strcmp(h.jobid, jobid) == 0) {
         h.released = 1;
         rc = write_holder_fd(fd, path, &h);

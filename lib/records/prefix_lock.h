@@ -50,8 +50,8 @@ struct scr_prefix_holder {
 };
 
 struct scr_prefix_lock {
-    int fd;            /* the open lock file; -1 when not held */
-    int kernel_lock;   /* 1 when fd holds the fcntl() lock, 0 when the prefix was taken without it */
+    int fd;          /* the open lock file; -1 when not held */
+    int kernel_lock; /* 1 when fd holds the fcntl() lock, 0 when the prefix was taken without it */
 };
 
 /* Take <prefix>/.scr/lock.scr for me (its .scr directory must exist). On

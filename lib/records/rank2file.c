@@ -43,8 +43,8 @@ static int path_stays_inside(const char *path)
 }
 
 /* The int under key of tree, between min and max. */
-static int get_int_in(const char *file, const scr_kvtree *tree, const char *key, int min, int max, const char *expected,
-                      int *out)
+static int get_int_in(const char *file, const scr_kvtree *tree, const char *key, int min, int max,
+                      const char *expected, int *out)
 {
     int v;
     if (scr_kvtree_util_get_int(tree, key, &v) != SCR_SUCCESS || v < min || v > max)
@@ -73,7 +73,8 @@ static int take_rank(struct walk *w, const char *file, int r, const scr_kvtree *
          f = scr_kvtree_elem_next(f)) {
         const char *path = scr_kvtree_elem_key(f);
         if (!path_stays_inside(path) || scr_kvtree_size(scr_kvtree_elem_hash(f)) != 0)
-            return scr_record_bad_key(file, where, path, "paths relative to the prefix that stay inside it");
+            return scr_record_bad_key(file, where, path,
+                                      "paths relative to the prefix that stay inside it");
         if (scr_kvtree_set_kv(mine, KEY_FILE, path) == NULL) return SCR_ERR_NOMEM;
     }
     return SCR_SUCCESS;
@@ -89,15 +90,18 @@ static int take_parts(struct walk *w, const char *file, int level, const scr_kvt
         const scr_kvtree *entry = scr_kvtree_elem_hash(e);
         const char *suffix;
         int offset;
-        scr_record_key_path(where, sizeof(where), "%s %s %s", KEY_RANK, scr_kvtree_elem_key(e), KEY_FILE);
+        scr_record_key_path(where, sizeof(where), "%s %s %s", KEY_RANK, scr_kvtree_elem_key(e),
+                            KEY_FILE);
         if (scr_kvtree_util_get_str(entry, KEY_FILE, &suffix) != SCR_SUCCESS || suffix[0] == '\0' ||
             strchr(suffix, '/') != NULL)
             return scr_record_bad_value(file, where, scr_kvtree_get(entry, KEY_FILE),
                                         "one part name (\".0.0\"), without '/'");
-        scr_record_key_path(where, sizeof(where), "%s %s %s", KEY_RANK, scr_kvtree_elem_key(e), KEY_OFFSET);
+        scr_record_key_path(where, sizeof(where), "%s %s %s", KEY_RANK, scr_kvtree_elem_key(e),
+                            KEY_OFFSET);
         if (scr_kvtree_get(entry, KEY_OFFSET) != NULL &&
             (scr_kvtree_util_get_int(entry, KEY_OFFSET, &offset) != SCR_SUCCESS || offset < 0))
-            return scr_record_bad_value(file, where, scr_kvtree_get(entry, KEY_OFFSET), "an offset >= 0");
+            return scr_record_bad_value(file, where, scr_kvtree_get(entry, KEY_OFFSET),
+                                        "an offset >= 0");
         char name[WHERE_MAX];
         snprintf(name, sizeof(name), "%s%s", SCR_RANK2FILE_NAME, suffix);
         int rc = read_part(w, name, level - 1);
@@ -115,7 +119,8 @@ static int read_part(struct walk *w, const char *name, int level_expected)
     if (rc != SCR_SUCCESS) goto out;
     struct stat st;
     if (level_expected >= 0 && stat(file, &st) != 0) {
-        scr_err("%s: a part of the rank2file of %s is missing: %s", file, w->dsdir, strerror(errno));
+        scr_err("%s: a part of the rank2file of %s is missing: %s", file, w->dsdir,
+                strerror(errno));
         rc = SCR_ERR_FORMAT;
         goto out;
     }
@@ -124,7 +129,8 @@ static int read_part(struct walk *w, const char *name, int level_expected)
     int ranks = 0, level = 0;
     rc = get_int_in(file, t, KEY_RANKS, 1, 1 << 30, "a number of ranks (>= 1)", &ranks);
     if (rc != SCR_SUCCESS) goto out;
-    if (level_expected < 0) w->ranks = ranks;
+    if (level_expected < 0)
+        w->ranks = ranks;
     else if (ranks != w->ranks) {
         char expected[64];
         snprintf(expected, sizeof(expected), "%d, as in %s", w->ranks, SCR_RANK2FILE_NAME);
@@ -132,11 +138,13 @@ static int read_part(struct walk *w, const char *name, int level_expected)
         goto out;
     }
     rc = get_int_in(file, t, KEY_LEVEL, level_expected < 0 ? 0 : level_expected,
-                    level_expected < 0 ? MAX_LEVEL : level_expected, "the level of this part", &level);
+                    level_expected < 0 ? MAX_LEVEL : level_expected, "the level of this part",
+                    &level);
     if (rc != SCR_SUCCESS) goto out;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(t); e; e = scr_kvtree_elem_next(e)) {
         const char *key = scr_kvtree_elem_key(e);
-        if (strcmp(key, KEY_RANKS) != 0 && strcmp(key, KEY_LEVEL) != 0 && strcmp(key, KEY_RANK) != 0) {
+        if (strcmp(key, KEY_RANKS) != 0 && strcmp(key, KEY_LEVEL) != 0 &&
+            strcmp(key, KEY_RANK) != 0) {
             rc = scr_record_bad_key(file, "the top", key, "RANKS, LEVEL and RANK");
             goto out;
         }
@@ -152,7 +160,8 @@ static int read_part(struct walk *w, const char *name, int level_expected)
         }
     }
     if (level == 0) {
-        for (scr_kvtree_elem *e = scr_kvtree_elem_first(rank_level); e && rc == SCR_SUCCESS; e = scr_kvtree_elem_next(e))
+        for (scr_kvtree_elem *e = scr_kvtree_elem_first(rank_level); e && rc == SCR_SUCCESS;
+             e = scr_kvtree_elem_next(e))
             rc = take_rank(w, file, atoi(scr_kvtree_elem_key(e)), scr_kvtree_elem_hash(e));
     } else {
         rc = take_parts(w, file, level, rank_level);
@@ -175,8 +184,8 @@ int scr_rank2file_read(const char *dsdir, int *out_ranks, scr_kvtree **out_files
     int rc = read_part(&w, SCR_RANK2FILE_NAME, -1);
     for (int r = 0; rc == SCR_SUCCESS && r < w.ranks; r++) {
         if (scr_kvtree_get_kv_int(w.files, KEY_RANK, r) == NULL) {
-            scr_err("%s/%s: rank %d of %d is not listed, so its files are unknown", dsdir, SCR_RANK2FILE_NAME, r,
-                    w.ranks);
+            scr_err("%s/%s: rank %d of %d is not listed, so its files are unknown", dsdir,
+                    SCR_RANK2FILE_NAME, r, w.ranks);
             rc = SCR_ERR_FORMAT;
         }
     }

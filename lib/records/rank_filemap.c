@@ -73,7 +73,8 @@ static int add_file(scr_filemap *rmap, int id, int rank, const char *dir, const 
     int rc = scr_rank_filemap_name_of(dir, file, meta, &rel);
     if (rc == SCR_SUCCESS && scr_filemap_have_file(rmap, id, rank, rel)) {
         scr_err("rank filemap: two files of rank %d in dataset %d would both be %s/%s (the "
-                "second is %s)", rank, id, dir, rel, file);
+                "second is %s)",
+                rank, id, dir, rel, file);
         rc = SCR_ERR_ARG;
     }
     if (rc == SCR_SUCCESS && meta == NULL) rc = scr_filemap_add_file(rmap, id, rank, rel);
@@ -124,8 +125,10 @@ static int build(const scr_filemap *map, int id, int rank, const char *dir, int 
         rc = add_file(rmap, id, rank, dir, files[i], meta);
     }
     free(files);
-    if (rc == SCR_SUCCESS && scr_filemap_get_expected_files(map, id, rank, &expected) == SCR_SUCCESS)
-        rc = scr_filemap_set_expected_files(rmap, id, rank, expected > left_out ? expected - left_out : 0);
+    if (rc == SCR_SUCCESS &&
+        scr_filemap_get_expected_files(map, id, rank, &expected) == SCR_SUCCESS)
+        rc = scr_filemap_set_expected_files(rmap, id, rank,
+                                            expected > left_out ? expected - left_out : 0);
     if (rc != SCR_SUCCESS) {
         scr_filemap_delete(rmap);
         return rc;
@@ -181,7 +184,8 @@ int scr_rank_filemap_list_files(const scr_filemap *rmap, int id, int rank,
     return SCR_SUCCESS;
 }
 
-int scr_rank_filemap_file_path(const char *dir, const char *name, const char *record, char **out_path)
+int scr_rank_filemap_file_path(const char *dir, const char *name, const char *record,
+                               char **out_path)
 {
     if (dir == NULL || name == NULL || name[0] == '\0' || name[0] == '/') {
         scr_err("%s: '%s' is not a name relative to a dataset directory; refused", record,
@@ -195,7 +199,8 @@ int scr_rank_filemap_file_path(const char *dir, const char *name, const char *re
     if (rc == SCR_SUCCESS) rc = scr_path_dirname(up, &prefix);
     if (rc == SCR_SUCCESS) rc = scr_path_is_inside(prefix, path, &inside);
     if (rc == SCR_SUCCESS && !inside) {
-        scr_err("%s: the file '%s' leads to %s, outside the prefix %s; refused", record, name, path, prefix);
+        scr_err("%s: the file '%s' leads to %s, outside the prefix %s; refused", record, name, path,
+                prefix);
         rc = SCR_ERR_FORMAT;
     }
     /* <prefix>/.scr holds the index and the other datasets' records: a
@@ -204,8 +209,10 @@ int scr_rank_filemap_file_path(const char *dir, const char *name, const char *re
     if (rc == SCR_SUCCESS) rc = scr_path_is_inside(up, path, &in_records);
     if (rc == SCR_SUCCESS && in_records) rc = scr_path_is_inside(dir, path, &in_dir);
     if (rc == SCR_SUCCESS && in_records && !in_dir) {
-        scr_err("%s: the file '%s' leads to %s, among the records of %s but outside this dataset's directory %s; "
-                "refused", record, name, path, up, dir);
+        scr_err("%s: the file '%s' leads to %s, among the records of %s but outside this dataset's "
+                "directory %s; "
+                "refused",
+                record, name, path, up, dir);
         rc = SCR_ERR_FORMAT;
     }
     free(up);

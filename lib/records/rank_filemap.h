@@ -93,6 +93,7 @@ int scr_rank_filemap_list_files(const scr_filemap *rmap, int id, int rank,
  * is absolute or leads outside the prefix of dir (two levels up) is
  * refused with SCR_ERR_FORMAT, logged naming record (the file that listed
  * it, for the message), the name and where it leads. */
-int scr_rank_filemap_file_path(const char *dir, const char *name, const char *record, char **out_path);
+int scr_rank_filemap_file_path(const char *dir, const char *name, const char *record,
+                               char **out_path);
 
 #endif

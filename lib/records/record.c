@@ -40,8 +40,7 @@ int scr_record_bad_value(const char *file, const char *key, const scr_kvtree *va
                               expected);
 }
 
-int scr_record_bad_key(const char *file, const char *where, const char *text,
-                       const char *expected)
+int scr_record_bad_key(const char *file, const char *where, const char *text, const char *expected)
 {
     scr_err("%s: key %s holds '%s', expected %s", file, where, text, expected);
     return SCR_ERR_FORMAT;
@@ -79,8 +78,8 @@ static int compare_strs(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-int scr_record_list_int_keys(const scr_kvtree *level, int min, const char *kind,
-                             const char *noun, int **out_list, int *out_count)
+int scr_record_list_int_keys(const scr_kvtree *level, int min, const char *kind, const char *noun,
+                             int **out_list, int *out_count)
 {
     if (out_list == NULL || out_count == NULL) return SCR_ERR_ARG;
     int count = scr_kvtree_size(level), n = 0;
@@ -145,7 +144,8 @@ int scr_record_take_version(const char *file, const char *kind, int newest, scr_
  * canonical order (integer keys numerically, then others by bytes), or
  * every key as it is. Packed straight from tree, which is neither copied
  * nor changed. */
-static int file_image(const struct scr_record_kind *kind, const scr_kvtree *tree, void **out_buf, size_t *out_len)
+static int file_image(const struct scr_record_kind *kind, const scr_kvtree *tree, void **out_buf,
+                      size_t *out_len)
 {
     char version[32];
     snprintf(version, sizeof(version), "%d", kind->version);
@@ -153,7 +153,8 @@ static int file_image(const struct scr_record_kind *kind, const scr_kvtree *tree
     size_t most = 1 + (kind->keys ? kind->nkeys : (size_t)scr_kvtree_size(tree)), n = 0;
     const char **keys = malloc(most * sizeof(*keys));
     const scr_kvtree **values = malloc(most * sizeof(*values));
-    int rc = (vtree && keys && values && scr_kvtree_set(vtree, version, NULL)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
+    int rc = (vtree && keys && values && scr_kvtree_set(vtree, version, NULL)) ? SCR_SUCCESS
+                                                                               : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) {
         keys[n] = SCR_RECORD_KEY_VERSION;
         values[n++] = vtree;
@@ -164,13 +165,14 @@ static int file_image(const struct scr_record_kind *kind, const scr_kvtree *tree
         keys[n] = kind->keys[i];
         values[n++] = level;
     }
-    for (scr_kvtree_elem *e = kind->keys ? NULL : scr_kvtree_elem_first(tree); rc == SCR_SUCCESS && e;
-         e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = kind->keys ? NULL : scr_kvtree_elem_first(tree);
+         rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e)) {
         if (strcmp(scr_kvtree_elem_key(e), SCR_RECORD_KEY_VERSION) == 0) continue;
         keys[n] = scr_kvtree_elem_key(e);
         values[n++] = scr_kvtree_elem_hash(e);
     }
-    if (rc == SCR_SUCCESS) rc = scr_kvtree_file_image_of(keys, values, n, kind->keys != NULL, out_buf, out_len);
+    if (rc == SCR_SUCCESS)
+        rc = scr_kvtree_file_image_of(keys, values, n, kind->keys != NULL, out_buf, out_len);
     free(keys);
     free(values);
     scr_kvtree_delete(vtree);
@@ -192,8 +194,8 @@ static int accept(const struct scr_record_kind *kind, const char *path, scr_kvtr
 }
 
 /* Read path with read (locked or not), check it and merge it into tree. */
-static int read_with(int (*read)(const char *, scr_kvtree *),
-                     const struct scr_record_kind *kind, const char *path, scr_kvtree *tree)
+static int read_with(int (*read)(const char *, scr_kvtree *), const struct scr_record_kind *kind,
+                     const char *path, scr_kvtree *tree)
 {
     scr_kvtree *fresh = scr_kvtree_new();
     if (fresh == NULL) return SCR_ERR_NOMEM;
@@ -210,14 +212,13 @@ int scr_record_read(const struct scr_record_kind *kind, const char *path, scr_kv
     return read_with(scr_kvtree_read_file, kind, path, tree);
 }
 
-int scr_record_read_locked(const struct scr_record_kind *kind, const char *path,
-                           scr_kvtree *tree)
+int scr_record_read_locked(const struct scr_record_kind *kind, const char *path, scr_kvtree *tree)
 {
     return read_with(scr_kvtree_read_with_lock, kind, path, tree);
 }
 
-int scr_record_parse(const struct scr_record_kind *kind, const char *path, const void *buf, size_t len,
-                     scr_kvtree *tree)
+int scr_record_parse(const struct scr_record_kind *kind, const char *path, const void *buf,
+                     size_t len, scr_kvtree *tree)
 {
     scr_kvtree *fresh = scr_kvtree_new();
     if (fresh == NULL) return SCR_ERR_NOMEM;
@@ -267,8 +268,8 @@ int scr_record_lock_read(const struct scr_record_kind *kind, const char *path, i
 
 /* The file image of tree, or an error when a reader would refuse tree
  * (logged, SCR_ERR_TYPE) or memory ran out (logged, SCR_ERR_NOMEM). */
-static int checked_image(const struct scr_record_kind *kind, const char *path, const scr_kvtree *tree,
-                         void **out_buf, size_t *out_len)
+static int checked_image(const struct scr_record_kind *kind, const char *path,
+                         const scr_kvtree *tree, void **out_buf, size_t *out_len)
 {
     /* never store what a reader would refuse */
     char origin[4096 + 32];
@@ -279,8 +280,7 @@ static int checked_image(const struct scr_record_kind *kind, const char *path, c
     return rc;
 }
 
-int scr_record_write(const struct scr_record_kind *kind, const char *path,
-                     const scr_kvtree *tree)
+int scr_record_write(const struct scr_record_kind *kind, const char *path, const scr_kvtree *tree)
 {
     void *image = NULL;
     size_t len = 0;

@@ -33,8 +33,7 @@ int scr_record_bad_value(const char *file, const char *key, const scr_kvtree *va
 
 /* Log that the level where (in file) holds the key text instead of what was
  * expected; returns SCR_ERR_FORMAT. Same message form as scr_record_bad_value. */
-int scr_record_bad_key(const char *file, const char *where, const char *text,
-                       const char *expected);
+int scr_record_bad_key(const char *file, const char *where, const char *text, const char *expected);
 
 /* A key path for a message ("RANK 2 DSET 6 FILE x") printed into buf. A path
  * too long for buf is cut short, which only shortens the message. */
@@ -52,8 +51,8 @@ int scr_record_key_int(const char *text, int min, int *out);
  * array the caller frees (NULL when level has no keys). SCR_ERR_TYPE (not
  * logged) when a key is not such an int; running out of memory is logged as
  * "<kind>: out of memory listing <count> <noun>". */
-int scr_record_list_int_keys(const scr_kvtree *level, int min, const char *kind,
-                             const char *noun, int **out_list, int *out_count);
+int scr_record_list_int_keys(const scr_kvtree *level, int min, const char *kind, const char *noun,
+                             int **out_list, int *out_count);
 
 /* The keys of level sorted by bytes, in a new array the caller frees (NULL
  * when there are none); the strings belong to level. Out of memory is logged
@@ -99,13 +98,12 @@ int scr_record_read(const struct scr_record_kind *kind, const char *path, scr_kv
 /* As scr_record_read, under a shared lock; a missing file (or a missing
  * directory) adds nothing and succeeds. An existing file of 0 bytes is
  * damaged (SCR_ERR_FORMAT, logged naming it), as any file a reader refuses. */
-int scr_record_read_locked(const struct scr_record_kind *kind, const char *path,
-                           scr_kvtree *tree);
+int scr_record_read_locked(const struct scr_record_kind *kind, const char *path, scr_kvtree *tree);
 
 /* Check the file image buf of len bytes (read from path, named in messages)
  * as scr_record_read would and merge it into tree. */
-int scr_record_parse(const struct scr_record_kind *kind, const char *path, const void *buf, size_t len,
-                     scr_kvtree *tree);
+int scr_record_parse(const struct scr_record_kind *kind, const char *path, const void *buf,
+                     size_t len, scr_kvtree *tree);
 
 /* Lock path exclusively (creating it with no keys, and its directory when
  * the kind says so), check it and merge it into tree. On success *out_fd holds the
@@ -116,8 +114,7 @@ int scr_record_lock_read(const struct scr_record_kind *kind, const char *path, i
 
 /* Replace path with tree and VERSION. A tree a reader would refuse is not
  * written: SCR_ERR_TYPE, logged with the file marked "(not written)". */
-int scr_record_write(const struct scr_record_kind *kind, const char *path,
-                     const scr_kvtree *tree);
+int scr_record_write(const struct scr_record_kind *kind, const char *path, const scr_kvtree *tree);
 
 /* As scr_record_write into the file locked by scr_record_lock_read, then
  * release the lock and close *fd (set to -1); the lock is released even when

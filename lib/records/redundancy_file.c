@@ -51,9 +51,12 @@ int scr_redundancy_file_parse_name(const char *name, struct scr_redundancy_name 
     if (!parse_count(&p, &one_based) || !skip(&p, "_of_") || !parse_count(&p, &n.size) ||
         !skip(&p, "_in_") || !parse_count(&p, &n.set))
         return 0;
-    if (strcmp(p, ".xor") == 0) n.kind = SCR_REDUNDANCY_XOR;
-    else if (strcmp(p, ".rs") == 0) n.kind = SCR_REDUNDANCY_RS;
-    else return 0;
+    if (strcmp(p, ".xor") == 0)
+        n.kind = SCR_REDUNDANCY_XOR;
+    else if (strcmp(p, ".rs") == 0)
+        n.kind = SCR_REDUNDANCY_RS;
+    else
+        return 0;
     if (one_based < 1 || one_based > n.size || n.size < 2) return 0;
     n.member = one_based - 1;
     *out = n;
@@ -65,8 +68,8 @@ int scr_redundancy_file_name(const struct scr_redundancy_name *n, char *buf, siz
     int w = snprintf(buf, len, "%d_of_%d_in_%d.%s", n->member + 1, n->size, n->set,
                      n->kind == SCR_REDUNDANCY_XOR ? "xor" : "rs");
     if (w < 0 || (size_t)w >= len) {
-        scr_err("redundancy file name of member %d of set %d does not fit in %zu bytes",
-                n->member, n->set, len);
+        scr_err("redundancy file name of member %d of set %d does not fit in %zu bytes", n->member,
+                n->set, len);
         return SCR_ERR_ARG;
     }
     return SCR_SUCCESS;
@@ -113,16 +116,16 @@ out:
     return SCR_SUCCESS;
 }
 
-int scr_redundancy_file_write_header(int fd, const char *path, const scr_kvtree *header, uint64_t len,
-                                     uint32_t *out_crc)
+int scr_redundancy_file_write_header(int fd, const char *path, const scr_kvtree *header,
+                                     uint64_t len, uint32_t *out_crc)
 {
     void *image = NULL;
     size_t image_len = 0;
     int rc = scr_kvtree_file_image(header, &image, &image_len);
     if (rc != SCR_SUCCESS) goto out;
     if ((uint64_t)image_len != len) {
-        scr_err("%s: its header would be %zu bytes, not the %llu it has; not rewritten", path, image_len,
-                (unsigned long long)len);
+        scr_err("%s: its header would be %zu bytes, not the %llu it has; not rewritten", path,
+                image_len, (unsigned long long)len);
         rc = SCR_ERR_FORMAT;
         goto out;
     }
@@ -152,8 +155,9 @@ int scr_redundancy_file_group(const scr_kvtree *header, const char *path, int **
         int64_t i = -1, w = -1;
         const scr_kvtree *v = scr_kvtree_elem_hash(e);
         /* XOR stores the world rank as the value, RS under WORLD */
-        const char *text = scr_kvtree_get(v, "WORLD") ? scr_kvtree_first_key(scr_kvtree_get(v, "WORLD"))
-                                                      : scr_kvtree_first_key(v);
+        const char *text = scr_kvtree_get(v, "WORLD")
+                               ? scr_kvtree_first_key(scr_kvtree_get(v, "WORLD"))
+                               : scr_kvtree_first_key(v);
         if (scr_parse_int64(scr_kvtree_elem_key(e), &i) != SCR_SUCCESS || i < 0 || i >= n ||
             members[i] >= 0 || text == NULL || scr_parse_int64(text, &w) != SCR_SUCCESS || w < 0 ||
             w > INT_MAX) {
@@ -169,7 +173,8 @@ int scr_redundancy_file_group(const scr_kvtree *header, const char *path, int **
     return SCR_SUCCESS;
 }
 
-int scr_redundancy_file_set_rs_metas(scr_kvtree *h, int m, int N, int k, scr_redundancy_metas_fn metas, void *ctx)
+int scr_redundancy_file_set_rs_metas(scr_kvtree *h, int m, int N, int k,
+                                     scr_redundancy_metas_fn metas, void *ctx)
 {
     scr_kvtree_unset(h, "CURRENT");
     scr_kvtree_unset(h, "PARTNERS");
@@ -228,8 +233,9 @@ out:
     return SCR_SUCCESS;
 }
 
-int scr_redundancy_file_xor_header(const scr_kvtree *dset, int ranks, uint64_t chunk, const int *members, int N,
-                                   scr_kvtree *current, scr_kvtree *partner, scr_kvtree **out_header)
+int scr_redundancy_file_xor_header(const scr_kvtree *dset, int ranks, uint64_t chunk,
+                                   const int *members, int N, scr_kvtree *current,
+                                   scr_kvtree *partner, scr_kvtree **out_header)
 {
     scr_kvtree *h = NULL;
     int rc = new_header(dset, ranks, chunk, &h);
@@ -254,8 +260,9 @@ out:
     return SCR_SUCCESS;
 }
 
-int scr_redundancy_file_rs_header(const scr_kvtree *dset, int ranks, uint64_t chunk, int k, const int *members,
-                                  int N, int m, scr_redundancy_metas_fn metas, void *ctx, scr_kvtree **out_header)
+int scr_redundancy_file_rs_header(const scr_kvtree *dset, int ranks, uint64_t chunk, int k,
+                                  const int *members, int N, int m, scr_redundancy_metas_fn metas,
+                                  void *ctx, scr_kvtree **out_header)
 {
     scr_kvtree *h = NULL;
     int rc = new_header(dset, ranks, chunk, &h);
@@ -274,8 +281,8 @@ out:
     return SCR_SUCCESS;
 }
 
-int scr_redundancy_file_create(const char *path, const void *image, size_t image_len, uint64_t data_len,
-                               int *out_fd)
+int scr_redundancy_file_create(const char *path, const void *image, size_t image_len,
+                               uint64_t data_len, int *out_fd)
 {
     int fd;
     int rc = scr_open_regular(path, O_RDWR | O_CREAT | O_TRUNC, 0600, &fd);

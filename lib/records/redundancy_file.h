@@ -61,8 +61,8 @@ int scr_redundancy_file_read_header(int fd, const char *path, scr_kvtree **out_h
  * (scr_meta_set_crc32_fixed), is written again in place, and the data after
  * it stays where it is. SCR_ERR_FORMAT (logged) when the new header is not
  * len bytes long; nothing is written then. */
-int scr_redundancy_file_write_header(int fd, const char *path, const scr_kvtree *header, uint64_t len,
-                                     uint32_t *out_crc);
+int scr_redundancy_file_write_header(int fd, const char *path, const scr_kvtree *header,
+                                     uint64_t len, uint32_t *out_crc);
 
 /* The world rank of every member of the set the header describes, in a new
  * array of *out_size entries the caller frees. SCR_ERR_FORMAT (logged with
@@ -78,23 +78,26 @@ typedef const scr_kvtree *(*scr_redundancy_metas_fn)(void *ctx, int member);
  * neighbours in a set of N (PARTNERS), replacing what h held there: the
  * same for the file written at a checkpoint and for one rebuilt later.
  * SCR_ERR_FORMAT when metas knows one of them not, SCR_ERR_NOMEM. */
-int scr_redundancy_file_set_rs_metas(scr_kvtree *h, int m, int N, int k, scr_redundancy_metas_fn metas, void *ctx);
+int scr_redundancy_file_set_rs_metas(scr_kvtree *h, int m, int N, int k,
+                                     scr_redundancy_metas_fn metas, void *ctx);
 
 /* A new XOR header for a member of a set of N (members: world ranks by set
  * rank) of a run of ranks ranks: DSET (a copy of dset), RANKS, CHUNK, GROUP,
  * and CURRENT and PARTNER, whose trees it takes (also when it fails). */
-int scr_redundancy_file_xor_header(const scr_kvtree *dset, int ranks, uint64_t chunk, const int *members, int N,
-                                   scr_kvtree *current, scr_kvtree *partner, scr_kvtree **out_header);
+int scr_redundancy_file_xor_header(const scr_kvtree *dset, int ranks, uint64_t chunk,
+                                   const int *members, int N, scr_kvtree *current,
+                                   scr_kvtree *partner, scr_kvtree **out_header);
 
 /* A new RS header for member m: DSET, RANKS, CHUNK, FAILURES k, GROUP, and
  * CURRENT and PARTNERS as scr_redundancy_file_set_rs_metas puts them. */
-int scr_redundancy_file_rs_header(const scr_kvtree *dset, int ranks, uint64_t chunk, int k, const int *members,
-                                  int N, int m, scr_redundancy_metas_fn metas, void *ctx, scr_kvtree **out_header);
+int scr_redundancy_file_rs_header(const scr_kvtree *dset, int ranks, uint64_t chunk, int k,
+                                  const int *members, int N, int m, scr_redundancy_metas_fn metas,
+                                  void *ctx, scr_kvtree **out_header);
 
 /* Create (or empty) path, write the header image (image_len bytes, a
  * kvtree file image of the header) at its start and size it to hold
  * data_len bytes after it; *out_fd is open for reading and writing. */
-int scr_redundancy_file_create(const char *path, const void *image, size_t image_len, uint64_t data_len,
-                               int *out_fd);
+int scr_redundancy_file_create(const char *path, const void *image, size_t image_len,
+                               uint64_t data_len, int *out_fd);
 
 #endif

@@ -30,7 +30,10 @@
 
 #define WHERE_MAX 4400
 
-static int name_ok(const char *name) { return name != NULL && name[0] != '\0' && name[0] != '/'; }
+static int name_ok(const char *name)
+{
+    return name != NULL && name[0] != '\0' && name[0] != '/';
+}
 
 static scr_kvtree *rank_of(const scr_kvtree *summary, int rank)
 {
@@ -69,7 +72,8 @@ static int check_args(const char *what, const scr_kvtree *summary, int rank, con
 {
     if (summary == NULL || rank < 0 || (need_name && !name_ok(name))) {
         scr_err("summary: %s for rank %d, file '%s' (needs a tree, a rank >= 0 and a relative "
-                "name)", what, rank, name ? name : "(null)");
+                "name)",
+                what, rank, name ? name : "(null)");
         return SCR_ERR_ARG;
     }
     return SCR_SUCCESS;
@@ -210,7 +214,8 @@ static int fill_rank(scr_kvtree *entry, int expected, const struct scr_summary_f
             rc = scr_kvtree_util_set_crc32(file, KEY_CRC, files[i].crc);
             if (rc != SCR_SUCCESS) return rc;
         }
-        if (files[i].nofetch && scr_kvtree_set(file, KEY_NOFETCH, NULL) == NULL) return SCR_ERR_NOMEM;
+        if (files[i].nofetch && scr_kvtree_set(file, KEY_NOFETCH, NULL) == NULL)
+            return SCR_ERR_NOMEM;
         if (files[i].compressed) {
             rc = scr_kvtree_util_set_uint64(file, KEY_COMPRESSED, files[i].stored_size);
             if (rc != SCR_SUCCESS) return rc;
@@ -219,8 +224,8 @@ static int fill_rank(scr_kvtree *entry, int expected, const struct scr_summary_f
     return SCR_SUCCESS;
 }
 
-int scr_summary_set_rank(scr_kvtree *summary, int rank, int expected, const struct scr_summary_file *files,
-                         int n)
+int scr_summary_set_rank(scr_kvtree *summary, int rank, int expected,
+                         const struct scr_summary_file *files, int n)
 {
     int rc = summary != NULL ? check_rank_list(rank, expected, files, n)
                              : check_args("listing a rank", summary, rank, NULL, 0);
@@ -277,7 +282,8 @@ int scr_summary_set_file_nofetch(scr_kvtree *summary, int rank, const char *name
     return scr_kvtree_set(file, KEY_NOFETCH, NULL) ? SCR_SUCCESS : SCR_ERR_NOMEM;
 }
 
-int scr_summary_set_file_compressed(scr_kvtree *summary, int rank, const char *name, uint64_t stored_size)
+int scr_summary_set_file_compressed(scr_kvtree *summary, int rank, const char *name,
+                                    uint64_t stored_size)
 {
     scr_kvtree *file;
     int rc = listed_file(summary, rank, name, "marking a file compressed", &file);
@@ -397,7 +403,8 @@ static int validate_file(const char *path, const char *where, const scr_kvtree *
                 return scr_record_bad_value(path, here, value, "nothing (NOFETCH is a flag)");
         } else if (strcmp(key, KEY_COMPRESSED) == 0) {
             if (scr_kvtree_util_get_uint64(file, key, &size) != SCR_SUCCESS)
-                return scr_record_bad_value(path, here, value, "the size in bytes of the file stored as gzip");
+                return scr_record_bad_value(path, here, value,
+                                            "the size in bytes of the file stored as gzip");
         } else {
             return scr_record_bad_key(path, where, key, "SIZE, CRC, NOFETCH or COMPRESSED");
         }
@@ -448,8 +455,7 @@ static int validate_rank2file(const char *path, const scr_kvtree *r2f)
         if (strcmp(key, KEY_RANKS) == 0) {
             if (get_int_min(r2f, key, 1, &ranks) != SCR_SUCCESS)
                 return scr_record_bad_value(path, KEY_RANK2FILE " " KEY_RANKS,
-                                            scr_kvtree_elem_hash(e),
-                                            "a number of ranks (>= 1)");
+                                            scr_kvtree_elem_hash(e), "a number of ranks (>= 1)");
         } else if (strcmp(key, KEY_RANK) != 0) {
             return scr_record_bad_key(path, KEY_RANK2FILE, key, "RANKS or RANK");
         }
@@ -573,8 +579,8 @@ static int convert_v5(const char *path, const scr_kvtree *in, scr_kvtree *out)
     char where[WHERE_MAX];
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(in); e; e = scr_kvtree_elem_next(e))
         if (strcmp(scr_kvtree_elem_key(e), KEY_CKPT) != 0) {
-            scr_err("%s: unexpected key '%s' at the top of a version 5 summary, expected %s",
-                    path, scr_kvtree_elem_key(e), KEY_CKPT);
+            scr_err("%s: unexpected key '%s' at the top of a version 5 summary, expected %s", path,
+                    scr_kvtree_elem_key(e), KEY_CKPT);
             return SCR_ERR_FORMAT;
         }
     const scr_kvtree *ckpts = scr_kvtree_get(in, KEY_CKPT);
@@ -671,7 +677,7 @@ out:
 
 /* What the file holds: VERSION, then DSET, SCR 3.1's COMPLETE when the
  * summary has it, and RANK2FILE, each sorted. */
-static const char *const file_keys[] = { KEY_DSET, KEY_COMPLETE, KEY_RANK2FILE };
+static const char *const file_keys[] = {KEY_DSET, KEY_COMPLETE, KEY_RANK2FILE};
 
 /* Only writing goes through scr_record: reading also takes version 5. */
 static const struct scr_record_kind summary_kind = {
@@ -732,8 +738,8 @@ static void pack_file(scr_strbuf *b, const struct scr_summary_file *f)
 }
 
 /* One rank's level: FILE (when it has files), then FILES. */
-static int pack_rank(scr_strbuf *b, int rank, int expected, const struct scr_summary_file *files, int n,
-                     struct ordered_file **order, int *room)
+static int pack_rank(scr_strbuf *b, int rank, int expected, const struct scr_summary_file *files,
+                     int n, struct ordered_file **order, int *room)
 {
     char text[32];
     int rc = check_rank_list(rank, expected, files, n);
@@ -762,12 +768,13 @@ static int pack_rank(scr_strbuf *b, int rank, int expected, const struct scr_sum
     return SCR_SUCCESS;
 }
 
-int scr_summary_write_ranks(const char *path, const scr_dataset *desc, int ranks, scr_summary_rank_fn rank_files,
-                            void *ctx)
+int scr_summary_write_ranks(const char *path, const scr_dataset *desc, int ranks,
+                            scr_summary_rank_fn rank_files, void *ctx)
 {
     char origin[4096 + 32], text[32];
     if (path == NULL || desc == NULL || ranks < 1) {
-        scr_err("summary: writing %d ranks needs a path, a descriptor and at least one rank", ranks);
+        scr_err("summary: writing %d ranks needs a path, a descriptor and at least one rank",
+                ranks);
         return SCR_ERR_ARG;
     }
     /* never store what a reader would refuse */
@@ -824,8 +831,10 @@ int scr_summary_add_rank_files(scr_kvtree *summary, const scr_filemap *rmap, int
         if (rc != SCR_SUCCESS) goto out;
         files[f].has_crc = scr_meta_get_crc32(listed[f].meta, &files[f].crc) == SCR_SUCCESS;
         /* redundancy data is kept for rebuilds, never read back by a restart */
-        files[f].nofetch = scr_meta_check_filetype(listed[f].meta, SCR_META_TYPE_FULL) != SCR_SUCCESS;
-        files[f].compressed = scr_meta_get_compressed(listed[f].meta, &files[f].stored_size) == SCR_SUCCESS;
+        files[f].nofetch =
+            scr_meta_check_filetype(listed[f].meta, SCR_META_TYPE_FULL) != SCR_SUCCESS;
+        files[f].compressed =
+            scr_meta_get_compressed(listed[f].meta, &files[f].stored_size) == SCR_SUCCESS;
     }
     rc = scr_summary_set_rank(summary, rank, expected, files, n);
 out:

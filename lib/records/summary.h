@@ -89,12 +89,12 @@ int scr_summary_set_file_nofetch(scr_kvtree *summary, int rank, const char *name
 
 /* One file of a rank, for scr_summary_set_rank. */
 struct scr_summary_file {
-    const char *name;   /* relative to the dataset directory */
+    const char *name; /* relative to the dataset directory */
     uint64_t size;
     uint32_t crc;
     int has_crc;
     int nofetch;
-    int compressed;       /* stored as gzip, stored_size bytes long */
+    int compressed; /* stored as gzip, stored_size bytes long */
     uint64_t stored_size;
 };
 
@@ -102,21 +102,21 @@ struct scr_summary_file {
  * the rank listed: what set_expected_files and set_file, set_file_crc and
  * set_file_nofetch per file give, with one lookup of the rank instead of
  * one per call (a summary of 100,000 ranks is built this way). */
-int scr_summary_set_rank(scr_kvtree *summary, int rank, int expected, const struct scr_summary_file *files,
-                         int n);
+int scr_summary_set_rank(scr_kvtree *summary, int rank, int expected,
+                         const struct scr_summary_file *files, int n);
 
 /* What scr_summary_write_ranks asks for each rank in turn: FILES and the
  * files listed (valid until the next call). Non-zero stops the writing. */
-typedef int (*scr_summary_rank_fn)(void *ctx, int rank, int *out_expected, const struct scr_summary_file **out_files,
-                                   int *out_n);
+typedef int (*scr_summary_rank_fn)(void *ctx, int rank, int *out_expected,
+                                   const struct scr_summary_file **out_files, int *out_n);
 
 /* Write path with the bytes scr_summary_write gives for a summary of desc
  * and ranks in which each rank 0..ranks-1 was listed by
  * scr_summary_set_rank with what rank_files returns, without building
  * that tree: a summary of 100,000 ranks costs the caller's lists and the
  * file's bytes. Arguments are checked as the setters check them. */
-int scr_summary_write_ranks(const char *path, const scr_dataset *desc, int ranks, scr_summary_rank_fn rank_files,
-                            void *ctx);
+int scr_summary_write_ranks(const char *path, const scr_dataset *desc, int ranks,
+                            scr_summary_rank_fn rank_files, void *ctx);
 
 int scr_summary_get_file_size(const scr_kvtree *summary, int rank, const char *name,
                               uint64_t *out_size);
@@ -129,7 +129,8 @@ int scr_summary_get_file_nofetch(const scr_kvtree *summary, int rank, const char
 
 /* COMPRESSED of a listed file: set logs when the file is not listed; get
  * gives SCR_ERR_NOTFOUND (not logged) for a file stored as written. */
-int scr_summary_set_file_compressed(scr_kvtree *summary, int rank, const char *name, uint64_t stored_size);
+int scr_summary_set_file_compressed(scr_kvtree *summary, int rank, const char *name,
+                                    uint64_t stored_size);
 int scr_summary_get_file_compressed(const scr_kvtree *summary, int rank, const char *name,
                                     uint64_t *out_stored_size);
 

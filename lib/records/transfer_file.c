@@ -22,8 +22,8 @@
 #define KEY_FLAG "FLAG"
 #define FLAG_DONE "DONE"
 
-static const char *const command_names[] = { "RUN", "STOP", "EXIT" };
-static const char *const state_names[] = { "RUNNING", "STOPPED" };
+static const char *const command_names[] = {"RUN", "STOP", "EXIT"};
+static const char *const state_names[] = {"RUNNING", "STOPPED"};
 #define NCOMMANDS ((int)(sizeof(command_names) / sizeof(command_names[0])))
 #define NSTATES ((int)(sizeof(state_names) / sizeof(state_names[0])))
 
@@ -59,8 +59,8 @@ static int check_path(const char *what, const char *path)
     return SCR_SUCCESS;
 }
 
-int scr_transfer_file_add_file(scr_kvtree *transfer, const char *source,
-                               const char *destination, uint64_t size)
+int scr_transfer_file_add_file(scr_kvtree *transfer, const char *source, const char *destination,
+                               uint64_t size)
 {
     if (transfer == NULL) {
         scr_err("transfer file: adding a file without a tree");
@@ -107,8 +107,7 @@ int scr_transfer_file_get_destination(const scr_kvtree *transfer, const char *so
     return SCR_SUCCESS;
 }
 
-int scr_transfer_file_get_size(const scr_kvtree *transfer, const char *source,
-                               uint64_t *out_size)
+int scr_transfer_file_get_size(const scr_kvtree *transfer, const char *source, uint64_t *out_size)
 {
     if (out_size == NULL) return SCR_ERR_ARG;
     const scr_kvtree *entry = file_entry(transfer, source);
@@ -302,17 +301,18 @@ static int validate_entry(const char *origin, const scr_kvtree *transfer, const 
     if (scr_transfer_file_get_destination(transfer, source, &dest) != SCR_SUCCESS) {
         snprintf(key, sizeof(key), "%s %s %s", KEY_FILES, source, KEY_DESTINATION);
         return scr_record_bad_value(origin, key, scr_kvtree_get(entry, KEY_DESTINATION),
-                         "an absolute path");
+                                    "an absolute path");
     }
     if (scr_transfer_file_get_size(transfer, source, &size) != SCR_SUCCESS) {
         snprintf(key, sizeof(key), "%s %s %s", KEY_FILES, source, KEY_SIZE);
-        return scr_record_bad_value(origin, key, scr_kvtree_get(entry, KEY_SIZE), "a size in bytes");
+        return scr_record_bad_value(origin, key, scr_kvtree_get(entry, KEY_SIZE),
+                                    "a size in bytes");
     }
     int rc = scr_transfer_file_get_written(transfer, source, &written);
     if (rc == SCR_ERR_TYPE || (rc == SCR_SUCCESS && written > size)) {
         snprintf(key, sizeof(key), "%s %s %s", KEY_FILES, source, KEY_WRITTEN);
         return scr_record_bad_value(origin, key, scr_kvtree_get(entry, KEY_WRITTEN),
-                         "a byte count no larger than SIZE");
+                                    "a byte count no larger than SIZE");
     }
     return SCR_SUCCESS;
 }
@@ -330,17 +330,17 @@ static int validate(const char *origin, const scr_kvtree *transfer)
     double limit;
     if (get_limit(transfer, KEY_PERCENT, 100.0, &limit) == SCR_ERR_TYPE)
         return scr_record_bad_value(origin, KEY_PERCENT, scr_kvtree_get(transfer, KEY_PERCENT),
-                         "a percentage from 0 to 100");
+                                    "a percentage from 0 to 100");
     if (get_limit(transfer, KEY_BW, HUGE_VAL, &limit) == SCR_ERR_TYPE)
         return scr_record_bad_value(origin, KEY_BW, scr_kvtree_get(transfer, KEY_BW),
-                         "bytes per second (0 or more)");
+                                    "bytes per second (0 or more)");
     int i;
     if (get_enum(transfer, KEY_COMMAND, command_names, NCOMMANDS, &i) == SCR_ERR_TYPE)
         return scr_record_bad_value(origin, KEY_COMMAND, scr_kvtree_get(transfer, KEY_COMMAND),
-                         "one of RUN, STOP, EXIT");
+                                    "one of RUN, STOP, EXIT");
     if (get_enum(transfer, KEY_STATE, state_names, NSTATES, &i) == SCR_ERR_TYPE)
         return scr_record_bad_value(origin, KEY_STATE, scr_kvtree_get(transfer, KEY_STATE),
-                         "one of RUNNING, STOPPED");
+                                    "one of RUNNING, STOPPED");
     if (scr_transfer_file_is_done(transfer, &i) == SCR_ERR_TYPE)
         return scr_record_bad_value(origin, KEY_FLAG, scr_kvtree_get(transfer, KEY_FLAG), "DONE");
     return SCR_SUCCESS;

@@ -79,8 +79,8 @@ void scr_transfer_file_unlock(int *fd);
 
 /* List source (absolute path) to be copied to destination (absolute path),
  * size bytes long. Replaces an entry of the same source, WRITTEN included. */
-int scr_transfer_file_add_file(scr_kvtree *transfer, const char *source,
-                               const char *destination, uint64_t size);
+int scr_transfer_file_add_file(scr_kvtree *transfer, const char *source, const char *destination,
+                               uint64_t size);
 
 /* Drop source from the list (no-op when absent). */
 int scr_transfer_file_remove_file(scr_kvtree *transfer, const char *source);
@@ -92,8 +92,7 @@ int scr_transfer_file_set_written(scr_kvtree *transfer, const char *source, uint
 /* *out_destination points into transfer. */
 int scr_transfer_file_get_destination(const scr_kvtree *transfer, const char *source,
                                       const char **out_destination);
-int scr_transfer_file_get_size(const scr_kvtree *transfer, const char *source,
-                               uint64_t *out_size);
+int scr_transfer_file_get_size(const scr_kvtree *transfer, const char *source, uint64_t *out_size);
 int scr_transfer_file_get_written(const scr_kvtree *transfer, const char *source,
                                   uint64_t *out_written);
 
@@ -105,7 +104,7 @@ int scr_transfer_file_list_sources(const scr_kvtree *transfer, const char ***out
 
 /* --- limits, command, state, flag ------------------------------------------- */
 
-int scr_transfer_file_set_percent(scr_kvtree *transfer, double percent);  /* 0..100 */
+int scr_transfer_file_set_percent(scr_kvtree *transfer, double percent); /* 0..100 */
 int scr_transfer_file_get_percent(const scr_kvtree *transfer, double *out_percent);
 int scr_transfer_file_set_bw(scr_kvtree *transfer, double bytes_per_second); /* >= 0 */
 int scr_transfer_file_get_bw(const scr_kvtree *transfer, double *out_bytes_per_second);

@@ -46,8 +46,7 @@ static int group_value(const scr_config *cfg, const char *group, const char *nod
         } else {
             /* an unlisted host shares its failure group with no one */
             snprintf(buf, len, "%s:host=%s", group, node);
-            if (hosts == NULL)
-                return SCR_ERR_NOTFOUND;
+            if (hosts == NULL) return SCR_ERR_NOTFOUND;
         }
     }
     return SCR_SUCCESS;
@@ -83,15 +82,19 @@ static int describe_set(struct scr_reddesc *d, MPI_Comm world)
  * does (*out_level, freed by the caller), which costs a split of world but
  * no vector as long as the largest group. Collective. */
 #define COUNT_BY_SCAN_MOST 256
-static int level_position(MPI_Comm world, int me, int grank, int gsize, int *out_lrank, int *out_lsize,
-                          int *out_most, MPI_Comm *out_level)
+static int level_position(MPI_Comm world, int me, int grank, int gsize, int *out_lrank,
+                          int *out_lsize, int *out_most, MPI_Comm *out_level)
 {
-    int rc = scr_mpi_check(MPI_Allreduce(&gsize, out_most, 1, MPI_INT, MPI_MAX, world), "sizing failure groups");
+    int rc = scr_mpi_check(MPI_Allreduce(&gsize, out_most, 1, MPI_INT, MPI_MAX, world),
+                           "sizing failure groups");
     if (rc != SCR_SUCCESS) return rc;
-    if (*out_most <= COUNT_BY_SCAN_MOST) return scr_comm_rank_in_class(world, grank, *out_most, out_lrank, out_lsize);
+    if (*out_most <= COUNT_BY_SCAN_MOST)
+        return scr_comm_rank_in_class(world, grank, *out_most, out_lrank, out_lsize);
     rc = scr_comm_split(world, grank, me, out_level, "grouping ranks across failure groups");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_rank(*out_level, out_lrank), "MPI_Comm_rank");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(*out_level, out_lsize), "MPI_Comm_size");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Comm_rank(*out_level, out_lrank), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Comm_size(*out_level, out_lsize), "MPI_Comm_size");
     return rc;
 }
 
@@ -99,7 +102,8 @@ static int level_position(MPI_Comm world, int me, int grank, int gsize, int *out
  * their failure group, split into consecutive blocks of at least set_size
  * members; with a hop above 1 (XOR, RS) the blocks are drawn from every
  * hop-th group. The communicators on the way are freed. Collective over world. */
-static int split_set(struct scr_reddesc *d, MPI_Comm world, int me, const char *gname, int set_size, int hop)
+static int split_set(struct scr_reddesc *d, MPI_Comm world, int me, const char *gname, int set_size,
+                     int hop)
 {
     MPI_Comm group = MPI_COMM_NULL, level = MPI_COMM_NULL;
     int grank = 0, gsize = 0, lrank = 0, lsize = 0, most = 0;
@@ -107,13 +111,17 @@ static int split_set(struct scr_reddesc *d, MPI_Comm world, int me, const char *
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_mpi_check(MPI_Comm_rank(group, &grank), "MPI_Comm_rank");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(group, &gsize), "MPI_Comm_size");
-    if (rc == SCR_SUCCESS) rc = level_position(world, me, grank, gsize, &lrank, &lsize, &most, &level);
+    if (rc == SCR_SUCCESS)
+        rc = level_position(world, me, grank, gsize, &lrank, &lsize, &most, &level);
     if (rc != SCR_SUCCESS) goto out;
     /* with a hop, the groups lrank, lrank + hop, ... form a class of their own */
     if (hop > 1 && lsize / hop < 2) {
         if (me == 0)
-            scr_dbg(1, "descriptor CKPT=%d: HOP_DISTANCE %d leaves sets of one member among %d %s groups; "
-                    "using 1", d->index, hop, lsize, d->group);
+            scr_dbg(
+                1,
+                "descriptor CKPT=%d: HOP_DISTANCE %d leaves sets of one member among %d %s groups; "
+                "using 1",
+                d->index, hop, lsize, d->group);
         hop = 1;
     }
     if (hop < 1) hop = 1;
@@ -126,7 +134,8 @@ static int split_set(struct scr_reddesc *d, MPI_Comm world, int me, const char *
     if (level != MPI_COMM_NULL)
         rc = scr_comm_split(level, which * hop + cls, lrank, &d->set, "forming redundancy sets");
     else /* one colour per set and position: under 2^31 while most <= 256 */
-        rc = scr_comm_split(world, (which * hop + cls) * most + grank, lrank, &d->set, "forming redundancy sets");
+        rc = scr_comm_split(world, (which * hop + cls) * most + grank, lrank, &d->set,
+                            "forming redundancy sets");
 out:
     if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
     if (level != MPI_COMM_NULL) MPI_Comm_free(&level);
@@ -144,7 +153,8 @@ static int form_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world
     if (rc != SCR_SUCCESS) return rc;
     if (grc == SCR_ERR_NOTFOUND && me == 0)
         scr_warn("redundancy group %s is not NODE or WORLD and no GROUPS lines define it; "
-                 "every node is a group of its own", d->group);
+                 "every node is a group of its own",
+                 d->group);
     rc = split_set(d, world, me, gname, set_size, hop);
     if (rc != SCR_SUCCESS) return rc;
     return describe_set(d, world);
@@ -152,8 +162,8 @@ static int form_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world
 
 /* The set of this rank for one descriptor (form_set). Collective; all
  * ranks agree on the outcome. */
-static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world,
-                     const char *node, int set_size, int hop)
+static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world, const char *node,
+                     int set_size, int hop)
 {
     int rc = form_set(d, cfg, world, node, set_size, hop);
     /* all ranks agree: */
@@ -170,8 +180,10 @@ static void fit_to_set(struct scr_reddesc *d, int requested_size)
         d->hop %= d->set_size;
         if (d->hop == 0) d->hop = 1;
         if (d->hop != asked_hop && d->set_rank == 0)
-            scr_dbg(1, "descriptor CKPT=%d: set %d of %d members cannot have partners %d apart; using %d",
-                    d->index, d->set_id, d->set_size, asked_hop, d->hop);
+            scr_dbg(
+                1,
+                "descriptor CKPT=%d: set %d of %d members cannot have partners %d apart; using %d",
+                d->index, d->set_id, d->set_size, asked_hop, d->hop);
     }
     enum scr_copy_type asked = d->type;
     int asked_failures = d->failures;
@@ -179,8 +191,8 @@ static void fit_to_set(struct scr_reddesc *d, int requested_size)
     if (d->type == SCR_COPY_RS && d->failures >= d->set_size) d->failures = d->set_size - 1;
     if (d->type == SCR_COPY_RS && d->failures < 1) d->failures = 1;
     if (d->set_rank == 0 && d->failures != asked_failures && d->type == SCR_COPY_RS)
-        scr_dbg(1, "descriptor CKPT=%d: set %d of %d members survives %d failures, not %d", d->index,
-                d->set_id, d->set_size, d->failures, asked_failures);
+        scr_dbg(1, "descriptor CKPT=%d: set %d of %d members survives %d failures, not %d",
+                d->index, d->set_id, d->set_size, d->failures, asked_failures);
     if (d->set_rank != 0) return;
     if (d->set_size < requested_size && asked != SCR_COPY_SINGLE && asked != SCR_COPY_PARTNER)
         scr_dbg(1, "descriptor CKPT=%d: set %d has %d members (SET_SIZE %d; fewer %s groups)",
@@ -229,7 +241,8 @@ static int desc_enabled(const scr_config *cfg, const scr_kvtree *attrs)
     int enabled = 1, store_enabled = 1;
     scr_kvtree_util_get_int(attrs, "ENABLED", &enabled);
     const char *store = store_of(cfg, attrs);
-    if (store != NULL) scr_kvtree_util_get_int(scr_store_entry(cfg, store), "ENABLED", &store_enabled);
+    if (store != NULL)
+        scr_kvtree_util_get_int(scr_store_entry(cfg, store), "ENABLED", &store_enabled);
     return enabled != 0 && store_enabled != 0;
 }
 
@@ -273,7 +286,9 @@ static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree 
     int me = 0;
     MPI_Comm_rank(world, &me);
     if (scr_store_entry(cfg, store) == NULL && !scr_store_is_cache_base(cfg, store)) {
-        if (me == 0) scr_err("CKPT=%s: STORE=%s is neither SCR_CACHE_BASE nor declared by a STORE line", index, store);
+        if (me == 0)
+            scr_err("CKPT=%s: STORE=%s is neither SCR_CACHE_BASE nor declared by a STORE line",
+                    index, store);
         return SCR_ERR_ARG;
     }
     snprintf(d->store, sizeof(d->store), "%s", store);
@@ -297,8 +312,10 @@ static int check_stores(const scr_config *cfg, int me)
             strcasecmp(flush, "SYNC") == 0 || strcasecmp(flush, "PTHREAD") == 0)
             continue;
         if (me == 0)
-            scr_err("STORE=%s FLUSH=%s (from %s): this SCR flushes with FLUSH=SYNC, in the application's own "
-                    "calls, or FLUSH=PTHREAD, in a thread of each node; the other transfers are not built",
+            scr_err("STORE=%s FLUSH=%s (from %s): this SCR flushes with FLUSH=SYNC, in the "
+                    "application's own "
+                    "calls, or FLUSH=PTHREAD, in a thread of each node; the other transfers are "
+                    "not built",
                     scr_kvtree_elem_key(e), flush, scr_config_table_origin(cfg, "STORE"));
         rc = SCR_ERR_ARG;
     }
@@ -308,7 +325,8 @@ static int check_stores(const scr_config *cfg, int me)
 int scr_store_flushes_in_background(const scr_config *cfg, const char *store, int otherwise)
 {
     const char *flush = NULL;
-    if (scr_kvtree_util_get_str(scr_store_entry(cfg, store), "FLUSH", &flush) != SCR_SUCCESS) return otherwise;
+    if (scr_kvtree_util_get_str(scr_store_entry(cfg, store), "FLUSH", &flush) != SCR_SUCCESS)
+        return otherwise;
     return strcasecmp(flush, "PTHREAD") == 0;
 }
 
@@ -378,7 +396,8 @@ const struct scr_reddesc *scr_reddesc_for(const struct scr_reddesc *descs, int c
         for (int i = 0; i < count; i++) {
             const struct scr_reddesc *d = &descs[i];
             if (pass == 0 && !d->output) continue;
-            if (d->interval > 0 && id % d->interval == 0 && (best == NULL || d->interval > best->interval))
+            if (d->interval > 0 && id % d->interval == 0 &&
+                (best == NULL || d->interval > best->interval))
                 best = d;
         }
     }
@@ -453,23 +472,23 @@ int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_recor
 
 /* The set a record describes, formed again from world (set_id, set_rank)
  * and checked against the size it had (set_size; *why says otherwise). */
-static int reform_set(struct scr_reddesc *out, MPI_Comm world, int set_id, int set_rank, int set_size,
-                      char *why, size_t why_len)
+static int reform_set(struct scr_reddesc *out, MPI_Comm world, int set_id, int set_rank,
+                      int set_size, char *why, size_t why_len)
 {
     int rc = scr_comm_split(world, set_id, set_rank, &out->set, "re-forming a redundancy set");
     if (rc != SCR_SUCCESS) return rc;
     rc = describe_set(out, world);
     if (rc != SCR_SUCCESS) return rc;
     if (out->set_size != set_size || out->set_id != set_id) {
-        snprintf(why, why_len, "redundancy set %d has %d members now, %d when it was written", set_id,
-                 out->set_size, set_size);
+        snprintf(why, why_len, "redundancy set %d has %d members now, %d when it was written",
+                 set_id, out->set_size, set_size);
         return SCR_ERR_FORMAT;
     }
     return SCR_SUCCESS;
 }
 
-int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr_reddesc *out, char *why,
-                            size_t why_len)
+int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr_reddesc *out,
+                            char *why, size_t why_len)
 {
     if (why_len > 0) why[0] = '\0';
     memset(out, 0, sizeof(*out));
@@ -484,14 +503,15 @@ int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr
              scr_kvtree_util_get_str(record, "GROUP", &group) == SCR_SUCCESS &&
              scr_kvtree_util_get_int(record, "SET_ID", &set_id) == SCR_SUCCESS &&
              scr_kvtree_util_get_int(record, "SET_RANK", &set_rank) == SCR_SUCCESS &&
-             scr_kvtree_util_get_int(record, "SET_SIZE", &set_size) == SCR_SUCCESS &&
-             set_id >= 0 && set_rank >= 0 && set_size > set_rank;
+             scr_kvtree_util_get_int(record, "SET_SIZE", &set_size) == SCR_SUCCESS && set_id >= 0 &&
+             set_rank >= 0 && set_size > set_rank;
     if (ok) {
         /* the record must name this rank at its own place in the set */
         char key[16];
         int member = -1;
         snprintf(key, sizeof(key), "%d", set_rank);
-        ok = scr_kvtree_util_get_int(scr_kvtree_get(record, "MEMBERS"), key, &member) == SCR_SUCCESS &&
+        ok = scr_kvtree_util_get_int(scr_kvtree_get(record, "MEMBERS"), key, &member) ==
+                 SCR_SUCCESS &&
              member == me;
     }
     /* records written before HOP existed, or with hop 1, have none */
@@ -499,11 +519,15 @@ int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr
     if (scr_kvtree_util_get_int(record, "HOP", &out->hop) == SCR_SUCCESS && out->hop < 1) ok = 0;
     const char *store = NULL;
     if (scr_kvtree_util_get_str(record, "STORE", &store) == SCR_SUCCESS) {
-        if (strlen(store) < sizeof(out->store)) snprintf(out->store, sizeof(out->store), "%s", store);
-        else ok = 0;
+        if (strlen(store) < sizeof(out->store))
+            snprintf(out->store, sizeof(out->store), "%s", store);
+        else
+            ok = 0;
     }
-    if (ok) snprintf(out->group, sizeof(out->group), "%s", group);
-    else snprintf(why, why_len, "rank %d has a damaged redundancy record", me);
+    if (ok)
+        snprintf(out->group, sizeof(out->group), "%s", group);
+    else
+        snprintf(why, why_len, "rank %d has a damaged redundancy record", me);
     if (rc != SCR_SUCCESS) return rc;
     /* all ranks agree: */
     rc = scr_comm_agree(world, ok ? SCR_SUCCESS : SCR_ERR_FORMAT, SCR_ERR_FORMAT);

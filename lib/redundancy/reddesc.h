@@ -44,18 +44,18 @@
 enum scr_copy_type { SCR_COPY_SINGLE = 0, SCR_COPY_PARTNER, SCR_COPY_XOR, SCR_COPY_RS };
 
 struct scr_reddesc {
-    int index;            /* CKPT=<index> */
-    int interval;         /* applies to dataset ids this divides */
-    int output;           /* preferred for output datasets */
-    enum scr_copy_type type;     /* in effect for this rank's set */
-    int failures;         /* RS: lost members a set survives */
-    int hop;              /* PARTNER: set ranks between a rank and the one holding its copy */
-    char group[128];      /* failure group name */
-    char store[1024];     /* cache store base as configured (may hold %N, %u, %j) */
-    MPI_Comm set;         /* the set, ordered by set rank */
-    int set_id;           /* lowest world rank of the set */
+    int index;               /* CKPT=<index> */
+    int interval;            /* applies to dataset ids this divides */
+    int output;              /* preferred for output datasets */
+    enum scr_copy_type type; /* in effect for this rank's set */
+    int failures;            /* RS: lost members a set survives */
+    int hop;                 /* PARTNER: set ranks between a rank and the one holding its copy */
+    char group[128];         /* failure group name */
+    char store[1024];        /* cache store base as configured (may hold %N, %u, %j) */
+    MPI_Comm set;            /* the set, ordered by set rank */
+    int set_id;              /* lowest world rank of the set */
     int set_rank, set_size;
-    int *members;         /* world rank of each set rank */
+    int *members; /* world rank of each set rank */
 };
 
 /* The STORE table entry for path (trailing slashes aside), NULL if none. */
@@ -91,8 +91,8 @@ int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_recor
  * rank passes its own record, all of them valid). Free with scr_reddesc_clear.
  * When it fails, a rank whose own record or set is at fault says why in
  * why (empty on the other ranks), for the caller to report once. */
-int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world,
-                            struct scr_reddesc *out_desc, char *why, size_t why_len);
+int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr_reddesc *out_desc,
+                            char *why, size_t why_len);
 void scr_reddesc_clear(struct scr_reddesc *desc);
 
 /* Left and right neighbours of this rank in its set (world ranks): HOP

@@ -23,8 +23,8 @@
 
 /* Keep the records of the left neighbours this rank helps rebuild (one for
  * XOR, k for RS), so that a member whose node is lost learns its own. */
-static int keep_neighbour_records(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                                  const scr_kvtree *record)
+static int keep_neighbour_records(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                                  int id, const scr_kvtree *record)
 {
     int keep = d->type == SCR_COPY_XOR ? 1 : d->type == SCR_COPY_RS ? d->failures : 0;
     const scr_dataset *desc = NULL;
@@ -70,7 +70,8 @@ static int record_scheme(const struct scr_redundancy_ctx *ctx, const struct scr_
     return ok ? SCR_SUCCESS : SCR_FAILURE;
 }
 
-static int apply_scheme(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id, int have_left_copy)
+static int apply_scheme(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
+                        int have_left_copy)
 {
     switch (d->type) {
     case SCR_COPY_PARTNER: return scr_redundancy_partner_apply(ctx, d, id, have_left_copy);
@@ -84,11 +85,13 @@ static int apply_scheme(const struct scr_redundancy_ctx *ctx, const struct scr_r
 /* Stream d's redundancy data (every rank, collective over the world; a set
  * of one member, SINGLE while other sets are not, still takes part in the
  * agreements). */
-static int run_scheme(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id, int have_left_copy)
+static int run_scheme(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
+                      int have_left_copy)
 {
     int single = d->type == SCR_COPY_SINGLE, ok = 0;
     int rc = single || (ctx->bufs[0] != NULL && ctx->bufs[1] != NULL) ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc != SCR_SUCCESS) scr_err("out of memory for redundancy buffers of %zu bytes", ctx->buf_size);
+    if (rc != SCR_SUCCESS)
+        scr_err("out of memory for redundancy buffers of %zu bytes", ctx->buf_size);
     /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, ctx->world, &ok);
     double t0 = MPI_Wtime();
@@ -99,11 +102,13 @@ static int run_scheme(const struct scr_redundancy_ctx *ctx, const struct scr_red
     }
     if (mrc != SCR_SUCCESS) return mrc;
     if (!ok) {
-        if (ctx->rank == 0) scr_err("could not apply %s to dataset %d", scr_copy_type_name(d->type), id);
+        if (ctx->rank == 0)
+            scr_err("could not apply %s to dataset %d", scr_copy_type_name(d->type), id);
         return SCR_FAILURE;
     }
     if (ctx->rank == 0)
-        scr_dbg(1, "dataset %d protected by %s in %.3f s", id, scr_copy_type_name(d->type), MPI_Wtime() - t0);
+        scr_dbg(1, "dataset %d protected by %s in %.3f s", id, scr_copy_type_name(d->type),
+                MPI_Wtime() - t0);
     return SCR_SUCCESS;
 }
 
@@ -120,8 +125,8 @@ int scr_redundancy_apply(const struct scr_redundancy_ctx *ctx, const struct scr_
     return scr_redundancy_save_filemap(ctx);
 }
 
-int scr_redundancy_protect_again(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                                 int have_left_copy)
+int scr_redundancy_protect_again(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                                 int id, int have_left_copy)
 {
     /* a rebuilt member's XOR or RS file came back with its data; what its
      * lost node also held were the records of its left neighbours, and,
@@ -131,15 +136,18 @@ int scr_redundancy_protect_again(const struct scr_redundancy_ctx *ctx, const str
     /* sets of one member are SINGLE beside PARTNER sets, and the copying is
      * collective: every rank asks whether any set is PARTNER */
     int partner = d->type == SCR_COPY_PARTNER, any_partner = 0;
-    rc = scr_mpi_allreduce(&partner, &any_partner, 1, MPI_INT, MPI_MAX, ctx->world, "agreeing on the scheme");
+    rc = scr_mpi_allreduce(&partner, &any_partner, 1, MPI_INT, MPI_MAX, ctx->world,
+                           "agreeing on the scheme");
     if (rc != SCR_SUCCESS || !any_partner) return rc;
     rc = run_scheme(ctx, d, id, have_left_copy);
     if (rc == SCR_SUCCESS && ctx->rank == 0)
-        scr_dbg(1, "dataset %d is protected by %s again after its rebuild", id, scr_copy_type_name(d->type));
+        scr_dbg(1, "dataset %d is protected by %s again after its rebuild", id,
+                scr_copy_type_name(d->type));
     return rc;
 }
 
-int scr_redundancy_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id, int lost)
+int scr_redundancy_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                           int id, int lost)
 {
     int ok = 0;
     switch (d->type) {

@@ -47,11 +47,11 @@ struct scr_redundancy_ctx {
     scr_filemap *map;         /* this rank's filemap */
     const char *filemap_path; /* where map is saved */
     const char *dsdir;        /* the dataset's directory in cache */
-    char *bufs[2];            /* two I/O buffers of buf_size bytes (NULL: none; apply fails on every rank) */
-    size_t buf_size;          /* SCR_FILE_BUF_SIZE */
-    size_t piece;             /* bytes that travel in one message (SCR_MPI_BUF_SIZE), <= buf_size */
-    int crc_in_cache;         /* files in cache get CRCs */
-    int crc_on_copy;          /* SCR_CRC_ON_COPY: read copies back and check them */
+    char *bufs[2];   /* two I/O buffers of buf_size bytes (NULL: none; apply fails on every rank) */
+    size_t buf_size; /* SCR_FILE_BUF_SIZE */
+    size_t piece;    /* bytes that travel in one message (SCR_MPI_BUF_SIZE), <= buf_size */
+    int crc_in_cache; /* files in cache get CRCs */
+    int crc_on_copy;  /* SCR_CRC_ON_COPY: read copies back and check them */
 };
 
 /* Record d as dataset id's scheme in the filemap (with the records of the
@@ -66,21 +66,23 @@ int scr_redundancy_apply(const struct scr_redundancy_ctx *ctx, const struct scr_
  * every right neighbour that lacks them (have_left_copy: this rank holds an
  * intact copy of its left neighbour's files). XOR and RS files came back
  * with their member's data and are not computed again. */
-int scr_redundancy_protect_again(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                                 int have_left_copy);
+int scr_redundancy_protect_again(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                                 int id, int have_left_copy);
 
 /* Rebuild the files of every member of this rank's set that lost them
  * (lost: this rank did), from the rest of the set: PARTNER from the copy
  * the right neighbour holds, XOR one lost member, RS up to d->failures.
  * Every rank calls it; a set that lost nothing does nothing, and one that
  * lost more than its scheme survives fails (the caller says so first). */
-int scr_redundancy_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id, int lost);
+int scr_redundancy_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                           int id, int lost);
 
 /* Forget what the scheme keeps on this rank for dataset id: delete the
  * redundancy files (PARTNER: the copy of the left neighbour's files; XOR,
  * RS: this rank's .xor/.rs file) and their filemap entries, and save the
  * filemap. The application's own files stay. Not collective. */
-int scr_redundancy_forget(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id);
+int scr_redundancy_forget(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                          int id);
 
 /* The files a description names (FILES n, FILE i {meta}, as redundancy
  * records and the announcements of a rebuild hold them), listed in the
@@ -88,18 +90,21 @@ int scr_redundancy_forget(const struct scr_redundancy_ctx *ctx, const struct scr
  * they exist, and in *out_set (a zeroed set, closed by the caller with
  * scr_padset_close, also on failure). Not opened; the filemap is not saved.
  * Not collective. */
-int scr_redundancy_list_described(const struct scr_redundancy_ctx *ctx, int id, int owner, const scr_kvtree *desc,
-                                  const char *subdir, struct scr_padset *out_set);
+int scr_redundancy_list_described(const struct scr_redundancy_ctx *ctx, int id, int owner,
+                                  const scr_kvtree *desc, const char *subdir,
+                                  struct scr_padset *out_set);
 
 /* Set the CRC of file (held for rank in dataset id) in map, and with
  * complete 0 mark it incomplete; the caller saves. */
-int scr_redundancy_record_crc(scr_filemap *map, int id, int rank, const char *file, uint32_t crc, int complete);
+int scr_redundancy_record_crc(scr_filemap *map, int id, int rank, const char *file, uint32_t crc,
+                              int complete);
 
 /* The one line that says file, held for rank in dataset id, is damaged:
  * "dataset <id> (<name>): rank <rank>'s file <file><how> is damaged: CRC32
  * 0x<found> found, 0x<recorded> recorded"; the name comes from map (as seen
  * by my_rank); how (may be NULL) says how the file came to be. */
-void scr_redundancy_say_damaged(const scr_filemap *map, int my_rank, int id, int rank, const char *file,
-                                const char *how, uint32_t found, uint32_t recorded);
+void scr_redundancy_say_damaged(const scr_filemap *map, int my_rank, int id, int rank,
+                                const char *file, const char *how, uint32_t found,
+                                uint32_t recorded);
 
 #endif

@@ -59,8 +59,10 @@ static int describe_mine(const struct scr_redundancy_ctx *ctx, int id, int rhs_h
     int rc = scr_redundancy_files_mine(ctx, id, rhs_has_copy ? -1 : O_RDONLY, out);
     if (rc != SCR_SUCCESS) return rc;
     /* the description still travels (the holder checks who sent it), the bytes do not */
-    if (rhs_has_copy) out->set.total = 0;
-    else if ((rc = scr_redundancy_files_track(ctx, out)) != SCR_SUCCESS) return rc;
+    if (rhs_has_copy)
+        out->set.total = 0;
+    else if ((rc = scr_redundancy_files_track(ctx, out)) != SCR_SUCCESS)
+        return rc;
     if ((rc = scr_filemap_get_dataset(ctx->map, id, ctx->rank, &desc)) != SCR_SUCCESS) return rc;
     if ((rc = scr_filemap_get_reddesc(ctx->map, id, ctx->rank, &red)) != SCR_SUCCESS) return rc;
     if ((rc = scr_kvtree_util_set_str(out->desc, "NODE", ctx->node_name)) != SCR_SUCCESS) return rc;
@@ -72,16 +74,18 @@ static int describe_mine(const struct scr_redundancy_ctx *ctx, int id, int rhs_h
 
 /* Record (before the data arrives) the left neighbour's files as held
  * here, and create them. */
-static int hold_left_files(const struct scr_redundancy_ctx *ctx, int id, int owner, const scr_kvtree *info,
-                           struct scr_redundancy_files *in)
+static int hold_left_files(const struct scr_redundancy_ctx *ctx, int id, int owner,
+                           const scr_kvtree *info, struct scr_redundancy_files *in)
 {
     char sub[64];
     const char *node = NULL;
     int n = 0;
     int rc = scr_kvtree_util_get_int(info, "FILES", &n);
     if (rc != SCR_SUCCESS) return rc;
-    if ((rc = scr_filemap_set_dataset(ctx->map, id, owner, scr_kvtree_get(info, "DSETDESC"))) != SCR_SUCCESS ||
-        (rc = scr_filemap_set_reddesc(ctx->map, id, owner, scr_kvtree_get(info, "REDDESC"))) != SCR_SUCCESS ||
+    if ((rc = scr_filemap_set_dataset(ctx->map, id, owner, scr_kvtree_get(info, "DSETDESC"))) !=
+            SCR_SUCCESS ||
+        (rc = scr_filemap_set_reddesc(ctx->map, id, owner, scr_kvtree_get(info, "REDDESC"))) !=
+            SCR_SUCCESS ||
         (rc = scr_filemap_set_tag(ctx->map, id, owner, "HOLDER", "PARTNER")) != SCR_SUCCESS)
         return rc;
     /* the owner's node, so that a scavenge told that node failed finds its copies */
@@ -90,7 +94,8 @@ static int hold_left_files(const struct scr_redundancy_ctx *ctx, int id, int own
         return rc;
     if ((rc = scr_filemap_set_expected_files(ctx->map, id, owner, n)) != SCR_SUCCESS) return rc;
     copy_dir_name(owner, sub, sizeof(sub));
-    if ((rc = scr_redundancy_files_register(ctx, id, owner, info, sub, in)) != SCR_SUCCESS) return rc;
+    if ((rc = scr_redundancy_files_register(ctx, id, owner, info, sub, in)) != SCR_SUCCESS)
+        return rc;
     if ((rc = scr_redundancy_save_filemap(ctx)) != SCR_SUCCESS) return rc;
     /* no CRC of what arrives: the sender's, of the bytes it read, is the
      * copy's, checked when a rebuild reads the copy (and here with
@@ -118,8 +123,8 @@ static int crc_list(const uint32_t *crcs, int n, scr_kvtree **out)
 
 /* The CRCs of the files this rank sent (recorded in its filemap), or an
  * empty list when it sent none. */
-static int sent_crcs(const struct scr_redundancy_ctx *ctx, int id, const struct scr_redundancy_files *out, int sent,
-                     scr_kvtree **out_list)
+static int sent_crcs(const struct scr_redundancy_ctx *ctx, int id,
+                     const struct scr_redundancy_files *out, int sent, scr_kvtree **out_list)
 {
     uint32_t *crcs = calloc((size_t)out->set.count + 1, sizeof(uint32_t));
     if (crcs == NULL) return SCR_ERR_NOMEM;
@@ -132,8 +137,8 @@ static int sent_crcs(const struct scr_redundancy_ctx *ctx, int id, const struct 
 /* The holder's side: the copy of owner's files gets the CRCs owner sent
  * (theirs), of the bytes it read; with SCR_CRC_ON_COPY the copy is read
  * back after its sync and checked against them. */
-static int check_copy(const struct scr_redundancy_ctx *ctx, int id, int owner, const struct scr_redundancy_files *in,
-                      const scr_kvtree *theirs, char *buf)
+static int check_copy(const struct scr_redundancy_ctx *ctx, int id, int owner,
+                      const struct scr_redundancy_files *in, const scr_kvtree *theirs, char *buf)
 {
     for (int i = 0; i < in->set.count; i++) {
         const char *path = in->set.paths[i];
@@ -142,7 +147,8 @@ static int check_copy(const struct scr_redundancy_ctx *ctx, int id, int owner, c
             scr_err("the copy %s of rank %d's file: its CRC32 is not known", path, owner);
             return SCR_FAILURE;
         }
-        int rc = ctx->crc_on_copy ? scr_redundancy_read_back(in->set.parts[i].fd, path, buf, ctx->buf_size, 1, &want)
+        int rc = ctx->crc_on_copy ? scr_redundancy_read_back(in->set.parts[i].fd, path, buf,
+                                                             ctx->buf_size, 1, &want)
                                   : SCR_SUCCESS;
         if (rc == SCR_SUCCESS) rc = scr_redundancy_record_crc(ctx->map, id, owner, path, want, 1);
         if (rc != SCR_SUCCESS) return rc;
@@ -155,15 +161,15 @@ static int check_copy(const struct scr_redundancy_ctx *ctx, int id, int owner, c
  * them. Every rank of the set calls it; the outcome is in *io_rc, the MPI
  * status is returned. */
 static int settle_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                       const struct scr_redundancy_files *out, const struct scr_redundancy_files *in, int sent,
-                       int received, int *io_rc)
+                       const struct scr_redundancy_files *out,
+                       const struct scr_redundancy_files *in, int sent, int received, int *io_rc)
 {
     int rc = *io_rc, lhs = scr_reddesc_lhs(d);
     scr_kvtree *mine = NULL, *theirs = NULL;
     if (rc == SCR_SUCCESS) rc = sent_crcs(ctx, id, out, sent, &mine);
     /* a rank that failed still takes part, with an empty list */
-    int mrc = scr_comm_sendrecv_kvtree(rc == SCR_SUCCESS ? mine : NULL, scr_reddesc_rhs(d), lhs, TAG_CRC,
-                                       ctx->world, &theirs);
+    int mrc = scr_comm_sendrecv_kvtree(rc == SCR_SUCCESS ? mine : NULL, scr_reddesc_rhs(d), lhs,
+                                       TAG_CRC, ctx->world, &theirs);
     if (rc == SCR_SUCCESS) rc = mrc;
     if (rc == SCR_SUCCESS && received) rc = check_copy(ctx, id, lhs, in, theirs, ctx->bufs[0]);
     scr_kvtree_delete(mine);
@@ -176,13 +182,17 @@ static int settle_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_re
  * An MPI error (logged) is SCR_FAILURE like a failed read or write: the
  * agreement that follows tells every rank. */
 static int stream_ring(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
-                       const struct scr_redundancy_files *out, const struct scr_redundancy_files *in)
+                       const struct scr_redundancy_files *out,
+                       const struct scr_redundancy_files *in)
 {
-    struct scr_stream_side to = {out->set.parts, (size_t)out->set.count, out->set.total, scr_reddesc_rhs(d), out->crc};
-    struct scr_stream_side from = {in->set.parts, (size_t)in->set.count, in->set.total, scr_reddesc_lhs(d), in->crc};
+    struct scr_stream_side to = {out->set.parts, (size_t)out->set.count, out->set.total,
+                                 scr_reddesc_rhs(d), out->crc};
+    struct scr_stream_side from = {in->set.parts, (size_t)in->set.count, in->set.total,
+                                   scr_reddesc_lhs(d), in->crc};
     int read_rc = SCR_SUCCESS, write_rc = SCR_SUCCESS;
-    int rc = scr_stream_exchange(&to, &from, ctx->world, TAG_PARTNER, ctx->bufs[0], ctx->bufs[1], ctx->piece,
-                                 scr_stream_depth(ctx->buf_size, ctx->piece), &read_rc, &write_rc);
+    int rc = scr_stream_exchange(&to, &from, ctx->world, TAG_PARTNER, ctx->bufs[0], ctx->bufs[1],
+                                 ctx->piece, scr_stream_depth(ctx->buf_size, ctx->piece), &read_rc,
+                                 &write_rc);
     if (rc != SCR_SUCCESS) return rc;
     if (read_rc != SCR_SUCCESS) return read_rc;
     if (write_rc != SCR_SUCCESS) return write_rc;
@@ -191,13 +201,14 @@ static int stream_ring(const struct scr_redundancy_ctx *ctx, const struct scr_re
 
 /* Who holds the copies must be known on both sides before any byte moves:
  * the left neighbour's description arrives, and is checked and held. */
-static int take_description(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                            const struct scr_redundancy_files *out, int have_left_copy,
+static int take_description(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                            int id, const struct scr_redundancy_files *out, int have_left_copy,
                             struct scr_redundancy_files *in)
 {
     scr_kvtree *theirs = NULL;
     int lhs = scr_reddesc_lhs(d), lhs_rank = -1;
-    int rc = scr_comm_sendrecv_kvtree(out->desc, scr_reddesc_rhs(d), lhs, TAG_HEADER, ctx->world, &theirs);
+    int rc = scr_comm_sendrecv_kvtree(out->desc, scr_reddesc_rhs(d), lhs, TAG_HEADER, ctx->world,
+                                      &theirs);
     if (rc != SCR_SUCCESS) return rc;
     scr_kvtree_util_get_int(theirs, "RANK", &lhs_rank);
     if (lhs_rank != lhs) {
@@ -210,13 +221,14 @@ static int take_description(const struct scr_redundancy_ctx *ctx, const struct s
     return rc;
 }
 
-int scr_redundancy_partner_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                                 int have_left_copy)
+int scr_redundancy_partner_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                                 int id, int have_left_copy)
 {
     struct scr_redundancy_files out = {0}, in = {0};
     int rhs_has_copy = 0, ok = 0;
-    int rc = scr_mpi_check(MPI_Sendrecv(&have_left_copy, 1, MPI_INT, scr_reddesc_lhs(d), TAG_HEADER, &rhs_has_copy, 1,
-                                        MPI_INT, scr_reddesc_rhs(d), TAG_HEADER, ctx->world, MPI_STATUS_IGNORE),
+    int rc = scr_mpi_check(MPI_Sendrecv(&have_left_copy, 1, MPI_INT, scr_reddesc_lhs(d), TAG_HEADER,
+                                        &rhs_has_copy, 1, MPI_INT, scr_reddesc_rhs(d), TAG_HEADER,
+                                        ctx->world, MPI_STATUS_IGNORE),
                            "asking partners which copies they hold");
     if (rc == SCR_SUCCESS) rc = describe_mine(ctx, id, rhs_has_copy, &out);
     /* all ranks of the set agree: */
@@ -244,14 +256,16 @@ done:
 
 /* The holder's side: the copy this rank keeps of owner's files, opened for
  * reading, described with the dataset (DSETDESC) for the owner. */
-static int open_copy(const struct scr_redundancy_ctx *ctx, int id, int owner, struct scr_redundancy_files *out)
+static int open_copy(const struct scr_redundancy_ctx *ctx, int id, int owner,
+                     struct scr_redundancy_files *out)
 {
     const char *holder = NULL;
     const char **files = NULL;
     const scr_dataset *dset = NULL;
     int n = 0;
     memset(out, 0, sizeof(*out));
-    if (scr_filemap_get_tag(ctx->map, id, owner, "HOLDER", &holder) != SCR_SUCCESS || strcmp(holder, "PARTNER") != 0 ||
+    if (scr_filemap_get_tag(ctx->map, id, owner, "HOLDER", &holder) != SCR_SUCCESS ||
+        strcmp(holder, "PARTNER") != 0 ||
         scr_filemap_get_dataset(ctx->map, id, owner, &dset) != SCR_SUCCESS) {
         scr_err("rank %d holds no copy of rank %d's files of dataset %d", ctx->rank, owner, id);
         return SCR_ERR_NOTFOUND;
@@ -259,7 +273,8 @@ static int open_copy(const struct scr_redundancy_ctx *ctx, int id, int owner, st
     int rc = scr_filemap_list_files(ctx->map, id, owner, &files, &n);
     if (rc != SCR_SUCCESS) return rc;
     if ((rc = scr_padset_init(&out->set, n)) != SCR_SUCCESS) goto out;
-    if ((out->desc = scr_kvtree_new()) == NULL || scr_kvtree_set(out->desc, "DSETDESC", scr_kvtree_dup(dset)) == NULL) {
+    if ((out->desc = scr_kvtree_new()) == NULL ||
+        scr_kvtree_set(out->desc, "DSETDESC", scr_kvtree_dup(dset)) == NULL) {
         rc = SCR_ERR_NOMEM;
         goto out;
     }
@@ -296,9 +311,11 @@ static int take_back(const struct scr_redundancy_ctx *ctx, int id, const scr_kvt
         scr_err("rank %d: its partner sent no description of its files", ctx->rank);
         return SCR_ERR_FORMAT;
     }
-    if ((rc = scr_filemap_set_dataset(ctx->map, id, ctx->rank, scr_kvtree_get(desc, "DSETDESC"))) != SCR_SUCCESS)
+    if ((rc = scr_filemap_set_dataset(ctx->map, id, ctx->rank, scr_kvtree_get(desc, "DSETDESC"))) !=
+        SCR_SUCCESS)
         return rc;
-    if ((rc = scr_redundancy_files_register(ctx, id, ctx->rank, desc, NULL, in)) != SCR_SUCCESS) return rc;
+    if ((rc = scr_redundancy_files_register(ctx, id, ctx->rank, desc, NULL, in)) != SCR_SUCCESS)
+        return rc;
     if ((rc = scr_filemap_set_expected_files(ctx->map, id, ctx->rank, n)) != SCR_SUCCESS) return rc;
     if ((rc = scr_redundancy_save_filemap(ctx)) != SCR_SUCCESS) return rc;
     if ((rc = scr_redundancy_files_track(ctx, in)) != SCR_SUCCESS) return rc;
@@ -306,23 +323,25 @@ static int take_back(const struct scr_redundancy_ctx *ctx, int id, const scr_kvt
 }
 
 /* The owner's files once every byte arrived: synced and checked. */
-static int finish_taken(const struct scr_redundancy_ctx *ctx, int id, const struct scr_redundancy_files *in)
+static int finish_taken(const struct scr_redundancy_ctx *ctx, int id,
+                        const struct scr_redundancy_files *in)
 {
     int rc = scr_padset_sync(&in->set);
     if (rc != SCR_SUCCESS) return rc;
-    if (ctx->crc_in_cache) return scr_redundancy_check_rebuilt(ctx, id, in, " rebuilt from its PARTNER copy");
+    if (ctx->crc_in_cache)
+        return scr_redundancy_check_rebuilt(ctx, id, in, " rebuilt from its PARTNER copy");
     return scr_redundancy_save_filemap(ctx);
 }
 
-int scr_redundancy_partner_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                                   int lost)
+int scr_redundancy_partner_rebuild(const struct scr_redundancy_ctx *ctx,
+                                   const struct scr_reddesc *d, int id, int lost)
 {
     struct scr_redundancy_files out = {0}, in = {0};
     scr_kvtree *mine = NULL;
     int lhs = scr_reddesc_lhs(d), rhs = scr_reddesc_rhs(d), lhs_lost = 0, ok = 0, rc = SCR_SUCCESS;
     /* each rank tells the holder of its copy whether it needs it */
-    int mrc = scr_mpi_check(MPI_Sendrecv(&lost, 1, MPI_INT, rhs, TAG_HEADER, &lhs_lost, 1, MPI_INT, lhs, TAG_HEADER,
-                                         ctx->world, MPI_STATUS_IGNORE),
+    int mrc = scr_mpi_check(MPI_Sendrecv(&lost, 1, MPI_INT, rhs, TAG_HEADER, &lhs_lost, 1, MPI_INT,
+                                         lhs, TAG_HEADER, ctx->world, MPI_STATUS_IGNORE),
                             "asking partners which copies are needed");
     if (mrc != SCR_SUCCESS) return mrc;
     if (lhs_lost) rc = open_copy(ctx, id, lhs, &out);
@@ -330,7 +349,8 @@ int scr_redundancy_partner_rebuild(const struct scr_redundancy_ctx *ctx, const s
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
 
-    mrc = scr_comm_sendrecv_kvtree(lhs_lost ? out.desc : NULL, lhs, rhs, TAG_HEADER + 1, ctx->world, &mine);
+    mrc = scr_comm_sendrecv_kvtree(lhs_lost ? out.desc : NULL, lhs, rhs, TAG_HEADER + 1, ctx->world,
+                                   &mine);
     if (mrc != SCR_SUCCESS) goto done;
     if (lost) rc = take_back(ctx, id, mine, &in);
     /* all ranks of the set agree: */
@@ -338,13 +358,14 @@ int scr_redundancy_partner_rebuild(const struct scr_redundancy_ctx *ctx, const s
     if (mrc != SCR_SUCCESS || !ok) goto done;
 
     /* the copy streams back left, checked against its CRCs as it is written */
-    struct scr_stream_side to = {out.set.parts, (size_t)out.set.count, out.set.total, lhs_lost ? lhs : MPI_PROC_NULL,
-                                 NULL};
-    struct scr_stream_side from = {in.set.parts, (size_t)in.set.count, in.set.total, lost ? rhs : MPI_PROC_NULL,
-                                   in.crc};
+    struct scr_stream_side to = {out.set.parts, (size_t)out.set.count, out.set.total,
+                                 lhs_lost ? lhs : MPI_PROC_NULL, NULL};
+    struct scr_stream_side from = {in.set.parts, (size_t)in.set.count, in.set.total,
+                                   lost ? rhs : MPI_PROC_NULL, in.crc};
     int read_rc = SCR_SUCCESS, write_rc = SCR_SUCCESS;
-    mrc = scr_stream_exchange(&to, &from, ctx->world, TAG_PARTNER, ctx->bufs[0], ctx->bufs[1], ctx->piece,
-                              scr_stream_depth(ctx->buf_size, ctx->piece), &read_rc, &write_rc);
+    mrc = scr_stream_exchange(&to, &from, ctx->world, TAG_PARTNER, ctx->bufs[0], ctx->bufs[1],
+                              ctx->piece, scr_stream_depth(ctx->buf_size, ctx->piece), &read_rc,
+                              &write_rc);
     if (mrc != SCR_SUCCESS) goto done;
     rc = read_rc != SCR_SUCCESS ? read_rc : write_rc;
     if (rc == SCR_SUCCESS && lost) rc = finish_taken(ctx, id, &in);
@@ -360,13 +381,15 @@ done:
 
 /* --- forget --------------------------------------------------------------------------- */
 
-int scr_redundancy_partner_forget(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id)
+int scr_redundancy_partner_forget(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                                  int id)
 {
     const char *holder = NULL;
     const char **files = NULL;
     char sub[64], *dir = NULL;
     int lhs = scr_reddesc_lhs(d), n = 0;
-    if (lhs == ctx->rank || scr_filemap_get_tag(ctx->map, id, lhs, "HOLDER", &holder) != SCR_SUCCESS ||
+    if (lhs == ctx->rank ||
+        scr_filemap_get_tag(ctx->map, id, lhs, "HOLDER", &holder) != SCR_SUCCESS ||
         strcmp(holder, "PARTNER") != 0)
         return SCR_SUCCESS;
     int rc = scr_filemap_list_files(ctx->map, id, lhs, &files, &n);

@@ -79,8 +79,10 @@ static int share_metas(const struct scr_reddesc *d, const scr_kvtree *known, scr
     scr_comm_free_trees(trees, d->set_rank == 0 ? d->set_size : 0);
     int brc = scr_comm_bcast_kvtree(&all, 0, d->set);
     if (rc == SCR_SUCCESS) rc = brc;
-    if (rc == SCR_SUCCESS) *out_all = all;
-    else scr_kvtree_delete(all);
+    if (rc == SCR_SUCCESS)
+        *out_all = all;
+    else
+        scr_kvtree_delete(all);
     return rc;
 }
 
@@ -104,16 +106,18 @@ static int known_of(const struct scr_reddesc *d, const scr_kvtree *desc, scr_kvt
 }
 
 /* The header of member m's RS file. */
-static int build_header(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, const scr_kvtree *dset,
-                        const scr_kvtree *members, int m, uint64_t chunk, scr_kvtree **out)
+static int build_header(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                        const scr_kvtree *dset, const scr_kvtree *members, int m, uint64_t chunk,
+                        scr_kvtree **out)
 {
-    return scr_redundancy_file_rs_header(dset, ctx->ranks, chunk, d->failures, d->members, d->set_size, m,
-                                         member_metas, (void *)members, out);
+    return scr_redundancy_file_rs_header(dset, ctx->ranks, chunk, d->failures, d->members,
+                                         d->set_size, m, member_metas, (void *)members, out);
 }
 
 /* Create this member's RS file with its header (listed before it exists). */
 static int create_rs_file(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                          const scr_kvtree *header, uint64_t chunk, struct rs_file *r, uint32_t *out_header_crc)
+                          const scr_kvtree *header, uint64_t chunk, struct rs_file *r,
+                          uint32_t *out_header_crc)
 {
     void *image = NULL;
     size_t len = 0;
@@ -123,7 +127,8 @@ static int create_rs_file(const struct scr_redundancy_ctx *ctx, const struct scr
     if ((rc = scr_redundancy_file_path(ctx, d, 1, &r->path)) != SCR_SUCCESS) goto out;
     rc = scr_redundancy_register_file(ctx, id, r->path, SCR_META_TYPE_RS, len + data_len, 0, 0, 0);
     if (rc != SCR_SUCCESS) goto out;
-    if ((rc = scr_redundancy_file_create(r->path, image, len, data_len, &r->fd)) != SCR_SUCCESS) goto out;
+    if ((rc = scr_redundancy_file_create(r->path, image, len, data_len, &r->fd)) != SCR_SUCCESS)
+        goto out;
     r->hlen = len;
     *out_header_crc = scr_crc32(0, image, len);
 out:
@@ -133,8 +138,8 @@ out:
 
 /* Track the CRCs of f's files and of the blocks of an RS file of k chunks,
  * when files in cache get CRCs. */
-static int track_crcs(const struct scr_redundancy_ctx *ctx, struct scr_redundancy_files *f, uint64_t chunk, int k,
-                      scr_crc_parts **out_blocks)
+static int track_crcs(const struct scr_redundancy_ctx *ctx, struct scr_redundancy_files *f,
+                      uint64_t chunk, int k, scr_crc_parts **out_blocks)
 {
     if (!ctx->crc_in_cache) return SCR_SUCCESS;
     scr_padfile_part blocks = {-1, "RS data", chunk * (uint64_t)k};
@@ -146,14 +151,16 @@ static int track_crcs(const struct scr_redundancy_ctx *ctx, struct scr_redundanc
 
 /* Sync the RS file, read it back with SCR_CRC_ON_COPY, and mark it complete.
  * known: crc is the CRC of what was written. */
-static int finish_rs_file(const struct scr_redundancy_ctx *ctx, int id, const struct rs_file *r, uint64_t size,
-                          int known, uint32_t crc, char *buf, size_t bufsize)
+static int finish_rs_file(const struct scr_redundancy_ctx *ctx, int id, const struct rs_file *r,
+                          uint64_t size, int known, uint32_t crc, char *buf, size_t bufsize)
 {
     int rc = scr_fsync_fd(r->fd, r->path);
     if (rc != SCR_SUCCESS) return rc;
-    if (ctx->crc_on_copy && (rc = scr_redundancy_read_back(r->fd, r->path, buf, bufsize, known, &crc)) != SCR_SUCCESS)
+    if (ctx->crc_on_copy &&
+        (rc = scr_redundancy_read_back(r->fd, r->path, buf, bufsize, known, &crc)) != SCR_SUCCESS)
         return rc;
-    return scr_redundancy_register_file(ctx, id, r->path, SCR_META_TYPE_RS, size, known || ctx->crc_on_copy, crc, 1);
+    return scr_redundancy_register_file(ctx, id, r->path, SCR_META_TYPE_RS, size,
+                                        known || ctx->crc_on_copy, crc, 1);
 }
 
 /* --- apply ---------------------------------------------------------------------------- */
@@ -202,7 +209,8 @@ static int ring_step(const struct rs_ring *r, uint64_t p0, int n, int t, int *io
         char *work[SCR_RS_MAX_BLOCKS], *in = r->readbuf + (size_t)g * piece;
         for (int j = 0; j < k; j++) work[j] = acc_of(r, t % 2, g, j);
         if (rc == SCR_SUCCESS)
-            rc = scr_padfile_read(set->parts, (size_t)set->count, (uint64_t)t * r->chunk + off, in, len);
+            rc = scr_padfile_read(set->parts, (size_t)set->count, (uint64_t)t * r->chunk + off, in,
+                                  len);
         if (rc == SCR_SUCCESS) scr_crc_parts_add(r->f->crc, (uint64_t)t * r->chunk + off, in, len);
         if (t == 0) {
             for (int j = 0; j < k; j++) memset(work[j], 0, len);
@@ -212,13 +220,16 @@ static int ring_step(const struct rs_ring *r, uint64_t p0, int n, int t, int *io
         if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
             rc = scr_rs_encode_update(r->code, len, t, in, (void *const *)work);
         /* the other set was sent last step: once it has gone, the next step arrives in it */
-        if (mrc == SCR_SUCCESS) mrc = wait_all(k, sreq, "computing Reed-Solomon data (MPI_Waitall)");
+        if (mrc == SCR_SUCCESS)
+            mrc = wait_all(k, sreq, "computing Reed-Solomon data (MPI_Waitall)");
         for (int j = 0; mrc == SCR_SUCCESS && j < k; j++)
-            mrc = scr_mpi_check(MPI_Irecv(acc_of(r, (t + 1) % 2, g, j), (int)len, MPI_BYTE, lhs, TAG_RS + j,
-                                          r->ctx->world, &rreq[j]), "computing Reed-Solomon data (MPI_Irecv)");
+            mrc = scr_mpi_check(MPI_Irecv(acc_of(r, (t + 1) % 2, g, j), (int)len, MPI_BYTE, lhs,
+                                          TAG_RS + j, r->ctx->world, &rreq[j]),
+                                "computing Reed-Solomon data (MPI_Irecv)");
         for (int j = 0; mrc == SCR_SUCCESS && j < k; j++)
-            mrc = scr_mpi_check(MPI_Isend(work[j], (int)len, MPI_BYTE, rhs, TAG_RS + j, r->ctx->world, &sreq[j]),
-                                "computing Reed-Solomon data (MPI_Isend)");
+            mrc = scr_mpi_check(
+                MPI_Isend(work[j], (int)len, MPI_BYTE, rhs, TAG_RS + j, r->ctx->world, &sreq[j]),
+                "computing Reed-Solomon data (MPI_Isend)");
     }
     *io_rc = rc;
     return mrc;
@@ -239,17 +250,22 @@ static int ring_spread(const struct rs_ring *r, uint64_t p0, int n, int *io_rc)
         size_t len = r->chunk - off < piece ? (size_t)(r->chunk - off) : piece;
         MPI_Request *sreq = r->reqs + g * k, *rreq = r->reqs + (G + g) * k;
         mrc = wait_all(k, rreq, "computing Reed-Solomon data (MPI_Waitall)");
-        if (mrc == SCR_SUCCESS) mrc = wait_all(k, sreq, "computing Reed-Solomon data (MPI_Waitall)");
+        if (mrc == SCR_SUCCESS)
+            mrc = wait_all(k, sreq, "computing Reed-Solomon data (MPI_Waitall)");
         if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
-            rc = scr_pwrite_full(file->fd, acc_of(r, dd % 2, g, 0), len, file->hlen + off, file->path);
-        if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS) scr_crc_parts_add(r->blocks, off, acc_of(r, dd % 2, g, 0), len);
+            rc = scr_pwrite_full(file->fd, acc_of(r, dd % 2, g, 0), len, file->hlen + off,
+                                 file->path);
+        if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
+            scr_crc_parts_add(r->blocks, off, acc_of(r, dd % 2, g, 0), len);
         for (int j = 1; mrc == SCR_SUCCESS && j < k; j++)
             mrc = scr_mpi_check(MPI_Irecv(acc_of(r, (dd + 1) % 2, g, j), (int)len, MPI_BYTE,
-                                          d->members[scr_redundancy_mod(me - j, N)], TAG_RS_SPREAD, comm, &rreq[j]),
+                                          d->members[scr_redundancy_mod(me - j, N)], TAG_RS_SPREAD,
+                                          comm, &rreq[j]),
                                 "spreading Reed-Solomon data (MPI_Irecv)");
         for (int j = 1; mrc == SCR_SUCCESS && j < k; j++)
             mrc = scr_mpi_check(MPI_Isend(acc_of(r, dd % 2, g, j), (int)len, MPI_BYTE,
-                                          d->members[scr_redundancy_mod(me + j, N)], TAG_RS_SPREAD, comm, &sreq[j]),
+                                          d->members[scr_redundancy_mod(me + j, N)], TAG_RS_SPREAD,
+                                          comm, &sreq[j]),
                                 "spreading Reed-Solomon data (MPI_Isend)");
     }
     for (int g = 0; mrc == SCR_SUCCESS && g < n; g++) {
@@ -259,10 +275,13 @@ static int ring_spread(const struct rs_ring *r, uint64_t p0, int n, int *io_rc)
         mrc = wait_all(k, rreq, "spreading Reed-Solomon data (MPI_Waitall)");
         for (int j = 1; mrc == SCR_SUCCESS && rc == SCR_SUCCESS && j < k; j++) {
             uint64_t at = (uint64_t)j * r->chunk + off;
-            rc = scr_pwrite_full(file->fd, acc_of(r, (dd + 1) % 2, g, j), len, file->hlen + at, file->path);
-            if (rc == SCR_SUCCESS) scr_crc_parts_add(r->blocks, at, acc_of(r, (dd + 1) % 2, g, j), len);
+            rc = scr_pwrite_full(file->fd, acc_of(r, (dd + 1) % 2, g, j), len, file->hlen + at,
+                                 file->path);
+            if (rc == SCR_SUCCESS)
+                scr_crc_parts_add(r->blocks, at, acc_of(r, (dd + 1) % 2, g, j), len);
         }
-        if (mrc == SCR_SUCCESS) mrc = wait_all(k, sreq, "spreading Reed-Solomon data (MPI_Waitall)");
+        if (mrc == SCR_SUCCESS)
+            mrc = wait_all(k, sreq, "spreading Reed-Solomon data (MPI_Waitall)");
     }
     *io_rc = rc;
     return mrc;
@@ -307,8 +326,9 @@ static int known_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_red
 
 /* The header of this member's RS file built again from the shared metas
  * and written in place. */
-static int rewrite_header(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, const scr_dataset *dset,
-                          const scr_kvtree *members, uint64_t chunk, const struct rs_file *r, uint32_t *out_header_crc)
+static int rewrite_header(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                          const scr_dataset *dset, const scr_kvtree *members, uint64_t chunk,
+                          const struct rs_file *r, uint32_t *out_header_crc)
 {
     scr_kvtree *header = NULL;
     int rc = build_header(ctx, d, dset, members, d->set_rank, chunk, &header);
@@ -323,8 +343,8 @@ static int rewrite_header(const struct scr_redundancy_ctx *ctx, const struct scr
  * anew in place (its CRC fields have a fixed width); *out_header_crc is its
  * CRC. Every member of the set calls it; the outcome is in *io_rc. */
 static int settle_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                       const scr_dataset *dset, struct scr_redundancy_files *f, uint64_t chunk, const struct rs_file *r,
-                       uint32_t *out_header_crc, int *io_rc)
+                       const scr_dataset *dset, struct scr_redundancy_files *f, uint64_t chunk,
+                       const struct rs_file *r, uint32_t *out_header_crc, int *io_rc)
 {
     int rc = *io_rc;
     scr_kvtree *known = NULL, *members = NULL;
@@ -332,7 +352,8 @@ static int settle_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_re
     /* a member that failed still takes part, with what it knows */
     int mrc = share_metas(d, known, &members);
     if (rc == SCR_SUCCESS)
-        rc = mrc != SCR_SUCCESS ? mrc : rewrite_header(ctx, d, dset, members, chunk, r, out_header_crc);
+        rc = mrc != SCR_SUCCESS ? mrc
+                                : rewrite_header(ctx, d, dset, members, chunk, r, out_header_crc);
     scr_kvtree_delete(known);
     scr_kvtree_delete(members);
     *io_rc = rc;
@@ -342,19 +363,21 @@ static int settle_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_re
 /* This member's files, opened and described (CRC fields of fixed width:
  * the header is written before the CRCs are known, and again after). */
 static int open_mine(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                     struct scr_redundancy_files *f, scr_kvtree **out_known, const scr_dataset **out_dset)
+                     struct scr_redundancy_files *f, scr_kvtree **out_known,
+                     const scr_dataset **out_dset)
 {
     int rc = scr_redundancy_files_mine(ctx, id, O_RDONLY, f);
     if (rc != SCR_SUCCESS) return rc;
-    if (ctx->crc_in_cache && (rc = scr_redundancy_fix_width(f->desc, NULL)) != SCR_SUCCESS) return rc;
+    if (ctx->crc_in_cache && (rc = scr_redundancy_fix_width(f->desc, NULL)) != SCR_SUCCESS)
+        return rc;
     if ((rc = scr_filemap_get_dataset(ctx->map, id, ctx->rank, out_dset)) != SCR_SUCCESS) return rc;
     return known_of(d, f->desc, out_known);
 }
 
 /* This member's header from the shared metas, and its RS file created with it. */
 static int start_rs_file(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                         const scr_dataset *dset, const scr_kvtree *members, uint64_t chunk, struct rs_file *r,
-                         uint32_t *out_header_crc)
+                         const scr_dataset *dset, const scr_kvtree *members, uint64_t chunk,
+                         struct rs_file *r, uint32_t *out_header_crc)
 {
     scr_kvtree *header = NULL;
     int rc = build_header(ctx, d, dset, members, d->set_rank, chunk, &header);
@@ -366,8 +389,8 @@ static int start_rs_file(const struct scr_redundancy_ctx *ctx, const struct scr_
 
 /* The buffers of the ring: two sets of k accumulators for every piece in
  * flight, as many as fit in the file buffers. */
-static int ring_buffers(const struct scr_redundancy_ctx *ctx, int k, char **out_acc, MPI_Request **out_reqs,
-                        int *out_group)
+static int ring_buffers(const struct scr_redundancy_ctx *ctx, int k, char **out_acc,
+                        MPI_Request **out_reqs, int *out_group)
 {
     int group = scr_stream_depth(ctx->buf_size, ctx->piece);
     while (group > 1 && (size_t)(2 * k * group) * ctx->piece > 2 * ctx->buf_size) group--;
@@ -375,13 +398,15 @@ static int ring_buffers(const struct scr_redundancy_ctx *ctx, int k, char **out_
     *out_reqs = malloc((size_t)(2 * k * group) * sizeof(MPI_Request));
     *out_group = group;
     if (*out_acc == NULL || *out_reqs == NULL) {
-        scr_err("out of memory for Reed-Solomon buffers of %zu bytes", (size_t)(2 * k * group) * ctx->piece);
+        scr_err("out of memory for Reed-Solomon buffers of %zu bytes",
+                (size_t)(2 * k * group) * ctx->piece);
         return SCR_ERR_NOMEM;
     }
     return SCR_SUCCESS;
 }
 
-int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id)
+int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                            int id)
 {
     int N = d->set_size, k = d->failures, dd = N - k, ok = 0, group = 0;
     struct scr_redundancy_files f = {0};
@@ -407,7 +432,9 @@ int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct s
     /* a member that failed still takes part in the sharing */
     int src = share_metas(d, rc == SCR_SUCCESS ? known : NULL, &members);
     if (rc == SCR_SUCCESS)
-        rc = src != SCR_SUCCESS ? src : start_rs_file(ctx, d, id, dset, members, chunk, &file, &header_crc);
+        rc = src != SCR_SUCCESS
+                 ? src
+                 : start_rs_file(ctx, d, id, dset, members, chunk, &file, &header_crc);
     if (rc == SCR_SUCCESS) rc = ring_buffers(ctx, k, &acc, &reqs, &group);
     /* all ranks of the set agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
@@ -418,14 +445,16 @@ int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct s
     if (mrc == SCR_SUCCESS && ctx->crc_in_cache)
         mrc = settle_crcs(ctx, d, id, dset, &f, chunk, &file, &header_crc, &rc);
     if (mrc != SCR_SUCCESS) goto done;
-    if (rc == SCR_SUCCESS && ctx->crc_in_cache && scr_crc_parts_get(blocks, 0, &blocks_crc) != SCR_SUCCESS) {
-        scr_err("%s: the CRC32 of its blocks could not be computed while they were written", file.path);
+    if (rc == SCR_SUCCESS && ctx->crc_in_cache &&
+        scr_crc_parts_get(blocks, 0, &blocks_crc) != SCR_SUCCESS) {
+        scr_err("%s: the CRC32 of its blocks could not be computed while they were written",
+                file.path);
         rc = SCR_FAILURE;
     }
     uint32_t crc = scr_crc32_combine(header_crc, blocks_crc, chunk * (uint64_t)k);
     if (rc == SCR_SUCCESS)
-        rc = finish_rs_file(ctx, id, &file, file.hlen + chunk * (uint64_t)k, ctx->crc_in_cache, crc, ctx->bufs[1],
-                            ctx->buf_size);
+        rc = finish_rs_file(ctx, id, &file, file.hlen + chunk * (uint64_t)k, ctx->crc_in_cache, crc,
+                            ctx->bufs[1], ctx->buf_size);
     /* all ranks of the set agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
 done:
@@ -458,8 +487,9 @@ static int block_slot(int b, int dd)
 /* Lost member: register its files and RS file from the shared metas (with
  * the chunk size), create them, and track what is written into them. */
 static int prepare_lost(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                        const scr_kvtree *members, struct scr_redundancy_files *f, struct rs_file *r,
-                        uint64_t *out_chunk, scr_crc_parts **out_parity, uint32_t *out_header_crc)
+                        const scr_kvtree *members, struct scr_redundancy_files *f,
+                        struct rs_file *r, uint64_t *out_chunk, scr_crc_parts **out_parity,
+                        uint32_t *out_header_crc)
 {
     const scr_kvtree *mine = scr_kvtree_get_kv_int(members, "MEMBER", d->set_rank);
     const scr_kvtree *dset = scr_kvtree_get(members, "DSET");
@@ -474,11 +504,13 @@ static int prepare_lost(const struct scr_redundancy_ctx *ctx, const struct scr_r
     int rc = scr_mkdir_p(ctx->dsdir, 0700);
     if (rc != SCR_SUCCESS) return rc;
     if ((rc = scr_filemap_set_dataset(ctx->map, id, ctx->rank, dset)) != SCR_SUCCESS) return rc;
-    if ((rc = scr_redundancy_files_register(ctx, id, ctx->rank, mine, NULL, f)) != SCR_SUCCESS) return rc;
+    if ((rc = scr_redundancy_files_register(ctx, id, ctx->rank, mine, NULL, f)) != SCR_SUCCESS)
+        return rc;
     if ((rc = scr_redundancy_save_filemap(ctx)) != SCR_SUCCESS) return rc;
     if ((rc = scr_padset_open(&f->set, O_RDWR | O_CREAT | O_TRUNC)) != SCR_SUCCESS) return rc;
     if ((rc = scr_padset_truncate(&f->set)) != SCR_SUCCESS) return rc;
-    if ((rc = start_rs_file(ctx, d, id, dset, members, chunk, r, out_header_crc)) != SCR_SUCCESS) return rc;
+    if ((rc = start_rs_file(ctx, d, id, dset, members, chunk, r, out_header_crc)) != SCR_SUCCESS)
+        return rc;
     *out_chunk = chunk;
     /* the rebuilt files are checked against the CRCs the survivors kept as they are written */
     return track_crcs(ctx, f, chunk, d->failures, out_parity);
@@ -486,14 +518,16 @@ static int prepare_lost(const struct scr_redundancy_ctx *ctx, const struct scr_r
 
 /* The metas a survivor keeps of lost members to its left (PARTNERS of its
  * header), added to known. */
-static int add_kept_metas(const scr_kvtree *header, const unsigned char *lost, int N, scr_kvtree *known)
+static int add_kept_metas(const scr_kvtree *header, const unsigned char *lost, int N,
+                          scr_kvtree *known)
 {
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(header, "PARTNERS")); e;
          e = scr_kvtree_elem_next(e)) {
         int m = atoi(scr_kvtree_elem_key(e));
         if (m < 0 || m >= N || !lost[m]) continue;
         scr_kvtree *slot = scr_kvtree_set_kv_int(known, "MEMBER", m);
-        if (slot == NULL || scr_kvtree_merge(slot, scr_kvtree_elem_hash(e)) != SCR_SUCCESS) return SCR_ERR_NOMEM;
+        if (slot == NULL || scr_kvtree_merge(slot, scr_kvtree_elem_hash(e)) != SCR_SUCCESS)
+            return SCR_ERR_NOMEM;
     }
     return SCR_SUCCESS;
 }
@@ -501,9 +535,9 @@ static int add_kept_metas(const scr_kvtree *header, const unsigned char *lost, i
 /* Survivor: open its files and RS file; add to known its own metas, those
  * it keeps of lost members, the chunk size (also in *out_chunk) and the
  * dataset. */
-static int prepare_survivor(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                            const unsigned char *lost, struct scr_redundancy_files *f, struct rs_file *r,
-                            scr_kvtree *known, uint64_t *out_chunk)
+static int prepare_survivor(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                            int id, const unsigned char *lost, struct scr_redundancy_files *f,
+                            struct rs_file *r, scr_kvtree *known, uint64_t *out_chunk)
 {
     scr_kvtree *h = NULL;
     uint64_t chunk = 0;
@@ -517,13 +551,17 @@ static int prepare_survivor(const struct scr_redundancy_ctx *ctx, const struct s
         if (rc == SCR_ERR_NOTFOUND) scr_err("cannot open %s: %s", r->path, strerror(ENOENT));
         return SCR_ERR_IO;
     }
-    if ((rc = scr_redundancy_file_read_header(r->fd, r->path, &h, &r->hlen)) != SCR_SUCCESS) return rc;
+    if ((rc = scr_redundancy_file_read_header(r->fd, r->path, &h, &r->hlen)) != SCR_SUCCESS)
+        return rc;
     rc = add_kept_metas(h, lost, d->set_size, known);
-    scr_kvtree *slot = rc == SCR_SUCCESS ? scr_kvtree_set_kv_int(known, "MEMBER", d->set_rank) : NULL;
-    if (rc == SCR_SUCCESS && (slot == NULL || scr_kvtree_copy(slot, f->desc) != SCR_SUCCESS)) rc = SCR_ERR_NOMEM;
+    scr_kvtree *slot =
+        rc == SCR_SUCCESS ? scr_kvtree_set_kv_int(known, "MEMBER", d->set_rank) : NULL;
+    if (rc == SCR_SUCCESS && (slot == NULL || scr_kvtree_copy(slot, f->desc) != SCR_SUCCESS))
+        rc = SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = scr_kvtree_util_get_uint64(h, "CHUNK", &chunk);
-    if (rc == SCR_SUCCESS && (scr_kvtree_util_set_uint64(known, "CHUNK", chunk) != SCR_SUCCESS ||
-                              scr_kvtree_set(known, "DSET", scr_kvtree_dup(scr_kvtree_get(h, "DSET"))) == NULL))
+    if (rc == SCR_SUCCESS &&
+        (scr_kvtree_util_set_uint64(known, "CHUNK", chunk) != SCR_SUCCESS ||
+         scr_kvtree_set(known, "DSET", scr_kvtree_dup(scr_kvtree_get(h, "DSET"))) == NULL))
         rc = SCR_ERR_NOMEM;
     if (rc != SCR_SUCCESS) scr_err("rank %d: cannot use its RS file %s", ctx->rank, r->path);
     *out_chunk = chunk;
@@ -534,8 +572,8 @@ static int prepare_survivor(const struct scr_redundancy_ctx *ctx, const struct s
 /* A lost member's rebuilt block: data into its files (data), or parity into
  * its RS file; at is the offset in the files' logical file or among the RS
  * file's blocks. What is written passes through the trackers. */
-static int write_block(const struct scr_redundancy_files *f, const struct rs_file *r, scr_crc_parts *parity, int data,
-                       uint64_t at, const char *buf, size_t len)
+static int write_block(const struct scr_redundancy_files *f, const struct rs_file *r,
+                       scr_crc_parts *parity, int data, uint64_t at, const char *buf, size_t len)
 {
     int rc = data ? scr_padfile_write(f->set.parts, (size_t)f->set.count, at, buf, len)
                   : scr_pwrite_full(r->fd, buf, len, r->hlen + at, r->path);
@@ -547,19 +585,19 @@ static int write_block(const struct scr_redundancy_files *f, const struct rs_fil
 struct rs_rebuild {
     const struct scr_redundancy_ctx *ctx;
     const struct scr_reddesc *d;
-    const unsigned char *lost;   /* by set rank */
+    const unsigned char *lost; /* by set rank */
     const scr_rs_code *code;
     const struct scr_redundancy_files *f;
     const struct rs_file *file;
-    scr_crc_parts *parity;       /* what a lost member writes of its RS file, when tracked */
+    scr_crc_parts *parity; /* what a lost member writes of its RS file, when tracked */
     uint64_t chunk;
-    char *blocks;                /* dd + k pieces */
+    char *blocks; /* dd + k pieces */
 };
 
 /* The first lost member of stripe s: receive the surviving blocks, decode,
  * keep its own and send the others' lost blocks to them. */
-static int decode_stripe(const struct rs_rebuild *b, int s, uint64_t p, size_t len, const int *lost_blocks,
-                         int nlost, const int *surv, int nsurv, int *io_rc)
+static int decode_stripe(const struct rs_rebuild *b, int s, uint64_t p, size_t len,
+                         const int *lost_blocks, int nlost, const int *surv, int nsurv, int *io_rc)
 {
     const struct scr_reddesc *d = b->d;
     int N = d->set_size, k = d->failures, dd = N - k, me = d->set_rank, mrc = SCR_SUCCESS;
@@ -571,8 +609,9 @@ static int decode_stripe(const struct rs_rebuild *b, int s, uint64_t p, size_t l
     for (int i = 0; i < nsurv && mrc == SCR_SUCCESS; i++) {
         in[i] = b->blocks + (size_t)i * bufsize;
         mrc = scr_mpi_check(MPI_Recv(b->blocks + (size_t)i * bufsize, (int)len, MPI_BYTE,
-                                     d->members[block_owner(s, surv[i], N, k, dd)], TAG_RS_REBUILD, b->ctx->world,
-                                     MPI_STATUS_IGNORE), "rebuilding with Reed-Solomon");
+                                     d->members[block_owner(s, surv[i], N, k, dd)], TAG_RS_REBUILD,
+                                     b->ctx->world, MPI_STATUS_IGNORE),
+                            "rebuilding with Reed-Solomon");
     }
     for (int r = 0; r < nlost; r++) out[r] = b->blocks + (size_t)(dd + r) * bufsize;
     if (drc == SCR_SUCCESS && mrc == SCR_SUCCESS) drc = scr_rs_decode(&dec, len, in, out);
@@ -581,11 +620,12 @@ static int decode_stripe(const struct rs_rebuild *b, int s, uint64_t p, size_t l
     for (int r = 0; r < nlost && mrc == SCR_SUCCESS; r++) {
         int owner = block_owner(s, lost_blocks[r], N, k, dd), slot = block_slot(lost_blocks[r], dd);
         if (owner != me)
-            mrc = scr_mpi_check(MPI_Send(out[r], (int)len, MPI_BYTE, d->members[owner], TAG_RS_REBUILD + 1,
-                                         b->ctx->world), "rebuilding with Reed-Solomon");
+            mrc = scr_mpi_check(MPI_Send(out[r], (int)len, MPI_BYTE, d->members[owner],
+                                         TAG_RS_REBUILD + 1, b->ctx->world),
+                                "rebuilding with Reed-Solomon");
         else if (*io_rc == SCR_SUCCESS)
-            *io_rc = write_block(b->f, b->file, b->parity, lost_blocks[r] < dd, (uint64_t)slot * b->chunk + p, out[r],
-                                 len);
+            *io_rc = write_block(b->f, b->file, b->parity, lost_blocks[r] < dd,
+                                 (uint64_t)slot * b->chunk + p, out[r], len);
     }
     return mrc;
 }
@@ -601,17 +641,21 @@ static int serve_stripe(const struct rs_rebuild *b, int s, uint64_t p, size_t le
         if (block_owner(s, surv[i], N, k, dd) != me) continue;
         uint64_t at = (uint64_t)block_slot(surv[i], dd) * b->chunk + p;
         if (*io_rc == SCR_SUCCESS)
-            *io_rc = surv[i] < dd ? scr_padfile_read(b->f->set.parts, (size_t)b->f->set.count, at, b->blocks, len)
-                                  : scr_pread_full(b->file->fd, b->blocks, len, b->file->hlen + at, b->file->path);
+            *io_rc = surv[i] < dd ? scr_padfile_read(b->f->set.parts, (size_t)b->f->set.count, at,
+                                                     b->blocks, len)
+                                  : scr_pread_full(b->file->fd, b->blocks, len, b->file->hlen + at,
+                                                   b->file->path);
         if (*io_rc != SCR_SUCCESS) memset(b->blocks, 0, len);
-        mrc = scr_mpi_check(MPI_Send(b->blocks, (int)len, MPI_BYTE, d->members[rebuilder], TAG_RS_REBUILD,
-                                     b->ctx->world), "rebuilding with Reed-Solomon");
+        mrc = scr_mpi_check(MPI_Send(b->blocks, (int)len, MPI_BYTE, d->members[rebuilder],
+                                     TAG_RS_REBUILD, b->ctx->world),
+                            "rebuilding with Reed-Solomon");
     }
     for (int r = 0; r < nlost && mrc == SCR_SUCCESS; r++) {
         if (block_owner(s, lost_blocks[r], N, k, dd) != me) continue;
         uint64_t at = (uint64_t)block_slot(lost_blocks[r], dd) * b->chunk + p;
-        mrc = scr_mpi_check(MPI_Recv(b->blocks, (int)len, MPI_BYTE, d->members[rebuilder], TAG_RS_REBUILD + 1,
-                                     b->ctx->world, MPI_STATUS_IGNORE), "rebuilding with Reed-Solomon");
+        mrc = scr_mpi_check(MPI_Recv(b->blocks, (int)len, MPI_BYTE, d->members[rebuilder],
+                                     TAG_RS_REBUILD + 1, b->ctx->world, MPI_STATUS_IGNORE),
+                            "rebuilding with Reed-Solomon");
         if (mrc == SCR_SUCCESS && *io_rc == SCR_SUCCESS)
             *io_rc = write_block(b->f, b->file, b->parity, lost_blocks[r] < dd, at, b->blocks, len);
     }
@@ -629,8 +673,10 @@ static int rebuild_stripes(const struct rs_rebuild *b, int *io_rc)
         for (int s = 0; mrc == SCR_SUCCESS && s < N; s++) {
             int lost_blocks[SCR_RS_MAX_BLOCKS], nlost = 0, surv[SCR_RS_MAX_BLOCKS], nsurv = 0;
             for (int bl = 0; bl < N; bl++) {
-                if (b->lost[block_owner(s, bl, N, k, dd)]) lost_blocks[nlost++] = bl;
-                else if (nsurv < dd) surv[nsurv++] = bl;
+                if (b->lost[block_owner(s, bl, N, k, dd)])
+                    lost_blocks[nlost++] = bl;
+                else if (nsurv < dd)
+                    surv[nsurv++] = bl;
             }
             if (nlost == 0) continue;
             int rebuilder = block_owner(s, lost_blocks[0], N, k, dd);
@@ -655,19 +701,23 @@ static int finish_lost(const struct rs_rebuild *b, int id, uint32_t header_crc)
         rc = scr_redundancy_check_rebuilt(ctx, id, b->f, " rebuilt from Reed-Solomon");
         if (rc != SCR_SUCCESS) return rc;
         if (scr_crc_parts_get(b->parity, 0, &parity_crc) != SCR_SUCCESS) {
-            scr_err("%s: the CRC32 of its blocks could not be computed while they were rebuilt", b->file->path);
+            scr_err("%s: the CRC32 of its blocks could not be computed while they were rebuilt",
+                    b->file->path);
             return SCR_FAILURE;
         }
     }
     uint32_t crc = scr_crc32_combine(header_crc, parity_crc, b->chunk * (uint64_t)k);
-    rc = finish_rs_file(ctx, id, b->file, b->file->hlen + b->chunk * (uint64_t)k, ctx->crc_in_cache, crc, b->blocks,
-                        ctx->piece * (size_t)(dd + k));
+    rc = finish_rs_file(ctx, id, b->file, b->file->hlen + b->chunk * (uint64_t)k, ctx->crc_in_cache,
+                        crc, b->blocks, ctx->piece * (size_t)(dd + k));
     if (rc != SCR_SUCCESS) return rc;
-    if ((rc = scr_filemap_set_expected_files(ctx->map, id, ctx->rank, b->f->set.count + 1)) != SCR_SUCCESS) return rc;
+    if ((rc = scr_filemap_set_expected_files(ctx->map, id, ctx->rank, b->f->set.count + 1)) !=
+        SCR_SUCCESS)
+        return rc;
     return scr_redundancy_save_filemap(ctx);
 }
 
-int scr_redundancy_rs_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id, int lost)
+int scr_redundancy_rs_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                              int id, int lost)
 {
     int N = d->set_size, k = d->failures, dd = N - k, ok = 0;
     unsigned char *lost_by_rank = calloc((size_t)N, 1), am_lost = lost != 0;
@@ -683,15 +733,17 @@ int scr_redundancy_rs_rebuild(const struct scr_redundancy_ctx *ctx, const struct
     /* all ranks of the set agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
-    mrc = scr_mpi_check(MPI_Allgather(&am_lost, 1, MPI_UNSIGNED_CHAR, lost_by_rank, 1, MPI_UNSIGNED_CHAR, d->set),
-                        "listing lost members");
+    mrc = scr_mpi_check(
+        MPI_Allgather(&am_lost, 1, MPI_UNSIGNED_CHAR, lost_by_rank, 1, MPI_UNSIGNED_CHAR, d->set),
+        "listing lost members");
     if (mrc != SCR_SUCCESS) goto done;
     if (!am_lost) rc = prepare_survivor(ctx, d, id, lost_by_rank, &f, &file, known, &chunk);
     /* all ranks of the set agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
     rc = share_metas(d, known, &members);
-    if (rc == SCR_SUCCESS && am_lost) rc = prepare_lost(ctx, d, id, members, &f, &file, &chunk, &parity, &header_crc);
+    if (rc == SCR_SUCCESS && am_lost)
+        rc = prepare_lost(ctx, d, id, members, &f, &file, &chunk, &parity, &header_crc);
     blocks = malloc(ctx->piece * (size_t)(dd + k));
     if (rc == SCR_SUCCESS && blocks == NULL) rc = SCR_ERR_NOMEM;
     /* all ranks of the set agree: */

@@ -16,16 +16,21 @@
 
 /* have_left_copy: this rank holds an intact copy of its left neighbour's
  * files, which then do not travel again. */
-int scr_redundancy_partner_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                                 int have_left_copy);
-int scr_redundancy_partner_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                                   int lost);
-int scr_redundancy_partner_forget(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id);
+int scr_redundancy_partner_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                                 int id, int have_left_copy);
+int scr_redundancy_partner_rebuild(const struct scr_redundancy_ctx *ctx,
+                                   const struct scr_reddesc *d, int id, int lost);
+int scr_redundancy_partner_forget(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                                  int id);
 
-int scr_redundancy_xor_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id);
-int scr_redundancy_xor_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id, int lost);
+int scr_redundancy_xor_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                             int id);
+int scr_redundancy_xor_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                               int id, int lost);
 
-int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id);
-int scr_redundancy_rs_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id, int lost);
+int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                            int id);
+int scr_redundancy_rs_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                              int id, int lost);
 
 #endif

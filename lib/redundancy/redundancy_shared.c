@@ -21,7 +21,8 @@
 
 /* --- CRCs in the filemap ----------------------------------------------------------- */
 
-int scr_redundancy_record_crc(scr_filemap *map, int id, int rank, const char *file, uint32_t crc, int complete)
+int scr_redundancy_record_crc(scr_filemap *map, int id, int rank, const char *file, uint32_t crc,
+                              int complete)
 {
     const scr_meta *stored = NULL;
     scr_meta *meta = scr_meta_new();
@@ -54,15 +55,16 @@ static const char *dataset_name(const scr_filemap *map, int my_rank, int id, int
     return "?";
 }
 
-void scr_redundancy_say_damaged(const scr_filemap *map, int my_rank, int id, int rank, const char *file,
-                                const char *how, uint32_t found, uint32_t recorded)
+void scr_redundancy_say_damaged(const scr_filemap *map, int my_rank, int id, int rank,
+                                const char *file, const char *how, uint32_t found,
+                                uint32_t recorded)
 {
-    scr_err("dataset %d (%s): rank %d's file %s%s is damaged: CRC32 0x%08x found, 0x%08x recorded", id,
-            dataset_name(map, my_rank, id, rank), rank, file, how ? how : "", found, recorded);
+    scr_err("dataset %d (%s): rank %d's file %s%s is damaged: CRC32 0x%08x found, 0x%08x recorded",
+            id, dataset_name(map, my_rank, id, rank), rank, file, how ? how : "", found, recorded);
 }
 
-int scr_redundancy_record_read(const struct scr_redundancy_ctx *ctx, int id, const struct scr_redundancy_files *files,
-                               uint32_t *out_crcs)
+int scr_redundancy_record_read(const struct scr_redundancy_ctx *ctx, int id,
+                               const struct scr_redundancy_files *files, uint32_t *out_crcs)
 {
     const struct scr_padset *set = &files->set;
     for (int i = 0; i < set->count; i++) {
@@ -75,8 +77,8 @@ int scr_redundancy_record_read(const struct scr_redundancy_ctx *ctx, int id, con
         int rc = scr_filemap_get_meta(ctx->map, id, ctx->rank, set->paths[i], &meta);
         if (rc != SCR_SUCCESS) return rc;
         if (scr_meta_get_crc32(meta, &before) == SCR_SUCCESS && before != crc) {
-            scr_err("%s changed after its dataset was complete: CRC32 0x%08x now, 0x%08x then", set->paths[i],
-                    crc, before);
+            scr_err("%s changed after its dataset was complete: CRC32 0x%08x now, 0x%08x then",
+                    set->paths[i], crc, before);
             return SCR_ERR_FORMAT;
         }
         rc = scr_redundancy_record_crc(ctx->map, id, ctx->rank, set->paths[i], crc, 1);
@@ -88,8 +90,8 @@ int scr_redundancy_record_read(const struct scr_redundancy_ctx *ctx, int id, con
 
 /* One rebuilt file against its recorded CRC (see check_rebuilt); *out_bad:
  * it differs. */
-static int check_one_rebuilt(const struct scr_redundancy_ctx *ctx, int id, const char *path, uint32_t got,
-                             const char *how, int *out_bad)
+static int check_one_rebuilt(const struct scr_redundancy_ctx *ctx, int id, const char *path,
+                             uint32_t got, const char *how, int *out_bad)
 {
     const scr_meta *meta = NULL;
     uint32_t recorded = 0;
@@ -136,15 +138,19 @@ int scr_redundancy_fix_width(scr_kvtree *desc, const uint32_t *crcs)
             rc = SCR_ERR_FORMAT;
             break;
         }
-        if (crcs != NULL) crc = crcs[i];
-        else if (scr_meta_get_crc32(meta, &crc) != SCR_SUCCESS) crc = 0;
+        if (crcs != NULL)
+            crc = crcs[i];
+        else if (scr_meta_get_crc32(meta, &crc) != SCR_SUCCESS)
+            crc = 0;
         rc = scr_meta_set_crc32_fixed(meta, crc);
     }
-    if (rc != SCR_SUCCESS) scr_err("a description of files to protect is malformed (%s)", scr_strstatus(rc));
+    if (rc != SCR_SUCCESS)
+        scr_err("a description of files to protect is malformed (%s)", scr_strstatus(rc));
     return rc;
 }
 
-int scr_redundancy_read_back(int fd, const char *path, char *buf, size_t bufsize, int known, uint32_t *io_crc)
+int scr_redundancy_read_back(int fd, const char *path, char *buf, size_t bufsize, int known,
+                             uint32_t *io_crc)
 {
     uint32_t got = 0;
     int rc = scr_crc_fd(fd, path, buf, bufsize, &got, NULL);
@@ -250,13 +256,14 @@ out:
 }
 
 /* File i of desc: its path under dir, listed in the filemap under owner. */
-static int register_one(const struct scr_redundancy_ctx *ctx, int id, int owner, const scr_meta *m, const char *dir,
-                        struct scr_padset *set)
+static int register_one(const struct scr_redundancy_ctx *ctx, int id, int owner, const scr_meta *m,
+                        const char *dir, struct scr_padset *set)
 {
     const char *rel = NULL;
     uint64_t size = 0;
     char *path = NULL;
-    if (m == NULL || scr_meta_get_filename(m, &rel) != SCR_SUCCESS || scr_meta_get_filesize(m, &size) != SCR_SUCCESS) {
+    if (m == NULL || scr_meta_get_filename(m, &rel) != SCR_SUCCESS ||
+        scr_meta_get_filesize(m, &size) != SCR_SUCCESS) {
         scr_err("a description of rank %d's files lacks the name or size of one", owner);
         return SCR_ERR_FORMAT;
     }
@@ -269,8 +276,9 @@ static int register_one(const struct scr_redundancy_ctx *ctx, int id, int owner,
     return rc;
 }
 
-int scr_redundancy_list_described(const struct scr_redundancy_ctx *ctx, int id, int owner, const scr_kvtree *desc,
-                                  const char *subdir, struct scr_padset *out_set)
+int scr_redundancy_list_described(const struct scr_redundancy_ctx *ctx, int id, int owner,
+                                  const scr_kvtree *desc, const char *subdir,
+                                  struct scr_padset *out_set)
 {
     char *dir = NULL;
     int n = 0;
@@ -280,41 +288,49 @@ int scr_redundancy_list_described(const struct scr_redundancy_ctx *ctx, int id, 
     }
     int rc = scr_padset_init(out_set, n);
     if (rc != SCR_SUCCESS) return rc;
-    if (subdir != NULL) rc = scr_path_join(ctx->dsdir, subdir, &dir);
-    else if ((dir = strdup(ctx->dsdir)) == NULL) rc = SCR_ERR_NOMEM;
+    if (subdir != NULL)
+        rc = scr_path_join(ctx->dsdir, subdir, &dir);
+    else if ((dir = strdup(ctx->dsdir)) == NULL)
+        rc = SCR_ERR_NOMEM;
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++)
         rc = register_one(ctx, id, owner, scr_kvtree_get_kv_int(desc, "FILE", i), dir, out_set);
     free(dir);
     return rc;
 }
 
-int scr_redundancy_files_register(const struct scr_redundancy_ctx *ctx, int id, int owner, const scr_kvtree *desc,
-                                  const char *subdir, struct scr_redundancy_files *out)
+int scr_redundancy_files_register(const struct scr_redundancy_ctx *ctx, int id, int owner,
+                                  const scr_kvtree *desc, const char *subdir,
+                                  struct scr_redundancy_files *out)
 {
     memset(out, 0, sizeof(*out));
     int rc = (out->desc = scr_kvtree_dup(desc)) ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_redundancy_list_described(ctx, id, owner, desc, subdir, &out->set);
+    if (rc == SCR_SUCCESS)
+        rc = scr_redundancy_list_described(ctx, id, owner, desc, subdir, &out->set);
     if (rc != SCR_SUCCESS) scr_redundancy_files_close(out);
     return rc;
 }
 
-int scr_redundancy_files_track(const struct scr_redundancy_ctx *ctx, struct scr_redundancy_files *files)
+int scr_redundancy_files_track(const struct scr_redundancy_ctx *ctx,
+                               struct scr_redundancy_files *files)
 {
     if (!ctx->crc_in_cache) return SCR_SUCCESS;
     files->crc = scr_crc_parts_new(files->set.parts, (size_t)files->set.count);
     return files->crc ? SCR_SUCCESS : SCR_ERR_NOMEM;
 }
 
-int scr_redundancy_register_file(const struct scr_redundancy_ctx *ctx, int id, const char *path, const char *type,
-                                 uint64_t size, int with_crc, uint32_t crc, int complete)
+int scr_redundancy_register_file(const struct scr_redundancy_ctx *ctx, int id, const char *path,
+                                 const char *type, uint64_t size, int with_crc, uint32_t crc,
+                                 int complete)
 {
     scr_meta *m = scr_meta_new();
     char *name = NULL;
     if (m == NULL) return SCR_ERR_NOMEM;
     int rc = scr_path_basename(path, &name);
     if (rc != SCR_SUCCESS) goto out;
-    if ((rc = scr_meta_set_filename(m, name)) != SCR_SUCCESS || (rc = scr_meta_set_filetype(m, type)) != SCR_SUCCESS ||
-        (rc = scr_meta_set_filesize(m, size)) != SCR_SUCCESS || (rc = scr_meta_set_rank(m, ctx->rank)) != SCR_SUCCESS ||
+    if ((rc = scr_meta_set_filename(m, name)) != SCR_SUCCESS ||
+        (rc = scr_meta_set_filetype(m, type)) != SCR_SUCCESS ||
+        (rc = scr_meta_set_filesize(m, size)) != SCR_SUCCESS ||
+        (rc = scr_meta_set_rank(m, ctx->rank)) != SCR_SUCCESS ||
         (rc = scr_meta_set_ranks(m, ctx->ranks)) != SCR_SUCCESS ||
         (rc = scr_meta_set_complete(m, complete)) != SCR_SUCCESS)
         goto out;
@@ -331,17 +347,19 @@ out:
     return rc;
 }
 
-int scr_redundancy_file_path(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int rs,
-                             char **out_path)
+int scr_redundancy_file_path(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                             int rs, char **out_path)
 {
-    struct scr_redundancy_name n = {rs ? SCR_REDUNDANCY_RS : SCR_REDUNDANCY_XOR, d->set_rank, d->set_size, d->set_id};
+    struct scr_redundancy_name n = {rs ? SCR_REDUNDANCY_RS : SCR_REDUNDANCY_XOR, d->set_rank,
+                                    d->set_size, d->set_id};
     char name[96];
     int rc = scr_redundancy_file_name(&n, name, sizeof(name));
     if (rc != SCR_SUCCESS) return rc;
     return scr_path_join(ctx->dsdir, name, out_path);
 }
 
-int scr_redundancy_find_file(const struct scr_redundancy_ctx *ctx, int id, const char *type, char **out_path)
+int scr_redundancy_find_file(const struct scr_redundancy_ctx *ctx, int id, const char *type,
+                             char **out_path)
 {
     const char **files = NULL;
     int n = 0;

@@ -39,12 +39,14 @@ int scr_redundancy_files_mine(const struct scr_redundancy_ctx *ctx, int id, int 
 /* The files desc describes, listed in the filemap under owner at
  * <dsdir>[/subdir]/<name> with their metas (not opened; the filemap is not
  * saved). */
-int scr_redundancy_files_register(const struct scr_redundancy_ctx *ctx, int id, int owner, const scr_kvtree *desc,
-                                  const char *subdir, struct scr_redundancy_files *out);
+int scr_redundancy_files_register(const struct scr_redundancy_ctx *ctx, int id, int owner,
+                                  const scr_kvtree *desc, const char *subdir,
+                                  struct scr_redundancy_files *out);
 
 /* Track the CRCs of what passes through files from here on, when files in
  * cache get CRCs (ctx->crc_in_cache); otherwise nothing. */
-int scr_redundancy_files_track(const struct scr_redundancy_ctx *ctx, struct scr_redundancy_files *files);
+int scr_redundancy_files_track(const struct scr_redundancy_ctx *ctx,
+                               struct scr_redundancy_files *files);
 
 void scr_redundancy_files_close(struct scr_redundancy_files *files);
 
@@ -54,23 +56,25 @@ int scr_redundancy_save_filemap(const struct scr_redundancy_ctx *ctx);
 /* List the redundancy file path of this rank in dataset id (of type
  * SCR_META_TYPE_XOR or _RS) with its size and completeness, and its CRC
  * when with_crc; saves the filemap. */
-int scr_redundancy_register_file(const struct scr_redundancy_ctx *ctx, int id, const char *path, const char *type,
-                                 uint64_t size, int with_crc, uint32_t crc, int complete);
+int scr_redundancy_register_file(const struct scr_redundancy_ctx *ctx, int id, const char *path,
+                                 const char *type, uint64_t size, int with_crc, uint32_t crc,
+                                 int complete);
 
 /* <dsdir>/<set rank+1>_of_<N>_in_<set id>.xor (rs: .rs), in a new string. */
-int scr_redundancy_file_path(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int rs,
-                             char **out_path);
+int scr_redundancy_file_path(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                             int rs, char **out_path);
 
 /* The path of this rank's redundancy file of type in dataset id, in a new
  * string; SCR_ERR_NOTFOUND (not logged) when the filemap lists none. */
-int scr_redundancy_find_file(const struct scr_redundancy_ctx *ctx, int id, const char *type, char **out_path);
+int scr_redundancy_find_file(const struct scr_redundancy_ctx *ctx, int id, const char *type,
+                             char **out_path);
 
 /* The CRCs the pass that read files computed: each is compared with a CRC
  * the filemap holds already, if any (SCR_CRC_ON_COPY computes one as the
  * dataset completes; a difference means the file changed since, an error),
  * then recorded; out_crcs[i] is file i's. Saves the filemap. */
-int scr_redundancy_record_read(const struct scr_redundancy_ctx *ctx, int id, const struct scr_redundancy_files *files,
-                               uint32_t *out_crcs);
+int scr_redundancy_record_read(const struct scr_redundancy_ctx *ctx, int id,
+                               const struct scr_redundancy_files *files, uint32_t *out_crcs);
 
 /* After a rebuild wrote this rank's files: each file's CRC as written is
  * compared with the one the filemap records; one that differs is said (how:
@@ -89,9 +93,13 @@ int scr_redundancy_fix_width(scr_kvtree *desc, const uint32_t *crcs);
 /* SCR_CRC_ON_COPY: read back a file SCR wrote and synced, and compare it
  * with the CRC of the bytes that were written (when known); *io_crc is then
  * the CRC of the file as read. */
-int scr_redundancy_read_back(int fd, const char *path, char *buf, size_t bufsize, int known, uint32_t *io_crc);
+int scr_redundancy_read_back(int fd, const char *path, char *buf, size_t bufsize, int known,
+                             uint32_t *io_crc);
 
 /* a mod n in 0..n-1. */
-static inline int scr_redundancy_mod(int a, int n) { return ((a % n) + n) % n; }
+static inline int scr_redundancy_mod(int a, int n)
+{
+    return ((a % n) + n) % n;
+}
 
 #endif

@@ -69,17 +69,20 @@ static void xor_file_close(struct xor_file *x)
 }
 
 /* Create the XOR file of this rank with header (listed before it exists). */
-static int create_xor_file(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                           const scr_kvtree *header, uint64_t chunk, struct xor_file *x, uint32_t *out_header_crc)
+static int create_xor_file(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                           int id, const scr_kvtree *header, uint64_t chunk, struct xor_file *x,
+                           uint32_t *out_header_crc)
 {
     void *image = NULL;
     size_t image_len = 0;
     int rc = scr_kvtree_file_image(header, &image, &image_len);
     if (rc != SCR_SUCCESS) return rc;
     if ((rc = scr_redundancy_file_path(ctx, d, 0, &x->path)) != SCR_SUCCESS) goto out;
-    rc = scr_redundancy_register_file(ctx, id, x->path, SCR_META_TYPE_XOR, image_len + chunk, 0, 0, 0);
+    rc = scr_redundancy_register_file(ctx, id, x->path, SCR_META_TYPE_XOR, image_len + chunk, 0, 0,
+                                      0);
     if (rc != SCR_SUCCESS) goto out;
-    if ((rc = scr_redundancy_file_create(x->path, image, image_len, chunk, &x->fd)) != SCR_SUCCESS) goto out;
+    if ((rc = scr_redundancy_file_create(x->path, image, image_len, chunk, &x->fd)) != SCR_SUCCESS)
+        goto out;
     x->hlen = image_len;
     if (out_header_crc) *out_header_crc = scr_crc32(0, image, image_len);
 out:
@@ -89,13 +92,14 @@ out:
 
 /* Sync the XOR file, read it back with SCR_CRC_ON_COPY, and list it complete
  * with its CRC (crc: of what was written, known with ctx->crc_in_cache). */
-static int finish_xor_file(const struct scr_redundancy_ctx *ctx, int id, const struct xor_file *x, uint64_t chunk,
-                           uint32_t crc)
+static int finish_xor_file(const struct scr_redundancy_ctx *ctx, int id, const struct xor_file *x,
+                           uint64_t chunk, uint32_t crc)
 {
     int rc = scr_fsync_fd(x->fd, x->path);
     if (rc != SCR_SUCCESS) return rc;
     if (ctx->crc_on_copy) {
-        rc = scr_redundancy_read_back(x->fd, x->path, ctx->bufs[0], ctx->buf_size, ctx->crc_in_cache, &crc);
+        rc = scr_redundancy_read_back(x->fd, x->path, ctx->bufs[0], ctx->buf_size,
+                                      ctx->crc_in_cache, &crc);
         if (rc != SCR_SUCCESS) return rc;
     }
     return scr_redundancy_register_file(ctx, id, x->path, SCR_META_TYPE_XOR, x->hlen + chunk,
@@ -138,19 +142,23 @@ static int xor_ring(const struct scr_redundancy_ctx *ctx, const struct scr_redde
                 mrc = wait_for(&sreq[g], "computing XOR data (MPI_Wait)");
                 if (mrc != SCR_SUCCESS) break;
                 if (rc == SCR_SUCCESS)
-                    rc = scr_padfile_read(parts, nparts, slot_offset(me, slot, chunk) + off, sb, len);
-                if (rc == SCR_SUCCESS) scr_crc_parts_add(fs->crc, slot_offset(me, slot, chunk) + off, sb, len);
+                    rc = scr_padfile_read(parts, nparts, slot_offset(me, slot, chunk) + off, sb,
+                                          len);
+                if (rc == SCR_SUCCESS)
+                    scr_crc_parts_add(fs->crc, slot_offset(me, slot, chunk) + off, sb, len);
                 if (rc != SCR_SUCCESS) memset(sb, 0, len);
                 if (t > 0) {
                     mrc = wait_for(&rreq[g], "computing XOR data (MPI_Wait)");
                     if (mrc == SCR_SUCCESS) scr_xor_accumulate(sb, rb, len);
                 }
                 if (mrc == SCR_SUCCESS)
-                    mrc = scr_mpi_check(MPI_Irecv(rb, (int)len, MPI_BYTE, lhs, TAG_XOR, ctx->world, &rreq[g]),
-                                        "computing XOR data (MPI_Irecv)");
+                    mrc = scr_mpi_check(
+                        MPI_Irecv(rb, (int)len, MPI_BYTE, lhs, TAG_XOR, ctx->world, &rreq[g]),
+                        "computing XOR data (MPI_Irecv)");
                 if (mrc == SCR_SUCCESS)
-                    mrc = scr_mpi_check(MPI_Isend(sb, (int)len, MPI_BYTE, rhs, TAG_XOR, ctx->world, &sreq[g]),
-                                        "computing XOR data (MPI_Isend)");
+                    mrc = scr_mpi_check(
+                        MPI_Isend(sb, (int)len, MPI_BYTE, rhs, TAG_XOR, ctx->world, &sreq[g]),
+                        "computing XOR data (MPI_Isend)");
             }
         }
         /* what came last is this rank's own slot */
@@ -159,13 +167,13 @@ static int xor_ring(const struct scr_redundancy_ctx *ctx, const struct scr_redde
             size_t len = chunk - off < piece ? (size_t)(chunk - off) : piece;
             mrc = wait_for(&rreq[g], "computing XOR data (MPI_Wait)");
             if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
-                rc = scr_pwrite_full(x->fd, recvbuf + (size_t)g * piece, len, x->hlen + off, x->path);
+                rc = scr_pwrite_full(x->fd, recvbuf + (size_t)g * piece, len, x->hlen + off,
+                                     x->path);
             if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS && fs->crc != NULL)
                 slot_crc = scr_crc32(slot_crc, recvbuf + (size_t)g * piece, len);
         }
     }
-    if (mrc == SCR_SUCCESS)
-        mrc = scr_mpi_waitall(depth, sreq, "computing XOR data (MPI_Waitall)");
+    if (mrc == SCR_SUCCESS) mrc = scr_mpi_waitall(depth, sreq, "computing XOR data (MPI_Waitall)");
     if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, 2 * SCR_STREAM_MAX_DEPTH);
     *out_slot_crc = slot_crc;
     *io_rc = rc;
@@ -173,8 +181,8 @@ static int xor_ring(const struct scr_redundancy_ctx *ctx, const struct scr_redde
 }
 
 /* The CRCs the ring computed, in the filemap and in CURRENT of header. */
-static int my_crcs_into(const struct scr_redundancy_ctx *ctx, int id, const struct scr_redundancy_files *fs,
-                        scr_kvtree *current)
+static int my_crcs_into(const struct scr_redundancy_ctx *ctx, int id,
+                        const struct scr_redundancy_files *fs, scr_kvtree *current)
 {
     uint32_t *crcs = calloc((size_t)fs->set.count + 1, sizeof(uint32_t));
     if (crcs == NULL) return SCR_ERR_NOMEM;
@@ -186,7 +194,8 @@ static int my_crcs_into(const struct scr_redundancy_ctx *ctx, int id, const stru
 
 /* The header with its left neighbour's metas (left, taken) as PARTNER,
  * written again in place. */
-static int rewrite_header(scr_kvtree *header, scr_kvtree *left, const struct xor_file *x, uint32_t *out_header_crc)
+static int rewrite_header(scr_kvtree *header, scr_kvtree *left, const struct xor_file *x,
+                          uint32_t *out_header_crc)
 {
     /* set() takes ownership, also when it fails */
     if (scr_kvtree_set(header, "PARTNER", left) == NULL) return SCR_ERR_NOMEM;
@@ -199,17 +208,19 @@ static int rewrite_header(scr_kvtree *header, scr_kvtree *left, const struct xor
  * a fixed width), and *out_header_crc is its CRC. Every rank of the set
  * calls it; the outcome is in *io_rc, the MPI status is returned. */
 static int settle_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                       const struct scr_redundancy_files *fs, scr_kvtree *header, const struct xor_file *x,
-                       uint32_t *out_header_crc, int *io_rc)
+                       const struct scr_redundancy_files *fs, scr_kvtree *header,
+                       const struct xor_file *x, uint32_t *out_header_crc, int *io_rc)
 {
     int rc = *io_rc;
     scr_kvtree *current = scr_kvtree_get(header, "CURRENT"), *left = NULL;
     if (rc == SCR_SUCCESS) rc = my_crcs_into(ctx, id, fs, current);
     /* a rank that failed still takes part, with an empty description */
-    int mrc = scr_comm_sendrecv_kvtree(rc == SCR_SUCCESS ? current : NULL, scr_reddesc_rhs(d), scr_reddesc_lhs(d),
-                                       TAG_CRC, ctx->world, &left);
-    if (rc == SCR_SUCCESS) rc = mrc != SCR_SUCCESS ? mrc : rewrite_header(header, left, x, out_header_crc);
-    else scr_kvtree_delete(left);
+    int mrc = scr_comm_sendrecv_kvtree(rc == SCR_SUCCESS ? current : NULL, scr_reddesc_rhs(d),
+                                       scr_reddesc_lhs(d), TAG_CRC, ctx->world, &left);
+    if (rc == SCR_SUCCESS)
+        rc = mrc != SCR_SUCCESS ? mrc : rewrite_header(header, left, x, out_header_crc);
+    else
+        scr_kvtree_delete(left);
     *io_rc = rc;
     return mrc;
 }
@@ -217,8 +228,8 @@ static int settle_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_re
 /* This rank's header (CURRENT a copy of its description, PARTNER the left
  * neighbour's, which it takes) and XOR file, created. */
 static int start_xor_file(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                          const struct scr_redundancy_files *fs, scr_kvtree *partner, uint64_t chunk,
-                          scr_kvtree **out_header, struct xor_file *x)
+                          const struct scr_redundancy_files *fs, scr_kvtree *partner,
+                          uint64_t chunk, scr_kvtree **out_header, struct xor_file *x)
 {
     const scr_dataset *desc = NULL;
     scr_kvtree *current = scr_kvtree_dup(fs->desc);
@@ -228,8 +239,8 @@ static int start_xor_file(const struct scr_redundancy_ctx *ctx, const struct scr
         scr_kvtree_delete(partner);
         return rc;
     }
-    rc = scr_redundancy_file_xor_header(desc, ctx->ranks, chunk, d->members, d->set_size, current, partner,
-                                        out_header);
+    rc = scr_redundancy_file_xor_header(desc, ctx->ranks, chunk, d->members, d->set_size, current,
+                                        partner, out_header);
     if (rc != SCR_SUCCESS) return rc;
     return create_xor_file(ctx, d, id, *out_header, chunk, x, NULL);
 }
@@ -244,7 +255,8 @@ static int open_mine(const struct scr_redundancy_ctx *ctx, int id, struct scr_re
     return ctx->crc_in_cache ? scr_redundancy_fix_width(fs->desc, NULL) : SCR_SUCCESS;
 }
 
-int scr_redundancy_xor_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id)
+int scr_redundancy_xor_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                             int id)
 {
     int N = d->set_size, ok = 0;
     struct scr_redundancy_files fs = {0};
@@ -263,16 +275,20 @@ int scr_redundancy_xor_apply(const struct scr_redundancy_ctx *ctx, const struct 
     if (mrc != SCR_SUCCESS || !ok) goto done;
 
     /* my file metas travel right, so that two XOR files hold each rank's metas */
-    rc = scr_comm_sendrecv_kvtree(fs.desc, scr_reddesc_rhs(d), scr_reddesc_lhs(d), TAG_HEADER, ctx->world, &partner);
-    if (rc == SCR_SUCCESS) rc = start_xor_file(ctx, d, id, &fs, partner, chunk, &header, &x);
-    else scr_kvtree_delete(partner);
+    rc = scr_comm_sendrecv_kvtree(fs.desc, scr_reddesc_rhs(d), scr_reddesc_lhs(d), TAG_HEADER,
+                                  ctx->world, &partner);
+    if (rc == SCR_SUCCESS)
+        rc = start_xor_file(ctx, d, id, &fs, partner, chunk, &header, &x);
+    else
+        scr_kvtree_delete(partner);
     /* all ranks of the set agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
 
     /* the ring reduce-scatter */
     mrc = xor_ring(ctx, d, &fs, chunk, &x, &slot_crc, &rc);
-    if (mrc == SCR_SUCCESS && ctx->crc_in_cache) mrc = settle_crcs(ctx, d, id, &fs, header, &x, &header_crc, &rc);
+    if (mrc == SCR_SUCCESS && ctx->crc_in_cache)
+        mrc = settle_crcs(ctx, d, id, &fs, header, &x, &header_crc, &rc);
     if (mrc != SCR_SUCCESS) goto done;
     uint32_t crc = ctx->crc_in_cache ? scr_crc32_combine(header_crc, slot_crc, chunk) : 0;
     if (rc == SCR_SUCCESS) rc = finish_xor_file(ctx, id, &x, chunk, crc);
@@ -290,8 +306,9 @@ done:
 
 /* A surviving member's side: its files and its XOR file (open for reading,
  * its header read), and the chunk size. */
-static int open_survivor(const struct scr_redundancy_ctx *ctx, int id, struct scr_redundancy_files *fs,
-                         struct xor_file *x, scr_kvtree **out_header, uint64_t *out_chunk)
+static int open_survivor(const struct scr_redundancy_ctx *ctx, int id,
+                         struct scr_redundancy_files *fs, struct xor_file *x,
+                         scr_kvtree **out_header, uint64_t *out_chunk)
 {
     int rc = scr_redundancy_files_mine(ctx, id, O_RDONLY, fs);
     if (rc != SCR_SUCCESS) return rc;
@@ -311,8 +328,8 @@ static int open_survivor(const struct scr_redundancy_ctx *ctx, int id, struct sc
 /* The lost member's new header: its right neighbour's, with its own files
  * (PARTNER there) as CURRENT and its left neighbour's (CURRENT there) as
  * PARTNER. */
-static int root_header(const struct scr_redundancy_ctx *ctx, const scr_kvtree *from_rhs, const scr_kvtree *from_lhs,
-                       scr_kvtree **out_header, uint64_t *out_chunk)
+static int root_header(const struct scr_redundancy_ctx *ctx, const scr_kvtree *from_rhs,
+                       const scr_kvtree *from_lhs, scr_kvtree **out_header, uint64_t *out_chunk)
 {
     const scr_kvtree *mine = scr_kvtree_get(from_rhs, "PARTNER");
     int n = 0, rank = -1;
@@ -338,8 +355,9 @@ static int root_header(const struct scr_redundancy_ctx *ctx, const scr_kvtree *f
 /* The lost member's side: its files and XOR file, registered and created
  * from the metas its neighbours kept. */
 static int prepare_root(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
-                        const scr_kvtree *from_rhs, const scr_kvtree *from_lhs, struct scr_redundancy_files *fs,
-                        struct xor_file *x, uint64_t *out_chunk, uint32_t *out_header_crc)
+                        const scr_kvtree *from_rhs, const scr_kvtree *from_lhs,
+                        struct scr_redundancy_files *fs, struct xor_file *x, uint64_t *out_chunk,
+                        uint32_t *out_header_crc)
 {
     scr_kvtree *header = NULL;
     int rc = root_header(ctx, from_rhs, from_lhs, &header, out_chunk);
@@ -348,9 +366,11 @@ static int prepare_root(const struct scr_redundancy_ctx *ctx, const struct scr_r
     if ((rc = scr_mkdir_p(ctx->dsdir, 0700)) != SCR_SUCCESS) goto out;
     rc = scr_filemap_set_dataset(ctx->map, id, ctx->rank, scr_kvtree_get(from_rhs, "DSET"));
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_redundancy_files_register(ctx, id, ctx->rank, scr_kvtree_get(header, "CURRENT"), NULL, fs);
+    rc = scr_redundancy_files_register(ctx, id, ctx->rank, scr_kvtree_get(header, "CURRENT"), NULL,
+                                       fs);
     if (rc != SCR_SUCCESS) goto out;
-    if ((rc = create_xor_file(ctx, d, id, header, *out_chunk, x, out_header_crc)) != SCR_SUCCESS) goto out;
+    if ((rc = create_xor_file(ctx, d, id, header, *out_chunk, x, out_header_crc)) != SCR_SUCCESS)
+        goto out;
     /* every file gets its full length, even where the rebuilt bytes are zeros */
     if ((rc = scr_padset_open(&fs->set, O_WRONLY | O_CREAT | O_TRUNC)) != SCR_SUCCESS) goto out;
     if ((rc = scr_padset_truncate(&fs->set)) != SCR_SUCCESS) goto out;
@@ -371,8 +391,8 @@ out:
  * status; a failed read or write (in *io_rc) sends zeros on, so that the
  * chain completes. */
 static int xor_chain(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int root,
-                     const struct scr_redundancy_files *fs, uint64_t chunk, const struct xor_file *x,
-                     uint32_t *out_slot_crc, int *io_rc)
+                     const struct scr_redundancy_files *fs, uint64_t chunk,
+                     const struct xor_file *x, uint32_t *out_slot_crc, int *io_rc)
 {
     uint32_t slot_crc = 0;
     int N = d->set_size, me = d->set_rank, dist = scr_redundancy_mod(me - root, N);
@@ -389,8 +409,9 @@ static int xor_chain(const struct scr_redundancy_ctx *ctx, const struct scr_redd
 #define OP_LEN(k) (chunk - OP_OFF(k) < piece ? (size_t)(chunk - OP_OFF(k)) : piece)
     /* everyone but the head of the chain takes from the left */
     for (uint64_t k = 0; dist != 1 && mrc == SCR_SUCCESS && k < ops && k < (uint64_t)depth; k++)
-        mrc = scr_mpi_check(MPI_Irecv(recvbuf + k * piece, (int)OP_LEN(k), MPI_BYTE, lhs, TAG_XOR, ctx->world,
-                                      &rreq[k]), "rebuilding from XOR data (MPI_Irecv)");
+        mrc = scr_mpi_check(MPI_Irecv(recvbuf + k * piece, (int)OP_LEN(k), MPI_BYTE, lhs, TAG_XOR,
+                                      ctx->world, &rreq[k]),
+                            "rebuilding from XOR data (MPI_Irecv)");
     for (uint64_t k = 0; mrc == SCR_SUCCESS && k < ops; k++) {
         int j = (int)(k % (uint64_t)depth), s = (int)(k % (uint64_t)N);
         uint64_t off = OP_OFF(k), at = slot_offset(me, s, chunk) + off;
@@ -402,8 +423,10 @@ static int xor_chain(const struct scr_redundancy_ctx *ctx, const struct scr_redd
                 rc = s == me ? scr_pwrite_full(x->fd, rb, len, x->hlen + off, x->path)
                              : scr_padfile_write(parts, nparts, at, rb, len);
             if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS && fs->crc != NULL) {
-                if (s == me) slot_crc = scr_crc32(slot_crc, rb, len);
-                else scr_crc_parts_add(fs->crc, at, rb, len);
+                if (s == me)
+                    slot_crc = scr_crc32(slot_crc, rb, len);
+                else
+                    scr_crc_parts_add(fs->crc, at, rb, len);
             }
         } else {
             mrc = wait_for(&sreq[j], "rebuilding from XOR data (MPI_Wait)");
@@ -417,18 +440,21 @@ static int xor_chain(const struct scr_redundancy_ctx *ctx, const struct scr_redd
                 if (mrc == SCR_SUCCESS) scr_xor_accumulate(sb, rb, len);
             }
             if (mrc == SCR_SUCCESS)
-                mrc = scr_mpi_check(MPI_Isend(sb, (int)len, MPI_BYTE, rhs, TAG_XOR, ctx->world, &sreq[j]),
-                                    "rebuilding from XOR data (MPI_Isend)");
+                mrc = scr_mpi_check(
+                    MPI_Isend(sb, (int)len, MPI_BYTE, rhs, TAG_XOR, ctx->world, &sreq[j]),
+                    "rebuilding from XOR data (MPI_Isend)");
         }
         uint64_t next = k + (uint64_t)depth;
         if (mrc == SCR_SUCCESS && dist != 1 && next < ops)
-            mrc = scr_mpi_check(MPI_Irecv(rb, (int)OP_LEN(next), MPI_BYTE, lhs, TAG_XOR, ctx->world, &rreq[j]),
-                                "rebuilding from XOR data (MPI_Irecv)");
+            mrc = scr_mpi_check(
+                MPI_Irecv(rb, (int)OP_LEN(next), MPI_BYTE, lhs, TAG_XOR, ctx->world, &rreq[j]),
+                "rebuilding from XOR data (MPI_Irecv)");
     }
 #undef OP_OFF
 #undef OP_LEN
     if (mrc == SCR_SUCCESS)
-        mrc = scr_mpi_check(MPI_Waitall(depth, sreq, MPI_STATUSES_IGNORE), "rebuilding from XOR data (MPI_Waitall)");
+        mrc = scr_mpi_check(MPI_Waitall(depth, sreq, MPI_STATUSES_IGNORE),
+                            "rebuilding from XOR data (MPI_Waitall)");
     if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, 2 * SCR_STREAM_MAX_DEPTH);
     *out_slot_crc = slot_crc;
     *io_rc = rc;
@@ -437,9 +463,9 @@ static int xor_chain(const struct scr_redundancy_ctx *ctx, const struct scr_redd
 
 /* The neighbours of the lost member send it their headers; it prepares its
  * files. Returns the MPI status, the outcome in *io_rc. */
-static int meet_root(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id, int root,
-                     const scr_kvtree *header, struct scr_redundancy_files *fs, struct xor_file *x,
-                     uint64_t *io_chunk, uint32_t *out_header_crc, int *io_rc)
+static int meet_root(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
+                     int root, const scr_kvtree *header, struct scr_redundancy_files *fs,
+                     struct xor_file *x, uint64_t *io_chunk, uint32_t *out_header_crc, int *io_rc)
 {
     int N = d->set_size, dist = scr_redundancy_mod(d->set_rank - root, N);
     scr_kvtree *from_rhs = NULL, *from_lhs = NULL;
@@ -450,8 +476,10 @@ static int meet_root(const struct scr_redundancy_ctx *ctx, const struct scr_redd
     if (mrc == SCR_SUCCESS && dist == 0) {
         mrc = scr_comm_recv_kvtree(d->members[(root + 1) % N], TAG_HEADER, ctx->world, &from_rhs);
         if (mrc == SCR_SUCCESS)
-            mrc = scr_comm_recv_kvtree(d->members[(root + N - 1) % N], TAG_HEADER + 1, ctx->world, &from_lhs);
-        if (mrc == SCR_SUCCESS) *io_rc = prepare_root(ctx, d, id, from_rhs, from_lhs, fs, x, io_chunk, out_header_crc);
+            mrc = scr_comm_recv_kvtree(d->members[(root + N - 1) % N], TAG_HEADER + 1, ctx->world,
+                                       &from_lhs);
+        if (mrc == SCR_SUCCESS)
+            *io_rc = prepare_root(ctx, d, id, from_rhs, from_lhs, fs, x, io_chunk, out_header_crc);
     }
     scr_kvtree_delete(from_rhs);
     scr_kvtree_delete(from_lhs);
@@ -459,21 +487,26 @@ static int meet_root(const struct scr_redundancy_ctx *ctx, const struct scr_redd
 }
 
 /* The root's files once every byte arrived: synced, checked, listed complete. */
-static int finish_root(const struct scr_redundancy_ctx *ctx, int id, const struct scr_redundancy_files *fs,
-                       const struct xor_file *x, uint64_t chunk, uint32_t header_crc, uint32_t slot_crc)
+static int finish_root(const struct scr_redundancy_ctx *ctx, int id,
+                       const struct scr_redundancy_files *fs, const struct xor_file *x,
+                       uint64_t chunk, uint32_t header_crc, uint32_t slot_crc)
 {
     int rc = scr_padset_sync(&fs->set);
     if (rc != SCR_SUCCESS) return rc;
-    if (ctx->crc_in_cache && (rc = scr_redundancy_check_rebuilt(ctx, id, fs, " rebuilt from XOR")) != SCR_SUCCESS)
+    if (ctx->crc_in_cache &&
+        (rc = scr_redundancy_check_rebuilt(ctx, id, fs, " rebuilt from XOR")) != SCR_SUCCESS)
         return rc;
     uint32_t crc = ctx->crc_in_cache ? scr_crc32_combine(header_crc, slot_crc, chunk) : 0;
     if ((rc = finish_xor_file(ctx, id, x, chunk, crc)) != SCR_SUCCESS) return rc;
-    if ((rc = scr_filemap_set_expected_files(ctx->map, id, ctx->rank, fs->set.count + 1)) != SCR_SUCCESS) return rc;
+    if ((rc = scr_filemap_set_expected_files(ctx->map, id, ctx->rank, fs->set.count + 1)) !=
+        SCR_SUCCESS)
+        return rc;
     return scr_redundancy_save_filemap(ctx);
 }
 
 /* Rebuild the files of set rank root from the rest of its set. */
-static int rebuild_root(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id, int root)
+static int rebuild_root(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
+                        int root)
 {
     int is_root = d->set_rank == root, ok = 0, rc = SCR_SUCCESS;
     struct scr_redundancy_files fs = {0};
@@ -494,7 +527,8 @@ static int rebuild_root(const struct scr_redundancy_ctx *ctx, const struct scr_r
     /* for every piece of every slot: a reduction along the chain to the root */
     mrc = xor_chain(ctx, d, root, &fs, chunk, &x, &slot_crc, &rc);
     if (mrc != SCR_SUCCESS) goto done;
-    if (is_root && rc == SCR_SUCCESS) rc = finish_root(ctx, id, &fs, &x, chunk, header_crc, slot_crc);
+    if (is_root && rc == SCR_SUCCESS)
+        rc = finish_root(ctx, id, &fs, &x, chunk, header_crc, slot_crc);
     /* all ranks of the set agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
 done:
@@ -505,11 +539,13 @@ done:
     return ok ? SCR_SUCCESS : SCR_FAILURE;
 }
 
-int scr_redundancy_xor_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id, int lost)
+int scr_redundancy_xor_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                               int id, int lost)
 {
     /* the lost member (XOR rebuilds one) is known to the whole set */
     int mine = lost ? d->set_rank : -1, root = -1;
-    int rc = scr_mpi_check(MPI_Allreduce(&mine, &root, 1, MPI_INT, MPI_MAX, d->set), "finding the lost member");
+    int rc = scr_mpi_check(MPI_Allreduce(&mine, &root, 1, MPI_INT, MPI_MAX, d->set),
+                           "finding the lost member");
     if (rc != SCR_SUCCESS || root < 0) return rc;
     return rebuild_root(ctx, d, id, root);
 }

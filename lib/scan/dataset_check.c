@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 
 /* A bad entry onto the end of c; path is copied. */
-static int add_bad(struct scr_dataset_check *c, enum scr_dataset_check_what what, const char *path, int rank,
-                   long long size, long long recorded)
+static int add_bad(struct scr_dataset_check *c, enum scr_dataset_check_what what, const char *path,
+                   int rank, long long size, long long recorded)
 {
     struct scr_dataset_check_bad *more = realloc(c->bad, sizeof(*more) * (size_t)(c->nbad + 1));
     char *copy = strdup(path);
@@ -48,7 +48,8 @@ static long long size_on_disk(const char *path)
 }
 
 /* Every file of rank that summary lists, against its recorded size. */
-static int check_rank(const char *dsdir, const scr_kvtree *summary, int rank, struct scr_dataset_check *c)
+static int check_rank(const char *dsdir, const scr_kvtree *summary, int rank,
+                      struct scr_dataset_check *c)
 {
     const char **names = NULL;
     int n = 0;
@@ -60,10 +61,14 @@ static int check_rank(const char *dsdir, const scr_kvtree *summary, int rank, st
         char *path = NULL;
         rc = scr_path_join(dsdir, names[f], &path);
         if (rc != SCR_SUCCESS) break;
-        if (scr_summary_get_file_compressed(summary, rank, names[f], &stored) == SCR_SUCCESS) size = stored;
-        else scr_summary_get_file_size(summary, rank, names[f], &size); /* reading checked that it has one */
+        if (scr_summary_get_file_compressed(summary, rank, names[f], &stored) == SCR_SUCCESS)
+            size = stored;
+        else
+            scr_summary_get_file_size(summary, rank, names[f],
+                                      &size); /* reading checked that it has one */
         long long has = size_on_disk(path);
-        if (has != (long long)size) rc = add_bad(c, SCR_DATASET_CHECK_FILE, path, rank, has, (long long)size);
+        if (has != (long long)size)
+            rc = add_bad(c, SCR_DATASET_CHECK_FILE, path, rank, has, (long long)size);
         free(path);
     }
     free(names);
@@ -92,13 +97,16 @@ static int check_scr31(const char *dsdir, const scr_kvtree *summary, struct scr_
     if (rc == SCR_SUCCESS) rc = scr_path_dirname(scrdir, &prefix);
     for (int r = 0; rc == SCR_SUCCESS && r < ranks; r++) {
         const scr_kvtree *listed = scr_kvtree_get(scr_kvtree_get_kv_int(files, "RANK", r), "FILE");
-        for (scr_kvtree_elem *e = scr_kvtree_elem_first(listed); rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e)) {
+        for (scr_kvtree_elem *e = scr_kvtree_elem_first(listed); rc == SCR_SUCCESS && e;
+             e = scr_kvtree_elem_next(e)) {
             char *path = NULL;
             rc = scr_path_join(prefix, scr_kvtree_elem_key(e), &path);
             if (rc != SCR_SUCCESS) break;
             long long has = size_on_disk(path);
-            if (has < 0) rc = add_bad(c, SCR_DATASET_CHECK_FILE, path, r, -1, -1);
-            else bytes += has;
+            if (has < 0)
+                rc = add_bad(c, SCR_DATASET_CHECK_FILE, path, r, -1, -1);
+            else
+                bytes += has;
             count++;
             free(path);
         }
@@ -107,11 +115,12 @@ static int check_scr31(const char *dsdir, const scr_kvtree *summary, struct scr_
     uint64_t size = 0;
     int nfiles = 0;
     scr_summary_get_dataset(summary, &desc);
-    if (rc == SCR_SUCCESS && desc != NULL && scr_dataset_get_files(desc, &nfiles) == SCR_SUCCESS && nfiles != count)
+    if (rc == SCR_SUCCESS && desc != NULL && scr_dataset_get_files(desc, &nfiles) == SCR_SUCCESS &&
+        nfiles != count)
         rc = add_bad(c, SCR_DATASET_CHECK_COUNT, dsdir, -1, count, nfiles);
     /* the bytes of a missing file are missing from the total already */
-    if (rc == SCR_SUCCESS && c->nbad == 0 && desc != NULL && scr_dataset_get_size(desc, &size) == SCR_SUCCESS &&
-        (uint64_t)bytes != size)
+    if (rc == SCR_SUCCESS && c->nbad == 0 && desc != NULL &&
+        scr_dataset_get_size(desc, &size) == SCR_SUCCESS && (uint64_t)bytes != size)
         rc = add_bad(c, SCR_DATASET_CHECK_BYTES, dsdir, -1, bytes, (long long)size);
     scr_kvtree_delete(files);
     free(scrdir);
@@ -119,17 +128,20 @@ static int check_scr31(const char *dsdir, const scr_kvtree *summary, struct scr_
     return rc;
 }
 
-int scr_dataset_check_files(const char *dsdir, const scr_kvtree *summary, struct scr_dataset_check *out)
+int scr_dataset_check_files(const char *dsdir, const scr_kvtree *summary,
+                            struct scr_dataset_check *out)
 {
     if (dsdir == NULL || summary == NULL || out == NULL) {
-        scr_err("checking a dataset's files needs its directory, its summary and a place for the result");
+        scr_err("checking a dataset's files needs its directory, its summary and a place for the "
+                "result");
         return SCR_ERR_ARG;
     }
     memset(out, 0, sizeof(*out));
     if (scr_scan_scr31_is_bare_summary(summary)) return check_scr31(dsdir, summary, out);
     int *ranks = NULL, nranks = 0;
     int rc = scr_summary_list_ranks(summary, &ranks, &nranks);
-    for (int i = 0; rc == SCR_SUCCESS && i < nranks; i++) rc = check_rank(dsdir, summary, ranks[i], out);
+    for (int i = 0; rc == SCR_SUCCESS && i < nranks; i++)
+        rc = check_rank(dsdir, summary, ranks[i], out);
     free(ranks);
     if (rc == SCR_ERR_NOMEM) scr_err("%s: out of memory checking the files of the dataset", dsdir);
     return rc;
@@ -140,15 +152,20 @@ void scr_dataset_check_describe(const struct scr_dataset_check_bad *b, char *buf
     if (buf == NULL || len == 0) return;
     switch (b->what) {
     case SCR_DATASET_CHECK_BYTES:
-        snprintf(buf, len, "%s: its files hold %lld bytes, %lld recorded", b->path, b->size, b->recorded);
+        snprintf(buf, len, "%s: its files hold %lld bytes, %lld recorded", b->path, b->size,
+                 b->recorded);
         break;
     case SCR_DATASET_CHECK_COUNT:
-        snprintf(buf, len, "%s: its rank2file lists %lld files, %lld recorded", b->path, b->size, b->recorded);
+        snprintf(buf, len, "%s: its rank2file lists %lld files, %lld recorded", b->path, b->size,
+                 b->recorded);
         break;
     default:
-        if (b->size < 0) snprintf(buf, len, "%s is missing", b->path);
-        else if (b->recorded < 0) snprintf(buf, len, "%s is %lld bytes", b->path, b->size);
-        else snprintf(buf, len, "%s is %lld bytes, %lld recorded", b->path, b->size, b->recorded);
+        if (b->size < 0)
+            snprintf(buf, len, "%s is missing", b->path);
+        else if (b->recorded < 0)
+            snprintf(buf, len, "%s is %lld bytes", b->path, b->size);
+        else
+            snprintf(buf, len, "%s is %lld bytes, %lld recorded", b->path, b->size, b->recorded);
         break;
     }
 }

@@ -54,7 +54,8 @@ struct scr_dataset_check {
  * (<prefix>/.scr/scr.dataset.<id>), lists, into *out (emptied first): nbad
  * is 0 when every one is there at its recorded size. SCR_ERR_NOMEM
  * (logged) is the only failure: everything else is a bad entry. */
-int scr_dataset_check_files(const char *dsdir, const scr_kvtree *summary, struct scr_dataset_check *out);
+int scr_dataset_check_files(const char *dsdir, const scr_kvtree *summary,
+                            struct scr_dataset_check *out);
 
 /* "/p/ckpt.4/rank0.dat is missing", "/p/ckpt.4/rank1.dat is 12 bytes, 4004
  * recorded", ... into buf (always terminated). */

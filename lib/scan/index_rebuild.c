@@ -65,15 +65,18 @@ static int compare_found(const void *a, const void *b)
 
 static int compare_skip(const void *a, const void *b)
 {
-    int x = ((const struct scr_index_rebuild_skip *)a)->id, y = ((const struct scr_index_rebuild_skip *)b)->id;
+    int x = ((const struct scr_index_rebuild_skip *)a)->id,
+        y = ((const struct scr_index_rebuild_skip *)b)->id;
     return (x > y) - (x < y);
 }
 
-static int add_skip(struct collected *c, int id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int add_skip(struct collected *c, int id, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static int add_skip(struct collected *c, int id, const char *fmt, ...)
 {
-    struct scr_index_rebuild_skip *more = realloc(c->skipped, sizeof(*more) * (size_t)(c->nskipped + 1));
+    struct scr_index_rebuild_skip *more =
+        realloc(c->skipped, sizeof(*more) * (size_t)(c->nskipped + 1));
     if (more == NULL) {
         scr_err("index: out of memory listing dataset directories");
         return SCR_ERR_NOMEM;
@@ -98,7 +101,8 @@ static int holds_records(const char *dir)
     if (d == NULL) return 1;
     int any = 0, rank = 0;
     for (struct dirent *e; !any && (e = readdir(d)) != NULL;)
-        any = strcmp(e->d_name, SCR_SUMMARY_FILE_NAME) == 0 || scr_rank_filemap_is_name(e->d_name, &rank);
+        any = strcmp(e->d_name, SCR_SUMMARY_FILE_NAME) == 0 ||
+              scr_rank_filemap_is_name(e->d_name, &rank);
     closedir(d);
     return any;
 }
@@ -120,7 +124,8 @@ static int append_found(struct collected *c, const struct found *f)
  * least ID, NAME and COMPLETE, and the summary's time as flushed: complete
  * when the summary says so and every file it records is there at its
  * size (dir: the dataset directory). */
-static int add_found(const char *dir, const char *path, int id, const scr_kvtree *summary, struct collected *c)
+static int add_found(const char *dir, const char *path, int id, const scr_kvtree *summary,
+                     struct collected *c)
 {
     struct found f = {id, scr_dataset_new(), 1, "", {NULL, 0, NULL, 0}};
     const scr_dataset *desc = NULL;
@@ -196,8 +201,8 @@ static int drop_if_superseded(struct collected *c, int i)
         if (c->found[j].desc == NULL) continue;
         scr_dataset_get_name(c->found[j].desc, &other);
         if (strcmp(name, other) != 0) continue;
-        int rc = add_skip(c, c->found[i].id, "dataset %d has its name, %s, and replaced its files", c->found[j].id,
-                          name);
+        int rc = add_skip(c, c->found[i].id, "dataset %d has its name, %s, and replaced its files",
+                          c->found[j].id, name);
         /* dropped even when the reason could not be noted */
         scr_dataset_delete(c->found[i].desc);
         scr_dataset_check_free(&c->found[i].check);
@@ -233,7 +238,8 @@ static void say_files_not_as_recorded(const struct found *f)
     if (f->check.nbad == 0) return;
     FILE *out = open_memstream(&text, &len);
     if (out == NULL) {
-        scr_err("index: out of memory naming the files of dataset %d that are not as recorded", f->id);
+        scr_err("index: out of memory naming the files of dataset %d that are not as recorded",
+                f->id);
         return;
     }
     scr_dataset_get_name(f->desc, &name);
@@ -244,10 +250,13 @@ static void say_files_not_as_recorded(const struct found *f)
     }
     if (f->check.nbad > LISTED_MAX) fprintf(out, "; and %d more", f->check.nbad - LISTED_MAX);
     if (fclose(out) != 0 || text == NULL)
-        scr_err("index: out of memory naming the files of dataset %d that are not as recorded", f->id);
+        scr_err("index: out of memory naming the files of dataset %d that are not as recorded",
+                f->id);
     else
-        scr_warn("%s (dataset %d) is indexed incomplete: its summary records files that are not on the prefix "
-                 "as recorded: %s", name, f->id, text);
+        scr_warn("%s (dataset %d) is indexed incomplete: its summary records files that are not on "
+                 "the prefix "
+                 "as recorded: %s",
+                 name, f->id, text);
     free(text);
 }
 
@@ -261,7 +270,8 @@ static int read_summaries(const char *scr_dir, DIR *d, struct collected *c)
         if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS) continue;
         int rc = scr_path_join(scr_dir, e->d_name, &dir);
         if (rc != SCR_SUCCESS) return rc;
-        if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && holds_records(dir)) rc = read_summary(dir, id, c);
+        if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && holds_records(dir))
+            rc = read_summary(dir, id, c);
         free(dir);
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -317,7 +327,8 @@ static int fill_index(scr_kvtree *index, void *ctx)
         if (rc != SCR_SUCCESS) return rc;
         rc = scr_index_file_mark_flushed(index, d->id, d->flushed);
         if (rc != SCR_SUCCESS) return rc;
-        if (d->check.nranks > 0) rc = scr_index_file_set_missing(index, d->id, d->check.ranks, d->check.nranks);
+        if (d->check.nranks > 0)
+            rc = scr_index_file_set_missing(index, d->id, d->check.ranks, d->check.nranks);
         if (rc != SCR_SUCCESS) return rc;
         if (d->complete && scr_dataset_is_checkpoint(d->desc)) newest = d->id;
     }
@@ -398,7 +409,8 @@ static void print_skipped(FILE *out, const struct scr_index_rebuild_skip *skippe
             more++;
             continue;
         }
-        fprintf(out, "%s" DIR_PREFIX "%d (%s)", listed++ ? ", " : "", skipped[i].id, skipped[i].why);
+        fprintf(out, "%s" DIR_PREFIX "%d (%s)", listed++ ? ", " : "", skipped[i].id,
+                skipped[i].why);
     }
     if (more > 0) fprintf(out, " and %d more", more);
 }
@@ -447,19 +459,23 @@ static int report_datasets(struct collected *c, struct scr_index_rebuild_report 
 }
 
 /* The index is missing: create it from the summaries, when there are any. */
-static int rebuild_missing(const char *prefix, const struct scr_index_rebuild_options *o, struct collected *c,
-                           struct scr_index_rebuild_report *out)
+static int rebuild_missing(const char *prefix, const struct scr_index_rebuild_options *o,
+                           struct collected *c, struct scr_index_rebuild_report *out)
 {
     int rc = collect(prefix, c);
     if (rc != SCR_SUCCESS) return rc;
     if (c->nfound == 0) {
         int blocking = 0;
         for (int i = 0; i < c->nskipped; i++) blocking += !is_cached(o, c->skipped[i].id);
-        if (blocking == 0 || !o->require) return SCR_SUCCESS; /* a fresh prefix, or the caller's choice */
+        if (blocking == 0 || !o->require)
+            return SCR_SUCCESS; /* a fresh prefix, or the caller's choice */
         char *list = skipped_text(c, o);
-        scr_err("%s has no index, and none of its dataset directories holding records has a summary to "
-                "rebuild one from: %s. Not starting afresh on top of them: scr-index --add DIR indexes what "
-                "a directory holds; move them away to start afresh", prefix, list ? list : "(out of memory)");
+        scr_err(
+            "%s has no index, and none of its dataset directories holding records has a summary to "
+            "rebuild one from: %s. Not starting afresh on top of them: scr-index --add DIR indexes "
+            "what "
+            "a directory holds; move them away to start afresh",
+            prefix, list ? list : "(out of memory)");
         free(list);
         return SCR_ERR_NOTFOUND;
     }
@@ -472,12 +488,14 @@ static int rebuild_missing(const char *prefix, const struct scr_index_rebuild_op
 }
 
 /* The index is damaged and locked (fd): keep it aside and replace it. */
-static int rebuild_damaged(const char *prefix, const struct scr_index_rebuild_options *o, const void *bytes,
-                           size_t len, int *fd, struct collected *c, struct scr_index_rebuild_report *out)
+static int rebuild_damaged(const char *prefix, const struct scr_index_rebuild_options *o,
+                           const void *bytes, size_t len, int *fd, struct collected *c,
+                           struct scr_index_rebuild_report *out)
 {
     const char *path = out->index_path;
     if (!o->damaged) {
-        scr_err("%s was left as it is; scr-index --rebuild-index rebuilds it from the summaries of the datasets",
+        scr_err("%s was left as it is; scr-index --rebuild-index rebuilds it from the summaries of "
+                "the datasets",
                 path);
         return SCR_ERR_FORMAT;
     }
@@ -485,8 +503,10 @@ static int rebuild_damaged(const char *prefix, const struct scr_index_rebuild_op
     if (rc != SCR_SUCCESS) return rc;
     if (c->nfound == 0 && c->nskipped > 0) {
         char *list = skipped_text(c, NULL);
-        scr_err("%s is damaged and cannot be rebuilt: none of the dataset directories holding records has a "
-                "usable summary: %s. It was left as it is", path, list ? list : "(out of memory)");
+        scr_err("%s is damaged and cannot be rebuilt: none of the dataset directories holding "
+                "records has a "
+                "usable summary: %s. It was left as it is",
+                path, list ? list : "(out of memory)");
         free(list);
         return SCR_ERR_FORMAT;
     }
@@ -533,8 +553,8 @@ static int check_index(const char *path, const void *bytes, size_t len)
     if (rc != SCR_SUCCESS) return rc;
     /* a newer version's index is not damaged: it is left to that version */
     if (version > SCR_INDEX_FILE_VERSION) {
-        scr_err("%s: index version %lld is newer than this build reads (up to %d); left as it is", path,
-                version, SCR_INDEX_FILE_VERSION);
+        scr_err("%s: index version %lld is newer than this build reads (up to %d); left as it is",
+                path, version, SCR_INDEX_FILE_VERSION);
         return SCR_ERR_STATE;
     }
     scr_kvtree *index = scr_kvtree_new();
@@ -546,8 +566,9 @@ static int check_index(const char *path, const void *bytes, size_t len)
 
 /* The index is there and locked (fd): readable, of a newer version, or
  * damaged and rebuilt. */
-static int judge_index(const char *prefix, const struct scr_index_rebuild_options *o, const void *bytes, size_t len,
-                       int *fd, struct collected *c, struct scr_index_rebuild_report *out)
+static int judge_index(const char *prefix, const struct scr_index_rebuild_options *o,
+                       const void *bytes, size_t len, int *fd, struct collected *c,
+                       struct scr_index_rebuild_report *out)
 {
     int rc = check_index(out->index_path, bytes, len);
     if (rc == SCR_ERR_FORMAT) {
@@ -611,13 +632,17 @@ int scr_index_rebuild_describe(const struct scr_index_rebuild_report *r, char **
     const char *current = NULL;
     if (!r->rebuilt) {
         fprintf(out, "%s was not rebuilt (%s)", r->index_path ? r->index_path : "the index",
-                r->found == SCR_INDEX_FOUND_READABLE ? "it reads" :
-                r->found == SCR_INDEX_FOUND_MISSING ? "there is none, and no summary to make one from" :
-                r->found == SCR_INDEX_FOUND_NEWER ? "a newer version of SCR wrote it" : "it is damaged");
+                r->found == SCR_INDEX_FOUND_READABLE ? "it reads"
+                : r->found == SCR_INDEX_FOUND_MISSING
+                    ? "there is none, and no summary to make one from"
+                : r->found == SCR_INDEX_FOUND_NEWER ? "a newer version of SCR wrote it"
+                                                    : "it is damaged");
     } else {
         fprintf(out, "rebuilt %s from the summaries of its datasets (", r->index_path);
-        if (r->kept_as) fprintf(out, "it was damaged; kept as %s", r->kept_as);
-        else fprintf(out, "there was none");
+        if (r->kept_as)
+            fprintf(out, "it was damaged; kept as %s", r->kept_as);
+        else
+            fprintf(out, "there was none");
         fprintf(out, "): ");
         if (r->ndatasets == 0) fprintf(out, "no datasets");
         for (int i = 0; i < r->ndatasets && i < LISTED_MAX; i++) {
@@ -625,7 +650,8 @@ int scr_index_rebuild_describe(const struct scr_index_rebuild_report *r, char **
             fprintf(out, "%s%s (dataset %d, %s%s", i ? ", " : "", d->name, d->id,
                     d->complete ? "complete" : "incomplete", d->checkpoint ? "" : ", output");
             if (d->check.nbad > 0)
-                fprintf(out, ", %d file%s not as recorded", d->check.nbad, d->check.nbad == 1 ? "" : "s");
+                fprintf(out, ", %d file%s not as recorded", d->check.nbad,
+                        d->check.nbad == 1 ? "" : "s");
             fprintf(out, ")");
             if (d->id == r->current) current = d->name;
         }

@@ -49,10 +49,10 @@ enum scr_index_found {
 };
 
 struct scr_index_rebuild_options {
-    int damaged;  /* rebuild a damaged index; 0: SCR_ERR_FORMAT, the file left as it is */
-    int require;  /* a missing index with dataset directories holding records and
-                   * nothing to rebuild it from is an error (SCR_ERR_NOTFOUND) */
-    int announce; /* say what was rebuilt in one line (a warning) */
+    int damaged;       /* rebuild a damaged index; 0: SCR_ERR_FORMAT, the file left as it is */
+    int require;       /* a missing index with dataset directories holding records and
+                        * nothing to rebuild it from is an error (SCR_ERR_NOTFOUND) */
+    int announce;      /* say what was rebuilt in one line (a warning) */
     const int *cached; /* ids of datasets the caller still holds and will copy
                         * again (SCR_Init: in cache), whose directories are
                         * copies that did not finish: they do not count for
@@ -65,8 +65,8 @@ struct scr_index_rebuild_dataset {
     int id;
     char *name;
     int complete;
-    int checkpoint; /* scr_dataset_is_checkpoint of its descriptor */
-    int output;     /* scr_dataset_is_output */
+    int checkpoint;                 /* scr_dataset_is_checkpoint of its descriptor */
+    int output;                     /* scr_dataset_is_output */
     struct scr_dataset_check check; /* its files not on the prefix as its summary
                                      * records them (nbad 0: none) */
 };
@@ -81,13 +81,13 @@ struct scr_index_rebuild_skip {
  * (scr_index_rebuild_report_free). */
 struct scr_index_rebuild_report {
     enum scr_index_found found;
-    int rebuilt;            /* 1 when an index was written from the summaries */
-    char *index_path;       /* <prefix>/.scr/index.scr */
-    char *kept_as;          /* where the damaged index was kept, NULL when none */
+    int rebuilt;      /* 1 when an index was written from the summaries */
+    char *index_path; /* <prefix>/.scr/index.scr */
+    char *kept_as;    /* where the damaged index was kept, NULL when none */
     struct scr_index_rebuild_dataset *datasets; /* what went in, ascending ids */
     int ndatasets;
-    int current;            /* id made CURRENT, 0 when none */
-    struct scr_index_rebuild_skip *skipped;     /* ascending ids */
+    int current;                            /* id made CURRENT, 0 when none */
+    struct scr_index_rebuild_skip *skipped; /* ascending ids */
     int nskipped;
 };
 

@@ -24,9 +24,12 @@ int scr_partner_copy_path(const char *pdir, const char *name, char **out_path)
         return SCR_ERR_NOMEM;
     }
     for (const char *p = name; *p; p++) {
-        if (*p == '%') q += sprintf(q, "%%25");
-        else if (*p == '/') q += sprintf(q, "%%2F");
-        else *q++ = *p;
+        if (*p == '%')
+            q += sprintf(q, "%%25");
+        else if (*p == '/')
+            q += sprintf(q, "%%2F");
+        else
+            *q++ = *p;
     }
     *q = '\0';
     int rc = scr_path_join(pdir, flat, out_path);

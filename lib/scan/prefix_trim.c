@@ -64,12 +64,14 @@ static int choose(scr_kvtree *index, void *ctx)
     }
     for (int i = 0; i < n; i++) {
         const scr_dataset *d = NULL;
-        int is_ckpt = scr_index_file_get_dataset(index, ids[i], &d) == SCR_SUCCESS && scr_dataset_is_checkpoint(d);
+        int is_ckpt = scr_index_file_get_dataset(index, ids[i], &d) == SCR_SUCCESS &&
+                      scr_dataset_is_checkpoint(d);
         /* only checkpoints a restart may load count toward the ones kept: a
          * FAILED or incomplete one never stands in for an older good one,
          * and goes once keep good ones are newer than it */
         const char *why = NULL;
-        int usable = is_ckpt && scr_index_file_restartable(index, ids[i], &why) == SCR_SUCCESS && why == NULL;
+        int usable = is_ckpt && scr_index_file_restartable(index, ids[i], &why) == SCR_SUCCESS &&
+                     why == NULL;
         if (usable) checkpoints++;
         int beyond = usable ? checkpoints > c->keep : checkpoints >= c->keep;
         if (is_ckpt && beyond && !is_protected(index, ids[i], c))
@@ -78,7 +80,8 @@ static int choose(scr_kvtree *index, void *ctx)
             c->kept[c->nkept++] = ids[i];
     }
     free(ids);
-    for (int i = 0; rc == SCR_SUCCESS && i < c->nvictims; i++) rc = scr_index_file_remove(index, c->victims[i]);
+    for (int i = 0; rc == SCR_SUCCESS && i < c->nvictims; i++)
+        rc = scr_index_file_remove(index, c->victims[i]);
     return rc;
 }
 
@@ -91,7 +94,8 @@ static void add_listed_scr31(const char *dsdir, scr_kvtree *set)
     scr_kvtree *files = NULL;
     char *scrdir = NULL, *prefix = NULL;
     int ranks = 0;
-    if (scr_rank2file_read(dsdir, &ranks, &files) != SCR_SUCCESS || scr_path_dirname(dsdir, &scrdir) != SCR_SUCCESS ||
+    if (scr_rank2file_read(dsdir, &ranks, &files) != SCR_SUCCESS ||
+        scr_path_dirname(dsdir, &scrdir) != SCR_SUCCESS ||
         scr_path_dirname(scrdir, &prefix) != SCR_SUCCESS)
         ranks = 0;
     for (int r = 0; r < ranks; r++) {
@@ -101,8 +105,9 @@ static void add_listed_scr31(const char *dsdir, scr_kvtree *set)
             int in_records = 1;
             if (scr_path_join(prefix, scr_kvtree_elem_key(e), &file) == SCR_SUCCESS &&
                 scr_path_is_inside(scrdir, file, &in_records) == SCR_SUCCESS && in_records)
-                scr_warn("the rank2file of %s lists %s, among the records of the prefix; it is not deleted", dsdir,
-                         file);
+                scr_warn("the rank2file of %s lists %s, among the records of the prefix; it is not "
+                         "deleted",
+                         dsdir, file);
             else if (!in_records)
                 scr_kvtree_set_kv(set, "PATH", file);
             free(file);
@@ -146,16 +151,20 @@ static void add_listed(const char *dsdir, scr_kvtree *set)
 /* The files the summary of trash (a scr.deleting.<id> directory) lists that
  * step 4 removes, into doomed: those in the prefix, outside trash, that no
  * kept dataset lists. */
-static void add_doomed_files(const char *prefix, const char *trash, const scr_kvtree *kept_files, scr_kvtree *doomed)
+static void add_doomed_files(const char *prefix, const char *trash, const scr_kvtree *kept_files,
+                             scr_kvtree *doomed)
 {
     scr_kvtree *mine = scr_kvtree_new();
     if (mine != NULL) add_listed(trash, mine);
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(mine, "PATH")); e; e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(mine, "PATH")); e;
+         e = scr_kvtree_elem_next(e)) {
         const char *file = scr_kvtree_elem_key(e);
         int in_prefix = 0, in_trash = 0;
         if (scr_path_is_inside(prefix, file, &in_prefix) != SCR_SUCCESS || !in_prefix) continue;
-        if (scr_path_is_inside(trash, file, &in_trash) != SCR_SUCCESS || in_trash) continue; /* step 5's */
-        if (scr_kvtree_get_kv(kept_files, "PATH", file) != NULL) continue; /* a kept dataset's too */
+        if (scr_path_is_inside(trash, file, &in_trash) != SCR_SUCCESS || in_trash)
+            continue; /* step 5's */
+        if (scr_kvtree_get_kv(kept_files, "PATH", file) != NULL)
+            continue; /* a kept dataset's too */
         scr_kvtree_set_kv(doomed, "PATH", file);
     }
     scr_kvtree_delete(mine);
@@ -184,7 +193,8 @@ static void mark_incomplete(const char *dsdir)
 {
     char *path = NULL;
     scr_kvtree *summary = scr_kvtree_new();
-    if (summary == NULL || scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path) != SCR_SUCCESS) goto out;
+    if (summary == NULL || scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path) != SCR_SUCCESS)
+        goto out;
     int rc = scr_summary_read(path, summary); /* a damaged one says why */
     if (rc == SCR_SUCCESS && scr_summary_is_complete(summary)) {
         rc = scr_summary_set_complete(summary, 0);
@@ -210,8 +220,10 @@ static int doom(const char *prefix_scr, int id, char **out_trash)
     snprintf(name, sizeof(name), "scr.dataset.%d", id);
     int rc = scr_path_join(prefix_scr, name, &dir);
     for (int n = 0; rc == SCR_SUCCESS; n++) {
-        if (n == 0) snprintf(trash_name, sizeof(trash_name), SCR_PREFIX_TRIM_DIR_PREFIX "%d", id);
-        else snprintf(trash_name, sizeof(trash_name), SCR_PREFIX_TRIM_DIR_PREFIX "%d.%d", id, n);
+        if (n == 0)
+            snprintf(trash_name, sizeof(trash_name), SCR_PREFIX_TRIM_DIR_PREFIX "%d", id);
+        else
+            snprintf(trash_name, sizeof(trash_name), SCR_PREFIX_TRIM_DIR_PREFIX "%d.%d", id, n);
         free(trash);
         trash = NULL;
         rc = scr_path_join(prefix_scr, trash_name, &trash);
@@ -220,7 +232,8 @@ static int doom(const char *prefix_scr, int id, char **out_trash)
             scr_testpoint_crash(SCR_TP_TRIM_AFTER_RENAME);
             break;
         }
-        int taken = errno == EEXIST || errno == ENOTEMPTY; /* a directory an earlier deletion left */
+        int taken =
+            errno == EEXIST || errno == ENOTEMPTY; /* a directory an earlier deletion left */
         if (errno == ENOENT) {
             rc = SCR_ERR_NOTFOUND;
         } else if (!taken || n >= 1000) {
@@ -229,8 +242,10 @@ static int doom(const char *prefix_scr, int id, char **out_trash)
         }
     }
     free(dir);
-    if (rc == SCR_SUCCESS && out_trash != NULL) *out_trash = trash;
-    else free(trash);
+    if (rc == SCR_SUCCESS && out_trash != NULL)
+        *out_trash = trash;
+    else
+        free(trash);
     return rc;
 }
 
@@ -243,7 +258,8 @@ static scr_kvtree *list_trash(const char *prefix_scr)
     scr_kvtree *dirs = scr_kvtree_new();
     for (struct dirent *e; dirs != NULL && (e = readdir(d)) != NULL;) {
         char *path = NULL;
-        if (strncmp(e->d_name, SCR_PREFIX_TRIM_DIR_PREFIX, strlen(SCR_PREFIX_TRIM_DIR_PREFIX)) == 0 &&
+        if (strncmp(e->d_name, SCR_PREFIX_TRIM_DIR_PREFIX, strlen(SCR_PREFIX_TRIM_DIR_PREFIX)) ==
+                0 &&
             scr_path_join(prefix_scr, e->d_name, &path) == SCR_SUCCESS)
             scr_kvtree_set_kv(dirs, "DIR", path);
         free(path);
@@ -265,7 +281,8 @@ static int is_one_of(const int *ids, int n, int id)
 
 /* The ids of the scr.dataset.<id> directories of prefix_scr that the index
  * does not list (kept) and no flush is writing (busy_id): a new array. */
-static int unlisted_ids(const char *prefix_scr, const int *kept, int nkept, int busy_id, int **out_ids, int *out_n)
+static int unlisted_ids(const char *prefix_scr, const int *kept, int nkept, int busy_id,
+                        int **out_ids, int *out_n)
 {
     int *ids = NULL, n = 0;
     *out_ids = NULL;
@@ -274,7 +291,8 @@ static int unlisted_ids(const char *prefix_scr, const int *kept, int nkept, int 
     if (d == NULL) return SCR_SUCCESS; /* nothing there; the trash was found there, so said below */
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         int id = 0;
-        if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS || id == busy_id || is_one_of(kept, nkept, id))
+        if (scr_dataset_dir_name_id(e->d_name, &id) != SCR_SUCCESS || id == busy_id ||
+            is_one_of(kept, nkept, id))
             continue;
         int *more = realloc(ids, sizeof(int) * (size_t)(n + 1));
         if (more == NULL) {
@@ -298,8 +316,8 @@ static int unlisted_ids(const char *prefix_scr, const int *kept, int nkept, int 
  * cannot be renamed keeps its files, as a kept dataset does (they leave
  * doomed for kept_files): a summary that still says COMPLETE never loses
  * one. Each directory is tried once, so that the loop ends. */
-static int doom_sharers(const char *prefix, const char *prefix_scr, const int *kept, int nkept, int busy_id,
-                        scr_kvtree *kept_files, scr_kvtree *doomed)
+static int doom_sharers(const char *prefix, const char *prefix_scr, const int *kept, int nkept,
+                        int busy_id, scr_kvtree *kept_files, scr_kvtree *doomed)
 {
     int *tried = NULL, ntried = 0, rc = SCR_SUCCESS;
     for (int more = 1; more && rc == SCR_SUCCESS;) {
@@ -324,8 +342,10 @@ static int doom_sharers(const char *prefix, const char *prefix_scr, const int *k
             }
             tried = grown;
             tried[ntried++] = ids[i];
-            scr_warn("dataset %d, no longer in the index of %s, lists files of a dataset being deleted: "
-                     "its records and its other files go with them", ids[i], prefix);
+            scr_warn(
+                "dataset %d, no longer in the index of %s, lists files of a dataset being deleted: "
+                "its records and its other files go with them",
+                ids[i], prefix);
             if (doom(prefix_scr, ids[i], &trash) == SCR_SUCCESS) {
                 add_doomed_files(prefix, trash, kept_files, doomed);
                 more = 1;
@@ -336,8 +356,8 @@ static int doom_sharers(const char *prefix, const char *prefix_scr, const int *k
                     rc = SCR_ERR_NOMEM;
                 } else {
                     add_listed(dir, mine);
-                    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(mine, "PATH")); e;
-                         e = scr_kvtree_elem_next(e)) {
+                    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(mine, "PATH"));
+                         e; e = scr_kvtree_elem_next(e)) {
                         scr_kvtree_unset_kv(doomed, "PATH", scr_kvtree_elem_key(e));
                         if (scr_kvtree_set_kv(kept_files, "PATH", scr_kvtree_elem_key(e)) == NULL) {
                             scr_err("out of memory deleting the datasets of %s", prefix);
@@ -345,7 +365,8 @@ static int doom_sharers(const char *prefix, const char *prefix_scr, const int *k
                             break;
                         }
                     }
-                    if (rc == SCR_SUCCESS) scr_warn("%s stays, and the files it lists with it", dir);
+                    if (rc == SCR_SUCCESS)
+                        scr_warn("%s stays, and the files it lists with it", dir);
                 }
                 scr_kvtree_delete(mine);
             }
@@ -376,7 +397,8 @@ static void remove_empty_parents(const char *prefix, const char *path)
 static void delete_files(const char *prefix, const scr_kvtree *doomed, int *out_left)
 {
     *out_left = 0;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(doomed, "PATH")); e; e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(doomed, "PATH")); e;
+         e = scr_kvtree_elem_next(e)) {
         const char *file = scr_kvtree_elem_key(e);
         if (unlink(file) != 0 && errno != ENOENT) {
             scr_warn("cannot delete %s: %s", file, strerror(errno));
@@ -392,9 +414,10 @@ static void delete_files(const char *prefix, const scr_kvtree *doomed, int *out_
 static void remove_records(const char *trash)
 {
     char *summary = NULL;
-    if (scr_path_join(trash, SCR_SUMMARY_FILE_NAME, &summary) == SCR_SUCCESS && unlink(summary) != 0 &&
-        errno != ENOENT)
-        scr_warn("cannot delete %s: %s", summary, strerror(errno)); /* scr_remove_tree tries again */
+    if (scr_path_join(trash, SCR_SUMMARY_FILE_NAME, &summary) == SCR_SUCCESS &&
+        unlink(summary) != 0 && errno != ENOENT)
+        scr_warn("cannot delete %s: %s", summary,
+                 strerror(errno)); /* scr_remove_tree tries again */
     free(summary);
     scr_testpoint_crash(SCR_TP_TRIM_MID_RECORDS);
     scr_remove_tree(trash); /* says what stays; the next deletion tries again */
@@ -404,7 +427,8 @@ static void remove_records(const char *trash)
  * earlier deletions left), while the index lists kept. Every step is taken
  * for all before the next begins: no file goes before every summary that
  * lists it is renamed away and marked. */
-static int delete_datasets(const char *prefix, const int *ids, int n, const int *kept, int nkept, int busy_id)
+static int delete_datasets(const char *prefix, const int *ids, int n, const int *kept, int nkept,
+                           int busy_id)
 {
     char *prefix_scr = NULL;
     scr_kvtree *kept_files = NULL, *doomed = NULL, *trash = NULL;
@@ -427,13 +451,15 @@ static int delete_datasets(const char *prefix, const int *ids, int n, const int 
         if (scr_path_join(prefix_scr, name, &dir) == SCR_SUCCESS) add_listed(dir, kept_files);
         free(dir);
     }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(trash, "DIR")); e; e = scr_kvtree_elem_next(e))
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(trash, "DIR")); e;
+         e = scr_kvtree_elem_next(e))
         add_doomed_files(prefix, scr_kvtree_elem_key(e), kept_files, doomed);
     rc = doom_sharers(prefix, prefix_scr, kept, nkept, busy_id, kept_files, doomed);
     if (rc != SCR_SUCCESS) goto out;
     scr_kvtree_delete(trash);
     trash = list_trash(prefix_scr); /* with the sharers */
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(trash, "DIR")); e; e = scr_kvtree_elem_next(e))
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(trash, "DIR")); e;
+         e = scr_kvtree_elem_next(e))
         mark_incomplete(scr_kvtree_elem_key(e));
     scr_testpoint_crash(SCR_TP_TRIM_AFTER_MARK);
     int left = 0;
@@ -441,11 +467,13 @@ static int delete_datasets(const char *prefix, const int *ids, int n, const int 
     scr_testpoint_crash(SCR_TP_TRIM_AFTER_FILES);
     if (left > 0) {
         /* their summaries still list them: the next deletion tries again */
-        scr_warn("%d file%s of datasets deleted from %s could not be removed; their records stay in %s/%s*", left,
-                 left == 1 ? "" : "s", prefix, prefix_scr, SCR_PREFIX_TRIM_DIR_PREFIX);
+        scr_warn("%d file%s of datasets deleted from %s could not be removed; their records stay "
+                 "in %s/%s*",
+                 left, left == 1 ? "" : "s", prefix, prefix_scr, SCR_PREFIX_TRIM_DIR_PREFIX);
         goto out;
     }
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(trash, "DIR")); e; e = scr_kvtree_elem_next(e))
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(trash, "DIR")); e;
+         e = scr_kvtree_elem_next(e))
         remove_records(scr_kvtree_elem_key(e));
 out:
     scr_kvtree_delete(trash);
@@ -469,7 +497,8 @@ int scr_prefix_trim(const char *prefix, int keep, int busy_id, int *out_deleted)
     if (rc != SCR_SUCCESS) goto out;
     if (c.nvictims > 0) scr_testpoint_crash(SCR_TP_TRIM_AFTER_INDEX);
     for (int i = 0; i < c.nvictims; i++)
-        scr_dbg(1, "SCR_PREFIX_SIZE=%d: deleting checkpoint dataset %d from %s", keep, c.victims[i], prefix);
+        scr_dbg(1, "SCR_PREFIX_SIZE=%d: deleting checkpoint dataset %d from %s", keep, c.victims[i],
+                prefix);
     rc = delete_datasets(prefix, c.victims, c.nvictims, c.kept, c.nkept, busy_id);
     if (out_deleted != NULL) *out_deleted = c.nvictims;
 out:

@@ -22,8 +22,10 @@ static int complete_members(const struct scr_scan *scan, struct scr_scan_set *se
 {
     int known = -1, unknown = 0;
     for (int i = 0; i < set->size; i++) {
-        if (set->member_rank[i] < 0) unknown++;
-        else if (set->member_good[i] && known < 0) known = i;
+        if (set->member_rank[i] < 0)
+            unknown++;
+        else if (set->member_good[i] && known < 0)
+            known = i;
     }
     if (unknown == 0 || known < 0) return SCR_SUCCESS;
     char name[128], *path = NULL;
@@ -51,8 +53,10 @@ static int complete_members(const struct scr_scan *scan, struct scr_scan_set *se
         goto out;
     }
     for (int i = 0; i < n; i++) {
-        if (group[i] >= scan->ranks || (set->member_rank[i] >= 0 && set->member_rank[i] != group[i])) {
-            scr_err("%s: its GROUP names rank %d as member %d, which the rank filemaps contradict", path, group[i], i);
+        if (group[i] >= scan->ranks ||
+            (set->member_rank[i] >= 0 && set->member_rank[i] != group[i])) {
+            scr_err("%s: its GROUP names rank %d as member %d, which the rank filemaps contradict",
+                    path, group[i], i);
             rc = SCR_ERR_FORMAT;
             goto out;
         }
@@ -68,25 +72,28 @@ out:
 
 /* Rebuild the lost members of one set when the scheme allows; marks the
  * ranks it rebuilt in done[]. */
-static int rebuild_set(const struct scr_scan *scan, struct scr_scan_set *set, const char *is_missing, char *done,
-                       size_t bufsize, int *out_rebuilt)
+static int rebuild_set(const struct scr_scan *scan, struct scr_scan_set *set,
+                       const char *is_missing, char *done, size_t bufsize, int *out_rebuilt)
 {
     int lost[256], nlost = 0, unknown = 0;
     if (complete_members(scan, set) != SCR_SUCCESS) return SCR_FAILURE;
     for (int i = 0; i < set->size; i++) {
         int r = set->member_rank[i];
-        if (r < 0) unknown++;
-        else if (is_missing[r] && !done[r] && nlost < 256) lost[nlost++] = i;
+        if (r < 0)
+            unknown++;
+        else if (is_missing[r] && !done[r] && nlost < 256)
+            lost[nlost++] = i;
     }
     if (nlost == 0) return SCR_SUCCESS;
     const char *kind = set->kind == SCR_REDUNDANCY_XOR ? "XOR" : "RS";
     if (unknown > 0) {
-        scr_err("%s: %s set %d: no surviving member tells which ranks %d of its members are", scan->dir, kind,
-                set->set_id, unknown);
+        scr_err("%s: %s set %d: no surviving member tells which ranks %d of its members are",
+                scan->dir, kind, set->set_id, unknown);
         return SCR_FAILURE;
     }
     if (set->kind == SCR_REDUNDANCY_XOR && nlost > 1) {
-        scr_err("%s: XOR set %d lost %d members; it can rebuild one", scan->dir, set->set_id, nlost);
+        scr_err("%s: XOR set %d lost %d members; it can rebuild one", scan->dir, set->set_id,
+                nlost);
         return SCR_FAILURE;
     }
     int rc = set->kind == SCR_REDUNDANCY_XOR ? scr_rebuild_xor_set(scan, set, lost[0], bufsize)
@@ -129,7 +136,8 @@ int scr_rebuild_dataset(const struct scr_scan *scan, size_t bufsize, int *out_re
     /* then each redundancy set that lost members; a set that cannot be
      * rebuilt (it said why) goes on to the next: its ranks stay undone and
      * are named below */
-    for (int s = 0; s < scan->nsets; s++) rebuild_set(scan, &scan->sets[s], is_missing, done, bufsize, out_rebuilt);
+    for (int s = 0; s < scan->nsets; s++)
+        rebuild_set(scan, &scan->sets[s], is_missing, done, bufsize, out_rebuilt);
 
     if ((left = malloc(sizeof(int) * (size_t)scan->nmissing)) == NULL) goto out;
     for (int i = 0; i < scan->nmissing; i++)

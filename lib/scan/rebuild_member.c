@@ -20,8 +20,8 @@
 
 #define TMP_SUFFIX ".rebuild"
 
-const scr_kvtree *scr_rebuild_member_metas_of(const struct rebuild_member *m, const struct scr_scan_set *set,
-                                              int self, int other)
+const scr_kvtree *scr_rebuild_member_metas_of(const struct rebuild_member *m,
+                                              const struct scr_scan_set *set, int self, int other)
 {
     if (other == self) return scr_kvtree_get(m->header, "CURRENT");
     if (set->kind == SCR_REDUNDANCY_XOR)
@@ -32,14 +32,16 @@ const scr_kvtree *scr_rebuild_member_metas_of(const struct rebuild_member *m, co
 /* The name under which rank lists the file meta describes: found among
  * the files of its rank filemap (listed) by original path and name, else as
  * a scavenge would name it. */
-static int name_of(const struct scr_scan *scan, int rank, const struct scr_rank_filemap_file *listed, int nlisted,
-                   const scr_meta *meta, char **out)
+static int name_of(const struct scr_scan *scan, int rank,
+                   const struct scr_rank_filemap_file *listed, int nlisted, const scr_meta *meta,
+                   char **out)
 {
     const char *path = NULL, *name = NULL, *file = NULL;
     scr_meta_get_origpath(meta, &path);
     scr_meta_get_origname(meta, &name);
     for (int i = 0; path != NULL && name != NULL && i < nlisted; i++) {
-        if (listed[i].meta == NULL || scr_meta_check_origpath(listed[i].meta, path) != SCR_SUCCESS ||
+        if (listed[i].meta == NULL ||
+            scr_meta_check_origpath(listed[i].meta, path) != SCR_SUCCESS ||
             scr_meta_check_origname(listed[i].meta, name) != SCR_SUCCESS)
             continue;
         *out = strdup(listed[i].name);
@@ -55,11 +57,13 @@ static int name_of(const struct scr_scan *scan, int rank, const struct scr_rank_
 /* 1 when the rank filemap lists name as stored compressed (meta.h
  * COMPRESSED): a rebuild reads a member's bytes as they lie on the prefix,
  * which only a scavenge puts there, always uncompressed. */
-static int listed_compressed(const struct scr_rank_filemap_file *listed, int nlisted, const char *name)
+static int listed_compressed(const struct scr_rank_filemap_file *listed, int nlisted,
+                             const char *name)
 {
     uint64_t stored = 0;
     for (int i = 0; i < nlisted; i++)
-        if (strcmp(listed[i].name, name) == 0) return scr_meta_get_compressed(listed[i].meta, &stored) == SCR_SUCCESS;
+        if (strcmp(listed[i].name, name) == 0)
+            return scr_meta_get_compressed(listed[i].meta, &stored) == SCR_SUCCESS;
     return 0;
 }
 
@@ -75,7 +79,8 @@ static int name_files(const struct scr_scan *scan, int rank, const scr_kvtree *c
     if (rc != SCR_SUCCESS) goto out;
     /* a rank filemap that lists nothing usable only costs us its names:
      * the files are then named as a scavenge would name them */
-    if (rmap != NULL && scr_rank_filemap_list_files(rmap, scan->id, rank, &listed, &nlisted) != SCR_SUCCESS) {
+    if (rmap != NULL &&
+        scr_rank_filemap_list_files(rmap, scan->id, rank, &listed, &nlisted) != SCR_SUCCESS) {
         listed = NULL;
         nlisted = 0;
     }
@@ -83,7 +88,8 @@ static int name_files(const struct scr_scan *scan, int rank, const scr_kvtree *c
         const scr_meta *meta = scr_kvtree_get_kv_int(current, "FILE", i);
         uint64_t size = 0;
         if (meta == NULL || scr_meta_get_filesize(meta, &size) != SCR_SUCCESS) {
-            scr_err("%s: the redundancy header gives no size for file %d of rank %d", scan->dir, i, rank);
+            scr_err("%s: the redundancy header gives no size for file %d of rank %d", scan->dir, i,
+                    rank);
             rc = SCR_ERR_FORMAT;
             goto out;
         }
@@ -92,13 +98,14 @@ static int name_files(const struct scr_scan *scan, int rank, const scr_kvtree *c
         if (rc != SCR_SUCCESS) goto out;
         if (listed_compressed(listed, nlisted, m->names[i])) {
             scr_err("%s/%s of rank %d is stored compressed; a rebuild reads redundancy set members "
-                    "as written, which is how a scavenge stores them", scan->dir, m->names[i], rank);
+                    "as written, which is how a scavenge stores them",
+                    scan->dir, m->names[i], rank);
             rc = SCR_ERR_FORMAT;
             goto out;
         }
         char record[4300];
-        snprintf(record, sizeof(record), "%s (rank %d, as its rank filemap or redundancy data name it)", scan->dir,
-                 rank);
+        snprintf(record, sizeof(record),
+                 "%s (rank %d, as its rank filemap or redundancy data name it)", scan->dir, rank);
         rc = scr_rank_filemap_file_path(scan->dir, m->names[i], record, &m->paths[i]);
         if (rc != SCR_SUCCESS) goto out;
     }
@@ -109,19 +116,22 @@ out:
 }
 
 /* Fill names/parts from the metas of current (RANK, FILES, FILE i {meta}). */
-static int describe(const struct scr_scan *scan, int rank, const scr_kvtree *current, struct rebuild_member *m)
+static int describe(const struct scr_scan *scan, int rank, const scr_kvtree *current,
+                    struct rebuild_member *m)
 {
     int n = 0, r = -1;
     if (scr_kvtree_util_get_int(current, "FILES", &n) != SCR_SUCCESS || n < 0 || n > 1 << 20 ||
         scr_kvtree_util_get_int(current, "RANK", &r) != SCR_SUCCESS || r != rank) {
-        scr_err("%s: the redundancy header's record of rank %d's files is damaged", scan->dir, rank);
+        scr_err("%s: the redundancy header's record of rank %d's files is damaged", scan->dir,
+                rank);
         return SCR_ERR_FORMAT;
     }
     m->current = scr_kvtree_dup(current);
     m->names = calloc((size_t)n + 1, sizeof(char *));
     m->paths = calloc((size_t)n + 1, sizeof(char *));
     m->parts = calloc((size_t)n + 1, sizeof(scr_padfile_part));
-    if (m->current == NULL || m->names == NULL || m->paths == NULL || m->parts == NULL) return SCR_ERR_NOMEM;
+    if (m->current == NULL || m->names == NULL || m->paths == NULL || m->parts == NULL)
+        return SCR_ERR_NOMEM;
     for (int i = 0; i < n; i++) m->parts[i].fd = -1;
     m->nfiles = n;
     return name_files(scan, rank, current, n, m);
@@ -185,7 +195,8 @@ static int create_sized(const char *path, uint64_t size, int *out_fd)
     rc = open_file(path, O_RDWR | O_CREAT | O_TRUNC, out_fd);
     if (rc != SCR_SUCCESS) return rc;
     if (ftruncate(*out_fd, (off_t)size) != 0) {
-        scr_err("cannot make %s %llu bytes long: %s", path, (unsigned long long)size, strerror(errno));
+        scr_err("cannot make %s %llu bytes long: %s", path, (unsigned long long)size,
+                strerror(errno));
         return SCR_ERR_IO;
     }
     return SCR_SUCCESS;
@@ -225,7 +236,8 @@ static int create_data_files(struct rebuild_member *m)
 }
 
 /* The redundancy file, data_len bytes of redundancy data after header's image. */
-static int create_redundancy_file(const scr_kvtree *header, uint64_t data_len, struct rebuild_member *m)
+static int create_redundancy_file(const scr_kvtree *header, uint64_t data_len,
+                                  struct rebuild_member *m)
 {
     void *image = NULL;
     size_t image_len = 0;
@@ -260,7 +272,8 @@ int scr_rebuild_member_create(const struct scr_scan *scan, const struct scr_scan
 }
 
 /* Sync fd and checksum its size bytes. */
-static int sync_and_crc(int fd, const char *path, uint64_t size, void *buf, size_t bufsize, uint32_t *out)
+static int sync_and_crc(int fd, const char *path, uint64_t size, void *buf, size_t bufsize,
+                        uint32_t *out)
 {
     uint64_t len = 0;
     int rc = scr_fsync_fd(fd, path);
@@ -284,7 +297,8 @@ static int record_file(const struct scr_scan *scan, scr_filemap *rmap, int rank,
     scr_filemap_get_meta(rmap, scan->id, rank, name, &listed);
     const scr_meta *known = listed ? listed : base;
     if (known && scr_meta_get_crc32(known, &want) == SCR_SUCCESS && want != crc) {
-        scr_err("%s/%s: the rebuilt file has CRC32 0x%08x, 0x%08x recorded; the redundancy data is damaged",
+        scr_err("%s/%s: the rebuilt file has CRC32 0x%08x, 0x%08x recorded; the redundancy data is "
+                "damaged",
                 scan->dir, name, crc, want);
         return SCR_ERR_FORMAT;
     }
@@ -310,14 +324,15 @@ out:
 }
 
 /* The meta of a rebuilt redundancy file that no rank filemap lists yet. */
-static int redundancy_meta(const struct scr_scan *scan, const struct scr_scan_set *set, const struct rebuild_member *m,
-                           uint64_t size, scr_meta **out)
+static int redundancy_meta(const struct scr_scan *scan, const struct scr_scan_set *set,
+                           const struct rebuild_member *m, uint64_t size, scr_meta **out)
 {
     scr_meta *meta = scr_meta_new();
     if (meta == NULL) return SCR_ERR_NOMEM;
     int rc = scr_meta_set_filename(meta, m->rname);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_meta_set_filetype(meta, set->kind == SCR_REDUNDANCY_XOR ? SCR_META_TYPE_XOR : SCR_META_TYPE_RS);
+    rc = scr_meta_set_filetype(meta, set->kind == SCR_REDUNDANCY_XOR ? SCR_META_TYPE_XOR
+                                                                     : SCR_META_TYPE_RS);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_meta_set_filesize(meta, size);
     if (rc != SCR_SUCCESS) goto out;
@@ -337,7 +352,8 @@ out:
 
 /* Into rmap: the member's scanned rank filemap (if any), with the expected
  * file count and the dataset taken from the header where it has none. */
-static int start_rank_filemap(const struct scr_scan *scan, const struct rebuild_member *m, scr_filemap *rmap)
+static int start_rank_filemap(const struct scr_scan *scan, const struct rebuild_member *m,
+                              scr_filemap *rmap)
 {
     int id = scan->id, rank = m->rank, expected = 0;
     scr_filemap *scanned = NULL;
@@ -371,7 +387,8 @@ static int build_rank_filemap(const struct scr_scan *scan, const struct scr_scan
     int rc = start_rank_filemap(scan, m, rmap);
     if (rc != SCR_SUCCESS) goto out;
     for (int f = 0; f < m->nfiles; f++) {
-        rc = record_file(scan, rmap, rank, m->names[f], scr_kvtree_get_kv_int(m->current, "FILE", f), crcs[f]);
+        rc = record_file(scan, rmap, rank, m->names[f],
+                         scr_kvtree_get_kv_int(m->current, "FILE", f), crcs[f]);
         if (rc != SCR_SUCCESS) goto out;
     }
     rc = redundancy_meta(scan, set, m, rsize, &rmeta);
@@ -403,17 +420,20 @@ static int rename_into_place(const char *tmp)
 
 /* Sync every file of the member and take its CRC into crcs (the data files,
  * then the redundancy file, whose length goes to *rsize). */
-static int sync_member(const struct scr_scan_set *set, const struct rebuild_member *m, void *buf, size_t bufsize,
-                       uint32_t *crcs, uint64_t *rsize)
+static int sync_member(const struct scr_scan_set *set, const struct rebuild_member *m, void *buf,
+                       size_t bufsize, uint32_t *crcs, uint64_t *rsize)
 {
     uint64_t chunk_bytes = 0;
     int k = 1;
     for (int f = 0; f < m->nfiles; f++) {
-        int rc = sync_and_crc(m->parts[f].fd, m->paths[f], m->parts[f].size, buf, bufsize, &crcs[f]);
+        int rc =
+            sync_and_crc(m->parts[f].fd, m->paths[f], m->parts[f].size, buf, bufsize, &crcs[f]);
         if (rc != SCR_SUCCESS) return rc;
     }
-    if (scr_kvtree_util_get_uint64(m->header, "CHUNK", &chunk_bytes) != SCR_SUCCESS) return SCR_ERR_FORMAT;
-    if (set->kind == SCR_REDUNDANCY_RS && scr_kvtree_util_get_int(m->header, "FAILURES", &k) != SCR_SUCCESS)
+    if (scr_kvtree_util_get_uint64(m->header, "CHUNK", &chunk_bytes) != SCR_SUCCESS)
+        return SCR_ERR_FORMAT;
+    if (set->kind == SCR_REDUNDANCY_RS &&
+        scr_kvtree_util_get_int(m->header, "FAILURES", &k) != SCR_SUCCESS)
         return SCR_ERR_FORMAT;
     *rsize = m->hlen + chunk_bytes * (uint64_t)k;
     return sync_and_crc(m->rfd, m->rpath, *rsize, buf, bufsize, &crcs[m->nfiles]);

@@ -18,15 +18,15 @@
 struct rebuild_member {
     int rank;
     int nfiles;
-    char **names;            /* relative to the dataset directory */
-    char **paths;            /* where the files are read or written */
+    char **names; /* relative to the dataset directory */
+    char **paths; /* where the files are read or written */
     scr_padfile_part *parts;
-    scr_kvtree *current;     /* RANK, FILES, FILE <i> {meta}: the data files in order */
-    scr_kvtree *header;      /* of the redundancy file */
-    char *rname;             /* redundancy file name */
-    char *rpath;             /* where it is read or written */
+    scr_kvtree *current; /* RANK, FILES, FILE <i> {meta}: the data files in order */
+    scr_kvtree *header;  /* of the redundancy file */
+    char *rname;         /* redundancy file name */
+    char *rpath;         /* where it is read or written */
     int rfd;
-    uint64_t hlen;           /* header length: where the redundancy data starts */
+    uint64_t hlen; /* header length: where the redundancy data starts */
     int lost;
 };
 
@@ -51,7 +51,7 @@ void scr_rebuild_member_close(struct rebuild_member *m);
 
 /* The metas a survivor's header keeps of member other (CURRENT for itself,
  * PARTNER for its left neighbour under XOR, PARTNERS <other> under RS). */
-const scr_kvtree *scr_rebuild_member_metas_of(const struct rebuild_member *m, const struct scr_scan_set *set,
-                                              int self, int other);
+const scr_kvtree *scr_rebuild_member_metas_of(const struct rebuild_member *m,
+                                              const struct scr_scan_set *set, int self, int other);
 
 #endif

@@ -17,8 +17,8 @@
 /* Copy the partner copy of name (listed by the rank filemap of rank in
  * pdir) to <name>.rebuild in the dataset directory, checked against meta;
  * *out_tmp is where it went. */
-static int copy_back(const struct scr_scan *scan, int rank, const char *pdir, const char *name, scr_meta *meta,
-                     void *buf, size_t bufsize, char **out_tmp)
+static int copy_back(const struct scr_scan *scan, int rank, const char *pdir, const char *name,
+                     scr_meta *meta, void *buf, size_t bufsize, char **out_tmp)
 {
     char *src = NULL, *dest = NULL;
     uint64_t size = 0;
@@ -37,10 +37,12 @@ static int copy_back(const struct scr_scan *scan, int rank, const char *pdir, co
         goto out;
     }
     snprintf(*out_tmp, len, "%s.rebuild", dest);
-    rc = scr_copy(src, *out_tmp, &(struct scr_copy_opts){.buf = buf, .bufsize = bufsize, .crc = 1}, &got);
+    rc = scr_copy(src, *out_tmp, &(struct scr_copy_opts){.buf = buf, .bufsize = bufsize, .crc = 1},
+                  &got);
     if (rc != SCR_SUCCESS) goto out;
     if (scr_meta_get_filesize(meta, &size) != SCR_SUCCESS || size != got.bytes) {
-        scr_err("%s: %llu bytes, %llu recorded", src, (unsigned long long)got.bytes, (unsigned long long)size);
+        scr_err("%s: %llu bytes, %llu recorded", src, (unsigned long long)got.bytes,
+                (unsigned long long)size);
         rc = SCR_ERR_FORMAT;
         goto out;
     }
@@ -60,7 +62,8 @@ out:
 
 /* Read into rmap the rank filemap of rank's PARTNER copy under pdir; a rank
  * without one is SCR_ERR_NOTFOUND, silently: the caller tries other sources. */
-static int read_partner_filemap(const struct scr_scan *scan, int rank, const char *pdir, scr_filemap *rmap)
+static int read_partner_filemap(const struct scr_scan *scan, int rank, const char *pdir,
+                                scr_filemap *rmap)
 {
     char *path = NULL;
     int rc = scr_rank_filemap_path(pdir, rank, &path);
@@ -82,8 +85,8 @@ out:
 
 /* Copy file back to *out_tmp and record its checked meta in rmap. */
 static int copy_file_back(const struct scr_scan *scan, int rank, const char *pdir,
-                          const struct scr_rank_filemap_file *file, scr_filemap *rmap, void *buf, size_t bufsize,
-                          char **out_tmp)
+                          const struct scr_rank_filemap_file *file, scr_filemap *rmap, void *buf,
+                          size_t bufsize, char **out_tmp)
 {
     char *name = NULL;
     scr_meta *meta = scr_meta_new();

@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int mod(int a, int n) { return ((a % n) + n) % n; }
+static int mod(int a, int n)
+{
+    return ((a % n) + n) % n;
+}
 
 struct rs_set {
     int N, k, d;
@@ -42,7 +45,8 @@ static int block_io(struct rs_set *r, int s, int b, uint64_t p, void *buf, size_
     }
     scr_padfile_part part = {m->rfd, m->rpath, m->hlen + (uint64_t)r->k * r->chunk};
     uint64_t off = m->hlen + (uint64_t)(b - r->d) * r->chunk + p;
-    return write ? scr_padfile_write(&part, 1, off, buf, len) : scr_padfile_read(&part, 1, off, buf, len);
+    return write ? scr_padfile_write(&part, 1, off, buf, len)
+                 : scr_padfile_read(&part, 1, off, buf, len);
 }
 
 /* The metas of member x: its own CURRENT if it survived, else what a
@@ -70,8 +74,8 @@ static const scr_kvtree *set_metas(void *ctx, int x)
 }
 
 /* Lost member m's header, as run_rs.c builds it. */
-static int lost_header(const struct scr_scan_set *set, const struct rs_set *r, const scr_kvtree *base, int m,
-                       scr_kvtree **out)
+static int lost_header(const struct scr_scan_set *set, const struct rs_set *r,
+                       const scr_kvtree *base, int m, scr_kvtree **out)
 {
     if (metas_of(set, r, m) == NULL) {
         scr_err("the RS headers of set %d keep no record of member %d's files", set->set_id, m);
@@ -79,7 +83,7 @@ static int lost_header(const struct scr_scan_set *set, const struct rs_set *r, c
     }
     scr_kvtree *h = scr_kvtree_dup(base);
     if (h == NULL) return SCR_ERR_NOMEM;
-    struct metas_ctx ctx = { set, r };
+    struct metas_ctx ctx = {set, r};
     int rc = scr_redundancy_file_set_rs_metas(h, m, r->N, r->k, set_metas, &ctx);
     if (rc != SCR_SUCCESS) {
         scr_kvtree_delete(h);
@@ -90,12 +94,15 @@ static int lost_header(const struct scr_scan_set *set, const struct rs_set *r, c
 }
 
 /* Decode stripe s when it lost blocks, piece by piece. */
-static int decode_stripe(struct rs_set *r, const scr_rs_code *code, int s, char *blocks, size_t bufsize)
+static int decode_stripe(struct rs_set *r, const scr_rs_code *code, int s, char *blocks,
+                         size_t bufsize)
 {
     int lost[SCR_RS_MAX_BLOCKS], surv[SCR_RS_MAX_BLOCKS], nlost = 0, nsurv = 0;
     for (int b = 0; b < r->N; b++) {
-        if (r->is_lost[block_owner(r, s, b)]) lost[nlost++] = b;
-        else if (nsurv < r->d) surv[nsurv++] = b;
+        if (r->is_lost[block_owner(r, s, b)])
+            lost[nlost++] = b;
+        else if (nsurv < r->d)
+            surv[nsurv++] = b;
     }
     if (nlost == 0) return SCR_SUCCESS;
     scr_rs_decoder dec = {0};
@@ -134,8 +141,8 @@ static int decode_all(struct rs_set *r, const scr_rs_code *code, char *blocks, s
 }
 
 /* Open every surviving member; *out_base is the first of them. */
-static int open_survivors(const struct scr_scan *scan, const struct scr_scan_set *set, struct rs_set *r,
-                          int *out_base)
+static int open_survivors(const struct scr_scan *scan, const struct scr_scan_set *set,
+                          struct rs_set *r, int *out_base)
 {
     int base = -1;
     for (int i = 0; i < r->N; i++) {
@@ -150,7 +157,8 @@ static int open_survivors(const struct scr_scan *scan, const struct scr_scan_set
 }
 
 /* The code's shape from the header bh of member base, checked against nlost. */
-static int read_shape(const struct scr_scan_set *set, struct rs_set *r, const scr_kvtree *bh, int base, int nlost)
+static int read_shape(const struct scr_scan_set *set, struct rs_set *r, const scr_kvtree *bh,
+                      int base, int nlost)
 {
     if (scr_kvtree_util_get_uint64(bh, "CHUNK", &r->chunk) != SCR_SUCCESS ||
         scr_kvtree_util_get_int(bh, "FAILURES", &r->k) != SCR_SUCCESS || r->k < 1 || r->k >= r->N) {
@@ -166,23 +174,25 @@ static int read_shape(const struct scr_scan_set *set, struct rs_set *r, const sc
 }
 
 /* Create each lost member with the header run_rs.c would have given it. */
-static int create_lost(const struct scr_scan *scan, const struct scr_scan_set *set, struct rs_set *r,
-                       const scr_kvtree *bh, const int *group, const int *lost, int nlost)
+static int create_lost(const struct scr_scan *scan, const struct scr_scan_set *set,
+                       struct rs_set *r, const scr_kvtree *bh, const int *group, const int *lost,
+                       int nlost)
 {
     for (int i = 0; i < nlost; i++) {
         scr_kvtree *h = NULL;
         int rc = lost_header(set, r, bh, lost[i], &h);
         if (rc != SCR_SUCCESS) return rc;
-        rc = scr_rebuild_member_create(scan, set, lost[i], group[lost[i]], scr_kvtree_get(h, "CURRENT"), h,
-                                       r->chunk * (uint64_t)r->k, &r->mem[lost[i]]);
+        rc = scr_rebuild_member_create(scan, set, lost[i], group[lost[i]],
+                                       scr_kvtree_get(h, "CURRENT"), h, r->chunk * (uint64_t)r->k,
+                                       &r->mem[lost[i]]);
         scr_kvtree_delete(h);
         if (rc != SCR_SUCCESS) return rc;
     }
     return SCR_SUCCESS;
 }
 
-int scr_rebuild_rs_set(const struct scr_scan *scan, const struct scr_scan_set *set, const int *lost, int nlost,
-                       size_t bufsize)
+int scr_rebuild_rs_set(const struct scr_scan *scan, const struct scr_scan_set *set, const int *lost,
+                       int nlost, size_t bufsize)
 {
     struct rs_set r = {0};
     scr_rs_code code = {0};

@@ -10,11 +10,12 @@
 #include <stddef.h>
 
 /* Member lost of an XOR set (every other member has its files). */
-int scr_rebuild_xor_set(const struct scr_scan *scan, const struct scr_scan_set *set, int lost, size_t bufsize);
+int scr_rebuild_xor_set(const struct scr_scan *scan, const struct scr_scan_set *set, int lost,
+                        size_t bufsize);
 
 /* The nlost members lost[] of an RS set, nlost <= its FAILURES. */
-int scr_rebuild_rs_set(const struct scr_scan *scan, const struct scr_scan_set *set, const int *lost, int nlost,
-                       size_t bufsize);
+int scr_rebuild_rs_set(const struct scr_scan *scan, const struct scr_scan_set *set, const int *lost,
+                       int nlost, size_t bufsize);
 
 /* Rank's files from its PARTNER copy; SCR_ERR_NOTFOUND (not logged) when
  * the dataset directory holds none. */

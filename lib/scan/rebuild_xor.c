@@ -24,7 +24,8 @@ static uint64_t slot_offset(int member, int slot, uint64_t chunk)
 }
 
 /* The XOR data of member m from offset off, as a one-part padded file. */
-static int xor_data(struct rebuild_member *m, uint64_t chunk, uint64_t off, void *buf, size_t len, int write)
+static int xor_data(struct rebuild_member *m, uint64_t chunk, uint64_t off, void *buf, size_t len,
+                    int write)
 {
     scr_padfile_part part = {m->rfd, m->rpath, m->hlen + chunk};
     return write ? scr_padfile_write(&part, 1, m->hlen + off, buf, len)
@@ -33,14 +34,15 @@ static int xor_data(struct rebuild_member *m, uint64_t chunk, uint64_t off, void
 
 /* The lost member's header: its right neighbour's, with its own files as
  * CURRENT and its left neighbour's as PARTNER (as the library writes it). */
-static int lost_header(const struct scr_scan_set *set, struct rebuild_member *mem, int lost, scr_kvtree **out_h,
-                       const scr_kvtree **out_current)
+static int lost_header(const struct scr_scan_set *set, struct rebuild_member *mem, int lost,
+                       scr_kvtree **out_h, const scr_kvtree **out_current)
 {
     int N = set->size, right = (lost + 1) % N, left = (lost + N - 1) % N;
     const scr_kvtree *mine = scr_rebuild_member_metas_of(&mem[right], set, right, lost);
     const scr_kvtree *lefts = scr_kvtree_get(mem[left].header, "CURRENT");
     if (mine == NULL || lefts == NULL) {
-        scr_err("%s: the XOR headers of set %d keep no record of member %d's files", mem[right].rpath, set->set_id, lost);
+        scr_err("%s: the XOR headers of set %d keep no record of member %d's files",
+                mem[right].rpath, set->set_id, lost);
         return SCR_ERR_FORMAT;
     }
     scr_kvtree *h = scr_kvtree_dup(mem[right].header);
@@ -58,8 +60,8 @@ static int lost_header(const struct scr_scan_set *set, struct rebuild_member *me
 }
 
 /* Compute every slot of the lost member, piece by piece. */
-static int compute(const struct scr_scan_set *set, struct rebuild_member *mem, int lost, uint64_t chunk,
-                   char *acc, char *buf, size_t bufsize)
+static int compute(const struct scr_scan_set *set, struct rebuild_member *mem, int lost,
+                   uint64_t chunk, char *acc, char *buf, size_t bufsize)
 {
     int N = set->size, rc = SCR_SUCCESS;
     for (int s = 0; s < N; s++) {
@@ -68,13 +70,19 @@ static int compute(const struct scr_scan_set *set, struct rebuild_member *mem, i
             memset(acc, 0, len);
             for (int j = 0; j < N; j++) {
                 if (j == lost) continue;
-                if (j == s) rc = xor_data(&mem[j], chunk, p, buf, len, 0);
-                else rc = scr_padfile_read(mem[j].parts, (size_t)mem[j].nfiles, slot_offset(j, s, chunk) + p, buf, len);
+                if (j == s)
+                    rc = xor_data(&mem[j], chunk, p, buf, len, 0);
+                else
+                    rc = scr_padfile_read(mem[j].parts, (size_t)mem[j].nfiles,
+                                          slot_offset(j, s, chunk) + p, buf, len);
                 if (rc != SCR_SUCCESS) return rc;
                 scr_xor_accumulate(acc, buf, len);
             }
-            if (s == lost) rc = xor_data(&mem[lost], chunk, p, acc, len, 1);
-            else rc = scr_padfile_write(mem[lost].parts, (size_t)mem[lost].nfiles, slot_offset(lost, s, chunk) + p, acc, len);
+            if (s == lost)
+                rc = xor_data(&mem[lost], chunk, p, acc, len, 1);
+            else
+                rc = scr_padfile_write(mem[lost].parts, (size_t)mem[lost].nfiles,
+                                       slot_offset(lost, s, chunk) + p, acc, len);
             if (rc != SCR_SUCCESS) return rc;
         }
     }
@@ -82,8 +90,8 @@ static int compute(const struct scr_scan_set *set, struct rebuild_member *mem, i
 }
 
 /* Open every member but the lost one, and read the CHUNK their headers agree on. */
-static int open_survivors(const struct scr_scan *scan, const struct scr_scan_set *set, struct rebuild_member *mem,
-                          int lost, uint64_t *out_chunk)
+static int open_survivors(const struct scr_scan *scan, const struct scr_scan_set *set,
+                          struct rebuild_member *mem, int lost, uint64_t *out_chunk)
 {
     int N = set->size, right = (lost + 1) % N;
     uint64_t chunk = 0, other = 0;
@@ -92,10 +100,12 @@ static int open_survivors(const struct scr_scan *scan, const struct scr_scan_set
         int rc = scr_rebuild_member_open(scan, set, i, &mem[i]);
         if (rc != SCR_SUCCESS) return rc;
     }
-    if (scr_kvtree_util_get_uint64(mem[right].header, "CHUNK", &chunk) != SCR_SUCCESS) return SCR_ERR_FORMAT;
+    if (scr_kvtree_util_get_uint64(mem[right].header, "CHUNK", &chunk) != SCR_SUCCESS)
+        return SCR_ERR_FORMAT;
     for (int i = 0; i < N; i++) {
         if (i == lost) continue;
-        if (scr_kvtree_util_get_uint64(mem[i].header, "CHUNK", &other) != SCR_SUCCESS || other != chunk) {
+        if (scr_kvtree_util_get_uint64(mem[i].header, "CHUNK", &other) != SCR_SUCCESS ||
+            other != chunk) {
             scr_err("%s: its CHUNK differs from the rest of XOR set %d", mem[i].rpath, set->set_id);
             return SCR_ERR_FORMAT;
         }
@@ -104,7 +114,8 @@ static int open_survivors(const struct scr_scan *scan, const struct scr_scan_set
     return SCR_SUCCESS;
 }
 
-int scr_rebuild_xor_set(const struct scr_scan *scan, const struct scr_scan_set *set, int lost, size_t bufsize)
+int scr_rebuild_xor_set(const struct scr_scan *scan, const struct scr_scan_set *set, int lost,
+                        size_t bufsize)
 {
     int N = set->size, right = (lost + 1) % N;
     struct rebuild_member *mem = calloc((size_t)N, sizeof(*mem));
@@ -126,7 +137,8 @@ int scr_rebuild_xor_set(const struct scr_scan *scan, const struct scr_scan_set *
         rc = SCR_ERR_FORMAT;
         goto out;
     }
-    rc = scr_rebuild_member_create(scan, set, lost, group[lost], current, header, chunk, &mem[lost]);
+    rc =
+        scr_rebuild_member_create(scan, set, lost, group[lost], current, header, chunk, &mem[lost]);
     if (rc != SCR_SUCCESS) goto out;
     rc = compute(set, mem, lost, chunk, acc, buf, bufsize);
     if (rc != SCR_SUCCESS) goto out;

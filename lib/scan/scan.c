@@ -47,7 +47,8 @@ void scr_scan_format_ranks(const int *ranks, int n, int limit, char *buf, size_t
     }
 }
 
-struct scr_scan_set *scr_scan_find_set(const struct scr_scan *scan, enum scr_redundancy_kind kind, int set_id)
+struct scr_scan_set *scr_scan_find_set(const struct scr_scan *scan, enum scr_redundancy_kind kind,
+                                       int set_id)
 {
     if (set_id < 0 || set_id >= scan->ranks) return NULL;
     int slot = scan->set_slot[(int)kind * scan->ranks + set_id];
@@ -55,7 +56,8 @@ struct scr_scan_set *scr_scan_find_set(const struct scr_scan *scan, enum scr_red
 }
 
 /* The set of a redundancy file name, created on first sight. */
-static int set_of(struct scr_scan *scan, const struct scr_redundancy_name *n, struct scr_scan_set **out)
+static int set_of(struct scr_scan *scan, const struct scr_redundancy_name *n,
+                  struct scr_scan_set **out)
 {
     struct scr_scan_set *set = scr_scan_find_set(scan, n->kind, n->set);
     if (set == NULL) {
@@ -99,15 +101,18 @@ static int note_redundancy_file(struct scr_scan *scan, int rank, const char *nam
     if (strchr(name, '/') != NULL || !scr_redundancy_file_parse_name(name, &n)) return SCR_SUCCESS;
     char why[512];
     if (n.set >= scan->ranks || n.size > scan->ranks) {
-        snprintf(why, sizeof(why), "rank %d lists %s, a set that cannot exist among %d ranks", rank, name, scan->ranks);
+        snprintf(why, sizeof(why), "rank %d lists %s, a set that cannot exist among %d ranks", rank,
+                 name, scan->ranks);
         mark_invalid(scan, why);
         return SCR_SUCCESS;
     }
     struct scr_scan_set *set = NULL;
     int rc = set_of(scan, &n, &set);
     if (rc != SCR_SUCCESS) return rc;
-    if (set->size != n.size || (set->member_rank[n.member] >= 0 && set->member_rank[n.member] != rank)) {
-        snprintf(why, sizeof(why), "rank %d lists %s, which another rank's files contradict", rank, name);
+    if (set->size != n.size ||
+        (set->member_rank[n.member] >= 0 && set->member_rank[n.member] != rank)) {
+        snprintf(why, sizeof(why), "rank %d lists %s, which another rank's files contradict", rank,
+                 name);
         mark_invalid(scan, why);
         return SCR_SUCCESS;
     }
@@ -130,16 +135,19 @@ int scr_scan_read_rank_filemap(const struct scr_scan *scan, int rank, scr_filema
 }
 
 /* The dataset id and rank count the rank filemaps agree on. */
-static void agree_on_dataset(struct scr_scan *scan, const struct scr_scan_found *list, int n, const int *damaged, int nd)
+static void agree_on_dataset(struct scr_scan *scan, const struct scr_scan_found *list, int n,
+                             const int *damaged, int nd)
 {
     int ranks = 0, highest = -1;
     char why[160];
-    for (int i = 0; i < nd; i++) if (damaged[i] > highest) highest = damaged[i];
+    for (int i = 0; i < nd; i++)
+        if (damaged[i] > highest) highest = damaged[i];
     scan->id = list[0].id;
     for (int i = 0; i < n; i++) {
         if (list[i].id != scan->id) {
-            snprintf(why, sizeof(why), "rank %d's files belong to dataset %d, rank %d's to dataset %d",
-                     list[0].rank, scan->id, list[i].rank, list[i].id);
+            snprintf(why, sizeof(why),
+                     "rank %d's files belong to dataset %d, rank %d's to dataset %d", list[0].rank,
+                     scan->id, list[i].rank, list[i].id);
             mark_invalid(scan, why);
         }
         if (list[i].rank > highest) highest = list[i].rank;
@@ -147,7 +155,8 @@ static void agree_on_dataset(struct scr_scan *scan, const struct scr_scan_found 
             int r = list[i].rec.files[f].ranks;
             if (r == 0) continue;
             if (ranks != 0 && r != ranks) {
-                snprintf(why, sizeof(why), "the files say both %d and %d ranks wrote the dataset", ranks, r);
+                snprintf(why, sizeof(why), "the files say both %d and %d ranks wrote the dataset",
+                         ranks, r);
                 mark_invalid(scan, why);
             }
             if (r > ranks) ranks = r;
@@ -155,7 +164,8 @@ static void agree_on_dataset(struct scr_scan *scan, const struct scr_scan_found 
     }
     if (ranks == 0) ranks = highest + 1;
     if (highest >= ranks) {
-        snprintf(why, sizeof(why), "a rank filemap of rank %d, but %d ranks wrote the dataset", highest, ranks);
+        snprintf(why, sizeof(why), "a rank filemap of rank %d, but %d ranks wrote the dataset",
+                 highest, ranks);
         mark_invalid(scan, why);
         ranks = highest + 1;
     }
@@ -172,7 +182,8 @@ static int place_rank(struct scr_scan *scan, int rank)
         rc = note_redundancy_file(scan, rank, sr->files[i].name, sr->files[i].good);
     if (rc == SCR_SUCCESS && sr->expected >= 0 && sr->good > sr->expected) {
         char why[160];
-        snprintf(why, sizeof(why), "rank %d has %d files, more than the %d it wrote", rank, sr->good, sr->expected);
+        snprintf(why, sizeof(why), "rank %d has %d files, more than the %d it wrote", rank,
+                 sr->good, sr->expected);
         mark_invalid(scan, why);
     }
     sr->missing = sr->expected < 0 || sr->good < sr->expected || sr->good < sr->nfiles;
@@ -183,7 +194,8 @@ static int list_missing(struct scr_scan *scan)
 {
     for (int r = 0; r < scan->ranks; r++) {
         if (!scan->rank[r].missing) continue;
-        if (scan->missing == NULL && (scan->missing = malloc(sizeof(int) * (size_t)scan->ranks)) == NULL)
+        if (scan->missing == NULL &&
+            (scan->missing = malloc(sizeof(int) * (size_t)scan->ranks)) == NULL)
             return SCR_ERR_NOMEM;
         scan->missing[scan->nmissing++] = r;
     }
@@ -196,7 +208,8 @@ int scr_scan_dataset(const char *dir, int check_crc, struct scr_scan **out_scan)
     int *damaged = NULL, n = 0, nd = 0;
     struct scr_scan *scan = calloc(1, sizeof(*scan));
     int rc = scan ? scr_path_normalize(dir, &scan->dir) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_scan_read_dir(scan->dir, check_crc, &list, &n, &damaged, &nd, &scan->desc);
+    if (rc == SCR_SUCCESS)
+        rc = scr_scan_read_dir(scan->dir, check_crc, &list, &n, &damaged, &nd, &scan->desc);
     if (rc == SCR_SUCCESS && n == 0) {
         scr_err("%s: no readable rank filemap (<rank>%s), so nothing says what the dataset holds",
                 scan->dir, SCR_RANK_FILEMAP_SUFFIX);

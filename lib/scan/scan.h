@@ -34,24 +34,25 @@
 
 /* One file a rank filemap lists, as the scan and the summary need it. */
 struct scr_scan_file {
-    const char *name;          /* relative to the dataset directory */
-    uint64_t size;             /* recorded size */
-    uint64_t stored_size;      /* its size on the prefix when compressed (stored as gzip) */
-    uint32_t crc;              /* recorded CRC-32, when has_crc */
-    int ranks;                 /* RANKS of its meta, 0 when not recorded */
+    const char *name;     /* relative to the dataset directory */
+    uint64_t size;        /* recorded size */
+    uint64_t stored_size; /* its size on the prefix when compressed (stored as gzip) */
+    uint32_t crc;         /* recorded CRC-32, when has_crc */
+    int ranks;            /* RANKS of its meta, 0 when not recorded */
     unsigned char has_crc;
-    unsigned char redundancy;  /* not an application file: never fetched */
-    unsigned char compressed;  /* stored as gzip (meta COMPRESSED): size and CRC are of its expansion */
-    unsigned char good;        /* present with its recorded size (and CRC) */
+    unsigned char redundancy; /* not an application file: never fetched */
+    unsigned char
+        compressed;     /* stored as gzip (meta COMPRESSED): size and CRC are of its expansion */
+    unsigned char good; /* present with its recorded size (and CRC) */
 };
 
 /* What the scan keeps of a rank: a few bytes per file, not the rank
  * filemap itself, so that a scan of 100,000 ranks stays small. */
 struct scr_scan_rank {
-    int listed;         /* 1 when its rank filemap was read */
-    int expected;       /* FILES, or -1 when unknown */
-    int good;           /* listed files present with the right size (and CRC) */
-    int missing;        /* 1 when the rank lacks any file */
+    int listed;   /* 1 when its rank filemap was read */
+    int expected; /* FILES, or -1 when unknown */
+    int good;     /* listed files present with the right size (and CRC) */
+    int missing;  /* 1 when the rank lacks any file */
     int nfiles;
     struct scr_scan_file *files; /* [nfiles], sorted by name; one block with the names */
 };
@@ -60,24 +61,24 @@ struct scr_scan_rank {
 struct scr_scan_set {
     enum scr_redundancy_kind kind;
     int set_id;
-    int size;           /* members */
-    int *member_rank;   /* [size]: world rank of each member, -1 when not seen */
-    int *member_good;   /* [size]: 1 when that member's redundancy file is good */
+    int size;         /* members */
+    int *member_rank; /* [size]: world rank of each member, -1 when not seen */
+    int *member_good; /* [size]: 1 when that member's redundancy file is good */
 };
 
 struct scr_scan {
-    char *dir;          /* the dataset directory, normalised */
-    int id;             /* dataset id */
-    int ranks;          /* ranks that wrote the dataset */
-    scr_dataset *desc;  /* the dataset descriptor of the rank filemaps */
-    struct scr_scan_rank *rank;   /* [ranks] */
+    char *dir;                  /* the dataset directory, normalised */
+    int id;                     /* dataset id */
+    int ranks;                  /* ranks that wrote the dataset */
+    scr_dataset *desc;          /* the dataset descriptor of the rank filemaps */
+    struct scr_scan_rank *rank; /* [ranks] */
     struct scr_scan_set *sets;
     int nsets;
-    int *missing;       /* ranks missing files, ascending */
+    int *missing; /* ranks missing files, ascending */
     int nmissing;
-    int invalid;        /* 1: the records contradict each other */
-    int *set_slot;      /* internal: [2 * ranks] kind/set id -> index in sets, or -1 */
-    int sets_cap;       /* internal: room in sets */
+    int invalid;   /* 1: the records contradict each other */
+    int *set_slot; /* internal: [2 * ranks] kind/set id -> index in sets, or -1 */
+    int sets_cap;  /* internal: room in sets */
 };
 
 /* Scan dir (a dataset directory); with check_crc every file with a

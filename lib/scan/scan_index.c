@@ -37,7 +37,8 @@ struct summary_lists {
     int room;
 };
 
-static int rank_files(void *ctx, int rank, int *out_expected, const struct scr_summary_file **out_files, int *out_n)
+static int rank_files(void *ctx, int rank, int *out_expected,
+                      const struct scr_summary_file **out_files, int *out_n)
 {
     struct summary_lists *l = ctx;
     const struct scr_scan_rank *sr = &l->scan->rank[rank];
@@ -48,8 +49,9 @@ static int rank_files(void *ctx, int rank, int *out_expected, const struct scr_s
     }
     for (int f = 0; f < sr->nfiles; f++) {
         const struct scr_scan_file *file = &sr->files[f];
-        l->files[f] = (struct scr_summary_file){file->name,       file->size,       file->crc, file->has_crc,
-                                                file->redundancy, file->compressed, file->stored_size};
+        l->files[f] = (struct scr_summary_file){
+            file->name,       file->size,       file->crc,        file->has_crc,
+            file->redundancy, file->compressed, file->stored_size};
     }
     *out_expected = sr->expected >= 0 ? sr->expected : sr->nfiles;
     *out_files = l->files;
@@ -118,11 +120,13 @@ static int add_entry(scr_kvtree *index, void *ctx)
     rc = scr_index_file_mark_flushed(index, id, stamp);
     if (rc != SCR_SUCCESS) return rc;
     int newer_current = scr_index_file_get_current(index, &current) == SCR_SUCCESS &&
-                        scr_index_file_lookup_id(index, current, &cur_id) == SCR_SUCCESS && cur_id > id;
+                        scr_index_file_lookup_id(index, current, &cur_id) == SCR_SUCCESS &&
+                        cur_id > id;
     if (e->complete && scr_dataset_is_checkpoint(e->desc) && !newer_current)
         return scr_index_file_set_current(index, name);
     /* found incomplete (--crc) after it was current: a restart must not start from it */
-    if (!e->complete && current != NULL && strcmp(current, name) == 0) return scr_index_file_unset_current(index);
+    if (!e->complete && current != NULL && strcmp(current, name) == 0)
+        return scr_index_file_unset_current(index);
     return SCR_SUCCESS;
 }
 
@@ -138,8 +142,8 @@ static int update_index(const char *prefix, const struct entry *e)
 
 /* 1 when the file name of rank, listed in summary (at spath), is in dir
  * with its recorded size and CRC; says what differs otherwise. */
-static int summary_file_holds(const char *dir, const char *spath, const scr_kvtree *summary, int rank,
-                              const char *name, void *buf)
+static int summary_file_holds(const char *dir, const char *spath, const scr_kvtree *summary,
+                              int rank, const char *name, void *buf)
 {
     char *path = NULL;
     uint64_t size = 0, stored = 0;
@@ -163,8 +167,10 @@ static int summary_file_holds(const char *dir, const char *spath, const scr_kvtr
                       : scr_crc_file(path, buf, CHECK_BUF_SIZE, &got);
         if (rc == SCR_SUCCESS) {
             good = got.crc == crc && got.bytes == size;
-            if (!good) scr_err("%s is damaged: %llu bytes with CRC32 0x%08x, %llu and 0x%08x recorded", path,
-                               (unsigned long long)got.bytes, got.crc, (unsigned long long)size, crc);
+            if (!good)
+                scr_err("%s is damaged: %llu bytes with CRC32 0x%08x, %llu and 0x%08x recorded",
+                        path, (unsigned long long)got.bytes, got.crc, (unsigned long long)size,
+                        crc);
         }
     }
     free(path);
@@ -177,8 +183,8 @@ static int summary_file_holds(const char *dir, const char *spath, const scr_kvtr
  * message. */
 /* Whether every file summary lists for rank holds (*out_good). Each file is
  * checked, even after one that differs, so that every bad file is named. */
-static int rank_files_hold(const char *dir, const char *spath, const scr_kvtree *summary, int rank, void *buf,
-                           int *out_good)
+static int rank_files_hold(const char *dir, const char *spath, const scr_kvtree *summary, int rank,
+                           void *buf, int *out_good)
 {
     const char **names = NULL;
     int n = 0;
@@ -191,8 +197,8 @@ static int rank_files_hold(const char *dir, const char *spath, const scr_kvtree 
     return SCR_SUCCESS;
 }
 
-static int check_summary_files(const char *dir, const char *spath, const scr_kvtree *summary, int **out_bad,
-                               int *out_nbad)
+static int check_summary_files(const char *dir, const char *spath, const scr_kvtree *summary,
+                               int **out_bad, int *out_nbad)
 {
     int *ranks = NULL, nranks = 0, *bad = NULL, nbad = 0;
     void *buf = malloc(CHECK_BUF_SIZE);
@@ -229,7 +235,8 @@ static int has_rank_filemaps(const char *dir)
     DIR *d = opendir(dir);
     int found = 0, rank = 0;
     if (d == NULL) return 0;
-    for (struct dirent *e; !found && (e = readdir(d)) != NULL;) found = scr_rank_filemap_is_name(e->d_name, &rank);
+    for (struct dirent *e; !found && (e = readdir(d)) != NULL;)
+        found = scr_rank_filemap_is_name(e->d_name, &rank);
     closedir(d);
     return found;
 }
@@ -252,7 +259,8 @@ static int index_from_summary(const struct scr_scan_index_options *o, const char
     if (summary == NULL) goto out;
     rc = scr_summary_read(spath, summary);
     if (rc != SCR_SUCCESS) goto out;
-    if (scr_summary_get_dataset(summary, &found) != SCR_SUCCESS || scr_dataset_get_id(found, &out->id) != SCR_SUCCESS) {
+    if (scr_summary_get_dataset(summary, &found) != SCR_SUCCESS ||
+        scr_dataset_get_id(found, &out->id) != SCR_SUCCESS) {
         scr_err("%s: no dataset id in the summary", spath);
         rc = SCR_ERR_FORMAT;
         goto out;
@@ -292,7 +300,8 @@ static void remove_summary(const char *spath, int id)
     if (unlink(spath) == 0)
         scr_warn("removed %s: it called dataset %d complete, which it is not", spath, id);
     else if (errno != ENOENT)
-        scr_err("cannot remove %s, which calls incomplete dataset %d complete: %s", spath, id, strerror(errno));
+        scr_err("cannot remove %s, which calls incomplete dataset %d complete: %s", spath, id,
+                strerror(errno));
 }
 
 /* Step 0: an index that is missing while other datasets have summaries is
@@ -328,8 +337,8 @@ static int scan_and_rebuild(const struct scr_scan_index_options *o, struct scr_s
 
 /* Step 3: the summary (when complete) and the index entry of what scan
  * found; a summary that called an incomplete dataset complete (rescan) goes. */
-static int index_from_scan(const struct scr_scan_index_options *o, const struct scr_scan *scan, const char *spath,
-                           int rescan, struct scr_scan_index_result *out)
+static int index_from_scan(const struct scr_scan_index_options *o, const struct scr_scan *scan,
+                           const char *spath, int rescan, struct scr_scan_index_result *out)
 {
     scr_dataset *desc = NULL;
     out->id = scan->id;
@@ -366,8 +375,8 @@ static int check_dataset_dir(const char *prefix, const char *dir)
     if (rc == SCR_SUCCESS) rc = scr_path_normalize(dir, &norm);
     if (rc == SCR_SUCCESS) rc = scr_path_dirname(norm, &parent);
     if (rc == SCR_SUCCESS && strcmp(parent, scr_dir) != 0) {
-        scr_err("%s is not a dataset directory of the prefix %s: only a directory in %s is indexed", dir, prefix,
-                scr_dir);
+        scr_err("%s is not a dataset directory of the prefix %s: only a directory in %s is indexed",
+                dir, prefix, scr_dir);
         rc = SCR_ERR_ARG;
     }
     free(scr_dir);
@@ -376,7 +385,8 @@ static int check_dataset_dir(const char *prefix, const char *dir)
     return rc;
 }
 
-int scr_scan_index_dataset(const struct scr_scan_index_options *o, struct scr_scan_index_result *out)
+int scr_scan_index_dataset(const struct scr_scan_index_options *o,
+                           struct scr_scan_index_result *out)
 {
     struct scr_scan *scan = NULL;
     char *spath = NULL;

@@ -31,17 +31,17 @@
 #include <stddef.h>
 
 struct scr_scan_index_options {
-    const char *prefix;   /* the prefix directory (absolute) */
-    const char *dir;      /* the dataset directory (absolute) */
-    int check_crc;        /* read every file and check its recorded CRC */
-    size_t buf_size;      /* I/O buffer of the rebuild; 0: 1 MiB */
+    const char *prefix; /* the prefix directory (absolute) */
+    const char *dir;    /* the dataset directory (absolute) */
+    int check_crc;      /* read every file and check its recorded CRC */
+    size_t buf_size;    /* I/O buffer of the rebuild; 0: 1 MiB */
 };
 
 struct scr_scan_index_result {
-    int id;               /* the dataset indexed */
+    int id; /* the dataset indexed */
     int complete;
-    int rebuilt;          /* ranks rebuilt */
-    int *missing;         /* ranks still missing files (caller frees) */
+    int rebuilt;  /* ranks rebuilt */
+    int *missing; /* ranks still missing files (caller frees) */
     int nmissing;
 };
 
@@ -49,6 +49,7 @@ struct scr_scan_index_result {
  * not; see out); an error when it could not be (no rank filemap, records
  * that contradict each other, the index is damaged or could not be
  * updated), logged. */
-int scr_scan_index_dataset(const struct scr_scan_index_options *opts, struct scr_scan_index_result *out);
+int scr_scan_index_dataset(const struct scr_scan_index_options *opts,
+                           struct scr_scan_index_result *out);
 
 #endif

@@ -79,7 +79,8 @@ static int stays_inside(const char *name)
  * It is looked up from the open dataset directory when its name stays
  * inside it: the kernel then walks one name, not the whole path, for each
  * of the many files of a large dataset. */
-static int file_is_good(int dir_fd, const char *name, const char *path, const struct scr_scan_file *f, void *buf)
+static int file_is_good(int dir_fd, const char *name, const char *path,
+                        const struct scr_scan_file *f, void *buf)
 {
     struct stat st;
     int found = dir_fd >= 0 && stays_inside(name) ? fstatat(dir_fd, name, &st, 0) : stat(path, &st);
@@ -113,14 +114,15 @@ static int file_is_good(int dir_fd, const char *name, const char *path, const st
 
 /* Reduce the files rank lists in dataset id to out (one allocation for the
  * array and the names) and check each against the directory. */
-static int take_rank(const char *dir, int dir_fd, const scr_filemap *rmap, int id, int rank, void *crc_buf,
-                     struct scr_scan_rank *out)
+static int take_rank(const char *dir, int dir_fd, const scr_filemap *rmap, int id, int rank,
+                     void *crc_buf, struct scr_scan_rank *out)
 {
     struct scr_rank_filemap_file *files = NULL;
     int n = 0;
     memset(out, 0, sizeof(*out));
     out->listed = 1;
-    if (scr_filemap_get_expected_files(rmap, id, rank, &out->expected) != SCR_SUCCESS) out->expected = -1;
+    if (scr_filemap_get_expected_files(rmap, id, rank, &out->expected) != SCR_SUCCESS)
+        out->expected = -1;
     char *record = NULL;
     int rc = scr_rank_filemap_list_files(rmap, id, rank, &files, &n);
     if (rc == SCR_SUCCESS) rc = scr_rank_filemap_path(dir, rank, &record);
@@ -158,8 +160,10 @@ int scr_scan_read_one(const char *dir, int rank, scr_filemap **out, int *out_id)
     int rc = rmap ? scr_rank_filemap_path(dir, rank, &path) : SCR_ERR_NOMEM;
     int rrc = rc == SCR_SUCCESS ? scr_rank_filemap_read(path, rmap) : rc;
     if (rc == SCR_SUCCESS && rrc == SCR_SUCCESS &&
-        (scr_filemap_num_datasets(rmap) != 1 || scr_filemap_latest_dataset(rmap, out_id) != SCR_SUCCESS ||
-         scr_filemap_num_ranks(rmap) != 1 || !scr_filemap_have_rank_by_dataset(rmap, *out_id, rank))) {
+        (scr_filemap_num_datasets(rmap) != 1 ||
+         scr_filemap_latest_dataset(rmap, out_id) != SCR_SUCCESS ||
+         scr_filemap_num_ranks(rmap) != 1 ||
+         !scr_filemap_have_rank_by_dataset(rmap, *out_id, rank))) {
         scr_err("%s: expected the files of rank %d in one dataset", path, rank);
         rrc = SCR_ERR_FORMAT;
     }
@@ -167,7 +171,8 @@ int scr_scan_read_one(const char *dir, int rank, scr_filemap **out, int *out_id)
     if (rc == SCR_SUCCESS && rrc == SCR_SUCCESS) {
         *out = rmap;
     } else {
-        if (rc == SCR_SUCCESS && rrc != SCR_ERR_NOMEM) scr_err("%s cannot be used: rank %d counts as missing", path, rank);
+        if (rc == SCR_SUCCESS && rrc != SCR_ERR_NOMEM)
+            scr_err("%s cannot be used: rank %d counts as missing", path, rank);
         scr_filemap_delete(rmap);
     }
     free(path);
@@ -176,8 +181,8 @@ int scr_scan_read_one(const char *dir, int rank, scr_filemap **out, int *out_id)
 
 /* One rank filemap: read, reduced to what the scan keeps, files checked;
  * *first_desc receives a copy of its descriptor when it has none yet. */
-static int take_rank_filemap(const char *dir, int dir_fd, int rank, void *crc_buf, struct scr_scan_found *out,
-                             scr_dataset **first_desc)
+static int take_rank_filemap(const char *dir, int dir_fd, int rank, void *crc_buf,
+                             struct scr_scan_found *out, scr_dataset **first_desc)
 {
     scr_filemap *rmap = NULL;
     const scr_dataset *desc = NULL;
@@ -187,7 +192,8 @@ static int take_rank_filemap(const char *dir, int dir_fd, int rank, void *crc_bu
     if (rc != SCR_SUCCESS || rmap == NULL) return rc;
     if (*first_desc == NULL && scr_filemap_get_dataset(rmap, out->id, rank, &desc) == SCR_SUCCESS) {
         *first_desc = scr_dataset_new();
-        if (*first_desc == NULL || scr_dataset_copy(*first_desc, desc) != SCR_SUCCESS) rc = SCR_ERR_NOMEM;
+        if (*first_desc == NULL || scr_dataset_copy(*first_desc, desc) != SCR_SUCCESS)
+            rc = SCR_ERR_NOMEM;
     }
     if (rc == SCR_SUCCESS) rc = take_rank(dir, dir_fd, rmap, out->id, rank, crc_buf, &out->rec);
     if (rc == SCR_SUCCESS) out->ok = 1;
@@ -237,7 +243,8 @@ static void *read_share(void *arg)
     r->rc = SCR_SUCCESS;
     if (r->check_crc && (crc_buf = malloc(CRC_BUF_SIZE)) == NULL) r->rc = SCR_ERR_NOMEM;
     for (int i = r->lo; r->rc == SCR_SUCCESS && i < r->hi; i++) {
-        r->rc = take_rank_filemap(r->dir, r->dir_fd, r->ranks[i], crc_buf, &r->found[i], &r->first_desc);
+        r->rc = take_rank_filemap(r->dir, r->dir_fd, r->ranks[i], crc_buf, &r->found[i],
+                                  &r->first_desc);
         rank_read(r->total);
     }
     free(crc_buf);
@@ -264,26 +271,38 @@ static int read_all(const char *dir, int dir_fd, int check_crc, const int *ranks
     scr_log_level(); /* read SCR_DEBUG before any thread logs */
     progress_done = 0;
     for (int t = 0; t < nreaders; t++) {
-        readers[t] = (struct reader){dir, dir_fd, check_crc, ranks, found, (int)((long)n * t / nreaders),
-                                     (int)((long)n * (t + 1) / nreaders), n, NULL, SCR_SUCCESS};
+        readers[t] = (struct reader){dir,
+                                     dir_fd,
+                                     check_crc,
+                                     ranks,
+                                     found,
+                                     (int)((long)n * t / nreaders),
+                                     (int)((long)n * (t + 1) / nreaders),
+                                     n,
+                                     NULL,
+                                     SCR_SUCCESS};
         if (t > 0) started[t] = pthread_create(&threads[t], NULL, read_share, &readers[t]) == 0;
     }
     read_share(&readers[0]);
     for (int t = 1; t < nreaders; t++) {
-        if (started[t]) pthread_join(threads[t], NULL);
-        else read_share(&readers[t]);
+        if (started[t])
+            pthread_join(threads[t], NULL);
+        else
+            read_share(&readers[t]);
     }
     *out_desc = NULL;
     for (int t = 0; t < nreaders; t++) {
         if (readers[t].rc != SCR_SUCCESS && rc == SCR_SUCCESS) rc = readers[t].rc;
-        if (*out_desc == NULL) *out_desc = readers[t].first_desc;
-        else scr_dataset_delete(readers[t].first_desc);
+        if (*out_desc == NULL)
+            *out_desc = readers[t].first_desc;
+        else
+            scr_dataset_delete(readers[t].first_desc);
     }
     return rc;
 }
 
-int scr_scan_read_dir(const char *dir, int check_crc, struct scr_scan_found **out, int *out_n, int **out_damaged,
-                      int *out_ndamaged, scr_dataset **out_desc)
+int scr_scan_read_dir(const char *dir, int check_crc, struct scr_scan_found **out, int *out_n,
+                      int **out_damaged, int *out_ndamaged, scr_dataset **out_desc)
 {
     DIR *d = opendir(dir);
     if (d == NULL) {
@@ -294,13 +313,16 @@ int scr_scan_read_dir(const char *dir, int check_crc, struct scr_scan_found **ou
     int rc = list_rank_filemaps(d, &ranks, &n);
     struct scr_scan_found *found = NULL;
     scr_dataset *desc = NULL;
-    if (rc == SCR_SUCCESS && n > 0 && (found = calloc((size_t)n, sizeof(*found))) == NULL) rc = SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS && n > 0 && (found = calloc((size_t)n, sizeof(*found))) == NULL)
+        rc = SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) rc = read_all(dir, dirfd(d), check_crc, ranks, n, found, &desc);
     closedir(d);
     /* the unreadable ones count as missing; the rest keep directory order */
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++) {
-        if (found[i].ok) found[good++] = found[i];
-        else ranks[nd++] = found[i].rank;
+        if (found[i].ok)
+            found[good++] = found[i];
+        else
+            ranks[nd++] = found[i].rank;
     }
     if (rc != SCR_SUCCESS) {
         for (int i = 0; found && i < n; i++) free(found[i].rec.files);

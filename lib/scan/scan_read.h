@@ -18,8 +18,8 @@
 /* One rank filemap as read. */
 struct scr_scan_found {
     int rank;
-    int id;       /* the one dataset it lists */
-    int ok;       /* internal: it could be read */
+    int id; /* the one dataset it lists */
+    int ok; /* internal: it could be read */
     struct scr_scan_rank rec;
 };
 
@@ -28,8 +28,8 @@ struct scr_scan_found {
  * *out_desc is a copy of the first descriptor found in directory order
  * (NULL when none). With check_crc every file with a recorded CRC is read
  * and checked. SCR_ERR_NOTFOUND when dir is not a directory, logged. */
-int scr_scan_read_dir(const char *dir, int check_crc, struct scr_scan_found **out, int *out_n, int **out_damaged,
-                      int *out_ndamaged, scr_dataset **out_desc);
+int scr_scan_read_dir(const char *dir, int check_crc, struct scr_scan_found **out, int *out_n,
+                      int **out_damaged, int *out_ndamaged, scr_dataset **out_desc);
 
 /* A function called after each rank filemap scr_scan_read_dir has read and
  * checked, with the ranks done and the ranks in the directory, from one

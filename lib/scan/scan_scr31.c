@@ -30,23 +30,25 @@ struct tally {
 
 /* Rank r's files (rel: relative to the prefix) listed in out with their sizes
  * on the prefix. */
-static int list_rank(const char *dsdir, const char *prefix, int r, const scr_kvtree *entry, scr_kvtree *out,
-                     struct tally *t)
+static int list_rank(const char *dsdir, const char *prefix, int r, const scr_kvtree *entry,
+                     scr_kvtree *out, struct tally *t)
 {
     const scr_kvtree *files = scr_kvtree_get(entry, KEY_FILE);
     int rc = scr_summary_set_expected_files(out, r, scr_kvtree_size(files));
-    for (scr_kvtree_elem *f = scr_kvtree_elem_first(files); rc == SCR_SUCCESS && f; f = scr_kvtree_elem_next(f)) {
+    for (scr_kvtree_elem *f = scr_kvtree_elem_first(files); rc == SCR_SUCCESS && f;
+         f = scr_kvtree_elem_next(f)) {
         const char *rel = scr_kvtree_elem_key(f);
         char *path = NULL, *name = NULL;
         struct stat st;
         rc = scr_path_join(prefix, rel, &path);
         if (rc == SCR_SUCCESS) rc = scr_path_relative(dsdir, path, &name);
         if (rc == SCR_SUCCESS && stat(path, &st) != 0) {
-            scr_err("%s: file %s of rank %d, listed in its rank2file, cannot be read: %s", dsdir, path, r,
-                    strerror(errno));
+            scr_err("%s: file %s of rank %d, listed in its rank2file, cannot be read: %s", dsdir,
+                    path, r, strerror(errno));
             rc = SCR_ERR_FORMAT;
         } else if (rc == SCR_SUCCESS && !S_ISREG(st.st_mode)) {
-            scr_err("%s: file %s of rank %d, listed in its rank2file, is not a regular file", dsdir, path, r);
+            scr_err("%s: file %s of rank %d, listed in its rank2file, is not a regular file", dsdir,
+                    path, r);
             rc = SCR_ERR_FORMAT;
         }
         if (rc == SCR_SUCCESS) rc = scr_summary_set_file(out, r, name, (uint64_t)st.st_size);
@@ -67,18 +69,20 @@ static int check_tally(const char *dsdir, const scr_dataset *desc, const struct 
     int files, have_size = scr_dataset_get_size(desc, &size) == SCR_SUCCESS;
     int have_files = scr_dataset_get_files(desc, &files) == SCR_SUCCESS;
     if (have_files && files != t->files) {
-        scr_err("%s: its rank2file lists %d files, its summary's descriptor records FILES %d", dsdir, t->files,
-                files);
+        scr_err("%s: its rank2file lists %d files, its summary's descriptor records FILES %d",
+                dsdir, t->files, files);
         return SCR_ERR_FORMAT;
     }
     if (have_size && size != t->bytes) {
-        scr_err("%s: its files hold %" PRIu64 " bytes on the prefix, its summary's descriptor records SIZE %" PRIu64
+        scr_err("%s: its files hold %" PRIu64
+                " bytes on the prefix, its summary's descriptor records SIZE %" PRIu64
                 " (a file was truncated, extended or replaced)",
                 dsdir, t->bytes, size);
         return SCR_ERR_FORMAT;
     }
     if (!have_size || !have_files)
-        scr_warn("%s: SCR 3.1 recorded no %s for this dataset and no size or CRC per file: its files are "
+        scr_warn("%s: SCR 3.1 recorded no %s for this dataset and no size or CRC per file: its "
+                 "files are "
                  "accepted unverified",
                  dsdir, have_size ? "FILES" : "SIZE");
     return SCR_SUCCESS;
@@ -102,8 +106,9 @@ int scr_scan_scr31_complete_summary(const char *dsdir, scr_kvtree *summary)
     int ranks = 0;
     int rc = out ? scr_rank2file_read(dsdir, &ranks, &files) : SCR_ERR_NOMEM;
     if (rc == SCR_ERR_NOTFOUND)
-        scr_err("%s: its summary lists no files and there is no %s beside it (SCR 3.1's list of them)", dsdir,
-                SCR_RANK2FILE_NAME);
+        scr_err(
+            "%s: its summary lists no files and there is no %s beside it (SCR 3.1's list of them)",
+            dsdir, SCR_RANK2FILE_NAME);
     if (rc != SCR_SUCCESS) goto out;
     /* SCR 3.1 names files relative to the prefix, two levels above dsdir */
     rc = scr_path_dirname(dsdir, &scrdir);

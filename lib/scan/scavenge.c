@@ -35,7 +35,7 @@ struct scavenge {
     char *dsdir;
     void *buf;
     size_t bufsize;
-    uint64_t total;   /* bytes to copy, for progress */
+    uint64_t total; /* bytes to copy, for progress */
 };
 
 /* --- the node's records ----------------------------------------------------- */
@@ -43,7 +43,8 @@ struct scavenge {
 /* The filemap at path merged into all; with bounds, its paths checked
  * first (scavenge_paths.h), a refusal stopping the scavenge. A damaged
  * filemap is left out, said in a warning. */
-static int read_one_filemap(const char *path, const struct scr_scavenge_paths *bounds, scr_filemap *all)
+static int read_one_filemap(const char *path, const struct scr_scavenge_paths *bounds,
+                            scr_filemap *all)
 {
     scr_filemap *one = scr_filemap_new();
     if (one == NULL) return SCR_ERR_NOMEM;
@@ -52,7 +53,8 @@ static int read_one_filemap(const char *path, const struct scr_scavenge_paths *b
         if (bounds != NULL) rc = scr_scavenge_paths_apply(bounds, path, one);
         if (rc == SCR_SUCCESS) rc = scr_filemap_merge(all, one);
     } else if (rc != SCR_ERR_NOMEM) {
-        if (rc != SCR_ERR_NOTFOUND) scr_warn("ignoring damaged filemap %s: the files it names are not copied", path);
+        if (rc != SCR_ERR_NOTFOUND)
+            scr_warn("ignoring damaged filemap %s: the files it names are not copied", path);
         rc = SCR_SUCCESS;
     }
     scr_filemap_delete(one);
@@ -60,7 +62,8 @@ static int read_one_filemap(const char *path, const struct scr_scavenge_paths *b
 }
 
 /* Every filemap_*.scrinfo of the control directory. */
-static int read_every_filemap(const char *cntl_dir, const struct scr_scavenge_paths *bounds, scr_filemap *all)
+static int read_every_filemap(const char *cntl_dir, const struct scr_scavenge_paths *bounds,
+                              scr_filemap *all)
 {
     DIR *d = opendir(cntl_dir);
     if (d == NULL) {
@@ -70,7 +73,8 @@ static int read_every_filemap(const char *cntl_dir, const struct scr_scavenge_pa
     int rc = SCR_SUCCESS;
     for (struct dirent *de; (de = readdir(d)) != NULL;) {
         size_t n = strlen(de->d_name);
-        if (strncmp(de->d_name, "filemap_", 8) != 0 || n < 16 || strcmp(de->d_name + n - 8, ".scrinfo") != 0)
+        if (strncmp(de->d_name, "filemap_", 8) != 0 || n < 16 ||
+            strcmp(de->d_name + n - 8, ".scrinfo") != 0)
             continue;
         char *path = NULL;
         rc = scr_path_join(cntl_dir, de->d_name, &path);
@@ -85,7 +89,8 @@ static int read_every_filemap(const char *cntl_dir, const struct scr_scavenge_pa
 /* The filemaps the master list names; without a master list, every
  * filemap_*.scrinfo of the control directory. With bounds, every path is
  * checked (scavenge_paths.h); NULL only to find which datasets there are. */
-static int read_node_filemaps(const char *cntl_dir, const struct scr_scavenge_paths *bounds, scr_filemap *all)
+static int read_node_filemaps(const char *cntl_dir, const struct scr_scavenge_paths *bounds,
+                              scr_filemap *all)
 {
     char *master = NULL;
     scr_kvtree *list = scr_kvtree_new();
@@ -94,13 +99,15 @@ static int read_node_filemaps(const char *cntl_dir, const struct scr_scavenge_pa
     if (rc != SCR_SUCCESS) goto out;
     int lrc = scr_kvtree_read_file(master, list);
     if (lrc != SCR_SUCCESS) {
-        if (lrc != SCR_ERR_NOTFOUND) scr_warn("ignoring damaged %s; reading every filemap of %s", master, cntl_dir);
+        if (lrc != SCR_ERR_NOTFOUND)
+            scr_warn("ignoring damaged %s; reading every filemap of %s", master, cntl_dir);
         rc = read_every_filemap(cntl_dir, bounds, all);
         goto out;
     }
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(list, MASTER_KEY)); e;
          e = scr_kvtree_elem_next(e)) {
-        if (bounds != NULL) rc = scr_scavenge_paths_check_filemap(bounds, master, scr_kvtree_elem_key(e));
+        if (bounds != NULL)
+            rc = scr_scavenge_paths_check_filemap(bounds, master, scr_kvtree_elem_key(e));
         if (rc == SCR_SUCCESS) rc = read_one_filemap(scr_kvtree_elem_key(e), bounds, all);
         if (rc != SCR_SUCCESS) goto out;
     }
@@ -155,7 +162,8 @@ int scr_scavenge_newest(const char *cntl_dir, int *out_id, int *out_flushed, cha
         if (scr_flush_file_has_location(flush, id, SCR_FLUSH_LOCATION_PFS, &flushed) != SCR_SUCCESS)
             flushed = 0;
     }
-    if (scr_flush_file_get_name(flush, id, &name) == SCR_SUCCESS && (*out_name = strdup(name)) == NULL) {
+    if (scr_flush_file_get_name(flush, id, &name) == SCR_SUCCESS &&
+        (*out_name = strdup(name)) == NULL) {
         rc = SCR_ERR_NOMEM;
         goto out;
     }
@@ -170,7 +178,8 @@ out:
 /* --- which entries to copy ------------------------------------------------------ */
 
 /* 1 when the entry of rank holds PARTNER copies this scavenge was asked to take. */
-static int wanted_partner_copy(const struct scr_scavenge_options *o, const scr_filemap *map, int id, int rank)
+static int wanted_partner_copy(const struct scr_scavenge_options *o, const scr_filemap *map, int id,
+                               int rank)
 {
     const char *node = NULL;
     for (int i = 0; i < o->nfailed_ranks; i++)
@@ -193,7 +202,8 @@ static int is_partner_copy(const scr_filemap *map, int id, int rank)
 
 /* 0: skip the entry; 1: the rank's own files; 2: PARTNER copies to take.
  * An entry without FILES only records a neighbour's redundancy descriptor. */
-static int entry_kind(const struct scr_scavenge_options *o, const scr_filemap *map, int id, int rank)
+static int entry_kind(const struct scr_scavenge_options *o, const scr_filemap *map, int id,
+                      int rank)
 {
     int expected = 0;
     if (scr_filemap_get_expected_files(map, id, rank, &expected) != SCR_SUCCESS) return 0;
@@ -206,7 +216,8 @@ static int entry_kind(const struct scr_scavenge_options *o, const scr_filemap *m
 /* Copy (or, when the file already is at dest, checksum) one file of the
  * entry, checking it against its meta; *out_crc is its CRC. A failure is
  * logged, the destination removed, and SCR_FAILURE returned. */
-static int copy_one(struct scavenge *s, const char *src, const char *dest, const scr_meta *meta, uint32_t *out_crc)
+static int copy_one(struct scavenge *s, const char *src, const char *dest, const scr_meta *meta,
+                    uint32_t *out_crc)
 {
     uint64_t size = 0;
     uint32_t recorded = 0;
@@ -231,10 +242,12 @@ static int copy_one(struct scavenge *s, const char *src, const char *dest, const
     struct scr_copy_result got = {0};
     int in_place = strcmp(src, dest) == 0;
     const struct scr_copy_opts opts = {.buf = s->buf, .bufsize = s->bufsize, .crc = 1};
-    int rc = in_place ? scr_crc_file(src, s->buf, s->bufsize, &got) : scr_copy(src, dest, &opts, &got);
+    int rc =
+        in_place ? scr_crc_file(src, s->buf, s->bufsize, &got) : scr_copy(src, dest, &opts, &got);
     if (rc != SCR_SUCCESS) return SCR_FAILURE;
     if (scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS && recorded != got.crc) {
-        scr_err("%s is damaged in cache: CRC32 0x%08x, 0x%08x recorded; not copied", src, got.crc, recorded);
+        scr_err("%s is damaged in cache: CRC32 0x%08x, 0x%08x recorded; not copied", src, got.crc,
+                recorded);
         return SCR_FAILURE;
     }
     *out_crc = got.crc;
@@ -280,7 +293,8 @@ static int copy_listed_file(struct scavenge *s, int rank, const char *file, cons
     if (rc != SCR_SUCCESS) goto out;
     /* the filemaps' paths were checked as they were read (scavenge_paths.h) */
     rc = pdir ? scr_partner_copy_path(pdir, rel, &dest)
-              : scr_rank_filemap_file_path(s->dsdir, rel, "the filemaps of the control directory", &dest);
+              : scr_rank_filemap_file_path(s->dsdir, rel, "the filemaps of the control directory",
+                                           &dest);
     if (rc != SCR_SUCCESS) goto out;
     if (copy_one(s, file, dest, meta, &crc) != SCR_SUCCESS) {
         /* the rank filemap still lists it, with the size and CRC recorded in
@@ -288,7 +302,8 @@ static int copy_listed_file(struct scavenge *s, int rank, const char *file, cons
          * against them; nothing of another dataset may stand in for it */
         s->report->files_failed++;
         if (strcmp(file, dest) != 0 && unlink(dest) != 0 && errno != ENOENT)
-            scr_warn("cannot remove %s, which is not this dataset's copy: %s", dest, strerror(errno));
+            scr_warn("cannot remove %s, which is not this dataset's copy: %s", dest,
+                     strerror(errno));
         goto out;
     }
     /* the file is on the prefix and counted even when its CRC cannot be recorded */
@@ -332,8 +347,10 @@ static int scavenge_entry(struct scavenge *s, int rank, int partner)
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_rank_filemap_write(path, rmap);
     if (rc != SCR_SUCCESS) goto out;
-    if (partner) s->report->partner_ranks++;
-    else s->report->ranks++;
+    if (partner)
+        s->report->partner_ranks++;
+    else
+        s->report->ranks++;
 out:
     free(files);
     free(pdir);
@@ -378,7 +395,8 @@ static int mark_flush_file(const struct scavenge *s, scr_kvtree *flush, int on_p
     const char *name = NULL;
     char *path = NULL;
     int *ranks = NULL, n = 0;
-    if (scr_filemap_list_ranks_by_dataset(s->map, id, &ranks, &n) == SCR_SUCCESS && n > 0) rank = ranks[0];
+    if (scr_filemap_list_ranks_by_dataset(s->map, id, &ranks, &n) == SCR_SUCCESS && n > 0)
+        rank = ranks[0];
     free(ranks);
     int rc = scr_flush_file_set_location(flush, id, SCR_FLUSH_LOCATION_CACHE);
     if (rc != SCR_SUCCESS) return rc;
@@ -415,7 +433,8 @@ static int check_options(const struct scr_scavenge_options *o)
         return SCR_ERR_ARG;
     }
     if (o->prefix == NULL || o->prefix[0] != '/') {
-        scr_err("scavenge: the prefix '%s' is not an absolute path", o->prefix ? o->prefix : "(none)");
+        scr_err("scavenge: the prefix '%s' is not an absolute path",
+                o->prefix ? o->prefix : "(none)");
         return SCR_ERR_ARG;
     }
     struct stat st;
@@ -474,11 +493,13 @@ int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_
         if (rc != SCR_SUCCESS) goto out;
     }
     if (!scr_filemap_num_ranks_by_dataset(s.map, report->id)) {
-        scr_err("scavenge: dataset %d is not in the cache of this node (%s)", report->id, o->cntl_dir);
+        scr_err("scavenge: dataset %d is not in the cache of this node (%s)", report->id,
+                o->cntl_dir);
         rc = SCR_ERR_NOTFOUND;
         goto out;
     }
-    if (scr_flush_file_has_location(flush, report->id, SCR_FLUSH_LOCATION_PFS, &flushed) != SCR_SUCCESS)
+    if (scr_flush_file_has_location(flush, report->id, SCR_FLUSH_LOCATION_PFS, &flushed) !=
+        SCR_SUCCESS)
         flushed = 0;
     if (flushed && !o->force) {
         report->already_flushed = 1;
@@ -502,7 +523,7 @@ int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_
         int kind = entry_kind(o, s.map, report->id, ranks[r]);
         if (kind == 0) continue;
         rc = scavenge_entry(&s, ranks[r], kind == 2);
-        if (rc != SCR_SUCCESS) goto out;   /* a copy that stopped on an error marks nothing */
+        if (rc != SCR_SUCCESS) goto out; /* a copy that stopped on an error marks nothing */
     }
     /* a copy that lost files clears an earlier mark */
     if (report->files_failed == 0 || flushed) {
@@ -510,8 +531,9 @@ int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_
         if (rc != SCR_SUCCESS) goto out;
     }
     if (report->files_failed > 0) {
-        scr_err("scavenge of dataset %d: %d file(s) could not be copied; a scan of %s may rebuild them",
-                report->id, report->files_failed, s.dsdir);
+        scr_err(
+            "scavenge of dataset %d: %d file(s) could not be copied; a scan of %s may rebuild them",
+            report->id, report->files_failed, s.dsdir);
         rc = SCR_FAILURE;
     }
 out:

@@ -38,30 +38,30 @@
 #include <stdint.h>
 
 struct scr_scavenge_options {
-    const char *cntl_dir;   /* this node's control directory (required) */
-    const char *prefix;     /* the prefix directory, absolute (required) */
-    int id;                 /* dataset to copy; 0: the newest in this node's cache */
-    int force;              /* copy even when the flush file says it is on the prefix */
-    const int *failed_ranks;          /* PARTNER copies to take for these ranks */
+    const char *cntl_dir;    /* this node's control directory (required) */
+    const char *prefix;      /* the prefix directory, absolute (required) */
+    int id;                  /* dataset to copy; 0: the newest in this node's cache */
+    int force;               /* copy even when the flush file says it is on the prefix */
+    const int *failed_ranks; /* PARTNER copies to take for these ranks */
     int nfailed_ranks;
-    const char *const *failed_nodes;  /* ... and for every rank of these nodes */
+    const char *const *failed_nodes; /* ... and for every rank of these nodes */
     int nfailed_nodes;
-    const char *const *live_nodes;    /* when set: ... and for every rank of a node */
-    int nlive_nodes;                  /* not in this list (one that left the job) */
-    size_t buf_size;        /* copy buffer; 0: 1 MiB */
+    const char *const *live_nodes; /* when set: ... and for every rank of a node */
+    int nlive_nodes;               /* not in this list (one that left the job) */
+    size_t buf_size;               /* copy buffer; 0: 1 MiB */
     /* called after each piece copied, when set */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
 };
 
 struct scr_scavenge_report {
-    int id;                 /* the dataset considered */
-    int already_flushed;    /* 1: skipped, the flush file says it is on the prefix */
-    int ranks;              /* rank filemaps written (own files) */
-    int partner_ranks;      /* rank filemaps written for PARTNER copies */
+    int id;              /* the dataset considered */
+    int already_flushed; /* 1: skipped, the flush file says it is on the prefix */
+    int ranks;           /* rank filemaps written (own files) */
+    int partner_ranks;   /* rank filemaps written for PARTNER copies */
     int files_copied;
     uint64_t bytes_copied;
-    int files_failed;       /* missing or damaged in cache, or not copied */
+    int files_failed; /* missing or damaged in cache, or not copied */
 };
 
 /* Copy this node's part of the dataset; *report is filled in whenever the

@@ -22,7 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static void set_error(struct scr_scavenge_job_outcome *out, const char *what, ...) __attribute__((format(printf, 2, 3)));
+static void set_error(struct scr_scavenge_job_outcome *out, const char *what, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Keep the first error: it is the cause of the others. */
 static void set_error(struct scr_scavenge_job_outcome *out, const char *what, ...)
@@ -67,7 +68,8 @@ static void copy_newest(const struct scr_scavenge_job *job, struct scr_scavenge_
         return;
     }
     if (rc != SCR_SUCCESS) {
-        set_error(out, "cannot read the records of %s: %s", job->cntl_dir, last_error_or("unknown error"));
+        set_error(out, "cannot read the records of %s: %s", job->cntl_dir,
+                  last_error_or("unknown error"));
         out->copy_failed = 1;
         return;
     }
@@ -76,9 +78,13 @@ static void copy_newest(const struct scr_scavenge_job *job, struct scr_scavenge_
         return;
     }
     struct scr_scavenge_options o = {
-        .cntl_dir = job->cntl_dir, .prefix = job->prefix, .id = out->dataset,
-        .failed_nodes = job->down_nodes, .nfailed_nodes = job->ndown,
-        .live_nodes = job->nodes, .nlive_nodes = job->nnodes,
+        .cntl_dir = job->cntl_dir,
+        .prefix = job->prefix,
+        .id = out->dataset,
+        .failed_nodes = job->down_nodes,
+        .nfailed_nodes = job->ndown,
+        .live_nodes = job->nodes,
+        .nlive_nodes = job->nnodes,
     };
     rc = scr_scavenge_node(&o, &out->copy);
     if (rc != SCR_SUCCESS) {
@@ -89,15 +95,16 @@ static void copy_newest(const struct scr_scavenge_job *job, struct scr_scavenge_
 
 static int copied_something(const struct scr_scavenge_job_outcome *out)
 {
-    return out->dataset > 0 && !out->already_flushed && out->copy.ranks + out->copy.partner_ranks > 0;
+    return out->dataset > 0 && !out->already_flushed &&
+           out->copy.ranks + out->copy.partner_ranks > 0;
 }
 
 /* The expected nodes without an entry in nodes, into out->waiting_for;
  * returns how many. When runs noted where they ran (ran), a node none of
  * them used is not waited for: it has nothing to copy, and no record to
  * tell it where the prefix is. */
-static int waiting_for(const struct scr_scavenge_job *job, const scr_kvtree *nodes, const scr_kvtree *ran,
-                       struct scr_scavenge_job_outcome *out)
+static int waiting_for(const struct scr_scavenge_job *job, const scr_kvtree *nodes,
+                       const scr_kvtree *ran, struct scr_scavenge_job_outcome *out)
 {
     int missing = 0;
     size_t used = 0;
@@ -107,8 +114,8 @@ static int waiting_for(const struct scr_scavenge_job *job, const scr_kvtree *nod
         if (scr_kvtree_get(nodes, job->nodes[i]) != NULL) continue;
         if (noted && scr_kvtree_get(ran, job->nodes[i]) == NULL) continue;
         missing++;
-        int n = snprintf(out->waiting_for + used, sizeof(out->waiting_for) - used, "%s%s", used ? "," : "",
-                         job->nodes[i]);
+        int n = snprintf(out->waiting_for + used, sizeof(out->waiting_for) - used, "%s%s",
+                         used ? "," : "", job->nodes[i]);
         if (n > 0 && used + (size_t)n < sizeof(out->waiting_for)) used += (size_t)n;
     }
     return missing;
@@ -121,7 +128,7 @@ static int index_one(const char *prefix, int id, struct scr_scan_index_result *r
     snprintf(sub, sizeof(sub), ".scr/scr.dataset.%d", id);
     int rc = scr_path_join(prefix, sub, &dir);
     if (rc != SCR_SUCCESS) return rc;
-    struct scr_scan_index_options o = { .prefix = prefix, .dir = dir };
+    struct scr_scan_index_options o = {.prefix = prefix, .dir = dir};
     rc = scr_scan_index_dataset(&o, res);
     free(dir);
     return rc;
@@ -129,7 +136,8 @@ static int index_one(const char *prefix, int id, struct scr_scan_index_result *r
 
 /* Index one dataset every node has copied its part of; the outcome goes
  * into out->index_text. */
-static void index_dataset(const struct scr_scavenge_job *job, int id, struct scr_scavenge_job_outcome *out)
+static void index_dataset(const struct scr_scavenge_job *job, int id,
+                          struct scr_scavenge_job_outcome *out)
 {
     struct scr_scan_index_result res;
     memset(&res, 0, sizeof(res));
@@ -179,7 +187,8 @@ static void index_copied(const struct scr_scavenge_job *job, const scr_kvtree *n
 
 /* In the locked nodes file (all): this node's entry; then, when every node
  * has reported and none has indexed yet, the index. */
-static int record_node(const struct scr_scavenge_job *job, scr_kvtree *all, struct scr_scavenge_job_outcome *out)
+static int record_node(const struct scr_scavenge_job *job, scr_kvtree *all,
+                       struct scr_scavenge_job_outcome *out)
 {
     scr_kvtree *nodes = scr_kvtree_get(all, "NODE");
     if (nodes == NULL) nodes = scr_kvtree_set(all, "NODE", scr_kvtree_new());
@@ -203,7 +212,8 @@ static int record_node(const struct scr_scavenge_job *job, scr_kvtree *all, stru
 }
 
 /* Step 2: report under the lock; the last node indexes. */
-static int report_and_index(const struct scr_scavenge_job *job, struct scr_scavenge_job_outcome *out)
+static int report_and_index(const struct scr_scavenge_job *job,
+                            struct scr_scavenge_job_outcome *out)
 {
     char *path = NULL;
     int fd = -1;
@@ -220,30 +230,35 @@ static int report_and_index(const struct scr_scavenge_job *job, struct scr_scave
     int wrc = scr_kvtree_write_close_unlock(path, &fd, all);
     if (rc == SCR_SUCCESS) rc = wrc;
 out:
-    if (rc != SCR_SUCCESS) set_error(out, "cannot record the node in %s: %s", path ? path : job->prefix,
-                                     last_error_or("failed"));
+    if (rc != SCR_SUCCESS)
+        set_error(out, "cannot record the node in %s: %s", path ? path : job->prefix,
+                  last_error_or("failed"));
     scr_kvtree_delete(all);
     free(path);
     return rc;
 }
 
-void scr_scavenge_job_describe(const struct scr_scavenge_job *job, const struct scr_scavenge_job_outcome *out,
-                               char *buf, size_t len)
+void scr_scavenge_job_describe(const struct scr_scavenge_job *job,
+                               const struct scr_scavenge_job_outcome *out, char *buf, size_t len)
 {
-    snprintf(buf, len, "node=%s dataset=%d%s files=%d bytes=%llu failed=%d partner_ranks=%d index=%s%s%s",
+    snprintf(buf, len,
+             "node=%s dataset=%d%s files=%d bytes=%llu failed=%d partner_ranks=%d index=%s%s%s",
              job->node, out->dataset, out->already_flushed ? " (already on the prefix)" : "",
-             out->copy.files_copied, (unsigned long long)out->copy.bytes_copied, out->copy.files_failed,
-             out->copy.partner_ranks, out->index_text[0] ? out->index_text : "failed",
-             out->error[0] ? " error=" : "", out->error);
+             out->copy.files_copied, (unsigned long long)out->copy.bytes_copied,
+             out->copy.files_failed, out->copy.partner_ranks,
+             out->index_text[0] ? out->index_text : "failed", out->error[0] ? " error=" : "",
+             out->error);
 }
 
 /* Step 3: one line appended to the job's record. */
-static int append_record(const struct scr_scavenge_job *job, const struct scr_scavenge_job_outcome *out)
+static int append_record(const struct scr_scavenge_job *job,
+                         const struct scr_scavenge_job_outcome *out)
 {
     char *path = NULL, line[1400], stamp[32];
     time_t now = time(NULL);
     struct tm tm;
-    if (localtime_r(&now, &tm) == NULL || strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+    if (localtime_r(&now, &tm) == NULL ||
+        strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
         snprintf(stamp, sizeof(stamp), "%lld", (long long)now);
     char text[1300];
     scr_scavenge_job_describe(job, out, text, sizeof(text));
@@ -267,18 +282,21 @@ static int append_record(const struct scr_scavenge_job *job, const struct scr_sc
 static int note_ran(scr_kvtree *all, const char *const *nodes, int nnodes)
 {
     scr_kvtree *ran = scr_kvtree_get(all, KEY_RAN);
-    if (ran == NULL && (ran = scr_kvtree_set(all, KEY_RAN, scr_kvtree_new())) == NULL) return SCR_ERR_NOMEM;
+    if (ran == NULL && (ran = scr_kvtree_set(all, KEY_RAN, scr_kvtree_new())) == NULL)
+        return SCR_ERR_NOMEM;
     for (int i = 0; i < nnodes; i++)
-        if (scr_kvtree_get(ran, nodes[i]) == NULL && scr_kvtree_set(ran, nodes[i], scr_kvtree_new()) == NULL)
+        if (scr_kvtree_get(ran, nodes[i]) == NULL &&
+            scr_kvtree_set(ran, nodes[i], scr_kvtree_new()) == NULL)
             return SCR_ERR_NOMEM;
     return SCR_SUCCESS;
 }
 
-int scr_scavenge_job_note_nodes(const char *prefix, const char *jobid, const char *const *nodes, int nnodes)
+int scr_scavenge_job_note_nodes(const char *prefix, const char *jobid, const char *const *nodes,
+                                int nnodes)
 {
     char *path = NULL;
     int fd = -1;
-    struct scr_scavenge_job job = { .jobid = jobid, .prefix = prefix };
+    struct scr_scavenge_job job = {.jobid = jobid, .prefix = prefix};
     scr_kvtree *all = scr_kvtree_new();
     int rc = SCR_ERR_NOMEM;
     if (all == NULL) goto out;
@@ -291,7 +309,8 @@ int scr_scavenge_job_note_nodes(const char *prefix, const char *jobid, const cha
     rc = scr_kvtree_write_close_unlock(path, &fd, all);
 out:
     scr_kvtree_close_unlock(&fd); /* unless written: a failure leaves the file as it was */
-    if (rc == SCR_ERR_NOMEM) scr_err("out of memory noting the nodes of job %s in %s", jobid, path ? path : prefix);
+    if (rc == SCR_ERR_NOMEM)
+        scr_err("out of memory noting the nodes of job %s in %s", jobid, path ? path : prefix);
     scr_kvtree_delete(all);
     free(path);
     return rc;
@@ -306,15 +325,17 @@ static double now_seconds(void)
 
 /* The scavenge event of this node's part, in the prefix's event log (a
  * node whose cache held nothing has none). */
-static void log_scavenge(const struct scr_scavenge_job *job, const struct scr_scavenge_job_outcome *out,
-                         double seconds)
+static void log_scavenge(const struct scr_scavenge_job *job,
+                         const struct scr_scavenge_job_outcome *out, double seconds)
 {
     if (out->dataset <= 0) return;
     struct scr_event_log log;
     if (scr_event_log_setup_outside(&log, job->prefix, job->jobid) != SCR_SUCCESS) return;
     struct scr_event_field fields[] = {
-        SCR_EVENT_STR("node", job->node), SCR_EVENT_INT("files", out->copy.files_copied),
-        SCR_EVENT_INT("files_failed", out->copy.files_failed), SCR_EVENT_INT("already_flushed", out->already_flushed),
+        SCR_EVENT_STR("node", job->node),
+        SCR_EVENT_INT("files", out->copy.files_copied),
+        SCR_EVENT_INT("files_failed", out->copy.files_failed),
+        SCR_EVENT_INT("already_flushed", out->already_flushed),
         SCR_EVENT_STR("index", out->index_text),
     };
     int failed = out->copy_failed || out->index_failed || out->error[0] != '\0';
@@ -323,7 +344,9 @@ static void log_scavenge(const struct scr_scavenge_job *job, const struct scr_sc
     ev.dataset_id = out->dataset;
     ev.bytes = (long long)out->copy.bytes_copied;
     ev.seconds = seconds;
-    ev.reason = out->error[0] != '\0' ? out->error : failed ? "some files could not be copied or indexed" : NULL;
+    ev.reason = out->error[0] != '\0' ? out->error
+                : failed              ? "some files could not be copied or indexed"
+                                      : NULL;
     ev.fields = fields;
     ev.nfields = out->index_text[0] != '\0' ? 5 : 4;
     scr_event_log_write(&log, &ev);
@@ -361,10 +384,13 @@ int scr_scavenge_job_node(const struct scr_scavenge_job *job, struct scr_scaveng
      * the event log must tell what happened; the first failure is returned */
     rc = report_and_index(job, out);
     int arc = append_record(job, out);
-    if (arc != SCR_SUCCESS) set_error(out, "cannot append to the job record: %s", last_error_or("failed"));
+    if (arc != SCR_SUCCESS)
+        set_error(out, "cannot append to the job record: %s", last_error_or("failed"));
     if (rc == SCR_SUCCESS) rc = arc;
     log_scavenge(job, out, now_seconds() - t0);
-    return rc != SCR_SUCCESS ? rc : out->copy_failed || out->index_failed ? SCR_FAILURE : SCR_SUCCESS;
+    return rc != SCR_SUCCESS                       ? rc
+           : out->copy_failed || out->index_failed ? SCR_FAILURE
+                                                   : SCR_SUCCESS;
 }
 
 /* 1 when a job's nodes file says its datasets were indexed. */
@@ -387,11 +413,12 @@ static int index_one_late(const char *prefix, const char *path, int id, int *cou
     snprintf(sub, sizeof(sub), ".scr/scr.dataset.%d", id);
     int rc = scr_path_join(prefix, sub, &dir);
     if (rc != SCR_SUCCESS) return rc;
-    struct scr_scan_index_options o = { .prefix = prefix, .dir = dir };
+    struct scr_scan_index_options o = {.prefix = prefix, .dir = dir};
     if (scr_scan_index_dataset(&o, &res) == SCR_SUCCESS) { /* else it said why */
         (*count)++;
-        scr_warn("dataset %d was copied to %s at the end of a job but not indexed (%s): indexed now, %s", id,
-                 prefix, path, res.complete ? "complete" : "incomplete");
+        scr_warn(
+            "dataset %d was copied to %s at the end of a job but not indexed (%s): indexed now, %s",
+            id, prefix, path, res.complete ? "complete" : "incomplete");
     }
     free(res.missing);
     free(dir);
@@ -401,17 +428,18 @@ static int index_one_late(const char *prefix, const char *path, int id, int *cou
 /* Index each dataset the nodes of all (the nodes file path) copied that the
  * index does not list. A dataset that cannot be indexed does not stop the
  * others; only running out of memory does. Returns the last path's result. */
-static int index_nodes_late(const char *prefix, const char *path, const scr_kvtree *all, const scr_kvtree *index,
-                            int *count)
+static int index_nodes_late(const char *prefix, const char *path, const scr_kvtree *all,
+                            const scr_kvtree *index, int *count)
 {
     int rc = SCR_SUCCESS;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(all, "NODE")); e; e = scr_kvtree_elem_next(e)) {
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(all, "NODE")); e;
+         e = scr_kvtree_elem_next(e)) {
         int id = 0, copied = 0;
         const scr_dataset *known = NULL;
         const scr_kvtree *entry = scr_kvtree_elem_hash(e);
         if (scr_kvtree_util_get_int(entry, "DSET", &id) != SCR_SUCCESS ||
-            scr_kvtree_util_get_int(entry, "COPIED", &copied) != SCR_SUCCESS || !copied || id <= 0 ||
-            scr_index_file_get_dataset(index, id, &known) == SCR_SUCCESS)
+            scr_kvtree_util_get_int(entry, "COPIED", &copied) != SCR_SUCCESS || !copied ||
+            id <= 0 || scr_index_file_get_dataset(index, id, &known) == SCR_SUCCESS)
             continue;
         rc = index_one_late(prefix, path, id, count);
         if (rc == SCR_ERR_NOMEM) break;
@@ -474,7 +502,9 @@ int scr_scavenge_job_index_pending(const char *prefix, int *out_indexed)
     }
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         size_t n = strlen(e->d_name);
-        if (strncmp(e->d_name, "job.", 4) != 0 || n < 11 || strcmp(e->d_name + n - 6, ".nodes") != 0) continue;
+        if (strncmp(e->d_name, "job.", 4) != 0 || n < 11 ||
+            strcmp(e->d_name + n - 6, ".nodes") != 0)
+            continue;
         if (!index_read) { /* only when some job left a nodes file */
             rc = read_index(prefix, &ipath, index);
             if (rc != SCR_SUCCESS) goto out;

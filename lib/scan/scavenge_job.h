@@ -35,26 +35,26 @@
 
 struct scr_scavenge_job {
     const char *jobid;
-    const char *node;                 /* this node */
-    const char *cntl_dir;             /* this node's control directory of the job */
-    const char *prefix;               /* absolute */
-    const char *const *nodes;         /* the nodes expected to report: the job's nodes not down */
+    const char *node;         /* this node */
+    const char *cntl_dir;     /* this node's control directory of the job */
+    const char *prefix;       /* absolute */
+    const char *const *nodes; /* the nodes expected to report: the job's nodes not down */
     int nnodes;
-    const char *const *down_nodes;    /* the job's nodes that are down */
+    const char *const *down_nodes; /* the job's nodes that are down */
     int ndown;
 };
 
 struct scr_scavenge_job_outcome {
-    int dataset;                      /* newest dataset in this node's cache; 0: none */
-    int already_flushed;              /* 1: it was on the prefix, nothing copied */
-    struct scr_scavenge_report copy;  /* what the scavenge did */
-    int copy_failed;                  /* 1: the scavenge reported an error */
-    int indexed;                      /* datasets this node indexed (it was last) */
-    int complete;                     /* 1 when every dataset it indexed is complete */
-    int index_failed;                 /* 1: indexing failed */
-    char waiting_for[256];            /* expected nodes that have not reported, "n3 n4" */
-    char index_text[300];             /* what index= says in the record */
-    char error[512];                  /* the first error, "" when none */
+    int dataset;                     /* newest dataset in this node's cache; 0: none */
+    int already_flushed;             /* 1: it was on the prefix, nothing copied */
+    struct scr_scavenge_report copy; /* what the scavenge did */
+    int copy_failed;                 /* 1: the scavenge reported an error */
+    int indexed;                     /* datasets this node indexed (it was last) */
+    int complete;                    /* 1 when every dataset it indexed is complete */
+    int index_failed;                /* 1: indexing failed */
+    char waiting_for[256];           /* expected nodes that have not reported, "n3 n4" */
+    char index_text[300];            /* what index= says in the record */
+    char error[512];                 /* the first error, "" when none */
 };
 
 /* Set to 1 in every task's environment by the Slurm plugin, whose epilog
@@ -65,7 +65,8 @@ struct scr_scavenge_job_outcome {
 /* Note under the lock of <prefix>/.scr/job.<jobid>.nodes that a run of
  * the job used nodes (SCR_Init, rank 0): the job's end then waits only for
  * nodes some run used, which are the ones that know the prefix. */
-int scr_scavenge_job_note_nodes(const char *prefix, const char *jobid, const char *const *nodes, int nnodes);
+int scr_scavenge_job_note_nodes(const char *prefix, const char *jobid, const char *const *nodes,
+                                int nnodes);
 
 /* Steps 1 to 3 for this node. SCR_SUCCESS when the node's part was done
  * (whatever the index step decided; see out), else an error with
@@ -84,7 +85,7 @@ int scr_scavenge_job_node(const struct scr_scavenge_job *job, struct scr_scaveng
 int scr_scavenge_job_index_pending(const char *prefix, int *out_indexed);
 
 /* The record line of step 3 without time and newline, into buf. */
-void scr_scavenge_job_describe(const struct scr_scavenge_job *job, const struct scr_scavenge_job_outcome *out,
-                               char *buf, size_t len);
+void scr_scavenge_job_describe(const struct scr_scavenge_job *job,
+                               const struct scr_scavenge_job_outcome *out, char *buf, size_t len);
 
 #endif

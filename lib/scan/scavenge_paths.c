@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int scr_scavenge_paths_load(const char *cntl_dir, const char *prefix, struct scr_scavenge_paths *out)
+int scr_scavenge_paths_load(const char *cntl_dir, const char *prefix,
+                            struct scr_scavenge_paths *out)
 {
     memset(out, 0, sizeof(*out));
     int rc = scr_path_normalize(cntl_dir, &out->cntl_dir);
@@ -55,10 +56,12 @@ static int is_below(const char *dir, const char *path, int *out_inside)
     return rc;
 }
 
-int scr_scavenge_paths_check_filemap(const struct scr_scavenge_paths *p, const char *master, const char *path)
+int scr_scavenge_paths_check_filemap(const struct scr_scavenge_paths *p, const char *master,
+                                     const char *path)
 {
     int inside = 0;
-    int rc = path[0] == '/' && p->cntl_dir[0] == '/' ? is_below(p->cntl_dir, path, &inside) : SCR_SUCCESS;
+    int rc = path[0] == '/' && p->cntl_dir[0] == '/' ? is_below(p->cntl_dir, path, &inside)
+                                                     : SCR_SUCCESS;
     if (rc == SCR_SUCCESS && !inside && path[0] == '/') {
         /* one directory spelled two ways (/dev/shm, /run/shm): compare where both lead */
         char *real_dir = realpath(p->cntl_dir, NULL), *real_path = realpath(path, NULL);
@@ -67,8 +70,8 @@ int scr_scavenge_paths_check_filemap(const struct scr_scavenge_paths *p, const c
         free(real_path);
     }
     if (rc == SCR_SUCCESS && !inside) {
-        scr_err("%s: the filemap %s is not in the control directory %s; refused, nothing copied", master, path,
-                p->cntl_dir);
+        scr_err("%s: the filemap %s is not in the control directory %s; refused, nothing copied",
+                master, path, p->cntl_dir);
         rc = SCR_ERR_FORMAT;
     }
     return rc;
@@ -77,14 +80,15 @@ int scr_scavenge_paths_check_filemap(const struct scr_scavenge_paths *p, const c
 /* The cache file file of dataset id must lie in the dataset's directory
  * of one of the job's cache directories (any directory scr.dataset.<id>
  * when none is recorded). */
-static int check_cache_file(const struct scr_scavenge_paths *p, const char *record, int id, int rank,
-                            const char *file)
+static int check_cache_file(const struct scr_scavenge_paths *p, const char *record, int id,
+                            int rank, const char *file)
 {
     char name[64], *norm = NULL;
     int inside = 0;
     snprintf(name, sizeof(name), "scr.dataset.%d", id);
     int rc = file[0] == '/' ? scr_path_normalize(file, &norm) : SCR_ERR_FORMAT;
-    for (int i = 0; rc == SCR_SUCCESS && p->cache_dirs != NULL && p->cache_dirs[i] != NULL && !inside; i++) {
+    for (int i = 0;
+         rc == SCR_SUCCESS && p->cache_dirs != NULL && p->cache_dirs[i] != NULL && !inside; i++) {
         char *dsdir = NULL;
         rc = scr_path_join(p->cache_dirs[i], name, &dsdir);
         if (rc == SCR_SUCCESS) rc = is_below(dsdir, norm, &inside);
@@ -96,8 +100,10 @@ static int check_cache_file(const struct scr_scavenge_paths *p, const char *reco
         inside = strstr(norm, component) != NULL;
     }
     if (rc == SCR_ERR_FORMAT || (rc == SCR_SUCCESS && !inside)) {
-        scr_err("%s: the file %s of rank %d in dataset %d is not in the dataset's cache directory (%s of %s); "
-                "refused, nothing copied", record, file, rank, id, name,
+        scr_err("%s: the file %s of rank %d in dataset %d is not in the dataset's cache directory "
+                "(%s of %s); "
+                "refused, nothing copied",
+                record, file, rank, id, name,
                 p->cache_dirs != NULL ? "a cache directory the job recorded" : "any directory");
         rc = SCR_ERR_FORMAT;
     }
@@ -126,13 +132,15 @@ static int check_original(const struct scr_scavenge_paths *p, const char *record
 {
     const char *dir = NULL, *name = NULL;
     *moved = NULL;
-    if (scr_meta_get_origpath(meta, &dir) != SCR_SUCCESS || scr_meta_get_origname(meta, &name) != SCR_SUCCESS)
+    if (scr_meta_get_origpath(meta, &dir) != SCR_SUCCESS ||
+        scr_meta_get_origname(meta, &name) != SCR_SUCCESS)
         return SCR_SUCCESS; /* stored in the dataset directory under its own name */
     char *orig = NULL, *rel = NULL, *dest = NULL;
     int inside = 0, in_job = 0;
     int rc = dir[0] == '/' ? scr_path_join(dir, name, &orig) : SCR_ERR_FORMAT;
     if (rc == SCR_SUCCESS) rc = is_below(p->prefix, orig, &inside);
-    if (rc == SCR_SUCCESS && !inside && p->job_prefix != NULL) rc = is_below(p->job_prefix, orig, &in_job);
+    if (rc == SCR_SUCCESS && !inside && p->job_prefix != NULL)
+        rc = is_below(p->job_prefix, orig, &in_job);
     if (rc == SCR_SUCCESS && !inside && in_job) {
         rc = scr_path_relative(p->job_prefix, orig, &rel);
         if (rc == SCR_SUCCESS) rc = scr_path_join(p->prefix, rel, &dest);
@@ -140,11 +148,15 @@ static int check_original(const struct scr_scavenge_paths *p, const char *record
         if (rc == SCR_SUCCESS) rc = scr_meta_copy(*moved, meta);
         if (rc == SCR_SUCCESS) rc = set_original(*moved, dest);
         if (rc == SCR_SUCCESS)
-            scr_dbg(1, "%s: rank %d's %s goes to %s, under the prefix given", record, rank, orig, dest);
+            scr_dbg(1, "%s: rank %d's %s goes to %s, under the prefix given", record, rank, orig,
+                    dest);
     } else if (rc == SCR_ERR_FORMAT || (rc == SCR_SUCCESS && !inside)) {
-        scr_err("%s: the file %s/%s of rank %d in dataset %d is to go outside the prefix %s%s%s; refused, "
-                "nothing copied", record, dir, name, rank, id, p->prefix,
-                p->job_prefix != NULL ? " and the job's prefix " : "", p->job_prefix != NULL ? p->job_prefix : "");
+        scr_err("%s: the file %s/%s of rank %d in dataset %d is to go outside the prefix %s%s%s; "
+                "refused, "
+                "nothing copied",
+                record, dir, name, rank, id, p->prefix,
+                p->job_prefix != NULL ? " and the job's prefix " : "",
+                p->job_prefix != NULL ? p->job_prefix : "");
         rc = SCR_ERR_FORMAT;
     }
     if (rc != SCR_SUCCESS) {
@@ -159,7 +171,8 @@ static int check_original(const struct scr_scavenge_paths *p, const char *record
 
 /* Every file of rank's entry in dataset id; the metas moved are set once
  * all are checked, for the names listed point into map. */
-static int check_entry(const struct scr_scavenge_paths *p, const char *record, scr_filemap *map, int id, int rank)
+static int check_entry(const struct scr_scavenge_paths *p, const char *record, scr_filemap *map,
+                       int id, int rank)
 {
     const char **files = NULL;
     int n = 0;
@@ -170,9 +183,11 @@ static int check_entry(const struct scr_scavenge_paths *p, const char *record, s
     for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
         const scr_meta *meta = NULL;
         rc = check_cache_file(p, record, id, rank, files[f]);
-        if (rc == SCR_SUCCESS && scr_filemap_get_meta(map, id, rank, files[f], &meta) == SCR_SUCCESS)
+        if (rc == SCR_SUCCESS &&
+            scr_filemap_get_meta(map, id, rank, files[f], &meta) == SCR_SUCCESS)
             rc = check_original(p, record, id, rank, meta, &moved[f]);
-        if (rc == SCR_SUCCESS && moved[f] != NULL && (names[f] = strdup(files[f])) == NULL) rc = SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS && moved[f] != NULL && (names[f] = strdup(files[f])) == NULL)
+            rc = SCR_ERR_NOMEM;
     }
     for (int f = 0; rc == SCR_SUCCESS && f < n; f++)
         if (moved[f] != NULL) rc = scr_filemap_set_meta(map, id, rank, names[f], moved[f]);
@@ -187,14 +202,16 @@ static int check_entry(const struct scr_scavenge_paths *p, const char *record, s
     return rc;
 }
 
-int scr_scavenge_paths_apply(const struct scr_scavenge_paths *p, const char *record, scr_filemap *map)
+int scr_scavenge_paths_apply(const struct scr_scavenge_paths *p, const char *record,
+                             scr_filemap *map)
 {
     int *ids = NULL, nids = 0;
     int rc = scr_filemap_list_datasets(map, &ids, &nids);
     for (int d = 0; rc == SCR_SUCCESS && d < nids; d++) {
         int *ranks = NULL, nranks = 0;
         rc = scr_filemap_list_ranks_by_dataset(map, ids[d], &ranks, &nranks);
-        for (int r = 0; rc == SCR_SUCCESS && r < nranks; r++) rc = check_entry(p, record, map, ids[d], ranks[r]);
+        for (int r = 0; rc == SCR_SUCCESS && r < nranks; r++)
+            rc = check_entry(p, record, map, ids[d], ranks[r]);
         free(ranks);
     }
     free(ids);

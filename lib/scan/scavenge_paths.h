@@ -26,24 +26,27 @@
 #include "filemap.h"
 
 struct scr_scavenge_paths {
-    char *cntl_dir;      /* the control directory, normalised (absolute for a filemap to be inside it) */
-    char *prefix;        /* the prefix given, normalised */
-    char *job_prefix;    /* the prefix the job's runs recorded; NULL when none */
-    char **cache_dirs;   /* the job's cache directories; NULL when none recorded */
+    char *cntl_dir; /* the control directory, normalised (absolute for a filemap to be inside it) */
+    char *prefix;   /* the prefix given, normalised */
+    char *job_prefix;  /* the prefix the job's runs recorded; NULL when none */
+    char **cache_dirs; /* the job's cache directories; NULL when none recorded */
 };
 
 /* The bounds of a scavenge of the control directory cntl_dir to prefix
  * (absolute), from the job file there; free with scr_scavenge_paths_free. */
-int scr_scavenge_paths_load(const char *cntl_dir, const char *prefix, struct scr_scavenge_paths *out);
+int scr_scavenge_paths_load(const char *cntl_dir, const char *prefix,
+                            struct scr_scavenge_paths *out);
 void scr_scavenge_paths_free(struct scr_scavenge_paths *p);
 
 /* SCR_SUCCESS when the filemap path that the master list at master names
  * lies in the control directory; SCR_ERR_FORMAT (logged) otherwise. */
-int scr_scavenge_paths_check_filemap(const struct scr_scavenge_paths *p, const char *master, const char *path);
+int scr_scavenge_paths_check_filemap(const struct scr_scavenge_paths *p, const char *master,
+                                     const char *path);
 
 /* Check every file of every entry of map, the filemap read from record, as
  * above, and move original paths under the job's prefix onto the given
  * one (map is changed). SCR_ERR_FORMAT (logged) at the first path refused. */
-int scr_scavenge_paths_apply(const struct scr_scavenge_paths *p, const char *record, scr_filemap *map);
+int scr_scavenge_paths_apply(const struct scr_scavenge_paths *p, const char *record,
+                             scr_filemap *map);
 
 #endif

@@ -20,7 +20,8 @@
 /* slurmd's port when slurm.conf names none */
 #define SLURMD_DEFAULT_PORT 6818
 
-static void set_reason(struct scr_node_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_reason(struct scr_node_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void set_reason(struct scr_node_verdict *v, const char *fmt, ...)
 {
@@ -38,7 +39,8 @@ static int expand(const char *what, const char *text, struct scr_down_nodes *out
     hostlist_t hl = text ? slurm_hostlist_create(text) : NULL;
     int n = hl ? slurm_hostlist_count(hl) : 0;
     if (hl == NULL || n <= 0) {
-        scr_err("%s: '%s' is not a host list with at least one node (e.g. n[1-4,7])", what, text ? text : "");
+        scr_err("%s: '%s' is not a host list with at least one node (e.g. n[1-4,7])", what,
+                text ? text : "");
         if (hl) slurm_hostlist_destroy(hl);
         return SCR_ERR_ARG;
     }
@@ -55,7 +57,8 @@ static int expand(const char *what, const char *text, struct scr_down_nodes *out
     while ((host = slurm_hostlist_shift(hl)) != NULL) {
         /* libslurm keeps an unbalanced range ("n[1-") as a literal name */
         if (strpbrk(host, "[]") != NULL || strlen(host) >= sizeof(out->nodes[0].name)) bad = 1;
-        if (out->count < n) snprintf(out->nodes[out->count++].name, sizeof(out->nodes[0].name), "%s", host);
+        if (out->count < n)
+            snprintf(out->nodes[out->count++].name, sizeof(out->nodes[0].name), "%s", host);
         free(host);
     }
     slurm_hostlist_destroy(hl);
@@ -71,7 +74,8 @@ static int expand(const char *what, const char *text, struct scr_down_nodes *out
 
 /* Every node of out that the host list text names is down for reason;
  * what names the list in messages. */
-static int apply_list(const char *what, const char *text, const char *reason, struct scr_down_nodes *out)
+static int apply_list(const char *what, const char *text, const char *reason,
+                      struct scr_down_nodes *out)
 {
     if (text == NULL || text[0] == '\0') return SCR_SUCCESS;
     struct scr_down_nodes named;
@@ -79,7 +83,8 @@ static int apply_list(const char *what, const char *text, const char *reason, st
     int rc = expand(what, text, &named);
     for (int i = 0; rc == SCR_SUCCESS && i < out->count; i++)
         for (int j = 0; j < named.count; j++)
-            if (strcmp(out->nodes[i].name, named.nodes[j].name) == 0) set_reason(&out->nodes[i], "%s", reason);
+            if (strcmp(out->nodes[i].name, named.nodes[j].name) == 0)
+                set_reason(&out->nodes[i], "%s", reason);
     free(named.nodes);
     return rc;
 }
@@ -89,7 +94,8 @@ static const char *bad_state(uint32_t state)
 {
     uint32_t base = state & NODE_STATE_BASE;
     if (base == NODE_STATE_DOWN) return "DOWN";
-    if (state & NODE_STATE_DRAIN) return (base == NODE_STATE_ALLOCATED || base == NODE_STATE_MIXED) ? "DRAINING" : "DRAINED";
+    if (state & NODE_STATE_DRAIN)
+        return (base == NODE_STATE_ALLOCATED || base == NODE_STATE_MIXED) ? "DRAINING" : "DRAINED";
     if (state & NODE_STATE_FAIL) return "FAILING";
     if (state & NODE_STATE_NO_RESPOND) return "NOT RESPONDING";
     if (base == NODE_STATE_FUTURE || base == NODE_STATE_UNKNOWN) return "not in service";
@@ -115,7 +121,8 @@ static void slurmd_address(const node_info_t *ni, struct scr_probe_target *t)
 /* Probe the slurmd of every node Slurm still counts as up (probe[i].host
  * set for node i); a node whose slurmd does not answer is down. Compacts
  * probe[] in place, keeping in node_of[] which node each target is. */
-static int apply_probe(struct scr_probe_target *probe, int *node_of, int timeout_ms, struct scr_down_nodes *out)
+static int apply_probe(struct scr_probe_target *probe, int *node_of, int timeout_ms,
+                       struct scr_down_nodes *out)
 {
     int n = 0;
     for (int i = 0; i < out->count; i++) {
@@ -130,14 +137,14 @@ static int apply_probe(struct scr_probe_target *probe, int *node_of, int timeout
         /* then this host cannot reach slurmd (a login node behind a
          * firewall, say): that says nothing about the nodes */
         snprintf(out->probe_error, sizeof(out->probe_error),
-                 "no node's slurmd answered a probe from this host (%s:%d: %s); judged without it", probe[0].host,
-                 probe[0].port, probe[0].why);
+                 "no node's slurmd answered a probe from this host (%s:%d: %s); judged without it",
+                 probe[0].host, probe[0].port, probe[0].why);
         return SCR_SUCCESS;
     }
     for (int k = 0; rc == SCR_SUCCESS && k < n; k++)
         if (!probe[k].answered)
-            set_reason(&out->nodes[node_of[k]], "its slurmd at %s:%d does not answer: %s", probe[k].host,
-                       probe[k].port, probe[k].why);
+            set_reason(&out->nodes[node_of[k]], "its slurmd at %s:%d does not answer: %s",
+                       probe[k].host, probe[k].port, probe[k].why);
     return rc;
 }
 
@@ -179,7 +186,8 @@ static int apply_slurm(struct scr_down_nodes *out, int probe_slurmd, int probe_t
             known = 1;
             const char *why = bad_state(ni->node_state);
             if (why != NULL)
-                set_reason(v, "Slurm reports it %s%s%s", why, ni->reason ? ": " : "", ni->reason ? ni->reason : "");
+                set_reason(v, "Slurm reports it %s%s%s", why, ni->reason ? ": " : "",
+                           ni->reason ? ni->reason : "");
             else if (probe_slurmd && !v->down)
                 slurmd_address(ni, &probe[i]);
             break;
@@ -208,8 +216,10 @@ static int apply_health(const char *dir, time_t since, struct scr_down_nodes *ou
             continue;
         }
         rc = scr_health_file_read(path, &rec);
-        if (rc != SCR_SUCCESS) set_reason(v, "its health record %s is damaged", path);
-        else if (!rec.healthy && rec.checked >= since) set_reason(v, "failed its health check: %s", rec.reason);
+        if (rc != SCR_SUCCESS)
+            set_reason(v, "its health record %s is damaged", path);
+        else if (!rec.healthy && rec.checked >= since)
+            set_reason(v, "failed its health check: %s", rec.reason);
         free(path);
     }
     return SCR_SUCCESS;
@@ -220,9 +230,12 @@ int scr_down_nodes_find(const struct scr_down_nodes_query *q, struct scr_down_no
     memset(out, 0, sizeof(*out));
     if (q == NULL) return SCR_ERR_ARG;
     int rc = expand("node list", q->nodelist, out);
-    if (rc == SCR_SUCCESS) rc = apply_list("--down list", q->down, "named down (--down), not checked", out);
-    if (rc == SCR_SUCCESS) rc = apply_list("exclude list", q->exclude, "excluded by SCR_EXCLUDE_NODES", out);
-    if (rc == SCR_SUCCESS && q->ask_slurm) rc = apply_slurm(out, q->probe_slurmd, q->probe_timeout_ms);
+    if (rc == SCR_SUCCESS)
+        rc = apply_list("--down list", q->down, "named down (--down), not checked", out);
+    if (rc == SCR_SUCCESS)
+        rc = apply_list("exclude list", q->exclude, "excluded by SCR_EXCLUDE_NODES", out);
+    if (rc == SCR_SUCCESS && q->ask_slurm)
+        rc = apply_slurm(out, q->probe_slurmd, q->probe_timeout_ms);
     if (rc == SCR_SUCCESS) rc = apply_health(q->health_dir, q->health_since, out);
     if (rc != SCR_SUCCESS) {
         scr_down_nodes_free(out);

@@ -8,11 +8,10 @@
  *   2. Slurm reports it DOWN, DRAINED or DRAINING, FAILING, or not
  *      responding, or does not know it (asked only when ask_slurm is set);
  *   3. Slurm counts it up, but its slurmd does not accept a TCP connection
- *      within 3 s, or probe_timeout_ms when set (node_probe.h): it crashed a moment ago, before slurmctld
- *      noticed. Probed only when probe_slurmd is set and Slurm was asked,
- *      and ignored when no node answers at all (then this host cannot reach
- *      them; probe_error says so). One srun deciding a relaunch probes; the
- *      epilogs of every node do not (N nodes probing N nodes each);
+ *      within 3 s, or probe_timeout_ms when set (node_probe.h): it crashed a moment ago, before
+ * slurmctld noticed. Probed only when probe_slurmd is set and Slurm was asked, and ignored when no
+ * node answers at all (then this host cannot reach them; probe_error says so). One srun deciding a
+ * relaunch probes; the epilogs of every node do not (N nodes probing N nodes each);
  *   4. its health record (health_file.h) in health_dir says it failed its
  *      check. A node without a record is not down: the check may not have
  *      run there. A damaged record is a reason of its own. A record checked

@@ -25,16 +25,17 @@ struct scr_relaunch_plan_input {
     int min_nodes;        /* SCR_MIN_NODES; <= 0 no minimum */
     int64_t end_time;     /* the allocation's end, 0 unknown */
     int64_t halt_seconds; /* SCR_HALT_SECONDS */
-    int64_t health_since; /* health records checked before this are an earlier job's; 0: all count */
+    int64_t
+        health_since; /* health records checked before this are an earlier job's; 0: all count */
 };
 
 struct scr_relaunch_plan {
     enum scr_relaunch_verdict verdict;
-    char why[300];             /* one line: why launch or why not */
+    char why[300];              /* one line: why launch or why not */
     struct scr_down_nodes down; /* every node of the list judged (count 0 outside an allocation) */
-    int nodes_up;              /* usable nodes, -1 outside an allocation */
-    char *avoid;               /* the down nodes as a host list, NULL when none */
-    char note[420];            /* "" or why Slurm's node states or the slurmd probe were not used */
+    int nodes_up;               /* usable nodes, -1 outside an allocation */
+    char *avoid;                /* the down nodes as a host list, NULL when none */
+    char note[420]; /* "" or why Slurm's node states or the slurmd probe were not used */
 };
 
 /* Make the plan for in into *out (free with scr_relaunch_plan_free, also

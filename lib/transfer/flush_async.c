@@ -50,7 +50,7 @@
 /* One file the node's thread copies. */
 struct flush_job {
     char *src, *dest;
-    int owner;                  /* node rank whose file it is */
+    int owner; /* node rank whose file it is */
     uint64_t size;
     int created;                /* dest did not exist before (set by the thread) */
     uint64_t synced;            /* bytes of dest known to be on disk */
@@ -59,7 +59,7 @@ struct flush_job {
 };
 
 struct scr_flush_async {
-    struct scr_flush_attempt attempt;   /* every rank */
+    struct scr_flush_attempt attempt; /* every rank */
     int id;
 
     /* the node's first rank: the thread and what it owns while it runs */
@@ -71,13 +71,13 @@ struct scr_flush_async {
     char *transfer_path;
     size_t buf_size;
     int with_crc;
-    int compress;               /* SCR_FLUSH_COMPRESS: zlib level, 0 for none */
+    int compress; /* SCR_FLUSH_COMPRESS: zlib level, 0 for none */
     double bw, percent;
     struct scr_pace pace;
-    int current;                /* the job being copied */
+    int current; /* the job being copied */
     double last_update;
-    int rc;                     /* the thread's outcome */
-    int start_rc;               /* every rank: what failed at the start (its list, the thread) */
+    int rc;       /* the thread's outcome */
+    int start_rc; /* every rank: what failed at the start (its list, the thread) */
     double measured_bw, measured_percent, seconds;
 };
 
@@ -109,7 +109,8 @@ static int update_transfer_file(struct scr_flush_async *a, int final, int done)
             int wrc = scr_transfer_file_write_unlock(a->transfer_path, &fd, t);
             if (rc == SCR_SUCCESS) rc = wrc;
             if (rc == SCR_SUCCESS && !final && cmd == SCR_TRANSFER_COMMAND_EXIT) {
-                scr_warn("background flush of dataset %d stopped: %s says COMMAND EXIT", a->id, a->transfer_path);
+                scr_warn("background flush of dataset %d stopped: %s says COMMAND EXIT", a->id,
+                         a->transfer_path);
                 rc = SCR_ERR_STATE;
             }
             break;
@@ -176,7 +177,8 @@ static void *flush_thread(void *arg)
     struct scr_flush_async *a = arg;
     void *buf = malloc(a->buf_size);
     int rc = buf != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc != SCR_SUCCESS) scr_err("out of memory for a background flush buffer of %zu bytes", a->buf_size);
+    if (rc != SCR_SUCCESS)
+        scr_err("out of memory for a background flush buffer of %zu bytes", a->buf_size);
     scr_pace_start(&a->pace, a->bw, a->percent);
     a->last_update = scr_pace_now();
     int copied = 0;
@@ -217,15 +219,18 @@ static int list_my_files(struct scr_run *run, int id, const char *dsdir, scr_kvt
         rc = scr_flush_destination(run, id, dsdir, files[f], &dest);
         if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, files[f], &meta);
         if (rc == SCR_SUCCESS) scr_meta_get_filesize(meta, &size);
-        scr_kvtree *entry = rc == SCR_SUCCESS ? scr_kvtree_set(list, files[f], scr_kvtree_new()) : NULL;
+        scr_kvtree *entry =
+            rc == SCR_SUCCESS ? scr_kvtree_set(list, files[f], scr_kvtree_new()) : NULL;
         if (rc == SCR_SUCCESS && entry == NULL) rc = SCR_ERR_NOMEM;
         if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(entry, "DEST", dest);
         if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_uint64(entry, "SIZE", size);
         free(dest);
     }
     free(files);
-    if (rc == SCR_SUCCESS) *out_list = list;
-    else scr_kvtree_delete(list);
+    if (rc == SCR_SUCCESS)
+        *out_list = list;
+    else
+        scr_kvtree_delete(list);
     return rc;
 }
 
@@ -383,7 +388,8 @@ static int hand_out_results(struct scr_run *run, struct scr_flush_async *a, scr_
             scr_kvtree *e = scr_kvtree_set(t, j->src, scr_kvtree_new());
             if (e == NULL) status = SCR_ERR_NOMEM;
             if (status == SCR_SUCCESS) status = scr_kvtree_util_set_int(e, "RC", j->rc);
-            if (status == SCR_SUCCESS) status = scr_kvtree_util_set_uint64(e, "BYTES", j->got.bytes);
+            if (status == SCR_SUCCESS)
+                status = scr_kvtree_util_set_uint64(e, "BYTES", j->got.bytes);
             if (status == SCR_SUCCESS) status = scr_kvtree_util_set_uint64(e, "CRC", j->got.crc);
             if (status == SCR_SUCCESS && j->got.stored.compressed)
                 status = scr_kvtree_util_set_uint64(e, "COMPRESSED", j->got.stored.bytes);
@@ -413,7 +419,8 @@ static int record_results(struct scr_run *run, int id, const scr_kvtree *results
         int frc = SCR_FAILURE;
         uint64_t crc = 0;
         struct scr_copy_result got = {0};
-        got.stored.compressed = scr_kvtree_util_get_uint64(r, "COMPRESSED", &got.stored.bytes) == SCR_SUCCESS;
+        got.stored.compressed =
+            scr_kvtree_util_get_uint64(r, "COMPRESSED", &got.stored.bytes) == SCR_SUCCESS;
         scr_kvtree_util_get_int(r, "RC", &frc);
         scr_kvtree_util_get_uint64(r, "BYTES", &got.bytes);
         scr_kvtree_util_get_uint64(r, "CRC", &crc);
@@ -444,15 +451,17 @@ static int conclude(struct scr_run *run, struct scr_flush_async *a)
     char bw[64], cpu[64];
     snprintf(bw, sizeof(bw), "%.0f", a->measured_bw);
     snprintf(cpu, sizeof(cpu), "%.1f", a->measured_percent);
-    struct scr_event_field fields[] = {SCR_EVENT_INT("background", 1), {"bytes_per_second", bw, 0},
-                                       {"cpu_percent", cpu, 0}};
+    struct scr_event_field fields[] = {
+        SCR_EVENT_INT("background", 1), {"bytes_per_second", bw, 0}, {"cpu_percent", cpu, 0}};
     a->attempt.fields = fields;
     a->attempt.nfields = 3;
     int crc = scr_flush_conclude(run, &a->attempt, rc); /* all ranks agree */
     a->attempt.fields = NULL;
     if (run->rank == 0 && crc == SCR_SUCCESS)
-        scr_dbg(1, "dataset %d: background flush done; this node copied %.1f MiB/s using %.1f%% of a core", a->id,
-                a->measured_bw / 1048576.0, a->measured_percent);
+        scr_dbg(
+            1,
+            "dataset %d: background flush done; this node copied %.1f MiB/s using %.1f%% of a core",
+            a->id, a->measured_bw / 1048576.0, a->measured_percent);
     return crc;
 }
 
@@ -465,7 +474,8 @@ static void after_flush(struct scr_run *run, int id, int rc)
      * thread reads what leaves the cache here */
     /* the CRCs were to come from the copy: they come from a read now */
     if (rc != SCR_SUCCESS && run->crc_on_flush) scr_crc_fill(run, id);
-    if (rc != SCR_SUCCESS || scr_filemap_get_dataset(run->map, id, run->rank, &d) != SCR_SUCCESS) return;
+    if (rc != SCR_SUCCESS || scr_filemap_get_dataset(run->map, id, run->rank, &d) != SCR_SUCCESS)
+        return;
     if (scr_dataset_is_output(d) && !scr_dataset_is_checkpoint(d)) {
         scr_cache_delete_dataset(run, id);
         scr_cache_note_location(run, id, 0, 1, 0);

@@ -18,12 +18,12 @@
 #include "util_undo.h"
 
 struct scr_flush_attempt {
-    int id;                    /* the dataset */
-    scr_dataset *desc;         /* its descriptor, a copy the attempt owns */
-    char *dsdir;               /* <prefix>/.scr/scr.dataset.<id> */
-    struct scr_undo undo;      /* what this rank created on the prefix */
-    int in_cache;              /* the dataset is in cache (not written in place) */
-    double t0;                 /* when it began */
+    int id;                               /* the dataset */
+    scr_dataset *desc;                    /* its descriptor, a copy the attempt owns */
+    char *dsdir;                          /* <prefix>/.scr/scr.dataset.<id> */
+    struct scr_undo undo;                 /* what this rank created on the prefix */
+    int in_cache;                         /* the dataset is in cache (not written in place) */
+    double t0;                            /* when it began */
     const struct scr_event_field *fields; /* more fields of the flush event (may be NULL) */
     int nfields;
 };
@@ -63,6 +63,7 @@ int scr_flush_compress_level(const struct scr_run *run, const scr_dataset *desc)
  * written (else SCR_ERR_FORMAT, said: the file in cache is damaged); and
  * got->stored, how the prefix holds it (COMPRESSED and its size when gzip;
  * not compressed: as written). */
-int scr_flush_record_copy(struct scr_run *run, int id, const char *file, const struct scr_copy_result *got);
+int scr_flush_record_copy(struct scr_run *run, int id, const char *file,
+                          const struct scr_copy_result *got);
 
 #endif

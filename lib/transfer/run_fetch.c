@@ -53,8 +53,8 @@
 /* Rank 0: the next dataset to try (0: none) among those older than below,
  * by name when one is asked for; *out_whole: it was written by another
  * number of ranks, and is read whole (run_fetch_whole.c). */
-static int pick_candidate(struct scr_run *run, const char *wanted, int below, int *out_id, int *out_whole,
-                          int *out_in_place)
+static int pick_candidate(struct scr_run *run, const char *wanted, int below, int *out_id,
+                          int *out_whole, int *out_in_place)
 {
     *out_id = 0;
     *out_whole = 0;
@@ -70,7 +70,8 @@ static int pick_candidate(struct scr_run *run, const char *wanted, int below, in
         else if (scr_index_file_get_complete(index, id, &complete) == SCR_SUCCESS && complete)
             *out_id = id;
         else
-            scr_warn("dataset %s on %s is incomplete; using the newest checkpoint", wanted, run->prefix);
+            scr_warn("dataset %s on %s is incomplete; using the newest checkpoint", wanted,
+                     run->prefix);
     }
     if (rc == SCR_SUCCESS && *out_id == 0) {
         rc = scr_index_file_restart_candidate_below(index, below, out_id);
@@ -86,20 +87,26 @@ static int pick_candidate(struct scr_run *run, const char *wanted, int below, in
         scr_kvtree *summary = scr_kvtree_new();
         snprintf(name, sizeof(name), "scr.dataset.%d", *out_id);
         /* SCR 3.1's summary has no ranks: they come with its file list */
-        int have_summary = summary != NULL && scr_path_join(run->prefix_scr, name, &dsdir) == SCR_SUCCESS &&
+        int have_summary = summary != NULL &&
+                           scr_path_join(run->prefix_scr, name, &dsdir) == SCR_SUCCESS &&
                            scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path) == SCR_SUCCESS &&
                            scr_summary_read(path, summary) == SCR_SUCCESS &&
                            scr_scan_scr31_complete_summary(dsdir, summary) == SCR_SUCCESS;
-        if (have_summary && scr_summary_get_ranks(summary, &ranks) == SCR_SUCCESS && ranks != run->ranks) {
-            scr_dbg(1, "dataset %d on %s was written by %d ranks and this run has %d: any rank may read any "
-                       "of its files", *out_id, run->prefix, ranks, run->ranks);
+        if (have_summary && scr_summary_get_ranks(summary, &ranks) == SCR_SUCCESS &&
+            ranks != run->ranks) {
+            scr_dbg(1,
+                    "dataset %d on %s was written by %d ranks and this run has %d: any rank may "
+                    "read any "
+                    "of its files",
+                    *out_id, run->prefix, ranks, run->ranks);
             *out_whole = 1;
         }
         /* a file several ranks wrote is read where it is: a copy in each
          * node's cache would cost a read of the whole file per rank */
         if (have_summary && scr_summary_get_dataset(summary, &desc) == SCR_SUCCESS &&
             scr_dataset_get_shared_names(desc, &shared_names) == SCR_SUCCESS && shared_names > 0) {
-            scr_dbg(1, "dataset %d on %s has files several ranks wrote: it is read in place", *out_id, run->prefix);
+            scr_dbg(1, "dataset %d on %s has files several ranks wrote: it is read in place",
+                    *out_id, run->prefix);
             *out_in_place = 1;
         }
         free(dsdir);
@@ -138,7 +145,8 @@ int scr_fetch_peek(struct scr_run *run, int *out_id, char *name, size_t len)
     int rc = read_candidate(run->index_path, index, out_id);
     if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* nothing was ever flushed */
     const char *n = NULL;
-    if (rc == SCR_SUCCESS && *out_id > 0 && scr_index_file_get_name(index, *out_id, &n) == SCR_SUCCESS)
+    if (rc == SCR_SUCCESS && *out_id > 0 &&
+        scr_index_file_get_name(index, *out_id, &n) == SCR_SUCCESS)
         snprintf(name, len, "%s", n);
     scr_kvtree_delete(index);
     return rc;
@@ -208,8 +216,8 @@ out:
  * (read in place, the ranks described in ascending order): a name a lower
  * rank's part has already named goes without its CRC, so that the check
  * after the restart reads a file several ranks list once, on the lowest. */
-static int describe_part(const scr_kvtree *summary, const scr_dataset *desc, int r, scr_kvtree *part,
-                         scr_kvtree *seen)
+static int describe_part(const scr_kvtree *summary, const scr_dataset *desc, int r,
+                         scr_kvtree *part, scr_kvtree *seen)
 {
     const char **names = NULL;
     int n = 0;
@@ -229,7 +237,8 @@ static int describe_part(const scr_kvtree *summary, const scr_dataset *desc, int
         rc = scr_kvtree_util_set_uint64(file, KEY_SIZE, size);
         if (rc != SCR_SUCCESS) goto out;
         int named_before = seen != NULL && scr_kvtree_get(seen, names[f]) != NULL;
-        if (seen != NULL && !named_before && scr_kvtree_set(seen, names[f], scr_kvtree_new()) == NULL) {
+        if (seen != NULL && !named_before &&
+            scr_kvtree_set(seen, names[f], scr_kvtree_new()) == NULL) {
             rc = SCR_ERR_NOMEM;
             goto out;
         }
@@ -255,12 +264,14 @@ static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree
     scr_kvtree *summary = scr_kvtree_new();
     scr_kvtree *seen = run->fetch_bypass ? scr_kvtree_new() : NULL;
     const scr_dataset *desc = NULL;
-    int status = summary && (seen || !run->fetch_bypass) ? read_summary(run, id, dsdir, summary, &desc)
-                                                         : SCR_ERR_NOMEM;
+    int status = summary && (seen || !run->fetch_bypass)
+                     ? read_summary(run, id, dsdir, summary, &desc)
+                     : SCR_ERR_NOMEM;
     /* the loop goes on after a failure: every rank waits for its message */
     for (int r = 0; r < run->ranks; r++) {
         scr_kvtree *part = scr_kvtree_new();
-        int prc = (part && status == SCR_SUCCESS) ? describe_part(summary, desc, r, part, seen) : SCR_FAILURE;
+        int prc = (part && status == SCR_SUCCESS) ? describe_part(summary, desc, r, part, seen)
+                                                  : SCR_FAILURE;
         if (prc != SCR_SUCCESS) { /* every rank still gets a message, saying to give up */
             scr_kvtree_unset_all(part);
             scr_kvtree_util_set_int(part, KEY_ERROR, 1);
@@ -282,8 +293,8 @@ static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree
 /* The meta of a fetched file: rel, its path under the prefix; dir and
  * name, where the application wrote it; crc, the summary's CRC (NULL:
  * none), else copied_crc, the one the copy computed. */
-static int fill_meta(const struct scr_run *run, scr_meta *meta, const char *rel, const char *dir, const char *name,
-                     uint64_t size, const uint32_t *crc, uint32_t copied_crc)
+static int fill_meta(const struct scr_run *run, scr_meta *meta, const char *rel, const char *dir,
+                     const char *name, uint64_t size, const uint32_t *crc, uint32_t copied_crc)
 {
     int rc = scr_meta_set_filename(meta, rel);
     if (rc != SCR_SUCCESS) return rc;
@@ -292,8 +303,10 @@ static int fill_meta(const struct scr_run *run, scr_meta *meta, const char *rel,
     rc = scr_meta_set_filesize(meta, size);
     if (rc != SCR_SUCCESS) return rc;
     /* a file in cache has its CRC: the summary's, else the one the copy computed */
-    if (crc != NULL) rc = scr_meta_set_crc32(meta, *crc);
-    else if (run->crc_on_flush && run->crc_in_cache) rc = scr_meta_set_crc32(meta, copied_crc);
+    if (crc != NULL)
+        rc = scr_meta_set_crc32(meta, *crc);
+    else if (run->crc_on_flush && run->crc_in_cache)
+        rc = scr_meta_set_crc32(meta, copied_crc);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_meta_set_rank(meta, run->rank);
     if (rc != SCR_SUCCESS) return rc;
@@ -310,8 +323,9 @@ static int fill_meta(const struct scr_run *run, scr_meta *meta, const char *rel,
  * prefix holds it compressed, expanded on the way) from the prefix into
  * cachedir, listed in the filemap before it exists, and record its meta
  * (dir, name: where the application wrote it). */
-static int copy_to_cache(struct scr_run *run, int id, const char *cachedir, void *buf, const char *src,
-                         const char *dir, const char *name, uint64_t size, const uint32_t *crc, int gzip)
+static int copy_to_cache(struct scr_run *run, int id, const char *cachedir, void *buf,
+                         const char *src, const char *dir, const char *name, uint64_t size,
+                         const uint32_t *crc, int gzip)
 {
     struct scr_copy_result got = {0};
     char *rel = NULL, *dest = NULL;
@@ -339,7 +353,8 @@ static int copy_to_cache(struct scr_run *run, int id, const char *cachedir, void
         .kind = "fetch",
     };
     rc = scr_copy(src, dest, &opts, &got);
-    if (rc == SCR_ERR_TIMEOUT) scr_transfer_say_abandoned(run, "fetch", id, src, dest, "the fetch fails");
+    if (rc == SCR_ERR_TIMEOUT)
+        scr_transfer_say_abandoned(run, "fetch", id, src, dest, "the fetch fails");
     if (rc != SCR_SUCCESS) goto out;
     if (got.bytes != size) {
         scr_err("restart file %s has %llu bytes, %llu were written", src,
@@ -367,8 +382,8 @@ out:
  * that leads outside the prefix is refused, naming the summary that lists
  * it (rank_filemap.h): nothing is read from there, nor written into cache
  * outside the dataset's directory. */
-static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char *cachedir, void *buf,
-                      const scr_kvtree_elem *e)
+static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char *cachedir,
+                      void *buf, const scr_kvtree_elem *e)
 {
     const scr_kvtree *info = scr_kvtree_elem_hash(e);
     uint64_t size = 0;
@@ -389,12 +404,14 @@ static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char
     if (rc != SCR_SUCCESS) goto out;
     if (run->fetch_bypass && gzip) {
         scr_err("SCR_FETCH_BYPASS=1 cannot restart from %s in place: it is stored compressed "
-                "(SCR_FLUSH_COMPRESS); fetch it into cache (SCR_FETCH_BYPASS=0)", src);
+                "(SCR_FLUSH_COMPRESS); fetch it into cache (SCR_FETCH_BYPASS=0)",
+                src);
         rc = SCR_ERR_FORMAT;
     } else if (run->fetch_bypass) {
         rc = scr_fetch_note_in_place(run, src, name, size, have_crc ? &crc : NULL);
     } else {
-        rc = copy_to_cache(run, id, cachedir, buf, src, dir, name, size, have_crc ? &crc : NULL, gzip);
+        rc = copy_to_cache(run, id, cachedir, buf, src, dir, name, size, have_crc ? &crc : NULL,
+                           gzip);
     }
 out:
     free(src);
@@ -443,7 +460,8 @@ out:
  * something failed (rc: what came before), a part saying to give up; the
  * others receive theirs whatever failed before, for rank 0 sends to them
  * all. Collective. */
-static int share_parts(struct scr_run *run, int id, const char *dsdir, int rc, scr_kvtree **out_part)
+static int share_parts(struct scr_run *run, int id, const char *dsdir, int rc,
+                       scr_kvtree **out_part)
 {
     if (run->rank != 0) {
         int rrc = scr_comm_recv_kvtree(0, TAG_FETCH, run->world, out_part);
@@ -464,7 +482,8 @@ static int share_parts(struct scr_run *run, int id, const char *dsdir, int rc, s
  * ranks read from the prefix at once. A rank passes through the window even
  * when it reads nothing (rc: what failed before), for the ranks after it
  * wait for it. */
-static int fetch_in_window(struct scr_run *run, int id, const char *dsdir, const scr_kvtree *part, int rc)
+static int fetch_in_window(struct scr_run *run, int id, const char *dsdir, const scr_kvtree *part,
+                           int rc)
 {
     int wrc = scr_comm_window_enter(run->world, run->fetch_width, TAG_WIDTH);
     if (rc != SCR_SUCCESS) goto leave;
@@ -530,7 +549,8 @@ static int older_cached_checkpoint(struct scr_run *run, int below, int *out_id)
         }
         if (ckpt) {
             if (run->rank == 0)
-                scr_dbg(1, "dataset %d is not complete %s; %s", id, in_place ? "where it was written" : "in cache",
+                scr_dbg(1, "dataset %d is not complete %s; %s", id,
+                        in_place ? "where it was written" : "in cache",
                         in_place ? "forgetting it" : "deleting it");
             scr_cache_delete_dataset(run, id);
             if (!in_place) scr_cache_note_location(run, id, 0, 0, 0);
@@ -550,7 +570,8 @@ static int restart_from_records(struct scr_run *run, int id, int *out_ok)
     if (rc != SCR_SUCCESS) return rc;
     if (!*out_ok) {
         if (run->rank == 0)
-            scr_warn("dataset %d, written in place, cannot be read there (see above); trying an older checkpoint",
+            scr_warn("dataset %d, written in place, cannot be read there (see above); trying an "
+                     "older checkpoint",
                      id);
         scr_cache_delete_dataset(run, id);
         return SCR_SUCCESS;
@@ -562,8 +583,8 @@ static int restart_from_records(struct scr_run *run, int id, int *out_ok)
     run->restart_fetched = 0;
     set_restart_name(run, desc);
     if (in_place && run->rank == 0)
-        scr_dbg(1, "restarting from dataset %d (%s), read where it was written on %s", id, run->restart_name,
-                run->prefix);
+        scr_dbg(1, "restarting from dataset %d (%s), read where it was written on %s", id,
+                run->restart_name, run->prefix);
     return SCR_SUCCESS;
 }
 
@@ -608,7 +629,8 @@ int scr_fetch_decide_restart(struct scr_run *run)
     for (int attempt = 0;; attempt++) {
         int candidate = 0, whole = 0, in_place = 0, rc = SCR_SUCCESS;
         if (run->rank == 0)
-            rc = pick_candidate(run, attempt == 0 ? wanted : NULL, below, &candidate, &whole, &in_place);
+            rc = pick_candidate(run, attempt == 0 ? wanted : NULL, below, &candidate, &whole,
+                                &in_place);
         if (rc != SCR_SUCCESS) candidate = -1;
         if (candidate > 0 && scr_kvtree_get_kv_int(tried, "ID", candidate) != NULL) {
             scr_warn("dataset %d was tried already; no older dataset to restart from", candidate);
@@ -616,7 +638,8 @@ int scr_fetch_decide_restart(struct scr_run *run)
         }
         if (candidate > 0 && scr_kvtree_set_kv_int(tried, "ID", candidate) == NULL) candidate = -1;
         int choice[3] = {candidate, whole, in_place};
-        int mrc = scr_mpi_check(MPI_Bcast(choice, 3, MPI_INT, 0, run->world), "sharing the dataset to fetch");
+        int mrc = scr_mpi_check(MPI_Bcast(choice, 3, MPI_INT, 0, run->world),
+                                "sharing the dataset to fetch");
         candidate = choice[0];
         whole = choice[1];
         if (mrc != SCR_SUCCESS || candidate <= 0) {
@@ -640,9 +663,12 @@ int scr_fetch_decide_restart(struct scr_run *run)
         }
         if (run->rank == 0) {
             if (scr_fetch_record(run, candidate, ok) != SCR_SUCCESS)
-                scr_warn("could not record the fetch of dataset %d in %s", candidate, run->index_path);
-            if (!ok) scr_warn("could not fetch dataset %d from %s; marked it failed, trying an older one",
-                              candidate, run->prefix);
+                scr_warn("could not record the fetch of dataset %d in %s", candidate,
+                         run->index_path);
+            if (!ok)
+                scr_warn(
+                    "could not fetch dataset %d from %s; marked it failed, trying an older one",
+                    candidate, run->prefix);
             if (!ok && scr_event_log_enabled(&run->events)) {
                 char failed_name[1024];
                 struct scr_event_field fields[] = {SCR_EVENT_INT("attempt", attempt + 1),
@@ -650,7 +676,8 @@ int scr_fetch_decide_restart(struct scr_run *run)
                 index_name(run, candidate, failed_name, sizeof(failed_name));
                 scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_FAILED, candidate,
                               failed_name[0] ? failed_name : NULL, -1, scr_run_now() - t0,
-                              "could not be read back from the prefix; an older dataset is tried", fields, 2);
+                              "could not be read back from the prefix; an older dataset is tried",
+                              fields, 2);
             }
         }
         if (!ok) continue;
@@ -690,11 +717,14 @@ int scr_fetch_decide_restart(struct scr_run *run)
             scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_OK, candidate, run->restart_name,
                           have_bytes ? (long long)bytes : -1, scr_run_now() - t0, NULL, fields, 2);
             if (whole)
-                scr_dbg(1, "restarting from dataset %d (%s) of %s, written by another number of ranks: "
-                           "any rank may read any of its files", candidate, run->restart_name, run->prefix);
+                scr_dbg(
+                    1,
+                    "restarting from dataset %d (%s) of %s, written by another number of ranks: "
+                    "any rank may read any of its files",
+                    candidate, run->restart_name, run->prefix);
             else
-                scr_dbg(1, "fetched dataset %d (%s) from %s in %.3f s", candidate, run->restart_name,
-                        run->prefix, scr_run_now() - t0);
+                scr_dbg(1, "fetched dataset %d (%s) from %s in %.3f s", candidate,
+                        run->restart_name, run->prefix, scr_run_now() - t0);
         }
         return mrc;
     }

@@ -34,8 +34,8 @@
  * (crc NULL: none recorded, the size alone is checked); what differs is
  * said in one line naming the file and the checkpoint. *buf is the buffer
  * to read through, allocated at the first file read (freed by the caller). */
-static int file_is_as_flushed(const struct scr_run *run, const char *path, uint64_t size, const uint32_t *crc,
-                              void **buf)
+static int file_is_as_flushed(const struct scr_run *run, const char *path, uint64_t size,
+                              const uint32_t *crc, void **buf)
 {
     struct scr_copy_result got = {0};
     if (crc == NULL || !run->crc_on_flush) {
@@ -51,13 +51,15 @@ static int file_is_as_flushed(const struct scr_run *run, const char *path, uint6
     }
     if (scr_crc_file(path, *buf, run->file_buf_size, &got) != SCR_SUCCESS) return 0; /* said */
     if (got.bytes != size) {
-        scr_err("restart file %s of checkpoint %s, read in place, has %llu bytes, %llu were written", path,
-                run->restart_name, (unsigned long long)got.bytes, (unsigned long long)size);
+        scr_err(
+            "restart file %s of checkpoint %s, read in place, has %llu bytes, %llu were written",
+            path, run->restart_name, (unsigned long long)got.bytes, (unsigned long long)size);
         return 0;
     }
     if (got.crc != *crc) {
-        scr_err("restart file %s is damaged: CRC32 0x%08x, recorded 0x%08x (checkpoint %s, read in place)", path,
-                got.crc, *crc, run->restart_name);
+        scr_err("restart file %s is damaged: CRC32 0x%08x, recorded 0x%08x (checkpoint %s, read in "
+                "place)",
+                path, got.crc, *crc, run->restart_name);
         return 0;
     }
     return 1;
@@ -66,7 +68,8 @@ static int file_is_as_flushed(const struct scr_run *run, const char *path, uint6
 void scr_fetch_check_in_place(struct scr_run *run, int *out_damaged)
 {
     *out_damaged = 0;
-    if (run->restart_source != SCR_RESTART_PREFIX && run->restart_source != SCR_RESTART_IN_PLACE) return;
+    if (run->restart_source != SCR_RESTART_PREFIX && run->restart_source != SCR_RESTART_IN_PLACE)
+        return;
     void *buf = NULL;
     /* the files run_fetch.c noted: ORIG/<path>/{SIZE, CRC} */
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(run->restart_files, "ORIG")); e;
@@ -75,13 +78,14 @@ void scr_fetch_check_in_place(struct scr_run *run, int *out_damaged)
         uint64_t size = 0;
         uint32_t crc = 0;
         if (scr_kvtree_util_get_uint64(info, "SIZE", &size) != SCR_SUCCESS) {
-            scr_err("restart file %s of checkpoint %s has no recorded size to check", scr_kvtree_elem_key(e),
-                    run->restart_name);
+            scr_err("restart file %s of checkpoint %s has no recorded size to check",
+                    scr_kvtree_elem_key(e), run->restart_name);
             (*out_damaged)++;
             continue;
         }
         int have_crc = scr_kvtree_util_get_crc32(info, "CRC", &crc) == SCR_SUCCESS;
-        if (!file_is_as_flushed(run, scr_kvtree_elem_key(e), size, have_crc ? &crc : NULL, &buf)) (*out_damaged)++;
+        if (!file_is_as_flushed(run, scr_kvtree_elem_key(e), size, have_crc ? &crc : NULL, &buf))
+            (*out_damaged)++;
     }
     free(buf);
 }

@@ -35,7 +35,8 @@ int scr_fetch_note_in_place(struct scr_run *run, const char *src, const char *na
         return SCR_ERR_NOTFOUND;
     }
     scr_kvtree *orig = scr_kvtree_set_kv(run->restart_files, "ORIG", src);
-    if (scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "NAME", name), "PATH", src) != SCR_SUCCESS ||
+    if (scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "NAME", name), "PATH", src) !=
+            SCR_SUCCESS ||
         scr_kvtree_util_set_str(orig, "PATH", src) != SCR_SUCCESS ||
         scr_kvtree_util_set_uint64(orig, "SIZE", size) != SCR_SUCCESS ||
         (crc != NULL && scr_kvtree_util_set_crc32(orig, "CRC", *crc) != SCR_SUCCESS))
@@ -47,7 +48,8 @@ int scr_fetch_note_in_place(struct scr_run *run, const char *src, const char *na
  * id, from its meta: redundancy data, which a dataset written in place
  * does not have, is no restart file. A file a lower rank lists too is
  * noted without its CRC: that rank reads it for the check (plan). */
-static int note_listed_file(struct scr_run *run, int id, const struct scr_shared_crc *plan, const char *path)
+static int note_listed_file(struct scr_run *run, int id, const struct scr_shared_crc *plan,
+                            const char *path)
 {
     const scr_meta *meta = NULL;
     const char *name = NULL;
@@ -70,7 +72,8 @@ static int note_listed_file(struct scr_run *run, int id, const struct scr_shared
         if (rc != SCR_SUCCESS) return rc;
         name = base;
     }
-    int have_crc = scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS && scr_shared_crc_reads(plan, run, id, path);
+    int have_crc =
+        scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS && scr_shared_crc_reads(plan, run, id, path);
     rc = scr_fetch_note_in_place(run, path, name, size, have_crc ? &crc : NULL);
     free(base);
     return rc;
@@ -88,7 +91,8 @@ int scr_fetch_in_place_prepare(struct scr_run *run, int id, int *out_ok)
     int rc = scr_shared_crc_plan(run, id, desc, &plan); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) rc = note_listed_file(run, id, &plan, files[f]);
+    for (int f = 0; rc == SCR_SUCCESS && f < n; f++)
+        rc = note_listed_file(run, id, &plan, files[f]);
     free(files);
     scr_shared_crc_free(&plan);
     /* all ranks agree: */

@@ -56,8 +56,8 @@
 
 /* Rank 0: one file of the summary (rank r, name relative to dsdir) into
  * whole, after checking it is under the prefix (rank_filemap.h), there, with its size. */
-static int add_listed_file(const scr_kvtree *summary, int r, const char *name,
-                           const char *dsdir, scr_kvtree *whole)
+static int add_listed_file(const scr_kvtree *summary, int r, const char *name, const char *dsdir,
+                           scr_kvtree *whole)
 {
     uint64_t size = 0, stored = 0;
     uint32_t crc = 0;
@@ -67,21 +67,25 @@ static int add_listed_file(const scr_kvtree *summary, int r, const char *name,
     int gzip = scr_summary_get_file_compressed(summary, r, name, &stored) == SCR_SUCCESS;
     char *record = NULL;
     rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &record);
-    if (rc == SCR_SUCCESS) rc = scr_rank_filemap_file_path(dsdir, name, record, &path); /* held to the prefix */
+    if (rc == SCR_SUCCESS)
+        rc = scr_rank_filemap_file_path(dsdir, name, record, &path); /* held to the prefix */
     free(record);
     if (rc != SCR_SUCCESS) return rc;
     struct stat st;
     if (stat(path, &st) != 0) {
-        scr_err("restart file %s (rank %d of the run that wrote it) is missing: %s", path, r, strerror(errno));
+        scr_err("restart file %s (rank %d of the run that wrote it) is missing: %s", path, r,
+                strerror(errno));
         rc = SCR_ERR_NOTFOUND;
     } else if ((uint64_t)st.st_size != (gzip ? stored : size)) {
-        scr_err("restart file %s has %llu bytes, %llu were %s", path, (unsigned long long)st.st_size,
-                (unsigned long long)(gzip ? stored : size), gzip ? "stored compressed" : "written");
+        scr_err("restart file %s has %llu bytes, %llu were %s", path,
+                (unsigned long long)st.st_size, (unsigned long long)(gzip ? stored : size),
+                gzip ? "stored compressed" : "written");
         rc = SCR_ERR_FORMAT;
     } else {
         scr_kvtree *file = scr_kvtree_set_kv(whole, KEY_WHOLE, path);
         rc = file != NULL ? scr_kvtree_util_set_uint64(file, KEY_SIZE, size) : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS && gzip) rc = scr_kvtree_util_set_uint64(file, KEY_COMPRESSED, stored);
+        if (rc == SCR_SUCCESS && gzip)
+            rc = scr_kvtree_util_set_uint64(file, KEY_COMPRESSED, stored);
         if (rc == SCR_SUCCESS && scr_summary_get_file_crc(summary, r, name, &crc) == SCR_SUCCESS)
             rc = scr_kvtree_util_set_crc32(file, KEY_CRC, crc);
     }
@@ -101,7 +105,8 @@ static int list_whole_dataset(const struct scr_run *run, int id, scr_kvtree *who
     if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
     if (rc == SCR_SUCCESS) rc = scr_summary_read(path, summary);
     if (rc == SCR_ERR_NOTFOUND) scr_err("%s is missing", path);
-    if (rc == SCR_SUCCESS) rc = scr_scan_scr31_complete_summary(dsdir, summary); /* SCR 3.1 lists files apart */
+    if (rc == SCR_SUCCESS)
+        rc = scr_scan_scr31_complete_summary(dsdir, summary); /* SCR 3.1 lists files apart */
     if (rc == SCR_SUCCESS) rc = scr_summary_list_ranks(summary, &ranks, &nranks);
     for (int i = 0; rc == SCR_SUCCESS && i < nranks; i++) {
         const char **files = NULL;
@@ -138,12 +143,15 @@ static int list_held_files(const struct scr_run *run, int id, scr_kvtree *held)
             const char *rel = NULL;
             char *path = NULL;
             if (scr_filemap_get_meta(run->map, id, ranks[i], files[f], &meta) != SCR_SUCCESS ||
-                !scr_meta_is_complete(meta) || scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) != SCR_SUCCESS ||
+                !scr_meta_is_complete(meta) ||
+                scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) != SCR_SUCCESS ||
                 scr_meta_get_filename(meta, &rel) != SCR_SUCCESS)
                 continue;
             rc = scr_path_join(run->prefix, rel, &path);
             scr_kvtree *entry = rc == SCR_SUCCESS ? scr_kvtree_set_kv(held, KEY_HELD, path) : NULL;
-            if (rc == SCR_SUCCESS && (entry == NULL || scr_kvtree_util_set_str(entry, KEY_CACHE, files[f]) != SCR_SUCCESS))
+            if (rc == SCR_SUCCESS &&
+                (entry == NULL ||
+                 scr_kvtree_util_set_str(entry, KEY_CACHE, files[f]) != SCR_SUCCESS))
                 rc = SCR_ERR_NOMEM;
             free(path);
         }
@@ -164,7 +172,8 @@ static int pool_node_files(struct scr_run *run, int id, int rc, scr_kvtree **out
         for (int i = 1; i < run->node_ranks; i++) {
             scr_kvtree *part = NULL;
             int rrc = scr_comm_recv_kvtree(i, TAG_WHOLE_NODE, run->node, &part);
-            if (rrc == SCR_SUCCESS && scr_kvtree_merge(held, part) != SCR_SUCCESS) rrc = SCR_ERR_NOMEM;
+            if (rrc == SCR_SUCCESS && scr_kvtree_merge(held, part) != SCR_SUCCESS)
+                rrc = SCR_ERR_NOMEM;
             scr_kvtree_delete(part);
             if (rc == SCR_SUCCESS) rc = rrc;
         }
@@ -174,8 +183,10 @@ static int pool_node_files(struct scr_run *run, int id, int rc, scr_kvtree **out
     }
     int brc = scr_comm_bcast_kvtree(&held, 0, run->node);
     if (rc == SCR_SUCCESS) rc = brc;
-    if (rc == SCR_SUCCESS) *out_held = held;
-    else scr_kvtree_delete(held);
+    if (rc == SCR_SUCCESS)
+        *out_held = held;
+    else
+        scr_kvtree_delete(held);
     return rc;
 }
 
@@ -200,7 +211,8 @@ int scr_fetch_whole_prepare(struct scr_run *run, int id, int *out_ok)
          rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e)) {
         scr_kvtree *file = scr_kvtree_get_kv(whole, KEY_WHOLE, scr_kvtree_elem_key(e));
         const char *cached = NULL;
-        if (file != NULL && scr_kvtree_util_get_str(scr_kvtree_elem_hash(e), KEY_CACHE, &cached) == SCR_SUCCESS)
+        if (file != NULL &&
+            scr_kvtree_util_get_str(scr_kvtree_elem_hash(e), KEY_CACHE, &cached) == SCR_SUCCESS)
             rc = scr_kvtree_util_set_str(file, KEY_CACHE, cached);
     }
     scr_kvtree_delete(held);
@@ -215,8 +227,8 @@ int scr_fetch_whole_prepare(struct scr_run *run, int id, int *out_ok)
 
 /* Whether path holds size bytes whose CRC (when crc is not NULL and CRCs
  * are on) is *crc; what is wrong is said, naming what. */
-static int bytes_check(const struct scr_run *run, const char *path, uint64_t size, const uint32_t *crc,
-                       const char *what)
+static int bytes_check(const struct scr_run *run, const char *path, uint64_t size,
+                       const uint32_t *crc, const char *what)
 {
     struct stat st;
     if (stat(path, &st) != 0 || (uint64_t)st.st_size != size) {
@@ -237,8 +249,8 @@ static int bytes_check(const struct scr_run *run, const char *path, uint64_t siz
 /* The prefix's gzip file path (size bytes once expanded, crc: their CRC
  * when recorded), expanded into this rank's part of the cache of dataset
  * id and listed in its filemap before it exists; *out_dest: where. */
-static int expand_into_cache(struct scr_run *run, const char *path, uint64_t size, const uint32_t *crc,
-                             char **out_dest)
+static int expand_into_cache(struct scr_run *run, const char *path, uint64_t size,
+                             const uint32_t *crc, char **out_dest)
 {
     char *dsdir = NULL, *rel = NULL, *mine = NULL, *dest = NULL, sub[64];
     struct scr_copy_result got = {0};
@@ -254,23 +266,27 @@ static int expand_into_cache(struct scr_run *run, const char *path, uint64_t siz
     if (rc == SCR_SUCCESS) listed = 1;
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     if (rc == SCR_SUCCESS)
-        rc = scr_copy(path, dest, &(struct scr_copy_opts){.buf = buf, .bufsize = run->file_buf_size, .crc = 1,
-                                                          .form = SCR_COPY_GUNZIP}, &got);
+        rc = scr_copy(
+            path, dest,
+            &(struct scr_copy_opts){
+                .buf = buf, .bufsize = run->file_buf_size, .crc = 1, .form = SCR_COPY_GUNZIP},
+            &got);
     if (rc == SCR_SUCCESS && got.bytes != size) {
-        scr_warn("restart file %s expands to %llu bytes, %llu were written", path, (unsigned long long)got.bytes,
-                 (unsigned long long)size);
+        scr_warn("restart file %s expands to %llu bytes, %llu were written", path,
+                 (unsigned long long)got.bytes, (unsigned long long)size);
         rc = SCR_ERR_FORMAT;
     }
     if (rc == SCR_SUCCESS && crc != NULL && run->crc_on_flush && got.crc != *crc) {
-        scr_warn("restart file %s is damaged: CRC32 0x%08x of its expanded bytes, recorded 0x%08x", path, got.crc,
-                 *crc);
+        scr_warn("restart file %s is damaged: CRC32 0x%08x of its expanded bytes, recorded 0x%08x",
+                 path, got.crc, *crc);
         rc = SCR_ERR_FORMAT;
     }
     if (rc == SCR_SUCCESS) {
         *out_dest = dest;
         dest = NULL;
     } else if (listed) { /* what did not check is not kept */
-        if (unlink(dest) != 0 && errno != ENOENT) scr_warn("cannot remove %s: %s", dest, strerror(errno));
+        if (unlink(dest) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", dest, strerror(errno));
         if (scr_filemap_remove_file(run->map, run->restart_id, run->rank, dest) == SCR_SUCCESS)
             scr_cache_save_filemap(run);
     }
@@ -284,7 +300,8 @@ static int expand_into_cache(struct scr_run *run, const char *path, uint64_t siz
 
 /* The entry of the file the application calls name (abs: as an absolute
  * path), by path first, then by bare name when no other file has it. */
-static int find_entry(const struct scr_run *run, const char *name, const char *abs, scr_kvtree_elem **out)
+static int find_entry(const struct scr_run *run, const char *name, const char *abs,
+                      scr_kvtree_elem **out)
 {
     scr_kvtree *files = scr_kvtree_get(run->restart_files, KEY_WHOLE);
     *out = NULL;
@@ -300,7 +317,8 @@ static int find_entry(const struct scr_run *run, const char *name, const char *a
         if (strcmp(slash != NULL ? slash + 1 : key, name) == 0 && matches++ == 0) *out = e;
     }
     if (matches > 1) {
-        scr_err("SCR_Route_file: %d files of checkpoint %s are called %s; give the path it was written at",
+        scr_err("SCR_Route_file: %d files of checkpoint %s are called %s; give the path it was "
+                "written at",
                 matches, run->restart_name, name);
         *out = NULL;
         return SCR_ERR_ARG;
@@ -324,7 +342,8 @@ int scr_fetch_whole_route(struct scr_run *run, const char *name, const char *abs
     rc = scr_kvtree_util_get_uint64(file, KEY_SIZE, &size);
     if (rc != SCR_SUCCESS) return rc;
     int gzip = scr_kvtree_util_get_uint64(file, KEY_COMPRESSED, &stored) == SCR_SUCCESS;
-    const uint32_t *want = scr_kvtree_util_get_crc32(file, KEY_CRC, &crc) == SCR_SUCCESS ? &crc : NULL;
+    const uint32_t *want =
+        scr_kvtree_util_get_crc32(file, KEY_CRC, &crc) == SCR_SUCCESS ? &crc : NULL;
     scr_kvtree_util_get_str(file, KEY_CACHE, &cached);
     scr_kvtree_util_get_int(file, KEY_CHECKED, &checked);
     if (checked) {
@@ -338,7 +357,8 @@ int scr_fetch_whole_route(struct scr_run *run, const char *name, const char *abs
         else if (!gzip && bytes_check(run, prefix_path, size, want, "restart file"))
             chosen = prefix_path;
         if (chosen == NULL) {
-            scr_err("SCR_Route_file: no intact copy of %s (checkpoint %s)", name, run->restart_name);
+            scr_err("SCR_Route_file: no intact copy of %s (checkpoint %s)", name,
+                    run->restart_name);
             return SCR_ERR_FORMAT;
         }
         char *keep = strdup(chosen);
@@ -348,8 +368,10 @@ int scr_fetch_whole_route(struct scr_run *run, const char *name, const char *abs
         if (chosen != cached) scr_kvtree_unset(file, KEY_CACHE); /* frees cached, not chosen */
         rc = chosen == prefix_path ? SCR_SUCCESS : scr_kvtree_util_set_str(file, KEY_CACHE, keep);
         if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(file, KEY_CHECKED, 1);
-        if (rc == SCR_SUCCESS) *out_path = keep;
-        else free(keep);
+        if (rc == SCR_SUCCESS)
+            *out_path = keep;
+        else
+            free(keep);
         return rc;
     }
     *out_path = strdup(chosen);

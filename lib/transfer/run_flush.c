@@ -118,7 +118,8 @@ out:
 void scr_transfer_say_abandoned(const struct scr_run *run, const char *op, int id, const char *src,
                                 const char *dest, const char *consequence)
 {
-    scr_warn("watchdog: %s of dataset %d: copying %s to %s took more than SCR_WATCHDOG_TIMEOUT_PFS=%d s; "
+    scr_warn("watchdog: %s of dataset %d: copying %s to %s took more than "
+             "SCR_WATCHDOG_TIMEOUT_PFS=%d s; "
              "abandoned it (%s; the copy's thread waits until the file system answers)",
              op, id, src, dest, run->watchdog_pfs, consequence);
 }
@@ -131,15 +132,17 @@ static int check_flush_paths(const struct scr_run *run, int id, const char *file
     int inside = 0;
     int rc = scr_path_is_inside(run->prefix, dest, &inside);
     if (rc == SCR_SUCCESS && !inside) {
-        scr_err("%s: file %s of rank %d in dataset %d is to go to %s, outside the prefix %s; refused",
-                run->filemap_path, file, run->rank, id, dest, run->prefix);
+        scr_err(
+            "%s: file %s of rank %d in dataset %d is to go to %s, outside the prefix %s; refused",
+            run->filemap_path, file, run->rank, id, dest, run->prefix);
         return SCR_ERR_FORMAT;
     }
     if (rc != SCR_SUCCESS || strcmp(file, dest) == 0) return rc;
     rc = scr_cache_dataset_dir(run, id, &cache);
     if (rc == SCR_SUCCESS) rc = scr_path_is_inside(cache, file, &inside);
     if (rc == SCR_SUCCESS && !inside) {
-        scr_err("%s: file %s of rank %d in dataset %d is not in the dataset's cache directory %s; refused",
+        scr_err("%s: file %s of rank %d in dataset %d is not in the dataset's cache directory %s; "
+                "refused",
                 run->filemap_path, file, run->rank, id, cache);
         rc = SCR_ERR_FORMAT;
     }
@@ -177,8 +180,8 @@ int scr_flush_compress_level(const struct scr_run *run, const scr_dataset *desc)
  * its meta. A file the copy creates is noted in undo. A file written in
  * place that a lower rank lists too is that rank's to checksum (plan): its
  * CRC comes once the copies are done (scr_shared_crc_share). */
-static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo,
-                      const struct scr_shared_crc *plan, const char *file)
+static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf,
+                      struct scr_undo *undo, const struct scr_shared_crc *plan, const char *file)
 {
     char *dest = NULL;
     struct scr_copy_result got = {0};
@@ -221,8 +224,8 @@ out:
 
 /* Copy (or, written in place, checksum) this rank's files; update their
  * meta. Each file the copy creates is noted in undo. */
-static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf, struct scr_undo *undo,
-                         const struct scr_shared_crc *plan)
+static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf,
+                         struct scr_undo *undo, const struct scr_shared_crc *plan)
 {
     const char **files = NULL;
     int nfiles = 0;
@@ -261,8 +264,8 @@ leave:
 
 /* This rank's rank filemap (*out_rmap), written into dsdir once its files
  * are copied, and noted in undo when it is new. */
-static int write_my_rank_filemap(struct scr_run *run, int id, const char *dsdir, scr_filemap **out_rmap,
-                                 struct scr_undo *undo)
+static int write_my_rank_filemap(struct scr_run *run, int id, const char *dsdir,
+                                 scr_filemap **out_rmap, struct scr_undo *undo)
 {
     scr_filemap *rmap = NULL;
     char *path = NULL;
@@ -276,8 +279,10 @@ static int write_my_rank_filemap(struct scr_run *run, int id, const char *dsdir,
     if (created) rc = scr_undo_note_file(undo, path);
 out:
     free(path);
-    if (rc == SCR_SUCCESS) *out_rmap = rmap;
-    else scr_filemap_delete(rmap);
+    if (rc == SCR_SUCCESS)
+        *out_rmap = rmap;
+    else
+        scr_filemap_delete(rmap);
     return rc;
 }
 
@@ -323,18 +328,22 @@ static int list_flushed(scr_kvtree *index, void *ctx)
     scr_dataset_get_id(desc, &id);
     scr_dataset_get_name(desc, &name);
     const scr_dataset *listed = NULL;
-    if (scr_index_file_get_dataset(index, id, &listed) == SCR_SUCCESS && !scr_dataset_claim_same(listed, desc)) {
+    if (scr_index_file_get_dataset(index, id, &listed) == SCR_SUCCESS &&
+        !scr_dataset_claim_same(listed, desc)) {
         const char *other = "?", *jobid = "?";
         scr_dataset_get_name(listed, &other);
         scr_dataset_get_jobid(listed, &jobid);
-        scr_err("the index lists dataset %d as %s of job %s; %s is not listed in its place: two jobs write to "
-                "one prefix", id, other, jobid, name);
+        scr_err("the index lists dataset %d as %s of job %s; %s is not listed in its place: two "
+                "jobs write to "
+                "one prefix",
+                id, other, jobid, name);
         return SCR_ERR_STATE;
     }
     /* a dataset of the same name written earlier is superseded: its files
      * at the same paths were just overwritten */
     if (scr_index_file_lookup_id(index, name, &older) == SCR_SUCCESS && older != id) {
-        scr_dbg(1, "dataset %d (%s) replaces dataset %d of the same name in the index", id, name, older);
+        scr_dbg(1, "dataset %d (%s) replaces dataset %d of the same name in the index", id, name,
+                older);
         rc = scr_index_file_remove(index, older);
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -360,14 +369,15 @@ static int add_to_index(struct scr_run *run, const scr_dataset *desc)
  * takes back the files it created once all agree: a summary this attempt
  * wrote goes here, before that, so that at no instant does a summary call
  * the dataset whole while its files go (an index rebuild would believe it). */
-static int summarize(struct scr_run *run, int id, const char *dsdir, scr_kvtree **rmaps, const scr_dataset *desc,
-                     struct scr_undo *undo)
+static int summarize(struct scr_run *run, int id, const char *dsdir, scr_kvtree **rmaps,
+                     const scr_dataset *desc, struct scr_undo *undo)
 {
     char *created = NULL;
     int rc = write_summary(run, id, dsdir, rmaps, desc, undo, &created);
     if (rc == SCR_SUCCESS) rc = add_to_index(run, desc); /* the index is replaced whole, or kept */
     if (rc != SCR_SUCCESS && created != NULL && unlink(created) != 0 && errno != ENOENT)
-        scr_err("cannot remove %s, the summary of a flush that failed: %s", created, strerror(errno));
+        scr_err("cannot remove %s, the summary of a flush that failed: %s", created,
+                strerror(errno));
     free(created);
     return rc;
 }
@@ -423,8 +433,10 @@ static int flush_may_start(struct scr_run *run, int id, const scr_dataset **out_
     char late[1024] = "";
     int waiting = run->watchdog_pfs > 0 ? scr_copy_timed_pending("flush", late, sizeof(late)) : 0;
     if (waiting > 0)
-        scr_warn("watchdog: flush of dataset %d not started: the abandoned copy to %s has not returned; the "
-                 "dataset stays in cache", id, late);
+        scr_warn("watchdog: flush of dataset %d not started: the abandoned copy to %s has not "
+                 "returned; the "
+                 "dataset stays in cache",
+                 id, late);
     int ok = 0;
     /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS && waiting == 0, run->world, &ok);
@@ -440,8 +452,8 @@ static int flush_may_start(struct scr_run *run, int id, const scr_dataset **out_
 /* The dataset's directory on the prefix (*out_dsdir), where the flush
  * records that it is flushing; rank 0 makes it and claims it for desc.
  * What it creates is noted in undo. */
-static int prepare_dataset_dir(struct scr_run *run, int id, const scr_dataset *desc, char **out_dsdir,
-                               struct scr_undo *undo)
+static int prepare_dataset_dir(struct scr_run *run, int id, const scr_dataset *desc,
+                               char **out_dsdir, struct scr_undo *undo)
 {
     int rc = prefix_dataset_dir(run, id, out_dsdir);
     if (rc != SCR_SUCCESS) return rc;
@@ -501,8 +513,8 @@ out:
 /* Rank 0: the flush event and one line on how the flush of dataset id
  * (descriptor desc, begun at t0) ended: mrc, whether the ranks agreed it
  * failed, the files taken back and the ranks whose copy was abandoned. */
-static void say_flush_outcome(struct scr_run *run, const struct scr_flush_attempt *a, int mrc, int failed,
-                              int removed, int abandoned_ranks)
+static void say_flush_outcome(struct scr_run *run, const struct scr_flush_attempt *a, int mrc,
+                              int failed, int removed, int abandoned_ranks)
 {
     const char *name = "?";
     int id = a->id;
@@ -510,22 +522,25 @@ static void say_flush_outcome(struct scr_run *run, const struct scr_flush_attemp
     scr_dataset_get_name(a->desc, &name);
     uint64_t bytes = 0;
     scr_dataset_get_size(a->desc, &bytes);
-    scr_run_event(run, SCR_EVENT_FLUSH, mrc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, id, name,
-                  (long long)bytes, scr_run_now() - t0,
-                  mrc == SCR_SUCCESS ? NULL : failed ? "copying to the prefix or indexing failed"
-                                                     : "recording where the dataset is failed",
+    scr_run_event(run, SCR_EVENT_FLUSH, mrc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, id,
+                  name, (long long)bytes, scr_run_now() - t0,
+                  mrc == SCR_SUCCESS ? NULL
+                  : failed           ? "copying to the prefix or indexing failed"
+                                     : "recording where the dataset is failed",
                   a->fields, a->nfields);
     if (mrc == SCR_SUCCESS)
         scr_dbg(1, "flushed dataset %d (%s) to %s in %.3f s", id, name, run->prefix,
                 scr_run_now() - t0);
     else if (abandoned_ranks > 0)
         scr_warn("flush of dataset %d (%s) to %s abandoned: a copy on %d rank%s took more than "
-                 "SCR_WATCHDOG_TIMEOUT_PFS=%d s; it is not in the index and stays in cache", id, name,
-                 run->prefix, abandoned_ranks, abandoned_ranks == 1 ? "" : "s", run->watchdog_pfs);
+                 "SCR_WATCHDOG_TIMEOUT_PFS=%d s; it is not in the index and stays in cache",
+                 id, name, run->prefix, abandoned_ranks, abandoned_ranks == 1 ? "" : "s",
+                 run->watchdog_pfs);
     else if (failed)
         scr_err("flush of dataset %d (%s) to %s failed; it is not in the index, and the %d file%s "
-                "the flush had written there %s removed", id, name, run->prefix, removed,
-                removed == 1 ? "" : "s", removed == 1 ? "was" : "were");
+                "the flush had written there %s removed",
+                id, name, run->prefix, removed, removed == 1 ? "" : "s",
+                removed == 1 ? "was" : "were");
     else
         scr_err("flush of dataset %d (%s) to %s failed; it is not in the index", id, name,
                 run->prefix);
@@ -557,15 +572,18 @@ int scr_flush_begin(struct scr_run *run, int id, struct scr_flush_attempt *out)
     }
     scr_flush_attempt_free(out);
     scr_run_event(run, SCR_EVENT_FLUSH, SCR_EVENT_FAILED, id, NULL, -1, scr_run_now() - out->t0,
-                  "its directory on the prefix could not be made or belongs to another dataset", NULL, 0);
+                  "its directory on the prefix could not be made or belongs to another dataset",
+                  NULL, 0);
     return mrc != SCR_SUCCESS ? mrc : SCR_ERR_IO;
 }
 
 int scr_flush_conclude(struct scr_run *run, struct scr_flush_attempt *a, int copy_rc)
 {
-    int id = a->id, failed = 0; /* failed: all ranks agree that the flush failed, take back what it wrote */
+    int id = a->id,
+        failed = 0; /* failed: all ranks agree that the flush failed, take back what it wrote */
     int abandoned = copy_rc == SCR_ERR_TIMEOUT; /* this rank leaves the prefix alone from here on */
-    int mrc = index_copied(run, id, a->desc, a->dsdir, &a->undo, copy_rc, &failed); /* all ranks agree */
+    int mrc =
+        index_copied(run, id, a->desc, a->dsdir, &a->undo, copy_rc, &failed); /* all ranks agree */
     int removed = 0, abandoned_ranks = 0;
     if (failed) take_back(run, &a->undo, abandoned, &removed, &abandoned_ranks);
     if (abandoned_ranks > 0) mrc = SCR_ERR_TIMEOUT;
@@ -578,10 +596,12 @@ int scr_flush_conclude(struct scr_run *run, struct scr_flush_attempt *a, int cop
     /* SCR_PREFIX_SIZE: older checkpoints leave the prefix once this one is there */
     if (mrc == SCR_SUCCESS && run->rank == 0 && run->prefix_size > 0 &&
         scr_prefix_trim(run->prefix, run->prefix_size, id, NULL) != SCR_SUCCESS)
-        scr_warn("SCR_PREFIX_SIZE=%d: could not delete older checkpoints from %s", run->prefix_size, run->prefix);
+        scr_warn("SCR_PREFIX_SIZE=%d: could not delete older checkpoints from %s", run->prefix_size,
+                 run->prefix);
     if (run->rank == 0) say_flush_outcome(run, a, mrc, failed, removed, abandoned_ranks);
     /* a caller may abort the job as soon as it returns: rank 0's reason goes out first */
-    if (failed) scr_mpi_check(MPI_Barrier(run->world), "waiting for the flush's failure to be said");
+    if (failed)
+        scr_mpi_check(MPI_Barrier(run->world), "waiting for the flush's failure to be said");
     return mrc;
 }
 

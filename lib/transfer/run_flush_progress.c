@@ -24,7 +24,8 @@ int scr_flush_progress_rank_done(struct scr_run *run, int id)
     char label[64];
     struct scr_progress p;
     snprintf(label, sizeof(label), "flush of dataset %d", id);
-    scr_progress_begin(&p, scr_log_level() >= 1 ? stderr : NULL, label, SCR_PROGRESS_RANKS, (uint64_t)run->ranks);
+    scr_progress_begin(&p, scr_log_level() >= 1 ? stderr : NULL, label, SCR_PROGRESS_RANKS,
+                       (uint64_t)run->ranks);
     scr_progress_update(&p, 1);
     int rc = SCR_SUCCESS;
     for (int heard = 1; rc == SCR_SUCCESS && heard < run->ranks; heard++) {

@@ -13,7 +13,8 @@
 /* A CRC in the reduction: bit 32 says that the reader computed it. */
 #define CRC_GIVEN ((uint64_t)1 << 32)
 
-int scr_shared_crc_plan(struct scr_run *run, int id, const scr_dataset *desc, struct scr_shared_crc *out)
+int scr_shared_crc_plan(struct scr_run *run, int id, const scr_dataset *desc,
+                        struct scr_shared_crc *out)
 {
     int names = 0;
     out->listed = NULL;
@@ -32,8 +33,10 @@ void scr_shared_crc_free(struct scr_shared_crc *plan)
     plan->n = 0;
 }
 
-/* The index of file's name (this rank's, of dataset id) in the plan, -1 when no other rank lists it. */
-static int index_of(const struct scr_shared_crc *plan, const struct scr_run *run, int id, const char *file)
+/* The index of file's name (this rank's, of dataset id) in the plan, -1 when no other rank lists
+ * it. */
+static int index_of(const struct scr_shared_crc *plan, const struct scr_run *run, int id,
+                    const char *file)
 {
     const char *rel = NULL;
     scr_shared_file_rel(run, id, file, &rel);
@@ -43,20 +46,24 @@ static int index_of(const struct scr_shared_crc *plan, const struct scr_run *run
         int mid = lo + (hi - lo) / 2;
         uint64_t at = plan->listed[3 * mid];
         if (at == hash) return mid;
-        if (at < hash) lo = mid + 1;
-        else hi = mid - 1;
+        if (at < hash)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return -1;
 }
 
-int scr_shared_crc_reads(const struct scr_shared_crc *plan, const struct scr_run *run, int id, const char *file)
+int scr_shared_crc_reads(const struct scr_shared_crc *plan, const struct scr_run *run, int id,
+                         const char *file)
 {
     if (plan == NULL || plan->n == 0) return 1;
     int i = index_of(plan, run, id, file);
     return i < 0 || plan->listed[3 * i + 2] == (uint64_t)run->rank;
 }
 
-/* This rank's CRCs of the shared names it reads, into crcs (n entries, zero where it reads none). */
+/* This rank's CRCs of the shared names it reads, into crcs (n entries, zero where it reads none).
+ */
 static int my_crcs(struct scr_run *run, const struct scr_shared_crc *plan, int id, uint64_t *crcs)
 {
     const char **files = NULL;
@@ -77,7 +84,8 @@ static int my_crcs(struct scr_run *run, const struct scr_shared_crc *plan, int i
 
 /* Record in this rank's filemap the CRCs the readers gave (crcs, n
  * entries) of the shared names it lists but does not read. */
-static int record_given(struct scr_run *run, const struct scr_shared_crc *plan, int id, const uint64_t *crcs)
+static int record_given(struct scr_run *run, const struct scr_shared_crc *plan, int id,
+                        const uint64_t *crcs)
 {
     const char **files = NULL;
     int n = 0, changed = 0;
@@ -87,8 +95,8 @@ static int record_given(struct scr_run *run, const struct scr_shared_crc *plan, 
         if (i < 0 || plan->listed[3 * i + 2] == (uint64_t)run->rank) continue;
         if (!scr_cache_is_app_file(run, id, files[f])) continue;
         if (!(crcs[i] & CRC_GIVEN)) {
-            scr_err("flush of dataset %d: rank %d, which reads %s for its CRC, could not give it", id,
-                    (int)plan->listed[3 * i + 2], files[f]);
+            scr_err("flush of dataset %d: rank %d, which reads %s for its CRC, could not give it",
+                    id, (int)plan->listed[3 * i + 2], files[f]);
             rc = SCR_ERR_IO;
             break;
         }
@@ -105,9 +113,11 @@ int scr_shared_crc_share(struct scr_run *run, const struct scr_shared_crc *plan,
 {
     if (plan->n == 0) return rc;
     int ok = 0;
-    uint64_t *mine = calloc((size_t)plan->n, sizeof(uint64_t)), *all = calloc((size_t)plan->n, sizeof(uint64_t));
+    uint64_t *mine = calloc((size_t)plan->n, sizeof(uint64_t)),
+             *all = calloc((size_t)plan->n, sizeof(uint64_t));
     int lrc = mine != NULL && all != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (lrc != SCR_SUCCESS) scr_err("out of memory sharing the CRCs of %d shared files of dataset %d", plan->n, id);
+    if (lrc != SCR_SUCCESS)
+        scr_err("out of memory sharing the CRCs of %d shared files of dataset %d", plan->n, id);
     /* a rank whose copies failed gives no CRC: the flush fails anyway */
     if (lrc == SCR_SUCCESS && rc == SCR_SUCCESS) lrc = my_crcs(run, plan, id, mine);
     /* all ranks agree: */
@@ -116,7 +126,8 @@ int scr_shared_crc_share(struct scr_run *run, const struct scr_shared_crc *plan,
     if (mrc == SCR_SUCCESS)
         mrc = scr_mpi_check(MPI_Allreduce(mine, all, plan->n, MPI_UINT64_T, MPI_MAX, run->world),
                             "sharing the CRCs of files several ranks list");
-    if (mrc == SCR_SUCCESS && lrc == SCR_SUCCESS && rc == SCR_SUCCESS) lrc = record_given(run, plan, id, all);
+    if (mrc == SCR_SUCCESS && lrc == SCR_SUCCESS && rc == SCR_SUCCESS)
+        lrc = record_given(run, plan, id, all);
     free(mine);
     free(all);
     if (rc != SCR_SUCCESS) return rc;

@@ -35,13 +35,15 @@ struct scr_shared_crc {
  * shared names or SCR_CRC_ON_FLUSH is off (no CRC is read then).
  * Collective otherwise; all ranks agree on the outcome.
  * Release with scr_shared_crc_free. */
-int scr_shared_crc_plan(struct scr_run *run, int id, const scr_dataset *desc, struct scr_shared_crc *out);
+int scr_shared_crc_plan(struct scr_run *run, int id, const scr_dataset *desc,
+                        struct scr_shared_crc *out);
 
 void scr_shared_crc_free(struct scr_shared_crc *plan);
 
 /* Whether this rank reads file (its own, of dataset id) for its CRC: yes,
  * unless another rank is the reader of its name. */
-int scr_shared_crc_reads(const struct scr_shared_crc *plan, const struct scr_run *run, int id, const char *file);
+int scr_shared_crc_reads(const struct scr_shared_crc *plan, const struct scr_run *run, int id,
+                         const char *file);
 
 /* After a flush's copies (rc: how this rank's went), every reader's CRC of
  * a shared file reaches the other ranks that list it, recorded in their

@@ -45,8 +45,10 @@ static int data_extents(int fd, const char *path, uint64_t size, uint64_t **out_
         off_t data = lseek(fd, (off_t)pos, SEEK_DATA), hole = (off_t)size;
         if (data < 0 && errno == ENXIO) break; /* a hole to the end */
         if (data < 0 && errno != EINVAL) goto fail;
-        if (data < 0) data = (off_t)pos; /* SEEK_DATA unknown here */
-        else if ((hole = lseek(fd, data, SEEK_HOLE)) < 0) goto fail;
+        if (data < 0)
+            data = (off_t)pos; /* SEEK_DATA unknown here */
+        else if ((hole = lseek(fd, data, SEEK_HOLE)) < 0)
+            goto fail;
         if ((uint64_t)hole > size) hole = (off_t)size;
         if (n == cap) {
             cap = cap ? 2 * cap : 8;
@@ -108,7 +110,8 @@ static int overlaps_of(const uint64_t *ext, int n, uint64_t **out_ov, int *out_n
         uint64_t at = (uint64_t)ev[2 * i];
         if (was < 2 && depth >= 2) start = at;
         if (was >= 2 && depth < 2 && at > start) {
-            if (nov > 0 && ov[2 * nov - 1] == start) ov[2 * nov - 1] = at;
+            if (nov > 0 && ov[2 * nov - 1] == start)
+                ov[2 * nov - 1] = at;
             else {
                 ov[2 * nov] = start;
                 ov[2 * nov + 1] = at;
@@ -124,8 +127,8 @@ static int overlaps_of(const uint64_t *ext, int n, uint64_t **out_ov, int *out_n
 
 /* Copy len bytes at off of in to the same offset of out: in the kernel
  * (sendfile, no copy through this process) where it can, else through buf. */
-static int copy_range(int in, const char *in_path, int out, const char *out_path, uint64_t off, uint64_t len,
-                      void *buf, size_t bufsize)
+static int copy_range(int in, const char *in_path, int out, const char *out_path, uint64_t off,
+                      uint64_t len, void *buf, size_t bufsize)
 {
     if (len > 0 && lseek(out, (off_t)off, SEEK_SET) < 0) {
         scr_err("cannot seek to byte %" PRIu64 " of %s: %s", off, out_path, strerror(errno));
@@ -137,8 +140,8 @@ static int copy_range(int in, const char *in_path, int out, const char *out_path
         if (sent < 0 && errno == EINTR) continue;
         if (sent < 0 && (errno == EINVAL || errno == ENOSYS)) break; /* not between these files */
         if (sent < 0) {
-            scr_err("cannot copy %s to %s at byte %" PRIu64 ": sendfile: %s", in_path, out_path, off,
-                    strerror(errno));
+            scr_err("cannot copy %s to %s at byte %" PRIu64 ": sendfile: %s", in_path, out_path,
+                    off, strerror(errno));
             return SCR_ERR_IO;
         }
         if (sent == 0) return SCR_SUCCESS; /* the piece ended early: the rest stays a hole */
@@ -160,8 +163,9 @@ static int copy_range(int in, const char *in_path, int out, const char *out_path
 
 /* Write the parts of this node's extents (ext, n pairs) that no other node
  * covers (ov, nov pairs) from the piece to the file. */
-static int write_own_parts(int in, const char *in_path, int out, const char *out_path, const uint64_t *ext, int n,
-                           const uint64_t *ov, int nov, void *buf, size_t bufsize)
+static int write_own_parts(int in, const char *in_path, int out, const char *out_path,
+                           const uint64_t *ext, int n, const uint64_t *ov, int nov, void *buf,
+                           size_t bufsize)
 {
     int o = 0;
     for (int i = 0; i < n; i++) {
@@ -196,27 +200,33 @@ struct reduce_bufs {
  * Collective: returns how MPI went, the same on every rank; what failed
  * here (a read, the writer's write) is in *out_rc, for the ranks to agree
  * on afterwards. */
-static int merge_overlaps(struct scr_run *run, const struct shared_file *s, int in, int out, const uint64_t *ov,
-                          int nov, struct reduce_bufs *b, uint64_t *out_conflict, int *out_rc)
+static int merge_overlaps(struct scr_run *run, const struct shared_file *s, int in, int out,
+                          const uint64_t *ov, int nov, struct reduce_bufs *b,
+                          uint64_t *out_conflict, int *out_rc)
 {
     int rc = SCR_SUCCESS;
     *out_rc = SCR_SUCCESS;
     for (int j = 0; j < nov; j++) {
         for (uint64_t off = ov[2 * j]; off < ov[2 * j + 1];) {
-            size_t len = ov[2 * j + 1] - off < b->len ? (size_t)(ov[2 * j + 1] - off) : b->len, got = 0;
+            size_t len = ov[2 * j + 1] - off < b->len ? (size_t)(ov[2 * j + 1] - off) : b->len,
+                   got = 0;
             memset(b->max, 0, len);
-            if (s->holder && rc == SCR_SUCCESS) rc = scr_pread_upto(in, b->max, len, off, &got, s->file);
+            if (s->holder && rc == SCR_SUCCESS)
+                rc = scr_pread_upto(in, b->max, len, off, &got, s->file);
             for (size_t i = 0; i < len; i++) b->min[i] = b->max[i] ? b->max[i] : 256;
-            int mrc = scr_mpi_check(MPI_Reduce(b->max, b->rmax, (int)len, MPI_UNSIGNED_CHAR, MPI_MAX, s->writer,
-                                               run->world), "merging the pieces of a shared file");
+            int mrc = scr_mpi_check(MPI_Reduce(b->max, b->rmax, (int)len, MPI_UNSIGNED_CHAR,
+                                               MPI_MAX, s->writer, run->world),
+                                    "merging the pieces of a shared file");
             if (mrc == SCR_SUCCESS)
-                mrc = scr_mpi_check(MPI_Reduce(b->min, b->rmin, (int)len, MPI_UNSIGNED_SHORT, MPI_MIN, s->writer,
-                                               run->world), "comparing the pieces of a shared file");
+                mrc = scr_mpi_check(MPI_Reduce(b->min, b->rmin, (int)len, MPI_UNSIGNED_SHORT,
+                                               MPI_MIN, s->writer, run->world),
+                                    "comparing the pieces of a shared file");
             if (mrc != SCR_SUCCESS) return mrc;
             if (run->rank == s->writer && rc == SCR_SUCCESS && *out_conflict == NO_CONFLICT) {
                 for (size_t i = 0; i < len && *out_conflict == NO_CONFLICT; i++)
                     if (b->rmax[i] != 0 && b->rmin[i] != b->rmax[i]) *out_conflict = off + i;
-                if (*out_conflict == NO_CONFLICT) rc = scr_pwrite_full(out, b->rmax, len, off, s->dest);
+                if (*out_conflict == NO_CONFLICT)
+                    rc = scr_pwrite_full(out, b->rmax, len, off, s->dest);
             }
             off += len;
         }
@@ -227,13 +237,13 @@ static int merge_overlaps(struct scr_run *run, const struct shared_file *s, int 
 
 /* One merge of a shared file as this rank takes part in it. */
 struct merge {
-    int in, out;       /* this node's piece (its holder), the file on the prefix */
-    int made;          /* the writer opened s->dest for the merge: what is there is the merge's */
-    uint64_t size;     /* this node's piece's size */
-    uint64_t total;    /* the file's: the largest piece's */
-    uint64_t *ext;     /* this node's piece's data extents, n (start, end) pairs */
-    uint64_t *all;     /* every holder's, nall numbers */
-    uint64_t *ov;      /* the ranges two or more cover, nov pairs */
+    int in, out;    /* this node's piece (its holder), the file on the prefix */
+    int made;       /* the writer opened s->dest for the merge: what is there is the merge's */
+    uint64_t size;  /* this node's piece's size */
+    uint64_t total; /* the file's: the largest piece's */
+    uint64_t *ext;  /* this node's piece's data extents, n (start, end) pairs */
+    uint64_t *all;  /* every holder's, nall numbers */
+    uint64_t *ov;   /* the ranges two or more cover, nov pairs */
     int n, nall, nov;
 };
 
@@ -256,10 +266,11 @@ static int read_piece(const struct shared_file *s, struct merge *m)
  * went), every rank learns every piece's extents (m->all) and the file's
  * size (m->total). Collective: returns how MPI went, and *out_ok whether
  * every rank got this far; the same on every rank. */
-static int gather_extents(struct scr_run *run, const struct shared_file *s, struct merge *m, int piece_rc,
-                          int *out_ok)
+static int gather_extents(struct scr_run *run, const struct shared_file *s, struct merge *m,
+                          int piece_rc, int *out_ok)
 {
-    int *counts = malloc(sizeof(int) * (size_t)run->ranks), *displs = malloc(sizeof(int) * (size_t)run->ranks);
+    int *counts = malloc(sizeof(int) * (size_t)run->ranks),
+        *displs = malloc(sizeof(int) * (size_t)run->ranks);
     if (piece_rc == SCR_SUCCESS && (counts == NULL || displs == NULL)) piece_rc = SCR_ERR_NOMEM;
     int mrc = scr_comm_all_true(piece_rc == SCR_SUCCESS, run->world, out_ok);
     if (mrc != SCR_SUCCESS || !*out_ok) goto out;
@@ -267,18 +278,21 @@ static int gather_extents(struct scr_run *run, const struct shared_file *s, stru
     mrc = scr_mpi_check(MPI_Allreduce(&m->size, &m->total, 1, MPI_UINT64_T, MPI_MAX, run->world),
                         "sizing a shared file");
     if (mrc == SCR_SUCCESS)
-        mrc = scr_mpi_check(MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, run->world), "counting extents");
+        mrc = scr_mpi_check(MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, run->world),
+                            "counting extents");
     if (mrc != SCR_SUCCESS) goto out;
     for (int r = 0; r < run->ranks; r++) {
         displs[r] = m->nall;
         m->nall += counts[r];
     }
     m->all = malloc(sizeof(uint64_t) * (size_t)(m->nall > 0 ? m->nall : 1));
-    if (m->all == NULL) scr_err("out of memory gathering the extents of %s", s->rel ? s->rel : "a shared file");
+    if (m->all == NULL)
+        scr_err("out of memory gathering the extents of %s", s->rel ? s->rel : "a shared file");
     mrc = scr_comm_all_true(m->all != NULL, run->world, out_ok);
     if (mrc != SCR_SUCCESS || !*out_ok) goto out;
-    mrc = scr_mpi_check(MPI_Allgatherv(m->ext, mine, MPI_UINT64_T, m->all, counts, displs, MPI_UINT64_T,
-                                       run->world), "gathering extents");
+    mrc = scr_mpi_check(MPI_Allgatherv(m->ext, mine, MPI_UINT64_T, m->all, counts, displs,
+                                       MPI_UINT64_T, run->world),
+                        "gathering extents");
 out:
     free(counts);
     free(displs);
@@ -293,7 +307,8 @@ static int make_dest(const struct shared_file *s, struct merge *m)
     int rc = scr_path_dirname(s->dest, &dir);
     if (rc == SCR_SUCCESS) rc = scr_mkdir_p(dir, 0777);
     free(dir);
-    if (rc == SCR_SUCCESS) rc = scr_open_regular(s->dest, O_WRONLY | O_CREAT | O_TRUNC, 0666, &m->out);
+    if (rc == SCR_SUCCESS)
+        rc = scr_open_regular(s->dest, O_WRONLY | O_CREAT | O_TRUNC, 0666, &m->out);
     m->made = rc == SCR_SUCCESS;
     if (rc == SCR_SUCCESS) rc = scr_truncate_fd(m->out, m->total, s->dest);
     return rc;
@@ -310,7 +325,8 @@ static int write_merge(struct scr_run *run, const struct shared_file *s, struct 
     int rc = SCR_SUCCESS, lrc = SCR_SUCCESS;
     if (s->holder && m->out < 0) rc = scr_open_regular(s->dest, O_WRONLY, 0, &m->out);
     if (s->holder && rc == SCR_SUCCESS)
-        rc = write_own_parts(m->in, s->file, m->out, s->dest, m->ext, m->n, m->ov, m->nov, buf, run->file_buf_size);
+        rc = write_own_parts(m->in, s->file, m->out, s->dest, m->ext, m->n, m->ov, m->nov, buf,
+                             run->file_buf_size);
     int mrc = merge_overlaps(run, s, m->in, m->out, m->ov, m->nov, b, out_conflict, &lrc);
     if (mrc != SCR_SUCCESS) return mrc;
     if (rc == SCR_SUCCESS) rc = lrc;
@@ -345,8 +361,8 @@ static void end_merge(const struct shared_file *s, struct merge *m, int failed)
  * nodes wrote differently (NO_CONFLICT when none). Collective; all ranks
  * agree on the outcome and the conflict. A merge that does not succeed
  * removes s->dest when the writer opened it, and only then. */
-static int merge_one(struct scr_run *run, const struct shared_file *s, void *buf, struct reduce_bufs *b,
-                     uint64_t *out_conflict)
+static int merge_one(struct scr_run *run, const struct shared_file *s, void *buf,
+                     struct reduce_bufs *b, uint64_t *out_conflict)
 {
     struct merge m = {.in = -1, .out = -1};
     int ok = 0;
@@ -364,7 +380,8 @@ static int merge_one(struct scr_run *run, const struct shared_file *s, void *buf
     if (mrc != SCR_SUCCESS) goto agree;
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS)
-        mrc = scr_mpi_check(MPI_Bcast(out_conflict, 1, MPI_UINT64_T, s->writer, run->world), "sharing a conflict");
+        mrc = scr_mpi_check(MPI_Bcast(out_conflict, 1, MPI_UINT64_T, s->writer, run->world),
+                            "sharing a conflict");
 agree:
     end_merge(s, &m, mrc != SCR_SUCCESS || !ok || *out_conflict != NO_CONFLICT);
     if (mrc != SCR_SUCCESS) return mrc;
@@ -373,7 +390,8 @@ agree:
 
 /* Fill in each shared file as this rank sees it: its path here, who reads
  * the node's piece, who writes. Collective. */
-static int describe(struct scr_run *run, int id, const uint64_t *shared, int k, struct shared_file *s)
+static int describe(struct scr_run *run, int id, const uint64_t *shared, int k,
+                    struct shared_file *s)
 {
     const char **files = NULL;
     int n = 0, ok = 0;
@@ -396,10 +414,12 @@ static int describe(struct scr_run *run, int id, const uint64_t *shared, int k, 
     }
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && ok)
-        mrc = scr_mpi_check(MPI_Allreduce(mine, node_min, k, MPI_INT, MPI_MIN, run->node), "finding readers");
+        mrc = scr_mpi_check(MPI_Allreduce(mine, node_min, k, MPI_INT, MPI_MIN, run->node),
+                            "finding readers");
     for (int i = 0; mrc == SCR_SUCCESS && ok && i < k; i++) s[i].holder = node_min[i] == run->rank;
     if (mrc == SCR_SUCCESS && ok)
-        mrc = scr_mpi_check(MPI_Allreduce(mine, node_min, k, MPI_INT, MPI_MIN, run->world), "finding writers");
+        mrc = scr_mpi_check(MPI_Allreduce(mine, node_min, k, MPI_INT, MPI_MIN, run->world),
+                            "finding writers");
     for (int i = 0; mrc == SCR_SUCCESS && ok && i < k; i++) s[i].writer = node_min[i];
     free(mine);
     free(node_min);
@@ -479,12 +499,14 @@ static int name_prefix_paths(struct scr_run *run, int id, struct move *mv)
         const char *rel = NULL;
         scr_meta *copy = scr_meta_new();
         rc = copy != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, mv->files[f], &meta);
+        if (rc == SCR_SUCCESS)
+            rc = scr_filemap_get_meta(run->map, id, run->rank, mv->files[f], &meta);
         if (rc == SCR_SUCCESS) rc = scr_meta_copy(copy, meta);
         if (rc == SCR_SUCCESS) rc = scr_meta_get_filename(meta, &rel);
         if (rc == SCR_SUCCESS) rc = scr_path_join(run->prefix, rel, &mv->dests[f]);
         if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, mv->dests[f]);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_set_meta(run->map, id, run->rank, mv->dests[f], copy);
+        if (rc == SCR_SUCCESS)
+            rc = scr_filemap_set_meta(run->map, id, run->rank, mv->dests[f], copy);
         scr_meta_delete(copy);
     }
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
@@ -494,8 +516,8 @@ static int name_prefix_paths(struct scr_run *run, int id, struct move *mv)
 /* The files of this rank's that are not among the k merged ones s (of this
  * rank alone, or of several ranks of this node) are copied to the prefix,
  * each by the one rank of the node that claims it. Not collective. */
-static int copy_unshared(struct scr_run *run, int id, const struct shared_file *s, int k, struct move *mv,
-                         void *buf)
+static int copy_unshared(struct scr_run *run, int id, const struct shared_file *s, int k,
+                         struct move *mv, void *buf)
 {
     int rc = SCR_SUCCESS;
     for (int f = 0; rc == SCR_SUCCESS && f < mv->n; f++) {
@@ -519,8 +541,8 @@ static int copy_unshared(struct scr_run *run, int id, const struct shared_file *
         struct stat st;
         int absent = lstat(mv->dests[f], &st) != 0 && errno == ENOENT;
         struct scr_copy_result got;
-        rc = scr_copy(mv->files[f], mv->dests[f], &(struct scr_copy_opts){.buf = buf, .bufsize = run->file_buf_size},
-                      &got);
+        rc = scr_copy(mv->files[f], mv->dests[f],
+                      &(struct scr_copy_opts){.buf = buf, .bufsize = run->file_buf_size}, &got);
         mv->made[f] = rc == SCR_SUCCESS && absent;
     }
     return rc;
@@ -570,7 +592,8 @@ static void end_move(struct move *mv, int failed)
         int take_back = failed && mv->made != NULL && mv->made[f];
         if (take_back && unlink(mv->dests[f]) != 0 && errno != ENOENT)
             scr_warn("cannot remove %s: %s", mv->dests[f], strerror(errno));
-        if (mv->claims != NULL && mv->claims[f] != NULL && unlink(mv->claims[f]) != 0 && errno != ENOENT)
+        if (mv->claims != NULL && mv->claims[f] != NULL && unlink(mv->claims[f]) != 0 &&
+            errno != ENOENT)
             scr_warn("cannot remove %s: %s", mv->claims[f], strerror(errno));
         if (mv->dests) free(mv->dests[f]);
         if (mv->claims) free(mv->claims[f]);
@@ -589,7 +612,8 @@ static void end_move(struct move *mv, int failed)
  * fails, each rank removes the copies it created (a file that was there
  * before stays), since the dataset is then not completed on the prefix.
  * Collective; all ranks agree. */
-static int move_to_prefix(struct scr_run *run, int id, const struct shared_file *s, int k, void *buf)
+static int move_to_prefix(struct scr_run *run, int id, const struct shared_file *s, int k,
+                          void *buf)
 {
     struct move mv = {0};
     int ok = 0;
@@ -600,7 +624,9 @@ static int move_to_prefix(struct scr_run *run, int id, const struct shared_file 
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS || !ok) {
         if (forget_prefix_paths(run, id, mv.dests, mv.n) != SCR_SUCCESS)
-            scr_warn("dataset %d: this rank's filemap may still name prefix paths the failed move left", id);
+            scr_warn(
+                "dataset %d: this rank's filemap may still name prefix paths the failed move left",
+                id);
         goto out;
     }
     delete_cache_copies(s, k, &mv);
@@ -614,8 +640,8 @@ out:
     return ok ? SCR_SUCCESS : SCR_ERR_IO;
 }
 
-int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64_t *shared, int nshared,
-                     int *out_refused)
+int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64_t *shared,
+                     int nshared, int *out_refused)
 {
     struct shared_file *s = calloc((size_t)nshared, sizeof(*s));
     void *buf = malloc(run->file_buf_size);
@@ -642,8 +668,10 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
         if (mrc != SCR_SUCCESS) break;
         if (conflict != NO_CONFLICT) {
             char why[160];
-            snprintf(why, sizeof(why), "two nodes wrote different bytes at offset %" PRIu64 " of it, so its parts "
-                     "cannot be merged", conflict);
+            snprintf(why, sizeof(why),
+                     "two nodes wrote different bytes at offset %" PRIu64 " of it, so its parts "
+                     "cannot be merged",
+                     conflict);
             mrc = scr_shared_file_refuse(run, id, name, s[merged].hash, s[merged].nodes, why);
             if (mrc == SCR_SUCCESS) *out_refused = 1;
             break;
@@ -653,8 +681,11 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
     if (mrc == SCR_SUCCESS && !*out_refused) {
         mrc = move_to_prefix(run, id, s, nshared, buf);
         if (mrc == SCR_SUCCESS && run->rank == 0)
-            scr_dbg(1, "dataset %d (%s): %d file%s written by ranks on several nodes merged on the prefix; the "
-                    "dataset is written in place there", id, name, nshared, nshared == 1 ? "" : "s");
+            scr_dbg(1,
+                    "dataset %d (%s): %d file%s written by ranks on several nodes merged on the "
+                    "prefix; the "
+                    "dataset is written in place there",
+                    id, name, nshared, nshared == 1 ? "" : "s");
     }
     if (mrc != SCR_SUCCESS || *out_refused) {
         /* the files merged before the one refused or failed go too, and

@@ -47,7 +47,7 @@
  * created; the filemap then names the cache paths alone, unless the cache
  * had let go of the dataset already. Collective; all ranks agree on the
  * outcome. */
-int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64_t *shared, int nshared,
-                     int *out_refused);
+int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64_t *shared,
+                     int nshared, int *out_refused);
 
 #endif

@@ -34,7 +34,6 @@ void scr_transfer_say_abandoned(const struct scr_run *run, const char *op, int i
 /* 1 when dataset id is recorded as being on the prefix. */
 int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);
 
-
 /* --- flush_async.c: the flush in the background (SCR_FLUSH_ASYNC=1) ----------- */
 
 /* Begin the flush of dataset id (in cache) and return while the node's
@@ -90,10 +89,10 @@ int scr_fetch_in_place_prepare(struct scr_run *run, int id, int *out_ok);
 /* Not collective: for a restart read in place (SCR_FETCH_BYPASS, or a
  * checkpoint written in place), read this rank's files of the restart again
  * and compare them with the size and CRC32 recorded when they were flushed
- * (the CRC with SCR_CRC_ON_FLUSH, as a fetch does). Each file that differs or cannot be read is named in one
- * line and counted in *out_damaged. Nothing is read for a restart from
- * cache, whose files were checked when they got there, nor for one of
- * another number of ranks (scr_fetch_whole_route checks each file). */
+ * (the CRC with SCR_CRC_ON_FLUSH, as a fetch does). Each file that differs or cannot be read is
+ * named in one line and counted in *out_damaged. Nothing is read for a restart from cache, whose
+ * files were checked when they got there, nor for one of another number of ranks
+ * (scr_fetch_whole_route checks each file). */
 void scr_fetch_check_in_place(struct scr_run *run, int *out_damaged);
 
 /* --- run_fetch_whole.c: a checkpoint of another number of ranks ------------------ */

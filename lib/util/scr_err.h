@@ -11,15 +11,15 @@
 #endif
 
 enum scr_status {
-    SCR_FAILURE      = 1,  /* unspecified failure */
-    SCR_ERR_IO       = 2,  /* a system call failed; errno was logged */
-    SCR_ERR_FORMAT   = 3,  /* input is damaged or not in a format we understand */
-    SCR_ERR_NOMEM    = 4,  /* an allocation failed */
-    SCR_ERR_ARG      = 5,  /* a caller passed an invalid argument */
-    SCR_ERR_NOTFOUND = 6,  /* the key, file or entry does not exist */
-    SCR_ERR_TYPE     = 7,  /* a value exists but does not parse as the type asked for */
-    SCR_ERR_STATE    = 8,  /* the call is not allowed in the current state */
-    SCR_ERR_TIMEOUT  = 9,  /* an operation did not finish in the time allowed and was abandoned */
+    SCR_FAILURE = 1,      /* unspecified failure */
+    SCR_ERR_IO = 2,       /* a system call failed; errno was logged */
+    SCR_ERR_FORMAT = 3,   /* input is damaged or not in a format we understand */
+    SCR_ERR_NOMEM = 4,    /* an allocation failed */
+    SCR_ERR_ARG = 5,      /* a caller passed an invalid argument */
+    SCR_ERR_NOTFOUND = 6, /* the key, file or entry does not exist */
+    SCR_ERR_TYPE = 7,     /* a value exists but does not parse as the type asked for */
+    SCR_ERR_STATE = 8,    /* the call is not allowed in the current state */
+    SCR_ERR_TIMEOUT = 9,  /* an operation did not finish in the time allowed and was abandoned */
 };
 
 /* Short, static description of a status code ("I/O error", ...). */

@@ -82,8 +82,8 @@ static void deflater_end(struct deflater *d)
 /* Take what it can of the len bytes at in (finish: they are the last),
  * writing at most room bytes to out: *used, *made, and *ended once the
  * stream's trailer is out. */
-static int deflater_step(struct deflater *d, const char *dst, const void *in, size_t len, void *out, size_t room,
-                         int finish, size_t *used, size_t *made, int *ended)
+static int deflater_step(struct deflater *d, const char *dst, const void *in, size_t len, void *out,
+                         size_t room, int finish, size_t *used, size_t *made, int *ended)
 {
 #ifdef HAVE_ISAL
     if (d->isal) {
@@ -121,7 +121,8 @@ static int deflater_step(struct deflater *d, const char *dst, const void *in, si
 }
 
 /* Write the n bytes at bytes to p->out and tell the pace. */
-static int emit(const struct scr_pump *p, const void *bytes, size_t n, struct scr_copy_stored *stored)
+static int emit(const struct scr_pump *p, const void *bytes, size_t n,
+                struct scr_copy_stored *stored)
 {
     if (n == 0) return SCR_SUCCESS;
     if (p->out >= 0) {
@@ -134,14 +135,16 @@ static int emit(const struct scr_pump *p, const void *bytes, size_t n, struct sc
 
 /* Deflate the len bytes at in (finish: the last ones) through obuf (olen
  * bytes), writing each piece it makes. */
-static int deflate_out(const struct scr_pump *p, struct deflater *d, const unsigned char *in, size_t len,
-                       int finish, unsigned char *obuf, size_t olen, struct scr_copy_stored *stored)
+static int deflate_out(const struct scr_pump *p, struct deflater *d, const unsigned char *in,
+                       size_t len, int finish, unsigned char *obuf, size_t olen,
+                       struct scr_copy_stored *stored)
 {
     size_t off = 0;
     for (;;) {
         size_t used = 0, made = 0;
         int ended = 0;
-        int rc = deflater_step(d, p->dst, in + off, len - off, obuf, olen, finish, &used, &made, &ended);
+        int rc =
+            deflater_step(d, p->dst, in + off, len - off, obuf, olen, finish, &used, &made, &ended);
         if (rc != SCR_SUCCESS) return rc;
         off += used;
         rc = emit(p, obuf, made, stored);
@@ -155,8 +158,9 @@ static int deflate_out(const struct scr_pump *p, struct deflater *d, const unsig
  * bytes). *out_made: the bytes held; *out_eof when the file ended within
  * the probe (the stream is then finished); *out_full when its output did
  * not fit in room, which no probe that shrinks comes near. */
-static int deflate_probe(const struct scr_pump *p, struct deflater *d, unsigned char *held, size_t room,
-                         struct scr_copy_result *res, size_t *out_made, int *out_eof, int *out_full)
+static int deflate_probe(const struct scr_pump *p, struct deflater *d, unsigned char *held,
+                         size_t room, struct scr_copy_result *res, size_t *out_made, int *out_eof,
+                         int *out_full)
 {
     unsigned char *buf = p->buf;
     *out_made = 0;
@@ -177,8 +181,8 @@ static int deflate_probe(const struct scr_pump *p, struct deflater *d, unsigned 
         int ended = 0;
         do {
             size_t used = 0, made = 0;
-            int rc = deflater_step(d, p->src, buf + off, got - off, held + *out_made, room - *out_made, *out_eof,
-                                   &used, &made, &ended);
+            int rc = deflater_step(d, p->src, buf + off, got - off, held + *out_made,
+                                   room - *out_made, *out_eof, &used, &made, &ended);
             if (rc != SCR_SUCCESS) return rc;
             off += used;
             *out_made += made;
@@ -235,8 +239,8 @@ int scr_gzip_pump(const struct scr_pump *p, struct scr_copy_result *res, int *ou
     if (rc != SCR_SUCCESS) goto out;
     /* not worth it: an empty file, or a probe that did not shrink enough */
     if (full || res->bytes == 0 || (uint64_t)made * 100 >= res->bytes * SCR_COMPRESS_KEEP_PERCENT) {
-        scr_dbg(2, "%s: %llu bytes compress to %zu%s: stored as written", src, (unsigned long long)res->bytes,
-                made, full ? " or more" : "");
+        scr_dbg(2, "%s: %llu bytes compress to %zu%s: stored as written", src,
+                (unsigned long long)res->bytes, made, full ? " or more" : "");
         *out_raw = 1;
         goto out;
     }
@@ -282,7 +286,8 @@ int scr_gunzip_pump(const struct scr_pump *p, struct scr_copy_result *res)
     }
     unsigned char *ibuf = malloc(bufsize);
     int rc = ibuf != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc != SCR_SUCCESS) scr_err("out of memory for a %zu byte buffer to expand %s", bufsize, src);
+    if (rc != SCR_SUCCESS)
+        scr_err("out of memory for a %zu byte buffer to expand %s", bufsize, src);
     int z = Z_OK;
     while (rc == SCR_SUCCESS && z != Z_STREAM_END) {
         size_t got = 0;
@@ -310,7 +315,8 @@ int scr_gunzip_pump(const struct scr_pump *p, struct scr_copy_result *res)
             if (p->o->crc) res->crc = scr_crc32(res->crc, buf, made);
             res->bytes += made;
             if (made > 0 && out >= 0) rc = scr_write_full(out, buf, made, dst);
-            if (rc == SCR_SUCCESS && made > 0 && p->o->pace != NULL) rc = p->o->pace(p->o->pace_ctx, made);
+            if (rc == SCR_SUCCESS && made > 0 && p->o->pace != NULL)
+                rc = p->o->pace(p->o->pace_ctx, made);
             if (z == Z_BUF_ERROR) break; /* needs more input */
         }
     }

@@ -36,7 +36,8 @@ static int write_behind(int fd, const char *dst, uint64_t prev, uint64_t off, si
     int rc = sync_file_range(fd, (off64_t)off, (off64_t)len, SYNC_FILE_RANGE_WRITE);
     if (rc == 0 && off > prev)
         rc = sync_file_range(fd, (off64_t)prev, (off64_t)(off - prev),
-                             SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+                             SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                                 SYNC_FILE_RANGE_WAIT_AFTER);
     if (rc == 0) return SCR_SUCCESS;
     if (errno == EINVAL || errno == ENOSYS || errno == ESPIPE) {
         *on = 0;
@@ -146,7 +147,8 @@ int scr_crc_file_gunzip(const char *path, void *buf, size_t bufsize, struct scr_
 static int copy_here(const char *src, const char *dst, const struct scr_copy_opts *o, void *buf,
                      struct scr_copy_result *out)
 {
-    struct scr_pump p = {.src = src, .dst = dst, .out = -1, .buf = buf, .bufsize = o->bufsize, .o = o};
+    struct scr_pump p = {
+        .src = src, .dst = dst, .out = -1, .buf = buf, .bufsize = o->bufsize, .o = o};
     int rc = open_file(src, O_RDONLY, 0, &p.in);
     if (rc != SCR_SUCCESS) return rc;
     char *dir = NULL;
@@ -171,10 +173,12 @@ static int copy_here(const char *src, const char *dst, const struct scr_copy_opt
     return rc;
 }
 
-int scr_copy(const char *src, const char *dst, const struct scr_copy_opts *o, struct scr_copy_result *out)
+int scr_copy(const char *src, const char *dst, const struct scr_copy_opts *o,
+             struct scr_copy_result *out)
 {
     if (o != NULL && o->form == SCR_COPY_GZIP && (o->level < 1 || o->level > 9)) {
-        scr_err("compressed copy of %s asked for level %d; zlib's levels are 1 to 9", src ? src : "(null)", o->level);
+        scr_err("compressed copy of %s asked for level %d; zlib's levels are 1 to 9",
+                src ? src : "(null)", o->level);
         return SCR_ERR_ARG;
     }
     if (src == NULL || dst == NULL || o == NULL || o->bufsize == 0 || out == NULL) {
@@ -183,7 +187,9 @@ int scr_copy(const char *src, const char *dst, const struct scr_copy_opts *o, st
     }
     if (o->timeout < 0 || (o->timeout > 0 && (o->kind == NULL || o->pace != NULL))) {
         scr_err("timed copy of %s called with a time limit of %d s, %s", src, o->timeout,
-                o->timeout < 0 ? "below zero" : o->kind == NULL ? "without a kind" : "with a pace");
+                o->timeout < 0    ? "below zero"
+                : o->kind == NULL ? "without a kind"
+                                  : "with a pace");
         return SCR_ERR_ARG;
     }
     memset(out, 0, sizeof(*out));

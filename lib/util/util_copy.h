@@ -51,15 +51,15 @@ enum scr_copy_form {
 
 /* What a copy is asked to do; zero is the default of every field. */
 struct scr_copy_opts {
-    void *buf;          /* the buffer bytes pass through; NULL: the copy allocates one when it needs it */
-    size_t bufsize;     /* its size in bytes (> 0), whoever allocates it */
-    int crc;            /* compute the CRC-32 of the (uncompressed) bytes */
+    void *buf; /* the buffer bytes pass through; NULL: the copy allocates one when it needs it */
+    size_t bufsize; /* its size in bytes (> 0), whoever allocates it */
+    int crc;        /* compute the CRC-32 of the (uncompressed) bytes */
     enum scr_copy_form form;
-    int level;          /* SCR_COPY_GZIP: the zlib level, 1..9 */
+    int level;                                 /* SCR_COPY_GZIP: the zlib level, 1..9 */
     int (*pace)(void *pace_ctx, size_t bytes); /* may be NULL */
     void *pace_ctx;
-    int timeout;        /* > 0: the watchdog, in seconds (buf is then not used) */
-    const char *kind;   /* with a timeout: a static tag ("flush") for scr_copy_timed_pending */
+    int timeout;      /* > 0: the watchdog, in seconds (buf is then not used) */
+    const char *kind; /* with a timeout: a static tag ("flush") for scr_copy_timed_pending */
 };
 
 /* The compressed side of a copy: its bytes (written by SCR_COPY_GZIP, read
@@ -78,7 +78,8 @@ struct scr_copy_result {
 
 /* Copy src to dst as o says (see above); dst is replaced if it exists. A
  * gzip source that is damaged or truncated fails with SCR_ERR_FORMAT. */
-int scr_copy(const char *src, const char *dst, const struct scr_copy_opts *o, struct scr_copy_result *out);
+int scr_copy(const char *src, const char *dst, const struct scr_copy_opts *o,
+             struct scr_copy_result *out);
 
 /* The copies of this kind (any kind: NULL) the watchdog abandoned that
  * have not returned yet; when there is one and out_dst is given, the

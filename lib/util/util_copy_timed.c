@@ -36,7 +36,8 @@ static void make_finished(void)
     pthread_condattr_t attr;
     if (pthread_condattr_init(&attr) != 0) return;
     /* deadlines on the monotonic clock: setting the wall clock moves no timeout */
-    if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 && pthread_cond_init(&finished, &attr) == 0)
+    if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
+        pthread_cond_init(&finished, &attr) == 0)
         finished_made = 1;
     pthread_condattr_destroy(&attr);
 }
@@ -67,7 +68,8 @@ static void *run_copy(void *arg)
      * while the copy is still pending, so that no new writer of dst, which
      * waits for the pending copies, can come first */
     if (rc == SCR_SUCCESS && unlink(j->dst) != 0 && errno != ENOENT)
-        scr_warn("cannot remove %s, finished after its copy was abandoned: %s", j->dst, strerror(errno));
+        scr_warn("cannot remove %s, finished after its copy was abandoned: %s", j->dst,
+                 strerror(errno));
     pthread_mutex_lock(&lock);
     for (struct copy_job **p = &pending; *p != NULL; p = &(*p)->next) {
         if (*p == j) {

@@ -33,7 +33,8 @@ static int next_count(const char **p, unsigned long long *out)
     return 1;
 }
 
-int scr_cpu_idle_parse(const char *proc_stat, const cpu_set_t *mask, long ticks_per_second, double *out_seconds)
+int scr_cpu_idle_parse(const char *proc_stat, const cpu_set_t *mask, long ticks_per_second,
+                       double *out_seconds)
 {
     if (ticks_per_second <= 0) return SCR_ERR_ARG;
     int wanted = CPU_COUNT(mask), found = 0;
@@ -100,11 +101,12 @@ int scr_cpu_sample_take(struct scr_cpu_sample *out)
     return SCR_SUCCESS;
 }
 
-int scr_cpu_stretch_measure(const struct scr_cpu_sample *from, const struct scr_cpu_sample *to, double library_cpu,
-                            struct scr_cpu_stretch *out)
+int scr_cpu_stretch_measure(const struct scr_cpu_sample *from, const struct scr_cpu_sample *to,
+                            double library_cpu, struct scr_cpu_stretch *out)
 {
     double wall = to->wall - from->wall;
-    if (!from->valid || !to->valid || wall <= 0 || from->tid != to->tid || !CPU_EQUAL(&from->mask, &to->mask))
+    if (!from->valid || !to->valid || wall <= 0 || from->tid != to->tid ||
+        !CPU_EQUAL(&from->mask, &to->mask))
         return SCR_ERR_ARG;
     double waited = to->waited - from->waited, ran = to->ran - from->ran;
     double spare = (to->idle - from->idle) + library_cpu - waited;

@@ -27,19 +27,19 @@
 #include <sys/types.h>
 
 struct scr_cpu_sample {
-    int valid;       /* 0: /proc could not tell; only wall, tid and mask mean something */
-    pid_t tid;       /* the sampling thread */
-    cpu_set_t mask;  /* the CPUs it may run on */
-    double wall;     /* monotonic seconds */
-    double idle;     /* idle and iowait seconds, summed over the CPUs of the mask */
-    double ran;      /* the thread's seconds on a CPU, since it started */
-    double waited;   /* the thread's seconds runnable but not running, since it started */
+    int valid;      /* 0: /proc could not tell; only wall, tid and mask mean something */
+    pid_t tid;      /* the sampling thread */
+    cpu_set_t mask; /* the CPUs it may run on */
+    double wall;    /* monotonic seconds */
+    double idle;    /* idle and iowait seconds, summed over the CPUs of the mask */
+    double ran;     /* the thread's seconds on a CPU, since it started */
+    double waited;  /* the thread's seconds runnable but not running, since it started */
 };
 
 struct scr_cpu_stretch {
-    double seconds;  /* its length */
-    double demand;   /* the sampling thread's runnable share, 0 to 1 */
-    double spare;    /* cores to spare, never below 0 */
+    double seconds; /* its length */
+    double demand;  /* the sampling thread's runnable share, 0 to 1 */
+    double spare;   /* cores to spare, never below 0 */
 };
 
 /* A sample of the calling thread now. SCR_SUCCESS (out->valid 1), or
@@ -51,13 +51,14 @@ int scr_cpu_sample_take(struct scr_cpu_sample *out);
  * /proc/stat, whose counters tick ticks_per_second times a second.
  * SCR_SUCCESS, SCR_ERR_ARG for no ticks per second, or SCR_ERR_FORMAT when
  * a CPU of the mask has no line or its line lacks the idle or iowait count. */
-int scr_cpu_idle_parse(const char *proc_stat, const cpu_set_t *mask, long ticks_per_second, double *out_seconds);
+int scr_cpu_idle_parse(const char *proc_stat, const cpu_set_t *mask, long ticks_per_second,
+                       double *out_seconds);
 
 /* The stretch from `from` to `to` (samples of the same thread), in which
  * the caller's threads used library_cpu CPU seconds. SCR_SUCCESS, or
  * SCR_ERR_ARG when a sample is not valid, the two differ in thread or
  * mask, or the stretch has no length. */
-int scr_cpu_stretch_measure(const struct scr_cpu_sample *from, const struct scr_cpu_sample *to, double library_cpu,
-                            struct scr_cpu_stretch *out);
+int scr_cpu_stretch_measure(const struct scr_cpu_sample *from, const struct scr_cpu_sample *to,
+                            double library_cpu, struct scr_cpu_stretch *out);
 
 #endif

@@ -51,7 +51,8 @@ uint32_t scr_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
     return (uint32_t)crc32_combine(crc_a, crc_b, (z_off_t)len_b);
 }
 
-int scr_crc_fd(int fd, const char *path, void *buf, size_t bufsize, uint32_t *out_crc, uint64_t *out_len)
+int scr_crc_fd(int fd, const char *path, void *buf, size_t bufsize, uint32_t *out_crc,
+               uint64_t *out_len)
 {
     uint32_t crc = 0;
     uint64_t off = 0;

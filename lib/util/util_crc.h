@@ -26,7 +26,8 @@ uint32_t scr_crc32_isal(uint32_t crc, const void *buf, size_t len);
  * pieces of bufsize bytes through buf (the file position is left alone);
  * *out_len (when not NULL) is the number of bytes read. A failed read is
  * logged once with path (util_io.h). */
-int scr_crc_fd(int fd, const char *path, void *buf, size_t bufsize, uint32_t *out_crc, uint64_t *out_len);
+int scr_crc_fd(int fd, const char *path, void *buf, size_t bufsize, uint32_t *out_crc,
+               uint64_t *out_len);
 
 /* 1 if scr_crc32 runs on ISA-L. */
 int scr_crc32_uses_isal(void);

@@ -44,8 +44,8 @@ static int crc_by_mapping(int fd, const char *path, uint64_t size, uint32_t *crc
         void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
         if (p == MAP_FAILED) {
             if (off == 0) return SCR_ERR_ARG;
-            scr_err("cannot map %s at byte %llu to check its CRC: %s", path, (unsigned long long)off,
-                    strerror(errno));
+            scr_err("cannot map %s at byte %llu to check its CRC: %s", path,
+                    (unsigned long long)off, strerror(errno));
             return SCR_ERR_IO;
         }
         (void)madvise(p, len, MADV_SEQUENTIAL | MADV_WILLNEED); /* advice only */

@@ -86,7 +86,8 @@ void scr_crc_parts_add(scr_crc_parts *cp, uint64_t offset, const void *buf, size
         if (f->size == 0 || start + f->size <= offset) continue;
         uint64_t from = offset > start ? offset : start;
         uint64_t to = end < start + f->size ? end : start + f->size;
-        add_to_file(f, from - start, (const unsigned char *)buf + (from - offset), (size_t)(to - from));
+        add_to_file(f, from - start, (const unsigned char *)buf + (from - offset),
+                    (size_t)(to - from));
     }
 }
 

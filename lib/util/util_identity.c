@@ -28,7 +28,8 @@ int scr_identity_lookup(uid_t uid, gid_t gid, struct scr_identity *out)
     int rc = password_entry(uid, &pw, buf, sizeof(buf));
     if (rc != SCR_SUCCESS) return rc;
     if (strlen(pw.pw_name) >= sizeof(out->name)) {
-        scr_err("the name of uid %lu is longer than %zu characters", (unsigned long)uid, sizeof(out->name) - 1);
+        scr_err("the name of uid %lu is longer than %zu characters", (unsigned long)uid,
+                sizeof(out->name) - 1);
         return SCR_ERR_ARG;
     }
     out->uid = uid;
@@ -71,13 +72,13 @@ int scr_identity_become(const struct scr_identity *u)
     }
     /* the gid first: once the uid is not root, the gid can no longer change */
     if (setgid(u->gid) != 0 || setuid(u->uid) != 0) {
-        scr_err("cannot become %s (uid %lu gid %lu): %s", u->name, (unsigned long)u->uid, (unsigned long)u->gid,
-                strerror(errno));
+        scr_err("cannot become %s (uid %lu gid %lu): %s", u->name, (unsigned long)u->uid,
+                (unsigned long)u->gid, strerror(errno));
         return SCR_ERR_IO;
     }
     if (getuid() != u->uid || geteuid() != u->uid || getgid() != u->gid || getegid() != u->gid) {
-        scr_err("the identity did not change to %s (uid %lu gid %lu)", u->name, (unsigned long)u->uid,
-                (unsigned long)u->gid);
+        scr_err("the identity did not change to %s (uid %lu gid %lu)", u->name,
+                (unsigned long)u->uid, (unsigned long)u->gid);
         return SCR_ERR_STATE;
     }
     if (!groups_are_users(u)) {
@@ -85,7 +86,8 @@ int scr_identity_become(const struct scr_identity *u)
         return SCR_ERR_STATE;
     }
     if (u->uid != 0 && setuid(0) == 0) {
-        scr_err("root could be regained after becoming %s (uid %lu)", u->name, (unsigned long)u->uid);
+        scr_err("root could be regained after becoming %s (uid %lu)", u->name,
+                (unsigned long)u->uid);
         return SCR_ERR_STATE;
     }
     return SCR_SUCCESS;

@@ -72,12 +72,13 @@ int scr_pwrite_full(int fd, const void *buf, size_t len, uint64_t offset, const 
         ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(offset + done));
         if (n < 0) {
             if (errno == EINTR) continue;
-            scr_err("write to %s at byte %llu failed: %s", path, (unsigned long long)(offset + done),
-                    strerror(errno));
+            scr_err("write to %s at byte %llu failed: %s", path,
+                    (unsigned long long)(offset + done), strerror(errno));
             return SCR_ERR_IO;
         }
         if (n == 0) { /* not expected of a regular file; do not spin */
-            scr_err("write to %s at byte %llu made no progress", path, (unsigned long long)(offset + done));
+            scr_err("write to %s at byte %llu made no progress", path,
+                    (unsigned long long)(offset + done));
             return SCR_ERR_IO;
         }
         done += (size_t)n;
@@ -85,7 +86,8 @@ int scr_pwrite_full(int fd, const void *buf, size_t len, uint64_t offset, const 
     return SCR_SUCCESS;
 }
 
-int scr_pread_upto(int fd, void *buf, size_t len, uint64_t offset, size_t *out_got, const char *path)
+int scr_pread_upto(int fd, void *buf, size_t len, uint64_t offset, size_t *out_got,
+                   const char *path)
 {
     size_t done = 0;
     while (done < len) {
@@ -135,7 +137,8 @@ static void log_open_failure(const char *path, int err)
 {
     struct stat st;
     if (err == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-        scr_err("refusing %s: it is a symbolic link, and files here are never opened through one", path);
+        scr_err("refusing %s: it is a symbolic link, and files here are never opened through one",
+                path);
     else if (err == ENXIO && lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
         scr_err("refusing %s: it is %s, not a regular file", path, scr_file_kind(st.st_mode));
     else
@@ -147,7 +150,8 @@ static int open_regular(const char *path, int flags, mode_t mode, int follow, in
 {
     int fd;
     do {
-        fd = open(path, flags | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
+        fd =
+            open(path, flags | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         int err = errno;
@@ -195,8 +199,8 @@ int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size
         return SCR_ERR_IO;
     }
     if (st.st_size < 0 || (uint64_t)st.st_size > max_bytes) {
-        scr_err("%s: file of %lld bytes is larger than the %zu bytes accepted",
-                path, (long long)st.st_size, max_bytes);
+        scr_err("%s: file of %lld bytes is larger than the %zu bytes accepted", path,
+                (long long)st.st_size, max_bytes);
         return SCR_ERR_FORMAT;
     }
     size_t size = (size_t)st.st_size;
@@ -236,7 +240,8 @@ int scr_read_fd(int fd, const char *path, size_t max_bytes, void **out_buf, size
 }
 
 /* A whole file read as scr_read_file says, links followed or not. */
-static int read_file(const char *path, int follow, size_t max_bytes, void **out_buf, size_t *out_len)
+static int read_file(const char *path, int follow, size_t max_bytes, void **out_buf,
+                     size_t *out_len)
 {
     int fd;
     int rc = open_regular(path, O_RDONLY, 0, follow, &fd);
@@ -315,13 +320,15 @@ static int open_temp(const char *path, char *tmp, size_t tmplen)
 /* Write len bytes of buf to a new temporary file next to path and sync it;
  * with keep_mode, it takes the mode of an existing path. The name is left in
  * tmp; on failure nothing is left behind. */
-static int write_temp(const char *path, const void *buf, size_t len, int keep_mode, char *tmp, size_t tmplen)
+static int write_temp(const char *path, const void *buf, size_t len, int keep_mode, char *tmp,
+                      size_t tmplen)
 {
     int fd = open_temp(path, tmp, tmplen);
     if (fd < 0) return SCR_ERR_IO;
     int rc = SCR_SUCCESS;
     struct stat st;
-    if (keep_mode && lstat(path, &st) == 0 && S_ISREG(st.st_mode) && fchmod(fd, st.st_mode & 07777) != 0) {
+    if (keep_mode && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        fchmod(fd, st.st_mode & 07777) != 0) {
         scr_err("chmod of %s failed: %s", tmp, strerror(errno));
         rc = SCR_ERR_IO;
     }
@@ -413,7 +420,7 @@ int scr_mkdir_p(const char *path, mode_t mode)
         return SCR_ERR_NOMEM;
     }
     int rc = SCR_SUCCESS;
-    for (char *p = copy + 1; ; p++) {
+    for (char *p = copy + 1;; p++) {
         if (*p != '/' && *p != '\0') continue;
         char saved = *p;
         *p = '\0';
@@ -436,11 +443,14 @@ int scr_mkdir_p(const char *path, mode_t mode)
     return rc;
 }
 
-static __thread int remove_tree_failed; /* an entry stayed, in the walk under way (nftw has no context) */
+static __thread int
+    remove_tree_failed; /* an entry stayed, in the walk under way (nftw has no context) */
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-    (void)st; (void)flag; (void)ftw;
+    (void)st;
+    (void)flag;
+    (void)ftw;
     if (remove(path) != 0 && errno != ENOENT) {
         scr_warn("cannot remove %s: %s", path, strerror(errno));
         remove_tree_failed = 1;

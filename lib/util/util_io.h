@@ -37,7 +37,8 @@ int scr_pwrite_full(int fd, const void *buf, size_t len, uint64_t offset, const 
 
 /* Read up to len bytes at offset (pread), stopping early only at end of
  * file; *out_got receives the bytes read (0 at or past the end). */
-int scr_pread_upto(int fd, void *buf, size_t len, uint64_t offset, size_t *out_got, const char *path);
+int scr_pread_upto(int fd, void *buf, size_t len, uint64_t offset, size_t *out_got,
+                   const char *path);
 
 /* fsync fd; ftruncate fd to size. Each logs its failure once. */
 int scr_fsync_fd(int fd, const char *path);

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-int scr_lines_init(struct scr_lines *l, int fd, const char *path, uint64_t start, uint64_t end, size_t max_line)
+int scr_lines_init(struct scr_lines *l, int fd, const char *path, uint64_t start, uint64_t end,
+                   size_t max_line)
 {
     memset(l, 0, sizeof(*l));
     l->fd = fd;

@@ -17,16 +17,16 @@
 #include <stdint.h>
 
 struct scr_lines {
-    int fd;              /* not owned: the caller opened it and closes it */
-    const char *path;    /* for messages */
-    uint64_t next;       /* file offset of the next byte to read */
-    uint64_t end;        /* the reader stops here */
-    char *buf;           /* cap + 1 bytes */
+    int fd;           /* not owned: the caller opened it and closes it */
+    const char *path; /* for messages */
+    uint64_t next;    /* file offset of the next byte to read */
+    uint64_t end;     /* the reader stops here */
+    char *buf;        /* cap + 1 bytes */
     size_t max_line;
-    size_t cap;          /* a whole line and the byte that ends it */
-    size_t have, pos;    /* bytes in buf, and the first not yet handed out */
-    uint64_t skipped;    /* bytes of holes skipped so far */
-    int skip_pending;    /* the line handed out last was cut */
+    size_t cap;       /* a whole line and the byte that ends it */
+    size_t have, pos; /* bytes in buf, and the first not yet handed out */
+    uint64_t skipped; /* bytes of holes skipped so far */
+    int skip_pending; /* the line handed out last was cut */
 };
 
 /* One line handed out: text (NUL-terminated, without its newline) stays
@@ -34,14 +34,15 @@ struct scr_lines {
 struct scr_line {
     const char *text;
     size_t len;
-    uint64_t offset;     /* of its first byte in the file */
-    int complete;        /* ended by a newline (not by zeros or the end offset) */
-    int cut;             /* longer than max_line: text is its beginning */
+    uint64_t offset; /* of its first byte in the file */
+    int complete;    /* ended by a newline (not by zeros or the end offset) */
+    int cut;         /* longer than max_line: text is its beginning */
 };
 
 /* Start reading fd (a regular file) from start to end. Allocates the
  * buffer: pair with scr_lines_free. */
-int scr_lines_init(struct scr_lines *l, int fd, const char *path, uint64_t start, uint64_t end, size_t max_line);
+int scr_lines_init(struct scr_lines *l, int fd, const char *path, uint64_t start, uint64_t end,
+                   size_t max_line);
 
 /* The next line into *out: SCR_SUCCESS with *out_more = 1, or *out_more = 0
  * at the end offset; SCR_ERR_IO (logged) when a read fails. */

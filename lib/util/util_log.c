@@ -18,7 +18,10 @@ void scr_log_set_prefix(const char *prefix)
     snprintf(log_prefix, sizeof(log_prefix), "%s", prefix ? prefix : "SCR");
 }
 
-void scr_log_set_level(int level) { log_level = level < 0 ? 0 : level; }
+void scr_log_set_level(int level)
+{
+    log_level = level < 0 ? 0 : level;
+}
 
 int scr_log_level(void)
 {
@@ -30,10 +33,19 @@ int scr_log_level(void)
     }
     return log_level;
 }
-void scr_log_set_quiet(int quiet) { log_quiet = quiet; }
+void scr_log_set_quiet(int quiet)
+{
+    log_quiet = quiet;
+}
 
-const char *scr_last_error(void) { return last_error; }
-void scr_clear_last_error(void) { last_error[0] = '\0'; }
+const char *scr_last_error(void)
+{
+    return last_error;
+}
+void scr_clear_last_error(void)
+{
+    last_error[0] = '\0';
+}
 
 /* One write(2) per line so that lines of concurrent processes do not mix. */
 static void emit(const char *kind, const char *msg)
@@ -82,16 +94,16 @@ void scr_dbg(int level, const char *fmt, ...)
 const char *scr_strstatus(int status)
 {
     switch (status) {
-    case SCR_SUCCESS:      return "success";
-    case SCR_FAILURE:      return "failure";
-    case SCR_ERR_IO:       return "I/O error";
-    case SCR_ERR_FORMAT:   return "damaged or unrecognised data";
-    case SCR_ERR_NOMEM:    return "out of memory";
-    case SCR_ERR_ARG:      return "invalid argument";
+    case SCR_SUCCESS: return "success";
+    case SCR_FAILURE: return "failure";
+    case SCR_ERR_IO: return "I/O error";
+    case SCR_ERR_FORMAT: return "damaged or unrecognised data";
+    case SCR_ERR_NOMEM: return "out of memory";
+    case SCR_ERR_ARG: return "invalid argument";
     case SCR_ERR_NOTFOUND: return "not found";
-    case SCR_ERR_TYPE:     return "value has the wrong type";
-    case SCR_ERR_STATE:    return "call not allowed in this state";
-    case SCR_ERR_TIMEOUT:  return "abandoned after its time limit";
-    default:               return "unknown status";
+    case SCR_ERR_TYPE: return "value has the wrong type";
+    case SCR_ERR_STATE: return "call not allowed in this state";
+    case SCR_ERR_TIMEOUT: return "abandoned after its time limit";
+    default: return "unknown status";
     }
 }

@@ -18,8 +18,8 @@ double scr_pace_thread_cpu(void)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0.0;
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-           (double)ru.ru_stime.tv_usec * 1e-6;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
 void scr_pace_start(struct scr_pace *p, double bw, double percent)
@@ -60,7 +60,8 @@ void scr_pace_account(struct scr_pace *p, size_t bytes)
     }
 }
 
-void scr_pace_measured(const struct scr_pace *p, double *out_bw, double *out_percent, double *out_seconds)
+void scr_pace_measured(const struct scr_pace *p, double *out_bw, double *out_percent,
+                       double *out_seconds)
 {
     double elapsed = scr_pace_now() - p->t0;
     double cpu = scr_pace_thread_cpu() - p->cpu0;

@@ -16,12 +16,12 @@
 #include <stdint.h>
 
 struct scr_pace {
-    double bw;          /* bytes per second, 0: no limit */
-    double share;       /* fraction of one core, 0: no limit */
-    double t0;          /* monotonic seconds at the start */
-    double cpu0;        /* the thread's CPU seconds at the start */
-    uint64_t bytes;     /* moved since the start */
-    double slept;       /* seconds the pace slept */
+    double bw;      /* bytes per second, 0: no limit */
+    double share;   /* fraction of one core, 0: no limit */
+    double t0;      /* monotonic seconds at the start */
+    double cpu0;    /* the thread's CPU seconds at the start */
+    uint64_t bytes; /* moved since the start */
+    double slept;   /* seconds the pace slept */
 };
 
 /* Start a pace in the calling thread: bw bytes per second (0: none),
@@ -34,7 +34,8 @@ void scr_pace_account(struct scr_pace *p, size_t bytes);
 /* Since the start, in the calling thread (the one that started the pace):
  * *out_bw bytes per second, *out_percent the share of a core used, in
  * percent, and *out_seconds elapsed. Any pointer may be NULL. */
-void scr_pace_measured(const struct scr_pace *p, double *out_bw, double *out_percent, double *out_seconds);
+void scr_pace_measured(const struct scr_pace *p, double *out_bw, double *out_percent,
+                       double *out_seconds);
 
 /* Monotonic seconds, and the calling thread's CPU seconds. */
 double scr_pace_now(void);

@@ -33,8 +33,8 @@ int scr_padfile_size(const scr_padfile_part *parts, size_t count, uint64_t *out_
             return SCR_ERR_ARG;
         }
         if (parts[i].size > 0 && parts[i].fd < 0) {
-            scr_err("logical file: %s has %llu bytes but no open descriptor",
-                    name_of(&parts[i]), (unsigned long long)parts[i].size);
+            scr_err("logical file: %s has %llu bytes but no open descriptor", name_of(&parts[i]),
+                    (unsigned long long)parts[i].size);
             return SCR_ERR_ARG;
         }
         total += parts[i].size;
@@ -80,8 +80,8 @@ static int piece_of(const scr_padfile_part *part, uint64_t start, uint64_t offse
     return 1;
 }
 
-int scr_padfile_read(const scr_padfile_part *parts, size_t count, uint64_t offset,
-                     void *buf, size_t len)
+int scr_padfile_read(const scr_padfile_part *parts, size_t count, uint64_t offset, void *buf,
+                     size_t len)
 {
     uint64_t total;
     int rc = check_range(parts, count, offset, buf, len, &total);
@@ -89,7 +89,8 @@ int scr_padfile_read(const scr_padfile_part *parts, size_t count, uint64_t offse
     uint64_t start = 0, from, to;
     for (size_t i = 0; i < count; start += parts[i].size, i++) {
         if (!piece_of(&parts[i], start, offset, offset + len, &from, &to)) continue;
-        rc = pread_full(&parts[i], (char *)buf + (from - offset), (size_t)(to - from), from - start);
+        rc =
+            pread_full(&parts[i], (char *)buf + (from - offset), (size_t)(to - from), from - start);
         if (rc != SCR_SUCCESS) return rc;
     }
     if (offset + len > total) {
@@ -99,8 +100,8 @@ int scr_padfile_read(const scr_padfile_part *parts, size_t count, uint64_t offse
     return SCR_SUCCESS;
 }
 
-int scr_padfile_write(const scr_padfile_part *parts, size_t count, uint64_t offset,
-                      const void *buf, size_t len)
+int scr_padfile_write(const scr_padfile_part *parts, size_t count, uint64_t offset, const void *buf,
+                      size_t len)
 {
     uint64_t total;
     int rc = check_range(parts, count, offset, buf, len, &total);
@@ -115,8 +116,7 @@ int scr_padfile_write(const scr_padfile_part *parts, size_t count, uint64_t offs
                 const char *last = count > 0 ? name_of(&parts[count - 1]) : "(no file)";
                 scr_err("logical file ending with %s: non-zero byte 0x%02x at logical offset "
                         "%llu, in the padding past the %llu bytes of real data",
-                        last, b[at - offset], (unsigned long long)at,
-                        (unsigned long long)total);
+                        last, b[at - offset], (unsigned long long)at, (unsigned long long)total);
                 return SCR_ERR_FORMAT;
             }
         }
@@ -188,7 +188,8 @@ int scr_padset_open(struct scr_padset *set, int flags)
         int rc = scr_open_regular(set->paths[i], flags, 0600, &set->parts[i].fd);
         if (rc != SCR_SUCCESS) {
             set->parts[i].fd = -1;
-            if (rc == SCR_ERR_NOTFOUND) scr_err("cannot open %s: %s", set->paths[i], strerror(ENOENT));
+            if (rc == SCR_ERR_NOTFOUND)
+                scr_err("cannot open %s: %s", set->paths[i], strerror(ENOENT));
             return SCR_ERR_IO;
         }
     }

@@ -47,20 +47,20 @@ typedef struct scr_padfile_part {
 int scr_padfile_size(const scr_padfile_part *parts, size_t count, uint64_t *out_size);
 
 /* Fill buf with len bytes of the logical file starting at offset. */
-int scr_padfile_read(const scr_padfile_part *parts, size_t count, uint64_t offset,
-                     void *buf, size_t len);
+int scr_padfile_read(const scr_padfile_part *parts, size_t count, uint64_t offset, void *buf,
+                     size_t len);
 
 /* Write len bytes of buf to the logical file starting at offset. */
-int scr_padfile_write(const scr_padfile_part *parts, size_t count, uint64_t offset,
-                      const void *buf, size_t len);
+int scr_padfile_write(const scr_padfile_part *parts, size_t count, uint64_t offset, const void *buf,
+                      size_t len);
 
 /* A list of files as one logical file; zero it (= {0}) before use. */
 struct scr_padset {
-    int count;                /* files added */
-    int room;                 /* files there is room for */
-    char **paths;             /* owned copies */
-    scr_padfile_part *parts;  /* parts[i].path is paths[i]; fd -1 until opened */
-    uint64_t total;           /* the sum of the sizes added */
+    int count;               /* files added */
+    int room;                /* files there is room for */
+    char **paths;            /* owned copies */
+    scr_padfile_part *parts; /* parts[i].path is paths[i]; fd -1 until opened */
+    uint64_t total;          /* the sum of the sizes added */
 };
 
 /* Make room for n files (n may be 0). */

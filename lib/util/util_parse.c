@@ -45,10 +45,12 @@ int scr_parse_double(const char *s, double *out)
 int scr_parse_crc32(const char *s, uint32_t *out)
 {
     char *end;
-    if (s == NULL || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s[2] == '\0') return SCR_ERR_TYPE;
+    if (s == NULL || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s[2] == '\0')
+        return SCR_ERR_TYPE;
     errno = 0;
     unsigned long long v = strtoull(s + 2, &end, 16);
-    if (errno != 0 || *end != '\0' || v > UINT32_MAX || s[2] == '-' || s[2] == '+') return SCR_ERR_TYPE;
+    if (errno != 0 || *end != '\0' || v > UINT32_MAX || s[2] == '-' || s[2] == '+')
+        return SCR_ERR_TYPE;
     *out = (uint32_t)v;
     return SCR_SUCCESS;
 }
@@ -56,9 +58,12 @@ int scr_parse_crc32(const char *s, uint32_t *out)
 int scr_parse_bool(const char *text, int *out)
 {
     if (text == NULL) return SCR_ERR_TYPE;
-    if (strcmp(text, "0") == 0) *out = 0;
-    else if (strcmp(text, "1") == 0) *out = 1;
-    else return SCR_ERR_TYPE;
+    if (strcmp(text, "0") == 0)
+        *out = 0;
+    else if (strcmp(text, "1") == 0)
+        *out = 1;
+    else
+        return SCR_ERR_TYPE;
     return SCR_SUCCESS;
 }
 
@@ -97,7 +102,8 @@ int scr_parse_bytes(const char *text, uint64_t *out)
     number[n] = '\0';
     if (!has_fraction) {
         uint64_t v;
-        if (scr_parse_uint64(number, &v) != SCR_SUCCESS || v > UINT64_MAX / factor) return SCR_ERR_TYPE;
+        if (scr_parse_uint64(number, &v) != SCR_SUCCESS || v > UINT64_MAX / factor)
+            return SCR_ERR_TYPE;
         *out = v * factor;
         return SCR_SUCCESS;
     }

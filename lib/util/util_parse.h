@@ -14,7 +14,7 @@
 
 int scr_parse_int64(const char *s, int64_t *out);
 int scr_parse_uint64(const char *s, uint64_t *out);
-int scr_parse_double(const char *s, double *out);   /* finite values only */
+int scr_parse_double(const char *s, double *out); /* finite values only */
 int scr_parse_crc32(const char *s, uint32_t *out);
 
 /* A size in bytes: a decimal number, possibly with a fraction (the bytes are

@@ -25,8 +25,8 @@ static double interval_from_env(void)
     return env != NULL && end != env && *end == '\0' && v > 0 ? v : 0;
 }
 
-void scr_progress_begin(struct scr_progress *p, FILE *out, const char *label, enum scr_progress_unit unit,
-                        uint64_t total)
+void scr_progress_begin(struct scr_progress *p, FILE *out, const char *label,
+                        enum scr_progress_unit unit, uint64_t total)
 {
     memset(p, 0, sizeof(*p));
     p->out = out;
@@ -42,14 +42,18 @@ void scr_progress_begin(struct scr_progress *p, FILE *out, const char *label, en
 /* "120.0 MiB" or "37 ranks" */
 static void amount(const struct scr_progress *p, uint64_t n, char *buf, size_t len)
 {
-    if (p->unit == SCR_PROGRESS_BYTES) snprintf(buf, len, "%.1f MiB", (double)n / (1024.0 * 1024.0));
-    else snprintf(buf, len, "%llu rank%s", (unsigned long long)n, n == 1 ? "" : "s");
+    if (p->unit == SCR_PROGRESS_BYTES)
+        snprintf(buf, len, "%.1f MiB", (double)n / (1024.0 * 1024.0));
+    else
+        snprintf(buf, len, "%llu rank%s", (unsigned long long)n, n == 1 ? "" : "s");
 }
 
 static void rate_text(const struct scr_progress *p, double rate, char *buf, size_t len)
 {
-    if (p->unit == SCR_PROGRESS_BYTES) snprintf(buf, len, "%.1f MiB/s", rate / (1024.0 * 1024.0));
-    else snprintf(buf, len, "%.1f ranks/s", rate);
+    if (p->unit == SCR_PROGRESS_BYTES)
+        snprintf(buf, len, "%.1f MiB/s", rate / (1024.0 * 1024.0));
+    else
+        snprintf(buf, len, "%.1f ranks/s", rate);
 }
 
 /* The state now, without a line end: "label: 1.0 of 4.0 MiB (25%), 2.0 MiB/s, ETA 0:02". */
@@ -66,8 +70,8 @@ static void print_state(struct scr_progress *p, double t)
         /* "1.0 MiB of 4.0 MiB" reads worse than "1.0 of 4.0 MiB" */
         char *unit = strchr(done, ' ');
         if (unit != NULL) *unit = '\0';
-        fprintf(p->out, "%s: %s of %s (%d%%), %s, ETA %d:%02d", p->label, done, total, pct, rate, (int)eta / 60,
-                (int)eta % 60);
+        fprintf(p->out, "%s: %s of %s (%d%%), %s, ETA %d:%02d", p->label, done, total, pct, rate,
+                (int)eta / 60, (int)eta % 60);
     } else {
         fprintf(p->out, "%s: %s, %s", p->label, done, rate);
     }

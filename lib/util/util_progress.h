@@ -20,20 +20,20 @@
 enum scr_progress_unit { SCR_PROGRESS_BYTES, SCR_PROGRESS_RANKS };
 
 struct scr_progress {
-    FILE *out;            /* NULL: the progress is not shown at all */
-    char label[64];       /* "scr-scavenge", "flush of dataset 3" */
+    FILE *out;      /* NULL: the progress is not shown at all */
+    char label[64]; /* "scr-scavenge", "flush of dataset 3" */
     enum scr_progress_unit unit;
     uint64_t total, done;
-    int tty;              /* 1: rewrite one line in place */
-    int shown;            /* a line (or part of one) was printed */
-    double interval;      /* seconds between plain lines */
-    double start, last;   /* monotonic seconds: begun, last line printed */
+    int tty;            /* 1: rewrite one line in place */
+    int shown;          /* a line (or part of one) was printed */
+    double interval;    /* seconds between plain lines */
+    double start, last; /* monotonic seconds: begun, last line printed */
 };
 
 /* Start counting towards total (0: unknown) in p; out is the stream, usually
  * stderr, or NULL to show nothing (p stays usable). */
-void scr_progress_begin(struct scr_progress *p, FILE *out, const char *label, enum scr_progress_unit unit,
-                        uint64_t total);
+void scr_progress_begin(struct scr_progress *p, FILE *out, const char *label,
+                        enum scr_progress_unit unit, uint64_t total);
 
 /* done of total so far; prints when it is time to. */
 void scr_progress_update(struct scr_progress *p, uint64_t done);

@@ -19,13 +19,16 @@
 #include <stddef.h>
 
 typedef struct scr_strbuf {
-    char *buf;   /* NULL until the first append; NUL-terminated after it */
-    size_t len;  /* bytes held, the NUL not counted */
-    size_t cap;  /* bytes allocated at buf */
-    int failed;  /* an allocation failed: appends are refused until reset */
+    char *buf;  /* NULL until the first append; NUL-terminated after it */
+    size_t len; /* bytes held, the NUL not counted */
+    size_t cap; /* bytes allocated at buf */
+    int failed; /* an allocation failed: appends are refused until reset */
 } scr_strbuf;
 
-#define SCR_STRBUF_INIT { NULL, 0, 0, 0 }
+#define SCR_STRBUF_INIT \
+    {                   \
+        NULL, 0, 0, 0   \
+    }
 
 void scr_strbuf_init(scr_strbuf *sb);
 /* Empty the buffer but keep its memory for reuse; clears a failure. */

@@ -12,38 +12,40 @@
 #ifndef SCR_UTIL_TESTPOINT_H
 #define SCR_UTIL_TESTPOINT_H
 
-#define SCR_TESTPOINTS(X)                                                                          \
+#define SCR_TESTPOINTS(X)                                                                         \
     X(SCR_TP_TRIM_AFTER_INDEX, "SCRTEST_PREFIX_TRIM_CRASH", "after-index",                        \
-      "SIGKILL once a prefix trim has taken its victims out of the index",                         \
-      "tests/mpi/test_prefix_size.sh, tests/unit/test_prefix_trim.c")                              \
+      "SIGKILL once a prefix trim has taken its victims out of the index",                        \
+      "tests/mpi/test_prefix_size.sh, tests/unit/test_prefix_trim.c")                             \
     X(SCR_TP_TRIM_AFTER_RENAME, "SCRTEST_PREFIX_TRIM_CRASH", "after-rename",                      \
-      "SIGKILL after a victim's records were renamed into the trash",                                \
-      "tests/unit/test_prefix_trim.c")                                                             \
+      "SIGKILL after a victim's records were renamed into the trash",                             \
+      "tests/unit/test_prefix_trim.c")                                                            \
     X(SCR_TP_TRIM_AFTER_MARK, "SCRTEST_PREFIX_TRIM_CRASH", "after-mark",                          \
-      "SIGKILL once the victims are marked incomplete", "tests/unit/test_prefix_trim.c")            \
+      "SIGKILL once the victims are marked incomplete", "tests/unit/test_prefix_trim.c")          \
     X(SCR_TP_TRIM_MID_DELETE, "SCRTEST_PREFIX_TRIM_CRASH", "mid-delete",                          \
-      "SIGKILL between two files of a victim's deletion",                                          \
-      "tests/mpi/test_prefix_size.sh, tests/unit/test_prefix_trim.c")                              \
+      "SIGKILL between two files of a victim's deletion",                                         \
+      "tests/mpi/test_prefix_size.sh, tests/unit/test_prefix_trim.c")                             \
     X(SCR_TP_TRIM_AFTER_FILES, "SCRTEST_PREFIX_TRIM_CRASH", "after-files",                        \
-      "SIGKILL once a victim's files are gone, before its records", "tests/unit/test_prefix_trim.c") \
+      "SIGKILL once a victim's files are gone, before its records",                               \
+      "tests/unit/test_prefix_trim.c")                                                            \
     X(SCR_TP_TRIM_MID_RECORDS, "SCRTEST_PREFIX_TRIM_CRASH", "mid-records",                        \
-      "SIGKILL after a victim's summary was deleted, before its other records",                      \
-      "tests/unit/test_prefix_trim.c")                                                             \
-    X(SCR_TP_NO_CACHE_CRC, "SCRBENCH_NO_CACHE_CRC", "1",                                           \
-      "files written to cache get no CRC, to measure what the CRCs cost",                          \
-      "tests/bench/run-bench-scr.sh")                                                              \
-    X(SCR_TP_CRC_LOST, "SCRTEST_CRC_ASYNC", "lost",                                                \
-      "the CRCs a thread computed for a SINGLE checkpoint are dropped, as when the process dies "  \
-      "before they are noted", "tests/mpi/test_cache_crc.sh")                                     \
-    X(SCR_TP_CRC_AFTER_NOTE, "SCRTEST_CRC_ASYNC", "crash-after-note",                              \
-      "SIGKILL once that thread noted its CRCs, before its rank records them",                     \
+      "SIGKILL after a victim's summary was deleted, before its other records",                   \
+      "tests/unit/test_prefix_trim.c")                                                            \
+    X(SCR_TP_NO_CACHE_CRC, "SCRBENCH_NO_CACHE_CRC", "1",                                          \
+      "files written to cache get no CRC, to measure what the CRCs cost",                         \
+      "tests/bench/run-bench-scr.sh")                                                             \
+    X(SCR_TP_CRC_LOST, "SCRTEST_CRC_ASYNC", "lost",                                               \
+      "the CRCs a thread computed for a SINGLE checkpoint are dropped, as when the process dies " \
+      "before they are noted",                                                                    \
+      "tests/mpi/test_cache_crc.sh")                                                              \
+    X(SCR_TP_CRC_AFTER_NOTE, "SCRTEST_CRC_ASYNC", "crash-after-note",                             \
+      "SIGKILL once that thread noted its CRCs, before its rank records them",                    \
       "tests/mpi/test_cache_crc.sh")
 
 enum scr_testpoint {
 #define SCR_TESTPOINT_ENUM(point, var, value, does, used_by) point,
     SCR_TESTPOINTS(SCR_TESTPOINT_ENUM)
 #undef SCR_TESTPOINT_ENUM
-    SCR_TP_COUNT
+        SCR_TP_COUNT
 };
 
 /* Whether point is on (its variable holds its value). */

@@ -58,8 +58,10 @@ void scr_undo_files(struct scr_undo *u, int *out_removed)
 {
     *out_removed = 0;
     for (int i = u->nfiles - 1; i >= 0; i--) {
-        if (unlink(u->files[i]) == 0) (*out_removed)++;
-        else if (errno != ENOENT) scr_err("cannot remove %s: %s", u->files[i], strerror(errno));
+        if (unlink(u->files[i]) == 0)
+            (*out_removed)++;
+        else if (errno != ENOENT)
+            scr_err("cannot remove %s: %s", u->files[i], strerror(errno));
     }
 }
 

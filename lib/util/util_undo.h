@@ -20,7 +20,10 @@ struct scr_undo {
 };
 
 /* An empty list (no allocation yet). */
-#define SCR_UNDO_INIT {NULL, NULL, 0, 0, 0, 0}
+#define SCR_UNDO_INIT          \
+    {                          \
+        NULL, NULL, 0, 0, 0, 0 \
+    }
 
 /* Note path, a file this attempt created. SCR_ERR_NOMEM (logged). */
 int scr_undo_note_file(struct scr_undo *u, const char *path);

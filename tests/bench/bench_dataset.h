@@ -9,8 +9,8 @@
  * ranks), with sizes and no CRC. bench_baseline(dir, N) does the least any
  * scan of it must: read every rank filemap and stat every file.
  * bench_run_child runs a command (bench_program: the binary behind a
- * libtool wrapper) and returns its wall time, CPU time and peak memory. Header-only (static inline): each benchmark is one
- * program. */
+ * libtool wrapper) and returns its wall time, CPU time and peak memory. Header-only (static
+ * inline): each benchmark is one program. */
 #ifndef SCR_BENCH_DATASET_H
 #define SCR_BENCH_DATASET_H
 
@@ -47,7 +47,8 @@ static inline void bench_die(const char *what)
 
 /* snprintf into a PATH_BUF-sized buffer; a path that does not fit ends the run. */
 #define PATH_BUF 4096
-static inline void bench_path(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void bench_path(char *buf, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static inline void bench_path(char *buf, const char *fmt, ...)
 {
     va_list ap;
@@ -66,7 +67,8 @@ static inline void bench_write_file(const char *path, const void *buf, size_t le
     if (fd < 0 || write(fd, buf, len) != (ssize_t)len || close(fd) != 0) bench_die(path);
 }
 
-static inline scr_meta *bench_meta(const char *name, const char *type, int rank, int ranks, uint64_t size)
+static inline scr_meta *bench_meta(const char *name, const char *type, int rank, int ranks,
+                                   uint64_t size)
 {
     scr_meta *m = scr_meta_new();
     if (m == NULL) bench_die("meta");
@@ -92,7 +94,8 @@ static inline void bench_build_dataset(const char *dir, int ranks)
     char name[64], xname[64], path[PATH_BUF];
     scr_dataset *desc = scr_dataset_new();
     if (desc == NULL || scr_dataset_set_id(desc, 1) != SCR_SUCCESS ||
-        scr_dataset_set_name(desc, "ckpt.1") != SCR_SUCCESS || scr_dataset_set_ckpt(desc, 1) != SCR_SUCCESS ||
+        scr_dataset_set_name(desc, "ckpt.1") != SCR_SUCCESS ||
+        scr_dataset_set_ckpt(desc, 1) != SCR_SUCCESS ||
         scr_dataset_set_flags(desc, 1) != SCR_SUCCESS)
         bench_die("dataset descriptor");
     for (int r = 0; r < ranks; r++) {
@@ -100,7 +103,8 @@ static inline void bench_build_dataset(const char *dir, int ranks)
         int size = bench_xor_name(r, ranks, xname, sizeof(xname));
         scr_filemap *rmap = scr_filemap_new();
         scr_meta *a = bench_meta(name, SCR_META_TYPE_FULL, r, ranks, 16);
-        scr_meta *x = bench_meta(xname, size > 1 ? SCR_META_TYPE_XOR : SCR_META_TYPE_FULL, r, ranks, 16);
+        scr_meta *x =
+            bench_meta(xname, size > 1 ? SCR_META_TYPE_XOR : SCR_META_TYPE_FULL, r, ranks, 16);
         if (rmap == NULL || scr_filemap_set_dataset(rmap, 1, r, desc) != SCR_SUCCESS ||
             scr_filemap_set_expected_files(rmap, 1, r, 2) != SCR_SUCCESS ||
             scr_filemap_set_meta(rmap, 1, r, name, a) != SCR_SUCCESS ||
@@ -144,7 +148,7 @@ static inline double bench_baseline(const char *dir, int ranks)
 
 struct bench_child {
     double seconds;
-    double cpu;     /* user + system, which a busy machine inflates less than wall time */
+    double cpu; /* user + system, which a busy machine inflates less than wall time */
     long maxrss_kib;
 };
 
@@ -177,9 +181,9 @@ static inline struct bench_child bench_run_child(char *const argv[])
     }
     if (wait4(pid, &status, 0, &ru) != pid) bench_die("wait4");
     struct bench_child r = {bench_now() - t0,
-                          (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-                              (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6,
-                          ru.ru_maxrss};
+                            (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6,
+                            ru.ru_maxrss};
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "bench: %s %s failed (status 0x%x)\n", argv[0], argv[1], status);
         exit(1);

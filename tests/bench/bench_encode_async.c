@@ -78,7 +78,8 @@
 #include <unistd.h>
 
 static int rank, ranks;
-static long events_from; /* the log's size when counting began: older events are another run's or the warm-up's */
+static long events_from; /* the log's size when counting began: older events are another run's or
+                            the warm-up's */
 
 static double max_over_ranks(double mine)
 {
@@ -242,8 +243,10 @@ static void loop_turn(long mib, const char *buf, double gap, long iterations, do
     double d = MPI_Wtime();
     if (SCR_Complete_checkpoint(1) != SCR_SUCCESS) die("SCR_Complete_checkpoint");
     double e = MPI_Wtime();
-    if (iterations > 0) spin(iterations);
-    else idle(gap);
+    if (iterations > 0)
+        spin(iterations);
+    else
+        idle(gap);
     double f = MPI_Wtime();
     t[0] += b - a;
     t[1] += c - b;
@@ -262,7 +265,8 @@ static void events_from_now(void)
     events_from = stat(path, &st) == 0 ? (long)st.st_size : 0;
 }
 
-static void loop(int k, int warm, int encodes, long mib, const char *buf, double gap, long iterations)
+static void loop(int k, int warm, int encodes, long mib, const char *buf, double gap,
+                 long iterations)
 {
     double parts[5] = {0, 0, 0, 0, 0}, untimed[5] = {0, 0, 0, 0, 0};
     long rss_init = reset_peak_rss();
@@ -278,7 +282,8 @@ static void loop(int k, int warm, int encodes, long mib, const char *buf, double
     double a = MPI_Wtime();
     if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
     double t_finalize = MPI_Wtime() - a, t_total = MPI_Wtime() - t0;
-    double cpu[2] = {cpu_seconds(RUSAGE_SELF) - cpu_all, cpu_seconds(RUSAGE_THREAD) - cpu_main}, cpus[2];
+    double cpu[2] = {cpu_seconds(RUSAGE_SELF) - cpu_all, cpu_seconds(RUSAGE_THREAD) - cpu_main},
+           cpus[2];
     MPI_Allreduce(cpu, cpus, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     encode_events(&n, &mx, &esum); /* Finalize concluded the last encode */
     long growth = status_kib("VmHWM") - rss_init, most = 0;
@@ -286,8 +291,9 @@ static void loop(int k, int warm, int encodes, long mib, const char *buf, double
     double t[7] = {parts[0], parts[1], parts[2], parts[3], parts[4], t_finalize, t_total}, w[7];
     MPI_Allreduce(t, w, 7, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0) {
-        printf("loop need %.3f start %.3f write %.3f complete %.3f compute %.3f finalize %.3f total %.3f\n", w[0],
-               w[1], w[2], w[3], w[4], w[5], w[6]);
+        printf("loop need %.3f start %.3f write %.3f complete %.3f compute %.3f finalize %.3f "
+               "total %.3f\n",
+               w[0], w[1], w[2], w[3], w[4], w[5], w[6]);
         printf("encodes %d sum %.3f max %.3f background %d\n", n, esum, mx, background_encodes);
         printf("rss growth %ld KiB\n", most);
         printf("cpu all %.3f main %.3f\n", cpus[0], cpus[1]);
@@ -333,20 +339,30 @@ int main(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 't') thread = optarg;
-        else if (c == 'm') mib = atol(optarg);
-        else if (c == 'r') nrounds = atoi(optarg);
-        else if (c == 'l') nloop = atoi(optarg);
-        else if (c == 'w') nwarm = atoi(optarg);
-        else if (c == 'g') gap = atof(optarg);
-        else if (c == 's') iterations = atol(optarg);
-        else if (c == 'c') cal = atof(optarg);
-        else return 1;
+        if (c == 't')
+            thread = optarg;
+        else if (c == 'm')
+            mib = atol(optarg);
+        else if (c == 'r')
+            nrounds = atoi(optarg);
+        else if (c == 'l')
+            nloop = atoi(optarg);
+        else if (c == 'w')
+            nwarm = atoi(optarg);
+        else if (c == 'g')
+            gap = atof(optarg);
+        else if (c == 's')
+            iterations = atol(optarg);
+        else if (c == 'c')
+            cal = atof(optarg);
+        else
+            return 1;
     }
     int multiple = thread != NULL && strcmp(thread, "multiple") == 0;
     if ((thread == NULL || (!multiple && strcmp(thread, "single") != 0)) && cal <= 0) {
-        fprintf(stderr, "usage: bench_encode_async --thread single|multiple [--mib N] "
-                        "(--rounds K | --loop K [--warmup W] (--gap S | --spin I)) | --calibrate S\n");
+        fprintf(stderr,
+                "usage: bench_encode_async --thread single|multiple [--mib N] "
+                "(--rounds K | --loop K [--warmup W] (--gap S | --spin I)) | --calibrate S\n");
         return 1;
     }
     int provided = MPI_THREAD_SINGLE;
@@ -372,9 +388,12 @@ int main(int argc, char **argv)
     if (SCR_Init() != SCR_SUCCESS) die("SCR_Init");
     const char *type = getenv("SCR_COPY_TYPE");
     int single_type = type != NULL && strcasecmp(type, "SINGLE") == 0;
-    if (nrounds > 0) rounds(nrounds, mib, buf, multiple && !single_type);
-    else if (nloop > 0) loop(nloop, nwarm, multiple && !single_type, mib, buf, gap, iterations);
-    else if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
+    if (nrounds > 0)
+        rounds(nrounds, mib, buf, multiple && !single_type);
+    else if (nloop > 0)
+        loop(nloop, nwarm, multiple && !single_type, mib, buf, gap, iterations);
+    else if (SCR_Finalize() != SCR_SUCCESS)
+        die("SCR_Finalize");
     free(buf);
     MPI_Finalize();
     return 0;

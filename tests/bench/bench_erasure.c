@@ -44,26 +44,22 @@ static void run_once(const struct job *j)
 {
     int rc = SCR_SUCCESS;
     switch (j->kind) {
-    case MEMCPY:
-        memcpy(j->copy_to, j->copy_from, (size_t)j->nsrc * BLOCK);
-        break;
+    case MEMCPY: memcpy(j->copy_to, j->copy_from, (size_t)j->nsrc * BLOCK); break;
     case XOR:
         (j->portable ? scr_xor_gen_portable : scr_xor_gen)((size_t)j->nsrc, BLOCK, j->src,
                                                            j->out[0]);
         break;
     case RS_ENCODE:
-        rc = (j->portable ? scr_rs_encode_portable : scr_rs_encode)(j->code, BLOCK, j->src,
-                                                                   j->out);
+        rc = (j->portable ? scr_rs_encode_portable : scr_rs_encode)(j->code, BLOCK, j->src, j->out);
         break;
     case RS_ENCODE_UPDATE:
         /* as a ring does it: every data block added in turn */
         for (int i = 0; i < j->nsrc && rc == SCR_SUCCESS; i++)
-            rc = (j->portable ? scr_rs_encode_update_portable : scr_rs_encode_update)(
-                j->code, BLOCK, i, j->src[i], j->out);
+            rc = (j->portable ? scr_rs_encode_update_portable
+                              : scr_rs_encode_update)(j->code, BLOCK, i, j->src[i], j->out);
         break;
     case RS_DECODE:
-        rc = (j->portable ? scr_rs_decode_portable : scr_rs_decode)(j->dec, BLOCK, j->src,
-                                                                   j->out);
+        rc = (j->portable ? scr_rs_decode_portable : scr_rs_decode)(j->dec, BLOCK, j->src, j->out);
         break;
     }
     if (rc != SCR_SUCCESS) {
@@ -110,11 +106,11 @@ static void report(const char *what, struct job *j, double target_ratio, double 
                  fast / base >= target_ratio ? "met" : "MISSED");
     if (target_gbs > 0) /* a target for ISA-L's kernels */
         snprintf(target, sizeof(target), ">= %.0f GB/s with ISA-L: %s", target_gbs,
-                 !scr_rs_uses_isal()    ? "not built with it"
+                 !scr_rs_uses_isal()  ? "not built with it"
                  : fast >= target_gbs ? "met"
                                       : "MISSED");
-    printf("%-34s %7.2f %7.2f %6.2f %9.2f %6.2f   %s\n", what, base, fast, fast / base,
-           portable, portable / base, target);
+    printf("%-34s %7.2f %7.2f %6.2f %9.2f %6.2f   %s\n", what, base, fast, fast / base, portable,
+           portable / base, target);
     fflush(stdout);
 }
 
@@ -141,7 +137,7 @@ int main(void)
 
     char what[64];
     for (int n = 4; n <= 16; n *= 2) {
-        struct job j = { .kind = XOR, .nsrc = n, .nout = 1 };
+        struct job j = {.kind = XOR, .nsrc = n, .nout = 1};
         for (int i = 0; i < n; i++) j.src[i] = blocks[i];
         j.out[0] = blocks[MAXN];
         snprintf(what, sizeof(what), "xor N=%d (%d sources -> 1)", n, n);
@@ -151,7 +147,7 @@ int main(void)
         for (int k = 1; k <= 3; k++) {
             scr_rs_code code;
             if (scr_rs_init(&code, n - k, k) != SCR_SUCCESS) return 1;
-            struct job j = { .kind = RS_ENCODE, .nsrc = n - k, .nout = k, .code = &code };
+            struct job j = {.kind = RS_ENCODE, .nsrc = n - k, .nout = k, .code = &code};
             for (int i = 0; i < n - k; i++) j.src[i] = blocks[i];
             for (int r = 0; r < k; r++) j.out[r] = blocks[MAXN + r];
             snprintf(what, sizeof(what), "rs encode N=%d k=%d (%d -> %d)", n, k, n - k, k);
@@ -161,7 +157,7 @@ int main(void)
                 snprintf(what, sizeof(what), "rs encode_update N=8 k=2, ring");
                 report(what, &j, 0, 0);
                 /* two data blocks lost, rebuilt from the six others */
-                int lost[2] = { 0, 3 };
+                int lost[2] = {0, 3};
                 scr_rs_decoder dec;
                 if (scr_rs_decoder_init(&code, &dec, lost, 2, NULL) != SCR_SUCCESS) return 1;
                 j.kind = RS_DECODE;

@@ -62,7 +62,7 @@
 #include <unistd.h>
 
 #define PIECE ((size_t)256 << 10) /* SCR_MPI_BUF_SIZE's default */
-#define DEPTH 4                 /* pieces in flight each way, as libscr keeps */
+#define DEPTH 4                   /* pieces in flight each way, as libscr keeps */
 #define ROUNDS 3
 #define RS_K 2 /* parity blocks of the RS set (of all ranks), as in run-bench-scr.sh */
 #define TAG 77
@@ -149,23 +149,25 @@ static size_t piece_len(uint64_t bytes, uint64_t i)
  * in flight each way, step i sending piece i and taking in piece i-1 (as
  * libscr's stream does). Read from src_fd and written to dst_fd when they
  * are >= 0; memory to memory otherwise. */
-static void ring_stream(int src_fd, const char *src, int dst_fd, const char *dst, uint64_t bytes, char *sendbuf,
-                        char *recvbuf)
+static void ring_stream(int src_fd, const char *src, int dst_fd, const char *dst, uint64_t bytes,
+                        char *sendbuf, char *recvbuf)
 {
     int right = (rank + 1) % ranks, left = (rank + ranks - 1) % ranks;
     uint64_t n = (bytes + PIECE - 1) / PIECE;
     MPI_Request sreq[DEPTH], rreq[DEPTH];
     for (int j = 0; j < DEPTH; j++) sreq[j] = rreq[j] = MPI_REQUEST_NULL;
     for (uint64_t r = 0; r < n && r < DEPTH; r++)
-        mpi_ok(MPI_Irecv(recvbuf + r * PIECE, (int)piece_len(bytes, r), MPI_BYTE, left, TAG, MPI_COMM_WORLD,
-                         &rreq[r]), "MPI_Irecv");
+        mpi_ok(MPI_Irecv(recvbuf + r * PIECE, (int)piece_len(bytes, r), MPI_BYTE, left, TAG,
+                         MPI_COMM_WORLD, &rreq[r]),
+               "MPI_Irecv");
     for (uint64_t i = 0; i <= n; i++) {
         if (i < n) {
             int j = (int)(i % DEPTH);
             char *sb = sendbuf + (size_t)j * PIECE;
             mpi_ok(MPI_Wait(&sreq[j], MPI_STATUS_IGNORE), "MPI_Wait");
             if (src_fd >= 0) pread_all(src_fd, sb, piece_len(bytes, i), (off_t)(i * PIECE), src);
-            mpi_ok(MPI_Isend(sb, (int)piece_len(bytes, i), MPI_BYTE, right, TAG, MPI_COMM_WORLD, &sreq[j]),
+            mpi_ok(MPI_Isend(sb, (int)piece_len(bytes, i), MPI_BYTE, right, TAG, MPI_COMM_WORLD,
+                             &sreq[j]),
                    "MPI_Isend");
         }
         if (i == 0) continue;
@@ -175,7 +177,8 @@ static void ring_stream(int src_fd, const char *src, int dst_fd, const char *dst
         mpi_ok(MPI_Wait(&rreq[j], MPI_STATUS_IGNORE), "MPI_Wait");
         if (dst_fd >= 0) pwrite_all(dst_fd, rb, piece_len(bytes, r), (off_t)(r * PIECE), dst);
         if (r + DEPTH < n)
-            mpi_ok(MPI_Irecv(rb, (int)piece_len(bytes, r + DEPTH), MPI_BYTE, left, TAG, MPI_COMM_WORLD, &rreq[j]),
+            mpi_ok(MPI_Irecv(rb, (int)piece_len(bytes, r + DEPTH), MPI_BYTE, left, TAG,
+                             MPI_COMM_WORLD, &rreq[j]),
                    "MPI_Irecv");
     }
     mpi_ok(MPI_Waitall(DEPTH, sreq, MPI_STATUSES_IGNORE), "MPI_Waitall");
@@ -186,8 +189,8 @@ static void ring_stream(int src_fd, const char *src, int dst_fd, const char *dst
  * its chunk of slot (rank-t-1) to what came from the left and passes it right,
  * in groups of DEPTH pieces; what arrives last is this rank's slot, written to
  * dst_fd. */
-static void xor_ring(int src_fd, const char *src, int dst_fd, const char *dst, uint64_t chunk, char *sendbuf,
-                     char *recvbuf)
+static void xor_ring(int src_fd, const char *src, int dst_fd, const char *dst, uint64_t chunk,
+                     char *sendbuf, char *recvbuf)
 {
     int N = ranks, right = (rank + 1) % N, left = (rank + N - 1) % N;
     MPI_Request sreq[DEPTH], rreq[DEPTH];
@@ -197,7 +200,8 @@ static void xor_ring(int src_fd, const char *src, int dst_fd, const char *dst, u
         if (n > DEPTH) n = DEPTH;
         for (int t = 0; t < N - 1; t++) {
             int slot = ((rank - t - 1) % N + N) % N;
-            uint64_t base = (uint64_t)(slot < rank ? slot : slot - 1) * chunk; /* no chunk in one's own slot */
+            uint64_t base =
+                (uint64_t)(slot < rank ? slot : slot - 1) * chunk; /* no chunk in one's own slot */
             for (int g = 0; g < n; g++) {
                 uint64_t off = p0 + (uint64_t)g * PIECE;
                 size_t len = chunk - off < PIECE ? (size_t)(chunk - off) : PIECE;
@@ -208,8 +212,10 @@ static void xor_ring(int src_fd, const char *src, int dst_fd, const char *dst, u
                     mpi_ok(MPI_Wait(&rreq[g], MPI_STATUS_IGNORE), "MPI_Wait");
                     scr_xor_accumulate(sb, rb, len);
                 }
-                mpi_ok(MPI_Irecv(rb, (int)len, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &rreq[g]), "MPI_Irecv");
-                mpi_ok(MPI_Isend(sb, (int)len, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &sreq[g]), "MPI_Isend");
+                mpi_ok(MPI_Irecv(rb, (int)len, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &rreq[g]),
+                       "MPI_Irecv");
+                mpi_ok(MPI_Isend(sb, (int)len, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &sreq[g]),
+                       "MPI_Isend");
             }
         }
         for (int g = 0; g < n; g++) {
@@ -235,13 +241,15 @@ static void wait_all(int k, MPI_Request *reqs)
  * on); what arrives last is this rank's stripe parity: block 0 is written
  * to dst_fd and block j goes to the rank j to the right, which writes it at
  * j * chunk. */
-static void rs_ring(const scr_rs_code *code, int src_fd, const char *src, int dst_fd, const char *dst,
-                    uint64_t chunk, char *readbuf, char *acc)
+static void rs_ring(const scr_rs_code *code, int src_fd, const char *src, int dst_fd,
+                    const char *dst, uint64_t chunk, char *readbuf, char *acc)
 {
-    int N = ranks, k = code->nparity, d = code->ndata, right = (rank + 1) % N, left = (rank + N - 1) % N;
-    MPI_Request reqs[2 * DEPTH * SCR_RS_MAX_BLOCKS]; /* piece g: sends at g*k, receives at (DEPTH+g)*k */
+    int N = ranks, k = code->nparity, d = code->ndata, right = (rank + 1) % N,
+        left = (rank + N - 1) % N;
+    MPI_Request
+        reqs[2 * DEPTH * SCR_RS_MAX_BLOCKS]; /* piece g: sends at g*k, receives at (DEPTH+g)*k */
     for (int i = 0; i < 2 * DEPTH * k; i++) reqs[i] = MPI_REQUEST_NULL;
-#define ACC(set, g, j) (acc + ((size_t)((set) * DEPTH + (g)) * (size_t)k + (size_t)(j)) * PIECE)
+#define ACC(set, g, j) (acc + ((size_t)((set)*DEPTH + (g)) * (size_t)k + (size_t)(j)) * PIECE)
     for (uint64_t p0 = 0; p0 < chunk; p0 += (uint64_t)DEPTH * PIECE) {
         int n = (int)((chunk - p0 + PIECE - 1) / PIECE);
         if (n > DEPTH) n = DEPTH;
@@ -257,13 +265,16 @@ static void rs_ring(const scr_rs_code *code, int src_fd, const char *src, int ds
                     for (int j = 0; j < k; j++) memset(work[j], 0, len);
                 else
                     wait_all(k, rreq);
-                if (scr_rs_encode_update(code, len, t, in, (void *const *)work) != 0) die("scr_rs_encode_update");
+                if (scr_rs_encode_update(code, len, t, in, (void *const *)work) != 0)
+                    die("scr_rs_encode_update");
                 wait_all(k, sreq);
                 for (int j = 0; j < k; j++)
-                    mpi_ok(MPI_Irecv(ACC((t + 1) % 2, g, j), (int)len, MPI_BYTE, left, TAG + 1 + j, MPI_COMM_WORLD,
-                                     &rreq[j]), "MPI_Irecv");
+                    mpi_ok(MPI_Irecv(ACC((t + 1) % 2, g, j), (int)len, MPI_BYTE, left, TAG + 1 + j,
+                                     MPI_COMM_WORLD, &rreq[j]),
+                           "MPI_Irecv");
                 for (int j = 0; j < k; j++)
-                    mpi_ok(MPI_Isend(work[j], (int)len, MPI_BYTE, right, TAG + 1 + j, MPI_COMM_WORLD, &sreq[j]),
+                    mpi_ok(MPI_Isend(work[j], (int)len, MPI_BYTE, right, TAG + 1 + j,
+                                     MPI_COMM_WORLD, &sreq[j]),
                            "MPI_Isend");
             }
         }
@@ -275,10 +286,12 @@ static void rs_ring(const scr_rs_code *code, int src_fd, const char *src, int ds
             wait_all(k, sreq);
             pwrite_all(dst_fd, ACC(d % 2, g, 0), len, (off_t)off, dst);
             for (int j = 1; j < k; j++)
-                mpi_ok(MPI_Irecv(ACC((d + 1) % 2, g, j), (int)len, MPI_BYTE, (rank + N - j) % N, TAG, MPI_COMM_WORLD,
-                                 &rreq[j]), "MPI_Irecv");
+                mpi_ok(MPI_Irecv(ACC((d + 1) % 2, g, j), (int)len, MPI_BYTE, (rank + N - j) % N,
+                                 TAG, MPI_COMM_WORLD, &rreq[j]),
+                       "MPI_Irecv");
             for (int j = 1; j < k; j++)
-                mpi_ok(MPI_Isend(ACC(d % 2, g, j), (int)len, MPI_BYTE, (rank + j) % N, TAG, MPI_COMM_WORLD, &sreq[j]),
+                mpi_ok(MPI_Isend(ACC(d % 2, g, j), (int)len, MPI_BYTE, (rank + j) % N, TAG,
+                                 MPI_COMM_WORLD, &sreq[j]),
                        "MPI_Isend");
         }
         for (int g = 0; g < n; g++) {
@@ -286,7 +299,8 @@ static void rs_ring(const scr_rs_code *code, int src_fd, const char *src, int ds
             size_t len = chunk - off < PIECE ? (size_t)(chunk - off) : PIECE;
             wait_all(k, reqs + (DEPTH + g) * k);
             for (int j = 1; j < k; j++)
-                pwrite_all(dst_fd, ACC((d + 1) % 2, g, j), len, (off_t)((uint64_t)j * chunk + off), dst);
+                pwrite_all(dst_fd, ACC((d + 1) % 2, g, j), len, (off_t)((uint64_t)j * chunk + off),
+                           dst);
             wait_all(k, reqs + g * k);
         }
     }
@@ -345,9 +359,12 @@ int main(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'm') mib = atol(optarg);
-        else if (c == 'd') base = optarg;
-        else MPI_Abort(MPI_COMM_WORLD, 1);
+        if (c == 'm')
+            mib = atol(optarg);
+        else if (c == 'd')
+            base = optarg;
+        else
+            MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (mib < 1) {
         if (rank == 0) fprintf(stderr, "bench_floor: --mib must be at least 1\n");
@@ -368,10 +385,11 @@ int main(int argc, char **argv)
     scr_rs_code code = {0};
     if (with_rs && scr_rs_init(&code, ranks - RS_K, RS_K) != 0) die("scr_rs_init");
     char *acc = with_rs ? alloc_pages(2 * DEPTH * RS_K * PIECE) : NULL;
-    uint64_t rs_chunk = with_rs ? (bytes + (uint64_t)(ranks - RS_K) - 1) / (uint64_t)(ranks - RS_K) : 0;
+    uint64_t rs_chunk =
+        with_rs ? (bytes + (uint64_t)(ranks - RS_K) - 1) / (uint64_t)(ranks - RS_K) : 0;
 
-    double t_write = 1e30, t_read = 1e30, t_xfer = 1e30, t_write2 = 1e30, t_partner = 1e30, t_xor = 1e30,
-           t_rs = 1e30;
+    double t_write = 1e30, t_read = 1e30, t_xfer = 1e30, t_write2 = 1e30, t_partner = 1e30,
+           t_xor = 1e30, t_rs = 1e30;
     /* the XOR ring covers the data in N-1 chunks (the last padded), one set of all ranks */
     uint64_t chunk = ranks > 1 ? (bytes + (uint64_t)ranks - 2) / (uint64_t)(ranks - 1) : bytes;
     for (int round = 0; round < ROUNDS; round++) {
@@ -429,22 +447,30 @@ int main(int argc, char **argv)
 
     if (rank == 0) {
         double w = t_write;
-        printf("bench_floor: bare work of %d ranks x %ld MiB at once, pieces of 256 KiB, %d in flight\n", ranks, mib,
-               DEPTH);
-        printf("  write     %7.3f s   (into a fresh file: the application's write, SINGLE)\n", t_write);
+        printf("bench_floor: bare work of %d ranks x %ld MiB at once, pieces of 256 KiB, %d in "
+               "flight\n",
+               ranks, mib, DEPTH);
+        printf("  write     %7.3f s   (into a fresh file: the application's write, SINGLE)\n",
+               t_write);
         printf("  pread     %7.3f s   (read back)\n", t_read);
-        printf("  exchange  %7.3f s   (to the right neighbour, from the left, memory to memory)\n", t_xfer);
+        printf("  exchange  %7.3f s   (to the right neighbour, from the left, memory to memory)\n",
+               t_xfer);
         printf("  write2    %7.3f s   (into a second fresh file)\n", t_write2);
-        printf("  PARTNER   %7.3f s   (write, then pread + send + receive + write, pipelined)\n", t_partner);
-        if (ranks > 1) printf("  XOR       %7.3f s   (write, then the ring of a set of %d, pipelined)\n", t_xor, ranks);
+        printf("  PARTNER   %7.3f s   (write, then pread + send + receive + write, pipelined)\n",
+               t_partner);
+        if (ranks > 1)
+            printf("  XOR       %7.3f s   (write, then the ring of a set of %d, pipelined)\n",
+                   t_xor, ranks);
         if (with_rs)
-            printf("  RS        %7.3f s   (write, then the ring of a set of %d, k=%d, pipelined)\n", t_rs, ranks, RS_K);
+            printf("  RS        %7.3f s   (write, then the ring of a set of %d, k=%d, pipelined)\n",
+                   t_rs, ranks, RS_K);
         double partner = w / (w + t_read + t_xfer + t_write2);
         double xor = w / (w + t_read + t_xfer + t_write2 / (ranks > 1 ? ranks - 1 : 1));
         /* RS passes k blocks of B on the ring, spreads k-1 parity blocks of
          * B/(N-k) and writes k*B/(N-k) */
         int d = ranks > RS_K ? ranks - RS_K : 1;
-        double rs = w / (w + t_read + (RS_K + (double)(RS_K - 1) / d) * t_xfer + (double)RS_K / d * t_write2);
+        double rs = w / (w + t_read + (RS_K + (double)(RS_K - 1) / d) * t_xfer +
+                         (double)RS_K / d * t_write2);
         printf("  floor PARTNER model %.2f bare %.2f\n", partner, w / t_partner);
         if (ranks > 1) printf("  floor XOR model %.2f bare %.2f\n", xor, w / t_xor);
         if (with_rs) printf("  floor RS model %.2f bare %.2f\n", rs, w / t_rs);

@@ -1,8 +1,8 @@
 /* bench_flush_async.c — what the background flush (SCR_FLUSH_ASYNC=1) costs
  * the application, and how well it keeps to its limits.
  *
- *   mpirun -np 2 bench_flush_async [--mib N] [--ckpts K] [--gap SECONDS] [--wait-flushed] [--overlap]
- *   bench_flush_async --watch TRANSFER_FILE        (no MPI)
+ *   mpirun -np 2 bench_flush_async [--mib N] [--ckpts K] [--gap SECONDS] [--wait-flushed]
+ * [--overlap] bench_flush_async --watch TRANSFER_FILE        (no MPI)
  *
  * The first form is the application: each rank writes K checkpoints of N
  * MiB (default 256, K 5), with a compute gap of SECONDS (a sleep, default
@@ -116,7 +116,8 @@ _Noreturn static void watch(const char *path)
                         unsigned long long bytes = 0;
                         for (int i = 0; i < n; i++) {
                             uint64_t size = 0;
-                            if (scr_transfer_file_get_size(t, src[i], &size) == SCR_SUCCESS) bytes += size;
+                            if (scr_transfer_file_get_size(t, src[i], &size) == SCR_SUCCESS)
+                                bytes += size;
                         }
                         double bw = 0, percent = 0;
                         scr_transfer_file_get_bw(t, &bw);
@@ -192,14 +193,21 @@ int main(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'm') mib = atol(optarg);
-        else if (c == 'k') ckpts = atoi(optarg);
-        else if (c == 'g') gap = atof(optarg);
-        else if (c == 'o') overlap = 1;
-        else if (c == 'f') wait_flushed = 1;
-        else if (c == 'w') watch_path = optarg;
+        if (c == 'm')
+            mib = atol(optarg);
+        else if (c == 'k')
+            ckpts = atoi(optarg);
+        else if (c == 'g')
+            gap = atof(optarg);
+        else if (c == 'o')
+            overlap = 1;
+        else if (c == 'f')
+            wait_flushed = 1;
+        else if (c == 'w')
+            watch_path = optarg;
         else {
-            fprintf(stderr, "usage: bench_flush_async [--mib N] [--ckpts K] [--gap S] [--wait-flushed] [--overlap]\n"
+            fprintf(stderr, "usage: bench_flush_async [--mib N] [--ckpts K] [--gap S] "
+                            "[--wait-flushed] [--overlap]\n"
                             "       bench_flush_async --watch FILE\n");
             return 1;
         }
@@ -239,7 +247,9 @@ int main(int argc, char **argv)
                 }
                 sleep_seconds(0.02);
             }
-            if (rank == 0) printf("gap %d conclude %.6f extra %.6f\n", i - 1, conclude, mono() - t_end - conclude);
+            if (rank == 0)
+                printf("gap %d conclude %.6f extra %.6f\n", i - 1, conclude,
+                       mono() - t_end - conclude);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
@@ -251,7 +261,8 @@ int main(int argc, char **argv)
         double parts[2] = {t1 - t0, MPI_Wtime() - t1}, worst[2];
         MPI_Reduce(parts, worst, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0)
-            printf("ckpt %d complete %.6f end %.6f write %.6f call %.6f\n", i, t, end, worst[0], worst[1]);
+            printf("ckpt %d complete %.6f end %.6f write %.6f call %.6f\n", i, t, end, worst[0],
+                   worst[1]);
         fflush(stdout);
     }
     long rss_peak = 0;

@@ -44,8 +44,8 @@ static void fill_text(char *buf, int rank)
     size_t off = 0;
     for (long line = 0; off < CHUNK; line++) {
         char l[96];
-        int n = snprintf(l, sizeof(l), "%6ld %4d %12.6f %12.6e\n", line, rank, (double)line * 0.001 + rank,
-                         1.0 / (double)(line + 1));
+        int n = snprintf(l, sizeof(l), "%6ld %4d %12.6f %12.6e\n", line, rank,
+                         (double)line * 0.001 + rank, 1.0 / (double)(line + 1));
         for (int i = 0; i < n && off < CHUNK; i++) buf[off++] = l[i];
     }
 }
@@ -87,14 +87,17 @@ int main(int argc, char **argv)
             break;
         case 'c': ckpts = atoi(optarg); break;
         default:
-            fprintf(stderr, "usage: bench_flush_compress [--mib N] [--kind text|random] [--ckpts K]\n");
+            fprintf(stderr,
+                    "usage: bench_flush_compress [--mib N] [--kind text|random] [--ckpts K]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
     char *buf = malloc(CHUNK);
     if (buf == NULL) die("malloc");
-    if (random_kind) fill_random(buf, bench_rank);
-    else fill_text(buf, bench_rank);
+    if (random_kind)
+        fill_random(buf, bench_rank);
+    else
+        fill_text(buf, bench_rank);
     if (SCR_Init() != SCR_SUCCESS) die("SCR_Init");
     for (int i = 1; i <= ckpts; i++) {
         char name[64], want[128], path[SCR_MAX_FILENAME];
@@ -107,13 +110,15 @@ int main(int argc, char **argv)
         write_bytes(path, mib, buf);
         if (SCR_Complete_output(1) != SCR_SUCCESS) die("SCR_Complete_output");
         double t = now() - t0, slowest = 0;
-        if (MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS) die("MPI_Reduce");
+        if (MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            die("MPI_Reduce");
         if (bench_rank == 0) printf("ckpt %d complete %.3f\n", i, slowest);
     }
     double t0 = now();
     if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
     double t = now() - t0, slowest = 0;
-    if (MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS) die("MPI_Reduce");
+    if (MPI_Reduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        die("MPI_Reduce");
     if (bench_rank == 0) printf("finalize %.3f\n", slowest);
     free(buf);
     MPI_Finalize();

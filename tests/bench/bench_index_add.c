@@ -7,11 +7,10 @@
  * wait4). It does so at N/4, N/2 and N ranks (default N = 100000), three
  * times each (the summary and index removed before each run; the best time
  * and the highest peak kept), with the page cache warm (the files were just
- * written), in $BENCH_DIR (default /dev/shm). Baselines measured in the same run: a walk that reads every rank
- * filemap and stats every file of the same directory, and the peak memory of
- * `scr-index --version` (the process alone). Prints time and memory per
- * rank at each size, and their ratios to the N/4 run: near 1 when the cost
- * is linear in the ranks. No assertions on the figures.
+ * written), in $BENCH_DIR (default /dev/shm). Baselines measured in the same run: a walk that reads
+ * every rank filemap and stats every file of the same directory, and the peak memory of `scr-index
+ * --version` (the process alone). Prints time and memory per rank at each size, and their ratios to
+ * the N/4 run: near 1 when the cost is linear in the ranks. No assertions on the figures.
  *
  *   tests/bench/bench_index_add [--index PATH] [RANKS]
  *   (run by `make bench-index-add`; PATH defaults to cli/scr-index) */
@@ -81,11 +80,12 @@ int main(int argc, char **argv)
     int sizes[3] = {ranks / 4, ranks / 2, ranks};
     for (int i = 0; i < 3; i++) runs[i] = measure(index, sizes[i]);
 
-    printf("scr-index --add of N ranks (2 files of 16 B each, XOR sets of 8) in %s, warm page cache, best of 3\n",
+    printf("scr-index --add of N ranks (2 files of 16 B each, XOR sets of 8) in %s, warm page "
+           "cache, best of 3\n",
            bench_dir());
     printf("process alone (scr-index --version): peak RSS %.1f MiB\n", base_kib / 1024.0);
-    printf("%8s %9s %9s %8s %9s %9s %10s %12s %13s %12s\n", "ranks", "add [s]", "cpu [s]", "us/rank", "walk [s]",
-           "add/walk", "peak MiB", "KiB/rank", "us/rank vs", "KiB/rank vs");
+    printf("%8s %9s %9s %8s %9s %9s %10s %12s %13s %12s\n", "ranks", "add [s]", "cpu [s]",
+           "us/rank", "walk [s]", "add/walk", "peak MiB", "KiB/rank", "us/rank vs", "KiB/rank vs");
     double us0 = 0, kib0 = 0;
     for (int i = 0; i < 3; i++) {
         const struct size_run *s = &runs[i];
@@ -95,13 +95,15 @@ int main(int argc, char **argv)
             us0 = us;
             kib0 = kib;
         }
-        printf("%8d %9.3f %9.3f %8.1f %9.3f %9.2f %10.1f %12.3f %12.2fx %12.2fx\n", s->ranks, s->add.seconds,
-               s->add.cpu, us,
-               s->walk, s->add.seconds / s->walk, s->add.maxrss_kib / 1024.0, kib, us / us0,
-               kib0 > 0 ? kib / kib0 : 0.0);
+        printf("%8d %9.3f %9.3f %8.1f %9.3f %9.2f %10.1f %12.3f %12.2fx %12.2fx\n", s->ranks,
+               s->add.seconds, s->add.cpu, us, s->walk, s->add.seconds / s->walk,
+               s->add.maxrss_kib / 1024.0, kib, us / us0, kib0 > 0 ? kib / kib0 : 0.0);
     }
-    printf("(add: wall time of the command; cpu: its user + system time; walk: read every rank filemap and stat\n"
-           " every file, in this process; peak: ru_maxrss; KiB/rank: peak above the process alone; \"vs\": ratio\n"
-           " to the %d-rank run)\n", sizes[0]);
+    printf("(add: wall time of the command; cpu: its user + system time; walk: read every rank "
+           "filemap and stat\n"
+           " every file, in this process; peak: ru_maxrss; KiB/rank: peak above the process alone; "
+           "\"vs\": ratio\n"
+           " to the %d-rank run)\n",
+           sizes[0]);
     return 0;
 }

@@ -40,8 +40,8 @@ static double time_memcpy(void *dst, const void *src, size_t len, int reps)
     return best;
 }
 
-static double time_crc(uint32_t (*fn)(uint32_t, const void *, size_t), const void *buf,
-                       size_t len, int reps)
+static double time_crc(uint32_t (*fn)(uint32_t, const void *, size_t), const void *buf, size_t len,
+                       int reps)
 {
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
@@ -110,9 +110,12 @@ int main(void)
     double pbase = time_memcpy(copy, buf, packed, 5);
     printf("%-40s %10.2f %10.2f\n", "pack filemap tree (16k files)", packed / best_pack / 1e9,
            best_pack / pbase);
-    printf("%-40s %10.2f %10.2f\n", "unpack filemap tree (16k files)",
-           packed / best_unpack / 1e9, best_unpack / pbase);
+    printf("%-40s %10.2f %10.2f\n", "unpack filemap tree (16k files)", packed / best_unpack / 1e9,
+           best_unpack / pbase);
     scr_kvtree_delete(t);
-    free(buf); free(copy); free(a); free(b);
+    free(buf);
+    free(copy);
+    free(a);
+    free(b);
     return 0;
 }

@@ -98,7 +98,8 @@ static void collective(long long bytes)
     coll_bytes += bytes;
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Status *status)
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+             MPI_Status *status)
 {
     MPI_Status mine;
     if (status == MPI_STATUS_IGNORE) status = &mine;
@@ -108,19 +109,22 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm
 }
 
 /* counted when posted, at the size posted: libscr posts what it expects */
-int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+              MPI_Request *req)
 {
     p2p_msgs++;
     p2p_bytes += bytes_of(type, count);
     return PMPI_Irecv(buf, count, type, src, tag, comm, req);
 }
 
-int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf, int rcount,
-                 MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *status)
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+                 int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
+                 MPI_Status *status)
 {
     MPI_Status mine;
     if (status == MPI_STATUS_IGNORE) status = &mine;
-    int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status);
+    int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
+                           status);
     if (rc == MPI_SUCCESS) received(rtype, status);
     return rc;
 }
@@ -131,29 +135,32 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
     return PMPI_Bcast(buf, count, type, root, comm);
 }
 
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm)
 {
     collective(size_of(comm) > 1 ? bytes_of(type, count) : 0);
     return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
 }
 
-int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                   MPI_Request *req)
+int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *req)
 {
     collective(size_of(comm) > 1 ? bytes_of(type, count) : 0);
     return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
 }
 
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+               MPI_Comm comm)
 {
     collective(rank_in(comm) == root && size_of(comm) > 1 ? bytes_of(type, count) : 0);
     return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
 }
 
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-               int root, MPI_Comm comm)
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+               MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    collective(rank_in(comm) == root ? bytes_of(rtype, (long long)rcount * (size_of(comm) - 1)) : 0);
+    collective(rank_in(comm) == root ? bytes_of(rtype, (long long)rcount * (size_of(comm) - 1))
+                                     : 0);
     return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
 }
 
@@ -168,8 +175,8 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, co
     return PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
 }
 
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                  MPI_Comm comm)
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                  MPI_Datatype rtype, MPI_Comm comm)
 {
     collective(bytes_of(rtype, (long long)rcount * (size_of(comm) - 1)));
     return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -234,7 +241,8 @@ struct phase {
 static void phase_begin(struct phase *p)
 {
     if (PMPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS) fail("MPI_Barrier");
-    p->msgs = p2p_msgs, p->bytes = p2p_bytes, p->calls = coll_calls, p->cbytes = coll_bytes, p->polls = polls;
+    p->msgs = p2p_msgs, p->bytes = p2p_bytes, p->calls = coll_calls, p->cbytes = coll_bytes,
+    p->polls = polls;
     p->wall = wall_now();
     p->sim = MPI_Wtime();
 }
@@ -245,13 +253,16 @@ static void phase_end(struct phase *p, const char *name)
 {
     double mine = MPI_Wtime() - p->sim, slowest = 0;
     long long msgs = p2p_msgs - p->msgs, bytes = p2p_bytes - p->bytes;
-    long long calls = coll_calls - p->calls, cbytes = coll_bytes - p->cbytes, npolls = polls - p->polls;
-    if (PMPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS) fail("MPI_Reduce");
+    long long calls = coll_calls - p->calls, cbytes = coll_bytes - p->cbytes,
+              npolls = polls - p->polls;
+    if (PMPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        fail("MPI_Reduce");
     double wall = wall_now() - p->wall;
     if (rank != 0) return;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0) fail("getrusage");
-    printf("phase %s sim_s %.6f wall_s %.3f p2p_msgs %lld p2p_bytes %lld coll_calls %lld coll_bytes %lld "
+    printf("phase %s sim_s %.6f wall_s %.3f p2p_msgs %lld p2p_bytes %lld coll_calls %lld "
+           "coll_bytes %lld "
            "rss_mib %ld polls %lld\n",
            name, slowest, wall, msgs, bytes, calls, cbytes, ru.ru_maxrss / 1024, npolls);
     fflush(stdout);
@@ -286,7 +297,8 @@ static int read_restart(size_t bytes, unsigned char *buf)
     if (!have) fail("SCR_Have_restart offering a checkpoint");
     if (SCR_Start_restart(dset) != SCR_SUCCESS) fail("SCR_Start_restart");
     int c = 0;
-    if (sscanf(dset, "ckpt.%d", &c) != 1) fail("SCR_Have_restart offering a checkpoint called ckpt.<k>");
+    if (sscanf(dset, "ckpt.%d", &c) != 1)
+        fail("SCR_Have_restart offering a checkpoint called ckpt.<k>");
     snprintf(name, sizeof(name), "ckpt.%d/rank%d.dat", c, rank);
     if (SCR_Route_file(name, path) != SCR_SUCCESS) fail("SCR_Route_file");
     int fd = open(path, O_RDONLY);
@@ -314,12 +326,17 @@ int main(int argc, char **argv)
     PMPI_Comm_size(MPI_COMM_WORLD, &ranks);
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'r') run = optarg;
-        else if (c == 'k') kib = atol(optarg);
-        else if (c == 'c') checkpoints = atol(optarg);
-        else fail("usage: bench_scale --run write|rebuild|fetch [--kib N] [--checkpoints C]");
+        if (c == 'r')
+            run = optarg;
+        else if (c == 'k')
+            kib = atol(optarg);
+        else if (c == 'c')
+            checkpoints = atol(optarg);
+        else
+            fail("usage: bench_scale --run write|rebuild|fetch [--kib N] [--checkpoints C]");
     }
-    if (run == NULL || kib < 1 || checkpoints < 1) fail("usage: bench_scale --run write|rebuild|fetch");
+    if (run == NULL || kib < 1 || checkpoints < 1)
+        fail("usage: bench_scale --run write|rebuild|fetch");
     size_t bytes = (size_t)kib * 1024;
     unsigned char *buf = malloc(bytes + 1);
     if (buf == NULL) fail("malloc");
@@ -339,7 +356,8 @@ int main(int argc, char **argv)
     } else if (strcmp(run, "rebuild") == 0 || strcmp(run, "fetch") == 0) {
         phase_begin(&p);
         if (SCR_Init() != SCR_SUCCESS) fail("SCR_Init");
-        phase_end(&p, strcmp(run, "rebuild") == 0 ? "init_rebuild_lost_host" : "init_fetch_from_prefix");
+        phase_end(&p, strcmp(run, "rebuild") == 0 ? "init_rebuild_lost_host"
+                                                  : "init_fetch_from_prefix");
         int from = read_restart(bytes, buf);
         if (rank == 0) printf("restarted from checkpoint %d, every byte checked\n", from);
     } else {

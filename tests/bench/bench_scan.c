@@ -17,9 +17,10 @@ static double scan_time(const char *dir, int ranks)
     double t0 = bench_now();
     if (scr_scan_dataset(dir, 0, &scan) != SCR_SUCCESS) bench_die("scan");
     double t = bench_now() - t0;
-    if (scan->ranks != ranks || scan->nmissing != 0 || scan->nsets != (ranks + 7) / 8 - (ranks % 8 == 1)) {
-        fprintf(stderr, "bench_scan: the scan saw %d ranks, %d missing, %d sets\n", scan->ranks, scan->nmissing,
-                scan->nsets);
+    if (scan->ranks != ranks || scan->nmissing != 0 ||
+        scan->nsets != (ranks + 7) / 8 - (ranks % 8 == 1)) {
+        fprintf(stderr, "bench_scan: the scan saw %d ranks, %d missing, %d sets\n", scan->ranks,
+                scan->nmissing, scan->nsets);
         exit(1);
     }
     scr_scan_free(scan);
@@ -37,10 +38,11 @@ int main(int argc, char **argv)
     double base = bench_baseline(big, ranks), t_big = scan_time(big, ranks);
     double t_small = scan_time(small, ranks / 10);
     double per_big = t_big / ranks * 1e6, per_small = t_small / (ranks / 10) * 1e6;
-    printf("scan of %d ranks: %.3f s (%.1f us/rank); read+stat baseline %.3f s; scan/baseline %.2f\n", ranks, t_big,
-           per_big, base, t_big / base);
-    printf("scan of %d ranks: %.3f s (%.1f us/rank); per-rank cost at %d vs %d ranks: %.2f\n", ranks / 10, t_small,
-           per_small, ranks, ranks / 10, per_big / per_small);
+    printf(
+        "scan of %d ranks: %.3f s (%.1f us/rank); read+stat baseline %.3f s; scan/baseline %.2f\n",
+        ranks, t_big, per_big, base, t_big / base);
+    printf("scan of %d ranks: %.3f s (%.1f us/rank); per-rank cost at %d vs %d ranks: %.2f\n",
+           ranks / 10, t_small, per_small, ranks, ranks / 10, per_big / per_small);
     char cmd[256];
     snprintf(cmd, sizeof(cmd), "rm -rf %s %s", small, big);
     return system(cmd) == 0 ? 0 : 1;

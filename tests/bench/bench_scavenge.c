@@ -26,7 +26,8 @@
 
 /* A node's cache and control directory under base, with RANKS files of
  * bytes each whose application paths are under prefix. */
-static void fake_node(const char *base, const char *prefix, uint64_t bytes, char files[RANKS][PATH_BUF])
+static void fake_node(const char *base, const char *prefix, uint64_t bytes,
+                      char files[RANKS][PATH_BUF])
 {
     char dir[PATH_BUF], path[PATH_BUF], origpath[PATH_BUF];
     size_t chunk = (size_t)1 << 20;
@@ -43,7 +44,8 @@ static void fake_node(const char *base, const char *prefix, uint64_t bytes, char
     scr_filemap *map = scr_filemap_new();
     scr_dataset *desc = scr_dataset_new();
     if (map == NULL || desc == NULL || scr_dataset_set_id(desc, 1) != SCR_SUCCESS ||
-        scr_dataset_set_name(desc, "ckpt.1") != SCR_SUCCESS || scr_dataset_set_ckpt(desc, 1) != SCR_SUCCESS ||
+        scr_dataset_set_name(desc, "ckpt.1") != SCR_SUCCESS ||
+        scr_dataset_set_ckpt(desc, 1) != SCR_SUCCESS ||
         scr_dataset_set_flags(desc, 1) != SCR_SUCCESS)
         bench_die("records");
     uint64_t x = 0x9e3779b97f4a7c15ull; /* xorshift: bytes no file system compresses */
@@ -67,8 +69,10 @@ static void fake_node(const char *base, const char *prefix, uint64_t bytes, char
         }
         if (close(fd) != 0) bench_die(files[r]);
         scr_meta *m = bench_meta(name, SCR_META_TYPE_FULL, r, RANKS, bytes);
-        if (scr_meta_set_crc32(m, crc) != SCR_SUCCESS || scr_meta_set_checkpoint(m, 1) != SCR_SUCCESS ||
-            scr_meta_set_origname(m, name) != SCR_SUCCESS || scr_meta_set_origpath(m, origpath) != SCR_SUCCESS ||
+        if (scr_meta_set_crc32(m, crc) != SCR_SUCCESS ||
+            scr_meta_set_checkpoint(m, 1) != SCR_SUCCESS ||
+            scr_meta_set_origname(m, name) != SCR_SUCCESS ||
+            scr_meta_set_origpath(m, origpath) != SCR_SUCCESS ||
             scr_filemap_set_dataset(map, 1, r, desc) != SCR_SUCCESS ||
             scr_filemap_set_expected_files(map, 1, r, 1) != SCR_SUCCESS ||
             scr_filemap_set_meta(map, 1, r, files[r], m) != SCR_SUCCESS)
@@ -96,7 +100,8 @@ static void measure(const char *scavenge, const char *base, const char *prefix, 
 {
     char cntl[PATH_BUF], cmd[8 * PATH_BUF];
     bench_path(cntl, "%s/cntl", base);
-    char *argv[] = {(char *)scavenge, "--cntl-dir", cntl, "--prefix", (char *)prefix, "--id", "1", "--force", NULL};
+    char *argv[] = {(char *)scavenge, "--cntl-dir", cntl,      "--prefix", (char *)prefix,
+                    "--id",           "1",          "--force", NULL};
     *out_scavenge = *out_cp = 1e30;
     for (int i = 0; i < 3; i++) {
         snprintf(cmd, sizeof(cmd), "rm -rf '%s/ckpt.1' '%s/.scr' && sync", prefix, prefix);
@@ -106,8 +111,8 @@ static void measure(const char *scavenge, const char *base, const char *prefix, 
 
         snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir '%s' && sync", cpdir, cpdir);
         shell(cmd);
-        snprintf(cmd, sizeof(cmd), "cp '%s' '%s' '%s' '%s' '%s/' && sync '%s'/*", files[0], files[1], files[2],
-                 files[3], cpdir, cpdir);
+        snprintf(cmd, sizeof(cmd), "cp '%s' '%s' '%s' '%s' '%s/' && sync '%s'/*", files[0],
+                 files[1], files[2], files[3], cpdir, cpdir);
         double t0 = bench_now();
         shell(cmd);
         double t = bench_now() - t0;
@@ -118,20 +123,22 @@ static void measure(const char *scavenge, const char *base, const char *prefix, 
 static void report(const char *where, uint64_t total, double t_scavenge, double t_cp)
 {
     double mib = (double)total / (1 << 20);
-    printf("  prefix in %-10s scr-scavenge %7.1f MiB/s (%.3f s)   cp+sync %7.1f MiB/s (%.3f s)   scavenge/cp %.2f\n",
+    printf("  prefix in %-10s scr-scavenge %7.1f MiB/s (%.3f s)   cp+sync %7.1f MiB/s (%.3f s)   "
+           "scavenge/cp %.2f\n",
            where, mib / t_scavenge, t_scavenge, mib / t_cp, t_cp, t_cp / t_scavenge);
 }
 
 int main(int argc, char **argv)
 {
     char program[PATH_BUF];
-    const char *scavenge =
-        bench_program(argc > 2 && strcmp(argv[1], "--scavenge") == 0 ? argv[2] : "cli/scr-scavenge", program);
+    const char *scavenge = bench_program(
+        argc > 2 && strcmp(argv[1], "--scavenge") == 0 ? argv[2] : "cli/scr-scavenge", program);
     const char *env = getenv("BENCH_MIB");
     uint64_t total_mib = env && atoi(env) >= RANKS ? (uint64_t)atoi(env) : 256;
     uint64_t bytes = total_mib / RANKS << 20;
     const char *disk = getenv("BENCH_DIR") && getenv("BENCH_DIR")[0] ? getenv("BENCH_DIR") : "/tmp";
-    char node[PATH_BUF], prefix[PATH_BUF], cpdir[PATH_BUF], files[RANKS][PATH_BUF], cmd[8 * PATH_BUF];
+    char node[PATH_BUF], prefix[PATH_BUF], cpdir[PATH_BUF], files[RANKS][PATH_BUF],
+        cmd[8 * PATH_BUF];
     char shm_prefix[PATH_BUF], shm_cpdir[PATH_BUF];
 
     bench_path(node, "/dev/shm/bench-scavenge.XXXXXX");
@@ -152,8 +159,9 @@ int main(int argc, char **argv)
     fake_node(node, shm_prefix, bytes, files);
     measure(scavenge, node, shm_prefix, shm_cpdir, files, &ts_shm, &tc_shm);
 
-    printf("scr-scavenge of %d files x %llu MiB from a tmpfs cache (source warm, copies synced; best of 3)\n", RANKS,
-           (unsigned long long)(bytes >> 20));
+    printf("scr-scavenge of %d files x %llu MiB from a tmpfs cache (source warm, copies synced; "
+           "best of 3)\n",
+           RANKS, (unsigned long long)(bytes >> 20));
     report(disk, bytes * RANKS, ts, tc);
     report("/dev/shm", bytes * RANKS, ts_shm, tc_shm);
     printf("  (CRC-32 on %s)\n", scr_crc32_uses_isal() ? "ISA-L" : "zlib");

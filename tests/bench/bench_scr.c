@@ -91,11 +91,13 @@ static void time_restart(double t_start, char *buf)
     }
     qsort(t_read, 3, sizeof(double), cmp_double);
     if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
-    if (rank == 0) printf("  restart from cache     %7.3f s   read alone %7.3f s\n", t_scr, t_read[1]);
+    if (rank == 0)
+        printf("  restart from cache     %7.3f s   read alone %7.3f s\n", t_scr, t_read[1]);
 }
 
 /* --only-checkpoint --beside-plain: five alternating rounds, the medians. */
-static void time_beside_plain(long mib, const char *buf, long gap_ms, double *out_ckpt, double *out_plain)
+static void time_beside_plain(long mib, const char *buf, long gap_ms, double *out_ckpt,
+                              double *out_plain)
 {
     double ckpt[5], plain[5];
     char beside[5][SCR_MAX_FILENAME + 16];
@@ -158,13 +160,20 @@ int main(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'm') mib = atol(optarg);
-        else if (c == 'd') plain_dir = optarg;
-        else if (c == 'c') only_checkpoint = 1;
-        else if (c == 'b') beside_plain = 1;
-        else if (c == 'g') gap_ms = atol(optarg);
-        else if (c == 'r') restart = 1;
-        else MPI_Abort(MPI_COMM_WORLD, 1);
+        if (c == 'm')
+            mib = atol(optarg);
+        else if (c == 'd')
+            plain_dir = optarg;
+        else if (c == 'c')
+            only_checkpoint = 1;
+        else if (c == 'b')
+            beside_plain = 1;
+        else if (c == 'g')
+            gap_ms = atol(optarg);
+        else if (c == 'r')
+            restart = 1;
+        else
+            MPI_Abort(MPI_COMM_WORLD, 1);
     }
     char *buf = malloc(CHUNK);
     if (buf == NULL) die("malloc");
@@ -187,7 +196,8 @@ int main(int argc, char **argv)
         time_beside_plain(mib, buf, gap_ms, &t_ckpt, &t_plain);
         if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
         if (rank == 0) {
-            printf("  checkpoint             %7.3f s (%d ranks x %ld MiB, median of 5)\n", t_ckpt, ranks, mib);
+            printf("  checkpoint             %7.3f s (%d ranks x %ld MiB, median of 5)\n", t_ckpt,
+                   ranks, mib);
             printf("  plain write in cache   %7.3f s (median of 5)\n", t_plain);
         }
         free(buf);
@@ -209,7 +219,8 @@ int main(int argc, char **argv)
             if (t < best) best = t;
         }
         if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");
-        if (rank == 0) printf("  checkpoint             %7.3f s (%d ranks x %ld MiB)\n", best, ranks, mib);
+        if (rank == 0)
+            printf("  checkpoint             %7.3f s (%d ranks x %ld MiB)\n", best, ranks, mib);
         free(buf);
         MPI_Finalize();
         return 0;
@@ -277,13 +288,16 @@ int main(int argc, char **argv)
     if (rank == 0) {
         double gib = (double)mib * ranks / 1024.0;
         printf("bench_scr: %d ranks x %ld MiB (%.2f GiB)\n", ranks, mib, gib);
-        printf("  checkpoint into cache  %7.3f s   plain write %7.3f s   ratio %.2f (target >= 0.90)\n",
+        printf("  checkpoint into cache  %7.3f s   plain write %7.3f s   ratio %.2f (target >= "
+               "0.90)\n",
                t_ckpt, t_plain, t_plain / t_ckpt);
-        printf("  flush to the prefix    %7.3f s   cp + sync   %7.3f s   ratio %.2f (target >= 0.90)\n",
+        printf("  flush to the prefix    %7.3f s   cp + sync   %7.3f s   ratio %.2f (target >= "
+               "0.90)\n",
                t_flush, t_cp, t_cp / t_flush);
         double growth = (rss_flush - rss_init) / 1024.0;
         printf("  peak RSS of any rank   %7.1f MiB, %.1f MiB above SCR_Init (target < file buffer "
-               "%s + 32 MiB)\n", rss_flush / 1024.0, growth,
+               "%s + 32 MiB)\n",
+               rss_flush / 1024.0, growth,
                getenv("SCR_FILE_BUF_SIZE") ? getenv("SCR_FILE_BUF_SIZE") : "1MB");
     }
     free(buf);

@@ -33,15 +33,18 @@ int main(int argc, char **argv)
 {
     long mib = 64;
     int ckpts = 3;
-    static const struct option longopts[] = {
-        {"mib", required_argument, NULL, 'm'}, {"ckpts", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"mib", required_argument, NULL, 'm'},
+                                             {"ckpts", required_argument, NULL, 'c'},
+                                             {NULL, 0, NULL, 0}};
     int c;
     bench_name = "bench_shared_merge";
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 2;
     MPI_Comm_rank(MPI_COMM_WORLD, &bench_rank);
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (c == 'm') mib = atol(optarg);
-        else if (c == 'c') ckpts = atoi(optarg);
+        if (c == 'm')
+            mib = atol(optarg);
+        else if (c == 'c')
+            ckpts = atoi(optarg);
         else {
             errno = EINVAL;
             die("usage: bench_shared_merge [--mib M] [--ckpts N]");
@@ -49,7 +52,8 @@ int main(int argc, char **argv)
     }
     char *buf = malloc(CHUNK);
     if (buf == NULL) die("malloc");
-    for (int i = 0; i < CHUNK; i++) buf[i] = (char)(1 + (i * 7 + bench_rank * 13) % 251); /* no zero bytes */
+    for (int i = 0; i < CHUNK; i++)
+        buf[i] = (char)(1 + (i * 7 + bench_rank * 13) % 251); /* no zero bytes */
     if (SCR_Init() != SCR_SUCCESS) die("SCR_Init");
     for (int n = 1; n <= ckpts; n++) {
         char name[64], path[SCR_MAX_FILENAME];
@@ -61,7 +65,8 @@ int main(int argc, char **argv)
         write_part(path, mib, buf);
         if (SCR_Complete_checkpoint(1) != SCR_SUCCESS) die("SCR_Complete_checkpoint");
         double t = MPI_Wtime() - t0, tmax = 0;
-        if (MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS) die("MPI_Reduce");
+        if (MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            die("MPI_Reduce");
         if (bench_rank == 0) printf("ckpt %d seconds %.3f\n", n, tmax);
     }
     if (SCR_Finalize() != SCR_SUCCESS) die("SCR_Finalize");

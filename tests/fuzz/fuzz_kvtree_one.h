@@ -44,8 +44,7 @@ static int fuzz_kvtree_one(const uint8_t *data, size_t size)
 
     scr_kvtree *packed_tree = scr_kvtree_new();
     size_t used = 0;
-    if (packed_tree &&
-        scr_kvtree_unpack(data, size, packed_tree, &used, "input") == SCR_SUCCESS &&
+    if (packed_tree && scr_kvtree_unpack(data, size, packed_tree, &used, "input") == SCR_SUCCESS &&
         (used > size || !round_trips(packed_tree)))
         status = -1;
     scr_kvtree_delete(packed_tree);

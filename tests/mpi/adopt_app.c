@@ -36,8 +36,9 @@ static unsigned char *slurp(const char *path, long *out_len)
     FILE *f = fopen(path, "rb");
     unsigned char *buf = NULL;
     long len = -1;
-    if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)len + 1)) != NULL && fread(buf, 1, (size_t)len, f) != (size_t)len) {
+    if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
+        fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)len + 1)) != NULL &&
+        fread(buf, 1, (size_t)len, f) != (size_t)len) {
         free(buf);
         buf = NULL;
     }
@@ -50,7 +51,8 @@ static unsigned char *slurp(const char *path, long *out_len)
 /* Route one ROUTE=EXPECTED argument and compare; bytes right go to *right. */
 static int check_file(const char *arg, long *right)
 {
-    char route[SCR_MAX_FILENAME], expect[SCR_MAX_FILENAME], routed[SCR_MAX_FILENAME], pattern[SCR_MAX_FILENAME];
+    char route[SCR_MAX_FILENAME], expect[SCR_MAX_FILENAME], routed[SCR_MAX_FILENAME],
+        pattern[SCR_MAX_FILENAME];
     const char *eq = strchr(arg, '=');
     if (eq == NULL) {
         printf("rank %d: argument %s is not ROUTE=EXPECTED\n", rank, arg);

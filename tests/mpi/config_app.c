@@ -27,38 +27,37 @@ static int rank, ranks;
 static char missing_conf[4096]; /* SCR_CONF_FILE as given: a file not written yet */
 
 /* Run one test on every rank; it fails if it failed on any rank. */
-#define MPI_RUN(test)                                                          \
-    do {                                                                       \
-        tap_current_failed = 0;                                                \
-        test();                                                                \
-        int any_ = 0;                                                          \
-        MPI_Allreduce(&tap_current_failed, &any_, 1, MPI_INT, MPI_MAX,         \
-                      MPI_COMM_WORLD);                                         \
-        tap_number++;                                                          \
-        if (any_) tap_failures++;                                              \
-        if (rank == 0) {                                                       \
-            printf("%s %d - %s\n", any_ ? "not ok" : "ok", tap_number, #test); \
-            fflush(stdout);                                                    \
-        }                                                                      \
+#define MPI_RUN(test)                                                                   \
+    do {                                                                                \
+        tap_current_failed = 0;                                                         \
+        test();                                                                         \
+        int any_ = 0;                                                                   \
+        MPI_Allreduce(&tap_current_failed, &any_, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); \
+        tap_number++;                                                                   \
+        if (any_) tap_failures++;                                                       \
+        if (rank == 0) {                                                                \
+            printf("%s %d - %s\n", any_ ? "not ok" : "ok", tap_number, #test);          \
+            fflush(stdout);                                                             \
+        }                                                                               \
     } while (0)
 
 /* SCR_Config(question) gives want (NULL: no answer) on this rank. */
-#define ANSWER(question, want)                                                               \
-    do {                                                                                     \
-        char *got_ = (char *)SCR_Config(question);                                           \
-        const char *want_ = (want);                                                          \
-        CHECK((got_ == NULL && want_ == NULL) ||                                             \
-                  (got_ != NULL && want_ != NULL && strcmp(got_, want_) == 0),               \
-              "rank %d: SCR_Config(\"%s\") gave '%s', expected '%s'", rank, question,        \
-              got_ ? got_ : "(null)", want_ ? want_ : "(null)");                             \
-        free(got_);                                                                          \
+#define ANSWER(question, want)                                                        \
+    do {                                                                              \
+        char *got_ = (char *)SCR_Config(question);                                    \
+        const char *want_ = (want);                                                   \
+        CHECK((got_ == NULL && want_ == NULL) ||                                      \
+                  (got_ != NULL && want_ != NULL && strcmp(got_, want_) == 0),        \
+              "rank %d: SCR_Config(\"%s\") gave '%s', expected '%s'", rank, question, \
+              got_ ? got_ : "(null)", want_ ? want_ : "(null)");                      \
+        free(got_);                                                                   \
     } while (0)
 
 /* A set returns NULL, as in SCR 3.1. */
-#define SET(text)                                                                            \
-    do {                                                                                     \
-        const char *got_ = SCR_Config(text);                                                 \
-        CHECK(got_ == NULL, "rank %d: SCR_Config(\"%s\") returned '%s'", rank, text, got_);  \
+#define SET(text)                                                                           \
+    do {                                                                                    \
+        const char *got_ = SCR_Config(text);                                                \
+        CHECK(got_ == NULL, "rank %d: SCR_Config(\"%s\") returned '%s'", rank, text, got_); \
     } while (0)
 
 /* Rank 0 writes path holding text; every rank returns once it is there. */
@@ -224,7 +223,8 @@ static void test_the_user_file_can_name_the_prefix(void)
     unsetenv("SCR_CONF_FILE");
     ANSWER("SCR_PREFIX", NULL);
     /* named by SCR_Config */
-    CHECK(SCR_Configf("SCR_CONF_FILE=%s", "user.conf") == NULL, "rank %d: a set returned a value", rank);
+    CHECK(SCR_Configf("SCR_CONF_FILE=%s", "user.conf") == NULL, "rank %d: a set returned a value",
+          rank);
     ANSWER("SCR_PREFIX", ".scr/test_config.d");
     SET("SCR_CONF_FILE=");
     /* the user file comes before SCR_Config */
@@ -242,9 +242,11 @@ static void test_scr_conf_file_set_by_scr_config_switches_the_user_file(void)
     unsetenv("SCR_CONF_FILE");
     SET("SCR_COPY_TYPE=");
     ANSWER("SCR_COPY_TYPE", NULL);
-    CHECK(SCR_Configf("SCR_CONF_FILE=%s", "user1.conf") == NULL, "rank %d: a set returned a value", rank);
+    CHECK(SCR_Configf("SCR_CONF_FILE=%s", "user1.conf") == NULL, "rank %d: a set returned a value",
+          rank);
     ANSWER("SCR_COPY_TYPE", "PARTNER");
-    CHECK(SCR_Configf("SCR_CONF_FILE=%s", "user2.conf") == NULL, "rank %d: a set returned a value", rank);
+    CHECK(SCR_Configf("SCR_CONF_FILE=%s", "user2.conf") == NULL, "rank %d: a set returned a value",
+          rank);
     ANSWER("SCR_COPY_TYPE", "XOR");
     SET("SCR_CONF_FILE=");
     ANSWER("SCR_COPY_TYPE", NULL);
@@ -287,7 +289,8 @@ static void test_a_value_just_written_is_read_back_on_every_rank(void)
 static void test_a_string_that_differs_between_ranks_sets_nothing(void)
 {
     SET("SCRTEST_SAME=agreed");
-    CHECK(SCR_Configf("SCRTEST_SAME=rank%d", rank) == NULL, "rank %d: a set returned a value", rank);
+    CHECK(SCR_Configf("SCRTEST_SAME=rank%d", rank) == NULL, "rank %d: a set returned a value",
+          rank);
     ANSWER("SCRTEST_SAME", ranks > 1 ? "agreed" : "rank0");
 }
 
@@ -332,7 +335,8 @@ static void test_app_conf_records_what_scr_config_set(void)
     size_t n = fread(text, 1, sizeof(text) - 1, fp);
     text[n] = '\0';
     fclose(fp);
-    CHECK(strstr(text, "SCR_COPY_TYPE=SINGLE\n") != NULL, "rank %d: app.conf holds '%s'", rank, text);
+    CHECK(strstr(text, "SCR_COPY_TYPE=SINGLE\n") != NULL, "rank %d: app.conf holds '%s'", rank,
+          text);
     CHECK(access(missing_conf, F_OK) != 0, "%s was written", missing_conf);
 }
 
@@ -357,8 +361,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     const char *conf = getenv("SCR_CONF_FILE");
-    if (conf == NULL || snprintf(missing_conf, sizeof(missing_conf), "%s", conf) >= (int)sizeof(missing_conf)) {
-        if (rank == 0) fprintf(stderr, "usage: SCR_CONF_FILE=<a file not written yet> config_app\n");
+    if (conf == NULL ||
+        snprintf(missing_conf, sizeof(missing_conf), "%s", conf) >= (int)sizeof(missing_conf)) {
+        if (rank == 0)
+            fprintf(stderr, "usage: SCR_CONF_FILE=<a file not written yet> config_app\n");
         MPI_Finalize();
         return 2;
     }

@@ -37,7 +37,8 @@ static long long whole_number(const char *value)
 static int apply(scr_kvtree *halt, const char *key, const char *value)
 {
     if (strcmp(key, "ExitReason") == 0)
-        return value[0] ? scr_halt_file_set_exit_reason(halt, value) : scr_halt_file_unset_exit_reason(halt);
+        return value[0] ? scr_halt_file_set_exit_reason(halt, value)
+                        : scr_halt_file_unset_exit_reason(halt);
     static const struct {
         const char *key;
         int (*set)(scr_kvtree *, int64_t);
@@ -86,8 +87,10 @@ int main(int argc, char **argv)
         rc = apply(halt, key, eq + 1);
     }
     if (fd >= 0) {
-        if (rc == SCR_SUCCESS) rc = scr_halt_file_write_unlock(path, &fd, halt);
-        else scr_halt_file_unlock(&fd);
+        if (rc == SCR_SUCCESS)
+            rc = scr_halt_file_write_unlock(path, &fd, halt);
+        else
+            scr_halt_file_unlock(&fd);
     }
     scr_kvtree_delete(halt);
     free(path);

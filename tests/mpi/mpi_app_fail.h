@@ -9,12 +9,12 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#define FAIL(...)                                                  \
-    do {                                                           \
-        fprintf(stderr, "rank %d: FAIL: ", rank);                  \
-        fprintf(stderr, __VA_ARGS__);                              \
-        fprintf(stderr, "\n");                                     \
-        MPI_Abort(MPI_COMM_WORLD, 3);                              \
+#define FAIL(...)                                 \
+    do {                                          \
+        fprintf(stderr, "rank %d: FAIL: ", rank); \
+        fprintf(stderr, __VA_ARGS__);             \
+        fprintf(stderr, "\n");                    \
+        MPI_Abort(MPI_COMM_WORLD, 3);             \
     } while (0)
 
 #endif

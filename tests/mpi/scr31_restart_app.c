@@ -40,14 +40,16 @@ static int copy_file(const char *src, const char *dst)
     if (in && ferror(in)) rc = -1;
     if (in) fclose(in);
     if (out && fclose(out) != 0) rc = -1;
-    if (rc != 0) fprintf(stderr, "rank %d: cannot copy %s to %s: %s\n", rank, src, dst, strerror(errno));
+    if (rc != 0)
+        fprintf(stderr, "rank %d: cannot copy %s to %s: %s\n", rank, src, dst, strerror(errno));
     return rc;
 }
 
 /* Read every FILE of checkpoint name into outdir/name; 1 when all were read. */
 static int read_restart(const char *outdir, const char *name, char **files, int nfiles)
 {
-    char dir[4096], path[2 * SCR_MAX_FILENAME + 2], routed[SCR_MAX_FILENAME], dst[4096 + SCR_MAX_FILENAME + 2];
+    char dir[4096], path[2 * SCR_MAX_FILENAME + 2], routed[SCR_MAX_FILENAME],
+        dst[4096 + SCR_MAX_FILENAME + 2];
     snprintf(dir, sizeof(dir), "%s/%s", outdir, name);
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) return 0;
     int valid = 1;
@@ -69,7 +71,8 @@ static int read_restart(const char *outdir, const char *name, char **files, int 
 static void write_checkpoint(const char *name)
 {
     char path[1024], routed[SCR_MAX_FILENAME];
-    if (SCR_Start_output(name, SCR_FLAG_CHECKPOINT) != SCR_SUCCESS) FAIL("SCR_Start_output %s", name);
+    if (SCR_Start_output(name, SCR_FLAG_CHECKPOINT) != SCR_SUCCESS)
+        FAIL("SCR_Start_output %s", name);
     snprintf(path, sizeof(path), "%s/rank_%d.ckpt", name, rank);
     if (SCR_Route_file(path, routed) != SCR_SUCCESS) FAIL("SCR_Route_file %s", path);
     FILE *out = fopen(routed, "wb");
@@ -89,7 +92,8 @@ int main(int argc, char **argv)
         checkpoint = argv[3];
         first = 4;
     }
-    if (outdir == NULL || first >= argc) FAIL("usage: scr31_restart_app OUTDIR [--checkpoint NAME] FILE...");
+    if (outdir == NULL || first >= argc)
+        FAIL("usage: scr31_restart_app OUTDIR [--checkpoint NAME] FILE...");
     if (SCR_Init() != SCR_SUCCESS) FAIL("SCR_Init");
 
     for (;;) {

@@ -82,7 +82,8 @@
 
 struct options {
     int steps, files, crash_after, crash_rank, output_every, nested, restart_bare, mkdirs, uneven;
-    int need_checkpoint, sleep_ms, compute_ms, shared_file, nconfig, nask, written_by, leave_check_to_scr;
+    int need_checkpoint, sleep_ms, compute_ms, shared_file, nconfig, nask, written_by,
+        leave_check_to_scr;
     int damage_after, damage_rank, first_creates, overlap, own_files;
     const char *config[8], *ask[4];
     long size;
@@ -92,14 +93,15 @@ struct options {
 };
 
 static int rank, ranks;
-static int exclusive_files; /* --exclusive: own files are created with O_EXCL */
+static int exclusive_files;    /* --exclusive: own files are created with O_EXCL */
 static int compressible_files; /* --compressible: files below this number are */
 
 #include "mpi_app_fail.h"
 
 static unsigned char byte_at(int r, int f, int step, long off)
 {
-    if (f < compressible_files) return (unsigned char)('a' + (r * 3 + f * 5 + step * 7 + off / 512) % 26);
+    if (f < compressible_files)
+        return (unsigned char)('a' + (r * 3 + f * 5 + step * 7 + off / 512) % 26);
     uint32_t x = (uint32_t)(r * 7919 + f * 104729 + step * 1299709) ^ (uint32_t)off * 2654435761u;
     x ^= x >> 15;
     return (unsigned char)(x * 2246822519u >> 24);
@@ -143,7 +145,8 @@ static void make_parent_dirs(const char *path)
     for (char *p = dir + 1; *p; p++) {
         if (*p != '/') continue;
         *p = '\0';
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST) FAIL("cannot create directory %s: %s", dir, strerror(errno));
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+            FAIL("cannot create directory %s: %s", dir, strerror(errno));
         *p = '/';
     }
 }
@@ -204,7 +207,8 @@ static int open_shared(const struct options *o, const char *path)
     int err = errno;
     /* sized whole first, as test_api does (and MPI_File_set_size): rank 0's
      * node's piece is then a hole where the other nodes write */
-    if (fd >= 0 && ftruncate(fd, 4 + (off_t)ranks * o->size) != 0) FAIL("ftruncate %s: %s", path, strerror(errno));
+    if (fd >= 0 && ftruncate(fd, 4 + (off_t)ranks * o->size) != 0)
+        FAIL("ftruncate %s: %s", path, strerror(errno));
     if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS) FAIL("MPI_Barrier");
     if (rank != 0) {
         fd = open(path, O_WRONLY);
@@ -227,7 +231,8 @@ static int write_shared(const struct options *o, const char *path, int step, lon
     if (o->overlap && pwrite(fd, &mark, 1, 0) != 1) FAIL("write %s: %s", path, strerror(errno));
     for (long off = 0; off < size; off++) {
         unsigned char c = byte_at(rank, 0, step, off);
-        if (pwrite(fd, &c, 1, 4 + (off_t)rank * size + off) != 1) FAIL("write %s: %s", path, strerror(errno));
+        if (pwrite(fd, &c, 1, 4 + (off_t)rank * size + off) != 1)
+            FAIL("write %s: %s", path, strerror(errno));
     }
     if (close(fd) != 0) FAIL("close %s: %s", path, strerror(errno));
     return 1;
@@ -246,14 +251,14 @@ static int check_shared(const char *path, long size)
     for (long off = 0; off < size && step >= 0; off++) {
         unsigned char c;
         if (pread(fd, &c, 1, 4 + (off_t)rank * size + off) != 1 || c != byte_at(rank, 0, s, off)) {
-            fprintf(stderr, "rank %d: %s differs at byte %ld\n", rank, path, 4 + (long)rank * size + off);
+            fprintf(stderr, "rank %d: %s differs at byte %ld\n", rank, path,
+                    4 + (long)rank * size + off);
             step = -1;
         }
     }
     close(fd);
     return step;
 }
-
 
 /* Does --fail-restart-of make this rank call attempt (from 0) at name invalid? */
 static int told_to_fail(const struct options *o, int attempt, const char *name)
@@ -283,13 +288,17 @@ static int restart_once(const struct options *o, int attempt)
     if (o->shared_file) {
         char want[512], path[SCR_MAX_FILENAME];
         snprintf(want, sizeof(want), "ckpt.%d/shared.dat", step);
-        if (SCR_Route_file(want, path) != SCR_SUCCESS || check_shared(path, o->size) != step) valid = 0;
+        if (SCR_Route_file(want, path) != SCR_SUCCESS || check_shared(path, o->size) != step)
+            valid = 0;
     }
-    for (int f = 0; (!o->shared_file || o->own_files) && !o->written_by && !has_no_files(o, rank) && f < o->files;
+    for (int f = 0; (!o->shared_file || o->own_files) && !o->written_by && !has_no_files(o, rank) &&
+                    f < o->files;
          f++) {
         char want[512], path[SCR_MAX_FILENAME];
-        if (o->restart_bare) snprintf(want, sizeof(want), "rank%d_f%d.dat", rank, f);
-        else file_name(o, step, f, want, sizeof(want));
+        if (o->restart_bare)
+            snprintf(want, sizeof(want), "rank%d_f%d.dat", rank, f);
+        else
+            file_name(o, step, f, want, sizeof(want));
         if (SCR_Route_file(want, path) != SCR_SUCCESS) {
             valid = 0;
             continue;
@@ -300,9 +309,13 @@ static int restart_once(const struct options *o, int attempt)
         if (w % ranks != rank && !(rank >= o->written_by && w == rank % o->written_by)) continue;
         for (int f = 0; !has_no_files(o, w) && f < o->files; f++) {
             char want[512], path[SCR_MAX_FILENAME];
-            if (o->restart_bare) snprintf(want, sizeof(want), "rank%d_f%d.dat", w, f);
-            else file_name_of(o, w, step, f, want, sizeof(want));
-            if (SCR_Route_file(want, path) != SCR_SUCCESS || check_file_of(path, w, f, o->size) != step) valid = 0;
+            if (o->restart_bare)
+                snprintf(want, sizeof(want), "rank%d_f%d.dat", w, f);
+            else
+                file_name_of(o, w, step, f, want, sizeof(want));
+            if (SCR_Route_file(want, path) != SCR_SUCCESS ||
+                check_file_of(path, w, f, o->size) != step)
+                valid = 0;
         }
     }
     int bytes_ok = valid;
@@ -334,9 +347,11 @@ static void damage_file(const char *path, long size)
     unsigned char c;
     int fd = open(path, O_RDWR);
     if (fd < 0) FAIL("cannot open %s to damage it: %s", path, strerror(errno));
-    if (pread(fd, &c, 1, off) != 1) FAIL("cannot read byte %ld of %s: %s", (long)off, path, strerror(errno));
+    if (pread(fd, &c, 1, off) != 1)
+        FAIL("cannot read byte %ld of %s: %s", (long)off, path, strerror(errno));
     c ^= 0xff;
-    if (pwrite(fd, &c, 1, off) != 1) FAIL("cannot write byte %ld of %s: %s", (long)off, path, strerror(errno));
+    if (pwrite(fd, &c, 1, off) != 1)
+        FAIL("cannot write byte %ld of %s: %s", (long)off, path, strerror(errno));
     if (close(fd) != 0) FAIL("close %s: %s", path, strerror(errno));
     printf("rank %d: damaged byte %ld of %s\n", rank, (long)off, path);
 }
@@ -345,7 +360,8 @@ static void checkpoint(const struct options *o, int step)
 {
     char dname[64], first[SCR_MAX_FILENAME] = "";
     snprintf(dname, sizeof(dname), "ckpt.%d", step);
-    if (SCR_Start_output(dname, SCR_FLAG_CHECKPOINT) != SCR_SUCCESS) FAIL("SCR_Start_output %s", dname);
+    if (SCR_Start_output(dname, SCR_FLAG_CHECKPOINT) != SCR_SUCCESS)
+        FAIL("SCR_Start_output %s", dname);
     int valid = 1;
     if (o->shared_file) {
         char want[512], path[SCR_MAX_FILENAME];
@@ -354,7 +370,8 @@ static void checkpoint(const struct options *o, int step)
         if (o->mkdirs) make_parent_dirs(path);
         valid = write_shared(o, path, step, o->size);
     }
-    for (int f = 0; (!o->shared_file || o->own_files) && !has_no_files(o, rank) && f < o->files; f++) {
+    for (int f = 0; (!o->shared_file || o->own_files) && !has_no_files(o, rank) && f < o->files;
+         f++) {
         char want[512], path[SCR_MAX_FILENAME];
         file_name(o, step, f, want, sizeof(want));
         if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
@@ -364,7 +381,8 @@ static void checkpoint(const struct options *o, int step)
     }
     if (SCR_Complete_output(valid) != SCR_SUCCESS) FAIL("SCR_Complete_output %s", dname);
     if (step == o->damage_after && rank == o->damage_rank) {
-        if (first[0] == '\0') FAIL("--damage-after %d: rank %d wrote no file to damage", step, rank);
+        if (first[0] == '\0')
+            FAIL("--damage-after %d: rank %d wrote no file to damage", step, rank);
         damage_file(first, file_size(o, 0));
     }
 }
@@ -378,7 +396,8 @@ static void output(const struct options *o, int step)
     if (SCR_Route_file(want, path) != SCR_SUCCESS) FAIL("SCR_Route_file %s", want);
     if (o->mkdirs) make_parent_dirs(path);
     FILE *fp = fopen(path, "w");
-    if (fp == NULL || fprintf(fp, "output of rank %d at step %d\n", rank, step) < 0 || fclose(fp) != 0)
+    if (fp == NULL || fprintf(fp, "output of rank %d at step %d\n", rank, step) < 0 ||
+        fclose(fp) != 0)
         FAIL("writing %s", path);
     if (SCR_Complete_output(1) != SCR_SUCCESS) FAIL("SCR_Complete_output %s", dname);
 }
@@ -386,26 +405,44 @@ static void output(const struct options *o, int step)
 static void parse(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        {"steps", required_argument, NULL, 's'},       {"files", required_argument, NULL, 'f'},
-        {"size", required_argument, NULL, 'z'},        {"crash-after", required_argument, NULL, 'c'},
-        {"crash-rank", required_argument, NULL, 'r'},  {"output-every", required_argument, NULL, 'o'},
-        {"nested", no_argument, NULL, 'n'},            {"no-files", required_argument, NULL, 'x'},
-        {"restart-by-path", no_argument, NULL, 'p'},   {"mkdir", no_argument, NULL, 'm'},
-        {"uneven", no_argument, NULL, 'u'},           {"current", required_argument, NULL, 'C'},
-        {"drop", required_argument, NULL, 'D'},        {"delete", required_argument, NULL, 'X'},
-        {"need-checkpoint", no_argument, NULL, 'N'},   {"sleep-ms", required_argument, NULL, 'S'},
+        {"steps", required_argument, NULL, 's'},
+        {"files", required_argument, NULL, 'f'},
+        {"size", required_argument, NULL, 'z'},
+        {"crash-after", required_argument, NULL, 'c'},
+        {"crash-rank", required_argument, NULL, 'r'},
+        {"output-every", required_argument, NULL, 'o'},
+        {"nested", no_argument, NULL, 'n'},
+        {"no-files", required_argument, NULL, 'x'},
+        {"restart-by-path", no_argument, NULL, 'p'},
+        {"mkdir", no_argument, NULL, 'm'},
+        {"uneven", no_argument, NULL, 'u'},
+        {"current", required_argument, NULL, 'C'},
+        {"drop", required_argument, NULL, 'D'},
+        {"delete", required_argument, NULL, 'X'},
+        {"need-checkpoint", no_argument, NULL, 'N'},
+        {"sleep-ms", required_argument, NULL, 'S'},
         {"fail-restart-of", required_argument, NULL, 'F'},
-        {"config", required_argument, NULL, 'K'},     {"shared-file", no_argument, NULL, 'H'},
-        {"thread-multiple", no_argument, NULL, 'T'},  {"written-by", required_argument, NULL, 'W'},
-        {"compressible", required_argument, NULL, 'Z'}, {"compute-ms", required_argument, NULL, 'M'},
+        {"config", required_argument, NULL, 'K'},
+        {"shared-file", no_argument, NULL, 'H'},
+        {"thread-multiple", no_argument, NULL, 'T'},
+        {"written-by", required_argument, NULL, 'W'},
+        {"compressible", required_argument, NULL, 'Z'},
+        {"compute-ms", required_argument, NULL, 'M'},
         {"leave-check-to-scr", no_argument, NULL, 'L'},
-        {"damage-after", required_argument, NULL, 'A'}, {"damage-rank", required_argument, NULL, 'R'},
-        {"first-creates", no_argument, NULL, 'P'},     {"overlap", no_argument, NULL, 'O'},
-        {"own-files", no_argument, NULL, 'I'},         {"exclusive", no_argument, NULL, 'E'},
+        {"damage-after", required_argument, NULL, 'A'},
+        {"damage-rank", required_argument, NULL, 'R'},
+        {"first-creates", no_argument, NULL, 'P'},
+        {"overlap", no_argument, NULL, 'O'},
+        {"own-files", no_argument, NULL, 'I'},
+        {"exclusive", no_argument, NULL, 'E'},
         {"ask", required_argument, NULL, 'Q'},
         {NULL, 0, NULL, 0},
     };
-    *o = (struct options){.steps = 3, .files = 1, .size = 1000, .crash_after = -1, .restart_bare = 1,
+    *o = (struct options){.steps = 3,
+                          .files = 1,
+                          .size = 1000,
+                          .crash_after = -1,
+                          .restart_bare = 1,
                           .damage_after = -1};
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -429,7 +466,8 @@ static void parse(int argc, char **argv, struct options *o)
         case 'M': o->compute_ms = atoi(optarg); break;
         case 'F': o->fail_restart_of = optarg; break;
         case 'K':
-            if (o->nconfig == (int)(sizeof(o->config) / sizeof(o->config[0]))) FAIL("too many --config");
+            if (o->nconfig == (int)(sizeof(o->config) / sizeof(o->config[0])))
+                FAIL("too many --config");
             o->config[o->nconfig++] = optarg;
             break;
         case 'Q':
@@ -476,7 +514,8 @@ int main(int argc, char **argv)
     if (wants_thread_multiple(argc, argv)) {
         int provided = MPI_THREAD_SINGLE;
         MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-        if (provided != MPI_THREAD_MULTIPLE) fprintf(stderr, "MPI does not give MPI_THREAD_MULTIPLE\n");
+        if (provided != MPI_THREAD_MULTIPLE)
+            fprintf(stderr, "MPI does not give MPI_THREAD_MULTIPLE\n");
     } else {
         MPI_Init(&argc, &argv);
     }
@@ -493,7 +532,9 @@ int main(int argc, char **argv)
     /* every rank learns that SCR_Init failed and the job ends without
      * MPI_Abort, so no rank's error message is cut off by the abort */
     int init_failed = SCR_Init() != SCR_SUCCESS, any_failed = 0;
-    if (MPI_Allreduce(&init_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) FAIL("MPI_Allreduce");
+    if (MPI_Allreduce(&init_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
+        MPI_SUCCESS)
+        FAIL("MPI_Allreduce");
     if (any_failed) {
         if (init_failed) fprintf(stderr, "rank %d: FAIL: SCR_Init\n", rank);
         MPI_Finalize();
@@ -504,8 +545,12 @@ int main(int argc, char **argv)
         printf("rank %d: after SCR_Init: SCR_Config %s = %s\n", rank, o.ask[i], v ? v : "(null)");
         free((void *)v);
     }
-    struct { const char *call, *name; int (*fn)(const char *); } manage[] = {
-        {"SCR_Drop", o.drop, SCR_Drop}, {"SCR_Delete", o.delete_name, SCR_Delete},
+    struct {
+        const char *call, *name;
+        int (*fn)(const char *);
+    } manage[] = {
+        {"SCR_Drop", o.drop, SCR_Drop},
+        {"SCR_Delete", o.delete_name, SCR_Delete},
         {"SCR_Current", o.current, SCR_Current},
     };
     for (size_t i = 0; i < sizeof(manage) / sizeof(manage[0]); i++) {

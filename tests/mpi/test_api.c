@@ -27,19 +27,18 @@
 static int rank, ranks;
 
 /* Run one test on every rank; it fails if it failed on any rank. */
-#define MPI_RUN(test)                                                          \
-    do {                                                                       \
-        tap_current_failed = 0;                                                \
-        test();                                                                \
-        int any_ = 0;                                                          \
-        MPI_Allreduce(&tap_current_failed, &any_, 1, MPI_INT, MPI_MAX,         \
-                      MPI_COMM_WORLD);                                         \
-        tap_number++;                                                          \
-        if (any_) tap_failures++;                                              \
-        if (rank == 0) {                                                       \
-            printf("%s %d - %s\n", any_ ? "not ok" : "ok", tap_number, #test); \
-            fflush(stdout);                                                    \
-        }                                                                      \
+#define MPI_RUN(test)                                                                   \
+    do {                                                                                \
+        tap_current_failed = 0;                                                         \
+        test();                                                                         \
+        int any_ = 0;                                                                   \
+        MPI_Allreduce(&tap_current_failed, &any_, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); \
+        tap_number++;                                                                   \
+        if (any_) tap_failures++;                                                       \
+        if (rank == 0) {                                                                \
+            printf("%s %d - %s\n", any_ ? "not ok" : "ok", tap_number, #test);          \
+            fflush(stdout);                                                             \
+        }                                                                               \
     } while (0)
 
 #define FAILS(call) ((call) != SCR_SUCCESS)
@@ -109,7 +108,8 @@ static void test_config_after_init_answers_but_sets_nothing(void)
 static void test_need_checkpoint_every_second_call(void)
 {
     int want[4] = {0, 1, 0, 1}, got[4] = {-1, -1, -1, -1};
-    for (int i = 0; i < 4; i++) CHECK(SCR_Need_checkpoint(&got[i]) == SCR_SUCCESS, "call %d", i + 1);
+    for (int i = 0; i < 4; i++)
+        CHECK(SCR_Need_checkpoint(&got[i]) == SCR_SUCCESS, "call %d", i + 1);
     CHECK(memcmp(want, got, sizeof(want)) == 0, "rank %d: flags %d,%d,%d,%d", rank, got[0], got[1],
           got[2], got[3]);
 }

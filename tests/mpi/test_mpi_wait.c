@@ -58,11 +58,13 @@ static int exchange_late(long delay_ms, int value, const char *name)
     int partner = me ^ 1, got = -1;
     if (me % 2 == 1) {
         sleep_ms(delay_ms);
-        if (MPI_Send(&value, 1, MPI_INT, partner, TAG, helper_world) != MPI_SUCCESS) return fail(name);
+        if (MPI_Send(&value, 1, MPI_INT, partner, TAG, helper_world) != MPI_SUCCESS)
+            return fail(name);
         return 0;
     }
     MPI_Request req = MPI_REQUEST_NULL;
-    if (MPI_Irecv(&got, 1, MPI_INT, partner, TAG, helper_world, &req) != MPI_SUCCESS) return fail(name);
+    if (MPI_Irecv(&got, 1, MPI_INT, partner, TAG, helper_world, &req) != MPI_SUCCESS)
+        return fail(name);
     atomic_fetch_add(&waits_started, 1);
     if (scr_mpi_wait(&req, name) != SCR_SUCCESS) return fail(name);
     if (got != value) {
@@ -86,10 +88,12 @@ static void *helper(void *arg)
     int expect = ranks * (ranks + 1) / 2;
     for (int i = 0; i < MIXED_ROUNDS; i++) {
         int mine = me + 1, sum = 0;
-        if (scr_mpi_allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, helper_world, "mixed: the allreduce") != SCR_SUCCESS)
+        if (scr_mpi_allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, helper_world,
+                              "mixed: the allreduce") != SCR_SUCCESS)
             *rc |= fail("mixed: the allreduce");
         else if (sum != expect) {
-            fprintf(stderr, "rank %d: mixed: round %d summed %d instead of %d\n", me, i, sum, expect);
+            fprintf(stderr, "rank %d: mixed: round %d summed %d instead of %d\n", me, i, sum,
+                    expect);
             *rc |= 1;
         }
     }
@@ -104,7 +108,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     if (provided != MPI_THREAD_MULTIPLE || ranks % 2 != 0) {
-        fail(provided != MPI_THREAD_MULTIPLE ? "MPI gives no MPI_THREAD_MULTIPLE" : "needs an even number of ranks");
+        fail(provided != MPI_THREAD_MULTIPLE ? "MPI gives no MPI_THREAD_MULTIPLE"
+                                             : "needs an even number of ranks");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (MPI_Comm_dup(MPI_COMM_WORLD, &helper_world) != MPI_SUCCESS) return fail("MPI_Comm_dup");

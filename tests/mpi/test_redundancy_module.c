@@ -59,9 +59,9 @@ static int fail(const char *what)
 }
 
 /* snprintf that fails the test rather than cut a path short. */
-#define PRINT(buf, ...) \
-    do { \
-        int n_ = snprintf(buf, sizeof(buf), __VA_ARGS__); \
+#define PRINT(buf, ...)                                                             \
+    do {                                                                            \
+        int n_ = snprintf(buf, sizeof(buf), __VA_ARGS__);                           \
         if (n_ < 0 || (size_t)n_ >= sizeof(buf)) return fail("a path is too long"); \
     } while (0)
 
@@ -90,14 +90,18 @@ static int write_dataset(scr_filemap *map, const char *dsdir)
         free(buf);
         scr_meta *m = scr_meta_new();
         if (rc != SCR_SUCCESS || m == NULL || scr_meta_set_filename(m, rel) != SCR_SUCCESS ||
-            scr_meta_set_filetype(m, SCR_META_TYPE_FULL) != SCR_SUCCESS || scr_meta_set_filesize(m, n) != SCR_SUCCESS ||
+            scr_meta_set_filetype(m, SCR_META_TYPE_FULL) != SCR_SUCCESS ||
+            scr_meta_set_filesize(m, n) != SCR_SUCCESS ||
             scr_meta_set_complete(m, 1) != SCR_SUCCESS || scr_meta_set_rank(m, me) != SCR_SUCCESS ||
-            scr_meta_set_ranks(m, RANKS) != SCR_SUCCESS || scr_filemap_add_file(map, ID, me, path) != SCR_SUCCESS ||
+            scr_meta_set_ranks(m, RANKS) != SCR_SUCCESS ||
+            scr_filemap_add_file(map, ID, me, path) != SCR_SUCCESS ||
             scr_filemap_set_meta(map, ID, me, path, m) != SCR_SUCCESS)
             return fail("cannot write or list a file");
         scr_meta_delete(m);
     }
-    return scr_filemap_set_expected_files(map, ID, me, FILES) == SCR_SUCCESS ? 0 : fail("cannot set the file count");
+    return scr_filemap_set_expected_files(map, ID, me, FILES) == SCR_SUCCESS
+               ? 0
+               : fail("cannot set the file count");
 }
 
 /* A lost member: its files gone from disk and from its filemap, and what
@@ -108,7 +112,8 @@ static int lose_files(const struct scr_redundancy_ctx *ctx, const struct scr_red
     for (int f = 0; f < FILES; f++) {
         PRINT(path, "%s/rank%d/file%d.dat", ctx->dsdir, me, f);
         if (unlink(path) != 0 && errno != ENOENT) return fail("cannot delete a file");
-        if (scr_filemap_remove_file(ctx->map, ID, me, path) != SCR_SUCCESS) return fail("cannot unlist a file");
+        if (scr_filemap_remove_file(ctx->map, ID, me, path) != SCR_SUCCESS)
+            return fail("cannot unlist a file");
     }
     return scr_redundancy_forget(ctx, d, ID) == SCR_SUCCESS ? 0 : fail("forget failed");
 }
@@ -129,14 +134,15 @@ static int compare_files(const char *dsdir)
             continue;
         }
         if (len != n) {
-            fprintf(stderr, "rank %d: file %s has %zu bytes, %llu written\n", me, path, len, (unsigned long long)n);
+            fprintf(stderr, "rank %d: file %s has %zu bytes, %llu written\n", me, path, len,
+                    (unsigned long long)n);
             bad = 1;
         }
         for (uint64_t i = 0; i < len && i < n; i++) {
             unsigned char b = ((unsigned char *)got)[i];
             if (b == byte_of(me, f, i)) continue;
-            fprintf(stderr, "rank %d: file %s differs at byte %llu: 0x%02x, 0x%02x written\n", me, path,
-                    (unsigned long long)i, b, byte_of(me, f, i));
+            fprintf(stderr, "rank %d: file %s differs at byte %llu: 0x%02x, 0x%02x written\n", me,
+                    path, (unsigned long long)i, b, byte_of(me, f, i));
             bad = 1;
             break;
         }
@@ -146,15 +152,16 @@ static int compare_files(const char *dsdir)
 }
 
 /* Lose the files of the members in lost[] (by rank), rebuild, compare. */
-static int lose_and_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, const int *lost,
-                            const char *round)
+static int lose_and_rebuild(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
+                            const int *lost, const char *round)
 {
     int bad = lost[me] ? lose_files(ctx, d) : 0, all_bad = 0;
     MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (all_bad) return 1;
     int rc = scr_redundancy_rebuild(ctx, d, ID, lost[me]);
     if (rc != SCR_SUCCESS) {
-        fprintf(stderr, "rank %d: the rebuild after %s failed (%s)\n", me, round, scr_strstatus(rc));
+        fprintf(stderr, "rank %d: the rebuild after %s failed (%s)\n", me, round,
+                scr_strstatus(rc));
         return 1;
     }
     bad = compare_files(ctx->dsdir);
@@ -184,19 +191,28 @@ static int run(const char *scheme, const char *dir)
     d.set_rank = me;
     d.set_size = RANKS;
     d.members = malloc(RANKS * sizeof(int));
-    if (d.members == NULL || MPI_Comm_dup(MPI_COMM_WORLD, &d.set) != MPI_SUCCESS) return fail("no set");
+    if (d.members == NULL || MPI_Comm_dup(MPI_COMM_WORLD, &d.set) != MPI_SUCCESS)
+        return fail("no set");
     for (int i = 0; i < RANKS; i++) d.members[i] = i;
 
     scr_filemap *map = scr_filemap_new();
-    struct scr_redundancy_ctx ctx = {.world = MPI_COMM_WORLD, .rank = me, .ranks = RANKS, .node_name = node,
-                                     .map = map, .filemap_path = mappath, .dsdir = dsdir,
-                                     .buf_size = 64 * 1024 + 3, .piece = 16 * 1024 + 1,
-                                     .crc_in_cache = 1, .crc_on_copy = 1};
+    struct scr_redundancy_ctx ctx = {.world = MPI_COMM_WORLD,
+                                     .rank = me,
+                                     .ranks = RANKS,
+                                     .node_name = node,
+                                     .map = map,
+                                     .filemap_path = mappath,
+                                     .dsdir = dsdir,
+                                     .buf_size = 64 * 1024 + 3,
+                                     .piece = 16 * 1024 + 1,
+                                     .crc_in_cache = 1,
+                                     .crc_on_copy = 1};
     ctx.bufs[0] = malloc(ctx.buf_size);
     ctx.bufs[1] = malloc(ctx.buf_size);
     int bad = map == NULL ? 1 : write_dataset(map, dsdir), all_bad = 0;
     MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (!all_bad && scr_redundancy_apply(&ctx, &d, ID) != SCR_SUCCESS) all_bad = fail("apply failed");
+    if (!all_bad && scr_redundancy_apply(&ctx, &d, ID) != SCR_SUCCESS)
+        all_bad = fail("apply failed");
 
     /* first loss: member 1 (RS: 1 and 2); second: those that kept its redundancy data */
     int first[RANKS] = {0, 1, d.type == SCR_COPY_RS, 0};
@@ -222,8 +238,11 @@ int main(int argc, char **argv)
     int size = 0, bad = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc != 3 || size != RANKS ||
-        (strcmp(argv[1], "PARTNER") != 0 && strcmp(argv[1], "XOR") != 0 && strcmp(argv[1], "RS") != 0)) {
-        if (me == 0) fprintf(stderr, "usage: mpirun -np %d test_redundancy_module PARTNER|XOR|RS DIR\n", RANKS);
+        (strcmp(argv[1], "PARTNER") != 0 && strcmp(argv[1], "XOR") != 0 &&
+         strcmp(argv[1], "RS") != 0)) {
+        if (me == 0)
+            fprintf(stderr, "usage: mpirun -np %d test_redundancy_module PARTNER|XOR|RS DIR\n",
+                    RANKS);
         bad = 1;
     } else {
         bad = run(argv[1], argv[2]);

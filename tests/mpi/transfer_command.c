@@ -16,7 +16,8 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: transfer_command FILE RUN|STOP|EXIT\n       transfer_command FILE --state\n");
+    fprintf(stderr,
+            "usage: transfer_command FILE RUN|STOP|EXIT\n       transfer_command FILE --state\n");
     return 2;
 }
 
@@ -38,19 +39,26 @@ int main(int argc, char **argv)
     if (argc != 3) return usage();
     if (strcmp(argv[2], "--state") == 0) return print_state(argv[1]);
     enum scr_transfer_command command;
-    if (strcmp(argv[2], "RUN") == 0) command = SCR_TRANSFER_COMMAND_RUN;
-    else if (strcmp(argv[2], "STOP") == 0) command = SCR_TRANSFER_COMMAND_STOP;
-    else if (strcmp(argv[2], "EXIT") == 0) command = SCR_TRANSFER_COMMAND_EXIT;
-    else return usage();
+    if (strcmp(argv[2], "RUN") == 0)
+        command = SCR_TRANSFER_COMMAND_RUN;
+    else if (strcmp(argv[2], "STOP") == 0)
+        command = SCR_TRANSFER_COMMAND_STOP;
+    else if (strcmp(argv[2], "EXIT") == 0)
+        command = SCR_TRANSFER_COMMAND_EXIT;
+    else
+        return usage();
     scr_kvtree *t = scr_kvtree_new();
     int fd = -1;
     int rc = t != NULL ? scr_transfer_file_lock_read(argv[1], &fd, t) : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS) {
         rc = scr_transfer_file_set_command(t, command);
-        if (rc == SCR_SUCCESS) rc = scr_transfer_file_write_unlock(argv[1], &fd, t);
-        else scr_transfer_file_unlock(&fd);
+        if (rc == SCR_SUCCESS)
+            rc = scr_transfer_file_write_unlock(argv[1], &fd, t);
+        else
+            scr_transfer_file_unlock(&fd);
     }
     scr_kvtree_delete(t);
-    if (rc != SCR_SUCCESS) fprintf(stderr, "transfer_command: %s: %s\n", argv[1], scr_strstatus(rc));
+    if (rc != SCR_SUCCESS)
+        fprintf(stderr, "transfer_command: %s: %s\n", argv[1], scr_strstatus(rc));
     return rc == SCR_SUCCESS ? 0 : 1;
 }

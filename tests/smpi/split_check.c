@@ -41,12 +41,12 @@ static int *members_of(MPI_Comm comm, int *out_n)
 static void pattern(int p, int *color, int *key)
 {
     switch (p) {
-    case 0: *color = 0, *key = rank; break;                         /* one group: a duplicate */
-    case 1: *color = rank / 4, *key = rank; break;                  /* nodes of 4 */
-    case 2: *color = rank % 4, *key = rank; break;                  /* across nodes */
-    case 3: *color = rank % 3, *key = ranks - rank; break;          /* reversed by key */
+    case 0: *color = 0, *key = rank; break;                /* one group: a duplicate */
+    case 1: *color = rank / 4, *key = rank; break;         /* nodes of 4 */
+    case 2: *color = rank % 4, *key = rank; break;         /* across nodes */
+    case 3: *color = rank % 3, *key = ranks - rank; break; /* reversed by key */
     case 4: *color = rank % 5 == 0 ? MPI_UNDEFINED : rank % 2, *key = 7; break; /* ties by rank */
-    default: *color = rank, *key = 0; break;                        /* every rank alone */
+    default: *color = rank, *key = 0; break; /* every rank alone */
     }
 }
 
@@ -62,8 +62,10 @@ int main(int argc, char **argv)
         MPI_Comm ours = MPI_COMM_NULL, theirs = MPI_COMM_NULL;
         if (scr_comm_split(MPI_COMM_WORLD, color, key, &ours, "split_check") != SCR_SUCCESS)
             fail("scr_comm_split failed", p);
-        if (MPI_Comm_split(MPI_COMM_WORLD, color, key, &theirs) != MPI_SUCCESS) fail("MPI_Comm_split failed", p);
-        if ((ours == MPI_COMM_NULL) != (theirs == MPI_COMM_NULL)) fail("one split gave MPI_COMM_NULL, one did not", p);
+        if (MPI_Comm_split(MPI_COMM_WORLD, color, key, &theirs) != MPI_SUCCESS)
+            fail("MPI_Comm_split failed", p);
+        if ((ours == MPI_COMM_NULL) != (theirs == MPI_COMM_NULL))
+            fail("one split gave MPI_COMM_NULL, one did not", p);
         if (ours == MPI_COMM_NULL) continue;
         int n1 = 0, n2 = 0;
         int *a = members_of(ours, &n1), *b = members_of(theirs, &n2);
@@ -81,7 +83,8 @@ int main(int argc, char **argv)
         MPI_Comm_free(&theirs);
     }
     MPI_Comm dup = MPI_COMM_NULL;
-    if (scr_comm_dup(MPI_COMM_WORLD, &dup, "split_check") != SCR_SUCCESS) fail("scr_comm_dup failed", -1);
+    if (scr_comm_dup(MPI_COMM_WORLD, &dup, "split_check") != SCR_SUCCESS)
+        fail("scr_comm_dup failed", -1);
     int n = 0, *a = members_of(dup, &n);
     for (int i = 0; a != NULL && i < n; i++)
         if (a[i] != i) fail("the duplicate is not in order", -1);

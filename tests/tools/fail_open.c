@@ -18,8 +18,8 @@
 static int fails(const char *path, int flags)
 {
     const char *pattern = getenv("SCR_TEST_FAIL_OPEN");
-    return pattern != NULL && pattern[0] != '\0' && path != NULL && (flags & O_ACCMODE) == O_RDONLY &&
-           fnmatch(pattern, path, 0) == 0;
+    return pattern != NULL && pattern[0] != '\0' && path != NULL &&
+           (flags & O_ACCMODE) == O_RDONLY && fnmatch(pattern, path, 0) == 0;
 }
 
 /* The open itself goes to the kernel directly: no libc entry is needed. */

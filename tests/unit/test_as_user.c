@@ -36,7 +36,8 @@ static struct scr_identity nobody;
 static void test_the_work_runs_as_the_user_and_its_message_comes_back(void)
 {
     char msg[256];
-    CHECK(scr_spank_as_user_within(&nobody, 30, say_who, NULL, msg, sizeof(msg)) == 0, "failed: %s", msg);
+    CHECK(scr_spank_as_user_within(&nobody, 30, say_who, NULL, msg, sizeof(msg)) == 0, "failed: %s",
+          msg);
     CHECK(strcmp(msg, "uid 65534 gid 65534") == 0, "the child said '%s'", msg);
     CHECK(getuid() == 0, "the parent changed identity");
 }
@@ -44,14 +45,16 @@ static void test_the_work_runs_as_the_user_and_its_message_comes_back(void)
 static void test_a_failure_and_its_reason_come_back(void)
 {
     char msg[256];
-    CHECK(scr_spank_as_user(&nobody, fail, "the prefix is gone", msg, sizeof(msg)) == -1, "reported success");
+    CHECK(scr_spank_as_user(&nobody, fail, "the prefix is gone", msg, sizeof(msg)) == -1,
+          "reported success");
     CHECK(strcmp(msg, "the prefix is gone") == 0, "message '%s'", msg);
 }
 
 static void test_a_child_past_its_time_limit_is_killed(void)
 {
     char msg[256];
-    CHECK(scr_spank_as_user_within(&nobody, 1, hang, NULL, msg, sizeof(msg)) == -1, "reported success");
+    CHECK(scr_spank_as_user_within(&nobody, 1, hang, NULL, msg, sizeof(msg)) == -1,
+          "reported success");
     CHECK(strcmp(msg, "killed after 1 seconds, its time limit") == 0, "message '%s'", msg);
 }
 

@@ -120,8 +120,9 @@ static void test_environment_beats_user_file_beats_scr_config_beats_system_file(
     REQUIRE(scr_config_apply(cfg, "SCR_SET_SIZE=6", NULL) == SCR_SUCCESS, "apply");
     REQUIRE(scr_config_apply(cfg, "SCR_HALT_SECONDS=30", NULL) == SCR_SUCCESS, "apply");
     setenv("SCR_FLUSH", "2", 1);
-    REQUIRE(load(cfg, dir, "SCR_FLUSH=9\nSCR_CACHE_SIZE=8\nSCR_SET_SIZE=9\nSCR_HALT_SECONDS=60\n"
-                           "SCR_FETCH=0\n") == SCR_SUCCESS,
+    REQUIRE(load(cfg, dir,
+                 "SCR_FLUSH=9\nSCR_CACHE_SIZE=8\nSCR_SET_SIZE=9\nSCR_HALT_SECONDS=60\n"
+                 "SCR_FETCH=0\n") == SCR_SUCCESS,
             "load: %s", scr_last_error());
     CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "2") == 0, "env lost: %s", value_of(cfg, "SCR_FLUSH"));
     CHECK(strcmp(scr_config_origin(cfg, "SCR_FLUSH"), "environment") == 0, "origin %s",
@@ -140,9 +141,11 @@ static void test_environment_beats_user_file_beats_scr_config_beats_system_file(
           value_of(cfg, "SCR_FETCH"));
     enum scr_config_layer layer;
     CHECK(scr_config_layer_of(cfg, "SCR_FETCH", &layer) == SCR_SUCCESS &&
-              layer == SCR_CONFIG_LAYER_SYSTEM, "layer %d", (int)layer);
+              layer == SCR_CONFIG_LAYER_SYSTEM,
+          "layer %d", (int)layer);
     CHECK(scr_config_layer_of(cfg, "SCR_DEBUG", &layer) == SCR_SUCCESS &&
-              layer == SCR_CONFIG_LAYER_DEFAULT, "layer %d", (int)layer);
+              layer == SCR_CONFIG_LAYER_DEFAULT,
+          "layer %d", (int)layer);
     unsetenv("SCR_FLUSH");
     scr_config_delete(cfg);
 }
@@ -204,7 +207,8 @@ static void test_system_only_parameter_is_ignored_from_user_levels_with_a_warnin
     CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
     CHECK(strcmp(value_of(cfg, "SCR_CNTL_BASE"), "/site/shm") == 0, "got %s",
           value_of(cfg, "SCR_CNTL_BASE"));
-    CHECK(strstr(err, "environment: SCR_CNTL_BASE may only be set by the system configuration; ignored"),
+    CHECK(strstr(err,
+                 "environment: SCR_CNTL_BASE may only be set by the system configuration; ignored"),
           "no warning for the environment in '%s'", err);
     CHECK(strstr(err, ".scrconf:1: SCR_CNTL_BASE may only be set by the system configuration"),
           "no warning for the user file in '%s'", err);
@@ -221,8 +225,10 @@ static void test_scr_config_sets_cache_base_and_size_as_scr_3_1_does(void)
     CHECK(scr_config_apply(cfg, "SCR_CACHE_SIZE=4", NULL) == SCR_SUCCESS, "cache size refused");
     CHECK(scr_config_apply(cfg, "SCR_CACHE_BASE=/ssd", NULL) == SCR_SUCCESS, "cache base refused");
     REQUIRE(load(cfg, dir, "SCR_CACHE_BASE=/site\n") == SCR_SUCCESS, "load");
-    CHECK(strcmp(value_of(cfg, "SCR_CACHE_SIZE"), "4") == 0, "got %s", value_of(cfg, "SCR_CACHE_SIZE"));
-    CHECK(strcmp(value_of(cfg, "SCR_CACHE_BASE"), "/ssd") == 0, "got %s", value_of(cfg, "SCR_CACHE_BASE"));
+    CHECK(strcmp(value_of(cfg, "SCR_CACHE_SIZE"), "4") == 0, "got %s",
+          value_of(cfg, "SCR_CACHE_SIZE"));
+    CHECK(strcmp(value_of(cfg, "SCR_CACHE_BASE"), "/ssd") == 0, "got %s",
+          value_of(cfg, "SCR_CACHE_BASE"));
     scr_config_delete(cfg);
 }
 
@@ -235,7 +241,8 @@ static void test_scr_conf_file_and_prefix_set_by_scr_config_find_the_user_file(v
     snprintf(line, sizeof(line), "SCR_CONF_FILE=%s", in_dir(dir, "mine.conf"));
     REQUIRE(scr_config_apply(cfg, line, NULL) == SCR_SUCCESS, "set: %s", scr_last_error());
     REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
-    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "4") == 0, "user file not read: %s", value_of(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "4") == 0, "user file not read: %s",
+          value_of(cfg, "SCR_FLUSH"));
     scr_config_delete(cfg);
 
     /* SCR_PREFIX set by SCR_Config names where .scrconf is */
@@ -247,7 +254,8 @@ static void test_scr_conf_file_and_prefix_set_by_scr_config_find_the_user_file(v
     snprintf(line, sizeof(line), "SCR_PREFIX=%s", other);
     REQUIRE(scr_config_apply(cfg, line, NULL) == SCR_SUCCESS, "set");
     REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
-    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "5") == 0, "prefix's .scrconf not read: %s", value_of(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "5") == 0, "prefix's .scrconf not read: %s",
+          value_of(cfg, "SCR_FLUSH"));
     scr_config_delete(cfg);
 }
 
@@ -260,7 +268,8 @@ static void test_unknown_key_is_a_warning_naming_file_and_line_and_is_kept(void)
     int rc = load(cfg, dir, NULL);
     const char *err = capture_end();
     CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
-    CHECK(strstr(err, ".scrconf:3: unknown parameter SCR_SHINY_NEW (kept; a newer version may use it)"),
+    CHECK(strstr(err,
+                 ".scrconf:3: unknown parameter SCR_SHINY_NEW (kept; a newer version may use it)"),
           "warning '%s'", err);
     CHECK(strcmp(value_of(cfg, "SCR_SHINY_NEW"), "yes") == 0, "not kept");
     scr_config_delete(cfg);
@@ -288,18 +297,20 @@ static void test_scr_parameters_not_implemented_are_refused_everywhere_and_never
         snprintf(want, sizeof(want), ".scrconf:2: %s is refused: %s", r->name, r->why);
         CHECK(strstr(err, want) != NULL, "%s: no refusal from the file in '%s'", r->name, err);
         snprintf(want, sizeof(want), "environment: %s is refused: %s", r->name, r->why);
-        CHECK(strstr(err, want) != NULL, "%s: no refusal from the environment in '%s'", r->name, err);
+        CHECK(strstr(err, want) != NULL, "%s: no refusal from the environment in '%s'", r->name,
+              err);
         snprintf(want, sizeof(want), "SCR_Config: %s is refused: %s", r->name, r->why);
         CHECK(strstr(err, want) != NULL, "%s: no refusal from SCR_Config in '%s'", r->name, err);
         const char *v = NULL;
-        CHECK(scr_config_get(cfg, r->name, &v) == SCR_ERR_NOTFOUND, "%s: kept as '%s'", r->name, v ? v : "");
+        CHECK(scr_config_get(cfg, r->name, &v) == SCR_ERR_NOTFOUND, "%s: kept as '%s'", r->name,
+              v ? v : "");
         CHECK(scr_config_param_find(r->name) == NULL, "%s is in the catalogue too", r->name);
         unsetenv(r->name);
         scr_config_delete(cfg);
     }
     const struct scr_config_refused *db = scr_config_refused_find("SCR_LOG_DB_ENABLE");
-    CHECK(db != NULL && strstr(db->why, "SCR_LOG_TXT_ENABLE") && strstr(db->why, ".scr/events.jsonl") &&
-              strstr(db->why, "scr-log"),
+    CHECK(db != NULL && strstr(db->why, "SCR_LOG_TXT_ENABLE") &&
+              strstr(db->why, ".scr/events.jsonl") && strstr(db->why, "scr-log"),
           "the MySQL log's refusal does not point to the text and JSON logs");
 }
 
@@ -336,12 +347,14 @@ static void test_a_bad_value_is_an_error_naming_parameter_value_expectation_and_
                       ".scrconf:2: SCR_SET_FAILURES=300: expected a whole number from 1 to 255");
     expect_load_error("SCR_CRC_ON_COPY=yes\n", NULL, NULL,
                       ".scrconf:1: SCR_CRC_ON_COPY=yes: expected 0 or 1");
-    expect_load_error("SCR_COPY_TYPE=RAID5\n", NULL, NULL,
-                      ".scrconf:1: SCR_COPY_TYPE=RAID5: expected one of SINGLE, PARTNER, XOR, RS, FILE");
+    expect_load_error(
+        "SCR_COPY_TYPE=RAID5\n", NULL, NULL,
+        ".scrconf:1: SCR_COPY_TYPE=RAID5: expected one of SINGLE, PARTNER, XOR, RS, FILE");
     expect_load_error("SCR_FILE_BUF_SIZE=12 MB\n", NULL, NULL,
                       ".scrconf:1: key 'MB' has no '=VALUE'");
-    expect_load_error(NULL, "SCR_MPI_BUF_SIZE", "1QB",
-                      "environment: SCR_MPI_BUF_SIZE=1QB: expected a size such as 4096, 64KB or 1.5GB");
+    expect_load_error(
+        NULL, "SCR_MPI_BUF_SIZE", "1QB",
+        "environment: SCR_MPI_BUF_SIZE=1QB: expected a size such as 4096, 64KB or 1.5GB");
     expect_load_error("SCR_CHECKPOINT_OVERHEAD=-3\n", NULL, NULL,
                       ".scrconf:1: SCR_CHECKPOINT_OVERHEAD=-3: expected a number of at least 0");
     expect_load_error("SCR_PREFIX=/p/${WHERE\n", NULL, NULL,
@@ -355,15 +368,19 @@ static void test_a_bad_value_is_an_error_naming_parameter_value_expectation_and_
 static void test_a_burst_buffer_flush_type_is_refused_by_name(void)
 {
     expect_load_error("SCR_FLUSH_TYPE=BBAPI\n", NULL, NULL,
-                      ".scrconf:1: SCR_FLUSH_TYPE=BBAPI: expected one of SYNC, PTHREAD (BBAPI, the IBM burst buffer "
+                      ".scrconf:1: SCR_FLUSH_TYPE=BBAPI: expected one of SYNC, PTHREAD (BBAPI, the "
+                      "IBM burst buffer "
                       "transfer, is not available in this version)");
-    expect_load_error(NULL, "SCR_FLUSH_TYPE", "DataWarp",
-                      "environment: SCR_FLUSH_TYPE=DataWarp: expected one of SYNC, PTHREAD (DATAWARP, the Cray "
-                      "DataWarp transfer, is not available in this version)");
-    expect_load_error(NULL, "SCR_FLUSH_TYPE", "CPPR",
-                      "environment: SCR_FLUSH_TYPE=CPPR: expected one of SYNC, PTHREAD (CPPR, the Intel CPPR "
-                      "transfer, is not available in this version)");
-    expect_load_error(NULL, "SCR_FLUSH_TYPE", "FAST", "environment: SCR_FLUSH_TYPE=FAST: expected one of SYNC, PTHREAD");
+    expect_load_error(
+        NULL, "SCR_FLUSH_TYPE", "DataWarp",
+        "environment: SCR_FLUSH_TYPE=DataWarp: expected one of SYNC, PTHREAD (DATAWARP, the Cray "
+        "DataWarp transfer, is not available in this version)");
+    expect_load_error(
+        NULL, "SCR_FLUSH_TYPE", "CPPR",
+        "environment: SCR_FLUSH_TYPE=CPPR: expected one of SYNC, PTHREAD (CPPR, the Intel CPPR "
+        "transfer, is not available in this version)");
+    expect_load_error(NULL, "SCR_FLUSH_TYPE", "FAST",
+                      "environment: SCR_FLUSH_TYPE=FAST: expected one of SYNC, PTHREAD");
     const char *ok[] = {"SYNC", "pthread"};
     for (int i = 0; i < 2; i++) {
         const char *dir = fresh_prefix("flushtype");
@@ -424,7 +441,8 @@ static void test_bad_descriptor_entries_and_attributes_are_errors_or_warnings(vo
     int rc = load(cfg, dir, NULL);
     const char *err = capture_end();
     CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
-    CHECK(strstr(err, ".scrconf:1: STORE descriptors have no attribute SPEED"), "warning '%s'", err);
+    CHECK(strstr(err, ".scrconf:1: STORE descriptors have no attribute SPEED"), "warning '%s'",
+          err);
     scr_config_delete(cfg);
 }
 
@@ -432,18 +450,28 @@ static void test_bad_descriptor_entries_and_attributes_are_errors_or_warnings(vo
 
 static void test_sizes_accept_units_as_powers_of_1024(void)
 {
-    struct { const char *text; uint64_t bytes; } ok[] = {
-        {"0", 0}, {"4096", 4096}, {"64KB", 65536}, {"64k", 65536}, {"2MiB", 2097152},
-        {"1.5GB", 1610612736ull}, {"1T", 1099511627776ull}, {"3b", 3},
+    struct {
+        const char *text;
+        uint64_t bytes;
+    } ok[] = {
+        {"0", 0},
+        {"4096", 4096},
+        {"64KB", 65536},
+        {"64k", 65536},
+        {"2MiB", 2097152},
+        {"1.5GB", 1610612736ull},
+        {"1T", 1099511627776ull},
+        {"3b", 3},
         {"18446744073709551615", 18446744073709551615ull},
     };
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
         uint64_t v = 1;
-        CHECK(scr_parse_bytes(ok[i].text, &v) == 0 && v == ok[i].bytes, "%s gave %llu",
-              ok[i].text, (unsigned long long)v);
+        CHECK(scr_parse_bytes(ok[i].text, &v) == 0 && v == ok[i].bytes, "%s gave %llu", ok[i].text,
+              (unsigned long long)v);
     }
-    const char *bad[] = {"", "MB", "-1", "1.", ".5", "1 MB", "1XB", "1KBB", "16EB",
-                         "18446744073709551616", "20000000P", "1e3"};
+    const char *bad[] = {"",          "MB",  "-1",   "1.",   ".5",
+                         "1 MB",      "1XB", "1KBB", "16EB", "18446744073709551616",
+                         "20000000P", "1e3"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         uint64_t v;
         CHECK(scr_parse_bytes(bad[i], &v) != 0, "'%s' accepted as %llu", bad[i],
@@ -520,7 +548,8 @@ static void test_scr_config_descriptor_form_sets_gets_and_unsets_attributes(void
     REQUIRE(load(cfg, dir, "CKPT=0 TYPE=SINGLE\n") == SCR_SUCCESS, "load: %s", scr_last_error());
     char *out = NULL;
     CHECK(scr_config_apply(cfg, "CKPT=1 TYPE", &out) == SCR_SUCCESS && out &&
-              strcmp(out, "RS") == 0, "CKPT 1 TYPE %s", out ? out : "NULL");
+              strcmp(out, "RS") == 0,
+          "CKPT 1 TYPE %s", out ? out : "NULL");
     free(out);
     out = (char *)"x";
     CHECK(scr_config_apply(cfg, "CKPT=0 SET_SIZE", &out) == SCR_SUCCESS && out == NULL,
@@ -551,7 +580,8 @@ static void test_an_empty_app_conf_as_scr_3_1_leaves_is_no_error(void)
     /* and nothing set writes an empty one */
     REQUIRE(scr_config_save_app(cfg, in_dir(scrdir, "app.conf")) == SCR_SUCCESS, "save");
     struct stat st;
-    CHECK(stat(in_dir(scrdir, "app.conf"), &st) == 0 && st.st_size == 0, "size %lld", (long long)st.st_size);
+    CHECK(stat(in_dir(scrdir, "app.conf"), &st) == 0 && st.st_size == 0, "size %lld",
+          (long long)st.st_size);
     scr_config_delete(cfg);
 }
 
@@ -572,11 +602,11 @@ static int same_answer(const char *got, const char *want)
     return (got == NULL && want == NULL) || (got != NULL && want != NULL && strcmp(got, want) == 0);
 }
 
-#define CHECK_ASK(cfg, text, want)                                                             \
-    do {                                                                                       \
-        const char *got_ = ask(cfg, text), *want_ = (want);                                    \
+#define CHECK_ASK(cfg, text, want)                                                               \
+    do {                                                                                         \
+        const char *got_ = ask(cfg, text), *want_ = (want);                                      \
         CHECK(same_answer(got_, want_), "'%s' gave %s, expected %s", text, got_ ? got_ : "NULL", \
-              want_ ? want_ : "NULL");                                                         \
+              want_ ? want_ : "NULL");                                                           \
     } while (0)
 
 static void test_scr_config_answers_as_scr_3_1_test_config_expects(void)
@@ -590,7 +620,8 @@ static void test_scr_config_answers_as_scr_3_1_test_config_expects(void)
     const char *sets[] = {"DEBUG=1", "DEBUG =1", "DEBUG= 1", "DEBUG  = 1"};
     for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
         CHECK(scr_config_apply(cfg, "DEBUG=", NULL) == SCR_SUCCESS, "unset");
-        CHECK(scr_config_apply(cfg, sets[i], NULL) == SCR_SUCCESS, "'%s': %s", sets[i], scr_last_error());
+        CHECK(scr_config_apply(cfg, sets[i], NULL) == SCR_SUCCESS, "'%s': %s", sets[i],
+              scr_last_error());
         CHECK_ASK(cfg, "DEBUG", "1");
     }
     CHECK(scr_config_apply(cfg, "STORE=", NULL) == SCR_SUCCESS, "unset STORE");
@@ -600,14 +631,16 @@ static void test_scr_config_answers_as_scr_3_1_test_config_expects(void)
     CHECK(scr_config_apply(cfg, "STORE= /dev/shm/foo GROUP = NODE COUNT  =1", NULL) == SCR_SUCCESS,
           "store with blanks: %s", scr_last_error());
     CHECK_ASK(cfg, "STORE= /dev/shm/foo COUNT", "1");
-    CHECK(scr_config_apply(cfg, "CKPT=0 INTERVAL=1 GROUP=NODE STORE=/dev/shm TYPE=XOR SET_SIZE=16", NULL) ==
-              SCR_SUCCESS, "ckpt: %s", scr_last_error());
+    CHECK(scr_config_apply(cfg, "CKPT=0 INTERVAL=1 GROUP=NODE STORE=/dev/shm TYPE=XOR SET_SIZE=16",
+                           NULL) == SCR_SUCCESS,
+          "ckpt: %s", scr_last_error());
     CHECK_ASK(cfg, "CKPT=0 SET_SIZE", "16");
     CHECK_ASK(cfg, "STORE", "/dev/shm/foo");
     CHECK_ASK(cfg, "STORE=/dev/shm/foo GROUP", "NODE");
     CHECK_ASK(cfg, "FOOBAR", NULL);
     CHECK_ASK(cfg, "CKPT=1 FOOBAR", NULL);
-    CHECK(scr_config_apply(cfg, "STORE=/dev/shm GROUP=NODE COUNT=1", NULL) == SCR_SUCCESS, "second store");
+    CHECK(scr_config_apply(cfg, "STORE=/dev/shm GROUP=NODE COUNT=1", NULL) == SCR_SUCCESS,
+          "second store");
     CHECK_ASK(cfg, "STORE=/dev/shm COUNT", "1");
     /* two STORE entries: no single answer (SCR 3.1 says so and returns NULL) */
     CHECK_ASK(cfg, "STORE", "(error)");
@@ -664,22 +697,29 @@ static void test_app_conf_of_an_earlier_run_is_read_back_between_user_and_system
     REQUIRE(scr_config_apply(cfg, "CKPT=0 TYPE=PARTNER", NULL) == SCR_SUCCESS, "set");
     REQUIRE(scr_config_save_app(cfg, app) == SCR_SUCCESS, "save: %s", scr_last_error());
     scr_config_delete(cfg);
-    CHECK(strcmp(text_of(app), "SCR_SET_SIZE=2\nSCR_FLUSH=3\nSCR_CHECKPOINT_INTERVAL=5\nCKPT=0 TYPE=PARTNER\n") == 0,
+    CHECK(strcmp(text_of(app),
+                 "SCR_SET_SIZE=2\nSCR_FLUSH=3\nSCR_CHECKPOINT_INTERVAL=5\nCKPT=0 TYPE=PARTNER\n") ==
+              0,
           "app.conf holds '%s'", text_of(app));
 
     /* the next run: the user file and the environment come first, the system file after */
     write_text(in_dir(dir, ".scrconf"), "SCR_FLUSH=4\n");
     setenv("SCR_CHECKPOINT_INTERVAL", "7", 1);
     cfg = scr_config_new();
-    REQUIRE(load(cfg, dir, "SCR_SET_SIZE=6\nSCR_PREFIX_SIZE=2\n") == SCR_SUCCESS, "load: %s", scr_last_error());
+    REQUIRE(load(cfg, dir, "SCR_SET_SIZE=6\nSCR_PREFIX_SIZE=2\n") == SCR_SUCCESS, "load: %s",
+            scr_last_error());
     char where[4400];
     snprintf(where, sizeof(where), "%s:1", app);
-    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "2") == 0, "SCR_SET_SIZE %s", value_of(cfg, "SCR_SET_SIZE"));
-    CHECK(strcmp(scr_config_origin(cfg, "SCR_SET_SIZE"), where) == 0, "origin %s", scr_config_origin(cfg, "SCR_SET_SIZE"));
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "2") == 0, "SCR_SET_SIZE %s",
+          value_of(cfg, "SCR_SET_SIZE"));
+    CHECK(strcmp(scr_config_origin(cfg, "SCR_SET_SIZE"), where) == 0, "origin %s",
+          scr_config_origin(cfg, "SCR_SET_SIZE"));
     enum scr_config_layer layer = SCR_CONFIG_LAYER_DEFAULT;
-    CHECK(scr_config_layer_of(cfg, "SCR_SET_SIZE", &layer) == SCR_SUCCESS && layer == SCR_CONFIG_LAYER_APP,
+    CHECK(scr_config_layer_of(cfg, "SCR_SET_SIZE", &layer) == SCR_SUCCESS &&
+              layer == SCR_CONFIG_LAYER_APP,
           "layer %d", (int)layer);
-    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "4") == 0, "the user file lost: %s", value_of(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "4") == 0, "the user file lost: %s",
+          value_of(cfg, "SCR_FLUSH"));
     CHECK(strcmp(value_of(cfg, "SCR_CHECKPOINT_INTERVAL"), "7") == 0, "the environment lost: %s",
           value_of(cfg, "SCR_CHECKPOINT_INTERVAL"));
     CHECK(strcmp(value_of(cfg, "SCR_PREFIX_SIZE"), "2") == 0, "the system file lost: %s",
@@ -696,8 +736,10 @@ static void test_app_conf_of_an_earlier_run_is_read_back_between_user_and_system
     scr_kvtree *files = NULL;
     scr_config *other = scr_config_new();
     REQUIRE(scr_config_export_files(cfg, &files) == SCR_SUCCESS, "export");
-    REQUIRE(scr_config_load_with_files(other, files) == SCR_SUCCESS, "import: %s", scr_last_error());
-    CHECK(strcmp(value_of(other, "SCR_SET_SIZE"), "2") == 0, "imported %s", value_of(other, "SCR_SET_SIZE"));
+    REQUIRE(scr_config_load_with_files(other, files) == SCR_SUCCESS, "import: %s",
+            scr_last_error());
+    CHECK(strcmp(value_of(other, "SCR_SET_SIZE"), "2") == 0, "imported %s",
+          value_of(other, "SCR_SET_SIZE"));
     unsetenv("SCR_CHECKPOINT_INTERVAL");
     scr_kvtree_delete(files);
     scr_config_delete(other);
@@ -707,7 +749,8 @@ static void test_app_conf_of_an_earlier_run_is_read_back_between_user_and_system
 static void test_scr_config_of_this_run_stands_over_app_conf_and_the_merge_is_saved(void)
 {
     char dir[4200];
-    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-merge")); /* tap_path's buffer is reused */
+    snprintf(dir, sizeof(dir), "%s",
+             fresh_prefix("appconf-merge")); /* tap_path's buffer is reused */
     const char *app = app_conf_in(dir);
     write_text(app, "SCR_SET_SIZE=2\nSCR_FLUSH=3\nSCR_HALT_SECONDS=60\nCKPT=0 TYPE=PARTNER\n"
                     "CKPT=1 TYPE=XOR SET_SIZE=4\nSTORE=/ssd COUNT=2\n");
@@ -716,11 +759,13 @@ static void test_scr_config_of_this_run_stands_over_app_conf_and_the_merge_is_sa
     REQUIRE(scr_config_apply(cfg, "SCR_SET_SIZE=5", NULL) == SCR_SUCCESS, "set");
     REQUIRE(scr_config_apply(cfg, "SCR_FLUSH=", NULL) == SCR_SUCCESS, "unset");
     REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
-    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "5") == 0, "this run's set lost: %s", value_of(cfg, "SCR_SET_SIZE"));
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "5") == 0, "this run's set lost: %s",
+          value_of(cfg, "SCR_SET_SIZE"));
     CHECK(strcmp(scr_config_origin(cfg, "SCR_SET_SIZE"), "SCR_Config") == 0, "origin %s",
           scr_config_origin(cfg, "SCR_SET_SIZE"));
-    CHECK(strcmp(scr_config_origin(cfg, "SCR_FLUSH"), "built-in default") == 0, "the unset SCR_FLUSH is %s from %s",
-          value_of(cfg, "SCR_FLUSH"), scr_config_origin(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(scr_config_origin(cfg, "SCR_FLUSH"), "built-in default") == 0,
+          "the unset SCR_FLUSH is %s from %s", value_of(cfg, "SCR_FLUSH"),
+          scr_config_origin(cfg, "SCR_FLUSH"));
     CHECK(strcmp(value_of(cfg, "SCR_HALT_SECONDS"), "60") == 0, "app.conf's other value %s",
           value_of(cfg, "SCR_HALT_SECONDS"));
     /* after they are read: a change of one entry keeps app.conf's others */
@@ -731,11 +776,14 @@ static void test_scr_config_of_this_run_stands_over_app_conf_and_the_merge_is_sa
     REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load again: %s", scr_last_error());
     CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "5") == 0, "set lost at the second load: %s",
           value_of(cfg, "SCR_SET_SIZE"));
-    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "10") == 0, "unset lost at the second load: %s", value_of(cfg, "SCR_FLUSH"));
-    CHECK(strcmp(value_of(cfg, "SCR_HALT_SECONDS"), "90") == 0, "SCR_HALT_SECONDS %s", value_of(cfg, "SCR_HALT_SECONDS"));
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "10") == 0, "unset lost at the second load: %s",
+          value_of(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(cfg, "SCR_HALT_SECONDS"), "90") == 0, "SCR_HALT_SECONDS %s",
+          value_of(cfg, "SCR_HALT_SECONDS"));
     const scr_kvtree *ckpt = scr_config_table(cfg, "CKPT");
     CHECK(scr_kvtree_get(ckpt, "0") != NULL, "app.conf's CKPT=0 lost");
-    CHECK(scr_kvtree_get(ckpt, "1") != NULL && scr_kvtree_get(scr_kvtree_get(ckpt, "1"), "SET_SIZE") == NULL,
+    CHECK(scr_kvtree_get(ckpt, "1") != NULL &&
+              scr_kvtree_get(scr_kvtree_get(ckpt, "1"), "SET_SIZE") == NULL,
           "CKPT=1 SET_SIZE not unset");
     CHECK(scr_config_table(cfg, "STORE") == NULL, "the unset STORE table is still there");
     /* what SCR_Init writes holds the merge, and the run after reads it */
@@ -743,12 +791,14 @@ static void test_scr_config_of_this_run_stands_over_app_conf_and_the_merge_is_sa
     const char *text = text_of(app);
     CHECK(strstr(text, "SCR_SET_SIZE=5\n") && strstr(text, "SCR_HALT_SECONDS=90\n") &&
               strstr(text, "CKPT=0 TYPE=PARTNER\n") && strstr(text, "CKPT=1 TYPE=XOR\n") &&
-              !strstr(text, "SCR_FLUSH") && !strstr(text, "STORE") && !strstr(text, "SCR_SET_SIZE=2"),
+              !strstr(text, "SCR_FLUSH") && !strstr(text, "STORE") &&
+              !strstr(text, "SCR_SET_SIZE=2"),
           "app.conf holds '%s'", text);
     scr_config_delete(cfg);
     cfg = scr_config_new();
     REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load of the merge: %s", scr_last_error());
-    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "5") == 0, "next run: SCR_SET_SIZE %s", value_of(cfg, "SCR_SET_SIZE"));
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "5") == 0, "next run: SCR_SET_SIZE %s",
+          value_of(cfg, "SCR_SET_SIZE"));
     /* "TABLE=" takes back app.conf's table too */
     REQUIRE(scr_config_apply(cfg, "CKPT=", NULL) == SCR_SUCCESS, "unset CKPT");
     REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
@@ -759,7 +809,8 @@ static void test_scr_config_of_this_run_stands_over_app_conf_and_the_merge_is_sa
 static void test_an_app_conf_as_scr_3_1_writes_it_is_read(void)
 {
     char dir[4200];
-    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-scr31")); /* tap_path's buffer is reused */
+    snprintf(dir, sizeof(dir), "%s",
+             fresh_prefix("appconf-scr31")); /* tap_path's buffer is reused */
     const char *app = app_conf_in(dir);
     /* SCR 3.1 writes a line per parameter and a descriptor's pairs on one
      * line; its reader also takes keys in lower case, blanks around '=' and
@@ -775,8 +826,10 @@ static void test_an_app_conf_as_scr_3_1_writes_it_is_read(void)
     int rc = load(cfg, dir, NULL);
     const char *err = capture_end();
     REQUIRE(rc == SCR_SUCCESS, "load: %s", scr_last_error());
-    CHECK(strcmp(value_of(cfg, "SCR_COPY_TYPE"), "SINGLE") == 0, "SCR_COPY_TYPE %s", value_of(cfg, "SCR_COPY_TYPE"));
-    CHECK(strcmp(value_of(cfg, "SCR_HALT_SECONDS"), "30") == 0, "SCR_HALT_SECONDS %s", value_of(cfg, "SCR_HALT_SECONDS"));
+    CHECK(strcmp(value_of(cfg, "SCR_COPY_TYPE"), "SINGLE") == 0, "SCR_COPY_TYPE %s",
+          value_of(cfg, "SCR_COPY_TYPE"));
+    CHECK(strcmp(value_of(cfg, "SCR_HALT_SECONDS"), "30") == 0, "SCR_HALT_SECONDS %s",
+          value_of(cfg, "SCR_HALT_SECONDS"));
     CHECK_ASK(cfg, "CKPT=0 SET_SIZE", "16");
     CHECK_ASK(cfg, "STORE=/dev/shm/foo COUNT", "1");
     CHECK_ASK(cfg, "MYAPP_STEPS", "10");
@@ -789,21 +842,27 @@ static void test_an_app_conf_as_scr_3_1_writes_it_is_read(void)
 static void test_what_scr_config_may_not_set_is_refused_in_app_conf_too(void)
 {
     char dir[4200];
-    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-refused")); /* tap_path's buffer is reused */
+    snprintf(dir, sizeof(dir), "%s",
+             fresh_prefix("appconf-refused")); /* tap_path's buffer is reused */
     const char *app = app_conf_in(dir);
-    write_text(app, "SCR_CNTL_BASE=/elsewhere\nSCR_LOG_ENABLE=1\nSCR_LOG_DB_ENABLE=1\nSCR_FLUSH=2\n");
+    write_text(app,
+               "SCR_CNTL_BASE=/elsewhere\nSCR_LOG_ENABLE=1\nSCR_LOG_DB_ENABLE=1\nSCR_FLUSH=2\n");
     scr_config *cfg = scr_config_new();
     capture_begin();
     int rc = load(cfg, dir, NULL);
     const char *err = capture_end();
     REQUIRE(rc == SCR_SUCCESS, "load: %s", scr_last_error());
     char want[3][4400];
-    snprintf(want[0], sizeof(want[0]), "%s:1: SCR_CNTL_BASE may only be set by the system configuration; ignored", app);
-    snprintf(want[1], sizeof(want[1]), "%s:2: SCR_LOG_ENABLE cannot be set through SCR_Config; ignored", app);
+    snprintf(want[0], sizeof(want[0]),
+             "%s:1: SCR_CNTL_BASE may only be set by the system configuration; ignored", app);
+    snprintf(want[1], sizeof(want[1]),
+             "%s:2: SCR_LOG_ENABLE cannot be set through SCR_Config; ignored", app);
     snprintf(want[2], sizeof(want[2]), "%s:3: SCR_LOG_DB_ENABLE is refused", app);
-    for (int i = 0; i < 3; i++) CHECK(strstr(err, want[i]) != NULL, "'%s' not in '%s'", want[i], err);
+    for (int i = 0; i < 3; i++)
+        CHECK(strstr(err, want[i]) != NULL, "'%s' not in '%s'", want[i], err);
     CHECK(strcmp(value_of(cfg, "SCR_CNTL_BASE"), "/elsewhere") != 0, "SCR_CNTL_BASE taken");
-    CHECK(strcmp(value_of(cfg, "SCR_LOG_ENABLE"), "0") == 0, "SCR_LOG_ENABLE %s", value_of(cfg, "SCR_LOG_ENABLE"));
+    CHECK(strcmp(value_of(cfg, "SCR_LOG_ENABLE"), "0") == 0, "SCR_LOG_ENABLE %s",
+          value_of(cfg, "SCR_LOG_ENABLE"));
     CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "2") == 0, "SCR_FLUSH %s", value_of(cfg, "SCR_FLUSH"));
     scr_config_delete(cfg);
 }
@@ -820,7 +879,8 @@ static int load_saying(scr_config *cfg, const char *dir, const char **out_err)
 static void test_a_damaged_app_conf_stops_the_load_naming_it_and_the_fault(void)
 {
     char dir[4200];
-    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-damaged")); /* tap_path's buffer is reused */
+    snprintf(dir, sizeof(dir), "%s",
+             fresh_prefix("appconf-damaged")); /* tap_path's buffer is reused */
     const char *app = app_conf_in(dir);
     write_text(in_dir(dir, ".scrconf"), "SCR_FLUSH=4\n");
     scr_config *cfg = scr_config_new();
@@ -832,7 +892,8 @@ static void test_a_damaged_app_conf_stops_the_load_naming_it_and_the_fault(void)
     CHECK(load_saying(cfg, dir, &err) == SCR_ERR_FORMAT, "a line without '=' taken");
     snprintf(want, sizeof(want), "%s:2: key 'SCR_CACHE_BYPASS' has no '=VALUE'", app);
     CHECK(strstr(err, want) != NULL, "said '%s'", err);
-    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "8") == 0 && strcmp(value_of(cfg, "SCR_FLUSH"), "4") == 0,
+    CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "8") == 0 &&
+              strcmp(value_of(cfg, "SCR_FLUSH"), "4") == 0,
           "a failed load changed the configuration");
 
     write_text(app, "SCR_COPY_TYPE=MIRROR\n");
@@ -867,21 +928,23 @@ static void test_a_damaged_app_conf_stops_the_load_naming_it_and_the_fault(void)
         write_text(app, "SCR_SET_SIZE=4\n");
         chmod(app, 0);
         CHECK(load_saying(cfg, dir, &err) == SCR_ERR_IO, "an unreadable app.conf passed over");
-        CHECK(strstr(err, app) != NULL && strstr(err, "Permission denied") != NULL, "said '%s'", err);
+        CHECK(strstr(err, app) != NULL && strstr(err, "Permission denied") != NULL, "said '%s'",
+              err);
         unlink(app);
     }
     CHECK(strcmp(value_of(cfg, "SCR_SET_SIZE"), "8") == 0, "a refused app.conf was used");
     /* the file fixed (or removed), the next load runs */
     write_text(app, "SCR_SET_SIZE=4\n");
-    CHECK(load(cfg, dir, NULL) == SCR_SUCCESS && strcmp(value_of(cfg, "SCR_SET_SIZE"), "4") == 0, "fixed: %s",
-          value_of(cfg, "SCR_SET_SIZE"));
+    CHECK(load(cfg, dir, NULL) == SCR_SUCCESS && strcmp(value_of(cfg, "SCR_SET_SIZE"), "4") == 0,
+          "fixed: %s", value_of(cfg, "SCR_SET_SIZE"));
     scr_config_delete(cfg);
 }
 
 static void test_prefix_and_user_file_in_app_conf_never_move_the_files(void)
 {
     char dir[4200];
-    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-places")); /* tap_path's buffer is reused */
+    snprintf(dir, sizeof(dir), "%s",
+             fresh_prefix("appconf-places")); /* tap_path's buffer is reused */
     const char *app = app_conf_in(dir);
     char text[4400];
     /* what SCR_Config left there when it named this prefix: no word about it */
@@ -897,17 +960,22 @@ static void test_prefix_and_user_file_in_app_conf_never_move_the_files(void)
     REQUIRE(getcwd(cwd, sizeof(cwd)) != NULL, "getcwd");
     unsetenv("SCR_PREFIX");
     REQUIRE(chdir(dir) == 0, "chdir");
-    write_text(app, "SCR_PREFIX=/somewhere/else\nSCR_CONF_FILE=/somewhere/else.conf\nSCR_FLUSH=2\n");
+    write_text(app,
+               "SCR_PREFIX=/somewhere/else\nSCR_CONF_FILE=/somewhere/else.conf\nSCR_FLUSH=2\n");
     int rc = load_saying(cfg, dir, &err);
     REQUIRE(chdir(cwd) == 0, "chdir back");
     CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
-    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "2") == 0, "app.conf in the current directory not read: %s",
-          value_of(cfg, "SCR_FLUSH"));
-    CHECK(strcmp(value_of(cfg, "SCR_PREFIX"), "(unset)") == 0, "SCR_PREFIX %s", value_of(cfg, "SCR_PREFIX"));
-    CHECK(strcmp(value_of(cfg, "SCR_CONF_FILE"), "(unset)") == 0, "SCR_CONF_FILE %s", value_of(cfg, "SCR_CONF_FILE"));
-    snprintf(text, sizeof(text), "%s:1: SCR_PREFIX=/somewhere/else is not taken from app.conf", app);
+    CHECK(strcmp(value_of(cfg, "SCR_FLUSH"), "2") == 0,
+          "app.conf in the current directory not read: %s", value_of(cfg, "SCR_FLUSH"));
+    CHECK(strcmp(value_of(cfg, "SCR_PREFIX"), "(unset)") == 0, "SCR_PREFIX %s",
+          value_of(cfg, "SCR_PREFIX"));
+    CHECK(strcmp(value_of(cfg, "SCR_CONF_FILE"), "(unset)") == 0, "SCR_CONF_FILE %s",
+          value_of(cfg, "SCR_CONF_FILE"));
+    snprintf(text, sizeof(text), "%s:1: SCR_PREFIX=/somewhere/else is not taken from app.conf",
+             app);
     CHECK(strstr(err, text) != NULL, "said '%s'", err);
-    snprintf(text, sizeof(text), "%s:2: SCR_CONF_FILE=/somewhere/else.conf is not taken from app.conf", app);
+    snprintf(text, sizeof(text),
+             "%s:2: SCR_CONF_FILE=/somewhere/else.conf is not taken from app.conf", app);
     CHECK(strstr(err, text) != NULL, "said '%s'", err);
     scr_config_delete(cfg);
 }
@@ -915,7 +983,8 @@ static void test_prefix_and_user_file_in_app_conf_never_move_the_files(void)
 static void test_a_setting_no_line_can_carry_is_left_out_of_app_conf_and_said(void)
 {
     char dir[4200];
-    snprintf(dir, sizeof(dir), "%s", fresh_prefix("appconf-unwritable")); /* tap_path's buffer is reused */
+    snprintf(dir, sizeof(dir), "%s",
+             fresh_prefix("appconf-unwritable")); /* tap_path's buffer is reused */
     const char *app = app_conf_in(dir);
     unsetenv("SCRTEST_NOT_SET");
     setenv("SCRTEST_DOLLAR", "cost$HOME", 1);
@@ -952,10 +1021,12 @@ static void test_variables_expand_in_scr_config_and_environment_values(void)
     scr_config *cfg = scr_config_new();
     scr_log_set_quiet(1); /* unknown keys and the unset VAR_C: warnings */
     REQUIRE(load(cfg, dir, NULL) == SCR_SUCCESS, "load: %s", scr_last_error());
-    CHECK(strcmp(value_of(cfg, "SCR_JOB_NAME"), "value a>") == 0, "got %s", value_of(cfg, "SCR_JOB_NAME"));
+    CHECK(strcmp(value_of(cfg, "SCR_JOB_NAME"), "value a>") == 0, "got %s",
+          value_of(cfg, "SCR_JOB_NAME"));
     CHECK_ASK(cfg, "SCRTEST_ONLY_ENV", ":value a-value b:");
-    const char *cases[][2] = {{"$VAR_A", "value a"},   {"${VAR_A}", "value a"}, {"${VAR_A}>", "value a>"},
-                              {"$VAR_A>", "value a>"}, {"$VAR_C", ""},          {"x${VAR_B}:", "xvalue b:"}};
+    const char *cases[][2] = {
+        {"$VAR_A", "value a"},   {"${VAR_A}", "value a"}, {"${VAR_A}>", "value a>"},
+        {"$VAR_A>", "value a>"}, {"$VAR_C", ""},          {"x${VAR_B}:", "xvalue b:"}};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char set[64];
         snprintf(set, sizeof(set), "SCRTEST_APP=%s", cases[i][0]);
@@ -963,14 +1034,17 @@ static void test_variables_expand_in_scr_config_and_environment_values(void)
         CHECK_ASK(cfg, "SCRTEST_APP", cases[i][1]);
     }
     CHECK(scr_config_apply(cfg, "SCRTEST_APP=${VAR_A", NULL) == SCR_ERR_ARG, "unterminated taken");
-    CHECK(strstr(scr_last_error(), "SCR_Config: unterminated '${'") != NULL, "message '%s'", scr_last_error());
+    CHECK(strstr(scr_last_error(), "SCR_Config: unterminated '${'") != NULL, "message '%s'",
+          scr_last_error());
     scr_log_set_quiet(0);
     /* a question without changing anything; a set is no question */
     char *out = NULL;
-    CHECK(scr_config_ask(cfg, "SCR_JOB_NAME", &out) == SCR_SUCCESS && out && strcmp(out, "value a>") == 0,
+    CHECK(scr_config_ask(cfg, "SCR_JOB_NAME", &out) == SCR_SUCCESS && out &&
+              strcmp(out, "value a>") == 0,
           "ask gave %s", out ? out : "NULL");
     free(out);
-    CHECK(scr_config_ask(cfg, "SCR_FLUSH=3", &out) == SCR_ERR_STATE && out == NULL, "a set was asked");
+    CHECK(scr_config_ask(cfg, "SCR_FLUSH=3", &out) == SCR_ERR_STATE && out == NULL,
+          "a set was asked");
     unsetenv("SCR_JOB_NAME");
     unsetenv("SCRTEST_ONLY_ENV");
     scr_config_delete(cfg);
@@ -980,7 +1054,8 @@ static void test_scr_config_changes_one_entry_and_keeps_the_site_s_others(void)
 {
     const char *dir = fresh_prefix("seed");
     scr_config *cfg = scr_config_new();
-    REQUIRE(load(cfg, dir, "STORE=/site COUNT=2\nCKPT=0 TYPE=XOR SET_SIZE=4\n") == SCR_SUCCESS, "load");
+    REQUIRE(load(cfg, dir, "STORE=/site COUNT=2\nCKPT=0 TYPE=XOR SET_SIZE=4\n") == SCR_SUCCESS,
+            "load");
     REQUIRE(scr_config_apply(cfg, "CKPT=1 INTERVAL=2 TYPE=PARTNER", NULL) == SCR_SUCCESS, "set");
     REQUIRE(scr_config_apply(cfg, "STORE=/ssd", NULL) == SCR_SUCCESS, "set");
     /* SCR_Init reads the files again */
@@ -1003,7 +1078,8 @@ static void test_copy_type_file_leaves_the_scheme_to_the_ckpt_lines(void)
     scr_config *cfg = scr_config_new();
     int rc = load(cfg, dir, NULL);
     CHECK(rc == SCR_SUCCESS, "SCR_COPY_TYPE=FILE refused: %s", scr_last_error());
-    CHECK(strcmp(value_of(cfg, "SCR_COPY_TYPE"), "FILE") == 0, "got %s", value_of(cfg, "SCR_COPY_TYPE"));
+    CHECK(strcmp(value_of(cfg, "SCR_COPY_TYPE"), "FILE") == 0, "got %s",
+          value_of(cfg, "SCR_COPY_TYPE"));
     scr_config_delete(cfg);
     /* a CKPT line's TYPE is still a scheme */
     cfg = scr_config_new();
@@ -1103,8 +1179,9 @@ static void test_system_file_from_environment_only_when_root_owned_and_private(v
     CHECK(rc == SCR_SUCCESS, "load: %s", scr_last_error());
     CHECK(strcmp(value_of(cfg, "SCR_CNTL_BASE"), "/anyone/cntl") != 0,
           "a file others may write set SCR_CNTL_BASE");
-    CHECK(strstr(err, "is ignored: a system file must be owned by root and writable by no one else"),
-          "warning '%s'", err);
+    CHECK(
+        strstr(err, "is ignored: a system file must be owned by root and writable by no one else"),
+        "warning '%s'", err);
     unsetenv("SCR_SYSTEM_CONF_FILE");
     scr_config_delete(cfg);
 }
@@ -1120,8 +1197,10 @@ static void test_file_layers_travel_to_a_process_that_reads_only_its_environment
     /* the other process has its own environment, and no access to the files */
     write_text(in_dir(dir, ".scrconf"), "SCR_FLUSH=99\n");
     setenv("SCR_NODE_NAME", "node7", 1);
-    REQUIRE(scr_config_load_with_files(other, files) == SCR_SUCCESS, "import: %s", scr_last_error());
-    CHECK(strcmp(value_of(other, "SCR_FLUSH"), "3") == 0, "user file value %s", value_of(other, "SCR_FLUSH"));
+    REQUIRE(scr_config_load_with_files(other, files) == SCR_SUCCESS, "import: %s",
+            scr_last_error());
+    CHECK(strcmp(value_of(other, "SCR_FLUSH"), "3") == 0, "user file value %s",
+          value_of(other, "SCR_FLUSH"));
     CHECK(strcmp(value_of(other, "SCR_CACHE_SIZE"), "4") == 0, "system value %s",
           value_of(other, "SCR_CACHE_SIZE"));
     CHECK(strcmp(value_of(other, "SCR_NODE_NAME"), "node7") == 0, "own environment lost");

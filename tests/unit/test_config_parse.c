@@ -136,7 +136,10 @@ static void test_a_nul_byte_is_refused(void)
 static int stop_at_second(void *ctx, const char *source, int line,
                           const struct scr_config_pair *pairs, int npairs)
 {
-    (void)ctx; (void)source; (void)pairs; (void)npairs;
+    (void)ctx;
+    (void)source;
+    (void)pairs;
+    (void)npairs;
     return line == 2 ? SCR_ERR_ARG : SCR_SUCCESS;
 }
 

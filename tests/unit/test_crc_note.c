@@ -35,7 +35,8 @@ static uint32_t crc_of(const scr_filemap *map, const char *file)
 {
     const scr_meta *m = NULL;
     uint32_t crc = 0;
-    if (scr_filemap_get_meta(map, 3, 2, file, &m) != SCR_SUCCESS || scr_meta_get_crc32(m, &crc) != SCR_SUCCESS)
+    if (scr_filemap_get_meta(map, 3, 2, file, &m) != SCR_SUCCESS ||
+        scr_meta_get_crc32(m, &crc) != SCR_SUCCESS)
         return 0;
     return crc;
 }
@@ -64,7 +65,8 @@ static void test_a_note_fills_only_the_crcs_complete_files_lack(void)
     int taken = scr_crc_note_take(tap_tmpdir(), map, 0);
     CHECK(taken == 1, "took %d CRCs, want 1", taken);
     CHECK(crc_of(map, FILE_A) == 0x11111111u, "A: 0x%08x", crc_of(map, FILE_A));
-    CHECK(crc_of(map, FILE_B) == 0xabcdef01u, "B keeps its recorded CRC: 0x%08x", crc_of(map, FILE_B));
+    CHECK(crc_of(map, FILE_B) == 0xabcdef01u, "B keeps its recorded CRC: 0x%08x",
+          crc_of(map, FILE_B));
     CHECK(crc_of(map, FILE_C) == 0, "C, incomplete, gets none: 0x%08x", crc_of(map, FILE_C));
     CHECK(access(path, F_OK) == 0, "the note stays when not asked to go");
     scr_filemap_delete(map);

@@ -181,7 +181,8 @@ static void test_cluster_is_an_optional_text_key(void)
     CHECK(scr_dataset_get_cluster(d, &s) == SCR_ERR_NOTFOUND, "a cluster without setting one");
     CHECK(scr_dataset_validate(d, "f.scr", NULL) == SCR_SUCCESS, "valid without CLUSTER");
     CHECK(scr_dataset_set_cluster(d, "quartz") == SCR_SUCCESS, "set CLUSTER");
-    CHECK(scr_dataset_get_cluster(d, &s) == SCR_SUCCESS && strcmp(s, "quartz") == 0, "CLUSTER read back");
+    CHECK(scr_dataset_get_cluster(d, &s) == SCR_SUCCESS && strcmp(s, "quartz") == 0,
+          "CLUSTER read back");
     CHECK(scr_kvtree_get_kv(d, "CLUSTER", "quartz") != NULL, "stored under the key CLUSTER");
     scr_log_set_quiet(1);
     CHECK(scr_dataset_set_cluster(d, "") == SCR_ERR_ARG, "empty CLUSTER accepted");

@@ -80,8 +80,8 @@ static void test_mul_and_inv_equal_isal_gf_mul_and_gf_inv(void)
 
 static const struct {
     int rows, cols;
-} cauchy_shapes[] = { { 1, 1 }, { 2, 1 }, { 5, 3 }, { 8, 4 }, { 10, 6 }, { 12, 8 },
-                      { 20, 16 }, { 255, 128 }, { 255, 1 }, { 256, 200 }, { 255, 254 } };
+} cauchy_shapes[] = {{1, 1},   {2, 1},     {5, 3},   {8, 4},     {10, 6},   {12, 8},
+                     {20, 16}, {255, 128}, {255, 1}, {256, 200}, {255, 254}};
 #define NSHAPES (sizeof(cauchy_shapes) / sizeof(cauchy_shapes[0]))
 
 static void test_cauchy_matrix_is_identity_over_inverse_of_i_xor_j_as_in_isal(void)
@@ -128,7 +128,7 @@ static void test_every_choice_of_cols_rows_of_a_cauchy_matrix_inverts(void)
 {
     static const struct {
         int rows, cols;
-    } shapes[] = { { 2, 1 }, { 5, 3 }, { 6, 4 }, { 8, 4 }, { 10, 6 }, { 12, 8 }, { 13, 9 } };
+    } shapes[] = {{2, 1}, {5, 3}, {6, 4}, {8, 4}, {10, 6}, {12, 8}, {13, 9}};
     for (size_t t = 0; t < sizeof(shapes) / sizeof(shapes[0]); t++) {
         int rows = shapes[t].rows, cols = shapes[t].cols;
         uint8_t a[13 * 9], inv[16 * 16];
@@ -177,15 +177,15 @@ static void test_inverse_of_random_matrices_multiplies_to_identity(void)
     for (int trial = 0; trial < 400; trial++) {
         int n = 1 + (int)rng_below(MAXN);
         fill_random(a, (size_t)n * (size_t)n);
-        if (trial % 4 == 0) a[0] = 0;  /* a zero pivot: forces a row swap */
+        if (trial % 4 == 0) a[0] = 0; /* a zero pivot: forces a row swap */
         memcpy(work, a, (size_t)n * (size_t)n);
         int rc = scr_gf_invert_matrix(work, inv, n);
 #ifdef HAVE_ISAL
         uint8_t isal_work[MAXN * MAXN], isal_inv[MAXN * MAXN];
         memcpy(isal_work, a, (size_t)n * (size_t)n);
         int isal_rc = gf_invert_matrix(isal_work, isal_inv, n);
-        CHECK((rc == SCR_SUCCESS) == (isal_rc == 0), "trial %d (n %d): we say %d, ISA-L %d",
-              trial, n, rc, isal_rc);
+        CHECK((rc == SCR_SUCCESS) == (isal_rc == 0), "trial %d (n %d): we say %d, ISA-L %d", trial,
+              n, rc, isal_rc);
         if (rc == SCR_SUCCESS && isal_rc == 0)
             CHECK(first_difference(inv, isal_inv, (size_t)n * (size_t)n) < 0,
                   "trial %d (n %d): inverse differs from ISA-L's", trial, n);
@@ -205,24 +205,24 @@ static void test_inverse_of_random_matrices_multiplies_to_identity(void)
 static void test_singular_matrices_are_reported(void)
 {
     uint8_t out[16];
-    uint8_t zero_row[9] = { 1, 2, 3, 0, 0, 0, 7, 8, 9 };
+    uint8_t zero_row[9] = {1, 2, 3, 0, 0, 0, 7, 8, 9};
     CHECK(scr_gf_invert_matrix(zero_row, out, 3) == SCR_ERR_ARG, "a zero row inverts");
-    uint8_t equal_rows[9] = { 4, 5, 6, 1, 1, 1, 4, 5, 6 };
+    uint8_t equal_rows[9] = {4, 5, 6, 1, 1, 1, 4, 5, 6};
     CHECK(scr_gf_invert_matrix(equal_rows, out, 3) == SCR_ERR_ARG, "equal rows invert");
     /* row 2 = row 0 + 3 * row 1 in the field */
-    uint8_t dependent[9] = { 1, 2, 3, 4, 5, 6, 0, 0, 0 };
+    uint8_t dependent[9] = {1, 2, 3, 4, 5, 6, 0, 0, 0};
     for (int k = 0; k < 3; k++)
         dependent[6 + k] = (uint8_t)(dependent[k] ^ scr_gf_mul(3, dependent[3 + k]));
     CHECK(scr_gf_invert_matrix(dependent, out, 3) == SCR_ERR_ARG, "dependent rows invert");
-    uint8_t zero[1] = { 0 };
+    uint8_t zero[1] = {0};
     CHECK(scr_gf_invert_matrix(zero, out, 1) == SCR_ERR_ARG, "[0] inverts");
     CHECK(scr_gf_invert_matrix(zero, out, 0) == SCR_ERR_ARG, "an empty matrix inverts");
 }
 
 static void test_mul_add_equals_bytewise_multiply_for_any_length_and_alignment(void)
 {
-    static const uint8_t coefs[] = { 0, 1, 2, 3, 0x1d, 0x53, 0x80, 0x8e, 0xfe, 0xff };
-    static const size_t lens[] = { 0, 1, 2, 7, 8, 31, 64, 255, 256, 1000, 4099, 70001 };
+    static const uint8_t coefs[] = {0, 1, 2, 3, 0x1d, 0x53, 0x80, 0x8e, 0xfe, 0xff};
+    static const size_t lens[] = {0, 1, 2, 7, 8, 31, 64, 255, 256, 1000, 4099, 70001};
     rng_seed(3);
     for (size_t ci = 0; ci < sizeof(coefs); ci++)
         for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {

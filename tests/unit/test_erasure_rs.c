@@ -15,8 +15,7 @@
 typedef int (*encode_fn)(const scr_rs_code *, size_t, const void *const *, void *const *);
 typedef int (*encode_update_fn)(const scr_rs_code *, size_t, int, const void *, void *const *);
 typedef int (*decode_fn)(const scr_rs_decoder *, size_t, const void *const *, void *const *);
-typedef int (*decode_update_fn)(const scr_rs_decoder *, size_t, int, const void *,
-                                void *const *);
+typedef int (*decode_update_fn)(const scr_rs_decoder *, size_t, int, const void *, void *const *);
 
 static const struct {
     const char *name;
@@ -25,9 +24,9 @@ static const struct {
     decode_fn decode;
     decode_update_fn decode_update;
 } impls[] = {
-    { "default", scr_rs_encode, scr_rs_encode_update, scr_rs_decode, scr_rs_decode_update },
-    { "portable", scr_rs_encode_portable, scr_rs_encode_update_portable,
-      scr_rs_decode_portable, scr_rs_decode_update_portable },
+    {"default", scr_rs_encode, scr_rs_encode_update, scr_rs_decode, scr_rs_decode_update},
+    {"portable", scr_rs_encode_portable, scr_rs_encode_update_portable, scr_rs_decode_portable,
+     scr_rs_decode_update_portable},
 };
 #define NIMPLS 2
 
@@ -187,8 +186,7 @@ static int random_lost(const struct fixture *f, int *lost)
 }
 
 /* ndata surviving blocks chosen at random among those not lost. */
-static void random_survivors(const struct fixture *f, const int *lost, int nlost,
-                             int *surviving)
+static void random_survivors(const struct fixture *f, const int *lost, int nlost, int *surviving)
 {
     int pool[MAXN], npool = 0;
     for (int b = 0; b < f->n; b++) {
@@ -209,8 +207,8 @@ static int rebuild(struct fixture *f, const int *lost, int nlost, const int *sur
     snprintf(what, sizeof(what), "lost %s", pattern_text(lost, nlost));
     int rc = scr_rs_decoder_init(&f->code, &dec, lost, nlost, surviving);
     if (rc != SCR_SUCCESS) {
-        CHECK(0, "(ndata %d, nparity %d) %s: decoder init gives %d", f->ndata, f->nparity,
-              what, rc);
+        CHECK(0, "(ndata %d, nparity %d) %s: decoder init gives %d", f->ndata, f->nparity, what,
+              rc);
         return 1;
     }
     const void *in[MAXN];
@@ -264,7 +262,7 @@ static void test_decode_rebuilds_every_pattern_of_up_to_nparity_lost_blocks(void
 
 /* mode 0 and 1: one path throughout; mode 2: the paths alternate, as when
  * the members of a ring run different builds. */
-static const char *const mode_names[] = { "default", "portable", "alternating" };
+static const char *const mode_names[] = {"default", "portable", "alternating"};
 
 static void update_in_any_order_matches_encode(struct fixture *f)
 {
@@ -275,8 +273,8 @@ static void update_in_any_order_matches_encode(struct fixture *f)
         zero_outputs(f);
         for (int j = 0; j < f->ndata; j++) {
             int i = mode < 2 ? mode : j % 2;
-            CHECK(impls[i].encode_update(&f->code, f->len, order[j], f->block[order[j]],
-                                         f->out) == SCR_SUCCESS,
+            CHECK(impls[i].encode_update(&f->code, f->len, order[j], f->block[order[j]], f->out) ==
+                      SCR_SUCCESS,
                   "update");
         }
         char what[2100];
@@ -329,7 +327,7 @@ static void test_decode_update_over_survivors_in_any_order_equals_decode(void)
  * the originals. */
 static void test_isal_and_portable_paths_give_identical_bytes_on_megabyte_blocks(void)
 {
-    static const int codes[][2] = { { 6, 2 }, { 13, 3 }, { 4, 4 }, { 10, 7 } };
+    static const int codes[][2] = {{6, 2}, {13, 3}, {4, 4}, {10, 7}};
     rng_seed(24);
     size_t len = (1u << 20) + 3;
     for (size_t t = 0; t < sizeof(codes) / sizeof(codes[0]); t++) {
@@ -349,7 +347,7 @@ static void test_isal_and_portable_paths_give_identical_bytes_on_megabyte_blocks
 /* Codes of 255 blocks, the most GF(2^8) allows here, lose all they can. */
 static void test_largest_codes_rebuild_nparity_lost_blocks(void)
 {
-    static const int codes[][2] = { { 251, 4 }, { 128, 127 }, { 1, 254 }, { 254, 1 } };
+    static const int codes[][2] = {{251, 4}, {128, 127}, {1, 254}, {254, 1}};
     rng_seed(25);
     for (size_t t = 0; t < sizeof(codes) / sizeof(codes[0]); t++) {
         struct fixture f;
@@ -374,14 +372,14 @@ static void test_largest_codes_rebuild_nparity_lost_blocks(void)
 
 static void test_invalid_shapes_of_code_are_refused(void)
 {
-    static const int shapes[][2] = { { 0, 1 }, { 1, 0 }, { -1, 2 }, { 2, -1 }, { 255, 1 },
-                                     { 254, 2 }, { 200, 56 }, { 1, 255 }, { 0, 0 } };
+    static const int shapes[][2] = {{0, 1},   {1, 0},    {-1, 2},  {2, -1}, {255, 1},
+                                    {254, 2}, {200, 56}, {1, 255}, {0, 0}};
     scr_log_set_quiet(1);
     for (size_t t = 0; t < sizeof(shapes) / sizeof(shapes[0]); t++) {
         scr_rs_code code;
         int rc = scr_rs_init(&code, shapes[t][0], shapes[t][1]);
-        CHECK(rc == SCR_ERR_ARG, "%d data + %d parity blocks: %d, want SCR_ERR_ARG",
-              shapes[t][0], shapes[t][1], rc);
+        CHECK(rc == SCR_ERR_ARG, "%d data + %d parity blocks: %d, want SCR_ERR_ARG", shapes[t][0],
+              shapes[t][1], rc);
         CHECK(code.matrix == NULL, "a refused code has a matrix");
         scr_rs_free(&code);
     }
@@ -399,16 +397,16 @@ static void test_invalid_lost_and_surviving_blocks_are_refused(void)
         int surviving[4];
         int give_surviving;
     } cases[] = {
-        { "lost block -1", { -1 }, 1, { 0 }, 0 },
-        { "lost block 6 of 6", { 6 }, 1, { 0 }, 0 },
-        { "lost block 300", { 300 }, 1, { 0 }, 0 },
-        { "lost block named twice", { 2, 2 }, 2, { 0 }, 0 },
-        { "no lost block", { 0 }, 0, { 0 }, 0 },
-        { "more lost than parity", { 0, 1, 2 }, 3, { 0 }, 0 },
-        { "surviving block also lost", { 1 }, 1, { 0, 1, 2, 3 }, 1 },
-        { "surviving block twice", { 1 }, 1, { 0, 2, 2, 3 }, 1 },
-        { "surviving block 6 of 6", { 1 }, 1, { 0, 2, 3, 6 }, 1 },
-        { "surviving block -1", { 1 }, 1, { 0, 2, 3, -1 }, 1 },
+        {"lost block -1", {-1}, 1, {0}, 0},
+        {"lost block 6 of 6", {6}, 1, {0}, 0},
+        {"lost block 300", {300}, 1, {0}, 0},
+        {"lost block named twice", {2, 2}, 2, {0}, 0},
+        {"no lost block", {0}, 0, {0}, 0},
+        {"more lost than parity", {0, 1, 2}, 3, {0}, 0},
+        {"surviving block also lost", {1}, 1, {0, 1, 2, 3}, 1},
+        {"surviving block twice", {1}, 1, {0, 2, 2, 3}, 1},
+        {"surviving block 6 of 6", {1}, 1, {0, 2, 3, 6}, 1},
+        {"surviving block -1", {1}, 1, {0, 2, 3, -1}, 1},
     };
     scr_log_set_quiet(1);
     for (size_t t = 0; t < sizeof(cases) / sizeof(cases[0]); t++) {
@@ -438,12 +436,12 @@ static void test_per_buffer_calls_refuse_bad_indices_and_unset_structs(void)
     memset(&unset_code, 0, sizeof(unset_code));
     memset(&unset_dec, 0, sizeof(unset_dec));
     REQUIRE(scr_rs_init(&code, 3, 2) == SCR_SUCCESS, "init");
-    int lost[1] = { 0 }, surviving[3] = { 1, 2, 4 };
+    int lost[1] = {0}, surviving[3] = {1, 2, 4};
     REQUIRE(scr_rs_decoder_init(&code, &dec, lost, 1, surviving) == SCR_SUCCESS, "decoder");
-    unsigned char buf[5][16] = { { 0 } };
-    const void *in[3] = { buf[0], buf[1], buf[2] };
-    void *out[2] = { buf[3], buf[4] };
-    void *missing[2] = { buf[3], NULL };
+    unsigned char buf[5][16] = {{0}};
+    const void *in[3] = {buf[0], buf[1], buf[2]};
+    void *out[2] = {buf[3], buf[4]};
+    void *missing[2] = {buf[3], NULL};
     scr_log_set_quiet(1);
     for (int i = 0; i < NIMPLS; i++) {
         const char *p = impls[i].name;
@@ -455,15 +453,14 @@ static void test_per_buffer_calls_refuse_bad_indices_and_unset_structs(void)
               "%s: block 3 is not read by the decoder", p);
         CHECK(impls[i].decode_update(&dec, 16, 0, buf[0], out) == SCR_ERR_ARG,
               "%s: block 0 is the lost one", p);
-        CHECK(impls[i].decode_update(&dec, 16, 1000, buf[0], out) == SCR_ERR_ARG,
-              "%s: block 1000", p);
+        CHECK(impls[i].decode_update(&dec, 16, 1000, buf[0], out) == SCR_ERR_ARG, "%s: block 1000",
+              p);
         CHECK(impls[i].encode(&unset_code, 16, in, out) == SCR_ERR_ARG, "%s: unset code", p);
         CHECK(impls[i].encode(NULL, 16, in, out) == SCR_ERR_ARG, "%s: NULL code", p);
         CHECK(impls[i].decode(&unset_dec, 16, in, out) == SCR_ERR_ARG, "%s: unset decoder", p);
         CHECK(impls[i].encode(&code, 16, in, missing) == SCR_ERR_ARG, "%s: missing parity", p);
         CHECK(impls[i].decode(&dec, 16, NULL, out) == SCR_ERR_ARG, "%s: no inputs", p);
-        CHECK(impls[i].encode_update(&code, 16, 0, NULL, out) == SCR_ERR_ARG, "%s: no block",
-              p);
+        CHECK(impls[i].encode_update(&code, 16, 0, NULL, out) == SCR_ERR_ARG, "%s: no block", p);
     }
     scr_log_set_quiet(0);
     scr_rs_decoder_free(&dec);
@@ -478,7 +475,7 @@ static void test_singular_surviving_rows_are_reported(void)
     scr_rs_decoder dec;
     REQUIRE(scr_rs_init(&code, 3, 2) == SCR_SUCCESS, "init");
     memcpy(code.matrix + 3 * 3, code.matrix + 1 * 3, 3); /* parity 0 := copy of data 1 */
-    int lost[1] = { 2 }, surviving[3] = { 0, 1, 3 };
+    int lost[1] = {2}, surviving[3] = {0, 1, 3};
     scr_log_set_quiet(1);
     int rc = scr_rs_decoder_init(&code, &dec, lost, 1, surviving);
     scr_log_set_quiet(0);
@@ -493,10 +490,10 @@ static void test_zero_length_blocks_need_no_buffers(void)
     scr_rs_code code;
     scr_rs_decoder dec;
     REQUIRE(scr_rs_init(&code, 2, 2) == SCR_SUCCESS, "init");
-    int lost[2] = { 0, 3 };
+    int lost[2] = {0, 3};
     REQUIRE(scr_rs_decoder_init(&code, &dec, lost, 2, NULL) == SCR_SUCCESS, "decoder");
-    const void *in[2] = { NULL, NULL };
-    void *out[2] = { NULL, NULL };
+    const void *in[2] = {NULL, NULL};
+    void *out[2] = {NULL, NULL};
     for (int i = 0; i < NIMPLS; i++) {
         CHECK(impls[i].encode(&code, 0, in, out) == SCR_SUCCESS, "%s encode", impls[i].name);
         CHECK(impls[i].encode_update(&code, 0, 1, NULL, out) == SCR_SUCCESS, "%s update",

@@ -13,19 +13,19 @@ static const struct {
     gen_fn gen;
     acc_fn acc;
 } impls[] = {
-    { "scr_xor_gen", scr_xor_gen, scr_xor_accumulate },
-    { "scr_xor_gen_portable", scr_xor_gen_portable, scr_xor_accumulate_portable },
+    {"scr_xor_gen", scr_xor_gen, scr_xor_accumulate},
+    {"scr_xor_gen_portable", scr_xor_gen_portable, scr_xor_accumulate_portable},
 };
 #define NIMPLS (sizeof(impls) / sizeof(impls[0]))
 
 /* Lengths around the 8, 32, 128-byte steps of the kernels. */
-static const size_t lens[] = { 0, 1, 2, 7, 8, 9, 31, 32, 33, 127, 128, 129, 255, 1000, 4096,
-                               4099, 65536 + 13 };
+static const size_t lens[] = {0,   1,   2,   7,   8,    9,    31,   32,        33,
+                              127, 128, 129, 255, 1000, 4096, 4099, 65536 + 13};
 #define NLENS (sizeof(lens) / sizeof(lens[0]))
 
 /* Source counts around ISA-L's limits: it needs two, and we give it at most
  * 63 per call. */
-static const size_t counts[] = { 0, 1, 2, 3, 4, 5, 8, 16, 17, 63, 64, 70 };
+static const size_t counts[] = {0, 1, 2, 3, 4, 5, 8, 16, 17, 63, 64, 70};
 #define NCOUNTS (sizeof(counts) / sizeof(counts[0]))
 #define MAXSRC 70
 

@@ -138,10 +138,12 @@ static void test_golden_filemap_reads_back_through_getters(void)
     uint64_t size = 0;
     const char *s = NULL;
     CHECK(scr_filemap_get_meta(map, 6, 2, CACHE6 "rank_2.ckpt", &meta) == 0 &&
-          scr_meta_get_filesize(meta, &size) == 0 && size == 524296, "meta of rank_2.ckpt");
+              scr_meta_get_filesize(meta, &size) == 0 && size == 524296,
+          "meta of rank_2.ckpt");
     CHECK(scr_meta_check_crc32(meta, 0x738bb68fu) == SCR_SUCCESS, "crc of rank_2.ckpt");
     CHECK(scr_filemap_get_meta(map, 6, 2, CACHE6 "3_of_4_in_0.xor", &meta) == 0 &&
-          scr_meta_check_filetype(meta, "XOR") == SCR_SUCCESS, "meta of the XOR file");
+              scr_meta_check_filetype(meta, "XOR") == SCR_SUCCESS,
+          "meta of the XOR file");
     CHECK(scr_filemap_get_meta(map, 5, 2, CACHE5 "viz_2.dat", &meta) == SCR_ERR_NOTFOUND,
           "viz_2.dat has no meta yet");
     CHECK(scr_filemap_have_file(map, 5, 2, CACHE5 "viz_2.dat"), "viz_2.dat listed");
@@ -149,11 +151,13 @@ static void test_golden_filemap_reads_back_through_getters(void)
     const scr_dataset *desc = NULL;
     int id = 0;
     CHECK(scr_filemap_get_dataset(map, 6, 2, &desc) == 0 && scr_dataset_get_id(desc, &id) == 0 &&
-          id == 6, "descriptor of 6");
+              id == 6,
+          "descriptor of 6");
     CHECK(scr_filemap_get_dataset(map, 5, 2, &desc) == SCR_ERR_NOTFOUND, "no descriptor of 5");
     const scr_kvtree *red = NULL;
     CHECK(scr_filemap_get_reddesc(map, 6, 3, &red) == 0 &&
-          scr_kvtree_util_get_int(red, "GROUP_RANK", &n) == 0 && n == 3, "reddesc of 3");
+              scr_kvtree_util_get_int(red, "GROUP_RANK", &n) == 0 && n == 3,
+          "reddesc of 3");
     CHECK(scr_filemap_get_tag(map, 6, 3, "PARTNER", &s) == 0 && strcmp(s, "node7") == 0,
           "PARTNER tag");
 
@@ -166,7 +170,7 @@ static void test_golden_filemap_reads_back_through_getters(void)
 static void test_write_order_does_not_depend_on_call_order(void)
 {
     scr_filemap *a = scr_filemap_new(), *b = scr_filemap_new();
-    const char *names[] = { "/c/b", "/c/a", "/c/10", "/c/9" };
+    const char *names[] = {"/c/b", "/c/a", "/c/10", "/c/9"};
     for (int i = 0; i < 4; i++) {
         scr_filemap_add_file(a, 10 - i, i, names[i]);
         scr_filemap_add_file(a, 2, 11 - i, names[i]);
@@ -222,10 +226,22 @@ static scr_kvtree *meta_of_rank_2(scr_kvtree *raw)
                           "META");
 }
 
-static void edit_newer_version(scr_kvtree *raw) { scr_kvtree_util_set_int(raw, "VERSION", 2); }
-static void edit_bad_version(scr_kvtree *raw) { scr_kvtree_util_set_str(raw, "VERSION", "v1"); }
-static void edit_dset_not_id(scr_kvtree *raw) { scr_kvtree_set_kv(raw, "DSET", "x"); }
-static void edit_rank_padded(scr_kvtree *raw) { scr_kvtree_set_kv(raw, "RANK", "02"); }
+static void edit_newer_version(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_int(raw, "VERSION", 2);
+}
+static void edit_bad_version(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_str(raw, "VERSION", "v1");
+}
+static void edit_dset_not_id(scr_kvtree *raw)
+{
+    scr_kvtree_set_kv(raw, "DSET", "x");
+}
+static void edit_rank_padded(scr_kvtree *raw)
+{
+    scr_kvtree_set_kv(raw, "RANK", "02");
+}
 static void edit_files_text(scr_kvtree *raw)
 {
     scr_kvtree_util_set_str(entry(raw, 2, 5), "FILES", "many");
@@ -258,14 +274,26 @@ static void edit_index_without_data(scr_kvtree *raw)
 {
     scr_kvtree_setf(raw, NULL, "DSET 5 RANK 3");
 }
-static void edit_data_without_index(scr_kvtree *raw) { scr_kvtree_unset_kv(raw, "DSET", "5"); }
-static void edit_unknown_top_key(scr_kvtree *raw) { scr_kvtree_set_kv(raw, "CKPT", "6"); }
+static void edit_data_without_index(scr_kvtree *raw)
+{
+    scr_kvtree_unset_kv(raw, "DSET", "5");
+}
+static void edit_unknown_top_key(scr_kvtree *raw)
+{
+    scr_kvtree_set_kv(raw, "CKPT", "6");
+}
 static void edit_file_junk(scr_kvtree *raw)
 {
     scr_kvtree_setf(raw, NULL, "RANK 2 DSET 5 FILE %s OTHER", CACHE5 "viz_2.dat");
 }
-static void edit_index_junk(scr_kvtree *raw) { scr_kvtree_setf(raw, NULL, "DSET 5 NODE x"); }
-static void edit_index_rank_junk(scr_kvtree *raw) { scr_kvtree_setf(raw, NULL, "DSET 5 RANK 2 X"); }
+static void edit_index_junk(scr_kvtree *raw)
+{
+    scr_kvtree_setf(raw, NULL, "DSET 5 NODE x");
+}
+static void edit_index_rank_junk(scr_kvtree *raw)
+{
+    scr_kvtree_setf(raw, NULL, "DSET 5 RANK 2 X");
+}
 
 static void test_newer_or_damaged_version_is_refused(void)
 {
@@ -285,8 +313,8 @@ static void test_damaged_values_are_refused_naming_key_and_text(void)
     expect_refused("type.scrinfo", edit_meta_type, "META TYPE holds 'MIRROR'", "FULL, XOR");
     expect_refused("flags.scrinfo", edit_desc_flags, "key RANK 2 DSET 6 DSETDESC FLAGS holds '9'",
                    NULL);
-    expect_refused("descid.scrinfo", edit_desc_other_id,
-                   "key RANK 2 DSET 6 DSETDESC ID holds '7'", "6, the id of its entry");
+    expect_refused("descid.scrinfo", edit_desc_other_id, "key RANK 2 DSET 6 DSETDESC ID holds '7'",
+                   "6, the id of its entry");
     expect_refused("relative.scrinfo", edit_relative_path, "key RANK 2 DSET 5 FILE holds 'rel/x'",
                    "absolute");
     expect_refused("tag.scrinfo", edit_two_tag_values,
@@ -453,7 +481,8 @@ static void test_expected_files_are_typed(void)
     scr_filemap *map = scr_filemap_new();
     int n = -1;
     CHECK(scr_filemap_set_expected_files(map, 2, 0, 0) == 0 &&
-          scr_filemap_get_expected_files(map, 2, 0, &n) == 0 && n == 0, "zero files");
+              scr_filemap_get_expected_files(map, 2, 0, &n) == 0 && n == 0,
+          "zero files");
     scr_kvtree_util_set_int(scr_kvtree_getf(map, "RANK 0 DSET 2"), "FILES", -3);
     CHECK(scr_filemap_get_expected_files(map, 2, 0, &n) == SCR_ERR_TYPE, "negative");
     CHECK(scr_filemap_get_expected_files(map, 2, 0, NULL) == SCR_ERR_ARG, "NULL result");
@@ -478,7 +507,8 @@ static void test_lists_are_sorted_and_iterators_see_everything(void)
     CHECK(count == 2 && list[0] == 0 && list[1] == 4, "ranks of 10 in order");
     free(list);
     CHECK(scr_filemap_list_ranks_by_dataset(map, 99, &list, &count) == 0 && list == NULL &&
-          count == 0, "ranks of an absent dataset");
+              count == 0,
+          "ranks of an absent dataset");
     const char **files = NULL;
     REQUIRE(scr_filemap_list_files(map, 10, 4, &files, &count) == 0, "files");
     CHECK(count == 2 && strcmp(files[0], "/c/a") == 0 && strcmp(files[1], "/c/b") == 0,
@@ -490,8 +520,7 @@ static void test_lists_are_sorted_and_iterators_see_everything(void)
         seen++;
     CHECK(seen == 2, "datasets iterated %d", seen);
     seen = 0;
-    for (scr_kvtree_elem *e = scr_filemap_first_rank(map); e; e = scr_kvtree_elem_next(e))
-        seen++;
+    for (scr_kvtree_elem *e = scr_filemap_first_rank(map); e; e = scr_kvtree_elem_next(e)) seen++;
     CHECK(seen == 3, "ranks iterated %d", seen);
     seen = 0;
     for (scr_kvtree_elem *e = scr_filemap_first_rank_by_dataset(map, 10); e;
@@ -522,9 +551,11 @@ static void test_descriptors_and_meta_are_stored_as_copies(void)
     const scr_meta *got_m = NULL;
     int v = 0;
     CHECK(scr_filemap_get_dataset(map, 6, 1, &got_d) == 0 && scr_dataset_get_id(got_d, &v) == 0 &&
-          v == 6, "stored descriptor changed with the caller's");
+              v == 6,
+          "stored descriptor changed with the caller's");
     CHECK(scr_filemap_get_meta(map, 6, 1, "/c/x.xor", &got_m) == 0 &&
-          scr_meta_check_rank(got_m, 2) == SCR_SUCCESS, "stored meta changed with the caller's");
+              scr_meta_check_rank(got_m, 2) == SCR_SUCCESS,
+          "stored meta changed with the caller's");
     CHECK(scr_filemap_unset_meta(map, 6, 1, "/c/x.xor") == 0, "unset meta");
     CHECK(scr_filemap_get_meta(map, 6, 1, "/c/x.xor", &got_m) == SCR_ERR_NOTFOUND, "meta gone");
     CHECK(scr_filemap_have_file(map, 6, 1, "/c/x.xor"), "unset_meta unlisted the file");
@@ -551,7 +582,8 @@ static void test_tags_cannot_shadow_filemap_keys(void)
     CHECK(scr_kvtree_size(map) == 0, "a refused tag changed the map");
     CHECK(scr_filemap_get_tag(map, 1, 0, "DSETDESC", &v) == SCR_ERR_ARG, "get a reserved key");
     CHECK(scr_filemap_set_tag(map, 1, 0, "PARTNER", "n1") == 0 &&
-          scr_filemap_set_tag(map, 1, 0, "PARTNER", "n2") == 0, "set twice");
+              scr_filemap_set_tag(map, 1, 0, "PARTNER", "n2") == 0,
+          "set twice");
     CHECK(scr_filemap_get_tag(map, 1, 0, "PARTNER", &v) == 0 && strcmp(v, "n2") == 0,
           "replaced value");
     CHECK(scr_filemap_get_tag(map, 1, 0, "OTHER", &v) == SCR_ERR_NOTFOUND, "absent tag");
@@ -646,9 +678,10 @@ static void test_merge_keeps_one_tag_value(void)
     CHECK(scr_filemap_add_file(b, 2, 3, "/c/f") == SCR_SUCCESS, "file b");
     CHECK(scr_filemap_merge(a, b) == SCR_SUCCESS, "merge");
     const char *v = NULL;
-    CHECK(scr_filemap_get_tag(a, 2, 3, "NODE", &v) == SCR_SUCCESS && strcmp(v, "node9") == 0, "tag '%s'",
-          v ? v : "");
-    CHECK(scr_filemap_write(tap_path("merged-tags.scrinfo"), a) == SCR_SUCCESS, "merged map written");
+    CHECK(scr_filemap_get_tag(a, 2, 3, "NODE", &v) == SCR_SUCCESS && strcmp(v, "node9") == 0,
+          "tag '%s'", v ? v : "");
+    CHECK(scr_filemap_write(tap_path("merged-tags.scrinfo"), a) == SCR_SUCCESS,
+          "merged map written");
     scr_filemap_delete(a);
     scr_filemap_delete(b);
 }

@@ -52,13 +52,13 @@ static void test_golden_reads_back_through_getters(void)
           "6 CACHE");
     CHECK(scr_flush_file_has_location(f, 6, SCR_FLUSH_LOCATION_PFS, &flag) == 0 && flag == 1,
           "6 PFS");
-    CHECK(scr_flush_file_has_location(f, 6, SCR_FLUSH_LOCATION_FLUSHING, &flag) == 0 &&
-          flag == 0, "6 not FLUSHING");
+    CHECK(scr_flush_file_has_location(f, 6, SCR_FLUSH_LOCATION_FLUSHING, &flag) == 0 && flag == 0,
+          "6 not FLUSHING");
     CHECK(scr_flush_file_get_name(f, 6, &name) == 0 && strcmp(name, "ckpt.6") == 0, "6 name");
     CHECK(scr_flush_file_get_checkpoint_id(f, 6, &ckpt) == 0 && ckpt == 3, "6 ckpt %d", ckpt);
     CHECK(scr_flush_file_is_output(f, 6, &flag) == 0 && flag == 0, "6 is not output");
-    CHECK(scr_flush_file_has_location(f, 7, SCR_FLUSH_LOCATION_FLUSHING, &flag) == 0 &&
-          flag == 1, "7 FLUSHING");
+    CHECK(scr_flush_file_has_location(f, 7, SCR_FLUSH_LOCATION_FLUSHING, &flag) == 0 && flag == 1,
+          "7 FLUSHING");
     CHECK(scr_flush_file_has_location(f, 7, SCR_FLUSH_LOCATION_PFS, &flag) == 0 && flag == 0,
           "7 not PFS");
     CHECK(scr_flush_file_get_name(f, 7, &name) == 0 && strcmp(name, "out.7") == 0, "7 name");
@@ -94,8 +94,7 @@ static void expect_refused(const char *name, void (*edit)(scr_kvtree *), const c
     int rc = quiet_read(scr_flush_file_read, path, f);
     check_refused(name, rc, path, want1);
     if (want2) check_error_has(name, want2);
-    CHECK(scr_kvtree_size(f) == 1 && scr_kvtree_get_kv(f, "KEEP", "me"), "%s: tree changed",
-          name);
+    CHECK(scr_kvtree_size(f) == 1 && scr_kvtree_get_kv(f, "KEEP", "me"), "%s: tree changed", name);
     scr_kvtree_delete(f);
 }
 
@@ -104,18 +103,42 @@ static scr_kvtree *dset(scr_kvtree *raw, const char *id)
     return scr_kvtree_get_kv(raw, "DSET", id);
 }
 
-static void edit_newer_version(scr_kvtree *raw) { scr_kvtree_util_set_int(raw, "VERSION", 2); }
-static void edit_bad_version(scr_kvtree *raw) { scr_kvtree_util_set_str(raw, "VERSION", "one"); }
-static void edit_dset_not_id(scr_kvtree *raw) { scr_kvtree_set_kv(raw, "DSET", "abc"); }
-static void edit_dset_leading_zero(scr_kvtree *raw) { scr_kvtree_set_kv(raw, "DSET", "08"); }
+static void edit_newer_version(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_int(raw, "VERSION", 2);
+}
+static void edit_bad_version(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_str(raw, "VERSION", "one");
+}
+static void edit_dset_not_id(scr_kvtree *raw)
+{
+    scr_kvtree_set_kv(raw, "DSET", "abc");
+}
+static void edit_dset_leading_zero(scr_kvtree *raw)
+{
+    scr_kvtree_set_kv(raw, "DSET", "08");
+}
 static void edit_unknown_location(scr_kvtree *raw)
 {
     scr_kvtree_set_kv(dset(raw, "6"), "LOCATION", "MOON");
 }
-static void edit_ckpt_text(scr_kvtree *raw) { scr_kvtree_util_set_str(dset(raw, "6"), "CKPT", "x3"); }
-static void edit_ckpt_zero(scr_kvtree *raw) { scr_kvtree_util_set_int(dset(raw, "6"), "CKPT", 0); }
-static void edit_output_two(scr_kvtree *raw) { scr_kvtree_util_set_int(dset(raw, "7"), "OUTPUT", 2); }
-static void edit_two_names(scr_kvtree *raw) { scr_kvtree_set_kv(dset(raw, "7"), "NAME", "other"); }
+static void edit_ckpt_text(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_str(dset(raw, "6"), "CKPT", "x3");
+}
+static void edit_ckpt_zero(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_int(dset(raw, "6"), "CKPT", 0);
+}
+static void edit_output_two(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_int(dset(raw, "7"), "OUTPUT", 2);
+}
+static void edit_two_names(scr_kvtree *raw)
+{
+    scr_kvtree_set_kv(dset(raw, "7"), "NAME", "other");
+}
 
 static void test_newer_version_is_refused_naming_the_version(void)
 {
@@ -129,8 +152,7 @@ static void test_damaged_values_are_refused_naming_key_and_text(void)
     expect_refused("dset-08.scr", edit_dset_leading_zero, "key DSET holds '08'", NULL);
     expect_refused("loc.scr", edit_unknown_location, "key DSET 6 LOCATION holds 'MOON'",
                    "CACHE, PFS or FLUSHING");
-    expect_refused("ckpt-text.scr", edit_ckpt_text, "key DSET 6 CKPT holds 'x3'",
-                   "checkpoint id");
+    expect_refused("ckpt-text.scr", edit_ckpt_text, "key DSET 6 CKPT holds 'x3'", "checkpoint id");
     expect_refused("ckpt-zero.scr", edit_ckpt_zero, "key DSET 6 CKPT holds '0'", NULL);
     expect_refused("output.scr", edit_output_two, "key DSET 7 OUTPUT holds '2'", "0 or 1");
     expect_refused("names.scr", edit_two_names, "key DSET 7 NAME holds 'out.7, other'",
@@ -184,13 +206,16 @@ static void test_locations_are_set_cleared_and_queried(void)
     CHECK(scr_flush_file_has_location(f, 9, SCR_FLUSH_LOCATION_PFS, &flag) == SCR_ERR_NOTFOUND,
           "unset created dataset 9");
     CHECK(scr_flush_file_set_output(f, 3, 1) == 0 && scr_flush_file_is_output(f, 3, &flag) == 0 &&
-          flag == 1, "output on");
+              flag == 1,
+          "output on");
     CHECK(scr_flush_file_set_output(f, 3, 0) == 0 && scr_flush_file_is_output(f, 3, &flag) == 0 &&
-          flag == 0, "output off");
+              flag == 0,
+          "output off");
     CHECK(scr_kvtree_get(scr_kvtree_get_kv_int(f, "DSET", 3), "OUTPUT") == NULL,
           "OUTPUT key left behind");
     CHECK(scr_flush_file_remove_dataset(f, 3) == 0 &&
-          scr_flush_file_has_location(f, 3, SCR_FLUSH_LOCATION_CACHE, &flag) == SCR_ERR_NOTFOUND,
+              scr_flush_file_has_location(f, 3, SCR_FLUSH_LOCATION_CACHE, &flag) ==
+                  SCR_ERR_NOTFOUND,
           "remove");
     CHECK(strcmp(scr_flush_location_name(SCR_FLUSH_LOCATION_PFS), "PFS") == 0, "name of PFS");
     CHECK(scr_flush_location_name((enum scr_flush_location)3) == NULL, "name of 3");
@@ -228,7 +253,7 @@ static void test_setters_refuse_bad_arguments(void)
     CHECK(scr_flush_file_set_location(f, 0, SCR_FLUSH_LOCATION_CACHE) == SCR_ERR_ARG, "id 0");
     CHECK(strstr(scr_last_error(), "dataset id 0") != NULL, "'%s'", scr_last_error());
     CHECK(scr_flush_file_set_location(f, 1, (enum scr_flush_location)9) == SCR_ERR_ARG, "loc 9");
-    CHECK(scr_flush_file_unset_location(f, 1, (enum scr_flush_location)-1) == SCR_ERR_ARG,
+    CHECK(scr_flush_file_unset_location(f, 1, (enum scr_flush_location) - 1) == SCR_ERR_ARG,
           "loc -1");
     CHECK(scr_flush_file_set_name(f, 1, "") == SCR_ERR_ARG, "empty name");
     CHECK(scr_flush_file_set_name(f, 1, NULL) == SCR_ERR_ARG, "NULL name");
@@ -267,19 +292,18 @@ static void test_newest_cached_dataset_decides_whether_a_flush_is_needed(void)
     scr_flush_file_set_location(f, 4, SCR_FLUSH_LOCATION_CACHE);
     scr_flush_file_set_location(f, 4, SCR_FLUSH_LOCATION_PFS);
     scr_flush_file_set_location(f, 9, SCR_FLUSH_LOCATION_PFS); /* only in the prefix */
-    CHECK(scr_flush_file_newest_cached_is_flushed(f, &id, &flushed) == 0 && id == 4 &&
-          flushed == 1, "4 flushed: id %d flushed %d", id, flushed);
+    CHECK(scr_flush_file_newest_cached_is_flushed(f, &id, &flushed) == 0 && id == 4 && flushed == 1,
+          "4 flushed: id %d flushed %d", id, flushed);
     scr_flush_file_set_location(f, 6, SCR_FLUSH_LOCATION_CACHE);
     scr_flush_file_set_location(f, 6, SCR_FLUSH_LOCATION_FLUSHING);
-    CHECK(scr_flush_file_newest_cached_is_flushed(f, &id, &flushed) == 0 && id == 6 &&
-          flushed == 0, "6 not flushed: id %d flushed %d", id, flushed);
+    CHECK(scr_flush_file_newest_cached_is_flushed(f, &id, &flushed) == 0 && id == 6 && flushed == 0,
+          "6 not flushed: id %d flushed %d", id, flushed);
     scr_flush_file_set_location(f, 6, SCR_FLUSH_LOCATION_PFS);
     scr_flush_file_unset_location(f, 6, SCR_FLUSH_LOCATION_FLUSHING);
-    CHECK(scr_flush_file_newest_cached_is_flushed(f, &id, &flushed) == 0 && id == 6 &&
-          flushed == 1, "6 flushed: id %d flushed %d", id, flushed);
+    CHECK(scr_flush_file_newest_cached_is_flushed(f, &id, &flushed) == 0 && id == 6 && flushed == 1,
+          "6 flushed: id %d flushed %d", id, flushed);
     scr_kvtree_set_kv(f, "DSET", "bad");
-    CHECK(scr_flush_file_newest_cached_is_flushed(f, &id, &flushed) == SCR_ERR_TYPE,
-          "damaged key");
+    CHECK(scr_flush_file_newest_cached_is_flushed(f, &id, &flushed) == SCR_ERR_TYPE, "damaged key");
     scr_kvtree_delete(f);
 }
 

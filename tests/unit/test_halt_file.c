@@ -50,7 +50,8 @@ static void check_sample_values(const char *what, const scr_kvtree *h)
     CHECK(scr_halt_file_get_exit_before(h, &s) == 0 && s == 1298944800, "%s: before", what);
     CHECK(scr_halt_file_get_halt_seconds(h, &s) == 0 && s == 1200, "%s: seconds", what);
     CHECK(scr_halt_file_get_exit_reason(h, &reason) == 0 &&
-          strcmp(reason, "SCR_FINALIZE_CALLED") == 0, "%s: reason", what);
+              strcmp(reason, "SCR_FINALIZE_CALLED") == 0,
+          "%s: reason", what);
     CHECK(scr_kvtree_get(h, "VERSION") == NULL, "%s: VERSION kept in the tree", what);
 }
 
@@ -103,13 +104,16 @@ static void test_locking_creates_the_scr_directory_private(void)
     CHECK(scr_halt_file_lock_read(path, &fd, h) == SCR_SUCCESS, "lock");
     struct stat st;
     CHECK(stat(tap_path("fresh-prefix/.scr"), &st) == 0 && S_ISDIR(st.st_mode) &&
-          (st.st_mode & 0777) == 0700, "mode %o", (unsigned)(st.st_mode & 0777));
+              (st.st_mode & 0777) == 0700,
+          "mode %o", (unsigned)(st.st_mode & 0777));
     scr_halt_file_set_exit_reason(h, "MAINTENANCE");
     CHECK(scr_halt_file_write_unlock(path, &fd, h) == SCR_SUCCESS, "write");
     scr_kvtree *back = scr_kvtree_new();
     const char *reason = NULL;
-    CHECK(scr_halt_file_read(path, back) == 0 && scr_halt_file_get_exit_reason(back, &reason) == 0 &&
-          strcmp(reason, "MAINTENANCE") == 0, "read back");
+    CHECK(scr_halt_file_read(path, back) == 0 &&
+              scr_halt_file_get_exit_reason(back, &reason) == 0 &&
+              strcmp(reason, "MAINTENANCE") == 0,
+          "read back");
     scr_kvtree_delete(back);
     scr_kvtree_delete(h);
     free(path);
@@ -152,14 +156,38 @@ static void expect_refused(const char *name, void (*edit)(scr_kvtree *), const c
     scr_kvtree_delete(h);
 }
 
-static void edit_newer_version(scr_kvtree *t) { scr_kvtree_util_set_int(t, "VERSION", 3); }
-static void edit_left_negative(scr_kvtree *t) { scr_kvtree_util_set_int(t, "CheckpointsLeft", -1); }
-static void edit_left_text(scr_kvtree *t) { scr_kvtree_util_set_str(t, "CheckpointsLeft", "many"); }
-static void edit_after_text(scr_kvtree *t) { scr_kvtree_util_set_str(t, "ExitAfter", "soon"); }
-static void edit_before_float(scr_kvtree *t) { scr_kvtree_util_set_str(t, "ExitBefore", "1.5"); }
-static void edit_seconds_negative(scr_kvtree *t) { scr_kvtree_util_set_int(t, "HaltSeconds", -5); }
-static void edit_reason_empty(scr_kvtree *t) { scr_kvtree_util_set_str(t, "ExitReason", ""); }
-static void edit_reason_two(scr_kvtree *t) { scr_kvtree_set_kv(t, "ExitReason", "AGAIN"); }
+static void edit_newer_version(scr_kvtree *t)
+{
+    scr_kvtree_util_set_int(t, "VERSION", 3);
+}
+static void edit_left_negative(scr_kvtree *t)
+{
+    scr_kvtree_util_set_int(t, "CheckpointsLeft", -1);
+}
+static void edit_left_text(scr_kvtree *t)
+{
+    scr_kvtree_util_set_str(t, "CheckpointsLeft", "many");
+}
+static void edit_after_text(scr_kvtree *t)
+{
+    scr_kvtree_util_set_str(t, "ExitAfter", "soon");
+}
+static void edit_before_float(scr_kvtree *t)
+{
+    scr_kvtree_util_set_str(t, "ExitBefore", "1.5");
+}
+static void edit_seconds_negative(scr_kvtree *t)
+{
+    scr_kvtree_util_set_int(t, "HaltSeconds", -5);
+}
+static void edit_reason_empty(scr_kvtree *t)
+{
+    scr_kvtree_util_set_str(t, "ExitReason", "");
+}
+static void edit_reason_two(scr_kvtree *t)
+{
+    scr_kvtree_set_kv(t, "ExitReason", "AGAIN");
+}
 
 static void test_newer_version_is_refused_naming_the_version(void)
 {
@@ -198,15 +226,20 @@ static void test_setters_refuse_bad_values_and_unsetters_clear(void)
     int64_t s;
     const char *r;
     CHECK(scr_halt_file_unset_checkpoints_left(h) == 0 &&
-          scr_halt_file_get_checkpoints_left(h, &left) == SCR_ERR_NOTFOUND, "unset count");
+              scr_halt_file_get_checkpoints_left(h, &left) == SCR_ERR_NOTFOUND,
+          "unset count");
     CHECK(scr_halt_file_unset_exit_after(h) == 0 &&
-          scr_halt_file_get_exit_after(h, &s) == SCR_ERR_NOTFOUND, "unset after");
+              scr_halt_file_get_exit_after(h, &s) == SCR_ERR_NOTFOUND,
+          "unset after");
     CHECK(scr_halt_file_unset_exit_before(h) == 0 &&
-          scr_halt_file_get_exit_before(h, &s) == SCR_ERR_NOTFOUND, "unset before");
+              scr_halt_file_get_exit_before(h, &s) == SCR_ERR_NOTFOUND,
+          "unset before");
     CHECK(scr_halt_file_unset_halt_seconds(h) == 0 &&
-          scr_halt_file_get_halt_seconds(h, &s) == SCR_ERR_NOTFOUND, "unset seconds");
+              scr_halt_file_get_halt_seconds(h, &s) == SCR_ERR_NOTFOUND,
+          "unset seconds");
     CHECK(scr_halt_file_unset_exit_reason(h) == 0 &&
-          scr_halt_file_get_exit_reason(h, &r) == SCR_ERR_NOTFOUND, "unset reason");
+              scr_halt_file_get_exit_reason(h, &r) == SCR_ERR_NOTFOUND,
+          "unset reason");
     CHECK(scr_kvtree_size(h) == 0, "keys left: %d", scr_kvtree_size(h));
     scr_kvtree_delete(h);
 }
@@ -231,7 +264,7 @@ static void test_getters_report_wrong_type_without_logging(void)
 
 static enum scr_halt_file_cause decide(const scr_kvtree *h, int64_t now)
 {
-    enum scr_halt_file_cause cause = (enum scr_halt_file_cause)-1;
+    enum scr_halt_file_cause cause = (enum scr_halt_file_cause) - 1;
     int rc = scr_halt_file_should_halt(h, now, &cause);
     return rc == SCR_SUCCESS ? cause : (enum scr_halt_file_cause)(100 + rc);
 }
@@ -347,8 +380,8 @@ static void test_decrement_counts_down_and_stops_at_zero(void)
     const char *reason = NULL;
     int stored = -1;
     CHECK(scr_halt_file_read(path, back) == 0 &&
-          scr_halt_file_get_checkpoints_left(back, &stored) == 0 && stored == 0 &&
-          scr_halt_file_get_exit_reason(back, &reason) == 0 && strcmp(reason, "KEEP") == 0,
+              scr_halt_file_get_checkpoints_left(back, &stored) == 0 && stored == 0 &&
+              scr_halt_file_get_exit_reason(back, &reason) == 0 && strcmp(reason, "KEEP") == 0,
           "file holds %d", stored);
     scr_kvtree_delete(back);
     scr_kvtree_delete(h);
@@ -421,43 +454,48 @@ static void test_concurrent_updates_lose_nothing(void)
     int left = -1;
     int64_t after = -1;
     CHECK(scr_halt_file_read(path, back) == 0, "read");
-    CHECK(scr_halt_file_get_checkpoints_left(back, &left) == 0 &&
-          left == 100 - DECREMENTERS * EACH, "CheckpointsLeft %d, want %d", left,
-          100 - DECREMENTERS * EACH);
+    CHECK(scr_halt_file_get_checkpoints_left(back, &left) == 0 && left == 100 - DECREMENTERS * EACH,
+          "CheckpointsLeft %d, want %d", left, 100 - DECREMENTERS * EACH);
     CHECK(scr_halt_file_get_exit_after(back, &after) == 0 && after == 1000 + EACH - 1,
           "ExitAfter %lld", (long long)after);
     scr_kvtree_delete(back);
 }
 
-/* The whole rule: the file's HaltSeconds, else the default margin, also before the allocation's end. */
+/* The whole rule: the file's HaltSeconds, else the default margin, also before the allocation's
+ * end. */
 static void test_explain_uses_the_file_margin_else_the_default(void)
 {
     scr_kvtree *h = scr_kvtree_new();
     char why[256];
     int halt = -1;
-    CHECK(scr_halt_file_explain(h, 1000, 60, 0, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 0 && why[0] == '\0',
+    CHECK(scr_halt_file_explain(h, 1000, 60, 0, &halt, why, sizeof(why)) == SCR_SUCCESS &&
+              halt == 0 && why[0] == '\0',
           "empty file: halt %d '%s'", halt, why);
-    CHECK(scr_halt_file_explain(h, 1000, 60, 1050, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 1 &&
-              strstr(why, "allocation ends within SCR_HALT_SECONDS (60 s)") != NULL,
+    CHECK(scr_halt_file_explain(h, 1000, 60, 1050, &halt, why, sizeof(why)) == SCR_SUCCESS &&
+              halt == 1 && strstr(why, "allocation ends within SCR_HALT_SECONDS (60 s)") != NULL,
           "end within the default margin: '%s'", why);
-    CHECK(scr_halt_file_explain(h, 1000, 60, 1061, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 0,
+    CHECK(scr_halt_file_explain(h, 1000, 60, 1061, &halt, why, sizeof(why)) == SCR_SUCCESS &&
+              halt == 0,
           "end beyond the default margin");
     scr_halt_file_set_exit_before(h, 1100);
-    CHECK(scr_halt_file_explain(h, 1000, 120, 0, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 1 &&
-              strstr(why, "ExitBefore) is within SCR_HALT_SECONDS") != NULL,
+    CHECK(scr_halt_file_explain(h, 1000, 120, 0, &halt, why, sizeof(why)) == SCR_SUCCESS &&
+              halt == 1 && strstr(why, "ExitBefore) is within SCR_HALT_SECONDS") != NULL,
           "ExitBefore with the default margin: '%s'", why);
     scr_halt_file_set_halt_seconds(h, 10);
-    CHECK(scr_halt_file_explain(h, 1000, 120, 0, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 0,
+    CHECK(scr_halt_file_explain(h, 1000, 120, 0, &halt, why, sizeof(why)) == SCR_SUCCESS &&
+              halt == 0,
           "the file's HaltSeconds replaces the default");
-    CHECK(scr_halt_file_explain(h, 1095, 120, 0, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 1 &&
-              strstr(why, "within HaltSeconds (10 s)") != NULL,
+    CHECK(scr_halt_file_explain(h, 1095, 120, 0, &halt, why, sizeof(why)) == SCR_SUCCESS &&
+              halt == 1 && strstr(why, "within HaltSeconds (10 s)") != NULL,
           "within the file's margin: '%s'", why);
     scr_halt_file_set_exit_reason(h, "JOB_HALTED");
     CHECK(scr_halt_file_explain(h, 0, 0, 0, &halt, why, sizeof(why)) == SCR_SUCCESS && halt == 1 &&
-              strcmp(why, "halt file reason: JOB_HALTED") == 0, "reason: '%s'", why);
+              strcmp(why, "halt file reason: JOB_HALTED") == 0,
+          "reason: '%s'", why);
     scr_kvtree_util_set_str(h, "CheckpointsLeft", "many");
     scr_log_set_quiet(1);
-    CHECK(scr_halt_file_explain(h, 0, 0, 0, &halt, why, sizeof(why)) == SCR_ERR_TYPE, "damaged value");
+    CHECK(scr_halt_file_explain(h, 0, 0, 0, &halt, why, sizeof(why)) == SCR_ERR_TYPE,
+          "damaged value");
     scr_log_set_quiet(0);
     scr_kvtree_delete(h);
 }
@@ -473,7 +511,8 @@ static void test_an_empty_halt_file_is_damaged_not_a_file_without_conditions(voi
     int rc = scr_halt_file_read(path, h);
     scr_log_set_quiet(0);
     CHECK(rc == SCR_ERR_FORMAT, "read gave %d", rc);
-    CHECK(strstr(scr_last_error(), path) != NULL && strstr(scr_last_error(), "empty file (0 bytes)") != NULL,
+    CHECK(strstr(scr_last_error(), path) != NULL &&
+              strstr(scr_last_error(), "empty file (0 bytes)") != NULL,
           "the message '%s' does not name the file and its fault", scr_last_error());
     scr_kvtree_delete(h);
 }

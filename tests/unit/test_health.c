@@ -18,12 +18,13 @@
 
 static void test_written_records_match_independent_goldens(void)
 {
-    struct scr_health bad = { .node = "n3", .healthy = 0, .checked = 1795372800 };
-    snprintf(bad.reason, sizeof(bad.reason), "/dev/shm/u/scr.7 is not writable: Read-only file system");
+    struct scr_health bad = {.node = "n3", .healthy = 0, .checked = 1795372800};
+    snprintf(bad.reason, sizeof(bad.reason),
+             "/dev/shm/u/scr.7 is not writable: Read-only file system");
     const char *path = tap_path("n3.health");
     CHECK(scr_health_file_write(path, &bad) == SCR_SUCCESS, "write unhealthy");
     check_same_bytes(path, tap_data("control/health.scr"));
-    struct scr_health good = { .node = "n1", .healthy = 1, .checked = 1795372800 };
+    struct scr_health good = {.node = "n1", .healthy = 1, .checked = 1795372800};
     snprintf(good.reason, sizeof(good.reason), "ignored for a healthy node");
     path = tap_path("n1.health");
     CHECK(scr_health_file_write(path, &good) == SCR_SUCCESS, "write healthy");
@@ -36,17 +37,19 @@ static void test_goldens_read_back(void)
     REQUIRE(scr_health_file_read(tap_data("control/health.scr"), &rec) == SCR_SUCCESS, "read");
     CHECK(strcmp(rec.node, "n3") == 0 && rec.healthy == 0 && rec.checked == 1795372800, "fields");
     CHECK(strstr(rec.reason, "Read-only file system") != NULL, "reason '%s'", rec.reason);
-    REQUIRE(scr_health_file_read(tap_data("control/health-ok.scr"), &rec) == SCR_SUCCESS, "read ok");
+    REQUIRE(scr_health_file_read(tap_data("control/health-ok.scr"), &rec) == SCR_SUCCESS,
+            "read ok");
     CHECK(rec.healthy == 1 && rec.reason[0] == '\0', "healthy record");
 }
 
 static void test_paths_refuse_names_that_are_not_nodes(void)
 {
     char *p = NULL;
-    CHECK(scr_health_file_path("/d", "n7", &p) == SCR_SUCCESS && strcmp(p, "/d/n7.health") == 0, "%s", p);
+    CHECK(scr_health_file_path("/d", "n7", &p) == SCR_SUCCESS && strcmp(p, "/d/n7.health") == 0,
+          "%s", p);
     free(p);
     scr_log_set_quiet(1);
-    const char *bad[] = { "", "../etc", ".hidden", "a/b" };
+    const char *bad[] = {"", "../etc", ".hidden", "a/b"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         scr_clear_last_error();
         CHECK(scr_health_file_path("/d", bad[i], &p) == SCR_ERR_ARG, "'%s' accepted", bad[i]);
@@ -72,11 +75,11 @@ static void test_damaged_records_are_refused(void)
     static const struct {
         const char *file, *node, *healthy, *reason, *checked, *want;
     } cases[] = {
-        { "v.health", NULL, "1", NULL, "5", "key NODE holds" },
-        { "h.health", "n1", "yes", NULL, "5", "key HEALTHY holds 'yes', expected 0 or 1" },
-        { "c.health", "n1", "1", NULL, "-4", "key CHECKED holds '-4'" },
-        { "r.health", "n1", "0", NULL, "5", "expected why the node failed its check" },
-        { "n.health", "../x", "1", NULL, "5", "key NODE holds '../x'" },
+        {"v.health", NULL, "1", NULL, "5", "key NODE holds"},
+        {"h.health", "n1", "yes", NULL, "5", "key HEALTHY holds 'yes', expected 0 or 1"},
+        {"c.health", "n1", "1", NULL, "-4", "key CHECKED holds '-4'"},
+        {"r.health", "n1", "0", NULL, "5", "expected why the node failed its check"},
+        {"n.health", "../x", "1", NULL, "5", "key NODE holds '../x'"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         scr_kvtree *raw = scr_kvtree_new();
@@ -96,7 +99,7 @@ static void test_damaged_records_are_refused(void)
 
 static void test_check_passes_on_usable_directories(void)
 {
-    const char *dirs[] = { tap_path("cache"), tap_path("cntl") };
+    const char *dirs[] = {tap_path("cache"), tap_path("cntl")};
     mkdir(dirs[0], 0700);
     mkdir(dirs[1], 0700);
     struct scr_health rec;
@@ -109,33 +112,36 @@ static void test_check_passes_on_usable_directories(void)
 static void test_check_names_each_failure(void)
 {
     struct scr_health rec;
-    const char *missing[] = { tap_path("nowhere") };
+    const char *missing[] = {tap_path("nowhere")};
     REQUIRE(scr_node_health_check("n1", missing, 1, 0, &rec) == SCR_SUCCESS, "ran");
     CHECK(!rec.healthy && strstr(rec.reason, "nowhere: No such file") != NULL, "'%s'", rec.reason);
 
-    const char *file[] = { tap_path("plain") };
+    const char *file[] = {tap_path("plain")};
     FILE *f = fopen(file[0], "w");
     REQUIRE(f != NULL && fclose(f) == 0, "make a plain file");
     REQUIRE(scr_node_health_check("n1", file, 1, 0, &rec) == SCR_SUCCESS, "ran");
     CHECK(!rec.healthy && strstr(rec.reason, "is not a directory") != NULL, "'%s'", rec.reason);
 
-    const char *link[] = { tap_path("link") };
+    const char *link[] = {tap_path("link")};
     const char *target = tap_path("target");
     mkdir(target, 0700);
     REQUIRE(symlink(target, link[0]) == 0, "symlink");
     REQUIRE(scr_node_health_check("n1", link, 1, 0, &rec) == SCR_SUCCESS, "ran");
-    CHECK(!rec.healthy && strstr(rec.reason, "is not a directory") != NULL, "symlink: '%s'", rec.reason);
+    CHECK(!rec.healthy && strstr(rec.reason, "is not a directory") != NULL, "symlink: '%s'",
+          rec.reason);
 
-    const char *roomy[] = { tap_path("roomy") };
+    const char *roomy[] = {tap_path("roomy")};
     mkdir(roomy[0], 0700);
     REQUIRE(scr_node_health_check("n1", roomy, 1, UINT64_MAX / 2, &rec) == SCR_SUCCESS, "ran");
-    CHECK(!rec.healthy && strstr(rec.reason, "bytes free, the job needs") != NULL, "'%s'", rec.reason);
+    CHECK(!rec.healthy && strstr(rec.reason, "bytes free, the job needs") != NULL, "'%s'",
+          rec.reason);
 
     if (geteuid() != 0) { /* root writes anywhere */
-        const char *ro[] = { tap_path("readonly") };
+        const char *ro[] = {tap_path("readonly")};
         mkdir(ro[0], 0500);
         REQUIRE(scr_node_health_check("n1", ro, 1, 0, &rec) == SCR_SUCCESS, "ran");
-        CHECK(!rec.healthy && strstr(rec.reason, "is not writable: Permission denied") != NULL, "'%s'", rec.reason);
+        CHECK(!rec.healthy && strstr(rec.reason, "is not writable: Permission denied") != NULL,
+              "'%s'", rec.reason);
     }
     CHECK(scr_node_health_check("", missing, 1, 0, &rec) == SCR_ERR_ARG, "empty node name");
 }

@@ -105,14 +105,16 @@ static void test_golden_index_reads_back_through_getters(void)
           "FLUSHED of 6");
     const scr_dataset *d = NULL;
     CHECK(scr_index_file_get_dataset(x, 12, &d) == 0 && scr_dataset_is_output(d) &&
-          !scr_dataset_is_checkpoint(d), "12 is output");
-    CHECK(scr_index_file_get_dataset(x, 10, &d) == 0 && scr_dataset_get_ckpt(d, &v) == 0 &&
-          v == 5, "checkpoint id of 10");
+              !scr_dataset_is_checkpoint(d),
+          "12 is output");
+    CHECK(scr_index_file_get_dataset(x, 10, &d) == 0 && scr_dataset_get_ckpt(d, &v) == 0 && v == 5,
+          "checkpoint id of 10");
     const char **times = NULL;
     int count = -1;
     REQUIRE(scr_index_file_list_fetched(x, 10, &times, &count) == 0, "fetched of 10");
     CHECK(count == 2 && strcmp(times[0], "2011-02-28T12:37:14") == 0 &&
-          strcmp(times[1], "2011-02-28T12:37:36") == 0, "fetched oldest first");
+              strcmp(times[1], "2011-02-28T12:37:36") == 0,
+          "fetched oldest first");
     free(times);
     REQUIRE(scr_index_file_list_failed(x, 10, &times, &count) == 0, "failed of 10");
     CHECK(count == 1 && strcmp(times[0], "2011-02-28T12:37:36") == 0, "failed");
@@ -145,13 +147,11 @@ static void test_restart_candidate_follows_current_failures_and_kinds(void)
     CHECK(scr_index_file_restart_candidate(x, &id) == 0 && id == 4,
           "an output checkpoint counts, an incomplete one not: %d", id);
     scr_index_file_set_current(x, "o3");
-    CHECK(scr_index_file_restart_candidate(x, &id) == 0 && id == 2, "at or before CURRENT: %d",
-          id);
+    CHECK(scr_index_file_restart_candidate(x, &id) == 0 && id == 2, "at or before CURRENT: %d", id);
     scr_index_file_set_current(x, "c2");
     CHECK(scr_index_file_restart_candidate(x, &id) == 0 && id == 2, "CURRENT itself: %d", id);
     scr_index_file_mark_failed(x, 2, "2020-01-01T00:00:00");
-    CHECK(scr_index_file_restart_candidate(x, &id) == 0 && id == 1, "failed one skipped: %d",
-          id);
+    CHECK(scr_index_file_restart_candidate(x, &id) == 0 && id == 1, "failed one skipped: %d", id);
     scr_index_file_set_complete(x, 1, 0);
     CHECK(scr_index_file_restart_candidate(x, &id) == SCR_ERR_NOTFOUND, "nothing at or before");
     scr_kvtree_util_set_str(x, "CURRENT", "gone");
@@ -203,12 +203,12 @@ static void test_current_names_and_removal(void)
     CHECK(scr_index_file_get_flushed(x, 8, &s) == 0 && strcmp(s, "2021-05-06T07:08:09") == 0,
           "an update keeps FLUSHED");
     CHECK(scr_index_file_mark_flushed(x, 8, "2021-05-06T07:08:10") == 0 &&
-          scr_index_file_get_flushed(x, 8, &s) == 0 && strcmp(s, "2021-05-06T07:08:10") == 0,
+              scr_index_file_get_flushed(x, 8, &s) == 0 && strcmp(s, "2021-05-06T07:08:10") == 0,
           "FLUSHED replaced");
     CHECK(scr_index_file_remove(x, 8) == 0 && scr_index_file_get_current(x, &s) == 0,
           "removing another dataset keeps CURRENT");
-    CHECK(scr_index_file_remove(x, 7) == 0 &&
-          scr_index_file_get_current(x, &s) == SCR_ERR_NOTFOUND, "CURRENT goes with its dataset");
+    CHECK(scr_index_file_remove(x, 7) == 0 && scr_index_file_get_current(x, &s) == SCR_ERR_NOTFOUND,
+          "CURRENT goes with its dataset");
     CHECK(scr_index_file_remove(x, 7) == 0 && scr_kvtree_size(x) == 0, "all removed");
     CHECK(scr_index_file_unset_current(x) == 0, "unset absent CURRENT");
     scr_kvtree_delete(x);
@@ -236,7 +236,7 @@ static void test_setters_refuse_bad_arguments(void)
     CHECK(scr_index_file_set_complete(x, 1, 3) == SCR_ERR_ARG, "COMPLETE 3");
     CHECK(scr_index_file_remove(x, 0) == SCR_ERR_ARG, "remove 0");
     CHECK(scr_index_file_set_current(x, "") == SCR_ERR_ARG, "empty CURRENT");
-    CHECK(scr_index_file_path("", &(char *){ NULL }) == SCR_ERR_ARG, "empty prefix");
+    CHECK(scr_index_file_path("", &(char *){NULL}) == SCR_ERR_ARG, "empty prefix");
     CHECK(scr_index_file_read(NULL, x) == SCR_ERR_ARG, "read NULL path");
     scr_log_set_quiet(0);
     CHECK(scr_kvtree_equal(x, before), "a refused call changed the index");
@@ -299,7 +299,8 @@ static void test_an_empty_index_file_is_damaged_and_named_never_an_empty_index(v
     int rc = scr_index_file_read(path, x);
     scr_log_set_quiet(0);
     CHECK(rc == SCR_ERR_FORMAT, "read gave %d", rc);
-    CHECK(strstr(scr_last_error(), path) != NULL && strstr(scr_last_error(), "empty file (0 bytes)") != NULL,
+    CHECK(strstr(scr_last_error(), path) != NULL &&
+              strstr(scr_last_error(), "empty file (0 bytes)") != NULL,
           "the message '%s' does not name the file and its fault", scr_last_error());
     scr_log_set_quiet(1);
     rc = scr_index_file_lock_read(path, &fd, x);
@@ -364,7 +365,10 @@ static scr_kvtree *dset(scr_kvtree *raw, const char *id)
 {
     return scr_kvtree_get_kv(raw, "DSET", id);
 }
-static void edit_version_3(scr_kvtree *raw) { scr_kvtree_util_set_int(raw, "VERSION", 3); }
+static void edit_version_3(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_int(raw, "VERSION", 3);
+}
 static void edit_flushed(scr_kvtree *raw)
 {
     scr_kvtree_util_set_str(dset(raw, "6"), "FLUSHED", "yesterday");
@@ -381,14 +385,26 @@ static void edit_same_name(scr_kvtree *raw)
 {
     scr_kvtree_util_set_str(dset(raw, "12"), "NAME", "scr.dataset.6");
 }
-static void edit_no_name(scr_kvtree *raw) { scr_kvtree_unset(dset(raw, "6"), "NAME"); }
+static void edit_no_name(scr_kvtree *raw)
+{
+    scr_kvtree_unset(dset(raw, "6"), "NAME");
+}
 static void edit_desc_id(scr_kvtree *raw)
 {
     scr_kvtree_util_set_int(scr_kvtree_get(dset(raw, "6"), "DSETDESC"), "ID", 7);
 }
-static void edit_two_current(scr_kvtree *raw) { scr_kvtree_set_kv(raw, "CURRENT", "x"); }
-static void edit_entry_junk(scr_kvtree *raw) { scr_kvtree_util_set_int(dset(raw, "6"), "SIZE", 1); }
-static void edit_bad_id(scr_kvtree *raw) { scr_kvtree_set_kv(raw, "DSET", "abc"); }
+static void edit_two_current(scr_kvtree *raw)
+{
+    scr_kvtree_set_kv(raw, "CURRENT", "x");
+}
+static void edit_entry_junk(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_int(dset(raw, "6"), "SIZE", 1);
+}
+static void edit_bad_id(scr_kvtree *raw)
+{
+    scr_kvtree_set_kv(raw, "DSET", "abc");
+}
 
 static void test_newer_and_version_1_indexes_are_refused(void)
 {
@@ -465,7 +481,8 @@ static void test_timestamps_have_the_index_form(void)
     setenv("TZ", "UTC", 1);
     tzset();
     CHECK(scr_index_file_format_timestamp(1298896656, buf, sizeof(buf)) == SCR_SUCCESS &&
-          strcmp(buf, "2011-02-28T12:37:36") == 0, "got %s", buf);
+              strcmp(buf, "2011-02-28T12:37:36") == 0,
+          "got %s", buf);
     scr_log_set_quiet(1);
     CHECK(scr_index_file_format_timestamp(0, buf, sizeof(buf) - 1) == SCR_ERR_ARG, "short buf");
     scr_log_set_quiet(0);

@@ -35,15 +35,15 @@ static scr_kvtree *bare_index(int id, const char *name)
 
 static void test_golden_rows_are_newest_first_with_every_field(void)
 {
-    static const int ids[] = { 12, 9, 6, 4, 3 };
+    static const int ids[] = {12, 9, 6, 4, 3};
     scr_kvtree *index = golden_index();
     scr_index_list *list = NULL;
     REQUIRE(index != NULL, "golden index unreadable: %s", scr_last_error());
     REQUIRE(scr_index_list_build(index, &list) == SCR_SUCCESS, "%s", scr_last_error());
     REQUIRE(list->count == 5, "%d rows, expected 5", list->count);
     for (int i = 0; i < 5; i++)
-        CHECK(list->rows[i].id == ids[i], "row %d is dataset %d, expected %d", i,
-              list->rows[i].id, ids[i]);
+        CHECK(list->rows[i].id == ids[i], "row %d is dataset %d, expected %d", i, list->rows[i].id,
+              ids[i]);
     CHECK(list->current != NULL && strcmp(list->current, "ckpt.6") == 0, "current %s",
           list->current ? list->current : "(null)");
     for (int i = 0; i < 5; i++)
@@ -108,8 +108,7 @@ static void test_damaged_value_is_reported_naming_dataset_and_key(void)
     scr_log_set_quiet(0);
     CHECK(rc == SCR_ERR_TYPE, "rc %d, expected SCR_ERR_TYPE", rc);
     CHECK(list == NULL, "no list on failure");
-    CHECK(strstr(scr_last_error(), "dataset 5: COMPLETE") != NULL, "message: %s",
-          scr_last_error());
+    CHECK(strstr(scr_last_error(), "dataset 5: COMPLETE") != NULL, "message: %s", scr_last_error());
     scr_kvtree_delete(index);
 }
 
@@ -119,15 +118,15 @@ static void test_sizes_are_shown_in_powers_of_1024(void)
         uint64_t bytes;
         const char *text;
     } cases[] = {
-        { 0, "0 B" },
-        { 1023, "1023 B" },
-        { 1024, "1.0 KiB" },
-        { 1536, "1.5 KiB" },
-        { 1048524, "1023.9 KiB" },
-        { 1048575, "1.0 MiB" }, /* 1023.999 KiB rounds up into the next unit */
-        { 1572864, "1.5 MiB" },
-        { 3221225472ULL, "3.0 GiB" },
-        { UINT64_MAX, "16.0 EiB" },
+        {0, "0 B"},
+        {1023, "1023 B"},
+        {1024, "1.0 KiB"},
+        {1536, "1.5 KiB"},
+        {1048524, "1023.9 KiB"},
+        {1048575, "1.0 MiB"}, /* 1023.999 KiB rounds up into the next unit */
+        {1572864, "1.5 MiB"},
+        {3221225472ULL, "3.0 GiB"},
+        {UINT64_MAX, "16.0 EiB"},
     };
     char buf[SCR_INDEX_LIST_SIZE_TEXT];
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -186,7 +185,7 @@ static void test_table_write_failure_is_an_io_error(void)
     FILE *full = fopen("/dev/full", "w");
     if (full == NULL) return; /* nothing to fill on this system */
     setvbuf(full, NULL, _IONBF, 0);
-    scr_index_list list = { 0 };
+    scr_index_list list = {0};
     scr_log_set_quiet(1);
     int rc = scr_index_list_fprint_table(full, &list);
     scr_log_set_quiet(0);
@@ -203,17 +202,15 @@ static void test_json_has_null_for_absent_values_and_prefix_only_when_given(void
     REQUIRE(obj != NULL, "no JSON");
     CHECK(!json_object_object_get_ex(obj, "prefix", &v), "prefix present though not given");
     CHECK(json_object_object_get_ex(obj, "current", &v) && v == NULL, "current not null");
-    REQUIRE(json_object_object_get_ex(obj, "datasets", &v) &&
-                json_object_array_length(v) == 1,
+    REQUIRE(json_object_object_get_ex(obj, "datasets", &v) && json_object_array_length(v) == 1,
             "datasets not one row");
     row = json_object_array_get_idx(v, 0);
-    static const char *const nulls[] = { "size", "files", "flushed" };
+    static const char *const nulls[] = {"size", "files", "flushed"};
     for (size_t i = 0; i < 3; i++)
-        CHECK(json_object_object_get_ex(row, nulls[i], &v) && v == NULL, "%s not null",
-              nulls[i]);
+        CHECK(json_object_object_get_ex(row, nulls[i], &v) && v == NULL, "%s not null", nulls[i]);
     CHECK(json_object_object_get_ex(row, "id", &v) && json_object_get_int(v) == 5, "id");
-    CHECK(json_object_object_get_ex(row, "fetched", &v) && json_object_is_type(v, json_type_array) &&
-              json_object_array_length(v) == 0,
+    CHECK(json_object_object_get_ex(row, "fetched", &v) &&
+              json_object_is_type(v, json_type_array) && json_object_array_length(v) == 0,
           "fetched not an empty array");
     json_object_put(obj);
 
@@ -234,18 +231,18 @@ static void test_missing_ranks_are_formatted_as_ranges(void)
         int count;
         const char *want;
     } cases[] = {
-        { { 0 }, 0, "" },
-        { { 4 }, 1, "4" },
-        { { 3, 5, 6, 7 }, 4, "3,5-7" },
-        { { 0, 1, 2, 3 }, 4, "0-3" },
-        { { 1, 3, 5 }, 3, "1,3,5" },
-        { { 0, 1, 5, 9, 10, 11, 2147483646, 2147483647 }, 8, "0-1,5,9-11,2147483646-2147483647" },
+        {{0}, 0, ""},
+        {{4}, 1, "4"},
+        {{3, 5, 6, 7}, 4, "3,5-7"},
+        {{0, 1, 2, 3}, 4, "0-3"},
+        {{1, 3, 5}, 3, "1,3,5"},
+        {{0, 1, 5, 9, 10, 11, 2147483646, 2147483647}, 8, "0-1,5,9-11,2147483646-2147483647"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *text = NULL;
         int rc = scr_index_list_format_ranks(cases[i].ranks, cases[i].count, &text);
-        CHECK(rc == SCR_SUCCESS && strcmp(text, cases[i].want) == 0, "case %zu: got '%s', want '%s'",
-              i, text ? text : "(null)", cases[i].want);
+        CHECK(rc == SCR_SUCCESS && strcmp(text, cases[i].want) == 0,
+              "case %zu: got '%s', want '%s'", i, text ? text : "(null)", cases[i].want);
         free(text);
     }
 }

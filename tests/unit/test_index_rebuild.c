@@ -38,12 +38,16 @@ static const char *under(const char *prefix, const char *rel)
     return b;
 }
 
-static const char *index_of(const char *prefix) { return under(prefix, ".scr/index.scr"); }
+static const char *index_of(const char *prefix)
+{
+    return under(prefix, ".scr/index.scr");
+}
 
 /* Dataset directory id of prefix with a summary of a dataset (summary_id,
  * name, flags, complete: -1 leaves COMPLETE out) of one rank and one file,
  * rank0.dat in the directory, 10 bytes, there as recorded. */
-static int add_summary_of(const char *prefix, int dir_id, int summary_id, const char *name, int flags, int complete)
+static int add_summary_of(const char *prefix, int dir_id, int summary_id, const char *name,
+                          int flags, int complete)
 {
     char rel[64];
     snprintf(rel, sizeof(rel), ".scr/scr.dataset.%d", dir_id);
@@ -109,7 +113,8 @@ static int kept_files(const char *prefix)
 {
     int n = 0;
     DIR *d = opendir(under(prefix, ".scr"));
-    for (struct dirent *e; d && (e = readdir(d)) != NULL;) n += strncmp(e->d_name, "index.scr.damaged.", 18) == 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        n += strncmp(e->d_name, "index.scr.damaged.", 18) == 0;
     if (d) closedir(d);
     return n;
 }
@@ -124,7 +129,8 @@ static int same_bytes(const char *path, const void *buf, size_t len)
     return same;
 }
 
-static int rebuild(const char *prefix, int damaged, int require, struct scr_index_rebuild_report *rep)
+static int rebuild(const char *prefix, int damaged, int require,
+                   struct scr_index_rebuild_report *rep)
 {
     struct scr_index_rebuild_options o = {.damaged = damaged, .require = require};
     scr_log_set_quiet(1);
@@ -143,27 +149,38 @@ static void test_an_empty_index_is_rebuilt_from_the_summaries_and_kept_aside(voi
     REQUIRE(put_index(p, "", 0) == SCR_SUCCESS, "empty index");
     struct scr_index_rebuild_report rep;
     REQUIRE(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "rebuild: %s", scr_last_error());
-    CHECK(rep.found == SCR_INDEX_FOUND_DAMAGED && rep.rebuilt == 1, "found %d rebuilt %d", rep.found, rep.rebuilt);
-    CHECK(rep.kept_as != NULL && same_bytes(rep.kept_as, "", 0), "the empty file was not kept as it was");
-    CHECK(rep.ndatasets == 3 && rep.current == 3, "%d datasets, current %d", rep.ndatasets, rep.current);
-    CHECK(rep.nskipped == 1 && rep.skipped[0].id == 4 && strcmp(rep.skipped[0].why, "no summary") == 0,
+    CHECK(rep.found == SCR_INDEX_FOUND_DAMAGED && rep.rebuilt == 1, "found %d rebuilt %d",
+          rep.found, rep.rebuilt);
+    CHECK(rep.kept_as != NULL && same_bytes(rep.kept_as, "", 0),
+          "the empty file was not kept as it was");
+    CHECK(rep.ndatasets == 3 && rep.current == 3, "%d datasets, current %d", rep.ndatasets,
+          rep.current);
+    CHECK(rep.nskipped == 1 && rep.skipped[0].id == 4 &&
+              strcmp(rep.skipped[0].why, "no summary") == 0,
           "%d skipped", rep.nskipped);
     scr_kvtree *x = read_index(p);
     REQUIRE(x != NULL, "the rebuilt index does not read: %s", scr_last_error());
     int *ids = NULL, n = 0, complete = -1;
     const char *current = NULL, *flushed = NULL, *name = NULL;
-    CHECK(scr_index_file_list_ids(x, &ids, &n) == SCR_SUCCESS && n == 3 && ids[0] == 3 && ids[2] == 1,
+    CHECK(scr_index_file_list_ids(x, &ids, &n) == SCR_SUCCESS && n == 3 && ids[0] == 3 &&
+              ids[2] == 1,
           "the index lists %d datasets", n);
-    CHECK(scr_index_file_get_current(x, &current) == SCR_SUCCESS && strcmp(current, "ckpt.3") == 0, "CURRENT");
-    CHECK(scr_index_file_get_name(x, 2, &name) == SCR_SUCCESS && strcmp(name, "out.2") == 0, "name of 2");
-    CHECK(scr_index_file_get_complete(x, 1, &complete) == SCR_SUCCESS && complete == 1, "COMPLETE of 1");
+    CHECK(scr_index_file_get_current(x, &current) == SCR_SUCCESS && strcmp(current, "ckpt.3") == 0,
+          "CURRENT");
+    CHECK(scr_index_file_get_name(x, 2, &name) == SCR_SUCCESS && strcmp(name, "out.2") == 0,
+          "name of 2");
+    CHECK(scr_index_file_get_complete(x, 1, &complete) == SCR_SUCCESS && complete == 1,
+          "COMPLETE of 1");
     CHECK(scr_index_file_get_flushed(x, 3, &flushed) == SCR_SUCCESS, "no FLUSHED time");
-    CHECK(scr_index_file_get_dataset(x, 4, &(const scr_dataset *){NULL}) == SCR_ERR_NOTFOUND, "4 indexed");
+    CHECK(scr_index_file_get_dataset(x, 4, &(const scr_dataset *){NULL}) == SCR_ERR_NOTFOUND,
+          "4 indexed");
     char *text = NULL;
     char want[9000];
     snprintf(want, sizeof(want),
-             "rebuilt %s from the summaries of its datasets (it was damaged; kept as %s): ckpt.1 (dataset 1, "
-             "complete), out.2 (dataset 2, complete, output), ckpt.3 (dataset 3, complete); current: ckpt.3; "
+             "rebuilt %s from the summaries of its datasets (it was damaged; kept as %s): ckpt.1 "
+             "(dataset 1, "
+             "complete), out.2 (dataset 2, complete, output), ckpt.3 (dataset 3, complete); "
+             "current: ckpt.3; "
              "not indexed: scr.dataset.4 (no summary)",
              index_of(p), rep.kept_as);
     CHECK(scr_index_rebuild_describe(&rep, &text) == SCR_SUCCESS && strcmp(text, want) == 0,
@@ -212,7 +229,8 @@ static void test_a_summary_whose_file_is_gone_or_short_gives_an_incomplete_entry
     REQUIRE(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "rebuild: %s", scr_last_error());
     REQUIRE(rep.ndatasets == 3, "%d datasets indexed, want 3", rep.ndatasets);
     const struct scr_index_rebuild_dataset *d = rep.datasets;
-    CHECK(d[0].complete && d[0].check.nbad == 0, "ckpt.1, whose file is whole, is indexed incomplete");
+    CHECK(d[0].complete && d[0].check.nbad == 0,
+          "ckpt.1, whose file is whole, is indexed incomplete");
     CHECK(!d[1].complete && d[1].check.nbad == 1 && d[1].check.bad[0].size == 4 &&
               d[1].check.bad[0].recorded == 10 && d[1].check.bad[0].rank == 0 &&
               ends_with(d[1].check.bad[0].path, "/.scr/scr.dataset.2/rank0.dat"),
@@ -220,13 +238,14 @@ static void test_a_summary_whose_file_is_gone_or_short_gives_an_incomplete_entry
     CHECK(!d[2].complete && d[2].check.nbad == 1 && d[2].check.bad[0].size == -1 &&
               ends_with(d[2].check.bad[0].path, "/.scr/scr.dataset.3/rank0.dat"),
           "ckpt.3's missing file: complete %d, %d bad", d[2].complete, d[2].check.nbad);
-    CHECK(rep.current == 1, "current %d, want the newest checkpoint whose files are there, 1", rep.current);
+    CHECK(rep.current == 1, "current %d, want the newest checkpoint whose files are there, 1",
+          rep.current);
     scr_kvtree *x = read_index(p);
     int complete = -1, *missing = NULL, nmissing = 0;
     CHECK(x && scr_index_file_get_complete(x, 3, &complete) == SCR_SUCCESS && complete == 0,
           "ckpt.3 is indexed COMPLETE %d", complete);
-    CHECK(x && scr_index_file_list_missing(x, 3, &missing, &nmissing) == SCR_SUCCESS && nmissing == 1 &&
-              missing[0] == 0,
+    CHECK(x && scr_index_file_list_missing(x, 3, &missing, &nmissing) == SCR_SUCCESS &&
+              nmissing == 1 && missing[0] == 0,
           "ckpt.3's MISSING lists %d ranks, want rank 0", nmissing);
     free(missing);
     scr_kvtree_delete(x);
@@ -241,8 +260,8 @@ static void test_a_file_stored_compressed_is_checked_at_its_stored_size(void)
     const char *spath = under(p, ".scr/scr.dataset.1/summary.scr");
     scr_kvtree *s = scr_kvtree_new();
     REQUIRE(scr_summary_read(spath, s) == SCR_SUCCESS, "read");
-    REQUIRE(scr_summary_set_file_compressed(s, 0, "rank0.dat", 6) == SCR_SUCCESS && scr_summary_write(spath, s) ==
-                                                                                         SCR_SUCCESS,
+    REQUIRE(scr_summary_set_file_compressed(s, 0, "rank0.dat", 6) == SCR_SUCCESS &&
+                scr_summary_write(spath, s) == SCR_SUCCESS,
             "compressed");
     scr_kvtree_delete(s);
     struct scr_index_rebuild_report rep;
@@ -251,9 +270,11 @@ static void test_a_file_stored_compressed_is_checked_at_its_stored_size(void)
               rep.datasets[0].check.bad[0].size == 10 && rep.datasets[0].check.bad[0].recorded == 6,
           "a 10-byte file recorded as stored in 6 passed");
     scr_index_rebuild_report_free(&rep);
-    REQUIRE(truncate(under(p, ".scr/scr.dataset.1/rank0.dat"), 6) == 0 && unlink(index_of(p)) == 0, "truncate");
+    REQUIRE(truncate(under(p, ".scr/scr.dataset.1/rank0.dat"), 6) == 0 && unlink(index_of(p)) == 0,
+            "truncate");
     REQUIRE(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "rebuild: %s", scr_last_error());
-    CHECK(rep.ndatasets == 1 && rep.datasets[0].complete, "a file of its stored size is not taken as whole");
+    CHECK(rep.ndatasets == 1 && rep.datasets[0].complete,
+          "a file of its stored size is not taken as whole");
     scr_index_rebuild_report_free(&rep);
 }
 
@@ -263,11 +284,14 @@ static void test_a_missing_index_is_made_from_the_summaries(void)
     REQUIRE(add_summary(p, 5, "ckpt.5", CKPT) == SCR_SUCCESS, "summary 5");
     struct scr_index_rebuild_report rep;
     REQUIRE(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "rebuild: %s", scr_last_error());
-    CHECK(rep.found == SCR_INDEX_FOUND_MISSING && rep.rebuilt == 1 && rep.kept_as == NULL && rep.current == 5,
+    CHECK(rep.found == SCR_INDEX_FOUND_MISSING && rep.rebuilt == 1 && rep.kept_as == NULL &&
+              rep.current == 5,
           "found %d rebuilt %d current %d", rep.found, rep.rebuilt, rep.current);
     scr_kvtree *x = read_index(p);
     const char *current = NULL;
-    CHECK(x && scr_index_file_get_current(x, &current) == SCR_SUCCESS && strcmp(current, "ckpt.5") == 0, "CURRENT");
+    CHECK(x && scr_index_file_get_current(x, &current) == SCR_SUCCESS &&
+              strcmp(current, "ckpt.5") == 0,
+          "CURRENT");
     scr_kvtree_delete(x);
     scr_index_rebuild_report_free(&rep);
 }
@@ -291,7 +315,8 @@ static void test_a_readable_index_is_left_as_it_is(void)
     REQUIRE(scr_read_file(index_of(p), 1 << 20, &before, &len) == SCR_SUCCESS, "read");
     struct scr_index_rebuild_report rep;
     CHECK(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "rebuild: %s", scr_last_error());
-    CHECK(rep.found == SCR_INDEX_FOUND_READABLE && rep.rebuilt == 0, "found %d rebuilt %d", rep.found, rep.rebuilt);
+    CHECK(rep.found == SCR_INDEX_FOUND_READABLE && rep.rebuilt == 0, "found %d rebuilt %d",
+          rep.found, rep.rebuilt);
     CHECK(same_bytes(index_of(p), before, len), "a readable index was changed");
     CHECK(kept_files(p) == 0, "a readable index was kept aside");
     free(before);
@@ -305,18 +330,23 @@ static void test_a_prefix_without_dataset_records_gets_no_index(void)
     struct scr_index_rebuild_report rep;
     const char *p = prefix_dir("fresh");
     CHECK(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "no .scr: %s", scr_last_error());
-    CHECK(rep.found == SCR_INDEX_FOUND_MISSING && rep.rebuilt == 0 && rep.nskipped == 0, "no .scr: report");
+    CHECK(rep.found == SCR_INDEX_FOUND_MISSING && rep.rebuilt == 0 && rep.nskipped == 0,
+          "no .scr: report");
     scr_index_rebuild_report_free(&rep);
-    REQUIRE(scr_mkdir_p(under(p, ".scr/scr.dataset.3"), 0700) == SCR_SUCCESS, "an empty dataset directory");
+    REQUIRE(scr_mkdir_p(under(p, ".scr/scr.dataset.3"), 0700) == SCR_SUCCESS,
+            "an empty dataset directory");
     CHECK(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "empty dataset directory: %s", scr_last_error());
     CHECK(rep.rebuilt == 0 && rep.nskipped == 0, "an empty dataset directory counts");
     scr_index_rebuild_report_free(&rep);
     /* what a copy in which no rank finished leaves: redundancy data, no rank filemap */
     int created = 0;
-    REQUIRE(scr_write_new(under(p, ".scr/scr.dataset.3/1_of_2_in_0.xor"), "x", 1, &created) == SCR_SUCCESS,
+    REQUIRE(scr_write_new(under(p, ".scr/scr.dataset.3/1_of_2_in_0.xor"), "x", 1, &created) ==
+                SCR_SUCCESS,
             "a redundancy file");
-    CHECK(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "a directory without records: %s", scr_last_error());
-    CHECK(rep.rebuilt == 0 && rep.nskipped == 0, "a directory without summary or rank filemap counts");
+    CHECK(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "a directory without records: %s",
+          scr_last_error());
+    CHECK(rep.rebuilt == 0 && rep.nskipped == 0,
+          "a directory without summary or rank filemap counts");
     scr_index_rebuild_report_free(&rep);
     struct stat st;
     CHECK(stat(index_of(p), &st) != 0, "an index was created on a fresh prefix");
@@ -327,10 +357,12 @@ static void test_a_missing_index_with_nothing_to_rebuild_from_is_refused_only_wh
     const char *p = prefix_dir("unsummarized");
     REQUIRE(add_unsummarized(p, 2) == SCR_SUCCESS, "directory 2");
     struct scr_index_rebuild_report rep;
-    CHECK(rebuild(p, 1, 0, &rep) == SCR_SUCCESS && rep.rebuilt == 0 && rep.nskipped == 1, "not required");
+    CHECK(rebuild(p, 1, 0, &rep) == SCR_SUCCESS && rep.rebuilt == 0 && rep.nskipped == 1,
+          "not required");
     scr_index_rebuild_report_free(&rep);
     CHECK(rebuild(p, 1, 1, &rep) == SCR_ERR_NOTFOUND, "required");
-    CHECK(strstr(scr_last_error(), p) != NULL && strstr(scr_last_error(), "scr.dataset.2 (no summary)") != NULL,
+    CHECK(strstr(scr_last_error(), p) != NULL &&
+              strstr(scr_last_error(), "scr.dataset.2 (no summary)") != NULL,
           "the message '%s' names neither the prefix nor the directory", scr_last_error());
     scr_index_rebuild_report_free(&rep);
     struct stat st;
@@ -345,7 +377,8 @@ static void test_directories_of_datasets_the_caller_holds_in_cache_do_not_stop_i
     struct scr_index_rebuild_report rep;
     int both[] = {2, 3}, one[] = {3};
     struct scr_index_rebuild_options o = {.damaged = 1, .require = 1, .cached = both, .ncached = 2};
-    CHECK(scr_index_rebuild(p, &o, &rep) == SCR_SUCCESS && rep.rebuilt == 0, "both cached: %s", scr_last_error());
+    CHECK(scr_index_rebuild(p, &o, &rep) == SCR_SUCCESS && rep.rebuilt == 0, "both cached: %s",
+          scr_last_error());
     scr_index_rebuild_report_free(&rep);
     o.cached = one;
     o.ncached = 1;
@@ -365,8 +398,10 @@ static void test_a_damaged_index_without_summaries_is_left_as_it_is(void)
     REQUIRE(put_index(p, "", 0) == SCR_SUCCESS, "empty index");
     struct scr_index_rebuild_report rep;
     CHECK(rebuild(p, 1, 1, &rep) == SCR_ERR_FORMAT, "rebuild");
-    CHECK(strstr(scr_last_error(), "is damaged and cannot be rebuilt") != NULL, "'%s'", scr_last_error());
-    CHECK(rep.rebuilt == 0 && rep.kept_as == NULL && kept_files(p) == 0, "something was kept aside");
+    CHECK(strstr(scr_last_error(), "is damaged and cannot be rebuilt") != NULL, "'%s'",
+          scr_last_error());
+    CHECK(rep.rebuilt == 0 && rep.kept_as == NULL && kept_files(p) == 0,
+          "something was kept aside");
     CHECK(same_bytes(index_of(p), "", 0), "the damaged index was changed");
     scr_index_rebuild_report_free(&rep);
 }
@@ -377,7 +412,8 @@ static void test_a_damaged_index_is_only_reported_when_a_rebuild_is_not_asked_fo
     REQUIRE(add_summary(p, 1, "ckpt.1", CKPT) == SCR_SUCCESS, "summary 1");
     REQUIRE(put_index(p, "", 0) == SCR_SUCCESS, "empty index");
     struct scr_index_rebuild_report rep;
-    CHECK(rebuild(p, 0, 0, &rep) == SCR_ERR_FORMAT && rep.found == SCR_INDEX_FOUND_DAMAGED, "rebuild");
+    CHECK(rebuild(p, 0, 0, &rep) == SCR_ERR_FORMAT && rep.found == SCR_INDEX_FOUND_DAMAGED,
+          "rebuild");
     CHECK(strstr(scr_last_error(), "scr-index --rebuild-index") != NULL, "'%s'", scr_last_error());
     CHECK(same_bytes(index_of(p), "", 0) && kept_files(p) == 0, "the damaged index was touched");
     scr_index_rebuild_report_free(&rep);
@@ -396,8 +432,10 @@ static void test_an_index_of_a_newer_version_is_never_rebuilt(void)
     size_t len = 0;
     REQUIRE(scr_read_file(index_of(p), 1 << 20, &before, &len) == SCR_SUCCESS, "read");
     struct scr_index_rebuild_report rep;
-    CHECK(rebuild(p, 1, 1, &rep) == SCR_ERR_FORMAT && rep.found == SCR_INDEX_FOUND_NEWER, "rebuild");
-    CHECK(strstr(scr_last_error(), "is newer than this build reads") != NULL, "'%s'", scr_last_error());
+    CHECK(rebuild(p, 1, 1, &rep) == SCR_ERR_FORMAT && rep.found == SCR_INDEX_FOUND_NEWER,
+          "rebuild");
+    CHECK(strstr(scr_last_error(), "is newer than this build reads") != NULL, "'%s'",
+          scr_last_error());
     CHECK(same_bytes(index_of(p), before, len) && kept_files(p) == 0, "a newer index was touched");
     free(before);
     scr_kvtree_delete(t);
@@ -414,12 +452,16 @@ static void test_of_two_datasets_of_one_name_the_newer_is_indexed(void)
     REQUIRE(put_index(p, "", 0) == SCR_SUCCESS, "empty index");
     struct scr_index_rebuild_report rep;
     REQUIRE(rebuild(p, 1, 1, &rep) == SCR_SUCCESS, "rebuild: %s", scr_last_error());
-    CHECK(rep.ndatasets == 2 && rep.datasets[0].id == 5 && rep.datasets[1].id == 8, "%d datasets", rep.ndatasets);
-    CHECK(rep.ndatasets == 2 && strcmp(rep.datasets[1].name, "scr.dataset.8") == 0, "the unnamed dataset");
-    CHECK(rep.nskipped == 2 && rep.skipped[0].id == 2 && rep.skipped[1].id == 6, "%d skipped", rep.nskipped);
+    CHECK(rep.ndatasets == 2 && rep.datasets[0].id == 5 && rep.datasets[1].id == 8, "%d datasets",
+          rep.ndatasets);
+    CHECK(rep.ndatasets == 2 && strcmp(rep.datasets[1].name, "scr.dataset.8") == 0,
+          "the unnamed dataset");
+    CHECK(rep.nskipped == 2 && rep.skipped[0].id == 2 && rep.skipped[1].id == 6, "%d skipped",
+          rep.nskipped);
     CHECK(rep.nskipped == 2 && strstr(rep.skipped[0].why, "dataset 5 has its name") != NULL &&
               strstr(rep.skipped[1].why, "its summary is of dataset 7") != NULL,
-          "why: '%s' '%s'", rep.nskipped ? rep.skipped[0].why : "", rep.nskipped > 1 ? rep.skipped[1].why : "");
+          "why: '%s' '%s'", rep.nskipped ? rep.skipped[0].why : "",
+          rep.nskipped > 1 ? rep.skipped[1].why : "");
     scr_index_rebuild_report_free(&rep);
 }
 

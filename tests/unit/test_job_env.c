@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const unusable[] = {"../../escape", "a/b", "/abs", "", ".", "..", "...", "node\n0", "x\x7f"};
+static const char *const unusable[] = {"../../escape", "a/b", "/abs",    "",     ".",
+                                       "..",           "...", "node\n0", "x\x7f"};
 #define NUNUSABLE (sizeof(unusable) / sizeof(unusable[0]))
 
 static void clear_env(void)
@@ -29,7 +30,8 @@ static void clear_env(void)
 
 /* Reading var=value must fail with SCR_ERR_ARG and a message naming both
  * (text: how the message shows the value). */
-static void expect_refused(const char *var, const char *value, const char *text, int (*read)(char *, size_t))
+static void expect_refused(const char *var, const char *value, const char *text,
+                           int (*read)(char *, size_t))
 {
     char buf[256], want[300];
     clear_env();
@@ -43,8 +45,14 @@ static void expect_refused(const char *var, const char *value, const char *text,
     CHECK(strstr(scr_last_error(), want) != NULL, "%s: message '%s'", var, scr_last_error());
 }
 
-static int node(char *buf, size_t len) { return scr_job_env_node_name(buf, len); }
-static int user(char *buf, size_t len) { return scr_job_env_user_name(buf, len); }
+static int node(char *buf, size_t len)
+{
+    return scr_job_env_node_name(buf, len);
+}
+static int user(char *buf, size_t len)
+{
+    return scr_job_env_user_name(buf, len);
+}
 static int job(char *buf, size_t len)
 {
     int defaulted = 0;
@@ -64,10 +72,14 @@ static void test_each_variable_refuses_every_value_that_is_not_one_level(void)
     static const struct {
         const char *var;
         int (*read)(char *, size_t);
-    } vars[] = {{"SCR_NODE_NAME", node}, {"SLURMD_NODENAME", node}, {"SCR_USER_NAME", user},
-                {"SCR_JOB_ID", job},     {"SLURM_JOB_ID", job}};
+    } vars[] = {{"SCR_NODE_NAME", node},
+                {"SLURMD_NODENAME", node},
+                {"SCR_USER_NAME", user},
+                {"SCR_JOB_ID", job},
+                {"SLURM_JOB_ID", job}};
     for (size_t v = 0; v < sizeof(vars) / sizeof(vars[0]); v++)
-        for (size_t i = 0; i < NUNUSABLE; i++) expect_refused(vars[v].var, unusable[i], shown(unusable[i]), vars[v].read);
+        for (size_t i = 0; i < NUNUSABLE; i++)
+            expect_refused(vars[v].var, unusable[i], shown(unusable[i]), vars[v].read);
     clear_env();
 }
 
@@ -78,14 +90,15 @@ static void test_the_message_says_why(void)
     char buf[64];
     scr_log_set_quiet(1);
     CHECK(node(buf, sizeof(buf)) == SCR_ERR_ARG, "accepted");
-    CHECK(strstr(scr_last_error(), "SCR_NODE_NAME='../x' cannot name a directory: it contains '/'") != NULL, "'%s'",
-          scr_last_error());
+    CHECK(strstr(scr_last_error(),
+                 "SCR_NODE_NAME='../x' cannot name a directory: it contains '/'") != NULL,
+          "'%s'", scr_last_error());
     setenv("SCR_NODE_NAME", "..", 1);
-    CHECK(node(buf, sizeof(buf)) == SCR_ERR_ARG && strstr(scr_last_error(), "dots alone") != NULL, "'%s'",
-          scr_last_error());
+    CHECK(node(buf, sizeof(buf)) == SCR_ERR_ARG && strstr(scr_last_error(), "dots alone") != NULL,
+          "'%s'", scr_last_error());
     setenv("SCR_NODE_NAME", "", 1);
-    CHECK(node(buf, sizeof(buf)) == SCR_ERR_ARG && strstr(scr_last_error(), "it is empty") != NULL, "'%s'",
-          scr_last_error());
+    CHECK(node(buf, sizeof(buf)) == SCR_ERR_ARG && strstr(scr_last_error(), "it is empty") != NULL,
+          "'%s'", scr_last_error());
     scr_log_set_quiet(0);
     clear_env();
 }
@@ -97,47 +110,51 @@ static void test_a_refused_value_is_not_replaced_by_the_next_source(void)
     setenv("SLURMD_NODENAME", "n1", 1);
     char buf[64];
     scr_log_set_quiet(1);
-    CHECK(node(buf, sizeof(buf)) == SCR_ERR_ARG, "SCR_NODE_NAME='a/b' fell back to SLURMD_NODENAME: %s", buf);
+    CHECK(node(buf, sizeof(buf)) == SCR_ERR_ARG,
+          "SCR_NODE_NAME='a/b' fell back to SLURMD_NODENAME: %s", buf);
     unsetenv("SCR_NODE_NAME");
     setenv("SCR_JOB_ID", "", 1);
     int defaulted = 0;
-    CHECK(scr_job_env_job_id(buf, sizeof(buf), &defaulted) == SCR_ERR_ARG, "an empty SCR_JOB_ID fell back to '%s'",
-          buf);
+    CHECK(scr_job_env_job_id(buf, sizeof(buf), &defaulted) == SCR_ERR_ARG,
+          "an empty SCR_JOB_ID fell back to '%s'", buf);
     scr_log_set_quiet(0);
     clear_env();
 }
 
 static void test_ordinary_names_are_taken_as_they_are(void)
 {
-    static const char *const good[] = {"node0", "n-1.cluster", "a..b", ".hidden", "user_1", "12345", "%N"};
+    static const char *const good[] = {"node0",  "n-1.cluster", "a..b", ".hidden",
+                                       "user_1", "12345",       "%N"};
     char buf[64];
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         clear_env();
         setenv("SCR_NODE_NAME", good[i], 1);
         setenv("SCR_USER_NAME", good[i], 1);
         setenv("SCR_JOB_ID", good[i], 1);
-        CHECK(node(buf, sizeof(buf)) == SCR_SUCCESS && strcmp(buf, good[i]) == 0, "node '%s': %s", good[i],
-              scr_last_error());
-        CHECK(user(buf, sizeof(buf)) == SCR_SUCCESS && strcmp(buf, good[i]) == 0, "user '%s': %s", good[i],
-              scr_last_error());
-        CHECK(job(buf, sizeof(buf)) == SCR_SUCCESS && strcmp(buf, good[i]) == 0, "job '%s': %s", good[i],
-              scr_last_error());
+        CHECK(node(buf, sizeof(buf)) == SCR_SUCCESS && strcmp(buf, good[i]) == 0, "node '%s': %s",
+              good[i], scr_last_error());
+        CHECK(user(buf, sizeof(buf)) == SCR_SUCCESS && strcmp(buf, good[i]) == 0, "user '%s': %s",
+              good[i], scr_last_error());
+        CHECK(job(buf, sizeof(buf)) == SCR_SUCCESS && strcmp(buf, good[i]) == 0, "job '%s': %s",
+              good[i], scr_last_error());
     }
     clear_env();
     CHECK(node(buf, sizeof(buf)) == SCR_SUCCESS, "the host name: %s", scr_last_error());
     CHECK(user(buf, sizeof(buf)) == SCR_SUCCESS, "the password database: %s", scr_last_error());
     int defaulted = 0;
-    CHECK(scr_job_env_job_id(buf, sizeof(buf), &defaulted) == SCR_SUCCESS && defaulted == 1, "default job id");
+    CHECK(scr_job_env_job_id(buf, sizeof(buf), &defaulted) == SCR_SUCCESS && defaulted == 1,
+          "default job id");
 }
 
 static void test_the_check_alone_names_the_source(void)
 {
     scr_log_set_quiet(1);
     CHECK(scr_job_env_check_name("--node", "x/y") == SCR_ERR_ARG, "accepted");
-    CHECK(strstr(scr_last_error(), "--node='x/y' cannot name a directory: it contains '/'") != NULL, "'%s'",
-          scr_last_error());
+    CHECK(strstr(scr_last_error(), "--node='x/y' cannot name a directory: it contains '/'") != NULL,
+          "'%s'", scr_last_error());
     CHECK(scr_job_env_check_name("user name", "..") == SCR_ERR_ARG, "accepted");
-    CHECK(strstr(scr_last_error(), "user name '..' cannot name a directory") != NULL, "'%s'", scr_last_error());
+    CHECK(strstr(scr_last_error(), "user name '..' cannot name a directory") != NULL, "'%s'",
+          scr_last_error());
     scr_log_set_quiet(0);
     CHECK(scr_job_env_name_problem("node7") == NULL, "node7 refused");
 }
@@ -156,9 +173,11 @@ static void test_a_simulated_node_is_a_name_of_one_level_and_64_characters_at_mo
     CHECK(scr_job_env_sim_node(buf, sizeof(buf), &set) == SCR_SUCCESS && set == 0 && buf[0] == '\0',
           "unset: set %d '%s'", set, buf);
     setenv("SCR_SIM_NODE", "node3", 1);
-    CHECK(scr_job_env_sim_node(buf, sizeof(buf), &set) == SCR_SUCCESS && set == 1 && strcmp(buf, "node3") == 0,
+    CHECK(scr_job_env_sim_node(buf, sizeof(buf), &set) == SCR_SUCCESS && set == 1 &&
+              strcmp(buf, "node3") == 0,
           "node3: set %d '%s'", set, buf);
-    for (size_t i = 0; i < NUNUSABLE; i++) expect_refused("SCR_SIM_NODE", unusable[i], shown(unusable[i]), sim);
+    for (size_t i = 0; i < NUNUSABLE; i++)
+        expect_refused("SCR_SIM_NODE", unusable[i], shown(unusable[i]), sim);
     char longname[SCR_SIM_NODE_MAX + 2];
     memset(longname, 'n', SCR_SIM_NODE_MAX + 1);
     longname[SCR_SIM_NODE_MAX + 1] = '\0';
@@ -166,12 +185,14 @@ static void test_a_simulated_node_is_a_name_of_one_level_and_64_characters_at_mo
     scr_log_set_quiet(1);
     scr_clear_last_error();
     CHECK(scr_job_env_sim_node(buf, sizeof(buf), &set) == SCR_ERR_ARG && set == 0 &&
-              strstr(scr_last_error(), "is too long for a simulated node's name (at most 64 characters)") != NULL,
+              strstr(scr_last_error(),
+                     "is too long for a simulated node's name (at most 64 characters)") != NULL,
           "65 characters: '%s'", scr_last_error());
     scr_log_set_quiet(0);
     longname[SCR_SIM_NODE_MAX] = '\0';
     setenv("SCR_SIM_NODE", longname, 1);
-    CHECK(scr_job_env_sim_node(buf, sizeof(buf), &set) == SCR_SUCCESS && set == 1, "64 characters refused");
+    CHECK(scr_job_env_sim_node(buf, sizeof(buf), &set) == SCR_SUCCESS && set == 1,
+          "64 characters refused");
     unsetenv("SCR_SIM_NODE");
 }
 
@@ -219,7 +240,8 @@ static void test_the_detected_node_comes_after_the_variables(void)
     CHECK(scr_job_env_node_name_or("a/b", mpi, buf, sizeof(buf)) == SCR_ERR_ARG,
           "'a/b' accepted as '%s'", buf);
     scr_log_set_quiet(0);
-    CHECK(strstr(scr_last_error(), "the node MPI_Get_processor_name names 'a/b' cannot name a directory") != NULL,
+    CHECK(strstr(scr_last_error(),
+                 "the node MPI_Get_processor_name names 'a/b' cannot name a directory") != NULL,
           "'%s'", scr_last_error());
     CHECK(scr_job_env_node_name_or(NULL, NULL, buf, sizeof(buf)) == SCR_SUCCESS && buf[0] != '\0',
           "NULL: the host name: %s", scr_last_error());

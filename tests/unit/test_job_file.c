@@ -1,4 +1,5 @@
-/* test_job_file.c — the prefix a job's runs used: golden bytes, damage, and the lookup by control directory. */
+/* test_job_file.c — the prefix a job's runs used: golden bytes, damage, and the lookup by control
+ * directory. */
 #include "tap.h"
 #include "record_test.h"
 
@@ -28,7 +29,8 @@ static void test_golden_reads_back_through_getter(void)
     scr_kvtree *j = scr_kvtree_new();
     const char *prefix = NULL;
     REQUIRE(scr_job_file_read(tap_data("control/job.scr"), j) == SCR_SUCCESS, "read");
-    CHECK(scr_job_file_get_prefix(j, &prefix) == SCR_SUCCESS && strcmp(prefix, "/p/lustre/run1") == 0,
+    CHECK(scr_job_file_get_prefix(j, &prefix) == SCR_SUCCESS &&
+              strcmp(prefix, "/p/lustre/run1") == 0,
           "prefix %s", prefix ? prefix : "(none)");
     scr_kvtree_delete(j);
 }
@@ -39,12 +41,14 @@ static void test_prefix_of_a_control_directory(void)
     mkdir(dir, 0700);
     char *prefix = NULL;
     scr_clear_last_error();
-    CHECK(scr_job_file_prefix_of(dir, &prefix) == SCR_ERR_NOTFOUND && prefix == NULL, "no file yet");
+    CHECK(scr_job_file_prefix_of(dir, &prefix) == SCR_ERR_NOTFOUND && prefix == NULL,
+          "no file yet");
     CHECK(scr_last_error()[0] == '\0', "a missing file was logged: '%s'", scr_last_error());
     scr_kvtree *j = scr_kvtree_new();
     scr_job_file_set_prefix(j, "/data/run1");
     REQUIRE(scr_job_file_write(tap_path("cntl/job.scr"), j) == SCR_SUCCESS, "write");
-    CHECK(scr_job_file_prefix_of(dir, &prefix) == SCR_SUCCESS && prefix != NULL && strcmp(prefix, "/data/run1") == 0,
+    CHECK(scr_job_file_prefix_of(dir, &prefix) == SCR_SUCCESS && prefix != NULL &&
+              strcmp(prefix, "/data/run1") == 0,
           "prefix %s", prefix ? prefix : "(none)");
     free(prefix);
     /* a record without a prefix does not send anything anywhere */
@@ -76,9 +80,10 @@ static void test_newer_version_and_bad_prefixes_are_refused(void)
     static const struct {
         const char *file, *version, *prefix, *want;
     } cases[] = {
-        { "v2.scr", "2", "/p", "job file version 2" },
-        { "relative.scr", "1", "data/run1", "key PREFIX holds 'data/run1', expected an absolute path" },
-        { "empty.scr", "1", "", "key PREFIX holds ''" },
+        {"v2.scr", "2", "/p", "job file version 2"},
+        {"relative.scr", "1", "data/run1",
+         "key PREFIX holds 'data/run1', expected an absolute path"},
+        {"empty.scr", "1", "", "key PREFIX holds ''"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         scr_kvtree *raw = scr_kvtree_new();
@@ -108,7 +113,8 @@ static void test_truncated_file_is_refused(void)
     scr_kvtree *j = scr_kvtree_new();
     int rc = quiet_read(scr_job_file_read, path, j);
     CHECK(rc != SCR_SUCCESS && rc != SCR_ERR_NOTFOUND, "a truncated file read as %d", rc);
-    CHECK(strstr(scr_last_error(), "cut.scr") != NULL, "message does not name the file: '%s'", scr_last_error());
+    CHECK(strstr(scr_last_error(), "cut.scr") != NULL, "message does not name the file: '%s'",
+          scr_last_error());
     scr_kvtree_delete(j);
 }
 
@@ -133,7 +139,8 @@ static void test_cache_directories_match_their_golden_and_read_back(void)
         shm += strcmp(*d, "/dev/shm/alice/scr.1234") == 0;
         ssd += strcmp(*d, "/ssd/alice/scr.1234") == 0;
     }
-    CHECK(n == 2 && shm == 1 && ssd == 1, "%d directories read back, want the two recorded once each", n);
+    CHECK(n == 2 && shm == 1 && ssd == 1,
+          "%d directories read back, want the two recorded once each", n);
     scr_job_file_free_dirs(dirs);
     /* a job file of an older build has none: an empty list, not an error */
     dirs = NULL;
@@ -141,11 +148,14 @@ static void test_cache_directories_match_their_golden_and_read_back(void)
     mkdir(old, 0700);
     snprintf(path, sizeof(path), "%s/%s", old, SCR_JOB_FILE_NAME);
     scr_kvtree *o = scr_kvtree_new();
-    REQUIRE(scr_job_file_set_prefix(o, "/p") == SCR_SUCCESS && scr_job_file_write(path, o) == SCR_SUCCESS, "old");
+    REQUIRE(scr_job_file_set_prefix(o, "/p") == SCR_SUCCESS &&
+                scr_job_file_write(path, o) == SCR_SUCCESS,
+            "old");
     CHECK(scr_job_file_cache_dirs_of(old, &dirs) == SCR_SUCCESS && dirs != NULL && dirs[0] == NULL,
           "a job file without CACHE gives an empty list");
     scr_job_file_free_dirs(dirs);
-    CHECK(scr_job_file_add_cache_dir(o, "relative/dir") == SCR_ERR_ARG, "a relative cache directory is refused");
+    CHECK(scr_job_file_add_cache_dir(o, "relative/dir") == SCR_ERR_ARG,
+          "a relative cache directory is refused");
     scr_kvtree_delete(o);
     scr_kvtree_delete(j);
 }

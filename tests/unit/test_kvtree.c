@@ -88,8 +88,8 @@ static void test_setf_getf_convert_each_format(void)
     scr_kvtree *leaf = scr_kvtree_setf(t, NULL, "%s %d %lu %llu %f", "RANK", -3, 7ul,
                                        18446744073709551615ull, 1.5);
     REQUIRE(leaf != NULL, "setf");
-    scr_kvtree *got = scr_kvtree_getf(t, "%s %d %lu %llu %f", "RANK", -3, 7ul,
-                                      18446744073709551615ull, 1.5);
+    scr_kvtree *got =
+        scr_kvtree_getf(t, "%s %d %lu %llu %f", "RANK", -3, 7ul, 18446744073709551615ull, 1.5);
     CHECK(got == leaf, "getf finds what setf made");
     CHECK(scr_kvtree_getf(t, "RANK -3 7 18446744073709551615 1.500000") == leaf,
           "literal keys give the same path");
@@ -119,7 +119,10 @@ static void test_merge_combines_levels_and_copy_is_deep(void)
     CHECK(!scr_kvtree_equal(a, c), "trees now differ");
     scr_kvtree *d = scr_kvtree_new();
     CHECK(scr_kvtree_copy(d, b) == SCR_SUCCESS && scr_kvtree_equal(d, b), "copy");
-    scr_kvtree_delete(a); scr_kvtree_delete(b); scr_kvtree_delete(c); scr_kvtree_delete(d);
+    scr_kvtree_delete(a);
+    scr_kvtree_delete(b);
+    scr_kvtree_delete(c);
+    scr_kvtree_delete(d);
 }
 
 static void test_absorb_moves_subtrees_and_frees_source(void)
@@ -141,7 +144,8 @@ static void test_absorb_moves_subtrees_and_frees_source(void)
     scr_kvtree_setf(more, NULL, "T x");
     CHECK(scr_kvtree_absorb(empty, more) == SCR_SUCCESS, "absorb into non-empty");
     CHECK(scr_kvtree_getf(empty, "S 1") && scr_kvtree_getf(empty, "S 2") &&
-          scr_kvtree_getf(empty, "T x"), "levels merged");
+              scr_kvtree_getf(empty, "T x"),
+          "levels merged");
     CHECK(scr_kvtree_size(empty) == 3, "size %d", scr_kvtree_size(empty));
     scr_kvtree_delete(empty); /* src and more were consumed; valgrind checks for leaks */
 }
@@ -158,7 +162,7 @@ static void keys_of(const scr_kvtree *t, char *out, size_t len)
 static void test_sort_by_string_and_by_integer(void)
 {
     scr_kvtree *t = scr_kvtree_new();
-    const char *keys[] = { "10", "9", "b", "-2", "100", "a" };
+    const char *keys[] = {"10", "9", "b", "-2", "100", "a"};
     for (size_t i = 0; i < 6; i++) scr_kvtree_set(t, keys[i], NULL);
     char got[128];
     scr_kvtree_sort(t, SCR_KVTREE_SORT_ASCENDING);
@@ -192,7 +196,12 @@ static void test_print_indents_each_level(void)
 static void test_util_values_are_typed(void)
 {
     scr_kvtree *t = scr_kvtree_new();
-    int i; int64_t i64; uint64_t u64; double d; uint32_t crc; const char *s;
+    int i;
+    int64_t i64;
+    uint64_t u64;
+    double d;
+    uint32_t crc;
+    const char *s;
     CHECK(scr_kvtree_util_set_int(t, "I", -42) == SCR_SUCCESS, "set int");
     CHECK(scr_kvtree_util_set_int(t, "I", 43) == SCR_SUCCESS, "set int replaces");
     CHECK(scr_kvtree_util_get_int(t, "I", &i) == SCR_SUCCESS && i == 43, "get int %d", i);

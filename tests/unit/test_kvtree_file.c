@@ -37,21 +37,24 @@ static void test_written_file_matches_independent_golden(void)
             break;
         }
     }
-    free(ours); free(gold);
+    free(ours);
+    free(gold);
     scr_kvtree_delete(t);
 }
 
 static void test_golden_files_with_and_without_crc_read_back(void)
 {
     scr_kvtree *want = sample_tree();
-    const char *names[] = { "kvtree/sample.scr", "kvtree/sample-nocrc.scr" };
+    const char *names[] = {"kvtree/sample.scr", "kvtree/sample-nocrc.scr"};
     for (int i = 0; i < 2; i++) {
         scr_kvtree *t = scr_kvtree_new();
         CHECK(scr_kvtree_read_file(tap_data(names[i]), t) == SCR_SUCCESS, "read %s", names[i]);
         CHECK(scr_kvtree_equal(t, want), "%s differs from the expected tree", names[i]);
         int size;
-        CHECK(scr_kvtree_util_get_int(scr_kvtree_get_kv(scr_kvtree_get_kv(t, "RANK", "1"), "FILE",
-                                      "foo_1.txt"), "SIZE", &size) == SCR_SUCCESS && size == 3072,
+        CHECK(scr_kvtree_util_get_int(
+                  scr_kvtree_get_kv(scr_kvtree_get_kv(t, "RANK", "1"), "FILE", "foo_1.txt"), "SIZE",
+                  &size) == SCR_SUCCESS &&
+                  size == 3072,
               "%s: value of RANK 1 FILE foo_1.txt SIZE", names[i]);
         scr_kvtree_delete(t);
     }
@@ -78,7 +81,10 @@ static void expect_rejected(const char *name, unsigned char *bytes, size_t len, 
 
 static void put32(unsigned char *p, uint32_t v)
 {
-    p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v;
+    p[0] = v >> 24;
+    p[1] = v >> 16;
+    p[2] = v >> 8;
+    p[3] = v;
 }
 
 static void test_each_kind_of_file_damage_is_named(void)
@@ -92,28 +98,37 @@ static void test_each_kind_of_file_damage_is_named(void)
     memcpy(b, gold, len);
     expect_rejected("short.scr", b, 12, "shorter than the 20-byte header");
     expect_rejected("truncated.scr", b, len - 9, "truncated");
-    memcpy(b, gold, len); b[0] ^= 0xff;
+    memcpy(b, gold, len);
+    b[0] ^= 0xff;
     expect_rejected("magic.scr", b, len, "magic number");
-    memcpy(b, gold, len); b[5] = 7;
+    memcpy(b, gold, len);
+    b[5] = 7;
     expect_rejected("type.scr", b, len, "file type 7");
-    memcpy(b, gold, len); b[7] = 2;
+    memcpy(b, gold, len);
+    b[7] = 2;
     expect_rejected("version.scr", b, len, "version 2");
-    memcpy(b, gold, len); memset(b + len, 0, 8);
+    memcpy(b, gold, len);
+    memset(b + len, 0, 8);
     expect_rejected("trailing.scr", b, len + 8, "trailing bytes");
-    memcpy(b, gold, len); b[40] ^= 0x01;
+    memcpy(b, gold, len);
+    b[40] ^= 0x01;
     expect_rejected("crc.scr", b, len, "CRC32 mismatch");
-    memcpy(b, gold, len); b[19] |= 0x8;
+    memcpy(b, gold, len);
+    b[19] |= 0x8;
     expect_rejected("flags.scr", b, len, "unknown flags");
 
     /* without a CRC, damage inside the packed data must still be caught */
     void *nocrc;
     size_t nlen;
     REQUIRE(read_bytes(tap_data("kvtree/sample-nocrc.scr"), &nocrc, &nlen) == SCR_SUCCESS, "nocrc");
-    memcpy(b, nocrc, nlen); put32(b + 20, 0x7fffffff);
+    memcpy(b, nocrc, nlen);
+    put32(b + 20, 0x7fffffff);
     expect_rejected("count.scr", b, nlen, "exceeds");
-    memcpy(b, nocrc, nlen); memset(b + 24, 'x', nlen - 24);
+    memcpy(b, nocrc, nlen);
+    memset(b + 24, 'x', nlen - 24);
     expect_rejected("nonul.scr", b, nlen, "without terminating NUL");
-    memcpy(b, nocrc, nlen); put32(b + 20, 1); /* only the first element: rest is left over */
+    memcpy(b, nocrc, nlen);
+    put32(b + 20, 1); /* only the first element: rest is left over */
     expect_rejected("leftover.scr", b, nlen, "unexpected bytes after the hash data");
 
     scr_log_set_quiet(0);
@@ -159,7 +174,8 @@ static void test_write_replaces_atomically_and_keeps_mode(void)
     scr_kvtree *r = scr_kvtree_new();
     int n = 0;
     CHECK(scr_kvtree_read_file(path, r) == SCR_SUCCESS &&
-          scr_kvtree_util_get_int(r, "N", &n) == SCR_SUCCESS && n == 2, "read back %d", n);
+              scr_kvtree_util_get_int(r, "N", &n) == SCR_SUCCESS && n == 2,
+          "read back %d", n);
     scr_kvtree_delete(r);
 
     scr_log_set_quiet(1);
@@ -240,13 +256,14 @@ static void test_an_empty_file_is_damaged_for_every_reader(void)
     scr_kvtree *t = scr_kvtree_new();
     int fd = -1;
     scr_log_set_quiet(1);
-    CHECK(scr_kvtree_read_file(path, t) == SCR_ERR_FORMAT && said_empty(path), "plain read: '%s'", scr_last_error());
-    scr_clear_last_error();
-    CHECK(scr_kvtree_read_with_lock(path, t) == SCR_ERR_FORMAT && said_empty(path), "shared lock: '%s'",
+    CHECK(scr_kvtree_read_file(path, t) == SCR_ERR_FORMAT && said_empty(path), "plain read: '%s'",
           scr_last_error());
     scr_clear_last_error();
-    CHECK(scr_kvtree_lock_open_read(path, &fd, t) == SCR_ERR_FORMAT && said_empty(path), "exclusive lock: '%s'",
-          scr_last_error());
+    CHECK(scr_kvtree_read_with_lock(path, t) == SCR_ERR_FORMAT && said_empty(path),
+          "shared lock: '%s'", scr_last_error());
+    scr_clear_last_error();
+    CHECK(scr_kvtree_lock_open_read(path, &fd, t) == SCR_ERR_FORMAT && said_empty(path),
+          "exclusive lock: '%s'", scr_last_error());
     scr_log_set_quiet(0);
     CHECK(fd == -1, "a refused file keeps its lock");
     CHECK(scr_kvtree_size(t) == 0, "a refused file added keys");
@@ -281,7 +298,8 @@ static void test_taking_the_lock_in_a_missing_directory_is_not_found_quietly(voi
     scr_kvtree *t = scr_kvtree_new();
     int fd = -1;
     scr_clear_last_error();
-    CHECK(scr_kvtree_lock_open_read(tap_path("no-such-dir/x.scr"), &fd, t) == SCR_ERR_NOTFOUND, "rc");
+    CHECK(scr_kvtree_lock_open_read(tap_path("no-such-dir/x.scr"), &fd, t) == SCR_ERR_NOTFOUND,
+          "rc");
     CHECK(scr_last_error()[0] == '\0', "logged '%s'", scr_last_error());
     scr_kvtree_delete(t);
 }
@@ -291,7 +309,8 @@ static void test_lock_open_image_gives_the_bytes_of_a_damaged_file_under_the_loc
     const char *path = tap_path("garbage.scr");
     static const char garbage[] = "not a hash file";
     int created = 0, fd = -1;
-    REQUIRE(scr_write_new(path, garbage, sizeof(garbage), &created) == SCR_SUCCESS && created, "write");
+    REQUIRE(scr_write_new(path, garbage, sizeof(garbage), &created) == SCR_SUCCESS && created,
+            "write");
     void *buf = NULL;
     size_t len = 0;
     REQUIRE(scr_kvtree_lock_open_image(path, &fd, &buf, &len) == SCR_SUCCESS && fd >= 0, "lock");
@@ -301,7 +320,7 @@ static void test_lock_open_image_gives_the_bytes_of_a_damaged_file_under_the_loc
     REQUIRE(pid >= 0, "fork");
     if (pid == 0) {
         int cfd = open(path, O_RDWR);
-        struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
         _exit(cfd >= 0 && fcntl(cfd, F_SETLK, &fl) != 0 ? 0 : 1);
     }
     int status = 0;
@@ -310,7 +329,8 @@ static void test_lock_open_image_gives_the_bytes_of_a_damaged_file_under_the_loc
     scr_kvtree_close_unlock(&fd);
     free(buf);
     scr_clear_last_error();
-    CHECK(scr_kvtree_lock_open_image(tap_path("absent-image.scr"), &fd, &buf, &len) == SCR_ERR_NOTFOUND &&
+    CHECK(scr_kvtree_lock_open_image(tap_path("absent-image.scr"), &fd, &buf, &len) ==
+                  SCR_ERR_NOTFOUND &&
               scr_last_error()[0] == '\0',
           "a missing file: '%s'", scr_last_error());
 }
@@ -320,7 +340,8 @@ static void test_write_new_creates_a_file_complete_and_never_replaces_one(void)
     const char *path = tap_path("new.bin");
     int created = 0;
     REQUIRE(scr_write_new(path, "first", 5, &created) == SCR_SUCCESS && created == 1, "create");
-    CHECK(scr_write_new(path, "second", 6, &created) == SCR_SUCCESS && created == 0, "second create");
+    CHECK(scr_write_new(path, "second", 6, &created) == SCR_SUCCESS && created == 0,
+          "second create");
     void *buf = NULL;
     size_t len = 0;
     REQUIRE(read_bytes(path, &buf, &len) == SCR_SUCCESS, "read");
@@ -328,12 +349,13 @@ static void test_write_new_creates_a_file_complete_and_never_replaces_one(void)
     free(buf);
     DIR *d = opendir(tap_tmpdir());
     int temps = 0;
-    for (struct dirent *e; d && (e = readdir(d)) != NULL;) temps += strstr(e->d_name, "new.bin.tmp") != NULL;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        temps += strstr(e->d_name, "new.bin.tmp") != NULL;
     if (d) closedir(d);
     CHECK(temps == 0, "%d temporary files left", temps);
     scr_clear_last_error();
-    CHECK(scr_write_new(tap_path("absent/new.bin"), "x", 1, &created) == SCR_ERR_NOTFOUND && created == 0 &&
-              scr_last_error()[0] == '\0',
+    CHECK(scr_write_new(tap_path("absent/new.bin"), "x", 1, &created) == SCR_ERR_NOTFOUND &&
+              created == 0 && scr_last_error()[0] == '\0',
           "missing directory: '%s'", scr_last_error());
 }
 

@@ -13,7 +13,7 @@ static void test_pack_gives_the_documented_bytes(void)
 {
     scr_kvtree *t = scr_kvtree_new();
     scr_kvtree_set_kv(t, "AB", "7");
-    unsigned char want[] = { 0, 0, 0, 1, 'A', 'B', 0, 0, 0, 0, 1, '7', 0, 0, 0, 0, 0 };
+    unsigned char want[] = {0, 0, 0, 1, 'A', 'B', 0, 0, 0, 0, 1, '7', 0, 0, 0, 0, 0};
     unsigned char buf[64];
     CHECK(scr_kvtree_pack_size(t) == sizeof(want), "size %zu", scr_kvtree_pack_size(t));
     size_t n = scr_kvtree_pack(buf, sizeof(buf), t);
@@ -36,8 +36,10 @@ static void test_unpack_of_pack_round_trips_bytes(void)
     CHECK(used == size, "consumed %zu of %zu", used, size);
     CHECK(scr_kvtree_equal(t, u), "trees equal");
     CHECK(scr_kvtree_pack(b, size, u) == size && memcmp(a, b, size) == 0, "re-pack is identical");
-    free(a); free(b);
-    scr_kvtree_delete(t); scr_kvtree_delete(u);
+    free(a);
+    free(b);
+    scr_kvtree_delete(t);
+    scr_kvtree_delete(u);
 }
 
 /* Unpack len bytes and expect a format error whose message contains want. */
@@ -60,15 +62,15 @@ static void expect_damaged(const void *buf, size_t len, const char *want, const 
 static void test_unpack_rejects_each_kind_of_damage(void)
 {
     scr_log_set_quiet(1);
-    unsigned char short_count[] = { 0, 0, 1 };
+    unsigned char short_count[] = {0, 0, 1};
     expect_damaged(short_count, sizeof(short_count), "truncated", "count cut off");
-    unsigned char huge[] = { 0xff, 0xff, 0xff, 0xff, 'A', 0, 0, 0, 0, 0 };
+    unsigned char huge[] = {0xff, 0xff, 0xff, 0xff, 'A', 0, 0, 0, 0, 0};
     expect_damaged(huge, sizeof(huge), "exceeds", "count larger than the bytes left");
-    unsigned char no_nul[] = { 0, 0, 0, 1, 'A', 'B', 'C', 'D', 'E' };
+    unsigned char no_nul[] = {0, 0, 0, 1, 'A', 'B', 'C', 'D', 'E'};
     expect_damaged(no_nul, sizeof(no_nul), "without terminating NUL", "key without NUL");
-    unsigned char dup[] = { 0, 0, 0, 2, 'A', 0, 0, 0, 0, 0, 'A', 0, 0, 0, 0, 0 };
+    unsigned char dup[] = {0, 0, 0, 2, 'A', 0, 0, 0, 0, 0, 'A', 0, 0, 0, 0, 0};
     expect_damaged(dup, sizeof(dup), "repeats", "duplicate key");
-    unsigned char cut_child[] = { 0, 0, 0, 1, 'A', 0, 0, 0, 0 };
+    unsigned char cut_child[] = {0, 0, 0, 1, 'A', 0, 0, 0, 0};
     expect_damaged(cut_child, sizeof(cut_child), "truncated", "child count cut off");
     scr_log_set_quiet(0);
 }
@@ -79,7 +81,9 @@ static unsigned char *deep_buffer(int levels, size_t *out_len)
     size_t len = (size_t)(levels - 1) * 6 + 4;
     unsigned char *b = calloc(1, len), *p = b;
     for (int i = 0; i < levels - 1; i++) {
-        p[3] = 1; p[4] = 'k'; p[5] = 0;
+        p[3] = 1;
+        p[4] = 'k';
+        p[5] = 0;
         p += 6;
     }
     *out_len = len;
@@ -111,7 +115,8 @@ static void test_unpack_merges_into_existing_tree(void)
     scr_kvtree_set_kv(dst, "A", "1");
     CHECK(scr_kvtree_unpack(buf, n, dst, NULL, "m") == SCR_SUCCESS, "unpack");
     CHECK(scr_kvtree_get_kv(dst, "A", "1") && scr_kvtree_get_kv(dst, "A", "2"), "merged");
-    scr_kvtree_delete(src); scr_kvtree_delete(dst);
+    scr_kvtree_delete(src);
+    scr_kvtree_delete(dst);
 }
 
 /* A tree with levels in scrambled order: integer and text keys, negative
@@ -149,18 +154,25 @@ static void test_pack_canonical_is_pack_of_the_sorted_tree(void)
         scr_kvtree *t = scrambled_tree(seed), *sorted = scr_kvtree_dup(t);
         REQUIRE(t && sorted, "trees");
         size_t size = scr_kvtree_pack_size(t), n = 0;
-        unsigned char *before = malloc(size), *want = malloc(size), *got = malloc(size), *again = malloc(size);
+        unsigned char *before = malloc(size), *want = malloc(size), *got = malloc(size),
+                      *again = malloc(size);
         REQUIRE(before && want && got && again, "malloc");
         REQUIRE(scr_kvtree_pack(before, size, t) == size, "pack");
         sort_every_level(sorted);
         REQUIRE(scr_kvtree_pack(want, size, sorted) == size, "pack of the sorted copy");
-        CHECK(scr_kvtree_pack_canonical(got, size, t, &n) == SCR_SUCCESS && n == size, "seed %u: canonical pack", seed);
+        CHECK(scr_kvtree_pack_canonical(got, size, t, &n) == SCR_SUCCESS && n == size,
+              "seed %u: canonical pack", seed);
         CHECK(memcmp(got, want, size) == 0, "seed %u: the bytes of the sorted tree", seed);
         CHECK(scr_kvtree_pack(again, size, t) == size && memcmp(again, before, size) == 0,
               "seed %u: the tree keeps its order", seed);
-        CHECK(scr_kvtree_pack_canonical(got, size - 1, t, &n) == SCR_ERR_ARG, "seed %u: too small a buffer", seed);
-        free(before); free(want); free(got); free(again);
-        scr_kvtree_delete(t); scr_kvtree_delete(sorted);
+        CHECK(scr_kvtree_pack_canonical(got, size - 1, t, &n) == SCR_ERR_ARG,
+              "seed %u: too small a buffer", seed);
+        free(before);
+        free(want);
+        free(got);
+        free(again);
+        scr_kvtree_delete(t);
+        scr_kvtree_delete(sorted);
     }
 }
 
@@ -179,7 +191,8 @@ static void test_file_image_of_parts_is_the_image_of_their_tree(void)
     void *want = NULL, *got = NULL;
     size_t wlen = 0, glen = 0;
     REQUIRE(scr_kvtree_file_image(whole, &want, &wlen) == SCR_SUCCESS, "image of the whole tree");
-    CHECK(scr_kvtree_file_image_of(keys, values, 2, 1, &got, &glen) == SCR_SUCCESS, "canonical image of parts");
+    CHECK(scr_kvtree_file_image_of(keys, values, 2, 1, &got, &glen) == SCR_SUCCESS,
+          "canonical image of parts");
     CHECK(glen == wlen && got && memcmp(got, want, wlen) == 0, "the same bytes, CRC and all");
     free(got);
     free(want);
@@ -187,11 +200,14 @@ static void test_file_image_of_parts_is_the_image_of_their_tree(void)
     scr_kvtree_set(whole, "Z", scr_kvtree_dup(a));
     scr_kvtree_set(whole, "A", scr_kvtree_dup(b));
     REQUIRE(scr_kvtree_file_image(whole, &want, &wlen) == SCR_SUCCESS, "image of the whole tree");
-    CHECK(scr_kvtree_file_image_of(keys, values, 2, 0, &got, &glen) == SCR_SUCCESS, "image of parts as they are");
+    CHECK(scr_kvtree_file_image_of(keys, values, 2, 0, &got, &glen) == SCR_SUCCESS,
+          "image of parts as they are");
     CHECK(glen == wlen && got && memcmp(got, want, wlen) == 0, "the same bytes");
     free(got);
     free(want);
-    scr_kvtree_delete(a); scr_kvtree_delete(b); scr_kvtree_delete(whole);
+    scr_kvtree_delete(a);
+    scr_kvtree_delete(b);
+    scr_kvtree_delete(whole);
 }
 
 int main(void)

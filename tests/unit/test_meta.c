@@ -61,7 +61,8 @@ static void test_golden_meta_reads_back_through_getters(void)
     CHECK(scr_meta_get_checkpoint(m, &i) == 0 && i == 6, "CKPT %d", i);
     CHECK(scr_meta_get_origname(m, &s) == 0 && strcmp(s, "rank_2.ckpt") == 0, "NAME");
     CHECK(scr_meta_get_origpath(m, &s) == 0 &&
-          strcmp(s, "/p/lscratchb/user1/simulation123/ckpt.6") == 0, "PATH");
+              strcmp(s, "/p/lscratchb/user1/simulation123/ckpt.6") == 0,
+          "PATH");
     CHECK(scr_meta_get_orig(m, &s) == 0 && strcmp(s, "ckpt.6/rank_2.ckpt") == 0, "ORIG");
     CHECK(scr_meta_is_complete(m), "is_complete");
     scr_meta *want = sample_meta();
@@ -89,13 +90,17 @@ static void test_checks_tell_match_mismatch_and_absence(void)
     CHECK(scr_meta_check_ranks(m, 4) == SCR_SUCCESS && scr_meta_check_ranks(m, 5) == SCR_FAILURE,
           "ranks");
     CHECK(scr_meta_check_checkpoint(m, 6) == SCR_SUCCESS &&
-          scr_meta_check_checkpoint(m, 7) == SCR_FAILURE, "checkpoint");
+              scr_meta_check_checkpoint(m, 7) == SCR_FAILURE,
+          "checkpoint");
     CHECK(scr_meta_check_origname(m, "rank_2.ckpt") == SCR_SUCCESS &&
-          scr_meta_check_origname(m, "x") == SCR_FAILURE, "origname");
+              scr_meta_check_origname(m, "x") == SCR_FAILURE,
+          "origname");
     CHECK(scr_meta_check_origpath(m, "/p/lscratchb/user1/simulation123/ckpt.6") == SCR_SUCCESS &&
-          scr_meta_check_origpath(m, "/p") == SCR_FAILURE, "origpath");
+              scr_meta_check_origpath(m, "/p") == SCR_FAILURE,
+          "origpath");
     CHECK(scr_meta_check_orig(m, "ckpt.6/rank_2.ckpt") == SCR_SUCCESS &&
-          scr_meta_check_orig(m, NULL) == SCR_FAILURE, "orig");
+              scr_meta_check_orig(m, NULL) == SCR_FAILURE,
+          "orig");
     CHECK(scr_meta_unset_crc32(m) == SCR_SUCCESS, "unset crc");
     CHECK(scr_meta_check_crc32(m, 0x738bb68fu) == SCR_ERR_NOTFOUND, "crc gone");
     scr_kvtree_util_set_str(m, "SIZE", "huge");
@@ -151,8 +156,7 @@ static void test_setters_refuse_what_a_reader_would_refuse(void)
     scr_log_set_quiet(1);
     scr_clear_last_error();
     CHECK(scr_meta_set_filename(m, "/cache/rank_0.ckpt") == SCR_ERR_ARG, "absolute FILE");
-    CHECK(strstr(scr_last_error(), "FILE '/cache/rank_0.ckpt'") != NULL, "'%s'",
-          scr_last_error());
+    CHECK(strstr(scr_last_error(), "FILE '/cache/rank_0.ckpt'") != NULL, "'%s'", scr_last_error());
     CHECK(scr_meta_set_filename(m, "") == SCR_ERR_ARG, "empty FILE");
     CHECK(scr_meta_set_filetype(m, "MIRROR") == SCR_ERR_ARG, "unknown TYPE");
     CHECK(strstr(scr_last_error(), "FULL, XOR, PARTNER or RS") != NULL, "'%s'", scr_last_error());
@@ -232,7 +236,8 @@ static void test_fixed_width_crc_keeps_the_packed_length(void)
     CHECK(scr_kvtree_file_image(m, &image, &placeholder_len) == SCR_SUCCESS, "image");
     free(image);
     const char *text = NULL;
-    CHECK(scr_kvtree_util_get_str(m, "CRC", &text) == SCR_SUCCESS && strcmp(text, "0x00000000") == 0,
+    CHECK(scr_kvtree_util_get_str(m, "CRC", &text) == SCR_SUCCESS &&
+              strcmp(text, "0x00000000") == 0,
           "placeholder written as '%s'", text ? text : "(none)");
     CHECK(scr_meta_get_crc32(m, &crc) == SCR_SUCCESS && crc == 0, "placeholder reads as 0x%x", crc);
     const uint32_t values[] = {0x1u, 0xabcu, 0x738bb68fu, 0xffffffffu};
@@ -257,12 +262,14 @@ static void test_compressed_is_a_stored_size_set_read_unset_and_validated(void)
     CHECK(scr_meta_get_compressed(m, &stored) == SCR_SUCCESS && stored == 131178, "got %llu",
           (unsigned long long)stored);
     CHECK(scr_meta_validate(m, "meta.scr", NULL) == SCR_SUCCESS, "a stored size refused");
-    CHECK(scr_meta_unset_compressed(m) == SCR_SUCCESS && scr_meta_get_compressed(m, &stored) == SCR_ERR_NOTFOUND,
+    CHECK(scr_meta_unset_compressed(m) == SCR_SUCCESS &&
+              scr_meta_get_compressed(m, &stored) == SCR_ERR_NOTFOUND,
           "unset");
     scr_kvtree_util_set_str(m, "COMPRESSED", "gzip");
     CHECK(scr_meta_get_compressed(m, &stored) == SCR_ERR_TYPE, "'gzip' read as a size");
     scr_log_set_quiet(1);
-    CHECK(scr_meta_validate(m, "meta.scr", "RANK 0 FILE a META") == SCR_ERR_FORMAT, "'gzip' accepted");
+    CHECK(scr_meta_validate(m, "meta.scr", "RANK 0 FILE a META") == SCR_ERR_FORMAT,
+          "'gzip' accepted");
     scr_log_set_quiet(0);
     check_error_has("COMPRESSED", "meta.scr: key RANK 0 FILE a META COMPRESSED holds 'gzip'");
     scr_meta_delete(m);

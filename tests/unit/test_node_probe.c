@@ -26,7 +26,8 @@ static int local_socket(int backlog, int *port)
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof(a);
-    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || getsockname(fd, (struct sockaddr *)&a, &len) != 0 ||
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0 ||
         (backlog >= 0 && listen(fd, backlog) != 0)) {
         close(fd);
         return -1;
@@ -50,14 +51,15 @@ static void test_listening_port_answers_and_closed_port_is_refused(void)
     int shut = closed_port();
     REQUIRE(listener >= 0 && shut > 0, "local sockets");
     struct scr_probe_target t[3] = {
-        { .host = "127.0.0.1", .port = open_port },
-        { .host = "127.0.0.1", .port = shut },
-        { .host = "localhost", .port = open_port },
+        {.host = "127.0.0.1", .port = open_port},
+        {.host = "127.0.0.1", .port = shut},
+        {.host = "localhost", .port = open_port},
     };
     strcpy(t[0].why, "stale");
     REQUIRE(scr_node_probe(t, 3, 2000) == SCR_SUCCESS, "probe");
     CHECK(t[0].answered && t[0].why[0] == '\0', "listening port answers (why '%s')", t[0].why);
-    CHECK(!t[1].answered && strstr(t[1].why, "Connection refused") != NULL, "closed port: '%s'", t[1].why);
+    CHECK(!t[1].answered && strstr(t[1].why, "Connection refused") != NULL, "closed port: '%s'",
+          t[1].why);
     CHECK(t[2].answered, "a host name is resolved (why '%s')", t[2].why);
     close(listener);
 }
@@ -76,14 +78,15 @@ static void test_silent_node_is_judged_at_the_time_limit(void)
     int fill[4], filled = 0;
     for (int i = 0; i < 4; i++) { /* more than a backlog of 0 holds */
         fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fill[i] >= 0 && (connect(fill[i], (struct sockaddr *)&a, sizeof(a)) == 0 || errno == EINPROGRESS))
+        if (fill[i] >= 0 &&
+            (connect(fill[i], (struct sockaddr *)&a, sizeof(a)) == 0 || errno == EINPROGRESS))
             filled++;
     }
     usleep(200000); /* let the handshakes of the queued ones complete */
-    struct scr_probe_target t = { .host = "127.0.0.1", .port = port };
+    struct scr_probe_target t = {.host = "127.0.0.1", .port = port};
     REQUIRE(scr_node_probe(&t, 1, 300) == SCR_SUCCESS, "probe");
-    CHECK(!t.answered && strcmp(t.why, "no answer within 300 ms") == 0, "queue full (%d queued): '%s'", filled,
-          t.why);
+    CHECK(!t.answered && strcmp(t.why, "no answer within 300 ms") == 0,
+          "queue full (%d queued): '%s'", filled, t.why);
     for (int i = 0; i < 4; i++)
         if (fill[i] >= 0) close(fill[i]);
     close(listener);
@@ -126,7 +129,7 @@ static void test_long_list_is_judged_whole(void)
 
 static void test_bad_arguments_are_refused(void)
 {
-    struct scr_probe_target t = { .host = "127.0.0.1", .port = 0 };
+    struct scr_probe_target t = {.host = "127.0.0.1", .port = 0};
     CHECK(scr_node_probe(&t, 1, 1000) == SCR_ERR_ARG, "port 0");
     t.port = 70000;
     CHECK(scr_node_probe(&t, 1, 1000) == SCR_ERR_ARG, "port 70000");

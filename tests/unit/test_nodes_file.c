@@ -56,12 +56,12 @@ static void test_newer_version_and_damaged_counts_are_refused(void)
     static const struct {
         const char *file, *version, *nodes, *want;
     } cases[] = {
-        { "v2.scr", "2", "4", "nodes file version 2" },
-        { "vtext.scr", "new", "4", "key VERSION holds 'new'" },
-        { "zero.scr", "1", "0", "key NODES holds '0', expected a number of nodes" },
-        { "neg.scr", "1", "-3", "key NODES holds '-3'" },
-        { "text.scr", "1", "four", "key NODES holds 'four'" },
-        { "huge.scr", "1", "99999999999", "key NODES holds '99999999999'" },
+        {"v2.scr", "2", "4", "nodes file version 2"},
+        {"vtext.scr", "new", "4", "key VERSION holds 'new'"},
+        {"zero.scr", "1", "0", "key NODES holds '0', expected a number of nodes"},
+        {"neg.scr", "1", "-3", "key NODES holds '-3'"},
+        {"text.scr", "1", "four", "key NODES holds 'four'"},
+        {"huge.scr", "1", "99999999999", "key NODES holds '99999999999'"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         scr_kvtree *raw = scr_kvtree_new();
@@ -86,7 +86,8 @@ static void test_missing_version_reads_as_the_first_version(void)
     scr_kvtree *n = scr_kvtree_new();
     int count = -1;
     CHECK(scr_nodes_file_read(path, n) == SCR_SUCCESS &&
-          scr_nodes_file_get_nodes(n, &count) == SCR_SUCCESS && count == 12, "count %d", count);
+              scr_nodes_file_get_nodes(n, &count) == SCR_SUCCESS && count == 12,
+          "count %d", count);
     scr_kvtree_delete(n);
     scr_kvtree_delete(raw);
 }

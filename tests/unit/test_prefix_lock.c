@@ -56,7 +56,9 @@ static pid_t hold_in_child(const char *prefix, const char *jobid)
         struct scr_prefix_holder me = holder(jobid, "bob", (long)getpid());
         struct scr_prefix_lock lock;
         char note[512];
-        char ok = scr_prefix_lock_take(prefix, &me, 0, &lock, note, sizeof(note)) == SCR_SUCCESS ? 'y' : 'n';
+        char ok = scr_prefix_lock_take(prefix, &me, 0, &lock, note, sizeof(note)) == SCR_SUCCESS
+                      ? 'y'
+                      : 'n';
         if (write(fds[1], &ok, 1) != 1) _exit(2);
         for (;;) pause();
     }
@@ -86,7 +88,8 @@ static void test_the_record_matches_the_independent_golden(void)
     scr_prefix_lock_drop(&lock, &me);
     CHECK(lock.fd == -1, "the lock file stays open");
     struct scr_prefix_holder h;
-    CHECK(scr_prefix_lock_read(prefix, &h) == SCR_SUCCESS && h.released && strcmp(h.jobid, "1234") == 0,
+    CHECK(scr_prefix_lock_read(prefix, &h) == SCR_SUCCESS && h.released &&
+              strcmp(h.jobid, "1234") == 0,
           "after the drop the record is not marked released");
 }
 
@@ -99,10 +102,12 @@ static void test_a_second_job_is_refused_naming_the_holder(void)
     char note[512];
     scr_log_set_quiet(1);
     scr_clear_last_error();
-    CHECK(scr_prefix_lock_take(prefix, &me, 0, &lock, note, sizeof(note)) == SCR_ERR_STATE, "taken twice");
+    CHECK(scr_prefix_lock_take(prefix, &me, 0, &lock, note, sizeof(note)) == SCR_ERR_STATE,
+          "taken twice");
     scr_log_set_quiet(0);
     char want[128];
-    snprintf(want, sizeof(want), "is in use by job 11 of bob on n17 (process %ld) since ", (long)child);
+    snprintf(want, sizeof(want), "is in use by job 11 of bob on n17 (process %ld) since ",
+             (long)child);
     CHECK(strstr(scr_last_error(), want) != NULL, "'%s'", scr_last_error());
     CHECK(lock.fd == -1, "a refused take keeps the file open");
     stop_child(child);
@@ -116,9 +121,11 @@ static void test_a_dead_holder_is_taken_over_with_a_note(void)
     struct scr_prefix_holder me = holder("22", "alice", (long)getpid());
     struct scr_prefix_lock lock;
     char note[512];
-    CHECK(scr_prefix_lock_take(prefix, &me, 0, &lock, note, sizeof(note)) == SCR_SUCCESS, "%s", scr_last_error());
+    CHECK(scr_prefix_lock_take(prefix, &me, 0, &lock, note, sizeof(note)) == SCR_SUCCESS, "%s",
+          scr_last_error());
     CHECK(strstr(note, "taking over the prefix from job 21 of bob") != NULL &&
-          strstr(note, "no process holds its lock any more") != NULL, "note: %s", note);
+              strstr(note, "no process holds its lock any more") != NULL,
+          "note: %s", note);
     CHECK(lock.kernel_lock == 1, "the lock was not taken");
     scr_prefix_lock_drop(&lock, &me);
 }
@@ -130,7 +137,8 @@ static void test_a_relaunched_run_of_the_same_job_takes_the_prefix(void)
     struct scr_prefix_holder me = holder("31", "bob", (long)getpid());
     struct scr_prefix_lock lock;
     char note[512];
-    CHECK(scr_prefix_lock_take(prefix, &me, 1, &lock, note, sizeof(note)) == SCR_SUCCESS, "%s", scr_last_error());
+    CHECK(scr_prefix_lock_take(prefix, &me, 1, &lock, note, sizeof(note)) == SCR_SUCCESS, "%s",
+          scr_last_error());
     CHECK(strstr(note, "from an earlier run of this job, job 31 of bob") != NULL, "note: %s", note);
     CHECK(lock.kernel_lock == 0, "claims a lock another process holds");
     scr_prefix_lock_drop(&lock, &me);
@@ -142,17 +150,23 @@ static void test_a_job_whose_epilog_released_the_prefix_gives_way(void)
     const char *prefix = fresh_prefix("ended");
     pid_t child = hold_in_child(prefix, "41");
     int released = 0;
-    CHECK(scr_prefix_lock_release_job(prefix, "40", &released) == SCR_SUCCESS && !released, "another job's release");
-    CHECK(scr_prefix_lock_release_job(prefix, "41", &released) == SCR_SUCCESS && released, "release");
-    CHECK(scr_prefix_lock_release_job(prefix, "41", &released) == SCR_SUCCESS && !released, "released twice");
+    CHECK(scr_prefix_lock_release_job(prefix, "40", &released) == SCR_SUCCESS && !released,
+          "another job's release");
+    CHECK(scr_prefix_lock_release_job(prefix, "41", &released) == SCR_SUCCESS && released,
+          "release");
+    CHECK(scr_prefix_lock_release_job(prefix, "41", &released) == SCR_SUCCESS && !released,
+          "released twice");
     struct scr_prefix_holder me = holder("42", "alice", (long)getpid());
     struct scr_prefix_lock lock;
     char note[512];
-    CHECK(scr_prefix_lock_take(prefix, &me, 0, &lock, note, sizeof(note)) == SCR_SUCCESS, "%s", scr_last_error());
-    CHECK(strstr(note, "from job 41 of bob") != NULL && strstr(note, "has ended") != NULL, "note: %s", note);
+    CHECK(scr_prefix_lock_take(prefix, &me, 0, &lock, note, sizeof(note)) == SCR_SUCCESS, "%s",
+          scr_last_error());
+    CHECK(strstr(note, "from job 41 of bob") != NULL && strstr(note, "has ended") != NULL,
+          "note: %s", note);
     scr_prefix_lock_drop(&lock, &me);
     stop_child(child);
-    CHECK(scr_prefix_lock_release_job(tap_path("no-such-prefix"), "41", &released) == SCR_SUCCESS && !released,
+    CHECK(scr_prefix_lock_release_job(tap_path("no-such-prefix"), "41", &released) == SCR_SUCCESS &&
+              !released,
           "a prefix without a lock file");
 }
 
@@ -171,7 +185,8 @@ static void test_a_damaged_record_under_a_held_lock_is_refused(void)
     struct scr_prefix_lock lock;
     char note[512];
     scr_log_set_quiet(1);
-    CHECK(scr_prefix_lock_take(prefix, &me, 0, &lock, note, sizeof(note)) == SCR_ERR_STATE, "taken");
+    CHECK(scr_prefix_lock_take(prefix, &me, 0, &lock, note, sizeof(note)) == SCR_ERR_STATE,
+          "taken");
     scr_log_set_quiet(0);
     CHECK(strstr(scr_last_error(), "whose record is damaged") != NULL, "'%s'", scr_last_error());
     stop_child(child);

@@ -47,7 +47,8 @@ static int exists(const char *prefix, const char *rel)
 /* Dataset id called name, listing the files at the prefix-relative paths
  * files (NULL-terminated, each created with 10 bytes) as rank 0's, with its
  * summary and index entry. */
-static int add_dataset_files(const char *prefix, int id, const char *name, int flags, const char *const *files)
+static int add_dataset_files(const char *prefix, int id, const char *name, int flags,
+                             const char *const *files)
 {
     char rel[64], summary_path[8300], listed[1100];
     snprintf(rel, sizeof(rel), ".scr/scr.dataset.%d", id);
@@ -72,13 +73,15 @@ static int add_dataset_files(const char *prefix, int id, const char *name, int f
     if (rc == SCR_SUCCESS) rc = scr_summary_set_ranks(s, 1);
     if (rc == SCR_SUCCESS) rc = scr_summary_set_expected_files(s, 0, nfiles);
     for (int i = 0; rc == SCR_SUCCESS && i < nfiles; i++) {
-        snprintf(listed, sizeof(listed), "../../%s", files[i]); /* relative to the dataset directory */
+        snprintf(listed, sizeof(listed), "../../%s",
+                 files[i]); /* relative to the dataset directory */
         rc = scr_summary_set_file(s, 0, listed, 10);
     }
     snprintf(summary_path, sizeof(summary_path), "%s/%s", dir, SCR_SUMMARY_FILE_NAME);
     if (rc == SCR_SUCCESS) rc = scr_summary_write(summary_path, s);
     int fd = -1;
-    if (rc == SCR_SUCCESS) rc = scr_index_file_lock_read(under(prefix, ".scr/index.scr"), &fd, index);
+    if (rc == SCR_SUCCESS)
+        rc = scr_index_file_lock_read(under(prefix, ".scr/index.scr"), &fd, index);
     if (rc == SCR_SUCCESS) rc = scr_index_file_set_dataset(index, d, 1);
     if (rc == SCR_SUCCESS && (flags & CKPT)) rc = scr_index_file_set_current(index, name);
     if (fd >= 0) {
@@ -153,7 +156,8 @@ static const char *listed_ids(const char *prefix)
     if (scr_index_file_read(under(prefix, ".scr/index.scr"), index) == SCR_SUCCESS &&
         scr_index_file_list_ids(index, &ids, &n) == SCR_SUCCESS)
         for (int i = n - 1; i >= 0; i--)
-            snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s%d", i == n - 1 ? "" : " ", ids[i]);
+            snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s%d",
+                     i == n - 1 ? "" : " ", ids[i]);
     free(ids);
     scr_kvtree_delete(index);
     return text;
@@ -180,13 +184,17 @@ static void test_keeps_the_newest_checkpoints_and_never_current_or_output(void)
     CHECK(scr_prefix_trim(p, 1, 0, &deleted) == SCR_SUCCESS, "trim: %s", scr_last_error());
     CHECK(deleted == 2, "%d datasets deleted, want 2 (ckpt.1 and ckpt.4)", deleted);
     CHECK(strcmp(listed_ids(p), "2 3 5 6") == 0, "index lists '%s', want '2 3 5 6'", listed_ids(p));
-    CHECK(!exists(p, "ckpt.1") && !exists(p, ".scr/scr.dataset.1"), "ckpt.1 is still on the prefix");
+    CHECK(!exists(p, "ckpt.1") && !exists(p, ".scr/scr.dataset.1"),
+          "ckpt.1 is still on the prefix");
     CHECK(!exists(p, ".scr/scr.dataset.4"), "the directory of ckpt.4 is still there");
     CHECK(exists(p, "shared/x"), "a file ckpt.6 lists too was deleted with ckpt.4");
-    CHECK(exists(p, "both.2/a") && exists(p, ".scr/scr.dataset.2"), "an output checkpoint was deleted");
-    CHECK(exists(p, "ckpt.3/a") && exists(p, ".scr/scr.dataset.3"), "the current checkpoint was deleted");
+    CHECK(exists(p, "both.2/a") && exists(p, ".scr/scr.dataset.2"),
+          "an output checkpoint was deleted");
+    CHECK(exists(p, "ckpt.3/a") && exists(p, ".scr/scr.dataset.3"),
+          "the current checkpoint was deleted");
     CHECK(exists(p, "out.5/a"), "an output dataset was deleted");
-    CHECK(!exists(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "1") && !exists(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "4"),
+    CHECK(!exists(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "1") &&
+              !exists(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "4"),
           "a scr.deleting directory was left");
 }
 
@@ -213,8 +221,8 @@ static void test_a_dataset_being_flushed_is_never_deleted(void)
     REQUIRE(add_dataset(p, 1, "ckpt.1", CKPT, "ckpt.1/a") == SCR_SUCCESS, "dataset 1");
     REQUIRE(add_dataset(p, 2, "ckpt.2", CKPT, "ckpt.2/a") == SCR_SUCCESS, "dataset 2");
     CHECK(scr_prefix_trim(p, 1, 1, NULL) == SCR_SUCCESS, "trim");
-    CHECK(strcmp(listed_ids(p), "1 2") == 0 && exists(p, "ckpt.1/a"), "the busy ckpt.1 was deleted: '%s'",
-          listed_ids(p));
+    CHECK(strcmp(listed_ids(p), "1 2") == 0 && exists(p, "ckpt.1/a"),
+          "the busy ckpt.1 was deleted: '%s'", listed_ids(p));
 }
 
 static void test_what_a_crash_left_half_deleted_is_finished_by_the_next_trim(void)
@@ -225,15 +233,20 @@ static void test_what_a_crash_left_half_deleted_is_finished_by_the_next_trim(voi
     /* what steps 1 and 2 leave: no entry, the directory under its deleting name */
     scr_kvtree *index = scr_kvtree_new();
     int fd = -1;
-    REQUIRE(scr_index_file_lock_read(under(p, ".scr/index.scr"), &fd, index) == SCR_SUCCESS, "lock");
+    REQUIRE(scr_index_file_lock_read(under(p, ".scr/index.scr"), &fd, index) == SCR_SUCCESS,
+            "lock");
     scr_index_file_remove(index, 1);
-    REQUIRE(scr_index_file_write_unlock(under(p, ".scr/index.scr"), &fd, index) == SCR_SUCCESS, "write");
+    REQUIRE(scr_index_file_write_unlock(under(p, ".scr/index.scr"), &fd, index) == SCR_SUCCESS,
+            "write");
     scr_kvtree_delete(index);
-    REQUIRE(rename(under(p, ".scr/scr.dataset.1"), under(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "1")) == 0, "rename");
+    REQUIRE(rename(under(p, ".scr/scr.dataset.1"),
+                   under(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "1")) == 0,
+            "rename");
     CHECK(scr_prefix_trim(p, 1, 0, NULL) == SCR_SUCCESS, "trim");
     CHECK(!exists(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "1") && !exists(p, "ckpt.1"),
           "the half-deleted ckpt.1 is still there");
-    CHECK(strcmp(listed_ids(p), "2") == 0 && exists(p, "ckpt.2/a"), "ckpt.2 was touched: '%s'", listed_ids(p));
+    CHECK(strcmp(listed_ids(p), "2") == 0 && exists(p, "ckpt.2/a"), "ckpt.2 was touched: '%s'",
+          listed_ids(p));
 }
 
 static void test_a_dataset_no_longer_indexed_goes_with_the_files_it_shares(void)
@@ -242,7 +255,8 @@ static void test_a_dataset_no_longer_indexed_goes_with_the_files_it_shares(void)
     /* dataset 1 wrote ckpt.4 and dataset 2 wrote ckpt.4 again over its files
      * (a restart from an older checkpoint), which took 1 out of the index */
     const char *old_files[] = {"ckpt.4/a", "ckpt.4/only-in-1", NULL};
-    REQUIRE(add_dataset_files(p, 1, "ckpt.4", CKPT, old_files) == SCR_SUCCESS, "dataset 1: %s", scr_last_error());
+    REQUIRE(add_dataset_files(p, 1, "ckpt.4", CKPT, old_files) == SCR_SUCCESS, "dataset 1: %s",
+            scr_last_error());
     REQUIRE(unlist(p, 1) == SCR_SUCCESS, "superseded");
     REQUIRE(add_dataset(p, 2, "ckpt.4", CKPT, "ckpt.4/a") == SCR_SUCCESS, "dataset 2");
     /* dataset 3, dropped from the index, shares nothing: it stays */
@@ -253,9 +267,11 @@ static void test_a_dataset_no_longer_indexed_goes_with_the_files_it_shares(void)
     CHECK(scr_prefix_trim(p, 1, 0, NULL) == SCR_SUCCESS, "trim: %s", scr_last_error());
     scr_log_set_quiet(0);
     CHECK(strcmp(listed_ids(p), "4") == 0, "index lists '%s', want '4'", listed_ids(p));
-    CHECK(!exists(p, ".scr/scr.dataset.2") && !exists(p, "ckpt.4/a"), "the trimmed dataset 2 is still there");
+    CHECK(!exists(p, ".scr/scr.dataset.2") && !exists(p, "ckpt.4/a"),
+          "the trimmed dataset 2 is still there");
     CHECK(!exists(p, ".scr/scr.dataset.1"), "the records of dataset 1 outlived its file ckpt.4/a");
-    CHECK(!exists(p, "ckpt.4/only-in-1"), "the other file of dataset 1 stayed, listed by no record");
+    CHECK(!exists(p, "ckpt.4/only-in-1"),
+          "the other file of dataset 1 stayed, listed by no record");
     CHECK(exists(p, ".scr/scr.dataset.3/summary.scr") && exists(p, "ckpt.5/a"),
           "a dropped dataset sharing no file was deleted");
     CHECK(!exists(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "1"), "a scr.deleting directory was left");
@@ -281,7 +297,8 @@ static const char *complete_but_short(const char *p)
         struct scr_dataset_check c = {NULL, 0, NULL, 0};
         if (scr_summary_read(spath, s) == SCR_SUCCESS && scr_summary_is_complete(s) &&
             scr_dataset_check_files(dir, s, &c) == SCR_SUCCESS && c.nbad > 0)
-            snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s%s", text[0] ? " " : "", e->d_name);
+            snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s%s", text[0] ? " " : "",
+                     e->d_name);
         scr_dataset_check_free(&c);
         scr_kvtree_delete(s);
     }
@@ -336,14 +353,18 @@ static void test_a_crash_at_any_step_leaves_no_complete_summary_of_a_dataset_par
         /* keep 1: ckpt.5 stays; ckpt.4, ckpt.3 and ckpt.1 go, and the
          * older ckpt.3 (dataset 2) with them */
         CHECK(trim_killed_at(p, 1, steps[i]), "%s: the trim did not stop at that step", steps[i]);
-        CHECK(strcmp(complete_but_short(p), "") == 0, "%s: complete summaries of datasets partly gone: %s", steps[i],
+        CHECK(strcmp(complete_but_short(p), "") == 0,
+              "%s: complete summaries of datasets partly gone: %s", steps[i],
               complete_but_short(p));
-        CHECK(strcmp(listed_ids(p), "5") == 0, "%s: index lists '%s', want '5'", steps[i], listed_ids(p));
+        CHECK(strcmp(listed_ids(p), "5") == 0, "%s: index lists '%s', want '5'", steps[i],
+              listed_ids(p));
         scr_log_set_quiet(1);
         CHECK(scr_prefix_trim(p, 1, 0, NULL) == SCR_SUCCESS, "%s: the next trim", steps[i]);
         scr_log_set_quiet(0);
-        CHECK(strcmp(complete_but_short(p), "") == 0, "%s: after the next trim, complete summaries of datasets "
-              "partly gone: %s", steps[i], complete_but_short(p));
+        CHECK(strcmp(complete_but_short(p), "") == 0,
+              "%s: after the next trim, complete summaries of datasets "
+              "partly gone: %s",
+              steps[i], complete_but_short(p));
         /* a crash before a dataset's directory was renamed leaves it whole,
          * listed by no entry (ckpt.4 is renamed first, then ckpt.3, ckpt.1);
          * from there on the next trim finishes it */
@@ -354,13 +375,15 @@ static void test_a_crash_at_any_step_leaves_no_complete_summary_of_a_dataset_par
             char dir[64], trash[64];
             snprintf(dir, sizeof(dir), ".scr/scr.dataset.%d", id);
             snprintf(trash, sizeof(trash), ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "%d", id);
-            left += exists(p, trash) || (exists(p, dir) && (renamed_all || (renamed_one && id == 4)));
+            left +=
+                exists(p, trash) || (exists(p, dir) && (renamed_all || (renamed_one && id == 4)));
         }
         CHECK(left == 0 && (!renamed_one || !exists(p, "ckpt.4")) &&
                   (!renamed_all || (!exists(p, "ckpt.1") && !exists(p, "ckpt.3"))),
-              "%s: the next trim left %d record directories or files of the deleted datasets", steps[i], left);
-        CHECK(exists(p, "ckpt.5/a") && exists(p, ".scr/scr.dataset.5/summary.scr"), "%s: ckpt.5 was touched",
-              steps[i]);
+              "%s: the next trim left %d record directories or files of the deleted datasets",
+              steps[i], left);
+        CHECK(exists(p, "ckpt.5/a") && exists(p, ".scr/scr.dataset.5/summary.scr"),
+              "%s: ckpt.5 was touched", steps[i]);
     }
 }
 
@@ -373,14 +396,17 @@ static void test_delete_takes_one_dataset_out_of_the_prefix_records_and_files(vo
     scr_log_set_quiet(1);
     CHECK(scr_prefix_delete_dataset(p, 1) == SCR_ERR_STATE, "a dataset still indexed was deleted");
     scr_log_set_quiet(0);
-    CHECK(exists(p, ".scr/scr.dataset.1/summary.scr") && exists(p, "ckpt.1/a"), "the refusal deleted something");
+    CHECK(exists(p, ".scr/scr.dataset.1/summary.scr") && exists(p, "ckpt.1/a"),
+          "the refusal deleted something");
     REQUIRE(unlist(p, 1) == SCR_SUCCESS, "unlist");
     CHECK(scr_prefix_delete_dataset(p, 1) == SCR_SUCCESS, "delete: %s", scr_last_error());
     CHECK(!exists(p, ".scr/scr.dataset.1") && !exists(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "1") &&
               !exists(p, "ckpt.1"),
           "dataset 1 is still on the prefix");
-    CHECK(exists(p, "shared/x") && exists(p, ".scr/scr.dataset.2/summary.scr"), "a file ckpt.2 lists too was deleted");
-    CHECK(scr_prefix_delete_dataset(p, 7) == SCR_SUCCESS, "a dataset without a directory: %s", scr_last_error());
+    CHECK(exists(p, "shared/x") && exists(p, ".scr/scr.dataset.2/summary.scr"),
+          "a file ckpt.2 lists too was deleted");
+    CHECK(scr_prefix_delete_dataset(p, 7) == SCR_SUCCESS, "a dataset without a directory: %s",
+          scr_last_error());
 }
 
 /* Delete dataset id of p in a child process that an alarm kills should the
@@ -405,9 +431,11 @@ static void test_an_id_taken_again_after_an_unfinished_deletion_is_deleted_too(v
     const char *p = fresh_prefix("reused-id");
     /* a deletion of dataset 5 stopped after its rename */
     const char *old5[] = {"ckpt.5/a", "ckpt.5/old", NULL};
-    REQUIRE(add_dataset_files(p, 5, "ckpt.5", CKPT, old5) == SCR_SUCCESS, "old dataset 5: %s", scr_last_error());
+    REQUIRE(add_dataset_files(p, 5, "ckpt.5", CKPT, old5) == SCR_SUCCESS, "old dataset 5: %s",
+            scr_last_error());
     REQUIRE(unlist(p, 5) == SCR_SUCCESS, "unlist old 5");
-    REQUIRE(rename(under(p, ".scr/scr.dataset.5"), under(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "5")) == 0,
+    REQUIRE(rename(under(p, ".scr/scr.dataset.5"),
+                   under(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "5")) == 0,
             "rename old 5");
     int highest = 0;
     CHECK(scr_dataset_claim_highest_id(p, &highest) == SCR_SUCCESS && highest == 5,
@@ -416,8 +444,10 @@ static void test_an_id_taken_again_after_an_unfinished_deletion_is_deleted_too(v
      * index; dataset 6, dropped, lists that file too, but its directory
      * cannot be renamed (a file holds the name): it stays whole */
     const char *new5[] = {"ckpt.5/a", "ckpt.5/new", NULL}, *f6[] = {"ckpt.5/a", "ckpt.6/b", NULL};
-    REQUIRE(add_dataset_files(p, 5, "ckpt.5", CKPT, new5) == SCR_SUCCESS, "new dataset 5: %s", scr_last_error());
-    REQUIRE(add_dataset_files(p, 6, "ckpt.6", CKPT, f6) == SCR_SUCCESS, "dataset 6: %s", scr_last_error());
+    REQUIRE(add_dataset_files(p, 5, "ckpt.5", CKPT, new5) == SCR_SUCCESS, "new dataset 5: %s",
+            scr_last_error());
+    REQUIRE(add_dataset_files(p, 6, "ckpt.6", CKPT, f6) == SCR_SUCCESS, "dataset 6: %s",
+            scr_last_error());
     REQUIRE(unlist(p, 5) == SCR_SUCCESS && unlist(p, 6) == SCR_SUCCESS, "unlist 5 and 6");
     FILE *f = fopen(under(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "6"), "w");
     REQUIRE(f != NULL && fclose(f) == 0, "a file named " SCR_PREFIX_TRIM_DIR_PREFIX "6");
@@ -428,7 +458,8 @@ static void test_an_id_taken_again_after_an_unfinished_deletion_is_deleted_too(v
               !exists(p, ".scr/" SCR_PREFIX_TRIM_DIR_PREFIX "5.1"),
           "records of dataset 5 stayed");
     CHECK(!exists(p, "ckpt.5/old") && !exists(p, "ckpt.5/new"), "files of dataset 5 stayed");
-    CHECK(exists(p, ".scr/scr.dataset.6/summary.scr") && exists(p, "ckpt.5/a") && exists(p, "ckpt.6/b"),
+    CHECK(exists(p, ".scr/scr.dataset.6/summary.scr") && exists(p, "ckpt.5/a") &&
+              exists(p, "ckpt.6/b"),
           "dataset 6, which could not be renamed, lost its records or files");
 }
 

@@ -58,19 +58,19 @@ static void test_scanner_lists_files_with_meta_from_golden(void)
     CHECK(scr_meta_check_crc32(files[1].meta, 0x2ef519a1u) == SCR_SUCCESS, "crc of XOR file");
     CHECK(scr_meta_check_filetype(files[1].meta, "XOR") == SCR_SUCCESS, "type of XOR file");
     free(files);
-    CHECK(scr_filemap_get_expected_files(rmap, 6, 2, &expected) == 0 && expected == 2,
-          "FILES %d", expected);
+    CHECK(scr_filemap_get_expected_files(rmap, 6, 2, &expected) == 0 && expected == 2, "FILES %d",
+          expected);
     const scr_dataset *desc = NULL;
     CHECK(scr_filemap_get_dataset(rmap, 6, 2, &desc) == 0 && scr_dataset_is_checkpoint(desc),
           "descriptor");
     char *where = NULL;
     CHECK(scr_rank_filemap_file_path(DSETDIR, APP_REL, "2.scrfilemap", &where) == SCR_SUCCESS &&
-          strcmp(where, "/p/lscratchb/user1/simulation123/ckpt.6/rank_2.ckpt") == 0,
+              strcmp(where, "/p/lscratchb/user1/simulation123/ckpt.6/rank_2.ckpt") == 0,
           "application file resolves to %s", where ? where : "(null)");
     free(where);
     CHECK(scr_rank_filemap_file_path(DSETDIR, XOR_REL, "2.scrfilemap", &where) == SCR_SUCCESS &&
-          strcmp(where, DSETDIR "/" XOR_REL) == 0, "XOR file resolves to %s",
-          where ? where : "(null)");
+              strcmp(where, DSETDIR "/" XOR_REL) == 0,
+          "XOR file resolves to %s", where ? where : "(null)");
     free(where);
     scr_filemap_delete(rmap);
 }
@@ -79,18 +79,21 @@ static void test_layout_of_older_writers_without_version_reads(void)
 {
     scr_filemap *rmap = scr_filemap_new();
     REQUIRE(scr_rank_filemap_read(tap_data("records/rank_filemap-noversion.scr"), rmap) ==
-                SCR_SUCCESS, "read");
+                SCR_SUCCESS,
+            "read");
     struct scr_rank_filemap_file *files = NULL;
     int count = -1;
     REQUIRE(scr_rank_filemap_list_files(rmap, 6, 2, &files, &count) == SCR_SUCCESS, "list");
     CHECK(count == 2 && strcmp(files[0].name, XOR_REL) == 0 &&
-          strcmp(files[1].name, "rank_2.ckpt") == 0, "files");
+              strcmp(files[1].name, "rank_2.ckpt") == 0,
+          "files");
     CHECK(count == 2 && scr_meta_check_filesize(files[1].meta, 524296) == SCR_SUCCESS, "size");
     free(files);
     const scr_dataset *desc = NULL;
     const char *jobid = NULL;
     CHECK(scr_filemap_get_dataset(rmap, 6, 2, &desc) == 0 &&
-          scr_dataset_get_jobid(desc, &jobid) == 0 && strcmp(jobid, "112573") == 0, "JOBID");
+              scr_dataset_get_jobid(desc, &jobid) == 0 && strcmp(jobid, "112573") == 0,
+          "JOBID");
     CHECK(scr_dataset_is_checkpoint(desc), "a descriptor without FLAGS but with CKPT");
     scr_filemap_delete(rmap);
 }
@@ -117,11 +120,26 @@ static void expect_refused(const char *name, void (*edit)(scr_kvtree *), const c
     scr_filemap_delete(rmap);
 }
 
-static scr_kvtree *entry(scr_kvtree *raw) { return scr_kvtree_getf(raw, "RANK 2 DSET 6"); }
-static void edit_newer_version(scr_kvtree *raw) { scr_kvtree_util_set_int(raw, "VERSION", 3); }
-static void edit_reddesc(scr_kvtree *raw) { scr_kvtree_setf(entry(raw), NULL, "REDDESC TYPE XOR"); }
-static void edit_tag(scr_kvtree *raw) { scr_kvtree_util_set_str(entry(raw), "PARTNER", "n1"); }
-static void edit_absolute(scr_kvtree *raw) { scr_kvtree_set_kv(entry(raw), "FILE", "/abs/f"); }
+static scr_kvtree *entry(scr_kvtree *raw)
+{
+    return scr_kvtree_getf(raw, "RANK 2 DSET 6");
+}
+static void edit_newer_version(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_int(raw, "VERSION", 3);
+}
+static void edit_reddesc(scr_kvtree *raw)
+{
+    scr_kvtree_setf(entry(raw), NULL, "REDDESC TYPE XOR");
+}
+static void edit_tag(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_str(entry(raw), "PARTNER", "n1");
+}
+static void edit_absolute(scr_kvtree *raw)
+{
+    scr_kvtree_set_kv(entry(raw), "FILE", "/abs/f");
+}
 static void edit_meta_crc(scr_kvtree *raw)
 {
     scr_kvtree_util_set_str(scr_kvtree_getf(entry(raw), "FILE %s META", XOR_REL), "CRC", "0x");
@@ -158,14 +176,15 @@ static void test_build_places_files_where_the_copy_puts_them(void)
     const char **names = NULL;
     int count = 0;
     REQUIRE(scr_filemap_list_files(rmap, 3, 1, &names, &count) == 0, "list");
-    CHECK(count == 3 && strcmp(names[0], "a.dat.partner") == 0 &&
-          strcmp(names[1], "nometa") == 0 && strcmp(names[2], "out/a.dat") == 0,
+    CHECK(count == 3 && strcmp(names[0], "a.dat.partner") == 0 && strcmp(names[1], "nometa") == 0 &&
+              strcmp(names[2], "out/a.dat") == 0,
           "names %s %s %s", count > 0 ? names[0] : "", count > 1 ? names[1] : "",
           count > 2 ? names[2] : "");
     free(names);
     const scr_meta *m = NULL;
     CHECK(scr_filemap_get_meta(rmap, 3, 1, "out/a.dat", &m) == 0 &&
-          scr_meta_check_filename(m, "out/a.dat") == SCR_SUCCESS, "FILE set to relative name");
+              scr_meta_check_filename(m, "out/a.dat") == SCR_SUCCESS,
+          "FILE set to relative name");
     CHECK(scr_filemap_get_meta(rmap, 3, 1, "nometa", &m) == SCR_ERR_NOTFOUND, "meta invented");
     const char *tag;
     CHECK(scr_filemap_get_tag(rmap, 3, 1, "PARTNER", &tag) == SCR_ERR_NOTFOUND, "tag copied");
@@ -176,7 +195,8 @@ static void test_build_places_files_where_the_copy_puts_them(void)
     /* an entry of cache-only data gives an empty rank filemap */
     scr_filemap_set_tag(map, 4, 1, "PARTNER", "node2");
     CHECK(scr_rank_filemap_build(map, 4, 1, "/p/run", &rmap) == SCR_SUCCESS &&
-          scr_kvtree_size(rmap) == 0, "cache-only entry");
+              scr_kvtree_size(rmap) == 0,
+          "cache-only entry");
     scr_filemap_delete(rmap);
     scr_meta_delete(app);
     scr_meta_delete(red);
@@ -196,7 +216,8 @@ static void test_build_refuses_what_it_cannot_represent(void)
     CHECK(scr_rank_filemap_build(map, 3, 1, "/p/run", &rmap) == SCR_ERR_ARG, "same name twice");
     CHECK(strstr(scr_last_error(), "/p/run/x.xor") != NULL, "'%s'", scr_last_error());
     CHECK(scr_rank_filemap_build(map, 3, 1, "/p/run", NULL) == SCR_ERR_ARG, "NULL result");
-    CHECK(scr_rank_filemap_file_path("/p/run", "/etc/passwd", "0.scrfilemap", &(char *){ NULL }) == SCR_ERR_FORMAT,
+    CHECK(scr_rank_filemap_file_path("/p/run", "/etc/passwd", "0.scrfilemap", &(char *){NULL}) ==
+              SCR_ERR_FORMAT,
           "absolute name");
     scr_log_set_quiet(0);
     scr_filemap_delete(map);
@@ -207,15 +228,19 @@ static void test_a_name_leading_outside_the_prefix_is_refused_naming_the_record(
     char *where = NULL;
     scr_log_set_quiet(1);
     scr_clear_last_error();
-    CHECK(scr_rank_filemap_file_path("/p/.scr/scr.dataset.6", "../../../etc/passwd", "/p/.scr/scr.dataset.6/3.scrfilemap",
-                                     &where) == SCR_ERR_FORMAT && where == NULL,
+    CHECK(scr_rank_filemap_file_path("/p/.scr/scr.dataset.6", "../../../etc/passwd",
+                                     "/p/.scr/scr.dataset.6/3.scrfilemap",
+                                     &where) == SCR_ERR_FORMAT &&
+              where == NULL,
           "a name climbing above the prefix was taken: %s", where ? where : "(null)");
     CHECK(strstr(scr_last_error(), "/p/.scr/scr.dataset.6/3.scrfilemap") != NULL &&
               strstr(scr_last_error(), "/etc/passwd") != NULL,
           "the message names neither the record nor the path: '%s'", scr_last_error());
-    CHECK(scr_rank_filemap_file_path("/p/.scr/scr.dataset.6", "../../a/../../q/x", "r", &where) == SCR_ERR_FORMAT,
+    CHECK(scr_rank_filemap_file_path("/p/.scr/scr.dataset.6", "../../a/../../q/x", "r", &where) ==
+              SCR_ERR_FORMAT,
           "a name that leaves the prefix through .. was taken");
-    CHECK(scr_rank_filemap_file_path("/p/.scr/scr.dataset.6", "../../ckpt/../q/x", "r", &where) == SCR_SUCCESS &&
+    CHECK(scr_rank_filemap_file_path("/p/.scr/scr.dataset.6", "../../ckpt/../q/x", "r", &where) ==
+                  SCR_SUCCESS &&
               strcmp(where, "/p/q/x") == 0,
           "a name inside the prefix after .. resolves to %s", where ? where : "(null)");
     free(where);
@@ -225,21 +250,26 @@ static void test_a_name_leading_outside_the_prefix_is_refused_naming_the_record(
 static void test_a_name_leading_into_other_records_is_refused_naming_the_record(void)
 {
     const char *dir = "/p/.scr/scr.dataset.5", *record = "/p/.scr/scr.dataset.5/summary.scr";
-    static const char *const refused[] = {"../index.scr", "../scr.dataset.7/x", "../scr.dataset.5x/y", ".."};
+    static const char *const refused[] = {"../index.scr", "../scr.dataset.7/x",
+                                          "../scr.dataset.5x/y", ".."};
     char *where = NULL;
     scr_log_set_quiet(1);
     for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
         scr_clear_last_error();
-        CHECK(scr_rank_filemap_file_path(dir, refused[i], record, &where) == SCR_ERR_FORMAT && where == NULL,
-              "'%s' leads into the records of the prefix and was taken: %s", refused[i], where ? where : "(null)");
+        CHECK(scr_rank_filemap_file_path(dir, refused[i], record, &where) == SCR_ERR_FORMAT &&
+                  where == NULL,
+              "'%s' leads into the records of the prefix and was taken: %s", refused[i],
+              where ? where : "(null)");
         free(where);
         where = NULL;
-        CHECK(strstr(scr_last_error(), record) != NULL && strstr(scr_last_error(), "/p/.scr") != NULL,
+        CHECK(strstr(scr_last_error(), record) != NULL &&
+                  strstr(scr_last_error(), "/p/.scr") != NULL,
               "the message names neither the record nor the path: '%s'", scr_last_error());
     }
     scr_log_set_quiet(0);
     /* the dataset's own redundancy files, however named, stay readable */
-    CHECK(scr_rank_filemap_file_path(dir, "../scr.dataset.5/xor.1_2.scr", record, &where) == SCR_SUCCESS &&
+    CHECK(scr_rank_filemap_file_path(dir, "../scr.dataset.5/xor.1_2.scr", record, &where) ==
+                  SCR_SUCCESS &&
               strcmp(where, "/p/.scr/scr.dataset.5/xor.1_2.scr") == 0,
           "the dataset's own file resolves to %s", where ? where : "(null)");
     free(where);
@@ -250,8 +280,8 @@ static void test_names_of_rank_filemaps(void)
     char *path = NULL;
     int rank = -1;
     CHECK(scr_rank_filemap_path("/p/.scr/scr.dataset.6", 12, &path) == 0 &&
-          strcmp(path, "/p/.scr/scr.dataset.6/12.scrfilemap") == 0, "path %s",
-          path ? path : "(null)");
+              strcmp(path, "/p/.scr/scr.dataset.6/12.scrfilemap") == 0,
+          "path %s", path ? path : "(null)");
     free(path);
     CHECK(scr_rank_filemap_is_name("12.scrfilemap", &rank) && rank == 12, "12");
     CHECK(scr_rank_filemap_is_name("0.scrfilemap", &rank) && rank == 0, "0");

@@ -24,8 +24,10 @@ static scr_kvtree *header_with_crc(uint32_t crc, int fixed)
     scr_meta *m = scr_kvtree_set_kv_int(cur, "FILE", 0);
     scr_meta_set_filename(m, "ckpt.3/rank3_f0.dat");
     scr_meta_set_filesize(m, 4000);
-    if (fixed) scr_meta_set_crc32_fixed(m, crc);
-    else scr_meta_set_crc32(m, crc);
+    if (fixed)
+        scr_meta_set_crc32_fixed(m, crc);
+    else
+        scr_meta_set_crc32(m, crc);
     scr_kvtree_util_set_uint64(h, "CHUNK", 16);
     return h;
 }
@@ -52,7 +54,8 @@ static int make_file(const char *path, const scr_kvtree *h, uint64_t *out_len)
 static void test_a_header_with_known_crcs_replaces_the_placeholder_in_place(void)
 {
     const char *path = tap_path("1_of_4_in_0.xor");
-    scr_kvtree *before = header_with_crc(0, 1), *after = header_with_crc(0x738bb68fu, 1), *read = NULL;
+    scr_kvtree *before = header_with_crc(0, 1), *after = header_with_crc(0x738bb68fu, 1),
+               *read = NULL;
     uint64_t hlen = 0, got_len = 0;
     int fd = make_file(path, before, &hlen);
     REQUIRE(fd >= 0, "cannot make %s", path);
@@ -64,12 +67,15 @@ static void test_a_header_with_known_crcs_replaces_the_placeholder_in_place(void
           (unsigned long long)hlen);
     uint32_t file_crc = 0;
     scr_meta *m = scr_kvtree_get_kv_int(scr_kvtree_get(read, "CURRENT"), "FILE", 0);
-    CHECK(scr_meta_get_crc32(m, &file_crc) == SCR_SUCCESS && file_crc == 0x738bb68fu, "file CRC 0x%08x",
-          file_crc);
+    CHECK(scr_meta_get_crc32(m, &file_crc) == SCR_SUCCESS && file_crc == 0x738bb68fu,
+          "file CRC 0x%08x", file_crc);
     char all[4096];
     size_t n = 0;
-    CHECK(lseek(fd, 0, SEEK_SET) == 0 && scr_read_full(fd, all, sizeof(all), &n, path) == SCR_SUCCESS, "read");
-    CHECK(n == hlen + 16 && memcmp(all + hlen, "abcdefghijklmnop", 16) == 0, "the data after the header changed");
+    CHECK(lseek(fd, 0, SEEK_SET) == 0 &&
+              scr_read_full(fd, all, sizeof(all), &n, path) == SCR_SUCCESS,
+          "read");
+    CHECK(n == hlen + 16 && memcmp(all + hlen, "abcdefghijklmnop", 16) == 0,
+          "the data after the header changed");
     CHECK(crc == scr_crc32(0, all, (size_t)hlen), "CRC of the header 0x%08x", crc);
     close(fd);
     scr_kvtree_delete(before);
@@ -89,7 +95,8 @@ static void test_a_header_of_another_length_is_refused_and_nothing_written(void)
     CHECK(scr_pread_full(fd, was, n, 0, path) == SCR_SUCCESS, "read");
     uint32_t crc = 0;
     scr_log_set_quiet(1);
-    CHECK(scr_redundancy_file_write_header(fd, path, shorter, hlen, &crc) == SCR_ERR_FORMAT, "refused");
+    CHECK(scr_redundancy_file_write_header(fd, path, shorter, hlen, &crc) == SCR_ERR_FORMAT,
+          "refused");
     scr_log_set_quiet(0);
     CHECK(scr_pread_full(fd, now, n, 0, path) == SCR_SUCCESS, "read again");
     CHECK(memcmp(was, now, n) == 0, "the file changed");

@@ -39,10 +39,14 @@ static void write_bytes(const char *path, const void *buf, size_t len)
     }
 }
 
-static unsigned char byte_of(int rank, size_t off) { return (unsigned char)(rank * 31 + off * 7 + 1); }
+static unsigned char byte_of(int rank, size_t off)
+{
+    return (unsigned char)(rank * 31 + off * 7 + 1);
+}
 
 /* The meta of an application file name (size bytes) of rank, in dir. */
-static scr_meta *app_meta(const char *dir, const char *name, int rank, int ranks, uint64_t size, uint32_t crc)
+static scr_meta *app_meta(const char *dir, const char *name, int rank, int ranks, uint64_t size,
+                          uint32_t crc)
 {
     scr_meta *m = scr_meta_new();
     scr_meta_set_filename(m, name);
@@ -58,7 +62,8 @@ static scr_meta *app_meta(const char *dir, const char *name, int rank, int ranks
 }
 
 /* A rank filemap of rank listing count files (the metas given). */
-static void write_rank_filemap(const char *dir, int id, int rank, int expected, scr_meta **metas, int count)
+static void write_rank_filemap(const char *dir, int id, int rank, int expected, scr_meta **metas,
+                               int count)
 {
     scr_filemap *rmap = scr_filemap_new();
     scr_dataset *d = scr_dataset_new();
@@ -115,7 +120,8 @@ static void test_complete_dataset_has_no_missing_ranks(void)
     CHECK(scan->ranks == 4, "ranks %d", scan->ranks);
     CHECK(scan->nmissing == 0, "%d missing", scan->nmissing);
     CHECK(scr_scan_is_complete(scan), "not complete");
-    for (int r = 0; r < 4; r++) CHECK(scan->rank[r].good == 1, "rank %d good %d", r, scan->rank[r].good);
+    for (int r = 0; r < 4; r++)
+        CHECK(scan->rank[r].good == 1, "rank %d good %d", r, scan->rank[r].good);
     scr_scan_free(scan);
 }
 
@@ -132,7 +138,8 @@ static void test_rank_without_rank_filemap_is_missing(void)
     scr_log_set_quiet(1);
     CHECK(scr_rebuild_dataset(scan, 4096, &rebuilt) == SCR_FAILURE, "no redundancy, yet rebuilt");
     scr_log_set_quiet(0);
-    CHECK(strstr(scr_last_error(), "cannot be rebuilt: 2") != NULL, "message: %s", scr_last_error());
+    CHECK(strstr(scr_last_error(), "cannot be rebuilt: 2") != NULL, "message: %s",
+          scr_last_error());
     scr_scan_free(scan);
 }
 
@@ -170,7 +177,8 @@ static void test_crc_check_on_request_finds_a_damaged_file(void)
     scr_log_set_quiet(0);
     REQUIRE(rc == SCR_SUCCESS, "scan with CRC");
     CHECK(scan->nmissing == 1 && scan->missing[0] == 0, "missing %d", scan->nmissing);
-    CHECK(strstr(scr_last_error(), "rank0.dat is damaged") != NULL, "message: %s", scr_last_error());
+    CHECK(strstr(scr_last_error(), "rank0.dat is damaged") != NULL, "message: %s",
+          scr_last_error());
     scr_scan_free(scan);
 }
 
@@ -179,8 +187,10 @@ static void damage_rank_filemap(const char *dir, int rank, size_t len, const cha
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%d.scrfilemap", dir, rank);
-    if (text) write_bytes(path, text, strlen(text));
-    else if (truncate(path, (off_t)len) != 0) exit(99);
+    if (text)
+        write_bytes(path, text, strlen(text));
+    else if (truncate(path, (off_t)len) != 0)
+        exit(99);
 }
 
 static void test_truncated_rank_filemap_is_named_and_its_rank_missing(void)
@@ -208,7 +218,8 @@ static void test_garbage_rank_filemaps_only_is_a_format_error(void)
     int rc = scr_scan_dataset(dir, 0, &scan);
     scr_log_set_quiet(0);
     CHECK(rc == SCR_ERR_FORMAT, "rc %d", rc);
-    CHECK(strstr(scr_last_error(), "no readable rank filemap") != NULL, "message: %s", scr_last_error());
+    CHECK(strstr(scr_last_error(), "no readable rank filemap") != NULL, "message: %s",
+          scr_last_error());
 }
 
 static void test_missing_or_empty_directory_is_not_found(void)
@@ -218,7 +229,8 @@ static void test_missing_or_empty_directory_is_not_found(void)
     int rc = scr_scan_dataset(tap_path("no-such-dir"), 0, &scan);
     scr_log_set_quiet(0);
     CHECK(rc == SCR_ERR_NOTFOUND, "rc %d", rc);
-    CHECK(strstr(scr_last_error(), "cannot read the dataset directory") != NULL, "message: %s", scr_last_error());
+    CHECK(strstr(scr_last_error(), "cannot read the dataset directory") != NULL, "message: %s",
+          scr_last_error());
     scr_log_set_quiet(1);
     rc = scr_scan_dataset(fresh_dir("empty"), 0, &scan);
     scr_log_set_quiet(0);
@@ -276,11 +288,13 @@ static void test_xor_set_rebuilds_a_member_and_its_rank_filemap(void)
         make_rank(dir, r, N, sizes[r]);
         for (size_t i = 0; i < sizes[r]; i++) data[r][i] = byte_of(r, i);
     }
-    /* X_i = XOR of slot i of every other member; slot s of member j is its chunk (s < j ? s : s-1) */
+    /* X_i = XOR of slot i of every other member; slot s of member j is its chunk (s < j ? s : s-1)
+     */
     for (int i = 0; i < N; i++)
         for (int j = 0; j < N; j++)
             if (j != i)
-                for (size_t b = 0; b < chunk; b++) x[i][b] ^= data[j][(size_t)(i < j ? i : i - 1) * chunk + b];
+                for (size_t b = 0; b < chunk; b++)
+                    x[i][b] ^= data[j][(size_t)(i < j ? i : i - 1) * chunk + b];
     for (int i = 0; i < N; i++) {
         scr_kvtree *h = scr_kvtree_new(), *g;
         scr_dataset *d = scr_kvtree_set(h, "DSET", scr_kvtree_new());
@@ -370,7 +384,8 @@ static void test_scavenge_refuses_null_options_and_report(void)
     int rc = scr_scavenge_node(NULL, &rep);
     scr_log_set_quiet(0);
     CHECK(rc == SCR_ERR_ARG, "no options: rc %d", rc);
-    CHECK(strstr(scr_last_error(), "scavenge: no options given") != NULL, "message: %s", scr_last_error());
+    CHECK(strstr(scr_last_error(), "scavenge: no options given") != NULL, "message: %s",
+          scr_last_error());
     scr_log_set_quiet(1);
     rc = scr_scavenge_node(&o, NULL);
     scr_log_set_quiet(0);
@@ -389,7 +404,8 @@ static void test_scavenge_refuses_a_missing_prefix(void)
     int rc = scr_scavenge_node(&o, &rep);
     scr_log_set_quiet(0);
     CHECK(rc == SCR_ERR_NOTFOUND, "rc %d", rc);
-    CHECK(strstr(scr_last_error(), "no-prefix is not a directory") != NULL, "message: %s", scr_last_error());
+    CHECK(strstr(scr_last_error(), "no-prefix is not a directory") != NULL, "message: %s",
+          scr_last_error());
 }
 
 static void test_scavenge_of_an_empty_control_directory_finds_nothing(void)
@@ -402,13 +418,15 @@ static void test_scavenge_of_an_empty_control_directory_finds_nothing(void)
     int rc = scr_scavenge_node(&o, &rep);
     scr_log_set_quiet(0);
     CHECK(rc == SCR_ERR_NOTFOUND, "rc %d", rc);
-    CHECK(strstr(scr_last_error(), "no dataset in the cache") != NULL, "message: %s", scr_last_error());
+    CHECK(strstr(scr_last_error(), "no dataset in the cache") != NULL, "message: %s",
+          scr_last_error());
     o.id = 42;
     scr_log_set_quiet(1);
     rc = scr_scavenge_node(&o, &rep);
     scr_log_set_quiet(0);
     CHECK(rc == SCR_ERR_NOTFOUND, "rc %d", rc);
-    CHECK(strstr(scr_last_error(), "dataset 42 is not in the cache") != NULL, "message: %s", scr_last_error());
+    CHECK(strstr(scr_last_error(), "dataset 42 is not in the cache") != NULL, "message: %s",
+          scr_last_error());
 }
 
 /* --- the rank filemap a scavenge writes, pinned by a golden file ----------------- */
@@ -470,7 +488,8 @@ static void test_scavenge_writes_the_golden_rank_filemap(void)
     scr_dataset_set_created(d, 1312850690668536LL);
     scr_filemap_set_dataset(map, 6, 0, d);
     scr_filemap_set_expected_files(map, 6, 0, 2);
-    scr_meta *a = app_meta(ckdir, "rank_0.ckpt", 0, 2, 21, scr_crc32(0, "checkpoint of rank 0\n", 21));
+    scr_meta *a =
+        app_meta(ckdir, "rank_0.ckpt", 0, 2, 21, scr_crc32(0, "checkpoint of rank 0\n", 21));
     scr_meta_set_filename(a, "ckpt.6/rank_0.ckpt");
     scr_meta_set_orig(a, "ckpt.6/rank_0.ckpt");
     scr_meta_set_checkpoint(a, 6);
@@ -497,7 +516,8 @@ static void test_scavenge_writes_the_golden_rank_filemap(void)
     o.prefix = prefix;
     REQUIRE(scr_scavenge_node(&o, &rep) == SCR_SUCCESS, "scavenge: %s", scr_last_error());
     CHECK(rep.id == 6 && rep.ranks == 1 && rep.files_copied == 2 && rep.files_failed == 0,
-          "report: id %d ranks %d copied %d failed %d", rep.id, rep.ranks, rep.files_copied, rep.files_failed);
+          "report: id %d ranks %d copied %d failed %d", rep.id, rep.ranks, rep.files_copied,
+          rep.files_failed);
 
     scr_kvtree *t = scr_kvtree_new();
     join(path, sizeof(path), prefix, ".scr/scr.dataset.6/0.scrfilemap");
@@ -532,7 +552,8 @@ static int indexed_complete(const char *prefix, int id)
     char *path = NULL;
     scr_kvtree *index = scr_kvtree_new();
     int complete = -1;
-    if (scr_index_file_path(prefix, &path) == SCR_SUCCESS && scr_index_file_read(path, index) == SCR_SUCCESS &&
+    if (scr_index_file_path(prefix, &path) == SCR_SUCCESS &&
+        scr_index_file_read(path, index) == SCR_SUCCESS &&
         scr_index_file_get_complete(index, id, &complete) != SCR_SUCCESS)
         complete = -1;
     free(path);
@@ -558,7 +579,8 @@ static void write_nodes_file(const char *prefix, const char *jobid)
     scr_kvtree *t = scr_kvtree_new();
     scr_kvtree *x = scr_kvtree_setf(t, NULL, "NODE x");
     REQUIRE(x && scr_kvtree_util_set_int(x, "DSET", ID) == SCR_SUCCESS &&
-            scr_kvtree_util_set_int(x, "COPIED", 1) == SCR_SUCCESS && scr_kvtree_write_file(path, t) == SCR_SUCCESS,
+                scr_kvtree_util_set_int(x, "COPIED", 1) == SCR_SUCCESS &&
+                scr_kvtree_write_file(path, t) == SCR_SUCCESS,
             "set-up");
     scr_kvtree_delete(t);
 }
@@ -574,7 +596,8 @@ static void test_a_dataset_a_job_did_not_index_is_indexed_once(void)
           scr_last_error());
     scr_log_set_quiet(0);
     CHECK(indexed_complete(prefix, ID) == 1, "dataset %d is not indexed complete", ID);
-    CHECK(scr_scavenge_job_index_pending(prefix, &n) == SCR_SUCCESS && n == 0, "indexed again: %d", n);
+    CHECK(scr_scavenge_job_index_pending(prefix, &n) == SCR_SUCCESS && n == 0, "indexed again: %d",
+          n);
     CHECK(scr_scavenge_job_index_pending(tap_path("pending-none"), &n) == SCR_SUCCESS && n == 0,
           "a prefix without .scr has nothing pending");
 }
@@ -587,18 +610,25 @@ static void test_the_last_node_to_report_indexes_for_the_job(void)
     write_nodes_file(prefix, "77");
     char path[4096];
     const char *nodes[] = {"x", "a", "b"};
-    struct scr_scavenge_job job = { .jobid = "77", .node = "a", .cntl_dir = fresh_dir("jobend-cntl"),
-                                    .prefix = prefix, .nodes = nodes, .nnodes = 3 };
+    struct scr_scavenge_job job = {.jobid = "77",
+                                   .node = "a",
+                                   .cntl_dir = fresh_dir("jobend-cntl"),
+                                   .prefix = prefix,
+                                   .nodes = nodes,
+                                   .nnodes = 3};
     struct scr_scavenge_job_outcome out;
     CHECK(scr_scavenge_job_node(&job, &out) == SCR_SUCCESS, "node a: %s", out.error);
-    CHECK(strcmp(out.index_text, "waiting(b)") == 0 && out.indexed == 0, "node a: index=%s", out.index_text);
+    CHECK(strcmp(out.index_text, "waiting(b)") == 0 && out.indexed == 0, "node a: index=%s",
+          out.index_text);
     CHECK(indexed_complete(prefix, ID) == -1, "indexed before the last node reported");
     job.node = "b";
     CHECK(scr_scavenge_job_node(&job, &out) == SCR_SUCCESS, "node b: %s", out.error);
-    CHECK(strcmp(out.index_text, "complete(6)") == 0 && out.indexed == 1, "node b: index=%s", out.index_text);
+    CHECK(strcmp(out.index_text, "complete(6)") == 0 && out.indexed == 1, "node b: index=%s",
+          out.index_text);
     CHECK(indexed_complete(prefix, ID) == 1, "not indexed complete");
     job.node = "a"; /* a node that reports again finds the work done */
-    CHECK(scr_scavenge_job_node(&job, &out) == SCR_SUCCESS && strcmp(out.index_text, "done by b") == 0,
+    CHECK(scr_scavenge_job_node(&job, &out) == SCR_SUCCESS &&
+              strcmp(out.index_text, "done by b") == 0,
           "again: index=%s", out.index_text);
     char *log = NULL;
     size_t len = 0;
@@ -606,9 +636,15 @@ static void test_the_last_node_to_report_indexes_for_the_job(void)
     REQUIRE(scr_read_file(path, 1 << 20, (void **)&log, &len) == SCR_SUCCESS, "no job record");
     log = realloc(log, len + 1);
     log[len] = '\0';
-    CHECK(strstr(log, " node=a dataset=0 files=0 bytes=0 failed=0 partner_ranks=0 index=waiting(b)\n") != NULL &&
-          strstr(log, " node=b dataset=0 files=0 bytes=0 failed=0 partner_ranks=0 index=complete(6)\n") != NULL,
-          "record:\n%s", log);
+    CHECK(
+        strstr(log,
+               " node=a dataset=0 files=0 bytes=0 failed=0 partner_ranks=0 index=waiting(b)\n") !=
+                NULL &&
+            strstr(
+                log,
+                " node=b dataset=0 files=0 bytes=0 failed=0 partner_ranks=0 index=complete(6)\n") !=
+                NULL,
+        "record:\n%s", log);
     free(log);
 }
 
@@ -621,26 +657,38 @@ static void test_a_job_end_waits_only_for_nodes_a_run_used(void)
     make_prefix_dataset(prefix);
     write_nodes_file(prefix, "79");
     const char *ran[] = {"x", "a"};
-    CHECK(scr_scavenge_job_note_nodes(prefix, "79", ran, 2) == SCR_SUCCESS, "note: %s", scr_last_error());
+    CHECK(scr_scavenge_job_note_nodes(prefix, "79", ran, 2) == SCR_SUCCESS, "note: %s",
+          scr_last_error());
     /* noting again (a relaunched run) keeps what is there */
-    CHECK(scr_scavenge_job_note_nodes(prefix, "79", ran + 1, 1) == SCR_SUCCESS, "note again: %s", scr_last_error());
+    CHECK(scr_scavenge_job_note_nodes(prefix, "79", ran + 1, 1) == SCR_SUCCESS, "note again: %s",
+          scr_last_error());
     const char *nodes[] = {"x", "a", "b"};
-    struct scr_scavenge_job job = { .jobid = "79", .node = "a", .cntl_dir = fresh_dir("jobend-ran-cntl"),
-                                    .prefix = prefix, .nodes = nodes, .nnodes = 3 };
+    struct scr_scavenge_job job = {.jobid = "79",
+                                   .node = "a",
+                                   .cntl_dir = fresh_dir("jobend-ran-cntl"),
+                                   .prefix = prefix,
+                                   .nodes = nodes,
+                                   .nnodes = 3};
     struct scr_scavenge_job_outcome out;
     CHECK(scr_scavenge_job_node(&job, &out) == SCR_SUCCESS, "node a: %s", out.error);
-    CHECK(strcmp(out.index_text, "complete(6)") == 0 && out.indexed == 1, "node a: index=%s", out.index_text);
+    CHECK(strcmp(out.index_text, "complete(6)") == 0 && out.indexed == 1, "node a: index=%s",
+          out.index_text);
     CHECK(indexed_complete(prefix, ID) == 1, "not indexed complete");
 }
 
 static void test_a_job_end_refuses_a_prefix_that_is_not_a_directory(void)
 {
     const char *nodes[] = {"a"};
-    struct scr_scavenge_job job = { .jobid = "78", .node = "a", .cntl_dir = fresh_dir("jobend-cntl2"),
-                                    .prefix = tap_path("jobend-none"), .nodes = nodes, .nnodes = 1 };
+    struct scr_scavenge_job job = {.jobid = "78",
+                                   .node = "a",
+                                   .cntl_dir = fresh_dir("jobend-cntl2"),
+                                   .prefix = tap_path("jobend-none"),
+                                   .nodes = nodes,
+                                   .nnodes = 1};
     struct scr_scavenge_job_outcome out;
     CHECK(scr_scavenge_job_node(&job, &out) == SCR_ERR_NOTFOUND, "accepted");
-    CHECK(strstr(out.error, "jobend-none cannot be used: No such file or directory") != NULL, "error: %s", out.error);
+    CHECK(strstr(out.error, "jobend-none cannot be used: No such file or directory") != NULL,
+          "error: %s", out.error);
     CHECK(access(tap_path("jobend-none"), F_OK) != 0, "the prefix was created");
 }
 
@@ -660,7 +708,8 @@ static void test_scan_keeps_each_file_and_reads_rank_filemaps_again(void)
     make_rank(dir, 0, 3, 10);
     make_rank(dir, 1, 3, 11);
     write_bytes(outside, "0123456789abcdef", 16);
-    scr_meta *m[2] = {app_meta(dir, "rank2.dat", 2, 3, 12, 0x1234u), app_meta(dir, "../../shared.dat", 2, 3, 16, 7)};
+    scr_meta *m[2] = {app_meta(dir, "rank2.dat", 2, 3, 12, 0x1234u),
+                      app_meta(dir, "../../shared.dat", 2, 3, 16, 7)};
     scr_meta_set_filetype(m[0], SCR_META_TYPE_XOR);
     write_rank_filemap(dir, ID, 2, 2, m, 2);
     scr_meta_delete(m[0]);
@@ -669,23 +718,26 @@ static void test_scan_keeps_each_file_and_reads_rank_filemaps_again(void)
     REQUIRE(scr_scan_dataset(dir, 0, &scan) == SCR_SUCCESS, "scan failed: %s", scr_last_error());
     const struct scr_scan_rank *r1 = &scan->rank[1], *r2 = &scan->rank[2];
     CHECK(r1->listed && r1->nfiles == 1 && strcmp(r1->files[0].name, "rank1.dat") == 0 &&
-              r1->files[0].size == 11 && r1->files[0].good && r1->files[0].has_crc && !r1->files[0].redundancy,
+              r1->files[0].size == 11 && r1->files[0].good && r1->files[0].has_crc &&
+              !r1->files[0].redundancy,
           "rank 1 as kept");
     /* sorted by name: ../../shared.dat (present) before rank2.dat (never written) */
-    CHECK(r2->nfiles == 2 && strcmp(r2->files[0].name, "../../shared.dat") == 0 && r2->files[0].good &&
-              r2->files[0].size == 16 && r2->files[0].crc == 7,
+    CHECK(r2->nfiles == 2 && strcmp(r2->files[0].name, "../../shared.dat") == 0 &&
+              r2->files[0].good && r2->files[0].size == 16 && r2->files[0].crc == 7,
           "a file outside the directory is found by its path");
-    CHECK(strcmp(r2->files[1].name, "rank2.dat") == 0 && !r2->files[1].good && r2->files[1].redundancy &&
-              r2->files[1].crc == 0x1234u && r2->files[1].ranks == 3,
+    CHECK(strcmp(r2->files[1].name, "rank2.dat") == 0 && !r2->files[1].good &&
+              r2->files[1].redundancy && r2->files[1].crc == 0x1234u && r2->files[1].ranks == 3,
           "an absent redundancy file as kept");
-    CHECK(r2->good == 1 && r2->missing && scan->nmissing == 1 && scan->missing[0] == 2, "rank 2 misses a file");
+    CHECK(r2->good == 1 && r2->missing && scan->nmissing == 1 && scan->missing[0] == 2,
+          "rank 2 misses a file");
     scr_filemap *rmap = NULL;
     CHECK(scr_scan_read_rank_filemap(scan, 2, &rmap) == SCR_SUCCESS && rmap != NULL &&
               scr_filemap_num_files(rmap, ID, 2) == 2,
           "rank 2's filemap read again");
     scr_filemap_delete(rmap);
     rmap = (scr_filemap *)1;
-    CHECK(scr_scan_read_rank_filemap(scan, 5, &rmap) == SCR_SUCCESS && rmap == NULL, "no rank 5: no filemap");
+    CHECK(scr_scan_read_rank_filemap(scan, 5, &rmap) == SCR_SUCCESS && rmap == NULL,
+          "no rank 5: no filemap");
     scr_scan_free(scan);
 }
 
@@ -707,18 +759,22 @@ static void test_a_large_dataset_read_by_several_threads_is_scanned_whole(void)
     int rc = scr_scan_dataset(dir, 1, &scan);
     scr_log_set_quiet(0);
     REQUIRE(rc == SCR_SUCCESS, "scan failed");
-    CHECK(scan->ranks == ranks && scan->id == ID && !scan->invalid, "%d ranks of dataset %d", scan->ranks, scan->id);
+    CHECK(scan->ranks == ranks && scan->id == ID && !scan->invalid, "%d ranks of dataset %d",
+          scan->ranks, scan->id);
     CHECK(scan->desc != NULL, "the descriptor was kept");
-    CHECK(scan->nmissing == 3 && scan->missing[0] == 17 && scan->missing[1] == 1234 && scan->missing[2] == 1499,
+    CHECK(scan->nmissing == 3 && scan->missing[0] == 17 && scan->missing[1] == 1234 &&
+              scan->missing[2] == 1499,
           "missing %d: %d %d %d", scan->nmissing, scan->nmissing > 0 ? scan->missing[0] : -1,
           scan->nmissing > 1 ? scan->missing[1] : -1, scan->nmissing > 2 ? scan->missing[2] : -1);
     int good = 0, sizes_right = 1;
     for (int r = 0; r < ranks; r++) {
         good += scan->rank[r].good;
-        if (scan->rank[r].listed && scan->rank[r].files[0].size != 8 + (uint64_t)(r % 5)) sizes_right = 0;
+        if (scan->rank[r].listed && scan->rank[r].files[0].size != 8 + (uint64_t)(r % 5))
+            sizes_right = 0;
     }
     CHECK(good == ranks - 3 && sizes_right, "%d good files", good);
-    CHECK(!scan->rank[17].listed && scan->rank[1234].listed, "the damaged rank filemap is not listed");
+    CHECK(!scan->rank[17].listed && scan->rank[1234].listed,
+          "the damaged rank filemap is not listed");
     scr_scan_free(scan);
 }
 

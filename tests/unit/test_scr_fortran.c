@@ -9,10 +9,8 @@
 
 /* The bindings, as gfortran sees them (hidden lengths are size_t). */
 void scr_get_version_(char *version, int *ierror, size_t version_len);
-void scr_config_(const char *config, char *value, int *ierror, size_t config_len,
-                 size_t value_len);
-void scr_route_file_(const char *name, char *file, int *ierror, size_t name_len,
-                     size_t file_len);
+void scr_config_(const char *config, char *value, int *ierror, size_t config_len, size_t value_len);
+void scr_route_file_(const char *name, char *file, int *ierror, size_t name_len, size_t file_len);
 void scr_have_restart_(int *flag, char *name, int *ierror, size_t name_len);
 void scr_start_restart_(char *name, int *ierror, size_t name_len);
 void scr_start_output_(const char *name, const int *flags, int *ierror, size_t name_len);
@@ -31,38 +29,94 @@ static void record(const char *name)
     got_null = name == NULL;
     snprintf(got_name, sizeof(got_name), "%s", name ? name : "");
 }
-int SCR_Init(void) { return give_rc; }
-int SCR_Finalize(void) { return give_rc; }
-char *SCR_Get_version(void) { return (char *)give_text; }
-int SCR_Should_exit(int *flag) { *flag = give_flag; return give_rc; }
+int SCR_Init(void)
+{
+    return give_rc;
+}
+int SCR_Finalize(void)
+{
+    return give_rc;
+}
+char *SCR_Get_version(void)
+{
+    return (char *)give_text;
+}
+int SCR_Should_exit(int *flag)
+{
+    *flag = give_flag;
+    return give_rc;
+}
 const char *SCR_Config(const char *config)
 {
     record(config);
     return strchr(config, '=') ? NULL : strdup(give_text);
 }
-const char *SCR_Configf(const char *format, ...) { return SCR_Config(format); }
+const char *SCR_Configf(const char *format, ...)
+{
+    return SCR_Config(format);
+}
 int SCR_Route_file(const char *name, char *file)
 {
     record(name);
     snprintf(file, SCR_MAX_FILENAME, "%s", give_text);
     return give_rc;
 }
-int SCR_Need_checkpoint(int *flag) { *flag = give_flag; return give_rc; }
-int SCR_Start_checkpoint(void) { return give_rc; }
-int SCR_Complete_checkpoint(int valid) { got_int = valid; return give_rc; }
+int SCR_Need_checkpoint(int *flag)
+{
+    *flag = give_flag;
+    return give_rc;
+}
+int SCR_Start_checkpoint(void)
+{
+    return give_rc;
+}
+int SCR_Complete_checkpoint(int valid)
+{
+    got_int = valid;
+    return give_rc;
+}
 int SCR_Have_restart(int *flag, char *name)
 {
     *flag = give_flag;
     strcpy(name, give_text);
     return give_rc;
 }
-int SCR_Start_restart(char *name) { strcpy(name, give_text); return give_rc; }
-int SCR_Complete_restart(int valid) { got_int = valid; return give_rc; }
-int SCR_Start_output(const char *name, int flags) { record(name); got_int = flags; return give_rc; }
-int SCR_Complete_output(int valid) { got_int = valid; return give_rc; }
-int SCR_Current(const char *name) { record(name); return give_rc; }
-int SCR_Drop(const char *name) { record(name); return give_rc; }
-int SCR_Delete(const char *name) { record(name); return give_rc; }
+int SCR_Start_restart(char *name)
+{
+    strcpy(name, give_text);
+    return give_rc;
+}
+int SCR_Complete_restart(int valid)
+{
+    got_int = valid;
+    return give_rc;
+}
+int SCR_Start_output(const char *name, int flags)
+{
+    record(name);
+    got_int = flags;
+    return give_rc;
+}
+int SCR_Complete_output(int valid)
+{
+    got_int = valid;
+    return give_rc;
+}
+int SCR_Current(const char *name)
+{
+    record(name);
+    return give_rc;
+}
+int SCR_Drop(const char *name)
+{
+    record(name);
+    return give_rc;
+}
+int SCR_Delete(const char *name)
+{
+    record(name);
+    return give_rc;
+}
 
 static void reset(const char *text, int rc)
 {
@@ -156,8 +210,8 @@ static void test_name_and_file_may_be_one_variable(void)
     reset("/dev/shm/u/scr.1/rank_0.dat", 0);
     scr_route_file_(v, v, &ierr, 40, 40);
     CHECK(strcmp(got_name, "ckpt/rank_0.dat") == 0, "NAME read as '%s'", got_name);
-    CHECK(ierr == SCR_SUCCESS && memcmp(v, "/dev/shm/u/scr.1/rank_0.dat ", 28) == 0,
-          "got '%.40s'", v);
+    CHECK(ierr == SCR_SUCCESS && memcmp(v, "/dev/shm/u/scr.1/rank_0.dat ", 28) == 0, "got '%.40s'",
+          v);
     free(v);
 }
 

@@ -12,10 +12,10 @@
 
 #include <unistd.h>
 
-static const uint64_t app_size[4] = { 524294, 524295, 524296, 524297 };
-static const uint32_t app_crc[4] = { 0x6697d4efu, 0x28eeb9eu, 0xb6a62246u, 0x213c897au };
-static const uint64_t xor_size[4] = { 175691, 175692, 175693, 175694 };
-static const uint32_t xor_crc[3] = { 0x1c2a3b4du, 0x5e6f7081u, 0x2ef519a1u };
+static const uint64_t app_size[4] = {524294, 524295, 524296, 524297};
+static const uint32_t app_crc[4] = {0x6697d4efu, 0x28eeb9eu, 0xb6a62246u, 0x213c897au};
+static const uint64_t xor_size[4] = {175691, 175692, 175693, 175694};
+static const uint32_t xor_crc[3] = {0x1c2a3b4du, 0x5e6f7081u, 0x2ef519a1u};
 
 static void app_name(char *buf, size_t len, int rank)
 {
@@ -123,8 +123,8 @@ static void test_golden_summary_reads_back_through_getters(void)
 /* What summary-v5.scr must read as. */
 static scr_kvtree *expected_from_v5(void)
 {
-    static const uint64_t sizes[4] = { 524294, 524295, 524296, 524297 };
-    static const uint32_t crcs[4] = { 0x6697d4efu, 0x28eeb9eu, 0xb6a62246u, 0x213c897au };
+    static const uint64_t sizes[4] = {524294, 524295, 524296, 524297};
+    static const uint32_t crcs[4] = {0x6697d4efu, 0x28eeb9eu, 0xb6a62246u, 0x213c897au};
     scr_kvtree *s = scr_kvtree_new();
     scr_dataset *d = scr_dataset_new();
     scr_dataset_set_id(d, 18);
@@ -153,14 +153,15 @@ static void test_version_5_reads_into_the_same_form(void)
     const scr_dataset *d = NULL;
     int id = 0;
     CHECK(scr_summary_get_dataset(s, &d) == 0 && scr_dataset_get_ckpt(d, &id) == 0 && id == 18 &&
-          scr_dataset_is_checkpoint(d), "checkpoint 18");
+              scr_dataset_is_checkpoint(d),
+          "checkpoint 18");
     /* and it writes back as version 6 */
     const char *path = tap_path("from-v5.scr");
     CHECK(scr_summary_write(path, s) == SCR_SUCCESS, "write");
     scr_kvtree *raw = scr_kvtree_new();
     int version = 0;
     CHECK(scr_kvtree_read_file(path, raw) == 0 &&
-          scr_kvtree_util_get_int(raw, "VERSION", &version) == 0 && version == 6,
+              scr_kvtree_util_get_int(raw, "VERSION", &version) == 0 && version == 6,
           "written as version %d", version);
     scr_kvtree_delete(raw);
     scr_kvtree_delete(want);
@@ -185,24 +186,54 @@ static void expect_refused(const char *golden, const char *name, void (*edit)(sc
     scr_kvtree_delete(s);
 }
 
-static scr_kvtree *rank0(scr_kvtree *raw) { return scr_kvtree_getf(raw, "RANK2FILE RANK 0"); }
+static scr_kvtree *rank0(scr_kvtree *raw)
+{
+    return scr_kvtree_getf(raw, "RANK2FILE RANK 0");
+}
 static scr_kvtree *app0(scr_kvtree *raw)
 {
     return scr_kvtree_get_kv(rank0(raw), "FILE", "../../ckpt.6/rank_0.ckpt");
 }
-static void edit_version_7(scr_kvtree *raw) { scr_kvtree_util_set_int(raw, "VERSION", 7); }
-static void edit_version_4(scr_kvtree *raw) { scr_kvtree_util_set_int(raw, "VERSION", 4); }
-static void edit_version_text(scr_kvtree *raw) { scr_kvtree_util_set_str(raw, "VERSION", "six"); }
-static void edit_no_version(scr_kvtree *raw) { scr_kvtree_unset(raw, "VERSION"); }
-static void edit_rank_too_big(scr_kvtree *raw) { scr_kvtree_setf(raw, NULL, "RANK2FILE RANK 4"); }
-static void edit_absolute_name(scr_kvtree *raw) { scr_kvtree_set_kv(rank0(raw), "FILE", "/x"); }
-static void edit_no_size(scr_kvtree *raw) { scr_kvtree_unset(app0(raw), "SIZE"); }
-static void edit_bad_crc(scr_kvtree *raw) { scr_kvtree_util_set_str(app0(raw), "CRC", "abc"); }
+static void edit_version_7(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_int(raw, "VERSION", 7);
+}
+static void edit_version_4(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_int(raw, "VERSION", 4);
+}
+static void edit_version_text(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_str(raw, "VERSION", "six");
+}
+static void edit_no_version(scr_kvtree *raw)
+{
+    scr_kvtree_unset(raw, "VERSION");
+}
+static void edit_rank_too_big(scr_kvtree *raw)
+{
+    scr_kvtree_setf(raw, NULL, "RANK2FILE RANK 4");
+}
+static void edit_absolute_name(scr_kvtree *raw)
+{
+    scr_kvtree_set_kv(rank0(raw), "FILE", "/x");
+}
+static void edit_no_size(scr_kvtree *raw)
+{
+    scr_kvtree_unset(app0(raw), "SIZE");
+}
+static void edit_bad_crc(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_str(app0(raw), "CRC", "abc");
+}
 static void edit_nofetch_value(scr_kvtree *raw)
 {
     scr_kvtree_util_set_int(app0(raw), "NOFETCH", 1);
 }
-static void edit_file_junk(scr_kvtree *raw) { scr_kvtree_util_set_int(app0(raw), "MTIME", 1); }
+static void edit_file_junk(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_int(app0(raw), "MTIME", 1);
+}
 static void edit_files_negative(scr_kvtree *raw)
 {
     scr_kvtree_util_set_int(rank0(raw), "FILES", -1);
@@ -215,9 +246,18 @@ static void edit_desc_flags(scr_kvtree *raw)
 {
     scr_kvtree_util_set_int(scr_kvtree_get(raw, "DSET"), "FLAGS", 4);
 }
-static void edit_top_junk(scr_kvtree *raw) { scr_kvtree_set_kv(raw, "EXTRA", "1"); }
-static scr_kvtree *v5_rank0(scr_kvtree *raw) { return scr_kvtree_getf(raw, "CKPT 18 RANK 0"); }
-static void edit_v5_two_ckpts(scr_kvtree *raw) { scr_kvtree_setf(raw, NULL, "CKPT 19 RANKS 4"); }
+static void edit_top_junk(scr_kvtree *raw)
+{
+    scr_kvtree_set_kv(raw, "EXTRA", "1");
+}
+static scr_kvtree *v5_rank0(scr_kvtree *raw)
+{
+    return scr_kvtree_getf(raw, "CKPT 18 RANK 0");
+}
+static void edit_v5_two_ckpts(scr_kvtree *raw)
+{
+    scr_kvtree_setf(raw, NULL, "CKPT 19 RANKS 4");
+}
 static void edit_v5_size(scr_kvtree *raw)
 {
     scr_kvtree_util_set_str(scr_kvtree_get_kv(v5_rank0(raw), "FILE", "rank_0.ckpt"), "SIZE", "x");
@@ -258,22 +298,25 @@ static void test_missing_version_is_read_by_layout(void)
 static void test_damaged_values_are_refused_naming_key_and_text(void)
 {
     const char *g = "records/summary.scr";
-    expect_refused(g, "rank4.scr", edit_rank_too_big, "key RANK2FILE RANK holds '4', expected "
-                                                      "ranks below RANKS (4)");
+    expect_refused(g, "rank4.scr", edit_rank_too_big,
+                   "key RANK2FILE RANK holds '4', expected "
+                   "ranks below RANKS (4)");
     expect_refused(g, "abs.scr", edit_absolute_name, "key RANK2FILE RANK 0 FILE holds '/x'");
     expect_refused(g, "nosize.scr", edit_no_size,
                    "key RANK2FILE RANK 0 FILE ../../ckpt.6/rank_0.ckpt has no SIZE");
     expect_refused(g, "crc.scr", edit_bad_crc,
                    "key RANK2FILE RANK 0 FILE ../../ckpt.6/rank_0.ckpt CRC holds 'abc'");
     expect_refused(g, "nofetch.scr", edit_nofetch_value, "NOFETCH holds '1', expected nothing");
-    expect_refused(g, "junk.scr", edit_file_junk, "holds 'MTIME', expected SIZE, CRC, NOFETCH or COMPRESSED");
+    expect_refused(g, "junk.scr", edit_file_junk,
+                   "holds 'MTIME', expected SIZE, CRC, NOFETCH or COMPRESSED");
     expect_refused(g, "files.scr", edit_files_negative, "key RANK2FILE RANK 0 FILES holds '-1'");
     expect_refused(g, "ranks.scr", edit_ranks_zero, "key RANK2FILE RANKS holds '0'");
     expect_refused(g, "flags.scr", edit_desc_flags, "key DSET FLAGS holds '4'");
     expect_refused(g, "top.scr", edit_top_junk, "unexpected key 'EXTRA'");
     const char *g5 = "records/summary-v5.scr";
-    expect_refused(g5, "v5-two.scr", edit_v5_two_ckpts, "key CKPT holds '18, 19', expected one "
-                                                        "checkpoint id");
+    expect_refused(g5, "v5-two.scr", edit_v5_two_ckpts,
+                   "key CKPT holds '18, 19', expected one "
+                   "checkpoint id");
     expect_refused(g5, "v5-size.scr", edit_v5_size,
                    "key CKPT 18 RANK 0 FILE rank_0.ckpt SIZE holds 'x'");
     expect_refused(g5, "v5-complete.scr", edit_v5_complete, "key CKPT 18 COMPLETE holds '5'");
@@ -304,7 +347,8 @@ static void test_files_are_listed_sorted_and_removed(void)
     CHECK(scr_summary_get_file_crc(s, 5, "a", &crc) == 0 && crc == 0xabcu, "crc kept");
     CHECK(scr_summary_get_file_nofetch(s, 5, "a", &flag) == 0 && flag == 1, "flag kept");
     CHECK(scr_summary_set_file_nofetch(s, 5, "a", 0) == 0 &&
-          scr_summary_get_file_nofetch(s, 5, "a", &flag) == 0 && flag == 0, "flag cleared");
+              scr_summary_get_file_nofetch(s, 5, "a", &flag) == 0 && flag == 0,
+          "flag cleared");
     const char **names = NULL;
     int count = -1;
     REQUIRE(scr_summary_list_files(s, 5, &names, &count) == 0, "list");
@@ -429,15 +473,17 @@ struct golden_lists {
     int bad_rank;
 };
 
-static int golden_rank_files(void *ctx, int rank, int *out_expected, const struct scr_summary_file **out_files,
-                             int *out_n)
+static int golden_rank_files(void *ctx, int rank, int *out_expected,
+                             const struct scr_summary_file **out_files, int *out_n)
 {
     struct golden_lists *g = ctx;
     xor_name(g->names[rank][0], sizeof(g->names[rank][0]), rank);
     app_name(g->names[rank][1], sizeof(g->names[rank][1]), rank);
     /* given in the opposite order to the file's: the writer sorts them */
-    g->files[0] = (struct scr_summary_file){g->names[rank][1], app_size[rank], app_crc[rank], 1, 0, 0, 0};
-    g->files[1] = (struct scr_summary_file){g->names[rank][0], xor_size[rank], rank < 3 ? xor_crc[rank] : 0, rank < 3, 1, 0, 0};
+    g->files[0] =
+        (struct scr_summary_file){g->names[rank][1], app_size[rank], app_crc[rank], 1, 0, 0, 0};
+    g->files[1] = (struct scr_summary_file){
+        g->names[rank][0], xor_size[rank], rank < 3 ? xor_crc[rank] : 0, rank < 3, 1, 0, 0};
     if (rank == g->bad_rank) g->files[1].name = "/etc/passwd";
     *out_expected = 2;
     *out_files = g->files;
@@ -454,16 +500,20 @@ static void test_write_ranks_gives_the_golden_bytes(void)
     struct golden_lists g = {.bad_rank = -1};
     const char *path = tap_path(SCR_SUMMARY_FILE_NAME);
     unlink(path);
-    CHECK(scr_summary_write_ranks(path, d, 4, golden_rank_files, &g) == SCR_SUCCESS, "write from lists");
+    CHECK(scr_summary_write_ranks(path, d, 4, golden_rank_files, &g) == SCR_SUCCESS,
+          "write from lists");
     check_same_bytes(path, tap_data("records/summary.scr"));
     /* bad input leaves the file as it was */
     g.bad_rank = 2;
     scr_log_set_quiet(1);
-    CHECK(scr_summary_write_ranks(path, d, 4, golden_rank_files, &g) == SCR_ERR_ARG, "an absolute name is refused");
-    CHECK(scr_summary_write_ranks(path, d, 0, golden_rank_files, &g) == SCR_ERR_ARG, "no ranks is refused");
+    CHECK(scr_summary_write_ranks(path, d, 4, golden_rank_files, &g) == SCR_ERR_ARG,
+          "an absolute name is refused");
+    CHECK(scr_summary_write_ranks(path, d, 0, golden_rank_files, &g) == SCR_ERR_ARG,
+          "no ranks is refused");
     scr_dataset *empty = scr_dataset_new();
     scr_kvtree_util_set_str(empty, "ID", "six");
-    CHECK(scr_summary_write_ranks(path, empty, 4, golden_rank_files, &g) == SCR_ERR_TYPE, "a bad descriptor is refused");
+    CHECK(scr_summary_write_ranks(path, empty, 4, golden_rank_files, &g) == SCR_ERR_TYPE,
+          "a bad descriptor is refused");
     scr_log_set_quiet(0);
     check_same_bytes(path, tap_data("records/summary.scr"));
     scr_dataset_delete(empty);
@@ -473,13 +523,18 @@ static void test_write_ranks_gives_the_golden_bytes(void)
 /* Names that are numbers sort first, numerically, in both writers. */
 static const char *const odd_names[] = {"10", "9", "b/x", "-2", "a", "007", "7z"};
 
-static int odd_rank_files(void *ctx, int rank, int *out_expected, const struct scr_summary_file **out_files,
-                          int *out_n)
+static int odd_rank_files(void *ctx, int rank, int *out_expected,
+                          const struct scr_summary_file **out_files, int *out_n)
 {
     struct scr_summary_file *files = ctx;
     for (int i = 0; i < 7; i++)
-        files[i] = (struct scr_summary_file){odd_names[(i + rank) % 7], (uint64_t)(rank * 100 + i), (uint32_t)i,
-                                             i % 2, i % 3 == 0, i % 4 == 1, (uint64_t)(rank * 10 + i)};
+        files[i] = (struct scr_summary_file){odd_names[(i + rank) % 7],
+                                             (uint64_t)(rank * 100 + i),
+                                             (uint32_t)i,
+                                             i % 2,
+                                             i % 3 == 0,
+                                             i % 4 == 1,
+                                             (uint64_t)(rank * 10 + i)};
     *out_expected = 7;
     *out_files = files;
     *out_n = rank % 3 == 2 ? 0 : 7;
@@ -505,15 +560,17 @@ static void test_write_ranks_matches_the_tree_writer(void)
     char tree_path[4096];
     snprintf(tree_path, sizeof(tree_path), "%s", tap_path("tree.scr"));
     CHECK(scr_summary_write(tree_path, s) == SCR_SUCCESS, "tree writer");
-    CHECK(scr_summary_write_ranks(tap_path("lists.scr"), d, 12, odd_rank_files, files) == SCR_SUCCESS, "list writer");
+    CHECK(scr_summary_write_ranks(tap_path("lists.scr"), d, 12, odd_rank_files, files) ==
+              SCR_SUCCESS,
+          "list writer");
     check_same_bytes(tap_path("lists.scr"), tree_path);
     scr_kvtree_delete(s);
 }
 
 /* --- COMPRESSED: a file stored as gzip (tests/data/records/summary-compressed.json) --- */
 
-static const uint64_t cz_size[2] = { 524294, 524296 };
-static const uint32_t cz_crc[2] = { 0x5d3e6a12u, 0xb77c9e4u };
+static const uint64_t cz_size[2] = {524294, 524296};
+static const uint32_t cz_crc[2] = {0x5d3e6a12u, 0xb77c9e4u};
 #define CZ_STORED 131178 /* rank 0's file on the prefix; rank 1's is stored as written */
 
 static scr_dataset *compressed_dataset(void)
@@ -535,13 +592,14 @@ static scr_dataset *compressed_dataset(void)
     return NULL;
 }
 
-static int compressed_rank_files(void *ctx, int rank, int *out_expected, const struct scr_summary_file **out_files,
-                                 int *out_n)
+static int compressed_rank_files(void *ctx, int rank, int *out_expected,
+                                 const struct scr_summary_file **out_files, int *out_n)
 {
     static char name[64];
     struct scr_summary_file *f = ctx;
     snprintf(name, sizeof(name), "../../ckpt.7/rank_%d.ckpt", rank);
-    *f = (struct scr_summary_file){name, cz_size[rank], cz_crc[rank], 1, 0, rank == 0, rank == 0 ? CZ_STORED : 0};
+    *f = (struct scr_summary_file){
+        name, cz_size[rank], cz_crc[rank], 1, 0, rank == 0, rank == 0 ? CZ_STORED : 0};
     *out_expected = 1;
     *out_files = f;
     *out_n = 1;
@@ -566,7 +624,8 @@ static void test_compressed_files_match_the_golden_in_both_writers(void)
     CHECK(scr_summary_write(tap_path("cz-tree.scr"), s) == SCR_SUCCESS, "tree writer");
     check_same_bytes(tap_path("cz-tree.scr"), tap_data("records/summary-compressed.scr"));
     struct scr_summary_file f;
-    CHECK(scr_summary_write_ranks(tap_path("cz-lists.scr"), d, 2, compressed_rank_files, &f) == SCR_SUCCESS,
+    CHECK(scr_summary_write_ranks(tap_path("cz-lists.scr"), d, 2, compressed_rank_files, &f) ==
+              SCR_SUCCESS,
           "list writer");
     check_same_bytes(tap_path("cz-lists.scr"), tap_data("records/summary-compressed.scr"));
     scr_kvtree_delete(s);
@@ -576,21 +635,26 @@ static void test_compressed_files_match_the_golden_in_both_writers(void)
 static void test_compressed_reads_back_and_a_raw_file_has_none(void)
 {
     scr_kvtree *s = scr_kvtree_new();
-    REQUIRE(scr_summary_read(tap_data("records/summary-compressed.scr"), s) == SCR_SUCCESS, "read golden");
+    REQUIRE(scr_summary_read(tap_data("records/summary-compressed.scr"), s) == SCR_SUCCESS,
+            "read golden");
     uint64_t stored = 0, size = 0;
-    CHECK(scr_summary_get_file_compressed(s, 0, "../../ckpt.7/rank_0.ckpt", &stored) == SCR_SUCCESS &&
+    CHECK(scr_summary_get_file_compressed(s, 0, "../../ckpt.7/rank_0.ckpt", &stored) ==
+                  SCR_SUCCESS &&
               stored == CZ_STORED,
           "rank 0: COMPRESSED %llu", (unsigned long long)stored);
-    CHECK(scr_summary_get_file_size(s, 0, "../../ckpt.7/rank_0.ckpt", &size) == SCR_SUCCESS && size == cz_size[0],
+    CHECK(scr_summary_get_file_size(s, 0, "../../ckpt.7/rank_0.ckpt", &size) == SCR_SUCCESS &&
+              size == cz_size[0],
           "rank 0: SIZE %llu is the uncompressed size", (unsigned long long)size);
-    CHECK(scr_summary_get_file_compressed(s, 1, "../../ckpt.7/rank_1.ckpt", &stored) == SCR_ERR_NOTFOUND,
+    CHECK(scr_summary_get_file_compressed(s, 1, "../../ckpt.7/rank_1.ckpt", &stored) ==
+              SCR_ERR_NOTFOUND,
           "rank 1's file is stored as written");
     scr_kvtree_delete(s);
 }
 
 static void edit_compressed_bad(scr_kvtree *raw)
 {
-    scr_kvtree_util_set_str(scr_kvtree_get_kv(rank0(raw), "FILE", "../../ckpt.7/rank_0.ckpt"), "COMPRESSED", "gzip");
+    scr_kvtree_util_set_str(scr_kvtree_get_kv(rank0(raw), "FILE", "../../ckpt.7/rank_0.ckpt"),
+                            "COMPRESSED", "gzip");
 }
 
 static void test_a_compressed_size_that_is_no_number_is_refused(void)
@@ -607,24 +671,27 @@ static void test_complete_is_set_in_the_descriptor_and_in_scr31s_top_level_key(v
     CHECK(scr_summary_set_complete(s, 0) == SCR_SUCCESS, "set 0: %s", scr_last_error());
     const scr_dataset *d = NULL;
     int complete = -1;
-    CHECK(scr_summary_get_dataset(s, &d) == SCR_SUCCESS && scr_dataset_get_complete(d, &complete) == SCR_SUCCESS &&
-              complete == 0,
+    CHECK(scr_summary_get_dataset(s, &d) == SCR_SUCCESS &&
+              scr_dataset_get_complete(d, &complete) == SCR_SUCCESS && complete == 0,
           "the descriptor says COMPLETE %d", complete);
     CHECK(!scr_summary_is_complete(s), "COMPLETE 0 reads as complete");
-    CHECK(scr_kvtree_get(s, "COMPLETE") == NULL, "a top-level COMPLETE appeared in a summary of this build");
+    CHECK(scr_kvtree_get(s, "COMPLETE") == NULL,
+          "a top-level COMPLETE appeared in a summary of this build");
     /* SCR 3.1 repeats COMPLETE at the top: both say the same */
-    REQUIRE(scr_kvtree_util_set_int(s, "COMPLETE", 1) == SCR_SUCCESS && scr_summary_set_complete(s, 1) == SCR_SUCCESS,
+    REQUIRE(scr_kvtree_util_set_int(s, "COMPLETE", 1) == SCR_SUCCESS &&
+                scr_summary_set_complete(s, 1) == SCR_SUCCESS,
             "SCR 3.1 form");
     CHECK(scr_summary_is_complete(s), "COMPLETE 1 in both reads as incomplete");
     REQUIRE(scr_kvtree_util_set_int(s, "COMPLETE", 0) == SCR_SUCCESS, "top-level 0");
     CHECK(!scr_summary_is_complete(s), "a top-level COMPLETE 0 is not taken into account");
-    CHECK(scr_summary_set_complete(s, 0) == SCR_SUCCESS && scr_kvtree_util_get_int(s, "COMPLETE", &complete) ==
-                                                                SCR_SUCCESS && complete == 0,
+    CHECK(scr_summary_set_complete(s, 0) == SCR_SUCCESS &&
+              scr_kvtree_util_get_int(s, "COMPLETE", &complete) == SCR_SUCCESS && complete == 0,
           "the top-level COMPLETE was left at %d", complete);
     scr_log_set_quiet(1);
     CHECK(scr_summary_set_complete(s, 2) == SCR_ERR_ARG, "COMPLETE 2 accepted");
     scr_kvtree *bare = scr_kvtree_new();
-    CHECK(scr_summary_set_complete(bare, 0) == SCR_ERR_NOTFOUND, "a summary without a descriptor accepted COMPLETE");
+    CHECK(scr_summary_set_complete(bare, 0) == SCR_ERR_NOTFOUND,
+          "a summary without a descriptor accepted COMPLETE");
     scr_log_set_quiet(0);
     scr_kvtree_delete(bare);
     scr_kvtree_delete(s);

@@ -62,8 +62,8 @@ static void check_sample_values(const char *what, const scr_kvtree *t)
     CHECK(scr_transfer_file_get_destination(t, SRC1, &dest) == 0 && strcmp(dest, DST1) == 0,
           "%s: destination 1", what);
     CHECK(scr_transfer_file_get_size(t, SRC1, &size) == 0 && size == 124, "%s: size 1", what);
-    CHECK(scr_transfer_file_get_written(t, SRC1, &written) == 0 && written == 124,
-          "%s: written 1", what);
+    CHECK(scr_transfer_file_get_written(t, SRC1, &written) == 0 && written == 124, "%s: written 1",
+          what);
     CHECK(scr_transfer_file_get_percent(t, &v) == 0 && v == 0.0, "%s: percent", what);
     CHECK(scr_transfer_file_get_bw(t, &v) == 0 && v == 52428800.0, "%s: bw", what);
     CHECK(scr_transfer_file_get_command(t, &cmd) == 0 && cmd == SCR_TRANSFER_COMMAND_RUN,
@@ -74,7 +74,8 @@ static void check_sample_values(const char *what, const scr_kvtree *t)
     const char **sources = NULL;
     int count = 0;
     CHECK(scr_transfer_file_list_sources(t, &sources, &count) == 0 && count == 2 &&
-          strcmp(sources[0], SRC0) == 0 && strcmp(sources[1], SRC1) == 0, "%s: sources", what);
+              strcmp(sources[0], SRC0) == 0 && strcmp(sources[1], SRC1) == 0,
+          "%s: sources", what);
     free(sources);
     CHECK(scr_kvtree_get(t, "VERSION") == NULL, "%s: VERSION kept", what);
 }
@@ -132,22 +133,58 @@ static void expect_refused(const char *name, void (*edit)(scr_kvtree *), const c
     scr_kvtree_delete(t);
 }
 
-static scr_kvtree *entry0(scr_kvtree *raw) { return scr_kvtree_get_kv(raw, "FILES", SRC0); }
-static void edit_version(scr_kvtree *t) { scr_kvtree_util_set_int(t, "VERSION", 2); }
-static void edit_command(scr_kvtree *t) { scr_kvtree_util_set_str(t, "COMMAND", "JUMP"); }
-static void edit_state(scr_kvtree *t) { scr_kvtree_util_set_str(t, "STATE", "SLEEPING"); }
-static void edit_flag(scr_kvtree *t) { scr_kvtree_set_kv(t, "FLAG", "HALF"); }
-static void edit_percent_high(scr_kvtree *t) { scr_kvtree_util_set_str(t, "PERCENT", "150.0"); }
-static void edit_percent_text(scr_kvtree *t) { scr_kvtree_util_set_str(t, "PERCENT", "lots"); }
-static void edit_bw_negative(scr_kvtree *t) { scr_kvtree_util_set_str(t, "BW", "-1.0"); }
-static void edit_size_text(scr_kvtree *t) { scr_kvtree_util_set_str(entry0(t), "SIZE", "abc"); }
-static void edit_size_missing(scr_kvtree *t) { scr_kvtree_unset(entry0(t), "SIZE"); }
-static void edit_written_big(scr_kvtree *t) { scr_kvtree_util_set_str(entry0(t), "WRITTEN", "524295"); }
+static scr_kvtree *entry0(scr_kvtree *raw)
+{
+    return scr_kvtree_get_kv(raw, "FILES", SRC0);
+}
+static void edit_version(scr_kvtree *t)
+{
+    scr_kvtree_util_set_int(t, "VERSION", 2);
+}
+static void edit_command(scr_kvtree *t)
+{
+    scr_kvtree_util_set_str(t, "COMMAND", "JUMP");
+}
+static void edit_state(scr_kvtree *t)
+{
+    scr_kvtree_util_set_str(t, "STATE", "SLEEPING");
+}
+static void edit_flag(scr_kvtree *t)
+{
+    scr_kvtree_set_kv(t, "FLAG", "HALF");
+}
+static void edit_percent_high(scr_kvtree *t)
+{
+    scr_kvtree_util_set_str(t, "PERCENT", "150.0");
+}
+static void edit_percent_text(scr_kvtree *t)
+{
+    scr_kvtree_util_set_str(t, "PERCENT", "lots");
+}
+static void edit_bw_negative(scr_kvtree *t)
+{
+    scr_kvtree_util_set_str(t, "BW", "-1.0");
+}
+static void edit_size_text(scr_kvtree *t)
+{
+    scr_kvtree_util_set_str(entry0(t), "SIZE", "abc");
+}
+static void edit_size_missing(scr_kvtree *t)
+{
+    scr_kvtree_unset(entry0(t), "SIZE");
+}
+static void edit_written_big(scr_kvtree *t)
+{
+    scr_kvtree_util_set_str(entry0(t), "WRITTEN", "524295");
+}
 static void edit_dest_relative(scr_kvtree *t)
 {
     scr_kvtree_util_set_str(entry0(t), "DESTINATION", "rank_0.ckpt");
 }
-static void edit_dest_missing(scr_kvtree *t) { scr_kvtree_unset(entry0(t), "DESTINATION"); }
+static void edit_dest_missing(scr_kvtree *t)
+{
+    scr_kvtree_unset(entry0(t), "DESTINATION");
+}
 static void edit_source_relative(scr_kvtree *t)
 {
     scr_kvtree *e = scr_kvtree_set_kv(t, "FILES", "relative/file");
@@ -186,16 +223,18 @@ static void test_enumerations_are_checked_both_ways(void)
     CHECK(scr_transfer_file_get_state(t, &state) == SCR_ERR_NOTFOUND, "absent state");
     for (int c = 0; c < 3; c++) {
         CHECK(scr_transfer_file_set_command(t, (enum scr_transfer_command)c) == 0 &&
-              scr_transfer_file_get_command(t, &cmd) == 0 && (int)cmd == c, "command %d", c);
+                  scr_transfer_file_get_command(t, &cmd) == 0 && (int)cmd == c,
+              "command %d", c);
     }
     for (int s = 0; s < 2; s++) {
         CHECK(scr_transfer_file_set_state(t, (enum scr_transfer_state)s) == 0 &&
-              scr_transfer_file_get_state(t, &state) == 0 && (int)state == s, "state %d", s);
+                  scr_transfer_file_get_state(t, &state) == 0 && (int)state == s,
+              "state %d", s);
     }
     CHECK(strcmp(scr_transfer_command_name(SCR_TRANSFER_COMMAND_STOP), "STOP") == 0, "STOP");
     CHECK(strcmp(scr_transfer_state_name(SCR_TRANSFER_STATE_RUNNING), "RUNNING") == 0, "RUNNING");
     CHECK(scr_transfer_command_name((enum scr_transfer_command)3) == NULL, "command 3");
-    CHECK(scr_transfer_state_name((enum scr_transfer_state)-1) == NULL, "state -1");
+    CHECK(scr_transfer_state_name((enum scr_transfer_state) - 1) == NULL, "state -1");
     scr_log_set_quiet(1);
     CHECK(scr_transfer_file_set_command(t, (enum scr_transfer_command)7) == SCR_ERR_ARG, "cmd 7");
     CHECK(scr_transfer_file_set_state(t, (enum scr_transfer_state)2) == SCR_ERR_ARG, "state 2");
@@ -216,8 +255,8 @@ static void test_file_entries_are_added_updated_and_removed(void)
     const char *dest;
     const char **sources = (const char **)1;
     int count = -1;
-    CHECK(scr_transfer_file_list_sources(t, &sources, &count) == 0 && sources == NULL &&
-          count == 0, "empty list");
+    CHECK(scr_transfer_file_list_sources(t, &sources, &count) == 0 && sources == NULL && count == 0,
+          "empty list");
     CHECK(scr_transfer_file_add_file(t, "/c/a", "/p/a", 100) == 0, "add");
     CHECK(scr_transfer_file_get_written(t, "/c/a", &v) == SCR_ERR_NOTFOUND, "no WRITTEN yet");
     CHECK(scr_transfer_file_set_written(t, "/c/a", 40) == 0, "written 40");
@@ -230,7 +269,8 @@ static void test_file_entries_are_added_updated_and_removed(void)
     CHECK(scr_transfer_file_get_size(t, "/c/a", &v) == 0 && v == 7, "size replaced");
     CHECK(scr_transfer_file_get_size(t, "/c/zz", &v) == SCR_ERR_NOTFOUND, "unknown source");
     CHECK(scr_transfer_file_remove_file(t, "/c/a") == 0 &&
-          scr_transfer_file_get_size(t, "/c/a", &v) == SCR_ERR_NOTFOUND, "removed");
+              scr_transfer_file_get_size(t, "/c/a", &v) == SCR_ERR_NOTFOUND,
+          "removed");
     CHECK(scr_transfer_file_remove_file(t, "/c/never") == 0, "remove absent");
     scr_kvtree_delete(t);
 }
@@ -266,9 +306,11 @@ static void test_done_flag_is_set_cleared_and_checked(void)
     int done = -1;
     CHECK(scr_transfer_file_is_done(t, &done) == 0 && done == 0, "absent flag");
     CHECK(scr_transfer_file_set_done(t) == 0 && scr_transfer_file_is_done(t, &done) == 0 &&
-          done == 1, "set");
+              done == 1,
+          "set");
     CHECK(scr_transfer_file_unset_done(t) == 0 && scr_transfer_file_is_done(t, &done) == 0 &&
-          done == 0, "cleared");
+              done == 0,
+          "cleared");
     CHECK(scr_kvtree_get(t, "FLAG") == NULL, "empty FLAG left behind");
     scr_kvtree_set_kv(t, "FLAG", "MAYBE");
     CHECK(scr_transfer_file_is_done(t, &done) == SCR_ERR_TYPE, "unknown flag");

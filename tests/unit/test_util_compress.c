@@ -87,15 +87,18 @@ static int zlib_expand(const char *gz, const char *out)
 }
 
 /* scr_copy of src to dst in form at level, with its CRC, through buf */
-static int copy_as(const char *src, const char *dst, enum scr_copy_form form, int level, struct scr_copy_result *got)
+static int copy_as(const char *src, const char *dst, enum scr_copy_form form, int level,
+                   struct scr_copy_result *got)
 {
-    const struct scr_copy_opts o = {.buf = buf, .bufsize = BUF_SIZE, .crc = 1, .form = form, .level = level};
+    const struct scr_copy_opts o = {
+        .buf = buf, .bufsize = BUF_SIZE, .crc = 1, .form = form, .level = level};
     return scr_copy(src, dst, &o, got);
 }
 
 static void test_text_is_stored_as_gzip_that_zlib_expands_to_the_same_bytes(void)
 {
-    const char *src = tap_path("text.dat"), *dst = tap_path("prefix/text.dat"), *back = tap_path("text.back");
+    const char *src = tap_path("text.dat"), *dst = tap_path("prefix/text.dat"),
+               *back = tap_path("text.back");
     uint32_t crc = 0;
     size_t n = (size_t)9 << 20; /* past the probe */
     REQUIRE(write_sample(src, n, 0, &crc) == 0, "write %s", src);
@@ -114,7 +117,8 @@ static void test_text_is_stored_as_gzip_that_zlib_expands_to_the_same_bytes(void
 
 static void test_expanding_gives_the_bytes_and_crc_back(void)
 {
-    const char *src = tap_path("text2.dat"), *gz = tap_path("text2.gz"), *back = tap_path("cache/text2.dat");
+    const char *src = tap_path("text2.dat"), *gz = tap_path("text2.gz"),
+               *back = tap_path("cache/text2.dat");
     uint32_t crc = 0;
     size_t n = 3 << 20;
     REQUIRE(write_sample(src, n, 0, &crc) == 0, "write");
@@ -145,15 +149,17 @@ static void test_random_and_empty_files_are_copied_as_written(void)
     got.stored = (struct scr_copy_stored){1, 1};
     REQUIRE(copy_as(src, dst, SCR_COPY_GZIP, 1, &got) == 0, "copy");
     CHECK(!got.stored.compressed, "random bytes were stored compressed");
-    CHECK(got.stored.bytes == n && got.bytes == n && got.crc == crc, "stored %llu, got %llu CRC 0x%08x",
-          (unsigned long long)got.stored.bytes, (unsigned long long)got.bytes, got.crc);
+    CHECK(got.stored.bytes == n && got.bytes == n && got.crc == crc,
+          "stored %llu, got %llu CRC 0x%08x", (unsigned long long)got.stored.bytes,
+          (unsigned long long)got.bytes, got.crc);
     CHECK(same_bytes(src, dst), "%s is not a copy as written", dst);
 
     const char *empty = tap_path("empty.dat"), *edst = tap_path("prefix/empty.dat");
     REQUIRE(write_sample(empty, 0, 0, &crc) == 0, "write empty");
     got.stored = (struct scr_copy_stored){1, 1};
     REQUIRE(copy_as(empty, edst, SCR_COPY_GZIP, 1, &got) == 0, "copy");
-    CHECK(!got.stored.compressed && size_of(edst) == 0, "an empty file became %ld bytes", size_of(edst));
+    CHECK(!got.stored.compressed && size_of(edst) == 0, "an empty file became %ld bytes",
+          size_of(edst));
 }
 
 /* a gzip copy of a text sample at path, its size in *out_size */
@@ -220,8 +226,10 @@ static void test_a_level_outside_1_to_9_is_refused(void)
     uint32_t crc;
     REQUIRE(write_sample(src, 1000, 0, &crc) == 0, "write");
     struct scr_copy_result got = {0};
-    CHECK(copy_as(src, tap_path("lvl.gz"), SCR_COPY_GZIP, 10, &got) == SCR_ERR_ARG, "level 10 accepted");
-    CHECK(copy_as(src, tap_path("lvl.gz"), SCR_COPY_GZIP, 0, &got) == SCR_ERR_ARG, "level 0 accepted");
+    CHECK(copy_as(src, tap_path("lvl.gz"), SCR_COPY_GZIP, 10, &got) == SCR_ERR_ARG,
+          "level 10 accepted");
+    CHECK(copy_as(src, tap_path("lvl.gz"), SCR_COPY_GZIP, 0, &got) == SCR_ERR_ARG,
+          "level 0 accepted");
 }
 
 int main(void)

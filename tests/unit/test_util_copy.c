@@ -72,12 +72,15 @@ static void test_a_copy_gives_the_bytes_with_or_without_a_crc(void)
             const struct scr_copy_opts o = {.buf = buf, .bufsize = PIECE, .crc = with_crc};
             struct scr_copy_result got = {0};
             int rc = scr_copy(src, dst, &o, &got);
-            CHECK(rc == SCR_SUCCESS, "%zu bytes, crc %d: %s", sizes[i], with_crc, scr_strstatus(rc));
+            CHECK(rc == SCR_SUCCESS, "%zu bytes, crc %d: %s", sizes[i], with_crc,
+                  scr_strstatus(rc));
             CHECK(got.bytes == sizes[i] && got.stored.bytes == sizes[i] && !got.stored.compressed,
                   "%zu bytes, crc %d: counted %llu, stored %llu", sizes[i], with_crc,
                   (unsigned long long)got.bytes, (unsigned long long)got.stored.bytes);
-            CHECK(!with_crc || got.crc == crc, "%zu bytes: CRC 0x%08x, want 0x%08x", sizes[i], got.crc, crc);
-            CHECK(same_bytes(src, dst), "%zu bytes, crc %d: %s differs from its source", sizes[i], with_crc, dst);
+            CHECK(!with_crc || got.crc == crc, "%zu bytes: CRC 0x%08x, want 0x%08x", sizes[i],
+                  got.crc, crc);
+            CHECK(same_bytes(src, dst), "%zu bytes, crc %d: %s differs from its source", sizes[i],
+                  with_crc, dst);
         }
     }
 }
@@ -91,8 +94,10 @@ static void test_a_copy_without_a_buffer_uses_one_of_its_own_and_replaces_the_de
     REQUIRE(write_sample(src, 2 * PIECE + 1, &crc) == 0, "set-up");
     const struct scr_copy_opts o = {.bufsize = PIECE, .crc = 1};
     struct scr_copy_result got = {0};
-    CHECK(scr_copy(src, dst, &o, &got) == SCR_SUCCESS && got.crc == crc && got.bytes == 2 * PIECE + 1,
-          "copy into a new directory: %llu bytes, CRC 0x%08x", (unsigned long long)got.bytes, got.crc);
+    CHECK(scr_copy(src, dst, &o, &got) == SCR_SUCCESS && got.crc == crc &&
+              got.bytes == 2 * PIECE + 1,
+          "copy into a new directory: %llu bytes, CRC 0x%08x", (unsigned long long)got.bytes,
+          got.crc);
     REQUIRE(write_sample(src, PIECE / 2, &crc) == 0, "set-up");
     CHECK(scr_copy(src, dst, &o, &got) == SCR_SUCCESS && same_bytes(src, dst),
           "a shorter copy over an existing one is not the source");
@@ -122,19 +127,24 @@ static void test_the_pace_sees_every_byte_and_can_stop_the_copy(void)
     REQUIRE(write_sample(src, n, &crc) == 0, "set-up");
     for (int with_crc = 0; with_crc <= 1; with_crc++) {
         struct counted c = {0};
-        struct scr_copy_opts o = {.buf = buf, .bufsize = PIECE, .crc = with_crc, .pace = count, .pace_ctx = &c};
+        struct scr_copy_opts o = {
+            .buf = buf, .bufsize = PIECE, .crc = with_crc, .pace = count, .pace_ctx = &c};
         struct scr_copy_result got = {0};
-        CHECK(scr_copy(src, dst, &o, &got) == SCR_SUCCESS, "crc %d: the paced copy failed", with_crc);
-        CHECK(c.bytes == n && c.largest <= PIECE && c.calls >= 6, "crc %d: the pace saw %llu bytes in %d calls, "
-              "the largest %zu", with_crc, (unsigned long long)c.bytes, c.calls, c.largest);
+        CHECK(scr_copy(src, dst, &o, &got) == SCR_SUCCESS, "crc %d: the paced copy failed",
+              with_crc);
+        CHECK(c.bytes == n && c.largest <= PIECE && c.calls >= 6,
+              "crc %d: the pace saw %llu bytes in %d calls, "
+              "the largest %zu",
+              with_crc, (unsigned long long)c.bytes, c.calls, c.largest);
 
         struct counted stop = {.stop_at = 2};
         o.pace_ctx = &stop;
         scr_log_set_quiet(1);
         int rc = scr_copy(src, dst, &o, &got);
         scr_log_set_quiet(0);
-        CHECK(rc == SCR_ERR_STATE && stop.calls == 2, "crc %d: a pace that stops gave %s after %d calls", with_crc,
-              scr_strstatus(rc), stop.calls);
+        CHECK(rc == SCR_ERR_STATE && stop.calls == 2,
+              "crc %d: a pace that stops gave %s after %d calls", with_crc, scr_strstatus(rc),
+              stop.calls);
         CHECK(!exists(dst), "crc %d: the stopped copy left %s", with_crc, dst);
     }
 }
@@ -159,7 +169,8 @@ static void test_options_that_contradict_each_other_are_refused(void)
         {"no buffer size", {.crc = 1}},
         {"a time limit below zero", {.bufsize = PIECE, .timeout = -1, .kind = "test"}},
         {"a time limit without a kind", {.bufsize = PIECE, .timeout = 5}},
-        {"a time limit with a pace", {.bufsize = PIECE, .timeout = 5, .kind = "test", .pace = no_pace}},
+        {"a time limit with a pace",
+         {.bufsize = PIECE, .timeout = 5, .kind = "test", .pace = no_pace}},
         {"gzip at level 0", {.bufsize = PIECE, .form = SCR_COPY_GZIP}},
     };
     scr_log_set_quiet(1);

@@ -40,7 +40,8 @@ static int wait_not_pending(const char *kind)
 }
 
 /* scr_copy of src to dst with its CRC, abandoned after seconds under kind */
-static int timed_copy(const char *src, const char *dst, int seconds, const char *kind, struct scr_copy_result *got)
+static int timed_copy(const char *src, const char *dst, int seconds, const char *kind,
+                      struct scr_copy_result *got)
 {
     const struct scr_copy_opts o = {.bufsize = 4096, .crc = 1, .timeout = seconds, .kind = kind};
     return scr_copy(src, dst, &o, got);
@@ -61,8 +62,9 @@ static void test_a_copy_in_time_gives_what_an_untimed_copy_gives(void)
     const struct scr_copy_opts untimed = {.buf = buf, .bufsize = sizeof(buf), .crc = 1};
     REQUIRE(scr_copy(src, ref, &untimed, &plain) == SCR_SUCCESS, "plain copy");
     CHECK(timed_copy(src, dst, 10, "test", &timed) == SCR_SUCCESS, "timed copy failed");
-    CHECK(timed.bytes == 300000 && timed.crc == plain.crc, "timed copy: %llu bytes, CRC 0x%08x; plain 0x%08x",
-          (unsigned long long)timed.bytes, timed.crc, plain.crc);
+    CHECK(timed.bytes == 300000 && timed.crc == plain.crc,
+          "timed copy: %llu bytes, CRC 0x%08x; plain 0x%08x", (unsigned long long)timed.bytes,
+          timed.crc, plain.crc);
     struct scr_copy_result back = {0};
     CHECK(scr_crc_file(dst, buf, sizeof(buf), &back) == SCR_SUCCESS && back.crc == plain.crc &&
               back.bytes == 300000,
@@ -78,7 +80,8 @@ static void test_a_copy_in_time_gives_what_an_untimed_copy_gives(void)
 /* Make opens of paths containing part wait until release is created. */
 static void stall_opens_of(const char *part, const char *release)
 {
-    REQUIRE(setenv("SCR_TEST_STALL_OPEN", part, 1) == 0 && setenv("SCR_TEST_STALL_RELEASE", release, 1) == 0,
+    REQUIRE(setenv("SCR_TEST_STALL_OPEN", part, 1) == 0 &&
+                setenv("SCR_TEST_STALL_RELEASE", release, 1) == 0,
             "setenv");
 }
 
@@ -108,7 +111,8 @@ static void test_a_copy_the_kernel_holds_is_abandoned_and_cleans_up_once_let_go(
     double took = now() - t0;
     CHECK(rc == SCR_ERR_TIMEOUT, "rc %d, expected SCR_ERR_TIMEOUT", rc);
     CHECK(took >= 0.9 && took < 5, "gave up after %.2f s, the limit was 1 s", took);
-    CHECK(scr_copy_timed_pending("fetch", pending_dst, sizeof(pending_dst)) == 1 && strcmp(pending_dst, dst) == 0,
+    CHECK(scr_copy_timed_pending("fetch", pending_dst, sizeof(pending_dst)) == 1 &&
+              strcmp(pending_dst, dst) == 0,
           "pending: %d, destination '%s'", scr_copy_timed_pending("fetch", NULL, 0), pending_dst);
     CHECK(scr_copy_timed_pending("flush", NULL, 0) == 0, "the copy is pending under another kind");
 
@@ -148,7 +152,8 @@ static void test_a_fifo_is_refused_at_once_not_waited_on(void)
     scr_log_set_quiet(0);
     CHECK(rc == SCR_ERR_IO, "rc %d, expected SCR_ERR_IO", rc);
     CHECK(now() - t0 < 5, "took %.2f s", now() - t0);
-    CHECK(scr_copy_timed_pending("fetch", NULL, 0) == 0 && !exists(dst), "the refused copy left something");
+    CHECK(scr_copy_timed_pending("fetch", NULL, 0) == 0 && !exists(dst),
+          "the refused copy left something");
 }
 
 int main(void)

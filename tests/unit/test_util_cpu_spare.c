@@ -39,21 +39,27 @@ static void test_a_mask_cpu_without_its_line_is_a_format_error(void)
     CPU_SET(0, &mask);
     CPU_SET(2, &mask);
     double s = -1;
-    CHECK(scr_cpu_idle_parse(stat_text, &mask, 100, &s) == SCR_ERR_FORMAT && s == -1, "cpu2 has no line");
+    CHECK(scr_cpu_idle_parse(stat_text, &mask, 100, &s) == SCR_ERR_FORMAT && s == -1,
+          "cpu2 has no line");
     CPU_ZERO(&mask);
     CPU_SET(0, &mask);
-    CHECK(scr_cpu_idle_parse("cpu0 1 2 3\n", &mask, 100, &s) == SCR_ERR_FORMAT, "a line without iowait accepted");
-    CHECK(scr_cpu_idle_parse(stat_text, &mask, 0, &s) == SCR_ERR_ARG, "0 ticks per second accepted");
+    CHECK(scr_cpu_idle_parse("cpu0 1 2 3\n", &mask, 100, &s) == SCR_ERR_FORMAT,
+          "a line without iowait accepted");
+    CHECK(scr_cpu_idle_parse(stat_text, &mask, 0, &s) == SCR_ERR_ARG,
+          "0 ticks per second accepted");
     /* "cpu  900 10 ...", the total line, read as CPU 900, would count */
     CPU_ZERO(&mask);
     CPU_SET(900, &mask);
-    CHECK(scr_cpu_idle_parse(stat_text, &mask, 100, &s) == SCR_ERR_FORMAT, "the total line taken for cpu900");
+    CHECK(scr_cpu_idle_parse(stat_text, &mask, 100, &s) == SCR_ERR_FORMAT,
+          "the total line taken for cpu900");
 }
 
 static void test_stretch_counts_library_cpu_as_spare_and_the_wait_against_it(void)
 {
-    struct scr_cpu_sample from = {.valid = 1, .tid = 7, .wall = 10.0, .idle = 100.0, .ran = 7.0, .waited = 3.0};
-    struct scr_cpu_sample to = {.valid = 1, .tid = 7, .wall = 12.0, .idle = 100.5, .ran = 8.0, .waited = 3.5};
+    struct scr_cpu_sample from = {
+        .valid = 1, .tid = 7, .wall = 10.0, .idle = 100.0, .ran = 7.0, .waited = 3.0};
+    struct scr_cpu_sample to = {
+        .valid = 1, .tid = 7, .wall = 12.0, .idle = 100.5, .ran = 8.0, .waited = 3.5};
     CPU_ZERO(&from.mask);
     CPU_SET(1, &from.mask);
     to.mask = from.mask;
@@ -66,20 +72,23 @@ static void test_stretch_counts_library_cpu_as_spare_and_the_wait_against_it(voi
     CHECK(st.seconds == 2.0, "%f s, 2 expected", st.seconds);
     /* the library took more from the thread than it found idle: nothing spare */
     to.waited = 6.0;
-    CHECK(scr_cpu_stretch_measure(&from, &to, 1.0, &st) == SCR_SUCCESS && st.spare == 0, "spare %f, 0 expected",
-          st.spare);
+    CHECK(scr_cpu_stretch_measure(&from, &to, 1.0, &st) == SCR_SUCCESS && st.spare == 0,
+          "spare %f, 0 expected", st.spare);
     CHECK(st.demand == 1, "demand %f, capped at 1", st.demand);
     to.valid = 0;
     CHECK(scr_cpu_stretch_measure(&from, &to, 0, &st) == SCR_ERR_ARG, "an invalid sample accepted");
     to.valid = 1;
     to.tid = 8;
-    CHECK(scr_cpu_stretch_measure(&from, &to, 0, &st) == SCR_ERR_ARG, "samples of two threads accepted");
+    CHECK(scr_cpu_stretch_measure(&from, &to, 0, &st) == SCR_ERR_ARG,
+          "samples of two threads accepted");
     to.tid = 7;
     CPU_SET(2, &to.mask);
-    CHECK(scr_cpu_stretch_measure(&from, &to, 0, &st) == SCR_ERR_ARG, "samples of two masks accepted");
+    CHECK(scr_cpu_stretch_measure(&from, &to, 0, &st) == SCR_ERR_ARG,
+          "samples of two masks accepted");
     to.mask = from.mask;
     to.wall = from.wall;
-    CHECK(scr_cpu_stretch_measure(&from, &to, 0, &st) == SCR_ERR_ARG, "a stretch of no length accepted");
+    CHECK(scr_cpu_stretch_measure(&from, &to, 0, &st) == SCR_ERR_ARG,
+          "a stretch of no length accepted");
 }
 
 static void test_a_thread_computing_on_its_only_cpu_finds_little_spare(void)

@@ -28,9 +28,9 @@ static const struct {
     const char *name;
     crc_fn fn;
 } impls[] = {
-    { "scr_crc32_zlib", scr_crc32_zlib },
-    { "scr_crc32_isal", scr_crc32_isal },
-    { "scr_crc32", scr_crc32 },
+    {"scr_crc32_zlib", scr_crc32_zlib},
+    {"scr_crc32_isal", scr_crc32_isal},
+    {"scr_crc32", scr_crc32},
 };
 #define NIMPLS (sizeof(impls) / sizeof(impls[0]))
 
@@ -47,19 +47,19 @@ static void test_known_check_values(void)
         size_t len;
         uint32_t want;
     } vectors[] = {
-        { "empty", "", 0, 0x00000000u },
-        { "123456789", "123456789", 9, 0xcbf43926u },
-        { "a", "a", 1, 0xe8b7be43u },
-        { "fox", fox, strlen(fox), 0x414fa339u },
-        { "32 zero bytes", zeros, sizeof(zeros), 0x190a55adu },
-        { "32 0xff bytes", ones, sizeof(ones), 0xff6cab0bu },
-        { "0..255 four times", ramp, sizeof(ramp), 0xb70b4c26u },
+        {"empty", "", 0, 0x00000000u},
+        {"123456789", "123456789", 9, 0xcbf43926u},
+        {"a", "a", 1, 0xe8b7be43u},
+        {"fox", fox, strlen(fox), 0x414fa339u},
+        {"32 zero bytes", zeros, sizeof(zeros), 0x190a55adu},
+        {"32 0xff bytes", ones, sizeof(ones), 0xff6cab0bu},
+        {"0..255 four times", ramp, sizeof(ramp), 0xb70b4c26u},
     };
     printf("# scr_crc32 %s ISA-L\n", scr_crc32_uses_isal() ? "uses" : "does not use");
     for (size_t v = 0; v < sizeof(vectors) / sizeof(vectors[0]); v++) {
         uint32_t ref = crc32_bitwise(0, vectors[v].buf, vectors[v].len);
-        CHECK(ref == vectors[v].want, "reference of %s: 0x%08x, want 0x%08x", vectors[v].what,
-              ref, vectors[v].want);
+        CHECK(ref == vectors[v].want, "reference of %s: 0x%08x, want 0x%08x", vectors[v].what, ref,
+              vectors[v].want);
         for (size_t i = 0; i < NIMPLS; i++) {
             uint32_t got = impls[i].fn(0, vectors[v].buf, vectors[v].len);
             CHECK(got == vectors[v].want, "%s of %s: 0x%08x, want 0x%08x", impls[i].name,
@@ -71,10 +71,8 @@ static void test_known_check_values(void)
 static void test_empty_input_leaves_crc_unchanged(void)
 {
     for (size_t i = 0; i < NIMPLS; i++) {
-        CHECK(impls[i].fn(0xcbf43926u, "", 0) == 0xcbf43926u, "%s changed the CRC",
-              impls[i].name);
-        CHECK(impls[i].fn(0x12345678u, NULL, 0) == 0x12345678u, "%s with NULL, 0",
-              impls[i].name);
+        CHECK(impls[i].fn(0xcbf43926u, "", 0) == 0xcbf43926u, "%s changed the CRC", impls[i].name);
+        CHECK(impls[i].fn(0x12345678u, NULL, 0) == 0x12345678u, "%s with NULL, 0", impls[i].name);
     }
 }
 
@@ -87,8 +85,8 @@ static void test_implementations_agree_on_random_buffers(void)
     REQUIRE(mem != NULL, "memory");
     srand(4242);
     for (size_t i = 0; i < MAXLEN + 64; i++) mem[i] = (unsigned char)rand();
-    static const size_t extra[] = { 255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 4095,
-                                    4096, 4097, MAXLEN };
+    static const size_t extra[] = {255,  256,  257,  511,  512,  513,   1023,
+                                   1024, 1025, 4095, 4096, 4097, MAXLEN};
     int failures = 0;
     for (size_t align = 0; align < 64 && failures < 5; align++) {
         for (size_t n = 0; n < 300 + sizeof(extra) / sizeof(extra[0]) && failures < 5; n++) {
@@ -115,7 +113,7 @@ static void test_chaining_equals_crc_of_concatenation(void)
     REQUIRE(buf != NULL, "memory");
     srand(99);
     for (size_t i = 0; i < LEN; i++) buf[i] = (unsigned char)rand();
-    static const size_t cuts[] = { 0, 1, 7, 8, 63, 64, 65, 1000, 2047, 2999, 3000 };
+    static const size_t cuts[] = {0, 1, 7, 8, 63, 64, 65, 1000, 2047, 2999, 3000};
     for (size_t i = 0; i < NIMPLS; i++) {
         uint32_t whole = impls[i].fn(0, buf, LEN);
         for (size_t c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
@@ -144,13 +142,14 @@ static void test_crc_of_an_open_file_is_the_crc_of_its_bytes(void)
     uint32_t crc = 0;
     uint64_t len = 0;
     CHECK(scr_crc_fd(fd, path, buf, sizeof(buf), &crc, &len) == SCR_SUCCESS, "read");
-    CHECK(crc == scr_crc32(0, data, sizeof(data)) && len == sizeof(data), "crc 0x%08x, %llu bytes", crc,
-          (unsigned long long)len);
+    CHECK(crc == scr_crc32(0, data, sizeof(data)) && len == sizeof(data), "crc 0x%08x, %llu bytes",
+          crc, (unsigned long long)len);
     close(fd);
     fd = open(path, O_WRONLY);
     scr_log_set_quiet(1);
     scr_clear_last_error();
-    CHECK(scr_crc_fd(fd, path, buf, sizeof(buf), &crc, NULL) == SCR_ERR_IO, "a descriptor not open for reading");
+    CHECK(scr_crc_fd(fd, path, buf, sizeof(buf), &crc, NULL) == SCR_ERR_IO,
+          "a descriptor not open for reading");
     CHECK(strstr(scr_last_error(), "crc_fd.dat") != NULL, "'%s'", scr_last_error());
     scr_log_set_quiet(0);
     close(fd);

@@ -56,13 +56,17 @@ static void expect_same_crc(uint64_t size)
     uint32_t want = crc_by_read(path, &want_len), got = 0;
     int rc = scr_crc_map_file(path, &got, &got_len);
     CHECK(rc == SCR_SUCCESS, "%llu bytes: status %d", (unsigned long long)size, rc);
-    CHECK(got == want, "%llu bytes: CRC32 0x%08x mapped, 0x%08x read", (unsigned long long)size, got, want);
-    CHECK(got_len == want_len && got_len == size, "%llu bytes: length %llu", (unsigned long long)size,
-          (unsigned long long)got_len);
+    CHECK(got == want, "%llu bytes: CRC32 0x%08x mapped, 0x%08x read", (unsigned long long)size,
+          got, want);
+    CHECK(got_len == want_len && got_len == size, "%llu bytes: length %llu",
+          (unsigned long long)size, (unsigned long long)got_len);
     unlink(path);
 }
 
-static void test_an_empty_file_has_crc_0(void) { expect_same_crc(0); }
+static void test_an_empty_file_has_crc_0(void)
+{
+    expect_same_crc(0);
+}
 
 static void test_a_small_file_gives_the_crc_of_its_bytes(void)
 {

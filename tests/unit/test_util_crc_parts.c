@@ -49,7 +49,8 @@ static void check_all(const scr_crc_parts *cp, const char *how)
         uint32_t got = 0;
         int rc = scr_crc_parts_get(cp, (size_t)i, &got);
         CHECK(rc == SCR_SUCCESS, "%s: file %d: status %d", how, i, rc);
-        CHECK(got == want_crc(i), "%s: file %d: CRC32 0x%08x, want 0x%08x", how, i, got, want_crc(i));
+        CHECK(got == want_crc(i), "%s: file %d: CRC32 0x%08x, want 0x%08x", how, i, got,
+              want_crc(i));
     }
 }
 
@@ -103,7 +104,8 @@ static void test_a_missing_piece_leaves_the_crc_unknown(void)
     feed(cp, 0, 1000, 100);
     feed(cp, 1100, 3001, 100); /* bytes 1000-1099 of file 3 never pass */
     uint32_t got;
-    CHECK(scr_crc_parts_get(cp, 0, &got) == SCR_SUCCESS && got == want_crc(0), "file 0 was seen whole");
+    CHECK(scr_crc_parts_get(cp, 0, &got) == SCR_SUCCESS && got == want_crc(0),
+          "file 0 was seen whole");
     CHECK(scr_crc_parts_get(cp, 1, &got) == SCR_SUCCESS && got == 0, "an empty file has CRC 0");
     CHECK(scr_crc_parts_get(cp, 3, &got) == SCR_ERR_STATE, "file 3 lacks 100 bytes");
     scr_crc_parts_free(cp);

@@ -40,7 +40,8 @@ static void test_remove_tree_does_not_follow_symbolic_links(void)
     char dir[4200], outside[4200], file[4300], link[4300];
     snprintf(dir, sizeof(dir), "%s/linked", tap_tmpdir());
     snprintf(outside, sizeof(outside), "%s/outside", tap_tmpdir());
-    REQUIRE(scr_mkdir_p(dir, 0700) == SCR_SUCCESS && scr_mkdir_p(outside, 0700) == SCR_SUCCESS, "mkdir");
+    REQUIRE(scr_mkdir_p(dir, 0700) == SCR_SUCCESS && scr_mkdir_p(outside, 0700) == SCR_SUCCESS,
+            "mkdir");
     snprintf(file, sizeof(file), "%s/keep", outside);
     write_file(file);
     snprintf(link, sizeof(link), "%s/to-outside", dir);

@@ -41,7 +41,10 @@ static void lines_of(int fd, size_t max_line, char *out, size_t len, uint64_t *o
     int more = 1;
     while (scr_lines_next(&l, &ln, &more) == SCR_SUCCESS && more) {
         size_t at = strlen(out);
-        snprintf(out + at, len - at, "%s%s%s", at ? "|" : "", ln.text, ln.cut ? "~" : ln.complete ? "" : "?");
+        snprintf(out + at, len - at, "%s%s%s", at ? "|" : "", ln.text,
+                 ln.cut        ? "~"
+                 : ln.complete ? ""
+                               : "?");
     }
     *out_skipped = l.skipped;
     scr_lines_free(&l);
@@ -73,7 +76,8 @@ static void test_holes_and_zeros_between_and_inside_lines(void)
     uint64_t skipped;
     lines_of(fd, 64, got, sizeof(got), &skipped);
     CHECK(strcmp(got, "{\"a\":1}|{\"b\":2}|{\"half?|{\"c\":3}|{\"d\":4}") == 0, "got %s", got);
-    CHECK(skipped >= (3u << 20) - 64, "skipped only %llu bytes of zeros", (unsigned long long)skipped);
+    CHECK(skipped >= (3u << 20) - 64, "skipped only %llu bytes of zeros",
+          (unsigned long long)skipped);
     close(fd);
 }
 
@@ -100,9 +104,10 @@ static void test_offsets_and_the_end(void)
     REQUIRE(scr_lines_init(&l, fd, "test", 4, 8, 16) == SCR_SUCCESS, "init");
     struct scr_line ln;
     int more = 0;
-    CHECK(scr_lines_next(&l, &ln, &more) == SCR_SUCCESS && more && strcmp(ln.text, "two") == 0 && ln.offset == 4 &&
-              ln.complete,
-          "first line from offset 4: %s at %llu", more ? ln.text : "(none)", (unsigned long long)ln.offset);
+    CHECK(scr_lines_next(&l, &ln, &more) == SCR_SUCCESS && more && strcmp(ln.text, "two") == 0 &&
+              ln.offset == 4 && ln.complete,
+          "first line from offset 4: %s at %llu", more ? ln.text : "(none)",
+          (unsigned long long)ln.offset);
     CHECK(scr_lines_next(&l, &ln, &more) == SCR_SUCCESS && !more, "a line past the end offset");
     CHECK(scr_lines_offset(&l) == 8, "offset %llu", (unsigned long long)scr_lines_offset(&l));
     scr_lines_free(&l);

@@ -25,8 +25,14 @@ static const char *capture_stderr(void (*fn)(void))
     return text;
 }
 
-static void emit_error(void) { scr_err("open of %s failed: %s", "/x/y", "No such file"); }
-static void emit_warning(void) { scr_warn("key %s unknown", "FOO"); }
+static void emit_error(void)
+{
+    scr_err("open of %s failed: %s", "/x/y", "No such file");
+}
+static void emit_warning(void)
+{
+    scr_warn("key %s unknown", "FOO");
+}
 static void emit_debug(void)
 {
     scr_dbg(1, "level one");

@@ -45,8 +45,8 @@ struct trio {
 
 static int open_trio(struct trio *t, int flags)
 {
-    static const size_t sizes[3] = { 5, 0, 7 };
-    static const char *names[3] = { "a.dat", "b.dat", "c.dat" };
+    static const size_t sizes[3] = {5, 0, 7};
+    static const char *names[3] = {"a.dat", "b.dat", "c.dat"};
     size_t at = 0;
     for (int i = 0; i < 3; i++) {
         t->parts[i].path = tap_path(names[i]);
@@ -98,7 +98,7 @@ static void test_read_uses_only_declared_size_of_longer_file(void)
 {
     int fd = make_file("long.dat", 100, 9, O_RDONLY);
     REQUIRE(fd >= 0, "set-up");
-    scr_padfile_part part = { fd, "long.dat", 10 };
+    scr_padfile_part part = {fd, "long.dat", 10};
     unsigned char buf[16];
     CHECK(scr_padfile_read(&part, 1, 0, buf, sizeof(buf)) == SCR_SUCCESS, "read");
     for (int i = 0; i < 16; i++)
@@ -112,7 +112,7 @@ static void test_read_entirely_in_padding_touches_no_file(void)
     int fd = make_file("gone.dat", 4, 1, O_RDONLY);
     REQUIRE(fd >= 0, "set-up");
     close(fd); /* any use of this descriptor would now fail */
-    scr_padfile_part part = { fd, "gone.dat", 4 };
+    scr_padfile_part part = {fd, "gone.dat", 4};
     unsigned char buf[8];
     memset(buf, 0xaa, sizeof(buf));
     CHECK(scr_padfile_read(&part, 1, 4, buf, sizeof(buf)) == SCR_SUCCESS, "read of padding");
@@ -126,7 +126,7 @@ static void test_read_of_file_shorter_than_declared_names_file_and_byte(void)
     int fd = make_file("short.dat", 6, 4, O_RDONLY);
     REQUIRE(fd >= 0, "set-up");
     const char *path = tap_path("short.dat");
-    scr_padfile_part part = { fd, path, 10 };
+    scr_padfile_part part = {fd, path, 10};
     unsigned char buf[10];
     scr_log_set_quiet(1);
     scr_clear_last_error();
@@ -143,7 +143,7 @@ static void test_read_from_failing_descriptor_names_file(void)
     /* a directory opens fine but cannot be read: EISDIR */
     int fd = open(tap_tmpdir(), O_RDONLY | O_DIRECTORY);
     REQUIRE(fd >= 0, "open dir");
-    scr_padfile_part parts[2] = { { -1, "empty.dat", 0 }, { fd, "the-directory", 8 } };
+    scr_padfile_part parts[2] = {{-1, "empty.dat", 0}, {fd, "the-directory", 8}};
     unsigned char buf[8];
     scr_log_set_quiet(1);
     scr_clear_last_error();
@@ -159,7 +159,7 @@ static void test_write_spans_files_and_leaves_the_rest_alone(void)
 {
     struct trio t;
     REQUIRE(open_trio(&t, O_RDWR) == 0, "set-up");
-    unsigned char data[6] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66 };
+    unsigned char data[6] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66};
     REQUIRE(scr_padfile_write(t.parts, 3, 3, data, sizeof(data)) == SCR_SUCCESS, "write");
     memcpy(t.expect + 3, data, sizeof(data));
     unsigned char buf[12];
@@ -179,14 +179,15 @@ static void test_write_of_zero_padding_is_accepted_and_files_do_not_grow(void)
 {
     struct trio t;
     REQUIRE(open_trio(&t, O_RDWR) == 0, "set-up");
-    unsigned char data[10] = { 0x77, 0x78, 0 }; /* logical 10..19, real data ends at 12 */
+    unsigned char data[10] = {0x77, 0x78, 0}; /* logical 10..19, real data ends at 12 */
     CHECK(scr_padfile_write(t.parts, 3, 10, data, sizeof(data)) == SCR_SUCCESS, "write");
     struct stat st;
     CHECK(fstat(t.parts[2].fd, &st) == 0 && st.st_size == 7, "c.dat grew to %lld bytes",
           (long long)st.st_size);
     unsigned char buf[2];
     CHECK(scr_padfile_read(t.parts, 3, 10, buf, 2) == SCR_SUCCESS && buf[0] == 0x77 &&
-          buf[1] == 0x78, "last two bytes of c.dat");
+              buf[1] == 0x78,
+          "last two bytes of c.dat");
     close_trio(&t);
 }
 
@@ -194,7 +195,7 @@ static void test_write_with_nonzero_padding_is_refused_before_any_write(void)
 {
     struct trio t;
     REQUIRE(open_trio(&t, O_RDWR) == 0, "set-up");
-    unsigned char data[12] = { 0 };
+    unsigned char data[12] = {0};
     data[11] = 0x5a; /* logical byte 14, two past the end */
     scr_log_set_quiet(1);
     scr_clear_last_error();
@@ -213,7 +214,7 @@ static void test_write_to_read_only_descriptor_names_file(void)
 {
     struct trio t;
     REQUIRE(open_trio(&t, O_RDONLY) == 0, "set-up");
-    unsigned char data[4] = { 1, 2, 3, 4 };
+    unsigned char data[4] = {1, 2, 3, 4};
     scr_log_set_quiet(1);
     scr_clear_last_error();
     int rc = scr_padfile_write(t.parts, 3, 6, data, sizeof(data));
@@ -234,7 +235,7 @@ static void test_short_write_continues_then_reports_where_it_stopped(void)
     REQUIRE(fd >= 0, "open");
     unsigned char data[8192];
     for (size_t i = 0; i < sizeof(data); i++) data[i] = pattern_byte(i, 7);
-    scr_padfile_part part = { fd, path, sizeof(data) };
+    scr_padfile_part part = {fd, path, sizeof(data)};
 
     struct rlimit old, lim;
     REQUIRE(getrlimit(RLIMIT_FSIZE, &old) == 0, "getrlimit");
@@ -253,9 +254,10 @@ static void test_short_write_continues_then_reports_where_it_stopped(void)
     CHECK(strstr(scr_last_error(), path) != NULL, "'%s'", scr_last_error());
     CHECK(strstr(scr_last_error(), "byte 5000") != NULL, "'%s'", scr_last_error());
     unsigned char back[5000];
-    scr_padfile_part have = { fd, path, 5000 };
+    scr_padfile_part have = {fd, path, 5000};
     CHECK(scr_padfile_read(&have, 1, 0, back, sizeof(back)) == SCR_SUCCESS &&
-          memcmp(back, data, sizeof(back)) == 0, "the 5000 bytes before the limit");
+              memcmp(back, data, sizeof(back)) == 0,
+          "the 5000 bytes before the limit");
     close(fd);
 }
 
@@ -263,9 +265,9 @@ static void test_bad_arguments_are_refused(void)
 {
     unsigned char buf[4];
     uint64_t size;
-    scr_padfile_part no_fd = { -1, "nofd.dat", 3 };
-    scr_padfile_part huge[2] = { { 0, "h1", UINT64_MAX / 2 + 1 }, { 0, "h2", UINT64_MAX / 2 } };
-    scr_padfile_part fine = { 0, "fine", 1 };
+    scr_padfile_part no_fd = {-1, "nofd.dat", 3};
+    scr_padfile_part huge[2] = {{0, "h1", UINT64_MAX / 2 + 1}, {0, "h2", UINT64_MAX / 2}};
+    scr_padfile_part fine = {0, "fine", 1};
     scr_log_set_quiet(1);
     scr_clear_last_error();
     CHECK(scr_padfile_read(&no_fd, 1, 0, buf, 4) == SCR_ERR_ARG, "part without descriptor");
@@ -291,17 +293,21 @@ static void test_padset_creates_sized_files_as_one_logical_file(void)
     snprintf(a, sizeof(a), "%s/x/a.dat", tap_path("padset"));
     snprintf(b, sizeof(b), "%s/y/z/b.dat", tap_path("padset"));
     REQUIRE(scr_padset_init(&set, 2) == SCR_SUCCESS, "init");
-    CHECK(scr_padset_add(&set, a, 5) == SCR_SUCCESS && scr_padset_add(&set, b, 4) == SCR_SUCCESS, "add");
-    CHECK(set.count == 2 && set.total == 9 && set.parts[1].path == set.paths[1], "count %d total %llu", set.count,
-          (unsigned long long)set.total);
+    CHECK(scr_padset_add(&set, a, 5) == SCR_SUCCESS && scr_padset_add(&set, b, 4) == SCR_SUCCESS,
+          "add");
+    CHECK(set.count == 2 && set.total == 9 && set.parts[1].path == set.paths[1],
+          "count %d total %llu", set.count, (unsigned long long)set.total);
     scr_log_set_quiet(1);
     CHECK(scr_padset_add(&set, a, 1) == SCR_ERR_ARG && set.total == 9, "a third file has no room");
     scr_log_set_quiet(0);
-    CHECK(scr_padset_open(&set, O_RDWR | O_CREAT | O_TRUNC) == SCR_SUCCESS, "open creates the directories");
-    CHECK(scr_padset_truncate(&set) == SCR_SUCCESS && scr_padset_sync(&set) == SCR_SUCCESS, "size and sync");
+    CHECK(scr_padset_open(&set, O_RDWR | O_CREAT | O_TRUNC) == SCR_SUCCESS,
+          "open creates the directories");
+    CHECK(scr_padset_truncate(&set) == SCR_SUCCESS && scr_padset_sync(&set) == SCR_SUCCESS,
+          "size and sync");
     CHECK(stat(b, &st) == 0 && st.st_size == 4, "b.dat has its 4 bytes");
     CHECK(scr_padfile_read(set.parts, (size_t)set.count, 0, buf, sizeof(buf)) == SCR_SUCCESS &&
-          memcmp(buf, want, sizeof(buf)) == 0, "reads as zeros");
+              memcmp(buf, want, sizeof(buf)) == 0,
+          "reads as zeros");
     scr_padset_close(&set);
     CHECK(set.count == 0 && set.paths == NULL && set.parts == NULL, "close empties the set");
 
@@ -341,8 +347,7 @@ static void test_random_reads_and_writes_match_a_model(void)
         uint64_t off = (uint64_t)rand() % (total + 100);
         size_t len = (size_t)rand() % 4000;
         if (round % 2 == 0) {
-            for (size_t k = 0; k < len; k++)
-                buf[k] = off + k < total ? (unsigned char)rand() : 0;
+            for (size_t k = 0; k < len; k++) buf[k] = off + k < total ? (unsigned char)rand() : 0;
             if (scr_padfile_write(parts, NFILES, off, buf, len) != SCR_SUCCESS) {
                 CHECK(0, "round %d: write off %llu len %zu", round, (unsigned long long)off, len);
                 break;

@@ -12,10 +12,11 @@ static void test_int64_reads_whole_decimal_numbers(void)
     int64_t v = 0;
     CHECK(scr_parse_int64("-42", &v) == SCR_SUCCESS && v == -42, "-42 gave %lld", (long long)v);
     CHECK(scr_parse_int64("9223372036854775807", &v) == SCR_SUCCESS && v == INT64_MAX, "INT64_MAX");
-    static const char *const bad[] = { "", " 1", "1 ", "1x", "0x10", "9223372036854775808", "-" };
+    static const char *const bad[] = {"", " 1", "1 ", "1x", "0x10", "9223372036854775808", "-"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         v = 7;
-        CHECK(scr_parse_int64(bad[i], &v) == SCR_ERR_TYPE && v == 7, "'%s' accepted or *out changed", bad[i]);
+        CHECK(scr_parse_int64(bad[i], &v) == SCR_ERR_TYPE && v == 7,
+              "'%s' accepted or *out changed", bad[i]);
     }
     CHECK(scr_parse_int64(NULL, &v) == SCR_ERR_TYPE, "NULL accepted");
 }
@@ -23,11 +24,13 @@ static void test_int64_reads_whole_decimal_numbers(void)
 static void test_uint64_refuses_signs(void)
 {
     uint64_t v = 7;
-    CHECK(scr_parse_uint64("18446744073709551615", &v) == SCR_SUCCESS && v == UINT64_MAX, "UINT64_MAX");
+    CHECK(scr_parse_uint64("18446744073709551615", &v) == SCR_SUCCESS && v == UINT64_MAX,
+          "UINT64_MAX");
     v = 7;
     CHECK(scr_parse_uint64("-1", &v) == SCR_ERR_TYPE && v == 7, "-1 accepted");
     CHECK(scr_parse_uint64("+1", &v) == SCR_ERR_TYPE && v == 7, "+1 accepted");
-    CHECK(scr_parse_uint64("18446744073709551616", &v) == SCR_ERR_TYPE && v == 7, "overflow accepted");
+    CHECK(scr_parse_uint64("18446744073709551616", &v) == SCR_ERR_TYPE && v == 7,
+          "overflow accepted");
 }
 
 static void test_double_reads_finite_values_only(void)
@@ -43,7 +46,8 @@ static void test_double_reads_finite_values_only(void)
 static void test_crc32_wants_0x_and_32_bits(void)
 {
     uint32_t c = 0;
-    CHECK(scr_parse_crc32("0xdeadBEEF", &c) == SCR_SUCCESS && c == 0xdeadbeefu, "0xdeadBEEF gave %x", c);
+    CHECK(scr_parse_crc32("0xdeadBEEF", &c) == SCR_SUCCESS && c == 0xdeadbeefu,
+          "0xdeadBEEF gave %x", c);
     c = 7;
     CHECK(scr_parse_crc32("deadbeef", &c) == SCR_ERR_TYPE && c == 7, "no 0x accepted");
     CHECK(scr_parse_crc32("0x100000000", &c) == SCR_ERR_TYPE && c == 7, "33 bits accepted");
@@ -53,7 +57,8 @@ static void test_crc32_wants_0x_and_32_bits(void)
 static void test_bytes_and_bool(void)
 {
     uint64_t v = 0;
-    CHECK(scr_parse_bytes("64KB", &v) == SCR_SUCCESS && v == 65536, "64KB gave %llu", (unsigned long long)v);
+    CHECK(scr_parse_bytes("64KB", &v) == SCR_SUCCESS && v == 65536, "64KB gave %llu",
+          (unsigned long long)v);
     CHECK(scr_parse_bytes("1.5GiB", &v) == SCR_SUCCESS && v == 1610612736ull, "1.5GiB gave %llu",
           (unsigned long long)v);
     v = 7;

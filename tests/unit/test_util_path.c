@@ -29,12 +29,22 @@ static void check_table(const char *what, one_arg_fn fn, const struct pair *rows
 static void test_normalize_collapses_slashes_dots_and_dotdots(void)
 {
     static const struct pair rows[] = {
-        { "/", "/" },           { "//", "/" },             { "///a//b///", "/a/b" },
-        { "/a/./b/.", "/a/b" }, { "/a/b/../c", "/a/c" },   { "/a/b/../../c", "/c" },
-        { "/./", "/" },         { "/a/b/c/../..", "/a" },  { "a//b/./c/", "a/b/c" },
-        { ".", "." },           { "./", "." },             { "./a", "a" },
-        { "a/..", "." },        { "a/b/..", "a" },         { "x/.../y", "x/.../y" },
-        { "/..a/b..", "/..a/b.." },
+        {"/", "/"},
+        {"//", "/"},
+        {"///a//b///", "/a/b"},
+        {"/a/./b/.", "/a/b"},
+        {"/a/b/../c", "/a/c"},
+        {"/a/b/../../c", "/c"},
+        {"/./", "/"},
+        {"/a/b/c/../..", "/a"},
+        {"a//b/./c/", "a/b/c"},
+        {".", "."},
+        {"./", "."},
+        {"./a", "a"},
+        {"a/..", "."},
+        {"a/b/..", "a"},
+        {"x/.../y", "x/.../y"},
+        {"/..a/b..", "/..a/b.."},
     };
     check_table("normalize", scr_path_normalize, rows, sizeof(rows) / sizeof(rows[0]));
 }
@@ -42,7 +52,10 @@ static void test_normalize_collapses_slashes_dots_and_dotdots(void)
 static void test_normalize_keeps_absolute_dotdot_at_root(void)
 {
     static const struct pair rows[] = {
-        { "/..", "/" }, { "/../..", "/" }, { "/../x", "/x" }, { "/a/../../../b", "/b" },
+        {"/..", "/"},
+        {"/../..", "/"},
+        {"/../x", "/x"},
+        {"/a/../../../b", "/b"},
     };
     check_table("normalize", scr_path_normalize, rows, sizeof(rows) / sizeof(rows[0]));
 }
@@ -50,9 +63,9 @@ static void test_normalize_keeps_absolute_dotdot_at_root(void)
 static void test_normalize_keeps_unresolvable_dotdot_of_relative_path(void)
 {
     static const struct pair rows[] = {
-        { "..", ".." },          { "../", ".." },     { "a/../..", ".." },
-        { "../../a", "../../a" }, { "../a/..", ".." }, { "a/b/../../../c", "../c" },
-        { "../a/b/../..", ".." }, { "./../.", ".." },
+        {"..", ".."},           {"../", ".."},     {"a/../..", ".."},
+        {"../../a", "../../a"}, {"../a/..", ".."}, {"a/b/../../../c", "../c"},
+        {"../a/b/../..", ".."}, {"./../.", ".."},
     };
     check_table("normalize", scr_path_normalize, rows, sizeof(rows) / sizeof(rows[0]));
 }
@@ -72,11 +85,13 @@ static void test_normalize_refuses_empty_and_null(void)
 
 static void test_join_puts_one_slash_and_normalises(void)
 {
-    static const struct { const char *dir, *name, *want; } rows[] = {
-        { "/p", "a/b", "/p/a/b" },     { "/p/", "/a", "/p/a" },     { "/p//", "a/", "/p/a" },
-        { "/p", "../x", "/x" },        { "/p", "", "/p" },          { "", "a/b", "a/b" },
-        { "", "/a", "/a" },            { "a", "b", "a/b" },         { "/", "x", "/x" },
-        { "/p", ".", "/p" },           { "rel", "../..", ".." },
+    static const struct {
+        const char *dir, *name, *want;
+    } rows[] = {
+        {"/p", "a/b", "/p/a/b"}, {"/p/", "/a", "/p/a"},  {"/p//", "a/", "/p/a"},
+        {"/p", "../x", "/x"},    {"/p", "", "/p"},       {"", "a/b", "a/b"},
+        {"", "/a", "/a"},        {"a", "b", "a/b"},      {"/", "x", "/x"},
+        {"/p", ".", "/p"},       {"rel", "../..", ".."},
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         char *out = NULL;
@@ -102,13 +117,21 @@ static void test_join_refuses_two_empty_parts_and_null(void)
 
 static void test_relative_climbs_and_descends_by_components(void)
 {
-    static const struct { const char *base, *path, *want; } rows[] = {
-        { "/p/a/b", "/p/x/y", "../../x/y" }, { "/p", "/p/x/y", "x/y" },
-        { "/p/x/y", "/p", "../.." },         { "/p", "/p", "." },
-        { "/", "/a/b", "a/b" },              { "/a/b", "/", "../.." },
-        { "/", "/", "." },                   { "/pfoo", "/p/x", "../p/x" },
-        { "/p", "/pfoo/x", "../pfoo/x" },    { "/p//a/./", "/p/b/../a/c", "c" },
-        { "/a/b/../c", "/a/d", "../d" },     { "/a/b", "/a/bc", "../bc" },
+    static const struct {
+        const char *base, *path, *want;
+    } rows[] = {
+        {"/p/a/b", "/p/x/y", "../../x/y"},
+        {"/p", "/p/x/y", "x/y"},
+        {"/p/x/y", "/p", "../.."},
+        {"/p", "/p", "."},
+        {"/", "/a/b", "a/b"},
+        {"/a/b", "/", "../.."},
+        {"/", "/", "."},
+        {"/pfoo", "/p/x", "../p/x"},
+        {"/p", "/pfoo/x", "../pfoo/x"},
+        {"/p//a/./", "/p/b/../a/c", "c"},
+        {"/a/b/../c", "/a/d", "../d"},
+        {"/a/b", "/a/bc", "../bc"},
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         char *out = NULL;
@@ -138,12 +161,12 @@ static void test_relative_refuses_relative_inputs(void)
 static void test_dirname_and_basename_of_normalised_path(void)
 {
     static const struct pair dirs[] = {
-        { "/a/b", "/a" }, { "/a", "/" }, { "/", "/" }, { "a", "." }, { "a/b/", "a" },
-        { "..", "." },    { "../x", ".." }, { "/a/b/../c", "/a" }, { "//a//", "/" },
+        {"/a/b", "/a"}, {"/a", "/"},    {"/", "/"},          {"a", "."},     {"a/b/", "a"},
+        {"..", "."},    {"../x", ".."}, {"/a/b/../c", "/a"}, {"//a//", "/"},
     };
     static const struct pair names[] = {
-        { "/a/b", "b" }, { "/a/b/", "b" }, { "/", "/" }, { "a", "a" }, { "a/..", "." },
-        { "../x", "x" }, { "..", ".." },   { "/a/./b/.", "b" },
+        {"/a/b", "b"}, {"/a/b/", "b"}, {"/", "/"},   {"a", "a"},
+        {"a/..", "."}, {"../x", "x"},  {"..", ".."}, {"/a/./b/.", "b"},
     };
     check_table("dirname", scr_path_dirname, dirs, sizeof(dirs) / sizeof(dirs[0]));
     check_table("basename", scr_path_basename, names, sizeof(names) / sizeof(names[0]));
@@ -170,15 +193,34 @@ static int inside(const char *prefix, const char *path)
 
 static void test_is_inside_decides_after_normalising(void)
 {
-    static const struct { const char *prefix, *path; int want; } rows[] = {
-        { "/p", "/p/a", 1 },            { "/p", "/p", 1 },             { "/p/", "/p/a/b/", 1 },
-        { "/p", "/p/a/../b", 1 },       { "/p", "/p/a/../../etc", 0 }, { "/p", "/pfoo", 0 },
-        { "/p", "/pfoo/x", 0 },         { "/p/a", "/p", 0 },           { "/p", "/", 0 },
-        { "/", "/anything/at/all", 1 }, { "/", "/", 1 },               { "/p/../q", "/q/x", 1 },
-        { "/p", "/p/..", 0 },           { "/p", "//p//x", 1 },         { "/p", "/q/../p/x", 1 },
-        { "a", "a/b", 1 },              { "a", "a/../b", 0 },          { ".", "x/y", 1 },
-        { ".", "x/../..", 0 },          { ".", ".", 1 },               { "..", "../x", 1 },
-        { "..", "../..", 0 },           { "../a", "../a/b", 1 },       { "a", "ab", 0 },
+    static const struct {
+        const char *prefix, *path;
+        int want;
+    } rows[] = {
+        {"/p", "/p/a", 1},
+        {"/p", "/p", 1},
+        {"/p/", "/p/a/b/", 1},
+        {"/p", "/p/a/../b", 1},
+        {"/p", "/p/a/../../etc", 0},
+        {"/p", "/pfoo", 0},
+        {"/p", "/pfoo/x", 0},
+        {"/p/a", "/p", 0},
+        {"/p", "/", 0},
+        {"/", "/anything/at/all", 1},
+        {"/", "/", 1},
+        {"/p/../q", "/q/x", 1},
+        {"/p", "/p/..", 0},
+        {"/p", "//p//x", 1},
+        {"/p", "/q/../p/x", 1},
+        {"a", "a/b", 1},
+        {"a", "a/../b", 0},
+        {".", "x/y", 1},
+        {".", "x/../..", 0},
+        {".", ".", 1},
+        {"..", "../x", 1},
+        {"..", "../..", 0},
+        {"../a", "../a/b", 1},
+        {"a", "ab", 0},
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         int got = inside(rows[i].prefix, rows[i].path);

@@ -55,7 +55,8 @@ static void test_what_was_not_noted_stays(void)
     write_file(tap_path("q/ckpt.1/rank0.dat")); /* an earlier dataset's file */
     CHECK(scr_undo_note_missing_dirs(&u, tap_path("q/ckpt.1")) == SCR_SUCCESS && u.ndirs == 0,
           "an existing directory was noted");
-    CHECK(scr_undo_note_missing_dirs(&u, tap_path("q/new")) == SCR_SUCCESS && u.ndirs == 1, "q/new not noted");
+    CHECK(scr_undo_note_missing_dirs(&u, tap_path("q/new")) == SCR_SUCCESS && u.ndirs == 1,
+          "q/new not noted");
     REQUIRE(mkdir(tap_path("q/new"), 0755) == 0, "set-up");
     write_file(tap_path("q/new/someone-elses")); /* written there by someone else meanwhile */
     write_file(tap_path("q/new/mine"));
