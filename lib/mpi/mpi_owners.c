@@ -74,6 +74,60 @@ static int end_receiving(MPI_Comm comm, int tag, MPI_Request *recv, int width)
     return rc;
 }
 
+/* Every owner inside comm, and the requests (a receive and n sends) in
+ * *out_reqs. Collective; all ranks agree. */
+static int prepare(MPI_Comm comm, const int *owners, int n, MPI_Request **out_reqs)
+{
+    int size = 0;
+    int lrc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    for (int i = 0; lrc == SCR_SUCCESS && i < n; i++) {
+        if (owners[i] < 0 || owners[i] >= size) {
+            scr_err("a record for rank %d, in a communicator of %d ranks", owners[i], size);
+            lrc = SCR_ERR_ARG;
+        }
+    }
+    *out_reqs = lrc == SCR_SUCCESS ? malloc((size_t)(n + 1) * sizeof(**out_reqs)) : NULL;
+    if (lrc == SCR_SUCCESS && *out_reqs == NULL) {
+        scr_err("out of memory for %d records to send", n);
+        lrc = SCR_ERR_NOMEM;
+    }
+    /* all ranks agree: */
+    int rc = scr_comm_agree(comm, lrc, lrc == SCR_ERR_ARG ? SCR_ERR_ARG : SCR_ERR_NOMEM);
+    if (rc != SCR_SUCCESS) {
+        free(*out_reqs);
+        *out_reqs = NULL;
+    }
+    return rc;
+}
+
+/* Receive into got until the barrier that follows this rank's last taken
+ * record completes; reqs[0] is the posted receive into incoming. */
+static int exchange(MPI_Comm comm, int tags, MPI_Request *reqs, int n, uint64_t *incoming,
+                    struct received *got)
+{
+    struct scr_ibarrier barrier;
+    int pending = n, in_barrier = 0, done = 0, rc = SCR_SUCCESS;
+    while (rc == SCR_SUCCESS && !done) {
+        int arrived = 0;
+        if (!in_barrier && pending == 0) {
+            rc = scr_ibarrier_start(&barrier, comm, tags + TAG_BARRIER);
+            in_barrier = rc == SCR_SUCCESS;
+        } else if (!in_barrier) {
+            rc = wait_sending(reqs, n, &arrived, &pending);
+        } else {
+            rc = scr_ibarrier_wait_or(&barrier, &reqs[0], &arrived, &done);
+        }
+        if (rc == SCR_SUCCESS && arrived) {
+            keep(got, incoming);
+            rc = scr_mpi_check(MPI_Irecv(incoming, got->width, MPI_UINT64_T, MPI_ANY_SOURCE,
+                                         tags + TAG_RECORD, comm, &reqs[0]),
+                               "exchanging records");
+        }
+    }
+    if (rc == SCR_SUCCESS) rc = end_receiving(comm, tags + TAG_RECORD, &reqs[0], got->width);
+    return rc;
+}
+
 int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *owners, int n,
                             int width, uint64_t **out_records, int *out_n)
 {
@@ -86,25 +140,9 @@ int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *o
     int tags = next_tags();
     struct received got = {NULL, 0, 0, width, SCR_SUCCESS};
     uint64_t incoming[MOST_WIDTH];
-    int size = 0;
-    int lrc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-    for (int i = 0; lrc == SCR_SUCCESS && i < n; i++) {
-        if (owners[i] < 0 || owners[i] >= size) {
-            scr_err("a record for rank %d, in a communicator of %d ranks", owners[i], size);
-            lrc = SCR_ERR_ARG;
-        }
-    }
-    MPI_Request *reqs = lrc == SCR_SUCCESS ? malloc((size_t)(n + 1) * sizeof(*reqs)) : NULL;
-    if (lrc == SCR_SUCCESS && reqs == NULL) {
-        scr_err("out of memory for %d records to send", n);
-        lrc = SCR_ERR_NOMEM;
-    }
-    /* all ranks agree: */
-    int rc = scr_comm_agree(comm, lrc, lrc == SCR_ERR_ARG ? SCR_ERR_ARG : SCR_ERR_NOMEM);
-    if (rc != SCR_SUCCESS) {
-        free(reqs);
-        return rc;
-    }
+    MPI_Request *reqs = NULL;
+    int rc = prepare(comm, owners, n, &reqs); /* all ranks agree */
+    if (rc != SCR_SUCCESS) return rc;
     rc = scr_mpi_check(
         MPI_Irecv(incoming, width, MPI_UINT64_T, MPI_ANY_SOURCE, tags + TAG_RECORD, comm, &reqs[0]),
         "exchanging records");
@@ -112,26 +150,7 @@ int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *o
         rc = scr_mpi_check(MPI_Issend(records + (size_t)i * (size_t)width, width, MPI_UINT64_T,
                                       owners[i], tags + TAG_RECORD, comm, &reqs[i + 1]),
                            "sending a record");
-    struct scr_ibarrier barrier;
-    int pending = n, in_barrier = 0, done = 0;
-    while (rc == SCR_SUCCESS && !done) {
-        int arrived = 0;
-        if (!in_barrier && pending == 0) {
-            rc = scr_ibarrier_start(&barrier, comm, tags + TAG_BARRIER);
-            in_barrier = rc == SCR_SUCCESS;
-        } else if (!in_barrier) {
-            rc = wait_sending(reqs, n, &arrived, &pending);
-        } else {
-            rc = scr_ibarrier_wait_or(&barrier, &reqs[0], &arrived, &done);
-        }
-        if (rc == SCR_SUCCESS && arrived) {
-            keep(&got, incoming);
-            rc = scr_mpi_check(MPI_Irecv(incoming, width, MPI_UINT64_T, MPI_ANY_SOURCE,
-                                         tags + TAG_RECORD, comm, &reqs[0]),
-                               "exchanging records");
-        }
-    }
-    if (rc == SCR_SUCCESS) rc = end_receiving(comm, tags + TAG_RECORD, &reqs[0], width);
+    if (rc == SCR_SUCCESS) rc = exchange(comm, tags, reqs, n, incoming, &got);
     free(reqs);
     /* all ranks agree: */
     if (rc == SCR_SUCCESS) rc = scr_comm_agree(comm, got.status, SCR_ERR_NOMEM);
