@@ -134,13 +134,6 @@ static int my_triples(struct scr_run *run, int id, uint64_t node, uint64_t **out
     return SCR_SUCCESS;
 }
 
-/* The rank that owns a hash: one of every rank, so that no rank hears of
- * more names than its share. */
-static int hash_owner(uint64_t hash, int ranks)
-{
-    return (int)((hash >> 17) % (uint64_t)ranks);
-}
-
 /* Every rank: the listed triples the owners found, sorted by hash; the
  * owners send theirs to rank 0, which sorts and broadcasts them. */
 static int share_listed(struct scr_run *run, uint64_t *found, int nfound, uint64_t **out_listed,
@@ -191,7 +184,8 @@ int scr_shared_files_find(struct scr_run *run, int id, uint64_t **out_listed, in
     int lrc = rc == SCR_SUCCESS ? my_triples(run, id, (uint64_t)leader, &mine, &n) : SCR_SUCCESS;
     if (lrc == SCR_SUCCESS && n > 0 && (owners = malloc((size_t)n * sizeof(int))) == NULL)
         lrc = SCR_ERR_NOMEM;
-    for (int i = 0; owners != NULL && i < n; i++) owners[i] = hash_owner(mine[3 * i], run->ranks);
+    for (int i = 0; owners != NULL && i < n; i++)
+        owners[i] = scr_comm_owner_of(mine[3 * i], run->ranks);
     if (rc == SCR_SUCCESS) rc = scr_comm_all_true(lrc == SCR_SUCCESS, run->world, &ok);
     if (rc == SCR_SUCCESS && !ok) {
         if (run->rank == 0) scr_err("out of memory listing the file names of dataset %d", id);

@@ -34,6 +34,12 @@ int scr_comm_all_true(int flag, MPI_Comm comm, int *out_all)
     return rc;
 }
 
+int scr_comm_alternate_tags(int *turn, int base, int span)
+{
+    *turn ^= 1;
+    return base + *turn * span;
+}
+
 int scr_comm_agree(MPI_Comm comm, int rc, int failed_code)
 {
     int all = 0;

@@ -19,6 +19,14 @@
  * message>" and returns SCR_FAILURE. */
 int scr_mpi_check(int mpi_rc, const char *what);
 
+/* Tags for the next of a sequence of exchanges: base, then base + span,
+ * then base again... (*turn, the caller's static, keeps the place). A rank
+ * that has left one exchange may send for the next before a slower rank
+ * has seen the end of this one; no rank can leave the next before every
+ * rank has entered it, so two sets suffice, as long as every rank makes
+ * the same sequence of calls (as every collective must). */
+int scr_comm_alternate_tags(int *turn, int base, int span);
+
 /* *out_all = 1 on every rank when flag is non-zero on every rank. */
 int scr_comm_all_true(int flag, MPI_Comm comm, int *out_all);
 

@@ -73,16 +73,11 @@ static int pack_all(const scr_kvtree *send, int size, struct outgoing **out_list
     return SCR_SUCCESS;
 }
 
-/* Exchanges alternate between two tags: a rank that has left one exchange
- * may send for the next before a slower rank has seen the end of this one,
- * and must not be taken for part of it. Two suffice, since no rank can leave
- * the next exchange before every rank has entered it. Every rank makes the
- * same sequence of (collective) calls, so all agree on the tag. */
+/* Exchanges alternate between two tags (scr_comm_alternate_tags). */
 static int next_tag(void)
 {
-    static int parity;
-    parity ^= 1;
-    return TAG_EXCHANGE + parity;
+    static int turn;
+    return scr_comm_alternate_tags(&turn, TAG_EXCHANGE, 1);
 }
 
 /* Unpack the record of len bytes in buf from src into recv under src. */

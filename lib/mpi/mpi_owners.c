@@ -8,19 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Two sets of tags, in turn: a rank that has left one exchange may send
- * for the next before a slower rank has seen the end of this one. No rank
- * can leave the next exchange before every rank has entered it, so two
- * suffice. */
+/* Two sets of tags, in turn (scr_comm_alternate_tags). */
 #define TAG_OWNERS 4840
 enum { TAG_RECORD, TAG_BARRIER, TAGS_PER_EXCHANGE };
 #define MOST_WIDTH 8
 
 static int next_tags(void)
 {
-    static int parity;
-    parity ^= 1;
-    return TAG_OWNERS + parity * TAGS_PER_EXCHANGE;
+    static int turn;
+    return scr_comm_alternate_tags(&turn, TAG_OWNERS, TAGS_PER_EXCHANGE);
+}
+
+int scr_comm_owner_of(uint64_t key, int size)
+{
+    uint64_t h = key * 0x9e3779b97f4a7c15ull;
+    return (int)((h >> 32) % (uint64_t)size);
 }
 
 struct received {

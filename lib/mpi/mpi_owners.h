@@ -22,6 +22,10 @@
 #include <mpi.h>
 #include <stdint.h>
 
+/* The rank of size ranks that owns key: a mixing hash, so that keys
+ * numbered alike (colours 0, 1, 2...) or hashed already spread alike. */
+int scr_comm_owner_of(uint64_t key, int size);
+
 /* Send record i (width uint64 values at records + i * width) to rank
  * owners[i] of comm, for i < n; *out_records (free) holds the width-wide
  * records sent to this rank, *out_n of them, in no particular order. */

@@ -11,15 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Each split uses one of two sets of tags, in turn, as mpi_owners.c does. */
+/* Each split uses one of two sets of tags, in turn (scr_comm_alternate_tags). */
 #define TAG_SPLIT_BASE 4820
 enum { TAG_MEMBERS, TAG_CREATE, TAGS_PER_SPLIT };
 
 static int next_tags(void)
 {
-    static int parity;
-    parity ^= 1;
-    return TAG_SPLIT_BASE + parity * TAGS_PER_SPLIT;
+    static int turn;
+    return scr_comm_alternate_tags(&turn, TAG_SPLIT_BASE, TAGS_PER_SPLIT);
 }
 
 /* What a rank tells its colour's owner. */
@@ -33,14 +32,6 @@ static int entry_order(const void *a, const void *b)
     if (x->color != y->color) return x->color < y->color ? -1 : 1;
     if (x->key != y->key) return x->key < y->key ? -1 : 1;
     return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* The rank that owns colour among size ranks: a hash, so that colours
- * numbered alike (set 0, 1, 2...) spread over the ranks. */
-static int owner_of(int color, int size)
-{
-    uint64_t h = (uint64_t)(uint32_t)color * 0x9e3779b97f4a7c15ull;
-    return (int)((h >> 32) % (uint64_t)size);
 }
 
 int scr_comm_dup(MPI_Comm comm, MPI_Comm *out, const char *what)
@@ -120,7 +111,7 @@ static int split_scalably(MPI_Comm comm, int color, int key, MPI_Comm *out)
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     if (rc != SCR_SUCCESS) return rc;
     int tags = next_tags();
-    int owner = color == MPI_UNDEFINED ? -1 : owner_of(color, size);
+    int owner = color == MPI_UNDEFINED ? -1 : scr_comm_owner_of((uint32_t)color, size);
     uint64_t mine[3] = {(uint64_t)(int64_t)color, (uint64_t)(int64_t)key, (uint64_t)me},
              *got = NULL;
     struct entry *all = NULL;
