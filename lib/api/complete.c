@@ -7,7 +7,7 @@
 #include "scr_err.h"
 #include "shared_merge.h"
 #include "transfer.h"
-#include "util_crc_map.h"
+#include "util_copy.h"
 #include "util_log.h"
 
 #include <limits.h>
@@ -31,7 +31,7 @@ struct completion {
 /* --- files, CRCs and totals, as the steps need them --------------------------------- */
 
 /* One file of this rank's part of dataset id: its size, its CRC (with
- * SCR_CRC_ON_COPY, read through a mapping) and whether it is complete, in
+ * SCR_CRC_ON_COPY, read in L2-sized pieces) and whether it is complete, in
  * its meta; a file routed but never written makes *valid 0. *out_bytes
  * grows by its size. */
 static int seal_file(struct scr_run *run, int id, const char *file, int *valid, uint64_t *out_bytes)
@@ -57,7 +57,7 @@ static int seal_file(struct scr_run *run, int id, const char *file, int *valid, 
         if (rc != SCR_SUCCESS) goto out;
         if (run->crc_on_copy) {
             uint32_t crc = 0;
-            rc = scr_crc_map_file(file, &crc, NULL);
+            rc = scr_crc_file_l2(file, &crc, NULL);
             if (rc != SCR_SUCCESS) goto out;
             rc = scr_meta_set_crc32(meta, crc);
             if (rc != SCR_SUCCESS) goto out;

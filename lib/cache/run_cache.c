@@ -11,7 +11,6 @@
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_copy.h"
-#include "util_crc_map.h"
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -475,7 +474,7 @@ static void check_before_delete(struct scr_run *run, int id, int rank, const cha
     if (scr_filemap_get_meta(run->map, id, rank, file, &meta) != SCR_SUCCESS ||
         !scr_meta_is_complete(meta) || scr_meta_get_crc32(meta, &recorded) != SCR_SUCCESS)
         return; /* nothing recorded to compare with */
-    if (scr_crc_map_file(file, &got, NULL) == SCR_SUCCESS && got != recorded)
+    if (scr_crc_file_l2(file, &got, NULL) == SCR_SUCCESS && got != recorded)
         scr_redundancy_say_damaged(run->map, run->rank, id, rank, file,
                                    ", checked before its deletion from cache (SCR_CRC_ON_DELETE),",
                                    got, recorded);

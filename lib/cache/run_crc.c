@@ -15,14 +15,14 @@
  * it a lost file like any other: rebuilt if the dataset's redundancy
  * allows, else the dataset is dropped and an older one is used. Files
  * copied or rebuilt after that are checked in the pass that writes them.
- * Files that are only checksummed are read through a mapping
- * (util_crc_map.h). */
+ * Files that are only checksummed are read in L2-sized pieces
+ * (scr_crc_file_l2, util_copy.h). */
 #include "kvtree_util.h"
 #include "meta.h"
 #include "redundancy.h"
 #include "scr_err.h"
 #include "scr_run.h"
-#include "util_crc_map.h"
+#include "util_copy.h"
 #include "util_log.h"
 
 #include <stdlib.h>
@@ -53,7 +53,7 @@ int scr_crc_fill(struct scr_run *run, int id)
         if (rc != SCR_SUCCESS || !scr_meta_is_complete(meta) ||
             scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS)
             continue;
-        rc = scr_crc_map_file(files[f], &crc, NULL);
+        rc = scr_crc_file_l2(files[f], &crc, NULL);
         if (rc == SCR_SUCCESS) rc = scr_crc_record(run, id, run->rank, files[f], crc, 1);
         if (rc == SCR_SUCCESS) filled++;
     }
@@ -79,7 +79,7 @@ static int check_one(struct scr_run *run, int id, int rank, const char *file, in
         (uint64_t)st.st_size != size)
         return SCR_SUCCESS;
     uint32_t got = 0;
-    if (scr_crc_map_file(file, &got, NULL) != SCR_SUCCESS) {
+    if (scr_crc_file_l2(file, &got, NULL) != SCR_SUCCESS) {
         /* it could not be read (said already): as good as lost */
         *out_damaged = 1;
         return scr_crc_record(run, id, rank, file, recorded, 0);

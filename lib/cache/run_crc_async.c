@@ -6,7 +6,7 @@
  * RECORD (a SINGLE checkpoint, or a set of one member: no encoding read the
  * bytes): SCR_Complete_output starts the thread on this rank's complete
  * files of the dataset that have no CRC and returns. The thread reads each
- * file through a mapping (util_crc_map.h) and, when done, leaves what it
+ * file in L2-sized pieces (scr_crc_file_l2, util_copy.h) and, when done, leaves what it
  * computed in the control directory (crc_note.h), so that a process killed
  * after that moment loses nothing. The rank records the CRCs in its
  * filemap at its next SCR call that finds the thread done
@@ -45,7 +45,7 @@
 #include "redundancy.h"
 #include "scr_err.h"
 #include "scr_run.h"
-#include "util_crc_map.h"
+#include "util_copy.h"
 #include "util_log.h"
 #include "util_path.h"
 #include "util_testpoint.h"
@@ -63,7 +63,7 @@ enum crc_job { CRC_RECORD, CRC_CHECK };
 /* One file of the job: what the thread found. */
 struct crc_file {
     char *path;
-    int rc;       /* of scr_crc_map_file */
+    int rc;       /* of scr_crc_file_l2 */
     uint32_t crc; /* what the bytes give */
     uint64_t bytes;
 };
@@ -108,7 +108,7 @@ static int leave_results(const struct scr_crc_async *j)
 static void run_job(struct scr_crc_async *j)
 {
     for (int f = 0; f < j->nfiles; f++)
-        j->files[f].rc = scr_crc_map_file(j->files[f].path, &j->files[f].crc, &j->files[f].bytes);
+        j->files[f].rc = scr_crc_file_l2(j->files[f].path, &j->files[f].crc, &j->files[f].bytes);
     if (j->job != CRC_RECORD) return;
     if (scr_testpoint_on(SCR_TP_CRC_LOST)) {
         j->lost = 1;

@@ -131,6 +131,22 @@ int scr_crc_file(const char *path, void *buf, size_t bufsize, struct scr_copy_re
     return rc;
 }
 
+int scr_crc_file_l2(const char *path, uint32_t *out_crc, uint64_t *out_len)
+{
+    void *buf = malloc(SCR_CRC_PIECE);
+    if (buf == NULL) {
+        scr_err("out of memory for a buffer of %zu bytes to check %s", SCR_CRC_PIECE, path);
+        return SCR_ERR_NOMEM;
+    }
+    struct scr_copy_result got;
+    int rc = scr_crc_file(path, buf, SCR_CRC_PIECE, &got);
+    free(buf);
+    if (rc != SCR_SUCCESS) return rc;
+    *out_crc = got.crc;
+    if (out_len != NULL) *out_len = got.bytes;
+    return SCR_SUCCESS;
+}
+
 int scr_crc_file_gunzip(const char *path, void *buf, size_t bufsize, struct scr_copy_result *out)
 {
     struct scr_copy_opts o = {.crc = 1, .form = SCR_COPY_GUNZIP};

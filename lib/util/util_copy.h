@@ -87,8 +87,20 @@ int scr_copy(const char *src, const char *dst, const struct scr_copy_opts *o,
  * terminating NUL). */
 int scr_copy_timed_pending(const char *kind, char *out_dst, size_t len);
 
-/* Read path through buf and return its size and CRC-32. */
+/* Read path through buf and return its size and CRC-32. A file that is
+ * only checksummed is best read in pieces of SCR_CRC_PIECE bytes: they stay
+ * in a core's L2 cache, so the CRC runs over bytes the copy has just
+ * brought in. Measured on tmpfs and on a cached ext4 file, that takes about
+ * a fifth less time than mapping the file and checksumming it in place
+ * (each mapped page costs a fault, which costs more than copying it; `make
+ * bench-crc-file`), and a file that another process truncates meanwhile
+ * gives a short length instead of a SIGBUS. */
+#define SCR_CRC_PIECE ((size_t)256 << 10)
 int scr_crc_file(const char *path, void *buf, size_t bufsize, struct scr_copy_result *out);
+
+/* The same through a buffer of SCR_CRC_PIECE bytes of its own: *out_crc,
+ * and the length in *out_len when not NULL. */
+int scr_crc_file_l2(const char *path, uint32_t *out_crc, uint64_t *out_len);
 
 /* The uncompressed size and CRC-32 of the gzip file path, read through
  * buf; out->stored gets the bytes of path. SCR_ERR_FORMAT when the stream

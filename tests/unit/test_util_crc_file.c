@@ -1,11 +1,14 @@
-/* test_util_crc_map.c — the CRC-32 of a file read through a mapping equals
- * the CRC of its bytes read plainly, for empty, small and sparse files
- * larger than one mapping window, and what cannot be read is refused. */
+/* test_util_crc_file.c — the CRC-32 of a file read in L2-sized pieces
+ * (scr_crc_file_l2, util_copy.h) equals the CRC of its bytes read plainly,
+ * for empty and small files and for sparse files of several pieces,
+ * whatever their length is modulo the piece, and what cannot be read (a
+ * missing file, a directory, a symbolic link, a FIFO) is refused without
+ * blocking. */
 #include "tap.h"
 
 #include "scr_err.h"
 #include "util_crc.h"
-#include "util_crc_map.h"
+#include "util_copy.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -31,14 +34,14 @@ static uint32_t crc_by_read(const char *path, uint64_t *len)
     return crc;
 }
 
-/* path with size bytes: a pattern at the start, at each window boundary and at the end. */
+/* path with size bytes: a pattern at the start, across the first piece boundary and at the end. */
 static int make_file(const char *path, uint64_t size)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0 || ftruncate(fd, (off_t)size) != 0) return -1;
     unsigned char pat[3000];
     for (size_t i = 0; i < sizeof(pat); i++) pat[i] = (unsigned char)(i * 2654435761u >> 11);
-    uint64_t at[] = {0, SCR_CRC_MAP_WINDOW - 1000, size > 3000 ? size - 3000 : 0};
+    uint64_t at[] = {0, SCR_CRC_PIECE - 1000, size > 3000 ? size - 3000 : 0};
     for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
         if (at[i] >= size) continue;
         size_t len = size - at[i] < sizeof(pat) ? (size_t)(size - at[i]) : sizeof(pat);
@@ -54,9 +57,9 @@ static void expect_same_crc(uint64_t size)
     CHECK(make_file(path, size) == 0, "cannot make %s", path);
     uint64_t want_len = 0, got_len = 7;
     uint32_t want = crc_by_read(path, &want_len), got = 0;
-    int rc = scr_crc_map_file(path, &got, &got_len);
+    int rc = scr_crc_file_l2(path, &got, &got_len);
     CHECK(rc == SCR_SUCCESS, "%llu bytes: status %d", (unsigned long long)size, rc);
-    CHECK(got == want, "%llu bytes: CRC32 0x%08x mapped, 0x%08x read", (unsigned long long)size,
+    CHECK(got == want, "%llu bytes: CRC32 0x%08x in pieces, 0x%08x read", (unsigned long long)size,
           got, want);
     CHECK(got_len == want_len && got_len == size, "%llu bytes: length %llu",
           (unsigned long long)size, (unsigned long long)got_len);
@@ -74,10 +77,11 @@ static void test_a_small_file_gives_the_crc_of_its_bytes(void)
     expect_same_crc(4001);
 }
 
-static void test_a_file_of_several_windows_gives_the_crc_of_its_bytes(void)
+static void test_a_file_of_several_pieces_gives_the_crc_of_its_bytes(void)
 {
-    expect_same_crc(SCR_CRC_MAP_WINDOW);
-    expect_same_crc(2 * SCR_CRC_MAP_WINDOW + 12345);
+    expect_same_crc(SCR_CRC_PIECE);
+    expect_same_crc(2 * SCR_CRC_PIECE + 12345);
+    expect_same_crc((uint64_t)64 << 20);
 }
 
 static void test_a_missing_file_is_not_found(void)
@@ -85,21 +89,45 @@ static void test_a_missing_file_is_not_found(void)
     char path[4096];
     uint32_t crc = 0;
     snprintf(path, sizeof(path), "%s/never-written", tap_tmpdir());
-    CHECK(scr_crc_map_file(path, &crc, NULL) == SCR_ERR_NOTFOUND, "a missing file");
+    CHECK(scr_crc_file_l2(path, &crc, NULL) == SCR_ERR_NOTFOUND, "a missing file");
 }
 
 static void test_a_directory_is_refused(void)
 {
     uint32_t crc = 0;
-    CHECK(scr_crc_map_file(tap_tmpdir(), &crc, NULL) != SCR_SUCCESS, "a directory has no CRC");
+    CHECK(scr_crc_file_l2(tap_tmpdir(), &crc, NULL) != SCR_SUCCESS, "a directory has no CRC");
+}
+
+static void test_a_symbolic_link_is_refused(void)
+{
+    char target[4096], link[4096];
+    uint32_t crc = 0;
+    snprintf(target, sizeof(target), "%s/target", tap_tmpdir());
+    snprintf(link, sizeof(link), "%s/link", tap_tmpdir());
+    CHECK(make_file(target, 100) == 0 && symlink(target, link) == 0, "cannot make %s", link);
+    CHECK(scr_crc_file_l2(link, &crc, NULL) != SCR_SUCCESS, "a symbolic link is not followed");
+    unlink(link);
+    unlink(target);
+}
+
+static void test_a_fifo_is_refused_without_blocking(void)
+{
+    char fifo[4096];
+    uint32_t crc = 0;
+    snprintf(fifo, sizeof(fifo), "%s/fifo", tap_tmpdir());
+    CHECK(mkfifo(fifo, 0600) == 0, "cannot make %s", fifo);
+    CHECK(scr_crc_file_l2(fifo, &crc, NULL) != SCR_SUCCESS, "a FIFO has no CRC");
+    unlink(fifo);
 }
 
 int main(void)
 {
     RUN(test_an_empty_file_has_crc_0);
     RUN(test_a_small_file_gives_the_crc_of_its_bytes);
-    RUN(test_a_file_of_several_windows_gives_the_crc_of_its_bytes);
+    RUN(test_a_file_of_several_pieces_gives_the_crc_of_its_bytes);
     RUN(test_a_missing_file_is_not_found);
     RUN(test_a_directory_is_refused);
+    RUN(test_a_symbolic_link_is_refused);
+    RUN(test_a_fifo_is_refused_without_blocking);
     return tap_done();
 }
