@@ -28,7 +28,11 @@
  * --restart times one restart from cache, SCR_Init through the first
  * successful SCR_Complete_restart with the application's read of its file
  * included, then the same read alone, three times (the median), and prints
- * both ("  restart from cache ... read alone ..."). */
+ * both ("  restart from cache ... read alone ...").
+ *
+ * --thread-multiple asks MPI_Init_thread for MPI_THREAD_MULTIPLE, with which
+ * libscr encodes PARTNER, XOR and RS in the background (SCR_ENCODE_ASYNC);
+ * without it MPI_Init is called and the encode runs in the foreground. */
 #define _GNU_SOURCE
 #include "scr.h"
 #include "bench_app.h"
@@ -140,10 +144,24 @@ static long peak_rss_kib(void)
     return most;
 }
 
+/* 1 when argv asks for --thread-multiple, which must be known before MPI starts. */
+static int wants_thread_multiple(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--thread-multiple") == 0) return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     bench_name = "bench_scr";
-    MPI_Init(&argc, &argv);
+    if (wants_thread_multiple(argc, argv)) {
+        int provided = MPI_THREAD_SINGLE;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        if (provided < MPI_THREAD_MULTIPLE) die("MPI_THREAD_MULTIPLE is not provided");
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     bench_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -151,13 +169,11 @@ int main(int argc, char **argv)
     const char *plain_dir = "/dev/shm";
     int only_checkpoint = 0, beside_plain = 0, restart = 0;
     long gap_ms = 0;
-    static const struct option opts[] = {{"mib", required_argument, NULL, 'm'},
-                                         {"plain-dir", required_argument, NULL, 'd'},
-                                         {"only-checkpoint", no_argument, NULL, 'c'},
-                                         {"beside-plain", no_argument, NULL, 'b'},
-                                         {"gap-ms", required_argument, NULL, 'g'},
-                                         {"restart", no_argument, NULL, 'r'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"mib", required_argument, NULL, 'm'},       {"plain-dir", required_argument, NULL, 'd'},
+        {"only-checkpoint", no_argument, NULL, 'c'}, {"beside-plain", no_argument, NULL, 'b'},
+        {"gap-ms", required_argument, NULL, 'g'},    {"restart", no_argument, NULL, 'r'},
+        {"thread-multiple", no_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'm')
@@ -172,7 +188,7 @@ int main(int argc, char **argv)
             gap_ms = atol(optarg);
         else if (c == 'r')
             restart = 1;
-        else
+        else if (c != 't') /* --thread-multiple: taken before MPI_Init_thread */
             MPI_Abort(MPI_COMM_WORLD, 1);
     }
     char *buf = malloc(CHUNK);

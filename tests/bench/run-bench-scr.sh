@@ -93,12 +93,14 @@ fi
 #   - SCR_Init through the first successful SCR_Complete_restart from cache,
 #     the application's read of its file included, against that read alone
 #     (--restart, on the cache the checkpoint run left);
-#   - a PARTNER checkpoint against the SINGLE one of the same round.
+#   - a PARTNER checkpoint against the SINGLE one of the same round, with
+#     the encode in the foreground (MPI_Init, as SCR's examples start MPI)
+#     and in the background (MPI_THREAD_MULTIPLE, SCR_ENCODE_ASYNC=1).
 echo "bench_scr: CRCs off the application's time, 4 ranks x ${BENCH_MIB:-256} MiB as 2 nodes (median of 5 runs)"
 printf 'SCR_CNTL_BASE=%s/cntl/%%N\nSCR_CACHE_BASE=%s/cache/%%N\n' "$shm" "$shm" > "$work/system.conf"
-free_ckpt() { # TYPE: "checkpoint plain" medians of one run
+free_ckpt() { # TYPE [--thread-multiple]: "checkpoint plain" medians of one run
     SCR_COPY_TYPE="$1" SCR_JOB_ID="free$$" "$sim" -n 4 -N 2 "$build/tests/bench/bench_scr" \
-        --mib "${BENCH_MIB:-256}" --only-checkpoint --beside-plain --gap-ms 200 |
+        --mib "${BENCH_MIB:-256}" --only-checkpoint --beside-plain --gap-ms 200 ${2:-} |
         awk '/^  checkpoint/ { c = $2 } /^  plain write in cache/ { p = $5 } END { print c, p }'
 }
 for _ in 1 2 3 4 5; do
@@ -115,6 +117,10 @@ for _ in 1 2 3 4 5; do
     # shellcheck disable=SC2046 # two numbers, split on purpose
     set -- $(free_ckpt PARTNER)
     echo "partner $(awk -v c="$1" -v s="$single" 'BEGIN { printf "%.3f %.3f %.3f", c / s, c, s }')"
+    rm -rf "$shm/cache" "$shm/cntl"
+    # shellcheck disable=SC2046 # two numbers, split on purpose
+    set -- $(free_ckpt PARTNER --thread-multiple)
+    echo "partner_bg $(awk -v c="$1" -v s="$single" 'BEGIN { printf "%.3f %.3f %.3f", c / s, c, s }')"
 done > "$work/free-times"
 [ -z "${BENCH_KEEP_TIMES:-}" ] || cp "$work/free-times" "$BENCH_KEEP_TIMES.free"
 free_median() { # WHAT: the median line of that measurement, by its ratio
@@ -123,6 +129,7 @@ free_median() { # WHAT: the median line of that measurement, by its ratio
 free_median single | awk '{ printf "  SINGLE checkpoint      %7.3f s   plain write in cache %7.3f s   ratio %.2f (target <= 1.05)\n", $3, $4, $2 }'
 free_median restart | awk '{ printf "  restart from cache     %7.3f s   read alone           %7.3f s   ratio %.2f (target <= 1.10)\n", $3, $4, $2 }'
 free_median partner | awk '{ printf "  PARTNER checkpoint     %7.3f s   SINGLE checkpoint    %7.3f s   ratio %.2f (target <= 1.6)\n", $3, $4, $2 }'
+free_median partner_bg | awk '{ printf "  the same, encode in the background (MPI_THREAD_MULTIPLE)  %7.3f s   ratio %.2f\n", $3, $2 }'
 
 # What the CRC of every file in cache costs. For SINGLE (a pass of its own
 # when the checkpoint completes) and XOR (computed in the encoding pass), the
