@@ -69,28 +69,78 @@ static int real_path(const char *path, const char *what, char **out)
     return SCR_SUCCESS;
 }
 
+/* The prefix made absolute in a->prefix (relative to the current
+ * directory), and with symbolic links resolved in a->prefix_real. */
+static int resolve_prefix(struct adopt *a)
+{
+    const char *prefix = a->o->prefix;
+    char *cwd = NULL;
+    int rc;
+    if (prefix[0] == '/') {
+        rc = scr_path_normalize(prefix, &a->prefix);
+    } else if ((cwd = getcwd(NULL, 0)) == NULL) {
+        scr_err("cannot tell the current directory: %s", strerror(errno));
+        rc = SCR_ERR_IO;
+    } else {
+        rc = scr_path_join(cwd, prefix, &a->prefix);
+    }
+    free(cwd);
+    if (rc != SCR_SUCCESS) return rc;
+    return real_path(a->prefix, "the prefix", &a->prefix_real);
+}
+
+/* SCR_ERR_ARG, saying why, unless a->dir_real (dir_abs as the user named
+ * it) is below the prefix and outside its .scr. */
+static int check_adoptable(const struct adopt *a, const char *dir_abs)
+{
+    char *scr_real = NULL;
+    int inside = 0, in_scr = 0;
+    int rc = scr_path_join(a->prefix_real, ".scr", &scr_real);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_path_is_inside(a->prefix_real, a->dir_real, &inside);
+    if (rc == SCR_SUCCESS) rc = scr_path_is_inside(scr_real, a->dir_real, &in_scr);
+    free(scr_real);
+    if (rc != SCR_SUCCESS) return rc;
+    if (!inside || in_scr || strcmp(a->dir_real, a->prefix_real) == 0) {
+        scr_err("cannot adopt %s%s%s: %s", dir_abs,
+                strcmp(dir_abs, a->dir_real) ? ", which is " : "",
+                strcmp(dir_abs, a->dir_real) ? a->dir_real : "",
+                !inside  ? "it is outside the prefix, where a restart reads its files"
+                : in_scr ? "it is in the prefix's .scr directory, where SCR keeps its own records"
+                         : "it is the prefix itself; adopt a directory below it");
+        return SCR_ERR_ARG;
+    }
+    return SCR_SUCCESS;
+}
+
+/* a->dir_rel and a->dir_lex: the directory dir_abs relative to the prefix
+ * and below it. The files are named as the user names the directory when
+ * that is inside the prefix as written, else by where they really are. */
+static int name_dir(struct adopt *a, const char *dir_abs)
+{
+    int inside = 0;
+    int rc = scr_path_is_inside(a->prefix, dir_abs, &inside);
+    if (rc != SCR_SUCCESS) return rc;
+    if (inside && strcmp(dir_abs, a->prefix) != 0)
+        rc = scr_path_relative(a->prefix, dir_abs, &a->dir_rel);
+    else
+        rc = scr_path_relative(a->prefix_real, a->dir_real, &a->dir_rel);
+    if (rc != SCR_SUCCESS) return rc;
+    return scr_path_join(a->prefix, a->dir_rel, &a->dir_lex);
+}
+
 /* The prefix (absolute) and the directory: it must exist below the prefix
  * and outside its .scr, symbolic links resolved. */
 static int resolve_paths(struct adopt *a)
 {
     const struct scr_adopt_options *o = a->o;
-    char *cwd = NULL, *dir_abs = NULL, *scr_real = NULL;
+    char *dir_abs = NULL;
     struct stat st;
-    int inside = 0, in_scr = 0, rc;
-    if (o->prefix[0] == '/') {
-        rc = scr_path_normalize(o->prefix, &a->prefix);
-    } else if ((cwd = getcwd(NULL, 0)) == NULL) {
-        scr_err("cannot tell the current directory: %s", strerror(errno));
-        rc = SCR_ERR_IO;
-    } else {
-        rc = scr_path_join(cwd, o->prefix, &a->prefix);
-    }
-    if (rc != SCR_SUCCESS) goto out;
-    rc = real_path(a->prefix, "the prefix", &a->prefix_real);
-    if (rc != SCR_SUCCESS) goto out;
+    int rc = resolve_prefix(a);
+    if (rc != SCR_SUCCESS) return rc;
     rc = o->dir[0] == '/' ? scr_path_normalize(o->dir, &dir_abs)
                           : scr_path_join(a->prefix, o->dir, &dir_abs);
-    if (rc != SCR_SUCCESS) goto out;
+    if (rc != SCR_SUCCESS) return rc;
     if (stat(dir_abs, &st) != 0) {
         scr_err("cannot adopt %s: %s", dir_abs, strerror(errno));
         rc = SCR_ERR_ARG;
@@ -103,36 +153,11 @@ static int resolve_paths(struct adopt *a)
     }
     rc = real_path(dir_abs, "cannot adopt", &a->dir_real);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_path_join(a->prefix_real, ".scr", &scr_real);
+    rc = check_adoptable(a, dir_abs);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_path_is_inside(a->prefix_real, a->dir_real, &inside);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_path_is_inside(scr_real, a->dir_real, &in_scr);
-    if (rc != SCR_SUCCESS) goto out;
-    if (!inside || in_scr || strcmp(a->dir_real, a->prefix_real) == 0) {
-        scr_err("cannot adopt %s%s%s: %s", dir_abs,
-                strcmp(dir_abs, a->dir_real) ? ", which is " : "",
-                strcmp(dir_abs, a->dir_real) ? a->dir_real : "",
-                !inside  ? "it is outside the prefix, where a restart reads its files"
-                : in_scr ? "it is in the prefix's .scr directory, where SCR keeps its own records"
-                         : "it is the prefix itself; adopt a directory below it");
-        rc = SCR_ERR_ARG;
-        goto out;
-    }
-    /* the files are named as the user names the directory when that is
-     * inside the prefix as written, else by where they really are */
-    rc = scr_path_is_inside(a->prefix, dir_abs, &inside);
-    if (rc != SCR_SUCCESS) goto out;
-    if (inside && strcmp(dir_abs, a->prefix) != 0)
-        rc = scr_path_relative(a->prefix, dir_abs, &a->dir_rel);
-    else
-        rc = scr_path_relative(a->prefix_real, a->dir_real, &a->dir_rel);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_path_join(a->prefix, a->dir_rel, &a->dir_lex);
+    rc = name_dir(a, dir_abs);
 out:
-    free(cwd);
     free(dir_abs);
-    free(scr_real);
     return rc;
 }
 
@@ -174,24 +199,16 @@ static int check_no_rank_missing(const struct adopt *a)
     return SCR_ERR_ARG;
 }
 
-/* Give every file its rank by the rule (or rank 0 of 1 with --global),
- * and the dataset its number of ranks. */
-static int assign_owners(struct adopt *a)
+/* Every file's rank by rule, the highest in *out_highest; SCR_ERR_ARG,
+ * naming them, when the rule gives no file or some files no rank. */
+static int match_owners(struct adopt *a, const struct scr_adopt_rule *rule, int *out_highest)
 {
     const struct scr_adopt_options *o = a->o;
-    struct scr_adopt_rule rule;
-    if (o->global) {
-        for (int i = 0; i < a->list.n; i++) a->list.files[i].rank = 0;
-        a->ranks = 1;
-        return SCR_SUCCESS;
-    }
-    int rc = scr_adopt_rule_parse(o->owner, &rule);
-    if (rc != SCR_SUCCESS) return rc;
     int unowned = 0, highest = -1;
     const char *named[NAMED_AT_MOST];
     for (int i = 0; i < a->list.n; i++) {
         struct scr_adopt_file *f = &a->list.files[i];
-        if (!scr_adopt_rule_match(&rule, f->rel, &f->rank)) {
+        if (!scr_adopt_rule_match(rule, f->rel, &f->rank)) {
             f->rank = -1;
             if (unowned < NAMED_AT_MOST) named[unowned] = f->rel;
             unowned++;
@@ -220,6 +237,16 @@ static int assign_owners(struct adopt *a)
                 unowned == 1 ? "it" : "them");
         return SCR_ERR_ARG;
     }
+    *out_highest = highest;
+    return SCR_SUCCESS;
+}
+
+/* The dataset's number of ranks in a->ranks: --ranks, which every file's
+ * rank must be below, or one more than the highest rank, which leaves no
+ * rank below it without a file. */
+static int settle_rank_count(struct adopt *a, int highest)
+{
+    const struct scr_adopt_options *o = a->o;
     if (o->ranks > 0) {
         a->ranks = o->ranks;
         for (int i = 0; i < a->list.n; i++) {
@@ -238,6 +265,25 @@ static int assign_owners(struct adopt *a)
     }
     a->ranks = highest + 1;
     return check_no_rank_missing(a);
+}
+
+/* Give every file its rank by the rule (or rank 0 of 1 with --global),
+ * and the dataset its number of ranks. */
+static int assign_owners(struct adopt *a)
+{
+    const struct scr_adopt_options *o = a->o;
+    struct scr_adopt_rule rule;
+    if (o->global) {
+        for (int i = 0; i < a->list.n; i++) a->list.files[i].rank = 0;
+        a->ranks = 1;
+        return SCR_SUCCESS;
+    }
+    int rc = scr_adopt_rule_parse(o->owner, &rule);
+    if (rc != SCR_SUCCESS) return rc;
+    int highest = -1;
+    rc = match_owners(a, &rule, &highest);
+    if (rc != SCR_SUCCESS) return rc;
+    return settle_rank_count(a, highest);
 }
 
 /* The path of file f, where it is read. */

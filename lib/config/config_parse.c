@@ -45,6 +45,52 @@ static void where_of(char *buf, size_t len, const char *source, int line)
         snprintf(buf, len, "%s", source);
 }
 
+/* The name of the ${NAME} that starts at v[i] of the raw value [v, v+n):
+ * [*out_start, *out_start + *out_len), the value going on at *out_next;
+ * SCR_ERR_FORMAT, said (where names the value), when it is unterminated or
+ * not a variable name. */
+static int braced_name(const char *where, const char *v, size_t n, size_t i, size_t *out_start,
+                       size_t *out_len, size_t *out_next)
+{
+    size_t name_start = i + 2, j = name_start;
+    while (j < n && v[j] != '}') j++;
+    if (j == n) {
+        scr_err("%s: unterminated '${' in value '%.*s'", where, (int)n, v);
+        return SCR_ERR_FORMAT;
+    }
+    size_t name_len = j - name_start;
+    int ok = name_len > 0 && is_name_start(v[name_start]);
+    for (size_t k = name_start; ok && k < j; k++) ok = is_name_char(v[k]);
+    if (!ok) {
+        scr_err("%s: '${%.*s}' is not a variable name", where, (int)name_len, v + name_start);
+        return SCR_ERR_FORMAT;
+    }
+    *out_start = name_start;
+    *out_len = name_len;
+    *out_next = j + 1;
+    return SCR_SUCCESS;
+}
+
+/* The value of the environment variable named [name, name+len) appended to
+ * out; one not set expands to nothing, with a warning (where names the
+ * value), and one too long fails with SCR_ERR_FORMAT. */
+static int append_variable(const char *where, const char *name, size_t len, scr_strbuf *out)
+{
+    char buf[256];
+    if (len >= sizeof(buf)) {
+        scr_err("%s: variable name '%.*s' is too long", where, (int)len, name);
+        return SCR_ERR_FORMAT;
+    }
+    memcpy(buf, name, len);
+    buf[len] = '\0';
+    const char *val = getenv(buf);
+    if (val == NULL) {
+        scr_warn("%s: environment variable %s is not set; it expands to nothing", where, buf);
+        val = "";
+    }
+    return scr_strbuf_append_str(out, val);
+}
+
 /* Expand $NAME and ${NAME} in the raw value [v, v+n) into out; where names
  * the value in messages. */
 static int expand_value(const char *where, const char *v, size_t n, scr_strbuf *out)
@@ -61,22 +107,8 @@ static int expand_value(const char *where, const char *v, size_t n, scr_strbuf *
         }
         size_t name_start, name_len, next;
         if (i + 1 < n && v[i + 1] == '{') {
-            name_start = i + 2;
-            size_t j = name_start;
-            while (j < n && v[j] != '}') j++;
-            if (j == n) {
-                scr_err("%s: unterminated '${' in value '%.*s'", where, (int)n, v);
-                return SCR_ERR_FORMAT;
-            }
-            name_len = j - name_start;
-            next = j + 1;
-            int ok = name_len > 0 && is_name_start(v[name_start]);
-            for (size_t k = name_start; ok && k < j; k++) ok = is_name_char(v[k]);
-            if (!ok) {
-                scr_err("%s: '${%.*s}' is not a variable name", where, (int)name_len,
-                        v + name_start);
-                return SCR_ERR_FORMAT;
-            }
+            int rc = braced_name(where, v, n, i, &name_start, &name_len, &next);
+            if (rc != SCR_SUCCESS) return rc;
         } else if (i + 1 < n && is_name_start(v[i + 1])) {
             name_start = i + 1;
             size_t j = name_start;
@@ -90,19 +122,7 @@ static int expand_value(const char *where, const char *v, size_t n, scr_strbuf *
             i++;
             continue;
         }
-        char name[256];
-        if (name_len >= sizeof(name)) {
-            scr_err("%s: variable name '%.*s' is too long", where, (int)name_len, v + name_start);
-            return SCR_ERR_FORMAT;
-        }
-        memcpy(name, v + name_start, name_len);
-        name[name_len] = '\0';
-        const char *val = getenv(name);
-        if (val == NULL) {
-            scr_warn("%s: environment variable %s is not set; it expands to nothing", where, name);
-            val = "";
-        }
-        int rc = scr_strbuf_append_str(out, val);
+        int rc = append_variable(where, v + name_start, name_len, out);
         if (rc != SCR_SUCCESS) return rc;
         i = next;
     }

@@ -274,6 +274,65 @@ void scr_kvtree_unset_kv_int(scr_kvtree *tree, const char *key, long long value)
 
 /* --- getf / setf ----------------------------------------------------------- */
 
+/* The one conversion of spec in *out_pct (NULL when spec is a literal, %%
+ * aside); SCR_ERR_ARG when spec has two. */
+static int find_conversion(const char *spec, const char **out_pct)
+{
+    const char *pct = NULL;
+    for (const char *p = spec; *p; p++) {
+        if (*p != '%') continue;
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
+        if (pct != NULL) return SCR_ERR_ARG; /* two conversions in one key */
+        pct = p;
+    }
+    *out_pct = pct;
+    return SCR_SUCCESS;
+}
+
+/* Print spec into key with its one argument taken from ap as the conversion
+ * c with longs 'l' modifiers says; *out_n is what snprintf returned.
+ * SCR_ERR_ARG for a conversion or modifier not supported. */
+static int print_conversion(char *key, size_t keylen, const char *spec, char c, int longs,
+                            va_list *ap, int *out_n)
+{
+    switch (c) {
+    case 's':
+        if (longs) return SCR_ERR_ARG;
+        *out_n = snprintf(key, keylen, spec, va_arg(*ap, const char *));
+        return SCR_SUCCESS;
+    case 'd':
+    case 'i':
+        if (longs == 0)
+            *out_n = snprintf(key, keylen, spec, va_arg(*ap, int));
+        else if (longs == 1)
+            *out_n = snprintf(key, keylen, spec, va_arg(*ap, long));
+        else if (longs == 2)
+            *out_n = snprintf(key, keylen, spec, va_arg(*ap, long long));
+        else
+            return SCR_ERR_ARG;
+        return SCR_SUCCESS;
+    case 'u':
+    case 'x':
+        if (longs == 0)
+            *out_n = snprintf(key, keylen, spec, va_arg(*ap, unsigned int));
+        else if (longs == 1)
+            *out_n = snprintf(key, keylen, spec, va_arg(*ap, unsigned long));
+        else if (longs == 2)
+            *out_n = snprintf(key, keylen, spec, va_arg(*ap, unsigned long long));
+        else
+            return SCR_ERR_ARG;
+        return SCR_SUCCESS;
+    case 'f':
+        if (longs > 1) return SCR_ERR_ARG;
+        *out_n = snprintf(key, keylen, spec, va_arg(*ap, double));
+        return SCR_SUCCESS;
+    default: return SCR_ERR_ARG;
+    }
+}
+
 /* Format one space-separated token of fmt (at most one conversion) into key,
  * consuming its argument from ap. SCR_ERR_ARG for an unsupported token or
  * a key too long. */
@@ -285,15 +344,7 @@ static int format_token(char *key, size_t keylen, const char *tok, size_t toklen
     spec[toklen] = '\0';
 
     const char *pct = NULL;
-    for (const char *p = spec; *p; p++) {
-        if (*p != '%') continue;
-        if (p[1] == '%') {
-            p++;
-            continue;
-        }
-        if (pct != NULL) return SCR_ERR_ARG; /* two conversions in one key */
-        pct = p;
-    }
+    if (find_conversion(spec, &pct) != SCR_SUCCESS) return SCR_ERR_ARG;
     if (pct == NULL) { /* literal key (with %% unescaped by snprintf) */
         snprintf(key, keylen, spec, 0);
         return SCR_SUCCESS;
@@ -305,39 +356,7 @@ static int format_token(char *key, size_t keylen, const char *tok, size_t toklen
         c++;
     }
     int n;
-    switch (*c) {
-    case 's':
-        if (longs) return SCR_ERR_ARG;
-        n = snprintf(key, keylen, spec, va_arg(*ap, const char *));
-        break;
-    case 'd':
-    case 'i':
-        if (longs == 0)
-            n = snprintf(key, keylen, spec, va_arg(*ap, int));
-        else if (longs == 1)
-            n = snprintf(key, keylen, spec, va_arg(*ap, long));
-        else if (longs == 2)
-            n = snprintf(key, keylen, spec, va_arg(*ap, long long));
-        else
-            return SCR_ERR_ARG;
-        break;
-    case 'u':
-    case 'x':
-        if (longs == 0)
-            n = snprintf(key, keylen, spec, va_arg(*ap, unsigned int));
-        else if (longs == 1)
-            n = snprintf(key, keylen, spec, va_arg(*ap, unsigned long));
-        else if (longs == 2)
-            n = snprintf(key, keylen, spec, va_arg(*ap, unsigned long long));
-        else
-            return SCR_ERR_ARG;
-        break;
-    case 'f':
-        if (longs > 1) return SCR_ERR_ARG;
-        n = snprintf(key, keylen, spec, va_arg(*ap, double));
-        break;
-    default: return SCR_ERR_ARG;
-    }
+    if (print_conversion(key, keylen, spec, *c, longs, ap, &n) != SCR_SUCCESS) return SCR_ERR_ARG;
     if (c[1] != '\0' && strchr(c + 1, '%') != NULL) return SCR_ERR_ARG;
     return (n < 0 || (size_t)n >= keylen) ? SCR_ERR_ARG : SCR_SUCCESS;
 }

@@ -120,9 +120,12 @@ int scr_kvtree_file_finish(scr_strbuf *b)
     return SCR_SUCCESS;
 }
 
-int scr_kvtree_parse_image(const void *image, size_t len, scr_kvtree *tree, const char *origin)
+/* The header of the len-byte hash file image buf is one this build reads and
+ * its size field is len; its flags in *out_flags. Says what is wrong
+ * (naming origin) and fails with SCR_ERR_FORMAT otherwise. */
+static int check_header(const unsigned char *buf, size_t len, const char *origin,
+                        uint32_t *out_flags)
 {
-    const unsigned char *buf = image;
     if (len == 0) {
         scr_err("%s: empty file (0 bytes): a hash file is never empty, so this one is damaged",
                 origin);
@@ -162,13 +165,23 @@ int scr_kvtree_parse_image(const void *image, size_t len, scr_kvtree *tree, cons
         scr_err("%s: unknown flags 0x%08x in hash file header", origin, flags);
         return SCR_ERR_FORMAT;
     }
-    size_t data_end = len;
+    *out_flags = flags;
+    return SCR_SUCCESS;
+}
+
+/* Where the hash data of the image ends (before its CRC32 when flags has
+ * one) in *out_data_end; fails with SCR_ERR_FORMAT when that CRC32 does not
+ * match the contents. */
+static int check_crc(const unsigned char *buf, size_t len, uint32_t flags, const char *origin,
+                     size_t *out_data_end)
+{
+    *out_data_end = len;
     if (flags & SCR_KVTREE_FILE_FLAG_CRC32) {
         if (len < SCR_KVTREE_FILE_HEADER_SIZE + 4) {
             scr_err("%s: truncated hash file: no room for its CRC32", origin);
             return SCR_ERR_FORMAT;
         }
-        data_end = len - 4;
+        size_t data_end = len - 4;
         uint32_t stored = (uint32_t)get_be(buf + data_end, 4);
         uint32_t computed = scr_crc32(0, buf, data_end);
         if (stored != computed) {
@@ -176,12 +189,25 @@ int scr_kvtree_parse_image(const void *image, size_t len, scr_kvtree *tree, cons
                     origin, stored, computed);
             return SCR_ERR_FORMAT;
         }
+        *out_data_end = data_end;
     }
+    return SCR_SUCCESS;
+}
+
+int scr_kvtree_parse_image(const void *image, size_t len, scr_kvtree *tree, const char *origin)
+{
+    const unsigned char *buf = image;
+    uint32_t flags = 0;
+    size_t data_end = len;
+    int rc = check_header(buf, len, origin, &flags);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = check_crc(buf, len, flags, origin, &data_end);
+    if (rc != SCR_SUCCESS) return rc;
     size_t used = 0;
     size_t data_len = data_end - SCR_KVTREE_FILE_HEADER_SIZE;
     scr_kvtree *fresh = scr_kvtree_new();
     if (fresh == NULL) return SCR_ERR_NOMEM;
-    int rc = scr_kvtree_unpack(buf + SCR_KVTREE_FILE_HEADER_SIZE, data_len, fresh, &used, origin);
+    rc = scr_kvtree_unpack(buf + SCR_KVTREE_FILE_HEADER_SIZE, data_len, fresh, &used, origin);
     if (rc == SCR_SUCCESS && used != data_len) {
         scr_err("%s: %zu unexpected bytes after the hash data", origin, data_len - used);
         rc = SCR_ERR_FORMAT;

@@ -202,6 +202,89 @@ void scr_comm_free_trees(scr_kvtree **trees, int count)
     free(trees);
 }
 
+/* The records of all ranks laid end to end at the root: rank i's record is
+ * lens[i] bytes at all + displs[i]. Only the root allocates; all free. */
+struct gathered_records {
+    int *lens, *displs;
+    char *all;
+};
+
+static void gathered_records_free(struct gathered_records *g)
+{
+    free(g->all);
+    free(g->lens);
+    free(g->displs);
+}
+
+/* At the root, with the sizes of the records in g->lens: places them end to
+ * end in g->displs and allocates g->all for them; false (having said why)
+ * when they do not fit one message or memory. */
+static int layout_records(struct gathered_records *g, int nranks)
+{
+    long long total = 0;
+    for (int i = 0; i < nranks; i++) {
+        g->displs[i] = (int)(total < INT_MAX ? total : 0);
+        total += g->lens[i];
+    }
+    if (total > INT_MAX) {
+        scr_err("gathered records of %lld bytes are too large for one message", total);
+        return 0;
+    }
+    if ((g->all = malloc(total > 0 ? (size_t)total : 1)) == NULL) {
+        scr_err("out of memory gathering records of %lld bytes", total);
+        return 0;
+    }
+    return 1;
+}
+
+/* Collective: the len bytes of buf of every rank into g at the root.
+ * *out_root_ok, the same on all ranks, says whether the root could take them
+ * (no record moved otherwise); the return code is that of the MPI calls. */
+static int gather_records(const char *buf, int len, int me, int nranks, int root, MPI_Comm comm,
+                          struct gathered_records *g, int *out_root_ok)
+{
+    /* root learns the sizes and says whether it can take them all */
+    int root_ok = 1;
+    if (me == root) {
+        g->lens = calloc((size_t)nranks, sizeof(int));
+        g->displs = calloc((size_t)nranks, sizeof(int));
+        root_ok = g->lens != NULL && g->displs != NULL;
+    }
+    int rc = scr_mpi_check(
+        MPI_Gather(&len, 1, MPI_INT, root_ok ? g->lens : NULL, 1, MPI_INT, root, comm),
+        "gathering record sizes");
+    if (rc == SCR_SUCCESS && me == root && root_ok) root_ok = layout_records(g, nranks);
+    if (rc == SCR_SUCCESS)
+        rc = scr_mpi_check(MPI_Bcast(&root_ok, 1, MPI_INT, root, comm), "MPI_Bcast");
+    char dummy;
+    if (rc == SCR_SUCCESS && root_ok)
+        rc = scr_mpi_check(MPI_Gatherv(buf ? buf : &dummy, len, MPI_BYTE, g->all ? g->all : &dummy,
+                                       g->lens, g->displs, MPI_BYTE, root, comm),
+                           "gathering records");
+    *out_root_ok = root_ok;
+    return rc;
+}
+
+/* At the root: one new tree per rank from the records of g in
+ * *out_trees (an array of nranks the caller frees with
+ * scr_comm_free_trees, also on failure). */
+static int unpack_records(const struct gathered_records *g, int nranks, scr_kvtree ***out_trees)
+{
+    scr_kvtree **trees = calloc((size_t)nranks, sizeof(*trees));
+    *out_trees = trees;
+    if (trees == NULL) {
+        scr_err("out of memory gathering records of %d ranks", nranks);
+        return SCR_ERR_NOMEM;
+    }
+    int status = SCR_SUCCESS;
+    for (int i = 0; status == SCR_SUCCESS && i < nranks; i++) {
+        char origin[64];
+        snprintf(origin, sizeof(origin), "record from rank %d", i);
+        status = unpack_new(g->all + g->displs[i], (size_t)g->lens[i], origin, &trees[i]);
+    }
+    return status;
+}
+
 int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm, scr_kvtree ***out_trees)
 {
     *out_trees = NULL;
@@ -220,57 +303,16 @@ int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm, scr_
         return rc != SCR_SUCCESS ? rc : SCR_FAILURE;
     }
 
-    /* root learns the sizes and says whether it can take them all */
-    int *lens = NULL, *displs = NULL, root_ok = 1;
-    char *all = NULL;
-    if (me == root) {
-        lens = calloc((size_t)nranks, sizeof(int));
-        displs = calloc((size_t)nranks, sizeof(int));
-        root_ok = lens != NULL && displs != NULL;
-    }
-    rc = scr_mpi_check(MPI_Gather(&len, 1, MPI_INT, root_ok ? lens : NULL, 1, MPI_INT, root, comm),
-                       "gathering record sizes");
-    if (rc == SCR_SUCCESS && me == root && root_ok) {
-        long long total = 0;
-        for (int i = 0; i < nranks; i++) {
-            displs[i] = (int)(total < INT_MAX ? total : 0);
-            total += lens[i];
-        }
-        if (total > INT_MAX) {
-            scr_err("gathered records of %lld bytes are too large for one message", total);
-            root_ok = 0;
-        } else if ((all = malloc(total > 0 ? (size_t)total : 1)) == NULL) {
-            scr_err("out of memory gathering records of %lld bytes", total);
-            root_ok = 0;
-        }
-    }
-    if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Bcast(&root_ok, 1, MPI_INT, root, comm), "MPI_Bcast");
-    char dummy;
-    if (rc == SCR_SUCCESS && root_ok)
-        rc = scr_mpi_check(MPI_Gatherv(buf ? buf : &dummy, len, MPI_BYTE, all ? all : &dummy, lens,
-                                       displs, MPI_BYTE, root, comm),
-                           "gathering records");
+    struct gathered_records g = {0};
+    int root_ok = 0;
+    rc = gather_records(buf, len, me, nranks, root, comm, &g, &root_ok);
     free(buf);
 
     /* root unpacks, and everyone learns whether that worked */
     int status = (rc == SCR_SUCCESS && root_ok) ? SCR_SUCCESS : SCR_FAILURE;
     scr_kvtree **trees = NULL;
-    if (status == SCR_SUCCESS && me == root) {
-        trees = calloc((size_t)nranks, sizeof(*trees));
-        if (trees == NULL) {
-            scr_err("out of memory gathering records of %d ranks", nranks);
-            status = SCR_ERR_NOMEM;
-        }
-        for (int i = 0; status == SCR_SUCCESS && i < nranks; i++) {
-            char origin[64];
-            snprintf(origin, sizeof(origin), "record from rank %d", i);
-            status = unpack_new(all + displs[i], (size_t)lens[i], origin, &trees[i]);
-        }
-    }
-    free(all);
-    free(lens);
-    free(displs);
+    if (status == SCR_SUCCESS && me == root) status = unpack_records(&g, nranks, &trees);
+    gathered_records_free(&g);
     if (rc == SCR_SUCCESS && root_ok) {
         int unpacked = status == SCR_SUCCESS;
         rc = scr_mpi_check(MPI_Bcast(&unpacked, 1, MPI_INT, root, comm), "MPI_Bcast");

@@ -110,6 +110,29 @@ static int take_parts(struct walk *w, const char *file, int level, const scr_kvt
     return SCR_SUCCESS;
 }
 
+/* The part t read from file has no key at the top but RANKS, LEVEL and
+ * RANK, and under RANK only ranks below ranks; the first other key is
+ * named and fails. */
+static int check_part_keys(const char *file, const scr_kvtree *t, int ranks)
+{
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(t); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        if (strcmp(key, KEY_RANKS) != 0 && strcmp(key, KEY_LEVEL) != 0 &&
+            strcmp(key, KEY_RANK) != 0)
+            return scr_record_bad_key(file, "the top", key, "RANKS, LEVEL and RANK");
+    }
+    const scr_kvtree *rank_level = scr_kvtree_get(t, KEY_RANK);
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(rank_level); e; e = scr_kvtree_elem_next(e)) {
+        int r;
+        if (scr_record_key_int(scr_kvtree_elem_key(e), 0, &r) != SCR_SUCCESS || r >= ranks) {
+            char expected[64];
+            snprintf(expected, sizeof(expected), "ranks 0 to %d", ranks - 1);
+            return scr_record_bad_key(file, KEY_RANK, scr_kvtree_elem_key(e), expected);
+        }
+    }
+    return SCR_SUCCESS;
+}
+
 /* Read <dsdir>/<name>, which must be at level_expected (-1: any, the top). */
 static int read_part(struct walk *w, const char *name, int level_expected)
 {
@@ -141,24 +164,9 @@ static int read_part(struct walk *w, const char *name, int level_expected)
                     level_expected < 0 ? MAX_LEVEL : level_expected, "the level of this part",
                     &level);
     if (rc != SCR_SUCCESS) goto out;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(t); e; e = scr_kvtree_elem_next(e)) {
-        const char *key = scr_kvtree_elem_key(e);
-        if (strcmp(key, KEY_RANKS) != 0 && strcmp(key, KEY_LEVEL) != 0 &&
-            strcmp(key, KEY_RANK) != 0) {
-            rc = scr_record_bad_key(file, "the top", key, "RANKS, LEVEL and RANK");
-            goto out;
-        }
-    }
+    rc = check_part_keys(file, t, ranks);
+    if (rc != SCR_SUCCESS) goto out;
     const scr_kvtree *rank_level = scr_kvtree_get(t, KEY_RANK);
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(rank_level); e; e = scr_kvtree_elem_next(e)) {
-        int r;
-        if (scr_record_key_int(scr_kvtree_elem_key(e), 0, &r) != SCR_SUCCESS || r >= ranks) {
-            char expected[64];
-            snprintf(expected, sizeof(expected), "ranks 0 to %d", ranks - 1);
-            rc = scr_record_bad_key(file, KEY_RANK, scr_kvtree_elem_key(e), expected);
-            goto out;
-        }
-    }
     if (level == 0) {
         for (scr_kvtree_elem *e = scr_kvtree_elem_first(rank_level); e && rc == SCR_SUCCESS;
              e = scr_kvtree_elem_next(e))

@@ -405,6 +405,24 @@ static int ring_buffers(const struct scr_redundancy_ctx *ctx, int k, char **out_
     return SCR_SUCCESS;
 }
 
+/* The RS file r, its header and k blocks of chunk bytes written, synced and
+ * listed complete; with CRCs in cache, listed with its CRC: header_crc
+ * combined with that of the blocks, which blocks computed as they were
+ * written. */
+static int complete_rs_file(const struct scr_redundancy_ctx *ctx, int id, const struct rs_file *r,
+                            uint64_t chunk, int k, uint32_t header_crc, const scr_crc_parts *blocks)
+{
+    uint32_t blocks_crc = 0;
+    if (ctx->crc_in_cache && scr_crc_parts_get(blocks, 0, &blocks_crc) != SCR_SUCCESS) {
+        scr_err("%s: the CRC32 of its blocks could not be computed while they were written",
+                r->path);
+        return SCR_FAILURE;
+    }
+    uint32_t crc = scr_crc32_combine(header_crc, blocks_crc, chunk * (uint64_t)k);
+    return finish_rs_file(ctx, id, r, r->hlen + chunk * (uint64_t)k, ctx->crc_in_cache, crc,
+                          ctx->bufs[1], ctx->buf_size);
+}
+
 int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
                             int id)
 {
@@ -416,7 +434,7 @@ int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct s
     char *acc = NULL;
     MPI_Request *reqs = NULL;
     scr_crc_parts *blocks = NULL;
-    uint32_t header_crc = 0, blocks_crc = 0;
+    uint32_t header_crc = 0;
     const scr_dataset *dset = NULL;
     int rc = open_mine(ctx, d, id, &f, &known, &dset);
     if (rc == SCR_SUCCESS) rc = scr_rs_init(&code, dd, k);
@@ -445,16 +463,7 @@ int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct s
     if (mrc == SCR_SUCCESS && ctx->crc_in_cache)
         mrc = settle_crcs(ctx, d, id, dset, &f, chunk, &file, &header_crc, &rc);
     if (mrc != SCR_SUCCESS) goto done;
-    if (rc == SCR_SUCCESS && ctx->crc_in_cache &&
-        scr_crc_parts_get(blocks, 0, &blocks_crc) != SCR_SUCCESS) {
-        scr_err("%s: the CRC32 of its blocks could not be computed while they were written",
-                file.path);
-        rc = SCR_FAILURE;
-    }
-    uint32_t crc = scr_crc32_combine(header_crc, blocks_crc, chunk * (uint64_t)k);
-    if (rc == SCR_SUCCESS)
-        rc = finish_rs_file(ctx, id, &file, file.hlen + chunk * (uint64_t)k, ctx->crc_in_cache, crc,
-                            ctx->bufs[1], ctx->buf_size);
+    if (rc == SCR_SUCCESS) rc = complete_rs_file(ctx, id, &file, chunk, k, header_crc, blocks);
     /* all ranks of the set agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
 done:

@@ -108,6 +108,75 @@ static int finish_xor_file(const struct scr_redundancy_ctx *ctx, int id, const s
 
 /* --- apply ---------------------------------------------------------------------------- */
 
+/* What a ring or chain works on for this rank: its files and XOR file, the
+ * chunk, and what its reads and writes came to so far. */
+struct xor_pass {
+    const struct scr_redundancy_ctx *ctx;
+    const struct scr_redundancy_files *fs;
+    const struct xor_file *x;
+    uint64_t chunk;
+    int rc;            /* the first failed read or write; zeros are sent on after it */
+    uint32_t slot_crc; /* of this rank's XOR slot, as written */
+};
+
+/* The length of the piece at off of a chunk cut in pieces of piece bytes. */
+static size_t piece_len(uint64_t chunk, uint64_t off, size_t piece)
+{
+    return chunk - off < piece ? (size_t)(chunk - off) : piece;
+}
+
+/* Step t of the ring for the len bytes at off of slot: this rank's part of
+ * the slot, added to what came from the left (from step 1 on), is sent right
+ * from sb, and the next receive from the left is posted into rb. Returns the
+ * MPI status; a failed read (in p->rc) sends zeros. */
+static int ring_step_piece(struct xor_pass *p, const struct scr_reddesc *d, int t, int slot,
+                           uint64_t off, size_t len, char *sb, char *rb, MPI_Request *sreq,
+                           MPI_Request *rreq)
+{
+    const struct scr_redundancy_ctx *ctx = p->ctx;
+    uint64_t at = slot_offset(d->set_rank, slot, p->chunk) + off;
+    int mrc = wait_for(sreq, "computing XOR data (MPI_Wait)");
+    if (mrc != SCR_SUCCESS) return mrc;
+    if (p->rc == SCR_SUCCESS)
+        p->rc = scr_padfile_read(p->fs->set.parts, (size_t)p->fs->set.count, at, sb, len);
+    if (p->rc == SCR_SUCCESS) scr_crc_parts_add(p->fs->crc, at, sb, len);
+    if (p->rc != SCR_SUCCESS) memset(sb, 0, len);
+    if (t > 0) {
+        mrc = wait_for(rreq, "computing XOR data (MPI_Wait)");
+        if (mrc == SCR_SUCCESS) scr_xor_accumulate(sb, rb, len);
+    }
+    if (mrc == SCR_SUCCESS)
+        mrc = scr_mpi_check(
+            MPI_Irecv(rb, (int)len, MPI_BYTE, scr_reddesc_lhs(d), TAG_XOR, ctx->world, rreq),
+            "computing XOR data (MPI_Irecv)");
+    if (mrc == SCR_SUCCESS)
+        mrc = scr_mpi_check(
+            MPI_Isend(sb, (int)len, MPI_BYTE, scr_reddesc_rhs(d), TAG_XOR, ctx->world, sreq),
+            "computing XOR data (MPI_Isend)");
+    return mrc;
+}
+
+/* The n pieces from p0 that came last from the left, this rank's own slot,
+ * written to its XOR file and added to p->slot_crc. Returns the MPI status;
+ * a failed write is in p->rc. */
+static int ring_write_slot(struct xor_pass *p, uint64_t p0, int n, MPI_Request *rreq)
+{
+    size_t piece = p->ctx->piece;
+    const char *recvbuf = p->ctx->bufs[1];
+    int mrc = SCR_SUCCESS;
+    for (int g = 0; mrc == SCR_SUCCESS && g < n; g++) {
+        uint64_t off = p0 + (uint64_t)g * piece;
+        size_t len = piece_len(p->chunk, off, piece);
+        mrc = wait_for(&rreq[g], "computing XOR data (MPI_Wait)");
+        if (mrc == SCR_SUCCESS && p->rc == SCR_SUCCESS)
+            p->rc = scr_pwrite_full(p->x->fd, recvbuf + (size_t)g * piece, len, p->x->hlen + off,
+                                    p->x->path);
+        if (mrc == SCR_SUCCESS && p->rc == SCR_SUCCESS && p->fs->crc != NULL)
+            p->slot_crc = scr_crc32(p->slot_crc, recvbuf + (size_t)g * piece, len);
+    }
+    return mrc;
+}
+
 /* The reduce-scatter of apply, writing this rank's slot at x->hlen in its
  * XOR file. Pieces go in groups of as many as stay in flight: step t of every
  * piece of a group is sent before step t+1 of any, so a rank has a group's
@@ -120,13 +189,11 @@ static int xor_ring(const struct scr_redundancy_ctx *ctx, const struct scr_redde
                     const struct scr_redundancy_files *fs, uint64_t chunk, const struct xor_file *x,
                     uint32_t *out_slot_crc, int *io_rc)
 {
-    uint32_t slot_crc = 0;
-    int N = d->set_size, me = d->set_rank, rhs = scr_reddesc_rhs(d), lhs = scr_reddesc_lhs(d);
+    struct xor_pass p = {ctx, fs, x, chunk, *io_rc, 0};
+    int N = d->set_size, me = d->set_rank;
     size_t piece = ctx->piece;
     char *sendbuf = ctx->bufs[0], *recvbuf = ctx->bufs[1];
-    const scr_padfile_part *parts = fs->set.parts;
-    size_t nparts = (size_t)fs->set.count;
-    int depth = scr_stream_depth(ctx->buf_size, piece), rc = *io_rc, mrc = SCR_SUCCESS;
+    int depth = scr_stream_depth(ctx->buf_size, piece), mrc = SCR_SUCCESS;
     MPI_Request reqs[2 * SCR_STREAM_MAX_DEPTH];
     MPI_Request *sreq = reqs, *rreq = reqs + SCR_STREAM_MAX_DEPTH;
     for (int j = 0; j < 2 * SCR_STREAM_MAX_DEPTH; j++) reqs[j] = MPI_REQUEST_NULL;
@@ -137,46 +204,18 @@ static int xor_ring(const struct scr_redundancy_ctx *ctx, const struct scr_redde
             int slot = scr_redundancy_mod(me - t - 1, N);
             for (int g = 0; mrc == SCR_SUCCESS && g < n; g++) {
                 uint64_t off = p0 + (uint64_t)g * piece;
-                size_t len = chunk - off < piece ? (size_t)(chunk - off) : piece;
-                char *sb = sendbuf + (size_t)g * piece, *rb = recvbuf + (size_t)g * piece;
-                mrc = wait_for(&sreq[g], "computing XOR data (MPI_Wait)");
-                if (mrc != SCR_SUCCESS) break;
-                if (rc == SCR_SUCCESS)
-                    rc = scr_padfile_read(parts, nparts, slot_offset(me, slot, chunk) + off, sb,
-                                          len);
-                if (rc == SCR_SUCCESS)
-                    scr_crc_parts_add(fs->crc, slot_offset(me, slot, chunk) + off, sb, len);
-                if (rc != SCR_SUCCESS) memset(sb, 0, len);
-                if (t > 0) {
-                    mrc = wait_for(&rreq[g], "computing XOR data (MPI_Wait)");
-                    if (mrc == SCR_SUCCESS) scr_xor_accumulate(sb, rb, len);
-                }
-                if (mrc == SCR_SUCCESS)
-                    mrc = scr_mpi_check(
-                        MPI_Irecv(rb, (int)len, MPI_BYTE, lhs, TAG_XOR, ctx->world, &rreq[g]),
-                        "computing XOR data (MPI_Irecv)");
-                if (mrc == SCR_SUCCESS)
-                    mrc = scr_mpi_check(
-                        MPI_Isend(sb, (int)len, MPI_BYTE, rhs, TAG_XOR, ctx->world, &sreq[g]),
-                        "computing XOR data (MPI_Isend)");
+                mrc = ring_step_piece(&p, d, t, slot, off, piece_len(chunk, off, piece),
+                                      sendbuf + (size_t)g * piece, recvbuf + (size_t)g * piece,
+                                      &sreq[g], &rreq[g]);
             }
         }
         /* what came last is this rank's own slot */
-        for (int g = 0; mrc == SCR_SUCCESS && g < n; g++) {
-            uint64_t off = p0 + (uint64_t)g * piece;
-            size_t len = chunk - off < piece ? (size_t)(chunk - off) : piece;
-            mrc = wait_for(&rreq[g], "computing XOR data (MPI_Wait)");
-            if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
-                rc = scr_pwrite_full(x->fd, recvbuf + (size_t)g * piece, len, x->hlen + off,
-                                     x->path);
-            if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS && fs->crc != NULL)
-                slot_crc = scr_crc32(slot_crc, recvbuf + (size_t)g * piece, len);
-        }
+        if (mrc == SCR_SUCCESS) mrc = ring_write_slot(&p, p0, n, rreq);
     }
     if (mrc == SCR_SUCCESS) mrc = scr_mpi_waitall(depth, sreq, "computing XOR data (MPI_Waitall)");
     if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, 2 * SCR_STREAM_MAX_DEPTH);
-    *out_slot_crc = slot_crc;
-    *io_rc = rc;
+    *out_slot_crc = p.slot_crc;
+    *io_rc = p.rc;
     return mrc;
 }
 
@@ -381,6 +420,56 @@ out:
     return rc;
 }
 
+/* The root's part of the len bytes at off of slot s: what came from the left
+ * into rb is its rebuilt data, written to its XOR file (its own slot) or to
+ * its files, and through the CRCs. Returns the MPI status; a failed write
+ * is in p->rc. */
+static int chain_root_take(struct xor_pass *p, int me, int s, uint64_t off, size_t len,
+                           const char *rb, MPI_Request *rreq)
+{
+    const struct scr_redundancy_files *fs = p->fs;
+    uint64_t at = slot_offset(me, s, p->chunk) + off;
+    int mrc = wait_for(rreq, "rebuilding from XOR data (MPI_Wait)");
+    if (mrc == SCR_SUCCESS && p->rc == SCR_SUCCESS)
+        p->rc = s == me ? scr_pwrite_full(p->x->fd, rb, len, p->x->hlen + off, p->x->path)
+                        : scr_padfile_write(fs->set.parts, (size_t)fs->set.count, at, rb, len);
+    if (mrc == SCR_SUCCESS && p->rc == SCR_SUCCESS && fs->crc != NULL) {
+        if (s == me)
+            p->slot_crc = scr_crc32(p->slot_crc, rb, len);
+        else
+            scr_crc_parts_add(fs->crc, at, rb, len);
+    }
+    return mrc;
+}
+
+/* A member's part of the len bytes at off of slot s (its XOR chunk in its
+ * own slot, its data elsewhere), added to what came from the left into rb
+ * unless it heads the chain (dist 1), and sent right from sb. Returns the
+ * MPI status; a failed read (in p->rc) sends zeros. */
+static int chain_member_pass(struct xor_pass *p, const struct scr_reddesc *d, int dist, int s,
+                             uint64_t off, size_t len, char *sb, const char *rb, MPI_Request *sreq,
+                             MPI_Request *rreq)
+{
+    const struct scr_redundancy_files *fs = p->fs;
+    int me = d->set_rank;
+    uint64_t at = slot_offset(me, s, p->chunk) + off;
+    int mrc = wait_for(sreq, "rebuilding from XOR data (MPI_Wait)");
+    if (mrc != SCR_SUCCESS) return mrc;
+    if (p->rc == SCR_SUCCESS)
+        p->rc = s == me ? scr_pread_full(p->x->fd, sb, len, p->x->hlen + off, p->x->path)
+                        : scr_padfile_read(fs->set.parts, (size_t)fs->set.count, at, sb, len);
+    if (p->rc != SCR_SUCCESS) memset(sb, 0, len);
+    if (dist > 1) {
+        mrc = wait_for(rreq, "rebuilding from XOR data (MPI_Wait)");
+        if (mrc == SCR_SUCCESS) scr_xor_accumulate(sb, rb, len);
+    }
+    if (mrc == SCR_SUCCESS)
+        mrc = scr_mpi_check(
+            MPI_Isend(sb, (int)len, MPI_BYTE, scr_reddesc_rhs(d), TAG_XOR, p->ctx->world, sreq),
+            "rebuilding from XOR data (MPI_Isend)");
+    return mrc;
+}
+
 /* The rebuild of the lost member root: for every piece of every slot, a
  * reduction along the chain root+1 -> ... -> root-1 -> root, each member
  * adding its part (its XOR chunk in its own slot, its data elsewhere). Up to
@@ -394,19 +483,18 @@ static int xor_chain(const struct scr_redundancy_ctx *ctx, const struct scr_redd
                      const struct scr_redundancy_files *fs, uint64_t chunk,
                      const struct xor_file *x, uint32_t *out_slot_crc, int *io_rc)
 {
-    uint32_t slot_crc = 0;
+    struct xor_pass p = {ctx, fs, x, chunk, *io_rc, 0};
     int N = d->set_size, me = d->set_rank, dist = scr_redundancy_mod(me - root, N);
-    int lhs = scr_reddesc_lhs(d), rhs = scr_reddesc_rhs(d);
-    size_t piece = ctx->piece, nparts = (size_t)fs->set.count;
-    const scr_padfile_part *parts = fs->set.parts;
+    int lhs = scr_reddesc_lhs(d);
+    size_t piece = ctx->piece;
     char *sendbuf = ctx->bufs[0], *recvbuf = ctx->bufs[1];
-    int depth = scr_stream_depth(ctx->buf_size, piece), rc = *io_rc, mrc = SCR_SUCCESS;
+    int depth = scr_stream_depth(ctx->buf_size, piece), mrc = SCR_SUCCESS;
     uint64_t ops = (chunk + piece - 1) / piece * (uint64_t)N; /* (piece, slot), piece by piece */
     MPI_Request reqs[2 * SCR_STREAM_MAX_DEPTH];
     MPI_Request *sreq = reqs, *rreq = reqs + SCR_STREAM_MAX_DEPTH;
     for (int j = 0; j < 2 * SCR_STREAM_MAX_DEPTH; j++) reqs[j] = MPI_REQUEST_NULL;
 #define OP_OFF(k) ((k) / (uint64_t)N * piece)
-#define OP_LEN(k) (chunk - OP_OFF(k) < piece ? (size_t)(chunk - OP_OFF(k)) : piece)
+#define OP_LEN(k) piece_len(chunk, OP_OFF(k), piece)
     /* everyone but the head of the chain takes from the left */
     for (uint64_t k = 0; dist != 1 && mrc == SCR_SUCCESS && k < ops && k < (uint64_t)depth; k++)
         mrc = scr_mpi_check(MPI_Irecv(recvbuf + k * piece, (int)OP_LEN(k), MPI_BYTE, lhs, TAG_XOR,
@@ -414,36 +502,12 @@ static int xor_chain(const struct scr_redundancy_ctx *ctx, const struct scr_redd
                             "rebuilding from XOR data (MPI_Irecv)");
     for (uint64_t k = 0; mrc == SCR_SUCCESS && k < ops; k++) {
         int j = (int)(k % (uint64_t)depth), s = (int)(k % (uint64_t)N);
-        uint64_t off = OP_OFF(k), at = slot_offset(me, s, chunk) + off;
-        size_t len = OP_LEN(k);
         char *sb = sendbuf + (size_t)j * piece, *rb = recvbuf + (size_t)j * piece;
-        if (dist == 0) {
-            mrc = wait_for(&rreq[j], "rebuilding from XOR data (MPI_Wait)");
-            if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS)
-                rc = s == me ? scr_pwrite_full(x->fd, rb, len, x->hlen + off, x->path)
-                             : scr_padfile_write(parts, nparts, at, rb, len);
-            if (mrc == SCR_SUCCESS && rc == SCR_SUCCESS && fs->crc != NULL) {
-                if (s == me)
-                    slot_crc = scr_crc32(slot_crc, rb, len);
-                else
-                    scr_crc_parts_add(fs->crc, at, rb, len);
-            }
-        } else {
-            mrc = wait_for(&sreq[j], "rebuilding from XOR data (MPI_Wait)");
-            if (mrc != SCR_SUCCESS) break;
-            if (rc == SCR_SUCCESS)
-                rc = s == me ? scr_pread_full(x->fd, sb, len, x->hlen + off, x->path)
-                             : scr_padfile_read(parts, nparts, at, sb, len);
-            if (rc != SCR_SUCCESS) memset(sb, 0, len);
-            if (dist > 1) {
-                mrc = wait_for(&rreq[j], "rebuilding from XOR data (MPI_Wait)");
-                if (mrc == SCR_SUCCESS) scr_xor_accumulate(sb, rb, len);
-            }
-            if (mrc == SCR_SUCCESS)
-                mrc = scr_mpi_check(
-                    MPI_Isend(sb, (int)len, MPI_BYTE, rhs, TAG_XOR, ctx->world, &sreq[j]),
-                    "rebuilding from XOR data (MPI_Isend)");
-        }
+        if (dist == 0)
+            mrc = chain_root_take(&p, me, s, OP_OFF(k), OP_LEN(k), rb, &rreq[j]);
+        else
+            mrc =
+                chain_member_pass(&p, d, dist, s, OP_OFF(k), OP_LEN(k), sb, rb, &sreq[j], &rreq[j]);
         uint64_t next = k + (uint64_t)depth;
         if (mrc == SCR_SUCCESS && dist != 1 && next < ops)
             mrc = scr_mpi_check(
@@ -456,8 +520,8 @@ static int xor_chain(const struct scr_redundancy_ctx *ctx, const struct scr_redd
         mrc = scr_mpi_check(MPI_Waitall(depth, sreq, MPI_STATUSES_IGNORE),
                             "rebuilding from XOR data (MPI_Waitall)");
     if (mrc != SCR_SUCCESS) scr_stream_abandon(reqs, 2 * SCR_STREAM_MAX_DEPTH);
-    *out_slot_crc = slot_crc;
-    *io_rc = rc;
+    *out_slot_crc = p.slot_crc;
+    *io_rc = p.rc;
     return mrc;
 }
 

@@ -310,6 +310,32 @@ static int unlisted_ids(const char *prefix_scr, const int *kept, int nkept, int 
     return SCR_SUCCESS;
 }
 
+/* The files that dir, a dataset directory of the prefix that stays, lists
+ * leave doomed for kept_files, as those of a kept dataset do. */
+static int keep_listed_files(const char *prefix, const char *dir, scr_kvtree *kept_files,
+                             scr_kvtree *doomed)
+{
+    scr_kvtree *mine = scr_kvtree_new();
+    if (mine == NULL) {
+        scr_err("out of memory deleting the datasets of %s", prefix);
+        return SCR_ERR_NOMEM;
+    }
+    int rc = SCR_SUCCESS;
+    add_listed(dir, mine);
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(mine, "PATH")); e;
+         e = scr_kvtree_elem_next(e)) {
+        scr_kvtree_unset_kv(doomed, "PATH", scr_kvtree_elem_key(e));
+        if (scr_kvtree_set_kv(kept_files, "PATH", scr_kvtree_elem_key(e)) == NULL) {
+            scr_err("out of memory deleting the datasets of %s", prefix);
+            rc = SCR_ERR_NOMEM;
+            break;
+        }
+    }
+    if (rc == SCR_SUCCESS) scr_warn("%s stays, and the files it lists with it", dir);
+    scr_kvtree_delete(mine);
+    return rc;
+}
+
 /* Step 2 for every dataset the index does not list whose summary names a
  * file of doomed: its records would outlive that file. Its own files join
  * doomed, which may take in another such dataset. One whose directory
@@ -350,25 +376,7 @@ static int doom_sharers(const char *prefix, const char *prefix_scr, const int *k
                 add_doomed_files(prefix, trash, kept_files, doomed);
                 more = 1;
             } else {
-                scr_kvtree *mine = scr_kvtree_new();
-                if (mine == NULL) {
-                    scr_err("out of memory deleting the datasets of %s", prefix);
-                    rc = SCR_ERR_NOMEM;
-                } else {
-                    add_listed(dir, mine);
-                    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(mine, "PATH"));
-                         e; e = scr_kvtree_elem_next(e)) {
-                        scr_kvtree_unset_kv(doomed, "PATH", scr_kvtree_elem_key(e));
-                        if (scr_kvtree_set_kv(kept_files, "PATH", scr_kvtree_elem_key(e)) == NULL) {
-                            scr_err("out of memory deleting the datasets of %s", prefix);
-                            rc = SCR_ERR_NOMEM;
-                            break;
-                        }
-                    }
-                    if (rc == SCR_SUCCESS)
-                        scr_warn("%s stays, and the files it lists with it", dir);
-                }
-                scr_kvtree_delete(mine);
+                rc = keep_listed_files(prefix, dir, kept_files, doomed);
             }
             free(dir);
             free(trash);

@@ -456,6 +456,81 @@ static int dataset_dir(const char *prefix, int id, char **out)
     return scr_path_join(prefix, sub, out);
 }
 
+/* Read this node's filemaps (with the CRCs a thread noted but its rank never
+ * recorded) into s->map and its flush file into *out_flush; the caller frees
+ * both and bounds, also on failure. */
+static int load_node_records(struct scavenge *s, struct scr_scavenge_paths *bounds,
+                             scr_kvtree **out_flush)
+{
+    const struct scr_scavenge_options *o = s->o;
+    s->map = scr_filemap_new();
+    if (s->map == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_scavenge_paths_load(o->cntl_dir, o->prefix, bounds);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = read_node_filemaps(o->cntl_dir, bounds, s->map);
+    /* CRCs a thread computed that its rank never recorded (the run died first) */
+    if (rc == SCR_SUCCESS) scr_crc_note_take(o->cntl_dir, s->map, 0);
+    if (rc != SCR_SUCCESS) return rc;
+    return read_flush_file(o->cntl_dir, out_flush);
+}
+
+/* Settle which dataset to copy (the one asked for, or the newest in cache when
+ * none was) into s->report->id, failing with SCR_ERR_NOTFOUND when this node's
+ * cache does not hold it; *out_flushed says whether the flush file marks it as
+ * already on the prefix. */
+static int pick_dataset(struct scavenge *s, scr_kvtree *flush, int *out_flushed)
+{
+    const struct scr_scavenge_options *o = s->o;
+    struct scr_scavenge_report *report = s->report;
+    if (report->id == 0) {
+        char *name = NULL;
+        int rc = scr_scavenge_newest(o->cntl_dir, &report->id, out_flushed, &name);
+        free(name);
+        if (rc == SCR_ERR_NOTFOUND) scr_err("scavenge: no dataset in the cache of %s", o->cntl_dir);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    if (!scr_filemap_num_ranks_by_dataset(s->map, report->id)) {
+        scr_err("scavenge: dataset %d is not in the cache of this node (%s)", report->id,
+                o->cntl_dir);
+        return SCR_ERR_NOTFOUND;
+    }
+    if (scr_flush_file_has_location(flush, report->id, SCR_FLUSH_LOCATION_PFS, out_flushed) !=
+        SCR_SUCCESS)
+        *out_flushed = 0;
+    return SCR_SUCCESS;
+}
+
+/* Copy every entry of dataset s->report->id that this node holds into its
+ * directory on the prefix (made if missing, kept in s->dsdir), counting in
+ * s->report the files copied and those that failed; stops at the first error
+ * that is not one file's. */
+static int copy_dataset(struct scavenge *s)
+{
+    const struct scr_scavenge_options *o = s->o;
+    int id = s->report->id, *ranks = NULL, nranks = 0;
+    s->bufsize = o->buf_size ? o->buf_size : DEFAULT_BUF_SIZE;
+    s->buf = malloc(s->bufsize);
+    if (s->buf == NULL) {
+        scr_err("scavenge: out of memory for a copy buffer of %zu bytes", s->bufsize);
+        return SCR_ERR_NOMEM;
+    }
+    int rc = dataset_dir(o->prefix, id, &s->dsdir);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mkdir_p(s->dsdir, 0700);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_filemap_list_ranks_by_dataset(s->map, id, &ranks, &nranks);
+    if (rc != SCR_SUCCESS) return rc;
+    s->total = bytes_to_copy(s, ranks, nranks);
+    for (int r = 0; r < nranks; r++) {
+        int kind = entry_kind(o, s->map, id, ranks[r]);
+        if (kind == 0) continue;
+        rc = scavenge_entry(s, ranks[r], kind == 2);
+        if (rc != SCR_SUCCESS) break;
+    }
+    free(ranks);
+    return rc;
+}
+
 int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_report *report)
 {
     if (o == NULL || report == NULL) {
@@ -464,7 +539,7 @@ int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_
     }
     struct scavenge s = {0};
     struct scr_scavenge_paths bounds = {0};
-    int *ranks = NULL, nranks = 0, flushed = 0;
+    int flushed = 0;
     scr_kvtree *flush = NULL;
     memset(report, 0, sizeof(*report));
     s.o = o;
@@ -472,59 +547,16 @@ int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_
     report->id = o->id;
     int rc = check_options(o);
     if (rc != SCR_SUCCESS) goto out;
-    s.map = scr_filemap_new();
-    if (s.map == NULL) {
-        rc = SCR_ERR_NOMEM;
-        goto out;
-    }
-    rc = scr_scavenge_paths_load(o->cntl_dir, o->prefix, &bounds);
+    rc = load_node_records(&s, &bounds, &flush);
     if (rc != SCR_SUCCESS) goto out;
-    rc = read_node_filemaps(o->cntl_dir, &bounds, s.map);
-    /* CRCs a thread computed that its rank never recorded (the run died first) */
-    if (rc == SCR_SUCCESS) scr_crc_note_take(o->cntl_dir, s.map, 0);
+    rc = pick_dataset(&s, flush, &flushed);
     if (rc != SCR_SUCCESS) goto out;
-    rc = read_flush_file(o->cntl_dir, &flush);
-    if (rc != SCR_SUCCESS) goto out;
-    if (report->id == 0) {
-        char *name = NULL;
-        rc = scr_scavenge_newest(o->cntl_dir, &report->id, &flushed, &name);
-        free(name);
-        if (rc == SCR_ERR_NOTFOUND) scr_err("scavenge: no dataset in the cache of %s", o->cntl_dir);
-        if (rc != SCR_SUCCESS) goto out;
-    }
-    if (!scr_filemap_num_ranks_by_dataset(s.map, report->id)) {
-        scr_err("scavenge: dataset %d is not in the cache of this node (%s)", report->id,
-                o->cntl_dir);
-        rc = SCR_ERR_NOTFOUND;
-        goto out;
-    }
-    if (scr_flush_file_has_location(flush, report->id, SCR_FLUSH_LOCATION_PFS, &flushed) !=
-        SCR_SUCCESS)
-        flushed = 0;
     if (flushed && !o->force) {
         report->already_flushed = 1;
         goto out;
     }
-    s.bufsize = o->buf_size ? o->buf_size : DEFAULT_BUF_SIZE;
-    s.buf = malloc(s.bufsize);
-    if (s.buf == NULL) {
-        scr_err("scavenge: out of memory for a copy buffer of %zu bytes", s.bufsize);
-        rc = SCR_ERR_NOMEM;
-        goto out;
-    }
-    rc = dataset_dir(o->prefix, report->id, &s.dsdir);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_mkdir_p(s.dsdir, 0700);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_filemap_list_ranks_by_dataset(s.map, report->id, &ranks, &nranks);
-    if (rc != SCR_SUCCESS) goto out;
-    s.total = bytes_to_copy(&s, ranks, nranks);
-    for (int r = 0; r < nranks; r++) {
-        int kind = entry_kind(o, s.map, report->id, ranks[r]);
-        if (kind == 0) continue;
-        rc = scavenge_entry(&s, ranks[r], kind == 2);
-        if (rc != SCR_SUCCESS) goto out; /* a copy that stopped on an error marks nothing */
-    }
+    rc = copy_dataset(&s);
+    if (rc != SCR_SUCCESS) goto out; /* a copy that stopped on an error marks nothing */
     /* a copy that lost files clears an earlier mark */
     if (report->files_failed == 0 || flushed) {
         rc = mark_flush_file(&s, flush, report->files_failed == 0);
@@ -537,7 +569,6 @@ int scr_scavenge_node(const struct scr_scavenge_options *o, struct scr_scavenge_
         rc = SCR_FAILURE;
     }
 out:
-    free(ranks);
     free(s.buf);
     free(s.dsdir);
     scr_kvtree_delete(flush);

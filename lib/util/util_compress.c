@@ -267,11 +267,56 @@ static int inflate_failed(const char *src, const z_stream *zs, int z)
     return SCR_ERR_FORMAT;
 }
 
+/* All of the input in zs expanded, as long as output comes, into p->buf and
+ * on to p->out (when open), through the CRC and byte count of res and the
+ * pace of p; *io_z is inflate's last answer (Z_STREAM_END at the end of the
+ * stream, Z_BUF_ERROR when it needs more input). */
+static int inflate_input(const struct scr_pump *p, z_stream *zs, struct scr_copy_result *res,
+                         int *io_z)
+{
+    void *buf = p->buf;
+    size_t bufsize = p->bufsize;
+    int rc = SCR_SUCCESS, z = *io_z;
+    while (rc == SCR_SUCCESS && z != Z_STREAM_END && (zs->avail_in > 0 || zs->avail_out == 0)) {
+        zs->next_out = buf;
+        zs->avail_out = zlen(bufsize);
+        z = inflate(zs, Z_NO_FLUSH);
+        if (z != Z_OK && z != Z_STREAM_END && z != Z_BUF_ERROR) {
+            rc = inflate_failed(p->src, zs, z);
+            break;
+        }
+        size_t made = zlen(bufsize) - zs->avail_out;
+        if (p->o->crc) res->crc = scr_crc32(res->crc, buf, made);
+        res->bytes += made;
+        if (made > 0 && p->out >= 0) rc = scr_write_full(p->out, buf, made, p->dst);
+        if (rc == SCR_SUCCESS && made > 0 && p->o->pace != NULL)
+            rc = p->o->pace(p->o->pace_ctx, made);
+        if (z == Z_BUF_ERROR) break; /* needs more input */
+    }
+    *io_z = z;
+    return rc;
+}
+
+/* One stream per file: SCR_ERR_FORMAT, said, when anything follows the end
+ * of the gzip stream in zs (left in its input or still in p->in; ibuf, of
+ * one byte at least, takes what is read). */
+static int check_nothing_follows(const struct scr_pump *p, const z_stream *zs, unsigned char *ibuf)
+{
+    size_t more = zs->avail_in;
+    int rc = SCR_SUCCESS;
+    if (more == 0) rc = scr_read_full(p->in, ibuf, 1, &more, p->src);
+    if (rc == SCR_SUCCESS && more > 0) {
+        scr_err("%s is damaged: bytes follow the end of its gzip stream at byte %lu", p->src,
+                (unsigned long)zs->total_in);
+        rc = SCR_ERR_FORMAT;
+    }
+    return rc;
+}
+
 int scr_gunzip_pump(const struct scr_pump *p, struct scr_copy_result *res)
 {
-    int in = p->in, out = p->out;
-    const char *src = p->src, *dst = p->dst;
-    void *buf = p->buf;
+    int in = p->in;
+    const char *src = p->src;
     size_t bufsize = p->bufsize;
     struct scr_copy_stored *stored = &res->stored;
     z_stream zs;
@@ -302,34 +347,9 @@ int scr_gunzip_pump(const struct scr_pump *p, struct scr_copy_result *res)
         stored->bytes += got;
         zs.next_in = ibuf;
         zs.avail_in = zlen(got);
-        /* all of the input, as long as output comes */
-        while (rc == SCR_SUCCESS && z != Z_STREAM_END && (zs.avail_in > 0 || zs.avail_out == 0)) {
-            zs.next_out = buf;
-            zs.avail_out = zlen(bufsize);
-            z = inflate(&zs, Z_NO_FLUSH);
-            if (z != Z_OK && z != Z_STREAM_END && z != Z_BUF_ERROR) {
-                rc = inflate_failed(src, &zs, z);
-                break;
-            }
-            size_t made = zlen(bufsize) - zs.avail_out;
-            if (p->o->crc) res->crc = scr_crc32(res->crc, buf, made);
-            res->bytes += made;
-            if (made > 0 && out >= 0) rc = scr_write_full(out, buf, made, dst);
-            if (rc == SCR_SUCCESS && made > 0 && p->o->pace != NULL)
-                rc = p->o->pace(p->o->pace_ctx, made);
-            if (z == Z_BUF_ERROR) break; /* needs more input */
-        }
+        rc = inflate_input(p, &zs, res, &z);
     }
-    /* one stream per file: anything after its end is damage */
-    if (rc == SCR_SUCCESS) {
-        size_t more = zs.avail_in;
-        if (more == 0) rc = scr_read_full(in, ibuf, 1, &more, src);
-        if (rc == SCR_SUCCESS && more > 0) {
-            scr_err("%s is damaged: bytes follow the end of its gzip stream at byte %lu", src,
-                    (unsigned long)zs.total_in);
-            rc = SCR_ERR_FORMAT;
-        }
-    }
+    if (rc == SCR_SUCCESS) rc = check_nothing_follows(p, &zs, ibuf);
     inflateEnd(&zs);
     free(ibuf);
     return rc;

@@ -101,6 +101,58 @@ int scr_path_join(const char *dir, const char *name, char **out_path)
     return rc;
 }
 
+/* *io_a and *io_b (components after the root of normalized paths) each
+ * moved past the leading components the two share. */
+static void skip_shared_components(const char **io_a, const char **io_b)
+{
+    const char *a = *io_a, *b = *io_b;
+    while (*a != '\0' && *b != '\0') {
+        size_t alen = strcspn(a, "/"), blen = strcspn(b, "/");
+        if (alen != blen || memcmp(a, b, alen) != 0) break;
+        a += alen;
+        b += blen;
+        if (*a == '/') a++;
+        if (*b == '/') b++;
+    }
+    *io_a = a;
+    *io_b = b;
+}
+
+/* How many components the relative path rest has. */
+static size_t count_components(const char *rest)
+{
+    size_t n = 0;
+    for (const char *q = rest; *q != '\0';) {
+        n++;
+        q += strcspn(q, "/");
+        if (*q == '/') q++;
+    }
+    return n;
+}
+
+/* A new string (the caller frees it; NULL when out of memory): ups ".."
+ * components then down, "." when both are empty. */
+static char *climb_then_descend(size_t ups, const char *down)
+{
+    size_t dlen = strlen(down);
+    char *rel = malloc(ups * 3 + dlen + 2);
+    if (rel == NULL) return NULL;
+    size_t n = 0;
+    for (size_t k = 0; k < ups; k++) {
+        if (n > 0) rel[n++] = '/';
+        rel[n++] = '.';
+        rel[n++] = '.';
+    }
+    if (dlen > 0) {
+        if (n > 0) rel[n++] = '/';
+        memcpy(rel + n, down, dlen);
+        n += dlen;
+    }
+    if (n == 0) rel[n++] = '.';
+    rel[n] = '\0';
+    return rel;
+}
+
 int scr_path_relative(const char *base, const char *path, char **out_rel)
 {
     if (base == NULL || path == NULL || out_rel == NULL) {
@@ -113,54 +165,20 @@ int scr_path_relative(const char *base, const char *path, char **out_rel)
     }
     char *b = normalize(base);
     char *t = normalize(path);
-    if (b == NULL || t == NULL) {
-        free(b);
-        free(t);
-        scr_err("path: out of memory finding %s relative to %s", path, base);
-        return SCR_ERR_NOMEM;
+    char *rel = NULL;
+    if (b != NULL && t != NULL) {
+        /* skip the components both share; climb out of the rest of base with
+         * "..", then descend into the rest of path */
+        const char *b_rest = b + 1, *t_rest = t + 1;
+        skip_shared_components(&b_rest, &t_rest);
+        rel = climb_then_descend(count_components(b_rest), t_rest);
     }
-
-    /* skip the components both share; climb out of the rest of base with
-     * "..", then descend into the rest of path */
-    const char *b_rest = b + 1, *t_rest = t + 1;
-    while (*b_rest != '\0' && *t_rest != '\0') {
-        size_t blen = strcspn(b_rest, "/"), clen = strcspn(t_rest, "/");
-        if (blen != clen || memcmp(b_rest, t_rest, blen) != 0) break;
-        b_rest += blen;
-        t_rest += clen;
-        if (*b_rest == '/') b_rest++;
-        if (*t_rest == '/') t_rest++;
-    }
-    size_t ups = 0;
-    for (const char *q = b_rest; *q != '\0';) {
-        ups++;
-        q += strcspn(q, "/");
-        if (*q == '/') q++;
-    }
-
-    size_t tlen = strlen(t_rest);
-    char *rel = malloc(ups * 3 + tlen + 2);
-    if (rel == NULL) {
-        free(b);
-        free(t);
-        scr_err("path: out of memory finding %s relative to %s", path, base);
-        return SCR_ERR_NOMEM;
-    }
-    size_t n = 0;
-    for (size_t k = 0; k < ups; k++) {
-        if (n > 0) rel[n++] = '/';
-        rel[n++] = '.';
-        rel[n++] = '.';
-    }
-    if (tlen > 0) {
-        if (n > 0) rel[n++] = '/';
-        memcpy(rel + n, t_rest, tlen);
-        n += tlen;
-    }
-    if (n == 0) rel[n++] = '.';
-    rel[n] = '\0';
     free(b);
     free(t);
+    if (rel == NULL) {
+        scr_err("path: out of memory finding %s relative to %s", path, base);
+        return SCR_ERR_NOMEM;
+    }
     *out_rel = rel;
     return SCR_SUCCESS;
 }
