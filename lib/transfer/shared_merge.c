@@ -640,31 +640,43 @@ out:
     return ok ? SCR_SUCCESS : SCR_ERR_IO;
 }
 
-int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64_t *shared,
-                     int nshared, int *out_refused)
+/* The reduction buffers of a merge (b->len bytes each; *b zeroed first),
+ * SCR_ERR_NOMEM when one could not be had; free them with free_reduce_bufs. */
+static int alloc_reduce_bufs(const struct scr_run *run, struct reduce_bufs *b)
 {
-    struct shared_file *s = calloc((size_t)nshared, sizeof(*s));
-    void *buf = malloc(run->file_buf_size);
     /* overlaps are a block or so at each boundary between nodes' parts:
      * small chunks keep the four buffers small */
     size_t chunk = run->mpi_buf_size < REDUCE_CHUNK_MAX ? run->mpi_buf_size : REDUCE_CHUNK_MAX;
-    struct reduce_bufs b = {chunk > 0 ? chunk : 1, NULL, NULL, NULL, NULL};
-    b.max = malloc(b.len);
-    b.rmax = malloc(b.len);
-    b.min = malloc(b.len * sizeof(unsigned short));
-    b.rmin = malloc(b.len * sizeof(unsigned short));
-    int ok = 0, merged = 0;
-    *out_refused = 0;
-    int rc = s && buf && b.max && b.rmax && b.min && b.rmin ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc != SCR_SUCCESS) scr_err("out of memory merging the shared files of dataset %d", id);
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_NOMEM;
-    if (mrc == SCR_SUCCESS) mrc = describe(run, id, shared, nshared, s);
+    *b = (struct reduce_bufs){chunk > 0 ? chunk : 1, NULL, NULL, NULL, NULL};
+    b->max = malloc(b->len);
+    b->rmax = malloc(b->len);
+    b->min = malloc(b->len * sizeof(unsigned short));
+    b->rmin = malloc(b->len * sizeof(unsigned short));
+    return b->max && b->rmax && b->min && b->rmin ? SCR_SUCCESS : SCR_ERR_NOMEM;
+}
+
+static void free_reduce_bufs(struct reduce_bufs *b)
+{
+    free(b->max);
+    free(b->rmax);
+    free(b->min);
+    free(b->rmin);
+}
+
+/* Merge the nshared files of dataset id (name) described in s, one after
+ * the other, until one fails or is refused (*out_refused, said);
+ * *out_merged: the files merged whole. Collective; all ranks agree. */
+static int merge_all(struct scr_run *run, int id, const char *name, struct shared_file *s,
+                     int nshared, void *buf, struct reduce_bufs *b, int *out_merged,
+                     int *out_refused)
+{
+    int mrc = SCR_SUCCESS;
     /* merged counts the files merged whole; one that failed or was
      * refused is taken back by merge_one, which knows whether it opened it */
-    while (mrc == SCR_SUCCESS && merged < nshared) {
+    while (*out_merged < nshared) {
+        struct shared_file *f = &s[*out_merged];
         uint64_t conflict = NO_CONFLICT;
-        mrc = merge_one(run, &s[merged], buf, &b, &conflict);
+        mrc = merge_one(run, f, buf, b, &conflict);
         if (mrc != SCR_SUCCESS) break;
         if (conflict != NO_CONFLICT) {
             char why[160];
@@ -672,12 +684,40 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
                      "two nodes wrote different bytes at offset %" PRIu64 " of it, so its parts "
                      "cannot be merged",
                      conflict);
-            mrc = scr_shared_file_refuse(run, id, name, s[merged].hash, s[merged].nodes, why);
+            mrc = scr_shared_file_refuse(run, id, name, f->hash, f->nodes, why);
             if (mrc == SCR_SUCCESS) *out_refused = 1;
             break;
         }
-        merged++;
+        (*out_merged)++;
     }
+    return mrc;
+}
+
+/* The merged files of s (the first merged) that this rank wrote leave the
+ * prefix. Not collective. */
+static void remove_merged(const struct scr_run *run, const struct shared_file *s, int merged)
+{
+    for (int i = 0; i < merged; i++)
+        if (run->rank == s[i].writer && unlink(s[i].dest) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", s[i].dest, strerror(errno));
+}
+
+int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64_t *shared,
+                     int nshared, int *out_refused)
+{
+    struct shared_file *s = calloc((size_t)nshared, sizeof(*s));
+    void *buf = malloc(run->file_buf_size);
+    struct reduce_bufs b;
+    int ok = 0, merged = 0;
+    *out_refused = 0;
+    int rc = alloc_reduce_bufs(run, &b);
+    if (rc == SCR_SUCCESS && (s == NULL || buf == NULL)) rc = SCR_ERR_NOMEM;
+    if (rc != SCR_SUCCESS) scr_err("out of memory merging the shared files of dataset %d", id);
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_NOMEM;
+    if (mrc == SCR_SUCCESS) mrc = describe(run, id, shared, nshared, s);
+    if (mrc == SCR_SUCCESS)
+        mrc = merge_all(run, id, name, s, nshared, buf, &b, &merged, out_refused);
     if (mrc == SCR_SUCCESS && !*out_refused) {
         mrc = move_to_prefix(run, id, s, nshared, buf);
         if (mrc == SCR_SUCCESS && run->rank == 0)
@@ -687,19 +727,12 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
                     "dataset is written in place there",
                     id, name, nshared, nshared == 1 ? "" : "s");
     }
-    if (mrc != SCR_SUCCESS || *out_refused) {
-        /* the files merged before the one refused or failed go too, and
-         * all of them when the rest of the dataset could not follow */
-        for (int i = 0; i < merged; i++)
-            if (run->rank == s[i].writer && unlink(s[i].dest) != 0 && errno != ENOENT)
-                scr_warn("cannot remove %s: %s", s[i].dest, strerror(errno));
-    }
+    /* the files merged before the one refused or failed go too, and
+     * all of them when the rest of the dataset could not follow */
+    if (mrc != SCR_SUCCESS || *out_refused) remove_merged(run, s, merged);
     for (int i = 0; s != NULL && i < nshared; i++) free(s[i].dest);
     free(s);
     free(buf);
-    free(b.max);
-    free(b.rmax);
-    free(b.min);
-    free(b.rmin);
+    free_reduce_bufs(&b);
     return mrc;
 }
