@@ -887,16 +887,13 @@ static int writer_ranks(struct scr_run *run, int id, int *out_ranks)
     int *ranks = NULL, nranks = 0, mine = 0;
     int lrc = scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &nranks);
     for (int i = 0; lrc == SCR_SUCCESS && i < nranks && mine == 0; i++) {
-        const char **files = NULL;
-        int n = 0;
-        lrc = scr_filemap_list_files(run->map, id, ranks[i], &files, &n);
-        for (int f = 0; lrc == SCR_SUCCESS && f < n && mine == 0; f++) {
-            const scr_meta *meta = NULL;
-            if (scr_filemap_get_meta(run->map, id, ranks[i], files[f], &meta) == SCR_SUCCESS &&
-                scr_meta_get_ranks(meta, &mine) != SCR_SUCCESS)
-                mine = 0;
+        struct scr_dataset_view *view = NULL;
+        lrc = scr_dataset_view_of(run->map, id, ranks[i], &view);
+        for (int f = 0; lrc == SCR_SUCCESS && f < view->nfiles && mine == 0; f++) {
+            const scr_meta *meta = view->files[f].meta;
+            if (meta != NULL && scr_meta_get_ranks(meta, &mine) != SCR_SUCCESS) mine = 0;
         }
-        free(files);
+        scr_dataset_view_free(view);
     }
     free(ranks);
     /* a rank that could not look does not let the dataset be taken for this run's */
