@@ -32,6 +32,7 @@
  * written by another number of ranks is neither rebuilt nor deleted: its
  * redundancy sets do not fit this run, and a restart that reads it whole
  * (run_fetch_whole.c) uses what each node's cache holds of it. */
+#include "dataset_view.h"
 #include "flush_file.h"
 #include "kvtree_util.h"
 #include "meta.h"
@@ -81,60 +82,54 @@ static int share_descriptor(struct scr_run *run, int id, scr_kvtree **out_desc)
     return rc;
 }
 
-/* Are the files listed for rank in dataset id all here with their size? */
-static int held_files_present(struct scr_run *run, int id, int rank)
+/* Are the files of view (one rank's of a dataset) all here with their size? */
+static int held_files_present(const struct scr_dataset_view *view)
 {
-    const char **files = NULL;
-    int n = 0, expected = -1, ok = 1;
-    if (scr_filemap_get_expected_files(run->map, id, rank, &expected) != SCR_SUCCESS ||
-        scr_filemap_list_files(run->map, id, rank, &files, &n) != SCR_SUCCESS || n != expected)
-        ok = 0;
-    for (int f = 0; ok && f < n; f++) {
-        const scr_meta *m = NULL;
-        uint64_t size = 0;
+    int ok = view->nfiles == view->expected_files;
+    for (int f = 0; ok && f < view->nfiles; f++) {
+        const struct scr_dataset_view_file *file = &view->files[f];
         struct stat st;
-        ok = scr_filemap_get_meta(run->map, id, rank, files[f], &m) == SCR_SUCCESS &&
-             scr_meta_is_complete(m) && scr_meta_get_filesize(m, &size) == SCR_SUCCESS &&
-             stat(files[f], &st) == 0 && (uint64_t)st.st_size == size;
+        ok = file->meta != NULL && file->complete && file->has_size && stat(file->path, &st) == 0 &&
+             (uint64_t)st.st_size == file->size;
     }
-    free(files);
     return ok;
 }
 
-/* What this rank holds of rank r's files of dataset id, in info: r's
- * redundancy record, whether the files are intact, who holds them, their
- * metadata. */
-static int describe_holding(struct scr_run *run, int id, int r, scr_kvtree *info)
+/* Whether this rank holds rank's files of dataset id, all here with their size. */
+static int rank_files_present(struct scr_run *run, int id, int rank)
 {
-    const scr_kvtree *red = NULL;
+    struct scr_dataset_view *view = NULL;
+    if (scr_dataset_view_of(run->map, id, rank, &view) != SCR_SUCCESS) return 0;
+    int ok = held_files_present(view);
+    scr_dataset_view_free(view);
+    return ok;
+}
+
+/* What this rank holds of rank r's files of dataset id (view), in info:
+ * r's redundancy record, whether the files are intact, who holds them,
+ * their metadata. */
+static int describe_holding(struct scr_run *run, const struct scr_dataset_view *view,
+                            scr_kvtree *info)
+{
     const char *holder = NULL;
-    const char **files = NULL;
-    int nf = 0;
-    if (scr_filemap_get_reddesc(run->map, id, r, &red) == SCR_SUCCESS &&
-        scr_kvtree_set(info, "REDDESC", scr_kvtree_dup(red)) == NULL)
+    if (view->reddesc != NULL &&
+        scr_kvtree_set(info, "REDDESC", scr_kvtree_dup(view->reddesc)) == NULL)
         return SCR_ERR_NOMEM;
-    int rc = scr_kvtree_util_set_int(info, "INTACT", held_files_present(run, id, r));
+    int rc = scr_kvtree_util_set_int(info, "INTACT", held_files_present(view));
     if (rc != SCR_SUCCESS) return rc;
-    if (scr_filemap_get_tag(run->map, id, r, "HOLDER", &holder) == SCR_SUCCESS) {
+    if (scr_filemap_get_tag(run->map, view->id, view->rank, "HOLDER", &holder) == SCR_SUCCESS) {
         rc = scr_kvtree_util_set_str(info, "HOLDER", holder);
         if (rc != SCR_SUCCESS) return rc;
     }
-    rc = scr_filemap_list_files(run->map, id, r, &files, &nf);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_kvtree_util_set_int(info, "FILES", nf);
-    if (rc != SCR_SUCCESS) goto out;
-    for (int f = 0; f < nf; f++) {
-        const scr_meta *m = NULL;
+    rc = scr_kvtree_util_set_int(info, "FILES", view->nfiles);
+    if (rc != SCR_SUCCESS) return rc;
+    for (int f = 0; f < view->nfiles; f++) {
+        const scr_meta *m = view->files[f].meta;
         scr_kvtree *slot = scr_kvtree_set_kv_int(info, "FILE", f);
-        if (slot == NULL || scr_filemap_get_meta(run->map, id, r, files[f], &m) != SCR_SUCCESS ||
-            scr_kvtree_copy(slot, m) != SCR_SUCCESS) {
-            rc = SCR_FAILURE;
-            goto out;
-        }
+        if (slot == NULL || m == NULL || scr_kvtree_copy(slot, m) != SCR_SUCCESS)
+            return SCR_FAILURE;
     }
-out:
-    free(files);
-    return rc;
+    return SCR_SUCCESS;
 }
 
 /* What this rank holds of other ranks' files of dataset id, in send. */
@@ -149,8 +144,11 @@ static int list_holdings(struct scr_run *run, int id, scr_kvtree *send)
             scr_dbg(1, "dataset %d: files of rank %d, which this run does not have", id, r);
             continue;
         }
+        struct scr_dataset_view *view = NULL;
         scr_kvtree *info = scr_kvtree_set_kv_int(send, "RANK", r);
-        rc = info != NULL ? describe_holding(run, id, r, info) : SCR_ERR_NOMEM;
+        rc = info != NULL ? scr_dataset_view_of(run->map, id, r, &view) : SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) rc = describe_holding(run, view, info);
+        scr_dataset_view_free(view);
         if (rc != SCR_SUCCESS) break;
     }
     free(ranks);
@@ -187,15 +185,16 @@ static const scr_kvtree *my_record(struct scr_run *run, int id, const scr_kvtree
 /* Forget this rank's own (incomplete) files of dataset id, deleting them. */
 static int drop_my_files(struct scr_run *run, int id)
 {
-    const char **files = NULL;
-    int n = 0;
-    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
-        if (unlink(files[f]) != 0 && errno != ENOENT)
-            scr_warn("cannot delete %s: %s", files[f], strerror(errno));
-        rc = scr_filemap_remove_file(run->map, id, run->rank, files[f]);
+    struct scr_dataset_view *view = NULL;
+    int rc = scr_dataset_view_of(run->map, id, run->rank, &view);
+    if (rc == SCR_ERR_NOTFOUND) return SCR_SUCCESS; /* nothing listed */
+    for (int f = 0; rc == SCR_SUCCESS && f < view->nfiles; f++) {
+        const char *path = view->files[f].path;
+        if (unlink(path) != 0 && errno != ENOENT)
+            scr_warn("cannot delete %s: %s", path, strerror(errno));
+        rc = scr_filemap_remove_file(run->map, id, run->rank, path);
     }
-    free(files);
+    scr_dataset_view_free(view);
     return rc;
 }
 
@@ -241,27 +240,27 @@ static int check_arrivals(struct scr_run *run, int id, struct move_side *in)
 /* The sender's side: the files this rank holds for owner, opened. */
 static int outgoing(struct scr_run *run, int id, int owner, struct move_side *s)
 {
-    const char **files = NULL;
-    int n = 0;
+    struct scr_dataset_view *view = NULL;
     memset(s, 0, sizeof(*s));
-    int rc = scr_filemap_list_files(run->map, id, owner, &files, &n);
+    int rc = scr_dataset_view_of(run->map, id, owner, &view);
+    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* nothing listed: nothing to send */
     if (rc != SCR_SUCCESS) return rc;
+    int n = view != NULL ? view->nfiles : 0;
     rc = scr_padset_init(&s->set, n);
     if (rc != SCR_SUCCESS) goto out;
     for (int f = 0; f < n; f++) {
-        const scr_meta *m = NULL;
-        uint64_t size = 0;
-        rc = scr_filemap_get_meta(run->map, id, owner, files[f], &m);
-        if (rc != SCR_SUCCESS) goto out;
-        rc = scr_meta_get_filesize(m, &size);
-        if (rc != SCR_SUCCESS) goto out;
-        rc = scr_padset_add(&s->set, files[f], size);
+        const struct scr_dataset_view_file *file = &view->files[f];
+        if (file->meta == NULL || !file->has_size) {
+            rc = SCR_ERR_NOTFOUND;
+            goto out;
+        }
+        rc = scr_padset_add(&s->set, file->path, file->size);
         if (rc != SCR_SUCCESS) goto out;
     }
     /* the total is what the peer expects, whatever fails below */
     rc = scr_padset_open(&s->set, O_RDONLY);
 out:
-    free(files);
+    scr_dataset_view_free(view);
     return rc;
 }
 
@@ -293,14 +292,14 @@ static int incoming(struct scr_run *run, const struct scr_redundancy_ctx *ctx, i
     return SCR_SUCCESS;
 }
 
-/* 3. Move files from holders to owners that lack theirs; *out_needed: this
- * rank lacked its own files. */
-static int move_files(struct scr_run *run, const struct scr_redundancy_ctx *ctx, int id,
-                      const scr_kvtree *recv, int *out_needed)
+/* The holder this rank takes its files from (need: it lacks them) in
+ * recv, the announcements: *out_source (-1: none) and *out_chosen, its
+ * announcement. One with everything, preferring the rank's own files over
+ * a copy. */
+static void choose_holder(const scr_kvtree *recv, int need, int *out_source,
+                          const scr_kvtree **out_chosen)
 {
-    /* the owner picks a holder with everything, preferring its own files over a copy */
-    int source = -1, need = !scr_cache_rank_is_intact(run, id);
-    *out_needed = need;
+    int source = -1;
     const scr_kvtree *chosen = NULL;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(recv, "RANK")); need && e;
          e = scr_kvtree_elem_next(e)) {
@@ -314,38 +313,67 @@ static int move_files(struct scr_run *run, const struct scr_redundancy_ctx *ctx,
             source = atoi(scr_kvtree_elem_key(e));
         }
     }
-    scr_kvtree *ask = scr_kvtree_new(), *asked = NULL;
+    *out_source = source;
+    *out_chosen = chosen;
+}
+
+/* Ask source (-1: nobody) for this rank's files; *out_asked: the ranks
+ * that ask this rank for theirs. Collective; all ranks agree on the outcome. */
+static int ask_holder(struct scr_run *run, int source, scr_kvtree **out_asked)
+{
+    scr_kvtree *ask = scr_kvtree_new();
     int rc = ask ? SCR_SUCCESS : SCR_ERR_NOMEM;
     if (rc == SCR_SUCCESS && source >= 0)
         rc = scr_kvtree_util_set_int(scr_kvtree_set_kv_int(ask, "RANK", source), "WANT", 1);
     int ok = 0;
+    /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_exchange(ask, run->world, &asked);
+    if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_exchange(ask, run->world, out_asked);
     scr_kvtree_delete(ask);
     if (mrc != SCR_SUCCESS || !ok) return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE;
+    return SCR_SUCCESS;
+}
 
-    /* a holder serves its askers one per round, in rank order, and tells each its round */
-    int *askers = NULL, nask = 0;
-    scr_kvtree *rounds = scr_kvtree_new(), *my_round_tree = NULL;
+/* The ranks in asked, in rank order, in a new array (*out_askers, *out_n;
+ * an array of none on failure). */
+static int sorted_askers(const scr_kvtree *asked, int **out_askers, int *out_n)
+{
+    int n = 0, k = 0;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(asked, "RANK")); e;
          e = scr_kvtree_elem_next(e))
-        nask++;
-    askers = calloc((size_t)(nask > 0 ? nask : 1), sizeof(int));
-    rc = (askers && rounds) ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    int k = 0;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(asked, "RANK"));
-         rc == SCR_SUCCESS && e; e = scr_kvtree_elem_next(e))
+        n++;
+    int *askers = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
+    *out_askers = askers;
+    *out_n = 0;
+    if (askers == NULL) return SCR_ERR_NOMEM;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(asked, "RANK")); e;
+         e = scr_kvtree_elem_next(e))
         askers[k++] = atoi(scr_kvtree_elem_key(e));
-    for (int i = 0; i < nask; i++) /* exchange keys arrive in any order: sort */
-        for (int j = i + 1; j < nask; j++)
+    for (int i = 0; i < n; i++) /* exchange keys arrive in any order: sort */
+        for (int j = i + 1; j < n; j++)
             if (askers[j] < askers[i]) {
                 int t = askers[i];
                 askers[i] = askers[j];
                 askers[j] = t;
             }
+    *out_n = n;
+    return SCR_SUCCESS;
+}
+
+/* The rounds of the moves: a holder serves its askers (nask of them, in
+ * rank order; rc: whether they are known) one per round and tells each
+ * its round. *out_my_round: the round this rank takes its files from
+ * source in (-1: none); *out_max_round: the last round of any rank;
+ * *out_ok: every rank could plan. Collective. */
+static int plan_rounds(struct scr_run *run, const int *askers, int nask, int rc, int source,
+                       int *out_my_round, int *out_max_round, int *out_ok)
+{
+    scr_kvtree *rounds = scr_kvtree_new(), *my_round_tree = NULL;
+    if (rc == SCR_SUCCESS && rounds == NULL) rc = SCR_ERR_NOMEM;
     for (int i = 0; rc == SCR_SUCCESS && i < nask; i++)
         rc = scr_kvtree_util_set_int(scr_kvtree_set_kv_int(rounds, "RANK", askers[i]), "ROUND", i);
-    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    int ok = 0;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && ok) mrc = scr_comm_exchange(rounds, run->world, &my_round_tree);
     int my_round = -1, last = nask - 1, max_round = -1;
     if (mrc == SCR_SUCCESS && ok && source >= 0)
@@ -357,36 +385,71 @@ static int move_files(struct scr_run *run, const struct scr_redundancy_ctx *ctx,
                             "counting rounds");
     scr_kvtree_delete(rounds);
     scr_kvtree_delete(my_round_tree);
+    *out_my_round = my_round;
+    *out_max_round = max_round;
+    *out_ok = ok;
+    return mrc;
+}
+
+/* One round: stream what this rank holds for dest (MPI_PROC_NULL: none)
+ * while taking its own files from src (chosen: src's announcement;
+ * MPI_PROC_NULL: none). *out_status: how this rank's sides went; returns
+ * the outcome of the stream. */
+static int move_round(struct scr_run *run, const struct scr_redundancy_ctx *ctx, int id,
+                      const scr_kvtree *chosen, int dest, int src, int *out_status)
+{
+    struct move_side out = {0}, in = {0};
+    int src_rc = SCR_SUCCESS, dst_rc = SCR_SUCCESS;
+    if (dest != MPI_PROC_NULL) src_rc = outgoing(run, id, dest, &out);
+    if (src != MPI_PROC_NULL) dst_rc = incoming(run, ctx, id, chosen, &in);
+    /* both sides know both totals from the announcements, so they stay in step */
+    struct scr_stream_side to = {out.set.parts, (size_t)out.set.count, out.set.total, dest, NULL};
+    struct scr_stream_side from = {in.set.parts, (size_t)in.set.count, in.set.total, src, in.crc};
+    int mrc = scr_stream_exchange(&to, &from, run->world, TAG_MOVE, ctx->bufs[0], ctx->bufs[1],
+                                  ctx->piece, scr_stream_depth(ctx->buf_size, ctx->piece), &src_rc,
+                                  &dst_rc);
+    if (dst_rc == SCR_SUCCESS) dst_rc = scr_padset_sync(&in.set);
+    if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) dst_rc = check_arrivals(run, id, &in);
+    if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) {
+        const scr_kvtree *red = scr_kvtree_get(chosen, "REDDESC");
+        if (red != NULL) dst_rc = scr_filemap_set_reddesc(run->map, id, run->rank, red);
+        if (dst_rc == SCR_SUCCESS) dst_rc = scr_cache_save_filemap(run);
+    }
+    move_side_free(&out);
+    move_side_free(&in);
+    *out_status = src_rc != SCR_SUCCESS ? src_rc : dst_rc;
+    return mrc;
+}
+
+/* 3. Move files from holders to owners that lack theirs; *out_needed: this
+ * rank lacked its own files. */
+static int move_files(struct scr_run *run, const struct scr_redundancy_ctx *ctx, int id,
+                      const scr_kvtree *recv, int *out_needed)
+{
+    int source = -1, need = !scr_cache_rank_is_intact(run, id);
+    const scr_kvtree *chosen = NULL;
+    *out_needed = need;
+    choose_holder(recv, need, &source, &chosen);
+    scr_kvtree *asked = NULL;
+    int mrc = ask_holder(run, source, &asked); /* all ranks agree */
+    if (mrc != SCR_SUCCESS) {
+        scr_kvtree_delete(asked);
+        return mrc;
+    }
+    /* a holder serves its askers one per round, in rank order, and tells each its round */
+    int *askers = NULL, nask = 0, my_round = -1, max_round = -1, ok = 0;
+    int rc = sorted_askers(asked, &askers, &nask);
     scr_kvtree_delete(asked);
+    mrc = plan_rounds(run, askers, nask, rc, source, &my_round, &max_round, &ok);
 
     /* the rounds: stream to one asker while taking our own files from our holder */
     int status = (mrc == SCR_SUCCESS && ok) ? SCR_SUCCESS : SCR_FAILURE;
     if (status == SCR_SUCCESS && my_round >= 0) status = drop_my_files(run, id);
     for (int round = 0; mrc == SCR_SUCCESS && ok && round <= max_round; round++) {
         int dest = round < nask ? askers[round] : MPI_PROC_NULL;
-        int src = round == my_round ? source : MPI_PROC_NULL;
-        struct move_side out = {0}, in = {0};
-        int src_rc = SCR_SUCCESS, dst_rc = SCR_SUCCESS;
-        if (dest != MPI_PROC_NULL) src_rc = outgoing(run, id, dest, &out);
-        if (src != MPI_PROC_NULL) dst_rc = incoming(run, ctx, id, chosen, &in);
-        /* both sides know both totals from the announcements, so they stay in step */
-        struct scr_stream_side to = {out.set.parts, (size_t)out.set.count, out.set.total, dest,
-                                     NULL};
-        struct scr_stream_side from = {in.set.parts, (size_t)in.set.count, in.set.total, src,
-                                       in.crc};
-        mrc = scr_stream_exchange(&to, &from, run->world, TAG_MOVE, ctx->bufs[0], ctx->bufs[1],
-                                  ctx->piece, scr_stream_depth(ctx->buf_size, ctx->piece), &src_rc,
-                                  &dst_rc);
-        if (dst_rc == SCR_SUCCESS) dst_rc = scr_padset_sync(&in.set);
-        if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) dst_rc = check_arrivals(run, id, &in);
-        if (src != MPI_PROC_NULL && dst_rc == SCR_SUCCESS) {
-            const scr_kvtree *red = scr_kvtree_get(chosen, "REDDESC");
-            if (red != NULL) dst_rc = scr_filemap_set_reddesc(run->map, id, run->rank, red);
-            if (dst_rc == SCR_SUCCESS) dst_rc = scr_cache_save_filemap(run);
-        }
-        move_side_free(&out);
-        move_side_free(&in);
-        if (status == SCR_SUCCESS) status = src_rc != SCR_SUCCESS ? src_rc : dst_rc;
+        int src = round == my_round ? source : MPI_PROC_NULL, round_status = SCR_SUCCESS;
+        mrc = move_round(run, ctx, id, chosen, dest, src, &round_status);
+        if (status == SCR_SUCCESS) status = round_status;
     }
     free(askers);
     if (mrc != SCR_SUCCESS) return mrc;
@@ -455,7 +518,7 @@ static int protect_again(struct scr_run *run, const struct scr_redundancy_ctx *c
     int lhs = scr_reddesc_lhs(d);
     int have_left_copy = d->type == SCR_COPY_PARTNER && lhs != run->rank &&
                          scr_filemap_get_tag(run->map, id, lhs, "HOLDER", &holder) == SCR_SUCCESS &&
-                         held_files_present(run, id, lhs);
+                         rank_files_present(run, id, lhs);
     rc = scr_redundancy_protect_again(ctx, d, id, have_left_copy);
     if (rc == SCR_FAILURE) {
         if (run->rank == 0)
@@ -468,15 +531,23 @@ static int protect_again(struct scr_run *run, const struct scr_redundancy_ctx *c
     return rc;
 }
 
-/* 1 unless this rank holds dataset id with a redundancy record. A dataset
- * no rank holds with one was never protected in cache: written in place on
- * the prefix (SCR_CACHE_BYPASS) or fetched from it for a restart. */
-static int held_without_record(const struct scr_run *run, int id)
+/* 1 unless this rank holds dataset id (view: its part, NULL when none)
+ * with a redundancy record. A dataset no rank holds with one was never
+ * protected in cache: written in place on the prefix (SCR_CACHE_BYPASS) or
+ * fetched from it for a restart. */
+static int held_without_record(const struct scr_dataset_view *view)
 {
-    const scr_dataset *held = NULL;
-    const scr_kvtree *record = NULL;
-    return scr_filemap_get_dataset(run->map, id, run->rank, &held) != SCR_SUCCESS ||
-           scr_filemap_get_reddesc(run->map, id, run->rank, &record) != SCR_SUCCESS;
+    return view == NULL || view->desc == NULL || view->reddesc == NULL;
+}
+
+/* held_without_record for this rank's part of dataset id in its filemap. */
+static int unprotected_here(const struct scr_run *run, int id)
+{
+    struct scr_dataset_view *view = NULL;
+    if (scr_dataset_view_of(run->map, id, run->rank, &view) != SCR_SUCCESS) return 1;
+    int unprotected = held_without_record(view);
+    scr_dataset_view_free(view);
+    return unprotected;
 }
 
 /* 1 unless this rank holds dataset id in cache: with a redundancy record,
@@ -484,17 +555,19 @@ static int held_without_record(const struct scr_run *run, int id)
  * place (SCR_CACHE_BYPASS) lists its files at their own paths. */
 static int not_in_cache_here(const struct scr_run *run, int id)
 {
-    if (held_without_record(run, id) == 0) return 0;
+    struct scr_dataset_view *view = NULL;
     char *dsdir = NULL;
-    if (scr_cache_dataset_dir(run, id, &dsdir) != SCR_SUCCESS) return 0;
-    size_t n = strlen(dsdir);
-    int outside = 1;
-    for (scr_kvtree_elem *f = scr_filemap_first_file(run->map, id, run->rank); f && outside;
-         f = scr_kvtree_elem_next(f)) {
-        const char *path = scr_kvtree_elem_key(f);
+    int vrc = scr_dataset_view_of(run->map, id, run->rank, &view);
+    if (vrc != SCR_SUCCESS && vrc != SCR_ERR_NOTFOUND) return 0;
+    int outside = held_without_record(view);
+    if (outside && scr_cache_dataset_dir(run, id, &dsdir) != SCR_SUCCESS) outside = 0;
+    for (int f = 0; outside && view != NULL && f < view->nfiles; f++) {
+        const char *path = view->files[f].path;
+        size_t n = strlen(dsdir);
         outside = strncmp(path, dsdir, n) != 0 || path[n] != '/';
     }
     free(dsdir);
+    scr_dataset_view_free(view);
     return outside;
 }
 
@@ -505,53 +578,61 @@ int scr_cache_written_in_place(struct scr_run *run, int id, int *out_in_place)
                          "finding datasets written in place");
 }
 
+/* Whether file f of rank's dataset id (name), written in place, is there
+ * at its recorded size; when not, it is named in one line. */
+static int file_in_place(int id, const char *name, int rank, const struct scr_dataset_view_file *f)
+{
+    struct stat st;
+    if (f->meta == NULL || !f->complete || !f->has_size) {
+        scr_err("dataset %d (%s), written in place: rank %d's file %s was not completely written",
+                id, name, rank, f->path);
+        return 0;
+    }
+    if (stat(f->path, &st) != 0) {
+        scr_err("dataset %d (%s), written in place: rank %d's file %s is missing: %s", id, name,
+                rank, f->path, strerror(errno));
+        return 0;
+    }
+    if ((uint64_t)st.st_size != f->size) {
+        scr_err("dataset %d (%s), written in place: rank %d's file %s has %llu bytes, %llu "
+                "were written",
+                id, name, rank, f->path, (unsigned long long)st.st_size,
+                (unsigned long long)f->size);
+        return 0;
+    }
+    return 1;
+}
+
+/* my_files_in_place over the view of this rank's part of the dataset. */
+static int view_files_in_place(const struct scr_dataset_view *view, const char *name)
+{
+    int id = view->id, rank = view->rank, complete = 0;
+    if (view->desc == NULL || view->expected_files < 0) return 0;
+    if (scr_dataset_get_complete(view->desc, &complete) != SCR_SUCCESS || !complete) {
+        scr_err("dataset %d (%s), written in place, was not completed by rank %d", id, name, rank);
+        return 0;
+    }
+    if (view->nfiles != view->expected_files) {
+        scr_err("dataset %d (%s), written in place: rank %d's records list %d of its %d files", id,
+                name, rank, view->nfiles, view->expected_files);
+        return 0;
+    }
+    int ok = 1;
+    for (int f = 0; ok && f < view->nfiles; f++)
+        ok = file_in_place(id, name, rank, &view->files[f]);
+    return ok;
+}
+
 /* Whether this rank's files of dataset id (name), written in place, are
  * all listed and there at their recorded sizes; the first that is not is
  * named in one line. A rank whose records lack the dataset says nothing
  * here (scr_cache_in_place_is_present says it for all). */
 static int my_files_in_place(struct scr_run *run, int id, const char *name)
 {
-    const scr_dataset *desc = NULL;
-    int expected = -1, complete = 0;
-    if (scr_filemap_get_dataset(run->map, id, run->rank, &desc) != SCR_SUCCESS ||
-        scr_filemap_get_expected_files(run->map, id, run->rank, &expected) != SCR_SUCCESS)
-        return 0;
-    if (scr_dataset_get_complete(desc, &complete) != SCR_SUCCESS || !complete) {
-        scr_err("dataset %d (%s), written in place, was not completed by rank %d", id, name,
-                run->rank);
-        return 0;
-    }
-    if (scr_filemap_num_files(run->map, id, run->rank) != expected) {
-        scr_err("dataset %d (%s), written in place: rank %d's records list %d of its %d files", id,
-                name, run->rank, scr_filemap_num_files(run->map, id, run->rank), expected);
-        return 0;
-    }
-    const char **files = NULL;
-    int n = 0, ok = 1;
-    if (scr_filemap_list_files(run->map, id, run->rank, &files, &n) != SCR_SUCCESS) return 0;
-    for (int f = 0; ok && f < n; f++) {
-        const scr_meta *m = NULL;
-        uint64_t size = 0;
-        struct stat st;
-        if (scr_filemap_get_meta(run->map, id, run->rank, files[f], &m) != SCR_SUCCESS ||
-            !scr_meta_is_complete(m) || scr_meta_get_filesize(m, &size) != SCR_SUCCESS) {
-            scr_err(
-                "dataset %d (%s), written in place: rank %d's file %s was not completely written",
-                id, name, run->rank, files[f]);
-            ok = 0;
-        } else if (stat(files[f], &st) != 0) {
-            scr_err("dataset %d (%s), written in place: rank %d's file %s is missing: %s", id, name,
-                    run->rank, files[f], strerror(errno));
-            ok = 0;
-        } else if ((uint64_t)st.st_size != size) {
-            scr_err("dataset %d (%s), written in place: rank %d's file %s has %llu bytes, %llu "
-                    "were written",
-                    id, name, run->rank, files[f], (unsigned long long)st.st_size,
-                    (unsigned long long)size);
-            ok = 0;
-        }
-    }
-    free(files);
+    struct scr_dataset_view *view = NULL;
+    if (scr_dataset_view_of(run->map, id, run->rank, &view) != SCR_SUCCESS) return 0;
+    int ok = view_files_in_place(view, name);
+    scr_dataset_view_free(view);
     return ok;
 }
 
@@ -684,6 +765,77 @@ out:
     return rc;
 }
 
+/* Whether dataset id (name; is_ckpt: a checkpoint) was written in place
+ * on the prefix (*out_in_place), and then, for a checkpoint, whether every
+ * rank found its files there (*out_ok). Collective. */
+static int check_in_place(struct scr_run *run, int id, const char *name, int is_ckpt,
+                          int *out_in_place, int *out_ok)
+{
+    int in_place = 0;
+    int rc = scr_cache_written_in_place(run, id, &in_place);
+    *out_in_place = rc != SCR_SUCCESS || in_place;
+    if (!*out_in_place) return rc;
+    if (rc == SCR_SUCCESS && is_ckpt) rc = scr_cache_in_place_is_present(run, id, name, out_ok);
+    if (rc == SCR_SUCCESS && run->rank == 0 && is_ckpt)
+        scr_dbg(1, "dataset %d (%s) was written in place on the prefix; %s", id, name,
+                *out_ok ? "a restart reads it there"
+                        : "it is not offered for a restart (see above)");
+    return rc;
+}
+
+/* Step 0 for dataset id (name): *out_intact, every rank holds its files;
+ * else each rank checks the CRCs of what it holds (*out_damaged: its files
+ * that failed) and *out_usable says that every rank could. Collective. */
+static int check_held(struct scr_run *run, int id, const char *name, int *out_intact,
+                      int *out_damaged, int *out_usable)
+{
+    *out_usable = 0;
+    int rc = scr_comm_all_true(scr_cache_rank_is_intact(run, id), run->world, out_intact);
+    if (rc != SCR_SUCCESS) return rc;
+    int crc_rc = !*out_intact ? scr_crc_check_held(run, id, out_damaged) : SCR_SUCCESS;
+    /* all ranks agree: */
+    rc = scr_comm_all_true(crc_rc == SCR_SUCCESS, run->world, out_usable);
+    if (rc == SCR_SUCCESS && !*out_usable && run->rank == 0)
+        scr_err("dataset %d (%s) is not used: the CRCs of its files could not be checked on "
+                "every rank "
+                "(see above)",
+                id, name);
+    return rc;
+}
+
+/* Whether no rank holds dataset id (name) with redundancy data
+ * (*out_none): fetched from the prefix, it has none to rebuild from.
+ * Collective. */
+static int none_protected(struct scr_run *run, int id, const char *name, int *out_none)
+{
+    int unprotected = unprotected_here(run, id);
+    int rc = scr_mpi_check(MPI_Allreduce(&unprotected, out_none, 1, MPI_INT, MPI_MIN, run->world),
+                           "finding datasets without redundancy data");
+    if (rc == SCR_SUCCESS && *out_none && run->rank == 0)
+        scr_dbg(1,
+                "dataset %d (%s) has no redundancy data in cache (it was fetched); "
+                "not rebuilt",
+                id, name);
+    return rc;
+}
+
+/* The rebuild event of dataset id (name, begun at t0, done: complete on
+ * every rank), counting the ranks whose files had to come from elsewhere
+ * (mine: this rank's did). Collective; rank 0 logs it. */
+static void log_rebuild(struct scr_run *run, int id, const char *name, double t0, int mine,
+                        int done)
+{
+    int lost = 0;
+    if (scr_mpi_check(MPI_Reduce(&mine, &lost, 1, MPI_INT, MPI_SUM, 0, run->world),
+                      "counting rebuilt ranks") != SCR_SUCCESS)
+        return;
+    struct scr_event_field fields[] = {SCR_EVENT_INT("ranks_rebuilt", lost)};
+    scr_run_event(run, SCR_EVENT_REBUILD, done ? SCR_EVENT_OK : SCR_EVENT_FAILED, id, name, -1,
+                  scr_run_now() - t0,
+                  done ? NULL : "lost more than its redundancy scheme survives, or damaged", fields,
+                  1);
+}
+
 /* All of the above for one dataset; *out_ok: complete on every rank now. */
 static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckpt)
 {
@@ -696,82 +848,36 @@ static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckp
     const char *name = "?";
     scr_dataset_get_name(desc, &name);
     *out_is_ckpt = scr_dataset_is_checkpoint(desc);
+    int in_place = 0, intact = 0, damaged = 0, usable = 0, none = 0, needed = 0, ok = 0;
     /* a checkpoint written in place on the prefix was never in cache:
      * nothing to rebuild, and a restart reads its files where they are,
      * once every rank found its own there at their recorded sizes (their
      * bytes are checked when the application has read them) */
-    int in_place = 0;
-    rc = scr_cache_written_in_place(run, id, &in_place);
-    if (rc != SCR_SUCCESS || in_place) {
-        if (rc == SCR_SUCCESS && *out_is_ckpt)
-            rc = scr_cache_in_place_is_present(run, id, name, out_ok);
-        if (rc == SCR_SUCCESS && run->rank == 0 && *out_is_ckpt)
-            scr_dbg(1, "dataset %d (%s) was written in place on the prefix; %s", id, name,
-                    *out_ok ? "a restart reads it there"
-                            : "it is not offered for a restart (see above)");
-        scr_kvtree_delete(desc);
-        return rc;
-    }
+    rc = check_in_place(run, id, name, *out_is_ckpt, &in_place, out_ok);
+    if (rc != SCR_SUCCESS || in_place) goto out;
     /* 0. a rebuild trusts no byte it reads before its CRC was checked (a
      * file that cannot be read is lost, which the steps below deal with); a
      * dataset some rank could not check at all is not used. With nothing
      * lost, nothing is read here: a restart checks the files it reads
      * (run_crc_async.c), and a rebuild at a later SCR_Init checks these */
-    int damaged = 0, ok = 0, intact = 0;
-    rc = scr_comm_all_true(scr_cache_rank_is_intact(run, id), run->world, &intact);
-    if (rc != SCR_SUCCESS) {
-        scr_kvtree_delete(desc);
-        return rc;
-    }
-    int crc_rc = !intact ? scr_crc_check_held(run, id, &damaged) : SCR_SUCCESS;
-    rc = scr_comm_all_true(crc_rc == SCR_SUCCESS, run->world, &ok);
-    if (rc == SCR_SUCCESS && !ok) {
-        if (run->rank == 0)
-            scr_err("dataset %d (%s) is not used: the CRCs of its files could not be checked on "
-                    "every rank "
-                    "(see above)",
-                    id, name);
-        scr_kvtree_delete(desc);
-        return SCR_SUCCESS;
-    }
+    rc = check_held(run, id, name, &intact, &damaged, &usable);
+    if (rc != SCR_SUCCESS || !usable) goto out;
     /* a dataset fetched from the prefix has no redundancy data to rebuild
      * from: nothing is wrong, and the restart reads the prefix again */
-    int unprotected = held_without_record(run, id), none_protected = 0;
-    if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(
-            MPI_Allreduce(&unprotected, &none_protected, 1, MPI_INT, MPI_MIN, run->world),
-            "finding datasets without redundancy data");
-    if (rc != SCR_SUCCESS || none_protected) {
-        if (rc == SCR_SUCCESS && run->rank == 0)
-            scr_dbg(1,
-                    "dataset %d (%s) has no redundancy data in cache (it was fetched); "
-                    "not rebuilt",
-                    id, name);
-        scr_kvtree_delete(desc);
-        return rc;
-    }
+    rc = none_protected(run, id, name, &none);
+    if (rc != SCR_SUCCESS || none) goto out;
     /* every rank holds its own files, as its records say: nothing to rebuild */
     if (intact) {
-        scr_kvtree_delete(desc);
         *out_ok = 1;
-        return SCR_SUCCESS;
+        goto out;
     }
-    int needed = 0;
     rc = rebuild_protected(run, id, name, desc, damaged, &needed, &ok);
-    /* the event counts the ranks whose files had to come from elsewhere */
-    int mine = needed || damaged > 0, lost = 0;
-    if (scr_mpi_check(MPI_Reduce(&mine, &lost, 1, MPI_INT, MPI_SUM, 0, run->world),
-                      "counting rebuilt ranks") == SCR_SUCCESS) {
-        struct scr_event_field fields[] = {SCR_EVENT_INT("ranks_rebuilt", lost)};
-        int done = rc == SCR_SUCCESS && ok;
-        scr_run_event(run, SCR_EVENT_REBUILD, done ? SCR_EVENT_OK : SCR_EVENT_FAILED, id, name, -1,
-                      scr_run_now() - t0,
-                      done ? NULL : "lost more than its redundancy scheme survives, or damaged",
-                      fields, 1);
-    }
-    scr_kvtree_delete(desc);
+    log_rebuild(run, id, name, t0, needed || damaged > 0, rc == SCR_SUCCESS && ok);
     *out_ok = rc == SCR_SUCCESS && ok;
-    return rc == SCR_FAILURE ? SCR_SUCCESS : rc; /* a failed rebuild is an outcome, not an error */
+    if (rc == SCR_FAILURE) rc = SCR_SUCCESS; /* a failed rebuild is an outcome, not an error */
+out:
+    scr_kvtree_delete(desc);
+    return rc;
 }
 
 /* The number of ranks of the run that wrote dataset id, by the meta of a
@@ -781,16 +887,13 @@ static int writer_ranks(struct scr_run *run, int id, int *out_ranks)
     int *ranks = NULL, nranks = 0, mine = 0;
     int lrc = scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &nranks);
     for (int i = 0; lrc == SCR_SUCCESS && i < nranks && mine == 0; i++) {
-        const char **files = NULL;
-        int n = 0;
-        lrc = scr_filemap_list_files(run->map, id, ranks[i], &files, &n);
-        for (int f = 0; lrc == SCR_SUCCESS && f < n && mine == 0; f++) {
-            const scr_meta *meta = NULL;
-            if (scr_filemap_get_meta(run->map, id, ranks[i], files[f], &meta) == SCR_SUCCESS &&
-                scr_meta_get_ranks(meta, &mine) != SCR_SUCCESS)
-                mine = 0;
+        struct scr_dataset_view *view = NULL;
+        lrc = scr_dataset_view_of(run->map, id, ranks[i], &view);
+        for (int f = 0; lrc == SCR_SUCCESS && f < view->nfiles && mine == 0; f++) {
+            const scr_meta *meta = view->files[f].meta;
+            if (meta != NULL && scr_meta_get_ranks(meta, &mine) != SCR_SUCCESS) mine = 0;
         }
-        free(files);
+        scr_dataset_view_free(view);
     }
     free(ranks);
     /* a rank that could not look does not let the dataset be taken for this run's */

@@ -202,31 +202,25 @@ static void *flush_thread(void *arg)
 
 /* --- the start, on every rank ------------------------------------------------ */
 
-/* This rank's application files of dataset id and where they go:
+/* This rank's application files (view) and where they go:
  * <src> -> DEST <dest>, SIZE <bytes>, in a new tree. */
-static int list_my_files(struct scr_run *run, int id, const char *dsdir, scr_kvtree **out_list)
+static int list_my_files(struct scr_run *run, const struct scr_dataset_view *view,
+                         const char *dsdir, scr_kvtree **out_list)
 {
-    const char **files = NULL;
-    int nfiles = 0;
     scr_kvtree *list = scr_kvtree_new();
     int rc = list != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
-    for (int f = 0; rc == SCR_SUCCESS && f < nfiles; f++) {
-        if (!scr_cache_is_app_file(run, id, files[f])) continue;
+    for (int f = 0; rc == SCR_SUCCESS && f < view->nfiles; f++) {
+        const struct scr_dataset_view_file *file = &view->files[f];
+        if (!file->is_app_file) continue;
         char *dest = NULL;
-        const scr_meta *meta = NULL;
-        uint64_t size = 0;
-        rc = scr_flush_destination(run, id, dsdir, files[f], &dest);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_get_meta(run->map, id, run->rank, files[f], &meta);
-        if (rc == SCR_SUCCESS) scr_meta_get_filesize(meta, &size);
+        rc = scr_flush_destination(run, view->id, dsdir, file, &dest);
         scr_kvtree *entry =
-            rc == SCR_SUCCESS ? scr_kvtree_set(list, files[f], scr_kvtree_new()) : NULL;
+            rc == SCR_SUCCESS ? scr_kvtree_set(list, file->path, scr_kvtree_new()) : NULL;
         if (rc == SCR_SUCCESS && entry == NULL) rc = SCR_ERR_NOMEM;
         if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_str(entry, "DEST", dest);
-        if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_uint64(entry, "SIZE", size);
+        if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_uint64(entry, "SIZE", file->size);
         free(dest);
     }
-    free(files);
     if (rc == SCR_SUCCESS)
         *out_list = list;
     else
@@ -351,7 +345,7 @@ int scr_flush_async_start(struct scr_run *run, int id)
         return rc;
     }
     scr_kvtree *mine = NULL, **lists = NULL;
-    lrc = list_my_files(run, id, a->attempt.dsdir, &mine);
+    lrc = list_my_files(run, a->attempt.view, a->attempt.dsdir, &mine);
     int grc = scr_comm_gather_kvtree(mine, 0, run->node, &lists); /* the node's ranks agree */
     if (lrc == SCR_SUCCESS) lrc = grc;
     if (lrc == SCR_SUCCESS && run->node_rank == 0) lrc = start_thread(run, a, lists);

@@ -12,6 +12,7 @@
 #ifndef SCR_FLUSH_STEPS_H
 #define SCR_FLUSH_STEPS_H
 
+#include "dataset_view.h"
 #include "event_log.h"
 #include "scr_run.h"
 #include "util_copy.h"
@@ -19,7 +20,8 @@
 
 struct scr_flush_attempt {
     int id;                               /* the dataset */
-    scr_dataset *desc;                    /* its descriptor, a copy the attempt owns */
+    struct scr_dataset_view *view;        /* this rank's part of it, read once at the begin */
+    const scr_dataset *desc;              /* its descriptor (the view's) */
     char *dsdir;                          /* <prefix>/.scr/scr.dataset.<id> */
     struct scr_undo undo;                 /* what this rank created on the prefix */
     int in_cache;                         /* the dataset is in cache (not written in place) */
@@ -41,13 +43,13 @@ int scr_flush_conclude(struct scr_run *run, struct scr_flush_attempt *a, int cop
 
 void scr_flush_attempt_free(struct scr_flush_attempt *a);
 
-/* Where file (this rank's, of dataset id) goes on the prefix, in a new
- * string. The filemap is not taken on trust: a destination outside the
- * prefix, or a file neither in the dataset's cache directory nor written
- * in place on the prefix, is refused with SCR_ERR_FORMAT, logged naming
- * the filemap and the path. */
-int scr_flush_destination(const struct scr_run *run, int id, const char *dsdir, const char *file,
-                          char **out_dest);
+/* Where file f (this rank's, of dataset id) goes on the prefix, in a new
+ * string; SCR_ERR_NOTFOUND when f has no meta. The filemap is not taken
+ * on trust: a destination outside the prefix, or a file neither in the
+ * dataset's cache directory nor written in place on the prefix, is refused
+ * with SCR_ERR_FORMAT, logged naming the filemap and the path. */
+int scr_flush_destination(const struct scr_run *run, int id, const char *dsdir,
+                          const struct scr_dataset_view_file *f, char **out_dest);
 
 /* Before writing dest: note in undo the directories missing on the way,
  * and *out_new whether dest itself is missing. */

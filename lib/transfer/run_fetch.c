@@ -50,15 +50,10 @@
 #define KEY_COMPRESSED "COMPRESSED"
 #define KEY_ERROR "ERROR"
 
-/* Rank 0: the next dataset to try (0: none) among those older than below,
- * by name when one is asked for; *out_whole: it was written by another
- * number of ranks, and is read whole (run_fetch_whole.c). */
-static int pick_candidate(struct scr_run *run, const char *wanted, int below, int *out_id,
-                          int *out_whole, int *out_in_place)
+/* Rank 0: the dataset of the index to try (*out_id, 0: none) among those
+ * older than below, by name when one is asked for (wanted). */
+static int candidate_from_index(struct scr_run *run, const char *wanted, int below, int *out_id)
 {
-    *out_id = 0;
-    *out_whole = 0;
-    *out_in_place = 0;
     scr_kvtree *index = scr_kvtree_new();
     if (index == NULL) return SCR_ERR_NOMEM;
     int rc = scr_index_file_read(run->index_path, index);
@@ -78,41 +73,60 @@ static int pick_candidate(struct scr_run *run, const char *wanted, int below, in
         if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS;
     }
     scr_kvtree_delete(index);
+    return rc;
+}
+
+/* Rank 0: how dataset id of the prefix is read, by its summary: whole
+ * (*out_whole) when another number of ranks wrote it, in place
+ * (*out_in_place) when several ranks wrote one of its files. */
+static void how_to_read(struct scr_run *run, int id, int *out_whole, int *out_in_place)
+{
+    char name[64], *dsdir = NULL, *path = NULL;
+    int ranks = 0, shared_names = 0;
+    const scr_dataset *desc = NULL;
+    scr_kvtree *summary = scr_kvtree_new();
+    snprintf(name, sizeof(name), "scr.dataset.%d", id);
+    /* SCR 3.1's summary has no ranks: they come with its file list */
+    int have_summary = summary != NULL &&
+                       scr_path_join(run->prefix_scr, name, &dsdir) == SCR_SUCCESS &&
+                       scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path) == SCR_SUCCESS &&
+                       scr_summary_read(path, summary) == SCR_SUCCESS &&
+                       scr_scan_scr31_complete_summary(dsdir, summary) == SCR_SUCCESS;
+    if (have_summary && scr_summary_get_ranks(summary, &ranks) == SCR_SUCCESS &&
+        ranks != run->ranks) {
+        scr_dbg(1,
+                "dataset %d on %s was written by %d ranks and this run has %d: any rank may "
+                "read any "
+                "of its files",
+                id, run->prefix, ranks, run->ranks);
+        *out_whole = 1;
+    }
+    /* a file several ranks wrote is read where it is: a copy in each
+     * node's cache would cost a read of the whole file per rank */
+    if (have_summary && scr_summary_get_dataset(summary, &desc) == SCR_SUCCESS &&
+        scr_dataset_get_shared_names(desc, &shared_names) == SCR_SUCCESS && shared_names > 0) {
+        scr_dbg(1, "dataset %d on %s has files several ranks wrote: it is read in place", id,
+                run->prefix);
+        *out_in_place = 1;
+    }
+    free(dsdir);
+    free(path);
+    scr_kvtree_delete(summary);
+}
+
+/* Rank 0: the next dataset to try (0: none) among those older than below,
+ * by name when one is asked for; *out_whole: it was written by another
+ * number of ranks, and is read whole (run_fetch_whole.c). */
+static int pick_candidate(struct scr_run *run, const char *wanted, int below, int *out_id,
+                          int *out_whole, int *out_in_place)
+{
+    *out_id = 0;
+    *out_whole = 0;
+    *out_in_place = 0;
+    int rc = candidate_from_index(run, wanted, below, out_id);
     /* a dataset of another number of ranks is not fetched rank by rank:
      * every rank may read any of its files */
-    if (rc == SCR_SUCCESS && *out_id > 0) {
-        char name[64], *dsdir = NULL, *path = NULL;
-        int ranks = 0, shared_names = 0;
-        const scr_dataset *desc = NULL;
-        scr_kvtree *summary = scr_kvtree_new();
-        snprintf(name, sizeof(name), "scr.dataset.%d", *out_id);
-        /* SCR 3.1's summary has no ranks: they come with its file list */
-        int have_summary = summary != NULL &&
-                           scr_path_join(run->prefix_scr, name, &dsdir) == SCR_SUCCESS &&
-                           scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path) == SCR_SUCCESS &&
-                           scr_summary_read(path, summary) == SCR_SUCCESS &&
-                           scr_scan_scr31_complete_summary(dsdir, summary) == SCR_SUCCESS;
-        if (have_summary && scr_summary_get_ranks(summary, &ranks) == SCR_SUCCESS &&
-            ranks != run->ranks) {
-            scr_dbg(1,
-                    "dataset %d on %s was written by %d ranks and this run has %d: any rank may "
-                    "read any "
-                    "of its files",
-                    *out_id, run->prefix, ranks, run->ranks);
-            *out_whole = 1;
-        }
-        /* a file several ranks wrote is read where it is: a copy in each
-         * node's cache would cost a read of the whole file per rank */
-        if (have_summary && scr_summary_get_dataset(summary, &desc) == SCR_SUCCESS &&
-            scr_dataset_get_shared_names(desc, &shared_names) == SCR_SUCCESS && shared_names > 0) {
-            scr_dbg(1, "dataset %d on %s has files several ranks wrote: it is read in place",
-                    *out_id, run->prefix);
-            *out_in_place = 1;
-        }
-        free(dsdir);
-        free(path);
-        scr_kvtree_delete(summary);
-    }
+    if (rc == SCR_SUCCESS && *out_id > 0) how_to_read(run, *out_id, out_whole, out_in_place);
     return rc;
 }
 
@@ -588,6 +602,151 @@ static int restart_from_records(struct scr_run *run, int id, int *out_ok)
     return SCR_SUCCESS;
 }
 
+/* The restart from the cache's records: the newest checkpoint intact in
+ * cache or written in place, or the one asked for (wanted), below below
+ * (lowered, *below, past each that fails); *out_done: restarting from it.
+ * Collective. */
+static int restart_from_cache(struct scr_run *run, const char *wanted, int *below, int *out_done)
+{
+    int id = run->restart_id;
+    *out_done = 0;
+    if (run->restart_below > 0) {
+        int rc = older_cached_checkpoint(run, *below, &id);
+        if (rc != SCR_SUCCESS) return rc;
+    } else if (wanted != NULL) {
+        int mine = scr_cache_id_of_name(run, wanted, 1), all = 0;
+        int rc = scr_mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, run->world),
+                               "looking for a dataset in cache");
+        if (rc != SCR_SUCCESS) return rc;
+        id = all;
+    }
+    while (id > 0) {
+        int rc = restart_from_records(run, id, out_done);
+        if (rc != SCR_SUCCESS || *out_done) return rc;
+        *below = id; /* neither it nor anything newer from the prefix */
+        rc = older_cached_checkpoint(run, *below, &id);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    return SCR_SUCCESS;
+}
+
+/* The dataset of the prefix every rank tries at attempt (choice: its id,
+ * 0 for none and -1 when rank 0 failed; whether it is read whole; whether
+ * in place), picked by rank 0, which never picks one it tried (tried). */
+static int next_candidate(struct scr_run *run, scr_kvtree *tried, int attempt, const char *wanted,
+                          int below, int choice[3])
+{
+    int candidate = 0, whole = 0, in_place = 0, rc = SCR_SUCCESS;
+    if (run->rank == 0)
+        rc =
+            pick_candidate(run, attempt == 0 ? wanted : NULL, below, &candidate, &whole, &in_place);
+    if (rc != SCR_SUCCESS) candidate = -1;
+    if (candidate > 0 && scr_kvtree_get_kv_int(tried, "ID", candidate) != NULL) {
+        scr_warn("dataset %d was tried already; no older dataset to restart from", candidate);
+        candidate = 0;
+    }
+    if (candidate > 0 && scr_kvtree_set_kv_int(tried, "ID", candidate) == NULL) candidate = -1;
+    choice[0] = candidate;
+    choice[1] = whole;
+    choice[2] = in_place;
+    return scr_mpi_check(MPI_Bcast(choice, 3, MPI_INT, 0, run->world),
+                         "sharing the dataset to fetch");
+}
+
+/* Rank 0: record in the index how the fetch of candidate (attempt, begun
+ * at t0) went (ok), and say a failure. */
+static void note_fetch_outcome(struct scr_run *run, int candidate, int attempt, double t0, int ok)
+{
+    if (scr_fetch_record(run, candidate, ok) != SCR_SUCCESS)
+        scr_warn("could not record the fetch of dataset %d in %s", candidate, run->index_path);
+    if (!ok)
+        scr_warn("could not fetch dataset %d from %s; marked it failed, trying an older one",
+                 candidate, run->prefix);
+    if (!ok && scr_event_log_enabled(&run->events)) {
+        char failed_name[1024];
+        struct scr_event_field fields[] = {SCR_EVENT_INT("attempt", attempt + 1),
+                                           SCR_EVENT_STR("marked", "FAILED")};
+        index_name(run, candidate, failed_name, sizeof(failed_name));
+        scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_FAILED, candidate,
+                      failed_name[0] ? failed_name : NULL, -1, scr_run_now() - t0,
+                      "could not be read back from the prefix; an older dataset is tried", fields,
+                      2);
+    }
+}
+
+/* Every rank learns the name of the restart (from desc on rank 0, else
+ * from the index) into run->restart_name. Collective. */
+static int share_restart_name(struct scr_run *run, int candidate, const scr_dataset *desc)
+{
+    /* every rank learns the name from rank 0, which read the summary */
+    scr_kvtree *name_tree = scr_kvtree_new();
+    if (run->rank == 0 && desc != NULL) scr_kvtree_copy(name_tree, desc);
+    if (run->rank == 0 && desc == NULL) {
+        scr_kvtree *index = scr_kvtree_new();
+        const char *n = NULL;
+        if (scr_index_file_read(run->index_path, index) == SCR_SUCCESS &&
+            scr_index_file_get_name(index, candidate, &n) == SCR_SUCCESS)
+            scr_dataset_set_name(name_tree, n);
+        scr_kvtree_delete(index);
+    }
+    int mrc = scr_comm_bcast_kvtree(&name_tree, 0, run->world);
+    if (mrc == SCR_SUCCESS) set_restart_name(run, name_tree);
+    scr_kvtree_delete(name_tree);
+    return mrc;
+}
+
+/* Restart from candidate, fetched at attempt (begun at t0): whole, read in
+ * place (read_in_place) or into cache. Collective. */
+static int restart_from_fetched(struct scr_run *run, int candidate, int whole, int read_in_place,
+                                int attempt, double t0)
+{
+    const scr_dataset *desc = NULL;
+    if (!read_in_place && !whole) {
+        scr_filemap_get_dataset(run->map, candidate, run->rank, &desc);
+        scr_cache_note_location(run, candidate, 1, 1, 0);
+    }
+    run->restart_id = candidate;
+    run->restart_fetched = !read_in_place && !whole;
+    run->restart_source = whole           ? SCR_RESTART_WHOLE
+                          : read_in_place ? SCR_RESTART_PREFIX
+                                          : SCR_RESTART_CACHE;
+    int mrc = share_restart_name(run, candidate, desc);
+    if (run->rank != 0) return mrc;
+    uint64_t bytes = 0;
+    int have_bytes = desc != NULL && scr_dataset_get_size(desc, &bytes) == SCR_SUCCESS;
+    struct scr_event_field fields[] = {SCR_EVENT_INT("attempt", attempt + 1),
+                                       SCR_EVENT_STR("into", whole           ? "whole"
+                                                             : read_in_place ? "prefix"
+                                                                             : "cache")};
+    scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_OK, candidate, run->restart_name,
+                  have_bytes ? (long long)bytes : -1, scr_run_now() - t0, NULL, fields, 2);
+    if (whole)
+        scr_dbg(1,
+                "restarting from dataset %d (%s) of %s, written by another number of ranks: "
+                "any rank may read any of its files",
+                candidate, run->restart_name, run->prefix);
+    else
+        scr_dbg(1, "fetched dataset %d (%s) from %s in %.3f s", candidate, run->restart_name,
+                run->prefix, scr_run_now() - t0);
+    return mrc;
+}
+
+/* Fetch candidate (choice: as next_candidate gives it); *out_ok: every
+ * rank has it; *out_read_in_place: it is read where it lies. Collective. */
+static int fetch_candidate(struct scr_run *run, const int choice[3], int *out_ok,
+                           int *out_read_in_place)
+{
+    /* a dataset with files several ranks wrote is fetched in place, as
+     * SCR_FETCH_BYPASS=1 fetches every dataset */
+    int fetch_bypass_setting = run->fetch_bypass;
+    if (choice[2]) run->fetch_bypass = 1;
+    int mrc = choice[1] ? scr_fetch_whole_prepare(run, choice[0], out_ok)
+                        : try_fetch(run, choice[0], out_ok);
+    *out_read_in_place = run->fetch_bypass;
+    run->fetch_bypass = fetch_bypass_setting;
+    return mrc;
+}
+
 int scr_fetch_decide_restart(struct scr_run *run)
 {
     if (run->restart_decided) return SCR_SUCCESS;
@@ -599,25 +758,9 @@ int scr_fetch_decide_restart(struct scr_run *run)
     /* the cache's records first: the newest checkpoint intact in cache or
      * written in place, or the one asked for; this needs no fetch, so
      * SCR_FETCH=0 does not forbid it */
-    int id = run->restart_id;
-    if (run->restart_below > 0) {
-        int rc = older_cached_checkpoint(run, below, &id);
-        if (rc != SCR_SUCCESS) return rc;
-    } else if (wanted != NULL) {
-        int mine = scr_cache_id_of_name(run, wanted, 1), all = 0;
-        int rc = scr_mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, run->world),
-                               "looking for a dataset in cache");
-        if (rc != SCR_SUCCESS) return rc;
-        id = all;
-    }
-    while (id > 0) {
-        int ok = 0;
-        int rc = restart_from_records(run, id, &ok);
-        if (rc != SCR_SUCCESS || ok) return rc;
-        below = id; /* neither it nor anything newer from the prefix */
-        rc = older_cached_checkpoint(run, below, &id);
-        if (rc != SCR_SUCCESS) return rc;
-    }
+    int done = 0;
+    int rc = restart_from_cache(run, wanted, &below, &done);
+    if (rc != SCR_SUCCESS || done) return rc;
     run->restart_id = 0;
     run->restart_source = SCR_RESTART_NONE;
     if (!run->fetch) return SCR_SUCCESS;
@@ -627,105 +770,22 @@ int scr_fetch_decide_restart(struct scr_run *run)
     scr_kvtree *tried = scr_kvtree_new();
     if (tried == NULL) return SCR_ERR_NOMEM;
     for (int attempt = 0;; attempt++) {
-        int candidate = 0, whole = 0, in_place = 0, rc = SCR_SUCCESS;
-        if (run->rank == 0)
-            rc = pick_candidate(run, attempt == 0 ? wanted : NULL, below, &candidate, &whole,
-                                &in_place);
-        if (rc != SCR_SUCCESS) candidate = -1;
-        if (candidate > 0 && scr_kvtree_get_kv_int(tried, "ID", candidate) != NULL) {
-            scr_warn("dataset %d was tried already; no older dataset to restart from", candidate);
-            candidate = 0;
-        }
-        if (candidate > 0 && scr_kvtree_set_kv_int(tried, "ID", candidate) == NULL) candidate = -1;
-        int choice[3] = {candidate, whole, in_place};
-        int mrc = scr_mpi_check(MPI_Bcast(choice, 3, MPI_INT, 0, run->world),
-                                "sharing the dataset to fetch");
-        candidate = choice[0];
-        whole = choice[1];
-        if (mrc != SCR_SUCCESS || candidate <= 0) {
+        int choice[3], ok = 0, read_in_place = 0;
+        int mrc = next_candidate(run, tried, attempt, wanted, below, choice);
+        if (mrc != SCR_SUCCESS || choice[0] <= 0) {
             scr_kvtree_delete(tried);
             if (mrc != SCR_SUCCESS) return mrc;
-            return candidate < 0 ? SCR_ERR_IO : SCR_SUCCESS; /* 0: nothing; a fresh start */
+            return choice[0] < 0 ? SCR_ERR_IO : SCR_SUCCESS; /* 0: nothing; a fresh start */
         }
-
         double t0 = scr_run_now();
-        int ok = 0;
-        /* a dataset with files several ranks wrote is fetched in place, as
-         * SCR_FETCH_BYPASS=1 fetches every dataset */
-        int fetch_bypass_setting = run->fetch_bypass;
-        if (choice[2]) run->fetch_bypass = 1;
-        mrc = whole ? scr_fetch_whole_prepare(run, candidate, &ok) : try_fetch(run, candidate, &ok);
-        int read_in_place = run->fetch_bypass;
-        run->fetch_bypass = fetch_bypass_setting;
+        mrc = fetch_candidate(run, choice, &ok, &read_in_place);
         if (mrc != SCR_SUCCESS) {
             scr_kvtree_delete(tried);
             return mrc;
         }
-        if (run->rank == 0) {
-            if (scr_fetch_record(run, candidate, ok) != SCR_SUCCESS)
-                scr_warn("could not record the fetch of dataset %d in %s", candidate,
-                         run->index_path);
-            if (!ok)
-                scr_warn(
-                    "could not fetch dataset %d from %s; marked it failed, trying an older one",
-                    candidate, run->prefix);
-            if (!ok && scr_event_log_enabled(&run->events)) {
-                char failed_name[1024];
-                struct scr_event_field fields[] = {SCR_EVENT_INT("attempt", attempt + 1),
-                                                   SCR_EVENT_STR("marked", "FAILED")};
-                index_name(run, candidate, failed_name, sizeof(failed_name));
-                scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_FAILED, candidate,
-                              failed_name[0] ? failed_name : NULL, -1, scr_run_now() - t0,
-                              "could not be read back from the prefix; an older dataset is tried",
-                              fields, 2);
-            }
-        }
+        if (run->rank == 0) note_fetch_outcome(run, choice[0], attempt, t0, ok);
         if (!ok) continue;
         scr_kvtree_delete(tried);
-
-        const scr_dataset *desc = NULL;
-        if (!read_in_place && !whole) {
-            scr_filemap_get_dataset(run->map, candidate, run->rank, &desc);
-            scr_cache_note_location(run, candidate, 1, 1, 0);
-        }
-        run->restart_id = candidate;
-        run->restart_fetched = !read_in_place && !whole;
-        run->restart_source = whole           ? SCR_RESTART_WHOLE
-                              : read_in_place ? SCR_RESTART_PREFIX
-                                              : SCR_RESTART_CACHE;
-        /* every rank learns the name from rank 0, which read the summary */
-        scr_kvtree *name_tree = scr_kvtree_new();
-        if (run->rank == 0 && desc != NULL) scr_kvtree_copy(name_tree, desc);
-        if (run->rank == 0 && desc == NULL) {
-            scr_kvtree *index = scr_kvtree_new();
-            const char *n = NULL;
-            if (scr_index_file_read(run->index_path, index) == SCR_SUCCESS &&
-                scr_index_file_get_name(index, candidate, &n) == SCR_SUCCESS)
-                scr_dataset_set_name(name_tree, n);
-            scr_kvtree_delete(index);
-        }
-        mrc = scr_comm_bcast_kvtree(&name_tree, 0, run->world);
-        if (mrc == SCR_SUCCESS) set_restart_name(run, name_tree);
-        scr_kvtree_delete(name_tree);
-        if (run->rank == 0) {
-            uint64_t bytes = 0;
-            int have_bytes = desc != NULL && scr_dataset_get_size(desc, &bytes) == SCR_SUCCESS;
-            struct scr_event_field fields[] = {SCR_EVENT_INT("attempt", attempt + 1),
-                                               SCR_EVENT_STR("into", whole           ? "whole"
-                                                                     : read_in_place ? "prefix"
-                                                                                     : "cache")};
-            scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_OK, candidate, run->restart_name,
-                          have_bytes ? (long long)bytes : -1, scr_run_now() - t0, NULL, fields, 2);
-            if (whole)
-                scr_dbg(
-                    1,
-                    "restarting from dataset %d (%s) of %s, written by another number of ranks: "
-                    "any rank may read any of its files",
-                    candidate, run->restart_name, run->prefix);
-            else
-                scr_dbg(1, "fetched dataset %d (%s) from %s in %.3f s", candidate,
-                        run->restart_name, run->prefix, scr_run_now() - t0);
-        }
-        return mrc;
+        return restart_from_fetched(run, choice[0], choice[1], read_in_place, attempt, t0);
     }
 }

@@ -44,56 +44,53 @@ int scr_fetch_note_in_place(struct scr_run *run, const char *src, const char *na
     return SCR_SUCCESS;
 }
 
-/* Note one file of this rank's (path, as the filemap lists it) of dataset
- * id, from its meta: redundancy data, which a dataset written in place
- * does not have, is no restart file. A file a lower rank lists too is
- * noted without its CRC: that rank reads it for the check (plan). */
+/* Note f, one file of this rank's of dataset id, from its meta:
+ * redundancy data, which a dataset written in place does not have, is no
+ * restart file. A file a lower rank lists too is noted without its CRC:
+ * that rank reads it for the check (plan). */
 static int note_listed_file(struct scr_run *run, int id, const struct scr_shared_crc *plan,
-                            const char *path)
+                            const struct scr_dataset_view_file *f)
 {
-    const scr_meta *meta = NULL;
-    const char *name = NULL;
-    uint64_t size = 0;
-    uint32_t crc = 0;
-    int rc = scr_filemap_get_meta(run->map, id, run->rank, path, &meta);
-    if (rc != SCR_SUCCESS) {
+    const char *path = f->path, *name = f->orig_name;
+    if (f->meta == NULL) {
         scr_err("restart file %s of dataset %d has no meta in the filemap", path, id);
-        return rc;
+        return SCR_ERR_NOTFOUND;
     }
-    if (scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) != SCR_SUCCESS) return SCR_SUCCESS;
-    rc = scr_meta_get_filesize(meta, &size);
-    if (rc != SCR_SUCCESS) {
+    if (!f->is_app_file) return SCR_SUCCESS;
+    if (!f->has_size) {
         scr_err("restart file %s of dataset %d has no recorded size", path, id);
-        return rc;
+        return SCR_ERR_NOTFOUND;
     }
     char *base = NULL;
-    if (scr_meta_get_origname(meta, &name) != SCR_SUCCESS) {
-        rc = scr_path_basename(path, &base);
+    if (name == NULL) {
+        int rc = scr_path_basename(path, &base);
         if (rc != SCR_SUCCESS) return rc;
         name = base;
     }
-    int have_crc =
-        scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS && scr_shared_crc_reads(plan, run, id, path);
-    rc = scr_fetch_note_in_place(run, path, name, size, have_crc ? &crc : NULL);
+    int have_crc = f->has_crc && scr_shared_crc_reads(plan, run, f);
+    int rc = scr_fetch_note_in_place(run, path, name, f->size, have_crc ? &f->crc : NULL);
     free(base);
     return rc;
 }
 
 int scr_fetch_in_place_prepare(struct scr_run *run, int id, int *out_ok)
 {
-    const char **files = NULL;
-    const scr_dataset *desc = NULL;
+    struct scr_dataset_view *view = NULL;
     struct scr_shared_crc plan;
-    int n = 0;
     scr_kvtree_unset_all(run->restart_files);
     /* every rank's records hold the dataset, complete (scr_cache_in_place_is_present) */
-    scr_filemap_get_dataset(run->map, id, run->rank, &desc);
-    int rc = scr_shared_crc_plan(run, id, desc, &plan); /* all ranks agree */
-    if (rc != SCR_SUCCESS) return rc;
-    rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++)
-        rc = note_listed_file(run, id, &plan, files[f]);
-    free(files);
+    int vrc = scr_dataset_view_of(run->map, id, run->rank, &view);
+    if (vrc == SCR_ERR_NOTFOUND) vrc = SCR_SUCCESS; /* nothing to note */
+    int rc =
+        scr_shared_crc_plan(run, id, view != NULL ? view->desc : NULL, &plan); /* all ranks agree */
+    if (rc != SCR_SUCCESS) {
+        scr_dataset_view_free(view);
+        return rc;
+    }
+    rc = vrc;
+    for (int f = 0; rc == SCR_SUCCESS && view != NULL && f < view->nfiles; f++)
+        rc = note_listed_file(run, id, &plan, &view->files[f]);
+    scr_dataset_view_free(view);
     scr_shared_crc_free(&plan);
     /* all ranks agree: */
     return scr_comm_all_true(rc == SCR_SUCCESS, run->world, out_ok);

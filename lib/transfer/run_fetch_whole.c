@@ -24,6 +24,7 @@
  * Only a checkpoint on the prefix is restarted this way: a dataset held
  * only by the node caches of the earlier run cannot be reached by every
  * rank of this one (SCR_Init says so when it finds one). */
+#include "dataset_view.h"
 #include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_comm.h"
@@ -135,27 +136,22 @@ static int list_held_files(const struct scr_run *run, int id, scr_kvtree *held)
     int *ranks = NULL, nranks = 0;
     int rc = scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &nranks);
     for (int i = 0; rc == SCR_SUCCESS && i < nranks; i++) {
-        const char **files = NULL;
-        int n = 0;
-        rc = scr_filemap_list_files(run->map, id, ranks[i], &files, &n);
-        for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
-            const scr_meta *meta = NULL;
-            const char *rel = NULL;
+        struct scr_dataset_view *view = NULL;
+        rc = scr_dataset_view_of(run->map, id, ranks[i], &view);
+        for (int f = 0; rc == SCR_SUCCESS && f < view->nfiles; f++) {
+            const struct scr_dataset_view_file *file = &view->files[f];
             char *path = NULL;
-            if (scr_filemap_get_meta(run->map, id, ranks[i], files[f], &meta) != SCR_SUCCESS ||
-                !scr_meta_is_complete(meta) ||
-                scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) != SCR_SUCCESS ||
-                scr_meta_get_filename(meta, &rel) != SCR_SUCCESS)
+            if (file->meta == NULL || !file->complete || !file->is_app_file || file->name == NULL)
                 continue;
-            rc = scr_path_join(run->prefix, rel, &path);
+            rc = scr_path_join(run->prefix, file->name, &path);
             scr_kvtree *entry = rc == SCR_SUCCESS ? scr_kvtree_set_kv(held, KEY_HELD, path) : NULL;
             if (rc == SCR_SUCCESS &&
                 (entry == NULL ||
-                 scr_kvtree_util_set_str(entry, KEY_CACHE, files[f]) != SCR_SUCCESS))
+                 scr_kvtree_util_set_str(entry, KEY_CACHE, file->path) != SCR_SUCCESS))
                 rc = SCR_ERR_NOMEM;
             free(path);
         }
-        free(files);
+        scr_dataset_view_free(view);
     }
     free(ranks);
     return rc;

@@ -74,24 +74,23 @@ static int prefix_dataset_dir(const struct scr_run *run, int id, char **out_dir)
     return scr_path_join(run->prefix_scr, name, out_dir);
 }
 
-/* Where a file goes on the prefix: an application file to PATH/NAME of its
+/* Where file f goes on the prefix: an application file to PATH/NAME of its
  * meta, redundancy data into the dataset directory under its own name. */
-static int original_path(const scr_meta *meta, const char *dsdir, char **out_path)
+static int original_path(const struct scr_dataset_view_file *f, const char *dsdir, char **out_path)
 {
-    const char *dir = NULL, *name = NULL;
-    if (scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) != SCR_SUCCESS) {
-        if (scr_meta_get_filename(meta, &name) != SCR_SUCCESS) {
+    if (f->meta == NULL) return SCR_ERR_NOTFOUND;
+    if (!f->is_app_file) {
+        if (f->name == NULL) {
             scr_err("a redundancy file of the dataset has no name");
             return SCR_ERR_FORMAT;
         }
-        return scr_path_join(dsdir, name, out_path);
+        return scr_path_join(dsdir, f->name, out_path);
     }
-    if (scr_meta_get_origpath(meta, &dir) != SCR_SUCCESS ||
-        scr_meta_get_origname(meta, &name) != SCR_SUCCESS) {
+    if (f->orig_path == NULL || f->orig_name == NULL) {
         scr_err("a file of the dataset has no recorded original path");
         return SCR_ERR_FORMAT;
     }
-    return scr_path_join(dir, name, out_path);
+    return scr_path_join(f->orig_path, f->orig_name, out_path);
 }
 
 /* Whether nothing is at path yet (what an attempt then writes there is its own). */
@@ -150,14 +149,12 @@ static int check_flush_paths(const struct scr_run *run, int id, const char *file
     return rc;
 }
 
-int scr_flush_destination(const struct scr_run *run, int id, const char *dsdir, const char *file,
-                          char **out_dest)
+int scr_flush_destination(const struct scr_run *run, int id, const char *dsdir,
+                          const struct scr_dataset_view_file *f, char **out_dest)
 {
-    const scr_meta *meta = NULL;
     char *dest = NULL;
-    int rc = scr_filemap_get_meta(run->map, id, run->rank, file, &meta);
-    if (rc == SCR_SUCCESS) rc = original_path(meta, dsdir, &dest);
-    if (rc == SCR_SUCCESS) rc = check_flush_paths(run, id, file, dest);
+    int rc = original_path(f, dsdir, &dest);
+    if (rc == SCR_SUCCESS) rc = check_flush_paths(run, id, f->path, dest);
     if (rc != SCR_SUCCESS) {
         free(dest);
         return rc;
@@ -176,20 +173,20 @@ int scr_flush_compress_level(const struct scr_run *run, const scr_dataset *desc)
     return desc != NULL && scr_dataset_is_output(desc) ? 0 : run->flush_compress;
 }
 
-/* Copy (or, written in place, checksum) file, one of this rank's; update
- * its meta. A file the copy creates is noted in undo. A file written in
- * place that a lower rank lists too is that rank's to checksum (plan): its
- * CRC comes once the copies are done (scr_shared_crc_share). */
-static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf,
-                      struct scr_undo *undo, const struct scr_shared_crc *plan, const char *file)
+/* Copy (or, written in place, checksum) f, one of this rank's files of
+ * view; update its meta. A file the copy creates is noted in undo. A file
+ * written in place that a lower rank lists too is that rank's to checksum
+ * (plan): its CRC comes once the copies are done (scr_shared_crc_share). */
+static int flush_file(struct scr_run *run, const struct scr_dataset_view *view, const char *dsdir,
+                      void *buf, struct scr_undo *undo, const struct scr_shared_crc *plan,
+                      const struct scr_dataset_view_file *f)
 {
     char *dest = NULL;
     struct scr_copy_result got = {0};
-    const scr_dataset *desc = NULL;
-    int created = 0;
-    scr_filemap_get_dataset(run->map, id, run->rank, &desc);
-    int level = scr_flush_compress_level(run, desc);
-    int rc = scr_flush_destination(run, id, dsdir, file, &dest);
+    const char *file = f->path;
+    int id = view->id, created = 0;
+    int level = scr_flush_compress_level(run, view->desc);
+    int rc = scr_flush_destination(run, id, dsdir, f, &dest);
     if (rc != SCR_SUCCESS) goto out;
     if (strcmp(dest, file) != 0) {
         rc = note_before_writing(undo, dest, &created);
@@ -212,7 +209,7 @@ static int flush_file(struct scr_run *run, int id, const char *dsdir, void *buf,
             if (rc != SCR_SUCCESS) goto out;
         }
     } else if (run->crc_on_flush) { /* written in place */
-        if (!scr_shared_crc_reads(plan, run, id, file)) goto out;
+        if (!scr_shared_crc_reads(plan, run, f)) goto out;
         rc = scr_crc_file(dest, buf, run->file_buf_size, &got);
         if (rc != SCR_SUCCESS) goto out;
     }
@@ -222,29 +219,24 @@ out:
     return rc;
 }
 
-/* Copy (or, written in place, checksum) this rank's files; update their
- * meta. Each file the copy creates is noted in undo. */
-static int copy_my_files(struct scr_run *run, int id, const char *dsdir, void *buf,
-                         struct scr_undo *undo, const struct scr_shared_crc *plan)
+/* Copy (or, written in place, checksum) this rank's files (view); update
+ * their meta. Each file the copy creates is noted in undo. */
+static int copy_my_files(struct scr_run *run, const struct scr_dataset_view *view,
+                         const char *dsdir, void *buf, struct scr_undo *undo,
+                         const struct scr_shared_crc *plan)
 {
-    const char **files = NULL;
-    int nfiles = 0;
-    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &nfiles);
-    if (rc != SCR_SUCCESS) goto out;
-    for (int f = 0; f < nfiles; f++) {
-        if (!scr_cache_is_app_file(run, id, files[f])) continue;
-        rc = flush_file(run, id, dsdir, buf, undo, plan, files[f]);
-        if (rc != SCR_SUCCESS) goto out;
+    for (int f = 0; f < view->nfiles; f++) {
+        if (!view->files[f].is_app_file) continue;
+        int rc = flush_file(run, view, dsdir, buf, undo, plan, &view->files[f]);
+        if (rc != SCR_SUCCESS) return rc;
     }
-    rc = scr_cache_save_filemap(run);
-out:
-    free(files);
-    return rc;
+    return scr_cache_save_filemap(run);
 }
 
 /* Copy this rank's files, waiting for the rank SCR_FLUSH_WIDTH before us so
  * that at most that many ranks write to the prefix at once. */
-static int copy_in_window(struct scr_run *run, int id, const char *dsdir, struct scr_undo *undo,
+static int copy_in_window(struct scr_run *run, const struct scr_dataset_view *view,
+                          const char *dsdir, struct scr_undo *undo,
                           const struct scr_shared_crc *plan)
 {
     int rc = scr_comm_window_enter(run->world, run->flush_width, TAG_WIDTH);
@@ -254,7 +246,7 @@ static int copy_in_window(struct scr_run *run, int id, const char *dsdir, struct
         rc = SCR_ERR_NOMEM;
     }
     if (rc != SCR_SUCCESS) goto leave;
-    rc = copy_my_files(run, id, dsdir, buf, undo, plan);
+    rc = copy_my_files(run, view, dsdir, buf, undo, plan);
 leave:
     free(buf);
     /* a rank leaves the window whatever failed: the ranks after it wait for it */
@@ -417,14 +409,14 @@ static int note_claim(struct scr_undo *undo, const char *dsdir)
     return rc;
 }
 
-/* Whether the flush of dataset id may start (*out_desc: its descriptor):
- * every rank has a record of it, and no copy the watchdog abandoned is
- * still out. Collective; all ranks agree on the outcome (SCR_ERR_NOTFOUND,
- * SCR_ERR_TIMEOUT). */
-static int flush_may_start(struct scr_run *run, int id, const scr_dataset **out_desc)
+/* Whether the flush of dataset id may start (*out_view: this rank's part
+ * of it, read once; freed here when it may not): every rank has a record
+ * of it, and no copy the watchdog abandoned is still out. Collective; all
+ * ranks agree on the outcome (SCR_ERR_NOTFOUND, SCR_ERR_TIMEOUT). */
+static int flush_may_start(struct scr_run *run, int id, struct scr_dataset_view **out_view)
 {
-    int rc = scr_filemap_get_dataset(run->map, id, run->rank, out_desc);
-    if (rc != SCR_SUCCESS) {
+    int rc = scr_dataset_view_of(run->map, id, run->rank, out_view);
+    if (rc == SCR_ERR_NOTFOUND || (rc == SCR_SUCCESS && (*out_view)->desc == NULL)) {
         scr_err("cannot flush dataset %d: this rank has no record of it", id);
         rc = SCR_ERR_NOTFOUND;
     }
@@ -440,8 +432,10 @@ static int flush_may_start(struct scr_run *run, int id, const scr_dataset **out_
     int ok = 0;
     /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS && waiting == 0, run->world, &ok);
+    if (mrc == SCR_SUCCESS && ok) return SCR_SUCCESS;
+    scr_dataset_view_free(*out_view);
+    *out_view = NULL;
     if (mrc != SCR_SUCCESS) return mrc;
-    if (ok) return SCR_SUCCESS;
     /* all ranks agree on why: */
     int none_waiting = 0;
     mrc = scr_comm_all_true(waiting == 0, run->world, &none_waiting);
@@ -548,20 +542,18 @@ static void say_flush_outcome(struct scr_run *run, const struct scr_flush_attemp
 
 int scr_flush_begin(struct scr_run *run, int id, struct scr_flush_attempt *out)
 {
-    const scr_dataset *desc = NULL;
     memset(out, 0, sizeof(*out));
     out->id = id;
     out->in_cache = run->dset_in_cache;
-    int mrc = flush_may_start(run, id, &desc); /* all ranks agree */
+    /* the attempt keeps its own view: the filemap's entry may go while a
+     * background flush runs */
+    int mrc = flush_may_start(run, id, &out->view); /* all ranks agree */
     if (mrc != SCR_SUCCESS) return mrc;
+    out->desc = out->view->desc;
 
     out->t0 = scr_run_now();
     int ok = 0;
-    /* the attempt keeps its own descriptor: the filemap's may go while a
-     * background flush runs */
-    out->desc = scr_dataset_new();
-    int rc = out->desc != NULL ? scr_dataset_copy(out->desc, desc) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = prepare_dataset_dir(run, id, desc, &out->dsdir, &out->undo);
+    int rc = prepare_dataset_dir(run, id, out->desc, &out->dsdir, &out->undo);
     /* all ranks agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && ok) return SCR_SUCCESS;
@@ -608,8 +600,9 @@ int scr_flush_conclude(struct scr_run *run, struct scr_flush_attempt *a, int cop
 void scr_flush_attempt_free(struct scr_flush_attempt *a)
 {
     scr_undo_clear(&a->undo);
-    scr_dataset_delete(a->desc);
+    scr_dataset_view_free(a->view);
     free(a->dsdir);
+    a->view = NULL;
     a->desc = NULL;
     a->dsdir = NULL;
 }
@@ -623,8 +616,8 @@ int scr_flush_dataset(struct scr_run *run, int id)
     struct scr_shared_crc plan;
     int rc = scr_shared_crc_plan(run, id, a.desc, &plan); /* all ranks agree */
     if (rc == SCR_SUCCESS) {
-        rc = copy_in_window(run, id, a.dsdir, &a.undo, &plan);
-        rc = scr_shared_crc_share(run, &plan, id, rc);
+        rc = copy_in_window(run, a.view, a.dsdir, &a.undo, &plan);
+        rc = scr_shared_crc_share(run, &plan, a.view, rc);
     }
     scr_shared_crc_free(&plan);
     mrc = scr_flush_conclude(run, &a, rc); /* all ranks agree */

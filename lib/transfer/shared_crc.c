@@ -33,14 +33,11 @@ void scr_shared_crc_free(struct scr_shared_crc *plan)
     plan->n = 0;
 }
 
-/* The index of file's name (this rank's, of dataset id) in the plan, -1 when no other rank lists
- * it. */
-static int index_of(const struct scr_shared_crc *plan, const struct scr_run *run, int id,
-                    const char *file)
+/* The index of f's name (relative to the prefix, as scr_shared_file_rel
+ * gives it) in the plan, -1 when no other rank lists it. */
+static int index_of(const struct scr_shared_crc *plan, const struct scr_dataset_view_file *f)
 {
-    const char *rel = NULL;
-    scr_shared_file_rel(run, id, file, &rel);
-    uint64_t hash = scr_shared_name_hash(rel);
+    uint64_t hash = scr_shared_name_hash(f->name != NULL ? f->name : f->path);
     int lo = 0, hi = plan->n - 1;
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
@@ -54,72 +51,70 @@ static int index_of(const struct scr_shared_crc *plan, const struct scr_run *run
     return -1;
 }
 
-int scr_shared_crc_reads(const struct scr_shared_crc *plan, const struct scr_run *run, int id,
-                         const char *file)
+int scr_shared_crc_reads(const struct scr_shared_crc *plan, const struct scr_run *run,
+                         const struct scr_dataset_view_file *f)
 {
     if (plan == NULL || plan->n == 0) return 1;
-    int i = index_of(plan, run, id, file);
+    int i = index_of(plan, f);
     return i < 0 || plan->listed[3 * i + 2] == (uint64_t)run->rank;
 }
 
-/* This rank's CRCs of the shared names it reads, into crcs (n entries, zero where it reads none).
- */
-static int my_crcs(struct scr_run *run, const struct scr_shared_crc *plan, int id, uint64_t *crcs)
+/* This rank's CRCs of the shared names it reads (its files: view), into crcs (n entries, zero
+ * where it reads none). */
+static int my_crcs(struct scr_run *run, const struct scr_shared_crc *plan,
+                   const struct scr_dataset_view *view, uint64_t *crcs)
 {
-    const char **files = NULL;
-    int n = 0;
-    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
-        int i = index_of(plan, run, id, files[f]);
+    for (int f = 0; f < view->nfiles; f++) {
+        int i = index_of(plan, &view->files[f]);
         const scr_meta *meta = NULL;
         uint32_t crc = 0;
         if (i < 0 || plan->listed[3 * i + 2] != (uint64_t)run->rank) continue;
-        if (scr_filemap_get_meta(run->map, id, run->rank, files[f], &meta) == SCR_SUCCESS &&
+        /* the CRC the copy recorded, after the view was read */
+        if (scr_filemap_get_meta(run->map, view->id, run->rank, view->files[f].path, &meta) ==
+                SCR_SUCCESS &&
             scr_meta_get_crc32(meta, &crc) == SCR_SUCCESS)
             crcs[i] = CRC_GIVEN | crc;
     }
-    free(files);
-    return rc;
+    return SCR_SUCCESS;
 }
 
 /* Record in this rank's filemap the CRCs the readers gave (crcs, n
- * entries) of the shared names it lists but does not read. */
-static int record_given(struct scr_run *run, const struct scr_shared_crc *plan, int id,
-                        const uint64_t *crcs)
+ * entries) of the shared names it lists (its files: view) but does not read. */
+static int record_given(struct scr_run *run, const struct scr_shared_crc *plan,
+                        const struct scr_dataset_view *view, const uint64_t *crcs)
 {
-    const char **files = NULL;
-    int n = 0, changed = 0;
-    int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
-    for (int f = 0; rc == SCR_SUCCESS && f < n; f++) {
-        int i = index_of(plan, run, id, files[f]);
+    int rc = SCR_SUCCESS, changed = 0;
+    for (int f = 0; rc == SCR_SUCCESS && f < view->nfiles; f++) {
+        const struct scr_dataset_view_file *file = &view->files[f];
+        int i = index_of(plan, file);
         if (i < 0 || plan->listed[3 * i + 2] == (uint64_t)run->rank) continue;
-        if (!scr_cache_is_app_file(run, id, files[f])) continue;
+        if (!file->is_app_file) continue;
         if (!(crcs[i] & CRC_GIVEN)) {
             scr_err("flush of dataset %d: rank %d, which reads %s for its CRC, could not give it",
-                    id, (int)plan->listed[3 * i + 2], files[f]);
+                    view->id, (int)plan->listed[3 * i + 2], file->path);
             rc = SCR_ERR_IO;
             break;
         }
         struct scr_copy_result got = {.crc = (uint32_t)(crcs[i] & 0xffffffffu)};
-        rc = scr_flush_record_copy(run, id, files[f], &got);
+        rc = scr_flush_record_copy(run, view->id, file->path, &got);
         changed = 1;
     }
-    free(files);
     if (rc == SCR_SUCCESS && changed) rc = scr_cache_save_filemap(run);
     return rc;
 }
 
-int scr_shared_crc_share(struct scr_run *run, const struct scr_shared_crc *plan, int id, int rc)
+int scr_shared_crc_share(struct scr_run *run, const struct scr_shared_crc *plan,
+                         const struct scr_dataset_view *view, int rc)
 {
     if (plan->n == 0) return rc;
-    int ok = 0;
+    int id = view->id, ok = 0;
     uint64_t *mine = calloc((size_t)plan->n, sizeof(uint64_t)),
              *all = calloc((size_t)plan->n, sizeof(uint64_t));
     int lrc = mine != NULL && all != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
     if (lrc != SCR_SUCCESS)
         scr_err("out of memory sharing the CRCs of %d shared files of dataset %d", plan->n, id);
     /* a rank whose copies failed gives no CRC: the flush fails anyway */
-    if (lrc == SCR_SUCCESS && rc == SCR_SUCCESS) lrc = my_crcs(run, plan, id, mine);
+    if (lrc == SCR_SUCCESS && rc == SCR_SUCCESS) lrc = my_crcs(run, plan, view, mine);
     /* all ranks agree: */
     int mrc = scr_comm_all_true(mine != NULL && all != NULL, run->world, &ok);
     if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_NOMEM;
@@ -127,7 +122,7 @@ int scr_shared_crc_share(struct scr_run *run, const struct scr_shared_crc *plan,
         mrc = scr_mpi_check(MPI_Allreduce(mine, all, plan->n, MPI_UINT64_T, MPI_MAX, run->world),
                             "sharing the CRCs of files several ranks list");
     if (mrc == SCR_SUCCESS && lrc == SCR_SUCCESS && rc == SCR_SUCCESS)
-        lrc = record_given(run, plan, id, all);
+        lrc = record_given(run, plan, view, all);
     free(mine);
     free(all);
     if (rc != SCR_SUCCESS) return rc;

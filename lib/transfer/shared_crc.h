@@ -20,6 +20,7 @@
 #define SCR_SHARED_CRC_H
 
 #include "dataset.h"
+#include "dataset_view.h"
 #include "scr_run.h"
 
 #include <stdint.h>
@@ -40,16 +41,18 @@ int scr_shared_crc_plan(struct scr_run *run, int id, const scr_dataset *desc,
 
 void scr_shared_crc_free(struct scr_shared_crc *plan);
 
-/* Whether this rank reads file (its own, of dataset id) for its CRC: yes,
- * unless another rank is the reader of its name. */
-int scr_shared_crc_reads(const struct scr_shared_crc *plan, const struct scr_run *run, int id,
-                         const char *file);
+/* Whether this rank reads f (its own file of the dataset) for its CRC:
+ * yes, unless another rank is the reader of its name. */
+int scr_shared_crc_reads(const struct scr_shared_crc *plan, const struct scr_run *run,
+                         const struct scr_dataset_view_file *f);
 
-/* After a flush's copies (rc: how this rank's went), every reader's CRC of
- * a shared file reaches the other ranks that list it, recorded in their
- * filemaps (then saved) as a copy's CRC is. Every rank calls it whatever
- * rc; collective when the plan is not empty. Returns rc, else what failed
- * here (a CRC its reader could not give is named). */
-int scr_shared_crc_share(struct scr_run *run, const struct scr_shared_crc *plan, int id, int rc);
+/* After a flush's copies of this rank's files (view; rc: how they went),
+ * every reader's CRC of a shared file reaches the other ranks that list
+ * it, recorded in their filemaps (then saved) as a copy's CRC is. Every
+ * rank calls it whatever rc; collective when the plan is not empty.
+ * Returns rc, else what failed here (a CRC its reader could not give is
+ * named). */
+int scr_shared_crc_share(struct scr_run *run, const struct scr_shared_crc *plan,
+                         const struct scr_dataset_view *view, int rc);
 
 #endif

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE */
 #include "shared_merge.h"
 
+#include "dataset_view.h"
 #include "meta.h"
 #include "mpi_comm.h"
 #include "scr_err.h"
@@ -28,8 +29,8 @@
 struct shared_file {
     uint64_t hash;
     int nodes;
-    const char *file; /* this rank's path in cache, NULL when it did not route it */
-    const char *rel;  /* its name relative to the prefix */
+    const char *file; /* this rank's path in cache (in its view), NULL when it did not route it */
+    const char *rel;  /* its name relative to the prefix (in the view) */
     char *dest;       /* its place on the prefix */
     int holder;       /* this rank reads its node's piece */
     int writer;       /* the lowest rank that routed it: creates the file, resolves overlaps */
@@ -388,25 +389,28 @@ agree:
     return ok ? SCR_SUCCESS : SCR_ERR_IO;
 }
 
-/* Fill in each shared file as this rank sees it: its path here, who reads
- * the node's piece, who writes. Collective. */
-static int describe(struct scr_run *run, int id, const uint64_t *shared, int k,
-                    struct shared_file *s)
+/* A file's name relative to the prefix, as scr_shared_file_rel gives it. */
+static const char *rel_name(const struct scr_dataset_view_file *f)
 {
-    const char **files = NULL;
-    int n = 0, ok = 0;
+    return f->name != NULL ? f->name : f->path;
+}
+
+/* Fill in each shared file as this rank sees it (view: its files): its
+ * path here, who reads the node's piece, who writes. Collective. */
+static int describe(struct scr_run *run, const struct scr_dataset_view *view,
+                    const uint64_t *shared, int k, struct shared_file *s)
+{
+    int ok = 0;
     int *mine = malloc(sizeof(int) * (size_t)k), *node_min = malloc(sizeof(int) * (size_t)k);
     int rc = mine && node_min ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);
     for (int i = 0; rc == SCR_SUCCESS && i < k; i++) {
         s[i].hash = shared[2 * i];
         s[i].nodes = (int)shared[2 * i + 1];
         mine[i] = INT_MAX;
-        for (int f = 0; f < n && s[i].file == NULL; f++) {
-            const char *rel = NULL;
-            scr_shared_file_rel(run, id, files[f], &rel);
+        for (int f = 0; f < view->nfiles && s[i].file == NULL; f++) {
+            const char *rel = rel_name(&view->files[f]);
             if (scr_shared_name_hash(rel) != s[i].hash) continue;
-            s[i].file = files[f];
+            s[i].file = view->files[f].path;
             s[i].rel = rel;
             mine[i] = run->rank;
             rc = scr_path_join(run->prefix, rel, &s[i].dest);
@@ -423,7 +427,6 @@ static int describe(struct scr_run *run, int id, const uint64_t *shared, int k,
     for (int i = 0; mrc == SCR_SUCCESS && ok && i < k; i++) s[i].writer = node_min[i];
     free(mine);
     free(node_min);
-    free(files); /* the names stay in the filemap */
     if (mrc != SCR_SUCCESS) return mrc;
     return ok ? SCR_SUCCESS : SCR_ERR_NOMEM;
 }
@@ -463,20 +466,22 @@ static int forget_prefix_paths(struct scr_run *run, int id, char *const *dests, 
 
 /* The move of this rank's files of a dataset to the prefix. */
 struct move {
-    const char **files; /* this rank's paths in cache, n of them (the names stay in the filemap) */
-    char **dests;       /* dests[f]: files[f]'s place on the prefix */
-    char **claims;      /* claims[f]: the marker this rank holds to copy files[f], NULL if none */
-    int *made;          /* made[f]: this rank's copy created dests[f] */
-    char *dsdir;        /* the dataset's directory in cache */
+    const struct scr_dataset_view_file *files; /* this rank's files in cache, n of them */
+    char **dests;                              /* dests[f]: files[f]'s place on the prefix */
+    char **claims; /* claims[f]: the marker this rank holds to copy files[f], NULL if none */
+    int *made;     /* made[f]: this rank's copy created dests[f] */
+    char *dsdir;   /* the dataset's directory in cache */
     int n;
 };
 
-/* The dataset's directory and files in cache, and room for the rest of mv.
- * Not collective. */
-static int start_move(struct scr_run *run, int id, struct move *mv)
+/* The dataset's directory in cache, its files (view), and room for the
+ * rest of mv. Not collective. */
+static int start_move(struct scr_run *run, const struct scr_dataset_view *view, struct move *mv)
 {
+    int id = view->id;
     int rc = scr_cache_dataset_dir(run, id, &mv->dsdir);
-    if (rc == SCR_SUCCESS) rc = scr_filemap_list_files(run->map, id, run->rank, &mv->files, &mv->n);
+    mv->files = view->files;
+    mv->n = view->nfiles;
     if (rc != SCR_SUCCESS || mv->n == 0) return rc;
     mv->dests = calloc((size_t)mv->n, sizeof(char *));
     mv->claims = calloc((size_t)mv->n, sizeof(char *));
@@ -495,19 +500,12 @@ static int name_prefix_paths(struct scr_run *run, int id, struct move *mv)
 {
     int rc = SCR_SUCCESS;
     for (int f = 0; rc == SCR_SUCCESS && f < mv->n; f++) {
-        const scr_meta *meta = NULL;
-        const char *rel = NULL;
-        scr_meta *copy = scr_meta_new();
-        rc = copy != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-        if (rc == SCR_SUCCESS)
-            rc = scr_filemap_get_meta(run->map, id, run->rank, mv->files[f], &meta);
-        if (rc == SCR_SUCCESS) rc = scr_meta_copy(copy, meta);
-        if (rc == SCR_SUCCESS) rc = scr_meta_get_filename(meta, &rel);
-        if (rc == SCR_SUCCESS) rc = scr_path_join(run->prefix, rel, &mv->dests[f]);
+        const struct scr_dataset_view_file *file = &mv->files[f];
+        if (file->meta == NULL || file->name == NULL) rc = SCR_ERR_NOTFOUND;
+        if (rc == SCR_SUCCESS) rc = scr_path_join(run->prefix, file->name, &mv->dests[f]);
         if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, mv->dests[f]);
         if (rc == SCR_SUCCESS)
-            rc = scr_filemap_set_meta(run->map, id, run->rank, mv->dests[f], copy);
-        scr_meta_delete(copy);
+            rc = scr_filemap_set_meta(run->map, id, run->rank, mv->dests[f], file->meta);
     }
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     return rc;
@@ -521,10 +519,8 @@ static int copy_unshared(struct scr_run *run, int id, const struct shared_file *
 {
     int rc = SCR_SUCCESS;
     for (int f = 0; rc == SCR_SUCCESS && f < mv->n; f++) {
-        if (is_shared(s, k, mv->files[f])) continue;
-        const char *rel = NULL;
-        scr_shared_file_rel(run, id, mv->files[f], &rel);
-        rc = claim_path(run, id, rel, &mv->claims[f]);
+        if (is_shared(s, k, mv->files[f].path)) continue;
+        rc = claim_path(run, id, rel_name(&mv->files[f]), &mv->claims[f]);
         if (rc != SCR_SUCCESS) break;
         int fd = open(mv->claims[f], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno == EEXIST) { /* another rank of this node copies it */
@@ -541,7 +537,7 @@ static int copy_unshared(struct scr_run *run, int id, const struct shared_file *
         struct stat st;
         int absent = lstat(mv->dests[f], &st) != 0 && errno == ENOENT;
         struct scr_copy_result got;
-        rc = scr_copy(mv->files[f], mv->dests[f],
+        rc = scr_copy(mv->files[f].path, mv->dests[f],
                       &(struct scr_copy_opts){.buf = buf, .bufsize = run->file_buf_size}, &got);
         mv->made[f] = rc == SCR_SUCCESS && absent;
     }
@@ -558,8 +554,8 @@ static void delete_cache_copies(const struct shared_file *s, int k, const struct
             scr_warn("cannot delete %s from cache: %s", s[i].file, strerror(errno));
     for (int f = 0; f < mv->n; f++) {
         if (mv->claims == NULL || mv->claims[f] == NULL) continue;
-        if (unlink(mv->files[f]) != 0 && errno != ENOENT)
-            scr_warn("cannot delete %s from cache: %s", mv->files[f], strerror(errno));
+        if (unlink(mv->files[f].path) != 0 && errno != ENOENT)
+            scr_warn("cannot delete %s from cache: %s", mv->files[f].path, strerror(errno));
     }
 }
 
@@ -574,8 +570,9 @@ static int forget_cache_paths(struct scr_run *run, int id, const struct move *mv
     if (run->node_rank == 0 && scr_remove_tree(mv->dsdir) != SCR_SUCCESS)
         scr_dbg(1, "dataset %d is on the prefix; part of %s stays in cache", id, mv->dsdir);
     for (int f = 0; rc == SCR_SUCCESS && f < mv->n; f++) {
-        rc = scr_filemap_unset_meta(run->map, id, run->rank, mv->files[f]);
-        if (rc == SCR_SUCCESS) rc = scr_filemap_remove_file(run->map, id, run->rank, mv->files[f]);
+        const char *path = mv->files[f].path;
+        rc = scr_filemap_unset_meta(run->map, id, run->rank, path);
+        if (rc == SCR_SUCCESS) rc = scr_filemap_remove_file(run->map, id, run->rank, path);
     }
     /* a dataset written in place has no redundancy */
     if (rc == SCR_SUCCESS) rc = scr_filemap_unset_reddesc(run->map, id, run->rank);
@@ -601,23 +598,22 @@ static void end_move(struct move *mv, int failed)
     free(mv->dests);
     free(mv->claims);
     free(mv->made);
-    free(mv->files);
     free(mv->dsdir);
 }
 
-/* Move this rank's files of dataset id to the prefix: the merged files are
+/* Move this rank's files (view) of dataset id to the prefix: the merged files are
  * there already; the others are copied by one rank of the node each. The
  * filemap names the prefix path before anything is written there and
  * loses the cache path only after the file in cache is gone. When the move
  * fails, each rank removes the copies it created (a file that was there
  * before stays), since the dataset is then not completed on the prefix.
  * Collective; all ranks agree. */
-static int move_to_prefix(struct scr_run *run, int id, const struct shared_file *s, int k,
-                          void *buf)
+static int move_to_prefix(struct scr_run *run, const struct scr_dataset_view *view,
+                          const struct shared_file *s, int k, void *buf)
 {
     struct move mv = {0};
-    int ok = 0;
-    int rc = start_move(run, id, &mv);
+    int id = view->id, ok = 0;
+    int rc = start_move(run, view, &mv);
     /* the prefix paths join the filemap first */
     if (rc == SCR_SUCCESS) rc = name_prefix_paths(run, id, &mv);
     if (rc == SCR_SUCCESS) rc = copy_unshared(run, id, s, k, &mv, buf);
@@ -640,31 +636,43 @@ out:
     return ok ? SCR_SUCCESS : SCR_ERR_IO;
 }
 
-int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64_t *shared,
-                     int nshared, int *out_refused)
+/* The reduction buffers of a merge (b->len bytes each; *b zeroed first),
+ * SCR_ERR_NOMEM when one could not be had; free them with free_reduce_bufs. */
+static int alloc_reduce_bufs(const struct scr_run *run, struct reduce_bufs *b)
 {
-    struct shared_file *s = calloc((size_t)nshared, sizeof(*s));
-    void *buf = malloc(run->file_buf_size);
     /* overlaps are a block or so at each boundary between nodes' parts:
      * small chunks keep the four buffers small */
     size_t chunk = run->mpi_buf_size < REDUCE_CHUNK_MAX ? run->mpi_buf_size : REDUCE_CHUNK_MAX;
-    struct reduce_bufs b = {chunk > 0 ? chunk : 1, NULL, NULL, NULL, NULL};
-    b.max = malloc(b.len);
-    b.rmax = malloc(b.len);
-    b.min = malloc(b.len * sizeof(unsigned short));
-    b.rmin = malloc(b.len * sizeof(unsigned short));
-    int ok = 0, merged = 0;
-    *out_refused = 0;
-    int rc = s && buf && b.max && b.rmax && b.min && b.rmin ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc != SCR_SUCCESS) scr_err("out of memory merging the shared files of dataset %d", id);
-    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
-    if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_NOMEM;
-    if (mrc == SCR_SUCCESS) mrc = describe(run, id, shared, nshared, s);
+    *b = (struct reduce_bufs){chunk > 0 ? chunk : 1, NULL, NULL, NULL, NULL};
+    b->max = malloc(b->len);
+    b->rmax = malloc(b->len);
+    b->min = malloc(b->len * sizeof(unsigned short));
+    b->rmin = malloc(b->len * sizeof(unsigned short));
+    return b->max && b->rmax && b->min && b->rmin ? SCR_SUCCESS : SCR_ERR_NOMEM;
+}
+
+static void free_reduce_bufs(struct reduce_bufs *b)
+{
+    free(b->max);
+    free(b->rmax);
+    free(b->min);
+    free(b->rmin);
+}
+
+/* Merge the nshared files of dataset id (name) described in s, one after
+ * the other, until one fails or is refused (*out_refused, said);
+ * *out_merged: the files merged whole. Collective; all ranks agree. */
+static int merge_all(struct scr_run *run, int id, const char *name, struct shared_file *s,
+                     int nshared, void *buf, struct reduce_bufs *b, int *out_merged,
+                     int *out_refused)
+{
+    int mrc = SCR_SUCCESS;
     /* merged counts the files merged whole; one that failed or was
      * refused is taken back by merge_one, which knows whether it opened it */
-    while (mrc == SCR_SUCCESS && merged < nshared) {
+    while (*out_merged < nshared) {
+        struct shared_file *f = &s[*out_merged];
         uint64_t conflict = NO_CONFLICT;
-        mrc = merge_one(run, &s[merged], buf, &b, &conflict);
+        mrc = merge_one(run, f, buf, b, &conflict);
         if (mrc != SCR_SUCCESS) break;
         if (conflict != NO_CONFLICT) {
             char why[160];
@@ -672,14 +680,48 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
                      "two nodes wrote different bytes at offset %" PRIu64 " of it, so its parts "
                      "cannot be merged",
                      conflict);
-            mrc = scr_shared_file_refuse(run, id, name, s[merged].hash, s[merged].nodes, why);
+            mrc = scr_shared_file_refuse(run, id, name, f->hash, f->nodes, why);
             if (mrc == SCR_SUCCESS) *out_refused = 1;
             break;
         }
-        merged++;
+        (*out_merged)++;
     }
+    return mrc;
+}
+
+/* The merged files of s (the first merged) that this rank wrote leave the
+ * prefix. Not collective. */
+static void remove_merged(const struct scr_run *run, const struct shared_file *s, int merged)
+{
+    for (int i = 0; i < merged; i++)
+        if (run->rank == s[i].writer && unlink(s[i].dest) != 0 && errno != ENOENT)
+            scr_warn("cannot remove %s: %s", s[i].dest, strerror(errno));
+}
+
+int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64_t *shared,
+                     int nshared, int *out_refused)
+{
+    struct shared_file *s = calloc((size_t)nshared, sizeof(*s));
+    void *buf = malloc(run->file_buf_size);
+    struct reduce_bufs b;
+    /* this rank's files, read once: s and the move point into the view */
+    struct scr_dataset_view *view = NULL;
+    struct scr_dataset_view none = {.id = id, .rank = run->rank, .expected_files = -1};
+    int ok = 0, merged = 0;
+    *out_refused = 0;
+    int rc = alloc_reduce_bufs(run, &b);
+    if (rc == SCR_SUCCESS && (s == NULL || buf == NULL)) rc = SCR_ERR_NOMEM;
+    if (rc != SCR_SUCCESS) scr_err("out of memory merging the shared files of dataset %d", id);
+    if (rc == SCR_SUCCESS) rc = scr_dataset_view_of(run->map, id, run->rank, &view);
+    if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* this rank lists none of its files */
+    const struct scr_dataset_view *mine = view != NULL ? view : &none;
+    int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
+    if (mrc == SCR_SUCCESS && !ok) mrc = SCR_ERR_NOMEM;
+    if (mrc == SCR_SUCCESS) mrc = describe(run, mine, shared, nshared, s);
+    if (mrc == SCR_SUCCESS)
+        mrc = merge_all(run, id, name, s, nshared, buf, &b, &merged, out_refused);
     if (mrc == SCR_SUCCESS && !*out_refused) {
-        mrc = move_to_prefix(run, id, s, nshared, buf);
+        mrc = move_to_prefix(run, mine, s, nshared, buf);
         if (mrc == SCR_SUCCESS && run->rank == 0)
             scr_dbg(1,
                     "dataset %d (%s): %d file%s written by ranks on several nodes merged on the "
@@ -687,19 +729,13 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
                     "dataset is written in place there",
                     id, name, nshared, nshared == 1 ? "" : "s");
     }
-    if (mrc != SCR_SUCCESS || *out_refused) {
-        /* the files merged before the one refused or failed go too, and
-         * all of them when the rest of the dataset could not follow */
-        for (int i = 0; i < merged; i++)
-            if (run->rank == s[i].writer && unlink(s[i].dest) != 0 && errno != ENOENT)
-                scr_warn("cannot remove %s: %s", s[i].dest, strerror(errno));
-    }
+    /* the files merged before the one refused or failed go too, and
+     * all of them when the rest of the dataset could not follow */
+    if (mrc != SCR_SUCCESS || *out_refused) remove_merged(run, s, merged);
     for (int i = 0; s != NULL && i < nshared; i++) free(s[i].dest);
     free(s);
     free(buf);
-    free(b.max);
-    free(b.rmax);
-    free(b.min);
-    free(b.rmin);
+    free_reduce_bufs(&b);
+    scr_dataset_view_free(view);
     return mrc;
 }
