@@ -55,7 +55,7 @@ static int seal_file(struct scr_run *run, int id, const char *file, int *valid, 
         rc = scr_meta_set_filesize(meta, (uint64_t)st.st_size);
         *out_bytes += (uint64_t)st.st_size;
         if (rc != SCR_SUCCESS) goto out;
-        if (run->crc_on_copy) {
+        if (run->params->crc_on_copy) {
             uint32_t crc = 0;
             rc = scr_crc_map_file(file, &crc, NULL);
             if (rc != SCR_SUCCESS) goto out;
@@ -234,7 +234,7 @@ static int agree_on_validity(struct scr_run *run, int valid, struct completion *
      * merged on the prefix, where the dataset then lives as one written
      * in place (shared_merge.h); a dataset written in place has its names
      * that several ranks list counted only when its flush takes CRCs */
-    if (run->dset_in_cache || run->crc_on_flush) {
+    if (run->dset_in_cache || run->params->crc_on_flush) {
         rc = find_shared_files(run, c->id, c->name, &mine_valid);
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -289,7 +289,7 @@ static int flushes_now(const struct scr_run *run, const struct completion *c)
     int ckpt_id = 0;
     scr_dataset_get_ckpt(run->dset, &ckpt_id);
     return !run->dset_in_cache || c->is_output ||
-           (c->is_ckpt && run->flush_every > 0 && ckpt_id % run->flush_every == 0);
+           (c->is_ckpt && run->params->flush_every > 0 && ckpt_id % run->params->flush_every == 0);
 }
 
 /* Whether the scheme is applied in a thread: SCR_ENCODE_ASYNC, for a
@@ -301,7 +301,8 @@ static int flushes_now(const struct scr_run *run, const struct completion *c)
 static int encodes_in_background(struct scr_run *run, const struct completion *c)
 {
     return run->encode_async && c->is_ckpt && c->red->type != SCR_COPY_SINGLE &&
-           run->crc_in_cache && scr_encode_async_goes_to_background(run, c->id, c->busy_ranks);
+           run->params->crc_in_cache &&
+           scr_encode_async_goes_to_background(run, c->id, c->busy_ranks);
 }
 
 /* Protect: the redundancy scheme covers the dataset in cache before
@@ -323,7 +324,7 @@ static int protect(struct scr_run *run, struct completion *c)
 /* Whether the flush that follows computes the CRCs as it copies. */
 static int crcs_by_flush(const struct scr_run *run, const struct completion *c)
 {
-    return c->flush && run->crc_on_flush;
+    return c->flush && run->params->crc_on_flush;
 }
 
 /* Record CRCs: SINGLE reads nothing, so the files in cache are read once
@@ -375,7 +376,7 @@ static int flush_or_defer(struct scr_run *run, const struct completion *c)
 {
     if (!c->flush) return SCR_SUCCESS;
     if (run->dset_in_cache &&
-        scr_store_flushes_in_background(run->cfg, c->red->store, run->flush_async))
+        scr_store_flushes_in_background(run->cfg, c->red->store, run->params->flush_async))
         return flush_in_background(run, c);
     return flush_now(run, c);
 }
@@ -385,7 +386,7 @@ static int flush_or_defer(struct scr_run *run, const struct completion *c)
 static int must_halt(struct scr_run *run)
 {
     int halt = 0;
-    if (!run->halt_exit || scr_run_halt_check(run, &halt) != SCR_SUCCESS || !halt) return 0;
+    if (!run->params->halt_exit || scr_run_halt_check(run, &halt) != SCR_SUCCESS || !halt) return 0;
     if (run->rank == 0) scr_warn("halt condition holds and SCR_HALT_EXIT=1: exiting");
     return 1;
 }

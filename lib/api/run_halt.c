@@ -36,8 +36,8 @@ static const char *halt_reason(struct scr_run *run)
         scr_kvtree_unset_all(file);
     }
     if (scr_job_env_end_time(&end) != SCR_SUCCESS) end = 0;
-    int rc = scr_halt_file_explain(file, (int64_t)time(NULL), run->halt_seconds, end, &halt, why,
-                                   sizeof(why));
+    int rc = scr_halt_file_explain(file, (int64_t)time(NULL), run->params->halt_seconds, end, &halt,
+                                   why, sizeof(why));
     scr_kvtree_delete(file);
     return rc == SCR_SUCCESS && halt ? why : NULL;
 }
@@ -47,7 +47,7 @@ static int decide(struct scr_run *run, int *out_halt, const char **out_why)
 {
     int halt = 0;
     *out_why = NULL;
-    if (run->rank == 0 && run->halt_enabled) {
+    if (run->rank == 0 && run->params->halt_enabled) {
         *out_why = halt_reason(run);
         halt = *out_why != NULL;
     }
@@ -75,8 +75,8 @@ int scr_run_halt_check_at_start(struct scr_run *run, int *out_halt)
     int rc = decide(run, out_halt, &why);
     if (why != NULL)
         scr_warn("a halt condition holds already at SCR_Init (%s; see %s): %s", why, run->halt_path,
-                 run->halt_exit ? "SCR_HALT_EXIT=1, so the job ends now"
-                                : "SCR_Should_exit reports it, and the run should stop");
+                 run->params->halt_exit ? "SCR_HALT_EXIT=1, so the job ends now"
+                                        : "SCR_Should_exit reports it, and the run should stop");
     return rc;
 }
 
@@ -153,11 +153,12 @@ int scr_run_halt_need_checkpoint(struct scr_run *run, int *out_need)
         double now = scr_run_now();
         double since = now - run->time_last_ckpt_end;
         double elapsed = now - run->time_start;
-        if (run->ckpt_interval > 0 && run->need_calls % run->ckpt_interval == 0) need = 1;
-        if (run->ckpt_seconds > 0 && since >= run->ckpt_seconds) need = 1;
+        if (run->params->ckpt_interval > 0 && run->need_calls % run->params->ckpt_interval == 0)
+            need = 1;
+        if (run->params->ckpt_seconds > 0 && since >= run->params->ckpt_seconds) need = 1;
         /* checkpoint while the time spent checkpointing stays under the share asked for */
-        if (run->ckpt_overhead > 0 && elapsed > 0 &&
-            100.0 * run->time_in_ckpt / elapsed < run->ckpt_overhead)
+        if (run->params->ckpt_overhead > 0 && elapsed > 0 &&
+            100.0 * run->time_in_ckpt / elapsed < run->params->ckpt_overhead)
             need = 1;
     }
     int rc = scr_mpi_check(MPI_Bcast(&need, 1, MPI_INT, 0, run->world),

@@ -12,6 +12,7 @@
 
 #include "complete.h"
 #include "config.h"
+#include "params.h"
 #include "dataset_claim.h"
 #include "index_file.h"
 #include "index_rebuild.h"
@@ -307,7 +308,7 @@ int SCR_Init(void)
         if (r->rank == 0) scr_err("SCR_Init failed: the configuration has errors (see above)");
         goto out;
     }
-    scr_config_get_bool(r->cfg, "SCR_ENABLE", &enabled);
+    enabled = scr_params_enabled(r->cfg);
     if (!enabled) {
         scr_disabled = 1;
         goto out; /* SCR_SUCCESS, and nothing of the run is kept */
@@ -327,7 +328,7 @@ int SCR_Init(void)
             r->halt_path);
     /* a run that should halt before it starts does not start when it may end the job */
     int halt = 0;
-    if (scr_run_halt_check_at_start(r, &halt) == SCR_SUCCESS && halt && r->halt_exit) {
+    if (scr_run_halt_check_at_start(r, &halt) == SCR_SUCCESS && halt && r->params->halt_exit) {
         SCR_Finalize();
         MPI_Finalize();
         exit(0);
@@ -412,7 +413,7 @@ int SCR_Finalize(void)
         return wrong_state("SCR_Finalize", closing_call());
     /* work in the background is finished first: it may be the newest checkpoint's */
     int rc = wait_background(); /* all ranks agree */
-    if (rc == SCR_SUCCESS && run->flush_every > 0) rc = flush_at_finalize();
+    if (rc == SCR_SUCCESS && run->params->flush_every > 0) rc = flush_at_finalize();
     scr_run_event(run, SCR_EVENT_FINALIZE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, 0,
                   NULL, -1, scr_run_now() - run->time_start,
                   rc == SCR_SUCCESS ? NULL : "the final flush failed", NULL, 0);
@@ -480,11 +481,9 @@ static int new_dataset(const char *name, int flags, scr_dataset **out)
     gettimeofday(&tv, NULL);
     /* SCR_JOB_NAME and SCR_CLUSTER_NAME from any layer (a config file, too),
      * else what Slurm says */
-    const char *jobname = NULL, *cluster = NULL;
-    if (scr_config_get(run->cfg, "SCR_JOB_NAME", &jobname) != SCR_SUCCESS)
-        jobname = getenv("SLURM_JOB_NAME");
-    if (scr_config_get(run->cfg, "SCR_CLUSTER_NAME", &cluster) != SCR_SUCCESS)
-        cluster = getenv("SLURM_CLUSTER_NAME");
+    const char *jobname = run->params->job_name, *cluster = run->params->cluster_name;
+    if (jobname == NULL) jobname = getenv("SLURM_JOB_NAME");
+    if (cluster == NULL) cluster = getenv("SLURM_CLUSTER_NAME");
     int rc = scr_dataset_set_id(d, run->dataset_id);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_dataset_set_name(d, name);
@@ -616,7 +615,7 @@ int SCR_Start_output(const char *name, int flags)
     /* a name the index already has is taken over when this dataset is
      * flushed: it is written to the same paths, so the older entry would no
      * longer describe the files there (run_flush.c) */
-    run->dset_in_cache = !run->cache_bypass;
+    run->dset_in_cache = !run->params->cache_bypass;
     run->time_ckpt_start = scr_run_now();
     /* SCR_CACHE_SIZE counts checkpoints: an output-only dataset leaves the
      * cache once flushed and must not push out the checkpoint kept there */

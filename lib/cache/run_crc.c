@@ -42,7 +42,7 @@ int scr_crc_record(struct scr_run *run, int id, int rank, const char *file, uint
 
 int scr_crc_fill(struct scr_run *run, int id)
 {
-    if (!run->crc_in_cache) return SCR_SUCCESS;
+    if (!run->params->crc_in_cache) return SCR_SUCCESS;
     const char **files = NULL;
     int n = 0, filled = 0;
     int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);

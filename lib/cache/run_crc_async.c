@@ -231,7 +231,7 @@ static int record_results(struct scr_run *run, struct scr_crc_async *j)
 
 int scr_crc_async_start_record(struct scr_run *run, int id)
 {
-    if (!run->crc_in_cache) return SCR_SUCCESS;
+    if (!run->params->crc_in_cache) return SCR_SUCCESS;
     int rc = scr_crc_async_wait(run);
     if (rc != SCR_SUCCESS) return rc;
     struct scr_crc_async *j = NULL;
@@ -268,7 +268,7 @@ int scr_crc_async_wait(struct scr_run *run)
 
 int scr_crc_async_start_check(struct scr_run *run, int id)
 {
-    if (!run->crc_in_cache) return SCR_SUCCESS;
+    if (!run->params->crc_in_cache) return SCR_SUCCESS;
     int rc = scr_crc_async_wait(run);
     if (rc != SCR_SUCCESS) return rc;
     struct scr_crc_async *j = NULL;
@@ -323,7 +323,7 @@ static int judge_one(struct scr_run *run, int id, const struct crc_file *cf, int
 int scr_crc_async_check_done(struct scr_run *run, int id, int *out_damaged)
 {
     *out_damaged = 0;
-    if (!run->crc_in_cache) return SCR_SUCCESS;
+    if (!run->params->crc_in_cache) return SCR_SUCCESS;
     struct scr_crc_async *j = run->crc_in_background;
     int rc = SCR_SUCCESS;
     if (j != NULL && (j->job != CRC_CHECK || j->id != id)) {

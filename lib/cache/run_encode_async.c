@@ -65,13 +65,9 @@ static const char *thread_level_name(int level)
 
 int scr_encode_async_setup(struct scr_run *run)
 {
-    int wanted = 1, level = MPI_THREAD_SINGLE;
+    int wanted = run->params->encode_async, level = MPI_THREAD_SINGLE;
     run->encode_world = MPI_COMM_NULL;
-    int rc = scr_config_get_bool(run->cfg, "SCR_ENCODE_ASYNC", &wanted);
-    if (rc == SCR_SUCCESS)
-        rc = scr_config_get_bool(run->cfg, "SCR_ENCODE_ASYNC_BUSY", &run->encode_when_busy);
-    if (rc != SCR_SUCCESS) return rc;
-    rc = scr_mpi_check(MPI_Query_thread(&level), "asking MPI for its thread level");
+    int rc = scr_mpi_check(MPI_Query_thread(&level), "asking MPI for its thread level");
     if (rc != SCR_SUCCESS) return rc;
     int needed = 0; /* a scheme that moves data: SINGLE alone needs no thread */
     for (int i = 0; i < run->nreddescs; i++) needed |= run->reddescs[i].type != SCR_COPY_SINGLE;
@@ -89,16 +85,17 @@ int scr_encode_async_setup(struct scr_run *run)
     }
     rc = scr_comm_dup(run->world, &run->encode_world, "duplicating the world for the encode");
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_reddescs_create(run->cfg, run->encode_world, run->node_name, &run->encode_reddescs,
-                             &run->nencode_reddescs);
+    rc = scr_reddescs_create(run->cfg, run->params, run->encode_world, run->node_name,
+                             &run->encode_reddescs, &run->nencode_reddescs);
     if (rc != SCR_SUCCESS) return rc;
     run->encode_async = 1;
     if (run->rank == 0)
         scr_dbg(1,
                 "redundancy is applied in the background, after SCR_Complete_checkpoint returns "
                 "(SCR_ENCODE_ASYNC=1, MPI_THREAD_MULTIPLE)%s",
-                run->encode_when_busy ? ", busy cores or not (SCR_ENCODE_ASYNC_BUSY=1)"
-                                      : ", while the application leaves its cores time to spare");
+                run->params->encode_when_busy
+                    ? ", busy cores or not (SCR_ENCODE_ASYNC_BUSY=1)"
+                    : ", while the application leaves its cores time to spare");
     return SCR_SUCCESS;
 }
 
@@ -191,7 +188,7 @@ static int prepare(struct scr_run *run, struct scr_encode_async *e)
      * cannot be had stays NULL: the redundancy layer says so, and the ranks
      * agree on the encode's failure. */
     for (int i = 0; i < 2; i++) {
-        if (run->encode_bufs[i] == NULL) run->encode_bufs[i] = malloc(run->file_buf_size);
+        if (run->encode_bufs[i] == NULL) run->encode_bufs[i] = malloc(run->params->file_buf_size);
         e->ctx.bufs[i] = run->encode_bufs[i];
     }
     e->ctx.world = run->encode_world;
@@ -395,7 +392,7 @@ static void say_unmeasured(struct scr_run *run, int rc)
 
 void scr_encode_async_work_begins(struct scr_run *run)
 {
-    if (!run->encode_async || run->encode_when_busy) return;
+    if (!run->encode_async || run->params->encode_when_busy) return;
     int rc = scr_cpu_sample_take(&run->work_from);
     if (rc != SCR_SUCCESS) say_unmeasured(run, rc);
     run->work_from_encode_cpu = encode_cpu_seconds(run);
@@ -404,7 +401,7 @@ void scr_encode_async_work_begins(struct scr_run *run)
 void scr_encode_async_work_ends(struct scr_run *run)
 {
     run->work_cores_busy = 0;
-    if (!run->encode_async || run->encode_when_busy) return;
+    if (!run->encode_async || run->params->encode_when_busy) return;
     struct scr_cpu_sample to;
     int rc = scr_cpu_sample_take(&to);
     if (rc != SCR_SUCCESS) say_unmeasured(run, rc);

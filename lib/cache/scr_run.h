@@ -16,6 +16,7 @@
 #include "filemap.h"
 #include "job_env.h"
 #include "kvtree.h"
+#include "params.h"
 #include "prefix_lock.h"
 #include "reddesc.h"
 #include "util_copy.h"
@@ -53,31 +54,20 @@ struct scr_run {
      * sim_node is "" and base_node is node_name. */
     char sim_node[SCR_SIM_NODE_MAX + 1], base_node[256];
 
-    /* parameters */
+    /* parameters: the configuration (its descriptor tables) and what it resolved to */
     scr_config *cfg;
     char *prefix;     /* absolute, normalised */
     char *prefix_scr; /* <prefix>/.scr */
     char *cntl_dir;   /* <SCR_CNTL_BASE>/<user>/scr.<jobid>[/sim.<node>] */
     char *cache_dir;  /* <SCR_CACHE_BASE>/<user>/scr.<jobid>[/sim.<node>] */
     char *filemap_path, *master_filemap_path, *flush_path, *halt_path, *index_path;
-    int cache_size, flush_every, flush_width, fetch_width;
-    int crc_on_flush, crc_on_copy, fetch, fetch_bypass, cache_bypass;
-    int crc_in_cache;  /* files in cache get CRCs (run_crc.c); 0 only for benchmarks */
-    int crc_on_delete; /* check files against their CRCs before deleting them from cache */
-    int prefix_size;   /* checkpoints kept on the prefix (0: all) */
-    int halt_enabled, halt_exit, halt_seconds;
+    /* resolved once at SCR_Init, read-only after (params.h); the run owns it */
+    const struct scr_params *params;
+    /* this fetch reads files in place: SCR_FETCH_BYPASS, or for one
+     * dataset with files several ranks wrote (run_fetch.c) */
+    int fetch_in_place;
     int drill_stop_after;  /* SCR_DRILL_STOP_AFTER (run_halt.h), 0: none */
     int drill_checkpoints; /* checkpoints this run completed, counted for it */
-    int ckpt_interval, ckpt_seconds;
-    double ckpt_overhead;
-    size_t file_buf_size;  /* file I/O buffer (SCR_FILE_BUF_SIZE) */
-    size_t mpi_buf_size;   /* pieces that travel between ranks (SCR_MPI_BUF_SIZE) */
-    int flush_async;       /* SCR_FLUSH_ASYNC: flushes go on in the background (transfer.h) */
-    double flush_async_bw; /* SCR_FLUSH_ASYNC_BW: a node's flush, bytes per second (0: no limit) */
-    double flush_async_percent; /* SCR_FLUSH_ASYNC_PERCENT: of a core (0: no limit) */
-    int flush_compress; /* SCR_FLUSH_COMPRESS: zlib level of flushed files (0: stored as written) */
-    int watchdog_pfs;   /* seconds a file's copy to or from the prefix may take, 0: no limit
-                         * (SCR_WATCHDOG_TIMEOUT_PFS; run_flush.c, run_fetch.c) */
 
     /* rank 0: this run has the prefix to itself (prefix_lock.h) */
     struct scr_prefix_lock prefix_lock;
@@ -112,7 +102,6 @@ struct scr_run {
      * to spare decides where the next encode runs */
     struct scr_cpu_sample work_from;
     double work_from_encode_cpu;
-    int encode_when_busy;     /* SCR_ENCODE_ASYNC_BUSY: in the background whatever the cores did */
     int work_cores_busy;      /* this rank's cores had too little to spare */
     int work_unmeasured_said; /* rank 0 said that /proc cannot tell */
     int encode_held_back;     /* the last encode ran in the foreground for busy cores */

@@ -314,8 +314,8 @@ static int start_thread(struct scr_run *run, struct scr_flush_async *a, scr_kvtr
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_path_join(run->cntl_dir, SCR_TRANSFER_FILE_NAME, &a->transfer_path);
     if (rc != SCR_SUCCESS) return rc;
-    a->buf_size = run->file_buf_size;
-    a->with_crc = run->crc_on_flush;
+    a->buf_size = run->params->file_buf_size;
+    a->with_crc = run->params->crc_on_flush;
     a->compress = scr_flush_compress_level(run, a->attempt.desc);
     rc = write_transfer_file(a);
     if (rc != SCR_SUCCESS) return rc;
@@ -343,8 +343,8 @@ int scr_flush_async_start(struct scr_run *run, int id)
     }
     a->id = id;
     atomic_init(&a->done, 0);
-    a->bw = run->flush_async_bw;
-    a->percent = run->flush_async_percent;
+    a->bw = run->params->flush_async_bw;
+    a->percent = run->params->flush_async_percent;
     rc = scr_flush_begin(run, id, &a->attempt); /* all ranks agree */
     if (rc != SCR_SUCCESS) {
         free(a);
@@ -473,7 +473,7 @@ static void after_flush(struct scr_run *run, int id, int rc)
     /* an output dataset's encode runs in the foreground (scr.c), so no
      * thread reads what leaves the cache here */
     /* the CRCs were to come from the copy: they come from a read now */
-    if (rc != SCR_SUCCESS && run->crc_on_flush) scr_crc_fill(run, id);
+    if (rc != SCR_SUCCESS && run->params->crc_on_flush) scr_crc_fill(run, id);
     if (rc != SCR_SUCCESS || scr_filemap_get_dataset(run->map, id, run->rank, &d) != SCR_SUCCESS)
         return;
     if (scr_dataset_is_output(d) && !scr_dataset_is_checkpoint(d)) {

@@ -326,7 +326,7 @@ static int write_merge(struct scr_run *run, const struct shared_file *s, struct 
     if (s->holder && m->out < 0) rc = scr_open_regular(s->dest, O_WRONLY, 0, &m->out);
     if (s->holder && rc == SCR_SUCCESS)
         rc = write_own_parts(m->in, s->file, m->out, s->dest, m->ext, m->n, m->ov, m->nov, buf,
-                             run->file_buf_size);
+                             run->params->file_buf_size);
     int mrc = merge_overlaps(run, s, m->in, m->out, m->ov, m->nov, b, out_conflict, &lrc);
     if (mrc != SCR_SUCCESS) return mrc;
     if (rc == SCR_SUCCESS) rc = lrc;
@@ -542,7 +542,8 @@ static int copy_unshared(struct scr_run *run, int id, const struct shared_file *
         int absent = lstat(mv->dests[f], &st) != 0 && errno == ENOENT;
         struct scr_copy_result got;
         rc = scr_copy(mv->files[f], mv->dests[f],
-                      &(struct scr_copy_opts){.buf = buf, .bufsize = run->file_buf_size}, &got);
+                      &(struct scr_copy_opts){.buf = buf, .bufsize = run->params->file_buf_size},
+                      &got);
         mv->made[f] = rc == SCR_SUCCESS && absent;
     }
     return rc;
@@ -644,10 +645,11 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
                      int nshared, int *out_refused)
 {
     struct shared_file *s = calloc((size_t)nshared, sizeof(*s));
-    void *buf = malloc(run->file_buf_size);
+    void *buf = malloc(run->params->file_buf_size);
     /* overlaps are a block or so at each boundary between nodes' parts:
      * small chunks keep the four buffers small */
-    size_t chunk = run->mpi_buf_size < REDUCE_CHUNK_MAX ? run->mpi_buf_size : REDUCE_CHUNK_MAX;
+    size_t chunk =
+        run->params->mpi_buf_size < REDUCE_CHUNK_MAX ? run->params->mpi_buf_size : REDUCE_CHUNK_MAX;
     struct reduce_bufs b = {chunk > 0 ? chunk : 1, NULL, NULL, NULL, NULL};
     b.max = malloc(b.len);
     b.rmax = malloc(b.len);
