@@ -1,8 +1,10 @@
 /* complete.c — SCR_Complete_output as named steps (complete.h). */
 #include "complete.h"
+#include "flush_async.h"
 
 #include "meta.h"
 #include "mpi_comm.h"
+#include "run_encode_async.h"
 #include "run_halt.h"
 #include "scr_err.h"
 #include "shared_merge.h"
@@ -204,7 +206,7 @@ static int add_up(struct scr_run *run, int mine_valid, uint64_t bytes, int files
                   struct completion *c)
 {
     unsigned long long sums[3] = {bytes, (unsigned long long)files,
-                                  (unsigned long long)run->work_cores_busy};
+                                  (unsigned long long)scr_encoder_cores_busy(run->encoder)};
     unsigned long long totals[3] = {0, 0, 0};
     int mrc = scr_comm_all_true(mine_valid, run->world, &c->all_valid);
     if (mrc == SCR_SUCCESS)
@@ -297,12 +299,12 @@ static int flushes_now(const struct scr_run *run, const struct completion *c)
  * encode stays in the foreground), of a scheme that reads the files (not
  * SINGLE), which records their CRCs as it reads them (so only when files in
  * cache get CRCs), and only when no rank's cores were busy
- * (scr_encode_async_goes_to_background). */
+ * (scr_encoder_goes_to_background). */
 static int encodes_in_background(struct scr_run *run, const struct completion *c)
 {
-    return run->encode_async && c->is_ckpt && c->red->type != SCR_COPY_SINGLE &&
-           run->params->crc_in_cache &&
-           scr_encode_async_goes_to_background(run, c->id, c->busy_ranks);
+    return scr_encoder_in_background(run->encoder) && c->is_ckpt &&
+           c->red->type != SCR_COPY_SINGLE && run->params->crc_in_cache &&
+           scr_encoder_goes_to_background(run, c->id, c->busy_ranks);
 }
 
 /* Protect: the redundancy scheme covers the dataset in cache before
@@ -314,9 +316,9 @@ static int protect(struct scr_run *run, struct completion *c)
     c->encoding = 0;
     if (!run->dset_in_cache) return SCR_SUCCESS;
     c->encoding = encodes_in_background(run, c);
-    if (c->encoding) return scr_encode_async_start(run, c->red, c->id); /* all ranks agree */
+    if (c->encoding) return scr_encoder_start(run, c->red, c->id); /* all ranks agree */
     /* an encode still running in the background would share the cores with this one */
-    int rc = scr_encode_async_wait(run); /* all ranks agree */
+    int rc = scr_encoder_wait(run); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
     return scr_run_apply_redundancy(run, c->red, c->id);
 }
@@ -342,9 +344,10 @@ static int record_crcs(struct scr_run *run, const struct completion *c)
 /* The flush goes on in the background, concluded at a later call; a
  * prefix that failed or stopped answering leaves the dataset in cache,
  * still given its CRCs. Collective; all ranks agree. */
-static int flush_in_background(struct scr_run *run, const struct completion *c)
+static int flush_in_background(struct scr_run *run, struct scr_flusher *flusher,
+                               const struct completion *c)
 {
-    int frc = scr_flush_async_start(run, c->id); /* all ranks agree */
+    int frc = scr_flusher_start(run, flusher, c->id); /* all ranks agree */
     if (frc != SCR_SUCCESS && crcs_by_flush(run, c)) fill_crcs(run, c->id);
     if (frc != SCR_SUCCESS && frc != SCR_ERR_TIMEOUT && frc != SCR_ERR_IO) return frc;
     return SCR_SUCCESS;
@@ -372,12 +375,13 @@ static int flush_now(struct scr_run *run, const struct completion *c)
  * background when its store says so, else here. SCR_SUCCESS also when a
  * flush failed but the dataset is safe in cache. Collective; all ranks
  * agree. */
-static int flush_or_defer(struct scr_run *run, const struct completion *c)
+static int flush_or_defer(struct scr_run *run, struct scr_flusher *flusher,
+                          const struct completion *c)
 {
     if (!c->flush) return SCR_SUCCESS;
     if (run->dset_in_cache &&
         scr_store_flushes_in_background(run->cfg, c->red->store, run->params->flush_async))
-        return flush_in_background(run, c);
+        return flush_in_background(run, flusher, c);
     return flush_now(run, c);
 }
 
@@ -393,16 +397,16 @@ static int must_halt(struct scr_run *run)
 
 /* After a checkpoint that completed with rc here, the drill's stop
  * (scr_run_halt_drill_stop), when every rank completed it. Collective. */
-static void drill_stop_if_due(struct scr_run *run, int rc)
+static void drill_stop_if_due(struct scr_run *run, struct scr_flusher *flusher, int rc)
 {
     /* every rank counts the checkpoint, or none: the drill's stop is collective */
     int all_ok = 0;
     if (run->drill_stop_after > 0 &&
         scr_comm_all_true(rc == SCR_SUCCESS, run->world, &all_ok) == SCR_SUCCESS && all_ok)
-        scr_run_halt_drill_stop(run);
+        scr_run_halt_drill_stop(run, flusher);
 }
 
-int scr_complete_output(struct scr_run *run, int valid, int *out_halt)
+int scr_complete_output(struct scr_run *run, struct scr_flusher *flusher, int valid, int *out_halt)
 {
     struct completion c;
     *out_halt = 0;
@@ -417,12 +421,12 @@ int scr_complete_output(struct scr_run *run, int valid, int *out_halt)
     /* where the dataset is now, in the node's flush file */
     int nrc = scr_cache_note_location(run, c.id, run->dset_in_cache, 0, 0);
     if (rc == SCR_SUCCESS) rc = nrc;
-    int frc = flush_or_defer(run, &c);
+    int frc = flush_or_defer(run, flusher, &c);
     if (frc != SCR_SUCCESS) return frc;
     if (c.is_ckpt && must_halt(run)) {
         *out_halt = 1;
         return rc;
     }
-    if (c.is_ckpt) drill_stop_if_due(run, rc);
+    if (c.is_ckpt) drill_stop_if_due(run, flusher, rc);
     return rc;
 }

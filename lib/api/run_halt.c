@@ -12,6 +12,7 @@
 #include "mpi_comm.h"
 #include "scr_err.h"
 #include "run_halt.h"
+#include "run_encode_async.h"
 #include "scr_run.h"
 #include "transfer.h"
 #include "util_log.h"
@@ -87,12 +88,12 @@ int scr_run_halt_count_checkpoint(struct scr_run *run)
     return scr_halt_file_decrement_checkpoints_left(run->halt_path, &left);
 }
 
-void scr_run_halt_drill_stop(struct scr_run *run)
+void scr_run_halt_drill_stop(struct scr_run *run, struct scr_flusher *flusher)
 {
     if (run->drill_stop_after <= 0 || ++run->drill_checkpoints != run->drill_stop_after) return;
     /* the checkpoint is protected and flushed as SCR_FLUSH asks before the
      * job dies, also when that goes on in the background */
-    if (scr_encode_async_wait(run) != SCR_SUCCESS || scr_flush_async_wait(run) != SCR_SUCCESS)
+    if (scr_encoder_wait(run) != SCR_SUCCESS || scr_flusher_wait(run, flusher) != SCR_SUCCESS)
         scr_warn("SCR_DRILL_STOP_AFTER=%d: the checkpoint's encode or flush in the background "
                  "failed (said above); "
                  "the run is stopped anyway",

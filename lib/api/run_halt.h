@@ -7,6 +7,7 @@
 #ifndef SCR_RUN_HALT_H
 #define SCR_RUN_HALT_H
 
+#include "flush_async.h"
 #include "scr_run.h"
 
 /* --- run_halt.c: when to stop and when to checkpoint -------------------------------- */
@@ -31,7 +32,7 @@ int scr_run_halt_count_checkpoint(struct scr_run *run);
  * Collective: call it on every rank after each checkpoint every rank
  * completed; it returns only when there is nothing to do (or the barrier
  * failed, said). */
-void scr_run_halt_drill_stop(struct scr_run *run);
+void scr_run_halt_drill_stop(struct scr_run *run, struct scr_flusher *flusher);
 
 /* Rank 0: a new run is not finished, so an ExitReason of SCR_FINALIZE_CALLED
  * left by the last one goes (a relaunch reads it to tell a finished job

@@ -11,6 +11,7 @@
 #include "scr.h"
 
 #include "complete.h"
+#include "flush_async.h"
 #include "config.h"
 #include "params.h"
 #include "dataset_claim.h"
@@ -26,6 +27,7 @@
 #include "nodes_file.h"
 #include "prefix_trim.h"
 #include "scr_err.h"
+#include "run_encode_async.h"
 #include "scr_run.h"
 #include "transfer.h"
 #include "run_halt.h"
@@ -49,10 +51,11 @@
 #include <time.h>
 #include <unistd.h>
 
-static struct scr_run *run;      /* between SCR_Init and SCR_Finalize */
-static int scr_disabled;         /* SCR_ENABLE=0 was found at SCR_Init */
-static scr_config *early_config; /* SCR_Config calls before SCR_Init */
-static int scr_finalized;        /* SCR_Finalize has run */
+static struct scr_run *run;         /* between SCR_Init and SCR_Finalize */
+static struct scr_flusher *flusher; /* the flush in the background, as long as run */
+static int scr_disabled;            /* SCR_ENABLE=0 was found at SCR_Init */
+static scr_config *early_config;    /* SCR_Config calls before SCR_Init */
+static int scr_finalized;           /* SCR_Finalize has run */
 
 static const char *const state_names[] = {"before SCR_Init", "outside any phase",
                                           "inside a restart phase", "inside an output phase"};
@@ -289,7 +292,7 @@ int SCR_Init(void)
         return SCR_ERR_NOMEM;
     }
     r->prefix_lock.fd = -1;
-    r->world = r->node = r->encode_world = MPI_COMM_NULL;
+    r->world = r->node = MPI_COMM_NULL;
     int enabled = 1;
     char prefix[64];
     int rc = scr_comm_dup(MPI_COMM_WORLD, &r->world, "duplicating MPI_COMM_WORLD");
@@ -318,6 +321,9 @@ int SCR_Init(void)
         if (r->rank == 0) scr_err("SCR_Init failed");
         goto out;
     }
+    /* all ranks agree: */
+    rc = scr_comm_agree(r->world, scr_flusher_new(&flusher), SCR_ERR_NOMEM);
+    if (rc != SCR_SUCCESS) goto out;
     r->time_start = r->time_last_ckpt_end = scr_run_now();
     r->state = SCR_STATE_IDLE;
     run = r;
@@ -337,10 +343,12 @@ int SCR_Init(void)
     if (r->rank == 0)
         scr_dbg(1, "SCR %s ready: %d ranks on %d nodes, prefix %s, cache %s, control %s",
                 SCR_VERSION_TEXT, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);
-    scr_encode_async_work_begins(r);
+    scr_encoder_work_begins(r);
     return SCR_SUCCESS;
 out:
     scr_init_free_run(r);
+    scr_flusher_free(flusher);
+    flusher = NULL;
     return rc;
 }
 
@@ -353,18 +361,18 @@ static int poll_background(void)
     /* CRCs of a SINGLE checkpoint: this rank's alone, said where they fail
      * (the file then has none, which a restart says: run_crc_async.c) */
     (void)scr_crc_async_poll(run);
-    int rc = scr_encode_async_poll(run);
+    int rc = scr_encoder_poll(run);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_flush_async_poll(run);
+    return scr_flusher_poll(run, flusher);
 }
 
 /* Wait for the library's threads and conclude their work. Collective. */
 static int wait_background(void)
 {
     (void)scr_crc_async_wait(run); /* as in poll_background */
-    int rc = scr_encode_async_wait(run);
+    int rc = scr_encoder_wait(run);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_flush_async_wait(run);
+    return scr_flusher_wait(run, flusher);
 }
 
 /* --- SCR_Finalize --------------------------------------------------------------- */
@@ -423,6 +431,8 @@ int SCR_Finalize(void)
     if (rc == SCR_SUCCESS) rc = brc;
     scr_init_free_run(run);
     run = NULL;
+    scr_flusher_free(flusher);
+    flusher = NULL;
     scr_finalized = 1;
     return rc;
 }
@@ -530,7 +540,7 @@ static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
      * checkpoints back to back) */
     (void)scr_crc_async_wait(run); /* as in poll_background */
     if (rc != SCR_SUCCESS || !run->dset_in_cache || !is_ckpt) return rc;
-    int encoding = scr_encode_async_id(run), flushing = scr_flush_async_id(run);
+    int encoding = scr_encoder_id(run), flushing = scr_flusher_id(flusher);
     struct scr_eviction ev;
     if (encoding > 0) {
         rc = scr_cache_would_evict(run, red->store, encoding, &ev); /* all ranks agree */
@@ -541,7 +551,7 @@ static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
                     "protected "
                     "dataset in cache: waiting for its encode",
                     encoding);
-            rc = scr_encode_async_wait(run); /* all ranks agree */
+            rc = scr_encoder_wait(run); /* all ranks agree */
             if (rc != SCR_SUCCESS) return rc;
         }
     }
@@ -553,7 +563,7 @@ static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
                     "waiting for "
                     "its flush",
                     flushing);
-            rc = scr_flush_async_wait(run); /* all ranks agree */
+            rc = scr_flusher_wait(run, flusher); /* all ranks agree */
         }
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -590,7 +600,7 @@ int SCR_Start_output(const char *name, int flags)
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL || run->state != SCR_STATE_IDLE)
         return wrong_state("SCR_Start_output", closing_call());
-    scr_encode_async_work_ends(run);
+    scr_encoder_work_ends(run);
     int bad = (flags & ~(SCR_FLAG_CHECKPOINT | SCR_FLAG_OUTPUT)) != 0 || flags == SCR_FLAG_NONE;
     if (bad || (name != NULL && (name[0] == '\0' || strlen(name) >= SCR_MAX_FILENAME))) {
         if (bad)
@@ -669,13 +679,13 @@ int SCR_Complete_output(int valid)
     run->state = SCR_STATE_IDLE;
     /* work in the background that has landed is concluded (all ranks agree) */
     int rc = poll_background(), halt = 0;
-    if (rc == SCR_SUCCESS) rc = scr_complete_output(run, valid, &halt);
+    if (rc == SCR_SUCCESS) rc = scr_complete_output(run, flusher, valid, &halt);
     if (halt) {
         SCR_Finalize();
         MPI_Finalize();
         exit(0);
     }
-    scr_encode_async_work_begins(run);
+    scr_encoder_work_begins(run);
     return rc;
 }
 
@@ -1024,7 +1034,7 @@ int SCR_Complete_restart(int valid)
         return wrong_state("SCR_Complete_restart", "SCR_Start_restart");
     int rc = complete_restart(valid);
     /* reading the restart is not the application's work between checkpoints */
-    scr_encode_async_work_begins(run);
+    scr_encoder_work_begins(run);
     return rc;
 }
 

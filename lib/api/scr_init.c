@@ -22,6 +22,7 @@
 #include "prefix_trim.h"
 #include "rank_filemap.h"
 #include "scr_err.h"
+#include "run_encode_async.h"
 #include "scr_run.h"
 #include "transfer.h"
 #include "run_halt.h"
@@ -67,7 +68,7 @@ void scr_init_free_run(struct scr_run *r)
     free(r->index_path);
     free(r->current_name);
     scr_filemap_delete(r->map);
-    scr_encode_async_teardown(r);
+    scr_encoder_free(r->encoder);
     scr_reddescs_free(r->reddescs, r->nreddescs);
     scr_dataset_delete(r->dset);
     scr_kvtree_delete(r->restart_files);
@@ -105,7 +106,7 @@ void scr_init_say_unavailable(const struct scr_run *r)
                    "SCR_FLUSH_ASYNC, SCR_ENCODE_ASYNC and SCR_WATCHDOG_TIMEOUT_PFS are off, and "
                    "each flush, "
                    "encode and copy is done in the ranks' own calls, on the simulated clock");
-    scr_params_say_ineffective(r->cfg, r->params, r->encode_async);
+    scr_params_say_ineffective(r->cfg, r->params, scr_encoder_in_background(r->encoder));
 }
 
 /* SCR_PREFIX as an absolute, normalised path to an existing directory. */
@@ -611,7 +612,7 @@ static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
     rc =
         scr_reddescs_create(r->cfg, r->params, r->world, r->node_name, &r->reddescs, &r->nreddescs);
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_encode_async_setup(r);
+    rc = scr_encoder_new(r, &r->encoder);
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) return rc;

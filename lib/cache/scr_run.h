@@ -20,7 +20,6 @@
 #include "prefix_lock.h"
 #include "reddesc.h"
 #include "util_copy.h"
-#include "util_cpu_spare.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -77,9 +76,6 @@ struct scr_run {
     /* the CRCs computed in the background, NULL when none (run_crc_async.c) */
     struct scr_crc_async *crc_in_background;
 
-    /* the flush that goes on in the background, NULL when none (flush_async.c) */
-    struct scr_flush_async *flush_in_background;
-
     /* this rank's files in cache, kept on disk at filemap_path */
     scr_filemap *map;
 
@@ -87,24 +83,8 @@ struct scr_run {
     struct scr_reddesc *reddescs;
     int nreddescs;
 
-    /* the encode in the background (run_encode_async.c): with MPI_THREAD_MULTIPLE,
-     * a duplicate of world and the same descriptors over it, for the thread */
-    int encode_async;
-    MPI_Comm encode_world;
-    struct scr_reddesc *encode_reddescs;
-    int nencode_reddescs;
-    struct scr_encode_async *encode_in_background; /* NULL when none runs */
-    char *encode_bufs[2]; /* the thread's buffers, of file_buf_size bytes, kept from one encode to
-                             the next */
-    double encode_cpu_ended; /* CPU seconds of the encodes concluded so far */
-    /* the application's last stretch of work, from the end of SCR_Init or an
-     * SCR_Complete_* call to SCR_Start_output: the CPU time its cores had
-     * to spare decides where the next encode runs */
-    struct scr_cpu_sample work_from;
-    double work_from_encode_cpu;
-    int work_cores_busy;      /* this rank's cores had too little to spare */
-    int work_unmeasured_said; /* rank 0 said that /proc cannot tell */
-    int encode_held_back;     /* the last encode ran in the foreground for busy cores */
+    /* the encode in the background (run_encode_async.h), NULL before SCR_Init made it */
+    struct scr_encoder *encoder;
 
     /* API state */
     enum scr_api_state state;
@@ -298,50 +278,6 @@ void scr_run_redundancy_ctx_free(struct scr_redundancy_ctx *ctx);
 /* Apply desc's scheme to dataset id (every rank, collective;
  * scr_redundancy_apply) and log the encode event. */
 int scr_run_apply_redundancy(struct scr_run *run, const struct scr_reddesc *desc, int id);
-
-/* --- run_encode_async.c: redundancy applied in a library thread -------------------- */
-
-/* At SCR_Init, after the descriptors: with SCR_ENCODE_ASYNC=1, a scheme
- * that moves data and MPI_THREAD_MULTIPLE, run->encode_async becomes 1 and
- * the encode's world and descriptors are made; otherwise the encode stays
- * synchronous, which rank 0 says once at SCR_DEBUG >= 1. Collective. */
-int scr_encode_async_setup(struct scr_run *run);
-void scr_encode_async_teardown(struct scr_run *run);
-
-/* Start applying desc (one of run->reddescs) to dataset id in each rank's
- * encode thread and return; an encode still running is concluded first.
- * Until the ranks agree that it finished, the dataset is recorded as
- * SINGLE. Collective; all ranks agree on the outcome. */
-int scr_encode_async_start(struct scr_run *run, const struct scr_reddesc *desc, int id);
-
-/* Conclude the encode when every rank's thread is done (else return at
- * once): the dataset is then protected, or, when an encode failed, it
- * stays SINGLE and rank 0 says so. Collective. */
-int scr_encode_async_poll(struct scr_run *run);
-
-/* As poll, waiting for every thread first. */
-int scr_encode_async_wait(struct scr_run *run);
-
-/* The dataset being encoded in the background, 0 when none (the same on every rank). */
-int scr_encode_async_id(const struct scr_run *run);
-
-/* The application's work begins (at the end of SCR_Init and of the
- * SCR_Complete_* calls) and ends (SCR_Start_output): at the end, this
- * rank's cores count as busy (run->work_cores_busy) when, over a stretch of
- * 0.1 s or more, the calling thread was runnable three quarters of the time
- * or more and its cores had less than a quarter of a core to spare
- * (util_cpu_spare.h). Local; nothing is measured without the background,
- * nor with SCR_ENCODE_ASYNC_BUSY=1. */
-void scr_encode_async_work_begins(struct scr_run *run);
-void scr_encode_async_work_ends(struct scr_run *run);
-
-/* Whether the encode of dataset id goes to the background, given that
- * busy_ranks ranks (the sum of run->work_cores_busy, the same on every
- * rank) found their cores busy: only when none did (as with
- * SCR_ENCODE_ASYNC_BUSY=1, where none measures), since the encode would
- * take its cycles from the computation and cost more than in the
- * foreground. Rank 0 says at SCR_DEBUG >= 1 when the choice changes. */
-int scr_encode_async_goes_to_background(struct scr_run *run, int id, int busy_ranks);
 
 /* Where this rank's encode thread keeps its filemap (run_cache.c), in a
  * new string; scr_cache_load_filemaps removes what one left unfinished. */

@@ -34,27 +34,6 @@ void scr_transfer_say_abandoned(const struct scr_run *run, const char *op, int i
 /* 1 when dataset id is recorded as being on the prefix. */
 int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);
 
-/* --- flush_async.c: the flush in the background (SCR_FLUSH_ASYNC=1) ----------- */
-
-/* Begin the flush of dataset id (in cache) and return while the node's
- * flush thread copies it; a flush still running is finished first. When
- * the start fails, the flush is concluded as failed before returning. */
-int scr_flush_async_start(struct scr_run *run, int id);
-
-/* Conclude the background flush when every node's thread is done with it
- * (else return at once): CRCs recorded, rank filemaps, summary, index, and
- * the dataset marked flushed; an output-only dataset then leaves the
- * cache. A flush that failed is said and leaves the dataset in cache, not
- * flushed; that is no error of the caller's. Call at every API call. */
-int scr_flush_async_poll(struct scr_run *run);
-
-/* As poll, but wait for every node's thread first. */
-int scr_flush_async_wait(struct scr_run *run);
-
-/* The dataset whose flush runs in the background, 0 when none (the same on
- * every rank). Not collective. */
-int scr_flush_async_id(const struct scr_run *run);
-
 /* --- run_fetch.c: restart data from the prefix ------------------------------------- */
 
 /* Decide the restart dataset: the newest intact checkpoint in cache (or the
