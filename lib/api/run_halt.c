@@ -13,6 +13,7 @@
 #include "scr_err.h"
 #include "run_halt.h"
 #include "run_encode_async.h"
+#include "api_state.h"
 #include "scr_run.h"
 #include "transfer.h"
 #include "util_log.h"
@@ -44,17 +45,18 @@ static const char *halt_reason(struct scr_run *run)
 }
 
 /* Rank 0 decides, everyone learns; *out_why is rank 0's reason (else NULL). */
-static int decide(struct scr_run *run, int *out_halt, const char **out_why)
+static int decide(struct scr_api *api, int *out_halt, const char **out_why)
 {
+    struct scr_run *run = api->run;
     int halt = 0;
     *out_why = NULL;
     if (run->rank == 0 && run->params->halt_enabled) {
         *out_why = halt_reason(run);
         halt = *out_why != NULL;
     }
-    if (halt && !run->halt_logged) {
+    if (halt && !api->halt_logged) {
         scr_run_event(run, SCR_EVENT_HALT, NULL, 0, NULL, -1, -1, *out_why, NULL, 0);
-        run->halt_logged = 1;
+        api->halt_logged = 1;
     }
     int rc =
         scr_mpi_check(MPI_Bcast(&halt, 1, MPI_INT, 0, run->world), "sharing the halt decision");
@@ -62,18 +64,19 @@ static int decide(struct scr_run *run, int *out_halt, const char **out_why)
     return rc;
 }
 
-int scr_run_halt_check(struct scr_run *run, int *out_halt)
+int scr_run_halt_check(struct scr_api *api, int *out_halt)
 {
     const char *why;
-    int rc = decide(run, out_halt, &why);
+    int rc = decide(api, out_halt, &why);
     if (why != NULL) scr_dbg(1, "halt: %s", why);
     return rc;
 }
 
-int scr_run_halt_check_at_start(struct scr_run *run, int *out_halt)
+int scr_run_halt_check_at_start(struct scr_api *api, int *out_halt)
 {
+    struct scr_run *run = api->run;
     const char *why;
-    int rc = decide(run, out_halt, &why);
+    int rc = decide(api, out_halt, &why);
     if (why != NULL)
         scr_warn("a halt condition holds already at SCR_Init (%s; see %s): %s", why, run->halt_path,
                  run->params->halt_exit ? "SCR_HALT_EXIT=1, so the job ends now"
@@ -88,19 +91,20 @@ int scr_run_halt_count_checkpoint(struct scr_run *run)
     return scr_halt_file_decrement_checkpoints_left(run->halt_path, &left);
 }
 
-void scr_run_halt_drill_stop(struct scr_run *run, struct scr_flusher *flusher)
+void scr_run_halt_drill_stop(struct scr_api *api)
 {
-    if (run->drill_stop_after <= 0 || ++run->drill_checkpoints != run->drill_stop_after) return;
+    struct scr_run *run = api->run;
+    if (api->drill_stop_after <= 0 || ++api->drill_checkpoints != api->drill_stop_after) return;
     /* the checkpoint is protected and flushed as SCR_FLUSH asks before the
      * job dies, also when that goes on in the background */
-    if (scr_encoder_wait(run) != SCR_SUCCESS || scr_flusher_wait(run, flusher) != SCR_SUCCESS)
+    if (scr_encoder_wait(run) != SCR_SUCCESS || scr_flusher_wait(run, api->flusher) != SCR_SUCCESS)
         scr_warn("SCR_DRILL_STOP_AFTER=%d: the checkpoint's encode or flush in the background "
                  "failed (said above); "
                  "the run is stopped anyway",
-                 run->drill_stop_after);
+                 api->drill_stop_after);
     char why[96];
     snprintf(why, sizeof(why), "SCR_DRILL_STOP_AFTER=%d: every rank is killed now",
-             run->drill_stop_after);
+             api->drill_stop_after);
     scr_run_event(run, SCR_EVENT_HALT, NULL, 0, NULL, -1, -1, why, NULL, 0);
     /* no rank dies while another is still inside the checkpoint's collectives */
     if (scr_mpi_check(MPI_Barrier(run->world), "waiting for every rank before the drill's stop") !=
@@ -146,20 +150,21 @@ out:
     return rc;
 }
 
-int scr_run_halt_need_checkpoint(struct scr_run *run, int *out_need)
+int scr_run_halt_need_checkpoint(struct scr_api *api, int *out_need)
 {
-    run->need_calls++;
+    struct scr_run *run = api->run;
+    api->need_calls++;
     int need = 0;
     if (run->rank == 0) {
         double now = scr_run_now();
-        double since = now - run->time_last_ckpt_end;
-        double elapsed = now - run->time_start;
-        if (run->params->ckpt_interval > 0 && run->need_calls % run->params->ckpt_interval == 0)
+        double since = now - api->time_last_ckpt_end;
+        double elapsed = now - api->time_start;
+        if (run->params->ckpt_interval > 0 && api->need_calls % run->params->ckpt_interval == 0)
             need = 1;
         if (run->params->ckpt_seconds > 0 && since >= run->params->ckpt_seconds) need = 1;
         /* checkpoint while the time spent checkpointing stays under the share asked for */
         if (run->params->ckpt_overhead > 0 && elapsed > 0 &&
-            100.0 * run->time_in_ckpt / elapsed < run->params->ckpt_overhead)
+            100.0 * api->time_in_ckpt / elapsed < run->params->ckpt_overhead)
             need = 1;
     }
     int rc = scr_mpi_check(MPI_Bcast(&need, 1, MPI_INT, 0, run->world),
@@ -167,7 +172,7 @@ int scr_run_halt_need_checkpoint(struct scr_run *run, int *out_need)
     if (rc != SCR_SUCCESS) return rc;
     if (!need) {
         int halt = 0;
-        rc = scr_run_halt_check(run, &halt);
+        rc = scr_run_halt_check(api, &halt);
         need = halt;
     }
     if (rc == SCR_SUCCESS) *out_need = need;

@@ -23,6 +23,7 @@
 #include "rank_filemap.h"
 #include "scr_err.h"
 #include "run_encode_async.h"
+#include "api_state.h"
 #include "scr_run.h"
 #include "transfer.h"
 #include "run_halt.h"
@@ -66,11 +67,9 @@ void scr_init_free_run(struct scr_run *r)
     free(r->flush_path);
     free(r->halt_path);
     free(r->index_path);
-    free(r->current_name);
     scr_filemap_delete(r->map);
     scr_encoder_free(r->encoder);
     scr_reddescs_free(r->reddescs, r->nreddescs);
-    scr_dataset_delete(r->dset);
     scr_kvtree_delete(r->restart_files);
     scr_event_log_close(&r->events);
     free(r);
@@ -79,8 +78,9 @@ void scr_init_free_run(struct scr_run *r)
 /* Resolve the parameters libscr uses into run->params (params.h); SCR_DEBUG
  * sets the log's level, SCR_CURRENT names the checkpoint to restart from,
  * as SCR_Current does, and fetches read in place with SCR_FETCH_BYPASS. */
-static int read_parameters(struct scr_run *r)
+static int read_parameters(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     struct scr_params *p = NULL;
     int rc = scr_params_resolve(r->cfg, scr_mpi_is_simulated(), &p); /* says why */
     if (rc != SCR_SUCCESS) return rc;
@@ -88,8 +88,8 @@ static int read_parameters(struct scr_run *r)
     scr_log_set_level(p->debug);
     r->fetch_in_place = p->fetch_bypass;
     if (p->current != NULL) {
-        r->current_name = strdup(p->current);
-        if (r->current_name == NULL) {
+        api->current_name = strdup(p->current);
+        if (api->current_name == NULL) {
             scr_err("cannot read SCR's parameters (%s)", scr_strstatus(SCR_ERR_NOMEM));
             return SCR_ERR_NOMEM;
         }
@@ -276,8 +276,9 @@ static int set_paths(struct scr_run *r)
 /* Node, user and job id: the environment as job_env.h reads it, but a value
  * a file or SCR_Config gives takes the place of the detected one (the job
  * id of a resource manager, SLURM_JOB_ID, still comes first). */
-static int identify(struct scr_run *r, int *out_defaulted)
+static int identify(struct scr_api *api, int *out_defaulted)
 {
+    struct scr_run *r = api->run;
     int set = 0;
     *out_defaulted = 0;
     const char *slurm = getenv("SLURM_JOB_ID");
@@ -299,7 +300,7 @@ static int identify(struct scr_run *r, int *out_defaulted)
     rc = scr_job_env_sim_node(r->sim_node, sizeof(r->sim_node), &set);
     if (rc != SCR_SUCCESS) return rc;
     if (set) snprintf(r->node_name, sizeof(r->node_name), "%s", r->sim_node);
-    rc = scr_job_env_drill_stop_after(&r->drill_stop_after);
+    rc = scr_job_env_drill_stop_after(&api->drill_stop_after);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_params_name_from_files(r->cfg, "SCR_USER_NAME", r->user, sizeof(r->user), &set);
     if (rc != SCR_SUCCESS) return rc;
@@ -318,10 +319,11 @@ static int identify(struct scr_run *r, int *out_defaulted)
 
 /* Everything of SCR_Init that each rank does on its own; the caller has
  * all ranks agree on the outcome. */
-static int init_local(struct scr_run *r)
+static int init_local(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     int defaulted = 0;
-    int rc = identify(r, &defaulted);
+    int rc = identify(api, &defaulted);
     r->jobid_defaulted = defaulted;
     if (rc != SCR_SUCCESS) return rc;
     if (defaulted && r->rank == 0)
@@ -331,7 +333,7 @@ static int init_local(struct scr_run *r)
     /* every rank reads the parameters and checks the prefix; rank 0 says
      * what is wrong with them */
     if (r->rank != 0) scr_log_set_quiet(1);
-    rc = read_parameters(r);
+    rc = read_parameters(api);
     scr_log_set_quiet(0);
     if (rc != SCR_SUCCESS) return rc;
     if (r->rank != 0) scr_log_set_quiet(1);
@@ -347,8 +349,9 @@ static int init_local(struct scr_run *r)
 /* Newest dataset and checkpoint ids of the index (rank 0) and the cache;
  * an index rank 0 cannot read fails every rank, since new datasets would
  * take the ids, names and files of the ones it lists. */
-static int find_last_ids(struct scr_run *r)
+static int find_last_ids(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     int ids[3] = {0, 0, 0}, all[3] = {0, 0, 0}; /* dataset, checkpoint, unreadable index */
     int *list = NULL, n = 0;
     if (scr_filemap_list_datasets(r->map, &list, &n) == SCR_SUCCESS) {
@@ -390,14 +393,15 @@ static int find_last_ids(struct scr_run *r)
                            "finding the newest dataset id");
     if (rc != SCR_SUCCESS) return rc;
     if (all[2]) return SCR_ERR_FORMAT;
-    r->dataset_id = all[0];
-    r->checkpoint_id = all[1];
+    api->dataset_id = all[0];
+    api->checkpoint_id = all[1];
     return SCR_SUCCESS;
 }
 
 /* Output datasets a dead run left in cache unflushed are flushed now. */
-static int flush_leftover_output(struct scr_run *r)
+static int flush_leftover_output(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     int below = INT_MAX;
     for (;;) {
         int id = 0;
@@ -420,8 +424,8 @@ static int flush_leftover_output(struct scr_run *r)
             scr_warn("output dataset %d was not copied to the prefix before the "
                      "last run ended; copying it now",
                      id);
-        r->dset_in_cache = 1;
-        rc = scr_flush_dataset(r, id);
+        api->dset_in_cache = 1;
+        rc = scr_flush_dataset(r, id, api->dset_in_cache);
         if (rc != SCR_SUCCESS) {
             /* it stays in cache, and the next SCR_Init tries again */
             if (r->rank == 0) scr_warn("output dataset %d is still only in cache", id);
@@ -591,8 +595,9 @@ static int take_prefix(struct scr_run *r)
 /* SCR_Init once the prefix is ready: the cache, what the prefix's
  * unindexed dataset directories (rank 0: unindexed) allow, leftover output,
  * the newest ids. */
-static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
+static int init_cache(struct scr_api *api, int *unindexed, int nunindexed)
 {
+    struct scr_run *r = api->run;
     int rc = scr_cache_create_dirs(r);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_cache_load_filemaps(r);
@@ -621,9 +626,9 @@ static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
     if (rc != SCR_SUCCESS) return rc;
     rc = check_unindexed(r, unindexed, nunindexed); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    rc = flush_leftover_output(r);
+    rc = flush_leftover_output(api);
     if (rc != SCR_SUCCESS) return rc;
-    return find_last_ids(r); /* all ranks agree */
+    return find_last_ids(api); /* all ranks agree */
 }
 
 /* What SCR_Config set, in this run over earlier ones (the application
@@ -659,14 +664,15 @@ static int prepare_prefix(struct scr_run *r, int **out_ids, int *out_n)
 
 /* SCR_Init after the identity is known: the prefix and its index, then
  * init_cache. Collective; all ranks agree on the outcome. */
-static int init_collective(struct scr_run *r)
+static int init_collective(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     int rc = SCR_SUCCESS;
     int *unindexed = NULL, nunindexed = 0; /* rank 0: dataset directories the index misses */
     if (r->rank == 0) rc = prepare_prefix(r, &unindexed, &nunindexed);
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_ERR_IO);
-    if (rc == SCR_SUCCESS) rc = init_cache(r, unindexed, nunindexed);
+    if (rc == SCR_SUCCESS) rc = init_cache(api, unindexed, nunindexed);
     free(unindexed);
     return rc;
 }
@@ -675,8 +681,9 @@ static int init_collective(struct scr_run *r)
  * in cache is copied to the prefix unless it is there already; with
  * SCR_GLOBAL_RESTART the cache is then emptied, so that the restart reads
  * the prefix (SCR_Have_restart fetches). Collective; all ranks agree. */
-static int restart_at_init(struct scr_run *r)
+static int restart_at_init(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     int on_restart = r->params->flush_on_restart, global = r->params->global_restart;
     int flushed = 1, rc = SCR_SUCCESS;
     if (!on_restart && !global) return SCR_SUCCESS;
@@ -688,8 +695,8 @@ static int restart_at_init(struct scr_run *r)
         if (r->rank == 0)
             scr_dbg(1, "%s: flushing dataset %d from cache before the restart",
                     global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", r->restart_id);
-        r->dset_in_cache = 1;
-        rc = scr_flush_dataset(r, r->restart_id); /* all ranks agree */
+        api->dset_in_cache = 1;
+        rc = scr_flush_dataset(r, r->restart_id, api->dset_in_cache); /* all ranks agree */
         if (rc != SCR_SUCCESS) {
             /* a full or hung prefix (the watchdog) must not cost the restart
              * its only copy: it is read from cache, as without the setting */
@@ -849,11 +856,12 @@ static int check_globals_are_private(const struct scr_run *r)
     return SCR_ERR_STATE;
 }
 
-int scr_init_start_run(struct scr_run *r)
+int scr_init_start_run(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     int rc = check_globals_are_private(r); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    rc = init_local(r);
+    rc = init_local(api);
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) return rc;
@@ -870,9 +878,9 @@ int scr_init_start_run(struct scr_run *r)
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) return rc;
-    rc = init_collective(r); /* all ranks agree */
+    rc = init_collective(api); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    rc = restart_at_init(r); /* all ranks agree */
+    rc = restart_at_init(api); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    return scr_init_drop_after_current(r, r->current_name); /* all ranks agree */
+    return scr_init_drop_after_current(r, api->current_name); /* all ranks agree */
 }

@@ -1,8 +1,9 @@
 /* scr_run.h — the state of libscr in one process, shared by its modules.
  *
- * One struct scr_run exists between SCR_Init and SCR_Finalize (scr.c owns
- * it). It holds who this process is, the resolved parameters, where things
- * live, this rank's filemap, and the API state. The modules that act on it
+ * One struct scr_run exists between SCR_Init and SCR_Finalize (the API's
+ * struct scr_api owns it, api_state.h). It holds who this process is, the
+ * resolved parameters, where things live, this rank's filemap and the
+ * restart the fetch decided. The modules that act on it
  * (this layer's run_cache.c, run_crc.c, run_rebuild.c, ...; transfer.h and
  * the API's run_halt.h above it) are collective over
  * run->world unless they say otherwise, and end with an agreement so that
@@ -23,13 +24,6 @@
 
 #include <mpi.h>
 #include <stdint.h>
-
-enum scr_api_state {
-    SCR_STATE_UNINIT = 0, /* before SCR_Init or after SCR_Finalize */
-    SCR_STATE_IDLE,       /* between phases */
-    SCR_STATE_RESTART,    /* between Start_restart and Complete_restart */
-    SCR_STATE_OUTPUT,     /* between Start_output/checkpoint and Complete_... */
-};
 
 /* Where the restart dataset's files are read from. */
 enum scr_restart_source {
@@ -65,8 +59,6 @@ struct scr_run {
     /* this fetch reads files in place: SCR_FETCH_BYPASS, or for one
      * dataset with files several ranks wrote (run_fetch.c) */
     int fetch_in_place;
-    int drill_stop_after;  /* SCR_DRILL_STOP_AFTER (run_halt.h), 0: none */
-    int drill_checkpoints; /* checkpoints this run completed, counted for it */
 
     /* rank 0: this run has the prefix to itself (prefix_lock.h) */
     struct scr_prefix_lock prefix_lock;
@@ -86,14 +78,7 @@ struct scr_run {
     /* the encode in the background (run_encode_async.h), NULL before SCR_Init made it */
     struct scr_encoder *encoder;
 
-    /* API state */
-    enum scr_api_state state;
-    int dataset_id;    /* newest dataset id known (cache or prefix) */
-    int checkpoint_id; /* newest checkpoint id known */
-    scr_dataset *dset; /* the dataset of the open output phase */
-    int dset_in_cache; /* 0: cache bypass, files written at their own paths */
-
-    /* restart */
+    /* the restart, as the fetch decided it (run_fetch.c) */
     int restart_decided; /* Have_restart's answer is known */
     int restart_id;      /* dataset to restart from, 0 if none */
     int restart_below;   /* after a failed restart: only older datasets are offered (0: any) */
@@ -102,15 +87,9 @@ struct scr_run {
     int restart_fetched;       /* fetched into cache by this run: checked as it was copied */
     scr_kvtree *restart_files; /* prefix reads: NAME -> PATH; ORIG -> PATH, SIZE, CRC when recorded
                                 * (run_fetch_check.c); WHOLE: run_fetch_whole.c */
-    char *current_name;        /* set by SCR_Current */
 
     /* the log of events (event_log.h), written by rank 0 (run_events.c) */
     struct scr_event_log events;
-    int halt_logged; /* the halt event was recorded */
-
-    /* Need_checkpoint policy */
-    long need_calls;
-    double time_start, time_ckpt_start, time_last_ckpt_end, time_in_ckpt;
 };
 
 /* Seconds since an arbitrary start, for intervals. */

@@ -347,7 +347,7 @@ void scr_flusher_free(struct scr_flusher *f)
     free(f);
 }
 
-int scr_flusher_start(struct scr_run *run, struct scr_flusher *f, int id)
+int scr_flusher_start(struct scr_run *run, struct scr_flusher *f, int id, int in_cache)
 {
     /* one flush at a time: a running one is finished first */
     int rc = scr_flusher_wait(run, f); /* all ranks agree */
@@ -364,7 +364,7 @@ int scr_flusher_start(struct scr_run *run, struct scr_flusher *f, int id)
     atomic_init(&a->done, 0);
     a->bw = run->params->flush_async_bw;
     a->percent = run->params->flush_async_percent;
-    rc = scr_flush_begin(run, id, &a->attempt); /* all ranks agree */
+    rc = scr_flush_begin(run, id, in_cache, &a->attempt); /* all ranks agree */
     if (rc != SCR_SUCCESS) {
         free(a);
         return rc;

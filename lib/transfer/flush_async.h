@@ -18,10 +18,11 @@ int scr_flusher_new(struct scr_flusher **out);
 /* Forget the flusher (a flush still running must be waited for first). NULL is fine. */
 void scr_flusher_free(struct scr_flusher *f);
 
-/* Begin the flush of dataset id (in cache) and return while the node's
- * flush thread copies it; a flush still running is finished first. When
- * the start fails, the flush is concluded as failed before returning. */
-int scr_flusher_start(struct scr_run *run, struct scr_flusher *f, int id);
+/* Begin the flush of dataset id (in_cache: in cache, else written in
+ * place) and return while the node's flush thread copies it; a flush
+ * still running is finished first. When the start fails, the flush is
+ * concluded as failed before returning. */
+int scr_flusher_start(struct scr_run *run, struct scr_flusher *f, int id, int in_cache);
 
 /* Conclude the background flush when every node's thread is done with it
  * (else return at once): CRCs recorded, rank filemaps, summary, index, and

@@ -588,12 +588,12 @@ static int restart_from_records(struct scr_run *run, int id, int *out_ok)
     return SCR_SUCCESS;
 }
 
-int scr_fetch_decide_restart(struct scr_run *run)
+int scr_fetch_decide_restart(struct scr_run *run, const char *current_name)
 {
     if (run->restart_decided) return SCR_SUCCESS;
     run->restart_decided = 1;
     /* after a failed restart the name SCR_Current gave was tried already */
-    const char *wanted = run->restart_below > 0 ? NULL : run->current_name;
+    const char *wanted = run->restart_below > 0 ? NULL : current_name;
     int below = run->restart_below > 0 ? run->restart_below : INT_MAX;
 
     /* the cache's records first: the newest checkpoint intact in cache or

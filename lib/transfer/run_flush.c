@@ -453,12 +453,12 @@ static int flush_may_start(struct scr_run *run, int id, const scr_dataset **out_
 /* The dataset's directory on the prefix (*out_dsdir), where the flush
  * records that it is flushing; rank 0 makes it and claims it for desc.
  * What it creates is noted in undo. */
-static int prepare_dataset_dir(struct scr_run *run, int id, const scr_dataset *desc,
+static int prepare_dataset_dir(struct scr_run *run, int id, int in_cache, const scr_dataset *desc,
                                char **out_dsdir, struct scr_undo *undo)
 {
     int rc = prefix_dataset_dir(run, id, out_dsdir);
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 1);
+    rc = scr_cache_note_location(run, id, in_cache, 0, 1);
     if (rc != SCR_SUCCESS || run->rank != 0) return rc;
     rc = scr_undo_note_missing_dirs(undo, *out_dsdir);
     if (rc != SCR_SUCCESS) return rc;
@@ -547,12 +547,12 @@ static void say_flush_outcome(struct scr_run *run, const struct scr_flush_attemp
                 run->prefix);
 }
 
-int scr_flush_begin(struct scr_run *run, int id, struct scr_flush_attempt *out)
+int scr_flush_begin(struct scr_run *run, int id, int in_cache, struct scr_flush_attempt *out)
 {
     const scr_dataset *desc = NULL;
     memset(out, 0, sizeof(*out));
     out->id = id;
-    out->in_cache = run->dset_in_cache;
+    out->in_cache = in_cache;
     int mrc = flush_may_start(run, id, &desc); /* all ranks agree */
     if (mrc != SCR_SUCCESS) return mrc;
 
@@ -562,7 +562,8 @@ int scr_flush_begin(struct scr_run *run, int id, struct scr_flush_attempt *out)
      * background flush runs */
     out->desc = scr_dataset_new();
     int rc = out->desc != NULL ? scr_dataset_copy(out->desc, desc) : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = prepare_dataset_dir(run, id, desc, &out->dsdir, &out->undo);
+    if (rc == SCR_SUCCESS)
+        rc = prepare_dataset_dir(run, id, in_cache, desc, &out->dsdir, &out->undo);
     /* all ranks agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && ok) return SCR_SUCCESS;
@@ -615,10 +616,10 @@ void scr_flush_attempt_free(struct scr_flush_attempt *a)
     a->dsdir = NULL;
 }
 
-int scr_flush_dataset(struct scr_run *run, int id)
+int scr_flush_dataset(struct scr_run *run, int id, int in_cache)
 {
     struct scr_flush_attempt a;
-    int mrc = scr_flush_begin(run, id, &a); /* all ranks agree */
+    int mrc = scr_flush_begin(run, id, in_cache, &a); /* all ranks agree */
     if (mrc != SCR_SUCCESS) return mrc;
     /* a file several ranks list is read for its CRC on one of them */
     struct scr_shared_crc plan;

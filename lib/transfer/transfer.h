@@ -17,12 +17,12 @@
 /* --- run_flush.c: copy a dataset to the prefix ---------------------------------- */
 
 /* Copy dataset id from cache to its original paths under the prefix (or, for
- * a dataset written in place, only record it), write its summary and rank
+ * a dataset written in place, in_cache 0, only record it), write its summary and rank
  * filemaps, then add it to the index; a checkpoint becomes current.
  * SCR_ERR_TIMEOUT on every rank when the watchdog (SCR_WATCHDOG_TIMEOUT_PFS)
  * abandoned a rank's copy, or one it abandoned earlier has not returned:
  * the dataset stays in cache, not flushed, and the caller may go on. */
-int scr_flush_dataset(struct scr_run *run, int id);
+int scr_flush_dataset(struct scr_run *run, int id, int in_cache);
 
 /* A copy of op ("flush", "fetch") of dataset id, from src to dest, one side
  * on the prefix, was abandoned by the watchdog (SCR_WATCHDOG_TIMEOUT_PFS,
@@ -37,10 +37,11 @@ int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);
 /* --- run_fetch.c: restart data from the prefix ------------------------------------- */
 
 /* Decide the restart dataset: the newest intact checkpoint in cache (or the
- * one named by SCR_Current / SCR_CURRENT), else fetch from the prefix. After
+ * one current_name names, from SCR_Current or SCR_CURRENT; NULL: none),
+ * else fetch from the prefix. After
  * a failed restart (restart_below set), the newest checkpoint older than
  * the one that failed, from cache when it is intact there, else fetched. */
-int scr_fetch_decide_restart(struct scr_run *run);
+int scr_fetch_decide_restart(struct scr_run *run, const char *current_name);
 
 /* Rank 0: the dataset of the prefix a restart would fetch first (0 when
  * none) and its name, without fetching it or saying anything (for the init
