@@ -10,6 +10,7 @@
 #include "halt_file.h"
 #include "job_env.h"
 #include "mpi_comm.h"
+#include "run_events.h"
 #include "scr_err.h"
 #include "run_halt.h"
 #include "run_encode_async.h"

@@ -8,6 +8,10 @@
  * SCR_Route_file returns names unchanged. */
 #define _GNU_SOURCE /* vasprintf */
 #include "build_config.h"
+#include "run_cache.h"
+#include "run_crc_async.h"
+#include "run_events.h"
+#include "run_shared.h"
 #include "scr.h"
 
 #include "complete.h"

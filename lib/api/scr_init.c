@@ -3,6 +3,10 @@
  * restart. The steps are in the order SCR_Init takes them; each collective
  * step ends with a marked agreement of all ranks. */
 #include "build_config.h"
+#include "run_cache.h"
+#include "run_crc_async.h"
+#include "run_events.h"
+#include "run_rebuild.h"
 #include "scr.h" /* SCR_MAX_FILENAME */
 
 #include "config.h"

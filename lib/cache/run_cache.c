@@ -1,4 +1,5 @@
 /* run_cache.c — this node's cache: directories, filemaps, integrity, eviction. */
+#include "run_cache.h"
 #include "flush_file.h"
 #include "job_dir.h"
 #include "kvtree_file.h"
@@ -8,6 +9,7 @@
 #include "mpi_comm.h"
 #include "reddesc.h"
 #include "redundancy.h"
+#include "run_events.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_copy.h"

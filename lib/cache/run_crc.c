@@ -17,9 +17,11 @@
  * copied or rebuilt after that are checked in the pass that writes them.
  * Files that are only checksummed are read through a mapping
  * (util_crc_map.h). */
+#include "run_crc.h"
 #include "kvtree_util.h"
 #include "meta.h"
 #include "redundancy.h"
+#include "run_cache.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_crc_map.h"

@@ -37,12 +37,15 @@
  * thread runs (scr_init.c): the job is done in the caller, RECORD at
  * SCR_Complete_output, CHECK at SCR_Complete_restart. A thread that cannot
  * be started does the same. Not collective. */
+#include "run_crc_async.h"
 #include "crc_note.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_host.h"
 #include "redundancy.h"
+#include "run_cache.h"
+#include "run_crc.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_crc_map.h"

@@ -32,6 +32,7 @@
  * written by another number of ranks is neither rebuilt nor deleted: its
  * redundancy sets do not fit this run, and a restart that reads it whole
  * (run_fetch_whole.c) uses what each node's cache holds of it. */
+#include "run_rebuild.h"
 #include "flush_file.h"
 #include "kvtree_util.h"
 #include "meta.h"
@@ -40,6 +41,10 @@
 #include "mpi_exchange.h"
 #include "reddesc.h"
 #include "redundancy.h"
+#include "run_cache.h"
+#include "run_crc.h"
+#include "run_events.h"
+#include "run_redundancy_ctx.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_io.h"

@@ -4,8 +4,11 @@
  *
  * What needs struct scr_run (events, the parameters) stays here; the
  * redundancy layer sees only the context. */
+#include "run_redundancy_ctx.h"
 #include "redundancy.h"
 #include "mpi_comm.h"
+#include "run_cache.h"
+#include "run_events.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_log.h"

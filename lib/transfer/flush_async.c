@@ -25,6 +25,8 @@
 #include "flush_async.h"
 #include "flush_steps.h"
 #include "mpi_comm.h"
+#include "run_cache.h"
+#include "run_crc.h"
 #include "run_encode_async.h"
 #include "scr_err.h"
 #include "transfer.h"

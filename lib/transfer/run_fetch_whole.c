@@ -28,6 +28,7 @@
 #include "meta.h"
 #include "mpi_comm.h"
 #include "rank_filemap.h"
+#include "run_cache.h"
 #include "scr_err.h"
 #include "scan_scr31.h"
 #include "scr_run.h"

@@ -43,6 +43,8 @@
 #include "mpi_comm.h"
 #include "prefix_trim.h"
 #include "rank_filemap.h"
+#include "run_cache.h"
+#include "run_events.h"
 #include "run_flush_progress.h"
 #include "shared_crc.h"
 #include "scr_err.h"

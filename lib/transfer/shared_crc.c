@@ -1,4 +1,6 @@
 /* shared_crc.c — a file several ranks list, read once for its CRC (shared_crc.h). */
+#include "run_cache.h"
+#include "run_shared.h"
 #include "shared_crc.h"
 
 #include "flush_steps.h"

@@ -1,5 +1,7 @@
 /* shared_merge.c — a file ranks on several nodes wrote, merged on the prefix (shared_merge.h). */
 #define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE */
+#include "run_cache.h"
+#include "run_shared.h"
 #include "shared_merge.h"
 
 #include "meta.h"
