@@ -383,14 +383,15 @@ int SCR_Init(void)
     struct scr_api *api = NULL;
     int enabled = 1;
     int rc = new_api(&api);
-    if (api == NULL) return rc;
-    if (rc == SCR_SUCCESS) rc = configure(api->run, &enabled);     /* all ranks agree */
-    if (rc == SCR_SUCCESS && !enabled) scr_disabled = 1;           /* nothing of the run is kept */
-    if (rc == SCR_SUCCESS && enabled) rc = start_api(api, t_init); /* all ranks agree */
-    if (rc != SCR_SUCCESS || !enabled) {
-        free_api(api);
-        return rc;
+    if (rc != SCR_SUCCESS) goto out;
+    rc = configure(api->run, &enabled); /* all ranks agree */
+    if (rc != SCR_SUCCESS) goto out;
+    if (!enabled) {
+        scr_disabled = 1;
+        goto out; /* SCR_SUCCESS, and nothing of the run is kept */
     }
+    rc = start_api(api, t_init); /* all ranks agree */
+    if (rc != SCR_SUCCESS) goto out;
     struct scr_run *r = api->run;
     if (r->rank == 0) scr_init_say_unavailable(r);
     if (r->rank == 0)
@@ -398,6 +399,9 @@ int SCR_Init(void)
                 SCR_VERSION_TEXT, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);
     scr_encoder_work_begins(r);
     return SCR_SUCCESS;
+out:
+    free_api(api);
+    return rc;
 }
 
 /* --- work in the background ------------------------------------------------------ */

@@ -154,19 +154,24 @@ static int read_buffers(const scr_config *cfg, struct scr_params *p)
  * reddesc.c had when a value could not be read. */
 static int read_strings(const scr_config *cfg, struct scr_params *p)
 {
-    int rc = get_str(cfg, "SCR_PREFIX", NULL, &p->prefix);
-    if (rc == SCR_SUCCESS) rc = get_str(cfg, "SCR_CNTL_BASE", NULL, &p->cntl_base);
-    if (rc == SCR_SUCCESS) rc = get_str(cfg, "SCR_CACHE_BASE", NULL, &p->cache_base);
-    if (rc == SCR_SUCCESS) rc = get_str(cfg, "SCR_CURRENT", NULL, &p->current);
-    if (rc == SCR_SUCCESS) rc = get_str(cfg, "SCR_JOB_NAME", NULL, &p->job_name);
-    if (rc == SCR_SUCCESS) rc = get_str(cfg, "SCR_CLUSTER_NAME", NULL, &p->cluster_name);
-    if (rc == SCR_SUCCESS) rc = get_str(cfg, "SCR_COPY_TYPE", "XOR", &p->copy_type);
-    if (rc == SCR_SUCCESS) rc = get_str(cfg, "SCR_GROUP", "NODE", &p->group);
-    if (rc == SCR_SUCCESS && p->current != NULL && p->current[0] == '\0') {
+    struct {
+        const char *name, *fallback;
+        char **out;
+    } strs[] = {
+        {"SCR_PREFIX", NULL, &p->prefix},         {"SCR_CNTL_BASE", NULL, &p->cntl_base},
+        {"SCR_CACHE_BASE", NULL, &p->cache_base}, {"SCR_CURRENT", NULL, &p->current},
+        {"SCR_JOB_NAME", NULL, &p->job_name},     {"SCR_CLUSTER_NAME", NULL, &p->cluster_name},
+        {"SCR_COPY_TYPE", "XOR", &p->copy_type},  {"SCR_GROUP", "NODE", &p->group},
+    };
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+        int rc = get_str(cfg, strs[i].name, strs[i].fallback, strs[i].out);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    if (p->current != NULL && p->current[0] == '\0') {
         free(p->current);
         p->current = NULL;
     }
-    return rc;
+    return SCR_SUCCESS;
 }
 
 /* The parameters read where they are used, with the fallback each use had. */
@@ -204,20 +209,22 @@ int scr_params_resolve(const scr_config *cfg, int simulated, struct scr_params *
 {
     long long debug = 0;
     struct scr_params *p = calloc(1, sizeof(*p));
-    int rc = p != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc == SCR_SUCCESS) rc = scr_config_get_int(cfg, "SCR_DEBUG", &debug);
-    if (rc == SCR_SUCCESS) p->debug = debug > INT_MAX ? INT_MAX : (int)debug;
-    if (rc == SCR_SUCCESS) rc = read_ints(cfg, p);
-    if (rc == SCR_SUCCESS) rc = read_flush_async(cfg, p);
-    if (rc == SCR_SUCCESS) rc = read_strings(cfg, p);
-    if (rc == SCR_SUCCESS) rc = read_buffers(cfg, p);
-    if (rc == SCR_SUCCESS) rc = read_encode(cfg, p);
-    if (rc == SCR_SUCCESS) rc = scr_params_resolve_log(cfg, &p->log);
-    if (rc != SCR_SUCCESS) {
-        scr_err("cannot read SCR's parameters (%s)", scr_strstatus(rc));
-        scr_params_free(p);
-        return rc;
-    }
+    int rc = SCR_ERR_NOMEM;
+    if (p == NULL) goto out;
+    rc = scr_config_get_int(cfg, "SCR_DEBUG", &debug);
+    if (rc != SCR_SUCCESS) goto out;
+    p->debug = debug > INT_MAX ? INT_MAX : (int)debug;
+    rc = read_ints(cfg, p);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = read_flush_async(cfg, p);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = read_strings(cfg, p);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = read_buffers(cfg, p);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = read_encode(cfg, p);
+    if (rc != SCR_SUCCESS) goto out;
+    scr_params_resolve_log(cfg, &p->log);
     read_switches(cfg, p);
     /* Under SimGrid's SMPI every rank is an actor of one simulation in one
      * process: a thread of ours would run outside the simulated clock (and
@@ -232,6 +239,10 @@ int scr_params_resolve(const scr_config *cfg, int simulated, struct scr_params *
     if (p->cache_size < 1) p->cache_size = 1;
     *out = p;
     return SCR_SUCCESS;
+out:
+    scr_err("cannot read SCR's parameters (%s)", scr_strstatus(rc));
+    scr_params_free(p);
+    return rc;
 }
 
 void scr_params_free(const struct scr_params *params)
