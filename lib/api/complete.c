@@ -1,9 +1,17 @@
 /* complete.c — SCR_Complete_output as named steps (complete.h). */
 #include "complete.h"
+#include "flush_async.h"
 
 #include "meta.h"
 #include "mpi_comm.h"
+#include "run_cache.h"
+#include "run_crc.h"
+#include "run_crc_async.h"
+#include "run_encode_async.h"
+#include "run_events.h"
 #include "run_halt.h"
+#include "run_redundancy_ctx.h"
+#include "run_shared.h"
 #include "scr_err.h"
 #include "shared_merge.h"
 #include "transfer.h"
@@ -55,7 +63,7 @@ static int seal_file(struct scr_run *run, int id, const char *file, int *valid, 
         rc = scr_meta_set_filesize(meta, (uint64_t)st.st_size);
         *out_bytes += (uint64_t)st.st_size;
         if (rc != SCR_SUCCESS) goto out;
-        if (run->crc_on_copy) {
+        if (run->params->crc_on_copy) {
             uint32_t crc = 0;
             rc = scr_crc_file_l2(file, &crc, NULL);
             if (rc != SCR_SUCCESS) goto out;
@@ -119,15 +127,16 @@ static int fill_crcs(struct scr_run *run, int id)
 
 /* The dataset's size, file count and completeness, in its descriptor and
  * this rank's filemap, which is saved. */
-static int write_totals(struct scr_run *run, int id, uint64_t bytes, int files, int complete)
+static int write_totals(struct scr_api *api, int id, uint64_t bytes, int files, int complete)
 {
-    int rc = scr_dataset_set_size(run->dset, bytes);
+    struct scr_run *run = api->run;
+    int rc = scr_dataset_set_size(api->dset, bytes);
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_dataset_set_files(run->dset, files);
+    rc = scr_dataset_set_files(api->dset, files);
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_dataset_set_complete(run->dset, complete);
+    rc = scr_dataset_set_complete(api->dset, complete);
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_filemap_set_dataset(run->map, id, run->rank, run->dset);
+    rc = scr_filemap_set_dataset(run->map, id, run->rank, api->dset);
     if (rc != SCR_SUCCESS) return rc;
     return scr_cache_save_filemap(run);
 }
@@ -141,11 +150,12 @@ static int write_totals(struct scr_run *run, int id, uint64_t bytes, int files, 
  * several ranks list, so that its flush and a restart from the records
  * read each such file once for its CRC (shared_crc.h) and a dataset of a
  * file per process asks nothing more. Collective; all ranks agree. */
-static int find_shared_files(struct scr_run *run, int id, const char *name, int *valid)
+static int find_shared_files(struct scr_api *api, int id, const char *name, int *valid)
 {
+    struct scr_run *run = api->run;
     uint64_t *listed = NULL, *shared = NULL;
     int nlisted = 0, nshared = 0, all_valid = 0, refused = 0, ok = 0;
-    int in_cache = run->dset_in_cache;
+    int in_cache = api->dset_in_cache;
     int rc = scr_shared_files_find(run, id, &listed, &nlisted); /* all ranks agree */
     /* every route is done (the caller waited for every rank) */
     if (in_cache) scr_shared_route_forget(run, id);
@@ -169,11 +179,11 @@ static int find_shared_files(struct scr_run *run, int id, const char *name, int 
         refused = 1;
     }
     if (rc == SCR_SUCCESS && refused) *valid = 0;
-    if (rc == SCR_SUCCESS && !refused) run->dset_in_cache = 0;
+    if (rc == SCR_SUCCESS && !refused) api->dset_in_cache = 0;
 out:
     /* the same count on every rank: the descriptor is every rank's */
-    if (rc == SCR_SUCCESS && !run->dset_in_cache) {
-        int src = scr_dataset_set_shared_names(run->dset, nlisted);
+    if (rc == SCR_SUCCESS && !api->dset_in_cache) {
+        int src = scr_dataset_set_shared_names(api->dset, nlisted);
         /* all ranks agree: */
         rc = scr_comm_all_true(src == SCR_SUCCESS, run->world, &ok);
         if (rc == SCR_SUCCESS && !ok) rc = SCR_ERR_NOMEM;
@@ -186,13 +196,14 @@ out:
 /* --- the steps ------------------------------------------------------------------- */
 
 /* What the dataset is: its id, name, kind and redundancy scheme. Not collective. */
-static void describe_dataset(const struct scr_run *run, struct completion *c)
+static void describe_dataset(const struct scr_api *api, struct completion *c)
 {
-    c->id = run->dataset_id;
+    const struct scr_run *run = api->run;
+    c->id = api->dataset_id;
     c->name = "?";
-    scr_dataset_get_name(run->dset, &c->name);
-    c->is_ckpt = scr_dataset_is_checkpoint(run->dset);
-    c->is_output = scr_dataset_is_output(run->dset);
+    scr_dataset_get_name(api->dset, &c->name);
+    c->is_ckpt = scr_dataset_is_checkpoint(api->dset);
+    c->is_output = scr_dataset_is_output(api->dset);
     c->red = scr_reddesc_for(run->reddescs, run->nreddescs, c->id, c->is_output && !c->is_ckpt);
 }
 
@@ -204,7 +215,7 @@ static int add_up(struct scr_run *run, int mine_valid, uint64_t bytes, int files
                   struct completion *c)
 {
     unsigned long long sums[3] = {bytes, (unsigned long long)files,
-                                  (unsigned long long)run->work_cores_busy};
+                                  (unsigned long long)scr_encoder_cores_busy(run->encoder)};
     unsigned long long totals[3] = {0, 0, 0};
     int mrc = scr_comm_all_true(mine_valid, run->world, &c->all_valid);
     if (mrc == SCR_SUCCESS)
@@ -222,8 +233,9 @@ static int add_up(struct scr_run *run, int mine_valid, uint64_t bytes, int files
  * several nodes wrote are merged, this rank's files are sealed, and every
  * rank learns whether all are valid and the totals. Collective; all ranks
  * agree. */
-static int agree_on_validity(struct scr_run *run, int valid, struct completion *c)
+static int agree_on_validity(struct scr_api *api, int valid, struct completion *c)
 {
+    struct scr_run *run = api->run;
     int mine_valid = valid ? 1 : 0, files = 0;
     uint64_t bytes = 0;
     /* a file several ranks write (one shared file) has its size only once
@@ -234,8 +246,8 @@ static int agree_on_validity(struct scr_run *run, int valid, struct completion *
      * merged on the prefix, where the dataset then lives as one written
      * in place (shared_merge.h); a dataset written in place has its names
      * that several ranks list counted only when its flush takes CRCs */
-    if (run->dset_in_cache || run->crc_on_flush) {
-        rc = find_shared_files(run, c->id, c->name, &mine_valid);
+    if (api->dset_in_cache || run->params->crc_on_flush) {
+        rc = find_shared_files(api, c->id, c->name, &mine_valid);
         if (rc != SCR_SUCCESS) return rc;
     }
     rc = seal_my_files(run, c->id, &mine_valid, &bytes, &files);
@@ -248,16 +260,17 @@ static int agree_on_validity(struct scr_run *run, int valid, struct completion *
  * record could not be written, is deleted (SCR_FAILURE). A checkpoint
  * counts in the time spent checkpointing and in CheckpointsLeft.
  * Collective; all ranks agree. */
-static int record_totals(struct scr_run *run, const struct completion *c)
+static int record_totals(struct scr_api *api, const struct completion *c)
 {
-    int rc = write_totals(run, c->id, c->bytes, c->files > INT_MAX ? INT_MAX : (int)c->files,
+    struct scr_run *run = api->run;
+    int rc = write_totals(api, c->id, c->bytes, c->files > INT_MAX ? INT_MAX : (int)c->files,
                           c->all_valid);
     int ok = 0;
     /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS) return mrc;
     const char *done_event = c->is_ckpt ? SCR_EVENT_CHECKPOINT_COMPLETE : SCR_EVENT_OUTPUT_COMPLETE;
-    double seconds = scr_run_now() - run->time_ckpt_start;
+    double seconds = scr_run_now() - api->time_ckpt_start;
     if (!c->all_valid || !ok) {
         scr_run_event(
             run, done_event, SCR_EVENT_FAILED, c->id, c->name, (long long)c->bytes, seconds,
@@ -275,8 +288,8 @@ static int record_totals(struct scr_run *run, const struct completion *c)
                   files_field, 1);
     if (c->is_ckpt) {
         double now = scr_run_now();
-        run->time_in_ckpt += now - run->time_ckpt_start;
-        run->time_last_ckpt_end = now;
+        api->time_in_ckpt += now - api->time_ckpt_start;
+        api->time_last_ckpt_end = now;
         scr_run_halt_count_checkpoint(run);
     }
     return SCR_SUCCESS;
@@ -284,12 +297,13 @@ static int record_totals(struct scr_run *run, const struct completion *c)
 
 /* Whether the dataset goes to the prefix now: output always, a checkpoint
  * every SCR_FLUSH of them, a dataset written in place to finish it. */
-static int flushes_now(const struct scr_run *run, const struct completion *c)
+static int flushes_now(const struct scr_api *api, const struct completion *c)
 {
+    const struct scr_run *run = api->run;
     int ckpt_id = 0;
-    scr_dataset_get_ckpt(run->dset, &ckpt_id);
-    return !run->dset_in_cache || c->is_output ||
-           (c->is_ckpt && run->flush_every > 0 && ckpt_id % run->flush_every == 0);
+    scr_dataset_get_ckpt(api->dset, &ckpt_id);
+    return !api->dset_in_cache || c->is_output ||
+           (c->is_ckpt && run->params->flush_every > 0 && ckpt_id % run->params->flush_every == 0);
 }
 
 /* Whether the scheme is applied in a thread: SCR_ENCODE_ASYNC, for a
@@ -297,25 +311,27 @@ static int flushes_now(const struct scr_run *run, const struct completion *c)
  * encode stays in the foreground), of a scheme that reads the files (not
  * SINGLE), which records their CRCs as it reads them (so only when files in
  * cache get CRCs), and only when no rank's cores were busy
- * (scr_encode_async_goes_to_background). */
+ * (scr_encoder_goes_to_background). */
 static int encodes_in_background(struct scr_run *run, const struct completion *c)
 {
-    return run->encode_async && c->is_ckpt && c->red->type != SCR_COPY_SINGLE &&
-           run->crc_in_cache && scr_encode_async_goes_to_background(run, c->id, c->busy_ranks);
+    return scr_encoder_in_background(run->encoder) && c->is_ckpt &&
+           c->red->type != SCR_COPY_SINGLE && run->params->crc_in_cache &&
+           scr_encoder_goes_to_background(run, c->id, c->busy_ranks);
 }
 
 /* Protect: the redundancy scheme covers the dataset in cache before
  * anything else can go wrong, in a thread (c->encoding) or here once any
  * encode still running is done; the encoding records every file's CRC on
  * the way. Collective; all ranks agree. */
-static int protect(struct scr_run *run, struct completion *c)
+static int protect(struct scr_api *api, struct completion *c)
 {
+    struct scr_run *run = api->run;
     c->encoding = 0;
-    if (!run->dset_in_cache) return SCR_SUCCESS;
+    if (!api->dset_in_cache) return SCR_SUCCESS;
     c->encoding = encodes_in_background(run, c);
-    if (c->encoding) return scr_encode_async_start(run, c->red, c->id); /* all ranks agree */
+    if (c->encoding) return scr_encoder_start(run, c->red, c->id); /* all ranks agree */
     /* an encode still running in the background would share the cores with this one */
-    int rc = scr_encode_async_wait(run); /* all ranks agree */
+    int rc = scr_encoder_wait(run); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
     return scr_run_apply_redundancy(run, c->red, c->id);
 }
@@ -323,7 +339,7 @@ static int protect(struct scr_run *run, struct completion *c)
 /* Whether the flush that follows computes the CRCs as it copies. */
 static int crcs_by_flush(const struct scr_run *run, const struct completion *c)
 {
-    return c->flush && run->crc_on_flush;
+    return c->flush && run->params->crc_on_flush;
 }
 
 /* Record CRCs: SINGLE reads nothing, so the files in cache are read once
@@ -332,18 +348,20 @@ static int crcs_by_flush(const struct scr_run *run, const struct completion *c)
  * flush that follows computes them as it copies. A flush that follows and
  * computes none (SCR_CRC_ON_FLUSH=0) copies the filemap's into its summary:
  * they are read here, before it. Collective; all ranks agree. */
-static int record_crcs(struct scr_run *run, const struct completion *c)
+static int record_crcs(struct scr_api *api, const struct completion *c)
 {
-    if (!run->dset_in_cache || c->encoding || crcs_by_flush(run, c)) return SCR_SUCCESS;
+    struct scr_run *run = api->run;
+    if (!api->dset_in_cache || c->encoding || crcs_by_flush(run, c)) return SCR_SUCCESS;
     return c->flush ? fill_crcs(run, c->id) : start_crcs(run, c->id);
 }
 
 /* The flush goes on in the background, concluded at a later call; a
  * prefix that failed or stopped answering leaves the dataset in cache,
  * still given its CRCs. Collective; all ranks agree. */
-static int flush_in_background(struct scr_run *run, const struct completion *c)
+static int flush_in_background(struct scr_api *api, const struct completion *c)
 {
-    int frc = scr_flush_async_start(run, c->id); /* all ranks agree */
+    struct scr_run *run = api->run;
+    int frc = scr_flusher_start(run, api->flusher, c->id, api->dset_in_cache); /* all ranks agree */
     if (frc != SCR_SUCCESS && crcs_by_flush(run, c)) fill_crcs(run, c->id);
     if (frc != SCR_SUCCESS && frc != SCR_ERR_TIMEOUT && frc != SCR_ERR_IO) return frc;
     return SCR_SUCCESS;
@@ -351,16 +369,17 @@ static int flush_in_background(struct scr_run *run, const struct completion *c)
 
 /* The flush, done here; an output-only dataset then leaves the cache.
  * Collective; all ranks agree. */
-static int flush_now(struct scr_run *run, const struct completion *c)
+static int flush_now(struct scr_api *api, const struct completion *c)
 {
-    int frc = scr_flush_dataset(run, c->id);
+    struct scr_run *run = api->run;
+    int frc = scr_flush_dataset(run, c->id, api->dset_in_cache);
     /* it stays in cache unflushed, and still gets its CRCs */
-    if (frc != SCR_SUCCESS && run->dset_in_cache && crcs_by_flush(run, c)) fill_crcs(run, c->id);
+    if (frc != SCR_SUCCESS && api->dset_in_cache && crcs_by_flush(run, c)) fill_crcs(run, c->id);
     /* the watchdog gave up on a prefix that stopped answering: the
      * dataset is safe in cache, and the application goes on with it */
-    int abandoned = frc == SCR_ERR_TIMEOUT && run->dset_in_cache;
+    int abandoned = frc == SCR_ERR_TIMEOUT && api->dset_in_cache;
     if (frc != SCR_SUCCESS && !abandoned) return frc;
-    if (!abandoned && c->is_output && !c->is_ckpt && run->dset_in_cache) {
+    if (!abandoned && c->is_output && !c->is_ckpt && api->dset_in_cache) {
         scr_cache_delete_dataset(run, c->id);
         scr_cache_note_location(run, c->id, 0, 1, 0);
     }
@@ -371,57 +390,61 @@ static int flush_now(struct scr_run *run, const struct completion *c)
  * background when its store says so, else here. SCR_SUCCESS also when a
  * flush failed but the dataset is safe in cache. Collective; all ranks
  * agree. */
-static int flush_or_defer(struct scr_run *run, const struct completion *c)
+static int flush_or_defer(struct scr_api *api, const struct completion *c)
 {
+    struct scr_run *run = api->run;
     if (!c->flush) return SCR_SUCCESS;
-    if (run->dset_in_cache &&
-        scr_store_flushes_in_background(run->cfg, c->red->store, run->flush_async))
-        return flush_in_background(run, c);
-    return flush_now(run, c);
+    if (api->dset_in_cache &&
+        scr_store_flushes_in_background(run->cfg, c->red->store, run->params->flush_async))
+        return flush_in_background(api, c);
+    return flush_now(api, c);
 }
 
 /* After a checkpoint, 1 when the run must end: a halt condition holds and
  * SCR_HALT_EXIT=1 (rank 0 says so). Collective; all ranks agree. */
-static int must_halt(struct scr_run *run)
+static int must_halt(struct scr_api *api)
 {
+    struct scr_run *run = api->run;
     int halt = 0;
-    if (!run->halt_exit || scr_run_halt_check(run, &halt) != SCR_SUCCESS || !halt) return 0;
+    if (!run->params->halt_exit || scr_run_halt_check(api, &halt) != SCR_SUCCESS || !halt) return 0;
     if (run->rank == 0) scr_warn("halt condition holds and SCR_HALT_EXIT=1: exiting");
     return 1;
 }
 
 /* After a checkpoint that completed with rc here, the drill's stop
  * (scr_run_halt_drill_stop), when every rank completed it. Collective. */
-static void drill_stop_if_due(struct scr_run *run, int rc)
+static void drill_stop_if_due(struct scr_api *api, int rc)
 {
+    struct scr_run *run = api->run;
     /* every rank counts the checkpoint, or none: the drill's stop is collective */
     int all_ok = 0;
-    if (run->drill_stop_after > 0 &&
+    if (api->drill_stop_after > 0 &&
         scr_comm_all_true(rc == SCR_SUCCESS, run->world, &all_ok) == SCR_SUCCESS && all_ok)
-        scr_run_halt_drill_stop(run);
+        scr_run_halt_drill_stop(api);
 }
 
-int scr_complete_output(struct scr_run *run, int valid, int *out_halt)
+int scr_complete_output(struct scr_api *api, int valid, int *out_halt)
 {
+    struct scr_run *run = api->run;
     struct completion c;
     *out_halt = 0;
-    describe_dataset(run, &c);
-    int rc = agree_on_validity(run, valid, &c);
+    describe_dataset(api, &c);
+    int rc = agree_on_validity(api, valid, &c);
     if (rc != SCR_SUCCESS) return rc;
-    rc = record_totals(run, &c);
+    rc = record_totals(api, &c);
     if (rc != SCR_SUCCESS) return rc;
-    c.flush = flushes_now(run, &c);
-    rc = protect(run, &c);
-    if (rc == SCR_SUCCESS) rc = record_crcs(run, &c);
+    c.flush = flushes_now(api, &c);
+    rc = protect(api, &c);
+    if (rc == SCR_SUCCESS) rc = record_crcs(api, &c);
     /* where the dataset is now, in the node's flush file */
-    int nrc = scr_cache_note_location(run, c.id, run->dset_in_cache, 0, 0);
+    int nrc = scr_cache_note_location(run, c.id, api->dset_in_cache, 0, 0);
     if (rc == SCR_SUCCESS) rc = nrc;
-    int frc = flush_or_defer(run, &c);
+    int frc = flush_or_defer(api, &c);
     if (frc != SCR_SUCCESS) return frc;
-    if (c.is_ckpt && must_halt(run)) {
+    if (c.is_ckpt && must_halt(api)) {
         *out_halt = 1;
         return rc;
     }
-    if (c.is_ckpt) drill_stop_if_due(run, rc);
+    if (c.is_ckpt) drill_stop_if_due(api, rc);
     return rc;
 }

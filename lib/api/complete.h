@@ -23,6 +23,7 @@
 #ifndef SCR_COMPLETE_H
 #define SCR_COMPLETE_H
 
+#include "api_state.h"
 #include "scr_run.h"
 
 /* Complete the open dataset, valid as this rank says. Returns SCR_FAILURE
@@ -30,6 +31,6 @@
  * a step that failed, else SCR_SUCCESS. *out_halt = 1 when, after a
  * checkpoint, a halt condition holds and SCR_HALT_EXIT=1 (rank 0 said so):
  * the caller then finalizes SCR and MPI and exits with status 0. */
-int scr_complete_output(struct scr_run *run, int valid, int *out_halt);
+int scr_complete_output(struct scr_api *api, int valid, int *out_halt);
 
 #endif

@@ -10,8 +10,11 @@
 #include "halt_file.h"
 #include "job_env.h"
 #include "mpi_comm.h"
+#include "run_events.h"
 #include "scr_err.h"
 #include "run_halt.h"
+#include "run_encode_async.h"
+#include "api_state.h"
 #include "scr_run.h"
 #include "transfer.h"
 #include "util_log.h"
@@ -36,24 +39,25 @@ static const char *halt_reason(struct scr_run *run)
         scr_kvtree_unset_all(file);
     }
     if (scr_job_env_end_time(&end) != SCR_SUCCESS) end = 0;
-    int rc = scr_halt_file_explain(file, (int64_t)time(NULL), run->halt_seconds, end, &halt, why,
-                                   sizeof(why));
+    int rc = scr_halt_file_explain(file, (int64_t)time(NULL), run->params->halt_seconds, end, &halt,
+                                   why, sizeof(why));
     scr_kvtree_delete(file);
     return rc == SCR_SUCCESS && halt ? why : NULL;
 }
 
 /* Rank 0 decides, everyone learns; *out_why is rank 0's reason (else NULL). */
-static int decide(struct scr_run *run, int *out_halt, const char **out_why)
+static int decide(struct scr_api *api, int *out_halt, const char **out_why)
 {
+    struct scr_run *run = api->run;
     int halt = 0;
     *out_why = NULL;
-    if (run->rank == 0 && run->halt_enabled) {
+    if (run->rank == 0 && run->params->halt_enabled) {
         *out_why = halt_reason(run);
         halt = *out_why != NULL;
     }
-    if (halt && !run->halt_logged) {
+    if (halt && !api->halt_logged) {
         scr_run_event(run, SCR_EVENT_HALT, NULL, 0, NULL, -1, -1, *out_why, NULL, 0);
-        run->halt_logged = 1;
+        api->halt_logged = 1;
     }
     int rc =
         scr_mpi_check(MPI_Bcast(&halt, 1, MPI_INT, 0, run->world), "sharing the halt decision");
@@ -61,22 +65,23 @@ static int decide(struct scr_run *run, int *out_halt, const char **out_why)
     return rc;
 }
 
-int scr_run_halt_check(struct scr_run *run, int *out_halt)
+int scr_run_halt_check(struct scr_api *api, int *out_halt)
 {
     const char *why;
-    int rc = decide(run, out_halt, &why);
+    int rc = decide(api, out_halt, &why);
     if (why != NULL) scr_dbg(1, "halt: %s", why);
     return rc;
 }
 
-int scr_run_halt_check_at_start(struct scr_run *run, int *out_halt)
+int scr_run_halt_check_at_start(struct scr_api *api, int *out_halt)
 {
+    struct scr_run *run = api->run;
     const char *why;
-    int rc = decide(run, out_halt, &why);
+    int rc = decide(api, out_halt, &why);
     if (why != NULL)
         scr_warn("a halt condition holds already at SCR_Init (%s; see %s): %s", why, run->halt_path,
-                 run->halt_exit ? "SCR_HALT_EXIT=1, so the job ends now"
-                                : "SCR_Should_exit reports it, and the run should stop");
+                 run->params->halt_exit ? "SCR_HALT_EXIT=1, so the job ends now"
+                                        : "SCR_Should_exit reports it, and the run should stop");
     return rc;
 }
 
@@ -87,19 +92,20 @@ int scr_run_halt_count_checkpoint(struct scr_run *run)
     return scr_halt_file_decrement_checkpoints_left(run->halt_path, &left);
 }
 
-void scr_run_halt_drill_stop(struct scr_run *run)
+void scr_run_halt_drill_stop(struct scr_api *api)
 {
-    if (run->drill_stop_after <= 0 || ++run->drill_checkpoints != run->drill_stop_after) return;
+    struct scr_run *run = api->run;
+    if (api->drill_stop_after <= 0 || ++api->drill_checkpoints != api->drill_stop_after) return;
     /* the checkpoint is protected and flushed as SCR_FLUSH asks before the
      * job dies, also when that goes on in the background */
-    if (scr_encode_async_wait(run) != SCR_SUCCESS || scr_flush_async_wait(run) != SCR_SUCCESS)
+    if (scr_encoder_wait(run) != SCR_SUCCESS || scr_flusher_wait(run, api->flusher) != SCR_SUCCESS)
         scr_warn("SCR_DRILL_STOP_AFTER=%d: the checkpoint's encode or flush in the background "
                  "failed (said above); "
                  "the run is stopped anyway",
-                 run->drill_stop_after);
+                 api->drill_stop_after);
     char why[96];
     snprintf(why, sizeof(why), "SCR_DRILL_STOP_AFTER=%d: every rank is killed now",
-             run->drill_stop_after);
+             api->drill_stop_after);
     scr_run_event(run, SCR_EVENT_HALT, NULL, 0, NULL, -1, -1, why, NULL, 0);
     /* no rank dies while another is still inside the checkpoint's collectives */
     if (scr_mpi_check(MPI_Barrier(run->world), "waiting for every rank before the drill's stop") !=
@@ -145,19 +151,21 @@ out:
     return rc;
 }
 
-int scr_run_halt_need_checkpoint(struct scr_run *run, int *out_need)
+int scr_run_halt_need_checkpoint(struct scr_api *api, int *out_need)
 {
-    run->need_calls++;
+    struct scr_run *run = api->run;
+    api->need_calls++;
     int need = 0;
     if (run->rank == 0) {
         double now = scr_run_now();
-        double since = now - run->time_last_ckpt_end;
-        double elapsed = now - run->time_start;
-        if (run->ckpt_interval > 0 && run->need_calls % run->ckpt_interval == 0) need = 1;
-        if (run->ckpt_seconds > 0 && since >= run->ckpt_seconds) need = 1;
+        double since = now - api->time_last_ckpt_end;
+        double elapsed = now - api->time_start;
+        if (run->params->ckpt_interval > 0 && api->need_calls % run->params->ckpt_interval == 0)
+            need = 1;
+        if (run->params->ckpt_seconds > 0 && since >= run->params->ckpt_seconds) need = 1;
         /* checkpoint while the time spent checkpointing stays under the share asked for */
-        if (run->ckpt_overhead > 0 && elapsed > 0 &&
-            100.0 * run->time_in_ckpt / elapsed < run->ckpt_overhead)
+        if (run->params->ckpt_overhead > 0 && elapsed > 0 &&
+            100.0 * api->time_in_ckpt / elapsed < run->params->ckpt_overhead)
             need = 1;
     }
     int rc = scr_mpi_check(MPI_Bcast(&need, 1, MPI_INT, 0, run->world),
@@ -165,7 +173,7 @@ int scr_run_halt_need_checkpoint(struct scr_run *run, int *out_need)
     if (rc != SCR_SUCCESS) return rc;
     if (!need) {
         int halt = 0;
-        rc = scr_run_halt_check(run, &halt);
+        rc = scr_run_halt_check(api, &halt);
         need = halt;
     }
     if (rc == SCR_SUCCESS) *out_need = need;

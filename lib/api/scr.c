@@ -8,10 +8,16 @@
  * SCR_Route_file returns names unchanged. */
 #define _GNU_SOURCE /* vasprintf */
 #include "build_config.h"
+#include "run_cache.h"
+#include "run_crc_async.h"
+#include "run_events.h"
+#include "run_shared.h"
 #include "scr.h"
 
 #include "complete.h"
+#include "flush_async.h"
 #include "config.h"
+#include "params.h"
 #include "dataset_claim.h"
 #include "index_file.h"
 #include "index_rebuild.h"
@@ -25,6 +31,8 @@
 #include "nodes_file.h"
 #include "prefix_trim.h"
 #include "scr_err.h"
+#include "run_encode_async.h"
+#include "api_state.h"
 #include "scr_run.h"
 #include "transfer.h"
 #include "run_halt.h"
@@ -48,7 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static struct scr_run *run;      /* between SCR_Init and SCR_Finalize */
+static struct scr_api *the_api;  /* between SCR_Init and SCR_Finalize (api_state.h) */
 static int scr_disabled;         /* SCR_ENABLE=0 was found at SCR_Init */
 static scr_config *early_config; /* SCR_Config calls before SCR_Init */
 static int scr_finalized;        /* SCR_Finalize has run */
@@ -57,10 +65,10 @@ static const char *const state_names[] = {"before SCR_Init", "outside any phase"
                                           "inside a restart phase", "inside an output phase"};
 
 /* The wrong call for the state: one line, naming what was expected. */
-static int wrong_state(const char *call, const char *expected)
+static int wrong_state(const struct scr_api *api, const char *call, const char *expected)
 {
-    enum scr_api_state st = run ? run->state : SCR_STATE_UNINIT;
-    if (run == NULL && scr_finalized)
+    enum scr_api_state st = api != NULL ? api->state : SCR_STATE_UNINIT;
+    if (api == NULL && scr_finalized)
         scr_err("%s called after SCR_Finalize; SCR calls end with SCR_Finalize", call);
     else
         scr_err("%s called %s; expected %s first", call, state_names[st], expected);
@@ -68,11 +76,11 @@ static int wrong_state(const char *call, const char *expected)
 }
 
 /* What a phase must be closed with, for messages. */
-static const char *closing_call(void)
+static const char *closing_call(const struct scr_api *api)
 {
-    if (run == NULL) return "SCR_Init";
-    if (run->state == SCR_STATE_RESTART) return "SCR_Complete_restart";
-    if (run->state == SCR_STATE_OUTPUT) return "SCR_Complete_output (or SCR_Complete_checkpoint)";
+    if (api == NULL) return "SCR_Init";
+    if (api->state == SCR_STATE_RESTART) return "SCR_Complete_restart";
+    if (api->state == SCR_STATE_OUTPUT) return "SCR_Complete_output (or SCR_Complete_checkpoint)";
     return "SCR_Init";
 }
 
@@ -230,6 +238,8 @@ static const char *config_before_init(const char *config)
 
 const char *SCR_Config(const char *config)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     /* as in SCR, no string (or a blank one) is no question and no setting */
     if (config == NULL || config[strspn(config, " \t")] == '\0') return NULL;
     if (scr_disabled) {
@@ -272,9 +282,97 @@ char *SCR_Get_version(void)
 
 /* --- SCR_Init ------------------------------------------------------------------ */
 
+/* Forget api: its run, its flusher and what the API kept (NULL is fine). */
+static void free_api(struct scr_api *api)
+{
+    if (api == NULL) return;
+    scr_init_free_run(api->run);
+    scr_flusher_free(api->flusher);
+    scr_dataset_delete(api->dset);
+    free(api->current_name);
+    free(api);
+}
+
+/* A new api in *out (set even on failure, for free_api) and its run: the
+ * run's world (a duplicate of MPI_COMM_WORLD), rank and size, and the
+ * log's prefix. */
+static int new_api(struct scr_api **out)
+{
+    struct scr_api *api = calloc(1, sizeof(*api));
+    struct scr_run *r = calloc(1, sizeof(*r));
+    *out = api;
+    if (api == NULL || r == NULL) {
+        free(r);
+        scr_err("out of memory starting SCR");
+        return SCR_ERR_NOMEM;
+    }
+    api->run = r;
+    r->prefix_lock.fd = -1;
+    r->world = r->node = MPI_COMM_NULL;
+    char prefix[64];
+    int rc = scr_comm_dup(MPI_COMM_WORLD, &r->world, "duplicating MPI_COMM_WORLD");
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mpi_check(MPI_Comm_rank(r->world, &r->rank), "MPI_Comm_rank");
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_mpi_check(MPI_Comm_size(r->world, &r->ranks), "MPI_Comm_size");
+    if (rc != SCR_SUCCESS) return rc;
+    snprintf(prefix, sizeof(prefix), "SCR rank %d", r->rank);
+    scr_log_set_prefix(prefix);
+    return SCR_SUCCESS;
+}
+
+/* The configuration of run r (what SCR_Config set before SCR_Init
+ * included), and in *out_enabled whether SCR_ENABLE leaves SCR on.
+ * Collective; all ranks agree on the outcome. */
+static int configure(struct scr_run *r, int *out_enabled)
+{
+    r->cfg = early_config ? early_config : scr_config_new();
+    early_config = NULL;
+    int rc = scr_init_load_config(r); /* all ranks agree */
+    if (rc != SCR_SUCCESS) {
+        if (r->rank == 0) scr_err("SCR_Init failed: the configuration has errors (see above)");
+        return rc;
+    }
+    *out_enabled = scr_params_enabled(r->cfg);
+    return SCR_SUCCESS;
+}
+
+/* SCR_Init once SCR is on: the run and the flusher started, api made the
+ * API's (the_api); SCR_Init began at t_init. A run that should halt before
+ * it starts ends here. Collective; all ranks agree on the outcome. */
+static int start_api(struct scr_api *api, double t_init)
+{
+    struct scr_run *r = api->run;
+    int rc = scr_init_start_run(api); /* all ranks agree */
+    if (rc != SCR_SUCCESS) {
+        if (r->rank == 0) scr_err("SCR_Init failed");
+        return rc;
+    }
+    /* all ranks agree: */
+    rc = scr_comm_agree(r->world, scr_flusher_new(&api->flusher), SCR_ERR_NOMEM);
+    if (rc != SCR_SUCCESS) return rc;
+    api->time_start = api->time_last_ckpt_end = scr_run_now();
+    api->state = SCR_STATE_IDLE;
+    the_api = api;
+    scr_init_log(r, api->time_start - t_init);
+    if (scr_run_halt_clear_finalized(r) != SCR_SUCCESS)
+        scr_warn(
+            "could not clear SCR_FINALIZE_CALLED from %s: a relaunch may take this run as finished",
+            r->halt_path);
+    /* a run that should halt before it starts does not start when it may end the job */
+    int halt = 0;
+    if (scr_run_halt_check_at_start(api, &halt) == SCR_SUCCESS && halt && r->params->halt_exit) {
+        SCR_Finalize();
+        MPI_Finalize();
+        exit(0);
+    }
+    return SCR_SUCCESS;
+}
+
 int SCR_Init(void)
 {
-    if (run != NULL) return wrong_state("SCR_Init", "SCR_Finalize (SCR_Init was called already)");
+    if (the_api != NULL)
+        return wrong_state(the_api, "SCR_Init", "SCR_Finalize (SCR_Init was called already)");
     int mpi_up = 0;
     MPI_Initialized(&mpi_up);
     if (!mpi_up) {
@@ -282,64 +380,27 @@ int SCR_Init(void)
         return SCR_ERR_STATE;
     }
     double t_init = scr_run_now();
-    struct scr_run *r = calloc(1, sizeof(*r));
-    if (r == NULL) {
-        scr_err("out of memory starting SCR");
-        return SCR_ERR_NOMEM;
-    }
-    r->prefix_lock.fd = -1;
-    r->world = r->node = r->encode_world = MPI_COMM_NULL;
+    struct scr_api *api = NULL;
     int enabled = 1;
-    char prefix[64];
-    int rc = scr_comm_dup(MPI_COMM_WORLD, &r->world, "duplicating MPI_COMM_WORLD");
+    int rc = new_api(&api);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_mpi_check(MPI_Comm_rank(r->world, &r->rank), "MPI_Comm_rank");
+    rc = configure(api->run, &enabled); /* all ranks agree */
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_mpi_check(MPI_Comm_size(r->world, &r->ranks), "MPI_Comm_size");
-    if (rc != SCR_SUCCESS) goto out;
-    snprintf(prefix, sizeof(prefix), "SCR rank %d", r->rank);
-    scr_log_set_prefix(prefix);
-
-    r->cfg = early_config ? early_config : scr_config_new();
-    early_config = NULL;
-    rc = scr_init_load_config(r); /* all ranks agree */
-    if (rc != SCR_SUCCESS) {
-        if (r->rank == 0) scr_err("SCR_Init failed: the configuration has errors (see above)");
-        goto out;
-    }
-    scr_config_get_bool(r->cfg, "SCR_ENABLE", &enabled);
     if (!enabled) {
         scr_disabled = 1;
         goto out; /* SCR_SUCCESS, and nothing of the run is kept */
     }
-    rc = scr_init_start_run(r); /* all ranks agree */
-    if (rc != SCR_SUCCESS) {
-        if (r->rank == 0) scr_err("SCR_Init failed");
-        goto out;
-    }
-    r->time_start = r->time_last_ckpt_end = scr_run_now();
-    r->state = SCR_STATE_IDLE;
-    run = r;
-    scr_init_log(r, r->time_start - t_init);
-    if (scr_run_halt_clear_finalized(r) != SCR_SUCCESS)
-        scr_warn(
-            "could not clear SCR_FINALIZE_CALLED from %s: a relaunch may take this run as finished",
-            r->halt_path);
-    /* a run that should halt before it starts does not start when it may end the job */
-    int halt = 0;
-    if (scr_run_halt_check_at_start(r, &halt) == SCR_SUCCESS && halt && r->halt_exit) {
-        SCR_Finalize();
-        MPI_Finalize();
-        exit(0);
-    }
+    rc = start_api(api, t_init); /* all ranks agree */
+    if (rc != SCR_SUCCESS) goto out;
+    struct scr_run *r = api->run;
     if (r->rank == 0) scr_init_say_unavailable(r);
     if (r->rank == 0)
         scr_dbg(1, "SCR %s ready: %d ranks on %d nodes, prefix %s, cache %s, control %s",
                 SCR_VERSION_TEXT, r->ranks, r->nodes, r->prefix, r->cache_dir, r->cntl_dir);
-    scr_encode_async_work_begins(r);
+    scr_encoder_work_begins(r);
     return SCR_SUCCESS;
 out:
-    scr_init_free_run(r);
+    free_api(api);
     return rc;
 }
 
@@ -347,30 +408,33 @@ out:
 
 /* Conclude what the library's threads have finished (an encode, a flush),
  * without waiting for what still runs. Collective; all ranks agree. */
-static int poll_background(void)
+static int poll_background(struct scr_api *api)
 {
+    struct scr_run *run = api->run;
     /* CRCs of a SINGLE checkpoint: this rank's alone, said where they fail
      * (the file then has none, which a restart says: run_crc_async.c) */
     (void)scr_crc_async_poll(run);
-    int rc = scr_encode_async_poll(run);
+    int rc = scr_encoder_poll(run);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_flush_async_poll(run);
+    return scr_flusher_poll(run, api->flusher);
 }
 
 /* Wait for the library's threads and conclude their work. Collective. */
-static int wait_background(void)
+static int wait_background(struct scr_api *api)
 {
+    struct scr_run *run = api->run;
     (void)scr_crc_async_wait(run); /* as in poll_background */
-    int rc = scr_encode_async_wait(run);
+    int rc = scr_encoder_wait(run);
     if (rc != SCR_SUCCESS) return rc;
-    return scr_flush_async_wait(run);
+    return scr_flusher_wait(run, api->flusher);
 }
 
 /* --- SCR_Finalize --------------------------------------------------------------- */
 
 /* The newest checkpoint in cache, 0 if none. */
-static int newest_cached_checkpoint(int *out_id)
+static int newest_cached_checkpoint(struct scr_api *api, int *out_id)
 {
+    struct scr_run *run = api->run;
     int *ids = NULL, n = 0, mine = 0;
     if (scr_filemap_list_datasets(run->map, &ids, &n) == SCR_SUCCESS) {
         for (int i = 0; i < n; i++) {
@@ -388,15 +452,16 @@ static int newest_cached_checkpoint(int *out_id)
 
 /* SCR_FLUSH set: the newest checkpoint in cache goes to the prefix unless it
  * is there already. Collective; all ranks agree on the outcome. */
-static int flush_at_finalize(void)
+static int flush_at_finalize(struct scr_api *api)
 {
+    struct scr_run *run = api->run;
     int newest = 0, flushed = 1;
-    int rc = newest_cached_checkpoint(&newest); /* all ranks agree */
+    int rc = newest_cached_checkpoint(api, &newest); /* all ranks agree */
     if (rc != SCR_SUCCESS || newest == 0) return rc;
     rc = scr_flush_is_flushed(run, newest, &flushed); /* all ranks agree */
     if (rc != SCR_SUCCESS || flushed) return rc;
-    run->dset_in_cache = 1;
-    rc = scr_flush_dataset(run, newest); /* all ranks agree */
+    api->dset_in_cache = 1;
+    rc = scr_flush_dataset(run, newest, api->dset_in_cache); /* all ranks agree */
     /* abandoned by the watchdog: it stays in cache for the next run or the scavenge */
     if (rc == SCR_ERR_TIMEOUT) return SCR_SUCCESS;
     return rc;
@@ -404,24 +469,26 @@ static int flush_at_finalize(void)
 
 int SCR_Finalize(void)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (scr_disabled) {
         scr_disabled = 0;
         return SCR_SUCCESS;
     }
-    if (run == NULL || run->state != SCR_STATE_IDLE)
-        return wrong_state("SCR_Finalize", closing_call());
+    if (run == NULL || api->state != SCR_STATE_IDLE)
+        return wrong_state(api, "SCR_Finalize", closing_call(api));
     /* work in the background is finished first: it may be the newest checkpoint's */
-    int rc = wait_background(); /* all ranks agree */
-    if (rc == SCR_SUCCESS && run->flush_every > 0) rc = flush_at_finalize();
+    int rc = wait_background(api); /* all ranks agree */
+    if (rc == SCR_SUCCESS && run->params->flush_every > 0) rc = flush_at_finalize(api);
     scr_run_event(run, SCR_EVENT_FINALIZE, rc == SCR_SUCCESS ? SCR_EVENT_OK : SCR_EVENT_FAILED, 0,
-                  NULL, -1, scr_run_now() - run->time_start,
+                  NULL, -1, scr_run_now() - api->time_start,
                   rc == SCR_SUCCESS ? NULL : "the final flush failed", NULL, 0);
     int hrc = scr_run_halt_mark_finalized(run);
     if (hrc != SCR_SUCCESS) scr_warn("could not record SCR_FINALIZE_CALLED in %s", run->halt_path);
     int brc = scr_mpi_check(MPI_Barrier(run->world), "MPI_Barrier in SCR_Finalize");
     if (rc == SCR_SUCCESS) rc = brc;
-    scr_init_free_run(run);
-    run = NULL;
+    free_api(api);
+    the_api = NULL;
     scr_finalized = 1;
     return rc;
 }
@@ -430,38 +497,43 @@ int SCR_Finalize(void)
 
 int SCR_Need_checkpoint(int *flag)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (flag == NULL) {
         scr_err("SCR_Need_checkpoint called without a flag to set");
         return SCR_ERR_ARG;
     }
     *flag = 0;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE)
-        return wrong_state("SCR_Need_checkpoint", closing_call());
-    int rc = poll_background(); /* all ranks agree */
+    if (run == NULL || api->state != SCR_STATE_IDLE)
+        return wrong_state(api, "SCR_Need_checkpoint", closing_call(api));
+    int rc = poll_background(api); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    return scr_run_halt_need_checkpoint(run, flag);
+    return scr_run_halt_need_checkpoint(api, flag);
 }
 
 int SCR_Should_exit(int *flag)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (flag == NULL) {
         scr_err("SCR_Should_exit called without a flag to set");
         return SCR_ERR_ARG;
     }
     *flag = 0;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL) return wrong_state("SCR_Should_exit", "SCR_Init");
-    int rc = poll_background(); /* all ranks agree */
+    if (run == NULL) return wrong_state(api, "SCR_Should_exit", "SCR_Init");
+    int rc = poll_background(api); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    return scr_run_halt_check(run, flag);
+    return scr_run_halt_check(api, flag);
 }
 
 /* --- output and checkpoints --------------------------------------------------- */
 
 /* Rank 0: is name used by another dataset of the index? */
-static int name_in_index(const char *name)
+static int name_in_index(struct scr_api *api, const char *name)
 {
+    struct scr_run *run = api->run;
     scr_kvtree *index = scr_kvtree_new();
     int id = 0, used = 0;
     if (index != NULL && scr_index_file_read(run->index_path, index) == SCR_SUCCESS &&
@@ -472,20 +544,19 @@ static int name_in_index(const char *name)
 }
 
 /* A new dataset descriptor for the next id. */
-static int new_dataset(const char *name, int flags, scr_dataset **out)
+static int new_dataset(struct scr_api *api, const char *name, int flags, scr_dataset **out)
 {
+    struct scr_run *run = api->run;
     scr_dataset *d = scr_dataset_new();
     if (d == NULL) return SCR_ERR_NOMEM;
     struct timeval tv;
     gettimeofday(&tv, NULL);
     /* SCR_JOB_NAME and SCR_CLUSTER_NAME from any layer (a config file, too),
      * else what Slurm says */
-    const char *jobname = NULL, *cluster = NULL;
-    if (scr_config_get(run->cfg, "SCR_JOB_NAME", &jobname) != SCR_SUCCESS)
-        jobname = getenv("SLURM_JOB_NAME");
-    if (scr_config_get(run->cfg, "SCR_CLUSTER_NAME", &cluster) != SCR_SUCCESS)
-        cluster = getenv("SLURM_CLUSTER_NAME");
-    int rc = scr_dataset_set_id(d, run->dataset_id);
+    const char *jobname = run->params->job_name, *cluster = run->params->cluster_name;
+    if (jobname == NULL) jobname = getenv("SLURM_JOB_NAME");
+    if (cluster == NULL) cluster = getenv("SLURM_CLUSTER_NAME");
+    int rc = scr_dataset_set_id(d, api->dataset_id);
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_dataset_set_name(d, name);
     if (rc != SCR_SUCCESS) goto out;
@@ -506,7 +577,7 @@ static int new_dataset(const char *name, int flags, scr_dataset **out)
     rc = scr_dataset_set_jobid(d, run->jobid);
     if (rc != SCR_SUCCESS) goto out;
     if (flags & SCR_FLAG_CHECKPOINT) {
-        rc = scr_dataset_set_ckpt(d, run->checkpoint_id);
+        rc = scr_dataset_set_ckpt(d, api->checkpoint_id);
         if (rc != SCR_SUCCESS) goto out;
     }
     rc = scr_dataset_set_complete(d, 0);
@@ -523,15 +594,16 @@ out:
  * dataset that a flush or an encode still reads, and waits for an encode
  * when the datasets it would drop are all the protected ones there are.
  * Collective; all ranks agree. */
-static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
+static int make_room_for(struct scr_api *api, const struct scr_reddesc *red, int is_ckpt)
 {
-    int rc = poll_background(); /* all ranks agree */
+    struct scr_run *run = api->run;
+    int rc = poll_background(api); /* all ranks agree */
     /* the CRCs of the last checkpoint are recorded before this one's decisions
      * and before any eviction (the thread is done unless the application
      * checkpoints back to back) */
     (void)scr_crc_async_wait(run); /* as in poll_background */
-    if (rc != SCR_SUCCESS || !run->dset_in_cache || !is_ckpt) return rc;
-    int encoding = scr_encode_async_id(run), flushing = scr_flush_async_id(run);
+    if (rc != SCR_SUCCESS || !api->dset_in_cache || !is_ckpt) return rc;
+    int encoding = scr_encoder_id(run), flushing = scr_flusher_id(api->flusher);
     struct scr_eviction ev;
     if (encoding > 0) {
         rc = scr_cache_would_evict(run, red->store, encoding, &ev); /* all ranks agree */
@@ -542,7 +614,7 @@ static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
                     "protected "
                     "dataset in cache: waiting for its encode",
                     encoding);
-            rc = scr_encode_async_wait(run); /* all ranks agree */
+            rc = scr_encoder_wait(run); /* all ranks agree */
             if (rc != SCR_SUCCESS) return rc;
         }
     }
@@ -554,7 +626,7 @@ static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
                     "waiting for "
                     "its flush",
                     flushing);
-            rc = scr_flush_async_wait(run); /* all ranks agree */
+            rc = scr_flusher_wait(run, api->flusher); /* all ranks agree */
         }
         if (rc != SCR_SUCCESS) return rc;
     }
@@ -565,71 +637,57 @@ static int make_room_for(const struct scr_reddesc *red, int is_ckpt)
  * in cache the record of red, which names the store, so the dataset's
  * directory is known from here on, also after a crash) and is saved; the
  * directory in cache is made. */
-static int record_new_dataset(int id, scr_dataset *d, const struct scr_reddesc *red)
+static int record_new_dataset(struct scr_api *api, int id, scr_dataset *d,
+                              const struct scr_reddesc *red)
 {
+    struct scr_run *run = api->run;
     scr_kvtree *record = NULL;
     char *dsdir = NULL;
     int rc = scr_filemap_set_dataset(run->map, id, run->rank, d);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_filemap_set_expected_files(run->map, id, run->rank, 0);
     if (rc != SCR_SUCCESS) return rc;
-    if (run->dset_in_cache) {
+    if (api->dset_in_cache) {
         rc = scr_reddesc_to_record(red, &record);
         if (rc == SCR_SUCCESS) rc = scr_filemap_set_reddesc(run->map, id, run->rank, record);
         scr_kvtree_delete(record);
         if (rc != SCR_SUCCESS) return rc;
     }
     rc = scr_cache_save_filemap(run);
-    if (rc != SCR_SUCCESS || !run->dset_in_cache) return rc;
+    if (rc != SCR_SUCCESS || !api->dset_in_cache) return rc;
     rc = scr_cache_prepare_dataset_dir(run, id, &dsdir);
     free(dsdir);
     return rc;
 }
 
-int SCR_Start_output(const char *name, int flags)
+/* SCR_SUCCESS when flags and name (NULL: a name from the id) may start an
+ * output phase; otherwise SCR_ERR_ARG, with what is wrong said. */
+static int check_output_args(const char *name, int flags)
 {
-    if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE)
-        return wrong_state("SCR_Start_output", closing_call());
-    scr_encode_async_work_ends(run);
     int bad = (flags & ~(SCR_FLAG_CHECKPOINT | SCR_FLAG_OUTPUT)) != 0 || flags == SCR_FLAG_NONE;
-    if (bad || (name != NULL && (name[0] == '\0' || strlen(name) >= SCR_MAX_FILENAME))) {
-        if (bad)
-            scr_err(
-                "SCR_Start_output: flags %d must be SCR_FLAG_CHECKPOINT, SCR_FLAG_OUTPUT or both",
+    if (!bad && (name == NULL || (name[0] != '\0' && strlen(name) < SCR_MAX_FILENAME)))
+        return SCR_SUCCESS;
+    if (bad)
+        scr_err("SCR_Start_output: flags %d must be SCR_FLAG_CHECKPOINT, SCR_FLAG_OUTPUT or both",
                 flags);
-        else
-            scr_err("SCR_Start_output: a dataset name must have 1 to %d characters",
-                    SCR_MAX_FILENAME - 1);
-        return SCR_ERR_ARG;
-    }
-    /* a restart is only offered before the first new dataset */
-    run->restart_decided = 1;
-    run->restart_id = 0;
-    run->dataset_id++;
-    if (flags & SCR_FLAG_CHECKPOINT) run->checkpoint_id++;
-    char defname[64];
-    if (name == NULL) {
-        snprintf(defname, sizeof(defname), "scr.dataset.%d", run->dataset_id);
-        name = defname;
-    }
-    /* a name the index already has is taken over when this dataset is
-     * flushed: it is written to the same paths, so the older entry would no
-     * longer describe the files there (run_flush.c) */
-    run->dset_in_cache = !run->cache_bypass;
-    run->time_ckpt_start = scr_run_now();
-    /* SCR_CACHE_SIZE counts checkpoints: an output-only dataset leaves the
-     * cache once flushed and must not push out the checkpoint kept there */
-    int is_ckpt = (flags & SCR_FLAG_CHECKPOINT) != 0;
-    const struct scr_reddesc *red =
-        scr_reddesc_for(run->reddescs, run->nreddescs, run->dataset_id, !is_ckpt);
-    int rc = make_room_for(red, is_ckpt); /* all ranks agree */
-    /* notes of routes a crashed run left under this id go before any rank
-     * routes (the agreement below waits for the node's first rank) */
-    if (rc == SCR_SUCCESS && run->dset_in_cache) rc = scr_shared_route_clear(run, run->dataset_id);
-    /* rank 0 describes the dataset, so every copy of the descriptor is the same */
+    else
+        scr_err("SCR_Start_output: a dataset name must have 1 to %d characters",
+                SCR_MAX_FILENAME - 1);
+    return SCR_ERR_ARG;
+}
+
+/* After this rank's preparations ended with lrc: the dataset
+ * api->dataset_id, called name, described by rank 0 for every rank and
+ * recorded in each rank's filemap (red protects it), becomes the open
+ * output phase's (api->dset). Collective; all ranks agree. */
+static int open_dataset(struct scr_api *api, const char *name, int flags,
+                        const struct scr_reddesc *red, int lrc)
+{
+    struct scr_run *run = api->run;
     scr_dataset *d = NULL;
-    if (rc == SCR_SUCCESS && run->rank == 0) rc = new_dataset(name, flags, &d);
+    int rc = lrc;
+    /* rank 0 describes the dataset, so every copy of the descriptor is the same */
+    if (rc == SCR_SUCCESS && run->rank == 0) rc = new_dataset(api, name, flags, &d);
     /* all ranks agree: */
     rc = scr_comm_agree(run->world, rc, SCR_FAILURE);
     if (rc == SCR_SUCCESS) rc = scr_comm_bcast_kvtree(&d, 0, run->world);
@@ -637,8 +695,8 @@ int SCR_Start_output(const char *name, int flags)
         scr_dataset_delete(d);
         return rc;
     }
-    int id = run->dataset_id;
-    rc = record_new_dataset(id, d, red);
+    int id = api->dataset_id;
+    rc = record_new_dataset(api, id, d, red);
     /* all ranks agree: */
     rc = scr_comm_agree(run->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) {
@@ -646,45 +704,90 @@ int SCR_Start_output(const char *name, int flags)
         scr_cache_delete_dataset(run, id);
         return rc;
     }
-    scr_dataset_delete(run->dset);
-    run->dset = d;
-    run->state = SCR_STATE_OUTPUT;
-    scr_run_event(run, is_ckpt ? SCR_EVENT_CHECKPOINT_START : SCR_EVENT_OUTPUT_START, NULL, id,
-                  name, -1, -1, NULL, NULL, 0);
+    scr_dataset_delete(api->dset);
+    api->dset = d;
+    return SCR_SUCCESS;
+}
+
+int SCR_Start_output(const char *name, int flags)
+{
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
+    if (scr_disabled) return SCR_SUCCESS;
+    if (run == NULL || api->state != SCR_STATE_IDLE)
+        return wrong_state(api, "SCR_Start_output", closing_call(api));
+    scr_encoder_work_ends(run);
+    int rc = check_output_args(name, flags);
+    if (rc != SCR_SUCCESS) return rc;
+    /* a restart is only offered before the first new dataset */
+    run->restart_decided = 1;
+    run->restart_id = 0;
+    api->dataset_id++;
+    if (flags & SCR_FLAG_CHECKPOINT) api->checkpoint_id++;
+    char defname[64];
+    if (name == NULL) {
+        snprintf(defname, sizeof(defname), "scr.dataset.%d", api->dataset_id);
+        name = defname;
+    }
+    /* a name the index already has is taken over when this dataset is
+     * flushed: it is written to the same paths, so the older entry would no
+     * longer describe the files there (run_flush.c) */
+    api->dset_in_cache = !run->params->cache_bypass;
+    api->time_ckpt_start = scr_run_now();
+    /* SCR_CACHE_SIZE counts checkpoints: an output-only dataset leaves the
+     * cache once flushed and must not push out the checkpoint kept there */
+    int is_ckpt = (flags & SCR_FLAG_CHECKPOINT) != 0;
+    const struct scr_reddesc *red =
+        scr_reddesc_for(run->reddescs, run->nreddescs, api->dataset_id, !is_ckpt);
+    rc = make_room_for(api, red, is_ckpt); /* all ranks agree */
+    /* notes of routes a crashed run left under this id go before any rank
+     * routes (the agreement in open_dataset waits for the node's first rank) */
+    if (rc == SCR_SUCCESS && api->dset_in_cache) rc = scr_shared_route_clear(run, api->dataset_id);
+    rc = open_dataset(api, name, flags, red, rc); /* all ranks agree */
+    if (rc != SCR_SUCCESS) return rc;
+    api->state = SCR_STATE_OUTPUT;
+    scr_run_event(run, is_ckpt ? SCR_EVENT_CHECKPOINT_START : SCR_EVENT_OUTPUT_START, NULL,
+                  api->dataset_id, name, -1, -1, NULL, NULL, 0);
     return SCR_SUCCESS;
 }
 
 int SCR_Start_checkpoint(void)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE)
-        return wrong_state("SCR_Start_checkpoint", closing_call());
+    if (run == NULL || api->state != SCR_STATE_IDLE)
+        return wrong_state(api, "SCR_Start_checkpoint", closing_call(api));
     return SCR_Start_output(NULL, SCR_FLAG_CHECKPOINT);
 }
 
 int SCR_Complete_output(int valid)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_OUTPUT)
-        return wrong_state("SCR_Complete_output", "SCR_Start_output");
-    run->state = SCR_STATE_IDLE;
+    if (run == NULL || api->state != SCR_STATE_OUTPUT)
+        return wrong_state(api, "SCR_Complete_output", "SCR_Start_output");
+    api->state = SCR_STATE_IDLE;
     /* work in the background that has landed is concluded (all ranks agree) */
-    int rc = poll_background(), halt = 0;
-    if (rc == SCR_SUCCESS) rc = scr_complete_output(run, valid, &halt);
+    int rc = poll_background(api), halt = 0;
+    if (rc == SCR_SUCCESS) rc = scr_complete_output(api, valid, &halt);
     if (halt) {
         SCR_Finalize();
         MPI_Finalize();
         exit(0);
     }
-    scr_encode_async_work_begins(run);
+    scr_encoder_work_begins(run);
     return rc;
 }
 
 int SCR_Complete_checkpoint(int valid)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_OUTPUT)
-        return wrong_state("SCR_Complete_checkpoint", "SCR_Start_checkpoint");
+    if (run == NULL || api->state != SCR_STATE_OUTPUT)
+        return wrong_state(api, "SCR_Complete_checkpoint", "SCR_Start_checkpoint");
     return SCR_Complete_output(valid);
 }
 
@@ -718,8 +821,10 @@ static int absolute_path(const char *name, char **out)
 /* The meta of a file SCR_Route_file hands out for the dataset being
  * written (*out_meta, new): name as the application gave it, abs its
  * absolute path, rel its path under the prefix. */
-static int new_file_meta(const char *name, const char *abs, const char *rel, scr_meta **out_meta)
+static int new_file_meta(struct scr_api *api, const char *name, const char *abs, const char *rel,
+                         scr_meta **out_meta)
 {
+    struct scr_run *run = api->run;
     char *odir = NULL, *base = NULL;
     int ckpt = 0;
     scr_meta *meta = scr_meta_new();
@@ -738,7 +843,7 @@ static int new_file_meta(const char *name, const char *abs, const char *rel, scr
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_meta_set_ranks(meta, run->ranks);
     if (rc != SCR_SUCCESS) goto out;
-    if (scr_dataset_get_ckpt(run->dset, &ckpt) == SCR_SUCCESS) {
+    if (scr_dataset_get_ckpt(api->dset, &ckpt) == SCR_SUCCESS) {
         rc = scr_meta_set_checkpoint(meta, ckpt);
         if (rc != SCR_SUCCESS) goto out;
     }
@@ -759,8 +864,9 @@ out:
 
 /* dest joins this rank's filemap for dataset id, with meta, and the
  * filemap is saved: the file is listed before the caller can create it. */
-static int list_new_file(int id, const char *dest, const scr_meta *meta)
+static int list_new_file(struct scr_api *api, int id, const char *dest, const scr_meta *meta)
 {
+    struct scr_run *run = api->run;
     int rc = scr_filemap_add_file(run->map, id, run->rank, dest);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_filemap_set_meta(run->map, id, run->rank, dest, meta);
@@ -768,9 +874,10 @@ static int list_new_file(int id, const char *dest, const scr_meta *meta)
     return scr_cache_save_filemap(run);
 }
 
-static int route_output(const char *name, char **out_path)
+static int route_output(struct scr_api *api, const char *name, char **out_path)
 {
-    int id = run->dataset_id, inside = 0;
+    struct scr_run *run = api->run;
+    int id = api->dataset_id, inside = 0;
     char *abs = NULL, *rel = NULL, *dest = NULL, *dsdir = NULL, *dir = NULL;
     scr_meta *meta = NULL;
     int rc = absolute_path(name, &abs);
@@ -784,7 +891,7 @@ static int route_output(const char *name, char **out_path)
     }
     rc = scr_path_relative(run->prefix, abs, &rel);
     if (rc != SCR_SUCCESS) goto out;
-    if (run->dset_in_cache) {
+    if (api->dset_in_cache) {
         rc = scr_cache_dataset_dir(run, id, &dsdir);
         if (rc != SCR_SUCCESS) goto out;
         rc = scr_path_join(dsdir, rel, &dest);
@@ -798,15 +905,15 @@ static int route_output(const char *name, char **out_path)
     }
     rc = scr_path_dirname(dest, &dir);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_mkdir_p(dir, run->dset_in_cache ? 0700 : 0777);
+    rc = scr_mkdir_p(dir, api->dset_in_cache ? 0700 : 0777);
     if (rc != SCR_SUCCESS) goto out;
     if (!scr_filemap_have_file(run->map, id, run->rank, dest)) {
-        rc = new_file_meta(name, abs, rel, &meta);
+        rc = new_file_meta(api, name, abs, rel, &meta);
         if (rc != SCR_SUCCESS) goto out;
-        rc = list_new_file(id, dest, meta);
+        rc = list_new_file(api, id, dest, meta);
         if (rc != SCR_SUCCESS) goto out;
         /* a file ranks of several nodes share may be opened without O_CREAT here */
-        if (run->dset_in_cache) rc = scr_shared_route_note(run, id, rel, dest);
+        if (api->dset_in_cache) rc = scr_shared_route_note(run, id, rel, dest);
         if (rc != SCR_SUCCESS) goto out;
     }
     *out_path = dest;
@@ -822,8 +929,9 @@ out:
 }
 
 /* The restart file called name: a bare name, or its original path. */
-static int route_restart(const char *name, char **out_path)
+static int route_restart(struct scr_api *api, const char *name, char **out_path)
 {
+    struct scr_run *run = api->run;
     char *abs = NULL;
     int rc = absolute_path(name, &abs);
     if (rc != SCR_SUCCESS) return rc;
@@ -875,6 +983,8 @@ static int route_restart(const char *name, char **out_path)
 
 int SCR_Route_file(const char *name, char *file)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (name == NULL || file == NULL) {
         scr_err("SCR_Route_file called without a name or a buffer for the result");
         return SCR_ERR_ARG;
@@ -883,13 +993,13 @@ int SCR_Route_file(const char *name, char *file)
         scr_err("SCR_Route_file: a file name must have 1 to %d characters", SCR_MAX_FILENAME - 1);
         return SCR_ERR_ARG;
     }
-    if (scr_disabled || run == NULL || run->state == SCR_STATE_IDLE) {
-        if (!scr_disabled && run == NULL) return wrong_state("SCR_Route_file", "SCR_Init");
+    if (scr_disabled || run == NULL || api->state == SCR_STATE_IDLE) {
+        if (!scr_disabled && run == NULL) return wrong_state(api, "SCR_Route_file", "SCR_Init");
         return copy_result(name, file);
     }
     char *path = NULL;
-    int rc =
-        run->state == SCR_STATE_OUTPUT ? route_output(name, &path) : route_restart(name, &path);
+    int rc = api->state == SCR_STATE_OUTPUT ? route_output(api, name, &path)
+                                            : route_restart(api, name, &path);
     if (rc == SCR_SUCCESS) rc = copy_result(path, file);
     free(path);
     return rc;
@@ -899,15 +1009,17 @@ int SCR_Route_file(const char *name, char *file)
 
 int SCR_Have_restart(int *flag, char *name)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (flag == NULL) {
         scr_err("SCR_Have_restart called without a flag to set");
         return SCR_ERR_ARG;
     }
     *flag = 0;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE)
-        return wrong_state("SCR_Have_restart", closing_call());
-    int rc = scr_fetch_decide_restart(run);
+    if (run == NULL || api->state != SCR_STATE_IDLE)
+        return wrong_state(api, "SCR_Have_restart", closing_call(api));
+    int rc = scr_fetch_decide_restart(run, api->current_name);
     if (rc != SCR_SUCCESS) return rc;
     *flag = run->restart_id > 0;
     if (*flag && name != NULL) snprintf(name, SCR_MAX_FILENAME, "%s", run->restart_name);
@@ -916,10 +1028,12 @@ int SCR_Have_restart(int *flag, char *name)
 
 int SCR_Start_restart(char *name)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE)
-        return wrong_state("SCR_Start_restart", closing_call());
-    int rc = scr_fetch_decide_restart(run);
+    if (run == NULL || api->state != SCR_STATE_IDLE)
+        return wrong_state(api, "SCR_Start_restart", closing_call(api));
+    int rc = scr_fetch_decide_restart(run, api->current_name);
     if (rc != SCR_SUCCESS) return rc;
     if (run->restart_id <= 0) {
         scr_err("SCR_Start_restart called with no checkpoint to restart from; "
@@ -927,7 +1041,7 @@ int SCR_Start_restart(char *name)
         return SCR_ERR_STATE;
     }
     if (name != NULL) snprintf(name, SCR_MAX_FILENAME, "%s", run->restart_name);
-    run->state = SCR_STATE_RESTART;
+    api->state = SCR_STATE_RESTART;
     /* the files this rank restarts from are checked while the application
      * reads them; a job that cannot start is done at SCR_Complete_restart */
     if (run->restart_source == SCR_RESTART_CACHE && !run->restart_fetched)
@@ -937,8 +1051,9 @@ int SCR_Start_restart(char *name)
 
 /* Rank 0: the event of a restart whose files read in place on the prefix
  * did not match what was flushed: it counts as a failed fetch. */
-static void log_damaged_in_place(int id)
+static void log_damaged_in_place(struct scr_api *api, int id)
 {
+    struct scr_run *run = api->run;
     struct scr_event_field fields[] = {SCR_EVENT_STR("into", "prefix"),
                                        SCR_EVENT_STR("marked", "FAILED")};
     scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_FAILED, id, run->restart_name, -1, -1,
@@ -951,8 +1066,9 @@ static void log_damaged_in_place(int id)
  * succeeded: files read in place on the prefix had only their sizes
  * checked, files in cache are checked by the thread started at
  * SCR_Start_restart; *out_damaged counts what differs (each file said). */
-static void check_restart_bytes(int id, int valid, int *out_damaged)
+static void check_restart_bytes(struct scr_api *api, int id, int valid, int *out_damaged)
 {
+    struct scr_run *run = api->run;
     *out_damaged = 0;
     if (run->restart_source != SCR_RESTART_CACHE) {
         if (valid) scr_fetch_check_in_place(run, out_damaged);
@@ -969,12 +1085,13 @@ static void check_restart_bytes(int id, int valid, int *out_damaged)
         *out_damaged = 1;
 }
 
-static int complete_restart(int valid)
+static int complete_restart(struct scr_api *api, int valid)
 {
-    run->state = SCR_STATE_IDLE;
+    struct scr_run *run = api->run;
+    api->state = SCR_STATE_IDLE;
     int id = run->restart_id;
     int damaged = 0;
-    check_restart_bytes(id, valid, &damaged);
+    check_restart_bytes(api, id, valid, &damaged);
     int mine[2] = {!valid, damaged > 0}, any[2] = {0, 0};
     /* all ranks agree: */
     int rc = scr_mpi_check(MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, run->world),
@@ -1003,7 +1120,7 @@ static int complete_restart(int valid)
         /* a dataset only in cache is not in the index; a copy the prefix holds of
          * one damaged in cache is not the damaged one, and stays as it is */
         if (any[0] || run->restart_source != SCR_RESTART_CACHE) scr_fetch_record(run, id, 0);
-        if (any[1] && run->restart_source != SCR_RESTART_CACHE) log_damaged_in_place(id);
+        if (any[1] && run->restart_source != SCR_RESTART_CACHE) log_damaged_in_place(api, id);
     }
     if (run->restart_source == SCR_RESTART_CACHE) {
         scr_cache_delete_dataset(run, id);
@@ -1020,12 +1137,14 @@ static int complete_restart(int valid)
 
 int SCR_Complete_restart(int valid)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_RESTART)
-        return wrong_state("SCR_Complete_restart", "SCR_Start_restart");
-    int rc = complete_restart(valid);
+    if (run == NULL || api->state != SCR_STATE_RESTART)
+        return wrong_state(api, "SCR_Complete_restart", "SCR_Start_restart");
+    int rc = complete_restart(api, valid);
     /* reading the restart is not the application's work between checkpoints */
-    scr_encode_async_work_begins(run);
+    scr_encoder_work_begins(run);
     return rc;
 }
 
@@ -1033,19 +1152,21 @@ int SCR_Complete_restart(int valid)
 
 int SCR_Current(const char *name)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE || run->restart_decided ||
+    if (run == NULL || api->state != SCR_STATE_IDLE || run->restart_decided ||
         run->restart_below > 0)
-        return wrong_state("SCR_Current",
-                           run && run->state == SCR_STATE_IDLE
+        return wrong_state(api, "SCR_Current",
+                           run && api->state == SCR_STATE_IDLE
                                ? "SCR_Init (SCR_Current must come before SCR_Have_restart)"
-                               : closing_call());
+                               : closing_call(api));
     if (name == NULL || name[0] == '\0') {
         scr_err("SCR_Current called without a dataset name");
         return SCR_ERR_ARG;
     }
     /* the dataset must exist, in cache or in the index */
-    int known = run->rank == 0 ? name_in_index(name) : 0;
+    int known = run->rank == 0 ? name_in_index(api, name) : 0;
     int rc = scr_mpi_check(MPI_Bcast(&known, 1, MPI_INT, 0, run->world), "looking up a dataset");
     if (rc != SCR_SUCCESS) return rc;
     if (!known) {
@@ -1061,17 +1182,17 @@ int SCR_Current(const char *name)
             scr_err("SCR_Current: no dataset named '%s' in cache or on %s", name, run->prefix);
         return SCR_ERR_NOTFOUND;
     }
-    free(run->current_name);
-    run->current_name = strdup(name);
+    free(api->current_name);
+    api->current_name = strdup(name);
     /* all ranks agree: drop_after_current is collective */
     int ok = 0;
-    rc = scr_comm_all_true(run->current_name != NULL, run->world, &ok);
+    rc = scr_comm_all_true(api->current_name != NULL, run->world, &ok);
     if (rc != SCR_SUCCESS) return rc;
     if (!ok) {
-        if (run->current_name == NULL) scr_err("SCR_Current: out of memory");
+        if (api->current_name == NULL) scr_err("SCR_Current: out of memory");
         return SCR_ERR_NOMEM;
     }
-    return scr_init_drop_after_current(run, run->current_name);
+    return scr_init_drop_after_current(run, api->current_name);
 }
 
 struct drop {
@@ -1093,8 +1214,9 @@ static int drop_named(scr_kvtree *index, void *ctx)
 /* Rank 0: remove the dataset called name from the index; *out_id its id,
  * SCR_ERR_NOTFOUND with *out_absent (may be NULL) 1 when the index has no
  * such name. */
-static int drop_from_index(const char *name, int *out_id, int *out_absent)
+static int drop_from_index(struct scr_api *api, const char *name, int *out_id, int *out_absent)
 {
+    struct scr_run *run = api->run;
     struct drop d = {name, 0, 0};
     int rc = scr_index_file_update(run->index_path, drop_named, &d);
     *out_id = d.id;
@@ -1104,18 +1226,21 @@ static int drop_from_index(const char *name, int *out_id, int *out_absent)
 
 int SCR_Drop(const char *name)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE) return wrong_state("SCR_Drop", closing_call());
+    if (run == NULL || api->state != SCR_STATE_IDLE)
+        return wrong_state(api, "SCR_Drop", closing_call(api));
     if (name == NULL) {
         scr_err("SCR_Drop called without a dataset name");
         return SCR_ERR_ARG;
     }
     /* the dataset may be the one a background flush is about to index */
-    int wrc = wait_background(); /* all ranks agree */
+    int wrc = wait_background(api); /* all ranks agree */
     if (wrc != SCR_SUCCESS) return wrc;
     int id = 0, absent = 0, rc = SCR_SUCCESS;
     if (run->rank == 0) {
-        rc = drop_from_index(name, &id, &absent);
+        rc = drop_from_index(api, name, &id, &absent);
         /* as in SCR 3.1, dropping what the index does not hold is no error */
         if (absent) {
             scr_dbg(1, "SCR_Drop: no dataset named '%s' in %s; nothing to drop", name,
@@ -1129,30 +1254,63 @@ int SCR_Drop(const char *name)
     return mrc != SCR_SUCCESS ? mrc : code;
 }
 
+/* The id of the dataset called name in *out_id, the same on every rank
+ * (0: none; from the index, *out_in_index 1, else from the cache).
+ * Collective. */
+static int find_dataset_named(struct scr_api *api, const char *name, int *out_id, int *out_in_index)
+{
+    struct scr_run *run = api->run;
+    int id = run->rank == 0 ? name_in_index(api, name) : 0;
+    int rc = scr_mpi_check(MPI_Bcast(&id, 1, MPI_INT, 0, run->world), "looking up a dataset");
+    if (rc != SCR_SUCCESS) return rc;
+    *out_in_index = id > 0;
+    if (!*out_in_index) {
+        int mine = scr_cache_id_of_name(run, name, 0);
+        rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, run->world),
+                           "looking up a dataset");
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    *out_id = id;
+    return SCR_SUCCESS;
+}
+
+/* Rank 0 removes the dataset called name from the index; every rank gets
+ * its outcome in *out_drop_rc (said by rank 0 when it failed). Returns
+ * how the outcome was shared. Collective. */
+static int unindex_for_delete(struct scr_api *api, const char *name, int *out_drop_rc)
+{
+    struct scr_run *run = api->run;
+    int dropped = 0, drop_rc = SCR_SUCCESS;
+    if (run->rank == 0) drop_rc = drop_from_index(api, name, &dropped, NULL);
+    int rc = scr_mpi_check(MPI_Bcast(&drop_rc, 1, MPI_INT, 0, run->world),
+                           "sharing the outcome of SCR_Delete");
+    if (rc == SCR_SUCCESS && drop_rc != SCR_SUCCESS) {
+        if (run->rank == 0)
+            scr_err("SCR_Delete: cannot remove '%s' from %s; nothing was deleted", name,
+                    run->index_path);
+        *out_drop_rc = drop_rc;
+    }
+    return rc;
+}
+
 int SCR_Delete(const char *name)
 {
+    struct scr_api *api = the_api;
+    struct scr_run *run = api != NULL ? api->run : NULL;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || run->state != SCR_STATE_IDLE)
-        return wrong_state("SCR_Delete", closing_call());
+    if (run == NULL || api->state != SCR_STATE_IDLE)
+        return wrong_state(api, "SCR_Delete", closing_call(api));
     if (name == NULL) {
         scr_err("SCR_Delete called without a dataset name");
         return SCR_ERR_ARG;
     }
     /* the dataset may be the one a background flush or encode reads */
-    int wrc = wait_background(); /* all ranks agree */
+    int wrc = wait_background(api); /* all ranks agree */
     if (wrc != SCR_SUCCESS) return wrc;
     /* which dataset: from the index, else from the cache */
-    int id = run->rank == 0 ? name_in_index(name) : 0;
-    int rc = scr_mpi_check(MPI_Bcast(&id, 1, MPI_INT, 0, run->world), "looking up a dataset");
+    int id = 0, in_index = 0;
+    int rc = find_dataset_named(api, name, &id, &in_index); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    int in_index = id > 0;
-    if (!in_index) {
-        int mine = 0;
-        mine = scr_cache_id_of_name(run, name, 0);
-        rc = scr_mpi_check(MPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, run->world),
-                           "looking up a dataset");
-        if (rc != SCR_SUCCESS) return rc;
-    }
     if (id == 0) {
         if (run->rank == 0)
             scr_err("SCR_Delete: no dataset named '%s' in cache or on %s", name, run->prefix);
@@ -1160,25 +1318,16 @@ int SCR_Delete(const char *name)
     }
     /* the index entry goes first: a crash then leaves files nobody lists,
      * never an entry naming files that are gone */
-    if (in_index) {
-        int dropped = 0, drop_rc = SCR_SUCCESS;
-        if (run->rank == 0) drop_rc = drop_from_index(name, &dropped, NULL);
-        rc = scr_mpi_check(MPI_Bcast(&drop_rc, 1, MPI_INT, 0, run->world),
-                           "sharing the outcome of SCR_Delete");
-        if (rc == SCR_SUCCESS && drop_rc != SCR_SUCCESS) {
-            if (run->rank == 0)
-                scr_err("SCR_Delete: cannot remove '%s' from %s; nothing was deleted", name,
-                        run->index_path);
-            return drop_rc;
-        }
-    }
+    int drop_rc = SCR_SUCCESS;
+    if (in_index) rc = unindex_for_delete(api, name, &drop_rc); /* all ranks agree */
+    if (drop_rc != SCR_SUCCESS) return drop_rc;
     int drc = scr_cache_delete_dataset(run, id);
     int nrc = scr_cache_note_location(run, id, 0, 0, 0);
     if (drc == SCR_SUCCESS) drc = nrc;
     /* the restart SCR_Init found in cache was this dataset: the next newest
      * checkpoint in cache (all of them are intact after SCR_Init) takes its place */
     if (!run->restart_decided && run->restart_id == id) {
-        rc = newest_cached_checkpoint(&run->restart_id);
+        rc = newest_cached_checkpoint(api, &run->restart_id);
         if (rc != SCR_SUCCESS) return rc;
     }
     /* rank 0 deletes its files and records on the prefix, in the order

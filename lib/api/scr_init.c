@@ -3,9 +3,14 @@
  * restart. The steps are in the order SCR_Init takes them; each collective
  * step ends with a marked agreement of all ranks. */
 #include "build_config.h"
+#include "run_cache.h"
+#include "run_crc_async.h"
+#include "run_events.h"
+#include "run_rebuild.h"
 #include "scr.h" /* SCR_MAX_FILENAME */
 
 #include "config.h"
+#include "params.h"
 #include "dataset_claim.h"
 #include "index_file.h"
 #include "index_rebuild.h"
@@ -21,6 +26,8 @@
 #include "prefix_trim.h"
 #include "rank_filemap.h"
 #include "scr_err.h"
+#include "run_encode_async.h"
+#include "api_state.h"
 #include "scr_run.h"
 #include "transfer.h"
 #include "run_halt.h"
@@ -54,6 +61,7 @@ void scr_init_free_run(struct scr_run *r)
     if (r->node != MPI_COMM_NULL) MPI_Comm_free(&r->node);
     if (r->world != MPI_COMM_NULL) MPI_Comm_free(&r->world);
     scr_config_delete(r->cfg);
+    scr_params_free(r->params);
     free(r->prefix);
     free(r->prefix_scr);
     free(r->cntl_dir);
@@ -63,132 +71,34 @@ void scr_init_free_run(struct scr_run *r)
     free(r->flush_path);
     free(r->halt_path);
     free(r->index_path);
-    free(r->current_name);
     scr_filemap_delete(r->map);
-    scr_encode_async_teardown(r);
+    scr_encoder_free(r->encoder);
     scr_reddescs_free(r->reddescs, r->nreddescs);
-    scr_dataset_delete(r->dset);
     scr_kvtree_delete(r->restart_files);
     scr_event_log_close(&r->events);
     free(r);
 }
 
-static int get_int(const scr_config *cfg, const char *name, int *out)
+/* Resolve the parameters libscr uses into run->params (params.h); SCR_DEBUG
+ * sets the log's level, SCR_CURRENT names the checkpoint to restart from,
+ * as SCR_Current does, and fetches read in place with SCR_FETCH_BYPASS. */
+static int read_parameters(struct scr_api *api)
 {
-    long long v = 0;
-    int rc = scr_config_get_int(cfg, name, &v);
-    if (rc == SCR_SUCCESS) *out = v > INT_MAX ? INT_MAX : (int)v;
-    return rc;
-}
-
-/* SCR_FLUSH_ASYNC=1, or SCR 3's SCR_FLUSH_TYPE=PTHREAD where SCR_FLUSH_ASYNC
- * is not set, flushes in the background (flush_async.c), within SCR_FLUSH_ASYNC_BW bytes per second
- * and SCR_FLUSH_ASYNC_PERCENT of a core per node (0: no limit). */
-static int read_flush_async(struct scr_run *r)
-{
-    const char *type = NULL;
-    uint64_t bw = 0;
-    enum scr_config_layer layer = SCR_CONFIG_LAYER_DEFAULT;
-    int rc = scr_config_get_bool(r->cfg, "SCR_FLUSH_ASYNC", &r->flush_async);
+    struct scr_run *r = api->run;
+    struct scr_params *p = NULL;
+    int rc = scr_params_resolve(r->cfg, scr_mpi_is_simulated(), &p); /* says why */
     if (rc != SCR_SUCCESS) return rc;
-    /* PTHREAD asks for the background unless SCR_FLUSH_ASYNC=0 is set
-     * somewhere: as in SCR, that switch has the last word */
-    if (scr_config_get(r->cfg, "SCR_FLUSH_TYPE", &type) == SCR_SUCCESS && type != NULL &&
-        strcasecmp(type, "PTHREAD") == 0 &&
-        scr_config_layer_of(r->cfg, "SCR_FLUSH_ASYNC", &layer) == SCR_SUCCESS &&
-        layer == SCR_CONFIG_LAYER_DEFAULT)
-        r->flush_async = 1;
-    rc = scr_config_get_bytes(r->cfg, "SCR_FLUSH_ASYNC_BW", &bw);
-    if (rc != SCR_SUCCESS) return rc;
-    r->flush_async_bw = (double)bw;
-    rc = scr_config_get_double(r->cfg, "SCR_FLUSH_ASYNC_PERCENT", &r->flush_async_percent);
-    if (rc != SCR_SUCCESS) return rc;
-    if (r->flush_async_percent < 0 || r->flush_async_percent > 100) {
-        scr_err("SCR_FLUSH_ASYNC_PERCENT=%g (from %s): expected a share of a core from 0 to 100 "
-                "(0: no limit)",
-                r->flush_async_percent, scr_config_origin(r->cfg, "SCR_FLUSH_ASYNC_PERCENT"));
-        return SCR_ERR_ARG;
-    }
-    return SCR_SUCCESS;
-}
-
-/* Resolve the parameters libscr uses into run. */
-static int read_parameters(struct scr_run *r)
-{
-    const scr_config *c = r->cfg;
-    long long debug = 0;
-    uint64_t bufsize = 0;
-    const char *current = NULL;
-    uint64_t piece = 0;
-    int rc = scr_config_get_int(c, "SCR_DEBUG", &debug);
-    if (rc != SCR_SUCCESS) goto out;
-    scr_log_set_level(debug > INT_MAX ? INT_MAX : (int)debug);
-    struct {
-        const char *name;
-        int *out;
-        int is_bool;
-    } ints[] = {
-        {"SCR_CACHE_SIZE", &r->cache_size, 0},
-        {"SCR_FLUSH", &r->flush_every, 0},
-        {"SCR_FLUSH_WIDTH", &r->flush_width, 0},
-        {"SCR_FETCH_WIDTH", &r->fetch_width, 0},
-        {"SCR_CRC_ON_FLUSH", &r->crc_on_flush, 1},
-        {"SCR_CRC_ON_COPY", &r->crc_on_copy, 1},
-        {"SCR_FETCH", &r->fetch, 1},
-        {"SCR_FETCH_BYPASS", &r->fetch_bypass, 1},
-        {"SCR_CACHE_BYPASS", &r->cache_bypass, 1},
-        {"SCR_HALT_ENABLED", &r->halt_enabled, 1},
-        {"SCR_HALT_EXIT", &r->halt_exit, 1},
-        {"SCR_HALT_SECONDS", &r->halt_seconds, 0},
-        {"SCR_CHECKPOINT_INTERVAL", &r->ckpt_interval, 0},
-        {"SCR_CHECKPOINT_SECONDS", &r->ckpt_seconds, 0},
-        {"SCR_WATCHDOG_TIMEOUT_PFS", &r->watchdog_pfs, 0},
-        {"SCR_CRC_ON_DELETE", &r->crc_on_delete, 1},
-        {"SCR_PREFIX_SIZE", &r->prefix_size, 0},
-        {"SCR_FLUSH_COMPRESS", &r->flush_compress, 0},
-    };
-    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-        rc = ints[i].is_bool ? scr_config_get_bool(c, ints[i].name, ints[i].out)
-                             : get_int(c, ints[i].name, ints[i].out);
-        if (rc != SCR_SUCCESS) goto out;
-    }
-    rc = scr_config_get_double(c, "SCR_CHECKPOINT_OVERHEAD", &r->ckpt_overhead);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = read_flush_async(r);
-    if (rc != SCR_SUCCESS) goto out;
-    /* Under SimGrid's SMPI every rank is an actor of one simulation in one
-     * process: a thread of ours would run outside the simulated clock (and
-     * one that calls MPI would break the simulation), so the flush and the
-     * copies are done in the ranks' own calls; the encode stays there too
-     * (run_encode_async.c). scr_init_say_unavailable says so. */
-    if (scr_mpi_is_simulated()) {
-        r->flush_async = 0;
-        r->watchdog_pfs = 0;
-    }
-    r->crc_in_cache = !scr_testpoint_on(SCR_TP_NO_CACHE_CRC);
-    /* SCR_CURRENT names the checkpoint to restart from, as SCR_Current does */
-    if (scr_config_get(c, "SCR_CURRENT", &current) == SCR_SUCCESS && current != NULL &&
-        current[0] != '\0') {
-        r->current_name = strdup(current);
-        if (r->current_name == NULL) {
-            rc = SCR_ERR_NOMEM;
-            goto out;
+    r->params = p;
+    scr_log_set_level(p->debug);
+    r->fetch_in_place = p->fetch_bypass;
+    if (p->current != NULL) {
+        api->current_name = strdup(p->current);
+        if (api->current_name == NULL) {
+            scr_err("cannot read SCR's parameters (%s)", scr_strstatus(SCR_ERR_NOMEM));
+            return SCR_ERR_NOMEM;
         }
     }
-    rc = scr_config_get_bytes(c, "SCR_FILE_BUF_SIZE", &bufsize);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_config_get_bytes(c, "SCR_MPI_BUF_SIZE", &piece);
-    if (rc != SCR_SUCCESS) goto out;
-    if (bufsize < 4096) bufsize = 4096;
-    if (bufsize > ((uint64_t)1 << 30)) bufsize = (uint64_t)1 << 30;
-    r->file_buf_size = (size_t)bufsize;
-    /* pieces between ranks are small enough to stay in cache, at most a file buffer */
-    if (piece < 4096) piece = 4096;
-    r->mpi_buf_size = piece < bufsize ? (size_t)piece : (size_t)bufsize;
-    if (r->cache_size < 1) r->cache_size = 1;
-out:
-    if (rc != SCR_SUCCESS) scr_err("cannot read SCR's parameters (%s)", scr_strstatus(rc));
-    return rc;
+    return SCR_SUCCESS;
 }
 
 /* Rank 0, once at SCR_Init: settings SCR knows whose effect this version
@@ -200,40 +110,7 @@ void scr_init_say_unavailable(const struct scr_run *r)
                    "SCR_FLUSH_ASYNC, SCR_ENCODE_ASYNC and SCR_WATCHDOG_TIMEOUT_PFS are off, and "
                    "each flush, "
                    "encode and copy is done in the ranks' own calls, on the simulated clock");
-    static const char *const limits[] = {"SCR_FLUSH_ASYNC_BW", "SCR_FLUSH_ASYNC_PERCENT"};
-    for (size_t i = 0; !r->flush_async && i < sizeof(limits) / sizeof(limits[0]); i++) {
-        enum scr_config_layer layer;
-        const char *v = NULL;
-        if (scr_config_layer_of(r->cfg, limits[i], &layer) == SCR_SUCCESS &&
-            layer != SCR_CONFIG_LAYER_DEFAULT &&
-            scr_config_get(r->cfg, limits[i], &v) == SCR_SUCCESS)
-            scr_warn("%s=%s (from %s) has no effect: it limits a background flush, and "
-                     "SCR_FLUSH_ASYNC is 0",
-                     limits[i], v, scr_config_origin(r->cfg, limits[i]));
-    }
-    enum scr_config_layer busy_layer;
-    if (!r->encode_async && r->encode_when_busy &&
-        scr_config_layer_of(r->cfg, "SCR_ENCODE_ASYNC_BUSY", &busy_layer) == SCR_SUCCESS &&
-        busy_layer != SCR_CONFIG_LAYER_DEFAULT)
-        scr_warn(
-            "SCR_ENCODE_ASYNC_BUSY=1 (from %s) has no effect: no encode runs in the background in "
-            "this run "
-            "(SCR_ENCODE_ASYNC=0, MPI below MPI_THREAD_MULTIPLE, or no scheme that moves data)",
-            scr_config_origin(r->cfg, "SCR_ENCODE_ASYNC_BUSY"));
-    if (r->flush_async && r->watchdog_pfs > 0)
-        scr_warn("SCR_WATCHDOG_TIMEOUT_PFS=%d times the flushes that run in the foreground (at "
-                 "SCR_Finalize "
-                 "and at a restart) and the fetches; a background flush (SCR_FLUSH_ASYNC=1) is not "
-                 "timed",
-                 r->watchdog_pfs);
-    long long cache_timeout = 0;
-    if (scr_config_get_int(r->cfg, "SCR_WATCHDOG_TIMEOUT", &cache_timeout) == SCR_SUCCESS &&
-        cache_timeout > 0)
-        scr_warn("SCR_WATCHDOG_TIMEOUT=%lld is not used: the application writes to the cache "
-                 "itself; only the "
-                 "copies to and from the prefix are timed, by SCR_WATCHDOG_TIMEOUT_PFS (now %d, 0: "
-                 "no limit)",
-                 cache_timeout, r->watchdog_pfs);
+    scr_params_say_ineffective(r->cfg, r->params, scr_encoder_in_background(r->encoder));
 }
 
 /* SCR_PREFIX as an absolute, normalised path to an existing directory. */
@@ -246,7 +123,7 @@ static int resolve_prefix(struct scr_run *r)
         return SCR_ERR_IO;
     }
     int rc = SCR_SUCCESS;
-    if (scr_config_get(r->cfg, "SCR_PREFIX", &p) != SCR_SUCCESS) p = cwd;
+    p = r->params->prefix != NULL ? r->params->prefix : cwd;
     if (p[0] == '/')
         rc = scr_path_normalize(p, &r->prefix);
     else
@@ -281,12 +158,11 @@ static int resolve_prefix(struct scr_run *r)
     return SCR_SUCCESS;
 }
 
-/* <base>/<user>/scr.<jobid> with the base's patterns expanded. */
-static int job_dir(const struct scr_run *r, const char *param, char **out_dir)
+/* <base>/<user>/scr.<jobid> with the base's patterns expanded (param
+ * names the base in messages). */
+static int job_dir(const struct scr_run *r, const char *param, const char *base, char **out_dir)
 {
-    const char *base = NULL;
-    int rc = scr_config_get(r->cfg, param, &base);
-    if (rc != SCR_SUCCESS) return rc;
+    if (base == NULL) return SCR_ERR_NOTFOUND;
     return scr_run_job_dir(r, param, base, out_dir);
 }
 
@@ -386,9 +262,9 @@ static int set_paths(struct scr_run *r)
 {
     char name[64];
     snprintf(name, sizeof(name), "filemap_%d.scrinfo", r->node_rank);
-    int rc = job_dir(r, "SCR_CNTL_BASE", &r->cntl_dir);
+    int rc = job_dir(r, "SCR_CNTL_BASE", r->params->cntl_base, &r->cntl_dir);
     if (rc != SCR_SUCCESS) return rc;
-    rc = job_dir(r, "SCR_CACHE_BASE", &r->cache_dir);
+    rc = job_dir(r, "SCR_CACHE_BASE", r->params->cache_base, &r->cache_dir);
     if (rc != SCR_SUCCESS) return rc;
     rc = join_into(r->cntl_dir, name, &r->filemap_path);
     if (rc != SCR_SUCCESS) return rc;
@@ -401,39 +277,17 @@ static int set_paths(struct scr_run *r)
     return join_into(r->prefix_scr, "index.scr", &r->index_path);
 }
 
-/* The value of param when a configuration file or SCR_Config sets it
- * (*out_set = 1), checked as one directory level and copied into buf; the
- * environment's value is job_env.h's to read, in its own order. */
-static int name_from_files(const scr_config *cfg, const char *param, char *buf, size_t len,
-                           int *out_set)
-{
-    enum scr_config_layer layer;
-    const char *v = NULL;
-    *out_set = 0;
-    if (scr_config_layer_of(cfg, param, &layer) != SCR_SUCCESS || layer == SCR_CONFIG_LAYER_ENV ||
-        layer == SCR_CONFIG_LAYER_DEFAULT || scr_config_get(cfg, param, &v) != SCR_SUCCESS)
-        return SCR_SUCCESS;
-    int rc = scr_job_env_check_name(param, v);
-    if (rc != SCR_SUCCESS) return rc;
-    if (strlen(v) >= len) {
-        scr_err("%s='%s' (from %s) is longer than %zu bytes", param, v,
-                scr_config_origin(cfg, param), len - 1);
-        return SCR_ERR_ARG;
-    }
-    snprintf(buf, len, "%s", v);
-    *out_set = 1;
-    return SCR_SUCCESS;
-}
-
 /* Node, user and job id: the environment as job_env.h reads it, but a value
  * a file or SCR_Config gives takes the place of the detected one (the job
  * id of a resource manager, SLURM_JOB_ID, still comes first). */
-static int identify(struct scr_run *r, int *out_defaulted)
+static int identify(struct scr_api *api, int *out_defaulted)
 {
+    struct scr_run *r = api->run;
     int set = 0;
     *out_defaulted = 0;
     const char *slurm = getenv("SLURM_JOB_ID");
-    int rc = name_from_files(r->cfg, "SCR_NODE_NAME", r->node_name, sizeof(r->node_name), &set);
+    int rc = scr_params_name_from_files(r->cfg, "SCR_NODE_NAME", r->node_name, sizeof(r->node_name),
+                                        &set);
     if (rc != SCR_SUCCESS) return rc;
     if (!set) {
         /* MPI knows the node (under SMPI, each rank's simulated host),
@@ -450,9 +304,9 @@ static int identify(struct scr_run *r, int *out_defaulted)
     rc = scr_job_env_sim_node(r->sim_node, sizeof(r->sim_node), &set);
     if (rc != SCR_SUCCESS) return rc;
     if (set) snprintf(r->node_name, sizeof(r->node_name), "%s", r->sim_node);
-    rc = scr_job_env_drill_stop_after(&r->drill_stop_after);
+    rc = scr_job_env_drill_stop_after(&api->drill_stop_after);
     if (rc != SCR_SUCCESS) return rc;
-    rc = name_from_files(r->cfg, "SCR_USER_NAME", r->user, sizeof(r->user), &set);
+    rc = scr_params_name_from_files(r->cfg, "SCR_USER_NAME", r->user, sizeof(r->user), &set);
     if (rc != SCR_SUCCESS) return rc;
     if (!set) {
         rc = scr_job_env_user_name(r->user, sizeof(r->user));
@@ -460,7 +314,7 @@ static int identify(struct scr_run *r, int *out_defaulted)
     }
     set = 0;
     if (slurm == NULL || slurm[0] == '\0') {
-        rc = name_from_files(r->cfg, "SCR_JOB_ID", r->jobid, sizeof(r->jobid), &set);
+        rc = scr_params_name_from_files(r->cfg, "SCR_JOB_ID", r->jobid, sizeof(r->jobid), &set);
         if (rc != SCR_SUCCESS) return rc;
     }
     if (set) return SCR_SUCCESS;
@@ -469,10 +323,11 @@ static int identify(struct scr_run *r, int *out_defaulted)
 
 /* Everything of SCR_Init that each rank does on its own; the caller has
  * all ranks agree on the outcome. */
-static int init_local(struct scr_run *r)
+static int init_local(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     int defaulted = 0;
-    int rc = identify(r, &defaulted);
+    int rc = identify(api, &defaulted);
     r->jobid_defaulted = defaulted;
     if (rc != SCR_SUCCESS) return rc;
     if (defaulted && r->rank == 0)
@@ -482,7 +337,7 @@ static int init_local(struct scr_run *r)
     /* every rank reads the parameters and checks the prefix; rank 0 says
      * what is wrong with them */
     if (r->rank != 0) scr_log_set_quiet(1);
-    rc = read_parameters(r);
+    rc = read_parameters(api);
     scr_log_set_quiet(0);
     if (rc != SCR_SUCCESS) return rc;
     if (r->rank != 0) scr_log_set_quiet(1);
@@ -498,8 +353,9 @@ static int init_local(struct scr_run *r)
 /* Newest dataset and checkpoint ids of the index (rank 0) and the cache;
  * an index rank 0 cannot read fails every rank, since new datasets would
  * take the ids, names and files of the ones it lists. */
-static int find_last_ids(struct scr_run *r)
+static int find_last_ids(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     int ids[3] = {0, 0, 0}, all[3] = {0, 0, 0}; /* dataset, checkpoint, unreadable index */
     int *list = NULL, n = 0;
     if (scr_filemap_list_datasets(r->map, &list, &n) == SCR_SUCCESS) {
@@ -541,14 +397,15 @@ static int find_last_ids(struct scr_run *r)
                            "finding the newest dataset id");
     if (rc != SCR_SUCCESS) return rc;
     if (all[2]) return SCR_ERR_FORMAT;
-    r->dataset_id = all[0];
-    r->checkpoint_id = all[1];
+    api->dataset_id = all[0];
+    api->checkpoint_id = all[1];
     return SCR_SUCCESS;
 }
 
 /* Output datasets a dead run left in cache unflushed are flushed now. */
-static int flush_leftover_output(struct scr_run *r)
+static int flush_leftover_output(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     int below = INT_MAX;
     for (;;) {
         int id = 0;
@@ -571,8 +428,8 @@ static int flush_leftover_output(struct scr_run *r)
             scr_warn("output dataset %d was not copied to the prefix before the "
                      "last run ended; copying it now",
                      id);
-        r->dset_in_cache = 1;
-        rc = scr_flush_dataset(r, id);
+        api->dset_in_cache = 1;
+        rc = scr_flush_dataset(r, id, api->dset_in_cache);
         if (rc != SCR_SUCCESS) {
             /* it stays in cache, and the next SCR_Init tries again */
             if (r->rank == 0) scr_warn("output dataset %d is still only in cache", id);
@@ -742,9 +599,9 @@ static int take_prefix(struct scr_run *r)
 /* SCR_Init once the prefix is ready: the cache, what the prefix's
  * unindexed dataset directories (rank 0: unindexed) allow, leftover output,
  * the newest ids. */
-static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
+static int init_cache(struct scr_api *api, int *unindexed, int nunindexed)
 {
-    int purge = 0, distribute = 1;
+    struct scr_run *r = api->run;
     int rc = scr_cache_create_dirs(r);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_cache_load_filemaps(r);
@@ -755,17 +612,16 @@ static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
     if (r->rank == 0) write_nodes_file(r);
     note_run_nodes(r);
 
-    scr_config_get_bool(r->cfg, "SCR_CACHE_PURGE", &purge);
-    scr_config_get_bool(r->cfg, "SCR_DISTRIBUTE", &distribute);
-    if (purge || !distribute) {
+    if (r->params->cache_purge || !r->params->distribute) {
         rc = purge_cache(r);
         /* all ranks agree: */
         rc = scr_comm_agree(r->world, rc, SCR_ERR_IO);
         if (rc != SCR_SUCCESS) return rc;
     }
-    rc = scr_reddescs_create(r->cfg, r->world, r->node_name, &r->reddescs, &r->nreddescs);
+    rc =
+        scr_reddescs_create(r->cfg, r->params, r->world, r->node_name, &r->reddescs, &r->nreddescs);
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_encode_async_setup(r);
+    rc = scr_encoder_new(r, &r->encoder);
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) return rc;
@@ -774,9 +630,9 @@ static int init_cache(struct scr_run *r, int *unindexed, int nunindexed)
     if (rc != SCR_SUCCESS) return rc;
     rc = check_unindexed(r, unindexed, nunindexed); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    rc = flush_leftover_output(r);
+    rc = flush_leftover_output(api);
     if (rc != SCR_SUCCESS) return rc;
-    return find_last_ids(r); /* all ranks agree */
+    return find_last_ids(api); /* all ranks agree */
 }
 
 /* What SCR_Config set, in this run over earlier ones (the application
@@ -797,14 +653,13 @@ static int save_app_config(const struct scr_run *r)
  * SCR_PREFIX_PURGE, then the index (prepare_index; *out_ids as there). */
 static int prepare_prefix(struct scr_run *r, int **out_ids, int *out_n)
 {
-    int purge = 0;
     int rc = scr_mkdir_p(r->prefix_scr, 0700);
     if (rc != SCR_SUCCESS) return rc;
     rc = take_prefix(r);
     if (rc != SCR_SUCCESS) return rc;
     rc = save_app_config(r);
     if (rc != SCR_SUCCESS) return rc;
-    if (scr_config_get_bool(r->cfg, "SCR_PREFIX_PURGE", &purge) == SCR_SUCCESS && purge) {
+    if (r->params->prefix_purge) {
         purge_prefix(r);
         return SCR_SUCCESS;
     }
@@ -813,14 +668,15 @@ static int prepare_prefix(struct scr_run *r, int **out_ids, int *out_n)
 
 /* SCR_Init after the identity is known: the prefix and its index, then
  * init_cache. Collective; all ranks agree on the outcome. */
-static int init_collective(struct scr_run *r)
+static int init_collective(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     int rc = SCR_SUCCESS;
     int *unindexed = NULL, nunindexed = 0; /* rank 0: dataset directories the index misses */
     if (r->rank == 0) rc = prepare_prefix(r, &unindexed, &nunindexed);
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_ERR_IO);
-    if (rc == SCR_SUCCESS) rc = init_cache(r, unindexed, nunindexed);
+    if (rc == SCR_SUCCESS) rc = init_cache(api, unindexed, nunindexed);
     free(unindexed);
     return rc;
 }
@@ -829,11 +685,11 @@ static int init_collective(struct scr_run *r)
  * in cache is copied to the prefix unless it is there already; with
  * SCR_GLOBAL_RESTART the cache is then emptied, so that the restart reads
  * the prefix (SCR_Have_restart fetches). Collective; all ranks agree. */
-static int restart_at_init(struct scr_run *r)
+static int restart_at_init(struct scr_api *api)
 {
-    int on_restart = 0, global = 0, flushed = 1, rc = SCR_SUCCESS;
-    scr_config_get_bool(r->cfg, "SCR_FLUSH_ON_RESTART", &on_restart);
-    scr_config_get_bool(r->cfg, "SCR_GLOBAL_RESTART", &global);
+    struct scr_run *r = api->run;
+    int on_restart = r->params->flush_on_restart, global = r->params->global_restart;
+    int flushed = 1, rc = SCR_SUCCESS;
     if (!on_restart && !global) return SCR_SUCCESS;
     if (r->restart_id > 0) {
         rc = scr_flush_is_flushed(r, r->restart_id, &flushed); /* all ranks agree */
@@ -843,8 +699,8 @@ static int restart_at_init(struct scr_run *r)
         if (r->rank == 0)
             scr_dbg(1, "%s: flushing dataset %d from cache before the restart",
                     global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", r->restart_id);
-        r->dset_in_cache = 1;
-        rc = scr_flush_dataset(r, r->restart_id); /* all ranks agree */
+        api->dset_in_cache = 1;
+        rc = scr_flush_dataset(r, r->restart_id, api->dset_in_cache); /* all ranks agree */
         if (rc != SCR_SUCCESS) {
             /* a full or hung prefix (the watchdog) must not cost the restart
              * its only copy: it is read from cache, as without the setting */
@@ -896,9 +752,7 @@ out:
  * no later restart is offered them. Collective: rank 0 edits, all agree. */
 int scr_init_drop_after_current(struct scr_run *r, const char *name)
 {
-    int drop = 0;
-    scr_config_get_bool(r->cfg, "SCR_DROP_AFTER_CURRENT", &drop);
-    if (!drop || name == NULL) return SCR_SUCCESS;
+    if (!r->params->drop_after_current || name == NULL) return SCR_SUCCESS;
     int rc = SCR_SUCCESS;
     if (r->rank == 0) {
         struct drop_after d = {name, 0};
@@ -923,7 +777,8 @@ void scr_init_log(struct scr_run *r, double seconds)
     char name[SCR_MAX_FILENAME];
     if (id == 0) {
         source = "none";
-        if (r->fetch && scr_fetch_peek(r, &id, name, sizeof(name)) == SCR_SUCCESS && id > 0) {
+        if (r->params->fetch && scr_fetch_peek(r, &id, name, sizeof(name)) == SCR_SUCCESS &&
+            id > 0) {
             source = "prefix";
             dname = name;
         }
@@ -1005,11 +860,12 @@ static int check_globals_are_private(const struct scr_run *r)
     return SCR_ERR_STATE;
 }
 
-int scr_init_start_run(struct scr_run *r)
+int scr_init_start_run(struct scr_api *api)
 {
+    struct scr_run *r = api->run;
     int rc = check_globals_are_private(r); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    rc = init_local(r);
+    rc = init_local(api);
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) return rc;
@@ -1021,14 +877,14 @@ int scr_init_start_run(struct scr_run *r)
     if (rc != SCR_SUCCESS) return rc;
     rc = set_paths(r);
     if (rc == SCR_SUCCESS && r->rank == 0)
-        rc =
-            scr_event_log_setup(&r->events, r->cfg, r->prefix_scr, r->jobid, r->user, r->node_name);
+        rc = scr_event_log_open(&r->events, &r->params->log, r->prefix_scr, r->jobid, r->user,
+                                r->node_name);
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) return rc;
-    rc = init_collective(r); /* all ranks agree */
+    rc = init_collective(api); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    rc = restart_at_init(r); /* all ranks agree */
+    rc = restart_at_init(api); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    return scr_init_drop_after_current(r, r->current_name); /* all ranks agree */
+    return scr_init_drop_after_current(r, api->current_name); /* all ranks agree */
 }

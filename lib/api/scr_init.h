@@ -10,6 +10,7 @@
 #ifndef SCR_INIT_H
 #define SCR_INIT_H
 
+#include "api_state.h"
 #include "scr_run.h"
 
 /* Read the configuration files (rank 0), agree on them, give every rank
@@ -27,7 +28,7 @@ int scr_init_take_rank0_files(scr_config *cfg, const scr_kvtree *files, MPI_Comm
 /* Start the run r describes: identity, paths, the job and nodes files, the
  * prefix (index, lock, leftovers), the cache (descriptors, rebuild) and the
  * restart decision. Collective. */
-int scr_init_start_run(struct scr_run *r);
+int scr_init_start_run(struct scr_api *api);
 
 /* Release everything r holds (communicators, filemap, locks) and r. */
 void scr_init_free_run(struct scr_run *r);

@@ -1,4 +1,5 @@
 /* run_cache.c — this node's cache: directories, filemaps, integrity, eviction. */
+#include "run_cache.h"
 #include "flush_file.h"
 #include "job_dir.h"
 #include "kvtree_file.h"
@@ -8,6 +9,7 @@
 #include "mpi_comm.h"
 #include "reddesc.h"
 #include "redundancy.h"
+#include "run_events.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_copy.h"
@@ -92,8 +94,7 @@ static int create_store_dir(const struct scr_run *run, const char *store, const 
 /* The node's first rank: the control directory and the cache's job directory. */
 static int create_node_dirs(const struct scr_run *run)
 {
-    const char *base = NULL;
-    scr_config_get(run->cfg, "SCR_CACHE_BASE", &base);
+    const char *base = run->params->cache_base;
     int rc = create_job_dir(run, run->cntl_dir);
     if (rc != SCR_SUCCESS) return rc;
     return create_store_dir(run, base, run->cache_dir);
@@ -114,7 +115,8 @@ int scr_cache_create_dirs(struct scr_run *run)
 /* NULL and "" stand for the cache base, however it is spelled. */
 static int is_cache_base(const struct scr_run *run, const char *store)
 {
-    return store == NULL || store[0] == '\0' || scr_store_is_cache_base(run->cfg, store);
+    return store == NULL || store[0] == '\0' ||
+           scr_store_is_cache_base(run->params->cache_base, store);
 }
 
 static int same_store(const struct scr_run *run, const char *a, const char *b)
@@ -190,7 +192,7 @@ int scr_cache_prepare_dataset_dir(const struct scr_run *run, int id, char **out_
      * from the node's first rank (the others' mkdir below cannot grant
      * anything: the directories they make are the user's and private) */
     const char *store = dataset_store(run, id);
-    if (store == NULL) scr_config_get(run->cfg, "SCR_CACHE_BASE", &store);
+    if (store == NULL) store = run->params->cache_base;
     if (run->node_rank == 0) rc = create_store_dir(run, store, top);
     /* the others make nothing where the first rank may not */
     else
@@ -496,7 +498,7 @@ int scr_cache_delete_dataset(struct scr_run *run, int id)
             int in_cache = 0;
             scr_path_is_inside(dsdir, files[f], &in_cache);
             if (!in_cache) continue;
-            if (run->crc_on_delete) check_before_delete(run, id, ranks[r], files[f]);
+            if (run->params->crc_on_delete) check_before_delete(run, id, ranks[r], files[f]);
             if (unlink(files[f]) != 0 && errno != ENOENT)
                 scr_warn("cannot delete %s from cache: %s", files[f], strerror(errno));
             remove_empty_dirs(files[f], dsdir);
@@ -539,7 +541,7 @@ static int store_capacity(const struct scr_run *run, const char *store)
     int count = 0;
     if (scr_kvtree_util_get_int(scr_store_entry(run->cfg, store), "COUNT", &count) == SCR_SUCCESS)
         return count;
-    return is_cache_base(run, store) ? run->cache_size : 1;
+    return is_cache_base(run, store) ? run->params->cache_size : 1;
 }
 
 int scr_cache_make_room(struct scr_run *run, const char *store)

@@ -17,9 +17,11 @@
  * copied or rebuilt after that are checked in the pass that writes them.
  * Files that are only checksummed are read in L2-sized pieces
  * (scr_crc_file_l2, util_copy.h). */
+#include "run_crc.h"
 #include "kvtree_util.h"
 #include "meta.h"
 #include "redundancy.h"
+#include "run_cache.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_copy.h"
@@ -42,7 +44,7 @@ int scr_crc_record(struct scr_run *run, int id, int rank, const char *file, uint
 
 int scr_crc_fill(struct scr_run *run, int id)
 {
-    if (!run->crc_in_cache) return SCR_SUCCESS;
+    if (!run->params->crc_in_cache) return SCR_SUCCESS;
     const char **files = NULL;
     int n = 0, filled = 0;
     int rc = scr_filemap_list_files(run->map, id, run->rank, &files, &n);

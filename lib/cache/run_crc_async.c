@@ -37,12 +37,15 @@
  * thread runs (scr_init.c): the job is done in the caller, RECORD at
  * SCR_Complete_output, CHECK at SCR_Complete_restart. A thread that cannot
  * be started does the same. Not collective. */
+#include "run_crc_async.h"
 #include "crc_note.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
 #include "meta.h"
 #include "mpi_host.h"
 #include "redundancy.h"
+#include "run_cache.h"
+#include "run_crc.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_copy.h"
@@ -231,7 +234,7 @@ static int record_results(struct scr_run *run, struct scr_crc_async *j)
 
 int scr_crc_async_start_record(struct scr_run *run, int id)
 {
-    if (!run->crc_in_cache) return SCR_SUCCESS;
+    if (!run->params->crc_in_cache) return SCR_SUCCESS;
     int rc = scr_crc_async_wait(run);
     if (rc != SCR_SUCCESS) return rc;
     struct scr_crc_async *j = NULL;
@@ -268,7 +271,7 @@ int scr_crc_async_wait(struct scr_run *run)
 
 int scr_crc_async_start_check(struct scr_run *run, int id)
 {
-    if (!run->crc_in_cache) return SCR_SUCCESS;
+    if (!run->params->crc_in_cache) return SCR_SUCCESS;
     int rc = scr_crc_async_wait(run);
     if (rc != SCR_SUCCESS) return rc;
     struct scr_crc_async *j = NULL;
@@ -323,7 +326,7 @@ static int judge_one(struct scr_run *run, int id, const struct crc_file *cf, int
 int scr_crc_async_check_done(struct scr_run *run, int id, int *out_damaged)
 {
     *out_damaged = 0;
-    if (!run->crc_in_cache) return SCR_SUCCESS;
+    if (!run->params->crc_in_cache) return SCR_SUCCESS;
     struct scr_crc_async *j = run->crc_in_background;
     int rc = SCR_SUCCESS;
     if (j != NULL && (j->job != CRC_CHECK || j->id != id)) {

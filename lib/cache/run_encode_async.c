@@ -15,7 +15,7 @@
  * records the dataset with a SINGLE scheme: a restart after a crash uses it
  * while every node holds its part and never counts on an unfinished encode
  * (scr_cache_load_filemaps removes what the thread left). At the first API
- * call that finds every thread done (scr_encode_async_poll), all ranks
+ * call that finds every thread done (scr_encoder_poll), all ranks
  * agree on the outcome: the thread's entries replace the dataset's in the
  * rank's filemap, with the real scheme, and the dataset is protected; or
  * the encode failed, its files are removed and the dataset stays SINGLE. */
@@ -25,9 +25,14 @@
 #include "mpi_host.h"
 #include "reddesc.h"
 #include "redundancy.h"
+#include "run_cache.h"
+#include "run_encode_async.h"
+#include "run_events.h"
+#include "run_redundancy_ctx.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_log.h"
+#include "util_cpu_spare.h"
 #include "util_pace.h"
 
 #include <errno.h>
@@ -38,10 +43,11 @@
 #include <time.h>
 #include <unistd.h>
 
-struct scr_encode_async {
+/* One encode in a library thread. */
+struct encode_job {
     int id;
-    const struct scr_reddesc *desc; /* in run->encode_reddescs */
-    struct scr_redundancy_ctx ctx;  /* over run->encode_world, the thread's filemap */
+    const struct scr_reddesc *desc; /* in the encoder's reddescs */
+    struct scr_redundancy_ctx ctx;  /* over the encoder's world, the thread's filemap */
     scr_filemap *map;               /* the thread's filemap */
     char *map_path;
     pthread_t thread;
@@ -51,6 +57,28 @@ struct scr_encode_async {
     int rc;            /* the encode's outcome on this rank */
     double t0, seconds;
     double cpu; /* the encode's CPU seconds, once done */
+};
+
+struct scr_encoder {
+    /* with MPI_THREAD_MULTIPLE, a duplicate of the run's world and the same
+     * descriptors over it, for the thread; active 0: every encode runs in
+     * the foreground */
+    int active;
+    MPI_Comm world;
+    struct scr_reddesc *reddescs;
+    int nreddescs;
+    struct encode_job *running; /* NULL when none runs */
+    char *bufs[2];    /* the thread's buffers, of SCR_FILE_BUF_SIZE bytes, kept from one encode to
+                         the next */
+    double cpu_ended; /* CPU seconds of the encodes concluded so far */
+    /* the application's last stretch of work, from the end of SCR_Init or an
+     * SCR_Complete_* call to SCR_Start_output: the CPU time its cores had
+     * to spare decides where the next encode runs */
+    struct scr_cpu_sample work_from;
+    double work_from_encode_cpu;
+    int work_cores_busy;      /* this rank's cores had too little to spare */
+    int work_unmeasured_said; /* rank 0 said that /proc cannot tell */
+    int held_back;            /* the last encode ran in the foreground for busy cores */
 };
 
 static const char *thread_level_name(int level)
@@ -63,15 +91,12 @@ static const char *thread_level_name(int level)
     }
 }
 
-int scr_encode_async_setup(struct scr_run *run)
+/* The thread's world and descriptors when the encode may go to the
+ * background (enc->active); otherwise rank 0 says why not, at SCR_DEBUG >= 1. */
+static int setup(const struct scr_run *run, struct scr_encoder *enc)
 {
-    int wanted = 1, level = MPI_THREAD_SINGLE;
-    run->encode_world = MPI_COMM_NULL;
-    int rc = scr_config_get_bool(run->cfg, "SCR_ENCODE_ASYNC", &wanted);
-    if (rc == SCR_SUCCESS)
-        rc = scr_config_get_bool(run->cfg, "SCR_ENCODE_ASYNC_BUSY", &run->encode_when_busy);
-    if (rc != SCR_SUCCESS) return rc;
-    rc = scr_mpi_check(MPI_Query_thread(&level), "asking MPI for its thread level");
+    int wanted = run->params->encode_async, level = MPI_THREAD_SINGLE;
+    int rc = scr_mpi_check(MPI_Query_thread(&level), "asking MPI for its thread level");
     if (rc != SCR_SUCCESS) return rc;
     int needed = 0; /* a scheme that moves data: SINGLE alone needs no thread */
     for (int i = 0; i < run->nreddescs; i++) needed |= run->reddescs[i].type != SCR_COPY_SINGLE;
@@ -87,39 +112,64 @@ int scr_encode_async_setup(struct scr_run *run)
                 thread_level_name(level));
         return SCR_SUCCESS;
     }
-    rc = scr_comm_dup(run->world, &run->encode_world, "duplicating the world for the encode");
+    rc = scr_comm_dup(run->world, &enc->world, "duplicating the world for the encode");
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_reddescs_create(run->cfg, run->encode_world, run->node_name, &run->encode_reddescs,
-                             &run->nencode_reddescs);
+    rc = scr_reddescs_create(run->cfg, run->params, enc->world, run->node_name, &enc->reddescs,
+                             &enc->nreddescs);
     if (rc != SCR_SUCCESS) return rc;
-    run->encode_async = 1;
+    enc->active = 1;
     if (run->rank == 0)
         scr_dbg(1,
                 "redundancy is applied in the background, after SCR_Complete_checkpoint returns "
                 "(SCR_ENCODE_ASYNC=1, MPI_THREAD_MULTIPLE)%s",
-                run->encode_when_busy ? ", busy cores or not (SCR_ENCODE_ASYNC_BUSY=1)"
-                                      : ", while the application leaves its cores time to spare");
+                run->params->encode_when_busy
+                    ? ", busy cores or not (SCR_ENCODE_ASYNC_BUSY=1)"
+                    : ", while the application leaves its cores time to spare");
     return SCR_SUCCESS;
 }
 
-void scr_encode_async_teardown(struct scr_run *run)
+int scr_encoder_new(const struct scr_run *run, struct scr_encoder **out)
 {
-    for (int i = 0; i < 2; i++) {
-        free(run->encode_bufs[i]);
-        run->encode_bufs[i] = NULL;
+    struct scr_encoder *enc = calloc(1, sizeof(*enc));
+    *out = NULL;
+    if (enc == NULL) {
+        scr_err("out of memory setting up the encode");
+        return SCR_ERR_NOMEM;
     }
-    scr_reddescs_free(run->encode_reddescs, run->nencode_reddescs);
-    run->encode_reddescs = NULL;
-    run->nencode_reddescs = 0;
-    if (run->encode_world != MPI_COMM_NULL) MPI_Comm_free(&run->encode_world);
-    run->encode_async = 0;
+    enc->world = MPI_COMM_NULL;
+    int rc = setup(run, enc);
+    if (rc != SCR_SUCCESS) {
+        scr_encoder_free(enc);
+        return rc;
+    }
+    *out = enc;
+    return SCR_SUCCESS;
+}
+
+void scr_encoder_free(struct scr_encoder *enc)
+{
+    if (enc == NULL) return;
+    for (int i = 0; i < 2; i++) free(enc->bufs[i]);
+    scr_reddescs_free(enc->reddescs, enc->nreddescs);
+    if (enc->world != MPI_COMM_NULL) MPI_Comm_free(&enc->world);
+    free(enc);
+}
+
+int scr_encoder_in_background(const struct scr_encoder *enc)
+{
+    return enc != NULL && enc->active;
+}
+
+int scr_encoder_cores_busy(const struct scr_encoder *enc)
+{
+    return enc != NULL && enc->work_cores_busy;
 }
 
 /* --- the start -------------------------------------------------------------- */
 
 static void *encode_thread(void *arg)
 {
-    struct scr_encode_async *e = arg;
+    struct encode_job *e = arg;
     double cpu0 = scr_pace_thread_cpu();
     /* while the application computes, no spinning in MPI's waits */
     scr_mpi_wait_politely_while(&e->polite);
@@ -163,7 +213,7 @@ static int record_unprotected(struct scr_run *run, int id)
     return scr_cache_save_filemap(run);
 }
 
-static void free_encode(struct scr_encode_async *e)
+static void free_encode(struct encode_job *e)
 {
     if (e == NULL) return;
     e->ctx.map = NULL; /* ours, below */
@@ -176,8 +226,9 @@ static void free_encode(struct scr_encode_async *e)
 }
 
 /* This rank's part of the start: the thread's filemap and context. */
-static int prepare(struct scr_run *run, struct scr_encode_async *e)
+static int prepare(struct scr_run *run, struct encode_job *e)
 {
+    struct scr_encoder *enc = run->encoder;
     int rc = dataset_entries(run->map, e->id, &e->map);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_cache_encode_filemap_path(run, &e->map_path);
@@ -191,20 +242,20 @@ static int prepare(struct scr_run *run, struct scr_encode_async *e)
      * cannot be had stays NULL: the redundancy layer says so, and the ranks
      * agree on the encode's failure. */
     for (int i = 0; i < 2; i++) {
-        if (run->encode_bufs[i] == NULL) run->encode_bufs[i] = malloc(run->file_buf_size);
-        e->ctx.bufs[i] = run->encode_bufs[i];
+        if (enc->bufs[i] == NULL) enc->bufs[i] = malloc(run->params->file_buf_size);
+        e->ctx.bufs[i] = enc->bufs[i];
     }
-    e->ctx.world = run->encode_world;
+    e->ctx.world = enc->world;
     e->ctx.map = e->map;
     e->ctx.filemap_path = e->map_path;
     return record_unprotected(run, e->id);
 }
 
-int scr_encode_async_start(struct scr_run *run, const struct scr_reddesc *d, int id)
+int scr_encoder_start(struct scr_run *run, const struct scr_reddesc *d, int id)
 {
-    int rc = scr_encode_async_wait(run); /* one at a time; all ranks agree */
+    int rc = scr_encoder_wait(run); /* one at a time; all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
-    struct scr_encode_async *e = calloc(1, sizeof(*e));
+    struct encode_job *e = calloc(1, sizeof(*e));
     int lrc = e != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
     if (e != NULL) {
         e->id = id;
@@ -212,7 +263,7 @@ int scr_encode_async_start(struct scr_run *run, const struct scr_reddesc *d, int
         atomic_init(&e->done, 0);
         atomic_init(&e->polite, 1);
         /* the same descriptor, with its sets over the encode's world */
-        e->desc = &run->encode_reddescs[d - run->reddescs];
+        e->desc = &run->encoder->reddescs[d - run->reddescs];
         lrc = prepare(run, e);
     }
     /* all ranks agree: */
@@ -235,14 +286,14 @@ int scr_encode_async_start(struct scr_run *run, const struct scr_reddesc *d, int
         atomic_store(&e->polite, 0);
         encode_thread(e);
     }
-    run->encode_in_background = e;
+    run->encoder->running = e;
     return SCR_SUCCESS;
 }
 
 /* --- the conclusion ------------------------------------------------------------ */
 
 /* Every encode succeeded: the thread's entries replace the dataset's. */
-static int adopt(struct scr_run *run, struct scr_encode_async *e)
+static int adopt(struct scr_run *run, struct encode_job *e)
 {
     int rc = scr_filemap_remove_dataset(run->map, e->id);
     if (rc != SCR_SUCCESS) return rc;
@@ -252,8 +303,7 @@ static int adopt(struct scr_run *run, struct scr_encode_async *e)
 }
 
 /* Rank 0's encode event and, on failure, the line that says what it means. */
-static void log_encode(struct scr_run *run, const struct scr_encode_async *e, double seconds,
-                       int ok)
+static void log_encode(struct scr_run *run, const struct encode_job *e, double seconds, int ok)
 {
     const scr_dataset *desc = NULL;
     uint64_t bytes = 0;
@@ -278,7 +328,7 @@ static void log_encode(struct scr_run *run, const struct scr_encode_async *e, do
                  e->id, name, scr_copy_type_name(e->desc->type));
 }
 
-static int conclude(struct scr_run *run, struct scr_encode_async *e)
+static int conclude(struct scr_run *run, struct encode_job *e)
 {
     int ok = 0;
     /* all ranks agree: */
@@ -300,7 +350,7 @@ static int conclude(struct scr_run *run, struct scr_encode_async *e)
 
 static int poll(struct scr_run *run, int wait)
 {
-    struct scr_encode_async *e = run->encode_in_background;
+    struct encode_job *e = run->encoder != NULL ? run->encoder->running : NULL;
     if (e == NULL) return SCR_SUCCESS; /* the same on every rank */
     if (wait && e->thread_started) {
         /* the application waits: the core is the encode's */
@@ -320,26 +370,27 @@ static int poll(struct scr_run *run, int wait)
         pthread_join(e->thread, NULL);
         e->thread_started = 0;
     }
-    run->encode_in_background = NULL;
-    run->encode_cpu_ended += e->cpu;
+    run->encoder->running = NULL;
+    run->encoder->cpu_ended += e->cpu;
     rc = conclude(run, e); /* all ranks agree */
     free_encode(e);
     return rc;
 }
 
-int scr_encode_async_poll(struct scr_run *run)
+int scr_encoder_poll(struct scr_run *run)
 {
     return poll(run, 0);
 }
 
-int scr_encode_async_wait(struct scr_run *run)
+int scr_encoder_wait(struct scr_run *run)
 {
     return poll(run, 1);
 }
 
-int scr_encode_async_id(const struct scr_run *run)
+int scr_encoder_id(const struct scr_run *run)
 {
-    return run->encode_in_background != NULL ? run->encode_in_background->id : 0;
+    const struct scr_encoder *enc = run->encoder;
+    return enc != NULL && enc->running != NULL ? enc->running->id : 0;
 }
 
 /* --- where the encode runs ------------------------------------------------------ */
@@ -366,10 +417,10 @@ static int read_cpu_clock(clockid_t clock, double *out)
 }
 
 /* CPU seconds of every encode of the run so far, the running one's included. */
-static double encode_cpu_seconds(const struct scr_run *run)
+static double encode_cpu_seconds(const struct scr_encoder *enc)
 {
-    double cpu = run->encode_cpu_ended;
-    const struct scr_encode_async *e = run->encode_in_background;
+    double cpu = enc->cpu_ended;
+    const struct encode_job *e = enc->running;
     if (e == NULL) return cpu;
     if (atomic_load(&e->done)) return cpu + e->cpu;
     clockid_t clock;
@@ -384,8 +435,8 @@ static double encode_cpu_seconds(const struct scr_run *run)
 /* Rank 0 says once that the cores cannot be measured, and what follows. */
 static void say_unmeasured(struct scr_run *run, int rc)
 {
-    if (run->rank != 0 || run->work_unmeasured_said) return;
-    run->work_unmeasured_said = 1;
+    if (run->rank != 0 || run->encoder->work_unmeasured_said) return;
+    run->encoder->work_unmeasured_said = 1;
     scr_dbg(1,
             "cannot tell how busy the cores are (/proc/stat or /proc/thread-self/schedstat: %s): "
             "every encode "
@@ -393,32 +444,34 @@ static void say_unmeasured(struct scr_run *run, int rc)
             scr_strstatus(rc));
 }
 
-void scr_encode_async_work_begins(struct scr_run *run)
+void scr_encoder_work_begins(struct scr_run *run)
 {
-    if (!run->encode_async || run->encode_when_busy) return;
-    int rc = scr_cpu_sample_take(&run->work_from);
+    struct scr_encoder *enc = run->encoder;
+    if (!scr_encoder_in_background(enc) || run->params->encode_when_busy) return;
+    int rc = scr_cpu_sample_take(&enc->work_from);
     if (rc != SCR_SUCCESS) say_unmeasured(run, rc);
-    run->work_from_encode_cpu = encode_cpu_seconds(run);
+    enc->work_from_encode_cpu = encode_cpu_seconds(enc);
 }
 
-void scr_encode_async_work_ends(struct scr_run *run)
+void scr_encoder_work_ends(struct scr_run *run)
 {
-    run->work_cores_busy = 0;
-    if (!run->encode_async || run->encode_when_busy) return;
+    struct scr_encoder *enc = run->encoder;
+    if (enc != NULL) enc->work_cores_busy = 0;
+    if (!scr_encoder_in_background(enc) || run->params->encode_when_busy) return;
     struct scr_cpu_sample to;
     int rc = scr_cpu_sample_take(&to);
     if (rc != SCR_SUCCESS) say_unmeasured(run, rc);
     struct scr_cpu_stretch st;
-    rc = scr_cpu_stretch_measure(&run->work_from, &to,
-                                 encode_cpu_seconds(run) - run->work_from_encode_cpu, &st);
-    run->work_cores_busy = rc == SCR_SUCCESS && st.seconds >= SHORTEST_STRETCH_SECONDS &&
+    rc = scr_cpu_stretch_measure(&enc->work_from, &to,
+                                 encode_cpu_seconds(enc) - enc->work_from_encode_cpu, &st);
+    enc->work_cores_busy = rc == SCR_SUCCESS && st.seconds >= SHORTEST_STRETCH_SECONDS &&
                            st.demand >= BUSY_DEMAND && st.spare < SPARE_SHARE_FOR_BACKGROUND;
 }
 
-int scr_encode_async_goes_to_background(struct scr_run *run, int id, int busy_ranks)
+int scr_encoder_goes_to_background(struct scr_run *run, int id, int busy_ranks)
 {
     int held_back = busy_ranks > 0;
-    if (run->rank == 0 && held_back != run->encode_held_back) {
+    if (run->rank == 0 && held_back != run->encoder->held_back) {
         if (held_back)
             scr_dbg(1,
                     "dataset %d is encoded before SCR_Complete_checkpoint returns: on %d of %d "
@@ -437,6 +490,6 @@ int scr_encode_async_goes_to_background(struct scr_run *run, int id, int busy_ra
                     "application worked",
                     id);
     }
-    run->encode_held_back = held_back;
+    run->encoder->held_back = held_back;
     return !held_back;
 }

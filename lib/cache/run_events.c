@@ -1,4 +1,5 @@
 /* run_events.c — the library's events, recorded by rank 0 (scr_run.h). */
+#include "run_events.h"
 #include "scr_err.h"
 #include "scr_run.h"
 

@@ -33,6 +33,7 @@
  * redundancy sets do not fit this run, and a restart that reads it whole
  * (run_fetch_whole.c) uses what each node's cache holds of it. */
 #include "dataset_view.h"
+#include "run_rebuild.h"
 #include "flush_file.h"
 #include "kvtree_util.h"
 #include "meta.h"
@@ -41,6 +42,10 @@
 #include "mpi_exchange.h"
 #include "reddesc.h"
 #include "redundancy.h"
+#include "run_cache.h"
+#include "run_crc.h"
+#include "run_events.h"
+#include "run_redundancy_ctx.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_io.h"
@@ -286,7 +291,7 @@ static int incoming(struct scr_run *run, const struct scr_redundancy_ctx *ctx, i
     if ((rc = scr_filemap_set_expected_files(run->map, id, run->rank, n)) != SCR_SUCCESS) return rc;
     if ((rc = scr_cache_save_filemap(run)) != SCR_SUCCESS) return rc;
     if ((rc = scr_padset_open(&s->set, O_WRONLY | O_CREAT | O_TRUNC)) != SCR_SUCCESS) return rc;
-    if (run->crc_in_cache &&
+    if (run->params->crc_in_cache &&
         (s->crc = scr_crc_parts_new(s->set.parts, (size_t)s->set.count)) == NULL)
         return SCR_ERR_NOMEM;
     return SCR_SUCCESS;
@@ -654,8 +659,9 @@ int scr_cache_in_place_is_present(struct scr_run *run, int id, const char *name,
                  "the first rank "
                  "%d (their node's control directory was lost); it is not offered from there%s",
                  id, name, sum_min[0], sum_min[1],
-                 run->fetch ? ""
-                            : ", and SCR_FETCH=0 forbids reading it through the prefix's index");
+                 run->params->fetch
+                     ? ""
+                     : ", and SCR_FETCH=0 forbids reading it through the prefix's index");
     return scr_comm_all_true(!unknown && my_files_in_place(run, id, name), run->world, out_ok);
 }
 

@@ -4,8 +4,11 @@
  *
  * What needs struct scr_run (events, the parameters) stays here; the
  * redundancy layer sees only the context. */
+#include "run_redundancy_ctx.h"
 #include "redundancy.h"
 #include "mpi_comm.h"
+#include "run_cache.h"
+#include "run_events.h"
 #include "scr_err.h"
 #include "scr_run.h"
 #include "util_log.h"
@@ -30,13 +33,13 @@ int scr_run_redundancy_ctx(const struct scr_run *run, int id, int with_buffers,
     /* a buffer that cannot be had is NULL: the redundancy layer says so and
      * every rank agrees, where it needs one */
     if (with_buffers) {
-        out->bufs[0] = malloc(run->file_buf_size);
-        out->bufs[1] = malloc(run->file_buf_size);
+        out->bufs[0] = malloc(run->params->file_buf_size);
+        out->bufs[1] = malloc(run->params->file_buf_size);
     }
-    out->buf_size = run->file_buf_size;
-    out->piece = run->mpi_buf_size;
-    out->crc_in_cache = run->crc_in_cache;
-    out->crc_on_copy = run->crc_on_copy;
+    out->buf_size = run->params->file_buf_size;
+    out->piece = run->params->mpi_buf_size;
+    out->crc_in_cache = run->params->crc_in_cache;
+    out->crc_on_copy = run->params->crc_on_copy;
     return SCR_SUCCESS;
 }
 

@@ -31,6 +31,7 @@
  * piece: MPI-IO opens the file without O_CREAT on every rank but the
  * first, and a job of one rank per node (MPI with threads) is common.
  * O_CREAT|O_EXCL on a routed name fails there, which doc/details.md says. */
+#include "run_shared.h"
 #include "meta.h"
 #include "mpi_comm.h"
 #include "mpi_owners.h"

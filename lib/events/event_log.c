@@ -1,6 +1,7 @@
 /* event_log.c — where events go: text log, syslog, JSON lines (see event_log.h). */
 #include "event_log.h"
 #include "job_env.h"
+#include "params.h"
 #include "scr_err.h"
 #include "util_log.h"
 #include "util_path.h"
@@ -60,37 +61,37 @@ int scr_event_log_level(const char *word, int *out_level)
     return lookup(levels, word, out_level);
 }
 
-static int get_flag(const scr_config *cfg, const char *name)
-{
-    int v = 0;
-    return scr_config_get_bool(cfg, name, &v) == SCR_SUCCESS && v;
-}
-
 int scr_event_log_setup(struct scr_event_log *log, const scr_config *cfg, const char *prefix_scr,
                         const char *job, const char *user, const char *host)
 {
+    struct scr_log_params lp;
+    scr_params_resolve_log(cfg, &lp);
+    return scr_event_log_open(log, &lp, prefix_scr, job, user, host);
+}
+
+int scr_event_log_open(struct scr_event_log *log, const struct scr_log_params *lp,
+                       const char *prefix_scr, const char *job, const char *user, const char *host)
+{
     memset(log, 0, sizeof(*log));
-    if (!get_flag(cfg, "SCR_LOG_ENABLE")) return SCR_SUCCESS;
+    if (!lp->enable) return SCR_SUCCESS;
     snprintf(log->job, sizeof(log->job), "%s", job ? job : "");
     snprintf(log->user, sizeof(log->user), "%s", user ? user : "");
     snprintf(log->host, sizeof(log->host), "%s", host ? host : "");
     if (prefix_scr != NULL) {
         log->dir = strdup(prefix_scr);
         if (log->dir == NULL) return SCR_ERR_NOMEM;
-        log->text = get_flag(cfg, "SCR_LOG_TXT_ENABLE");
-        log->json = get_flag(cfg, "SCR_LOG_JSON_ENABLE");
+        log->text = lp->text;
+        log->json = lp->json;
     }
-    if (get_flag(cfg, "SCR_LOG_SYSLOG_ENABLE")) {
-        const char *facility = NULL, *level = NULL, *ident = NULL;
+    if (lp->syslog) {
         /* the catalogue checked the words when the configuration was loaded */
         log->facility = LOG_LOCAL7;
         log->level = LOG_INFO;
-        if (scr_config_get(cfg, "SCR_LOG_SYSLOG_FACILITY", &facility) == SCR_SUCCESS)
-            scr_event_log_facility(facility, &log->facility);
-        if (scr_config_get(cfg, "SCR_LOG_SYSLOG_LEVEL", &level) == SCR_SUCCESS)
-            scr_event_log_level(level, &log->level);
-        if (scr_config_get(cfg, "SCR_LOG_SYSLOG_PREFIX", &ident) != SCR_SUCCESS) ident = "SCR";
-        snprintf(log->ident, sizeof(log->ident), "%s", ident);
+        if (lp->syslog_facility != NULL)
+            scr_event_log_facility(lp->syslog_facility, &log->facility);
+        if (lp->syslog_level != NULL) scr_event_log_level(lp->syslog_level, &log->level);
+        snprintf(log->ident, sizeof(log->ident), "%s",
+                 lp->syslog_prefix != NULL ? lp->syslog_prefix : "SCR");
         /* openlog keeps the pointer: log->ident lives until scr_event_log_close */
         openlog(log->ident, LOG_PID, log->facility);
         log->syslog = 1;

@@ -30,6 +30,7 @@
 
 #include "config.h"
 #include "event_format.h"
+#include "params.h"
 
 /* The text log and the JSON lines, inside <prefix>/.scr. */
 #define SCR_EVENT_LOG_TEXT_NAME "log"
@@ -51,6 +52,11 @@ struct scr_event_log {
  * used. SCR_ERR_NOMEM only; an unusable log shows when it is written. */
 int scr_event_log_setup(struct scr_event_log *log, const scr_config *cfg, const char *prefix_scr,
                         const char *job, const char *user, const char *host);
+
+/* As scr_event_log_setup, with the SCR_LOG_* parameters already resolved
+ * (params.h): what the library does, from its run's parameters. */
+int scr_event_log_open(struct scr_event_log *log, const struct scr_log_params *lp,
+                       const char *prefix_scr, const char *job, const char *user, const char *host);
 
 /* For the writers outside the library (the commands, the Slurm plugin):
  * the configuration loaded as libscr loads it for prefix (the environment,

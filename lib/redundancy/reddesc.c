@@ -219,56 +219,49 @@ const scr_kvtree *scr_store_entry(const scr_config *cfg, const char *path)
     return NULL;
 }
 
-int scr_store_is_cache_base(const scr_config *cfg, const char *path)
+int scr_store_is_cache_base(const char *cache_base, const char *path)
 {
-    const char *base = NULL;
-    return scr_config_get(cfg, "SCR_CACHE_BASE", &base) == SCR_SUCCESS && base != NULL &&
-           same_path(base, path);
+    return cache_base != NULL && same_path(cache_base, path);
 }
 
 /* The store a CKPT entry caches its datasets in: STORE=, else the cache base. */
-static const char *store_of(const scr_config *cfg, const scr_kvtree *attrs)
+static const char *store_of(const struct scr_params *params, const scr_kvtree *attrs)
 {
     const char *v = NULL;
     if (scr_kvtree_util_get_str(attrs, "STORE", &v) == SCR_SUCCESS) return v;
-    if (scr_config_get(cfg, "SCR_CACHE_BASE", &v) == SCR_SUCCESS) return v;
-    return NULL;
+    return params->cache_base;
 }
 
 /* 0 when the CKPT entry or the store it names says ENABLED=0. */
-static int desc_enabled(const scr_config *cfg, const scr_kvtree *attrs)
+static int desc_enabled(const scr_config *cfg, const struct scr_params *params,
+                        const scr_kvtree *attrs)
 {
     int enabled = 1, store_enabled = 1;
     scr_kvtree_util_get_int(attrs, "ENABLED", &enabled);
-    const char *store = store_of(cfg, attrs);
+    const char *store = store_of(params, attrs);
     if (store != NULL)
         scr_kvtree_util_get_int(scr_store_entry(cfg, store), "ENABLED", &store_enabled);
     return enabled != 0 && store_enabled != 0;
 }
 
 /* One descriptor from a CKPT entry (attrs may be NULL: the SCR_* defaults). */
-static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree *attrs,
-                     MPI_Comm world, const char *node, struct scr_reddesc *d)
+static int make_desc(const scr_config *cfg, const struct scr_params *params, const char *index,
+                     const scr_kvtree *attrs, MPI_Comm world, const char *node,
+                     struct scr_reddesc *d)
 {
     memset(d, 0, sizeof(*d));
     d->set = MPI_COMM_NULL;
-    long long dflt_size = 8, dflt_fail = 2, dflt_hop = 1;
-    const char *dflt_type = "XOR", *dflt_group = "NODE", *v = NULL;
-    scr_config_get_int(cfg, "SCR_HOP_DISTANCE", &dflt_hop);
-    scr_config_get_int(cfg, "SCR_SET_SIZE", &dflt_size);
-    scr_config_get_int(cfg, "SCR_SET_FAILURES", &dflt_fail);
-    scr_config_get(cfg, "SCR_COPY_TYPE", &dflt_type);
+    const char *dflt_type = params->copy_type, *dflt_group = params->group, *v = NULL;
     /* FILE: the CKPT lines decide; without any, the default descriptor */
     if (strcasecmp(dflt_type, "FILE") == 0) dflt_type = "XOR";
-    scr_config_get(cfg, "SCR_GROUP", &dflt_group);
-    int set_size = (int)dflt_size, iv = 0;
-    d->failures = (int)dflt_fail;
+    int set_size = params->set_size, iv = 0;
+    d->failures = params->set_failures;
     d->interval = 1;
     d->index = atoi(index);
     if (scr_kvtree_util_get_int(attrs, "INTERVAL", &iv) == SCR_SUCCESS) d->interval = iv;
     if (scr_kvtree_util_get_int(attrs, "SET_SIZE", &iv) == SCR_SUCCESS) set_size = iv;
     if (scr_kvtree_util_get_int(attrs, "SET_FAILURES", &iv) == SCR_SUCCESS) d->failures = iv;
-    d->hop = dflt_hop > INT_MAX ? INT_MAX : (int)dflt_hop;
+    d->hop = params->hop_distance;
     if (scr_kvtree_util_get_int(attrs, "HOP_DISTANCE", &iv) == SCR_SUCCESS) d->hop = iv;
     if (scr_kvtree_util_get_int(attrs, "OUTPUT", &iv) == SCR_SUCCESS) d->output = iv;
     if (scr_kvtree_util_get_str(attrs, "TYPE", &v) != SCR_SUCCESS) v = dflt_type;
@@ -278,14 +271,15 @@ static int make_desc(const scr_config *cfg, const char *index, const scr_kvtree 
     }
     if (scr_kvtree_util_get_str(attrs, "GROUP", &v) != SCR_SUCCESS) v = dflt_group;
     snprintf(d->group, sizeof(d->group), "%s", v);
-    const char *store = store_of(cfg, attrs);
+    const char *store = store_of(params, attrs);
     if (store == NULL || strlen(store) >= sizeof(d->store)) {
         scr_err("CKPT=%s: no usable STORE (a path of 1 to %zu bytes)", index, sizeof(d->store) - 1);
         return SCR_ERR_ARG;
     }
     int me = 0;
     MPI_Comm_rank(world, &me);
-    if (scr_store_entry(cfg, store) == NULL && !scr_store_is_cache_base(cfg, store)) {
+    if (scr_store_entry(cfg, store) == NULL &&
+        !scr_store_is_cache_base(params->cache_base, store)) {
         if (me == 0)
             scr_err("CKPT=%s: STORE=%s is neither SCR_CACHE_BASE nor declared by a STORE line",
                     index, store);
@@ -330,8 +324,8 @@ int scr_store_flushes_in_background(const scr_config *cfg, const char *store, in
     return strcasecmp(flush, "PTHREAD") == 0;
 }
 
-int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_name,
-                        struct scr_reddesc **out_descs, int *out_count)
+int scr_reddescs_create(const scr_config *cfg, const struct scr_params *params, MPI_Comm world,
+                        const char *node_name, struct scr_reddesc **out_descs, int *out_count)
 {
     const scr_kvtree *table = scr_config_table(cfg, "CKPT");
     int n = 0;
@@ -340,7 +334,7 @@ int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_
     int src = check_stores(cfg, me);
     if (src != SCR_SUCCESS) return src;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(table); e; e = scr_kvtree_elem_next(e)) {
-        int enabled = desc_enabled(cfg, scr_kvtree_elem_hash(e));
+        int enabled = desc_enabled(cfg, params, scr_kvtree_elem_hash(e));
         if (!enabled && me == 0)
             scr_dbg(1, "descriptor CKPT=%s is disabled (by ENABLED=0 on it or on its store)",
                     scr_kvtree_elem_key(e));
@@ -354,14 +348,14 @@ int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_
     }
     int rc = SCR_SUCCESS, i = 0;
     if (n == 0) {
-        rc = make_desc(cfg, "0", NULL, world, node_name, &descs[0]);
+        rc = make_desc(cfg, params, "0", NULL, world, node_name, &descs[0]);
     } else {
         /* every rank walks the same table (rank 0 read it for all) in the same order */
         for (scr_kvtree_elem *e = scr_kvtree_elem_first(table); rc == SCR_SUCCESS && e;
              e = scr_kvtree_elem_next(e)) {
-            if (!desc_enabled(cfg, scr_kvtree_elem_hash(e))) continue;
-            rc = make_desc(cfg, scr_kvtree_elem_key(e), scr_kvtree_elem_hash(e), world, node_name,
-                           &descs[i++]);
+            if (!desc_enabled(cfg, params, scr_kvtree_elem_hash(e))) continue;
+            rc = make_desc(cfg, params, scr_kvtree_elem_key(e), scr_kvtree_elem_hash(e), world,
+                           node_name, &descs[i++]);
         }
     }
     if (rc != SCR_SUCCESS) {

@@ -37,6 +37,7 @@
 #define SCR_REDDESC_H
 
 #include "config.h"
+#include "params.h"
 #include "kvtree.h"
 
 #include <mpi.h>
@@ -66,18 +67,19 @@ const scr_kvtree *scr_store_entry(const scr_config *cfg, const char *path);
  * (SCR_FLUSH_ASYNC). */
 int scr_store_flushes_in_background(const scr_config *cfg, const char *store, int otherwise);
 
-/* 1 when path is SCR_CACHE_BASE (trailing slashes aside). */
-int scr_store_is_cache_base(const scr_config *cfg, const char *path);
+/* 1 when path is cache_base, SCR_CACHE_BASE (trailing slashes aside). */
+int scr_store_is_cache_base(const char *cache_base, const char *path);
 
 /* "SINGLE", "PARTNER", "XOR", "RS"; NULL for other values. */
 const char *scr_copy_type_name(enum scr_copy_type type);
 
-/* Every enabled descriptor of cfg, with sets built for this run (collective).
- * node_name is this rank's node. *out_descs is a new array of *out_count
- * (free with scr_reddescs_free). A STORE line with a FLUSH other than SYNC
- * or PTHREAD is refused (SCR_ERR_ARG, said by rank 0). */
-int scr_reddescs_create(const scr_config *cfg, MPI_Comm world, const char *node_name,
-                        struct scr_reddesc **out_descs, int *out_count);
+/* Every enabled descriptor of cfg's CKPT table (without any, one from the
+ * SCR_COPY_TYPE, SCR_GROUP, SCR_SET_* and SCR_HOP_DISTANCE of params), with
+ * sets built for this run (collective). node_name is this rank's node. *out_descs is a new array of
+ * *out_count (free with scr_reddescs_free). A STORE line with a FLUSH other than SYNC or PTHREAD is
+ * refused (SCR_ERR_ARG, said by rank 0). */
+int scr_reddescs_create(const scr_config *cfg, const struct scr_params *params, MPI_Comm world,
+                        const char *node_name, struct scr_reddesc **out_descs, int *out_count);
 void scr_reddescs_free(struct scr_reddesc *descs, int count);
 
 /* The descriptor for dataset id (is_output: the dataset is output only). */

@@ -15,15 +15,19 @@
  * STOP pauses the copy (STATE STOPPED) until RUN, EXIT abandons it (the
  * flush then fails and the dataset stays in cache).
  *
- * Each API call asks (scr_flush_async_poll) whether every node's thread is
+ * Each API call asks (scr_flusher_poll) whether every node's thread is
  * done; only when all are is the flush concluded, collectively: each rank
  * records the CRCs of its copies, rank filemaps, summary and index are
  * written, and the dataset is marked flushed (or, when a copy failed, what
  * the attempt wrote is taken back and it stays in cache). A crash before
  * then leaves the index as it was and FLUSHING in the flush file, which is
  * what the scavenge looks for. */
+#include "flush_async.h"
 #include "flush_steps.h"
 #include "mpi_comm.h"
+#include "run_cache.h"
+#include "run_crc.h"
+#include "run_encode_async.h"
 #include "scr_err.h"
 #include "transfer.h"
 #include "transfer_file.h"
@@ -79,6 +83,10 @@ struct scr_flush_async {
     int rc;       /* the thread's outcome */
     int start_rc; /* every rank: what failed at the start (its list, the thread) */
     double measured_bw, measured_percent, seconds;
+};
+
+struct scr_flusher {
+    struct scr_flush_async *running; /* NULL when none runs */
 };
 
 /* --- the thread ----------------------------------------------------------- */
@@ -308,8 +316,8 @@ static int start_thread(struct scr_run *run, struct scr_flush_async *a, scr_kvtr
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_path_join(run->cntl_dir, SCR_TRANSFER_FILE_NAME, &a->transfer_path);
     if (rc != SCR_SUCCESS) return rc;
-    a->buf_size = run->file_buf_size;
-    a->with_crc = run->crc_on_flush;
+    a->buf_size = run->params->file_buf_size;
+    a->with_crc = run->params->crc_on_flush;
     a->compress = scr_flush_compress_level(run, a->attempt.desc);
     rc = write_transfer_file(a);
     if (rc != SCR_SUCCESS) return rc;
@@ -322,10 +330,23 @@ static int start_thread(struct scr_run *run, struct scr_flush_async *a, scr_kvtr
     return SCR_SUCCESS;
 }
 
-int scr_flush_async_start(struct scr_run *run, int id)
+int scr_flusher_new(struct scr_flusher **out)
+{
+    *out = calloc(1, sizeof(**out));
+    if (*out != NULL) return SCR_SUCCESS;
+    scr_err("out of memory setting up the flush in the background");
+    return SCR_ERR_NOMEM;
+}
+
+void scr_flusher_free(struct scr_flusher *f)
+{
+    free(f);
+}
+
+int scr_flusher_start(struct scr_run *run, struct scr_flusher *f, int id, int in_cache)
 {
     /* one flush at a time: a running one is finished first */
-    int rc = scr_flush_async_wait(run); /* all ranks agree */
+    int rc = scr_flusher_wait(run, f); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
     struct scr_flush_async *a = calloc(1, sizeof(*a));
     int lrc = a != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM;
@@ -337,9 +358,9 @@ int scr_flush_async_start(struct scr_run *run, int id)
     }
     a->id = id;
     atomic_init(&a->done, 0);
-    a->bw = run->flush_async_bw;
-    a->percent = run->flush_async_percent;
-    rc = scr_flush_begin(run, id, &a->attempt); /* all ranks agree */
+    a->bw = run->params->flush_async_bw;
+    a->percent = run->params->flush_async_percent;
+    rc = scr_flush_begin(run, id, in_cache, &a->attempt); /* all ranks agree */
     if (rc != SCR_SUCCESS) {
         free(a);
         return rc;
@@ -354,14 +375,14 @@ int scr_flush_async_start(struct scr_run *run, int id)
     scr_comm_free_trees(lists, run->node_rank == 0 ? run->node_ranks : 0);
     /* all ranks agree: */
     rc = scr_comm_agree(run->world, lrc, SCR_FAILURE);
-    run->flush_in_background = a;
+    f->running = a;
     if (rc == SCR_SUCCESS) {
         scr_dbg(2, "dataset %d: flush to %s goes on in the background", id, run->prefix);
         return SCR_SUCCESS;
     }
     /* some node could not start: conclude it as failed (a started thread
      * is waited for first), which takes back what it wrote */
-    int wrc = scr_flush_async_wait(run);
+    int wrc = scr_flusher_wait(run, f);
     return wrc != SCR_SUCCESS ? wrc : rc;
 }
 
@@ -467,7 +488,7 @@ static void after_flush(struct scr_run *run, int id, int rc)
     /* an output dataset's encode runs in the foreground (scr.c), so no
      * thread reads what leaves the cache here */
     /* the CRCs were to come from the copy: they come from a read now */
-    if (rc != SCR_SUCCESS && run->crc_on_flush) scr_crc_fill(run, id);
+    if (rc != SCR_SUCCESS && run->params->crc_on_flush) scr_crc_fill(run, id);
     if (rc != SCR_SUCCESS || scr_filemap_get_dataset(run->map, id, run->rank, &d) != SCR_SUCCESS)
         return;
     if (scr_dataset_is_output(d) && !scr_dataset_is_checkpoint(d)) {
@@ -476,16 +497,16 @@ static void after_flush(struct scr_run *run, int id, int rc)
     }
 }
 
-static int poll(struct scr_run *run, int wait)
+static int poll(struct scr_run *run, struct scr_flusher *f, int wait)
 {
-    struct scr_flush_async *a = run->flush_in_background;
+    struct scr_flush_async *a = f != NULL ? f->running : NULL;
     if (a == NULL) return SCR_SUCCESS; /* the same on every rank */
     /* a dataset is flushed (and becomes current on the prefix) only once it
      * is protected in cache: a restart after a lost node then finds it in
      * cache as new as on the prefix */
-    if (scr_encode_async_id(run) == a->id) {
+    if (scr_encoder_id(run) == a->id) {
         if (!wait) return SCR_SUCCESS;
-        int erc = scr_encode_async_wait(run); /* all ranks agree */
+        int erc = scr_encoder_wait(run); /* all ranks agree */
         if (erc != SCR_SUCCESS) return erc;
     }
     int mine = 1, all = 0;
@@ -503,7 +524,7 @@ static int poll(struct scr_run *run, int wait)
         pthread_join(a->thread, NULL);
         a->thread_started = 0;
     }
-    run->flush_in_background = NULL;
+    f->running = NULL;
     rc = conclude(run, a); /* all ranks agree */
     after_flush(run, a->id, rc);
     free_async(a);
@@ -512,17 +533,17 @@ static int poll(struct scr_run *run, int wait)
     return rc == SCR_ERR_TIMEOUT || rc == SCR_ERR_IO ? SCR_SUCCESS : rc;
 }
 
-int scr_flush_async_poll(struct scr_run *run)
+int scr_flusher_poll(struct scr_run *run, struct scr_flusher *f)
 {
-    return poll(run, 0);
+    return poll(run, f, 0);
 }
 
-int scr_flush_async_wait(struct scr_run *run)
+int scr_flusher_wait(struct scr_run *run, struct scr_flusher *f)
 {
-    return poll(run, 1);
+    return poll(run, f, 1);
 }
 
-int scr_flush_async_id(const struct scr_run *run)
+int scr_flusher_id(const struct scr_flusher *f)
 {
-    return run->flush_in_background != NULL ? run->flush_in_background->id : 0;
+    return f != NULL && f->running != NULL ? f->running->id : 0;
 }

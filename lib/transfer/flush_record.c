@@ -24,7 +24,7 @@ int scr_flush_record_copy(struct scr_run *run, int id, const char *file,
     rc = scr_meta_copy(meta, stored);
     if (rc != SCR_SUCCESS) goto out;
     uint32_t recorded;
-    if (run->crc_on_flush && scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS &&
+    if (run->params->crc_on_flush && scr_meta_get_crc32(meta, &recorded) == SCR_SUCCESS &&
         recorded != got->crc) {
         scr_err("flush of %s: CRC32 0x%08x differs from 0x%08x recorded when it was "
                 "written; the file in cache is damaged",
@@ -32,7 +32,7 @@ int scr_flush_record_copy(struct scr_run *run, int id, const char *file,
         rc = SCR_ERR_FORMAT;
         goto out;
     }
-    if (run->crc_on_flush) rc = scr_meta_set_crc32(meta, got->crc);
+    if (run->params->crc_on_flush) rc = scr_meta_set_crc32(meta, got->crc);
     if (rc != SCR_SUCCESS) goto out;
     /* how the prefix holds it: the rank filemap and the summary say so */
     if (got->stored.compressed)

@@ -33,7 +33,7 @@ struct scr_flush_attempt {
 /* Begin the flush of dataset id (*out, freed by scr_flush_attempt_free on
  * success; nothing to free on failure). SCR_ERR_NOTFOUND when a rank has no
  * record of it, SCR_ERR_TIMEOUT while a copy the watchdog abandoned is out. */
-int scr_flush_begin(struct scr_run *run, int id, struct scr_flush_attempt *out);
+int scr_flush_begin(struct scr_run *run, int id, int in_cache, struct scr_flush_attempt *out);
 
 /* Conclude attempt a, whose copies on this rank's behalf went as copy_rc
  * says (SCR_ERR_TIMEOUT: the watchdog abandoned one); the flush event is

@@ -24,6 +24,9 @@
 #include "meta.h"
 #include "mpi_comm.h"
 #include "rank_filemap.h"
+#include "run_cache.h"
+#include "run_events.h"
+#include "run_rebuild.h"
 #include "scan_scr31.h"
 #include "scr_err.h"
 #include "scr_run.h"
@@ -276,9 +279,9 @@ out:
 static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree **out_mine)
 {
     scr_kvtree *summary = scr_kvtree_new();
-    scr_kvtree *seen = run->fetch_bypass ? scr_kvtree_new() : NULL;
+    scr_kvtree *seen = run->fetch_in_place ? scr_kvtree_new() : NULL;
     const scr_dataset *desc = NULL;
-    int status = summary && (seen || !run->fetch_bypass)
+    int status = summary && (seen || !run->fetch_in_place)
                      ? read_summary(run, id, dsdir, summary, &desc)
                      : SCR_ERR_NOMEM;
     /* the loop goes on after a failure: every rank waits for its message */
@@ -319,7 +322,7 @@ static int fill_meta(const struct scr_run *run, scr_meta *meta, const char *rel,
     /* a file in cache has its CRC: the summary's, else the one the copy computed */
     if (crc != NULL)
         rc = scr_meta_set_crc32(meta, *crc);
-    else if (run->crc_on_flush && run->crc_in_cache)
+    else if (run->params->crc_on_flush && run->params->crc_in_cache)
         rc = scr_meta_set_crc32(meta, copied_crc);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_meta_set_rank(meta, run->rank);
@@ -360,10 +363,10 @@ static int copy_to_cache(struct scr_run *run, int id, const char *cachedir, void
     if (rc != SCR_SUCCESS) goto out;
     const struct scr_copy_opts opts = {
         .buf = buf,
-        .bufsize = run->file_buf_size,
-        .crc = run->crc_on_flush,
+        .bufsize = run->params->file_buf_size,
+        .crc = run->params->crc_on_flush,
         .form = gzip ? SCR_COPY_GUNZIP : SCR_COPY_RAW,
-        .timeout = run->watchdog_pfs,
+        .timeout = run->params->watchdog_pfs,
         .kind = "fetch",
     };
     rc = scr_copy(src, dest, &opts, &got);
@@ -376,7 +379,7 @@ static int copy_to_cache(struct scr_run *run, int id, const char *cachedir, void
         rc = SCR_ERR_FORMAT;
         goto out;
     }
-    if (crc != NULL && run->crc_on_flush && got.crc != *crc) {
+    if (crc != NULL && run->params->crc_on_flush && got.crc != *crc) {
         scr_err("restart file %s is damaged: CRC32 0x%08x, recorded 0x%08x", src, got.crc, *crc);
         rc = SCR_ERR_FORMAT;
         goto out;
@@ -416,12 +419,12 @@ static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_path_basename(src, &name);
     if (rc != SCR_SUCCESS) goto out;
-    if (run->fetch_bypass && gzip) {
+    if (run->fetch_in_place && gzip) {
         scr_err("SCR_FETCH_BYPASS=1 cannot restart from %s in place: it is stored compressed "
                 "(SCR_FLUSH_COMPRESS); fetch it into cache (SCR_FETCH_BYPASS=0)",
                 src);
         rc = SCR_ERR_FORMAT;
-    } else if (run->fetch_bypass) {
+    } else if (run->fetch_in_place) {
         rc = scr_fetch_note_in_place(run, src, name, size, have_crc ? &crc : NULL);
     } else {
         rc = copy_to_cache(run, id, cachedir, buf, src, dir, name, size, have_crc ? &crc : NULL,
@@ -443,9 +446,9 @@ static int fetch_my_part(struct scr_run *run, int id, const char *dsdir, const s
     char *cachedir = NULL;
     void *buf = NULL;
     int rc = SCR_SUCCESS, nfiles = 0;
-    if (!run->fetch_bypass) {
+    if (!run->fetch_in_place) {
         rc = scr_cache_dataset_dir(run, id, &cachedir);
-        buf = malloc(run->file_buf_size);
+        buf = malloc(run->params->file_buf_size);
         if (rc != SCR_SUCCESS) goto out;
         if (buf == NULL) {
             rc = SCR_ERR_NOMEM;
@@ -459,7 +462,7 @@ static int fetch_my_part(struct scr_run *run, int id, const char *dsdir, const s
         rc = fetch_file(run, id, dsdir, cachedir, buf, e);
         if (rc != SCR_SUCCESS) goto out;
     }
-    if (!run->fetch_bypass) {
+    if (!run->fetch_in_place) {
         rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
         if (rc != SCR_SUCCESS) goto out;
         rc = scr_cache_save_filemap(run);
@@ -499,13 +502,13 @@ static int share_parts(struct scr_run *run, int id, const char *dsdir, int rc,
 static int fetch_in_window(struct scr_run *run, int id, const char *dsdir, const scr_kvtree *part,
                            int rc)
 {
-    int wrc = scr_comm_window_enter(run->world, run->fetch_width, TAG_WIDTH);
+    int wrc = scr_comm_window_enter(run->world, run->params->fetch_width, TAG_WIDTH);
     if (rc != SCR_SUCCESS) goto leave;
     rc = wrc;
     if (rc != SCR_SUCCESS) goto leave;
     rc = fetch_my_part(run, id, dsdir, part);
 leave:
-    wrc = scr_comm_window_leave(run->world, run->fetch_width, TAG_WIDTH);
+    wrc = scr_comm_window_leave(run->world, run->params->fetch_width, TAG_WIDTH);
     return rc != SCR_SUCCESS ? rc : wrc;
 }
 
@@ -517,13 +520,13 @@ static int try_fetch(struct scr_run *run, int id, int *out_ok)
     int rc = scr_path_join(run->prefix_scr, name, &dsdir);
     scr_kvtree *part = NULL;
     rc = share_parts(run, id, dsdir, rc, &part);
-    if (run->fetch_bypass) scr_kvtree_unset_all(run->restart_files);
+    if (run->fetch_in_place) scr_kvtree_unset_all(run->restart_files);
     rc = fetch_in_window(run, id, dsdir, part, rc);
     scr_kvtree_delete(part);
     free(dsdir);
     /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, out_ok);
-    if (mrc == SCR_SUCCESS && !*out_ok && !run->fetch_bypass) scr_cache_delete_dataset(run, id);
+    if (mrc == SCR_SUCCESS && !*out_ok && !run->fetch_in_place) scr_cache_delete_dataset(run, id);
     return mrc;
 }
 
@@ -738,21 +741,21 @@ static int fetch_candidate(struct scr_run *run, const int choice[3], int *out_ok
 {
     /* a dataset with files several ranks wrote is fetched in place, as
      * SCR_FETCH_BYPASS=1 fetches every dataset */
-    int fetch_bypass_setting = run->fetch_bypass;
-    if (choice[2]) run->fetch_bypass = 1;
+    int fetch_bypass_setting = run->fetch_in_place;
+    if (choice[2]) run->fetch_in_place = 1;
     int mrc = choice[1] ? scr_fetch_whole_prepare(run, choice[0], out_ok)
                         : try_fetch(run, choice[0], out_ok);
-    *out_read_in_place = run->fetch_bypass;
-    run->fetch_bypass = fetch_bypass_setting;
+    *out_read_in_place = run->fetch_in_place;
+    run->fetch_in_place = fetch_bypass_setting;
     return mrc;
 }
 
-int scr_fetch_decide_restart(struct scr_run *run)
+int scr_fetch_decide_restart(struct scr_run *run, const char *current_name)
 {
     if (run->restart_decided) return SCR_SUCCESS;
     run->restart_decided = 1;
     /* after a failed restart the name SCR_Current gave was tried already */
-    const char *wanted = run->restart_below > 0 ? NULL : run->current_name;
+    const char *wanted = run->restart_below > 0 ? NULL : current_name;
     int below = run->restart_below > 0 ? run->restart_below : INT_MAX;
 
     /* the cache's records first: the newest checkpoint intact in cache or
@@ -763,7 +766,7 @@ int scr_fetch_decide_restart(struct scr_run *run)
     if (rc != SCR_SUCCESS || done) return rc;
     run->restart_id = 0;
     run->restart_source = SCR_RESTART_NONE;
-    if (!run->fetch) return SCR_SUCCESS;
+    if (!run->params->fetch) return SCR_SUCCESS;
 
     /* then the prefix, newest usable dataset first; rank 0 remembers what it
      * tried, so an index it cannot mark never makes it try one dataset twice */

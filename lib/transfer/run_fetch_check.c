@@ -38,18 +38,20 @@ static int file_is_as_flushed(const struct scr_run *run, const char *path, uint6
                               const uint32_t *crc, void **buf)
 {
     struct scr_copy_result got = {0};
-    if (crc == NULL || !run->crc_on_flush) {
+    if (crc == NULL || !run->params->crc_on_flush) {
         struct stat st;
         if (stat(path, &st) == 0 && (uint64_t)st.st_size == size) return 1;
         scr_err("restart file %s of checkpoint %s, read in place, is %s", path, run->restart_name,
                 stat(path, &st) != 0 ? "missing" : "of the wrong size");
         return 0;
     }
-    if (*buf == NULL && (*buf = malloc(run->file_buf_size)) == NULL) {
-        scr_err("out of memory for a buffer of %zu bytes to check %s", run->file_buf_size, path);
+    if (*buf == NULL && (*buf = malloc(run->params->file_buf_size)) == NULL) {
+        scr_err("out of memory for a buffer of %zu bytes to check %s", run->params->file_buf_size,
+                path);
         return 0;
     }
-    if (scr_crc_file(path, *buf, run->file_buf_size, &got) != SCR_SUCCESS) return 0; /* said */
+    if (scr_crc_file(path, *buf, run->params->file_buf_size, &got) != SCR_SUCCESS)
+        return 0; /* said */
     if (got.bytes != size) {
         scr_err(
             "restart file %s of checkpoint %s, read in place, has %llu bytes, %llu were written",

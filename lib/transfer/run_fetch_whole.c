@@ -29,6 +29,7 @@
 #include "meta.h"
 #include "mpi_comm.h"
 #include "rank_filemap.h"
+#include "run_cache.h"
 #include "scr_err.h"
 #include "scan_scr31.h"
 #include "scr_run.h"
@@ -231,10 +232,11 @@ static int bytes_check(const struct scr_run *run, const char *path, uint64_t siz
         scr_warn("%s %s is %s", what, path, stat(path, &st) != 0 ? "missing" : "of the wrong size");
         return 0;
     }
-    if (crc == NULL || !run->crc_on_flush) return 1;
-    void *buf = malloc(run->file_buf_size);
+    if (crc == NULL || !run->params->crc_on_flush) return 1;
+    void *buf = malloc(run->params->file_buf_size);
     struct scr_copy_result got = {0};
-    int ok = buf != NULL && scr_crc_file(path, buf, run->file_buf_size, &got) == SCR_SUCCESS &&
+    int ok = buf != NULL &&
+             scr_crc_file(path, buf, run->params->file_buf_size, &got) == SCR_SUCCESS &&
              got.bytes == size && got.crc == *crc;
     if (buf != NULL && !ok)
         scr_warn("%s %s is damaged: CRC32 0x%08x, recorded 0x%08x", what, path, got.crc, *crc);
@@ -250,7 +252,7 @@ static int expand_into_cache(struct scr_run *run, const char *path, uint64_t siz
 {
     char *dsdir = NULL, *rel = NULL, *mine = NULL, *dest = NULL, sub[64];
     struct scr_copy_result got = {0};
-    void *buf = malloc(run->file_buf_size);
+    void *buf = malloc(run->params->file_buf_size);
     int rc = buf != NULL ? scr_cache_dataset_dir(run, run->restart_id, &dsdir) : SCR_ERR_NOMEM;
     /* two ranks of a node may read one file: each expands its own */
     snprintf(sub, sizeof(sub), "expanded.%d", run->rank);
@@ -262,17 +264,18 @@ static int expand_into_cache(struct scr_run *run, const char *path, uint64_t siz
     if (rc == SCR_SUCCESS) listed = 1;
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     if (rc == SCR_SUCCESS)
-        rc = scr_copy(
-            path, dest,
-            &(struct scr_copy_opts){
-                .buf = buf, .bufsize = run->file_buf_size, .crc = 1, .form = SCR_COPY_GUNZIP},
-            &got);
+        rc = scr_copy(path, dest,
+                      &(struct scr_copy_opts){.buf = buf,
+                                              .bufsize = run->params->file_buf_size,
+                                              .crc = 1,
+                                              .form = SCR_COPY_GUNZIP},
+                      &got);
     if (rc == SCR_SUCCESS && got.bytes != size) {
         scr_warn("restart file %s expands to %llu bytes, %llu were written", path,
                  (unsigned long long)got.bytes, (unsigned long long)size);
         rc = SCR_ERR_FORMAT;
     }
-    if (rc == SCR_SUCCESS && crc != NULL && run->crc_on_flush && got.crc != *crc) {
+    if (rc == SCR_SUCCESS && crc != NULL && run->params->crc_on_flush && got.crc != *crc) {
         scr_warn("restart file %s is damaged: CRC32 0x%08x of its expanded bytes, recorded 0x%08x",
                  path, got.crc, *crc);
         rc = SCR_ERR_FORMAT;

@@ -43,6 +43,8 @@
 #include "mpi_comm.h"
 #include "prefix_trim.h"
 #include "rank_filemap.h"
+#include "run_cache.h"
+#include "run_events.h"
 #include "run_flush_progress.h"
 #include "shared_crc.h"
 #include "scr_err.h"
@@ -120,7 +122,7 @@ void scr_transfer_say_abandoned(const struct scr_run *run, const char *op, int i
     scr_warn("watchdog: %s of dataset %d: copying %s to %s took more than "
              "SCR_WATCHDOG_TIMEOUT_PFS=%d s; "
              "abandoned it (%s; the copy's thread waits until the file system answers)",
-             op, id, src, dest, run->watchdog_pfs, consequence);
+             op, id, src, dest, run->params->watchdog_pfs, consequence);
 }
 
 /* A flush reads file from the dataset's cache directory (or, written in
@@ -170,7 +172,7 @@ int scr_flush_note_destination(struct scr_undo *undo, const char *dest, int *out
 
 int scr_flush_compress_level(const struct scr_run *run, const scr_dataset *desc)
 {
-    return desc != NULL && scr_dataset_is_output(desc) ? 0 : run->flush_compress;
+    return desc != NULL && scr_dataset_is_output(desc) ? 0 : run->params->flush_compress;
 }
 
 /* Copy (or, written in place, checksum) f, one of this rank's files of
@@ -193,11 +195,11 @@ static int flush_file(struct scr_run *run, const struct scr_dataset_view *view, 
         if (rc != SCR_SUCCESS) goto out;
         const struct scr_copy_opts opts = {
             .buf = buf,
-            .bufsize = run->file_buf_size,
-            .crc = run->crc_on_flush,
+            .bufsize = run->params->file_buf_size,
+            .crc = run->params->crc_on_flush,
             .form = level > 0 ? SCR_COPY_GZIP : SCR_COPY_RAW,
             .level = level,
-            .timeout = run->watchdog_pfs,
+            .timeout = run->params->watchdog_pfs,
             .kind = "flush",
         };
         rc = scr_copy(file, dest, &opts, &got);
@@ -208,9 +210,9 @@ static int flush_file(struct scr_run *run, const struct scr_dataset_view *view, 
             rc = scr_undo_note_file(undo, dest);
             if (rc != SCR_SUCCESS) goto out;
         }
-    } else if (run->crc_on_flush) { /* written in place */
+    } else if (run->params->crc_on_flush) { /* written in place */
         if (!scr_shared_crc_reads(plan, run, f)) goto out;
-        rc = scr_crc_file(dest, buf, run->file_buf_size, &got);
+        rc = scr_crc_file(dest, buf, run->params->file_buf_size, &got);
         if (rc != SCR_SUCCESS) goto out;
     }
     rc = scr_flush_record_copy(run, id, file, &got);
@@ -239,10 +241,10 @@ static int copy_in_window(struct scr_run *run, const struct scr_dataset_view *vi
                           const char *dsdir, struct scr_undo *undo,
                           const struct scr_shared_crc *plan)
 {
-    int rc = scr_comm_window_enter(run->world, run->flush_width, TAG_WIDTH);
-    void *buf = malloc(run->file_buf_size);
+    int rc = scr_comm_window_enter(run->world, run->params->flush_width, TAG_WIDTH);
+    void *buf = malloc(run->params->file_buf_size);
     if (buf == NULL) {
-        scr_err("out of memory for a flush buffer of %zu bytes", run->file_buf_size);
+        scr_err("out of memory for a flush buffer of %zu bytes", run->params->file_buf_size);
         rc = SCR_ERR_NOMEM;
     }
     if (rc != SCR_SUCCESS) goto leave;
@@ -250,7 +252,7 @@ static int copy_in_window(struct scr_run *run, const struct scr_dataset_view *vi
 leave:
     free(buf);
     /* a rank leaves the window whatever failed: the ranks after it wait for it */
-    int lrc = scr_comm_window_leave(run->world, run->flush_width, TAG_WIDTH);
+    int lrc = scr_comm_window_leave(run->world, run->params->flush_width, TAG_WIDTH);
     return rc != SCR_SUCCESS ? rc : lrc;
 }
 
@@ -423,7 +425,8 @@ static int flush_may_start(struct scr_run *run, int id, struct scr_dataset_view 
     /* a copy the watchdog abandoned may still write to the prefix once its
      * file system answers again: no flush starts before it has returned */
     char late[1024] = "";
-    int waiting = run->watchdog_pfs > 0 ? scr_copy_timed_pending("flush", late, sizeof(late)) : 0;
+    int waiting =
+        run->params->watchdog_pfs > 0 ? scr_copy_timed_pending("flush", late, sizeof(late)) : 0;
     if (waiting > 0)
         scr_warn("watchdog: flush of dataset %d not started: the abandoned copy to %s has not "
                  "returned; the "
@@ -446,12 +449,12 @@ static int flush_may_start(struct scr_run *run, int id, struct scr_dataset_view 
 /* The dataset's directory on the prefix (*out_dsdir), where the flush
  * records that it is flushing; rank 0 makes it and claims it for desc.
  * What it creates is noted in undo. */
-static int prepare_dataset_dir(struct scr_run *run, int id, const scr_dataset *desc,
+static int prepare_dataset_dir(struct scr_run *run, int id, int in_cache, const scr_dataset *desc,
                                char **out_dsdir, struct scr_undo *undo)
 {
     int rc = prefix_dataset_dir(run, id, out_dsdir);
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_cache_note_location(run, id, run->dset_in_cache, 0, 1);
+    rc = scr_cache_note_location(run, id, in_cache, 0, 1);
     if (rc != SCR_SUCCESS || run->rank != 0) return rc;
     rc = scr_undo_note_missing_dirs(undo, *out_dsdir);
     if (rc != SCR_SUCCESS) return rc;
@@ -529,7 +532,7 @@ static void say_flush_outcome(struct scr_run *run, const struct scr_flush_attemp
         scr_warn("flush of dataset %d (%s) to %s abandoned: a copy on %d rank%s took more than "
                  "SCR_WATCHDOG_TIMEOUT_PFS=%d s; it is not in the index and stays in cache",
                  id, name, run->prefix, abandoned_ranks, abandoned_ranks == 1 ? "" : "s",
-                 run->watchdog_pfs);
+                 run->params->watchdog_pfs);
     else if (failed)
         scr_err("flush of dataset %d (%s) to %s failed; it is not in the index, and the %d file%s "
                 "the flush had written there %s removed",
@@ -540,11 +543,11 @@ static void say_flush_outcome(struct scr_run *run, const struct scr_flush_attemp
                 run->prefix);
 }
 
-int scr_flush_begin(struct scr_run *run, int id, struct scr_flush_attempt *out)
+int scr_flush_begin(struct scr_run *run, int id, int in_cache, struct scr_flush_attempt *out)
 {
     memset(out, 0, sizeof(*out));
     out->id = id;
-    out->in_cache = run->dset_in_cache;
+    out->in_cache = in_cache;
     /* the attempt keeps its own view: the filemap's entry may go while a
      * background flush runs */
     int mrc = flush_may_start(run, id, &out->view); /* all ranks agree */
@@ -553,7 +556,7 @@ int scr_flush_begin(struct scr_run *run, int id, struct scr_flush_attempt *out)
 
     out->t0 = scr_run_now();
     int ok = 0;
-    int rc = prepare_dataset_dir(run, id, out->desc, &out->dsdir, &out->undo);
+    int rc = prepare_dataset_dir(run, id, in_cache, out->desc, &out->dsdir, &out->undo);
     /* all ranks agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && ok) return SCR_SUCCESS;
@@ -586,10 +589,10 @@ int scr_flush_conclude(struct scr_run *run, struct scr_flush_attempt *a, int cop
     int nrc = scr_cache_note_location(run, id, a->in_cache, mrc == SCR_SUCCESS, 0);
     if (mrc == SCR_SUCCESS) mrc = nrc;
     /* SCR_PREFIX_SIZE: older checkpoints leave the prefix once this one is there */
-    if (mrc == SCR_SUCCESS && run->rank == 0 && run->prefix_size > 0 &&
-        scr_prefix_trim(run->prefix, run->prefix_size, id, NULL) != SCR_SUCCESS)
-        scr_warn("SCR_PREFIX_SIZE=%d: could not delete older checkpoints from %s", run->prefix_size,
-                 run->prefix);
+    if (mrc == SCR_SUCCESS && run->rank == 0 && run->params->prefix_size > 0 &&
+        scr_prefix_trim(run->prefix, run->params->prefix_size, id, NULL) != SCR_SUCCESS)
+        scr_warn("SCR_PREFIX_SIZE=%d: could not delete older checkpoints from %s",
+                 run->params->prefix_size, run->prefix);
     if (run->rank == 0) say_flush_outcome(run, a, mrc, failed, removed, abandoned_ranks);
     /* a caller may abort the job as soon as it returns: rank 0's reason goes out first */
     if (failed)
@@ -607,10 +610,10 @@ void scr_flush_attempt_free(struct scr_flush_attempt *a)
     a->dsdir = NULL;
 }
 
-int scr_flush_dataset(struct scr_run *run, int id)
+int scr_flush_dataset(struct scr_run *run, int id, int in_cache)
 {
     struct scr_flush_attempt a;
-    int mrc = scr_flush_begin(run, id, &a); /* all ranks agree */
+    int mrc = scr_flush_begin(run, id, in_cache, &a); /* all ranks agree */
     if (mrc != SCR_SUCCESS) return mrc;
     /* a file several ranks list is read for its CRC on one of them */
     struct scr_shared_crc plan;

@@ -1,4 +1,6 @@
 /* shared_crc.c — a file several ranks list, read once for its CRC (shared_crc.h). */
+#include "run_cache.h"
+#include "run_shared.h"
 #include "shared_crc.h"
 
 #include "flush_steps.h"
@@ -20,7 +22,7 @@ int scr_shared_crc_plan(struct scr_run *run, int id, const scr_dataset *desc,
     out->listed = NULL;
     out->n = 0;
     /* without SCR_CRC_ON_FLUSH neither the flush nor the check reads a CRC */
-    if (!run->crc_on_flush) return SCR_SUCCESS;
+    if (!run->params->crc_on_flush) return SCR_SUCCESS;
     if (desc == NULL || scr_dataset_get_shared_names(desc, &names) != SCR_SUCCESS || names == 0)
         return SCR_SUCCESS; /* a file per process: nothing to ask */
     return scr_shared_files_find(run, id, &out->listed, &out->n); /* all ranks agree */

@@ -1,5 +1,7 @@
 /* shared_merge.c — a file ranks on several nodes wrote, merged on the prefix (shared_merge.h). */
 #define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE */
+#include "run_cache.h"
+#include "run_shared.h"
 #include "shared_merge.h"
 
 #include "dataset_view.h"
@@ -327,7 +329,7 @@ static int write_merge(struct scr_run *run, const struct shared_file *s, struct 
     if (s->holder && m->out < 0) rc = scr_open_regular(s->dest, O_WRONLY, 0, &m->out);
     if (s->holder && rc == SCR_SUCCESS)
         rc = write_own_parts(m->in, s->file, m->out, s->dest, m->ext, m->n, m->ov, m->nov, buf,
-                             run->file_buf_size);
+                             run->params->file_buf_size);
     int mrc = merge_overlaps(run, s, m->in, m->out, m->ov, m->nov, b, out_conflict, &lrc);
     if (mrc != SCR_SUCCESS) return mrc;
     if (rc == SCR_SUCCESS) rc = lrc;
@@ -538,7 +540,8 @@ static int copy_unshared(struct scr_run *run, int id, const struct shared_file *
         int absent = lstat(mv->dests[f], &st) != 0 && errno == ENOENT;
         struct scr_copy_result got;
         rc = scr_copy(mv->files[f].path, mv->dests[f],
-                      &(struct scr_copy_opts){.buf = buf, .bufsize = run->file_buf_size}, &got);
+                      &(struct scr_copy_opts){.buf = buf, .bufsize = run->params->file_buf_size},
+                      &got);
         mv->made[f] = rc == SCR_SUCCESS && absent;
     }
     return rc;
@@ -642,7 +645,8 @@ static int alloc_reduce_bufs(const struct scr_run *run, struct reduce_bufs *b)
 {
     /* overlaps are a block or so at each boundary between nodes' parts:
      * small chunks keep the four buffers small */
-    size_t chunk = run->mpi_buf_size < REDUCE_CHUNK_MAX ? run->mpi_buf_size : REDUCE_CHUNK_MAX;
+    size_t chunk =
+        run->params->mpi_buf_size < REDUCE_CHUNK_MAX ? run->params->mpi_buf_size : REDUCE_CHUNK_MAX;
     *b = (struct reduce_bufs){chunk > 0 ? chunk : 1, NULL, NULL, NULL, NULL};
     b->max = malloc(b->len);
     b->rmax = malloc(b->len);
@@ -702,7 +706,7 @@ int scr_shared_merge(struct scr_run *run, int id, const char *name, const uint64
                      int nshared, int *out_refused)
 {
     struct shared_file *s = calloc((size_t)nshared, sizeof(*s));
-    void *buf = malloc(run->file_buf_size);
+    void *buf = malloc(run->params->file_buf_size);
     struct reduce_bufs b;
     /* this rank's files, read once: s and the move point into the view */
     struct scr_dataset_view *view = NULL;

@@ -17,12 +17,12 @@
 /* --- run_flush.c: copy a dataset to the prefix ---------------------------------- */
 
 /* Copy dataset id from cache to its original paths under the prefix (or, for
- * a dataset written in place, only record it), write its summary and rank
+ * a dataset written in place, in_cache 0, only record it), write its summary and rank
  * filemaps, then add it to the index; a checkpoint becomes current.
  * SCR_ERR_TIMEOUT on every rank when the watchdog (SCR_WATCHDOG_TIMEOUT_PFS)
  * abandoned a rank's copy, or one it abandoned earlier has not returned:
  * the dataset stays in cache, not flushed, and the caller may go on. */
-int scr_flush_dataset(struct scr_run *run, int id);
+int scr_flush_dataset(struct scr_run *run, int id, int in_cache);
 
 /* A copy of op ("flush", "fetch") of dataset id, from src to dest, one side
  * on the prefix, was abandoned by the watchdog (SCR_WATCHDOG_TIMEOUT_PFS,
@@ -34,34 +34,14 @@ void scr_transfer_say_abandoned(const struct scr_run *run, const char *op, int i
 /* 1 when dataset id is recorded as being on the prefix. */
 int scr_flush_is_flushed(struct scr_run *run, int id, int *out_flushed);
 
-/* --- flush_async.c: the flush in the background (SCR_FLUSH_ASYNC=1) ----------- */
-
-/* Begin the flush of dataset id (in cache) and return while the node's
- * flush thread copies it; a flush still running is finished first. When
- * the start fails, the flush is concluded as failed before returning. */
-int scr_flush_async_start(struct scr_run *run, int id);
-
-/* Conclude the background flush when every node's thread is done with it
- * (else return at once): CRCs recorded, rank filemaps, summary, index, and
- * the dataset marked flushed; an output-only dataset then leaves the
- * cache. A flush that failed is said and leaves the dataset in cache, not
- * flushed; that is no error of the caller's. Call at every API call. */
-int scr_flush_async_poll(struct scr_run *run);
-
-/* As poll, but wait for every node's thread first. */
-int scr_flush_async_wait(struct scr_run *run);
-
-/* The dataset whose flush runs in the background, 0 when none (the same on
- * every rank). Not collective. */
-int scr_flush_async_id(const struct scr_run *run);
-
 /* --- run_fetch.c: restart data from the prefix ------------------------------------- */
 
 /* Decide the restart dataset: the newest intact checkpoint in cache (or the
- * one named by SCR_Current / SCR_CURRENT), else fetch from the prefix. After
+ * one current_name names, from SCR_Current or SCR_CURRENT; NULL: none),
+ * else fetch from the prefix. After
  * a failed restart (restart_below set), the newest checkpoint older than
  * the one that failed, from cache when it is intact there, else fetched. */
-int scr_fetch_decide_restart(struct scr_run *run);
+int scr_fetch_decide_restart(struct scr_run *run, const char *current_name);
 
 /* Rank 0: the dataset of the prefix a restart would fetch first (0 when
  * none) and its name, without fetching it or saying anything (for the init
