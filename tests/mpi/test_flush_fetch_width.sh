@@ -1,18 +1,45 @@
 #!/bin/sh
 # test_flush_fetch_width.sh — with SCR_FLUSH_WIDTH=1 and SCR_FETCH_WIDTH=1
 # the ranks take turns writing to and reading from the prefix; every file
-# still arrives intact (the app checks every byte on restart).
+# still arrives intact (the app checks every byte on restart). The flush
+# writes its summary in parts of 3 ranks (a test switch, util_testpoint.h):
+# two parts for four ranks, which the fetch and scr-index read back.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup flush-fetch-width
 
 widths="SCR_FLUSH_WIDTH=1 SCR_FETCH_WIDTH=1"
 # shellcheck disable=SC2086 # one word per setting
-mpi_run 4 2 SCR_FLUSH=2 $widths -- --steps 4 --files 3 --size 20000 --uneven
+mpi_run 4 2 SCR_FLUSH=2 $widths SCRTEST_SUMMARY_PART_RANKS=3 -- --steps 4 --files 3 --size 20000 --uneven
 mpi_expect_restart "four_ranks_flush_one_at_a_time" 0 4
 check "ckpt.4_is_in_the_index" test -n "$(mpi_index_id ckpt.4)"
 for r in 0 1 2 3; do
     check "rank${r}'s_files_of_ckpt.4_are_on_the_prefix" test -f "$prefix/ckpt.4/rank${r}_f2.dat"
 done
+
+# the summary names two parts: ranks 0 to 2, then rank 3
+dsdir=$prefix/.scr/scr.dataset.$(mpi_index_id ckpt.4)
+mpi_tree_paths "$dsdir/summary.scr" > "$scratch/top.paths" 2>&1
+for p in VERSION/7 RANK2FILE/RANKS/4 RANK2FILE/PARTS/2 RANK2FILE/PART/0/FIRST/0 \
+    RANK2FILE/PART/0/RANKS/3 RANK2FILE/PART/1/FIRST/3 RANK2FILE/PART/1/RANKS/1; do
+    check "the_summary_of_ckpt.4_has_$p" grep -qx "$p" "$scratch/top.paths"
+done
+check "the_summary_of_ckpt.4_lists_no_rank_itself" sh -c "! grep -q '^RANK2FILE/RANK/' '$scratch/top.paths'"
+ranks_in() {
+    mpi_tree_paths "$dsdir/$1" 2> /dev/null | sed -n 's|^RANK2FILE/RANK/\([0-9]*\)$|\1|p' | tr '\n' ' '
+}
+check "part_0_lists_ranks_0_to_2" test "$(ranks_in summary.0.scr)" = "0 1 2 "
+check "part_1_lists_rank_3" test "$(ranks_in summary.1.scr)" = "3 "
+check "part_1_lists_rank_3's_files" sh -c "'$mpi_print' '$dsdir/summary.1.scr' | grep -q 'rank3_f2.dat'"
+check "no_third_part" test ! -e "$dsdir/summary.2.scr"
+
+# scr-index makes the index again from the summary in parts
+index=$top_builddir/cli/scr-index
+cp "$prefix/.scr/index.scr" "$scratch/index.kept"
+rm "$prefix/.scr/index.scr"
+check "scr-index_rebuilds_the_index_from_the_parts" "$index" --rebuild-index --prefix "$prefix"
+"$index" --list --prefix "$prefix" > "$scratch/list" 2>&1
+check "scr-index_lists_ckpt.4" grep -q "ckpt.4" "$scratch/list"
+cp "$scratch/index.kept" "$prefix/.scr/index.scr"
 
 mpi_lose_all_nodes
 # shellcheck disable=SC2086
