@@ -68,7 +68,7 @@
 #include <unistd.h>
 
 #define TAG_WIDTH 4702
-#define TAG_SUMMARY_PART 4703
+#define TAG_SUMMARY_PART 4706 /* no other exchange on the world uses it */
 
 /* <prefix>/.scr/scr.dataset.<id> in a new string. */
 static int prefix_dataset_dir(const struct scr_run *run, int id, char **out_dir)
