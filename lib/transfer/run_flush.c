@@ -350,6 +350,11 @@ static int write_summary_part(struct scr_run *run, int id, const char *dsdir,
     int rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &top);
     if (rc == SCR_SUCCESS) rc = scr_summary_part_path(top, part, &path);
     int created = path != NULL && is_absent(path);
+    if (rc == SCR_SUCCESS && part > 0 && first + count == run->ranks &&
+        scr_testpoint_on(SCR_TP_SUMMARY_LAST_PART_FAILS)) {
+        scr_err("test point: not writing %s, the last part of the summary", path);
+        rc = SCR_ERR_IO;
+    }
     if (rc == SCR_SUCCESS)
         rc = scr_summary_write_part(path, part, first, count, gather_rank_files, &g);
     if (rc == SCR_SUCCESS && created) rc = scr_undo_note_file(undo, path);

@@ -3,7 +3,8 @@
 # the ranks take turns writing to and reading from the prefix; every file
 # still arrives intact (the app checks every byte on restart). The flush
 # writes its summary in parts of 3 ranks (a test switch, util_testpoint.h):
-# two parts for four ranks, which the fetch and scr-index read back.
+# two parts for four ranks, which the fetch and scr-index read back; a
+# flush whose last part cannot be written takes the other part back.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup flush-fetch-width
 
@@ -50,5 +51,19 @@ mpi_expect_restart "four_ranks_fetch_one_at_a_time_and_restart_from_ckpt.4" 4
 mpi_lose_all_nodes
 mpi_run 4 2 SCR_FLUSH=2 -- --steps 4 --files 3 --size 20000 --uneven
 mpi_expect_restart "the_default_widths_read_the_same_checkpoint" 4
+
+# the writer of the last part fails: the flush fails, part 0 is taken back
+# with the rest of the attempt, and no summary calls ckpt.5 flushed
+summaries() { (cd "$prefix/.scr" && find . -name 'summary*.scr' | sort); }
+summaries > "$scratch/summaries.before"
+mpi_run 4 2 SCR_FLUSH=1 SCRTEST_SUMMARY_PART_RANKS=3 SCRTEST_SUMMARY_PART_FAIL=last -- \
+    --steps 5 --files 3 --size 20000 --uneven
+check "a_failed_part:_its_writer_says_so" \
+    grep -q "test point: not writing $prefix/.scr/scr.dataset.[0-9]*/summary.1.scr" "$mpi_err"
+check "a_failed_part:_ckpt.5_is_not_in_the_index" test -z "$(mpi_index_id ckpt.5)"
+check "a_failed_part:_ckpt.4_stays_in_the_index" test -n "$(mpi_index_id ckpt.4)"
+summaries > "$scratch/summaries.after"
+check "a_failed_part:_the_part_written_is_taken_back_and_no_summary_is_written" \
+    cmp "$scratch/summaries.before" "$scratch/summaries.after"
 
 done_testing
