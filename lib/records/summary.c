@@ -906,7 +906,10 @@ static int take_version(const char *path, scr_kvtree *tree, int *out_version)
     return SCR_SUCCESS;
 }
 
-int scr_summary_read(const char *path, scr_kvtree *summary)
+/* path into summary; with parts_too, a summary in parts is read with its
+ * parts, otherwise as summary.scr alone (*out_parts: PARTS, 0 for a
+ * summary in one file). */
+static int read_summary(const char *path, scr_kvtree *summary, int parts_too, int *out_parts)
 {
     if (path == NULL || summary == NULL) {
         scr_err("summary: read called without a path or a tree");
@@ -915,6 +918,7 @@ int scr_summary_read(const char *path, scr_kvtree *summary)
     scr_kvtree *raw = scr_kvtree_new();
     if (raw == NULL) return SCR_ERR_NOMEM;
     int version = SCR_SUMMARY_VERSION;
+    *out_parts = 0;
     int rc = scr_kvtree_read_file(path, raw);
     if (rc != SCR_SUCCESS) goto out;
     rc = take_version(path, raw, &version);
@@ -925,6 +929,10 @@ int scr_summary_read(const char *path, scr_kvtree *summary)
         scr_kvtree_delete(raw);
         raw = converted;
         if (rc != SCR_SUCCESS) goto out;
+    }
+    if (version == 7 && !parts_too) {
+        rc = check_top(path, raw, out_parts);
+        goto out;
     }
     if (version == 7) {
         rc = read_parts(path, raw);
@@ -937,6 +945,34 @@ out:
         return rc;
     }
     return scr_kvtree_absorb(summary, raw);
+}
+
+int scr_summary_read(const char *path, scr_kvtree *summary)
+{
+    int parts;
+    return read_summary(path, summary, 1, &parts);
+}
+
+int scr_summary_read_top(const char *path, scr_kvtree *summary, int *out_parts)
+{
+    int parts = 0;
+    if (out_parts == NULL) {
+        scr_err("summary: reading the top of %s needs somewhere to put its parts",
+                path ? path : "(null)");
+        return SCR_ERR_ARG;
+    }
+    int rc = read_summary(path, summary, 0, &parts);
+    if (rc == SCR_SUCCESS) *out_parts = parts;
+    return rc;
+}
+
+int scr_summary_get_part(const scr_kvtree *summary, int part, int *out_first, int *out_count)
+{
+    const scr_kvtree *entry =
+        scr_kvtree_get_kv_int(scr_kvtree_get(summary, KEY_RANK2FILE), KEY_PART, part);
+    if (entry == NULL) return SCR_ERR_NOTFOUND;
+    int rc = get_int_min(entry, KEY_FIRST, 0, out_first);
+    return rc == SCR_SUCCESS ? get_int_min(entry, KEY_RANKS, 1, out_count) : rc;
 }
 
 /* What the file holds: VERSION, then DSET, SCR 3.1's COMPLETE when the

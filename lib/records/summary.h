@@ -235,6 +235,17 @@ int scr_summary_write_top(const char *path, const scr_dataset *desc, int ranks, 
 int scr_summary_write_part(const char *path, int part, int first, int count,
                            scr_summary_rank_fn rank_files, void *ctx);
 
+/* Read path as scr_summary_read does, except that of a summary in parts
+ * only summary.scr itself is read: its DSET, RANK2FILE RANKS and the parts
+ * it names (scr_summary_get_part), checked as scr_summary_read checks
+ * them, go into summary, and *out_parts is the number of parts. A summary
+ * in one file is read whole, with *out_parts 0. */
+int scr_summary_read_top(const char *path, scr_kvtree *summary, int *out_parts);
+
+/* FIRST and RANKS of part k of a summary read by scr_summary_read_top;
+ * SCR_ERR_NOTFOUND when it names no such part. */
+int scr_summary_get_part(const scr_kvtree *summary, int part, int *out_first, int *out_count);
+
 /* Read the part at path alone, checking it is part k of ranks first ..
  * first+count-1 (as summary.scr says) and lists each of them once, and
  * merge its RANK2FILE RANK entries into summary (nothing else: no DSET,

@@ -244,6 +244,50 @@ static void test_each_damage_of_the_parts_is_refused_naming_the_file(void)
                    "key RANK2FILE holds 'RANK', expected RANKS, PARTS or PART");
 }
 
+static void test_the_top_alone_names_the_parts(void)
+{
+    scr_kvtree *top = scr_kvtree_new(), *whole = whole_summary();
+    REQUIRE(whole != NULL, "read %s", WHOLE);
+    int parts = -1, first = -1, count = -1;
+    /* the parts are not read: one that is missing does not matter here */
+    const char *path = copy_parts("toponly", NULL, NULL, NULL);
+    REQUIRE(path != NULL, "copies");
+    char copy[8192];
+    snprintf(copy, sizeof(copy), "%s", path);
+    unlink(tap_path("toponly.1.scr"));
+    CHECK(scr_summary_read_top(copy, top, &parts) == SCR_SUCCESS && parts == 2, "%d parts", parts);
+    CHECK(scr_summary_get_part(top, 1, &first, &count) == SCR_SUCCESS && first == 2 && count == 2,
+          "part 1: ranks %d, %d of them", first, count);
+    CHECK(scr_summary_get_part(top, 2, &first, &count) == SCR_ERR_NOTFOUND, "no part 2");
+    const scr_dataset *d = NULL, *want = NULL;
+    int ranks = 0;
+    CHECK(scr_summary_get_dataset(top, &d) == SCR_SUCCESS &&
+              scr_summary_get_dataset(whole, &want) == SCR_SUCCESS && scr_kvtree_equal(d, want),
+          "descriptor");
+    CHECK(scr_summary_get_ranks(top, &ranks) == SCR_SUCCESS && ranks == 4, "%d ranks", ranks);
+    int *listed = NULL, n = -1;
+    CHECK(scr_summary_list_ranks(top, &listed, &n) == SCR_SUCCESS && n == 0, "%d ranks listed", n);
+    free(listed);
+    /* a summary in one file is read whole */
+    scr_kvtree *one = scr_kvtree_new();
+    CHECK(scr_summary_read_top(tap_data(WHOLE), one, &parts) == SCR_SUCCESS && parts == 0,
+          "%d parts in one file", parts);
+    CHECK(scr_kvtree_equal(one, whole), "the whole summary differs");
+    /* summary.scr itself is checked */
+    scr_kvtree *bad = scr_kvtree_new();
+    const char *gap = copy_parts("topgap", top_gap, NULL, NULL);
+    REQUIRE(gap != NULL, "copies");
+    snprintf(copy, sizeof(copy), "%s", gap);
+    scr_log_set_quiet(1);
+    CHECK(scr_summary_read_top(copy, bad, &parts) == SCR_ERR_FORMAT, "a gap in the parts");
+    scr_log_set_quiet(0);
+    CHECK(scr_kvtree_size(bad) == 0, "tree changed");
+    scr_kvtree_delete(bad);
+    scr_kvtree_delete(one);
+    scr_kvtree_delete(whole);
+    scr_kvtree_delete(top);
+}
+
 static void test_writers_refuse_bad_arguments(void)
 {
     scr_kvtree *s = whole_summary();
@@ -278,6 +322,7 @@ int main(void)
     RUN(test_parts_read_into_the_tree_of_version_6);
     RUN(test_one_part_reads_alone);
     RUN(test_each_damage_of_the_parts_is_refused_naming_the_file);
+    RUN(test_the_top_alone_names_the_parts);
     RUN(test_writers_refuse_bad_arguments);
     return tap_done();
 }
