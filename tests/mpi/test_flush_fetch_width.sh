@@ -4,7 +4,8 @@
 # still arrives intact (the app checks every byte on restart). The flush
 # writes its summary in parts of 3 ranks (a test switch, util_testpoint.h):
 # two parts for four ranks, which the fetch and scr-index read back; a
-# flush whose last part cannot be written takes the other part back.
+# flush whose last part cannot be written takes the other part back, and
+# a restart that misses a part falls back to an older checkpoint.
 . "$top_srcdir/tests/mpi/mpi-lib.sh"
 mpi_setup flush-fetch-width
 
@@ -65,5 +66,15 @@ check "a_failed_part:_ckpt.4_stays_in_the_index" test -n "$(mpi_index_id ckpt.4)
 summaries > "$scratch/summaries.after"
 check "a_failed_part:_the_part_written_is_taken_back_and_no_summary_is_written" \
     cmp "$scratch/summaries.before" "$scratch/summaries.after"
+
+# the restart fetches each part's lists from the part's first rank: with
+# the part of rank 3 gone, ckpt.4 fails to load, rank 3 says why, and the
+# restart falls back to ckpt.2, also written in parts
+rm "$dsdir/summary.1.scr"
+mpi_lose_all_nodes
+mpi_run 4 2 -- --steps 2 --files 3 --size 20000 --uneven
+mpi_expect_restart "a_missing_part:_the_restart_falls_back_to_ckpt.2" 2
+check "a_missing_part:_its_reader_names_it" \
+    grep -q "$dsdir/summary.1.scr: part 1 of the summary of dataset [0-9]* (ranks 3 to 3) is missing" "$mpi_err"
 
 done_testing
