@@ -13,16 +13,16 @@
  * part of the summary that lists them (summary.h), from their rank
  * filemaps sent to it; once all parts are written, rank 0 writes the
  * summary that names them; only then does the index get the dataset, so a
- * dataset that is listed is complete on the prefix. Before anything is written, rank 0
- * claims the dataset directory (dataset_claim.h): a directory another
- * job's dataset owns refuses the flush.
+ * dataset that is listed is complete on the prefix. Before anything is
+ * written, rank 0 claims the dataset directory (dataset_claim.h): a
+ * directory another job's dataset owns refuses the flush.
  *
  * A flush that fails takes back what it wrote (util_undo.h), so that a full
  * prefix is not left fuller: every rank notes each file it created on the
  * prefix (application files at their original paths, its rank filemap in
  * <prefix>/.scr/scr.dataset.<id>, a part's writer its part of the
- * summary, and rank 0 the summary) and each directory that was missing, and once the ranks agree
- * that the flush failed, removes them. A file that existed before the
+ * summary, and rank 0 the summary) and each directory that was missing,
+ * and once the ranks agree that the flush failed, removes them. A file that existed before the
  * attempt (a dataset flushed earlier, a file written in place on the
  * prefix) is never removed.
  *
