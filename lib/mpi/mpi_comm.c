@@ -127,13 +127,15 @@ int scr_comm_bcast_kvtree(scr_kvtree **tree, int root, MPI_Comm comm)
 
 int scr_comm_send_kvtree(const scr_kvtree *tree, int dest, int tag, MPI_Comm comm)
 {
-    char *buf = NULL;
+    char *buf = NULL, dummy;
     int len = 0;
+    /* a tree that cannot be packed still reaches dest, as an empty message
+     * (a packed tree has at least 4 bytes): dest waits for it */
     int rc = pack_tree(tree, &buf, &len);
-    if (rc != SCR_SUCCESS) return rc;
-    rc = scr_mpi_check(MPI_Send(buf, len, MPI_BYTE, dest, tag, comm), "sending a record");
+    int mrc = scr_mpi_check(MPI_Send(buf ? buf : &dummy, buf ? len : 0, MPI_BYTE, dest, tag, comm),
+                            "sending a record");
     free(buf);
-    return rc;
+    return rc != SCR_SUCCESS ? rc : mrc;
 }
 
 int scr_comm_recv_kvtree(int src, int tag, MPI_Comm comm, scr_kvtree **out_tree)
@@ -150,6 +152,10 @@ int scr_comm_recv_kvtree(int src, int tag, MPI_Comm comm, scr_kvtree **out_tree)
     }
     rc = scr_mpi_check(MPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE),
                        "receiving a record");
+    if (rc == SCR_SUCCESS && len == 0) {
+        scr_err("rank %d could not send its record", st.MPI_SOURCE);
+        rc = SCR_FAILURE;
+    }
     if (rc == SCR_SUCCESS) {
         char origin[64];
         snprintf(origin, sizeof(origin), "record from rank %d", st.MPI_SOURCE);

@@ -40,7 +40,9 @@ int scr_comm_agree(MPI_Comm comm, int rc, int failed_code);
 int scr_comm_bcast_kvtree(scr_kvtree **tree, int root, MPI_Comm comm);
 
 /* Point to point (not collective): send tree to dest; receive a new tree
- * from src (caller deletes *out_tree). */
+ * from src (caller deletes *out_tree). A tree that cannot be packed is
+ * sent as an empty message, which the receiver reports as the sender's
+ * failure: every send is matched, so neither side waits forever. */
 int scr_comm_send_kvtree(const scr_kvtree *tree, int dest, int tag, MPI_Comm comm);
 int scr_comm_recv_kvtree(int src, int tag, MPI_Comm comm, scr_kvtree **out_tree);
 

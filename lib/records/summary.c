@@ -1,4 +1,4 @@
-/* summary.c — the summary of a dataset directory, versions 5 and 6. */
+/* summary.c — the summary of a dataset directory, versions 5 to 7. */
 #include "summary.h"
 #include "kvtree_file.h"
 #include "kvtree_util.h"
@@ -27,6 +27,9 @@
 #define KEY_COMPRESSED "COMPRESSED"
 #define KEY_CKPT "CKPT"         /* version 5 */
 #define KEY_COMPLETE "COMPLETE" /* version 5 */
+#define KEY_PARTS "PARTS"       /* version 7 */
+#define KEY_PART "PART"         /* version 7 */
+#define KEY_FIRST "FIRST"       /* version 7 */
 
 #define WHERE_MAX 4400
 
@@ -624,6 +627,263 @@ static int convert_v5(const char *path, const scr_kvtree *in, scr_kvtree *out)
     return SCR_SUCCESS;
 }
 
+/* --- version 7: a summary in parts -------------------------------------------------------- */
+
+int scr_summary_part_path(const char *path, int part, char **out_path)
+{
+    if (path == NULL || part < 0 || out_path == NULL) {
+        scr_err("summary: naming part %d needs the summary's path and a part >= 0", part);
+        return SCR_ERR_ARG;
+    }
+    size_t len = strlen(path), stem = len;
+    const char *ext = ".scr";
+    if (len >= strlen(ext) && strcmp(path + len - strlen(ext), ext) == 0) stem -= strlen(ext);
+    size_t size = stem + 16 + strlen(ext);
+    char *name = malloc(size);
+    if (name == NULL) {
+        scr_err("summary: out of memory naming part %d of %s", part, path);
+        return SCR_ERR_NOMEM;
+    }
+    snprintf(name, size, "%.*s.%d%s", (int)stem, path, part, ext);
+    *out_path = name;
+    return SCR_SUCCESS;
+}
+
+/* FIRST and RANKS of a part's level (at where in path): first >= 0,
+ * count >= 1, first + count within an int. */
+static int part_range(const char *path, const char *where, const scr_kvtree *part, int *out_first,
+                      int *out_count)
+{
+    char here[WHERE_MAX];
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(part); e; e = scr_kvtree_elem_next(e))
+        if (strcmp(scr_kvtree_elem_key(e), KEY_FIRST) != 0 &&
+            strcmp(scr_kvtree_elem_key(e), KEY_RANKS) != 0)
+            return scr_record_bad_key(path, where, scr_kvtree_elem_key(e), "FIRST or RANKS");
+    scr_record_key_path(here, sizeof(here), "%s %s", where, KEY_FIRST);
+    if (get_int_min(part, KEY_FIRST, 0, out_first) != SCR_SUCCESS)
+        return scr_record_bad_value(path, here, scr_kvtree_get(part, KEY_FIRST),
+                                    "the part's first rank (>= 0)");
+    scr_record_key_path(here, sizeof(here), "%s %s", where, KEY_RANKS);
+    if (get_int_min(part, KEY_RANKS, 1, out_count) != SCR_SUCCESS ||
+        *out_count > INT_MAX - *out_first)
+        return scr_record_bad_value(path, here, scr_kvtree_get(part, KEY_RANKS),
+                                    "the number of ranks in the part (>= 1)");
+    return SCR_SUCCESS;
+}
+
+/* RANK2FILE of a version 7 summary: RANKS, PARTS and PART <k> {FIRST,
+ * RANKS} for k = 0..PARTS-1, the parts covering ranks 0..RANKS-1 in order,
+ * each rank once. *out_parts: PARTS. */
+static int validate_top_rank2file(const char *path, const scr_kvtree *r2f, int *out_parts)
+{
+    char where[WHERE_MAX];
+    int ranks = 0, parts = 0, next = 0;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(r2f); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        if (strcmp(key, KEY_RANKS) != 0 && strcmp(key, KEY_PARTS) != 0 &&
+            strcmp(key, KEY_PART) != 0)
+            return scr_record_bad_key(path, KEY_RANK2FILE, key, "RANKS, PARTS or PART");
+    }
+    if (get_int_min(r2f, KEY_RANKS, 1, &ranks) != SCR_SUCCESS)
+        return scr_record_bad_value(path, KEY_RANK2FILE " " KEY_RANKS,
+                                    scr_kvtree_get(r2f, KEY_RANKS), "a number of ranks (>= 1)");
+    if (get_int_min(r2f, KEY_PARTS, 1, &parts) != SCR_SUCCESS)
+        return scr_record_bad_value(path, KEY_RANK2FILE " " KEY_PARTS,
+                                    scr_kvtree_get(r2f, KEY_PARTS), "a number of parts (>= 1)");
+    const scr_kvtree *listed = scr_kvtree_get(r2f, KEY_PART);
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(listed); e; e = scr_kvtree_elem_next(e)) {
+        int k;
+        if (scr_record_key_int(scr_kvtree_elem_key(e), 0, &k) != SCR_SUCCESS || k >= parts) {
+            char expected[64];
+            snprintf(expected, sizeof(expected), "parts 0 to %d (PARTS %d)", parts - 1, parts);
+            return scr_record_bad_key(path, KEY_RANK2FILE " " KEY_PART, scr_kvtree_elem_key(e),
+                                      expected);
+        }
+    }
+    for (int k = 0; k < parts; k++) {
+        int first, count;
+        const scr_kvtree *part = scr_kvtree_get_kv_int(r2f, KEY_PART, k);
+        if (part == NULL) {
+            scr_err("%s: RANK2FILE PARTS is %d but part %d is not listed", path, parts, k);
+            return SCR_ERR_FORMAT;
+        }
+        scr_record_key_path(where, sizeof(where), "%s %s %d", KEY_RANK2FILE, KEY_PART, k);
+        int rc = part_range(path, where, part, &first, &count);
+        if (rc != SCR_SUCCESS) return rc;
+        if (first != next || count > ranks - first) {
+            scr_err("%s: part %d holds ranks %d to %d, expected ranks from %d on up to at most %d: "
+                    "the parts must cover ranks 0 to %d in order, each once",
+                    path, k, first, first + count - 1, next, ranks - 1, ranks - 1);
+            return SCR_ERR_FORMAT;
+        }
+        next = first + count;
+    }
+    if (next != ranks) {
+        scr_err("%s: the parts cover ranks 0 to %d, but RANK2FILE RANKS is %d", path, next - 1,
+                ranks);
+        return SCR_ERR_FORMAT;
+    }
+    *out_parts = parts;
+    return SCR_SUCCESS;
+}
+
+/* A version 7 summary (without VERSION): DSET and RANK2FILE naming its
+ * parts, *out_parts of them. */
+static int check_top(const char *path, const scr_kvtree *top, int *out_parts)
+{
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(top); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        if (strcmp(key, KEY_DSET) != 0 && strcmp(key, KEY_RANK2FILE) != 0) {
+            scr_err("%s: unexpected key '%s' at the top of a version 7 summary, expected %s and %s",
+                    path, key, KEY_DSET, KEY_RANK2FILE);
+            return SCR_ERR_FORMAT;
+        }
+    }
+    const scr_kvtree *desc = scr_kvtree_get(top, KEY_DSET);
+    if (desc != NULL) {
+        int rc = scr_dataset_validate(desc, path, KEY_DSET);
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    const scr_kvtree *r2f = scr_kvtree_get(top, KEY_RANK2FILE);
+    if (r2f == NULL) {
+        scr_err("%s: a version 7 summary without RANK2FILE, which names its parts", path);
+        return SCR_ERR_FORMAT;
+    }
+    return validate_top_rank2file(path, r2f, out_parts);
+}
+
+static int validate_top(const char *path, const scr_kvtree *top)
+{
+    int parts;
+    return check_top(path, top, &parts);
+}
+
+/* A part (without VERSION) is part of ranks first..first+count-1: its
+ * header says so and it lists every rank of the range, no other. */
+static int validate_part(const char *path, const scr_kvtree *tree, int part, int first, int count)
+{
+    char where[WHERE_MAX];
+    int hfirst, hcount, k;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        if (strcmp(key, KEY_PART) != 0 && strcmp(key, KEY_RANK2FILE) != 0) {
+            scr_err("%s: unexpected key '%s' at the top of a summary part, expected %s and %s",
+                    path, key, KEY_PART, KEY_RANK2FILE);
+            return SCR_ERR_FORMAT;
+        }
+    }
+    const scr_kvtree *header = scr_kvtree_get(tree, KEY_PART);
+    if (scr_kvtree_size(header) != 1 ||
+        scr_record_key_int(scr_kvtree_first_key(header), 0, &k) != SCR_SUCCESS)
+        return scr_record_bad_value(path, KEY_PART, header, "one part index (>= 0)");
+    scr_record_key_path(where, sizeof(where), "%s %d", KEY_PART, k);
+    int rc = part_range(path, where, scr_kvtree_get(header, scr_kvtree_first_key(header)), &hfirst,
+                        &hcount);
+    if (rc != SCR_SUCCESS) return rc;
+    if (k != part || hfirst != first || hcount != count) {
+        scr_err("%s: holds part %d of ranks %d to %d, but the summary names it part %d of ranks %d "
+                "to %d",
+                path, k, hfirst, hfirst + hcount - 1, part, first, first + count - 1);
+        return SCR_ERR_FORMAT;
+    }
+    const scr_kvtree *r2f = scr_kvtree_get(tree, KEY_RANK2FILE);
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(r2f); e; e = scr_kvtree_elem_next(e))
+        if (strcmp(scr_kvtree_elem_key(e), KEY_RANK) != 0)
+            return scr_record_bad_key(path, KEY_RANK2FILE, scr_kvtree_elem_key(e), "RANK");
+    const scr_kvtree *ranks = scr_kvtree_get(r2f, KEY_RANK);
+    for (scr_kvtree_elem *r = scr_kvtree_elem_first(ranks); r; r = scr_kvtree_elem_next(r)) {
+        int rank;
+        if (scr_record_key_int(scr_kvtree_elem_key(r), 0, &rank) != SCR_SUCCESS)
+            return scr_record_bad_key(path, KEY_RANK2FILE " " KEY_RANK, scr_kvtree_elem_key(r),
+                                      "ranks (integers >= 0)");
+        if (rank < first || rank - first >= count) {
+            scr_err("%s: lists rank %d, outside its part's ranks %d to %d", path, rank, first,
+                    first + count - 1);
+            return SCR_ERR_FORMAT;
+        }
+        rc = validate_rank(path, rank, scr_kvtree_elem_hash(r));
+        if (rc != SCR_SUCCESS) return rc;
+    }
+    /* ranks in range and unique (keys of one level), so a short count means a gap */
+    if (scr_kvtree_size(ranks) != count) {
+        for (int r = first; r - first < count; r++)
+            if (scr_kvtree_get_kv_int(r2f, KEY_RANK, r) == NULL) {
+                scr_err("%s: does not list rank %d of its part (ranks %d to %d)", path, r, first,
+                        first + count - 1);
+                break;
+            }
+        return SCR_ERR_FORMAT;
+    }
+    return SCR_SUCCESS;
+}
+
+int scr_summary_read_part(const char *path, int part, int first, int count, scr_kvtree *summary)
+{
+    if (path == NULL || summary == NULL || part < 0 || first < 0 || count < 1 ||
+        count > INT_MAX - first) {
+        scr_err("summary: reading part %d of %d ranks from %d needs a path, a tree, a part >= 0 "
+                "and a range of ranks >= 0",
+                part, count, first);
+        return SCR_ERR_ARG;
+    }
+    int64_t v = 0;
+    scr_kvtree *raw = scr_kvtree_new();
+    if (raw == NULL) return SCR_ERR_NOMEM;
+    int rc = scr_kvtree_read_file(path, raw);
+    if (rc != SCR_SUCCESS) goto out;
+    if (scr_kvtree_util_get_int64(raw, SCR_RECORD_KEY_VERSION, &v) != SCR_SUCCESS ||
+        v != SCR_SUMMARY_VERSION) {
+        char expected[64];
+        snprintf(expected, sizeof(expected), "%d, the version of summaries in parts",
+                 SCR_SUMMARY_VERSION);
+        rc = scr_record_bad_value(path, SCR_RECORD_KEY_VERSION,
+                                  scr_kvtree_get(raw, SCR_RECORD_KEY_VERSION), expected);
+        goto out;
+    }
+    scr_kvtree_unset(raw, SCR_RECORD_KEY_VERSION);
+    rc = validate_part(path, raw, part, first, count);
+    if (rc != SCR_SUCCESS) goto out;
+    scr_kvtree_unset(raw, KEY_PART);
+    return scr_kvtree_absorb(summary, raw);
+out:
+    scr_kvtree_delete(raw);
+    return rc;
+}
+
+/* A version 7 summary read from path (top, without VERSION) into the
+ * version 6 form: its parts' ranks in RANK2FILE, PARTS and PART gone. */
+static int read_parts(const char *path, scr_kvtree *top)
+{
+    int parts = 0;
+    int rc = check_top(path, top, &parts);
+    if (rc != SCR_SUCCESS) return rc;
+    scr_kvtree *r2f = scr_kvtree_get(top, KEY_RANK2FILE);
+    scr_kvtree *ranks = scr_kvtree_new();
+    if (ranks == NULL) return SCR_ERR_NOMEM;
+    for (int k = 0; rc == SCR_SUCCESS && k < parts; k++) {
+        const scr_kvtree *part = scr_kvtree_get_kv_int(r2f, KEY_PART, k);
+        int first = 0, count = 0;
+        char *ppath = NULL;
+        scr_kvtree_util_get_int(part, KEY_FIRST, &first); /* checked above */
+        scr_kvtree_util_get_int(part, KEY_RANKS, &count);
+        rc = scr_summary_part_path(path, k, &ppath);
+        if (rc == SCR_SUCCESS) rc = scr_summary_read_part(ppath, k, first, count, ranks);
+        if (rc == SCR_ERR_NOTFOUND) {
+            scr_err("%s: part %d (ranks %d to %d) is missing: no file %s", path, k, first,
+                    first + count - 1, ppath);
+            rc = SCR_ERR_FORMAT;
+        }
+        free(ppath);
+    }
+    if (rc != SCR_SUCCESS) {
+        scr_kvtree_delete(ranks);
+        return rc;
+    }
+    scr_kvtree_unset(r2f, KEY_PART);
+    scr_kvtree_unset(r2f, KEY_PARTS);
+    return scr_kvtree_absorb(top, ranks);
+}
+
 /* --- files -------------------------------------------------------------------------------- */
 
 /* Which layout tree is in, checking and removing its VERSION. */
@@ -631,7 +891,7 @@ static int take_version(const char *path, scr_kvtree *tree, int *out_version)
 {
     int64_t v = 0;
     if (scr_kvtree_get(tree, SCR_RECORD_KEY_VERSION) == NULL) {
-        *out_version = scr_kvtree_get(tree, KEY_CKPT) ? 5 : SCR_SUMMARY_VERSION;
+        *out_version = scr_kvtree_get(tree, KEY_CKPT) ? 5 : SCR_SUMMARY_WHOLE_VERSION;
         return SCR_SUCCESS;
     }
     if (scr_kvtree_util_get_int64(tree, SCR_RECORD_KEY_VERSION, &v) == SCR_SUCCESS && v >= 1 &&
@@ -646,7 +906,10 @@ static int take_version(const char *path, scr_kvtree *tree, int *out_version)
     return SCR_SUCCESS;
 }
 
-int scr_summary_read(const char *path, scr_kvtree *summary)
+/* path into summary; with parts_too, a summary in parts is read with its
+ * parts, otherwise as summary.scr alone (*out_parts: PARTS, 0 for a
+ * summary in one file). */
+static int read_summary(const char *path, scr_kvtree *summary, int parts_too, int *out_parts)
 {
     if (path == NULL || summary == NULL) {
         scr_err("summary: read called without a path or a tree");
@@ -655,6 +918,7 @@ int scr_summary_read(const char *path, scr_kvtree *summary)
     scr_kvtree *raw = scr_kvtree_new();
     if (raw == NULL) return SCR_ERR_NOMEM;
     int version = SCR_SUMMARY_VERSION;
+    *out_parts = 0;
     int rc = scr_kvtree_read_file(path, raw);
     if (rc != SCR_SUCCESS) goto out;
     rc = take_version(path, raw, &version);
@@ -666,6 +930,14 @@ int scr_summary_read(const char *path, scr_kvtree *summary)
         raw = converted;
         if (rc != SCR_SUCCESS) goto out;
     }
+    if (version == 7 && !parts_too) {
+        rc = check_top(path, raw, out_parts);
+        goto out;
+    }
+    if (version == 7) {
+        rc = read_parts(path, raw);
+        if (rc != SCR_SUCCESS) goto out;
+    }
     rc = validate(path, raw);
 out:
     if (rc != SCR_SUCCESS) {
@@ -675,14 +947,42 @@ out:
     return scr_kvtree_absorb(summary, raw);
 }
 
+int scr_summary_read(const char *path, scr_kvtree *summary)
+{
+    int parts;
+    return read_summary(path, summary, 1, &parts);
+}
+
+int scr_summary_read_top(const char *path, scr_kvtree *summary, int *out_parts)
+{
+    int parts = 0;
+    if (out_parts == NULL) {
+        scr_err("summary: reading the top of %s needs somewhere to put its parts",
+                path ? path : "(null)");
+        return SCR_ERR_ARG;
+    }
+    int rc = read_summary(path, summary, 0, &parts);
+    if (rc == SCR_SUCCESS) *out_parts = parts;
+    return rc;
+}
+
+int scr_summary_get_part(const scr_kvtree *summary, int part, int *out_first, int *out_count)
+{
+    const scr_kvtree *entry =
+        scr_kvtree_get_kv_int(scr_kvtree_get(summary, KEY_RANK2FILE), KEY_PART, part);
+    if (entry == NULL) return SCR_ERR_NOTFOUND;
+    int rc = get_int_min(entry, KEY_FIRST, 0, out_first);
+    return rc == SCR_SUCCESS ? get_int_min(entry, KEY_RANKS, 1, out_count) : rc;
+}
+
 /* What the file holds: VERSION, then DSET, SCR 3.1's COMPLETE when the
  * summary has it, and RANK2FILE, each sorted. */
 static const char *const file_keys[] = {KEY_DSET, KEY_COMPLETE, KEY_RANK2FILE};
 
-/* Only writing goes through scr_record: reading also takes version 5. */
+/* Only writing goes through scr_record: reading also takes versions 5 and 7. */
 static const struct scr_record_kind summary_kind = {
     .name = "summary",
-    .version = SCR_SUMMARY_VERSION,
+    .version = SCR_SUMMARY_WHOLE_VERSION,
     .validate = validate,
     .keys = file_keys,
     .nkeys = sizeof(file_keys) / sizeof(file_keys[0]),
@@ -785,7 +1085,7 @@ int scr_summary_write_ranks(const char *path, const scr_dataset *desc, int ranks
     int room = 0, rc = SCR_SUCCESS;
     scr_kvtree_file_begin(&b);
     scr_pack_count(&b, 3);
-    snprintf(text, sizeof(text), "%d", SCR_SUMMARY_VERSION);
+    snprintf(text, sizeof(text), "%d", SCR_SUMMARY_WHOLE_VERSION);
     scr_pack_value(&b, SCR_RECORD_KEY_VERSION, text);
     scr_pack_key(&b, KEY_DSET);
     scr_pack_tree(&b, desc);
@@ -812,33 +1112,147 @@ out:
     return rc;
 }
 
-int scr_summary_add_rank_files(scr_kvtree *summary, const scr_filemap *rmap, int id, int rank)
+void scr_summary_rank_list_free(struct scr_summary_rank_list *list)
 {
-    struct scr_rank_filemap_file *listed = NULL;
-    struct scr_summary_file *files = NULL;
-    int n = 0, expected = 0;
-    int rc = scr_rank_filemap_list_files(rmap, id, rank, &listed, &n);
+    free(list->files);
+    free(list->listed);
+    memset(list, 0, sizeof(*list));
+}
+
+int scr_summary_rank_list_of(const scr_filemap *rmap, int id, int rank,
+                             struct scr_summary_rank_list *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = scr_rank_filemap_list_files(rmap, id, rank, &out->listed, &out->n);
     if (rc == SCR_ERR_NOTFOUND) rc = SCR_SUCCESS; /* a rank the map does not list has no files */
     if (rc != SCR_SUCCESS) goto out;
-    if (scr_filemap_get_expected_files(rmap, id, rank, &expected) != SCR_SUCCESS) expected = n;
-    if (n > 0 && (files = calloc((size_t)n, sizeof(*files))) == NULL) {
+    if (scr_filemap_get_expected_files(rmap, id, rank, &out->expected) != SCR_SUCCESS)
+        out->expected = out->n;
+    if (out->n > 0 && (out->files = calloc((size_t)out->n, sizeof(*out->files))) == NULL) {
+        scr_err("summary: out of memory listing the %d files of rank %d", out->n, rank);
         rc = SCR_ERR_NOMEM;
         goto out;
     }
-    for (int f = 0; f < n; f++) {
-        files[f].name = listed[f].name;
-        rc = scr_meta_get_filesize(listed[f].meta, &files[f].size);
+    for (int f = 0; f < out->n; f++) {
+        struct scr_summary_file *file = &out->files[f];
+        const scr_meta *meta = out->listed[f].meta;
+        file->name = out->listed[f].name;
+        rc = scr_meta_get_filesize(meta, &file->size);
         if (rc != SCR_SUCCESS) goto out;
-        files[f].has_crc = scr_meta_get_crc32(listed[f].meta, &files[f].crc) == SCR_SUCCESS;
+        file->has_crc = scr_meta_get_crc32(meta, &file->crc) == SCR_SUCCESS;
         /* redundancy data is kept for rebuilds, never read back by a restart */
-        files[f].nofetch =
-            scr_meta_check_filetype(listed[f].meta, SCR_META_TYPE_FULL) != SCR_SUCCESS;
-        files[f].compressed =
-            scr_meta_get_compressed(listed[f].meta, &files[f].stored_size) == SCR_SUCCESS;
+        file->nofetch = scr_meta_check_filetype(meta, SCR_META_TYPE_FULL) != SCR_SUCCESS;
+        file->compressed = scr_meta_get_compressed(meta, &file->stored_size) == SCR_SUCCESS;
     }
-    rc = scr_summary_set_rank(summary, rank, expected, files, n);
 out:
-    free(files);
-    free(listed);
+    if (rc != SCR_SUCCESS) scr_summary_rank_list_free(out);
+    return rc;
+}
+
+int scr_summary_add_rank_files(scr_kvtree *summary, const scr_filemap *rmap, int id, int rank)
+{
+    struct scr_summary_rank_list list;
+    int rc = scr_summary_rank_list_of(rmap, id, rank, &list);
+    if (rc != SCR_SUCCESS) return rc;
+    rc = scr_summary_set_rank(summary, rank, list.expected, list.files, list.n);
+    scr_summary_rank_list_free(&list);
+    return rc;
+}
+
+/* --- writing a summary in parts ----------------------------------------------------------- */
+
+static const char *const top_keys[] = {KEY_DSET, KEY_RANK2FILE};
+
+static const struct scr_record_kind summary_top_kind = {
+    .name = "summary",
+    .version = SCR_SUMMARY_VERSION,
+    .validate = validate_top,
+    .keys = top_keys,
+    .nkeys = sizeof(top_keys) / sizeof(top_keys[0]),
+};
+
+int scr_summary_parts_of(int ranks, int part_ranks, int *out_parts)
+{
+    if (ranks < 1 || part_ranks < 1 || out_parts == NULL) {
+        scr_err("summary: %d ranks in parts of %d (needs at least one of each)", ranks, part_ranks);
+        return SCR_ERR_ARG;
+    }
+    *out_parts = ranks / part_ranks + (ranks % part_ranks != 0);
+    return SCR_SUCCESS;
+}
+
+int scr_summary_write_top(const char *path, const scr_dataset *desc, int ranks, int part_ranks)
+{
+    int parts = 0;
+    if (path == NULL || desc == NULL) {
+        scr_err("summary: writing a summary in parts needs a path and a descriptor");
+        return SCR_ERR_ARG;
+    }
+    int rc = scr_summary_parts_of(ranks, part_ranks, &parts);
+    if (rc != SCR_SUCCESS) return rc;
+    scr_kvtree *top = scr_kvtree_new();
+    rc = top ? scr_summary_set_dataset(top, desc) : SCR_ERR_NOMEM;
+    if (rc == SCR_SUCCESS) rc = scr_summary_set_ranks(top, ranks);
+    scr_kvtree *r2f = scr_kvtree_get(top, KEY_RANK2FILE);
+    if (rc == SCR_SUCCESS) rc = scr_kvtree_util_set_int(r2f, KEY_PARTS, parts);
+    for (int k = 0; rc == SCR_SUCCESS && k < parts; k++) {
+        int first = k * part_ranks;
+        scr_kvtree *part = scr_kvtree_set_kv_int(r2f, KEY_PART, k);
+        rc = part ? scr_kvtree_util_set_int(part, KEY_FIRST, first) : SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS)
+            rc = scr_kvtree_util_set_int(part, KEY_RANKS,
+                                         ranks - first < part_ranks ? ranks - first : part_ranks);
+    }
+    if (rc == SCR_SUCCESS) rc = scr_record_write(&summary_top_kind, path, top);
+    scr_kvtree_delete(top);
+    return rc;
+}
+
+int scr_summary_write_part(const char *path, int part, int first, int count,
+                           scr_summary_rank_fn rank_files, void *ctx)
+{
+    char text[32];
+    if (path == NULL || rank_files == NULL || part < 0 || first < 0 || count < 1 ||
+        count > INT_MAX - first) {
+        scr_err("summary: writing part %d of %d ranks from %d needs a path, a source of lists, a "
+                "part >= 0 and a range of ranks >= 0",
+                part, count, first);
+        return SCR_ERR_ARG;
+    }
+    scr_strbuf b = SCR_STRBUF_INIT;
+    struct ordered_file *order = NULL;
+    int room = 0, rc = SCR_SUCCESS;
+    /* the levels in canonical order: VERSION first, then PART and RANK2FILE */
+    scr_kvtree_file_begin(&b);
+    scr_pack_count(&b, 3);
+    snprintf(text, sizeof(text), "%d", SCR_SUMMARY_VERSION);
+    scr_pack_value(&b, SCR_RECORD_KEY_VERSION, text);
+    scr_pack_key(&b, KEY_PART);
+    scr_pack_count(&b, 1);
+    snprintf(text, sizeof(text), "%d", part);
+    scr_pack_key(&b, text);
+    scr_pack_count(&b, 2);
+    snprintf(text, sizeof(text), "%d", first);
+    scr_pack_value(&b, KEY_FIRST, text);
+    snprintf(text, sizeof(text), "%d", count);
+    scr_pack_value(&b, KEY_RANKS, text);
+    scr_pack_key(&b, KEY_RANK2FILE);
+    scr_pack_count(&b, 1);
+    scr_pack_key(&b, KEY_RANK);
+    scr_pack_count(&b, (uint32_t)count);
+    for (int i = 0; i < count; i++) {
+        const struct scr_summary_file *files = NULL;
+        int expected = 0, n = 0;
+        rc = rank_files(ctx, first + i, &expected, &files, &n);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = pack_rank(&b, first + i, expected, files, n, &order, &room);
+        if (rc != SCR_SUCCESS) goto out;
+    }
+    rc = scr_kvtree_file_finish(&b);
+    if (rc != SCR_SUCCESS) goto out;
+    rc = scr_write_atomic(path, b.buf, b.len);
+out:
+    free(order);
+    scr_strbuf_free(&b);
     return rc;
 }

@@ -3,7 +3,31 @@
  * The summary lives in the dataset directory (<prefix>/.scr/scr.dataset.<id>/)
  * and is written once the dataset's files have been copied and checked. A
  * fetch reads it to learn which files each rank needs back and what size and
- * CRC each should have:
+ * CRC each should have. A flush writes version 7, a summary in parts, so
+ * that no rank holds every rank's list (SCR 3.1 splits its rank2file in the
+ * same way, rank2file.h); summary.scr names the parts:
+ *
+ *   VERSION 7
+ *   DSET {dataset descriptor}                    dataset.h
+ *   RANK2FILE
+ *     RANKS <ranks in the run that wrote it>
+ *     PARTS <number of parts>
+ *     PART <k>                                   k = 0 .. PARTS-1
+ *       FIRST <its first rank>
+ *       RANKS <its number of ranks>
+ *
+ * and each part is a file beside it, named after it (summary.<k>.scr for
+ * summary.scr), that lists the ranks FIRST .. FIRST+RANKS-1 of its part:
+ *
+ *   VERSION 7
+ *   PART <k>  FIRST <first rank>  RANKS <ranks in the part>
+ *   RANK2FILE
+ *     RANK <rank>                                as in version 6 below
+ *
+ * The parts cover ranks 0..RANKS-1 in order of k, each rank in exactly one
+ * part, and a part lists every rank of its range. Reading gives the tree of
+ * version 6, a summary in one file (what the scavenge, adopt and a prefix
+ * trim that marks a dataset incomplete write):
  *
  *   VERSION 6
  *   DSET {dataset descriptor}                    dataset.h
@@ -31,7 +55,7 @@
  * Reading turns it into the form above: a checkpoint descriptor with ID and
  * CKPT set to the id and COMPLETE copied, FILES the number of files listed.
  * A summary without VERSION is read by its layout (a CKPT key means version
- * 5); versions before 5 and after 6 are refused with a message naming the
+ * 5); versions before 5 and after 7 are refused with a message naming the
  * file and the version.
  *
  * The record is a scr_kvtree the caller owns. Setters check their arguments
@@ -40,8 +64,12 @@
  * value, ranks below RANKS and that each file has a SIZE, and reports a bad
  * one as "<file>: key <KEY...> holds '<text>', expected <what>" with
  * SCR_ERR_FORMAT, leaving the caller's tree as it was; the VERSION key is
- * not kept in the tree. Writing checks the same, puts VERSION first and
- * sorts every level (ranks numerically). Not thread-safe. */
+ * not kept in the tree. In version 7 a missing part, a part whose VERSION,
+ * index or range differs from what summary.scr says, a rank outside its
+ * part's range (or listed twice) and parts that do not cover the ranks
+ * exactly are refused the same way, naming the file. Writing checks the
+ * same, puts VERSION first and sorts every level (ranks numerically). Not
+ * thread-safe. */
 #ifndef SCR_SUMMARY_H
 #define SCR_SUMMARY_H
 
@@ -51,9 +79,19 @@
 
 #include <stdint.h>
 
-/* Format version this build writes, and the oldest it reads. */
-#define SCR_SUMMARY_VERSION 6
+/* Format version a flush writes (in parts), the version of a summary in
+ * one file (scr_summary_write, scr_summary_write_ranks), and the oldest
+ * version read. */
+#define SCR_SUMMARY_VERSION 7
+#define SCR_SUMMARY_WHOLE_VERSION 6
 #define SCR_SUMMARY_OLDEST_VERSION 5
+
+/* Ranks in each part of a version 7 summary (the last may have fewer).
+ * Each part's writer receives this many ranks' lists and holds their
+ * entries (about half a kilobyte a rank: under a megabyte), whatever the
+ * size of the job; 100,000 ranks make 98 parts, which summary.scr names in
+ * a few kilobytes. A job of at most this many ranks writes one part. */
+#define SCR_SUMMARY_PART_RANKS 1024
 
 /* Name of the file in the dataset directory. */
 #define SCR_SUMMARY_FILE_NAME "summary.scr"
@@ -155,11 +193,63 @@ int scr_summary_check_names(const scr_kvtree *summary, const char *dir, const ch
  * the number the rank wrote (the count listed when the entry has none). */
 int scr_summary_add_rank_files(scr_kvtree *summary, const scr_filemap *rmap, int id, int rank);
 
-/* Read path (version 5 or 6) and merge it into summary. A missing file
- * returns SCR_ERR_NOTFOUND without logging. */
+/* The files of rank's entry in the rank filemap rmap (dataset id) as
+ * scr_summary_add_rank_files lists them, for scr_summary_write_part: names
+ * and metadata point into rmap; free with scr_summary_rank_list_free. */
+struct scr_summary_rank_list {
+    int expected; /* FILES */
+    int n;
+    struct scr_summary_file *files;
+    struct scr_rank_filemap_file *listed;
+};
+int scr_summary_rank_list_of(const scr_filemap *rmap, int id, int rank,
+                             struct scr_summary_rank_list *out);
+void scr_summary_rank_list_free(struct scr_summary_rank_list *list);
+
+/* Read path (version 5, 6 or 7 with all its parts) and merge it into
+ * summary, in the form of version 6. A missing file returns SCR_ERR_NOTFOUND
+ * without logging (a missing part is SCR_ERR_FORMAT, logged). */
 int scr_summary_read(const char *path, scr_kvtree *summary);
 
-/* Replace path with summary as version 6. */
+/* Replace path with summary as version 6, in one file. */
 int scr_summary_write(const char *path, const scr_kvtree *summary);
+
+/* --- version 7: a summary in parts ---------------------------------------- */
+
+/* The file of part k of the summary at path, in a new string: path with
+ * ".<k>" before its ".scr" (summary.scr: summary.<k>.scr in its directory). */
+int scr_summary_part_path(const char *path, int part, char **out_path);
+
+/* The number of parts of part_ranks ranks (the last may have fewer) that
+ * cover ranks ranks. */
+int scr_summary_parts_of(int ranks, int part_ranks, int *out_parts);
+
+/* Replace path with a version 7 summary of desc for ranks ranks in parts
+ * of part_ranks: part k holds ranks k * part_ranks on. */
+int scr_summary_write_top(const char *path, const scr_dataset *desc, int ranks, int part_ranks);
+
+/* Replace path (scr_summary_part_path) with part k of ranks first ..
+ * first+count-1, asking rank_files for each of them in that order, as
+ * scr_summary_write_ranks does: the writer holds one rank's list at a
+ * time and the part's bytes. */
+int scr_summary_write_part(const char *path, int part, int first, int count,
+                           scr_summary_rank_fn rank_files, void *ctx);
+
+/* Read path as scr_summary_read does, except that of a summary in parts
+ * only summary.scr itself is read: its DSET, RANK2FILE RANKS and the parts
+ * it names (scr_summary_get_part), checked as scr_summary_read checks
+ * them, go into summary, and *out_parts is the number of parts. A summary
+ * in one file is read whole, with *out_parts 0. */
+int scr_summary_read_top(const char *path, scr_kvtree *summary, int *out_parts);
+
+/* FIRST and RANKS of part k of a summary read by scr_summary_read_top;
+ * SCR_ERR_NOTFOUND when it names no such part. */
+int scr_summary_get_part(const scr_kvtree *summary, int part, int *out_first, int *out_count);
+
+/* Read the part at path alone, checking it is part k of ranks first ..
+ * first+count-1 (as summary.scr says) and lists each of them once, and
+ * merge its RANK2FILE RANK entries into summary (nothing else: no DSET,
+ * no RANKS). A missing file returns SCR_ERR_NOTFOUND without logging. */
+int scr_summary_read_part(const char *path, int part, int first, int count, scr_kvtree *summary);
 
 #endif

@@ -5,7 +5,9 @@
  * checkpoint written in place (SCR_CACHE_BYPASS) that the filemaps list
  * counts as one, read where it lies (run_fetch_in_place.c). Otherwise
  * rank 0 walks the index from the current checkpoint to older ones: it sends
- * each rank its list of files from the dataset's summary; every rank copies
+ * each rank its list of files from the dataset's summary (of a summary in
+ * parts, summary.h, the first rank of each part reads that part and sends
+ * its ranks theirs, so that no rank holds every rank's list); every rank copies
  * its files into cache, checking size and CRC-32 on the way (or, with
  * SCR_FETCH_BYPASS, checks their size and reads them in place later, their
  * CRC checked when the application is done: run_fetch_check.c); a
@@ -85,16 +87,17 @@ static int candidate_from_index(struct scr_run *run, const char *wanted, int bel
 static void how_to_read(struct scr_run *run, int id, int *out_whole, int *out_in_place)
 {
     char name[64], *dsdir = NULL, *path = NULL;
-    int ranks = 0, shared_names = 0;
+    int ranks = 0, shared_names = 0, parts = 0;
     const scr_dataset *desc = NULL;
     scr_kvtree *summary = scr_kvtree_new();
     snprintf(name, sizeof(name), "scr.dataset.%d", id);
-    /* SCR 3.1's summary has no ranks: they come with its file list */
-    int have_summary = summary != NULL &&
-                       scr_path_join(run->prefix_scr, name, &dsdir) == SCR_SUCCESS &&
-                       scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path) == SCR_SUCCESS &&
-                       scr_summary_read(path, summary) == SCR_SUCCESS &&
-                       scr_scan_scr31_complete_summary(dsdir, summary) == SCR_SUCCESS;
+    /* summary.scr names the ranks (of a summary in parts, its parts are
+     * not needed here); SCR 3.1's has no ranks: they come with its file list */
+    int have_summary =
+        summary != NULL && scr_path_join(run->prefix_scr, name, &dsdir) == SCR_SUCCESS &&
+        scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path) == SCR_SUCCESS &&
+        scr_summary_read_top(path, summary, &parts) == SCR_SUCCESS &&
+        (parts > 0 || scr_scan_scr31_complete_summary(dsdir, summary) == SCR_SUCCESS);
     if (have_summary && scr_summary_get_ranks(summary, &ranks) == SCR_SUCCESS &&
         ranks != run->ranks) {
         scr_dbg(1,
@@ -201,18 +204,21 @@ int scr_fetch_record(struct scr_run *run, int id, int fetched)
     return scr_index_file_update(run->index_path, note_outcome, &o);
 }
 
-/* Rank 0: the summary of dataset id in dsdir, read into summary and checked
- * against this run; *out_desc: the dataset's descriptor. */
+/* Rank 0: summary.scr of dataset id in dsdir, checked against this run,
+ * into summary: every rank's files when it is one file (*out_parts 0), or
+ * the descriptor, the ranks and the *out_parts parts it names. */
 static int read_summary(const struct scr_run *run, int id, const char *dsdir, scr_kvtree *summary,
-                        const scr_dataset **out_desc)
+                        int *out_parts)
 {
     char *path = NULL;
+    const scr_dataset *desc = NULL;
     int rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_summary_read(path, summary);
+    rc = scr_summary_read_top(path, summary, out_parts);
     if (rc == SCR_ERR_NOTFOUND) scr_err("%s is missing", path);
     if (rc != SCR_SUCCESS) goto out;
-    rc = scr_scan_scr31_complete_summary(dsdir, summary); /* SCR 3.1 lists the files apart */
+    /* SCR 3.1 lists the files apart */
+    if (*out_parts == 0) rc = scr_scan_scr31_complete_summary(dsdir, summary);
     if (rc != SCR_SUCCESS) goto out;
     int ranks = 0;
     rc = scr_summary_get_ranks(summary, &ranks);
@@ -222,7 +228,7 @@ static int read_summary(const struct scr_run *run, int id, const char *dsdir, sc
         rc = SCR_ERR_FORMAT;
         goto out;
     }
-    rc = scr_summary_get_dataset(summary, out_desc);
+    rc = scr_summary_get_dataset(summary, &desc);
 out:
     free(path);
     return rc;
@@ -274,18 +280,18 @@ out:
     return rc;
 }
 
-/* Rank 0: each rank's part of the summary of id (describe_part); its own
- * in *out_mine. */
-static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree **out_mine)
+/* The lists of ranks first..first+count-1 (describe_part) from summary,
+ * which lists them, sent to each (this rank's own in *out_mine); after a
+ * failure (status, or one here) the ranks left are told to give up, for
+ * each waits for its message. Read in place, a file several ranks list is
+ * checked once among these ranks: once in each part of a summary in parts. */
+static int send_parts(struct scr_run *run, const scr_kvtree *summary, const scr_dataset *desc,
+                      int status, int first, int count, scr_kvtree **out_mine)
 {
-    scr_kvtree *summary = scr_kvtree_new();
     scr_kvtree *seen = run->fetch_in_place ? scr_kvtree_new() : NULL;
-    const scr_dataset *desc = NULL;
-    int status = summary && (seen || !run->fetch_in_place)
-                     ? read_summary(run, id, dsdir, summary, &desc)
-                     : SCR_ERR_NOMEM;
+    if (run->fetch_in_place && seen == NULL && status == SCR_SUCCESS) status = SCR_ERR_NOMEM;
     /* the loop goes on after a failure: every rank waits for its message */
-    for (int r = 0; r < run->ranks; r++) {
+    for (int r = first; r < first + count; r++) {
         scr_kvtree *part = scr_kvtree_new();
         int prc = (part && status == SCR_SUCCESS) ? describe_part(summary, desc, r, part, seen)
                                                   : SCR_FAILURE;
@@ -294,7 +300,7 @@ static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree
             scr_kvtree_util_set_int(part, KEY_ERROR, 1);
             if (status == SCR_SUCCESS) status = prc;
         }
-        if (r == 0) {
+        if (r == run->rank) {
             *out_mine = part;
         } else {
             int src = scr_comm_send_kvtree(part, r, TAG_FETCH, run->world);
@@ -302,8 +308,50 @@ static int send_parts(struct scr_run *run, int id, const char *dsdir, scr_kvtree
             if (status == SCR_SUCCESS) status = src;
         }
     }
-    scr_kvtree_delete(summary);
     scr_kvtree_delete(seen);
+    return status;
+}
+
+/* The part of a summary in parts (top: summary.scr as read_summary gives
+ * it) that lists rank: *out_part, ranks *out_first.. of *out_count. */
+static int summary_part_of(const scr_kvtree *top, int parts, int rank, int *out_part,
+                           int *out_first, int *out_count)
+{
+    for (int k = 0; k < parts; k++) {
+        int rc = scr_summary_get_part(top, k, out_first, out_count);
+        if (rc != SCR_SUCCESS) return rc;
+        if (rank >= *out_first && rank - *out_first < *out_count) {
+            *out_part = k;
+            return SCR_SUCCESS;
+        }
+    }
+    scr_err("the summary's %d parts do not list rank %d", parts, rank);
+    return SCR_ERR_FORMAT;
+}
+
+/* The first rank of this rank's part of a summary in parts (top): reads
+ * that part of dataset id in dsdir and sends its ranks their lists
+ * (status: what failed before; its ranks are then told to give up). */
+static int send_summary_part(struct scr_run *run, int id, const char *dsdir, const scr_kvtree *top,
+                             int part, int first, int count, int status, scr_kvtree **out_mine)
+{
+    const scr_dataset *desc = NULL;
+    char *path = NULL, *ppath = NULL;
+    scr_kvtree *listed = scr_kvtree_new();
+    if (status == SCR_SUCCESS)
+        status = listed ? scr_summary_get_dataset(top, &desc) : SCR_ERR_NOMEM;
+    if (status == SCR_SUCCESS) status = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
+    if (status == SCR_SUCCESS) status = scr_summary_part_path(path, part, &ppath);
+    if (status == SCR_SUCCESS) status = scr_summary_read_part(ppath, part, first, count, listed);
+    if (status == SCR_ERR_NOTFOUND) {
+        scr_err("%s: part %d of the summary of dataset %d (ranks %d to %d) is missing", ppath, part,
+                id, first, first + count - 1);
+        status = SCR_ERR_FORMAT;
+    }
+    status = send_parts(run, listed, desc, status, first, count, out_mine);
+    scr_kvtree_delete(listed);
+    free(ppath);
+    free(path);
     return status;
 }
 
@@ -473,25 +521,63 @@ out:
     return rc;
 }
 
-/* Rank 0 hands every rank its part of dataset id's summary, or, once
- * something failed (rc: what came before), a part saying to give up; the
- * others receive theirs whatever failed before, for rank 0 sends to them
- * all. Collective. */
+/* How the ranks get their lists, as rank 0 tells them. */
+enum list_source {
+    LISTS_NONE,      /* the summary cannot be used: every rank gives up */
+    LISTS_FROM_ROOT, /* a summary in one file, which rank 0 read */
+    LISTS_FROM_PARTS /* a summary in parts: the first rank of each reads it */
+};
+
+/* Every rank gets its part of dataset id's summary (*out_part; rc: what
+ * failed before on this rank). Rank 0 reads summary.scr and says how the
+ * lists come: a summary in one file from rank 0, a summary in parts from
+ * the first rank of each part, which reads it, so that no rank holds
+ * every rank's list. Each rank receives its list whatever failed on the
+ * way, as one saying to give up, for each sender sends to all its ranks.
+ * Collective. */
 static int share_parts(struct scr_run *run, int id, const char *dsdir, int rc,
                        scr_kvtree **out_part)
 {
-    if (run->rank != 0) {
-        int rrc = scr_comm_recv_kvtree(0, TAG_FETCH, run->world, out_part);
-        return rc != SCR_SUCCESS ? rc : rrc;
+    scr_kvtree *summary = NULL;
+    int how[2] = {LISTS_NONE, 0}; /* the source, the number of parts */
+    if (run->rank == 0) {
+        summary = scr_kvtree_new();
+        if (rc == SCR_SUCCESS)
+            rc = summary ? read_summary(run, id, dsdir, summary, &how[1]) : SCR_ERR_NOMEM;
+        if (rc == SCR_SUCCESS) how[0] = how[1] > 0 ? LISTS_FROM_PARTS : LISTS_FROM_ROOT;
     }
-    if (rc == SCR_SUCCESS) return send_parts(run, id, dsdir, out_part);
-    /* the others still wait for their part */
-    for (int r = 1; r < run->ranks; r++) {
-        scr_kvtree *err = scr_kvtree_new();
-        scr_kvtree_util_set_int(err, KEY_ERROR, 1);
-        scr_comm_send_kvtree(err, r, TAG_FETCH, run->world);
-        scr_kvtree_delete(err);
+    int mrc = scr_mpi_check(MPI_Bcast(how, 2, MPI_INT, 0, run->world),
+                            "telling the ranks where their lists come from");
+    scr_kvtree *top = how[0] == LISTS_FROM_PARTS ? summary : NULL;
+    if (mrc == SCR_SUCCESS && how[0] == LISTS_FROM_PARTS)
+        mrc = scr_comm_bcast_kvtree(&top, 0, run->world); /* the parts summary.scr names */
+    if (mrc != SCR_SUCCESS || how[0] == LISTS_NONE) {
+        if (run->rank != 0) scr_kvtree_delete(top);
+        scr_kvtree_delete(summary);
+        if (rc != SCR_SUCCESS) return rc;
+        return mrc != SCR_SUCCESS ? mrc : SCR_FAILURE; /* rank 0 said why */
     }
+
+    int sender = 0, part = 0, first = 0, count = run->ranks;
+    if (how[0] == LISTS_FROM_PARTS) {
+        int prc = summary_part_of(top, how[1], run->rank, &part, &first, &count);
+        if (prc != SCR_SUCCESS) mrc = prc; /* read_summary checked the parts: not seen */
+        sender = first;
+    }
+    if (mrc != SCR_SUCCESS) {
+        rc = mrc;
+    } else if (run->rank != sender) {
+        int rrc = scr_comm_recv_kvtree(sender, TAG_FETCH, run->world, out_part);
+        if (rc == SCR_SUCCESS) rc = rrc;
+    } else if (how[0] == LISTS_FROM_PARTS) {
+        rc = send_summary_part(run, id, dsdir, top, part, first, count, rc, out_part);
+    } else {
+        const scr_dataset *desc = NULL;
+        if (rc == SCR_SUCCESS) rc = scr_summary_get_dataset(summary, &desc);
+        rc = send_parts(run, summary, desc, rc, 0, run->ranks, out_part);
+    }
+    if (run->rank != 0) scr_kvtree_delete(top);
+    scr_kvtree_delete(summary);
     return rc;
 }
 

@@ -9,18 +9,20 @@
  * original paths (at most SCR_FLUSH_WIDTH ranks at once) with the CRC-32
  * computed on the way (a file written in place and listed by several ranks
  * is read for it on one of them, shared_crc.h), syncs them and writes its
- * rank filemap; rank 0 writes
- * the summary; only then does the index get the dataset, so a dataset that
- * is listed is complete on the prefix. Before anything is written, rank 0
- * claims the dataset directory (dataset_claim.h): a directory another
- * job's dataset owns refuses the flush.
+ * rank filemap; the first rank of every SCR_SUMMARY_PART_RANKS writes the
+ * part of the summary that lists them (summary.h), from their rank
+ * filemaps sent to it; once all parts are written, rank 0 writes the
+ * summary that names them; only then does the index get the dataset, so a
+ * dataset that is listed is complete on the prefix. Before anything is
+ * written, rank 0 claims the dataset directory (dataset_claim.h): a
+ * directory another job's dataset owns refuses the flush.
  *
  * A flush that fails takes back what it wrote (util_undo.h), so that a full
  * prefix is not left fuller: every rank notes each file it created on the
  * prefix (application files at their original paths, its rank filemap in
- * <prefix>/.scr/scr.dataset.<id>, and rank 0 the
- * summary) and each directory that was missing, and once the ranks agree
- * that the flush failed, removes them. A file that existed before the
+ * <prefix>/.scr/scr.dataset.<id>, a part's writer its part of the
+ * summary, and rank 0 the summary) and each directory that was missing,
+ * and once the ranks agree that the flush failed, removes them. A file that existed before the
  * attempt (a dataset flushed earlier, a file written in place on the
  * prefix) is never removed.
  *
@@ -56,6 +58,7 @@
 #include "util_io.h"
 #include "util_log.h"
 #include "util_path.h"
+#include "util_testpoint.h"
 #include "util_undo.h"
 
 #include <errno.h>
@@ -67,6 +70,7 @@
 #include <unistd.h>
 
 #define TAG_WIDTH 4702
+#define TAG_SUMMARY_PART 4706 /* no other exchange on the world uses it */
 
 /* <prefix>/.scr/scr.dataset.<id> in a new string. */
 static int prefix_dataset_dir(const struct scr_run *run, int id, char **out_dir)
@@ -280,27 +284,99 @@ out:
     return rc;
 }
 
-/* Rank 0: the summary of the whole dataset from every rank's filemap,
- * noted in undo when it is new (*out_path, then, names it: a new string). */
-static int write_summary(struct scr_run *run, int id, const char *dsdir, scr_kvtree **rmaps,
-                         const scr_dataset *desc, struct scr_undo *undo, char **out_path)
+/* Ranks in each part of the summary: each part's first rank writes it.
+ * A test makes the parts small (util_testpoint.h) to see several in a
+ * job of a few ranks; every rank of the job sees the same environment. */
+static int summary_part_ranks(void)
 {
-    scr_kvtree *summary = scr_kvtree_new();
-    char *path = NULL;
-    int rc = summary ? SCR_SUCCESS : SCR_ERR_NOMEM;
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_summary_set_dataset(summary, desc);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_summary_set_ranks(summary, run->ranks);
-    if (rc != SCR_SUCCESS) goto out;
-    for (int r = 0; r < run->ranks; r++) {
-        rc = scr_summary_add_rank_files(summary, rmaps[r], id, r);
-        if (rc != SCR_SUCCESS) goto out;
+    return scr_testpoint_on(SCR_TP_SUMMARY_PARTS_OF_3) ? 3 : SCR_SUMMARY_PART_RANKS;
+}
+
+/* A part's writer takes its ranks' rank filemaps one at a time, in rank
+ * order, as scr_summary_write_part asks for their lists: it holds one
+ * rank's tree at a time, never the job's. */
+struct part_gather {
+    struct scr_run *run;
+    int id;
+    const scr_filemap *mine; /* the writer's own rank filemap */
+    int next;                /* the first rank whose rank filemap was not received */
+    scr_filemap *theirs;     /* the rank filemap of the rank being listed */
+    struct scr_summary_rank_list list;
+};
+
+static int gather_rank_files(void *ctx, int rank, int *out_expected,
+                             const struct scr_summary_file **out_files, int *out_n)
+{
+    struct part_gather *g = ctx;
+    scr_summary_rank_list_free(&g->list);
+    scr_filemap_delete(g->theirs);
+    g->theirs = NULL;
+    const scr_filemap *rmap = g->mine;
+    int rc = SCR_SUCCESS;
+    g->next = rank + 1;
+    if (rank != g->run->rank) {
+        rc = scr_comm_recv_kvtree(rank, TAG_SUMMARY_PART, g->run->world, &g->theirs);
+        rmap = g->theirs;
     }
-    rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
+    if (rc == SCR_SUCCESS) rc = scr_summary_rank_list_of(rmap, g->id, rank, &g->list);
+    if (rc != SCR_SUCCESS) return rc;
+    *out_expected = g->list.expected;
+    *out_files = g->list.files;
+    *out_n = g->list.n;
+    return SCR_SUCCESS;
+}
+
+/* Every rank: its rank filemap rmap goes to the first rank of its part of
+ * the summary, which receives each of its part's ranks' and writes the
+ * part into dsdir, noted in undo when it is new. Point to point: a writer
+ * receives every message of its part, whatever failed, so that no sender
+ * waits for it; the ranks agree on the outcome after. */
+static int write_summary_part(struct scr_run *run, int id, const char *dsdir,
+                              const scr_filemap *rmap, struct scr_undo *undo)
+{
+    int part_ranks = summary_part_ranks();
+    int part = run->rank / part_ranks, first = part * part_ranks;
+    int count = run->ranks - first < part_ranks ? run->ranks - first : part_ranks;
+    if (run->rank != first) return scr_comm_send_kvtree(rmap, first, TAG_SUMMARY_PART, run->world);
+
+    struct part_gather g = {.run = run, .id = id, .mine = rmap, .next = first};
+    char *top = NULL, *path = NULL;
+    int rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &top);
+    if (rc == SCR_SUCCESS) rc = scr_summary_part_path(top, part, &path);
+    int created = path != NULL && is_absent(path);
+    if (rc == SCR_SUCCESS && part > 0 && first + count == run->ranks &&
+        scr_testpoint_on(SCR_TP_SUMMARY_LAST_PART_FAILS)) {
+        scr_err("test point: not writing %s, the last part of the summary", path);
+        rc = SCR_ERR_IO;
+    }
+    if (rc == SCR_SUCCESS)
+        rc = scr_summary_write_part(path, part, first, count, gather_rank_files, &g);
+    if (rc == SCR_SUCCESS && created) rc = scr_undo_note_file(undo, path);
+    scr_summary_rank_list_free(&g.list);
+    scr_filemap_delete(g.theirs);
+    /* the rest of the part's messages, when the writing stopped early */
+    for (int r = g.next; r < first + count; r++) {
+        scr_kvtree *rest = NULL;
+        if (r == run->rank) continue;
+        int rrc = scr_comm_recv_kvtree(r, TAG_SUMMARY_PART, run->world, &rest);
+        scr_kvtree_delete(rest);
+        if (rc == SCR_SUCCESS) rc = rrc;
+    }
+    free(path);
+    free(top);
+    return rc;
+}
+
+/* Rank 0: summary.scr, which names the parts the ranks wrote, noted in
+ * undo when it is new (*out_path, then, names it: a new string). */
+static int write_summary(struct scr_run *run, const char *dsdir, const scr_dataset *desc,
+                         struct scr_undo *undo, char **out_path)
+{
+    char *path = NULL;
+    int rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &path);
     if (rc != SCR_SUCCESS) goto out;
     int created = is_absent(path);
-    rc = scr_summary_write(path, summary);
+    rc = scr_summary_write_top(path, desc, run->ranks, summary_part_ranks());
     if (rc != SCR_SUCCESS) goto out;
     if (created) rc = scr_undo_note_file(undo, path);
     if (rc == SCR_SUCCESS && created) {
@@ -309,7 +385,6 @@ static int write_summary(struct scr_run *run, int id, const char *dsdir, scr_kvt
     }
 out:
     free(path);
-    scr_kvtree_delete(summary);
     return rc;
 }
 
@@ -358,16 +433,17 @@ static int add_to_index(struct scr_run *run, const scr_dataset *desc)
     return scr_index_file_update(run->index_path, list_flushed, (void *)desc);
 }
 
-/* Rank 0: the summary from every rank's filemap (rmaps), then the index
- * entry. When the entry cannot be made, the flush fails and every rank
- * takes back the files it created once all agree: a summary this attempt
- * wrote goes here, before that, so that at no instant does a summary call
- * the dataset whole while its files go (an index rebuild would believe it). */
-static int summarize(struct scr_run *run, int id, const char *dsdir, scr_kvtree **rmaps,
-                     const scr_dataset *desc, struct scr_undo *undo)
+/* Rank 0, once every part of the summary is written: summary.scr, then
+ * the index entry. When the entry cannot be made, the flush fails and
+ * every rank takes back the files it created once all agree: a summary
+ * this attempt wrote goes here, before that, so that at no instant does a
+ * summary call the dataset whole while its files (and parts) go (an index
+ * rebuild would believe it). */
+static int summarize(struct scr_run *run, const char *dsdir, const scr_dataset *desc,
+                     struct scr_undo *undo)
 {
     char *created = NULL;
-    int rc = write_summary(run, id, dsdir, rmaps, desc, undo, &created);
+    int rc = write_summary(run, dsdir, desc, undo, &created);
     if (rc == SCR_SUCCESS) rc = add_to_index(run, desc); /* the index is replaced whole, or kept */
     if (rc != SCR_SUCCESS && created != NULL && unlink(created) != 0 && errno != ENOENT)
         scr_err("cannot remove %s, the summary of a flush that failed: %s", created,
@@ -469,14 +545,15 @@ static int prepare_dataset_dir(struct scr_run *run, int id, int in_cache, const 
 }
 
 /* Every rank has copied its part of dataset id into dsdir (copy_rc: how
- * that went); each writes its rank filemap and, once all have, rank 0
- * writes the summary and the index entry. Collective; all ranks agree on
- * the outcome (*out_failed: they agreed that the flush failed). */
+ * that went); each writes its rank filemap and, once all have, the first
+ * rank of each part of the summary writes that part, and once all parts
+ * are written rank 0 writes summary.scr and the index entry. Collective;
+ * all ranks agree on the outcome (*out_failed: they agreed that the flush
+ * failed). */
 static int index_copied(struct scr_run *run, int id, const scr_dataset *desc, const char *dsdir,
                         struct scr_undo *undo, int copy_rc, int *out_failed)
 {
     scr_filemap *rmap = NULL;
-    scr_kvtree **rmaps = NULL;
     int ok = 0;
     int rc = copy_rc;
     if (rc == SCR_SUCCESS) rc = write_my_rank_filemap(run, id, dsdir, &rmap, undo);
@@ -490,11 +567,18 @@ static int index_copied(struct scr_run *run, int id, const scr_dataset *desc, co
         mrc = SCR_ERR_IO;
         goto out;
     }
-    /* rank 0 needs every rank's files for the summary */
-    mrc = scr_comm_gather_kvtree(rmap, 0, run->world, &rmaps);
+    /* each part's writer needs its ranks' files, no rank every rank's */
+    rc = write_summary_part(run, id, dsdir, rmap, undo);
+    /* all ranks agree: */
+    mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc != SCR_SUCCESS) goto out;
+    if (!ok) {
+        *out_failed = 1;
+        mrc = SCR_ERR_IO;
+        goto out;
+    }
     rc = SCR_SUCCESS;
-    if (run->rank == 0) rc = summarize(run, id, dsdir, rmaps, desc, undo);
+    if (run->rank == 0) rc = summarize(run, dsdir, desc, undo);
     /* all ranks agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, &ok);
     if (mrc == SCR_SUCCESS && !ok) {
@@ -503,7 +587,6 @@ static int index_copied(struct scr_run *run, int id, const scr_dataset *desc, co
     }
 out:
     scr_filemap_delete(rmap);
-    scr_comm_free_trees(rmaps, run->rank == 0 ? run->ranks : 0);
     return mrc;
 }
 

@@ -30,6 +30,13 @@
     X(SCR_TP_TRIM_MID_RECORDS, "SCRTEST_PREFIX_TRIM_CRASH", "mid-records",                        \
       "SIGKILL after a victim's summary was deleted, before its other records",                   \
       "tests/unit/test_prefix_trim.c")                                                            \
+    X(SCR_TP_SUMMARY_PARTS_OF_3, "SCRTEST_SUMMARY_PART_RANKS", "3",                               \
+      "a flush writes its summary in parts of 3 ranks, not SCR_SUMMARY_PART_RANKS",               \
+      "tests/mpi/test_flush_fetch_width.sh")                                                      \
+    X(SCR_TP_SUMMARY_LAST_PART_FAILS, "SCRTEST_SUMMARY_PART_FAIL", "last",                        \
+      "the writer of the last part of a flush's summary (when there are several) fails, as when " \
+      "the prefix refuses its file",                                                              \
+      "tests/mpi/test_flush_fetch_width.sh")                                                      \
     X(SCR_TP_NO_CACHE_CRC, "SCRBENCH_NO_CACHE_CRC", "1",                                          \
       "files written to cache get no CRC, to measure what the CRCs cost",                         \
       "tests/bench/run-bench-scr.sh")                                                             \

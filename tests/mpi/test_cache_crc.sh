@@ -171,7 +171,7 @@ mpi_reset
 mpi_run 4 2 SCR_CACHE_BYPASS=1 SCR_CRC_ON_FLUSH=0 -- --steps 2 --size 4000
 mpi_expect_restart "fetch:_two_checkpoints_go_to_the_prefix_without_CRCs" 0 2
 check "fetch:_the_summary_of_ckpt.2_has_no_CRC" \
-    sh -c "! '$mpi_print' '$prefix/.scr/scr.dataset.2/summary.scr' | grep -q CRC"
+    sh -c "'$mpi_print' '$prefix/.scr/scr.dataset.2/summary.0.scr' | grep -q SIZE && ! '$mpi_print' '$prefix/.scr/scr.dataset.2/summary.0.scr' | grep -q CRC"
 mpi_lose_all_nodes
 mpi_run 4 2 SCR_FLUSH=0 -- --steps 2 --size 4000
 mpi_expect_restart "fetch:_the_restart_fetches_ckpt.2_into_cache" 2 2

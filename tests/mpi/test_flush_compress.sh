@@ -67,8 +67,8 @@ check "compressed_flush:_prefix_files_are_smaller_and_gzip_-d_gives_the_exact_by
 check "compressed_flush:_the_rank_filemap_records_COMPRESSED" \
     records_compressed "$(dsdir ckpt.2)/0.scrfilemap" rank0_f0.dat
 check "compressed_flush:_the_summary_records_COMPRESSED" \
-    records_compressed "$(dsdir ckpt.2)/summary.scr" rank3_f0.dat
-mpi_tree_paths "$(dsdir ckpt.2)/summary.scr" > "$scratch/summary.paths"
+    records_compressed "$(dsdir ckpt.2)/summary.0.scr" rank3_f0.dat
+mpi_tree_paths "$(dsdir ckpt.2)/summary.0.scr" > "$scratch/summary.paths"
 check "compressed_flush:_SIZE_stays_the_size_written" grep -q "rank3_f0.dat/SIZE/$full\$" "$scratch/summary.paths"
 check "compressed_flush:_COMPRESSED_is_the_size_on_the_prefix" \
     grep -q "rank3_f0.dat/COMPRESSED/$(size_of ckpt.2/rank3_f0.dat)\$" "$scratch/summary.paths"
@@ -91,7 +91,7 @@ mpi_run 4 2 SCR_FLUSH=1 SCR_FLUSH_COMPRESS=6 -- --steps 1 --files 2 --size $size
 mpi_expect_restart "mixed:_the_run_completes" 0 1
 check "mixed:_the_compressible_file_is_stored_compressed" all_compressed_and_exact 1 0
 check "mixed:_the_random_file_is_stored_as_written" all_raw 1 1
-mpi_tree_paths "$(dsdir ckpt.1)/summary.scr" > "$scratch/summary.paths"
+mpi_tree_paths "$(dsdir ckpt.1)/summary.0.scr" > "$scratch/summary.paths"
 check "mixed:_the_summary_lists_the_random_file_without_COMPRESSED" sh -c \
     "grep -q 'rank1_f1.dat/SIZE/$full\$' '$scratch/summary.paths' && ! grep -q 'rank1_f1.dat/COMPRESSED' '$scratch/summary.paths'"
 mpi_lose_all_nodes

@@ -68,9 +68,10 @@ if command -v python3 > /dev/null 2>&1; then
     mpi_run 4 2 SCR_FLUSH=1 -- --steps 2
     id2=$(mpi_index_id ckpt.2)
     summary=$prefix/.scr/scr.dataset.$id2/summary.scr
+    part=$prefix/.scr/scr.dataset.$id2/summary.0.scr # lists the ranks of a summary.scr in parts
     mpi_lose_all_nodes
     mkdir -p "$scratch/outside" || exit 99
-    python3 "$top_srcdir/tests/tools/kvtree_ref.py" dump "$summary" > "$scratch/summary.json" || exit 99
+    python3 "$top_srcdir/tests/tools/kvtree_ref.py" dump "$part" > "$scratch/summary.json" || exit 99
     python3 - "$scratch/summary.json" "$(dirname "$summary")" "$scratch/outside" <<'PY' || exit 99
 import json, shutil, sys
 path, dsdir, outside = sys.argv[1:]
@@ -81,7 +82,7 @@ shutil.copy(dsdir + "/" + name, outside + "/stolen")
 files["../../../outside/stolen"] = files.pop(name)
 json.dump(t, open(path, "w"))
 PY
-    python3 "$top_srcdir/tests/tools/kvtree_ref.py" write "$scratch/summary.json" "$summary" || exit 99
+    python3 "$top_srcdir/tests/tools/kvtree_ref.py" write "$scratch/summary.json" "$part" || exit 99
     # (no new checkpoint: a new ckpt.2 would take the refused one's place in the index)
     mpi_run 4 2 SCR_FLUSH=1 -- --steps 1
     mpi_expect_restart "a_summary_naming_a_file_outside_the_prefix_is_refused_and_1_fetched" 1

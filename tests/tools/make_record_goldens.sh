@@ -10,7 +10,8 @@
 # byte order. meta.json and dataset.json hold a bare record in the order its
 # setters are called, since those records live inside the others. The
 # -noversion, -v1 and -v5 files are layouts of older writers, kept as they
-# wrote them.
+# wrote them. summary-v7.json names the two parts summary-v7.0.json and
+# summary-v7.1.json, which together list what summary.json lists.
 #
 # The tests compare what the C modules write with these bytes, so run this
 # only when a format changes on purpose, and commit both files.

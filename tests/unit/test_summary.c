@@ -194,6 +194,10 @@ static scr_kvtree *app0(scr_kvtree *raw)
 {
     return scr_kvtree_get_kv(rank0(raw), "FILE", "../../ckpt.6/rank_0.ckpt");
 }
+static void edit_version_8(scr_kvtree *raw)
+{
+    scr_kvtree_util_set_int(raw, "VERSION", 8);
+}
 static void edit_version_7(scr_kvtree *raw)
 {
     scr_kvtree_util_set_int(raw, "VERSION", 7);
@@ -272,9 +276,12 @@ static void edit_v5_no_version(scr_kvtree *raw)
     scr_kvtree_util_set_str(scr_kvtree_get_kv(v5_rank0(raw), "FILE", "rank_0.ckpt"), "CRC", "?");
 }
 
-static void test_versions_outside_5_and_6_are_refused(void)
+static void test_versions_outside_5_to_7_are_refused(void)
 {
-    expect_refused("records/summary.scr", "v7.scr", edit_version_7, "summary version 7");
+    expect_refused("records/summary.scr", "v8.scr", edit_version_8, "summary version 8");
+    /* version 7 names parts: ranks listed in summary.scr itself are not its layout */
+    expect_refused("records/summary.scr", "v7.scr", edit_version_7,
+                   "key RANK2FILE holds 'RANK', expected RANKS, PARTS or PART");
     expect_refused("records/summary.scr", "v4.scr", edit_version_4,
                    "summary version 4 is older than this build reads");
     expect_refused("records/summary.scr", "vtext.scr", edit_version_text,
@@ -708,7 +715,7 @@ int main(void)
     RUN(test_compressed_reads_back_and_a_raw_file_has_none);
     RUN(test_a_compressed_size_that_is_no_number_is_refused);
     RUN(test_version_5_reads_into_the_same_form);
-    RUN(test_versions_outside_5_and_6_are_refused);
+    RUN(test_versions_outside_5_to_7_are_refused);
     RUN(test_missing_version_is_read_by_layout);
     RUN(test_damaged_values_are_refused_naming_key_and_text);
     RUN(test_missing_file_is_notfound_without_a_message);
