@@ -6,9 +6,9 @@
  * and run_halt.c. It holds what only the API decides: the state machine,
  * the ids handed out, the dataset of the open output phase, the name
  * SCR_Current chose, the clock of the checkpoint policy and the drill's
- * count; and the two things the API drives: the run (scr_run.h: identity,
- * paths, parameters, cache, redundancy, the restart the fetch decided) and
- * the flush in the background (flush_async.h). The layers below get what
+ * count, the restart the fetch decided (transfer.h); and the two things
+ * the API drives: the run (scr_run.h: identity, paths, parameters, cache,
+ * redundancy) and the flush in the background (flush_async.h). The layers below get what
  * they need of it as arguments. */
 #ifndef SCR_API_STATE_H
 #define SCR_API_STATE_H
@@ -16,6 +16,7 @@
 #include "dataset.h"
 #include "flush_async.h"
 #include "scr_run.h"
+#include "transfer.h"
 
 enum scr_api_state {
     SCR_STATE_UNINIT = 0, /* before SCR_Init or after SCR_Finalize */
@@ -29,11 +30,12 @@ struct scr_api {
     struct scr_flusher *flusher; /* the flush in the background, owned */
 
     enum scr_api_state state;
-    int dataset_id;     /* newest dataset id known (cache or prefix) */
-    int checkpoint_id;  /* newest checkpoint id known */
-    scr_dataset *dset;  /* the dataset of the open output phase */
-    int dset_in_cache;  /* 0: cache bypass, files written at their own paths */
-    char *current_name; /* set by SCR_Current or SCR_CURRENT: the restart asked for */
+    int dataset_id;             /* newest dataset id known (cache or prefix) */
+    int checkpoint_id;          /* newest checkpoint id known */
+    scr_dataset *dset;          /* the dataset of the open output phase */
+    int dset_in_cache;          /* 0: cache bypass, files written at their own paths */
+    char *current_name;         /* set by SCR_Current or SCR_CURRENT: the restart asked for */
+    struct scr_restart restart; /* the restart the fetch decided (transfer.h) */
 
     /* Need_checkpoint policy */
     long need_calls;

@@ -290,6 +290,7 @@ static void free_api(struct scr_api *api)
     scr_flusher_free(api->flusher);
     scr_dataset_delete(api->dset);
     free(api->current_name);
+    scr_kvtree_delete(api->restart.files);
     free(api);
 }
 
@@ -354,7 +355,7 @@ static int start_api(struct scr_api *api, double t_init)
     api->time_start = api->time_last_ckpt_end = scr_run_now();
     api->state = SCR_STATE_IDLE;
     the_api = api;
-    scr_init_log(r, api->time_start - t_init);
+    scr_init_log(api, api->time_start - t_init);
     if (scr_run_halt_clear_finalized(r) != SCR_SUCCESS)
         scr_warn(
             "could not clear SCR_FINALIZE_CALLED from %s: a relaunch may take this run as finished",
@@ -720,8 +721,8 @@ int SCR_Start_output(const char *name, int flags)
     int rc = check_output_args(name, flags);
     if (rc != SCR_SUCCESS) return rc;
     /* a restart is only offered before the first new dataset */
-    run->restart_decided = 1;
-    run->restart_id = 0;
+    api->restart.decided = 1;
+    api->restart.id = 0;
     api->dataset_id++;
     if (flags & SCR_FLAG_CHECKPOINT) api->checkpoint_id++;
     char defname[64];
@@ -935,28 +936,28 @@ static int route_restart(struct scr_api *api, const char *name, char **out_path)
     char *abs = NULL;
     int rc = absolute_path(name, &abs);
     if (rc != SCR_SUCCESS) return rc;
-    if (run->restart_source == SCR_RESTART_WHOLE) {
-        rc = scr_fetch_whole_route(run, name, abs, out_path);
+    if (api->restart.source == SCR_RESTART_WHOLE) {
+        rc = scr_fetch_whole_route(run, &api->restart, name, abs, out_path);
         free(abs);
         return rc;
     }
     int bare = strchr(name, '/') == NULL;
     const char *found = NULL;
     char *hit = NULL;
-    if (run->restart_source == SCR_RESTART_PREFIX || run->restart_source == SCR_RESTART_IN_PLACE) {
-        scr_kvtree_util_get_str(scr_kvtree_get_kv(run->restart_files, "ORIG", abs), "PATH", &found);
+    if (api->restart.source == SCR_RESTART_PREFIX || api->restart.source == SCR_RESTART_IN_PLACE) {
+        scr_kvtree_util_get_str(scr_kvtree_get_kv(api->restart.files, "ORIG", abs), "PATH", &found);
         if (found == NULL && bare)
-            scr_kvtree_util_get_str(scr_kvtree_get_kv(run->restart_files, "NAME", name), "PATH",
+            scr_kvtree_util_get_str(scr_kvtree_get_kv(api->restart.files, "NAME", name), "PATH",
                                     &found);
     } else {
         const char **files = NULL;
         int n = 0;
-        scr_filemap_list_files(run->map, run->restart_id, run->rank, &files, &n);
+        scr_filemap_list_files(run->map, api->restart.id, run->rank, &files, &n);
         for (int f = 0; f < n && found == NULL; f++) {
             const scr_meta *meta = NULL;
             const char *odir = NULL, *oname = NULL;
             char *orig = NULL;
-            if (scr_filemap_get_meta(run->map, run->restart_id, run->rank, files[f], &meta) !=
+            if (scr_filemap_get_meta(run->map, api->restart.id, run->rank, files[f], &meta) !=
                     SCR_SUCCESS ||
                 scr_meta_get_origpath(meta, &odir) != SCR_SUCCESS ||
                 scr_meta_get_origname(meta, &oname) != SCR_SUCCESS)
@@ -972,7 +973,7 @@ static int route_restart(struct scr_api *api, const char *name, char **out_path)
     }
     if (rc == SCR_SUCCESS && (found == NULL || access(found, R_OK) != 0)) {
         scr_err("SCR_Route_file: rank %d has no file %s in checkpoint %s", run->rank, name,
-                run->restart_name);
+                api->restart.name);
         rc = SCR_ERR_NOTFOUND;
     }
     if (rc == SCR_SUCCESS && (*out_path = strdup(found)) == NULL) rc = SCR_ERR_NOMEM;
@@ -1019,10 +1020,10 @@ int SCR_Have_restart(int *flag, char *name)
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL || api->state != SCR_STATE_IDLE)
         return wrong_state(api, "SCR_Have_restart", closing_call(api));
-    int rc = scr_fetch_decide_restart(run, api->current_name);
+    int rc = scr_fetch_decide_restart(run, &api->restart, api->current_name);
     if (rc != SCR_SUCCESS) return rc;
-    *flag = run->restart_id > 0;
-    if (*flag && name != NULL) snprintf(name, SCR_MAX_FILENAME, "%s", run->restart_name);
+    *flag = api->restart.id > 0;
+    if (*flag && name != NULL) snprintf(name, SCR_MAX_FILENAME, "%s", api->restart.name);
     return SCR_SUCCESS;
 }
 
@@ -1033,19 +1034,19 @@ int SCR_Start_restart(char *name)
     if (scr_disabled) return SCR_SUCCESS;
     if (run == NULL || api->state != SCR_STATE_IDLE)
         return wrong_state(api, "SCR_Start_restart", closing_call(api));
-    int rc = scr_fetch_decide_restart(run, api->current_name);
+    int rc = scr_fetch_decide_restart(run, &api->restart, api->current_name);
     if (rc != SCR_SUCCESS) return rc;
-    if (run->restart_id <= 0) {
+    if (api->restart.id <= 0) {
         scr_err("SCR_Start_restart called with no checkpoint to restart from; "
                 "expected SCR_Have_restart to say there is one first");
         return SCR_ERR_STATE;
     }
-    if (name != NULL) snprintf(name, SCR_MAX_FILENAME, "%s", run->restart_name);
+    if (name != NULL) snprintf(name, SCR_MAX_FILENAME, "%s", api->restart.name);
     api->state = SCR_STATE_RESTART;
     /* the files this rank restarts from are checked while the application
      * reads them; a job that cannot start is done at SCR_Complete_restart */
-    if (run->restart_source == SCR_RESTART_CACHE && !run->restart_fetched)
-        (void)scr_crc_async_start_check(run, run->restart_id);
+    if (api->restart.source == SCR_RESTART_CACHE && !api->restart.fetched)
+        (void)scr_crc_async_start_check(run, api->restart.id);
     return SCR_SUCCESS;
 }
 
@@ -1056,7 +1057,7 @@ static void log_damaged_in_place(struct scr_api *api, int id)
     struct scr_run *run = api->run;
     struct scr_event_field fields[] = {SCR_EVENT_STR("into", "prefix"),
                                        SCR_EVENT_STR("marked", "FAILED")};
-    scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_FAILED, id, run->restart_name, -1, -1,
+    scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_FAILED, id, api->restart.name, -1, -1,
                   "a file read in place on the prefix differs from what was flushed; an older "
                   "dataset is tried",
                   fields, 2);
@@ -1070,18 +1071,19 @@ static void check_restart_bytes(struct scr_api *api, int id, int valid, int *out
 {
     struct scr_run *run = api->run;
     *out_damaged = 0;
-    if (run->restart_source != SCR_RESTART_CACHE) {
-        if (valid) scr_fetch_check_in_place(run, out_damaged);
+    if (api->restart.source != SCR_RESTART_CACHE) {
+        if (valid) scr_fetch_check_in_place(run, &api->restart, out_damaged);
         return;
     }
-    if (run->restart_fetched) return; /* checked as the fetch copied it */
+    if (api->restart.fetched) return; /* checked as the fetch copied it */
     if (!valid) { /* the restart fails anyway: the check's result is not needed */
         (void)scr_crc_async_wait(run);
         return;
     }
     /* a check that could not be done counts as a damaged file: nothing unchecked passes as checked
      */
-    if (scr_crc_async_check_done(run, id, out_damaged) != SCR_SUCCESS && *out_damaged == 0)
+    if (scr_crc_async_check_done(run, id, api->restart.name, out_damaged) != SCR_SUCCESS &&
+        *out_damaged == 0)
         *out_damaged = 1;
 }
 
@@ -1089,7 +1091,7 @@ static int complete_restart(struct scr_api *api, int valid)
 {
     struct scr_run *run = api->run;
     api->state = SCR_STATE_IDLE;
-    int id = run->restart_id;
+    int id = api->restart.id;
     int damaged = 0;
     check_restart_bytes(api, id, valid, &damaged);
     int mine[2] = {!valid, damaged > 0}, any[2] = {0, 0};
@@ -1097,41 +1099,41 @@ static int complete_restart(struct scr_api *api, int valid)
     int rc = scr_mpi_check(MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, run->world),
                            "agreeing on the outcome of the restart");
     if (rc != SCR_SUCCESS) return rc;
-    run->restart_id = 0; /* a restart is read once */
+    api->restart.id = 0; /* a restart is read once */
     if (!any[0] && !any[1]) return SCR_SUCCESS;
     if (run->rank == 0) {
-        if (any[1] && run->restart_source == SCR_RESTART_CACHE)
+        if (any[1] && api->restart.source == SCR_RESTART_CACHE)
             scr_err("checkpoint %s: a file the restart read from cache differs from what was "
                     "written (see "
                     "above); it is dropped, and SCR_Have_restart offers an older checkpoint if "
                     "there is one",
-                    run->restart_name);
+                    api->restart.name);
         else if (any[1])
             scr_err("checkpoint %s: a file read in place on the prefix differs from what was "
                     "flushed (see "
                     "above); it is marked failed, and SCR_Have_restart offers an older checkpoint "
                     "if there is one",
-                    run->restart_name);
+                    api->restart.name);
         else
             scr_err(
                 "a rank could not read checkpoint %s; it is marked failed, and SCR_Have_restart "
                 "offers an older checkpoint if there is one",
-                run->restart_name);
+                api->restart.name);
         /* a dataset only in cache is not in the index; a copy the prefix holds of
          * one damaged in cache is not the damaged one, and stays as it is */
-        if (any[0] || run->restart_source != SCR_RESTART_CACHE) scr_fetch_record(run, id, 0);
-        if (any[1] && run->restart_source != SCR_RESTART_CACHE) log_damaged_in_place(api, id);
+        if (any[0] || api->restart.source != SCR_RESTART_CACHE) scr_fetch_record(run, id, 0);
+        if (any[1] && api->restart.source != SCR_RESTART_CACHE) log_damaged_in_place(api, id);
     }
-    if (run->restart_source == SCR_RESTART_CACHE) {
+    if (api->restart.source == SCR_RESTART_CACHE) {
         scr_cache_delete_dataset(run, id);
         scr_cache_note_location(run, id, 0, 0, 0);
     }
     /* written in place: the records forget it, its files stay on the prefix */
-    if (run->restart_source == SCR_RESTART_IN_PLACE) scr_cache_delete_dataset(run, id);
+    if (api->restart.source == SCR_RESTART_IN_PLACE) scr_cache_delete_dataset(run, id);
     /* as in SCR, the application may loop: the next SCR_Have_restart
      * decides again, among the checkpoints older than this one */
-    run->restart_below = id;
-    run->restart_decided = 0;
+    api->restart.below = id;
+    api->restart.decided = 0;
     return SCR_FAILURE;
 }
 
@@ -1155,8 +1157,8 @@ int SCR_Current(const char *name)
     struct scr_api *api = the_api;
     struct scr_run *run = api != NULL ? api->run : NULL;
     if (scr_disabled) return SCR_SUCCESS;
-    if (run == NULL || api->state != SCR_STATE_IDLE || run->restart_decided ||
-        run->restart_below > 0)
+    if (run == NULL || api->state != SCR_STATE_IDLE || api->restart.decided ||
+        api->restart.below > 0)
         return wrong_state(api, "SCR_Current",
                            run && api->state == SCR_STATE_IDLE
                                ? "SCR_Init (SCR_Current must come before SCR_Have_restart)"
@@ -1326,8 +1328,8 @@ int SCR_Delete(const char *name)
     if (drc == SCR_SUCCESS) drc = nrc;
     /* the restart SCR_Init found in cache was this dataset: the next newest
      * checkpoint in cache (all of them are intact after SCR_Init) takes its place */
-    if (!run->restart_decided && run->restart_id == id) {
-        rc = newest_cached_checkpoint(api, &run->restart_id);
+    if (!api->restart.decided && api->restart.id == id) {
+        rc = newest_cached_checkpoint(api, &api->restart.id);
         if (rc != SCR_SUCCESS) return rc;
     }
     /* rank 0 deletes its files and records on the prefix, in the order

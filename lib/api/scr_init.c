@@ -74,14 +74,13 @@ void scr_init_free_run(struct scr_run *r)
     scr_filemap_delete(r->map);
     scr_encoder_free(r->encoder);
     scr_reddescs_free(r->reddescs, r->nreddescs);
-    scr_kvtree_delete(r->restart_files);
     scr_event_log_close(&r->events);
     free(r);
 }
 
 /* Resolve the parameters libscr uses into run->params (params.h); SCR_DEBUG
- * sets the log's level, SCR_CURRENT names the checkpoint to restart from,
- * as SCR_Current does, and fetches read in place with SCR_FETCH_BYPASS. */
+ * sets the log's level and SCR_CURRENT names the checkpoint to restart
+ * from, as SCR_Current does. */
 static int read_parameters(struct scr_api *api)
 {
     struct scr_run *r = api->run;
@@ -90,7 +89,6 @@ static int read_parameters(struct scr_api *api)
     if (rc != SCR_SUCCESS) return rc;
     r->params = p;
     scr_log_set_level(p->debug);
-    r->fetch_in_place = p->fetch_bypass;
     if (p->current != NULL) {
         api->current_name = strdup(p->current);
         if (api->current_name == NULL) {
@@ -345,8 +343,8 @@ static int init_local(struct scr_api *api)
     scr_log_set_quiet(0);
     if (rc != SCR_SUCCESS) return rc;
     r->map = scr_filemap_new();
-    r->restart_files = scr_kvtree_new();
-    if (r->map == NULL || r->restart_files == NULL) return SCR_ERR_NOMEM;
+    api->restart.files = scr_kvtree_new();
+    if (r->map == NULL || api->restart.files == NULL) return SCR_ERR_NOMEM;
     return SCR_SUCCESS;
 }
 
@@ -626,7 +624,7 @@ static int init_cache(struct scr_api *api, int *unindexed, int nunindexed)
     rc = scr_comm_agree(r->world, rc, SCR_FAILURE);
     if (rc != SCR_SUCCESS) return rc;
     if (r->node_rank == 0) write_job_file(r);
-    rc = scr_cache_rebuild(r, &r->restart_id);
+    rc = scr_cache_rebuild(r, &api->restart.id);
     if (rc != SCR_SUCCESS) return rc;
     rc = check_unindexed(r, unindexed, nunindexed); /* all ranks agree */
     if (rc != SCR_SUCCESS) return rc;
@@ -691,23 +689,23 @@ static int restart_at_init(struct scr_api *api)
     int on_restart = r->params->flush_on_restart, global = r->params->global_restart;
     int flushed = 1, rc = SCR_SUCCESS;
     if (!on_restart && !global) return SCR_SUCCESS;
-    if (r->restart_id > 0) {
-        rc = scr_flush_is_flushed(r, r->restart_id, &flushed); /* all ranks agree */
+    if (api->restart.id > 0) {
+        rc = scr_flush_is_flushed(r, api->restart.id, &flushed); /* all ranks agree */
         if (rc != SCR_SUCCESS) return rc;
     }
     if (!flushed) {
         if (r->rank == 0)
             scr_dbg(1, "%s: flushing dataset %d from cache before the restart",
-                    global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", r->restart_id);
+                    global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", api->restart.id);
         api->dset_in_cache = 1;
-        rc = scr_flush_dataset(r, r->restart_id, api->dset_in_cache); /* all ranks agree */
+        rc = scr_flush_dataset(r, api->restart.id, api->dset_in_cache); /* all ranks agree */
         if (rc != SCR_SUCCESS) {
             /* a full or hung prefix (the watchdog) must not cost the restart
              * its only copy: it is read from cache, as without the setting */
             if (r->rank == 0)
                 scr_warn(
                     "%s: dataset %d could not be flushed (%s); the restart reads it from cache",
-                    global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", r->restart_id,
+                    global ? "SCR_GLOBAL_RESTART" : "SCR_FLUSH_ON_RESTART", api->restart.id,
                     scr_strstatus(rc));
             return SCR_SUCCESS;
         }
@@ -717,9 +715,9 @@ static int restart_at_init(struct scr_api *api)
     /* all ranks agree: */
     rc = scr_comm_agree(r->world, rc, SCR_ERR_IO);
     if (rc != SCR_SUCCESS) return rc;
-    if (r->rank == 0 && r->restart_id > 0)
+    if (r->rank == 0 && api->restart.id > 0)
         scr_dbg(1, "SCR_GLOBAL_RESTART: the restart reads from %s, not from cache", r->prefix);
-    r->restart_id = 0;
+    api->restart.id = 0;
     return SCR_SUCCESS;
 }
 
@@ -769,10 +767,11 @@ int scr_init_drop_after_current(struct scr_run *r, const char *name)
 /* The init event: where a restart would come from as things stand (the
  * cache's newest intact checkpoint, else the prefix's newest usable one;
  * SCR_Current may still change it, and the fetch event says what was read). */
-void scr_init_log(struct scr_run *r, double seconds)
+void scr_init_log(struct scr_api *api, double seconds)
 {
+    struct scr_run *r = api->run;
     if (r->rank != 0 || !scr_event_log_enabled(&r->events)) return;
-    int id = r->restart_id;
+    int id = api->restart.id;
     const char *source = "cache", *dname = NULL;
     char name[SCR_MAX_FILENAME];
     if (id == 0) {

@@ -34,7 +34,7 @@ int scr_init_start_run(struct scr_api *api);
 void scr_init_free_run(struct scr_run *r);
 
 /* Rank 0: the init event, with where a restart would come from. */
-void scr_init_log(struct scr_run *r, double seconds);
+void scr_init_log(struct scr_api *api, double seconds);
 
 /* Rank 0: one line for each parameter SCR defines that does nothing here
  * as set (a limit of the background flush without one, ...), so that

@@ -286,8 +286,8 @@ int scr_crc_async_start_check(struct scr_run *run, int id)
 }
 
 /* CHECK: one file's result against its meta; *damaged counts it. */
-static int judge_one(struct scr_run *run, int id, const struct crc_file *cf, int *damaged,
-                     int *changed)
+static int judge_one(struct scr_run *run, int id, const char *name, const struct crc_file *cf,
+                     int *damaged, int *changed)
 {
     const scr_meta *meta = NULL;
     uint32_t recorded = 0;
@@ -301,9 +301,8 @@ static int judge_one(struct scr_run *run, int id, const struct crc_file *cf, int
         return scr_crc_record(run, id, run->rank, cf->path, recorded, 0);
     }
     if (scr_meta_get_filesize(meta, &size) == SCR_SUCCESS && size != cf->bytes) {
-        scr_err("dataset %d (restart %s): file %s has %llu bytes, %llu were written", id,
-                run->restart_name, cf->path, (unsigned long long)cf->bytes,
-                (unsigned long long)size);
+        scr_err("dataset %d (restart %s): file %s has %llu bytes, %llu were written", id, name,
+                cf->path, (unsigned long long)cf->bytes, (unsigned long long)size);
         (*damaged)++;
         *changed = 1;
         return scr_crc_record(run, id, run->rank, cf->path, recorded, 0);
@@ -312,7 +311,7 @@ static int judge_one(struct scr_run *run, int id, const struct crc_file *cf, int
         scr_warn("dataset %d (%s): rank %d's file %s had no CRC recorded (the run that wrote it "
                  "ended before it "
                  "was), so the restart read it unchecked; its CRC is recorded now",
-                 id, run->restart_name, run->rank, cf->path);
+                 id, name, run->rank, cf->path);
         *changed = 1;
         return scr_crc_record(run, id, run->rank, cf->path, cf->crc, 1);
     }
@@ -323,7 +322,7 @@ static int judge_one(struct scr_run *run, int id, const struct crc_file *cf, int
     return scr_crc_record(run, id, run->rank, cf->path, recorded, 0);
 }
 
-int scr_crc_async_check_done(struct scr_run *run, int id, int *out_damaged)
+int scr_crc_async_check_done(struct scr_run *run, int id, const char *name, int *out_damaged)
 {
     *out_damaged = 0;
     if (!run->params->crc_in_cache) return SCR_SUCCESS;
@@ -343,7 +342,7 @@ int scr_crc_async_check_done(struct scr_run *run, int id, int *out_damaged)
         run_job(j); /* SMPI: after the application read */
     int changed = 0;
     for (int f = 0; rc == SCR_SUCCESS && f < j->nfiles; f++)
-        rc = judge_one(run, id, &j->files[f], out_damaged, &changed);
+        rc = judge_one(run, id, name, &j->files[f], out_damaged, &changed);
     if (rc == SCR_SUCCESS && changed) rc = scr_cache_save_filemap(run);
     job_free(j);
     return rc;

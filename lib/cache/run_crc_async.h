@@ -34,7 +34,7 @@ int scr_crc_async_start_check(struct scr_run *run, int id);
  * marked incomplete (*out_damaged counts them); one without a recorded CRC
  * is said to have been read unchecked, and gets the CRC computed now. The
  * filemap is saved when it changed. Not collective. */
-int scr_crc_async_check_done(struct scr_run *run, int id, int *out_damaged);
+int scr_crc_async_check_done(struct scr_run *run, int id, const char *name, int *out_damaged);
 
 /* Join any job and forget it (the end of a run that failed). */
 void scr_crc_async_teardown(struct scr_run *run);

@@ -4,10 +4,9 @@
  * One struct scr_run exists between SCR_Init and SCR_Finalize (the API's
  * struct scr_api owns it, api_state.h). It holds who this process is, its
  * parameters (read-only, params.h), where things live, this rank's
- * filemap, the redundancy descriptors, the event log, the restart the
- * fetch decided, and pointers to the work this layer does in threads (the
- * encode, the CRCs). It names no type of a layer above it
- * (tests/lib/test_layer_types.sh). The modules that act on it have a header
+ * filemap, the redundancy descriptors, the event log, and pointers to the
+ * work this layer does in threads (the encode, the CRCs). It names no type
+ * of a layer above it (tests/lib/test_layer_types.sh). The modules that act on it have a header
  * each (run_cache.h, run_crc.h, run_crc_async.h, run_encode_async.h,
  * run_events.h, run_rebuild.h, run_redundancy_ctx.h, run_shared.h; transfer.h
  * and flush_async.h above them) and are collective over run->world unless
@@ -30,16 +29,6 @@
 #include <mpi.h>
 #include <stdint.h>
 
-/* Where the restart dataset's files are read from. */
-enum scr_restart_source {
-    SCR_RESTART_NONE = 0,
-    SCR_RESTART_CACHE,    /* this rank's files, in cache */
-    SCR_RESTART_PREFIX,   /* this rank's files, read in place (SCR_FETCH_BYPASS) */
-    SCR_RESTART_IN_PLACE, /* this rank's files of a checkpoint written in place (SCR_CACHE_BYPASS)
-                           * that the filemap knows, read there as with SCR_RESTART_PREFIX */
-    SCR_RESTART_WHOLE /* any file of a checkpoint of another number of ranks (run_fetch_whole.c) */
-};
-
 struct scr_run {
     /* who and where */
     MPI_Comm world; /* a duplicate of MPI_COMM_WORLD */
@@ -61,9 +50,6 @@ struct scr_run {
     char *filemap_path, *master_filemap_path, *flush_path, *halt_path, *index_path;
     /* resolved once at SCR_Init, read-only after (params.h); the run owns it */
     const struct scr_params *params;
-    /* this fetch reads files in place: SCR_FETCH_BYPASS, or for one
-     * dataset with files several ranks wrote (run_fetch.c) */
-    int fetch_in_place;
 
     /* rank 0: this run has the prefix to itself (prefix_lock.h) */
     struct scr_prefix_lock prefix_lock;
@@ -82,16 +68,6 @@ struct scr_run {
 
     /* the encode in the background (run_encode_async.h), NULL before SCR_Init made it */
     struct scr_encoder *encoder;
-
-    /* the restart, as the fetch decided it (run_fetch.c) */
-    int restart_decided; /* Have_restart's answer is known */
-    int restart_id;      /* dataset to restart from, 0 if none */
-    int restart_below;   /* after a failed restart: only older datasets are offered (0: any) */
-    char restart_name[1024];
-    enum scr_restart_source restart_source;
-    int restart_fetched;       /* fetched into cache by this run: checked as it was copied */
-    scr_kvtree *restart_files; /* prefix reads: NAME -> PATH; ORIG -> PATH, SIZE, CRC when recorded
-                                * (run_fetch_check.c); WHOLE: run_fetch_whole.c */
 
     /* the log of events (event_log.h), written by rank 0 (run_events.c) */
     struct scr_event_log events;

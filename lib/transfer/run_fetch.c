@@ -283,13 +283,14 @@ out:
 /* The lists of ranks first..first+count-1 (describe_part) from summary,
  * which lists them, sent to each (this rank's own in *out_mine); after a
  * failure (status, or one here) the ranks left are told to give up, for
- * each waits for its message. Read in place, a file several ranks list is
- * checked once among these ranks: once in each part of a summary in parts. */
+ * each waits for its message. Read in place (in_place), a file several
+ * ranks list is checked once among these ranks: once in each part of a
+ * summary in parts. */
 static int send_parts(struct scr_run *run, const scr_kvtree *summary, const scr_dataset *desc,
-                      int status, int first, int count, scr_kvtree **out_mine)
+                      int in_place, int status, int first, int count, scr_kvtree **out_mine)
 {
-    scr_kvtree *seen = run->fetch_in_place ? scr_kvtree_new() : NULL;
-    if (run->fetch_in_place && seen == NULL && status == SCR_SUCCESS) status = SCR_ERR_NOMEM;
+    scr_kvtree *seen = in_place ? scr_kvtree_new() : NULL;
+    if (in_place && seen == NULL && status == SCR_SUCCESS) status = SCR_ERR_NOMEM;
     /* the loop goes on after a failure: every rank waits for its message */
     for (int r = first; r < first + count; r++) {
         scr_kvtree *part = scr_kvtree_new();
@@ -333,7 +334,8 @@ static int summary_part_of(const scr_kvtree *top, int parts, int rank, int *out_
  * that part of dataset id in dsdir and sends its ranks their lists
  * (status: what failed before; its ranks are then told to give up). */
 static int send_summary_part(struct scr_run *run, int id, const char *dsdir, const scr_kvtree *top,
-                             int part, int first, int count, int status, scr_kvtree **out_mine)
+                             int in_place, int part, int first, int count, int status,
+                             scr_kvtree **out_mine)
 {
     const scr_dataset *desc = NULL;
     char *path = NULL, *ppath = NULL;
@@ -348,7 +350,7 @@ static int send_summary_part(struct scr_run *run, int id, const char *dsdir, con
                 id, first, first + count - 1);
         status = SCR_ERR_FORMAT;
     }
-    status = send_parts(run, listed, desc, status, first, count, out_mine);
+    status = send_parts(run, listed, desc, in_place, status, first, count, out_mine);
     scr_kvtree_delete(listed);
     free(ppath);
     free(path);
@@ -443,12 +445,13 @@ out:
 }
 
 /* One file of this rank's part (e: its path in dsdir, its SIZE and CRC):
- * read in place with SCR_FETCH_BYPASS, else copied into cachedir. A path
+ * read in place, noted in notes (the restart's files), when notes is not
+ * NULL, else copied into cachedir. A path
  * that leads outside the prefix is refused, naming the summary that lists
  * it (rank_filemap.h): nothing is read from there, nor written into cache
  * outside the dataset's directory. */
 static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char *cachedir,
-                      void *buf, const scr_kvtree_elem *e)
+                      void *buf, const scr_kvtree_elem *e, scr_kvtree *notes)
 {
     const scr_kvtree *info = scr_kvtree_elem_hash(e);
     uint64_t size = 0;
@@ -467,13 +470,13 @@ static int fetch_file(struct scr_run *run, int id, const char *dsdir, const char
     if (rc != SCR_SUCCESS) goto out;
     rc = scr_path_basename(src, &name);
     if (rc != SCR_SUCCESS) goto out;
-    if (run->fetch_in_place && gzip) {
+    if (notes != NULL && gzip) {
         scr_err("SCR_FETCH_BYPASS=1 cannot restart from %s in place: it is stored compressed "
                 "(SCR_FLUSH_COMPRESS); fetch it into cache (SCR_FETCH_BYPASS=0)",
                 src);
         rc = SCR_ERR_FORMAT;
-    } else if (run->fetch_in_place) {
-        rc = scr_fetch_note_in_place(run, src, name, size, have_crc ? &crc : NULL);
+    } else if (notes != NULL) {
+        rc = scr_fetch_note_in_place(notes, src, name, size, have_crc ? &crc : NULL);
     } else {
         rc = copy_to_cache(run, id, cachedir, buf, src, dir, name, size, have_crc ? &crc : NULL,
                            gzip);
@@ -486,15 +489,17 @@ out:
     return rc;
 }
 
-/* This rank reads its files of dataset id from dsdir as part describes. */
-static int fetch_my_part(struct scr_run *run, int id, const char *dsdir, const scr_kvtree *part)
+/* This rank reads its files of dataset id from dsdir as part describes:
+ * into cache, or in place, noted in notes, when notes is not NULL. */
+static int fetch_my_part(struct scr_run *run, int id, const char *dsdir, const scr_kvtree *part,
+                         scr_kvtree *notes)
 {
     if (scr_kvtree_get(part, KEY_ERROR) != NULL) return SCR_FAILURE;
     const scr_dataset *desc = scr_kvtree_get(part, KEY_DSET);
     char *cachedir = NULL;
     void *buf = NULL;
     int rc = SCR_SUCCESS, nfiles = 0;
-    if (!run->fetch_in_place) {
+    if (notes == NULL) {
         rc = scr_cache_dataset_dir(run, id, &cachedir);
         buf = malloc(run->params->file_buf_size);
         if (rc != SCR_SUCCESS) goto out;
@@ -507,10 +512,10 @@ static int fetch_my_part(struct scr_run *run, int id, const char *dsdir, const s
     }
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(part, KEY_FILE)); e;
          e = scr_kvtree_elem_next(e), nfiles++) {
-        rc = fetch_file(run, id, dsdir, cachedir, buf, e);
+        rc = fetch_file(run, id, dsdir, cachedir, buf, e, notes);
         if (rc != SCR_SUCCESS) goto out;
     }
-    if (!run->fetch_in_place) {
+    if (notes == NULL) {
         rc = scr_filemap_set_expected_files(run->map, id, run->rank, nfiles);
         if (rc != SCR_SUCCESS) goto out;
         rc = scr_cache_save_filemap(run);
@@ -535,7 +540,7 @@ enum list_source {
  * every rank's list. Each rank receives its list whatever failed on the
  * way, as one saying to give up, for each sender sends to all its ranks.
  * Collective. */
-static int share_parts(struct scr_run *run, int id, const char *dsdir, int rc,
+static int share_parts(struct scr_run *run, int id, const char *dsdir, int in_place, int rc,
                        scr_kvtree **out_part)
 {
     scr_kvtree *summary = NULL;
@@ -570,11 +575,11 @@ static int share_parts(struct scr_run *run, int id, const char *dsdir, int rc,
         int rrc = scr_comm_recv_kvtree(sender, TAG_FETCH, run->world, out_part);
         if (rc == SCR_SUCCESS) rc = rrc;
     } else if (how[0] == LISTS_FROM_PARTS) {
-        rc = send_summary_part(run, id, dsdir, top, part, first, count, rc, out_part);
+        rc = send_summary_part(run, id, dsdir, top, in_place, part, first, count, rc, out_part);
     } else {
         const scr_dataset *desc = NULL;
         if (rc == SCR_SUCCESS) rc = scr_summary_get_dataset(summary, &desc);
-        rc = send_parts(run, summary, desc, rc, 0, run->ranks, out_part);
+        rc = send_parts(run, summary, desc, in_place, rc, 0, run->ranks, out_part);
     }
     if (run->rank != 0) scr_kvtree_delete(top);
     scr_kvtree_delete(summary);
@@ -586,41 +591,42 @@ static int share_parts(struct scr_run *run, int id, const char *dsdir, int rc,
  * when it reads nothing (rc: what failed before), for the ranks after it
  * wait for it. */
 static int fetch_in_window(struct scr_run *run, int id, const char *dsdir, const scr_kvtree *part,
-                           int rc)
+                           scr_kvtree *notes, int rc)
 {
     int wrc = scr_comm_window_enter(run->world, run->params->fetch_width, TAG_WIDTH);
     if (rc != SCR_SUCCESS) goto leave;
     rc = wrc;
     if (rc != SCR_SUCCESS) goto leave;
-    rc = fetch_my_part(run, id, dsdir, part);
+    rc = fetch_my_part(run, id, dsdir, part, notes);
 leave:
     wrc = scr_comm_window_leave(run->world, run->params->fetch_width, TAG_WIDTH);
     return rc != SCR_SUCCESS ? rc : wrc;
 }
 
-/* One attempt at dataset id; all ranks agree on *out_ok. */
-static int try_fetch(struct scr_run *run, int id, int *out_ok)
+/* One attempt at dataset id, into cache, or read in place (in_place) with
+ * its files noted in rs; all ranks agree on *out_ok. */
+static int try_fetch(struct scr_run *run, struct scr_restart *rs, int id, int in_place, int *out_ok)
 {
     char name[64], *dsdir = NULL;
     snprintf(name, sizeof(name), "scr.dataset.%d", id);
     int rc = scr_path_join(run->prefix_scr, name, &dsdir);
     scr_kvtree *part = NULL;
-    rc = share_parts(run, id, dsdir, rc, &part);
-    if (run->fetch_in_place) scr_kvtree_unset_all(run->restart_files);
-    rc = fetch_in_window(run, id, dsdir, part, rc);
+    rc = share_parts(run, id, dsdir, in_place, rc, &part);
+    if (in_place) scr_kvtree_unset_all(rs->files);
+    rc = fetch_in_window(run, id, dsdir, part, in_place ? rs->files : NULL, rc);
     scr_kvtree_delete(part);
     free(dsdir);
     /* all ranks agree: */
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, out_ok);
-    if (mrc == SCR_SUCCESS && !*out_ok && !run->fetch_in_place) scr_cache_delete_dataset(run, id);
+    if (mrc == SCR_SUCCESS && !*out_ok && !in_place) scr_cache_delete_dataset(run, id);
     return mrc;
 }
 
-static void set_restart_name(struct scr_run *run, const scr_dataset *desc)
+static void set_restart_name(struct scr_restart *rs, const scr_dataset *desc)
 {
     const char *name = NULL;
     if (scr_dataset_get_name(desc, &name) != SCR_SUCCESS) name = "";
-    snprintf(run->restart_name, sizeof(run->restart_name), "%s", name);
+    snprintf(rs->name, sizeof(rs->name), "%s", name);
 }
 
 /* The newest checkpoint in cache older than below that every rank holds
@@ -664,12 +670,12 @@ static int older_cached_checkpoint(struct scr_run *run, int below, int *out_id)
 /* Restart from dataset id of the cache's records: from cache, or, written
  * in place, from where its files lie (*out_ok 0 when some rank's are no
  * longer as recorded: it then leaves the filemap). Collective. */
-static int restart_from_records(struct scr_run *run, int id, int *out_ok)
+static int restart_from_records(struct scr_run *run, struct scr_restart *rs, int id, int *out_ok)
 {
     int in_place = 0;
     *out_ok = 1;
     int rc = scr_cache_written_in_place(run, id, &in_place);
-    if (rc == SCR_SUCCESS && in_place) rc = scr_fetch_in_place_prepare(run, id, out_ok);
+    if (rc == SCR_SUCCESS && in_place) rc = scr_fetch_in_place_prepare(run, rs, id, out_ok);
     if (rc != SCR_SUCCESS) return rc;
     if (!*out_ok) {
         if (run->rank == 0)
@@ -681,13 +687,13 @@ static int restart_from_records(struct scr_run *run, int id, int *out_ok)
     }
     const scr_dataset *desc = NULL;
     scr_filemap_get_dataset(run->map, id, run->rank, &desc);
-    run->restart_id = id;
-    run->restart_source = in_place ? SCR_RESTART_IN_PLACE : SCR_RESTART_CACHE;
-    run->restart_fetched = 0;
-    set_restart_name(run, desc);
+    rs->id = id;
+    rs->source = in_place ? SCR_RESTART_IN_PLACE : SCR_RESTART_CACHE;
+    rs->fetched = 0;
+    set_restart_name(rs, desc);
     if (in_place && run->rank == 0)
-        scr_dbg(1, "restarting from dataset %d (%s), read where it was written on %s", id,
-                run->restart_name, run->prefix);
+        scr_dbg(1, "restarting from dataset %d (%s), read where it was written on %s", id, rs->name,
+                run->prefix);
     return SCR_SUCCESS;
 }
 
@@ -695,11 +701,12 @@ static int restart_from_records(struct scr_run *run, int id, int *out_ok)
  * cache or written in place, or the one asked for (wanted), below below
  * (lowered, *below, past each that fails); *out_done: restarting from it.
  * Collective. */
-static int restart_from_cache(struct scr_run *run, const char *wanted, int *below, int *out_done)
+static int restart_from_cache(struct scr_run *run, struct scr_restart *rs, const char *wanted,
+                              int *below, int *out_done)
 {
-    int id = run->restart_id;
+    int id = rs->id;
     *out_done = 0;
-    if (run->restart_below > 0) {
+    if (rs->below > 0) {
         int rc = older_cached_checkpoint(run, *below, &id);
         if (rc != SCR_SUCCESS) return rc;
     } else if (wanted != NULL) {
@@ -710,7 +717,7 @@ static int restart_from_cache(struct scr_run *run, const char *wanted, int *belo
         id = all;
     }
     while (id > 0) {
-        int rc = restart_from_records(run, id, out_done);
+        int rc = restart_from_records(run, rs, id, out_done);
         if (rc != SCR_SUCCESS || *out_done) return rc;
         *below = id; /* neither it nor anything newer from the prefix */
         rc = older_cached_checkpoint(run, *below, &id);
@@ -764,8 +771,9 @@ static void note_fetch_outcome(struct scr_run *run, int candidate, int attempt, 
 }
 
 /* Every rank learns the name of the restart (from desc on rank 0, else
- * from the index) into run->restart_name. Collective. */
-static int share_restart_name(struct scr_run *run, int candidate, const scr_dataset *desc)
+ * from the index) into rs->name. Collective. */
+static int share_restart_name(struct scr_run *run, struct scr_restart *rs, int candidate,
+                              const scr_dataset *desc)
 {
     /* every rank learns the name from rank 0, which read the summary */
     scr_kvtree *name_tree = scr_kvtree_new();
@@ -779,27 +787,25 @@ static int share_restart_name(struct scr_run *run, int candidate, const scr_data
         scr_kvtree_delete(index);
     }
     int mrc = scr_comm_bcast_kvtree(&name_tree, 0, run->world);
-    if (mrc == SCR_SUCCESS) set_restart_name(run, name_tree);
+    if (mrc == SCR_SUCCESS) set_restart_name(rs, name_tree);
     scr_kvtree_delete(name_tree);
     return mrc;
 }
 
 /* Restart from candidate, fetched at attempt (begun at t0): whole, read in
  * place (read_in_place) or into cache. Collective. */
-static int restart_from_fetched(struct scr_run *run, int candidate, int whole, int read_in_place,
-                                int attempt, double t0)
+static int restart_from_fetched(struct scr_run *run, struct scr_restart *rs, int candidate,
+                                int whole, int read_in_place, int attempt, double t0)
 {
     const scr_dataset *desc = NULL;
     if (!read_in_place && !whole) {
         scr_filemap_get_dataset(run->map, candidate, run->rank, &desc);
         scr_cache_note_location(run, candidate, 1, 1, 0);
     }
-    run->restart_id = candidate;
-    run->restart_fetched = !read_in_place && !whole;
-    run->restart_source = whole           ? SCR_RESTART_WHOLE
-                          : read_in_place ? SCR_RESTART_PREFIX
-                                          : SCR_RESTART_CACHE;
-    int mrc = share_restart_name(run, candidate, desc);
+    rs->id = candidate;
+    rs->fetched = !read_in_place && !whole;
+    rs->source = whole ? SCR_RESTART_WHOLE : read_in_place ? SCR_RESTART_PREFIX : SCR_RESTART_CACHE;
+    int mrc = share_restart_name(run, rs, candidate, desc);
     if (run->rank != 0) return mrc;
     uint64_t bytes = 0;
     int have_bytes = desc != NULL && scr_dataset_get_size(desc, &bytes) == SCR_SUCCESS;
@@ -807,51 +813,49 @@ static int restart_from_fetched(struct scr_run *run, int candidate, int whole, i
                                        SCR_EVENT_STR("into", whole           ? "whole"
                                                              : read_in_place ? "prefix"
                                                                              : "cache")};
-    scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_OK, candidate, run->restart_name,
+    scr_run_event(run, SCR_EVENT_FETCH, SCR_EVENT_OK, candidate, rs->name,
                   have_bytes ? (long long)bytes : -1, scr_run_now() - t0, NULL, fields, 2);
     if (whole)
         scr_dbg(1,
                 "restarting from dataset %d (%s) of %s, written by another number of ranks: "
                 "any rank may read any of its files",
-                candidate, run->restart_name, run->prefix);
+                candidate, rs->name, run->prefix);
     else
-        scr_dbg(1, "fetched dataset %d (%s) from %s in %.3f s", candidate, run->restart_name,
-                run->prefix, scr_run_now() - t0);
+        scr_dbg(1, "fetched dataset %d (%s) from %s in %.3f s", candidate, rs->name, run->prefix,
+                scr_run_now() - t0);
     return mrc;
 }
 
 /* Fetch candidate (choice: as next_candidate gives it); *out_ok: every
  * rank has it; *out_read_in_place: it is read where it lies. Collective. */
-static int fetch_candidate(struct scr_run *run, const int choice[3], int *out_ok,
-                           int *out_read_in_place)
+static int fetch_candidate(struct scr_run *run, struct scr_restart *rs, const int choice[3],
+                           int *out_ok, int *out_read_in_place)
 {
     /* a dataset with files several ranks wrote is fetched in place, as
      * SCR_FETCH_BYPASS=1 fetches every dataset */
-    int fetch_bypass_setting = run->fetch_in_place;
-    if (choice[2]) run->fetch_in_place = 1;
-    int mrc = choice[1] ? scr_fetch_whole_prepare(run, choice[0], out_ok)
-                        : try_fetch(run, choice[0], out_ok);
-    *out_read_in_place = run->fetch_in_place;
-    run->fetch_in_place = fetch_bypass_setting;
+    int in_place = run->params->fetch_bypass || choice[2];
+    int mrc = choice[1] ? scr_fetch_whole_prepare(run, rs, choice[0], out_ok)
+                        : try_fetch(run, rs, choice[0], in_place, out_ok);
+    *out_read_in_place = in_place;
     return mrc;
 }
 
-int scr_fetch_decide_restart(struct scr_run *run, const char *current_name)
+int scr_fetch_decide_restart(struct scr_run *run, struct scr_restart *rs, const char *current_name)
 {
-    if (run->restart_decided) return SCR_SUCCESS;
-    run->restart_decided = 1;
+    if (rs->decided) return SCR_SUCCESS;
+    rs->decided = 1;
     /* after a failed restart the name SCR_Current gave was tried already */
-    const char *wanted = run->restart_below > 0 ? NULL : current_name;
-    int below = run->restart_below > 0 ? run->restart_below : INT_MAX;
+    const char *wanted = rs->below > 0 ? NULL : current_name;
+    int below = rs->below > 0 ? rs->below : INT_MAX;
 
     /* the cache's records first: the newest checkpoint intact in cache or
      * written in place, or the one asked for; this needs no fetch, so
      * SCR_FETCH=0 does not forbid it */
     int done = 0;
-    int rc = restart_from_cache(run, wanted, &below, &done);
+    int rc = restart_from_cache(run, rs, wanted, &below, &done);
     if (rc != SCR_SUCCESS || done) return rc;
-    run->restart_id = 0;
-    run->restart_source = SCR_RESTART_NONE;
+    rs->id = 0;
+    rs->source = SCR_RESTART_NONE;
     if (!run->params->fetch) return SCR_SUCCESS;
 
     /* then the prefix, newest usable dataset first; rank 0 remembers what it
@@ -867,7 +871,7 @@ int scr_fetch_decide_restart(struct scr_run *run, const char *current_name)
             return choice[0] < 0 ? SCR_ERR_IO : SCR_SUCCESS; /* 0: nothing; a fresh start */
         }
         double t0 = scr_run_now();
-        mrc = fetch_candidate(run, choice, &ok, &read_in_place);
+        mrc = fetch_candidate(run, rs, choice, &ok, &read_in_place);
         if (mrc != SCR_SUCCESS) {
             scr_kvtree_delete(tried);
             return mrc;
@@ -875,6 +879,6 @@ int scr_fetch_decide_restart(struct scr_run *run, const char *current_name)
         if (run->rank == 0) note_fetch_outcome(run, choice[0], attempt, t0, ok);
         if (!ok) continue;
         scr_kvtree_delete(tried);
-        return restart_from_fetched(run, choice[0], choice[1], read_in_place, attempt, t0);
+        return restart_from_fetched(run, rs, choice[0], choice[1], read_in_place, attempt, t0);
     }
 }

@@ -34,14 +34,14 @@
  * (crc NULL: none recorded, the size alone is checked); what differs is
  * said in one line naming the file and the checkpoint. *buf is the buffer
  * to read through, allocated at the first file read (freed by the caller). */
-static int file_is_as_flushed(const struct scr_run *run, const char *path, uint64_t size,
-                              const uint32_t *crc, void **buf)
+static int file_is_as_flushed(const struct scr_run *run, const struct scr_restart *rs,
+                              const char *path, uint64_t size, const uint32_t *crc, void **buf)
 {
     struct scr_copy_result got = {0};
     if (crc == NULL || !run->params->crc_on_flush) {
         struct stat st;
         if (stat(path, &st) == 0 && (uint64_t)st.st_size == size) return 1;
-        scr_err("restart file %s of checkpoint %s, read in place, is %s", path, run->restart_name,
+        scr_err("restart file %s of checkpoint %s, read in place, is %s", path, rs->name,
                 stat(path, &st) != 0 ? "missing" : "of the wrong size");
         return 0;
     }
@@ -55,38 +55,38 @@ static int file_is_as_flushed(const struct scr_run *run, const char *path, uint6
     if (got.bytes != size) {
         scr_err(
             "restart file %s of checkpoint %s, read in place, has %llu bytes, %llu were written",
-            path, run->restart_name, (unsigned long long)got.bytes, (unsigned long long)size);
+            path, rs->name, (unsigned long long)got.bytes, (unsigned long long)size);
         return 0;
     }
     if (got.crc != *crc) {
         scr_err("restart file %s is damaged: CRC32 0x%08x, recorded 0x%08x (checkpoint %s, read in "
                 "place)",
-                path, got.crc, *crc, run->restart_name);
+                path, got.crc, *crc, rs->name);
         return 0;
     }
     return 1;
 }
 
-void scr_fetch_check_in_place(struct scr_run *run, int *out_damaged)
+void scr_fetch_check_in_place(struct scr_run *run, const struct scr_restart *rs, int *out_damaged)
 {
     *out_damaged = 0;
-    if (run->restart_source != SCR_RESTART_PREFIX && run->restart_source != SCR_RESTART_IN_PLACE)
-        return;
+    if (rs->source != SCR_RESTART_PREFIX && rs->source != SCR_RESTART_IN_PLACE) return;
     void *buf = NULL;
     /* the files run_fetch.c noted: ORIG/<path>/{SIZE, CRC} */
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(run->restart_files, "ORIG")); e;
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(scr_kvtree_get(rs->files, "ORIG")); e;
          e = scr_kvtree_elem_next(e)) {
         const scr_kvtree *info = scr_kvtree_elem_hash(e);
         uint64_t size = 0;
         uint32_t crc = 0;
         if (scr_kvtree_util_get_uint64(info, "SIZE", &size) != SCR_SUCCESS) {
             scr_err("restart file %s of checkpoint %s has no recorded size to check",
-                    scr_kvtree_elem_key(e), run->restart_name);
+                    scr_kvtree_elem_key(e), rs->name);
             (*out_damaged)++;
             continue;
         }
         int have_crc = scr_kvtree_util_get_crc32(info, "CRC", &crc) == SCR_SUCCESS;
-        if (!file_is_as_flushed(run, scr_kvtree_elem_key(e), size, have_crc ? &crc : NULL, &buf))
+        if (!file_is_as_flushed(run, rs, scr_kvtree_elem_key(e), size, have_crc ? &crc : NULL,
+                                &buf))
             (*out_damaged)++;
     }
     free(buf);

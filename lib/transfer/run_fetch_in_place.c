@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-int scr_fetch_note_in_place(struct scr_run *run, const char *src, const char *name, uint64_t size,
+int scr_fetch_note_in_place(scr_kvtree *files, const char *src, const char *name, uint64_t size,
                             const uint32_t *crc)
 {
     struct stat st;
@@ -34,8 +34,8 @@ int scr_fetch_note_in_place(struct scr_run *run, const char *src, const char *na
         scr_err("restart file %s is %s", src, stat(src, &st) ? "missing" : "of the wrong size");
         return SCR_ERR_NOTFOUND;
     }
-    scr_kvtree *orig = scr_kvtree_set_kv(run->restart_files, "ORIG", src);
-    if (scr_kvtree_util_set_str(scr_kvtree_set_kv(run->restart_files, "NAME", name), "PATH", src) !=
+    scr_kvtree *orig = scr_kvtree_set_kv(files, "ORIG", src);
+    if (scr_kvtree_util_set_str(scr_kvtree_set_kv(files, "NAME", name), "PATH", src) !=
             SCR_SUCCESS ||
         scr_kvtree_util_set_str(orig, "PATH", src) != SCR_SUCCESS ||
         scr_kvtree_util_set_uint64(orig, "SIZE", size) != SCR_SUCCESS ||
@@ -44,11 +44,12 @@ int scr_fetch_note_in_place(struct scr_run *run, const char *src, const char *na
     return SCR_SUCCESS;
 }
 
-/* Note f, one file of this rank's of dataset id, from its meta:
+/* Note f, one file of this rank's of dataset id, from its meta, in files:
  * redundancy data, which a dataset written in place does not have, is no
  * restart file. A file a lower rank lists too is noted without its CRC:
  * that rank reads it for the check (plan). */
-static int note_listed_file(struct scr_run *run, int id, const struct scr_shared_crc *plan,
+static int note_listed_file(struct scr_run *run, scr_kvtree *files, int id,
+                            const struct scr_shared_crc *plan,
                             const struct scr_dataset_view_file *f)
 {
     const char *path = f->path, *name = f->orig_name;
@@ -68,16 +69,16 @@ static int note_listed_file(struct scr_run *run, int id, const struct scr_shared
         name = base;
     }
     int have_crc = f->has_crc && scr_shared_crc_reads(plan, run, f);
-    int rc = scr_fetch_note_in_place(run, path, name, f->size, have_crc ? &f->crc : NULL);
+    int rc = scr_fetch_note_in_place(files, path, name, f->size, have_crc ? &f->crc : NULL);
     free(base);
     return rc;
 }
 
-int scr_fetch_in_place_prepare(struct scr_run *run, int id, int *out_ok)
+int scr_fetch_in_place_prepare(struct scr_run *run, struct scr_restart *rs, int id, int *out_ok)
 {
     struct scr_dataset_view *view = NULL;
     struct scr_shared_crc plan;
-    scr_kvtree_unset_all(run->restart_files);
+    scr_kvtree_unset_all(rs->files);
     /* every rank's records hold the dataset, complete (scr_cache_in_place_is_present) */
     int vrc = scr_dataset_view_of(run->map, id, run->rank, &view);
     if (vrc == SCR_ERR_NOTFOUND) vrc = SCR_SUCCESS; /* nothing to note */
@@ -89,7 +90,7 @@ int scr_fetch_in_place_prepare(struct scr_run *run, int id, int *out_ok)
     }
     rc = vrc;
     for (int f = 0; rc == SCR_SUCCESS && view != NULL && f < view->nfiles; f++)
-        rc = note_listed_file(run, id, &plan, &view->files[f]);
+        rc = note_listed_file(run, rs->files, id, &plan, &view->files[f]);
     scr_dataset_view_free(view);
     scr_shared_crc_free(&plan);
     /* all ranks agree: */

@@ -187,7 +187,7 @@ static int pool_node_files(struct scr_run *run, int id, int rc, scr_kvtree **out
     return rc;
 }
 
-int scr_fetch_whole_prepare(struct scr_run *run, int id, int *out_ok)
+int scr_fetch_whole_prepare(struct scr_run *run, struct scr_restart *rs, int id, int *out_ok)
 {
     *out_ok = 0;
     scr_kvtree *whole = scr_kvtree_new(), *held = NULL;
@@ -215,8 +215,8 @@ int scr_fetch_whole_prepare(struct scr_run *run, int id, int *out_ok)
     scr_kvtree_delete(held);
     int mrc = scr_comm_all_true(rc == SCR_SUCCESS, run->world, out_ok);
     if (mrc == SCR_SUCCESS && *out_ok) {
-        scr_kvtree_unset_all(run->restart_files);
-        if (scr_kvtree_merge(run->restart_files, whole) != SCR_SUCCESS) mrc = SCR_ERR_NOMEM;
+        scr_kvtree_unset_all(rs->files);
+        if (scr_kvtree_merge(rs->files, whole) != SCR_SUCCESS) mrc = SCR_ERR_NOMEM;
     }
     scr_kvtree_delete(whole);
     return mrc;
@@ -246,21 +246,22 @@ static int bytes_check(const struct scr_run *run, const char *path, uint64_t siz
 
 /* The prefix's gzip file path (size bytes once expanded, crc: their CRC
  * when recorded), expanded into this rank's part of the cache of dataset
- * id and listed in its filemap before it exists; *out_dest: where. */
-static int expand_into_cache(struct scr_run *run, const char *path, uint64_t size,
+ * id (the restart's) and listed in its filemap before it exists;
+ * *out_dest: where. */
+static int expand_into_cache(struct scr_run *run, int id, const char *path, uint64_t size,
                              const uint32_t *crc, char **out_dest)
 {
     char *dsdir = NULL, *rel = NULL, *mine = NULL, *dest = NULL, sub[64];
     struct scr_copy_result got = {0};
     void *buf = malloc(run->params->file_buf_size);
-    int rc = buf != NULL ? scr_cache_dataset_dir(run, run->restart_id, &dsdir) : SCR_ERR_NOMEM;
+    int rc = buf != NULL ? scr_cache_dataset_dir(run, id, &dsdir) : SCR_ERR_NOMEM;
     /* two ranks of a node may read one file: each expands its own */
     snprintf(sub, sizeof(sub), "expanded.%d", run->rank);
     if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, sub, &mine);
     if (rc == SCR_SUCCESS) rc = scr_path_relative(run->prefix, path, &rel);
     if (rc == SCR_SUCCESS) rc = scr_path_join(mine, rel, &dest);
     int listed = 0;
-    if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, run->restart_id, run->rank, dest);
+    if (rc == SCR_SUCCESS) rc = scr_filemap_add_file(run->map, id, run->rank, dest);
     if (rc == SCR_SUCCESS) listed = 1;
     if (rc == SCR_SUCCESS) rc = scr_cache_save_filemap(run);
     if (rc == SCR_SUCCESS)
@@ -286,7 +287,7 @@ static int expand_into_cache(struct scr_run *run, const char *path, uint64_t siz
     } else if (listed) { /* what did not check is not kept */
         if (unlink(dest) != 0 && errno != ENOENT)
             scr_warn("cannot remove %s: %s", dest, strerror(errno));
-        if (scr_filemap_remove_file(run->map, run->restart_id, run->rank, dest) == SCR_SUCCESS)
+        if (scr_filemap_remove_file(run->map, id, run->rank, dest) == SCR_SUCCESS)
             scr_cache_save_filemap(run);
     }
     free(buf);
@@ -297,12 +298,12 @@ static int expand_into_cache(struct scr_run *run, const char *path, uint64_t siz
     return rc;
 }
 
-/* The entry of the file the application calls name (abs: as an absolute
- * path), by path first, then by bare name when no other file has it. */
-static int find_entry(const struct scr_run *run, const char *name, const char *abs,
+/* The entry of the restart's file the application calls name (abs: as an
+ * absolute path), by path first, then by bare name when no other file has it. */
+static int find_entry(const struct scr_restart *rs, const char *name, const char *abs,
                       scr_kvtree_elem **out)
 {
-    scr_kvtree *files = scr_kvtree_get(run->restart_files, KEY_WHOLE);
+    scr_kvtree *files = scr_kvtree_get(rs->files, KEY_WHOLE);
     *out = NULL;
     for (scr_kvtree_elem *e = scr_kvtree_elem_first(files); e; e = scr_kvtree_elem_next(e))
         if (strcmp(scr_kvtree_elem_key(e), abs) == 0) {
@@ -318,19 +319,20 @@ static int find_entry(const struct scr_run *run, const char *name, const char *a
     if (matches > 1) {
         scr_err("SCR_Route_file: %d files of checkpoint %s are called %s; give the path it was "
                 "written at",
-                matches, run->restart_name, name);
+                matches, rs->name, name);
         *out = NULL;
         return SCR_ERR_ARG;
     }
     return *out != NULL ? SCR_SUCCESS : SCR_ERR_NOTFOUND;
 }
 
-int scr_fetch_whole_route(struct scr_run *run, const char *name, const char *abs, char **out_path)
+int scr_fetch_whole_route(struct scr_run *run, struct scr_restart *rs, const char *name,
+                          const char *abs, char **out_path)
 {
     scr_kvtree_elem *e = NULL;
-    int rc = find_entry(run, name, abs, &e);
+    int rc = find_entry(rs, name, abs, &e);
     if (rc == SCR_ERR_NOTFOUND)
-        scr_err("SCR_Route_file: checkpoint %s has no file %s", run->restart_name, name);
+        scr_err("SCR_Route_file: checkpoint %s has no file %s", rs->name, name);
     if (rc != SCR_SUCCESS) return rc;
     scr_kvtree *file = scr_kvtree_elem_hash(e);
     const char *prefix_path = scr_kvtree_elem_key(e), *cached = NULL, *chosen = NULL;
@@ -351,13 +353,13 @@ int scr_fetch_whole_route(struct scr_run *run, const char *name, const char *abs
         /* the node's copy first; one that does not check is not used again */
         if (cached != NULL && bytes_check(run, cached, size, want, "cached copy"))
             chosen = cached;
-        else if (gzip && expand_into_cache(run, prefix_path, size, want, &expanded) == SCR_SUCCESS)
+        else if (gzip &&
+                 expand_into_cache(run, rs->id, prefix_path, size, want, &expanded) == SCR_SUCCESS)
             chosen = expanded;
         else if (!gzip && bytes_check(run, prefix_path, size, want, "restart file"))
             chosen = prefix_path;
         if (chosen == NULL) {
-            scr_err("SCR_Route_file: no intact copy of %s (checkpoint %s)", name,
-                    run->restart_name);
+            scr_err("SCR_Route_file: no intact copy of %s (checkpoint %s)", name, rs->name);
             return SCR_ERR_FORMAT;
         }
         char *keep = strdup(chosen);
