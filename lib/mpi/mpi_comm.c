@@ -49,7 +49,7 @@ int scr_comm_agree(MPI_Comm comm, int rc, int failed_code)
 }
 
 /* A packed copy of tree in a new buffer; its size must fit an MPI count. */
-static int pack_tree(const scr_kvtree *tree, char **out_buf, int *out_len)
+int scr_comm_pack_kvtree(const scr_kvtree *tree, char **out_buf, int *out_len)
 {
     size_t size = scr_kvtree_pack_size(tree);
     if (size > INT_MAX) {
@@ -71,7 +71,7 @@ static int pack_tree(const scr_kvtree *tree, char **out_buf, int *out_len)
     return SCR_SUCCESS;
 }
 
-static int unpack_new(const char *buf, size_t len, const char *origin, scr_kvtree **out_tree)
+int scr_comm_unpack_kvtree(const char *buf, size_t len, const char *origin, scr_kvtree **out_tree)
 {
     scr_kvtree *t = scr_kvtree_new();
     if (t == NULL) return SCR_ERR_NOMEM;
@@ -97,7 +97,7 @@ int scr_comm_bcast_kvtree(scr_kvtree **tree, int root, MPI_Comm comm)
     char *buf = NULL;
     int len = 0;
     /* root packs; a failure there still has to reach the others, as len -1 */
-    if (me == root && pack_tree(*tree, &buf, &len) != SCR_SUCCESS) len = -1;
+    if (me == root && scr_comm_pack_kvtree(*tree, &buf, &len) != SCR_SUCCESS) len = -1;
     rc = scr_mpi_check(MPI_Bcast(&len, 1, MPI_INT, root, comm), "broadcasting a record size");
     if (rc == SCR_SUCCESS && len < 0) rc = SCR_FAILURE;
     if (rc == SCR_SUCCESS && me != root) {
@@ -115,7 +115,7 @@ int scr_comm_bcast_kvtree(scr_kvtree **tree, int root, MPI_Comm comm)
         char origin[64];
         snprintf(origin, sizeof(origin), "record broadcast by rank %d", root);
         scr_kvtree *t = NULL;
-        rc = unpack_new(buf, (size_t)len, origin, &t);
+        rc = scr_comm_unpack_kvtree(buf, (size_t)len, origin, &t);
         if (rc == SCR_SUCCESS) {
             scr_kvtree_delete(*tree);
             *tree = t;
@@ -131,7 +131,7 @@ int scr_comm_send_kvtree(const scr_kvtree *tree, int dest, int tag, MPI_Comm com
     int len = 0;
     /* a tree that cannot be packed still reaches dest, as an empty message
      * (a packed tree has at least 4 bytes): dest waits for it */
-    int rc = pack_tree(tree, &buf, &len);
+    int rc = scr_comm_pack_kvtree(tree, &buf, &len);
     int mrc = scr_mpi_check(MPI_Send(buf ? buf : &dummy, buf ? len : 0, MPI_BYTE, dest, tag, comm),
                             "sending a record");
     free(buf);
@@ -159,7 +159,7 @@ int scr_comm_recv_kvtree(int src, int tag, MPI_Comm comm, scr_kvtree **out_tree)
     if (rc == SCR_SUCCESS) {
         char origin[64];
         snprintf(origin, sizeof(origin), "record from rank %d", st.MPI_SOURCE);
-        rc = unpack_new(buf, (size_t)len, origin, out_tree);
+        rc = scr_comm_unpack_kvtree(buf, (size_t)len, origin, out_tree);
     }
     free(buf);
     return rc;
@@ -170,7 +170,7 @@ int scr_comm_sendrecv_kvtree(const scr_kvtree *tree, int dest, int src, int tag,
 {
     char *buf = NULL, *in = NULL;
     int len = 0, inlen = 0;
-    int rc = pack_tree(tree, &buf, &len);
+    int rc = scr_comm_pack_kvtree(tree, &buf, &len);
     if (rc != SCR_SUCCESS) len = -1; /* still take part: the peer learns of the failure */
     int mrc = scr_mpi_check(MPI_Sendrecv(&len, 1, MPI_INT, dest, tag, &inlen, 1, MPI_INT, src, tag,
                                          comm, MPI_STATUS_IGNORE),
@@ -194,7 +194,7 @@ int scr_comm_sendrecv_kvtree(const scr_kvtree *tree, int dest, int src, int tag,
     if (rc == SCR_SUCCESS) {
         char origin[64];
         snprintf(origin, sizeof(origin), "record from rank %d", src);
-        rc = unpack_new(in, (size_t)inlen, origin, out_tree);
+        rc = scr_comm_unpack_kvtree(in, (size_t)inlen, origin, out_tree);
     }
     free(buf);
     free(in);
@@ -286,7 +286,8 @@ static int unpack_records(const struct gathered_records *g, int nranks, scr_kvtr
     for (int i = 0; status == SCR_SUCCESS && i < nranks; i++) {
         char origin[64];
         snprintf(origin, sizeof(origin), "record from rank %d", i);
-        status = unpack_new(g->all + g->displs[i], (size_t)g->lens[i], origin, &trees[i]);
+        status =
+            scr_comm_unpack_kvtree(g->all + g->displs[i], (size_t)g->lens[i], origin, &trees[i]);
     }
     return status;
 }
@@ -302,7 +303,7 @@ int scr_comm_gather_kvtree(const scr_kvtree *mine, int root, MPI_Comm comm, scr_
     /* every rank packs, and all agree it worked, before any byte moves */
     char *buf = NULL;
     int len = 0;
-    int prc = pack_tree(mine, &buf, &len);
+    int prc = scr_comm_pack_kvtree(mine, &buf, &len);
     rc = scr_comm_all_true(prc == SCR_SUCCESS, comm, &ok);
     if (rc != SCR_SUCCESS || !ok) {
         free(buf);

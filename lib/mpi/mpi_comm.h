@@ -39,6 +39,13 @@ int scr_comm_agree(MPI_Comm comm, int rc, int failed_code);
  * non-root ranks *tree may be NULL on entry; it is a new tree on return. */
 int scr_comm_bcast_kvtree(scr_kvtree **tree, int root, MPI_Comm comm);
 
+/* A tree packed into a new buffer of *out_len bytes (the caller frees
+ * *out_buf), and a new tree (the caller deletes it) unpacked from len
+ * bytes with every length checked, origin naming the sender in messages.
+ * Not collective; no MPI call. */
+int scr_comm_pack_kvtree(const scr_kvtree *tree, char **out_buf, int *out_len);
+int scr_comm_unpack_kvtree(const char *buf, size_t len, const char *origin, scr_kvtree **out_tree);
+
 /* Point to point (not collective): send tree to dest; receive a new tree
  * from src (caller deletes *out_tree). A tree that cannot be packed is
  * sent as an empty message, which the receiver reports as the sender's

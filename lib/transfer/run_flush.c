@@ -43,6 +43,7 @@
 #include "index_file.h"
 #include "meta.h"
 #include "mpi_comm.h"
+#include "mpi_inbox.h"
 #include "prefix_trim.h"
 #include "rank_filemap.h"
 #include "run_cache.h"
@@ -292,14 +293,15 @@ static int summary_part_ranks(void)
     return scr_testpoint_on(SCR_TP_SUMMARY_PARTS_OF_3) ? 3 : SCR_SUMMARY_PART_RANKS;
 }
 
-/* A part's writer takes its ranks' rank filemaps one at a time, in rank
- * order, as scr_summary_write_part asks for their lists: it holds one
- * rank's tree at a time, never the job's. */
+/* A part's writer takes its ranks' rank filemaps from its inbox (which
+ * holds the part's, packed, never the job's) one at a time, in rank order,
+ * as scr_summary_write_part asks for their lists: it unpacks one rank's
+ * tree at a time. */
 struct part_gather {
     struct scr_run *run;
     int id;
     const scr_filemap *mine; /* the writer's own rank filemap */
-    int next;                /* the first rank whose rank filemap was not received */
+    struct scr_inbox *inbox; /* the part's other rank filemaps */
     scr_filemap *theirs;     /* the rank filemap of the rank being listed */
     struct scr_summary_rank_list list;
 };
@@ -313,9 +315,8 @@ static int gather_rank_files(void *ctx, int rank, int *out_expected,
     g->theirs = NULL;
     const scr_filemap *rmap = g->mine;
     int rc = SCR_SUCCESS;
-    g->next = rank + 1;
     if (rank != g->run->rank) {
-        rc = scr_comm_recv_kvtree(rank, TAG_SUMMARY_PART, g->run->world, &g->theirs);
+        rc = scr_inbox_take(g->inbox, rank, &g->theirs);
         rmap = g->theirs;
     }
     if (rc == SCR_SUCCESS) rc = scr_summary_rank_list_of(rmap, g->id, rank, &g->list);
@@ -327,21 +328,22 @@ static int gather_rank_files(void *ctx, int rank, int *out_expected,
 }
 
 /* Every rank: its rank filemap rmap goes to the first rank of its part of
- * the summary, which receives each of its part's ranks' and writes the
- * part into dsdir, noted in undo when it is new. Point to point: a writer
- * receives every message of its part, whatever failed, so that no sender
- * waits for it; the ranks agree on the outcome after. */
+ * the summary, which receives each of its part's ranks' (mpi_inbox.h) and
+ * writes the part into dsdir, noted in undo when it is new. Point to
+ * point: a writer receives every message of its part, whatever failed, so
+ * that no sender waits for it; the ranks agree on the outcome after. */
 static int write_summary_part(struct scr_run *run, int id, const char *dsdir,
                               const scr_filemap *rmap, struct scr_undo *undo)
 {
     int part_ranks = summary_part_ranks();
     int part = run->rank / part_ranks, first = part * part_ranks;
     int count = run->ranks - first < part_ranks ? run->ranks - first : part_ranks;
-    if (run->rank != first) return scr_comm_send_kvtree(rmap, first, TAG_SUMMARY_PART, run->world);
+    if (run->rank != first) return scr_inbox_send(rmap, first, TAG_SUMMARY_PART, run->world);
 
-    struct part_gather g = {.run = run, .id = id, .mine = rmap, .next = first};
+    struct part_gather g = {.run = run, .id = id, .mine = rmap};
     char *top = NULL, *path = NULL;
-    int rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &top);
+    int rc = scr_inbox_open(run->world, TAG_SUMMARY_PART, first, count, run->rank, &g.inbox);
+    if (rc == SCR_SUCCESS) rc = scr_path_join(dsdir, SCR_SUMMARY_FILE_NAME, &top);
     if (rc == SCR_SUCCESS) rc = scr_summary_part_path(top, part, &path);
     int created = path != NULL && is_absent(path);
     if (rc == SCR_SUCCESS && part > 0 && first + count == run->ranks &&
@@ -355,13 +357,8 @@ static int write_summary_part(struct scr_run *run, int id, const char *dsdir,
     scr_summary_rank_list_free(&g.list);
     scr_filemap_delete(g.theirs);
     /* the rest of the part's messages, when the writing stopped early */
-    for (int r = g.next; r < first + count; r++) {
-        scr_kvtree *rest = NULL;
-        if (r == run->rank) continue;
-        int rrc = scr_comm_recv_kvtree(r, TAG_SUMMARY_PART, run->world, &rest);
-        scr_kvtree_delete(rest);
-        if (rc == SCR_SUCCESS) rc = rrc;
-    }
+    int crc = scr_inbox_close(g.inbox);
+    if (rc == SCR_SUCCESS) rc = crc;
     free(path);
     free(top);
     return rc;
