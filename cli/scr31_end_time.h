@@ -20,7 +20,7 @@
 int scr31_end_time(int64_t *out_end, char *why, size_t why_len);
 
 /* Export SCR_END_TIME from scr31_end_time when it is unset; an end that
- * cannot be told leaves it unset and is said once, as a warning, when
+ * cannot be told leaves it unset and is reported once, as a warning, when
  * SCR_HALT_SECONDS asks for it. SCR_ERR_NOMEM when setenv fails. */
 int scr31_export_end_time(void);
 

@@ -50,7 +50,7 @@ static void usage(FILE *out)
             "  -V, --version      show the version\n"
             "\n"
             "Exit status: 0 if the directory was adopted; 1 if it was refused or could not\n"
-            "be recorded (the reason is said; no record of it is left); 2 for a usage\n"
+            "be recorded (the reason is printed; no record of it is left); 2 for a usage\n"
             "error.\n");
 }
 

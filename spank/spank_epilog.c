@@ -113,7 +113,7 @@ static int scavenge(const struct node_end *e, const char *cntl, char *msg, size_
     return rc == SCR_SUCCESS ? 0 : -1;
 }
 
-/* Remove one job directory; a refusal is said in msg. */
+/* Remove one job directory; a refusal is reported in msg. */
 static int purge(const char *dir, char *msg, size_t len)
 {
     int removed = 0;

@@ -20,7 +20,7 @@
  * Between the two judgments, the step that ended must leave slurmctld
  * (spank_step_leave.h): srun waits for it within bounds, cancels it, and
  * when slurmctld keeps it with nothing left running, the next run shares
- * its CPUs (--overlap); each wait is said on srun's standard error.
+ * its CPUs (--overlap); each wait is reported on srun's standard error.
  *
  * A run is never repeated when the job ended through SCR_Finalize, when the
  * job is no longer running (cancelled, timed out), or when srun made its

@@ -30,7 +30,7 @@
  *     by another user is refused, naming both.
  *   - Without root nothing changes and nothing is checked: the system's
  *     permissions decide.
- * Which user the command acts as is said at debug level 1 (SCR_DEBUG=1).
+ * Which user the command acts as is reported at debug level 1 (SCR_DEBUG=1).
  * Errors are logged once and returned: SCR_ERR_STATE for an owner that is
  * refused, SCR_ERR_IO when a directory cannot be looked at, the codes of
  * util_identity.h when the identity cannot be taken. A refused command has

@@ -477,7 +477,7 @@ int scr_adopt_dataset(const struct scr_adopt_options *o, struct scr_adopt_result
     }
     rc = assign_owners(&a);
     if (rc != SCR_SUCCESS) goto out;
-    /* what the index refuses is said before the prefix is taken */
+    /* what the index refuses is reported before the prefix is taken */
     int last_id = 0, last_ckpt = 0;
     rc = check_index(&a, &last_id, &last_ckpt);
     if (rc != SCR_SUCCESS) goto out;

@@ -9,7 +9,7 @@
  * logged once, naming what was wrong:
  *   SCR_ERR_NOTFOUND  the prefix has no index (none is created), or no
  *                     dataset has the name given;
- *   SCR_ERR_ARG       the dataset cannot be made current (why is said);
+ *   SCR_ERR_ARG       the dataset cannot be made current (why is reported);
  *   SCR_ERR_FORMAT    the index is damaged (the file is left as it is).
  * Not thread-safe. */
 #ifndef SCR_INDEX_EDIT_H

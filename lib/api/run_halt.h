@@ -15,7 +15,7 @@
 /* *out_halt = 1 on every rank when a halt condition holds. */
 int scr_run_halt_check(struct scr_api *api, int *out_halt);
 
-/* scr_run_halt_check at SCR_Init: a condition that holds already is said once
+/* scr_run_halt_check at SCR_Init: a condition that holds already is reported once
  * (rank 0, a warning naming it), since the run should not go on. */
 int scr_run_halt_check_at_start(struct scr_api *api, int *out_halt);
 

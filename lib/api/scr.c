@@ -177,7 +177,7 @@ static int config_collective(const char *config, MPI_Comm comm, int rank, char *
     rc = scr_init_take_rank0_files(early_config, scr_kvtree_get(msg, CONFIG_MSG_FILES), comm, rank,
                                    config);
     if (rc != SCR_SUCCESS) goto out; /* all ranks agree */
-    /* the same string on the same files: what is wrong with it is said by
+    /* the same string on the same files: what is wrong with it is reported by
      * rank 0, and by another rank only where rank 0 found nothing wrong
      * (its environment, which $VAR reads, differs) */
     if (rank != 0) scr_log_set_quiet(1);
@@ -1334,7 +1334,7 @@ int SCR_Delete(const char *name)
     }
     /* rank 0 deletes its files and records on the prefix, in the order
      * prefix_trim.h gives so that no summary calls it whole while they go */
-    int prc = SCR_SUCCESS; /* a file that stays is said, and not a failure */
+    int prc = SCR_SUCCESS; /* a file that stays is reported, and not a failure */
     if (rc == SCR_SUCCESS && in_index && run->rank == 0)
         prc = scr_prefix_delete_dataset(run->prefix, id);
     int ok = 0;

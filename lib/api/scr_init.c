@@ -805,7 +805,7 @@ int scr_init_take_rank0_files(scr_config *cfg, const scr_kvtree *files, MPI_Comm
 {
     int rc = SCR_SUCCESS;
     if (rank != 0 && files != NULL) {
-        /* a bad value in the environment every rank shares is said once, by rank 0 */
+        /* a bad value in the environment every rank shares is reported once, by rank 0 */
         scr_log_set_quiet(1);
         rc = scr_config_load_with_files(cfg, files);
         scr_log_set_quiet(0);

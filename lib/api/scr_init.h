@@ -5,7 +5,7 @@
  * scr_init_start_run for the rest: who this process is, the prefix, the
  * cache and control directories, the index, the rebuild of the cache and
  * the choice of a restart. Both are collective over r->world and return the
- * same status on every rank; a failure has been said where it was seen.
+ * same status on every rank; a failure has been reported where it was seen.
  * What a run holds is released by scr_init_free_run, on any path. */
 #ifndef SCR_INIT_H
 #define SCR_INIT_H

@@ -468,7 +468,7 @@ static void remove_empty_dirs(const char *path, const char *top)
 }
 
 /* SCR_CRC_ON_DELETE: a file held for rank whose bytes no longer match its
- * recorded CRC is said before it goes; the delete goes on either way. */
+ * recorded CRC is reported before it goes; the delete goes on either way. */
 static void check_before_delete(struct scr_run *run, int id, int rank, const char *file)
 {
     const scr_meta *meta = NULL;

@@ -11,7 +11,7 @@
  * that was to compute the CRCs failed.
  * At SCR_Init, when some rank lost files, scr_crc_check_held reads every
  * file a rank holds of the dataset before the rebuild trusts any; a file
- * whose bytes do not match is said once and marked incomplete, which makes
+ * whose bytes do not match is reported once and marked incomplete, which makes
  * it a lost file like any other: rebuilt if the dataset's redundancy
  * allows, else the dataset is dropped and an older one is used. Files
  * copied or rebuilt after that are checked in the pass that writes them.

@@ -1,7 +1,7 @@
 /* run_crc.h — the CRC-32 of every file this rank holds in cache.
  *
  * Filled where a dataset has none, checked before a rebuild reads what a
- * rank holds; a damaged file is said in one line and counts as lost. Not
+ * rank holds; a damaged file is reported in one line and counts as lost. Not
  * collective. */
 #ifndef SCR_RUN_CRC_H
 #define SCR_RUN_CRC_H
@@ -18,7 +18,7 @@ int scr_crc_fill(struct scr_run *run, int id);
 /* Read every complete file this rank holds of dataset id (its own, and
  * copies it keeps for others), before a rebuild reads them, and compare it
  * with its recorded CRC. A file
- * that differs is said once (scr_crc_say_damaged) and marked incomplete, so
+ * that differs is reported once (scr_crc_say_damaged) and marked incomplete, so
  * that it counts as lost; *out_damaged counts them. Saves the filemap when
  * it changed. Not collective. */
 int scr_crc_check_held(struct scr_run *run, int id, int *out_damaged);

@@ -29,7 +29,7 @@
  * handed to the restart unchecked: the rank says so in one line per file,
  * and the CRC computed now is recorded for what follows (a flush, a later
  * restart). This is the one way unchecked bytes reach an application, and
- * it is said; dropping the newest checkpoint instead would throw away the
+ * it is reported; dropping the newest checkpoint instead would throw away the
  * work of every run killed right after a checkpoint, the common case of a
  * job that checkpoints just before its time limit.
  *

@@ -30,9 +30,9 @@ int scr_crc_async_wait(struct scr_run *run);
 int scr_crc_async_start_check(struct scr_run *run, int id);
 
 /* Join the CHECK job of dataset id and judge each file: one whose bytes or
- * size differ from what was recorded is said in one line naming it and
+ * size differ from what was recorded is reported in one line naming it and
  * marked incomplete (*out_damaged counts them); one without a recorded CRC
- * is said to have been read unchecked, and gets the CRC computed now. The
+ * is reported to have been read unchecked, and gets the CRC computed now. The
  * filemap is saved when it changed. Not collective. */
 int scr_crc_async_check_done(struct scr_run *run, int id, const char *name, int *out_damaged);
 

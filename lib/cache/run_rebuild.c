@@ -3,7 +3,7 @@
  * For each dataset in cache, newest first:
  *   0. when some rank lacks files of its own (a lost node, a file missing
  *      or short), every rank reads the files it holds, which the rebuild
- *      reads, and checks their CRCs: a damaged file is said once and counts
+ *      reads, and checks their CRCs: a damaged file is reported once and counts
  *      as lost from here on (run_crc.c). With nothing lost, no byte is read
  *      at SCR_Init: a restart checks the files it reads while the
  *      application reads them (run_crc_async.c);
@@ -218,7 +218,7 @@ static void move_side_free(struct move_side *s)
 }
 
 /* The files that arrived against the CRCs their holder recorded: one that
- * differs is said and marked incomplete, so that it counts as lost. */
+ * differs is reported and marked incomplete, so that it counts as lost. */
 static int check_arrivals(struct scr_run *run, int id, struct move_side *in)
 {
     int rc = SCR_SUCCESS, changed = 0;

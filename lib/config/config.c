@@ -253,7 +253,7 @@ static int load_env(struct reader *rd)
         free(expanded);
         if (rc != SCR_SUCCESS) return rc;
     }
-    /* SCR parameters this version refuses are said, not silently passed over */
+    /* SCR parameters this version refuses are reported, not silently passed over */
     for (const struct scr_config_refused *r = scr_config_refused_list(); r->name != NULL; r++) {
         const char *v = getenv(r->name);
         if (v != NULL && v[0] != '\0') put_param(rd, r->name, v, "environment");
@@ -387,7 +387,7 @@ static int same_place(const char *a, const char *b)
  * SCR_PREFIX and SCR_CONF_FILE. Those say where the files are, which is
  * settled before app.conf is read (it is found through the prefix), so
  * they are never taken from it: the same place is what SCR_Config left
- * there, another one is said. */
+ * there, another one is reported. */
 static int put_app_line(void *ctx, const char *source, int line,
                         const struct scr_config_pair *pairs, int npairs)
 {

@@ -78,7 +78,7 @@ int scr_params_enabled(const scr_config *cfg);
 /* Every parameter above from cfg into *out, a new struct (free with
  * scr_params_free). simulated: under SimGrid's SMPI no library thread
  * runs, so SCR_FLUSH_ASYNC and SCR_WATCHDOG_TIMEOUT_PFS are taken as 0.
- * A value out of range is said, naming where it came from. */
+ * A value out of range is reported, naming where it came from. */
 int scr_params_resolve(const scr_config *cfg, int simulated, struct scr_params **out);
 void scr_params_free(const struct scr_params *params);
 

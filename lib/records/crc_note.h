@@ -27,7 +27,7 @@ int scr_crc_note_add(scr_kvtree *note, int id, int rank, const char *file, uint3
 /* Every note in cntl_dir, taken into map: each complete file the map holds
  * without a CRC gets the one noted for it. With remove, the notes are
  * deleted once read. Returns how many CRCs were taken; a note that cannot
- * be read is said and skipped. */
+ * be read is reported and skipped. */
 int scr_crc_note_take(const char *cntl_dir, scr_filemap *map, int remove);
 
 #endif

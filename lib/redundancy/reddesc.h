@@ -14,7 +14,7 @@
  * across groups are split into sets of SET_SIZE or a little more, so losing
  * one group costs a set at most one member. With fewer groups than SET_SIZE
  * a set shrinks; a set of one member is SINGLE in effect, and RS tolerates at
- * most size-1 failures. All of this is said at SCR_DEBUG >= 1.
+ * most size-1 failures. All of this is reported at SCR_DEBUG >= 1.
  *
  * HOP_DISTANCE (default SCR_HOP_DISTANCE, 1) spreads a set over its failure
  * groups as SCR does: PARTNER copies a rank's files to the member HOP_DISTANCE

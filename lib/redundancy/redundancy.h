@@ -22,7 +22,7 @@
  *   those points, so that after a crash every file in cache is named there.
  * - With ctx->crc_in_cache every file's CRC comes from the bytes the scheme
  *   reads or writes anyway; a rebuilt file whose CRC differs from the one
- *   recorded is said, marked incomplete and fails the rebuild. With
+ *   recorded is reported, marked incomplete and fails the rebuild. With
  *   ctx->crc_on_copy, copies and redundancy files are read back after their
  *   fsync and checked.
  * - Formats: PARTNER copies live under <dsdir>/partner.<owner rank>/, XOR

@@ -77,7 +77,7 @@ int scr_redundancy_record_read(const struct scr_redundancy_ctx *ctx, int id,
                                const struct scr_redundancy_files *files, uint32_t *out_crcs);
 
 /* After a rebuild wrote this rank's files: each file's CRC as written is
- * compared with the one the filemap records; one that differs is said (how:
+ * compared with the one the filemap records; one that differs is reported (how:
  * " rebuilt from XOR", say), marked incomplete, and the rebuild fails with
  * SCR_ERR_FORMAT, since the data it came from was damaged. A file without a
  * recorded CRC gets the one computed. Saves the filemap. */

@@ -187,7 +187,7 @@ static int lists_doomed(const char *dsdir, const scr_kvtree *doomed)
 
 /* Step 3: the summary in dsdir says COMPLETE 0, replaced atomically.
  * Without a summary there is nothing to mark; one that cannot be read or
- * written is said, and its directory's name still hides it from every
+ * written is reported, and its directory's name still hides it from every
  * reader. */
 static void mark_incomplete(const char *dsdir)
 {
@@ -442,7 +442,7 @@ static int delete_datasets(const char *prefix, const int *ids, int n, const int 
     scr_kvtree *kept_files = NULL, *doomed = NULL, *trash = NULL;
     int rc = scr_path_join(prefix, ".scr", &prefix_scr);
     if (rc != SCR_SUCCESS) return rc;
-    for (int i = 0; i < n; i++) doom(prefix_scr, ids[i], NULL); /* one that stays is said */
+    for (int i = 0; i < n; i++) doom(prefix_scr, ids[i], NULL); /* one that stays is reported */
     trash = list_trash(prefix_scr);
     /* the usual flush: nothing to delete, so no kept summary is read */
     if (trash == NULL) goto out;

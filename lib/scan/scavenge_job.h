@@ -78,7 +78,7 @@ int scr_scavenge_job_node(const struct scr_scavenge_job *job, struct scr_scaveng
  * dataset a node copied that the index does not list yet is indexed
  * (scan_index.h) and the file gets LATE_INDEXED, so it is done once (a
  * dataset the user drops later stays dropped). A node that reports after
- * that still indexes, with every part in. Each dataset indexed is said
+ * that still indexes, with every part in. Each dataset indexed is reported
  * (scr_warn) and counted in *out_indexed; one that cannot be is logged and
  * skipped. SCR_SUCCESS unless the prefix's .scr directory cannot be read
  * or memory runs out; a prefix without one has nothing pending. */

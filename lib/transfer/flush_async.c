@@ -528,7 +528,7 @@ static int poll(struct scr_run *run, struct scr_flusher *f, int wait)
     rc = conclude(run, a); /* all ranks agree */
     after_flush(run, a->id, rc);
     free_async(a);
-    /* a flush that failed is said and leaves the dataset in cache: the
+    /* a flush that failed is reported and leaves the dataset in cache: the
      * application goes on, as after a failed synchronous flush at Finalize */
     return rc == SCR_ERR_TIMEOUT || rc == SCR_ERR_IO ? SCR_SUCCESS : rc;
 }

@@ -27,7 +27,7 @@ int scr_flusher_start(struct scr_run *run, struct scr_flusher *f, int id, int in
 /* Conclude the background flush when every node's thread is done with it
  * (else return at once): CRCs recorded, rank filemaps, summary, index, and
  * the dataset marked flushed; an output-only dataset then leaves the
- * cache. A flush that failed is said and leaves the dataset in cache, not
+ * cache. A flush that failed is reported and leaves the dataset in cache, not
  * flushed; that is no error of the caller's. Call at every API call. */
 int scr_flusher_poll(struct scr_run *run, struct scr_flusher *f);
 

@@ -223,7 +223,7 @@ int scr_fetch_whole_prepare(struct scr_run *run, struct scr_restart *rs, int id,
 }
 
 /* Whether path holds size bytes whose CRC (when crc is not NULL and CRCs
- * are on) is *crc; what is wrong is said, naming what. */
+ * are on) is *crc; what is wrong is reported, naming what. */
 static int bytes_check(const struct scr_run *run, const char *path, uint64_t size,
                        const uint32_t *crc, const char *what)
 {

@@ -676,7 +676,7 @@ int scr_flush_conclude(struct scr_run *run, struct scr_flush_attempt *a, int cop
     if (run->rank == 0) say_flush_outcome(run, a, mrc, failed, removed, abandoned_ranks);
     /* a caller may abort the job as soon as it returns: rank 0's reason goes out first */
     if (failed)
-        scr_mpi_check(MPI_Barrier(run->world), "waiting for the flush's failure to be said");
+        scr_mpi_check(MPI_Barrier(run->world), "waiting for the flush's failure to be reported");
     return mrc;
 }
 
