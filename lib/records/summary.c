@@ -727,18 +727,27 @@ static int validate_top_rank2file(const char *path, const scr_kvtree *r2f, int *
     return SCR_SUCCESS;
 }
 
+/* Whether tree (what: "a summary part", ...) holds no top key but a and b. */
+static int only_keys(const char *path, const scr_kvtree *tree, const char *what, const char *a,
+                     const char *b)
+{
+    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
+        const char *key = scr_kvtree_elem_key(e);
+        if (strcmp(key, a) != 0 && strcmp(key, b) != 0) {
+            scr_err("%s: unexpected key '%s' at the top of %s, expected %s and %s", path, key, what,
+                    a, b);
+            return SCR_ERR_FORMAT;
+        }
+    }
+    return SCR_SUCCESS;
+}
+
 /* A version 7 summary (without VERSION): DSET and RANK2FILE naming its
  * parts, *out_parts of them. */
 static int check_top(const char *path, const scr_kvtree *top, int *out_parts)
 {
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(top); e; e = scr_kvtree_elem_next(e)) {
-        const char *key = scr_kvtree_elem_key(e);
-        if (strcmp(key, KEY_DSET) != 0 && strcmp(key, KEY_RANK2FILE) != 0) {
-            scr_err("%s: unexpected key '%s' at the top of a version 7 summary, expected %s and %s",
-                    path, key, KEY_DSET, KEY_RANK2FILE);
-            return SCR_ERR_FORMAT;
-        }
-    }
+    int krc = only_keys(path, top, "a version 7 summary", KEY_DSET, KEY_RANK2FILE);
+    if (krc != SCR_SUCCESS) return krc;
     const scr_kvtree *desc = scr_kvtree_get(top, KEY_DSET);
     if (desc != NULL) {
         int rc = scr_dataset_validate(desc, path, KEY_DSET);
@@ -764,14 +773,8 @@ static int validate_part(const char *path, const scr_kvtree *tree, int part, int
 {
     char where[WHERE_MAX];
     int hfirst, hcount, k;
-    for (scr_kvtree_elem *e = scr_kvtree_elem_first(tree); e; e = scr_kvtree_elem_next(e)) {
-        const char *key = scr_kvtree_elem_key(e);
-        if (strcmp(key, KEY_PART) != 0 && strcmp(key, KEY_RANK2FILE) != 0) {
-            scr_err("%s: unexpected key '%s' at the top of a summary part, expected %s and %s",
-                    path, key, KEY_PART, KEY_RANK2FILE);
-            return SCR_ERR_FORMAT;
-        }
-    }
+    int krc = only_keys(path, tree, "a summary part", KEY_PART, KEY_RANK2FILE);
+    if (krc != SCR_SUCCESS) return krc;
     const scr_kvtree *header = scr_kvtree_get(tree, KEY_PART);
     if (scr_kvtree_size(header) != 1 ||
         scr_record_key_int(scr_kvtree_first_key(header), 0, &k) != SCR_SUCCESS)
