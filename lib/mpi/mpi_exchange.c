@@ -96,41 +96,54 @@ static int take_record(const char *buf, int len, int src, scr_kvtree *recv)
     return rc;
 }
 
-/* Each sender first tells each of its destinations its rank and the
- * record's length (mpi_owners.h: a sparse exchange that never polls, log P
- * plus the records); then every receiver knows what comes from whom, posts
- * its receives, and the records travel. A record that cannot be kept is
- * still received, as nothing, so that its sender can finish; the failure
- * is returned. */
-static int send_and_receive(const struct outgoing *out, int nsend, MPI_Comm comm, int tag,
-                            scr_kvtree *recv)
+/* What each sender tells each of its destinations before the records
+ * travel: its rank and the record's length (told, 2 values a record),
+ * and to whom (dests). */
+struct announcements {
+    uint64_t *told;
+    int *dests;
+};
+
+static int announce_all(const struct outgoing *out, int nsend, int me, struct announcements *a)
 {
-    int me = 0, nin = 0, status = SCR_SUCCESS;
-    int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
-    uint64_t *told = malloc(2 * sizeof(uint64_t) * (size_t)(nsend > 0 ? nsend : 1)), *heard = NULL;
-    int *dests = malloc(sizeof(int) * (size_t)(nsend > 0 ? nsend : 1));
-    if (rc == SCR_SUCCESS && (told == NULL || dests == NULL)) {
+    a->told = malloc(2 * sizeof(uint64_t) * (size_t)(nsend > 0 ? nsend : 1));
+    a->dests = malloc(sizeof(int) * (size_t)(nsend > 0 ? nsend : 1));
+    if (a->told == NULL || a->dests == NULL) {
         scr_err("out of memory announcing %d records", nsend);
-        rc = SCR_ERR_NOMEM;
+        return SCR_ERR_NOMEM;
     }
-    /* all ranks agree: */
-    rc = scr_comm_agree(comm, rc, SCR_ERR_NOMEM);
-    for (int i = 0; rc == SCR_SUCCESS && i < nsend; i++) {
-        told[2 * i] = (uint64_t)me, told[2 * i + 1] = (uint64_t)out[i].len;
-        dests[i] = out[i].dest;
+    for (int i = 0; i < nsend; i++) {
+        a->told[2 * i] = (uint64_t)me, a->told[2 * i + 1] = (uint64_t)out[i].len;
+        a->dests[i] = out[i].dest;
     }
-    if (rc == SCR_SUCCESS)
-        rc = scr_comm_send_to_owners(comm, told, dests, nsend, 2, &heard, &nin); /* all agree */
-    free(told);
-    free(dests);
+    return SCR_SUCCESS;
+}
+
+/* Each sender has told each of its destinations its rank and the record's
+ * length (mpi_owners.h: a sparse exchange that never polls, log P plus the
+ * records); then every receiver knows what comes from whom, posts its
+ * receives, and the records travel. A record that cannot be kept is still
+ * received, as nothing, so that its sender can finish; the failure is
+ * returned. Called once every rank has announced its records. */
+static int send_and_receive(const struct outgoing *out, int nsend, MPI_Comm comm, int tag,
+                            const struct announcements *a, scr_kvtree *recv)
+{
+    int nin = 0, status = SCR_SUCCESS;
+    uint64_t *heard = NULL;
+    int rc =
+        scr_comm_send_to_owners_unvoted(comm, a->told, a->dests, nsend, 2, &heard, &nin, &status);
     if (rc != SCR_SUCCESS) return rc;
     char **bufs = calloc((size_t)(nin > 0 ? nin : 1), sizeof(char *));
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)(nin + nsend > 0 ? nin + nsend : 1));
     static char drain;
-    if (bufs == NULL || reqs == NULL) scr_err("out of memory receiving %d records", nin);
-    /* all ranks agree, before any record travels: */
-    rc = scr_comm_agree(comm, bufs != NULL && reqs != NULL ? SCR_SUCCESS : SCR_ERR_NOMEM,
-                        SCR_ERR_NOMEM);
+    if (status == SCR_SUCCESS && (bufs == NULL || reqs == NULL)) {
+        scr_err("out of memory receiving %d records", nin);
+        status = SCR_ERR_NOMEM;
+    }
+    /* all ranks agree, before any record travels, that every announcement
+     * arrived and every receive can be posted: */
+    rc = scr_comm_agree(comm, status, SCR_ERR_NOMEM);
+    status = SCR_SUCCESS;
     for (int i = 0; rc == SCR_SUCCESS && i < nin; i++) {
         int src = (int)heard[2 * i], len = (int)heard[2 * i + 1];
         bufs[i] = malloc(len > 0 ? (size_t)len : 1);
@@ -171,22 +184,27 @@ int scr_comm_exchange(const scr_kvtree *send, MPI_Comm comm, scr_kvtree **out_re
     if (rc != SCR_SUCCESS) return rc;
     /* everything that can fail locally happens before receivers expect anything */
     struct outgoing *out = NULL;
-    int nsend = 0;
+    struct announcements announced = {NULL, NULL};
+    int nsend = 0, me = 0;
     scr_kvtree *recv = scr_kvtree_new();
     int ok = recv != NULL;
     if (!ok) scr_err("out of memory for an exchange");
+    if (ok) ok = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank") == SCR_SUCCESS;
     if (ok) ok = pack_all(send, size, &out, &nsend) == SCR_SUCCESS;
+    if (ok) ok = announce_all(out, nsend, me, &announced) == SCR_SUCCESS;
     int all = 0;
     rc = scr_comm_all_true(ok, comm, &all);
     int status = (rc == SCR_SUCCESS && all) ? SCR_SUCCESS : (rc != SCR_SUCCESS ? rc : SCR_FAILURE);
     if (status == SCR_SUCCESS) {
-        status = send_and_receive(out, nsend, comm, tag, recv);
+        status = send_and_receive(out, nsend, comm, tag, &announced, recv);
         int agreed = 0;
         rc = scr_comm_all_true(status == SCR_SUCCESS, comm, &agreed);
         if (rc == SCR_SUCCESS && !agreed) status = SCR_FAILURE;
         if (rc != SCR_SUCCESS) status = rc;
     }
     free_outgoing(out, nsend);
+    free(announced.told);
+    free(announced.dests);
     if (status != SCR_SUCCESS) {
         scr_kvtree_delete(recv);
         return status;

@@ -146,8 +146,7 @@ int scr_inbox_close(struct scr_inbox *in)
 {
     if (in == NULL) return SCR_SUCCESS;
     int rc = SCR_SUCCESS;
-    if (in->reqs != NULL)
-        rc = wait_each(in, "receiving the records not taken");
+    if (in->reqs != NULL) rc = wait_each(in, "receiving the records not taken");
     if (in->lengths_known && in->bytes == NULL) {
         int drc = drain_one_by_one(in);
         if (rc == SCR_SUCCESS) rc = drc;

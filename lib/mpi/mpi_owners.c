@@ -76,11 +76,14 @@ static int end_receiving(MPI_Comm comm, int tag, MPI_Request *recv, int width)
     return rc;
 }
 
-/* Every owner inside comm, and the requests (a receive and n sends) in
- * *out_reqs. Collective; all ranks agree. */
-static int prepare(MPI_Comm comm, const int *owners, int n, MPI_Request **out_reqs)
+/* The requests (a receive and n sends) in *out_reqs, or the one receive
+ * in one when a record's owner lies outside comm or memory runs out: this
+ * rank then sends nothing, but still receives and completes the exchange,
+ * and its failure is in *out_status. */
+static void prepare(MPI_Comm comm, const int *owners, int *io_n, MPI_Request *one,
+                    MPI_Request **out_reqs, int *out_status)
 {
-    int size = 0;
+    int size = 0, n = *io_n;
     int lrc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     for (int i = 0; lrc == SCR_SUCCESS && i < n; i++) {
         if (owners[i] < 0 || owners[i] >= size) {
@@ -93,13 +96,11 @@ static int prepare(MPI_Comm comm, const int *owners, int n, MPI_Request **out_re
         scr_err("out of memory for %d records to send", n);
         lrc = SCR_ERR_NOMEM;
     }
-    /* all ranks agree: */
-    int rc = scr_comm_agree(comm, lrc, lrc == SCR_ERR_ARG ? SCR_ERR_ARG : SCR_ERR_NOMEM);
-    if (rc != SCR_SUCCESS) {
-        free(*out_reqs);
-        *out_reqs = NULL;
+    if (lrc != SCR_SUCCESS) {
+        *out_reqs = one;
+        *io_n = 0;
     }
-    return rc;
+    *out_status = lrc;
 }
 
 /* Receive into got until the barrier that follows this rank's last taken
@@ -130,11 +131,13 @@ static int exchange(MPI_Comm comm, int tags, MPI_Request *reqs, int n, uint64_t 
     return rc;
 }
 
-int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *owners, int n,
-                            int width, uint64_t **out_records, int *out_n)
+int scr_comm_send_to_owners_unvoted(MPI_Comm comm, const uint64_t *records, const int *owners,
+                                    int n, int width, uint64_t **out_records, int *out_n,
+                                    int *out_status)
 {
     *out_records = NULL;
     *out_n = 0;
+    *out_status = SCR_SUCCESS;
     if (width < 1 || width > MOST_WIDTH) {
         scr_err("records of %d values cannot be exchanged (1 to %d)", width, MOST_WIDTH);
         return SCR_ERR_ARG;
@@ -142,10 +145,10 @@ int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *o
     int tags = next_tags();
     struct received got = {NULL, 0, 0, width, SCR_SUCCESS};
     uint64_t incoming[MOST_WIDTH];
-    MPI_Request *reqs = NULL;
-    int rc = prepare(comm, owners, n, &reqs); /* all ranks agree */
-    if (rc != SCR_SUCCESS) return rc;
-    rc = scr_mpi_check(
+    MPI_Request one, *reqs = NULL;
+    int status = SCR_SUCCESS;
+    prepare(comm, owners, &n, &one, &reqs, &status);
+    int rc = scr_mpi_check(
         MPI_Irecv(incoming, width, MPI_UINT64_T, MPI_ANY_SOURCE, tags + TAG_RECORD, comm, &reqs[0]),
         "exchanging records");
     for (int i = 0; rc == SCR_SUCCESS && i < n; i++)
@@ -153,14 +156,31 @@ int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *o
                                       owners[i], tags + TAG_RECORD, comm, &reqs[i + 1]),
                            "sending a record");
     if (rc == SCR_SUCCESS) rc = exchange(comm, tags, reqs, n, incoming, &got);
-    free(reqs);
-    /* all ranks agree: */
-    if (rc == SCR_SUCCESS) rc = scr_comm_agree(comm, got.status, SCR_ERR_NOMEM);
-    if (rc != SCR_SUCCESS) {
+    if (reqs != &one) free(reqs);
+    if (status == SCR_SUCCESS) status = got.status;
+    if (rc != SCR_SUCCESS || status != SCR_SUCCESS) {
         free(got.records);
+        *out_status = status;
         return rc;
     }
     *out_records = got.records;
     *out_n = got.n;
     return SCR_SUCCESS;
+}
+
+int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *owners, int n,
+                            int width, uint64_t **out_records, int *out_n)
+{
+    int status = SCR_SUCCESS;
+    int rc = scr_comm_send_to_owners_unvoted(comm, records, owners, n, width, out_records, out_n,
+                                             &status);
+    /* all ranks agree: */
+    if (rc == SCR_SUCCESS)
+        rc = scr_comm_agree(comm, status, status == SCR_ERR_ARG ? SCR_ERR_ARG : SCR_ERR_NOMEM);
+    if (rc != SCR_SUCCESS) {
+        free(*out_records);
+        *out_records = NULL;
+        *out_n = 0;
+    }
+    return rc;
 }

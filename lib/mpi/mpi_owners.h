@@ -14,8 +14,10 @@
  *
  * Collective over comm. Consecutive exchanges take turns between two sets
  * of tags, so every rank of comm must make the same sequence of calls (as
- * every collective must). A rank out of memory still receives what is
- * sent to it, and every rank then returns SCR_ERR_NOMEM. */
+ * every collective must). A rank out of memory, or given an owner outside
+ * comm, sends nothing but still receives what is sent to it, and after
+ * one vote at the end every rank returns SCR_ERR_NOMEM (SCR_ERR_ARG where
+ * the owner was wrong). */
 #ifndef SCR_MPI_OWNERS_H
 #define SCR_MPI_OWNERS_H
 
@@ -31,5 +33,13 @@ int scr_comm_owner_of(uint64_t key, int size);
  * records sent to this rank, *out_n of them, in no particular order. */
 int scr_comm_send_to_owners(MPI_Comm comm, const uint64_t *records, const int *owners, int n,
                             int width, uint64_t **out_records, int *out_n);
+
+/* The same without the vote, for a caller that folds this rank's outcome
+ * into a vote of its own, which it must hold before any rank acts on what
+ * it received: *out_status is this rank's (SCR_ERR_ARG, SCR_ERR_NOMEM; its
+ * records are then dropped) and the return an MPI failure alone. */
+int scr_comm_send_to_owners_unvoted(MPI_Comm comm, const uint64_t *records, const int *owners,
+                                    int n, int width, uint64_t **out_records, int *out_n,
+                                    int *out_status);
 
 #endif

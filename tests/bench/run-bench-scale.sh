@@ -54,16 +54,25 @@ app=$build/tests/bench/bench_scale
 platform=$here/fattree-4096.xml
 smpirun=${SMPIRUN:-smpirun}
 kib=${BENCH_SCALE_KIB:-64}
-# the prefix in TMPDIR, the caches in memory, as on a cluster's nodes
-# (tmpfs: their fsyncs cost nothing, as a real one would stall every
-# simulated rank at once)
+# The caches and the prefix in memory (tmpfs). SMPI charges each rank the
+# CPU time its file system calls take on this machine, and no file system
+# here is a cluster's: in tmpfs an fsync costs nothing (a real one would
+# stall every simulated rank at once), and a create costs the same for the
+# first file and the 16384th. On ext4, after the thousands of files each
+# run deletes, every create scans for a free inode, which grew the
+# simulated flush with P. A parallel file system's cost is not modelled.
 work=$(mktemp -d "${TMPDIR:-/tmp}/scr-bench-scale.XXXXXX")
 shm=$(mktemp -d /dev/shm/scr-bench-scale.XXXXXX)
 trap 'rm -rf "$work" "$shm"' EXIT
+# SMPI copies the application once per rank (smpi/privatization:dlopen):
+# without its debugging sections that is a quarter of the bytes
+cp "$app" "$work/bench_scale"
+app=$work/bench_scale
+strip --strip-debug "$app" 2> /dev/null || true
 # the control and cache bases may only come from a system file that root owns
 printf 'SCR_CNTL_BASE=%s/cntl/%%N\nSCR_CACHE_BASE=%s/cache/%%N\n' "$shm" "$shm" > "$work/system.conf"
 chmod 644 "$work/system.conf"
-export SCR_SYSTEM_CONF_FILE="$work/system.conf" SCR_PREFIX="$work/prefix"
+export SCR_SYSTEM_CONF_FILE="$work/system.conf" SCR_PREFIX="$shm/prefix"
 export SCR_COPY_TYPE=XOR SCR_SET_SIZE=8 SCR_FLUSH=2 SCR_CACHE_SIZE=2
 
 collectives="--cfg=smpi/barrier:ompi_tree --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial
@@ -75,7 +84,7 @@ plot=${BENCH_SCALE_PLOT:-$build/bench-scale.png}
 # run P WHAT: one simulation; its phase lines go to $work/phases.P
 run() {
     t0=$(date +%s.%N)
-    (cd "$work/prefix" && "$smpirun" -np "$1" -platform "$platform" -hostfile "$work/hosts.$1" \
+    (cd "$shm/prefix" && "$smpirun" -np "$1" -platform "$platform" -hostfile "$work/hosts.$1" \
         --cfg=smpi/privatization:dlopen --cfg=smpi/host-speed:1Gf --log=xbt_cfg.thres:warning \
         --log=smpi_config.thres:warning --cfg=smpi/grow-injected-times:no \
         --cfg=smpi/test:0 $collectives ${BENCH_SCALE_SMPI_ARGS:-} "$app" --run "$2" --kib "$kib") > "$work/out.$1.$2" 2> "$work/err.$1.$2" || {
@@ -98,7 +107,7 @@ for p in ${BENCH_SCALE_RANKS:-256 1024}; do
     h=0
     while [ "$h" -lt "$hosts" ]; do printf 'host%d\nhost%d\nhost%d\nhost%d\n' $h $h $h $h; h=$((h + 1)); done \
         > "$work/hosts.$p"
-    rm -rf "$shm/cache" "$shm/cntl" "$work/prefix" && mkdir "$work/prefix"
+    rm -rf "$shm/cache" "$shm/cntl" "$shm/prefix" && mkdir "$shm/prefix"
     export SCR_JOB_ID=scale$p
     echo "bench-scale: $p ranks on $hosts hosts, XOR sets of 8, $kib KiB per rank, SCR_FLUSH=2"
     run "$p" write
