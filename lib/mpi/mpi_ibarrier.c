@@ -1,55 +1,106 @@
-/* mpi_ibarrier.c — MPI_Ibarrier, or a dissemination barrier under SMPI. */
+/* mpi_ibarrier.c — MPI_Ibarrier, or a binomial-tree barrier under SMPI. */
 #include "mpi_ibarrier.h"
 #include "mpi_comm.h"
 #include "mpi_host.h"
 #include "scr_err.h"
 
-/* Post round b->distance: a message to the rank that far ahead, and the
- * receive of the one from the rank that far behind. */
-static int post_round(struct scr_ibarrier *b)
+#define FROM_PARENT 0
+#define TO_PARENT 1
+#define FROM_CHILD(i) (2 + 2 * (i))
+#define TO_CHILD(i) (3 + 2 * (i))
+
+static char nothing;
+
+/* In the binomial tree of rank 0: rank r's parent is r with its lowest set
+ * bit cleared, and its children are r + 2^k for each 2^k below that bit
+ * (below size, for rank 0). */
+static int parent_of(int me)
 {
-    static char nothing;
-    int to = (int)(((long long)b->me + b->distance) % b->size);
-    int from = (int)(((long long)b->me - b->distance % b->size + b->size) % b->size);
-    int rc = scr_mpi_check(MPI_Irecv(&nothing, 0, MPI_BYTE, from, b->tag, b->comm, &b->reqs[1]),
-                           "a barrier round (receive)");
-    if (rc != SCR_SUCCESS) return rc;
-    return scr_mpi_check(MPI_Isend(&nothing, 0, MPI_BYTE, to, b->tag, b->comm, &b->reqs[0]),
-                         "a barrier round (send)");
+    return me & (me - 1);
 }
 
-/* Once both requests of a round are done, every rank up to twice its
- * distance behind has started: on to the next round, or done. */
+static int child_of(int me, int i)
+{
+    return me + (1 << i);
+}
+
+static int count_children(int me, int size)
+{
+    int n = 0;
+    while (n < SCR_IBARRIER_MOST_CHILDREN && (me == 0 || (1 << n) < (me & -me)) &&
+           (long long)me + (1LL << n) < size)
+        n++;
+    return n;
+}
+
+static int all_null(const MPI_Request *reqs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (reqs[i] != MPI_REQUEST_NULL) return 0;
+    return 1;
+}
+
+static int nreqs(const struct scr_ibarrier *b)
+{
+    return b->native ? 1 : 2 + 2 * b->nchildren;
+}
+
+static int send_nothing(struct scr_ibarrier *b, int to, MPI_Request *req)
+{
+    return scr_mpi_check(MPI_Isend(&nothing, 0, MPI_BYTE, to, b->tag, b->comm, req),
+                         "a barrier's message");
+}
+
+/* Send on whatever this rank has learnt: up once its subtree has started,
+ * down once every rank has. */
 static int advance(struct scr_ibarrier *b)
 {
-    while (b->distance < b->size && b->reqs[0] == MPI_REQUEST_NULL &&
-           b->reqs[1] == MPI_REQUEST_NULL) {
-        b->distance = b->distance > b->size / 2 ? b->size : b->distance * 2;
-        if (b->distance < b->size) {
-            int rc = post_round(b);
-            if (rc != SCR_SUCCESS) return rc;
-        }
+    int rc = SCR_SUCCESS;
+    if (!b->heard_children) {
+        b->heard_children = 1;
+        for (int i = 0; i < b->nchildren; i++)
+            if (b->reqs[FROM_CHILD(i)] != MPI_REQUEST_NULL) b->heard_children = 0;
     }
-    return SCR_SUCCESS;
+    if (b->heard_children && !b->told_parent) {
+        b->told_parent = 1;
+        if (b->me != 0) rc = send_nothing(b, parent_of(b->me), &b->reqs[TO_PARENT]);
+    }
+    if (rc == SCR_SUCCESS && b->told_parent && !b->told_children &&
+        b->reqs[FROM_PARENT] == MPI_REQUEST_NULL) {
+        b->told_children = 1;
+        for (int i = 0; rc == SCR_SUCCESS && i < b->nchildren; i++)
+            rc = send_nothing(b, child_of(b->me, i), &b->reqs[TO_CHILD(i)]);
+    }
+    return rc;
 }
 
 static int is_done(const struct scr_ibarrier *b)
 {
-    return b->native ? b->reqs[0] == MPI_REQUEST_NULL : b->distance >= b->size;
+    return (b->native || b->told_children) && all_null(b->reqs, nreqs(b));
 }
 
 int scr_ibarrier_start(struct scr_ibarrier *b, MPI_Comm comm, int tag)
 {
     b->comm = comm;
     b->tag = tag;
-    b->reqs[0] = b->reqs[1] = MPI_REQUEST_NULL;
+    for (int i = 0; i < 2 + 2 * SCR_IBARRIER_MOST_CHILDREN; i++) b->reqs[i] = MPI_REQUEST_NULL;
     b->native = !scr_mpi_is_simulated();
     if (b->native) return scr_mpi_check(MPI_Ibarrier(comm, &b->reqs[0]), "starting a barrier");
     int rc = scr_mpi_check(MPI_Comm_rank(comm, &b->me), "MPI_Comm_rank");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, &b->size), "MPI_Comm_size");
     if (rc != SCR_SUCCESS) return rc;
-    b->distance = 1;
-    return b->distance < b->size ? post_round(b) : SCR_SUCCESS;
+    b->nchildren = count_children(b->me, b->size);
+    b->heard_children = b->told_parent = b->told_children = 0;
+    /* every receive now: a child may start, and a parent finish, first */
+    if (b->me != 0)
+        rc = scr_mpi_check(MPI_Irecv(&nothing, 0, MPI_BYTE, parent_of(b->me), b->tag, b->comm,
+                                     &b->reqs[FROM_PARENT]),
+                           "a barrier's message");
+    for (int i = 0; rc == SCR_SUCCESS && i < b->nchildren; i++)
+        rc = scr_mpi_check(MPI_Irecv(&nothing, 0, MPI_BYTE, child_of(b->me, i), b->tag, b->comm,
+                                     &b->reqs[FROM_CHILD(i)]),
+                           "a barrier's message");
+    return rc == SCR_SUCCESS ? advance(b) : rc;
 }
 
 int scr_ibarrier_test(struct scr_ibarrier *b, int *out_done)
@@ -57,7 +108,7 @@ int scr_ibarrier_test(struct scr_ibarrier *b, int *out_done)
     int flag = 0;
     *out_done = is_done(b);
     if (*out_done) return SCR_SUCCESS;
-    int rc = scr_mpi_check(MPI_Testall(b->native ? 1 : 2, b->reqs, &flag, MPI_STATUSES_IGNORE),
+    int rc = scr_mpi_check(MPI_Testall(nreqs(b), b->reqs, &flag, MPI_STATUSES_IGNORE),
                            "ending a barrier");
     if (rc == SCR_SUCCESS && !b->native) rc = advance(b);
     *out_done = is_done(b);
@@ -70,13 +121,15 @@ int scr_ibarrier_wait_or(struct scr_ibarrier *b, MPI_Request *other, int *out_ot
     *out_other_done = 0;
     *out_done = is_done(b);
     if (*out_done) return SCR_SUCCESS;
-    MPI_Request reqs[3] = {*other, b->reqs[0], b->reqs[1]};
+    int n = nreqs(b);
+    MPI_Request reqs[3 + 2 * SCR_IBARRIER_MOST_CHILDREN];
+    reqs[0] = *other;
+    for (int i = 0; i < n; i++) reqs[1 + i] = b->reqs[i];
     int which = MPI_UNDEFINED;
-    int rc = scr_mpi_check(MPI_Waitany(b->native ? 2 : 3, reqs, &which, MPI_STATUS_IGNORE),
-                           "waiting in a barrier");
+    int rc =
+        scr_mpi_check(MPI_Waitany(1 + n, reqs, &which, MPI_STATUS_IGNORE), "waiting in a barrier");
     *other = reqs[0];
-    b->reqs[0] = reqs[1];
-    if (!b->native) b->reqs[1] = reqs[2];
+    for (int i = 0; i < n; i++) b->reqs[i] = reqs[1 + i];
     if (rc != SCR_SUCCESS) return rc;
     *out_other_done = which == 0;
     if (!b->native) rc = advance(b);
