@@ -60,6 +60,22 @@ struct xor_file {
     uint64_t hlen;
 };
 
+/* The XOR file's descriptor, opened again when it was let go. */
+static int xor_file_fd(struct xor_file *x)
+{
+    if (x->fd >= 0) return SCR_SUCCESS;
+    int rc = scr_open_regular(x->path, O_RDWR, 0, &x->fd);
+    if (rc != SCR_SUCCESS) x->fd = -1;
+    return rc;
+}
+
+/* Let the descriptor go and keep the file. */
+static void xor_file_release(struct xor_file *x)
+{
+    if (x->fd >= 0) close(x->fd);
+    x->fd = -1;
+}
+
 static void xor_file_close(struct xor_file *x)
 {
     if (x->fd >= 0) close(x->fd);
@@ -92,10 +108,11 @@ out:
 
 /* Sync the XOR file, read it back with SCR_CRC_ON_COPY, and list it complete
  * with its CRC (crc: of what was written, known with ctx->crc_in_cache). */
-static int finish_xor_file(const struct scr_redundancy_ctx *ctx, int id, const struct xor_file *x,
+static int finish_xor_file(const struct scr_redundancy_ctx *ctx, int id, struct xor_file *x,
                            uint64_t chunk, uint32_t crc)
 {
-    int rc = scr_fsync_fd(x->fd, x->path);
+    int rc = xor_file_fd(x);
+    if (rc == SCR_SUCCESS) rc = scr_fsync_fd(x->fd, x->path);
     if (rc != SCR_SUCCESS) return rc;
     if (ctx->crc_on_copy) {
         rc = scr_redundancy_read_back(x->fd, x->path, ctx->bufs[0], ctx->buf_size,
@@ -113,7 +130,7 @@ static int finish_xor_file(const struct scr_redundancy_ctx *ctx, int id, const s
 struct xor_pass {
     const struct scr_redundancy_ctx *ctx;
     const struct scr_redundancy_files *fs;
-    const struct xor_file *x;
+    struct xor_file *x;
     uint64_t chunk;
     int rc;            /* the first failed read or write; zeros are sent on after it */
     uint32_t slot_crc; /* of this rank's XOR slot, as written */
@@ -164,6 +181,7 @@ static int ring_write_slot(struct xor_pass *p, uint64_t p0, int n, MPI_Request *
     size_t piece = p->ctx->piece;
     const char *recvbuf = p->ctx->bufs[1];
     int mrc = SCR_SUCCESS;
+    if (p->rc == SCR_SUCCESS) p->rc = xor_file_fd(p->x);
     for (int g = 0; mrc == SCR_SUCCESS && g < n; g++) {
         uint64_t off = p0 + (uint64_t)g * piece;
         size_t len = piece_len(p->chunk, off, piece);
@@ -186,7 +204,7 @@ static int ring_write_slot(struct xor_pass *p, uint64_t p0, int n, MPI_Request *
  * Returns the MPI status; a failed read or write (in *io_rc) sends zeros
  * on, so that the ring completes. */
 static int xor_ring(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d,
-                    const struct scr_redundancy_files *fs, uint64_t chunk, const struct xor_file *x,
+                    struct scr_redundancy_files *fs, uint64_t chunk, struct xor_file *x,
                     uint32_t *out_slot_crc, int *io_rc)
 {
     struct xor_pass p = {ctx, fs, x, chunk, *io_rc, 0};
@@ -209,6 +227,11 @@ static int xor_ring(const struct scr_redundancy_ctx *ctx, const struct scr_redde
                                       &sreq[g], &rreq[g]);
             }
         }
+        /* every byte of this rank's files is read once the last group's
+         * steps are sent: their descriptors go before the XOR file's is
+         * taken again (under SMPI every rank of the job shares one table
+         * of descriptors, and holds them through the ring) */
+        if (p0 + (uint64_t)depth * piece >= chunk) scr_padset_release(&fs->set);
         /* what came last is this rank's own slot */
         if (mrc == SCR_SUCCESS) mrc = ring_write_slot(&p, p0, n, rreq);
     }
@@ -233,11 +256,13 @@ static int my_crcs_into(const struct scr_redundancy_ctx *ctx, int id,
 
 /* The header with its left neighbour's metas (left, taken) as PARTNER,
  * written again in place. */
-static int rewrite_header(scr_kvtree *header, scr_kvtree *left, const struct xor_file *x,
+static int rewrite_header(scr_kvtree *header, scr_kvtree *left, struct xor_file *x,
                           uint32_t *out_header_crc)
 {
     /* set() takes ownership, also when it fails */
     if (scr_kvtree_set(header, "PARTNER", left) == NULL) return SCR_ERR_NOMEM;
+    int rc = xor_file_fd(x);
+    if (rc != SCR_SUCCESS) return rc;
     return scr_redundancy_file_write_header(x->fd, x->path, header, x->hlen, out_header_crc);
 }
 
@@ -248,7 +273,7 @@ static int rewrite_header(scr_kvtree *header, scr_kvtree *left, const struct xor
  * calls it; the outcome is in *io_rc, the MPI status is returned. */
 static int settle_crcs(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int id,
                        const struct scr_redundancy_files *fs, scr_kvtree *header,
-                       const struct xor_file *x, uint32_t *out_header_crc, int *io_rc)
+                       struct xor_file *x, uint32_t *out_header_crc, int *io_rc)
 {
     int rc = *io_rc;
     scr_kvtree *current = scr_kvtree_get(header, "CURRENT"), *left = NULL;
@@ -320,6 +345,8 @@ int scr_redundancy_xor_apply(const struct scr_redundancy_ctx *ctx, const struct 
         rc = start_xor_file(ctx, d, id, &fs, partner, chunk, &header, &x);
     else
         scr_kvtree_delete(partner);
+    /* not held while the set agrees and its ring turns: taken again to write */
+    xor_file_release(&x);
     /* all ranks of the set agree: */
     mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
@@ -480,8 +507,8 @@ static int chain_member_pass(struct xor_pass *p, const struct scr_reddesc *d, in
  * status; a failed read or write (in *io_rc) sends zeros on, so that the
  * chain completes. */
 static int xor_chain(const struct scr_redundancy_ctx *ctx, const struct scr_reddesc *d, int root,
-                     const struct scr_redundancy_files *fs, uint64_t chunk,
-                     const struct xor_file *x, uint32_t *out_slot_crc, int *io_rc)
+                     const struct scr_redundancy_files *fs, uint64_t chunk, struct xor_file *x,
+                     uint32_t *out_slot_crc, int *io_rc)
 {
     struct xor_pass p = {ctx, fs, x, chunk, *io_rc, 0};
     int N = d->set_size, me = d->set_rank, dist = scr_redundancy_mod(me - root, N);
@@ -552,8 +579,8 @@ static int meet_root(const struct scr_redundancy_ctx *ctx, const struct scr_redd
 
 /* The root's files once every byte arrived: synced, checked, listed complete. */
 static int finish_root(const struct scr_redundancy_ctx *ctx, int id,
-                       const struct scr_redundancy_files *fs, const struct xor_file *x,
-                       uint64_t chunk, uint32_t header_crc, uint32_t slot_crc)
+                       const struct scr_redundancy_files *fs, struct xor_file *x, uint64_t chunk,
+                       uint32_t header_crc, uint32_t slot_crc)
 {
     int rc = scr_padset_sync(&fs->set);
     if (rc != SCR_SUCCESS) return rc;

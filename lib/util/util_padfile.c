@@ -215,6 +215,14 @@ int scr_padset_sync(const struct scr_padset *set)
     return SCR_SUCCESS;
 }
 
+void scr_padset_release(struct scr_padset *set)
+{
+    for (int i = 0; set->parts && i < set->count; i++) {
+        if (set->parts[i].fd >= 0) close(set->parts[i].fd);
+        set->parts[i].fd = -1;
+    }
+}
+
 void scr_padset_close(struct scr_padset *set)
 {
     for (int i = 0; i < set->count; i++) {

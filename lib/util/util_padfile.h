@@ -82,6 +82,10 @@ int scr_padset_truncate(const struct scr_padset *set);
 /* fsync every open file. */
 int scr_padset_sync(const struct scr_padset *set);
 
+/* Close the files that are open and keep the list: a set whose reads are
+ * done need not hold its descriptors while its owner waits on others. */
+void scr_padset_release(struct scr_padset *set);
+
 /* Close the files, free the list and zero *set. */
 void scr_padset_close(struct scr_padset *set);
 

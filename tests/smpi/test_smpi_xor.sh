@@ -11,7 +11,8 @@
 # ranks' own calls, and a restart from cache checks them there; without
 # SMPI's privatization, where the ranks would share libscr's globals, it
 # refuses to start, saying how to run. And libscr's own communicator split, which it uses under SMPI,
-# makes the groups MPI_Comm_split makes (tests/smpi/split_check.c). See
+# makes the groups MPI_Comm_split makes (tests/smpi/split_check.c). All
+# ranks share one table of descriptors: 64 ranks encode XOR within 100. See
 # tests/smpi/smpi-lib.sh.
 . "$top_srcdir/tests/smpi/smpi-lib.sh"
 smpi_setup smpi-xor
@@ -53,6 +54,24 @@ if [ "$mpi_status" -eq 0 ] && grep -q "split_check: 6 patterns agree on 64 ranks
 else
     not_ok "libscr_splits_communicators_as_MPI_Comm_split_does" "status $mpi_status: $(tail -3 "$mpi_err")"
 fi
+
+# Every rank shares the one process's table of descriptors, so no rank
+# holds a file through the XOR ring that it does not need there: 64 ranks
+# of one file each encode within 100 descriptors (when each rank held its
+# XOR file through the ring beside its own file, they took 150)
+mpi_reset
+cat > "$scratch/smpirun-100-fds" << EOF
+#!/bin/sh
+ulimit -n 100 && exec "$SMPIRUN" "\$@"
+EOF
+chmod +x "$scratch/smpirun-100-fds"
+smpirun_saved=$SMPIRUN
+SMPIRUN=$scratch/smpirun-100-fds
+# shellcheck disable=SC2086
+mpi_run 64 16 $settings -- --steps 2 --files 1 --size 20000
+SMPIRUN=$smpirun_saved
+mpi_expect_restart "64_ranks_encode_XOR_within_100_descriptors_of_their_shared_process" 0 2
+check "no_rank_ran_out_of_descriptors" sh -c "! grep -q 'Too many open files' '$mpi_err'"
 
 # SINGLE: no library thread runs, so each rank computes its CRCs in
 # SCR_Complete_checkpoint and checks the files of a restart in

@@ -308,6 +308,14 @@ static void test_padset_creates_sized_files_as_one_logical_file(void)
     CHECK(scr_padfile_read(set.parts, (size_t)set.count, 0, buf, sizeof(buf)) == SCR_SUCCESS &&
               memcmp(buf, want, sizeof(buf)) == 0,
           "reads as zeros");
+    int fd = set.parts[0].fd;
+    scr_padset_release(&set);
+    CHECK(set.parts[0].fd == -1 && set.parts[1].fd == -1 && fcntl(fd, F_GETFD) == -1,
+          "release closes every descriptor");
+    CHECK(set.count == 2 && set.total == 9 && strcmp(set.paths[1], b) == 0,
+          "release keeps the list");
+    scr_padset_release(&set);
+    CHECK(set.parts[0].fd == -1, "a second release is harmless");
     scr_padset_close(&set);
     CHECK(set.count == 0 && set.paths == NULL && set.parts == NULL, "close empties the set");
 
