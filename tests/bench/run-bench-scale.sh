@@ -43,7 +43,9 @@
 # all-reduce simulates in 16 ms rather than 90 and a barrier in 15 ms
 # rather than 84, for 10-20% more simulated time.
 # More than 4096 ranks need `sysctl -w vm.max_map_count=1048576` (root):
-# each rank maps its own copy of the application.
+# each rank maps its own copy of the application. And every rank's open
+# files share the one process's descriptors (`ulimit -n`): a rank holds
+# one through the XOR encode, and 16384 ranks ran within a limit of 20000.
 # With gnuplot on PATH, the simulated seconds of each phase against P go
 # to a PNG ($BENCH_SCALE_PLOT, default bench-scale.png in the build
 # directory), their table to the same name with .dat.
