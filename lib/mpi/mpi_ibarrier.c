@@ -103,18 +103,6 @@ int scr_ibarrier_start(struct scr_ibarrier *b, MPI_Comm comm, int tag)
     return rc == SCR_SUCCESS ? advance(b) : rc;
 }
 
-int scr_ibarrier_test(struct scr_ibarrier *b, int *out_done)
-{
-    int flag = 0;
-    *out_done = is_done(b);
-    if (*out_done) return SCR_SUCCESS;
-    int rc = scr_mpi_check(MPI_Testall(nreqs(b), b->reqs, &flag, MPI_STATUSES_IGNORE),
-                           "ending a barrier");
-    if (rc == SCR_SUCCESS && !b->native) rc = advance(b);
-    *out_done = is_done(b);
-    return rc;
-}
-
 int scr_ibarrier_wait_or(struct scr_ibarrier *b, MPI_Request *other, int *out_other_done,
                          int *out_done)
 {

@@ -37,10 +37,6 @@ struct scr_ibarrier {
 /* Start the barrier on comm; SCR_SUCCESS, or the MPI failure (logged). */
 int scr_ibarrier_start(struct scr_ibarrier *b, MPI_Comm comm, int tag);
 
-/* *out_done = 1 once the barrier is complete on this rank (then b holds no
- * request); SCR_SUCCESS, or the MPI failure (logged). */
-int scr_ibarrier_test(struct scr_ibarrier *b, int *out_done);
-
 /* Block until other (a request of the caller's, or MPI_REQUEST_NULL)
  * completes or the barrier does, whichever is first, without polling:
  * *out_other_done = 1 when other completed (other is then
