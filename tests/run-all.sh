@@ -54,6 +54,27 @@ count_suite() {
     failed=$((failed + ${f:-0} + ${e:-0} + ${x:-0}))
 }
 
+# Print what each failed test of the Automake log $1 said of its failure:
+# its "not ok" lines with their diagnostics, or the end of a log that
+# stopped early. The build tree's logs are not kept where CI runs, so this
+# is all that is left of a failure that does not come back.
+show_failures() {
+    sed -n 's/^\(FAIL\|ERROR\|XPASS\): \([^ ]*\).*/\2/p' "$1" | sort -u |
+        while read -r test; do
+            log=${test%.sh}.sh.log
+            case $test in *.sh) ;; *) log=$test.log ;; esac
+            [ -f "$log" ] || continue
+            echo "--- $log"
+            if grep -q '^not ok ' "$log"; then
+                awk '/^not ok / { show = 1; lines = 0 }
+                     /^(ok |PASS:)/ { show = 0 }
+                     show && lines < 150 { print; lines++ }' "$log"
+            else
+                tail -40 "$log"
+            fi
+        done
+}
+
 # step NAME LOG CMD...: run a build step; a failure counts as one failed test.
 step() {
     name=$1 log=$2
@@ -93,6 +114,7 @@ step "make" "$logs/build.log" make -j2 || finish
 echo "== make check"
 make -j3 check > "$logs/check.log" 2>&1
 grep -E '^(FAIL|ERROR|XPASS):' "$logs/check.log"
+show_failures "$logs/check.log"
 count_suite "$logs/check.log"
 
 : > "$logs/distcheck.log"
