@@ -61,8 +61,7 @@ count_suite() {
 show_failures() {
     sed -n 's/^\(FAIL\|ERROR\|XPASS\): \([^ ]*\).*/\2/p' "$1" | sort -u |
         while read -r test; do
-            log=${test%.sh}.sh.log
-            case $test in *.sh) ;; *) log=$test.log ;; esac
+            log=$test.log
             [ -f "$log" ] || continue
             echo "--- $log"
             if grep -q '^not ok ' "$log"; then
