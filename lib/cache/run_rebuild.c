@@ -1,6 +1,8 @@
 /* run_rebuild.c — bring every cached dataset back after a restart.
  *
- * For each dataset in cache, newest first:
+ * For each dataset in cache, newest first, after one vote on what the ranks
+ * hold of it (who wrote it, who has its descriptor, whether it is in cache,
+ * whole, protected):
  *   0. when some rank lacks files of its own (a lost node, a file missing
  *      or short), every rank reads the files it holds, which the rebuild
  *      reads, and checks their CRCs: a damaged file is reported once and counts
@@ -65,21 +67,26 @@
 
 #define TAG_MOVE 5001
 
-/* 1. The dataset descriptor from the lowest rank that has one; NULL if none. */
-static int share_descriptor(struct scr_run *run, int id, scr_kvtree **out_desc)
+/* The descriptor of dataset id this node's filemap holds for some rank, or NULL. */
+static const scr_dataset *descriptor_here(struct scr_run *run, int id)
 {
-    *out_desc = NULL;
-    int *ranks = NULL, n = 0, mine = INT_MAX, src = INT_MAX;
+    int *ranks = NULL, n = 0;
     const scr_dataset *desc = NULL;
     scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &n);
     for (int i = 0; i < n && desc == NULL; i++)
-        if (scr_filemap_get_dataset(run->map, id, ranks[i], &desc) == SCR_SUCCESS) mine = run->rank;
+        if (scr_filemap_get_dataset(run->map, id, ranks[i], &desc) != SCR_SUCCESS) desc = NULL;
     free(ranks);
-    int rc = scr_mpi_check(MPI_Allreduce(&mine, &src, 1, MPI_INT, MPI_MIN, run->world),
-                           "finding a dataset descriptor");
-    if (rc != SCR_SUCCESS || src == INT_MAX) return rc;
-    scr_kvtree *copy = run->rank == src ? scr_kvtree_dup(desc) : NULL;
-    rc = scr_comm_bcast_kvtree(&copy, src, run->world);
+    return desc;
+}
+
+/* 1. The dataset descriptor from rank src, the lowest that has one (INT_MAX:
+ * none has, and *out_desc is NULL). Collective. */
+static int share_descriptor(struct scr_run *run, int id, int src, scr_kvtree **out_desc)
+{
+    *out_desc = NULL;
+    if (src == INT_MAX) return SCR_SUCCESS;
+    scr_kvtree *copy = run->rank == src ? scr_kvtree_dup(descriptor_here(run, id)) : NULL;
+    int rc = scr_comm_bcast_kvtree(&copy, src, run->world);
     if (rc == SCR_SUCCESS)
         *out_desc = copy;
     else
@@ -492,12 +499,12 @@ static int recover(struct scr_run *run, const struct scr_redundancy_ctx *ctx,
     double t0 = scr_run_now();
     if (lost_in_set > 0 && (d->type == SCR_COPY_XOR || d->type == SCR_COPY_RS))
         prc = scr_redundancy_rebuild(ctx, d, id, lost);
-    int any = 0, ok = 0;
-    rc = scr_mpi_check(MPI_Allreduce(&lost_in_set, &any, 1, MPI_INT, MPI_MAX, run->world),
-                       "MPI_Allreduce");
-    if (rc != SCR_SUCCESS) goto out;
-    /* all ranks agree: */
-    rc = scr_comm_all_true(prc == SCR_SUCCESS, run->world, &ok);
+    /* all ranks agree, in one vote, whether any set lost a member and
+     * whether every rank's part of the rebuild succeeded */
+    int mine[2] = {lost_in_set, prc != SCR_SUCCESS}, all[2] = {0, 0};
+    rc = scr_mpi_check(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, run->world),
+                       "agreeing on the rebuild of lost files");
+    int any = all[0], ok = rc == SCR_SUCCESS && !all[1];
     if (rc != SCR_SUCCESS) goto out;
     if (any && ok && run->rank == 0)
         scr_dbg(1, "dataset %d (%s): rebuilt lost files with %s in %.3f s", id, name,
@@ -509,16 +516,20 @@ out:
 
 /* 6. A member that lost its files lost with them what it kept for others:
  * the records of its left neighbours and, with PARTNER, their copies. When
- * any rank needed its files (or found a file it held damaged), the dataset
- * is protected again; failing that, it is still a good restart, only less
- * safe. */
+ * every rank is whole again (*out_intact) and any rank needed its files
+ * (or found a file it held damaged), the dataset is protected again;
+ * failing that, it is still a good restart, only less safe. Collective. */
 static int protect_again(struct scr_run *run, const struct scr_redundancy_ctx *ctx,
-                         const struct scr_reddesc *d, int id, const char *name, int needed)
+                         const struct scr_reddesc *d, int id, const char *name, int needed,
+                         int *out_intact)
 {
-    int any = 0;
-    int rc = scr_mpi_check(MPI_Allreduce(&needed, &any, 1, MPI_INT, MPI_MAX, run->world),
+    /* one vote: is every rank whole now, and did any need files */
+    int mine[2] = {!scr_cache_rank_is_intact(run, id), needed}, all[2] = {1, 0};
+    int rc = scr_mpi_check(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, run->world),
                            "agreeing on a rebuild");
-    if (rc != SCR_SUCCESS || !any) return rc;
+    *out_intact = rc == SCR_SUCCESS && !all[0];
+    int any = all[1];
+    if (rc != SCR_SUCCESS || !*out_intact || !any) return rc;
     const char *holder = NULL;
     int lhs = scr_reddesc_lhs(d);
     int have_left_copy = d->type == SCR_COPY_PARTNER && lhs != run->rank &&
@@ -747,22 +758,17 @@ static int rebuild_protected(struct scr_run *run, int id, const char *name, cons
     rc = reform_desc(run, id, name, record, &d, &have_desc, &ok);
     if (rc != SCR_SUCCESS || !ok) goto out;
     int krc = keep_descriptor(run, id, desc, record);
-    /* all ranks agree: */
-    rc = scr_comm_all_true(krc == SCR_SUCCESS, run->world, &ok);
-    if (rc != SCR_SUCCESS || !ok) goto out;
     /* the record names the dataset's directory: the context comes after it */
-    int crc = scr_run_redundancy_ctx(run, id, 1, &ctx);
-    /* all ranks agree: */
+    int crc = krc == SCR_SUCCESS ? scr_run_redundancy_ctx(run, id, 1, &ctx) : krc;
+    /* all ranks agree on both: */
     rc = scr_comm_all_true(crc == SCR_SUCCESS && ctx.bufs[0] && ctx.bufs[1], run->world, &ok);
     if (rc != SCR_SUCCESS || !ok) goto out;
     rc = move_files(run, &ctx, id, recv, out_needed);
     if (rc != SCR_SUCCESS) goto out;
     rc = recover(run, &ctx, &d, id, name, &ok);
     if (rc != SCR_SUCCESS || !ok) goto out;
-    rc = scr_cache_dataset_is_intact(run, id, &ok);
-    if (rc != SCR_SUCCESS || !ok) goto out;
     /* a damaged PARTNER copy is made again like the copies of a lost node */
-    rc = protect_again(run, &ctx, &d, id, name, *out_needed || damaged > 0);
+    rc = protect_again(run, &ctx, &d, id, name, *out_needed || damaged > 0, &ok);
 out:
     scr_run_redundancy_ctx_free(&ctx);
     if (have_desc) scr_reddesc_clear(&d);
@@ -771,56 +777,33 @@ out:
     return rc;
 }
 
-/* Whether dataset id (name; is_ckpt: a checkpoint) was written in place
- * on the prefix (*out_in_place), and then, for a checkpoint, whether every
- * rank found its files there (*out_ok). Collective. */
-static int check_in_place(struct scr_run *run, int id, const char *name, int is_ckpt,
-                          int *out_in_place, int *out_ok)
+/* For dataset id (name; is_ckpt: a checkpoint), written in place on the
+ * prefix: whether every rank found its files there (*out_ok). Collective. */
+static int check_in_place(struct scr_run *run, int id, const char *name, int is_ckpt, int *out_ok)
 {
-    int in_place = 0;
-    int rc = scr_cache_written_in_place(run, id, &in_place);
-    *out_in_place = rc != SCR_SUCCESS || in_place;
-    if (!*out_in_place) return rc;
-    if (rc == SCR_SUCCESS && is_ckpt) rc = scr_cache_in_place_is_present(run, id, name, out_ok);
-    if (rc == SCR_SUCCESS && run->rank == 0 && is_ckpt)
+    if (!is_ckpt) return SCR_SUCCESS;
+    int rc = scr_cache_in_place_is_present(run, id, name, out_ok);
+    if (rc == SCR_SUCCESS && run->rank == 0)
         scr_dbg(1, "dataset %d (%s) was written in place on the prefix; %s", id, name,
                 *out_ok ? "a restart reads it there"
                         : "it is not offered for a restart (see above)");
     return rc;
 }
 
-/* Step 0 for dataset id (name): *out_intact, every rank holds its files;
- * else each rank checks the CRCs of what it holds (*out_damaged: its files
- * that failed) and *out_usable says that every rank could. Collective. */
-static int check_held(struct scr_run *run, int id, const char *name, int *out_intact,
-                      int *out_damaged, int *out_usable)
+/* Step 0 for dataset id (name), which some rank does not hold whole: each
+ * rank checks the CRCs of what it holds (*out_damaged: its files that
+ * failed) and *out_usable says that every rank could. Collective. */
+static int check_held(struct scr_run *run, int id, const char *name, int *out_damaged,
+                      int *out_usable)
 {
     *out_usable = 0;
-    int rc = scr_comm_all_true(scr_cache_rank_is_intact(run, id), run->world, out_intact);
-    if (rc != SCR_SUCCESS) return rc;
-    int crc_rc = !*out_intact ? scr_crc_check_held(run, id, out_damaged) : SCR_SUCCESS;
+    int crc_rc = scr_crc_check_held(run, id, out_damaged);
     /* all ranks agree: */
-    rc = scr_comm_all_true(crc_rc == SCR_SUCCESS, run->world, out_usable);
+    int rc = scr_comm_all_true(crc_rc == SCR_SUCCESS, run->world, out_usable);
     if (rc == SCR_SUCCESS && !*out_usable && run->rank == 0)
         scr_err("dataset %d (%s) is not used: the CRCs of its files could not be checked on "
                 "every rank "
                 "(see above)",
-                id, name);
-    return rc;
-}
-
-/* Whether no rank holds dataset id (name) with redundancy data
- * (*out_none): fetched from the prefix, it has none to rebuild from.
- * Collective. */
-static int none_protected(struct scr_run *run, int id, const char *name, int *out_none)
-{
-    int unprotected = unprotected_here(run, id);
-    int rc = scr_mpi_check(MPI_Allreduce(&unprotected, out_none, 1, MPI_INT, MPI_MIN, run->world),
-                           "finding datasets without redundancy data");
-    if (rc == SCR_SUCCESS && *out_none && run->rank == 0)
-        scr_dbg(1,
-                "dataset %d (%s) has no redundancy data in cache (it was fetched); "
-                "not rebuilt",
                 id, name);
     return rc;
 }
@@ -842,53 +825,20 @@ static void log_rebuild(struct scr_run *run, int id, const char *name, double t0
                   1);
 }
 
-/* All of the above for one dataset; *out_ok: complete on every rank now. */
-static int rebuild_one(struct scr_run *run, int id, int *out_ok, int *out_is_ckpt)
-{
-    *out_ok = 0;
-    *out_is_ckpt = 0;
-    double t0 = scr_run_now();
-    scr_kvtree *desc = NULL;
-    int rc = share_descriptor(run, id, &desc);
-    if (rc != SCR_SUCCESS || desc == NULL) return rc;
-    const char *name = "?";
-    scr_dataset_get_name(desc, &name);
-    *out_is_ckpt = scr_dataset_is_checkpoint(desc);
-    int in_place = 0, intact = 0, damaged = 0, usable = 0, none = 0, needed = 0, ok = 0;
-    /* a checkpoint written in place on the prefix was never in cache:
-     * nothing to rebuild, and a restart reads its files where they are,
-     * once every rank found its own there at their recorded sizes (their
-     * bytes are checked when the application has read them) */
-    rc = check_in_place(run, id, name, *out_is_ckpt, &in_place, out_ok);
-    if (rc != SCR_SUCCESS || in_place) goto out;
-    /* 0. a rebuild trusts no byte it reads before its CRC was checked (a
-     * file that cannot be read is lost, which the steps below deal with); a
-     * dataset some rank could not check at all is not used. With nothing
-     * lost, nothing is read here: a restart checks the files it reads
-     * (run_crc_async.c), and a rebuild at a later SCR_Init checks these */
-    rc = check_held(run, id, name, &intact, &damaged, &usable);
-    if (rc != SCR_SUCCESS || !usable) goto out;
-    /* a dataset fetched from the prefix has no redundancy data to rebuild
-     * from: nothing is wrong, and the restart reads the prefix again */
-    rc = none_protected(run, id, name, &none);
-    if (rc != SCR_SUCCESS || none) goto out;
-    /* every rank holds its own files, as its records say: nothing to rebuild */
-    if (intact) {
-        *out_ok = 1;
-        goto out;
-    }
-    rc = rebuild_protected(run, id, name, desc, damaged, &needed, &ok);
-    log_rebuild(run, id, name, t0, needed || damaged > 0, rc == SCR_SUCCESS && ok);
-    *out_ok = rc == SCR_SUCCESS && ok;
-    if (rc == SCR_FAILURE) rc = SCR_SUCCESS; /* a failed rebuild is an outcome, not an error */
-out:
-    scr_kvtree_delete(desc);
-    return rc;
-}
+/* What the ranks know of a dataset from their own filemaps and caches,
+ * gathered in one vote before anything is done to it: each fact a vote of
+ * its own would be one more point where every rank waits for the slowest. */
+struct dataset_facts {
+    int writers;        /* ranks of the run that wrote it, by a held file's meta (0: none says) */
+    int desc_from;      /* the lowest rank holding its descriptor (INT_MAX: none) */
+    int in_place;       /* no rank holds it in cache: written in place on the prefix */
+    int intact;         /* every rank holds its own files whole */
+    int none_protected; /* no rank holds it with redundancy data: fetched, none to rebuild from */
+};
 
 /* The number of ranks of the run that wrote dataset id, by the meta of a
- * file some rank holds (0 when none says). Collective. */
-static int writer_ranks(struct scr_run *run, int id, int *out_ranks)
+ * file this rank holds (0 when none says); *out_failed when it could not look. */
+static int writers_here(struct scr_run *run, int id, int *out_failed)
 {
     int *ranks = NULL, nranks = 0, mine = 0;
     int lrc = scr_filemap_list_ranks_by_dataset(run->map, id, &ranks, &nranks);
@@ -902,14 +852,90 @@ static int writer_ranks(struct scr_run *run, int id, int *out_ranks)
         scr_dataset_view_free(view);
     }
     free(ranks);
-    /* a rank that could not look does not let the dataset be taken for this run's */
-    int mine_and_failed[2] = {mine, lrc != SCR_SUCCESS}, all[2] = {0, 0};
-    int rc = scr_mpi_check(MPI_Allreduce(mine_and_failed, all, 2, MPI_INT, MPI_MAX, run->world),
-                           "finding the number of ranks that wrote a dataset");
+    *out_failed = lrc != SCR_SUCCESS;
+    return mine;
+}
+
+enum { FACT_WRITERS, FACT_FAILED, FACT_DESC, FACT_INSIDE, FACT_LOST, FACT_PROTECTED, NFACTS };
+
+/* The facts of dataset id, the same on every rank. Each is a maximum over
+ * the ranks (a minimum, negated). A rank that could not look does not let
+ * the dataset be taken for this run's: SCR_ERR_NOMEM on every rank.
+ * Collective. */
+static int vote_dataset_facts(struct scr_run *run, int id, struct dataset_facts *out)
+{
+    int mine[NFACTS] = {0}, all[NFACTS] = {0};
+    mine[FACT_WRITERS] = writers_here(run, id, &mine[FACT_FAILED]);
+    mine[FACT_DESC] = descriptor_here(run, id) != NULL ? -run->rank : -INT_MAX;
+    mine[FACT_INSIDE] = !not_in_cache_here(run, id);
+    mine[FACT_LOST] = !scr_cache_rank_is_intact(run, id);
+    mine[FACT_PROTECTED] = !unprotected_here(run, id);
+    int rc = scr_mpi_check(MPI_Allreduce(mine, all, NFACTS, MPI_INT, MPI_MAX, run->world),
+                           "gathering what the ranks hold of a dataset");
     if (rc != SCR_SUCCESS) return rc;
-    if (all[1]) return SCR_ERR_NOMEM;
-    *out_ranks = all[0];
+    if (all[FACT_FAILED]) return SCR_ERR_NOMEM;
+    *out = (struct dataset_facts){.writers = all[FACT_WRITERS],
+                                  .desc_from = -all[FACT_DESC],
+                                  .in_place = !all[FACT_INSIDE],
+                                  .intact = !all[FACT_LOST],
+                                  .none_protected = !all[FACT_PROTECTED]};
     return SCR_SUCCESS;
+}
+
+/* All of the above for one dataset (facts: its vote); *out_ok: complete
+ * on every rank now. */
+static int rebuild_one(struct scr_run *run, int id, const struct dataset_facts *facts, int *out_ok,
+                       int *out_is_ckpt)
+{
+    *out_ok = 0;
+    *out_is_ckpt = 0;
+    double t0 = scr_run_now();
+    scr_kvtree *desc = NULL;
+    int rc = share_descriptor(run, id, facts->desc_from, &desc);
+    if (rc != SCR_SUCCESS || desc == NULL) return rc;
+    const char *name = "?";
+    scr_dataset_get_name(desc, &name);
+    *out_is_ckpt = scr_dataset_is_checkpoint(desc);
+    int damaged = 0, usable = 0, needed = 0, ok = 0;
+    /* a checkpoint written in place on the prefix was never in cache:
+     * nothing to rebuild, and a restart reads its files where they are,
+     * once every rank found its own there at their recorded sizes (their
+     * bytes are checked when the application has read them) */
+    if (facts->in_place) {
+        rc = check_in_place(run, id, name, *out_is_ckpt, out_ok);
+        goto out;
+    }
+    /* 0. a rebuild trusts no byte it reads before its CRC was checked (a
+     * file that cannot be read is lost, which the steps below deal with); a
+     * dataset some rank could not check at all is not used. With nothing
+     * lost, nothing is read here: a restart checks the files it reads
+     * (run_crc_async.c), and a rebuild at a later SCR_Init checks these */
+    if (!facts->intact) {
+        rc = check_held(run, id, name, &damaged, &usable);
+        if (rc != SCR_SUCCESS || !usable) goto out;
+    }
+    /* a dataset fetched from the prefix has no redundancy data to rebuild
+     * from: nothing is wrong, and the restart reads the prefix again */
+    if (facts->none_protected) {
+        if (run->rank == 0)
+            scr_dbg(1,
+                    "dataset %d (%s) has no redundancy data in cache (it was fetched); "
+                    "not rebuilt",
+                    id, name);
+        goto out;
+    }
+    /* every rank holds its own files, as its records say: nothing to rebuild */
+    if (facts->intact) {
+        *out_ok = 1;
+        goto out;
+    }
+    rc = rebuild_protected(run, id, name, desc, damaged, &needed, &ok);
+    log_rebuild(run, id, name, t0, needed || damaged > 0, rc == SCR_SUCCESS && ok);
+    *out_ok = rc == SCR_SUCCESS && ok;
+    if (rc == SCR_FAILURE) rc = SCR_SUCCESS; /* a failed rebuild is an outcome, not an error */
+out:
+    scr_kvtree_delete(desc);
+    return rc;
 }
 
 /* Rank 0: say what becomes of dataset id, written by writers ranks: a
@@ -944,15 +970,15 @@ int scr_cache_rebuild(struct scr_run *run, int *out_id)
         if (rc != SCR_SUCCESS) return rc;
         if (id == 0) return SCR_SUCCESS;
         below = id;
-        int writers = 0;
-        rc = writer_ranks(run, id, &writers);
+        struct dataset_facts facts;
+        rc = vote_dataset_facts(run, id, &facts);
         if (rc != SCR_SUCCESS) return rc;
-        if (writers > 0 && writers != run->ranks) {
-            if (run->rank == 0) say_kept_whole(run, id, writers);
+        if (facts.writers > 0 && facts.writers != run->ranks) {
+            if (run->rank == 0) say_kept_whole(run, id, facts.writers);
             continue;
         }
         int ok = 0, is_ckpt = 0;
-        rc = rebuild_one(run, id, &ok, &is_ckpt);
+        rc = rebuild_one(run, id, &facts, &ok, &is_ckpt);
         if (rc != SCR_SUCCESS) return rc;
         if (!ok) {
             if (run->rank == 0) scr_dbg(1, "dataset %d is not complete in cache; deleting it", id);
