@@ -15,7 +15,9 @@
 # the second checkpoint's completion less the first's (checkpoints 4 and 3:
 # both encode, 4 also flushes).
 #   run-bench-scale.sh BUILD_DIR
-# (BENCH_SCALE_SMPI_ARGS adds smpirun options, split on blanks.)
+# (BENCH_SCALE_SMPI_ARGS adds smpirun options, split on blanks, and the
+# output names them: with --cfg=smpi/simulate-computation:no the simulated
+# seconds are the messages' alone, without the ranks' CPU time.)
 #
 # SMPI charges each MPI_Iprobe and MPI_Test simulated time (smpi/iprobe,
 # smpi/test: 0.1 ms), and by default makes each unsuccessful one cost more
@@ -94,6 +96,8 @@ collectives="--cfg=smpi/barrier:ompi_tree --cfg=smpi/bcast:binomial_tree --cfg=s
  --cfg=smpi/allreduce:redbcast --cfg=smpi/gather:ompi_binomial --cfg=smpi/allgather:rdb --cfg=smpi/allgatherv:mpich_rdb
  --log=smpi_coll.thres:warning"
 plot=${BENCH_SCALE_PLOT:-$build/bench-scale.png}
+# what the figures were measured with, beyond the settings above
+extra=${BENCH_SCALE_SMPI_ARGS:+smpirun $BENCH_SCALE_SMPI_ARGS}
 : > "$work/plot.dat"
 
 # run P WHAT: one simulation; its phase lines go to $work/phases.P
@@ -124,7 +128,7 @@ for p in ${BENCH_SCALE_RANKS:-256 1024}; do
         > "$work/hosts.$p"
     rm -rf "$shm/cache" "$shm/cntl" "$shm/prefix" && mkdir "$shm/prefix"
     export SCR_JOB_ID=scale$p
-    echo "bench-scale: $p ranks on $hosts hosts, XOR sets of 8, $kib KiB per rank, SCR_FLUSH=2"
+    echo "bench-scale: $p ranks on $hosts hosts, XOR sets of 8, $kib KiB per rank, SCR_FLUSH=2${extra:+; $extra}"
     run "$p" write
     rm -rf "$shm/cache/host1" "$shm/cntl/host1"
     run "$p" rebuild
@@ -153,7 +157,7 @@ if command -v gnuplot > /dev/null 2>&1; then
     gnuplot <<PLOT
 set terminal pngcairo size 900,560 noenhanced
 set output "$plot"
-set title "libscr under SMPI: XOR sets of 8, $kib KiB a rank, 4 ranks a host"
+set title "libscr under SMPI: XOR sets of 8, $kib KiB a rank, 4 ranks a host${extra:+\\n$extra}"
 set xlabel "ranks (P)"
 set ylabel "simulated seconds (slowest rank)"
 set logscale xy 2
