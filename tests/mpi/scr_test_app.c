@@ -511,6 +511,9 @@ static int wants_thread_multiple(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* a line as soon as it is printed: a run that hangs or is killed
+     * still shows how far each rank got */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (wants_thread_multiple(argc, argv)) {
         int provided = MPI_THREAD_SINGLE;
         MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
