@@ -867,8 +867,13 @@ static int vote_dataset_facts(struct scr_run *run, int id, struct dataset_facts 
     int mine[NFACTS] = {0}, all[NFACTS] = {0};
     mine[FACT_WRITERS] = writers_here(run, id, &mine[FACT_FAILED]);
     mine[FACT_DESC] = descriptor_here(run, id) != NULL ? -run->rank : -INT_MAX;
-    mine[FACT_INSIDE] = !not_in_cache_here(run, id);
-    mine[FACT_LOST] = !scr_cache_rank_is_intact(run, id);
+    int outside = not_in_cache_here(run, id);
+    mine[FACT_INSIDE] = !outside;
+    /* files of this rank's that are not in cache were written in place:
+     * the in-place check stats them on the prefix, once; nothing here */
+    mine[FACT_LOST] = outside && scr_filemap_num_files(run->map, id, run->rank) > 0
+                          ? 1
+                          : !scr_cache_rank_is_intact(run, id);
     mine[FACT_PROTECTED] = !unprotected_here(run, id);
     int rc = scr_mpi_check(MPI_Allreduce(mine, all, NFACTS, MPI_INT, MPI_MAX, run->world),
                            "gathering what the ranks hold of a dataset");
