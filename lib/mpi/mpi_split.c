@@ -162,39 +162,120 @@ int scr_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out, const char 
     return rc;
 }
 
-#define TAG_SCAN 4830
+#define TAG_SCAN_UP 4830
+#define TAG_SCAN_DOWN 4831
 
+/* The scan runs on a binomial tree over the ranks in order. Rank r's
+ * subtree is the ranks [r, r + span) (span: r's lowest set bit; all of
+ * comm for rank 0), its parent r - span, its children r + 2^k for each
+ * 2^k < span: children in rank order hold consecutive ranges. Counts go
+ * up, then each child gets the count of the ranks before its range, with
+ * the totals. 2(P-1) messages in 2 log P rounds, where recursive doubling
+ * and an all-reduce would send P log P + 2(P-1). */
+static int tree_span(int me, int size)
+{
+    if (me == 0) return size;
+    return me & -me;
+}
+
+struct class_scan {
+    int nclasses, nchildren;
+    int *mine;     /* this subtree's counts */
+    int *children; /* nchildren x 2 nclasses: each child's counts, then what it is sent */
+    int *down;     /* 2 x nclasses: the count before this rank, then the totals */
+};
+
+static int scan_gather_up(MPI_Comm comm, int me, int size, struct class_scan *s, MPI_Request *reqs)
+{
+    int span = tree_span(me, size);
+    int rc = SCR_SUCCESS;
+    for (int k = 0; k < s->nchildren; k++) reqs[k] = MPI_REQUEST_NULL;
+    for (int k = 0; rc == SCR_SUCCESS && k < s->nchildren; k++)
+        rc = scr_mpi_check(MPI_Irecv(s->children + (size_t)k * 2 * s->nclasses, s->nclasses,
+                                     MPI_INT, me + (1 << k), TAG_SCAN_UP, comm, &reqs[k]),
+                           "counting ranks by class");
+    int wrc = scr_mpi_check(MPI_Waitall(s->nchildren, reqs, MPI_STATUSES_IGNORE),
+                            "counting ranks by class");
+    if (rc == SCR_SUCCESS) rc = wrc;
+    for (int k = 0; rc == SCR_SUCCESS && k < s->nchildren; k++)
+        for (int i = 0; i < s->nclasses; i++)
+            s->mine[i] += s->children[(size_t)k * 2 * s->nclasses + i];
+    if (rc == SCR_SUCCESS && me != 0)
+        rc = scr_mpi_check(MPI_Send(s->mine, s->nclasses, MPI_INT, me - span, TAG_SCAN_UP, comm),
+                           "counting ranks by class");
+    return rc;
+}
+
+/* Down: s->down[0..nclasses) counts the ranks before me; each child's
+ * range starts after me and the children before it. The children's
+ * counts are rewritten, in place, into what each is sent. */
+static int scan_spread_down(MPI_Comm comm, int me, int size, int cls, struct class_scan *s,
+                            MPI_Request *reqs)
+{
+    int n = s->nclasses, rc = SCR_SUCCESS;
+    if (me == 0) {
+        for (int i = 0; i < n; i++) {
+            s->down[i] = 0;
+            s->down[n + i] = s->mine[i];
+        }
+    } else {
+        rc = scr_mpi_check(MPI_Recv(s->down, 2 * n, MPI_INT, me - tree_span(me, size),
+                                    TAG_SCAN_DOWN, comm, MPI_STATUS_IGNORE),
+                           "counting ranks by class");
+    }
+    for (int k = 0; k < s->nchildren; k++) reqs[k] = MPI_REQUEST_NULL;
+    /* mine now runs as the count before the next child's range */
+    for (int i = 0; rc == SCR_SUCCESS && i < n; i++) s->mine[i] = s->down[i] + (i == cls);
+    for (int k = 0; rc == SCR_SUCCESS && k < s->nchildren; k++) {
+        int *msg = s->children + (size_t)k * 2 * n, *counted = s->mine;
+        for (int i = 0; i < n; i++) {
+            int subtree = msg[i];
+            msg[i] = counted[i];
+            msg[n + i] = s->down[n + i];
+            counted[i] += subtree;
+        }
+        rc = scr_mpi_check(
+            MPI_Isend(msg, 2 * n, MPI_INT, me + (1 << k), TAG_SCAN_DOWN, comm, &reqs[k]),
+            "counting ranks by class");
+    }
+    int wrc = scr_mpi_check(MPI_Waitall(s->nchildren, reqs, MPI_STATUSES_IGNORE),
+                            "counting ranks by class");
+    return rc == SCR_SUCCESS ? wrc : rc;
+}
 int scr_comm_rank_in_class(MPI_Comm comm, int cls, int nclasses, int *out_before, int *out_size)
 {
     int me = 0, size = 0;
     int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-    int *upto = calloc((size_t)nclasses, sizeof(int)), *got = calloc((size_t)nclasses, sizeof(int));
-    if (rc == SCR_SUCCESS && (upto == NULL || got == NULL)) {
+    if (rc != SCR_SUCCESS) return rc;
+    struct class_scan s = {.nclasses = nclasses};
+    int span = tree_span(me, size);
+    while (s.nchildren < 31 && (1 << s.nchildren) < span && me + (1 << s.nchildren) < size)
+        s.nchildren++;
+    size_t n = (size_t)nclasses;
+    s.mine = calloc(n, sizeof(int));
+    s.down = calloc(2 * n, sizeof(int));
+    s.children = calloc((size_t)(s.nchildren > 0 ? s.nchildren : 1) * 2 * n, sizeof(int));
+    MPI_Request *reqs = malloc((size_t)(s.nchildren > 0 ? s.nchildren : 1) * sizeof(*reqs));
+    if (s.mine == NULL || s.down == NULL || s.children == NULL || reqs == NULL) {
         scr_err("out of memory counting %d classes of ranks", nclasses);
         rc = SCR_ERR_NOMEM;
     }
     /* all ranks agree: */
     rc = scr_comm_agree(comm, rc, SCR_ERR_NOMEM);
-    if (rc == SCR_SUCCESS) upto[cls] = 1;
-    /* after the round of distance d, upto counts ranks me-2d+1 .. me */
-    for (int d = 1; rc == SCR_SUCCESS && d<size; d = d> size / 2 ? size : 2 * d) {
-        int to = me + d < size ? me + d : MPI_PROC_NULL,
-            from = me - d >= 0 ? me - d : MPI_PROC_NULL;
-        for (int i = 0; i < nclasses; i++) got[i] = 0;
-        rc = scr_mpi_check(MPI_Sendrecv(upto, nclasses, MPI_INT, to, TAG_SCAN, got, nclasses,
-                                        MPI_INT, from, TAG_SCAN, comm, MPI_STATUS_IGNORE),
-                           "counting ranks by class");
-        for (int i = 0; rc == SCR_SUCCESS && i < nclasses; i++) upto[i] += got[i];
+    if (rc == SCR_SUCCESS) {
+        s.mine[cls] = 1;
+        rc = scan_gather_up(comm, me, size, &s, reqs);
     }
-    if (rc == SCR_SUCCESS) *out_before = upto[cls] - 1;
-    for (int i = 0; rc == SCR_SUCCESS && i < nclasses; i++) got[i] = i == cls;
-    if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Allreduce(got, upto, nclasses, MPI_INT, MPI_SUM, comm),
-                           "counting ranks by class");
-    if (rc == SCR_SUCCESS) *out_size = upto[cls];
-    free(upto);
-    free(got);
+    if (rc == SCR_SUCCESS) rc = scan_spread_down(comm, me, size, cls, &s, reqs);
+    if (rc == SCR_SUCCESS) {
+        *out_before = s.down[cls];
+        *out_size = s.down[nclasses + cls];
+    }
+    free(s.mine);
+    free(s.down);
+    free(s.children);
+    free(reqs);
     return rc;
 }
 

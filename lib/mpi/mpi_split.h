@@ -31,9 +31,10 @@ int scr_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out, const char 
 
 /* Ranks of comm that each chose one class in [0, nclasses): *out_before
  * is the number of lower ranks that chose this rank's class, *out_size
- * the number of ranks that chose it. A scan of recursive doubling: log P
- * rounds of nclasses ints, where a communicator of the class's ranks
- * would cost a split. Collective. */
+ * the number of ranks that chose it. A scan up and down a binomial tree:
+ * 2 log P rounds and 2(P-1) messages of nclasses ints (twice that going
+ * down), after one vote, where a communicator of the class's ranks would
+ * cost a split. Collective. */
 int scr_comm_rank_in_class(MPI_Comm comm, int cls, int nclasses, int *out_before, int *out_size);
 
 /* A new communicator of the ranks of comm that gave the same name, ranked

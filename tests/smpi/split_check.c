@@ -1,9 +1,11 @@
 /* split_check.c — libscr's communicator split (mpi_split.h) against MPI's
  * own, under SMPI where libscr builds its own: for several patterns of
  * colour and key, including MPI_UNDEFINED, every rank's new communicator
- * must hold the same ranks in the same order as MPI_Comm_split's. Prints
- * "split_check: N patterns agree" at rank 0, or names the first pattern
- * and rank that differ and exits 1. */
+ * must hold the same ranks in the same order as MPI_Comm_split's. Then
+ * its count of ranks by class (scr_comm_rank_in_class) against one made
+ * from every rank's class. Prints "split_check: N patterns agree" and
+ * "split_check: N class patterns agree" at rank 0, or names the first
+ * pattern and rank that differ and exits 1. */
 #include "mpi_split.h"
 #include "scr_err.h"
 
@@ -50,6 +52,42 @@ static void pattern(int p, int *color, int *key)
     }
 }
 
+/* Class patterns: class_pattern(p, &nclasses) is this rank's class. */
+static int class_pattern(int p, int *nclasses)
+{
+    switch (p) {
+    case 0: *nclasses = 1; return 0;                         /* one class */
+    case 1: *nclasses = 4; return rank % 4;                  /* position on a node of 4 */
+    case 2: *nclasses = 3; return rank < ranks / 2 ? 0 : 2;  /* a class no rank chose */
+    case 3: *nclasses = 7; return (rank * 5 + rank / 3) % 7; /* scattered */
+    default: *nclasses = 256; return (rank * 37) % 256;      /* many classes, few ranks */
+    }
+}
+
+/* scr_comm_rank_in_class against the counts from every rank's class. */
+static int check_classes(void)
+{
+    const int patterns = 5;
+    int *all = malloc((size_t)ranks * sizeof(int));
+    if (all == NULL) fail("out of memory", -1);
+    for (int p = 0; p < patterns; p++) {
+        int nclasses = 0, cls = class_pattern(p, &nclasses), before = -1, size = -1;
+        if (scr_comm_rank_in_class(MPI_COMM_WORLD, cls, nclasses, &before, &size) != SCR_SUCCESS)
+            fail("scr_comm_rank_in_class failed", p);
+        MPI_Allgather(&cls, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+        int want_before = 0, want_size = 0;
+        for (int r = 0; r < ranks; r++) {
+            if (all[r] != cls) continue;
+            want_size++;
+            if (r < rank) want_before++;
+        }
+        if (before != want_before) fail("the count of lower ranks of the class differs", p);
+        if (size != want_size) fail("the count of the class differs", p);
+    }
+    free(all);
+    return patterns;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -92,6 +130,9 @@ int main(int argc, char **argv)
     free(a);
     MPI_Comm_free(&dup);
     if (rank == 0) printf("split_check: %d patterns agree on %d ranks\n", patterns, ranks);
+    int class_patterns = check_classes();
+    if (rank == 0)
+        printf("split_check: %d class patterns agree on %d ranks\n", class_patterns, ranks);
     MPI_Finalize();
     return 0;
 }

@@ -48,12 +48,21 @@ mpi_expect_restart "the_restart_rebuilds_the_lost_host_and_reads_every_byte_of_c
 
 # libscr splits its communicators itself under SMPI (lib/mpi/mpi_split.h):
 # the same groups, in the same order, as MPI_Comm_split's, MPI_UNDEFINED too
-mpi_run_program "$top_builddir/tests/smpi/split_check" 64 16
-if [ "$mpi_status" -eq 0 ] && grep -q "split_check: 6 patterns agree on 64 ranks" "$mpi_out"; then
-    ok "libscr_splits_communicators_as_MPI_Comm_split_does"
-else
-    not_ok "libscr_splits_communicators_as_MPI_Comm_split_does" "status $mpi_status: $(tail -3 "$mpi_err")"
-fi
+# and counts ranks by class (a scan up and down a tree) as a count of
+# every rank's class does, on a power of two and on a size that is not
+for np in 64 45; do
+    mpi_run_program "$top_builddir/tests/smpi/split_check" $np 15
+    if [ "$mpi_status" -eq 0 ] && grep -q "split_check: 6 patterns agree on $np ranks" "$mpi_out"; then
+        ok "libscr_splits_communicators_as_MPI_Comm_split_does_on_${np}_ranks"
+    else
+        not_ok "libscr_splits_communicators_as_MPI_Comm_split_does_on_${np}_ranks" "status $mpi_status: $(tail -3 "$mpi_err")"
+    fi
+    if [ "$mpi_status" -eq 0 ] && grep -q "split_check: 5 class patterns agree on $np ranks" "$mpi_out"; then
+        ok "libscr_counts_ranks_by_class_on_${np}_ranks"
+    else
+        not_ok "libscr_counts_ranks_by_class_on_${np}_ranks" "status $mpi_status: $(tail -3 "$mpi_err")"
+    fi
+done
 
 # Every rank shares the one process's table of descriptors, so no rank
 # holds a file through the XOR ring that it does not need there: 64 ranks
