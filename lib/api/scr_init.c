@@ -616,8 +616,8 @@ static int init_cache(struct scr_api *api, int *unindexed, int nunindexed)
         rc = scr_comm_agree(r->world, rc, SCR_ERR_IO);
         if (rc != SCR_SUCCESS) return rc;
     }
-    rc =
-        scr_reddescs_create(r->cfg, r->params, r->world, r->node_name, &r->reddescs, &r->nreddescs);
+    struct scr_node_place node = {r->node_name, r->node_rank, r->node_ranks};
+    rc = scr_reddescs_create(r->cfg, r->params, r->world, &node, &r->reddescs, &r->nreddescs);
     if (rc != SCR_SUCCESS) return rc;
     rc = scr_encoder_new(r, &r->encoder);
     /* all ranks agree: */

@@ -114,7 +114,9 @@ static int setup(const struct scr_run *run, struct scr_encoder *enc)
     }
     rc = scr_comm_dup(run->world, &enc->world, "duplicating the world for the encode");
     if (rc != SCR_SUCCESS) return rc;
-    rc = scr_reddescs_create(run->cfg, run->params, enc->world, run->node_name, &enc->reddescs,
+    /* enc->world is a duplicate: the ranks of a node keep their places */
+    struct scr_node_place node = {run->node_name, run->node_rank, run->node_ranks};
+    rc = scr_reddescs_create(run->cfg, run->params, enc->world, &node, &enc->reddescs,
                              &enc->nreddescs);
     if (rc != SCR_SUCCESS) return rc;
     enc->active = 1;

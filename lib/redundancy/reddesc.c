@@ -102,15 +102,19 @@ static int level_position(MPI_Comm world, int me, int grank, int gsize, int *out
  * their failure group, split into consecutive blocks of at least set_size
  * members; with a hop above 1 (XOR, RS) the blocks are drawn from every
  * hop-th group. The communicators on the way are freed. Collective over world. */
-static int split_set(struct scr_reddesc *d, MPI_Comm world, int me, const char *gname, int set_size,
-                     int hop)
+static int split_set(struct scr_reddesc *d, MPI_Comm world, int me, const char *gname,
+                     const struct scr_node_place *node, int set_size, int hop)
 {
     MPI_Comm group = MPI_COMM_NULL, level = MPI_COMM_NULL;
-    int grank = 0, gsize = 0, lrank = 0, lsize = 0, most = 0;
-    int rc = scr_comm_split_by_name(world, gname, &group, NULL);
-    if (rc != SCR_SUCCESS) goto out;
-    rc = scr_mpi_check(MPI_Comm_rank(group, &grank), "MPI_Comm_rank");
-    if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(group, &gsize), "MPI_Comm_size");
+    int grank = node->rank, gsize = node->ranks, lrank = 0, lsize = 0, most = 0;
+    int rc = SCR_SUCCESS;
+    /* the same on every rank: the group comes from the table rank 0 read */
+    if (strcmp(d->group, "NODE") != 0) {
+        rc = scr_comm_split_by_name(world, gname, &group, NULL);
+        if (rc != SCR_SUCCESS) goto out;
+        rc = scr_mpi_check(MPI_Comm_rank(group, &grank), "MPI_Comm_rank");
+        if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(group, &gsize), "MPI_Comm_size");
+    }
     if (rc == SCR_SUCCESS)
         rc = level_position(world, me, grank, gsize, &lrank, &lsize, &most, &level);
     if (rc != SCR_SUCCESS) goto out;
@@ -143,11 +147,11 @@ out:
 }
 
 /* This rank's set for one descriptor (split_set) and its members. */
-static int form_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world, const char *node,
-                    int set_size, int hop)
+static int form_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world,
+                    const struct scr_node_place *node, int set_size, int hop)
 {
     char gname[512];
-    int grc = group_value(cfg, d->group, node, gname, sizeof(gname));
+    int grc = group_value(cfg, d->group, node->name, gname, sizeof(gname));
     int me;
     int rc = scr_mpi_check(MPI_Comm_rank(world, &me), "MPI_Comm_rank");
     if (rc != SCR_SUCCESS) return rc;
@@ -155,15 +159,15 @@ static int form_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world
         scr_warn("redundancy group %s is not NODE or WORLD and no GROUPS lines define it; "
                  "every node is a group of its own",
                  d->group);
-    rc = split_set(d, world, me, gname, set_size, hop);
+    rc = split_set(d, world, me, gname, node, set_size, hop);
     if (rc != SCR_SUCCESS) return rc;
     return describe_set(d, world);
 }
 
 /* The set of this rank for one descriptor (form_set). Collective; all
  * ranks agree on the outcome. */
-static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world, const char *node,
-                     int set_size, int hop)
+static int build_set(struct scr_reddesc *d, const scr_config *cfg, MPI_Comm world,
+                     const struct scr_node_place *node, int set_size, int hop)
 {
     int rc = form_set(d, cfg, world, node, set_size, hop);
     /* all ranks agree: */
@@ -246,7 +250,7 @@ static int desc_enabled(const scr_config *cfg, const struct scr_params *params,
 
 /* One descriptor from a CKPT entry (attrs may be NULL: the SCR_* defaults). */
 static int make_desc(const scr_config *cfg, const struct scr_params *params, const char *index,
-                     const scr_kvtree *attrs, MPI_Comm world, const char *node,
+                     const scr_kvtree *attrs, MPI_Comm world, const struct scr_node_place *node,
                      struct scr_reddesc *d)
 {
     memset(d, 0, sizeof(*d));
@@ -325,7 +329,8 @@ int scr_store_flushes_in_background(const scr_config *cfg, const char *store, in
 }
 
 int scr_reddescs_create(const scr_config *cfg, const struct scr_params *params, MPI_Comm world,
-                        const char *node_name, struct scr_reddesc **out_descs, int *out_count)
+                        const struct scr_node_place *node, struct scr_reddesc **out_descs,
+                        int *out_count)
 {
     const scr_kvtree *table = scr_config_table(cfg, "CKPT");
     int n = 0;
@@ -348,14 +353,14 @@ int scr_reddescs_create(const scr_config *cfg, const struct scr_params *params, 
     }
     int rc = SCR_SUCCESS, i = 0;
     if (n == 0) {
-        rc = make_desc(cfg, params, "0", NULL, world, node_name, &descs[0]);
+        rc = make_desc(cfg, params, "0", NULL, world, node, &descs[0]);
     } else {
         /* every rank walks the same table (rank 0 read it for all) in the same order */
         for (scr_kvtree_elem *e = scr_kvtree_elem_first(table); rc == SCR_SUCCESS && e;
              e = scr_kvtree_elem_next(e)) {
             if (!desc_enabled(cfg, params, scr_kvtree_elem_hash(e))) continue;
             rc = make_desc(cfg, params, scr_kvtree_elem_key(e), scr_kvtree_elem_hash(e), world,
-                           node_name, &descs[i++]);
+                           node, &descs[i++]);
         }
     }
     if (rc != SCR_SUCCESS) {

@@ -73,13 +73,23 @@ int scr_store_is_cache_base(const char *cache_base, const char *path);
 /* "SINGLE", "PARTNER", "XOR", "RS"; NULL for other values. */
 const char *scr_copy_type_name(enum scr_copy_type type);
 
+/* This rank's node: its name, and this rank's place among the ranks of
+ * world on it, in world's order (as scr_comm_split_by_name ranks them).
+ * Sets over the NODE failure group take the place from here rather than
+ * split world by node name once more. */
+struct scr_node_place {
+    const char *name;
+    int rank, ranks;
+};
+
 /* Every enabled descriptor of cfg's CKPT table (without any, one from the
  * SCR_COPY_TYPE, SCR_GROUP, SCR_SET_* and SCR_HOP_DISTANCE of params), with
- * sets built for this run (collective). node_name is this rank's node. *out_descs is a new array of
+ * sets built for this run (collective). node is this rank's node. *out_descs is a new array of
  * *out_count (free with scr_reddescs_free). A STORE line with a FLUSH other than SYNC or PTHREAD is
  * refused (SCR_ERR_ARG, said by rank 0). */
 int scr_reddescs_create(const scr_config *cfg, const struct scr_params *params, MPI_Comm world,
-                        const char *node_name, struct scr_reddesc **out_descs, int *out_count);
+                        const struct scr_node_place *node, struct scr_reddesc **out_descs,
+                        int *out_count);
 void scr_reddescs_free(struct scr_reddesc *descs, int count);
 
 /* The descriptor for dataset id (is_output: the dataset is output only). */
