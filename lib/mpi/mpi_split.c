@@ -117,8 +117,10 @@ static int split_scalably(MPI_Comm comm, int color, int key, MPI_Comm *out)
     struct entry *all = NULL;
     int n = 0, nmembers = 0, *lists = NULL, *members = NULL;
     MPI_Request *reqs = NULL;
-    rc = scr_comm_send_to_owners(comm, mine, &owner, color == MPI_UNDEFINED ? 0 : 1, 3, &got,
-                                 &n); /* all agree */
+    /* one vote, below, on the exchange and the memory for what came */
+    int status = SCR_SUCCESS;
+    rc = scr_comm_send_to_owners_unvoted(comm, mine, &owner, color == MPI_UNDEFINED ? 0 : 1, 3,
+                                         &got, &n, &status);
     if (rc != SCR_SUCCESS) return rc;
     if (n > 0) {
         all = malloc((size_t)n * sizeof(*all));
@@ -126,16 +128,17 @@ static int split_scalably(MPI_Comm comm, int color, int key, MPI_Comm *out)
         lists = malloc((size_t)n * sizeof(*lists));
         if (all == NULL || reqs == NULL || lists == NULL) {
             scr_err("out of memory for the members of %d ranks", n);
-            rc = SCR_ERR_NOMEM;
+            status = SCR_ERR_NOMEM;
         }
     }
     for (int i = 0; reqs != NULL && i < n; i++) reqs[i] = MPI_REQUEST_NULL;
-    for (int i = 0; rc == SCR_SUCCESS && i < n; i++)
+    for (int i = 0; status == SCR_SUCCESS && i < n; i++)
         all[i] = (struct entry){(int)(int64_t)got[3 * i], (int)(int64_t)got[3 * i + 1],
                                 (int)got[3 * i + 2]};
     free(got);
-    /* all ranks agree: no member waits for an owner that cannot send */
-    rc = scr_comm_agree(comm, rc, SCR_ERR_NOMEM);
+    /* all ranks agree: every colour reached its owner, and no member waits
+     * for an owner that cannot send */
+    rc = scr_comm_agree(comm, status, SCR_ERR_NOMEM);
     if (rc == SCR_SUCCESS && n > 0) rc = send_members(comm, tags, all, n, lists, reqs);
     if (rc == SCR_SUCCESS && color != MPI_UNDEFINED)
         rc = receive_members(comm, tags, owner, &members, &nmembers);
