@@ -295,6 +295,7 @@ static int name_color(const char *name)
 
 int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, int *out_groups)
 {
+    *out_comm = MPI_COMM_NULL;
     int me;
     int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
     MPI_Comm hashed = MPI_COMM_NULL;
@@ -330,25 +331,34 @@ int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, 
         rc = scr_mpi_check(
             MPI_Allgatherv(name, len, MPI_CHAR, names, lens, displs, MPI_CHAR, hashed),
             "exchanging node names");
-    int first = hme;
+    int first = -1, alike = 1;
     for (int i = 0; rc == SCR_SUCCESS && i < hsize; i++) {
-        if (strcmp(names + displs[i], name) == 0) {
+        if (strcmp(names + displs[i], name) != 0)
+            alike = 0;
+        else if (first < 0)
             first = i;
-            break;
-        }
     }
-    if (rc == SCR_SUCCESS)
+    if (first < 0) first = hme;
+    /* One vote over comm: the nodes (each counted by its first rank),
+     * whether two names anywhere share a hash, whether a rank failed. The
+     * choice that follows is then the same on every rank, as the turns of
+     * tags in consecutive splits need. */
+    int mine[3] = {rc == SCR_SUCCESS && first == hme, !alike, rc != SCR_SUCCESS}, sums[3] = {0};
+    int vrc = scr_mpi_check(MPI_Allreduce(mine, sums, 3, MPI_INT, MPI_SUM, comm), "counting nodes");
+    if (vrc != SCR_SUCCESS) rc = vrc;
+    if (rc == SCR_SUCCESS && sums[2] > 0) rc = SCR_FAILURE;
+    if (rc == SCR_SUCCESS && sums[1] > 0) {
         rc = scr_comm_split(hashed, first, me, out_comm, "splitting ranks by node name");
-    if (rc == SCR_SUCCESS && out_groups != NULL) {
-        int leader = first == hme, groups = 0;
-        rc = scr_mpi_check(MPI_Allreduce(&leader, &groups, 1, MPI_INT, MPI_SUM, comm),
-                           "counting nodes");
-        if (rc == SCR_SUCCESS) *out_groups = groups;
+    } else if (rc == SCR_SUCCESS) {
+        /* no hash is shared: each hash's ranks are one node's */
+        *out_comm = hashed;
+        hashed = MPI_COMM_NULL;
     }
+    if (rc == SCR_SUCCESS && out_groups != NULL) *out_groups = sums[0];
     if (rc == SCR_ERR_NOMEM) scr_err("out of memory grouping ranks by node name");
     free(lens);
     free(displs);
     free(names);
-    MPI_Comm_free(&hashed);
+    if (hashed != MPI_COMM_NULL) MPI_Comm_free(&hashed);
     return rc;
 }

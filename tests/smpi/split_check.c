@@ -3,13 +3,15 @@
  * colour and key, including MPI_UNDEFINED, every rank's new communicator
  * must hold the same ranks in the same order as MPI_Comm_split's. Then
  * its count of ranks by class (scr_comm_rank_in_class) against one made
- * from every rank's class. Prints "split_check: N patterns agree" and
- * "split_check: N class patterns agree" at rank 0, or names the first
- * pattern and rank that differ and exits 1. */
+ * from every rank's class, and its split by node name, with names that
+ * share a hash too. Prints "split_check: N patterns agree", "split_check:
+ * N class patterns agree" and "split_check: N name patterns agree" at
+ * rank 0, or names the first pattern and rank that differ and exits 1. */
 #include "mpi_split.h"
 #include "scr_err.h"
 
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -88,6 +90,64 @@ static int check_classes(void)
     return patterns;
 }
 
+/* The hash libscr splits names by first (FNV-1a, 31 bits). */
+static int name_hash(const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        h ^= *p;
+        h *= 16777619u;
+    }
+    return (int)(h & 0x7fffffff);
+}
+
+/* Name patterns: this rank's node name, and the rank that comes first
+ * among the ranks that share it. Pattern 1's two names share a hash. */
+static void name_pattern(int p, char *buf, size_t len, int *out_first)
+{
+    if (p == 0) {
+        snprintf(buf, len, "host%d", rank / 4);
+        *out_first = rank / 4 * 4;
+    } else if (p == 1) {
+        snprintf(buf, len, "%s", rank % 2 ? "node678140" : "node288824");
+        *out_first = rank % 2;
+    } else {
+        snprintf(buf, len, "%s", "one-node");
+        *out_first = 0;
+    }
+}
+
+/* scr_comm_split_by_name: each rank's communicator holds the ranks that
+ * gave its name, in order, and every rank counts the distinct names. */
+static int check_names(void)
+{
+    const int patterns = 3;
+    if (name_hash("node678140") != name_hash("node288824"))
+        fail("the names meant to share a hash do not: the check needs two that do", 1);
+    for (int p = 0; p < patterns; p++) {
+        char name[32];
+        int first = 0, groups = 0, n = 0;
+        name_pattern(p, name, sizeof(name), &first);
+        MPI_Comm node = MPI_COMM_NULL;
+        if (scr_comm_split_by_name(MPI_COMM_WORLD, name, &node, &groups) != SCR_SUCCESS)
+            fail("scr_comm_split_by_name failed", p);
+        int want_groups = p == 0 ? (ranks + 3) / 4 : p == 1 ? (ranks > 1) + 1 : 1;
+        if (groups != want_groups) fail("the count of distinct names differs", p);
+        int *members = members_of(node, &n);
+        if (members == NULL) fail("out of memory", p);
+        int step = p == 1 ? 2 : 1, expect = first;
+        /* the ranks of a name: first, first + step, ... (4 of them in pattern 0) */
+        for (int i = 0; i < n; i++, expect += step)
+            if (members[i] != expect)
+                fail("a member is missing, out of order or not of the name", p);
+        if (expect < ranks && (p != 0 || expect < first + 4))
+            fail("a rank of the same name is missing", p);
+        free(members);
+        MPI_Comm_free(&node);
+    }
+    return patterns;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -133,6 +193,9 @@ int main(int argc, char **argv)
     int class_patterns = check_classes();
     if (rank == 0)
         printf("split_check: %d class patterns agree on %d ranks\n", class_patterns, ranks);
+    int name_patterns = check_names();
+    if (rank == 0)
+        printf("split_check: %d name patterns agree on %d ranks\n", name_patterns, ranks);
     MPI_Finalize();
     return 0;
 }

@@ -49,7 +49,8 @@ mpi_expect_restart "the_restart_rebuilds_the_lost_host_and_reads_every_byte_of_c
 # libscr splits its communicators itself under SMPI (lib/mpi/mpi_split.h):
 # the same groups, in the same order, as MPI_Comm_split's, MPI_UNDEFINED too
 # and counts ranks by class (a scan up and down a tree) as a count of
-# every rank's class does, on a power of two and on a size that is not
+# every rank's class does, and groups ranks by node name, two names of one
+# hash apart, on a power of two and on a size that is not
 for np in 64 45; do
     mpi_run_program "$top_builddir/tests/smpi/split_check" $np 15
     if [ "$mpi_status" -eq 0 ] && grep -q "split_check: 6 patterns agree on $np ranks" "$mpi_out"; then
@@ -61,6 +62,11 @@ for np in 64 45; do
         ok "libscr_counts_ranks_by_class_on_${np}_ranks"
     else
         not_ok "libscr_counts_ranks_by_class_on_${np}_ranks" "status $mpi_status: $(tail -3 "$mpi_err")"
+    fi
+    if [ "$mpi_status" -eq 0 ] && grep -q "split_check: 3 name patterns agree on $np ranks" "$mpi_out"; then
+        ok "libscr_groups_ranks_by_node_name_names_sharing_a_hash_too_on_${np}_ranks"
+    else
+        not_ok "libscr_groups_ranks_by_node_name_names_sharing_a_hash_too_on_${np}_ranks" "status $mpi_status: $(tail -3 "$mpi_err")"
     fi
 done
 
