@@ -1,11 +1,13 @@
-/* mpi_ibarrier.c — MPI_Ibarrier, or a binomial-tree barrier under SMPI. */
+/* mpi_ibarrier.c — MPI_Ibarrier, or a binomial-tree barrier under SMPI;
+ * either ends in a word the caller's receive takes. */
 #include "mpi_ibarrier.h"
 #include "mpi_comm.h"
 #include "mpi_host.h"
 #include "scr_err.h"
 
-#define FROM_PARENT 0
+#define TO_SELF 0
 #define TO_PARENT 1
+#define NATIVE 1
 #define FROM_CHILD(i) (2 + 2 * (i))
 #define TO_CHILD(i) (3 + 2 * (i))
 
@@ -42,60 +44,54 @@ static int all_null(const MPI_Request *reqs, int n)
 
 static int nreqs(const struct scr_ibarrier *b)
 {
-    return b->native ? 1 : 2 + 2 * b->nchildren;
+    return b->native ? 2 : 2 + 2 * b->nchildren;
 }
 
-static int send_nothing(struct scr_ibarrier *b, int to, MPI_Request *req)
+static int send_nothing(struct scr_ibarrier *b, int to, int tag, MPI_Request *req)
 {
-    return scr_mpi_check(MPI_Isend(&nothing, 0, MPI_BYTE, to, b->tag, b->comm, req),
+    return scr_mpi_check(MPI_Isend(&nothing, 0, MPI_BYTE, to, tag, b->comm, req),
                          "a barrier's message");
 }
 
-/* Send on whatever this rank has learnt: up once its subtree has started,
- * down once every rank has. */
+/* Send on whatever this rank has learnt: up once its subtree has started;
+ * at rank 0 that is every rank, and the word goes out. */
 static int advance(struct scr_ibarrier *b)
 {
-    int rc = SCR_SUCCESS;
+    if (b->native) {
+        if (b->sent_word || b->reqs[NATIVE] != MPI_REQUEST_NULL) return SCR_SUCCESS;
+        b->sent_word = 1;
+        return send_nothing(b, b->me, b->release_tag, &b->reqs[TO_SELF]);
+    }
     if (!b->heard_children) {
         b->heard_children = 1;
         for (int i = 0; i < b->nchildren; i++)
             if (b->reqs[FROM_CHILD(i)] != MPI_REQUEST_NULL) b->heard_children = 0;
     }
-    if (b->heard_children && !b->told_parent) {
-        b->told_parent = 1;
-        if (b->me != 0) rc = send_nothing(b, parent_of(b->me), &b->reqs[TO_PARENT]);
-    }
-    if (rc == SCR_SUCCESS && b->told_parent && !b->told_children &&
-        b->reqs[FROM_PARENT] == MPI_REQUEST_NULL) {
-        b->told_children = 1;
-        for (int i = 0; rc == SCR_SUCCESS && i < b->nchildren; i++)
-            rc = send_nothing(b, child_of(b->me, i), &b->reqs[TO_CHILD(i)]);
-    }
-    return rc;
+    if (!b->heard_children || b->told_parent) return SCR_SUCCESS;
+    b->told_parent = 1;
+    if (b->me != 0) return send_nothing(b, parent_of(b->me), b->tag, &b->reqs[TO_PARENT]);
+    b->sent_word = 1;
+    return send_nothing(b, b->me, b->release_tag, &b->reqs[TO_SELF]);
 }
 
-static int is_done(const struct scr_ibarrier *b)
-{
-    return (b->native || b->told_children) && all_null(b->reqs, nreqs(b));
-}
-
-int scr_ibarrier_start(struct scr_ibarrier *b, MPI_Comm comm, int tag)
+int scr_ibarrier_start(struct scr_ibarrier *b, MPI_Comm comm, int tag, int release_tag)
 {
     b->comm = comm;
     b->tag = tag;
+    b->release_tag = release_tag;
     for (int i = 0; i < 2 + 2 * SCR_IBARRIER_MOST_CHILDREN; i++) b->reqs[i] = MPI_REQUEST_NULL;
-    b->native = !scr_mpi_is_simulated();
-    if (b->native) return scr_mpi_check(MPI_Ibarrier(comm, &b->reqs[0]), "starting a barrier");
+    b->heard_children = b->told_parent = b->sent_word = b->released = 0;
+    b->nchildren = 0;
     int rc = scr_mpi_check(MPI_Comm_rank(comm, &b->me), "MPI_Comm_rank");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, &b->size), "MPI_Comm_size");
     if (rc != SCR_SUCCESS) return rc;
+    b->native = !scr_mpi_is_simulated();
+    if (b->native) {
+        rc = scr_mpi_check(MPI_Ibarrier(comm, &b->reqs[NATIVE]), "starting a barrier");
+        return rc == SCR_SUCCESS ? advance(b) : rc;
+    }
     b->nchildren = count_children(b->me, b->size);
-    b->heard_children = b->told_parent = b->told_children = 0;
-    /* every receive now: a child may start, and a parent finish, first */
-    if (b->me != 0)
-        rc = scr_mpi_check(MPI_Irecv(&nothing, 0, MPI_BYTE, parent_of(b->me), b->tag, b->comm,
-                                     &b->reqs[FROM_PARENT]),
-                           "a barrier's message");
+    /* every child's report now: a child may start first */
     for (int i = 0; rc == SCR_SUCCESS && i < b->nchildren; i++)
         rc = scr_mpi_check(MPI_Irecv(&nothing, 0, MPI_BYTE, child_of(b->me, i), b->tag, b->comm,
                                      &b->reqs[FROM_CHILD(i)]),
@@ -104,23 +100,32 @@ int scr_ibarrier_start(struct scr_ibarrier *b, MPI_Comm comm, int tag)
 }
 
 int scr_ibarrier_wait_or(struct scr_ibarrier *b, MPI_Request *other, int *out_other_done,
-                         int *out_done)
+                         MPI_Status *out_status)
 {
     *out_other_done = 0;
-    *out_done = is_done(b);
-    if (*out_done) return SCR_SUCCESS;
     int n = nreqs(b);
     MPI_Request reqs[3 + 2 * SCR_IBARRIER_MOST_CHILDREN];
     reqs[0] = *other;
     for (int i = 0; i < n; i++) reqs[1 + i] = b->reqs[i];
     int which = MPI_UNDEFINED;
-    int rc =
-        scr_mpi_check(MPI_Waitany(1 + n, reqs, &which, MPI_STATUS_IGNORE), "waiting in a barrier");
+    int rc = scr_mpi_check(MPI_Waitany(1 + n, reqs, &which, out_status), "waiting in a barrier");
     *other = reqs[0];
     for (int i = 0; i < n; i++) b->reqs[i] = reqs[1 + i];
     if (rc != SCR_SUCCESS) return rc;
     *out_other_done = which == 0;
-    if (!b->native) rc = advance(b);
-    *out_done = is_done(b);
+    return advance(b);
+}
+
+int scr_ibarrier_released(struct scr_ibarrier *b)
+{
+    int rc = SCR_SUCCESS;
+    b->released = 1;
+    for (int i = 0; !b->native && rc == SCR_SUCCESS && i < b->nchildren; i++)
+        rc = send_nothing(b, child_of(b->me, i), b->release_tag, &b->reqs[TO_CHILD(i)]);
     return rc;
+}
+
+int scr_ibarrier_is_done(const struct scr_ibarrier *b)
+{
+    return b->released && all_null(b->reqs, nreqs(b));
 }

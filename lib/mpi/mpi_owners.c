@@ -51,28 +51,13 @@ static void keep(struct received *got, const uint64_t *record)
 
 /* Wait for a record to arrive or one of this rank's to be taken (reqs[0]
  * is the receive, reqs[1..nsend] the sends); *out_arrived says which. */
-static int wait_sending(MPI_Request *reqs, int nsend, int *out_arrived, int *out_pending)
+static int wait_sending(MPI_Request *reqs, int nsend, int *out_arrived, int *out_pending,
+                        MPI_Status *out_status)
 {
     int which = MPI_UNDEFINED;
-    int rc = scr_mpi_check(MPI_Waitany(nsend + 1, reqs, &which, MPI_STATUS_IGNORE),
-                           "exchanging records");
+    int rc = scr_mpi_check(MPI_Waitany(nsend + 1, reqs, &which, out_status), "exchanging records");
     *out_arrived = rc == SCR_SUCCESS && which == 0;
     if (rc == SCR_SUCCESS && which > 0) (*out_pending)--;
-    return rc;
-}
-
-/* The last receive can only match the end this rank sends itself, since
- * every record has arrived (cheaper and surer than MPI_Cancel). */
-static int end_receiving(MPI_Comm comm, int tag, MPI_Request *recv, int width)
-{
-    uint64_t end[MOST_WIDTH] = {0};
-    int me = 0;
-    int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
-    if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Send(end, width, MPI_UINT64_T, me, tag, comm),
-                           "ending an exchange of records");
-    if (rc == SCR_SUCCESS)
-        rc = scr_mpi_check(MPI_Wait(recv, MPI_STATUS_IGNORE), "ending an exchange of records");
     return rc;
 }
 
@@ -103,31 +88,50 @@ static void prepare(MPI_Comm comm, const int *owners, int *io_n, MPI_Request *on
     *out_status = lrc;
 }
 
+/* What the receive took: a record (kept, and the receive posted again), or
+ * the barrier's word, which says every record has arrived. */
+static int took(MPI_Comm comm, int tags, MPI_Request *recv, uint64_t *incoming,
+                const MPI_Status *st, struct scr_ibarrier *barrier, int in_barrier,
+                struct received *got)
+{
+    int count = 0;
+    int rc = scr_mpi_check(MPI_Get_count(st, MPI_BYTE, &count), "MPI_Get_count");
+    if (rc != SCR_SUCCESS) return rc;
+    if (count == 0) {
+        if (!in_barrier) {
+            scr_err("an exchange of records ended before this rank's records were taken");
+            return SCR_FAILURE;
+        }
+        return scr_ibarrier_released(barrier);
+    }
+    keep(got, incoming);
+    return scr_mpi_check(MPI_Irecv(incoming, got->width, MPI_UINT64_T, MPI_ANY_SOURCE,
+                                   tags + TAG_RECORD, comm, recv),
+                         "exchanging records");
+}
+
 /* Receive into got until the barrier that follows this rank's last taken
- * record completes; reqs[0] is the posted receive into incoming. */
+ * record releases it; reqs[0] is the posted receive into incoming, which
+ * takes the barrier's word last. */
 static int exchange(MPI_Comm comm, int tags, MPI_Request *reqs, int n, uint64_t *incoming,
                     struct received *got)
 {
     struct scr_ibarrier barrier;
-    int pending = n, in_barrier = 0, done = 0, rc = SCR_SUCCESS;
-    while (rc == SCR_SUCCESS && !done) {
+    int pending = n, in_barrier = 0, rc = SCR_SUCCESS;
+    while (rc == SCR_SUCCESS && !(in_barrier && scr_ibarrier_is_done(&barrier))) {
         int arrived = 0;
+        MPI_Status st;
         if (!in_barrier && pending == 0) {
-            rc = scr_ibarrier_start(&barrier, comm, tags + TAG_BARRIER);
+            rc = scr_ibarrier_start(&barrier, comm, tags + TAG_BARRIER, tags + TAG_RECORD);
             in_barrier = rc == SCR_SUCCESS;
         } else if (!in_barrier) {
-            rc = wait_sending(reqs, n, &arrived, &pending);
+            rc = wait_sending(reqs, n, &arrived, &pending, &st);
         } else {
-            rc = scr_ibarrier_wait_or(&barrier, &reqs[0], &arrived, &done);
+            rc = scr_ibarrier_wait_or(&barrier, &reqs[0], &arrived, &st);
         }
-        if (rc == SCR_SUCCESS && arrived) {
-            keep(got, incoming);
-            rc = scr_mpi_check(MPI_Irecv(incoming, got->width, MPI_UINT64_T, MPI_ANY_SOURCE,
-                                         tags + TAG_RECORD, comm, &reqs[0]),
-                               "exchanging records");
-        }
+        if (rc == SCR_SUCCESS && arrived)
+            rc = took(comm, tags, &reqs[0], incoming, &st, &barrier, in_barrier, got);
     }
-    if (rc == SCR_SUCCESS) rc = end_receiving(comm, tags + TAG_RECORD, &reqs[0], got->width);
     return rc;
 }
 

@@ -6,7 +6,8 @@
  * A sparse exchange (the NBX pattern of Hoefler et al.): every record goes
  * by synchronous send, so that its completion says its owner has it; a
  * rank whose records are all taken starts a nonblocking barrier
- * (mpi_ibarrier.h), and it is done when the barrier is. Nothing polls:
+ * (mpi_ibarrier.h), and it is done when the barrier's word, a zero-byte
+ * message, reaches the receive it keeps posted for records. Nothing polls:
  * each step blocks until a record arrives, one is taken, or the barrier
  * moves on (SimGrid's SMPI charges every poll simulated time). A rank
  * sends its records and receives what it owns; no rank hears from ranks
