@@ -293,19 +293,12 @@ static int name_color(const char *name)
     return (int)(h & 0x7fffffff);
 }
 
-int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, int *out_groups)
+/* Among the ranks of hashed (whose names hash alike), the first that gave
+ * name (*out_first, a rank of hashed) and whether all gave it (*out_alike). */
+static int first_of_name(MPI_Comm hashed, const char *name, int *out_first, int *out_alike)
 {
-    *out_comm = MPI_COMM_NULL;
-    int me;
-    int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
-    MPI_Comm hashed = MPI_COMM_NULL;
-    if (rc == SCR_SUCCESS)
-        rc = scr_comm_split(comm, name_color(name), me, &hashed, "splitting ranks by node name");
-    if (rc != SCR_SUCCESS) return rc;
-
-    /* only ranks whose names hash alike compare the names themselves */
     int hme = 0, hsize = 0;
-    rc = scr_mpi_check(MPI_Comm_rank(hashed, &hme), "MPI_Comm_rank");
+    int rc = scr_mpi_check(MPI_Comm_rank(hashed, &hme), "MPI_Comm_rank");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(hashed, &hsize), "MPI_Comm_size");
     int len = (int)strlen(name) + 1;
     int *lens = NULL, *displs = NULL;
@@ -331,20 +324,41 @@ int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, 
         rc = scr_mpi_check(
             MPI_Allgatherv(name, len, MPI_CHAR, names, lens, displs, MPI_CHAR, hashed),
             "exchanging node names");
-    int first = -1, alike = 1;
+    *out_first = -1;
+    *out_alike = 1;
     for (int i = 0; rc == SCR_SUCCESS && i < hsize; i++) {
         if (strcmp(names + displs[i], name) != 0)
-            alike = 0;
-        else if (first < 0)
-            first = i;
+            *out_alike = 0;
+        else if (*out_first < 0)
+            *out_first = i;
     }
-    if (first < 0) first = hme;
+    if (*out_first < 0) *out_first = hme;
+    free(lens);
+    free(displs);
+    free(names);
+    return rc;
+}
+
+int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, int *out_groups)
+{
+    *out_comm = MPI_COMM_NULL;
+    int me, hme = 0;
+    int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+    MPI_Comm hashed = MPI_COMM_NULL;
+    if (rc == SCR_SUCCESS)
+        rc = scr_comm_split(comm, name_color(name), me, &hashed, "splitting ranks by node name");
+    if (rc != SCR_SUCCESS) return rc;
+    /* only ranks whose names hash alike compare the names themselves */
+    int first = 0, alike = 1;
+    rc = scr_mpi_check(MPI_Comm_rank(hashed, &hme), "MPI_Comm_rank");
+    if (rc == SCR_SUCCESS) rc = first_of_name(hashed, name, &first, &alike);
     /* One vote over comm: the nodes (each counted by its first rank),
      * whether two names anywhere share a hash, whether a rank failed. The
      * choice that follows is then the same on every rank, as the turns of
      * tags in consecutive splits need. */
     int mine[3] = {rc == SCR_SUCCESS && first == hme, !alike, rc != SCR_SUCCESS}, sums[3] = {0};
     int vrc = scr_mpi_check(MPI_Allreduce(mine, sums, 3, MPI_INT, MPI_SUM, comm), "counting nodes");
+    if (rc == SCR_ERR_NOMEM) scr_err("out of memory grouping ranks by node name");
     if (vrc != SCR_SUCCESS) rc = vrc;
     if (rc == SCR_SUCCESS && sums[2] > 0) rc = SCR_FAILURE;
     if (rc == SCR_SUCCESS && sums[1] > 0) {
@@ -355,10 +369,6 @@ int scr_comm_split_by_name(MPI_Comm comm, const char *name, MPI_Comm *out_comm, 
         hashed = MPI_COMM_NULL;
     }
     if (rc == SCR_SUCCESS && out_groups != NULL) *out_groups = sums[0];
-    if (rc == SCR_ERR_NOMEM) scr_err("out of memory grouping ranks by node name");
-    free(lens);
-    free(displs);
-    free(names);
     if (hashed != MPI_COMM_NULL) MPI_Comm_free(&hashed);
     return rc;
 }
