@@ -706,7 +706,8 @@ static int reform_desc(struct scr_run *run, int id, const char *name, const scr_
                        struct scr_reddesc *d, int *have_desc, int *out_ok)
 {
     char why[256];
-    int drc = scr_reddesc_from_record(record, run->world, d, why, sizeof(why));
+    int drc = scr_reddesc_from_record(record, run->world, run->reddescs, run->nreddescs, d, why,
+                                      sizeof(why));
     *have_desc = drc == SCR_SUCCESS;
     if (*have_desc) return SCR_SUCCESS;
     /* one line for the job, from the lowest rank that knows why */

@@ -469,12 +469,38 @@ int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_recor
     return SCR_SUCCESS;
 }
 
-/* The set a record describes, formed again from world (set_id, set_rank)
- * and checked against the size it had (set_size; *why says otherwise). */
-static int reform_set(struct scr_reddesc *out, MPI_Comm world, int set_id, int set_rank,
-                      int set_size, char *why, size_t why_len)
+/* A set of this run's descriptors (known, n of them) with the members, in
+ * order, that record gives this rank's set; NULL if none has. */
+static const struct scr_reddesc *same_set(const scr_kvtree *record, int set_id, int set_rank,
+                                          int set_size, const struct scr_reddesc *known, int n)
 {
-    int rc = scr_comm_split(world, set_id, set_rank, &out->set, "re-forming a redundancy set");
+    const scr_kvtree *members = scr_kvtree_get(record, "MEMBERS");
+    for (int k = 0; k < n; k++) {
+        const struct scr_reddesc *d = &known[k];
+        int alike = d->set != MPI_COMM_NULL && d->members != NULL && d->set_id == set_id &&
+                    d->set_rank == set_rank && d->set_size == set_size;
+        for (int i = 0; alike && i < set_size; i++) {
+            char key[16];
+            int member = -1;
+            snprintf(key, sizeof(key), "%d", i);
+            alike = scr_kvtree_util_get_int(members, key, &member) == SCR_SUCCESS &&
+                    member == d->members[i];
+        }
+        if (alike) return d;
+    }
+    return NULL;
+}
+
+/* The set a record describes, formed again from world (set_id, set_rank),
+ * or duplicated from like (collective over the set alone) when every rank
+ * has one, and checked against the size it had (set_size; *why says
+ * otherwise). */
+static int reform_set(struct scr_reddesc *out, MPI_Comm world, int set_id, int set_rank,
+                      int set_size, const struct scr_reddesc *like, char *why, size_t why_len)
+{
+    int rc = like != NULL ? scr_comm_dup(like->set, &out->set, "re-forming a redundancy set")
+                          : scr_comm_split(world, set_id, set_rank, &out->set,
+                                           "re-forming a redundancy set");
     if (rc != SCR_SUCCESS) return rc;
     rc = describe_set(out, world);
     if (rc != SCR_SUCCESS) return rc;
@@ -486,7 +512,8 @@ static int reform_set(struct scr_reddesc *out, MPI_Comm world, int set_id, int s
     return SCR_SUCCESS;
 }
 
-int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr_reddesc *out,
+int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world,
+                            const struct scr_reddesc *known, int nknown, struct scr_reddesc *out,
                             char *why, size_t why_len)
 {
     if (why_len > 0) why[0] = '\0';
@@ -528,10 +555,15 @@ int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr
     else
         snprintf(why, why_len, "rank %d has a damaged redundancy record", me);
     if (rc != SCR_SUCCESS) return rc;
-    /* all ranks agree: */
-    rc = scr_comm_agree(world, ok ? SCR_SUCCESS : SCR_ERR_FORMAT, SCR_ERR_FORMAT);
+    /* all ranks agree, in one vote, that every record is whole and whether
+     * every rank's set is one of this run's already */
+    const struct scr_reddesc *like =
+        ok ? same_set(record, set_id, set_rank, set_size, known, nknown) : NULL;
+    int mine[2] = {ok, like != NULL}, all[2] = {0, 0};
+    rc = scr_mpi_allreduce(mine, all, 2, MPI_INT, MPI_MIN, world, "agreeing on redundancy records");
     if (rc != SCR_SUCCESS) return rc;
-    rc = reform_set(out, world, set_id, set_rank, set_size, why, why_len);
+    if (!all[0]) return SCR_ERR_FORMAT;
+    rc = reform_set(out, world, set_id, set_rank, set_size, all[1] ? like : NULL, why, why_len);
     /* all ranks agree: */
     rc = scr_comm_agree(world, rc, SCR_ERR_FORMAT);
     if (rc != SCR_SUCCESS) scr_reddesc_clear(out);

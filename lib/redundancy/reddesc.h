@@ -100,11 +100,15 @@ const struct scr_reddesc *scr_reddesc_for(const struct scr_reddesc *descs, int c
 int scr_reddesc_to_record(const struct scr_reddesc *desc, scr_kvtree **out_record);
 
 /* A descriptor from a record; builds its set (collective over world: every
- * rank passes its own record, all of them valid). Free with scr_reddesc_clear.
- * When it fails, a rank whose own record or set is at fault says why in
- * why (empty on the other ranks), for the caller to report once. */
-int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world, struct scr_reddesc *out_desc,
-                            char *why, size_t why_len);
+ * rank passes its own record, all of them valid). When every rank's set is
+ * the set of one of known (this run's descriptors, nknown of them), the set
+ * is a duplicate of that one's, which costs a split of world less. Free
+ * with scr_reddesc_clear. When it fails, a rank whose own record or set is
+ * at fault says why in why (empty on the other ranks), for the caller to
+ * report once. */
+int scr_reddesc_from_record(const scr_kvtree *record, MPI_Comm world,
+                            const struct scr_reddesc *known, int nknown,
+                            struct scr_reddesc *out_desc, char *why, size_t why_len);
 void scr_reddesc_clear(struct scr_reddesc *desc);
 
 /* Left and right neighbours of this rank in its set (world ranks): HOP

@@ -4,7 +4,8 @@
 #
 # On 8 ranks as 4 nodes with sets of 4, every single lost node restarts from
 # cache, and on 16 ranks as 8 nodes with sets of 8, two between the first
-# and the last (which the sets of 4 covered); on 16 ranks as 8 nodes with
+# and the last (which the sets of 4 covered), also when the restart asks
+# for sets of 4; on 16 ranks as 8 nodes with
 # sets of 4 (nodes 0-3 and 4-7), pairs of nodes in different sets do, the
 # first and the last member of each set lost once. Two nodes of one
 # set are too many: the restart falls back to the prefix (or starts fresh
@@ -43,6 +44,9 @@ red_from= red_case= red_damaged=
 # number, decides its part; two between the first and the last
 red_write XOR 16 8 SCR_SET_SIZE=8
 for lost in 2 5; do red_expect_rebuilt "$lost"; done
+# a restart configured with sets of 4 forms the sets of 8 the checkpoint
+# was written with again, from its records, to rebuild it
+red_case=with_sets_of_4_configured red_expect_rebuilt 5 SCR_SET_SIZE=4
 red_expect_prefix "2 3"
 red_expect_protected_again 3 2
 
