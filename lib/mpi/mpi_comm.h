@@ -30,6 +30,11 @@ int scr_comm_alternate_tags(int *turn, int base, int span);
 /* *out_all = 1 on every rank when flag is non-zero on every rank. */
 int scr_comm_all_true(int flag, MPI_Comm comm, int *out_all);
 
+/* scr_comm_all_true with, in the same all-reduce, *out_most the largest
+ * value over comm. */
+int scr_comm_most_and_all_true(unsigned long long value, int flag, MPI_Comm comm,
+                               unsigned long long *out_most, int *out_all);
+
 /* All ranks of comm agree on the outcome of a step each did (rc, this
  * rank's): SCR_SUCCESS when it succeeded everywhere, failed_code when it
  * failed somewhere, or the MPI failure of the vote itself. Collective. */

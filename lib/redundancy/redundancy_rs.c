@@ -438,11 +438,9 @@ int scr_redundancy_rs_apply(const struct scr_redundancy_ctx *ctx, const struct s
     const scr_dataset *dset = NULL;
     int rc = open_mine(ctx, d, id, &f, &known, &dset);
     if (rc == SCR_SUCCESS) rc = scr_rs_init(&code, dd, k);
-    unsigned long long total = f.set.total, most = 0;
-    int mrc = scr_mpi_allreduce(&total, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, d->set,
-                                "finding the largest member of an RS set");
-    /* all ranks of the set agree: */
-    if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+    unsigned long long most = 0;
+    /* all ranks of the set agree, and size the chunks by the largest member: */
+    int mrc = scr_comm_most_and_all_true(f.set.total, rc == SCR_SUCCESS, d->set, &most, &ok);
     if (mrc != SCR_SUCCESS || !ok) goto done;
     uint64_t chunk = (most + (uint64_t)dd - 1) / (uint64_t)dd;
 

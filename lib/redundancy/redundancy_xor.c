@@ -330,12 +330,10 @@ int scr_redundancy_xor_apply(const struct scr_redundancy_ctx *ctx, const struct 
     int rc = open_mine(ctx, id, &fs);
 
     /* the chunk size fits the largest member's data into N-1 chunks */
-    unsigned long long mine_total = fs.set.total, most = 0;
-    int mrc = scr_mpi_allreduce(&mine_total, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, d->set,
-                                "finding the largest member of an XOR set");
-    uint64_t chunk = (most + (uint64_t)(N - 2)) / (uint64_t)(N - 1);
+    unsigned long long most = 0;
     /* all ranks of the set agree: */
-    if (mrc == SCR_SUCCESS) mrc = scr_comm_all_true(rc == SCR_SUCCESS, d->set, &ok);
+    int mrc = scr_comm_most_and_all_true(fs.set.total, rc == SCR_SUCCESS, d->set, &most, &ok);
+    uint64_t chunk = (most + (uint64_t)(N - 2)) / (uint64_t)(N - 1);
     if (mrc != SCR_SUCCESS || !ok) goto done;
 
     /* my file metas travel right, so that two XOR files hold each rank's metas */
