@@ -197,8 +197,7 @@ static int scan_gather_up(MPI_Comm comm, int me, int size, struct class_scan *s,
         rc = scr_mpi_check(MPI_Irecv(s->children + (size_t)k * 2 * s->nclasses, s->nclasses,
                                      MPI_INT, me + (1 << k), TAG_SCAN_UP, comm, &reqs[k]),
                            "counting ranks by class");
-    int wrc = scr_mpi_check(MPI_Waitall(s->nchildren, reqs, MPI_STATUSES_IGNORE),
-                            "counting ranks by class");
+    int wrc = scr_mpi_waitall(s->nchildren, reqs, "counting ranks by class");
     if (rc == SCR_SUCCESS) rc = wrc;
     for (int k = 0; rc == SCR_SUCCESS && k < s->nchildren; k++)
         for (int i = 0; i < s->nclasses; i++)
@@ -241,10 +240,10 @@ static int scan_spread_down(MPI_Comm comm, int me, int size, int cls, struct cla
             MPI_Isend(msg, 2 * n, MPI_INT, me + (1 << k), TAG_SCAN_DOWN, comm, &reqs[k]),
             "counting ranks by class");
     }
-    int wrc = scr_mpi_check(MPI_Waitall(s->nchildren, reqs, MPI_STATUSES_IGNORE),
-                            "counting ranks by class");
+    int wrc = scr_mpi_waitall(s->nchildren, reqs, "counting ranks by class");
     return rc == SCR_SUCCESS ? wrc : rc;
 }
+
 int scr_comm_rank_in_class(MPI_Comm comm, int cls, int nclasses, int *out_before, int *out_size)
 {
     int me = 0, size = 0;
