@@ -69,8 +69,9 @@ static int ask_lengths(struct scr_inbox *in, int b, int e, MPI_Request *reqs)
     return rc == SCR_SUCCESS ? wrc : rc;
 }
 
-/* The trees of senders [b, e), each into a buffer of its own; a tree
- * there is no memory to keep is received and dropped (NULL in trees). */
+/* The trees of senders [b, e), each into a buffer of its own. After a
+ * failure the rest are received and dropped (NULL in trees); a tree there
+ * is no memory for stays unreceived, as the job's flush fails anyway. */
 static int take_trees(struct scr_inbox *in, int b, int e, MPI_Request *reqs)
 {
     int rc = SCR_SUCCESS;
@@ -100,16 +101,41 @@ static int take_trees(struct scr_inbox *in, int b, int e, MPI_Request *reqs)
     return rc == SCR_SUCCESS ? wrc : rc;
 }
 
+/* Without memory for the inbox: every sender still asked, its length and
+ * tree received one at a time and dropped, so that none waits for ever. */
+static void drain_all(MPI_Comm comm, int tag, int first, int count, int me)
+{
+    static char nothing;
+    for (int i = 0; i < count; i++) {
+        int rank = first + i, len = 0;
+        if (rank == me) continue;
+        int rc =
+            scr_mpi_check(MPI_Send(&nothing, 0, MPI_BYTE, rank, tag, comm), "asking for a record");
+        if (rc == SCR_SUCCESS)
+            rc = scr_mpi_check(MPI_Recv(&len, 1, MPI_INT, rank, tag, comm, MPI_STATUS_IGNORE),
+                               "receiving a record's size to drop it");
+        char *buf = rc == SCR_SUCCESS && len > 0 ? malloc((size_t)len) : NULL;
+        if (buf != NULL)
+            scr_mpi_check(MPI_Recv(buf, len, MPI_BYTE, rank, tag, comm, MPI_STATUS_IGNORE),
+                          "receiving a record to drop it");
+        free(buf);
+    }
+}
+
 int scr_inbox_open(MPI_Comm comm, int tag, int first, int count, int me, struct scr_inbox **out)
 {
     struct scr_inbox *in = calloc(1, sizeof(*in));
     *out = in;
-    if (in == NULL || count < 0) return in == NULL ? SCR_ERR_NOMEM : SCR_ERR_ARG;
-    *in = (struct scr_inbox){.comm = comm, .tag = tag, .first = first, .count = count, .me = me};
-    in->lens = calloc((size_t)count + 1, sizeof(*in->lens));
-    in->trees = calloc((size_t)count + 1, sizeof(*in->trees));
-    if (in->lens == NULL || in->trees == NULL) {
+    if (count < 0) return SCR_ERR_ARG;
+    if (in != NULL) {
+        *in =
+            (struct scr_inbox){.comm = comm, .tag = tag, .first = first, .count = count, .me = me};
+        in->lens = calloc((size_t)count + 1, sizeof(*in->lens));
+        in->trees = calloc((size_t)count + 1, sizeof(*in->trees));
+    }
+    if (in == NULL || in->lens == NULL || in->trees == NULL) {
         scr_err("out of memory receiving records from ranks %d to %d", first, first + count - 1);
+        drain_all(comm, tag, first, count, me);
         return SCR_ERR_NOMEM;
     }
     /* a batch at a time, so that what is in flight to this rank stays
