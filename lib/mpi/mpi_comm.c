@@ -34,6 +34,18 @@ int scr_comm_all_true(int flag, MPI_Comm comm, int *out_all)
     return rc;
 }
 
+int scr_tree_parent(int me)
+{
+    return me & (me - 1);
+}
+
+int scr_tree_children(int me, int size)
+{
+    int n = 0;
+    while (n < 31 && (me == 0 || (1 << n) < (me & -me)) && (long long)me + (1LL << n) < size) n++;
+    return n;
+}
+
 int scr_comm_most_and_all_true(unsigned long long value, int flag, MPI_Comm comm,
                                unsigned long long *out_most, int *out_all)
 {

@@ -30,6 +30,14 @@ int scr_comm_alternate_tags(int *turn, int base, int span);
 /* *out_all = 1 on every rank when flag is non-zero on every rank. */
 int scr_comm_all_true(int flag, MPI_Comm comm, int *out_all);
 
+/* The binomial tree of rank 0 over the ranks of a communicator of size
+ * ranks, in order: rank r's parent is r with its lowest set bit cleared,
+ * its children r + 2^k for each 2^k below that bit (below size for rank
+ * 0), and children in rank order head consecutive ranges of ranks.
+ * scr_tree_children is how many rank me has (child k: me + 2^k). */
+int scr_tree_parent(int me);
+int scr_tree_children(int me, int size);
+
 /* scr_comm_all_true with, in the same all-reduce, *out_most the largest
  * value over comm. */
 int scr_comm_most_and_all_true(unsigned long long value, int flag, MPI_Comm comm,

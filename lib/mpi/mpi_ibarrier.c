@@ -13,26 +13,9 @@
 
 static char nothing;
 
-/* In the binomial tree of rank 0: rank r's parent is r with its lowest set
- * bit cleared, and its children are r + 2^k for each 2^k below that bit
- * (below size, for rank 0). */
-static int parent_of(int me)
-{
-    return me & (me - 1);
-}
-
 static int child_of(int me, int i)
 {
     return me + (1 << i);
-}
-
-static int count_children(int me, int size)
-{
-    int n = 0;
-    while (n < SCR_IBARRIER_MOST_CHILDREN && (me == 0 || (1 << n) < (me & -me)) &&
-           (long long)me + (1LL << n) < size)
-        n++;
-    return n;
 }
 
 static int all_null(const MPI_Request *reqs, int n)
@@ -69,7 +52,7 @@ static int advance(struct scr_ibarrier *b)
     }
     if (!b->heard_children || b->told_parent) return SCR_SUCCESS;
     b->told_parent = 1;
-    if (b->me != 0) return send_nothing(b, parent_of(b->me), b->tag, &b->reqs[TO_PARENT]);
+    if (b->me != 0) return send_nothing(b, scr_tree_parent(b->me), b->tag, &b->reqs[TO_PARENT]);
     b->sent_word = 1;
     return send_nothing(b, b->me, b->release_tag, &b->reqs[TO_SELF]);
 }
@@ -90,7 +73,7 @@ int scr_ibarrier_start(struct scr_ibarrier *b, MPI_Comm comm, int tag, int relea
         rc = scr_mpi_check(MPI_Ibarrier(comm, &b->reqs[NATIVE]), "starting a barrier");
         return rc == SCR_SUCCESS ? advance(b) : rc;
     }
-    b->nchildren = count_children(b->me, b->size);
+    b->nchildren = scr_tree_children(b->me, b->size);
     /* every child's report now: a child may start first */
     for (int i = 0; rc == SCR_SUCCESS && i < b->nchildren; i++)
         rc = scr_mpi_check(MPI_Irecv(&nothing, 0, MPI_BYTE, child_of(b->me, i), b->tag, b->comm,

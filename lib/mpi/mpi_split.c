@@ -168,19 +168,11 @@ int scr_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out, const char 
 #define TAG_SCAN_UP 4830
 #define TAG_SCAN_DOWN 4831
 
-/* The scan runs on a binomial tree over the ranks in order. Rank r's
- * subtree is the ranks [r, r + span) (span: r's lowest set bit; all of
- * comm for rank 0), its parent r - span, its children r + 2^k for each
- * 2^k < span: children in rank order hold consecutive ranges. Counts go
- * up, then each child gets the count of the ranks before its range, with
- * the totals. 2(P-1) messages in 2 log P rounds, where recursive doubling
- * and an all-reduce would send P log P + 2(P-1). */
-static int tree_span(int me, int size)
-{
-    if (me == 0) return size;
-    return me & -me;
-}
-
+/* The scan runs on the binomial tree of rank 0 (scr_tree_parent):
+ * children in rank order head consecutive ranges. Counts go up, then each
+ * child gets the count of the ranks before its range, with the totals.
+ * 2(P-1) messages in 2 log P rounds, where recursive doubling and an
+ * all-reduce would send P log P + 2(P-1). */
 struct class_scan {
     int nclasses, nchildren;
     int *mine;     /* this subtree's counts */
@@ -188,9 +180,8 @@ struct class_scan {
     int *down;     /* 2 x nclasses: the count before this rank, then the totals */
 };
 
-static int scan_gather_up(MPI_Comm comm, int me, int size, struct class_scan *s, MPI_Request *reqs)
+static int scan_gather_up(MPI_Comm comm, int me, struct class_scan *s, MPI_Request *reqs)
 {
-    int span = tree_span(me, size);
     int rc = SCR_SUCCESS;
     for (int k = 0; k < s->nchildren; k++) reqs[k] = MPI_REQUEST_NULL;
     for (int k = 0; rc == SCR_SUCCESS && k < s->nchildren; k++)
@@ -203,16 +194,16 @@ static int scan_gather_up(MPI_Comm comm, int me, int size, struct class_scan *s,
         for (int i = 0; i < s->nclasses; i++)
             s->mine[i] += s->children[(size_t)k * 2 * s->nclasses + i];
     if (rc == SCR_SUCCESS && me != 0)
-        rc = scr_mpi_check(MPI_Send(s->mine, s->nclasses, MPI_INT, me - span, TAG_SCAN_UP, comm),
-                           "counting ranks by class");
+        rc = scr_mpi_check(
+            MPI_Send(s->mine, s->nclasses, MPI_INT, scr_tree_parent(me), TAG_SCAN_UP, comm),
+            "counting ranks by class");
     return rc;
 }
 
 /* Down: s->down[0..nclasses) counts the ranks before me; each child's
  * range starts after me and the children before it. The children's
  * counts are rewritten, in place, into what each is sent. */
-static int scan_spread_down(MPI_Comm comm, int me, int size, int cls, struct class_scan *s,
-                            MPI_Request *reqs)
+static int scan_spread_down(MPI_Comm comm, int me, int cls, struct class_scan *s, MPI_Request *reqs)
 {
     int n = s->nclasses, rc = SCR_SUCCESS;
     if (me == 0) {
@@ -221,8 +212,8 @@ static int scan_spread_down(MPI_Comm comm, int me, int size, int cls, struct cla
             s->down[n + i] = s->mine[i];
         }
     } else {
-        rc = scr_mpi_check(MPI_Recv(s->down, 2 * n, MPI_INT, me - tree_span(me, size),
-                                    TAG_SCAN_DOWN, comm, MPI_STATUS_IGNORE),
+        rc = scr_mpi_check(MPI_Recv(s->down, 2 * n, MPI_INT, scr_tree_parent(me), TAG_SCAN_DOWN,
+                                    comm, MPI_STATUS_IGNORE),
                            "counting ranks by class");
     }
     for (int k = 0; k < s->nchildren; k++) reqs[k] = MPI_REQUEST_NULL;
@@ -250,10 +241,7 @@ int scr_comm_rank_in_class(MPI_Comm comm, int cls, int nclasses, int *out_before
     int rc = scr_mpi_check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
     if (rc == SCR_SUCCESS) rc = scr_mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     if (rc != SCR_SUCCESS) return rc;
-    struct class_scan s = {.nclasses = nclasses};
-    int span = tree_span(me, size);
-    while (s.nchildren < 31 && (1 << s.nchildren) < span && me + (1 << s.nchildren) < size)
-        s.nchildren++;
+    struct class_scan s = {.nclasses = nclasses, .nchildren = scr_tree_children(me, size)};
     size_t n = (size_t)nclasses;
     s.mine = calloc(n, sizeof(int));
     s.down = calloc(2 * n, sizeof(int));
@@ -267,9 +255,9 @@ int scr_comm_rank_in_class(MPI_Comm comm, int cls, int nclasses, int *out_before
     rc = scr_comm_agree(comm, rc, SCR_ERR_NOMEM);
     if (rc == SCR_SUCCESS) {
         s.mine[cls] = 1;
-        rc = scan_gather_up(comm, me, size, &s, reqs);
+        rc = scan_gather_up(comm, me, &s, reqs);
     }
-    if (rc == SCR_SUCCESS) rc = scan_spread_down(comm, me, size, cls, &s, reqs);
+    if (rc == SCR_SUCCESS) rc = scan_spread_down(comm, me, cls, &s, reqs);
     if (rc == SCR_SUCCESS) {
         *out_before = s.down[cls];
         *out_size = s.down[nclasses + cls];
